@@ -1,0 +1,149 @@
+//! The command line (clap derive). Values are parsed by [`crate::parse`], so a bad
+//! value is reported with its text, in one line, with exit code 2.
+
+use crate::parse::{self, ParseError};
+use crate::settings::ThreadArgs;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// sleeplab: how long does waiting really take here, and why?
+#[derive(Debug, Parser)]
+#[command(name = "sleeplab", version, about, long_about = None)]
+pub struct Cli {
+    /// No progress bars.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// The experiment to run (default: the survey).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List every wait mechanism, what it calls, and whether this machine supports it.
+    List,
+    /// Requested duration × mechanism × load → how long the wait really took (seed 000).
+    Sweep(Box<SweepArgs>),
+    /// Print the JSON Schema of result files.
+    Schema {
+        /// Write it to this file instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+/// A comma-separated list given as one argument (a newtype so clap keeps it one value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct List<T>(pub Vec<T>);
+
+/// Where results go.
+#[derive(Debug, Clone, Args, Default)]
+pub struct OutputArgs {
+    /// Write the whole result as JSON (schema: `sleeplab schema`).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write raw samples as long-form CSV.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+/// `sleeplab sweep`.
+#[derive(Debug, Clone, Args)]
+pub struct SweepArgs {
+    /// Mechanisms to measure, comma-separated (default: every supported one; see `sleeplab list`).
+    #[arg(long, value_name = "LIST", value_parser = names)]
+    pub mechanisms: Option<List<String>>,
+    /// Requested durations, e.g. 0,1ns,50us,1.5ms,1s (default: 0,1us,10us,100us,1ms,10ms,100ms).
+    #[arg(long, value_name = "LIST", value_parser = durations, conflicts_with = "timertest")]
+    pub durations: Option<List<u64>>,
+    /// Seed 000's 14 durations: 0 and 1 ms to 1000 ms.
+    #[arg(long)]
+    pub timertest: bool,
+    /// Samples per cell (instead of a time budget).
+    #[arg(long, value_name = "N", value_parser = iterations, conflicts_with = "budget")]
+    pub iterations: Option<u64>,
+    /// Time budget per cell: samples = budget / duration, within --min/--max-iterations.
+    #[arg(long, value_name = "DURATION", value_parser = budget, default_value = "200ms")]
+    pub budget: u64,
+    /// With --budget: at least this many samples per cell.
+    #[arg(long, value_name = "N", value_parser = iterations, default_value = "5")]
+    pub min_iterations: u64,
+    /// With --budget: at most this many samples per cell.
+    #[arg(long, value_name = "N", value_parser = iterations, default_value = "20000")]
+    pub max_iterations: u64,
+    /// Competing busy threads, a list of levels, e.g. 0,1,2,5.
+    #[arg(long, value_name = "LIST", value_parser = loads, default_value = "0")]
+    pub load: List<usize>,
+    /// Calls per cell kept apart as "first calls" (not in the statistics).
+    #[arg(long, value_name = "K", value_parser = warmup, default_value = "3")]
+    pub warmup: u64,
+    /// Interleaved passes over all cells.
+    #[arg(long, value_name = "R", value_parser = rounds, default_value = "5")]
+    pub rounds: u64,
+    /// Timer slack(s) to measure under, e.g. 50us,1ns (default: leave it as it is).
+    #[arg(long, value_name = "LIST", value_parser = slacks)]
+    pub timer_slack: Option<List<u64>>,
+    /// Raw samples per cell kept in the JSON (the CSV gets all kept samples).
+    #[arg(long, value_name = "N", value_parser = json_samples, default_value = "1000")]
+    pub json_samples: u64,
+    #[command(flatten)]
+    pub threads: ThreadArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn durations(s: &str) -> Result<List<u64>, ParseError> {
+    parse::list("duration list", s, parse::duration_ns).map(List)
+}
+
+fn slacks(s: &str) -> Result<List<u64>, ParseError> {
+    let v = durations(s)?.0;
+    if v.contains(&0) {
+        return Err(ParseError {
+            what: "timer slack",
+            value: s.into(),
+            reason: "0 means 'default' to the kernel; use 1ns for the minimum".into(),
+        });
+    }
+    Ok(List(v))
+}
+
+fn budget(s: &str) -> Result<u64, ParseError> {
+    let v = parse::duration_ns(s)?;
+    if v == 0 {
+        return Err(ParseError {
+            what: "budget",
+            value: s.into(),
+            reason: "must be more than 0".into(),
+        });
+    }
+    Ok(v)
+}
+
+fn iterations(s: &str) -> Result<u64, ParseError> {
+    parse::count("count", s, 1, 1_000_000_000)
+}
+
+fn warmup(s: &str) -> Result<u64, ParseError> {
+    parse::count("warm-up count", s, 0, 100_000)
+}
+
+fn rounds(s: &str) -> Result<u64, ParseError> {
+    parse::count("rounds", s, 1, 1_000)
+}
+
+fn json_samples(s: &str) -> Result<u64, ParseError> {
+    parse::count("JSON sample cap", s, 0, 10_000_000)
+}
+
+fn loads(s: &str) -> Result<List<usize>, ParseError> {
+    parse::list("load list", s, |x| {
+        parse::count("load", x, 0, 1024).map(|n| n as usize)
+    })
+    .map(List)
+}
+
+fn names(s: &str) -> Result<List<String>, ParseError> {
+    parse::list("name list", s, |x| Ok(x.to_string())).map(List)
+}

@@ -1,0 +1,15 @@
+//! `sleeplab schema`: the JSON Schema of result files.
+
+use crate::model::result_schema;
+use crate::output::atomic_write;
+use std::path::Path;
+
+/// Prints or writes the schema.
+pub fn run(output: Option<&Path>) -> anyhow::Result<i32> {
+    let text = serde_json::to_string_pretty(&result_schema())? + "\n";
+    match output {
+        Some(p) => atomic_write(p, text.as_bytes())?,
+        None => print!("{text}"),
+    }
+    Ok(0)
+}

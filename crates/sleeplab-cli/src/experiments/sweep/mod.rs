@@ -1,0 +1,177 @@
+//! `sleeplab sweep`: requested duration × mechanism × load (× timer slack) → how long
+//! the wait really took. The rigorous successor of seed 000's TimerTest.
+//!
+//! Cells are interleaved: the run makes `rounds` passes over every cell, each pass
+//! taking a share of the cell's samples, so a slow drift of the machine spreads over
+//! all cells instead of biasing one. Within a pass, load levels are the outer loop (the
+//! busy threads are started once per level), then timer slack, then mechanism and
+//! duration.
+
+mod csv_out;
+mod render;
+mod run;
+
+pub use csv_out::write_csv;
+pub use render::render;
+pub use run::run;
+
+use crate::stats::Summary;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How many samples a cell takes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Quota {
+    /// Exactly this many samples per cell.
+    Iterations {
+        /// Samples per cell.
+        count: u64,
+    },
+    /// Samples until their sum reaches the budget, within [min, max] samples (seed 003's
+    /// "seconds of sleeping per cell", robust to sleeps far longer than asked).
+    Budget {
+        /// Time budget per cell, ns.
+        budget_ns: u64,
+        /// At least this many samples.
+        min_count: u64,
+        /// At most this many samples.
+        max_count: u64,
+    },
+}
+
+/// What to measure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SweepConfig {
+    /// Mechanisms, in order.
+    pub mechanisms: Vec<String>,
+    /// Requested durations, ns.
+    pub durations_ns: Vec<u64>,
+    /// Numbers of competing busy threads.
+    pub loads: Vec<usize>,
+    /// Timer slack values to run under, ns; empty = leave the thread's slack alone.
+    pub timer_slacks_ns: Vec<u64>,
+    /// Samples per cell.
+    pub quota: Quota,
+    /// Calls per cell kept apart as "first calls" before the measured ones.
+    pub warmup: u64,
+    /// Interleaved passes over all cells.
+    pub rounds: u64,
+    /// Raw samples per cell kept in the JSON result (all kept ones go to CSV).
+    pub json_samples: usize,
+    /// Raw samples per cell kept in memory (for CSV and exact quantiles).
+    pub raw_cap: usize,
+}
+
+/// One measured cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SweepCell {
+    /// Mechanism name.
+    pub mechanism: String,
+    /// Requested duration, ns.
+    pub requested_ns: u64,
+    /// Competing busy threads.
+    pub load: usize,
+    /// Timer slack in force while measuring, ns.
+    pub timer_slack_ns: u64,
+    /// Statistics of the measured samples (warm-up excluded).
+    pub summary: Summary,
+    /// The warm-up calls, in order: seed 000 saw the first `Sleep(0)` calls take
+    /// 100–200 ms. Not in the statistics.
+    pub first_calls_ns: Vec<u64>,
+    /// Thread CPU time per call (CLOCK_THREAD_CPUTIME_ID), ns.
+    pub cpu_ns_per_call: f64,
+    /// Voluntary context switches per call (getrusage RUSAGE_THREAD).
+    pub voluntary_csw_per_call: f64,
+    /// Involuntary context switches per call.
+    pub involuntary_csw_per_call: f64,
+    /// Histogram of all samples: `[bucket upper bound ns, count]`, log buckets.
+    pub histogram: Vec<[u64; 2]>,
+    /// Samples per round, in round order (so raw samples can be assigned to rounds).
+    pub round_counts: Vec<u64>,
+    /// The first raw samples in measurement order (at most `json_samples`).
+    pub samples_ns: Vec<u64>,
+    /// All raw samples kept in memory (for CSV); not serialized.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub all_samples_ns: Vec<u64>,
+}
+
+/// A cell that was not measured, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SkippedCell {
+    /// Mechanism name.
+    pub mechanism: String,
+    /// Requested duration, ns.
+    pub requested_ns: u64,
+    /// Why.
+    pub reason: String,
+}
+
+/// The result of a sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SweepData {
+    /// What was asked for.
+    pub config: SweepConfig,
+    /// Measured cells, ordered by mechanism, slack, load, duration.
+    pub cells: Vec<SweepCell>,
+    /// Cells not measured (a mechanism that cannot express a duration).
+    pub skipped: Vec<SkippedCell>,
+}
+
+impl SweepData {
+    /// The cell for (mechanism, requested, load, slack), if measured.
+    pub fn cell(
+        &self,
+        mechanism: &str,
+        requested_ns: u64,
+        load: usize,
+        slack: u64,
+    ) -> Option<&SweepCell> {
+        self.cells.iter().find(|c| {
+            c.mechanism == mechanism
+                && c.requested_ns == requested_ns
+                && c.load == load
+                && c.timer_slack_ns == slack
+        })
+    }
+}
+
+/// Seed 000's 14 TimerTest requests in ns: 0, then 13 values geometrically spaced from
+/// 1 ms to 1000 ms (1000^(k/12) ms, k = 0..=12, rounded to whole ms as `Sleep` takes
+/// milliseconds): 0, 1, 2, 3, 6, 10, 18, 32, 56, 100, 178, 316, 562, 1000 ms.
+pub fn timertest_durations() -> Vec<u64> {
+    let mut v = vec![0u64];
+    for k in 0..=12 {
+        let ms = 1000f64.powf(k as f64 / 12.0).round() as u64;
+        v.push(ms * 1_000_000);
+    }
+    v
+}
+
+/// The default durations: 0, 1 µs, 10 µs, 100 µs, 1 ms, 10 ms, 100 ms.
+pub const DEFAULT_DURATIONS_NS: [u64; 7] = [
+    0,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timertest_has_fourteen_geometric_values() {
+        let v = timertest_durations();
+        assert_eq!(v.len(), 14);
+        assert_eq!(v[0], 0);
+        assert_eq!(v[1], 1_000_000);
+        assert_eq!(*v.last().unwrap(), 1_000_000_000);
+        assert!(v.windows(2).all(|w| w[0] < w[1]), "{v:?}");
+        assert_eq!(v[4], 6_000_000);
+    }
+}

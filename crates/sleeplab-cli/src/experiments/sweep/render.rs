@@ -1,0 +1,167 @@
+//! The sweep in the terminal: seed-000-style mean and σ tables per mechanism (rows:
+//! requested duration, columns: load level), then a percentile table per mechanism.
+
+use super::{SweepCell, SweepData};
+use crate::output::{fmt_ns, fmt_ns_f, new_table};
+use std::fmt::Write;
+
+/// Renders the sweep as text.
+pub fn render(data: &SweepData) -> String {
+    let mut out = String::new();
+    let slacks = distinct(data.cells.iter().map(|c| c.timer_slack_ns));
+    let loads = distinct(data.cells.iter().map(|c| c.load as u64));
+    for mech in &data.config.mechanisms {
+        let cells: Vec<&SweepCell> = data.cells.iter().filter(|c| &c.mechanism == mech).collect();
+        if cells.is_empty() {
+            continue;
+        }
+        for &slack in &slacks {
+            let cells: Vec<&SweepCell> = cells
+                .iter()
+                .copied()
+                .filter(|c| c.timer_slack_ns == slack)
+                .collect();
+            if cells.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "\n{mech}  (timer slack {})", fmt_ns(slack));
+            // Mean and σ tables, rows = requested, columns = load.
+            let mut header = vec!["requested".to_string()];
+            header.extend(loads.iter().map(|l| format!("mean @ load {l}")));
+            header.extend(loads.iter().map(|l| format!("σ @ load {l}")));
+            let mut t = new_table(header);
+            for d in distinct(cells.iter().map(|c| c.requested_ns)) {
+                let find = |l: u64| {
+                    cells
+                        .iter()
+                        .find(|c| c.requested_ns == d && c.load as u64 == l)
+                };
+                let mut row = vec![fmt_ns(d)];
+                row.extend(
+                    loads
+                        .iter()
+                        .map(|&l| find(l).map_or("–".into(), |c| fmt_ns_f(c.summary.mean_ns))),
+                );
+                row.extend(
+                    loads
+                        .iter()
+                        .map(|&l| find(l).map_or("–".into(), |c| fmt_ns_f(c.summary.stddev_ns))),
+                );
+                t.add_row(row);
+            }
+            let _ = writeln!(out, "{t}");
+            // Percentiles and costs, one row per (requested, load).
+            let mut t = new_table([
+                "requested",
+                "load",
+                "n",
+                "min",
+                "p50",
+                "p90",
+                "p99",
+                "p99.9",
+                "max",
+                "overshoot",
+                "early",
+                "CPU/call",
+                "csw v/i",
+            ]);
+            for c in &cells {
+                let s = &c.summary;
+                t.add_row(vec![
+                    fmt_ns(c.requested_ns),
+                    c.load.to_string(),
+                    s.count.to_string(),
+                    fmt_ns(s.min_ns),
+                    fmt_ns_f(s.median_ns),
+                    fmt_ns_f(s.p90_ns),
+                    fmt_ns_f(s.p99_ns),
+                    fmt_ns_f(s.p999_ns),
+                    fmt_ns(s.max_ns),
+                    fmt_ns_f(s.mean_overshoot_ns),
+                    if s.early_count > 0 {
+                        format!("{} !", s.early_count)
+                    } else {
+                        "0".into()
+                    },
+                    fmt_ns_f(c.cpu_ns_per_call),
+                    format!(
+                        "{:.2}/{:.2}",
+                        c.voluntary_csw_per_call, c.involuntary_csw_per_call
+                    ),
+                ]);
+            }
+            let _ = writeln!(out, "{t}");
+            let slow_first: Vec<String> = cells
+                .iter()
+                .filter(|c| {
+                    c.first_calls_ns
+                        .first()
+                        .is_some_and(|&f| f as f64 > 2.0 * c.summary.p99_ns.max(1.0) && f > 100_000)
+                })
+                .map(|c| {
+                    format!(
+                        "{} @ load {}: first call {} vs p99 {}",
+                        fmt_ns(c.requested_ns),
+                        c.load,
+                        fmt_ns(c.first_calls_ns[0]),
+                        fmt_ns_f(c.summary.p99_ns)
+                    )
+                })
+                .collect();
+            if !slow_first.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "slow first calls (kept out of the statistics): {}",
+                    slow_first.join("; ")
+                );
+            }
+        }
+    }
+    if loads.len() == 1 && slacks.len() == 1 {
+        out.push_str(&overview(data));
+    }
+    if !data.skipped.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nnot measured: {}",
+            data.skipped
+                .iter()
+                .map(|s| format!(
+                    "{} @ {} ({})",
+                    s.mechanism,
+                    fmt_ns(s.requested_ns),
+                    s.reason
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    out
+}
+
+/// A one-glance matrix: median elapsed per mechanism (rows) and request (columns).
+fn overview(data: &SweepData) -> String {
+    let durations = distinct(data.cells.iter().map(|c| c.requested_ns));
+    let mut header = vec!["median elapsed".to_string()];
+    header.extend(durations.iter().map(|&d| fmt_ns(d)));
+    let mut t = new_table(header);
+    for mech in &data.config.mechanisms {
+        let mut row = vec![mech.clone()];
+        row.extend(durations.iter().map(|&d| {
+            data.cells
+                .iter()
+                .find(|c| &c.mechanism == mech && c.requested_ns == d)
+                .map_or("–".into(), |c| fmt_ns_f(c.summary.median_ns))
+        }));
+        t.add_row(row);
+    }
+    format!("\noverview (median of every cell)\n{t}\n")
+}
+
+fn distinct(values: impl Iterator<Item = u64>) -> Vec<u64> {
+    let mut v: Vec<u64> = values.collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}

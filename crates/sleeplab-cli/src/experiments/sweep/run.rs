@@ -1,0 +1,320 @@
+//! The sweep engine: interleaved passes over every cell on one measuring thread.
+
+use super::{Quota, SkippedCell, SweepCell, SweepConfig, SweepData};
+use crate::contenders::{self, Wait};
+use crate::error::UsageError;
+use crate::interrupt::interrupted;
+use crate::load::LoadThreads;
+use crate::model::RunSettings;
+use crate::output::{Progress, fmt_ns};
+use crate::settings::ThreadArgs;
+use crate::stats::{Recorder, RecorderConfig};
+use crate::usage::ThreadUsage;
+use sleeplab::clock::monotonic_ns;
+use sleeplab::system::{SlackGuard, timer_slack_ns};
+
+/// What one run of the sweep produced.
+pub struct SweepOutcome {
+    /// The data (partial when interrupted).
+    pub data: SweepData,
+    /// Settings of the measuring thread.
+    pub settings: RunSettings,
+    /// False when interrupted.
+    pub complete: bool,
+}
+
+/// One cell's accumulating state.
+struct CellState {
+    mechanism: usize,
+    requested_ns: u64,
+    load: usize,
+    slack: Option<u64>,
+    slack_in_force: u64,
+    rec: Recorder,
+    first_calls: Vec<u64>,
+    usage: ThreadUsage,
+    round_counts: Vec<u64>,
+}
+
+/// Splits `total` into `rounds` near-equal shares; the share of round `r`.
+fn share(total: u64, rounds: u64, r: u64) -> u64 {
+    total / rounds + u64::from(r < total % rounds)
+}
+
+/// Runs `config` on a dedicated measuring thread with `threads` applied to it.
+pub fn run(
+    config: &SweepConfig,
+    threads: &ThreadArgs,
+    progress: &Progress,
+) -> anyhow::Result<SweepOutcome> {
+    let config = config.clone();
+    let threads = threads.clone();
+    let progress = progress.clone();
+    let handle = std::thread::Builder::new()
+        .name("sleeplab-measure".into())
+        .spawn(move || measure(&config, &threads, &progress))?;
+    handle
+        .join()
+        .map_err(|_| anyhow::anyhow!("the measuring thread panicked"))?
+}
+
+fn measure(
+    config: &SweepConfig,
+    threads: &ThreadArgs,
+    progress: &Progress,
+) -> anyhow::Result<SweepOutcome> {
+    threads.apply()?;
+    let infos = contenders::all();
+    let mut waiters: Vec<Box<dyn Wait>> = Vec::with_capacity(config.mechanisms.len());
+    for name in &config.mechanisms {
+        waiters.push(contenders::build(name).map_err(|e| UsageError::new(format!("{name}: {e}")))?);
+    }
+    let info = |name: &str| infos.iter().find(|i| i.name == name);
+
+    // Build the cells in reporting order, and the list of skipped ones.
+    let slacks: Vec<Option<u64>> = if config.timer_slacks_ns.is_empty() {
+        vec![None]
+    } else {
+        config.timer_slacks_ns.iter().map(|&s| Some(s)).collect()
+    };
+    let mut cells = Vec::new();
+    let mut skipped = Vec::new();
+    for (mi, name) in config.mechanisms.iter().enumerate() {
+        for &d in &config.durations_ns {
+            if let Some(reason) = info(name).and_then(|i| i.skip_reason(d)) {
+                skipped.push(SkippedCell {
+                    mechanism: name.clone(),
+                    requested_ns: d,
+                    reason,
+                });
+                continue;
+            }
+            for &slack in &slacks {
+                for &load in &config.loads {
+                    cells.push(CellState {
+                        mechanism: mi,
+                        requested_ns: d,
+                        load,
+                        slack,
+                        slack_in_force: 0,
+                        rec: Recorder::new(
+                            d,
+                            RecorderConfig {
+                                raw_cap: config.raw_cap,
+                            },
+                        ),
+                        first_calls: Vec::new(),
+                        usage: ThreadUsage::default(),
+                        round_counts: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+
+    let mut complete = true;
+    'rounds: for round in 0..config.rounds {
+        for &load in &config.loads {
+            let _load = LoadThreads::start(load);
+            for &slack in &slacks {
+                let _guard = match slack {
+                    Some(s) => Some(SlackGuard::set(s).map_err(|e| {
+                        UsageError::new(format!("--timer-slack {}: {e}", fmt_ns(s)))
+                    })?),
+                    None => None,
+                };
+                let in_force = timer_slack_ns();
+                for cell in cells
+                    .iter_mut()
+                    .filter(|c| c.load == load && c.slack == slack)
+                {
+                    if interrupted() {
+                        complete = false;
+                        break 'rounds;
+                    }
+                    let waiter = &mut waiters[cell.mechanism];
+                    progress.message(format!(
+                        "{} {} load {load}{} round {}/{}",
+                        config.mechanisms[cell.mechanism],
+                        fmt_ns(cell.requested_ns),
+                        slack
+                            .map(|s| format!(" slack {}", fmt_ns(s)))
+                            .unwrap_or_default(),
+                        round + 1,
+                        config.rounds
+                    ));
+                    cell.slack_in_force = in_force;
+                    if round == 0 {
+                        for _ in 0..config.warmup {
+                            let t0 = monotonic_ns();
+                            waiter.wait(cell.requested_ns);
+                            let t1 = monotonic_ns();
+                            cell.first_calls.push(t1 - t0);
+                        }
+                    }
+                    let before = cell.rec.count();
+                    let usage0 = ThreadUsage::now();
+                    run_chunk(waiter.as_mut(), cell, config, round);
+                    cell.usage.add_since(&usage0);
+                    cell.round_counts.push(cell.rec.count() - before);
+                    progress.inc(1);
+                }
+            }
+        }
+    }
+
+    let settings = threads.record();
+    let cells = cells
+        .into_iter()
+        .filter(|c| c.rec.count() > 0)
+        .map(|c| {
+            let calls = c.rec.count().max(1) as f64;
+            let raw = c.rec.raw();
+            SweepCell {
+                mechanism: config.mechanisms[c.mechanism].clone(),
+                requested_ns: c.requested_ns,
+                load: c.load,
+                timer_slack_ns: c.slack_in_force,
+                summary: c.rec.summary(),
+                first_calls_ns: c.first_calls,
+                cpu_ns_per_call: c.usage.cpu_ns as f64 / calls,
+                voluntary_csw_per_call: c.usage.voluntary_csw as f64 / calls,
+                involuntary_csw_per_call: c.usage.involuntary_csw as f64 / calls,
+                histogram: c
+                    .rec
+                    .histogram_buckets()
+                    .into_iter()
+                    .map(|(v, n)| [v, n])
+                    .collect(),
+                round_counts: c.round_counts,
+                samples_ns: raw[..raw.len().min(config.json_samples)].to_vec(),
+                all_samples_ns: raw.to_vec(),
+            }
+        })
+        .collect();
+    Ok(SweepOutcome {
+        data: SweepData {
+            config: config.clone(),
+            cells,
+            skipped,
+        },
+        settings,
+        complete,
+    })
+}
+
+/// Takes this round's share of samples for one cell. The timed region is a clock read,
+/// the wait, a clock read; recording and the stop checks happen outside it.
+fn run_chunk(waiter: &mut dyn Wait, cell: &mut CellState, config: &SweepConfig, round: u64) {
+    let d = cell.requested_ns;
+    match config.quota {
+        Quota::Iterations { count } => {
+            for _ in 0..share(count, config.rounds, round) {
+                let t0 = monotonic_ns();
+                waiter.wait(d);
+                let t1 = monotonic_ns();
+                cell.rec.record(t1 - t0);
+                if interrupted() {
+                    break;
+                }
+            }
+        }
+        Quota::Budget {
+            budget_ns,
+            min_count,
+            max_count,
+        } => {
+            let budget = share(budget_ns, config.rounds, round);
+            let min = share(min_count, config.rounds, round).max(1);
+            let max = share(max_count, config.rounds, round).max(min);
+            let mut spent = 0u64;
+            let mut n = 0u64;
+            while n < max && (n < min || spent < budget) {
+                let t0 = monotonic_ns();
+                waiter.wait(d);
+                let t1 = monotonic_ns();
+                cell.rec.record(t1 - t0);
+                spent = spent.saturating_add(t1 - t0);
+                n += 1;
+                if interrupted() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_add_up() {
+        for (total, rounds) in [(50, 5), (7, 3), (1, 5), (0, 4), (100_001, 7)] {
+            let sum: u64 = (0..rounds).map(|r| share(total, rounds, r)).sum();
+            assert_eq!(sum, total);
+        }
+    }
+
+    fn tiny_config(mechanisms: &[&str], durations: &[u64], quota: Quota) -> SweepConfig {
+        SweepConfig {
+            mechanisms: mechanisms.iter().map(|s| s.to_string()).collect(),
+            durations_ns: durations.to_vec(),
+            loads: vec![0, 1],
+            timer_slacks_ns: vec![],
+            quota,
+            warmup: 2,
+            rounds: 3,
+            json_samples: 4,
+            raw_cap: 1000,
+        }
+    }
+
+    #[test]
+    fn counts_add_up_and_nothing_is_early() {
+        let config = tiny_config(
+            &["clock-nanosleep", "yield", "timerfd", "poll"],
+            &[0, 20_000],
+            Quota::Iterations { count: 10 },
+        );
+        let out = run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        assert!(out.complete);
+        let d = &out.data;
+        // yield skips 20 µs, timerfd skips 0: 4 mechanisms × 2 durations − 2 = 6 cells × 2 loads.
+        assert_eq!(d.cells.len(), 12);
+        assert_eq!(d.skipped.len(), 2);
+        for c in &d.cells {
+            assert_eq!(c.summary.count, 10, "{}", c.mechanism);
+            assert_eq!(c.round_counts.iter().sum::<u64>(), 10);
+            assert_eq!(c.round_counts.len(), 3);
+            assert_eq!(c.first_calls_ns.len(), 2);
+            assert_eq!(c.samples_ns.len(), 4);
+            assert_eq!(c.all_samples_ns.len(), 10);
+            assert_eq!(c.summary.early_count, 0, "{} was early", c.mechanism);
+            assert!(c.summary.min_ns >= c.requested_ns);
+            let hist_total: u64 = c.histogram.iter().map(|b| b[1]).sum();
+            assert_eq!(hist_total, 10);
+        }
+    }
+
+    #[test]
+    fn budget_respects_min_and_max() {
+        let mut config = tiny_config(
+            &["spin"],
+            &[0, 1_000_000],
+            Quota::Budget {
+                budget_ns: 3_000_000,
+                min_count: 6,
+                max_count: 30,
+            },
+        );
+        config.loads = vec![0];
+        let out = run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        for c in &out.data.cells {
+            let n = c.summary.count;
+            assert!((6..=30).contains(&n), "{} ns: {n} samples", c.requested_ns);
+        }
+        // 0 ns spins are ~free: the budget is never reached, so the max applies.
+        assert_eq!(out.data.cells[0].summary.count, 30);
+    }
+}

@@ -1,0 +1,18 @@
+//! The sleeplab command-line tool as a library: every experiment, the result model,
+//! the renderers and the command line. The `sleeplab` binary is a thin wrapper around
+//! [`app::run`]; integration tests use the modules directly.
+
+pub mod app;
+pub mod cli;
+pub mod commands;
+pub mod contenders;
+pub mod error;
+pub mod experiments;
+pub mod interrupt;
+pub mod load;
+pub mod model;
+pub mod output;
+pub mod parse;
+pub mod settings;
+pub mod stats;
+pub mod usage;

@@ -1,0 +1,99 @@
+//! Reading and writing result files.
+
+use super::{ResultFile, SCHEMA_VERSION};
+use crate::output::atomic_write;
+use std::path::Path;
+
+/// Why a result file could not be read. Every variant is a user error (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file cannot be read.
+    #[error("cannot read result file {path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is empty.
+    #[error("result file {0} is empty")]
+    Empty(String),
+    /// Not JSON, or truncated.
+    #[error("result file {path} is not valid JSON: {source}")]
+    NotJson {
+        /// The path.
+        path: String,
+        /// The parser's message (with line and column).
+        source: serde_json::Error,
+    },
+    /// JSON, but not a sleeplab result.
+    #[error("{0} is not a sleeplab result (no schema_version field)")]
+    NotAResult(String),
+    /// A result of another format version.
+    #[error(
+        "result file {path} has schema_version {found}; this sleeplab reads version {expected}"
+    )]
+    Version {
+        /// The path.
+        path: String,
+        /// The version in the file.
+        found: serde_json::Value,
+        /// The version this build reads.
+        expected: u32,
+    },
+    /// A sleeplab result whose content does not match the schema.
+    #[error("result file {path} does not match the result schema: {source}")]
+    Schema {
+        /// The path.
+        path: String,
+        /// The mismatch.
+        source: serde_json::Error,
+    },
+}
+
+/// Loads and validates a result file.
+pub fn load_result(path: &Path) -> Result<ResultFile, LoadError> {
+    let p = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        path: p.clone(),
+        source,
+    })?;
+    parse_result(&text, &p)
+}
+
+/// Parses a result from text; `origin` names it in errors.
+pub fn parse_result(text: &str, origin: &str) -> Result<ResultFile, LoadError> {
+    if text.trim().is_empty() {
+        return Err(LoadError::Empty(origin.into()));
+    }
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|source| LoadError::NotJson {
+            path: origin.into(),
+            source,
+        })?;
+    let version = value
+        .get("schema_version")
+        .ok_or_else(|| LoadError::NotAResult(origin.into()))?;
+    if version.as_u64() != Some(u64::from(SCHEMA_VERSION)) {
+        return Err(LoadError::Version {
+            path: origin.into(),
+            found: version.clone(),
+            expected: SCHEMA_VERSION,
+        });
+    }
+    serde_json::from_value(value).map_err(|source| LoadError::Schema {
+        path: origin.into(),
+        source,
+    })
+}
+
+/// Writes a result as pretty JSON, whole or not at all.
+pub fn write_json(path: &Path, result: &ResultFile) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(result)?;
+    atomic_write(path, text.as_bytes())
+}
+
+/// The JSON Schema of [`ResultFile`].
+pub fn result_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(ResultFile)).unwrap_or_default()
+}

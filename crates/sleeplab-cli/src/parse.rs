@@ -1,0 +1,269 @@
+//! Parsing of the command line's values: durations with units, lists, counts.
+//!
+//! Every parser returns a [`ParseError`] naming the offending text, which the CLI turns
+//! into a one-line message and exit code 2.
+
+use std::fmt;
+
+/// The largest duration any experiment accepts: one day. Longer sleeps are not a
+/// latency measurement, and refusing them keeps every later sum far from overflow.
+pub const MAX_DURATION_NS: u64 = 86_400 * 1_000_000_000;
+
+/// A bad value on the command line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {what} {value:?}: {reason}")]
+pub struct ParseError {
+    /// What was being parsed, e.g. "duration".
+    pub what: &'static str,
+    /// The text as given.
+    pub value: String,
+    /// Why it is bad.
+    pub reason: String,
+}
+
+fn err(what: &'static str, value: &str, reason: impl fmt::Display) -> ParseError {
+    ParseError {
+        what,
+        value: value.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+/// Parses a duration such as `0`, `1ns`, `50us`, `50µs`, `1.5ms`, `2s` into nanoseconds.
+///
+/// Exact decimal arithmetic (no floating point): `1.5ms` is exactly 1 500 000 ns. A
+/// value that is not a whole number of nanoseconds, negative, NaN, infinite, without
+/// a unit (other than `0`), or above [`MAX_DURATION_NS`] is rejected.
+pub fn duration_ns(text: &str) -> Result<u64, ParseError> {
+    let what = "duration";
+    let s = text.trim();
+    if s.is_empty() {
+        return Err(err(what, text, "empty"));
+    }
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let unit_ns: u64 = match unit.trim() {
+        "ns" => 1,
+        "us" | "µs" | "μs" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        "" if number.chars().all(|c| c == '0' || c == '.') && !number.is_empty() => 1,
+        "" => return Err(err(what, text, "missing unit (use ns, us, µs, ms or s)")),
+        u if u.starts_with('-') || number.is_empty() && u.starts_with('+') => {
+            return Err(err(what, text, "must not be negative or signed"));
+        }
+        u => {
+            return Err(err(
+                what,
+                text,
+                format!("unknown unit {u:?} (use ns, us, µs, ms or s)"),
+            ));
+        }
+    };
+    if number.is_empty() {
+        return Err(err(what, text, "no number before the unit"));
+    }
+    let (int_part, frac_part) = match number.split_once('.') {
+        Some((i, f)) => {
+            if f.contains('.') {
+                return Err(err(what, text, "more than one decimal point"));
+            }
+            (i, f)
+        }
+        None => (number, ""),
+    };
+    if int_part.is_empty() && frac_part.is_empty() {
+        return Err(err(what, text, "no digits"));
+    }
+    let too_long = || err(what, text, "too long (the maximum is 1 day)");
+    let int: u64 = if int_part.is_empty() {
+        0
+    } else {
+        int_part.parse().map_err(|_| too_long())?
+    };
+    let mut ns = int.checked_mul(unit_ns).ok_or_else(too_long)?;
+    // Fractional digits: each must land on a whole nanosecond.
+    let mut scale = unit_ns;
+    for (i, c) in frac_part.char_indices() {
+        let digit = u64::from(c.to_digit(10).unwrap_or(0));
+        if scale % 10 != 0 {
+            if frac_part[i..].chars().any(|c| c != '0') {
+                return Err(err(what, text, "finer than 1 ns"));
+            }
+            break;
+        }
+        scale /= 10;
+        ns = ns.checked_add(digit * scale).ok_or_else(too_long)?;
+    }
+    if ns > MAX_DURATION_NS {
+        return Err(too_long());
+    }
+    Ok(ns)
+}
+
+/// Parses a comma-separated list with `item`, rejecting empty lists and empty elements.
+pub fn list<T>(
+    what: &'static str,
+    text: &str,
+    item: impl Fn(&str) -> Result<T, ParseError>,
+) -> Result<Vec<T>, ParseError> {
+    if text.trim().is_empty() {
+        return Err(err(what, text, "empty list"));
+    }
+    text.split(',')
+        .map(|part| {
+            if part.trim().is_empty() {
+                Err(err(what, text, "empty element in the list"))
+            } else {
+                item(part.trim())
+            }
+        })
+        .collect()
+}
+
+/// Parses a count in `min..=max`.
+pub fn count(what: &'static str, text: &str, min: u64, max: u64) -> Result<u64, ParseError> {
+    let t = text.trim();
+    if t.starts_with('-') {
+        return Err(err(what, text, "must not be negative"));
+    }
+    let n: u64 = t.parse().map_err(|_| {
+        if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit()) {
+            err(what, text, format!("too large (the maximum is {max})"))
+        } else {
+            err(what, text, "not a whole number")
+        }
+    })?;
+    if n < min {
+        return Err(err(what, text, format!("must be at least {min}")));
+    }
+    if n > max {
+        return Err(err(what, text, format!("too large (the maximum is {max})")));
+    }
+    Ok(n)
+}
+
+/// The closest of `candidates` to `name` by edit distance, if it is close enough to be a
+/// plausible typo.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|(d, c)| *d <= (c.len().max(name.len()) / 3).max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance between two short strings.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn good_durations() {
+        let cases = [
+            ("0", 0),
+            ("0ns", 0),
+            ("0.0", 0),
+            ("1ns", 1),
+            ("50us", 50_000),
+            ("50µs", 50_000),
+            ("1.5ms", 1_500_000),
+            (".5ms", 500_000),
+            ("1s", 1_000_000_000),
+            ("0.000000001s", 1),
+            ("2.50us", 2_500),
+            ("1.0ns", 1),
+            (" 3ms ", 3_000_000),
+            ("86400s", MAX_DURATION_NS),
+        ];
+        for (text, ns) in cases {
+            assert_eq!(duration_ns(text), Ok(ns), "{text}");
+        }
+    }
+
+    #[test]
+    fn bad_durations() {
+        for text in [
+            "",
+            "-1ms",
+            "NaN",
+            "nanms",
+            "inf",
+            "infs",
+            "1e400",
+            "1e3ms",
+            "1.5.3ms",
+            "5",
+            "5 parsecs",
+            "1.5ns",
+            "ms",
+            ".ms",
+            "86401s",
+            "99999999999999999999999s",
+            "+5ms",
+            "1,5ms",
+            "0x10ns",
+        ] {
+            assert!(duration_ns(text).is_err(), "{text:?} should be rejected");
+        }
+    }
+
+    #[test]
+    fn error_names_the_value() {
+        let e = duration_ns("1.5.3ms").unwrap_err();
+        assert!(e.to_string().contains("\"1.5.3ms\""), "{e}");
+    }
+
+    #[test]
+    fn lists() {
+        assert_eq!(
+            list("durations", "0,1ns,50us", duration_ns),
+            Ok(vec![0, 1, 50_000])
+        );
+        assert!(list("durations", "1ms,,2ms", duration_ns).is_err());
+        assert!(list("durations", "", duration_ns).is_err());
+        assert!(list("durations", "1ms,", duration_ns).is_err());
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(count("iterations", "50", 1, 1000), Ok(50));
+        for bad in [
+            "0",
+            "-3",
+            "abc",
+            "1001",
+            "99999999999999999999999",
+            "",
+            "1.5",
+        ] {
+            assert!(count("iterations", bad, 1, 1000).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn suggestions() {
+        let names = ["nanosleep", "clock-nanosleep", "epoll", "poll"];
+        assert_eq!(closest("nanoslep", names), Some("nanosleep"));
+        assert_eq!(closest("epol", names), Some("epoll"));
+        assert_eq!(closest("completely-different", names), None);
+    }
+}

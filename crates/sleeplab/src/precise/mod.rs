@@ -1,0 +1,1 @@
+//! Precise sleeping: [`PreciseSleeper`], the `Ticker` and contender strategies (in progress).

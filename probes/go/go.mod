@@ -1,0 +1,3 @@
+module sleeplab/probe
+
+go 1.26.8

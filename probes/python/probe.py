@@ -1,0 +1,523 @@
+#!/usr/bin/env python3
+"""sleeplab probe for Python (protocol sleeplab-probe/1, see spec/probe-protocol.md).
+
+Measures Python's own wait functions with time.perf_counter_ns and prints the
+line protocol on stdout. Standard library only; runs on CPython/PyPy 3.8+.
+
+    python3 probe.py --list
+    python3 probe.py --method time.sleep --durations-ns 0,10000,1000000 --count 200 --warmup 5
+    python3 probe.py --method asyncio.sleep --durations-ns 1000000 --budget-ns 200000000
+    python3 probe.py --method asyncio-call_at --period-ns 1000000 --count 500 --warmup 10
+"""
+
+import json
+import os
+import sys
+import time
+
+PROTOCOL = "sleeplab-probe/1"
+U64_MAX = (1 << 64) - 1
+DEFAULT_MAX_COUNT = 100000
+CLOCK_NAME = "time.perf_counter_ns"
+
+EXIT_OK = 0
+EXIT_BAD_ARGS = 2
+EXIT_UNAVAILABLE = 3
+
+ONESHOT = "oneshot"
+YIELD = "yield"
+PERIODIC = "periodic"
+
+
+# ---------------------------------------------------------------- methods ---
+
+def _unavailable_reason(name):
+    """None when the method works here, else a short reason."""
+    if name == "os.sched_yield" and not hasattr(os, "sched_yield"):
+        return "os.sched_yield does not exist on this platform"
+    if name == "select.select" and sys.platform == "win32":
+        return "Windows select() rejects three empty fd lists"
+    return None
+
+
+# (name, kind, description); order is the --list order.
+METHODS = [
+    ("time.sleep", ONESHOT,
+     "time.sleep(d / 1e9): float seconds"),
+    ("threading.Event.wait", ONESHOT,
+     "threading.Event().wait(d / 1e9) on an event nobody sets: one call, no loop"),
+    ("asyncio.sleep", ONESHOT,
+     "await asyncio.sleep(d / 1e9) inside one running event loop (loop start-up not timed)"),
+    ("select.select", ONESHOT,
+     "select.select([], [], [], d / 1e9): empty fd lists, float seconds timeout"),
+    ("os.sched_yield", YIELD,
+     "os.sched_yield()"),
+    ("asyncio-call_at", PERIODIC,
+     "drift-free periodic callback: loop.call_at(t0 + k*P) re-armed from each callback"),
+]
+KIND = {name: kind for name, kind, _ in METHODS}
+
+
+# ------------------------------------------------------------- arguments ---
+
+class BadArgs(Exception):
+    pass
+
+
+VALUE_FLAGS = ("--method", "--durations-ns", "--count", "--budget-ns",
+               "--warmup", "--max-count", "--period-ns")
+
+
+def parse_uint(flag, text):
+    """A non-negative decimal integer that fits in u64; no sign, exponent, space."""
+    if not text or any(c not in "0123456789" for c in text):
+        raise BadArgs("bad value %r for %s: expected a non-negative decimal integer"
+                      % (text, flag))
+    value = int(text)
+    if value > U64_MAX:
+        raise BadArgs("bad value %r for %s: larger than 2^64-1" % (text, flag))
+    return value
+
+
+def parse_args(argv):
+    """Returns ("list", None) or ("run", options dict). Raises BadArgs."""
+    if argv == ["--list"]:
+        return "list", None
+    raw = {}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--list":
+            raise BadArgs("bad argument '--list': it must be used alone")
+        if arg not in VALUE_FLAGS:
+            raise BadArgs("unknown argument %r" % arg)
+        if arg in raw:
+            raise BadArgs("bad argument %r: given twice" % arg)
+        if i + 1 >= len(argv):
+            raise BadArgs("missing value for %s" % arg)
+        raw[arg] = argv[i + 1]
+        i += 2
+
+    if "--method" not in raw:
+        raise BadArgs("missing --method (or --list)")
+    method = raw["--method"]
+    if method not in KIND:
+        raise BadArgs("unknown method %r (see --list)" % method)
+    kind = KIND[method]
+
+    opts = {"method": method, "kind": kind}
+    if kind == PERIODIC:
+        for flag in ("--durations-ns", "--budget-ns", "--max-count"):
+            if flag in raw:
+                raise BadArgs("bad argument %s: %r is a periodic method "
+                              "(use --period-ns P --count C [--warmup W])" % (flag, method))
+        if "--period-ns" not in raw:
+            raise BadArgs("missing --period-ns for periodic method %r" % method)
+        if "--count" not in raw:
+            raise BadArgs("missing --count for periodic method %r" % method)
+        opts["period"] = parse_uint("--period-ns", raw["--period-ns"])
+        if opts["period"] < 1:
+            raise BadArgs("bad value %r for --period-ns: must be at least 1"
+                          % raw["--period-ns"])
+    else:
+        if "--period-ns" in raw:
+            raise BadArgs("bad argument --period-ns: %r is a %s method, not periodic"
+                          % (method, kind))
+        if "--durations-ns" not in raw:
+            raise BadArgs("missing --durations-ns for %s method %r" % (kind, method))
+        text = raw["--durations-ns"]
+        if text == "":
+            raise BadArgs("bad value '' for --durations-ns: empty list")
+        durations = []
+        for part in text.split(","):
+            if part == "":
+                raise BadArgs("bad value %r for --durations-ns: empty list element" % text)
+            durations.append(parse_uint("--durations-ns", part))
+        opts["durations"] = durations
+        has_count = "--count" in raw
+        has_budget = "--budget-ns" in raw
+        if has_count and has_budget:
+            raise BadArgs("bad arguments: --count %s and --budget-ns %s given together"
+                          % (raw["--count"], raw["--budget-ns"]))
+        if not has_count and not has_budget:
+            raise BadArgs("missing --count or --budget-ns")
+        if has_budget:
+            opts["budget"] = parse_uint("--budget-ns", raw["--budget-ns"])
+            if opts["budget"] < 1:
+                raise BadArgs("bad value %r for --budget-ns: must be at least 1"
+                              % raw["--budget-ns"])
+        opts["max_count"] = DEFAULT_MAX_COUNT
+        if "--max-count" in raw:
+            opts["max_count"] = parse_uint("--max-count", raw["--max-count"])
+            if opts["max_count"] < 1:
+                raise BadArgs("bad value %r for --max-count: must be at least 1"
+                              % raw["--max-count"])
+
+    if "--count" in raw:
+        opts["count"] = parse_uint("--count", raw["--count"])
+        if opts["count"] < 1:
+            raise BadArgs("bad value %r for --count: must be at least 1" % raw["--count"])
+    opts["warmup"] = parse_uint("--warmup", raw["--warmup"]) if "--warmup" in raw else 0
+    return "run", opts
+
+
+# ---------------------------------------------------------------- output ---
+
+def _implementation():
+    name = sys.implementation.name
+    return {"cpython": "CPython", "pypy": "PyPy", "graalpy": "GraalPy",
+            "ironpython": "IronPython", "jython": "Jython"}.get(name, name)
+
+
+def _platform():
+    try:
+        u = os.uname()
+        return "%s %s" % (u.sysname.lower(), u.machine)
+    except AttributeError:  # Windows
+        return sys.platform
+
+
+def header(extra=None):
+    h = {
+        "protocol": PROTOCOL,
+        "runtime": "python",
+        "implementation": _implementation(),
+        "runtime_version": sys.version.split()[0],
+        "clock": CLOCK_NAME,
+        "platform": _platform(),
+    }
+    if extra:
+        h.update(extra)
+    return json.dumps(h, separators=(",", ":"))
+
+
+def emit(text, fd=1):
+    """Writes all of text to fd at once, unbuffered (copes with partial writes
+    and with a non-blocking pipe that is momentarily full)."""
+    data = text.encode("utf-8")
+    view = memoryview(data)
+    off = 0
+    while off < len(data):
+        try:
+            off += os.write(fd, view[off:])
+        except BlockingIOError:
+            time.sleep(0.001)
+
+
+def cell_text(value, warm, samples, sample_tag, notes=()):
+    """One cell as a single string: notes, cell line, w lines, samples, done."""
+    parts = ["# %s\n" % n for n in notes]
+    parts.append("cell %d\n" % value)
+    parts.extend(["w %d\n" % x for x in warm])
+    parts.extend(["%s %d\n" % (sample_tag, x) for x in samples])
+    parts.append("done %d %d\n" % (value, len(samples)))
+    return "".join(parts)
+
+
+def do_list():
+    lines = [header()]
+    for name, kind, desc in METHODS:
+        reason = _unavailable_reason(name)
+        obj = {"method": name, "kind": kind, "available": reason is None}
+        if reason is not None:
+            obj["reason"] = reason
+        obj["description"] = desc
+        lines.append(json.dumps(obj, separators=(",", ":")))
+    lines.append("end")
+    emit("\n".join(lines) + "\n")
+
+
+# --------------------------------------------------------- known roundings ---
+
+def notes_for(method, d):
+    """Comment lines on a rounding or clamp this runtime applies to duration d."""
+    notes = []
+    if method == "time.sleep":
+        if (sys.implementation.name == "cpython" and sys.version_info < (3, 11)
+                and sys.platform != "win32" and d % 1000):
+            notes.append("CPython < 3.11 time.sleep uses select(): the timeout is "
+                         "rounded up to whole microseconds")
+    elif method in ("threading.Event.wait", "select.select"):
+        if d % 1000:
+            notes.append("%s converts the timeout to whole microseconds, rounding up"
+                         % method)
+    elif method == "asyncio.sleep":
+        if d == 0:
+            notes.append("asyncio.sleep(0) is a bare yield to the event loop (no timer)")
+        else:
+            import selectors
+            sel = selectors.DefaultSelector.__name__
+            if sel in ("EpollSelector", "PollSelector", "DevpollSelector"):
+                notes.append("asyncio: %s.select rounds the wait (deadline - now) up to "
+                             "whole milliseconds" % sel)
+    return notes
+
+
+# ---------------------------------------------------------- timed loops ---
+# Timed region everywhere: clock read, the wait, clock read. Everything else
+# (storing, summing, the loop test) happens outside it. Functions and
+# arguments are bound to locals beforehand, so no attribute lookup is timed.
+
+def _fill(fn, arg, out, n):
+    clk = time.perf_counter_ns
+    for i in range(n):
+        t0 = clk()
+        fn(arg)
+        t1 = clk()
+        out[i] = t1 - t0
+
+
+def _budget(fn, arg, budget, max_count):
+    clk = time.perf_counter_ns
+    out = []
+    append = out.append
+    total = 0
+    n = 0
+    while True:
+        t0 = clk()
+        fn(arg)
+        t1 = clk()
+        e = t1 - t0
+        append(e)
+        total += e
+        n += 1
+        if total >= budget or n >= max_count:
+            return out
+
+
+def _fill0(fn, out, n):
+    clk = time.perf_counter_ns
+    for i in range(n):
+        t0 = clk()
+        fn()
+        t1 = clk()
+        out[i] = t1 - t0
+
+
+def _budget0(fn, budget, max_count):
+    clk = time.perf_counter_ns
+    out = []
+    append = out.append
+    total = 0
+    n = 0
+    while True:
+        t0 = clk()
+        fn()
+        t1 = clk()
+        e = t1 - t0
+        append(e)
+        total += e
+        n += 1
+        if total >= budget or n >= max_count:
+            return out
+
+
+def _fill_select(sel, empty, secs, out, n):
+    clk = time.perf_counter_ns
+    for i in range(n):
+        t0 = clk()
+        sel(empty, empty, empty, secs)
+        t1 = clk()
+        out[i] = t1 - t0
+
+
+def _budget_select(sel, empty, secs, budget, max_count):
+    clk = time.perf_counter_ns
+    out = []
+    append = out.append
+    total = 0
+    n = 0
+    while True:
+        t0 = clk()
+        sel(empty, empty, empty, secs)
+        t1 = clk()
+        e = t1 - t0
+        append(e)
+        total += e
+        n += 1
+        if total >= budget or n >= max_count:
+            return out
+
+
+def sync_cell(method, d, opts):
+    """Runs one cell of a blocking method; returns (warm, samples)."""
+    warmup = opts["warmup"]
+    secs = d / 1e9
+    warm = [0] * warmup
+    if method == "time.sleep":
+        fn, arg = time.sleep, secs
+    elif method == "threading.Event.wait":
+        import threading
+        fn, arg = threading.Event().wait, secs
+    elif method == "os.sched_yield":
+        fn, arg = os.sched_yield, None
+    elif method == "select.select":
+        import select
+        sel, empty = select.select, []
+        _fill_select(sel, empty, secs, warm, warmup)
+        if "count" in opts:
+            samples = [0] * opts["count"]
+            _fill_select(sel, empty, secs, samples, opts["count"])
+        else:
+            samples = _budget_select(sel, empty, secs, opts["budget"], opts["max_count"])
+        return warm, samples
+    else:
+        raise AssertionError(method)
+
+    if arg is None:
+        _fill0(fn, warm, warmup)
+        if "count" in opts:
+            samples = [0] * opts["count"]
+            _fill0(fn, samples, opts["count"])
+        else:
+            samples = _budget0(fn, opts["budget"], opts["max_count"])
+    else:
+        _fill(fn, arg, warm, warmup)
+        if "count" in opts:
+            samples = [0] * opts["count"]
+            _fill(fn, arg, samples, opts["count"])
+        else:
+            samples = _budget(fn, arg, opts["budget"], opts["max_count"])
+    return warm, samples
+
+
+async def _asyncio_fill(secs, out, n):
+    import asyncio
+    sleep = asyncio.sleep
+    clk = time.perf_counter_ns
+    for i in range(n):
+        t0 = clk()
+        await sleep(secs)
+        t1 = clk()
+        out[i] = t1 - t0
+
+
+async def _asyncio_budget(secs, budget, max_count):
+    import asyncio
+    sleep = asyncio.sleep
+    clk = time.perf_counter_ns
+    out = []
+    append = out.append
+    total = 0
+    n = 0
+    while True:
+        t0 = clk()
+        await sleep(secs)
+        t1 = clk()
+        e = t1 - t0
+        append(e)
+        total += e
+        n += 1
+        if total >= budget or n >= max_count:
+            return out
+
+
+def run_oneshot(opts):
+    method = opts["method"]
+    emit(header({"method": method, "mode": ONESHOT}) + "\n")
+    if method == "asyncio.sleep":
+        import asyncio
+
+        async def all_cells():
+            # One running loop; every cell is timed inside it.
+            for d in opts["durations"]:
+                secs = d / 1e9
+                warm = [0] * opts["warmup"]
+                await _asyncio_fill(secs, warm, opts["warmup"])
+                if "count" in opts:
+                    samples = [0] * opts["count"]
+                    await _asyncio_fill(secs, samples, opts["count"])
+                else:
+                    samples = await _asyncio_budget(secs, opts["budget"], opts["max_count"])
+                emit(cell_text(d, warm, samples, "s", notes_for(method, d)))
+
+        asyncio.run(all_cells())
+    else:
+        for d in opts["durations"]:
+            warm, samples = sync_cell(method, d, opts)
+            emit(cell_text(d, warm, samples, "s", notes_for(method, d)))
+    emit("end\n")
+
+
+def run_periodic(opts):
+    """asyncio-call_at: tick k (from 1) is due at t0 + k*P on the loop clock.
+
+    Each callback reads the clock first, stores its arrival time since t0, and
+    re-arms itself with call_at for the next absolute due time, so lateness
+    never accumulates (a late tick whose successor is already due fires that
+    successor on the next loop iteration: no tick is dropped)."""
+    import asyncio
+
+    period = opts["period"]
+    warmup = opts["warmup"]
+    total = warmup + opts["count"]
+    arrivals = [0] * total
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        clk = time.perf_counter_ns
+        call_at = loop.call_at
+        state = {"k": 0}
+        # Read the probe clock first, then the loop clock: both are
+        # CLOCK_MONOTONIC on Linux; the gap (< 1 us) makes arrivals look
+        # slightly later, never earlier.
+        t0 = clk()
+        base = loop.time()
+
+        def tick():
+            now = clk()
+            k = state["k"]
+            arrivals[k] = now - t0
+            k += 1
+            state["k"] = k
+            if k < total:
+                call_at(base + (k + 1) * period / 1e9, tick)
+            else:
+                done.set_result(None)
+
+        call_at(base + period / 1e9, tick)
+        await done
+
+    emit(header({"method": opts["method"], "mode": PERIODIC}) + "\n")
+    asyncio.run(main())
+    notes = []
+    import selectors
+    sel = selectors.DefaultSelector.__name__
+    if sel in ("EpollSelector", "PollSelector", "DevpollSelector"):
+        notes.append("asyncio: %s.select rounds the wait (deadline - now) up to "
+                     "whole milliseconds" % sel)
+    emit(cell_text(period, arrivals[:warmup], arrivals[warmup:], "t", notes))
+    emit("end\n")
+
+
+# ------------------------------------------------------------------ main ---
+
+def main(argv):
+    prog = "probe.py"
+    try:
+        action, opts = parse_args(argv)
+    except BadArgs as e:
+        emit("%s: %s\n" % (prog, e), 2)
+        return EXIT_BAD_ARGS
+    if action == "list":
+        do_list()
+        return EXIT_OK
+    reason = _unavailable_reason(opts["method"])
+    if reason is not None:
+        emit("%s: method %r is unavailable: %s\n" % (prog, opts["method"], reason), 2)
+        return EXIT_UNAVAILABLE
+    if opts["kind"] == PERIODIC:
+        run_periodic(opts)
+    else:
+        run_oneshot(opts)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    try:
+        code = main(sys.argv[1:])
+    except BrokenPipeError:
+        # The reader went away: the run is lost; leave without a traceback.
+        code = 1
+    sys.exit(code)

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs on a fresh Debian machine: the runtimes the
+# probes measure (Ruby, JRuby, the mingw cross-compiler and Wine for the Windows probe),
+# cyclictest for the validation script, and Chromium for the report's browser test.
+# Idempotent and quiet when everything is already there.
+set -euo pipefail
+
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have cyclictest || need+=(rt-tests)
+have ruby || need+=(ruby)
+have jruby || need+=(jruby)
+have x86_64-w64-mingw32-gcc || need+=(gcc-mingw-w64-x86-64)
+have wine || need+=(wine wine64)
+have chromium || need+=(chromium)
+have cc || need+=(gcc)
+have c++ || need+=(g++)
+
+if ((${#need[@]})); then
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "install-deps: missing ${need[*]}; run as root or install them" >&2
+        exit 1
+    fi
+    echo "install-deps: installing ${need[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# Wine needs its prefix once; doing it here keeps the first probe run fast.
+if have wine && [[ ! -d "${WINEPREFIX:-$HOME/.wine}" ]]; then
+    WINEDEBUG=-all wineboot --init >/dev/null 2>&1 || true
+fi

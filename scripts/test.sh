@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs every test of sleeplab on a fresh machine: installs what the tests need, then
+# format and lint checks, then the whole cargo test suite (unit, integration, probe
+# conformance, browser test of the report).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo test --workspace --release
