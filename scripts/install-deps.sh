@@ -27,6 +27,12 @@ if ((${#need[@]})); then
     apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
+# The CSV test loads files with pandas, as users will.
+if ! python3 -c "import pandas" >/dev/null 2>&1; then
+    echo "install-deps: installing pandas" >&2
+    python3 -m pip install -q pandas >/dev/null 2>&1 || python3 -m pip install -q --break-system-packages pandas
+fi
+
 # Wine needs its prefix once; doing it here keeps the first probe run fast.
 if have wine && [[ ! -d "${WINEPREFIX:-$HOME/.wine}" ]]; then
     WINEDEBUG=-all wineboot --init >/dev/null 2>&1 || true

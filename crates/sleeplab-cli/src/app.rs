@@ -27,22 +27,25 @@ pub fn run() -> i32 {
             return 2;
         }
     };
+    if let (Some(_), Some(flag)) = (&cli.command, cli.survey.given_flag()) {
+        eprintln!("sleeplab: {flag} is an option of the survey (`sleeplab {flag}`), not of a subcommand");
+        return 2;
+    }
     interrupt::install();
     let result = match &cli.command {
         Some(Command::List) => commands::list::run(),
         Some(Command::Sweep(args)) => commands::sweep::run(args, cli.quiet),
+        Some(Command::Pace(args)) => commands::pace::run(args, cli.quiet),
+        Some(Command::Cpu(args)) => commands::cpu::run(args, cli.quiet),
+        Some(Command::Short(args)) => commands::short::run(args, cli.quiet),
+        Some(Command::Runtimes(args)) => commands::runtimes::run(args, cli.quiet),
+        Some(Command::Timers(args)) => commands::timers::run(args, cli.quiet),
         Some(Command::Schema { output }) => commands::schema::run(output.as_deref()),
-        None => {
-            // The default experiment: a sweep with default settings.
-            match Cli::try_parse_from(["sleeplab", "sweep"]) {
-                Ok(Cli {
-                    command: Some(Command::Sweep(a)),
-                    ..
-                }) => commands::sweep::run(&a, cli.quiet),
-                Ok(_) => unreachable!("parsing `sweep` yields the sweep command"),
-                Err(e) => Err(e.into()),
-            }
-        }
+        Some(Command::Survey(args)) => commands::survey::run(args, cli.quiet),
+        Some(Command::Report(args)) => commands::report::run(args),
+        Some(Command::Compare(args)) => commands::compare::run(args),
+        // No subcommand: the survey, with the options given at the top level.
+        None => commands::survey::run(&cli.survey, cli.quiet),
     };
     match result {
         Ok(code) => code,

@@ -13,6 +13,9 @@ pub struct Cli {
     /// No progress bars.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// The survey's options, for `sleeplab` without a subcommand (= `sleeplab survey`).
+    #[command(flatten)]
+    pub survey: crate::commands::survey::SurveyArgs,
     /// The experiment to run (default: the survey).
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -21,10 +24,26 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Every experiment in short (about 90 s), then a report directory and the findings (the default).
+    Survey(Box<crate::commands::survey::SurveyArgs>),
+    /// Re-render a saved result (any experiment's --json, or a survey) as DIR/index.html.
+    Report(Box<crate::commands::report::ReportArgs>),
+    /// Two results side by side, with ratios b/a of every matching median and p99.
+    Compare(Box<crate::commands::compare::CompareArgs>),
     /// List every wait mechanism, what it calls, and whether this machine supports it.
     List,
     /// Requested duration × mechanism × load → how long the wait really took (seed 000).
     Sweep(Box<SweepArgs>),
+    /// A fixed-rate loop (60 FPS) per precise-sleep contender: error and CPU (seed 002).
+    Pace(Box<crate::commands::pace::PaceArgs>),
+    /// CPU usage against requested sleep for the hybrid sleep+spin strategies (seed 002).
+    Cpu(Box<crate::commands::cpu::CpuArgs>),
+    /// What zero and minimal sleeps really cost, per mechanism, with 99.9 % CIs (seed 001).
+    Short(Box<crate::commands::short::ShortArgs>),
+    /// Every language runtime's own sleep, measured the same way through probes (seed 003).
+    Runtimes(Box<crate::commands::runtimes::RuntimesArgs>),
+    /// Periodic timers compared: count, avg error %, σ, lateness, missed ticks (seed 004).
+    Timers(Box<crate::commands::timers::TimersArgs>),
     /// Print the JSON Schema of result files.
     Schema {
         /// Write it to this file instead of stdout.
@@ -52,40 +71,40 @@ pub struct OutputArgs {
 #[derive(Debug, Clone, Args)]
 pub struct SweepArgs {
     /// Mechanisms to measure, comma-separated (default: every supported one; see `sleeplab list`).
-    #[arg(long, value_name = "LIST", value_parser = names)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = names)]
     pub mechanisms: Option<List<String>>,
     /// Requested durations, e.g. 0,1ns,50us,1.5ms,1s (default: 0,1us,10us,100us,1ms,10ms,100ms).
-    #[arg(long, value_name = "LIST", value_parser = durations, conflicts_with = "timertest")]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = durations, conflicts_with = "timertest")]
     pub durations: Option<List<u64>>,
     /// Seed 000's 14 durations: 0 and 1 ms to 1000 ms.
     #[arg(long)]
     pub timertest: bool,
     /// Samples per cell (instead of a time budget).
-    #[arg(long, value_name = "N", value_parser = iterations, conflicts_with = "budget")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = iterations, conflicts_with = "budget")]
     pub iterations: Option<u64>,
     /// Time budget per cell: samples = budget / duration, within --min/--max-iterations.
-    #[arg(long, value_name = "DURATION", value_parser = budget, default_value = "200ms")]
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = budget, default_value = "200ms")]
     pub budget: u64,
     /// With --budget: at least this many samples per cell.
-    #[arg(long, value_name = "N", value_parser = iterations, default_value = "5")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = iterations, default_value = "5")]
     pub min_iterations: u64,
     /// With --budget: at most this many samples per cell.
-    #[arg(long, value_name = "N", value_parser = iterations, default_value = "20000")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = iterations, default_value = "20000")]
     pub max_iterations: u64,
     /// Competing busy threads, a list of levels, e.g. 0,1,2,5.
-    #[arg(long, value_name = "LIST", value_parser = loads, default_value = "0")]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = loads, default_value = "0")]
     pub load: List<usize>,
     /// Calls per cell kept apart as "first calls" (not in the statistics).
-    #[arg(long, value_name = "K", value_parser = warmup, default_value = "3")]
+    #[arg(long, allow_hyphen_values = true, value_name = "K", value_parser = warmup, default_value = "3")]
     pub warmup: u64,
     /// Interleaved passes over all cells.
-    #[arg(long, value_name = "R", value_parser = rounds, default_value = "5")]
+    #[arg(long, allow_hyphen_values = true, value_name = "R", value_parser = rounds, default_value = "5")]
     pub rounds: u64,
     /// Timer slack(s) to measure under, e.g. 50us,1ns (default: leave it as it is).
-    #[arg(long, value_name = "LIST", value_parser = slacks)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = slacks)]
     pub timer_slack: Option<List<u64>>,
     /// Raw samples per cell kept in the JSON (the CSV gets all kept samples).
-    #[arg(long, value_name = "N", value_parser = json_samples, default_value = "1000")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = json_samples, default_value = "1000")]
     pub json_samples: u64,
     #[command(flatten)]
     pub threads: ThreadArgs,

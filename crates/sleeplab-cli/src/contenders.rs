@@ -1,6 +1,10 @@
 //! Everything `sweep` can measure by name: the OS wait mechanisms of
-//! [`sleeplab::wait`], and (as they land) the precise-sleep strategies.
+//! [`sleeplab::wait`], and the precise-sleep strategies of [`crate::strategies`] that are
+//! not already an OS mechanism (`std-sleep`, `clock-nanosleep-abs` and `spin` are both),
+//! so the 1 ns – 1 s curve includes them.
 
+use crate::strategies::{self, RealStrategy};
+use sleeplab::clock::RealEnv;
 use sleeplab::wait::{self, Support, Waiter};
 
 /// Where a contender comes from.
@@ -68,30 +72,92 @@ impl Wait for Waiter {
     }
 }
 
+/// A strategy measured as a plain wait (`sleep_for` from now).
+struct StrategyWait {
+    strategy: RealStrategy,
+    env: RealEnv,
+}
+
+impl Wait for StrategyWait {
+    #[inline]
+    fn wait(&mut self, ns: u64) {
+        self.strategy.sleep_for(&mut self.env, ns);
+    }
+}
+
+/// The strategies that are not OS mechanisms under another name.
+fn strategy_names() -> Vec<&'static str> {
+    strategies::names()
+        .into_iter()
+        .filter(|n| wait::find(n).is_none())
+        .collect()
+}
+
 /// Every contender, with its support on this machine.
 pub fn all() -> Vec<Info> {
-    wait::mechanisms()
-        .iter()
-        .map(|m| Info {
-            name: m.name,
-            description: m.description,
-            family: m.family.to_string(),
-            origin: Origin::Os,
-            min_ns: m.min_ns,
-            takes_duration: m.takes_duration,
-            support: m.support(),
-        })
-        .collect()
+    let os = wait::mechanisms().iter().map(|m| Info {
+        name: m.name,
+        description: m.description,
+        family: m.family.to_string(),
+        origin: Origin::Os,
+        min_ns: m.min_ns,
+        takes_duration: m.takes_duration,
+        support: m.support(),
+    });
+    let strategies = strategy_names().into_iter().map(|name| Info {
+        name,
+        description: strategies::description(name),
+        family: "strategy".to_string(),
+        origin: Origin::Strategy,
+        min_ns: 0,
+        takes_duration: true,
+        support: Support::Supported,
+    });
+    os.chain(strategies).collect()
 }
 
 /// Names of all contenders.
 pub fn names() -> Vec<&'static str> {
-    wait::mechanisms().iter().map(|m| m.name).collect()
+    wait::mechanisms()
+        .iter()
+        .map(|m| m.name)
+        .chain(strategy_names())
+        .collect()
 }
 
 /// Creates a contender's per-thread state.
 pub fn build(name: &str) -> Result<Box<dyn Wait>, String> {
-    Waiter::new(name)
-        .map(|w| Box::new(w) as Box<dyn Wait>)
-        .map_err(|e| e.to_string())
+    if wait::find(name).is_some() {
+        return Waiter::new(name)
+            .map(|w| Box::new(w) as Box<dyn Wait>)
+            .map_err(|e| e.to_string());
+    }
+    strategies::build(name).map(|strategy| {
+        Box::new(StrategyWait {
+            strategy,
+            env: RealEnv,
+        }) as Box<dyn Wait>
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_build() {
+        let names = names();
+        for (i, n) in names.iter().enumerate() {
+            assert!(!names[..i].contains(n), "{n} twice");
+        }
+        assert!(names.contains(&"precise") && names.contains(&"spin-sleep"));
+        let infos = all();
+        assert_eq!(infos.len(), names.len());
+        assert_eq!(
+            infos.iter().filter(|i| i.origin == Origin::Strategy).count(),
+            5
+        );
+        assert!(build("precise").is_ok());
+        assert!(build("nope").is_err());
+    }
 }

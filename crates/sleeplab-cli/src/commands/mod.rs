@@ -1,12 +1,43 @@
 //! One function per subcommand: parse-validated arguments in, output and exit code out.
 
+pub mod compare;
 pub mod list;
+pub mod report;
 pub mod schema;
+pub mod short;
+pub mod cpu;
+pub mod pace;
+pub mod runtimes;
+pub mod survey;
 pub mod sweep;
+pub mod timers;
 
 use crate::error::UsageError;
+use crate::interrupt::EXIT_INTERRUPTED;
+use crate::model::{ResultFile, write_json};
 use crate::output::check_writable;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// Saves a finished result: JSON when asked, then whatever else `extra` writes (CSV),
+/// and returns the exit code (130 when the run was interrupted).
+pub fn save(
+    result: &ResultFile,
+    json: Option<&Path>,
+    extra: impl FnOnce() -> anyhow::Result<()>,
+) -> anyhow::Result<i32> {
+    for n in &result.notes {
+        println!("note: {n}");
+    }
+    if let Some(p) = json {
+        write_json(p, result)?;
+    }
+    extra()?;
+    if !result.complete {
+        eprintln!("sleeplab: interrupted; the results above and in the files are partial");
+        return Ok(EXIT_INTERRUPTED);
+    }
+    Ok(0)
+}
 
 /// Fails with a usage error unless every given output path is writable.
 pub fn check_outputs(paths: &[(&str, &Option<PathBuf>)]) -> Result<(), UsageError> {

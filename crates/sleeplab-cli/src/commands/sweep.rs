@@ -1,15 +1,13 @@
 //! `sleeplab sweep`.
 
-use super::{check_outputs, resolve_names};
+use super::{check_outputs, resolve_names, save};
 use crate::cli::SweepArgs;
 use crate::contenders;
 use crate::experiments::sweep::{
     self, DEFAULT_DURATIONS_NS, Quota, SweepConfig, timertest_durations,
 };
-use crate::interrupt::EXIT_INTERRUPTED;
-use crate::model::{ExperimentData, ResultFile, SCHEMA_VERSION, ToolInfo, now_rfc3339, write_json};
+use crate::model::{ExperimentData, RunStart};
 use crate::output::Progress;
-use sleeplab::system::Fingerprint;
 use sleeplab::wait::Support;
 
 /// Builds the sweep's config from the arguments (validating names and paths).
@@ -87,48 +85,32 @@ pub fn run(args: &SweepArgs, quiet: bool) -> anyhow::Result<i32> {
     args.threads.validate()?;
     check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
     let config = config(args)?;
-    let fingerprint = Fingerprint::collect();
-    let started_at = now_rfc3339();
-    let cells = estimate_cells(&config);
-    let progress = Progress::new("sweep", cells * config.rounds, quiet);
+    let start = RunStart::now();
+    let progress = Progress::new("sweep", estimate_cells(&config) * config.rounds, quiet);
     let mut notes = Vec::new();
     let max_load = config.loads.iter().copied().max().unwrap_or(0);
-    if max_load >= fingerprint.cpu_count {
+    let cpus = start.fingerprint.cpu_count;
+    if max_load >= cpus {
         notes.push(format!(
-            "load {max_load} busy threads on {} CPUs: the measuring thread competes for a CPU",
-            fingerprint.cpu_count
+            "load {max_load} busy threads on {cpus} CPUs: the measuring thread competes for a CPU"
         ));
     }
     let outcome = sweep::run(&config, &args.threads, &progress)?;
     progress.finish();
-    let result = ResultFile {
-        schema_version: SCHEMA_VERSION,
-        tool: ToolInfo::default(),
-        complete: outcome.complete,
-        started_at,
-        finished_at: now_rfc3339(),
-        command_line: std::env::args().collect(),
-        fingerprint,
-        settings: outcome.settings,
+    print!("{}", sweep::render(&outcome.data));
+    let data = outcome.data.clone();
+    let result = start.finish(
+        ExperimentData::Sweep(outcome.data),
+        outcome.settings,
+        outcome.complete,
         notes,
-        data: ExperimentData::Sweep(outcome.data),
-    };
-    let ExperimentData::Sweep(data) = &result.data;
-    print!("{}", sweep::render(data));
-    for n in &result.notes {
-        println!("note: {n}");
-    }
-    if let Some(p) = &args.output.json {
-        write_json(p, &result)?;
-    }
-    if let Some(p) = &args.output.csv {
-        sweep::write_csv(p, data)?;
-    }
-    if !result.complete {
-        eprintln!("sleeplab: interrupted; the results above and in the files are partial");
-        return Ok(EXIT_INTERRUPTED);
-    }
-    Ok(0)
+    );
+    save(&result, args.output.json.as_deref(), || {
+        match &args.output.csv {
+            Some(p) => sweep::write_csv(p, &data),
+            None => Ok(()),
+        }
+    })
 }
 
 /// Number of cells the sweep will measure (for the progress bar).

@@ -1,6 +1,12 @@
 //! The envelope every result shares: version, tool, machine, settings, timing.
 
+use crate::experiments::cpu::CpuData;
+use crate::experiments::pace::PaceData;
+use crate::experiments::runtimes::RuntimesData;
+use crate::experiments::short::ShortData;
+use crate::experiments::survey::SurveyData;
 use crate::experiments::sweep::SweepData;
+use crate::experiments::timers::TimersData;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::system::{Fingerprint, Policy};
@@ -49,6 +55,18 @@ pub struct RunSettings {
 pub enum ExperimentData {
     /// `sleeplab sweep`: requested duration × mechanism × load → elapsed.
     Sweep(SweepData),
+    /// `sleeplab pace`: a fixed-rate loop per precise-sleep contender.
+    Pace(PaceData),
+    /// `sleeplab cpu`: CPU usage against requested sleep.
+    Cpu(CpuData),
+    /// `sleeplab short`: what zero and minimal sleeps cost, per mechanism.
+    Short(ShortData),
+    /// `sleeplab runtimes`: every language runtime's own waits, through probes.
+    Runtimes(RuntimesData),
+    /// `sleeplab survey`: a short version of every experiment, each stage's result inside.
+    Survey(SurveyData),
+    /// `sleeplab timers`: periodic timers compared.
+    Timers(TimersData),
 }
 
 impl ExperimentData {
@@ -56,6 +74,12 @@ impl ExperimentData {
     pub fn name(&self) -> &'static str {
         match self {
             ExperimentData::Sweep(_) => "sweep",
+            ExperimentData::Pace(_) => "pace",
+            ExperimentData::Cpu(_) => "cpu",
+            ExperimentData::Short(_) => "short",
+            ExperimentData::Runtimes(_) => "runtimes",
+            ExperimentData::Survey(_) => "survey",
+            ExperimentData::Timers(_) => "timers",
         }
     }
 }
@@ -87,6 +111,50 @@ pub struct ResultFile {
     /// The experiment and its data.
     #[serde(flatten)]
     pub data: ExperimentData,
+}
+
+/// What is known when a run starts: the clock, the machine, the command line.
+#[derive(Debug, Clone)]
+pub struct RunStart {
+    /// Start time, RFC 3339.
+    pub started_at: String,
+    /// The machine.
+    pub fingerprint: Fingerprint,
+    /// The command line.
+    pub command_line: Vec<String>,
+}
+
+impl RunStart {
+    /// Notes the start of a run now.
+    pub fn now() -> Self {
+        Self {
+            started_at: now_rfc3339(),
+            fingerprint: Fingerprint::collect(),
+            command_line: std::env::args().collect(),
+        }
+    }
+
+    /// Closes the run: the result envelope around `data`.
+    pub fn finish(
+        self,
+        data: ExperimentData,
+        settings: RunSettings,
+        complete: bool,
+        notes: Vec<String>,
+    ) -> ResultFile {
+        ResultFile {
+            schema_version: SCHEMA_VERSION,
+            tool: ToolInfo::default(),
+            complete,
+            started_at: self.started_at,
+            finished_at: now_rfc3339(),
+            command_line: self.command_line,
+            fingerprint: self.fingerprint,
+            settings,
+            notes,
+            data,
+        }
+    }
 }
 
 /// The current time as RFC 3339 (UTC, seconds).

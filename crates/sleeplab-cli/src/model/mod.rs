@@ -6,6 +6,6 @@ mod envelope;
 mod io;
 
 pub use envelope::{
-    ExperimentData, ResultFile, RunSettings, SCHEMA_VERSION, ToolInfo, now_rfc3339,
+    ExperimentData, ResultFile, RunSettings, RunStart, SCHEMA_VERSION, ToolInfo, now_rfc3339,
 };
-pub use io::{LoadError, load_result, result_schema, write_json};
+pub use io::{LoadError, load_result, parse_result, result_schema, write_json};

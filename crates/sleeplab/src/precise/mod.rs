@@ -1,1 +1,89 @@
-//! Precise sleeping: [`PreciseSleeper`], the `Ticker` and contender strategies (in progress).
+//! Precise sleeping: wake within microseconds of a deadline while using little CPU.
+//!
+//! * [`PreciseSleeper`]: an absolute native sleep to `deadline − margin`, then a spin to
+//!   the deadline. The margin is learned online from the oversleep of the native phase
+//!   by a [`MarginEstimator`] (a high window quantile with instant rise and slow release,
+//!   capped so host stalls are counted, not learned). By default the sleeper sets the
+//!   thread's timer slack to 1 ns ([`SlackPolicy`]). It never returns early.
+//! * [`Ticker`]: a drift-free schedule `start + k·period` on a sleeper, with tokio's
+//!   [`MissedTickBehavior`]s; the arithmetic is the pure function [`next_tick`].
+//! * [`WaitStrategy`]: the interface shared by our [`Precise`] strategy and the
+//!   contenders it is measured against (`std-sleep`, `clock-nanosleep-abs`, `spin`,
+//!   `seed-hybrid`, `sdl-precise`, `fixed-margin`), built by name with
+//!   [`strategy_by_name`] and listed by [`strategies`].
+//! * [`VirtualEnv`]: a virtual clock with scripted oversleeps, interruptions and CPU
+//!   accounting, on which all of the above run unchanged (tests, the simulator).
+//!
+//! Everything is generic over [`Env`](crate::clock::Env) and takes time only from it.
+//!
+//! # Sleeping precisely
+//!
+//! ```
+//! use std::time::Duration;
+//! use sleeplab::precise::PreciseSleeper;
+//!
+//! let mut sleeper = PreciseSleeper::new(); // sets this thread's timer slack to 1 ns
+//! let report = sleeper.sleep(Duration::from_millis(2));
+//! assert!(report.woke >= report.deadline); // never early
+//! println!(
+//!     "late by {} ns, spun {} ns, margin {} ns, slack {:?} ns",
+//!     report.lateness_ns, report.spin_ns, report.margin_ns, sleeper.timer_slack_ns()
+//! );
+//! let stats = sleeper.stats();
+//! assert_eq!(stats.count, 1);
+//! ```
+//!
+//! # A periodic loop
+//!
+//! ```
+//! use std::time::Duration;
+//! use sleeplab::precise::{MissedTickBehavior, Ticker};
+//!
+//! let mut ticker = Ticker::new(Duration::from_millis(1))
+//!     .with_missed_tick_behavior(MissedTickBehavior::Skip);
+//! for _ in 0..5 {
+//!     let tick = ticker.tick();
+//!     // Skip keeps the original grid start + k·period (exact integers, no drift).
+//!     assert_eq!((tick.scheduled - ticker.start_ns()) % 1_000_000, 0);
+//!     assert!(tick.woke >= tick.scheduled);
+//! }
+//! ```
+//!
+//! # The same code in virtual time
+//!
+//! ```
+//! use sleeplab::precise::{PreciseSleeper, VirtualEnv, Wake};
+//!
+//! // Native sleeps oversleep 30 µs, then one is interrupted by a signal after 1 µs.
+//! let env = VirtualEnv::starting_at(1_000_000)
+//!     .with_script(vec![Wake::Late(30_000), Wake::Interrupted(1_000)]);
+//! let mut sleeper = PreciseSleeper::new_virtual(env);
+//! for _ in 0..100 {
+//!     let r = sleeper.sleep_for_ns(16_666_667);
+//!     assert!(r.woke >= r.deadline);
+//! }
+//! println!("margin learned: {} ns", sleeper.margin_ns());
+//! ```
+
+mod contenders;
+mod estimator;
+mod hybrid;
+mod report;
+mod sleeper;
+mod spin;
+mod strategy;
+mod ticker;
+pub mod virtual_env;
+mod window;
+
+pub use contenders::{AbsSleep, FixedMargin, PureSpin, SdlPrecise, SeedHybrid, StdSleep};
+pub use estimator::{EstimatorConfig, MarginEstimator, Observation};
+pub use hybrid::Precise;
+pub use report::{SleepReport, SleepStats};
+pub use sleeper::{PreciseSleeper, PreciseSleeperBuilder, SlackPolicy};
+pub use spin::SpinStrategy;
+pub use strategy::{
+    STRATEGIES, StrategyInfo, UnknownStrategy, WaitStrategy, strategies, strategy_by_name,
+};
+pub use ticker::{MissedTickBehavior, Tick, Ticker, next_tick};
+pub use virtual_env::{SleepCall, VirtualCosts, VirtualEnv, Wake};

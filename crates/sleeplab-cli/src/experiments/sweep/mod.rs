@@ -11,7 +11,7 @@ mod csv_out;
 mod render;
 mod run;
 
-pub use csv_out::write_csv;
+pub use csv_out::{CSV_COLUMNS, write_csv};
 pub use render::render;
 pub use run::run;
 

@@ -1,0 +1,148 @@
+//! `sleeplab pace`.
+
+use super::{check_outputs, save};
+use crate::cli::{List, OutputArgs};
+use crate::error::UsageError;
+use crate::experiments::pace::{self, PaceConfig};
+use crate::model::{ExperimentData, RunStart};
+use crate::output::Progress;
+use crate::parse::{self, ParseError};
+use crate::settings::ThreadArgs;
+use crate::strategies;
+use clap::Args;
+
+/// `sleeplab pace`: a fixed-rate loop per precise-sleep contender (seed 002 figure 1).
+#[derive(Debug, Clone, Args)]
+pub struct PaceArgs {
+    /// Contenders, comma-separated. Known: std-sleep, clock-nanosleep-abs, spin,
+    /// seed-hybrid, sdl-precise, fixed-margin, spin-sleep, precise. Default: std-sleep,
+    /// spin, seed-hybrid, sdl-precise, spin-sleep, precise (6 × 500 frames at 60 Hz = 50 s).
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = names)]
+    pub strategies: Option<List<String>>,
+    /// Frames per second.
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ", default_value = "60", value_parser = rate)]
+    pub rate: f64,
+    /// Frames per contender.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "500", value_parser = frames)]
+    pub frames: u64,
+    /// Frames per interleaved block (contenders take turns block by block).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "50", value_parser = frames)]
+    pub block: u64,
+    /// Busy work per frame before the wait (e.g. 2ms), as a game would update its state.
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", default_value = "0", value_parser = parse::duration_ns)]
+    pub work: u64,
+    /// Timer slack for every contender (the same for all, so the comparison is fair).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", default_value = "1ns", value_parser = slack)]
+    pub timer_slack: u64,
+    /// Raw frame errors per contender kept in the JSON.
+    #[arg(long, value_name = "N", default_value = "1000")]
+    pub json_samples: usize,
+    #[command(flatten)]
+    pub threads: ThreadArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn names(s: &str) -> Result<List<String>, ParseError> {
+    parse::list("strategy list", s, |x| Ok(x.to_string())).map(List)
+}
+
+fn frames(s: &str) -> Result<u64, ParseError> {
+    parse::count("frame count", s, 1, 10_000_000)
+}
+
+fn slack(s: &str) -> Result<u64, ParseError> {
+    let v = parse::duration_ns(s)?;
+    if v == 0 {
+        return Err(ParseError {
+            what: "timer slack",
+            value: s.into(),
+            reason: "0 means 'default' to the kernel; use 1ns for the minimum".into(),
+        });
+    }
+    Ok(v)
+}
+
+fn rate(s: &str) -> Result<f64, ParseError> {
+    let bad = |reason: &str| ParseError {
+        what: "rate",
+        value: s.into(),
+        reason: reason.into(),
+    };
+    let v: f64 = s.trim().parse().map_err(|_| bad("not a number of frames per second"))?;
+    if !v.is_finite() || v <= 0.0 {
+        return Err(bad("must be a positive, finite number"));
+    }
+    if !(0.1..=100_000.0).contains(&v) {
+        return Err(bad("must be between 0.1 and 100000 Hz"));
+    }
+    Ok(v)
+}
+
+/// The default contenders of `pace`: the references (a plain sleep, a pure spin), the
+/// seed's hybrid, SDL's, the spin_sleep crate, and ours.
+pub const DEFAULT_STRATEGIES: [&str; 6] =
+    ["std-sleep", "spin", "seed-hybrid", "sdl-precise", "spin-sleep", "precise"];
+
+/// Resolves contender names against the registry (with a suggestion for typos);
+/// `None` gives [`DEFAULT_STRATEGIES`].
+pub fn resolve_strategies(given: Option<&List<String>>) -> Result<Vec<String>, UsageError> {
+    let known = strategies::names();
+    match given {
+        None => Ok(DEFAULT_STRATEGIES.iter().map(|s| s.to_string()).collect()),
+        Some(list) => {
+            let mut out: Vec<String> = Vec::new();
+            for n in &list.0 {
+                if !known.contains(&n.as_str()) {
+                    let hint = parse::closest(n, known.iter().copied())
+                        .map(|c| format!(" (did you mean {c}?)"))
+                        .unwrap_or_else(|| format!(" (known: {})", known.join(", ")));
+                    return Err(UsageError::new(format!("unknown strategy {n:?}{hint}")));
+                }
+                if !out.contains(n) {
+                    out.push(n.clone());
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Builds the config from the arguments.
+pub fn config(args: &PaceArgs) -> Result<PaceConfig, UsageError> {
+    let period_ns = (1e9 / args.rate).round() as u64;
+    if args.work >= period_ns {
+        return Err(UsageError::new(format!(
+            "invalid --work {}: not shorter than the frame period {} ns",
+            args.work, period_ns
+        )));
+    }
+    Ok(PaceConfig {
+        strategies: resolve_strategies(args.strategies.as_ref())?,
+        rate_hz: args.rate,
+        period_ns,
+        frames: args.frames,
+        block: args.block.min(args.frames),
+        work_ns: args.work,
+        timer_slack_ns: Some(args.timer_slack),
+        json_samples: args.json_samples,
+    })
+}
+
+/// Runs `pace`.
+pub fn run(args: &PaceArgs, quiet: bool) -> anyhow::Result<i32> {
+    args.threads.validate()?;
+    check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
+    let config = config(args)?;
+    let start = RunStart::now();
+    let progress = Progress::new("pace", config.frames * config.strategies.len() as u64, quiet);
+    let out = pace::run(&config, &args.threads, &progress)?;
+    progress.finish();
+    print!("{}", pace::render(&out.data));
+    let data = out.data.clone();
+    let result = start.finish(ExperimentData::Pace(out.data), out.settings, out.complete, vec![]);
+    save(&result, args.output.json.as_deref(), || match &args.output.csv {
+        Some(p) => pace::write_csv(p, &data),
+        None => Ok(()),
+    })
+}

@@ -1,0 +1,188 @@
+//! `sleeplab short`.
+
+use super::{check_outputs, resolve_names, save};
+use crate::cli::{List, OutputArgs};
+use crate::error::UsageError;
+use crate::experiments::short::{
+    self, CONFIDENCE, DEFAULT_REPETITIONS, MIN_BATCH, ShortConfig, planned_batches,
+};
+use crate::model::{ExperimentData, RunStart};
+use crate::output::Progress;
+use crate::parse::{self, ParseError};
+use crate::settings::ThreadArgs;
+use clap::Args;
+use sleeplab::wait::{self, Support};
+
+/// `sleeplab short`: what a zero and a minimal sleep really cost, per mechanism (seed 001).
+///
+/// Each mechanism is measured at 0 and at the smallest request its API can express
+/// (1 ns; 1 µs for select; 1 ms for poll and epoll), where it accepts them. One
+/// measurement is a batch of calls timed as a whole and divided by its length, minus an
+/// empty loop of the same length (the ground truth). Repetitions are interleaved and
+/// shuffled; ± is a 99.9 % confidence interval by Student's t over the per-repetition
+/// per-call means.
+///
+/// Batch length: the seed used 3000 calls. A nanosleep(1 ns) costs about 60–80 µs at the
+/// default timer slack and a poll(1 ms) over 1 ms, so 3000 of each, 20 times, for every
+/// mechanism would take minutes. Each cell's batch is therefore fixed before the first
+/// repetition from a short calibration: --batch calls, or as many as fit in --batch-time
+/// (at least 10), whichever is fewer. Cheap calls keep the full 3000; sleeping calls
+/// get a few hundred; the defaults finish in about 15 s. --batch-time 0 gives every
+/// cell the full --batch, exactly as in the seed.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct ShortArgs {
+    /// Mechanisms to measure, comma-separated (default: every supported one; see `sleeplab list`).
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = names)]
+    pub mechanisms: Option<List<String>>,
+    /// Calls per batch, at most (the seed's 3000).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "3000", value_parser = batch)]
+    pub batch: u64,
+    /// Time cap of one batch: expensive calls get fewer calls per batch (at least 10);
+    /// 0 = no cap, every batch has --batch calls.
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", default_value = "20ms", value_parser = batch_time)]
+    pub batch_time: u64,
+    /// Interleaved repetitions of every cell (the seed: at least 20).
+    #[arg(long, allow_hyphen_values = true, value_name = "R", default_value = "20", value_parser = repetitions)]
+    pub repetitions: u64,
+    /// Timer slack(s) to measure under, e.g. 50us,1ns, side by side (default: leave it as it is).
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = slacks)]
+    pub timer_slack: Option<List<u64>>,
+    /// Seed of the RNG that shuffles the order of the cells in each repetition.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = seed)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub threads: ThreadArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The method and the choice of batch length, shown after the options in `--help`.
+const AFTER_HELP: &str = "\
+Method: each mechanism at 0 and at the smallest request its API takes (1 ns; 1 µs for
+select; 1 ms for poll/epoll); yield at 0 only, timerfd at 1 ns only. One figure = one
+batch of N calls timed as a whole (clock read, N calls, clock read) ÷ N. Before every
+batch an empty black_box loop of the same N runs (the ground truth); the median of a
+cell's empty loops is subtracted (\"net\"). Repetitions are interleaved and shuffled;
+± is the 99.9 % confidence interval of the mean by Student's t over the per-repetition
+per-call means. CPU time and context switches: getrusage(RUSAGE_THREAD) per batch.
+
+Batch length: the seed used 3000 calls per batch. A nanosleep(1 ns) costs ~60-80 µs at
+the default 50 µs timer slack and a poll(1 ms) over 1 ms, so 3000 of each × 20
+repetitions × every mechanism would take minutes. Each cell's N is fixed before the
+first repetition from a short calibration: --batch, or as many calls as fit in
+--batch-time (at least 10), whichever is fewer. Cheap calls keep all 3000; sleeping
+calls get a few hundred; the defaults finish in ~10-15 s. --batch-time 0 gives every cell
+the full --batch, exactly as in the seed (minutes).";
+
+fn names(s: &str) -> Result<List<String>, ParseError> {
+    parse::list("name list", s, |x| Ok(x.to_string())).map(List)
+}
+
+fn batch(s: &str) -> Result<u64, ParseError> {
+    parse::count("batch size", s, 1, 1_000_000)
+}
+
+fn batch_time(s: &str) -> Result<u64, ParseError> {
+    let v = parse::duration_ns(s)?;
+    if v > 60_000_000_000 {
+        return Err(ParseError {
+            what: "batch time",
+            value: s.into(),
+            reason: "too long (the maximum is 60s)".into(),
+        });
+    }
+    Ok(v)
+}
+
+fn repetitions(s: &str) -> Result<u64, ParseError> {
+    // Two is the fewest that give a confidence interval.
+    parse::count("repetitions", s, 2, 100_000)
+}
+
+fn seed(s: &str) -> Result<u64, ParseError> {
+    parse::count("seed", s, 0, u64::MAX)
+}
+
+fn slacks(s: &str) -> Result<List<u64>, ParseError> {
+    let v = parse::list("timer slack list", s, parse::duration_ns)?;
+    if v.contains(&0) {
+        return Err(ParseError {
+            what: "timer slack",
+            value: s.into(),
+            reason: "0 means 'default' to the kernel; use 1ns for the minimum".into(),
+        });
+    }
+    Ok(List(v))
+}
+
+/// Builds the config from the arguments (validating names).
+pub fn config(args: &ShortArgs) -> Result<ShortConfig, UsageError> {
+    let known: Vec<&str> = wait::mechanisms().iter().map(|m| m.name).collect();
+    let mechanisms = match &args.mechanisms {
+        Some(given) => {
+            let names = resolve_names(&given.0, &known)?;
+            for n in &names {
+                if let Some(Support::Unsupported(why)) = wait::find(n).map(|m| m.support()) {
+                    return Err(UsageError::new(format!(
+                        "mechanism {n} is not supported on this machine: {why}"
+                    )));
+                }
+            }
+            names
+        }
+        None => wait::mechanisms()
+            .iter()
+            .filter(|m| m.support() == Support::Supported)
+            .map(|m| m.name.to_string())
+            .collect(),
+    };
+    let mut timer_slacks_ns = Vec::new();
+    for &s in args.timer_slack.as_ref().map_or(&[][..], |l| &l.0[..]) {
+        if !timer_slacks_ns.contains(&s) {
+            timer_slacks_ns.push(s);
+        }
+    }
+    Ok(ShortConfig {
+        mechanisms,
+        timer_slacks_ns,
+        batch: args.batch,
+        batch_time_ns: args.batch_time,
+        min_batch: MIN_BATCH.min(args.batch),
+        repetitions: args.repetitions,
+        seed: args.seed,
+        confidence: CONFIDENCE,
+    })
+}
+
+/// Runs `short`, prints its tables and verdicts, writes the requested files.
+pub fn run(args: &ShortArgs, quiet: bool) -> anyhow::Result<i32> {
+    args.threads.validate()?;
+    check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
+    let config = config(args)?;
+    let start = RunStart::now();
+    let progress = Progress::new("short", planned_batches(&config), quiet);
+    let mut notes = Vec::new();
+    if config.repetitions < DEFAULT_REPETITIONS {
+        notes.push(format!(
+            "{} repetitions: the seed used at least {DEFAULT_REPETITIONS}; the intervals are wide",
+            config.repetitions
+        ));
+    }
+    let outcome = short::run(&config, &args.threads, &progress)?;
+    progress.finish();
+    print!("{}", short::render(&outcome.data));
+    let data = outcome.data.clone();
+    let result = start.finish(
+        ExperimentData::Short(outcome.data),
+        outcome.settings,
+        outcome.complete,
+        notes,
+    );
+    save(&result, args.output.json.as_deref(), || {
+        match &args.output.csv {
+            Some(p) => short::write_csv(p, &data),
+            None => Ok(()),
+        }
+    })
+}

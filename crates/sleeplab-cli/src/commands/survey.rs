@@ -1,0 +1,291 @@
+//! `sleeplab survey`, and `sleeplab` with no arguments: every experiment in short, then
+//! a report directory (`index.html`, `results.json`, `samples.csv`) and the findings.
+
+use crate::cli::List;
+use crate::error::UsageError;
+use crate::experiments::survey::{
+    self, Level, PlanEnv, StagePlan, StageState, StageStatus, SurveyOutcome,
+};
+use crate::interrupt::EXIT_INTERRUPTED;
+use crate::model::{ExperimentData, ResultFile, RunStart, write_json};
+use crate::output::{atomic_write, new_table};
+use crate::parse::{self, ParseError};
+use crate::report::{self, findings, units, view::Results};
+use crate::settings::ThreadArgs;
+use clap::Args;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The default report directory.
+pub const DEFAULT_DIR: &str = "sleeplab-report";
+
+/// `sleeplab survey` (also the arguments of `sleeplab` without a subcommand).
+#[derive(Debug, Clone, Args)]
+pub struct SurveyArgs {
+    /// The thorough version: more durations, loads and samples (several minutes).
+    #[arg(long, conflicts_with = "quick")]
+    pub full: bool,
+    /// A 30-second glance.
+    #[arg(long)]
+    pub quick: bool,
+    /// The report directory: index.html, results.json and samples.csv go there.
+    #[arg(short = 'o', long = "output", value_name = "DIR", default_value = DEFAULT_DIR)]
+    pub output: PathBuf,
+    /// Run only these stages, comma-separated (e.g. sweep,sweep-slack).
+    #[arg(long, value_name = "LIST", value_parser = names)]
+    pub stages: Option<List<String>>,
+}
+
+impl Default for SurveyArgs {
+    fn default() -> Self {
+        Self {
+            full: false,
+            quick: false,
+            output: PathBuf::from(DEFAULT_DIR),
+            stages: None,
+        }
+    }
+}
+
+fn names(s: &str) -> Result<List<String>, ParseError> {
+    parse::list("stage list", s, |x| Ok(x.to_string())).map(List)
+}
+
+impl SurveyArgs {
+    /// The first survey option given on the command line, if any (they are accepted at
+    /// the top level for `sleeplab --quick`, and must not be mixed with a subcommand).
+    pub fn given_flag(&self) -> Option<&'static str> {
+        if self.full {
+            Some("--full")
+        } else if self.quick {
+            Some("--quick")
+        } else if self.stages.is_some() {
+            Some("--stages")
+        } else if self.output != Path::new(DEFAULT_DIR) {
+            Some("--output")
+        } else {
+            None
+        }
+    }
+
+    /// The level the flags ask for.
+    pub fn level(&self) -> Level {
+        if self.full {
+            Level::Full
+        } else if self.quick {
+            Level::Quick
+        } else {
+            Level::Normal
+        }
+    }
+}
+
+/// Keeps the planned stages named in `only` (all when `None`), or fails naming the
+/// unknown one.
+pub fn select(plan: Vec<StagePlan>, only: Option<&List<String>>) -> Result<Vec<StagePlan>, UsageError> {
+    let Some(only) = only else {
+        return Ok(plan);
+    };
+    let known: Vec<&str> = plan.iter().map(|s| s.name).collect();
+    for n in &only.0 {
+        if !known.contains(&n.as_str()) {
+            let hint = parse::closest(n, known.iter().copied())
+                .map(|c| format!(" (did you mean {c}?)"))
+                .unwrap_or_else(|| format!(" (stages here: {})", known.join(", ")));
+            return Err(UsageError::new(format!("unknown stage {n:?}{hint}")));
+        }
+    }
+    Ok(plan
+        .into_iter()
+        .filter(|s| only.0.iter().any(|n| n == s.name))
+        .collect())
+}
+
+/// Checks (and creates) the report directory before measuring anything.
+pub fn prepare_dir(dir: &Path) -> Result<(), UsageError> {
+    let bad = |why: String| UsageError::new(format!("invalid -o {:?}: {why}", dir.display().to_string()));
+    if dir.as_os_str().is_empty() {
+        return Err(bad("empty path".into()));
+    }
+    if dir.exists() && !dir.is_dir() {
+        return Err(bad("exists and is not a directory".into()));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| bad(format!("cannot create it: {e}")))?;
+    tempfile::Builder::new()
+        .prefix(".sleeplab-check-")
+        .tempfile_in(dir)
+        .map(drop)
+        .map_err(|e| bad(format!("cannot write in it: {e}")))
+}
+
+/// Runs `sleeplab survey`.
+pub fn run(args: &SurveyArgs, quiet: bool) -> anyhow::Result<i32> {
+    let level = args.level();
+    let env = PlanEnv::detect();
+    let stages = select(survey::plan(level, &env), args.stages.as_ref())?;
+    prepare_dir(&args.output)?;
+    execute(level, &stages, &args.output, quiet)
+}
+
+/// Runs the planned `stages`, writes the report directory, prints the findings and
+/// returns the exit code (0 ok, 1 a stage failed, 130 interrupted).
+pub fn execute(level: Level, stages: &[StagePlan], dir: &Path, quiet: bool) -> anyhow::Result<i32> {
+    let start = RunStart::now();
+    let planned: u64 = stages.iter().map(|s| s.budget_ms).sum();
+    if !quiet {
+        eprintln!(
+            "sleeplab survey ({}, about {} s): {} stages; Ctrl-C stops and keeps what was measured",
+            level.name(),
+            planned.div_ceil(1000),
+            stages.len()
+        );
+    }
+    let n = stages.len();
+    let mut on_stage = |i: usize, status: Option<&StageStatus>| {
+        if quiet {
+            return;
+        }
+        match status {
+            None => eprintln!(
+                "[{}/{n}] {}: {} (~{} s)",
+                i + 1,
+                stages[i].name,
+                stages[i].title,
+                stages[i].budget_ms.div_ceil(1000)
+            ),
+            Some(s) => eprintln!("      {} in {:.1} s{}", s.state.label(), s.elapsed_ms as f64 / 1000.0, detail(&s.state)),
+        }
+    };
+    let outcome = survey::run(level, stages, &start, quiet, &mut on_stage);
+    let (result, csv) = finish(start, &outcome)?;
+    let index = write_dir(dir, &result, &csv)?;
+    print!("{}", summary(&result, &index));
+    if outcome.interrupted {
+        eprintln!("sleeplab: interrupted; the report holds what was measured until then");
+        return Ok(EXIT_INTERRUPTED);
+    }
+    if !outcome.complete {
+        eprintln!("sleeplab: a stage failed (see above and in the report); the others' results are kept");
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+fn detail(state: &StageState) -> String {
+    match state {
+        StageState::Failed { error } => format!(": {error}"),
+        StageState::Skipped { reason } => format!(": {reason}"),
+        _ => String::new(),
+    }
+}
+
+/// The survey's result file and its samples CSV.
+fn finish(start: RunStart, outcome: &SurveyOutcome) -> anyhow::Result<(ResultFile, Vec<u8>)> {
+    let csv = survey::samples_csv(&outcome.data)?;
+    let mut notes = Vec::new();
+    for s in &outcome.data.stages {
+        if let StageState::Failed { error } = &s.state {
+            notes.push(format!("stage {} failed: {error}", s.name));
+        }
+    }
+    let result = start.finish(
+        ExperimentData::Survey(outcome.data.clone()),
+        ThreadArgs::default().record(),
+        outcome.complete,
+        notes,
+    );
+    Ok((result, csv))
+}
+
+/// Writes `results.json`, `samples.csv` and `index.html` into `dir`; returns the
+/// path of `index.html`.
+pub fn write_dir(dir: &Path, result: &ResultFile, csv: &[u8]) -> anyhow::Result<PathBuf> {
+    let (json, samples) = (dir.join("results.json"), dir.join("samples.csv"));
+    write_json(&json, result)?;
+    atomic_write(&samples, csv)?;
+    report::readable(&json);
+    report::readable(&samples);
+    report::write_index(dir, &report::render(result))
+}
+
+/// What the terminal shows at the end: an at-a-glance table, the findings, the path.
+pub fn summary(result: &ResultFile, index: &Path) -> String {
+    let r = Results::of(result);
+    let mut out = String::new();
+    if let Some(m) = r.main_sweep() {
+        let reqs = m.requests();
+        let mut header = vec!["median, no load".to_string()];
+        header.extend(reqs.iter().map(|&d| units::ns(d as f64)));
+        let mut t = new_table(header);
+        for mech in m.mechanisms() {
+            let mut row = vec![mech.to_string()];
+            row.extend(reqs.iter().map(|&d| {
+                m.cell(mech, d, 0)
+                    .map_or("–".into(), |c| units::ns(c.summary.median_ns))
+            }));
+            t.add_row(row);
+        }
+        let _ = writeln!(out, "\n{t}");
+    }
+    let f = findings::findings(&r);
+    if !f.is_empty() {
+        let _ = writeln!(out, "\nWhat this machine says:");
+        for (i, finding) in f.iter().enumerate() {
+            let _ = writeln!(out, "{}", wrap(&format!("{:>2}. ", i + 1), &finding.text, 100));
+        }
+    }
+    let shown = std::fs::canonicalize(index).unwrap_or_else(|_| index.to_path_buf());
+    let _ = writeln!(
+        out,
+        "\nReport: {}\n        (results.json and samples.csv next to it)",
+        shown.display()
+    );
+    out
+}
+
+/// `text` wrapped at `width` columns, the first line after `lead`, the others indented
+/// to match.
+fn wrap(lead: &str, text: &str, width: usize) -> String {
+    let indent = " ".repeat(lead.chars().count());
+    let mut out = String::from(lead);
+    let mut col = lead.chars().count();
+    for word in text.split_whitespace() {
+        let w = word.chars().count();
+        if col > indent.len() && col + 1 + w > width {
+            out.push('\n');
+            out.push_str(&indent);
+            col = indent.len();
+        } else if col > indent.len() {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += w;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_with_a_hanging_indent() {
+        let s = wrap(" 1. ", "aaa bbb ccc ddd", 12);
+        assert_eq!(s, " 1. aaa bbb\n    ccc ddd");
+    }
+
+    #[test]
+    fn unknown_stage_names_the_closest() {
+        let env = PlanEnv {
+            cpus: 2,
+            timer_slack_ns: 50_000,
+            mechanisms: vec![("nanosleep".into(), true, "sleep".into())],
+        };
+        let plan = survey::plan(Level::Quick, &env);
+        let e = select(plan.clone(), Some(&List(vec!["swep".into()]))).unwrap_err();
+        assert_eq!(e.0, "unknown stage \"swep\" (did you mean sweep?)");
+        let only = select(plan, Some(&List(vec!["sweep".into()]))).unwrap();
+        assert_eq!(only.len(), 1);
+    }
+}

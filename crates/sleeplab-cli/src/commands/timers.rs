@@ -1,0 +1,254 @@
+//! `sleeplab timers`: periodic timers compared (seed 004).
+
+use super::{check_outputs, save};
+use crate::cli::{List, OutputArgs};
+use crate::error::UsageError;
+use crate::experiments::timers::{self, TimersConfig, mechanisms};
+use crate::model::{ExperimentData, RunStart};
+use crate::output::{Progress, fmt_ns};
+use crate::parse::{self, ParseError};
+use crate::settings::ThreadArgs;
+use clap::Args;
+use sleeplab::wait::Support;
+use std::path::PathBuf;
+
+/// Most deadlines one thread may be asked for in one cell (bounded memory).
+const MAX_TICKS_PER_CELL: u64 = 2_000_000;
+
+/// `sleeplab timers`: every mechanism runs for `--seconds` at each period (period-major,
+/// one contiguous run per cell); every wake is accounted against `t0 + k·period`.
+#[derive(Debug, Clone, Args)]
+pub struct TimersArgs {
+    /// Mechanisms, comma-separated (default: all ten): timerfd-interval, epoll-timerfd,
+    /// posix-timer-signal, posix-timer-thread, setitimer, clock-nanosleep-abs,
+    /// nanosleep-loop, busy-wait, ticker, spin-sleep-interval.
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = names)]
+    pub mechanisms: Option<List<String>>,
+    /// Periods, e.g. 100ms,1ms,500us.
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = periods, default_value = "100ms,50ms,20ms,10ms,5ms,2ms,1ms")]
+    pub periods: List<u64>,
+    /// Seconds each mechanism runs at each period (one contiguous run per cell), e.g. 1,
+    /// 0.5, 250ms. Total ≈ mechanisms × periods × seconds: 10 × 7 × 1 s ≈ 70 s by default.
+    #[arg(long, allow_hyphen_values = true, value_name = "S", value_parser = seconds, default_value = "1")]
+    pub seconds: u64,
+    /// Measuring threads per cell, each with its own timer (as cyclictest -t N).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = thread_count, default_value = "1")]
+    pub threads: usize,
+    /// Competing busy threads, a list of levels, e.g. 0,1,2.
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = loads, default_value = "0")]
+    pub load: List<usize>,
+    /// Timer slack(s) to measure under, e.g. 50us,1ns (default: leave it as it is).
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = slacks)]
+    pub timer_slack: Option<List<u64>>,
+    /// Write a cyclictest-style latency histogram (1 µs buckets) to FILE.
+    #[arg(long, allow_hyphen_values = true, value_name = "FILE")]
+    pub histogram: Option<PathBuf>,
+    /// Largest latency the histogram tracks, µs (later ones are overflows).
+    #[arg(long, allow_hyphen_values = true, value_name = "US", value_parser = histogram_max, default_value = "1000")]
+    pub histogram_max: u64,
+    /// Lateness samples per thread and cell kept in the JSON (the CSV gets all).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = json_samples, default_value = "1000")]
+    pub json_samples: u64,
+    #[command(flatten)]
+    pub threads_args: ThreadArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn names(s: &str) -> Result<List<String>, ParseError> {
+    parse::list("mechanism list", s, |x| Ok(x.to_string())).map(List)
+}
+
+fn periods(s: &str) -> Result<List<u64>, ParseError> {
+    parse::list("period list", s, |x| {
+        let ns = parse::duration_ns(x)?;
+        if ns < 1_000 {
+            return Err(ParseError {
+                what: "period",
+                value: x.into(),
+                reason: "must be at least 1us".into(),
+            });
+        }
+        Ok(ns)
+    })
+    .map(List)
+}
+
+fn seconds(s: &str) -> Result<u64, ParseError> {
+    let t = s.trim();
+    let bad = |reason: &str| ParseError {
+        what: "--seconds",
+        value: s.into(),
+        reason: reason.into(),
+    };
+    // A plain number means seconds; a duration with a unit is taken as is.
+    let ns = if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        parse::duration_ns(&format!("{t}s")).map_err(|e| bad(&e.reason))?
+    } else {
+        parse::duration_ns(t).map_err(|e| bad(&e.reason))?
+    };
+    if ns == 0 {
+        return Err(bad("must be more than 0"));
+    }
+    if ns > 3_600_000_000_000 {
+        return Err(bad("at most 3600 seconds per cell"));
+    }
+    Ok(ns)
+}
+
+fn thread_count(s: &str) -> Result<usize, ParseError> {
+    parse::count("thread count", s, 1, 64).map(|n| n as usize)
+}
+
+fn loads(s: &str) -> Result<List<usize>, ParseError> {
+    parse::list("load list", s, |x| {
+        parse::count("load", x, 0, 1024).map(|n| n as usize)
+    })
+    .map(List)
+}
+
+fn slacks(s: &str) -> Result<List<u64>, ParseError> {
+    let v = parse::list("timer slack list", s, parse::duration_ns)?;
+    if v.contains(&0) {
+        return Err(ParseError {
+            what: "timer slack",
+            value: s.into(),
+            reason: "0 means 'default' to the kernel; use 1ns for the minimum".into(),
+        });
+    }
+    Ok(List(v))
+}
+
+fn histogram_max(s: &str) -> Result<u64, ParseError> {
+    parse::count("histogram maximum (µs)", s, 1, 1_000_000)
+}
+
+fn json_samples(s: &str) -> Result<u64, ParseError> {
+    parse::count("JSON sample cap", s, 0, 10_000_000)
+}
+
+fn dedup<T: PartialEq + Clone>(v: &[T]) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for x in v {
+        if !out.contains(x) {
+            out.push(x.clone());
+        }
+    }
+    out
+}
+
+/// Builds the config from the arguments (validating names and periods).
+pub fn config(args: &TimersArgs) -> anyhow::Result<TimersConfig> {
+    let known = mechanisms::names();
+    let mechanisms_list = match &args.mechanisms {
+        Some(given) => {
+            let names = super::resolve_names(&given.0, &known)
+                .map_err(|e| UsageError::new(e.0.replace("`sleeplab list`", "`sleeplab timers --help`")))?;
+            for n in &names {
+                if let Support::Unsupported(why) = mechanisms::support(n) {
+                    return Err(UsageError::new(format!(
+                        "mechanism {n} is not supported on this machine: {why}"
+                    ))
+                    .into());
+                }
+            }
+            names
+        }
+        None => known
+            .iter()
+            .filter(|n| mechanisms::support(n) == Support::Supported)
+            .map(|n| n.to_string())
+            .collect(),
+    };
+    let periods_ns = dedup(&args.periods.0);
+    for &p in &periods_ns {
+        if p > args.seconds {
+            return Err(UsageError::new(format!(
+                "invalid --periods {}: longer than --seconds {} (no tick would be due)",
+                fmt_ns(p),
+                fmt_ns(args.seconds)
+            ))
+            .into());
+        }
+        if args.seconds / p > MAX_TICKS_PER_CELL {
+            return Err(UsageError::new(format!(
+                "invalid --periods {}: {} ticks per cell at --seconds {} (at most {MAX_TICKS_PER_CELL})",
+                fmt_ns(p),
+                args.seconds / p,
+                fmt_ns(args.seconds)
+            ))
+            .into());
+        }
+    }
+    Ok(TimersConfig {
+        mechanisms: mechanisms_list,
+        periods_ns,
+        duration_ns: args.seconds,
+        threads: args.threads,
+        loads: dedup(&args.load.0),
+        timer_slacks_ns: args
+            .timer_slack
+            .as_ref()
+            .map_or_else(Vec::new, |l| dedup(&l.0)),
+        json_samples: args.json_samples as usize,
+    })
+}
+
+/// Runs `timers`, prints its tables, writes the requested files.
+pub fn run(args: &TimersArgs, quiet: bool) -> anyhow::Result<i32> {
+    args.threads_args.validate()?;
+    check_outputs(&[
+        ("--json", &args.output.json),
+        ("--csv", &args.output.csv),
+        ("--histogram", &args.histogram),
+    ])?;
+    let config = config(args)?;
+    let start = RunStart::now();
+    let cells = timers::cell_count(&config);
+    let total_s = cells as f64 * config.duration_ns as f64 / 1e9;
+    if !quiet {
+        eprintln!(
+            "timers: {} mechanisms × {} periods × {} = {cells} cells, about {total_s:.0} s \
+             (shorten with --mechanisms and --seconds)",
+            config.mechanisms.len(),
+            config.periods_ns.len(),
+            fmt_ns(config.duration_ns),
+        );
+    }
+    let progress = Progress::new(&format!("timers ~{total_s:.0}s"), cells, quiet);
+    let mut notes = Vec::new();
+    let cpus = start.fingerprint.cpu_count;
+    let max_load = config.loads.iter().copied().max().unwrap_or(0);
+    if max_load + config.threads > cpus {
+        notes.push(format!(
+            "{max_load} busy + {} measuring threads on {cpus} CPUs: they compete for CPUs",
+            config.threads
+        ));
+    }
+    if config.mechanisms.iter().any(|m| m == "ticker") && config.timer_slacks_ns.is_empty() {
+        notes.push(
+            "ticker ran with timer slack 1 ns (PreciseSleeper's default); the others with the \
+             inherited slack"
+                .into(),
+        );
+    }
+    let outcome = timers::run(&config, &args.threads_args, &progress)?;
+    progress.finish();
+    print!("{}", timers::render(&outcome.data));
+    let data = outcome.data.clone();
+    let result = start.finish(
+        ExperimentData::Timers(outcome.data),
+        outcome.settings,
+        outcome.complete,
+        notes,
+    );
+    save(&result, args.output.json.as_deref(), || {
+        if let Some(p) = &args.output.csv {
+            timers::write_csv(p, &data)?;
+        }
+        if let Some(p) = &args.histogram {
+            timers::write_histogram(p, &data, args.histogram_max)?;
+        }
+        Ok(())
+    })
+}

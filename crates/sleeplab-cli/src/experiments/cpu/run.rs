@@ -1,0 +1,172 @@
+//! The CPU-vs-interval loop and its table.
+
+use super::{CpuConfig, CpuData, CpuPoint};
+use crate::interrupt::interrupted;
+use crate::model::RunSettings;
+use crate::output::{Progress, fmt_ns, fmt_pct, new_table};
+use crate::settings::ThreadArgs;
+use crate::stats::{Recorder, RecorderConfig};
+use crate::strategies;
+use crate::usage::ThreadUsage;
+use sleeplab::clock::{Env, RealEnv};
+use sleeplab::system::SlackGuard;
+use std::fmt::Write;
+
+/// Runs the experiment on a dedicated thread; returns data, settings, completeness.
+pub fn run(
+    config: &CpuConfig,
+    threads: &ThreadArgs,
+    progress: &Progress,
+) -> anyhow::Result<(CpuData, RunSettings, bool)> {
+    let (config, threads, progress) = (config.clone(), threads.clone(), progress.clone());
+    std::thread::Builder::new()
+        .name("sleeplab-cpu".into())
+        .spawn(move || measure(&config, &threads, &progress))?
+        .join()
+        .map_err(|_| anyhow::anyhow!("the measuring thread panicked"))?
+}
+
+fn measure(
+    config: &CpuConfig,
+    threads: &ThreadArgs,
+    progress: &Progress,
+) -> anyhow::Result<(CpuData, RunSettings, bool)> {
+    threads.apply()?;
+    let _slack = config.timer_slack_ns.map(SlackGuard::set).transpose()?;
+    // One instance per contender for the whole run, so learned state carries over as in
+    // a real program.
+    let mut contenders = config
+        .strategies
+        .iter()
+        .map(|n| strategies::build(n).map_err(anyhow::Error::msg))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut env = RealEnv;
+    let mut points = Vec::new();
+    let mut complete = true;
+    'all: for &interval in &config.intervals_ns {
+        for s in &mut contenders {
+            if interrupted() {
+                complete = false;
+                break 'all;
+            }
+            progress.message(format!("{} {}", s.name(), fmt_ns(interval)));
+            let mut rec = Recorder::new(0, RecorderConfig { raw_cap: 10_000 });
+            let usage0 = ThreadUsage::now();
+            let start = env.now();
+            let end = start + config.seconds_ns;
+            while env.now() < end && !interrupted() {
+                let r = s.sleep_for(&mut env, interval);
+                rec.record(r.lateness_ns);
+            }
+            let wall = (env.now() - start).max(1);
+            let mut usage = ThreadUsage::default();
+            usage.add_since(&usage0);
+            points.push(CpuPoint {
+                strategy: s.name().to_string(),
+                interval_ns: interval,
+                cpu_percent: 100.0 * usage.cpu_ns as f64 / wall as f64,
+                sleeps: rec.count(),
+                error: rec.summary(),
+            });
+            progress.inc(1);
+        }
+    }
+    Ok((
+        CpuData {
+            config: config.clone(),
+            points,
+        },
+        threads.record(),
+        complete,
+    ))
+}
+
+/// Renders CPU % per interval (rows) and contender (columns), then p99 lateness.
+pub fn render(data: &CpuData) -> String {
+    let mut out = String::new();
+    for (title, cell) in [
+        ("CPU % of one core", 0),
+        ("p99 lateness (woke − deadline)", 1),
+    ] {
+        let mut header = vec!["interval".to_string()];
+        header.extend(data.config.strategies.iter().cloned());
+        let mut t = new_table(header);
+        for &iv in &data.config.intervals_ns {
+            let mut row = vec![fmt_ns(iv)];
+            for s in &data.config.strategies {
+                let p = data
+                    .points
+                    .iter()
+                    .find(|p| &p.strategy == s && p.interval_ns == iv);
+                row.push(p.map_or("–".into(), |p| {
+                    if cell == 0 {
+                        fmt_pct(p.cpu_percent)
+                    } else {
+                        crate::output::fmt_ns_f(p.error.p99_ns)
+                    }
+                }));
+            }
+            t.add_row(row);
+        }
+        let _ = writeln!(out, "\n{title}\n{t}");
+    }
+    out
+}
+
+/// Writes one row per point: strategy, interval_ns, cpu_percent, sleeps, and the
+/// lateness summary (mean, p50, p99, max), plus schema_version.
+pub fn write_csv(path: &std::path::Path, data: &CpuData) -> anyhow::Result<()> {
+    #[derive(serde::Serialize)]
+    struct Row<'a> {
+        strategy: &'a str,
+        interval_ns: u64,
+        cpu_percent: f64,
+        sleeps: u64,
+        mean_error_ns: f64,
+        p50_error_ns: f64,
+        p99_error_ns: f64,
+        max_error_ns: u64,
+        schema_version: u32,
+    }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for p in &data.points {
+        w.serialize(Row {
+            strategy: &p.strategy,
+            interval_ns: p.interval_ns,
+            cpu_percent: p.cpu_percent,
+            sleeps: p.sleeps,
+            mean_error_ns: p.error.mean_ns,
+            p50_error_ns: p.error.median_ns,
+            p99_error_ns: p.error.p99_ns,
+            max_error_ns: p.error.max_ns,
+            schema_version: crate::model::SCHEMA_VERSION,
+        })?;
+    }
+    let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+    crate::output::atomic_write(path, &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_cover_the_grid() {
+        let config = CpuConfig {
+            strategies: vec!["precise".into(), "seed-hybrid".into()],
+            intervals_ns: vec![1_000_000, 2_000_000],
+            seconds_ns: 20_000_000,
+            timer_slack_ns: None,
+        };
+        let (data, _, complete) = run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        assert!(complete);
+        assert_eq!(data.points.len(), 4);
+        for p in &data.points {
+            assert!(p.sleeps >= 1);
+            assert_eq!(p.error.count, p.sleeps);
+            assert_eq!(p.error.early_count, 0);
+            assert!(p.cpu_percent >= 0.0 && p.cpu_percent <= 200.0, "{}", p.cpu_percent);
+        }
+        assert!(render(&data).contains("CPU %"));
+    }
+}

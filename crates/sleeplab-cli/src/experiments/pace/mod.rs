@@ -1,0 +1,80 @@
+//! `sleeplab pace`: a fixed-rate loop (seed 002's 60 FPS game loop, figure 1 and the CPU
+//! table) run by every precise-sleep contender, interleaved in blocks.
+//!
+//! Each frame waits until its deadline on an absolute schedule (`block start + k·period`),
+//! so every contender targets the same instants; the error of a frame is how late it
+//! woke (`woke − deadline`, never negative for these strategies). CPU is the measuring
+//! thread's CPU time over the wall time of its blocks.
+
+mod csv_out;
+mod render;
+mod run;
+
+pub use csv_out::write_csv;
+pub use render::render;
+pub use run::run;
+
+use crate::stats::Summary;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// What to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PaceConfig {
+    /// Contenders, in order.
+    pub strategies: Vec<String>,
+    /// Frames per second.
+    pub rate_hz: f64,
+    /// Frame period, ns (1e9 / rate, rounded).
+    pub period_ns: u64,
+    /// Frames per contender.
+    pub frames: u64,
+    /// Frames per interleaved block.
+    pub block: u64,
+    /// Busy work per frame before waiting, ns (0 = none, as in the seed).
+    pub work_ns: u64,
+    /// Timer slack all contenders run under, ns (None = left as it was).
+    pub timer_slack_ns: Option<u64>,
+    /// Raw errors kept per contender in the JSON.
+    pub json_samples: usize,
+}
+
+/// One contender's run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PaceResult {
+    /// Contender name.
+    pub strategy: String,
+    /// Frame error (`woke − deadline`), ns.
+    pub error: Summary,
+    /// Frames that woke more than one period late (a whole frame lost).
+    pub missed_frames: u64,
+    /// Ideal length of the run (frames × period), ns.
+    pub ideal_total_ns: u64,
+    /// Actual length: the sum over blocks of (last wake − block start), ns.
+    pub actual_total_ns: u64,
+    /// CPU time of the measuring thread as % of one core over the contender's blocks.
+    pub cpu_percent: f64,
+    /// Time spent in the spin phase (as the strategy reports it) as % of wall time.
+    pub spin_percent: f64,
+    /// Voluntary context switches per frame.
+    pub voluntary_csw_per_frame: f64,
+    /// Involuntary context switches per frame.
+    pub involuntary_csw_per_frame: f64,
+    /// Histogram of errors: `[bucket upper bound ns, count]`.
+    pub histogram: Vec<[u64; 2]>,
+    /// The first frame errors, ns, in order.
+    pub samples_ns: Vec<u64>,
+    /// Every kept frame error (for CSV); not serialized.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub all_samples_ns: Vec<u64>,
+}
+
+/// The result of `pace`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PaceData {
+    /// What was run.
+    pub config: PaceConfig,
+    /// One entry per contender, in config order.
+    pub results: Vec<PaceResult>,
+}

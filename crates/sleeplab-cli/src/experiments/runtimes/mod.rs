@@ -1,0 +1,272 @@
+//! `sleeplab runtimes`: every language runtime's own wait functions, measured the same
+//! way (seeds 001, 003, 004).
+//!
+//! Each runtime's probe (`probes/<runtime>/`, protocol in `spec/probe-protocol.md`) is
+//! built and listed, then launched once per method with every requested duration at
+//! once (`--durations-ns`), a time budget per cell and a warm-up; periodic methods run in
+//! periodic mode. The harness applies the same load (busy threads in this process), timer
+//! slack and CPU pinning (both inherited by the probe process) as `sweep`, parses the
+//! output with [`crate::runtimes::protocol`] and summarises it with [`crate::stats`].
+//! A runtime that is missing is skipped with the command that installs it; a probe that
+//! crashes, hangs, floods or prints garbage is reported as failed and the run goes on.
+
+mod analyze;
+mod csv_out;
+mod render;
+mod run;
+
+pub use analyze::{PeriodicStats, periodic_stats};
+pub use csv_out::{CSV_COLUMNS, write_csv};
+pub use render::{early_returns, render, render_listing};
+pub use run::{RuntimesOutcome, Target, run};
+
+use crate::runtimes::protocol::{Kind, MethodInfo};
+use crate::stats::Summary;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Seed 003's requests: 100 ms, 10 ms, 1 ms, 100 µs, 10 µs.
+pub const DEFAULT_DURATIONS_NS: [u64; 5] = [100_000_000, 10_000_000, 1_000_000, 100_000, 10_000];
+
+/// How many samples each one-shot cell takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum ProbeQuota {
+    /// Exactly this many samples per cell (`--count`).
+    Count {
+        /// Samples per cell.
+        count: u64,
+    },
+    /// Samples until their sum reaches the budget (`--budget-ns`), at least one and at
+    /// most `max_count` (`--max-count`).
+    Budget {
+        /// Sum of samples per cell, ns.
+        budget_ns: u64,
+        /// Most samples per cell.
+        max_count: u64,
+    },
+}
+
+/// What to measure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RuntimesConfig {
+    /// Runtimes, by command-line name, in order.
+    pub runtimes: Vec<String>,
+    /// Only these methods (by the probes' names); `None` = every available one.
+    pub methods: Option<Vec<String>>,
+    /// Requested durations for one-shot methods, ns (yield methods run at 0 only).
+    pub durations_ns: Vec<u64>,
+    /// Samples per one-shot cell.
+    pub quota: ProbeQuota,
+    /// Warm-up calls per cell (warm-up ticks for periodic methods), not in the statistics.
+    pub warmup: u64,
+    /// Period for periodic methods, ns.
+    pub period_ns: u64,
+    /// Measured ticks for periodic methods.
+    pub ticks: u64,
+    /// Numbers of competing busy threads (in the harness process).
+    pub loads: Vec<usize>,
+    /// Timer slacks the probe processes run under, ns; empty = inherit the harness's.
+    pub timer_slacks_ns: Vec<u64>,
+    /// CPU the probe processes are pinned to.
+    pub pin_cpu: Option<usize>,
+    /// Raw samples per cell kept in the JSON result (the CSV gets all).
+    pub json_samples: usize,
+    /// A probe writing more than this to stdout is killed, bytes.
+    pub output_cap_bytes: u64,
+    /// Time allowed for a probe's start-up on top of its expected run time, ns.
+    pub startup_timeout_ns: u64,
+}
+
+/// Whether a runtime was measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum RuntimeStatus {
+    /// Its probe was listed and its methods run (each method has its own status).
+    Measured,
+    /// Not installed here.
+    Skipped {
+        /// What is missing.
+        reason: String,
+        /// The command that installs it.
+        install: String,
+    },
+    /// Installed, but the probe could not be built or listed.
+    Failed {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Whether one method was measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum MethodStatus {
+    /// Measured; the output followed the protocol.
+    Measured,
+    /// The probe said the method is unavailable (exit 3).
+    Unavailable {
+        /// The probe's message.
+        reason: String,
+    },
+    /// The probe crashed, hung, flooded, printed garbage or did not do what was asked.
+    Failed {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A method the probe lists as unavailable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UnavailableMethod {
+    /// Method name.
+    pub method: String,
+    /// Its kind.
+    pub kind: Kind,
+    /// The probe's reason.
+    pub reason: String,
+}
+
+/// One one-shot (or yield) cell: a requested duration and how long the calls took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct OneshotCell {
+    /// Requested duration, ns (0 for yield methods).
+    pub requested_ns: u64,
+    /// Statistics of the measured samples: count, min, max, mean, median, σ, early
+    /// returns, total (the "actual total" next to count × requested).
+    pub summary: Summary,
+    /// Warm-up calls, in order (not in the statistics).
+    pub warmup_ns: Vec<u64>,
+    /// The first samples in measurement order (at most the JSON cap).
+    pub samples_ns: Vec<u64>,
+    /// All samples (for CSV); not serialized.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub all_samples_ns: Vec<u64>,
+    /// The probe's comments on this cell (a clamp, a rounding).
+    pub notes: Vec<String>,
+}
+
+impl OneshotCell {
+    /// count × requested, ns: what the calls would have taken if each slept exactly.
+    pub fn ideal_total_ns(&self) -> u128 {
+        u128::from(self.summary.count) * u128::from(self.requested_ns)
+    }
+}
+
+/// Lateness of periodic ticks: arrival − k·P for tick k (counting from 1 across warm-up
+/// and measured ticks), over the measured ticks. Signed: an early tick is negative.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Lateness {
+    /// Most negative (earliest), ns.
+    pub min_ns: i64,
+    /// Mean, ns.
+    pub mean_ns: f64,
+    /// Median, ns.
+    pub median_ns: f64,
+    /// 99th percentile, ns.
+    pub p99_ns: f64,
+    /// Largest, ns.
+    pub max_ns: i64,
+    /// Lateness of the last tick, ns: the drift accumulated over the run.
+    pub last_ns: i64,
+    /// Ticks that arrived before their due time.
+    pub early_count: u64,
+}
+
+/// The periodic cell of a periodic method.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PeriodicCell {
+    /// Period, ns.
+    pub period_ns: u64,
+    /// Measured ticks.
+    pub ticks: u64,
+    /// Intervals between consecutive ticks (the first measured one from the last
+    /// warm-up tick, or from t0), summarised against the period: mean interval, σ,
+    /// total (actual) vs ticks × period (ideal); `early_count` = intervals shorter than P.
+    pub interval: Summary,
+    /// Lateness against the schedule k·P.
+    pub lateness: Lateness,
+    /// Warm-up tick arrivals since t0, ns.
+    pub warmup_ns: Vec<u64>,
+    /// The first measured arrivals since t0 (at most the JSON cap), ns.
+    pub arrivals_ns: Vec<u64>,
+    /// All measured arrivals (for CSV); not serialized.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub all_arrivals_ns: Vec<u64>,
+    /// The probe's comments on this cell.
+    pub notes: Vec<String>,
+}
+
+/// One method measured under one setting (load, timer slack).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MethodResult {
+    /// Method name (the probe's).
+    pub method: String,
+    /// Its kind.
+    pub kind: Kind,
+    /// What it calls (the probe's description).
+    pub description: String,
+    /// Competing busy threads.
+    pub load: usize,
+    /// Timer slack set for the probe process, ns (`None` = inherited).
+    pub timer_slack_ns: Option<u64>,
+    /// Timer slack the probe reported in its header (`timerslack_ns`), if it does.
+    pub probe_timer_slack_ns: Option<u64>,
+    /// Outcome.
+    #[serde(flatten)]
+    pub status: MethodStatus,
+    /// One-shot cells, in request order (empty for periodic methods).
+    pub cells: Vec<OneshotCell>,
+    /// The periodic cell (periodic methods only).
+    pub periodic: Option<PeriodicCell>,
+    /// Notes: the probe's comments outside cells, protocol quirks the harness noticed.
+    pub notes: Vec<String>,
+    /// Wall time of the probe process, ns.
+    pub wall_ns: u64,
+}
+
+/// One runtime.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RuntimeResult {
+    /// Command-line name (`c`, …, `ruby`, `jruby`, `windows`).
+    pub id: String,
+    /// Human title.
+    pub title: String,
+    /// Outcome.
+    #[serde(flatten)]
+    pub status: RuntimeStatus,
+    /// The probe's `runtime` header field.
+    pub runtime: Option<String>,
+    /// The implementation (`CPython`, `MRI`, `JRuby`, …).
+    pub implementation: Option<String>,
+    /// The runtime's version.
+    pub version: Option<String>,
+    /// The platform.
+    pub platform: Option<String>,
+    /// The clock the probe reads.
+    pub clock: Option<String>,
+    /// Extra header fields of the listing (e.g. `timerslack_ns`, `gomaxprocs`).
+    pub header_extra: BTreeMap<String, serde_json::Value>,
+    /// How the probe was launched.
+    pub command: Vec<String>,
+    /// How the probe was prepared (built, cached, from source).
+    pub prepared: Option<String>,
+    /// Methods measured (one entry per method and setting).
+    pub methods: Vec<MethodResult>,
+    /// Methods the probe lists as unavailable here (among those asked for).
+    pub unavailable: Vec<UnavailableMethod>,
+    /// Every method the probe lists, as it lists them.
+    pub listed: Vec<MethodInfo>,
+}
+
+/// The result of `sleeplab runtimes`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RuntimesData {
+    /// What was asked for.
+    pub config: RuntimesConfig,
+    /// Every runtime asked for, in order.
+    pub runtimes: Vec<RuntimeResult>,
+}

@@ -1,0 +1,292 @@
+//! The survey's stages and their sizes.
+//!
+//! Every stage has a time budget per [`Level`]; the configs below are sized so each stage
+//! stays within it on a 2-core VM (measured numbers in `docs/REPORT.md`). The budgets of
+//! the normal level add up to at most [`NORMAL_BUDGET_MS`], which leaves room under the
+//! two minutes the survey promises for stages whose runtime varies (runtimes start
+//! interpreters and JVMs).
+
+use crate::contenders::{self, Origin};
+use crate::experiments::sweep::{Quota, SweepConfig};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sleeplab::wait::Support;
+
+/// How thorough the survey is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// A 30-second glance (`--quick`).
+    Quick,
+    /// The default: every experiment in about 90 seconds.
+    #[default]
+    Normal,
+    /// The thorough version (`--full`): longer budgets, more durations and loads.
+    Full,
+}
+
+impl Level {
+    /// The level's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Quick => "quick",
+            Level::Normal => "normal",
+            Level::Full => "full",
+        }
+    }
+}
+
+/// The sum of the normal level's stage budgets never exceeds this (90 s).
+pub const NORMAL_BUDGET_MS: u64 = 90_000;
+
+/// What the plan depends on: the machine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanEnv {
+    /// Online CPUs (the highest load level).
+    pub cpus: usize,
+    /// The timer slack the survey starts with, ns (the "default" of the slack stage).
+    pub timer_slack_ns: u64,
+    /// Supported OS wait mechanisms, in listing order: (name, takes a duration, family).
+    pub mechanisms: Vec<(String, bool, String)>,
+}
+
+impl PlanEnv {
+    /// This machine.
+    pub fn detect() -> Self {
+        Self {
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            timer_slack_ns: sleeplab::system::timer_slack_ns(),
+            mechanisms: contenders::all()
+                .into_iter()
+                .filter(|i| i.origin == Origin::Os && i.support == Support::Supported)
+                .map(|i| (i.name.to_string(), i.takes_duration, i.family))
+                .collect(),
+        }
+    }
+}
+
+/// The config of one stage: the config of the experiment it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StageConfig {
+    /// A sweep.
+    Sweep(SweepConfig),
+}
+
+impl StageConfig {
+    /// The experiment's name.
+    pub fn experiment(&self) -> &'static str {
+        match self {
+            StageConfig::Sweep(_) => "sweep",
+        }
+    }
+}
+
+/// One planned stage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StagePlan {
+    /// Unique name, e.g. `sweep-slack`.
+    pub name: &'static str,
+    /// What it asks, in a few words.
+    pub title: &'static str,
+    /// The time it should take, ms.
+    pub budget_ms: u64,
+    /// What it runs.
+    pub config: StageConfig,
+}
+
+/// Durations of the main sweep.
+const SWEEP_DURATIONS: [u64; 7] = [
+    0,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// Durations of the main sweep at `--full`: a denser grid (1–3–10 per decade) to 100 ms.
+const SWEEP_DURATIONS_FULL: [u64; 12] = [
+    0,
+    1_000,
+    3_000,
+    10_000,
+    30_000,
+    100_000,
+    300_000,
+    1_000_000,
+    3_000_000,
+    10_000_000,
+    30_000_000,
+    100_000_000,
+];
+
+/// Durations of the slack comparison: where 50 µs of slack matters.
+const SLACK_DURATIONS: [u64; 4] = [1_000, 10_000, 100_000, 1_000_000];
+
+/// The stages of a survey at `level` on the machine `env`, in running order.
+pub fn plan(level: Level, env: &PlanEnv) -> Vec<StagePlan> {
+    let mut stages = vec![sweep_stage(level, env)];
+    if let Some(s) = slack_stage(level, env) {
+        stages.push(s);
+    }
+    stages
+}
+
+fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
+    let mechanisms: Vec<String> = env.mechanisms.iter().map(|m| m.0.clone()).collect();
+    let cpus = env.cpus.max(1);
+    let (durations, loads, quota, warmup, rounds, budget_ms) = match level {
+        Level::Quick => (
+            SWEEP_DURATIONS[..6].to_vec(),
+            vec![0, cpus],
+            Quota::Budget {
+                budget_ns: 12_000_000,
+                min_count: 2,
+                max_count: 1_000,
+            },
+            1,
+            1,
+            8_000,
+        ),
+        Level::Normal => (
+            SWEEP_DURATIONS.to_vec(),
+            vec![0, cpus],
+            Quota::Budget {
+                budget_ns: 45_000_000,
+                min_count: 2,
+                max_count: 2_000,
+            },
+            1,
+            2,
+            20_000,
+        ),
+        Level::Full => (
+            SWEEP_DURATIONS_FULL.to_vec(),
+            if cpus > 1 {
+                vec![0, 1, cpus]
+            } else {
+                vec![0, 1]
+            },
+            Quota::Budget {
+                budget_ns: 200_000_000,
+                min_count: 5,
+                max_count: 20_000,
+            },
+            3,
+            5,
+            240_000,
+        ),
+    };
+    StagePlan {
+        name: "sweep",
+        title: "every mechanism × requested duration × load",
+        budget_ms,
+        config: StageConfig::Sweep(SweepConfig {
+            mechanisms,
+            durations_ns: durations,
+            loads,
+            timer_slacks_ns: vec![],
+            quota,
+            warmup,
+            rounds,
+            json_samples: 100,
+            raw_cap: 100_000,
+        }),
+    }
+}
+
+/// The sweep at the default slack and at 1 ns, interleaved in one run so the two are
+/// measured under the same conditions. `None` when the slack is already 1 ns.
+fn slack_stage(level: Level, env: &PlanEnv) -> Option<StagePlan> {
+    if env.timer_slack_ns <= 1 {
+        return None;
+    }
+    // Everything that sleeps in the kernel with a duration: not spin or yield, and not
+    // the interval timer (its calls wait for the next period, not for the request).
+    let mechanisms: Vec<String> = env
+        .mechanisms
+        .iter()
+        .filter(|(name, takes, family)| *takes && family != "busy" && name != "timerfd-interval")
+        .map(|m| m.0.clone())
+        .collect();
+    let (budget_ns, rounds, min_count, budget_ms) = match level {
+        Level::Quick => (8_000_000, 1, 2, 3_000),
+        Level::Normal => (30_000_000, 2, 3, 8_000),
+        Level::Full => (150_000_000, 5, 5, 60_000),
+    };
+    Some(StagePlan {
+        name: "sweep-slack",
+        title: "the same waits at the default timer slack and at 1 ns",
+        budget_ms,
+        config: StageConfig::Sweep(SweepConfig {
+            mechanisms,
+            durations_ns: SLACK_DURATIONS.to_vec(),
+            loads: vec![0],
+            timer_slacks_ns: vec![env.timer_slack_ns, 1],
+            quota: Quota::Budget {
+                budget_ns,
+                min_count,
+                max_count: 5_000,
+            },
+            warmup: 1,
+            rounds,
+            json_samples: 100,
+            raw_cap: 100_000,
+        }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> PlanEnv {
+        PlanEnv {
+            cpus: 2,
+            timer_slack_ns: 50_000,
+            mechanisms: vec![
+                ("nanosleep".into(), true, "sleep".into()),
+                ("poll".into(), true, "poll".into()),
+                ("yield".into(), false, "busy".into()),
+                ("spin".into(), true, "busy".into()),
+            ],
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_normal_fits_its_budget() {
+        for level in [Level::Quick, Level::Normal, Level::Full] {
+            let p = plan(level, &env());
+            let mut names: Vec<_> = p.iter().map(|s| s.name).collect();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), p.len());
+        }
+        let total: u64 = plan(Level::Normal, &env()).iter().map(|s| s.budget_ms).sum();
+        assert!(total <= NORMAL_BUDGET_MS, "{total} ms");
+        let quick: u64 = plan(Level::Quick, &env()).iter().map(|s| s.budget_ms).sum();
+        assert!(quick <= 30_000, "{quick} ms");
+    }
+
+    #[test]
+    fn slack_stage_compares_default_with_one_ns_on_sleeping_mechanisms() {
+        let p = plan(Level::Normal, &env());
+        let s = p.iter().find(|s| s.name == "sweep-slack").unwrap();
+        let StageConfig::Sweep(c) = &s.config;
+        assert_eq!(c.timer_slacks_ns, vec![50_000, 1]);
+        assert_eq!(c.mechanisms, vec!["nanosleep", "poll"]);
+        // Already at 1 ns: nothing to compare.
+        let mut e = env();
+        e.timer_slack_ns = 1;
+        assert!(plan(Level::Normal, &e).iter().all(|s| s.name != "sweep-slack"));
+    }
+
+    #[test]
+    fn main_sweep_loads_every_cpu() {
+        let p = plan(Level::Normal, &env());
+        let StageConfig::Sweep(c) = &p[0].config;
+        assert_eq!(c.loads, vec![0, 2]);
+        assert!(c.timer_slacks_ns.is_empty());
+    }
+}

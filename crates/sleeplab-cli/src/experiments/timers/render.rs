@@ -1,0 +1,191 @@
+//! `timers` in the terminal: seed 004's table per period (mechanism, count, avg error %,
+//! σ) with lateness, missed ticks, drift, CPU and context switches beside it; per-thread
+//! rows under each mechanism with `--threads`; then one-glance matrices.
+
+use super::{TickStats, TimersCell, TimersData};
+use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
+use std::fmt::Write;
+
+fn slack_label(s: Option<u64>) -> &'static str {
+    match s {
+        Some(_) => "timer slack set",
+        None => "timer slack as inherited",
+    }
+}
+
+/// The most frequent value (the first of equals), 0 when empty.
+fn most_common(values: impl Iterator<Item = u64>) -> u64 {
+    let v: Vec<u64> = values.collect();
+    v.iter()
+        .copied()
+        .max_by_key(|x| (v.iter().filter(|y| *y == x).count(), std::cmp::Reverse(v.iter().position(|y| y == x))))
+        .unwrap_or(0)
+}
+
+fn stats_row(label: String, s: &TickStats, cpu_pct: f64, vol: u64, invol: u64) -> Vec<String> {
+    vec![
+        label,
+        format!("{}/{}", s.received, s.expected),
+        fmt_pct(s.avg_error_pct),
+        fmt_pct(s.error_stddev_pct),
+        fmt_ns_f(s.mean_lateness_ns),
+        fmt_ns_f(s.lateness_stddev_ns),
+        fmt_ns_f(s.p99_lateness_ns),
+        fmt_ns_f(s.max_lateness_ns as f64),
+        s.missed.to_string(),
+        fmt_ns_f(s.end_lateness_ns as f64),
+        fmt_ns_f(s.drift_ns as f64),
+        fmt_pct(cpu_pct),
+        format!("{vol}/{invol}"),
+    ]
+}
+
+/// Renders the result as text.
+pub fn render(data: &TimersData) -> String {
+    let mut out = String::new();
+    let cfg = &data.config;
+    let mut groups: Vec<(usize, Option<u64>)> = Vec::new();
+    for c in &data.cells {
+        let g = (c.load, c.requested_timer_slack_ns);
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    for &(load, slack) in &groups {
+        let in_group = |c: &&TimersCell| c.load == load && c.requested_timer_slack_ns == slack;
+        for &period in &cfg.periods_ns {
+            let cells: Vec<&TimersCell> = data
+                .cells
+                .iter()
+                .filter(in_group)
+                .filter(|c| c.period_ns == period)
+                .collect();
+            if cells.is_empty() {
+                continue;
+            }
+            let usual = most_common(cells.iter().map(|c| c.timer_slack_ns));
+            let _ = writeln!(
+                out,
+                "\nPeriod: {}   ({} × {} per cell, load {load}, {} ({}))",
+                fmt_ns(period),
+                if cfg.threads == 1 {
+                    "1 thread".to_string()
+                } else {
+                    format!("{} threads", cfg.threads)
+                },
+                fmt_ns(cfg.duration_ns),
+                slack_label(slack),
+                fmt_ns(usual),
+            );
+            let mut t = new_table([
+                "mechanism",
+                "count",
+                "avg error",
+                "σ",
+                "mean late",
+                "σ late",
+                "p99 late",
+                "max late",
+                "missed",
+                "end late",
+                "drift",
+                "CPU",
+                "csw v/i",
+            ]);
+            let usual_slack = most_common(cells.iter().map(|c| c.timer_slack_ns));
+            for c in &cells {
+                let mut label = c.mechanism.clone();
+                if c.timer_slack_ns != usual_slack {
+                    let _ = write!(label, " (slack {})", fmt_ns(c.timer_slack_ns));
+                }
+                if !c.complete {
+                    label.push_str(" (interrupted)");
+                }
+                t.add_row(stats_row(
+                    label,
+                    &c.merged,
+                    c.cpu_pct,
+                    c.voluntary_csw,
+                    c.involuntary_csw,
+                ));
+                if c.threads.len() > 1 {
+                    for th in &c.threads {
+                        t.add_row(stats_row(
+                            format!("  thread {}", th.thread),
+                            &th.stats,
+                            th.cpu_pct,
+                            th.voluntary_csw,
+                            th.involuntary_csw,
+                        ));
+                    }
+                }
+            }
+            let _ = writeln!(out, "{t}");
+        }
+        if cfg.periods_ns.len() > 1 {
+            out.push_str(&overview(data, load, slack));
+        }
+    }
+    let early: Vec<String> = data
+        .cells
+        .iter()
+        .filter(|c| c.merged.early_wakes > 0)
+        .map(|c| format!("{} @ {}: {}", c.mechanism, fmt_ns(c.period_ns), c.merged.early_wakes))
+        .collect();
+    if !early.is_empty() {
+        let _ = writeln!(out, "\nEARLY wakes (before their deadline): {}", early.join("; "));
+    }
+    if !data.skipped.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nnot measured: {}",
+            data.skipped
+                .iter()
+                .map(|s| format!("{} @ {} ({})", s.mechanism, fmt_ns(s.period_ns), s.reason))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    out.push_str(
+        "\ncount = wakes received / ticks scheduled; avg error = mean |interval − period| / period \
+         (seed 004); late = wake − (t0 + k·period) per scheduled tick; missed = ticks swallowed by \
+         a later wake; end late = last wake − its tick; drift = last wake − received × period; \
+         CPU = thread(s) + helpers / wall.\n",
+    );
+    out
+}
+
+/// Two matrices over periods: avg error (the seed's figure) and mean lateness.
+fn overview(data: &TimersData, load: usize, slack: Option<u64>) -> String {
+    let cfg = &data.config;
+    let find = |m: &str, p: u64| {
+        data.cells.iter().find(|c| {
+            c.mechanism == m && c.period_ns == p && c.load == load && c.requested_timer_slack_ns == slack
+        })
+    };
+    let mut s = String::new();
+    for (title, cell_text) in [
+        (
+            "avg error (seed 004's figure)",
+            (|c: &TimersCell| fmt_pct(c.merged.avg_error_pct)) as fn(&TimersCell) -> String,
+        ),
+        ("mean lateness", |c: &TimersCell| {
+            fmt_ns_f(c.merged.mean_lateness_ns)
+        }),
+    ] {
+        let mut header = vec![title.to_string()];
+        header.extend(cfg.periods_ns.iter().map(|&p| fmt_ns(p)));
+        let mut t = new_table(header);
+        for m in &cfg.mechanisms {
+            let mut row = vec![m.clone()];
+            row.extend(
+                cfg.periods_ns
+                    .iter()
+                    .map(|&p| find(m, p).map_or("–".into(), cell_text)),
+            );
+            t.add_row(row);
+        }
+        let _ = writeln!(s, "\n{t}");
+    }
+    s
+}

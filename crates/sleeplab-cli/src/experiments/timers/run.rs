@@ -1,0 +1,378 @@
+//! The timers engine: for every load level and timer slack, period-major passes over the
+//! mechanisms; each cell runs `threads` measuring threads at once (started together at a
+//! barrier), each with its own timer, for one contiguous run.
+
+use super::accounting::{Schedule, Wake, account};
+use super::mechanisms::{self, Plan};
+use super::{SkippedCell, ThreadResult, TickStats, TimersCell, TimersConfig, TimersData};
+use crate::error::UsageError;
+use crate::interrupt::interrupted;
+use crate::load::LoadThreads;
+use crate::model::RunSettings;
+use crate::output::{Progress, fmt_ns};
+use crate::settings::ThreadArgs;
+use crate::usage::ThreadUsage;
+use sleeplab::system::{SlackGuard, lock_memory, timer_slack_ns};
+use std::sync::Barrier;
+
+/// What one run of `timers` produced.
+pub struct TimersOutcome {
+    /// The data (partial when interrupted).
+    pub data: TimersData,
+    /// Settings of the measuring threads.
+    pub settings: RunSettings,
+    /// False when interrupted.
+    pub complete: bool,
+}
+
+/// One thread's raw run.
+struct ThreadRun {
+    report: mechanisms::RunReport,
+    wakes: Vec<Wake>,
+    usage: ThreadUsage,
+    slack: u64,
+}
+
+/// Runs `config` with `threads` applied to every measuring thread; `progress` advances
+/// by one per cell.
+pub fn run(
+    config: &TimersConfig,
+    threads: &ThreadArgs,
+    progress: &Progress,
+) -> anyhow::Result<TimersOutcome> {
+    if threads.mlock {
+        // Process-wide, once.
+        lock_memory().map_err(|e| UsageError::new(format!("--mlock: {e}")))?;
+    }
+    let per_thread = ThreadArgs {
+        mlock: false,
+        ..threads.clone()
+    };
+    let slacks: Vec<Option<u64>> = if config.timer_slacks_ns.is_empty() {
+        vec![None]
+    } else {
+        config.timer_slacks_ns.iter().map(|&s| Some(s)).collect()
+    };
+    let mut cells = Vec::new();
+    let mut skipped = Vec::new();
+    let mut complete = true;
+    let total = cell_count(config) as usize;
+    let mut done = 0usize;
+    'all: for &load in &config.loads {
+        let _load = LoadThreads::start(load);
+        for &slack in &slacks {
+            for &period in &config.periods_ns {
+                for name in &config.mechanisms {
+                    if interrupted() {
+                        complete = false;
+                        break 'all;
+                    }
+                    if let Some(reason) = mechanisms::skip_reason(name, period) {
+                        if !skipped
+                            .iter()
+                            .any(|s: &SkippedCell| s.mechanism == *name && s.period_ns == period)
+                        {
+                            skipped.push(SkippedCell {
+                                mechanism: name.clone(),
+                                period_ns: period,
+                                reason,
+                            });
+                        }
+                        continue;
+                    }
+                    let left = (total - done) as f64 * config.duration_ns as f64 / 1e9;
+                    progress.message(format!(
+                        "{name} @ {}{}{} · ~{left:.0} s left of ~{:.0} s",
+                        fmt_ns(period),
+                        if config.loads.len() > 1 { format!(" load {load}") } else { String::new() },
+                        slack.map(|s| format!(" slack {}", fmt_ns(s))).unwrap_or_default(),
+                        total as f64 * config.duration_ns as f64 / 1e9,
+                    ));
+                    match run_cell(config, name, period, load, slack, &per_thread)? {
+                        Ok(cell) => {
+                            let cut = !cell.complete;
+                            cells.push(cell);
+                            if cut {
+                                complete = false;
+                                break 'all;
+                            }
+                        }
+                        Err(reason) => skipped.push(SkippedCell {
+                            mechanism: name.clone(),
+                            period_ns: period,
+                            reason,
+                        }),
+                    }
+                    done += 1;
+                    progress.inc(1);
+                }
+            }
+        }
+    }
+    let mut settings = threads.record();
+    if let Some(c) = cells.first() {
+        settings.timer_slack_ns = c.timer_slack_ns;
+    }
+    Ok(TimersOutcome {
+        data: TimersData {
+            config: config.clone(),
+            cells,
+            skipped,
+        },
+        settings,
+        complete,
+    })
+}
+
+/// Number of cells `config` will measure (for the progress bar and the time estimate).
+pub fn cell_count(config: &TimersConfig) -> u64 {
+    let measurable = config
+        .periods_ns
+        .iter()
+        .flat_map(|&p| {
+            config
+                .mechanisms
+                .iter()
+                .filter(move |m| mechanisms::skip_reason(m, p).is_none())
+        })
+        .count() as u64;
+    measurable * config.loads.len() as u64 * config.timer_slacks_ns.len().max(1) as u64
+}
+
+/// Runs one cell. The outer error is fatal (bad thread settings: exit 2); the inner one
+/// is the cell's failure, recorded as a skipped cell.
+fn run_cell(
+    config: &TimersConfig,
+    name: &str,
+    period: u64,
+    load: usize,
+    slack: Option<u64>,
+    thread_args: &ThreadArgs,
+) -> anyhow::Result<Result<TimersCell, String>> {
+    let plan = Plan {
+        period_ns: period,
+        ticks: config.ticks(period),
+        slack_given: slack.is_some(),
+    };
+    let n = config.threads.max(1);
+    let barrier = Barrier::new(n);
+    let helper_before = mechanisms::shared_helper_usage(name);
+    let runs: Vec<anyhow::Result<Result<ThreadRun, String>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n)
+            .map(|i| {
+                let barrier = &barrier;
+                std::thread::Builder::new()
+                    .name(format!("sleeplab-timer{i}"))
+                    .spawn_scoped(s, move || measure(name, &plan, slack, thread_args, barrier))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h
+                    .join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a measuring thread panicked"))),
+                Err(e) => Err(anyhow::anyhow!("cannot start a measuring thread: {e}")),
+            })
+            .collect()
+    });
+    let helper = match (helper_before, mechanisms::shared_helper_usage(name)) {
+        (Some(a), Some(b)) => ThreadUsage {
+            cpu_ns: b.cpu_ns.saturating_sub(a.cpu_ns),
+            voluntary_csw: b.voluntary_csw.saturating_sub(a.voluntary_csw),
+            involuntary_csw: b.involuntary_csw.saturating_sub(a.involuntary_csw),
+        },
+        _ => ThreadUsage::default(),
+    };
+    let mut ok = Vec::with_capacity(n);
+    for r in runs {
+        match r? {
+            Ok(run) => ok.push(run),
+            Err(reason) => return Ok(Err(reason)),
+        }
+    }
+    Ok(Ok(assemble(config, name, period, (load, slack), &plan, ok, helper)))
+}
+
+/// One measuring thread: settings, slack, the mechanism, the barrier, the run.
+fn measure(
+    name: &str,
+    plan: &Plan,
+    slack: Option<u64>,
+    thread_args: &ThreadArgs,
+    barrier: &Barrier,
+) -> anyhow::Result<Result<ThreadRun, String>> {
+    // Everything that can fail happens before the barrier, and every thread reaches it.
+    let prepared = (|| -> anyhow::Result<Result<_, String>> {
+        thread_args.apply()?;
+        let guard = match slack {
+            Some(s) => Some(
+                SlackGuard::set(s)
+                    .map_err(|e| UsageError::new(format!("--timer-slack {}: {e}", fmt_ns(s))))?,
+            ),
+            None => None,
+        };
+        let mech = match mechanisms::build(name) {
+            Ok(m) => m,
+            Err(e) => return Ok(Err(format!("failed: {e}"))),
+        };
+        // Touch the buffer now so the run takes no page faults.
+        let cap = usize::try_from(plan.ticks).unwrap_or(0) + 1;
+        let mut wakes = vec![Wake::default(); cap];
+        wakes.clear();
+        Ok(Ok((guard, mech, wakes)))
+    })();
+    barrier.wait();
+    let (_guard, mut mech, mut wakes) = match prepared? {
+        Ok(p) => p,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    let start = ThreadUsage::now();
+    let report = match mech.run(plan, &mut wakes) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(format!("failed: {e}"))),
+    };
+    let mut usage = ThreadUsage::default();
+    usage.add_since(&start);
+    let slack = report.timer_slack_ns.unwrap_or_else(timer_slack_ns);
+    Ok(Ok(ThreadRun {
+        report,
+        wakes,
+        usage,
+        slack,
+    }))
+}
+
+/// Accounts every thread's run and merges them into a cell.
+fn assemble(
+    config: &TimersConfig,
+    name: &str,
+    period: u64,
+    (load, requested_slack): (usize, Option<u64>),
+    plan: &Plan,
+    runs: Vec<ThreadRun>,
+    shared_helper: ThreadUsage,
+) -> TimersCell {
+    let n = runs.len().max(1) as u64;
+    let interrupted_any = runs.iter().any(|r| r.report.interrupted);
+    let accounts: Vec<_> = runs
+        .iter()
+        .map(|r| {
+            // An interrupted run is accounted up to the deadlines it reached.
+            let ticks = if r.report.interrupted {
+                r.wakes.iter().map(|w| w.expirations).sum::<u64>().min(plan.ticks)
+            } else {
+                plan.ticks
+            };
+            let schedule = Schedule {
+                t0_ns: r.report.t0_ns,
+                period_ns: period,
+                ticks,
+            };
+            account(&schedule, &r.wakes)
+        })
+        .collect();
+    let mut threads = Vec::with_capacity(runs.len());
+    let (mut cpu_total, mut vol, mut invol) = (0u64, 0u64, 0u64);
+    let mut wall_max = 0u64;
+    for (i, (r, a)) in runs.iter().zip(&accounts).enumerate() {
+        let wall = r.report.end_ns.saturating_sub(r.report.t0_ns);
+        let helper_cpu = r.report.helper.cpu_ns + shared_helper.cpu_ns / n;
+        let cpu = r.usage.cpu_ns + helper_cpu;
+        let v = r.usage.voluntary_csw + r.report.helper.voluntary_csw + shared_helper.voluntary_csw / n;
+        let iv = r.usage.involuntary_csw
+            + r.report.helper.involuntary_csw
+            + shared_helper.involuntary_csw / n;
+        cpu_total += cpu;
+        vol += v;
+        invol += iv;
+        wall_max = wall_max.max(wall);
+        threads.push(ThreadResult {
+            thread: i,
+            stats: TickStats::of(&[a]),
+            timer_slack_ns: r.slack,
+            wall_ns: wall,
+            cpu_ns: cpu,
+            helper_cpu_ns: helper_cpu,
+            cpu_pct: pct(cpu, wall),
+            voluntary_csw: v,
+            involuntary_csw: iv,
+            lateness_ns: a
+                .ticks
+                .iter()
+                .take(config.json_samples)
+                .map(|t| t.lateness_ns)
+                .collect(),
+            ticks: a.ticks.clone(),
+        });
+    }
+    let refs: Vec<_> = accounts.iter().collect();
+    TimersCell {
+        mechanism: name.to_string(),
+        period_ns: period,
+        load,
+        timer_slack_ns: threads.first().map_or(0, |t| t.timer_slack_ns),
+        requested_timer_slack_ns: requested_slack,
+        complete: !interrupted_any,
+        merged: TickStats::of(&refs),
+        cpu_pct: pct(cpu_total, wall_max),
+        voluntary_csw: vol,
+        involuntary_csw: invol,
+        threads,
+    }
+}
+
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64 * 100.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(mechanisms: &[&str], threads: usize) -> TimersConfig {
+        TimersConfig {
+            mechanisms: mechanisms.iter().map(|s| s.to_string()).collect(),
+            periods_ns: vec![2_000_000, 1_500],
+            duration_ns: 20_000_000,
+            threads,
+            loads: vec![0],
+            timer_slacks_ns: vec![],
+            json_samples: 5,
+        }
+    }
+
+    #[test]
+    fn cells_count_add_up_across_threads() {
+        // 20 ms at 2 ms = 10 ticks per thread; setitimer cannot do 1.5 µs (skipped);
+        // the 1.5 µs cells of the others run 13 333 busy ticks / timerfd expirations.
+        let c = config(&["timerfd-interval", "setitimer"], 2);
+        assert_eq!(cell_count(&c), 3);
+        let out = run(&c, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        assert!(out.complete);
+        let d = &out.data;
+        assert_eq!(d.cells.len(), 3, "{:?}", d.skipped);
+        assert_eq!(d.skipped.len(), 1);
+        assert_eq!(d.skipped[0].mechanism, "setitimer");
+        for cell in &d.cells {
+            let ticks = c.ticks(cell.period_ns);
+            assert_eq!(cell.threads.len(), 2);
+            assert_eq!(cell.merged.expected, 2 * ticks, "{}", cell.mechanism);
+            assert_eq!(cell.merged.received + cell.merged.missed, 2 * ticks);
+            assert_eq!(cell.merged.early_wakes, 0, "{}", cell.mechanism);
+            assert!(cell.merged.min_lateness_ns >= 0);
+            for t in &cell.threads {
+                assert_eq!(t.stats.expected, ticks);
+                assert_eq!(t.ticks.len() as u64, ticks);
+                assert_eq!(t.lateness_ns.len(), 5);
+                assert!(t.wall_ns >= (ticks - 1) * cell.period_ns);
+            }
+            let sum: u64 = cell.threads.iter().map(|t| t.stats.received).sum();
+            assert_eq!(sum, cell.merged.received);
+        }
+    }
+}

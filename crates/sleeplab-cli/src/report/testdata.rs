@@ -1,0 +1,124 @@
+//! Synthetic results for the report's unit tests.
+
+use crate::experiments::survey::{Level, StageState, StageStatus, SurveyData};
+use crate::experiments::sweep::{Quota, SweepCell, SweepConfig, SweepData};
+use crate::model::{ExperimentData, ResultFile, RunSettings, SCHEMA_VERSION, ToolInfo};
+use crate::stats::Summary;
+use sleeplab::system::Fingerprint;
+
+/// A cell of 100 samples with this median (p99 = 1.5 × median).
+pub fn cell(mechanism: &str, requested_ns: u64, load: usize, slack: u64, median: f64) -> SweepCell {
+    SweepCell {
+        mechanism: mechanism.into(),
+        requested_ns,
+        load,
+        timer_slack_ns: slack,
+        summary: Summary {
+            count: 100,
+            mean_ns: median,
+            stddev_ns: median / 10.0,
+            min_ns: (median * 0.9) as u64,
+            median_ns: median,
+            p90_ns: median * 1.2,
+            p99_ns: median * 1.5,
+            p999_ns: median * 2.0,
+            max_ns: (median * 3.0) as u64,
+            mean_overshoot_ns: median - requested_ns as f64,
+            ci999_low_ns: None,
+            ci999_high_ns: None,
+            early_count: 0,
+            total_ns: (median * 100.0) as u64,
+            quantiles_exact: true,
+        },
+        first_calls_ns: vec![],
+        cpu_ns_per_call: median / 100.0,
+        voluntary_csw_per_call: 1.0,
+        involuntary_csw_per_call: 0.0,
+        histogram: vec![
+            [(median * 0.95) as u64, 40],
+            [median as u64, 40],
+            [(median * 1.5) as u64, 20],
+        ],
+        round_counts: vec![100],
+        samples_ns: vec![median as u64; 3],
+        all_samples_ns: vec![],
+    }
+}
+
+/// A sweep of these cells.
+pub fn sweep(cells: Vec<SweepCell>) -> SweepData {
+    let mut mechanisms: Vec<String> = Vec::new();
+    let mut durations: Vec<u64> = Vec::new();
+    for c in &cells {
+        if !mechanisms.contains(&c.mechanism) {
+            mechanisms.push(c.mechanism.clone());
+        }
+        if !durations.contains(&c.requested_ns) {
+            durations.push(c.requested_ns);
+        }
+    }
+    durations.sort_unstable();
+    SweepData {
+        config: SweepConfig {
+            mechanisms,
+            durations_ns: durations,
+            loads: vec![0],
+            timer_slacks_ns: vec![],
+            quota: Quota::Iterations { count: 100 },
+            warmup: 0,
+            rounds: 1,
+            json_samples: 3,
+            raw_cap: 100,
+        },
+        cells,
+        skipped: vec![],
+    }
+}
+
+/// A result around `data`.
+pub fn result(data: ExperimentData) -> ResultFile {
+    ResultFile {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo::default(),
+        complete: true,
+        started_at: "2025-01-01T00:00:00Z".into(),
+        finished_at: "2025-01-01T00:01:00Z".into(),
+        command_line: vec!["sleeplab".into()],
+        fingerprint: Fingerprint {
+            hostname: "testhost".into(),
+            os: "Linux".into(),
+            kernel_release: "6.1.0".into(),
+            cpu_count: 2,
+            timer_slack_ns: 50_000,
+            ..Fingerprint::default()
+        },
+        settings: RunSettings {
+            timer_slack_ns: 50_000,
+            ..RunSettings::default()
+        },
+        notes: vec![],
+        data,
+    }
+}
+
+/// A survey of these (stage name, result) pairs, all ok.
+pub fn survey(stages: Vec<(&str, ResultFile)>) -> ResultFile {
+    let mut data = SurveyData {
+        level: Level::Normal,
+        stages: vec![],
+        results: vec![],
+    };
+    for (name, r) in stages {
+        data.stages.push(StageStatus {
+            name: name.into(),
+            experiment: r.data.name().into(),
+            title: name.into(),
+            state: StageState::Ok,
+            planned_ms: 1_000,
+            elapsed_ms: 900,
+            result: Some(data.results.len()),
+        });
+        data.results.push(r);
+    }
+    result(ExperimentData::Survey(data))
+}

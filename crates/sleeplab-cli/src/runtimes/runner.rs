@@ -1,0 +1,570 @@
+//! Launching one probe process, bounded in time and output, killable.
+//!
+//! The child gets its own process group (so a timeout or Ctrl-C kills everything it
+//! started), `/dev/null` as stdin, and optionally a timer slack and a CPU affinity set in
+//! the forked child before `exec` (so the probe inherits them). Stdout is captured up to
+//! a cap; a probe that writes more is killed and reported. Stderr is kept (its tail) for
+//! error messages. The exit code is mapped as the protocol says: 0 ok, 2 bad arguments,
+//! 3 method unavailable, anything else (or a signal) a failure.
+
+use crate::interrupt::interrupted;
+use std::ffi::OsString;
+use std::io::Read;
+use std::os::fd::AsRawFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How much of stderr is kept (its end: the last line is what matters).
+const STDERR_KEEP: usize = 64 * 1024;
+/// How long to keep reading the pipes after the probe exited (a grandchild may hold them).
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// Longest stderr line quoted in a verdict.
+const REASON_CHARS: usize = 300;
+
+/// A program to launch: what `exec` gets, minus the per-run arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProbeCommand {
+    /// The program (a path, or a name looked up in `PATH`).
+    pub program: PathBuf,
+    /// Arguments before the per-run ones (e.g. the script path).
+    pub args: Vec<OsString>,
+    /// Extra environment variables.
+    pub env: Vec<(OsString, OsString)>,
+    /// Working directory (default: inherited).
+    pub cwd: Option<PathBuf>,
+}
+
+impl ProbeCommand {
+    /// A command running `program` with no fixed arguments.
+    pub fn new(program: impl Into<PathBuf>) -> Self {
+        Self {
+            program: program.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Adds fixed arguments.
+    pub fn with_args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds an environment variable.
+    pub fn with_env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Sets the working directory.
+    pub fn in_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// The command line as words (environment first, `K=V`), for reports.
+    pub fn words(&self, extra: &[String]) -> Vec<String> {
+        let mut w: Vec<String> = self
+            .env
+            .iter()
+            .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))
+            .collect();
+        w.push(self.program.display().to_string());
+        w.extend(self.args.iter().map(|a| a.to_string_lossy().into_owned()));
+        w.extend(extra.iter().cloned());
+        w
+    }
+}
+
+/// Settings the probe process inherits (applied between fork and exec).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ChildSettings {
+    /// `prctl(PR_SET_TIMERSLACK)` value, ns (0 resets to the default).
+    pub timer_slack_ns: Option<u64>,
+    /// CPU to pin the process to (`sched_setaffinity`).
+    pub pin_cpu: Option<usize>,
+}
+
+/// Bounds on one probe run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Killed after this long.
+    pub timeout: Duration,
+    /// Killed once stdout exceeds this many bytes.
+    pub output_cap: usize,
+}
+
+/// How the probe process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Termination {
+    /// It exited with this code.
+    Exited(i32),
+    /// It died by this signal.
+    Signaled(i32),
+    /// It ran past the timeout and was killed.
+    TimedOut,
+    /// It wrote more than the cap to stdout and was killed.
+    OutputCapped,
+    /// The user pressed Ctrl-C; it was killed.
+    Interrupted,
+}
+
+/// What one probe run produced.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    /// Everything it wrote to stdout (at most the cap plus one read).
+    pub stdout: Vec<u8>,
+    /// The end of what it wrote to stderr.
+    pub stderr: Vec<u8>,
+    /// How it ended.
+    pub termination: Termination,
+    /// Wall time from spawn to exit (or kill).
+    pub wall: Duration,
+    /// The limits it ran under.
+    pub limits: Limits,
+}
+
+/// The protocol's reading of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Exit 0: stdout holds the output.
+    Ok,
+    /// Exit 2: bad arguments (stderr's message).
+    BadArguments(String),
+    /// Exit 3: the method is unavailable (stderr's message).
+    Unavailable(String),
+    /// Anything else: why.
+    Failed(String),
+}
+
+/// A probe that could not be run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The program could not be started (missing, not executable).
+    #[error("cannot start {program}: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Waiting for it or reading its output failed.
+    #[error("lost track of {program}: {source}")]
+    Io {
+        /// The program.
+        program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl RunOutput {
+    /// The last non-empty line of stderr, trimmed and shortened (empty if none).
+    pub fn stderr_last_line(&self) -> String {
+        let text = String::from_utf8_lossy(&self.stderr);
+        let line = text
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("");
+        shorten(line)
+    }
+
+    /// The protocol's reading of how the run ended.
+    pub fn verdict(&self) -> Verdict {
+        let last = self.stderr_last_line();
+        let said = |prefix: String| {
+            if last.is_empty() {
+                format!("{prefix} (nothing on stderr)")
+            } else {
+                format!("{prefix}: {last}")
+            }
+        };
+        match self.termination {
+            Termination::Exited(0) => Verdict::Ok,
+            Termination::Exited(2) => Verdict::BadArguments(said("bad arguments (exit 2)".into())),
+            Termination::Exited(3) => Verdict::Unavailable(if last.is_empty() {
+                "unavailable (exit 3)".into()
+            } else {
+                last
+            }),
+            Termination::Exited(c) => Verdict::Failed(said(format!("exit code {c}"))),
+            Termination::Signaled(s) => {
+                Verdict::Failed(said(format!("killed by {}", signal_name(s))))
+            }
+            Termination::TimedOut => Verdict::Failed(format!(
+                "hung: no exit within {} s, killed",
+                self.limits.timeout.as_secs_f64()
+            )),
+            Termination::OutputCapped => Verdict::Failed(format!(
+                "flooded stdout: more than {} bytes, killed",
+                self.limits.output_cap
+            )),
+            Termination::Interrupted => Verdict::Failed("interrupted (Ctrl-C), killed".into()),
+        }
+    }
+}
+
+/// Shortens a message to one line of bounded length.
+fn shorten(s: &str) -> String {
+    let one = s.replace(['\n', '\r'], " ");
+    match one.char_indices().nth(REASON_CHARS) {
+        Some((i, _)) => format!("{}…", &one[..i]),
+        None => one,
+    }
+}
+
+/// A signal's name, e.g. `SIGSEGV (11)`.
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        _ => return format!("signal {sig}"),
+    };
+    format!("{name} ({sig})")
+}
+
+/// Kills a whole process group.
+fn kill_group(pgid: u32) {
+    // SAFETY: kill(2) with a negative pid signals the process group; no memory is touched.
+    unsafe {
+        libc::kill(-(pgid as libc::pid_t), libc::SIGKILL);
+    }
+}
+
+/// Runs `cmd` with `args` appended, under `settings` and `limits`, and collects what it
+/// wrote. Never waits longer than the timeout (plus a short drain), never keeps more
+/// than the cap, and kills the process group on timeout, flood or Ctrl-C.
+pub fn run(
+    cmd: &ProbeCommand,
+    args: &[String],
+    settings: ChildSettings,
+    limits: Limits,
+) -> Result<RunOutput, RunError> {
+    let program = cmd.program.display().to_string();
+    let mut c = Command::new(&cmd.program);
+    c.args(&cmd.args)
+        .args(args)
+        .envs(cmd.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    if let Some(dir) = &cmd.cwd {
+        c.current_dir(dir);
+    }
+    if settings != ChildSettings::default() {
+        // SAFETY: the closure runs in the forked child before exec and only makes the
+        // async-signal-safe system calls prctl and sched_setaffinity on stack data.
+        unsafe {
+            c.pre_exec(move || apply_child_settings(settings));
+        }
+    }
+    let start = Instant::now();
+    let mut child = c.spawn().map_err(|source| RunError::Spawn {
+        program: program.clone(),
+        source,
+    })?;
+    let pgid = child.id();
+    let io_err = |source| RunError::Io {
+        program: program.clone(),
+        source,
+    };
+    let mut out_pipe = child.stdout.take();
+    let mut err_pipe = child.stderr.take();
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let mut status = None;
+    let mut exited_at: Option<Instant> = None;
+    let mut killed: Option<Termination> = None;
+    let mut buf = vec![0u8; 64 * 1024];
+    let deadline = start + limits.timeout;
+    loop {
+        if status.is_none() {
+            if let Some(st) = child.try_wait().map_err(io_err)? {
+                status = Some(st);
+                exited_at = Some(Instant::now());
+            }
+        }
+        if status.is_some() && out_pipe.is_none() {
+            // The probe exited and stdout is complete. Stderr may be held open by a
+            // process it left behind (Wine's services inherit it): take what is there
+            // now and stop.
+            if let Some(p) = err_pipe.take() {
+                drain_available(p, &mut stderr);
+            }
+            break;
+        }
+        if status.is_some() && exited_at.is_some_and(|t| t.elapsed() > DRAIN_GRACE) {
+            break;
+        }
+        let pipes_open = out_pipe.is_some() || err_pipe.is_some();
+        let now = Instant::now();
+        if status.is_none() && now >= deadline {
+            killed = Some(Termination::TimedOut);
+            break;
+        }
+        if status.is_none() && interrupted() {
+            killed = Some(Termination::Interrupted);
+            break;
+        }
+        let wait_ms = deadline
+            .saturating_duration_since(now)
+            .as_millis()
+            .clamp(1, 20) as libc::c_int;
+        if !pipes_open {
+            std::thread::sleep(Duration::from_millis(wait_ms as u64));
+            continue;
+        }
+        let pollfd = |fd: Option<i32>| libc::pollfd {
+            fd: fd.unwrap_or(-1),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let mut fds = [
+            pollfd(out_pipe.as_ref().map(|p| p.as_raw_fd())),
+            pollfd(err_pipe.as_ref().map(|p| p.as_raw_fd())),
+        ];
+        // SAFETY: fds is a valid array of pollfd of the given length; negative fds are
+        // ignored by poll(2).
+        let r = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait_ms) };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            kill_group(pgid);
+            let _ = child.wait();
+            return Err(io_err(e));
+        }
+        if fds[0].revents != 0 {
+            if let Some(p) = out_pipe.as_mut() {
+                match p.read(&mut buf) {
+                    Ok(0) => out_pipe = None,
+                    Ok(n) => stdout.extend_from_slice(&buf[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => out_pipe = None,
+                }
+            }
+            if stdout.len() > limits.output_cap {
+                killed = Some(Termination::OutputCapped);
+                break;
+            }
+        }
+        if fds[1].revents != 0 {
+            if let Some(p) = err_pipe.as_mut() {
+                match p.read(&mut buf) {
+                    Ok(0) => err_pipe = None,
+                    Ok(n) => {
+                        stderr.extend_from_slice(&buf[..n]);
+                        if stderr.len() > 2 * STDERR_KEEP {
+                            stderr.drain(..stderr.len() - STDERR_KEEP);
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => err_pipe = None,
+                }
+            }
+        }
+    }
+    let termination = match killed {
+        Some(t) => {
+            kill_group(pgid);
+            let _ = child.wait();
+            t
+        }
+        None => {
+            let st = status.expect("the loop ends without a kill only once the child exited");
+            match (st.code(), st.signal()) {
+                (Some(c), _) => Termination::Exited(c),
+                (None, Some(s)) => Termination::Signaled(s),
+                (None, None) => Termination::Exited(-1),
+            }
+        }
+    };
+    Ok(RunOutput {
+        stdout,
+        stderr,
+        termination,
+        wall: start.elapsed(),
+        limits,
+    })
+}
+
+/// Reads whatever `pipe` holds right now without blocking (the rest is dropped).
+fn drain_available(mut pipe: std::process::ChildStderr, into: &mut Vec<u8>) {
+    let fd = pipe.as_raw_fd();
+    // SAFETY: fcntl on a file descriptor we own; only the O_NONBLOCK flag is changed.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return;
+        }
+    }
+    let mut buf = [0u8; 16 * 1024];
+    while into.len() < 2 * STDERR_KEEP {
+        match pipe.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => into.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+/// Applies `settings` to the calling process (the forked child, before exec).
+fn apply_child_settings(settings: ChildSettings) -> std::io::Result<()> {
+    if let Some(ns) = settings.timer_slack_ns {
+        // SAFETY: prctl(PR_SET_TIMERSLACK) takes an integer argument only.
+        let r = unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0) };
+        if r != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    if let Some(cpu) = settings.pin_cpu {
+        // SAFETY: cpu_set_t is plain data, zeroed then filled with CPU_SET within bounds
+        // (the caller validated cpu against the machine's CPU count).
+        let r = unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+        };
+        if r != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> ProbeCommand {
+        ProbeCommand::new("/bin/sh").with_args(["-c", script])
+    }
+
+    fn limits(ms: u64) -> Limits {
+        Limits {
+            timeout: Duration::from_millis(ms),
+            output_cap: 1 << 20,
+        }
+    }
+
+    #[test]
+    fn captures_stdout_and_maps_exit_codes() {
+        let r = run(&sh("echo hello; echo oops >&2"), &[], ChildSettings::default(), limits(5000)).unwrap();
+        assert_eq!(r.stdout, b"hello\n");
+        assert_eq!(r.verdict(), Verdict::Ok);
+        let r = run(&sh("echo 'bad --count x' >&2; exit 2"), &[], ChildSettings::default(), limits(5000)).unwrap();
+        assert_eq!(
+            r.verdict(),
+            Verdict::BadArguments("bad arguments (exit 2): bad --count x".into())
+        );
+        let r = run(&sh("echo 'no such clock' >&2; exit 3"), &[], ChildSettings::default(), limits(5000)).unwrap();
+        assert_eq!(r.verdict(), Verdict::Unavailable("no such clock".into()));
+        let r = run(&sh("echo first >&2; echo last >&2; exit 7"), &[], ChildSettings::default(), limits(5000)).unwrap();
+        assert_eq!(r.verdict(), Verdict::Failed("exit code 7: last".into()));
+    }
+
+    #[test]
+    fn signals_timeouts_and_floods_are_failures() {
+        let r = run(&sh("kill -SEGV $$"), &[], ChildSettings::default(), limits(5000)).unwrap();
+        assert_eq!(r.termination, Termination::Signaled(libc::SIGSEGV));
+        assert!(matches!(r.verdict(), Verdict::Failed(m) if m.contains("SIGSEGV")));
+        let t0 = Instant::now();
+        let r = run(&sh("sleep 30"), &[], ChildSettings::default(), limits(300)).unwrap();
+        assert_eq!(r.termination, Termination::TimedOut);
+        assert!(t0.elapsed() < Duration::from_secs(10));
+        assert!(matches!(r.verdict(), Verdict::Failed(m) if m.contains("hung")));
+        let r = run(&sh("yes"), &[], ChildSettings::default(), limits(20_000)).unwrap();
+        assert_eq!(r.termination, Termination::OutputCapped);
+        assert!(r.stdout.len() <= (1 << 20) + 64 * 1024);
+    }
+
+    #[test]
+    fn a_hang_in_a_grandchild_is_killed_with_the_group() {
+        // The shell starts a background sleeper that holds the pipes, then hangs itself.
+        let t0 = Instant::now();
+        let r = run(&sh("sleep 30 & sleep 30"), &[], ChildSettings::default(), limits(300)).unwrap();
+        assert_eq!(r.termination, Termination::TimedOut);
+        assert!(t0.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_leftover_holding_stderr_does_not_delay_the_result() {
+        // The shell leaves a sleeper behind that keeps stderr (not stdout) open.
+        let t0 = Instant::now();
+        let r = run(
+            &sh("echo out; echo err >&2; sleep 5 >/dev/null & exit 0"),
+            &[],
+            ChildSettings::default(),
+            limits(20_000),
+        )
+        .unwrap();
+        assert_eq!(r.verdict(), Verdict::Ok);
+        assert_eq!(r.stdout, b"out\n");
+        assert_eq!(r.stderr_last_line(), "err");
+        assert!(t0.elapsed() < Duration::from_millis(1500), "{:?}", t0.elapsed());
+    }
+
+    #[test]
+    fn missing_program_is_a_spawn_error() {
+        let e = run(
+            &ProbeCommand::new("/nonexistent/sleeplab-probe"),
+            &[],
+            ChildSettings::default(),
+            limits(1000),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("cannot start /nonexistent/sleeplab-probe"), "{e}");
+    }
+
+    #[test]
+    fn child_inherits_timer_slack_and_affinity() {
+        let settings = ChildSettings {
+            timer_slack_ns: Some(12_345),
+            pin_cpu: Some(0),
+        };
+        // /proc/self/timerslack_ns is the task's own slack; Cpus_allowed_list the affinity.
+        let r = run(
+            &sh("cat /proc/self/timerslack_ns; grep Cpus_allowed_list /proc/self/status"),
+            &[],
+            settings,
+            limits(5000),
+        )
+        .unwrap();
+        let out = String::from_utf8_lossy(&r.stdout);
+        assert_eq!(r.verdict(), Verdict::Ok, "{out}");
+        if !out.starts_with("cat:") {
+            assert!(out.lines().next().is_some_and(|l| l.trim() == "12345"), "{out}");
+        }
+        assert!(out.contains("Cpus_allowed_list:\t0\n"), "{out}");
+    }
+
+    #[test]
+    fn words_show_env_program_and_args() {
+        let c = ProbeCommand::new("wine")
+            .with_args(["probe.exe"])
+            .with_env("WINEDEBUG", "-all");
+        assert_eq!(
+            c.words(&["--list".into()]),
+            ["WINEDEBUG=-all", "wine", "probe.exe", "--list"]
+        );
+    }
+}

@@ -1,0 +1,272 @@
+//! `sleeplab short` through the binary: outputs, counts, files, bad input. Tiny
+//! `--batch`/`--repetitions` keep it fast; no test asserts a latency.
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use sleeplab_cli::experiments::short::{CSV_COLUMNS, FLOOR, SYSCALL, ShortData};
+use sleeplab_cli::model::{ExperimentData, load_result};
+
+fn short_data(path: &std::path::Path) -> (sleeplab_cli::model::ResultFile, ShortData) {
+    let result = load_result(path).expect("the JSON loads as a result");
+    let data = match &result.data {
+        ExperimentData::Short(d) => d.clone(),
+        other => panic!("expected a short result, got {}", other.name()),
+    };
+    (result, data)
+}
+
+fn csv_rows(path: &std::path::Path) -> (Vec<String>, Vec<csv::StringRecord>) {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let header = r.headers().unwrap().iter().map(String::from).collect();
+    let rows = r.records().map(Result::unwrap).collect();
+    (header, rows)
+}
+
+/// Every cell, reference and CSV row is there: repetitions × cells batches.
+#[test]
+fn counts_add_up_in_json_and_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("short.json");
+    let csv = dir.path().join("short.csv");
+    let out = cargo_bin_cmd!("sleeplab")
+        .args([
+            "short",
+            "-q",
+            "--mechanisms",
+            "nanosleep,yield,timerfd,pselect,std-sleep",
+            "--batch",
+            "4",
+            "--repetitions",
+            "3",
+            "--json",
+        ])
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    for needle in [
+        "net mean ± 99.9 % CI",
+        "nanosleep @ 0 ns",
+        "nanosleep @ 1 ns",
+        "timerfd @ 1 ns",
+        "yield @ 0 ns",
+        "floor (ground truth",
+        "yardstick",
+        "Student's t (df = 2",
+        "seed 001's Linux findings",
+        "timerfd @ 0 ns (timerfd cannot express 0 ns",
+        "note: 3 repetitions",
+    ] {
+        assert!(stdout.contains(needle), "missing {needle:?} in:\n{stdout}");
+    }
+
+    // The JSON validates against the result schema and round-trips through the model.
+    let instance: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&sleeplab_cli::model::result_schema()).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&instance)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "schema errors: {errors:?}");
+    let (result, data) = short_data(&json);
+    assert_eq!(serde_json::to_value(&result).unwrap(), instance);
+    assert!(result.complete);
+    assert_eq!(result.data.name(), "short");
+    // nanosleep 0, 1 ns; yield 0; timerfd 1 ns; pselect 0, 1 ns; std-sleep 0, 1 ns.
+    assert_eq!(data.cells.len(), 8);
+    assert_eq!(data.references.len(), 2);
+    assert_eq!(data.skipped.len(), 2);
+    assert_eq!(data.findings.len(), 4);
+    for c in data.cells.iter().chain(&data.references) {
+        assert_eq!(c.batches.len(), 3, "{} @ {}", c.mechanism, c.requested_ns);
+        assert_eq!(c.net.n, 3);
+        assert!(c.net.ci_half_width_ns.is_some());
+        assert!(c.batch >= 1 && c.batch <= 4);
+        for b in &c.batches {
+            assert_eq!(b.calls, c.batch);
+            // A batch of waits is never shorter than its requests.
+            assert!(b.elapsed_ns >= b.calls * c.requested_ns);
+        }
+    }
+    assert!(data.reference(FLOOR, data.slacks()[0]).is_some());
+    assert!(data.reference(SYSCALL, data.slacks()[0]).is_some());
+
+    let (header, rows) = csv_rows(&csv);
+    assert_eq!(header, CSV_COLUMNS);
+    assert_eq!(rows.len(), 3 * (8 + 2));
+    for row in &rows {
+        let batch: f64 = row[4].parse().unwrap();
+        let elapsed: f64 = row[5].parse().unwrap();
+        let per_call: f64 = row[6].parse().unwrap();
+        assert!((per_call - elapsed / batch).abs() < 1e-6 * per_call.max(1.0));
+    }
+}
+
+/// Every timer slack gets its own cells, references and findings, and the side-by-side
+/// table.
+#[test]
+fn timer_slack_is_an_axis() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("s.json");
+    let csv = dir.path().join("s.csv");
+    let out = cargo_bin_cmd!("sleeplab")
+        .args([
+            "short",
+            "-q",
+            "--mechanisms",
+            "clock-nanosleep,timerfd-reuse",
+            "--batch",
+            "3",
+            "--repetitions",
+            "2",
+            "--timer-slack",
+            "50us,1ns",
+            "--json",
+        ])
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(stdout.contains("timer slack 50.00 µs"), "{stdout}");
+    assert!(stdout.contains("timer slack 1 ns"), "{stdout}");
+    assert!(stdout.contains("timer slack side by side"), "{stdout}");
+    let (_, data) = short_data(&json);
+    assert_eq!(data.slacks(), vec![50_000, 1]);
+    // clock-nanosleep 0, 1 ns; timerfd-reuse 1 ns → 3 cells per slack.
+    assert_eq!(data.cells.len(), 6);
+    assert_eq!(data.references.len(), 4);
+    assert_eq!(data.findings.len(), 4 * 2);
+    let (_, rows) = csv_rows(&csv);
+    assert_eq!(rows.len(), 2 * 2 * (3 + 2));
+    let slack_1ns = rows.iter().filter(|r| &r[2] == "1").count();
+    assert_eq!(slack_1ns, 2 * (3 + 2));
+}
+
+/// The default mechanism set runs end to end (tiny batches).
+#[test]
+fn every_default_mechanism_runs() {
+    let out = cargo_bin_cmd!("sleeplab")
+        .args(["short", "-q", "--batch", "2", "--repetitions", "2"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    for needle in [
+        "poll @ 1.000 ms",
+        "select @ 1.000 µs",
+        "spin @ 0 ns",
+        "1. ",
+        "4. ",
+    ] {
+        assert!(stdout.contains(needle), "missing {needle:?} in:\n{stdout}");
+    }
+}
+
+/// Bad input: one line naming the bad value, exit 2, nothing measured.
+#[test]
+fn bad_input_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no/such/dir/out.json");
+    let missing = missing.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--mechanisms", "nanoslep"], "nanosleep"),
+        (&["--mechanisms", ""], "empty"),
+        (&["--mechanisms", "yield,,spin"], "empty element"),
+        (&["--batch", "0"], "\"0\""),
+        (&["--batch", "-5"], "\"-5\""),
+        (&["--batch", "many"], "\"many\""),
+        (&["--repetitions", "1"], "\"1\""),
+        (&["--batch-time", "-1ms"], "\"-1ms\""),
+        (&["--batch-time", "5 parsecs"], "\"5 parsecs\""),
+        (&["--timer-slack", "0"], "\"0\""),
+        (&["--timer-slack", "1.5.3ms"], "\"1.5.3ms\""),
+        (&["--seed", "abc"], "\"abc\""),
+        (&["--json", missing], "--json"),
+        (&["--csv", "/"], "--csv"),
+        (&["--pin", "99999"], "--pin 99999"),
+        (&["--priority", "5"], "--priority 5"),
+        (&["--policy", "batchy"], "batchy"),
+        (&["--no-such-flag"], "--no-such-flag"),
+    ];
+    for (args, needle) in cases {
+        let out = cargo_bin_cmd!("sleeplab")
+            .arg("short")
+            .arg("-q")
+            .args(*args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?} measured something");
+    }
+}
+
+/// `--help` explains the method and the batch length choice.
+#[test]
+fn help_explains_the_batch_choice() {
+    let out = cargo_bin_cmd!("sleeplab")
+        .args(["short", "--help"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    for needle in [
+        "--batch-time",
+        "3000",
+        "Student's t",
+        "--timer-slack",
+        "--pin",
+    ] {
+        assert!(stdout.contains(needle), "missing {needle:?} in:\n{stdout}");
+    }
+}
+
+/// Ctrl-C keeps what was measured: exit 130, the JSON written with `complete: false`,
+/// and every cell short of its repetitions by at most one.
+#[test]
+fn interrupt_keeps_the_partial_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("partial.json");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("sleeplab"))
+        .args([
+            "short",
+            "-q",
+            "--mechanisms",
+            "nanosleep,spin",
+            "--batch",
+            "200",
+            "--batch-time",
+            "0",
+            "--repetitions",
+            "100000",
+            "--json",
+        ])
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let (result, data) = short_data(&json);
+    assert!(!result.complete);
+    let counts: Vec<usize> = data
+        .cells
+        .iter()
+        .chain(&data.references)
+        .map(|c| c.batches.len())
+        .collect();
+    // Interrupted during calibration there are no batches at all, which is fine too.
+    if let (Some(lo), Some(hi)) = (counts.iter().min(), counts.iter().max()) {
+        assert!(hi - lo <= 1, "{counts:?}");
+        assert!(*hi < 100_000);
+    }
+}

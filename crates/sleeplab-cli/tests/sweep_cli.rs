@@ -1,0 +1,190 @@
+//! The sweep through the real binary: its JSON validates against the committed schema
+//! and round-trips, its CSV loads with pandas into the documented columns, and bad
+//! input gets exit 2 with one line naming the value.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn sleeplab() -> Command {
+    Command::cargo_bin("sleeplab").expect("the sleeplab binary is built")
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn tiny_sweep(dir: &Path) -> (PathBuf, PathBuf) {
+    let json = dir.join("sweep.json");
+    let csv = dir.join("sweep.csv");
+    sleeplab()
+        .args([
+            "sweep",
+            "-q",
+            "--mechanisms",
+            "clock-nanosleep,yield,timerfd",
+            "--durations",
+            "0,10us",
+            "--iterations",
+            "6",
+            "--rounds",
+            "2",
+            "--warmup",
+            "2",
+            "--load",
+            "0,1",
+            "--timer-slack",
+            "50us,1ns",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .assert()
+        .success();
+    (json, csv)
+}
+
+#[test]
+fn json_matches_schema_and_round_trips_and_csv_loads_with_pandas() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, csv) = tiny_sweep(dir.path());
+
+    // The committed schema is the one this build generates.
+    let committed: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("spec/result.schema.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        committed == sleeplab_cli::model::result_schema(),
+        "spec/result.schema.json is stale: run `cargo run -- schema --output spec/result.schema.json`"
+    );
+
+    // The result validates against it.
+    let text = std::fs::read_to_string(&json).unwrap();
+    let instance: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::validator_for(&committed).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&instance)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "schema errors: {errors:?}");
+
+    // It round-trips through the model.
+    let result = sleeplab_cli::model::load_result(&json).unwrap();
+    assert!(result.complete);
+    assert_eq!(serde_json::to_value(&result).unwrap(), instance);
+    let sleeplab_cli::model::ExperimentData::Sweep(data) = &result.data else {
+        panic!("not a sweep");
+    };
+    // clock-nanosleep {0, 10us} + yield {0} + timerfd {10us} = 4 cells × 2 loads × 2 slacks.
+    assert_eq!(data.cells.len(), 16);
+    assert!(data.cells.iter().all(|c| c.summary.count == 6));
+    assert!(
+        data.cells
+            .iter()
+            .any(|c| c.timer_slack_ns == 1 && c.mechanism == "clock-nanosleep")
+    );
+
+    // The CSV loads with pandas into the documented columns: 16 cells × (2 warm-up + 6).
+    let script = format!(
+        r#"
+import pandas as pd
+df = pd.read_csv({path:?})
+cols = {cols:?}
+assert list(df.columns) == cols, list(df.columns)
+assert len(df) == 16 * 8, len(df)
+assert df["warmup"].dtype == bool
+assert (df[~df.warmup].groupby(["mechanism","requested_ns","load","timer_slack_ns"]).size() == 6).all()
+assert (df.elapsed_ns - df.requested_ns == df.overshoot_ns).all()
+assert set(df["round"].unique()) == {{-1, 0, 1}}
+print("ok")
+"#,
+        path = csv.display().to_string(),
+        cols = sleeplab_cli::experiments::sweep::CSV_COLUMNS.to_vec(),
+    );
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "pandas check failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Each bad invocation exits 2 with exactly one line on stderr that names the bad value,
+/// and writes no output file.
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let out_s = out.to_str().unwrap();
+    let dir_s = dir.path().to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["sweep", "--durations", "-1ms"], "-1ms"),
+        (vec!["sweep", "--durations", "NaN"], "NaN"),
+        (vec!["sweep", "--durations", "inf"], "inf"),
+        (vec!["sweep", "--durations", "1e400"], "1e400"),
+        (vec!["sweep", "--durations", ""], "\"\""),
+        (vec!["sweep", "--durations", "1.5.3ms"], "1.5.3ms"),
+        (vec!["sweep", "--durations", "5parsecs"], "5parsecs"),
+        (vec!["sweep", "--durations", "1ms,,2ms"], "1ms,,2ms"),
+        (vec!["sweep", "--durations", "2days"], "2days"),
+        (vec!["sweep", "--durations", "90000s"], "90000s"),
+        (vec!["sweep", "--durations", "1.5ns"], "1.5ns"),
+        (vec!["sweep", "--iterations", "0"], "0"),
+        (vec!["sweep", "--iterations", "-5"], "-5"),
+        (vec!["sweep", "--iterations", "99999999999999999999"], "99999999999999999999"),
+        (vec!["sweep", "--budget", "0"], "0"),
+        (vec!["sweep", "--load", "-1"], "-1"),
+        (vec!["sweep", "--load", "100000"], "100000"),
+        (vec!["sweep", "--rounds", "0"], "0"),
+        (vec!["sweep", "--timer-slack", "0"], "0"),
+        (vec!["sweep", "--mechanisms", "nanoslep"], "nanoslep"),
+        (vec!["sweep", "--mechanisms", "nanosleep,"], "nanosleep,"),
+        (vec!["sweep", "--iterations", "5", "--budget", "1s"], "--budget"),
+        (vec!["sweep", "--timertest", "--durations", "1ms"], "--durations"),
+        (vec!["sweep", "--policy", "batch"], "batch"),
+        (vec!["sweep", "--policy", "fifo", "--priority", "0"], "0"),
+        (vec!["sweep", "--priority", "5"], "5"),
+        (vec!["sweep", "--pin", "4096"], "4096"),
+        (vec!["sweep", "--min-iterations", "50", "--max-iterations", "10"], "50"),
+        (vec!["sweep", "--json", dir_s], dir_s),
+        (vec!["sweep", "--csv", "/nonexistent/dir/x.csv"], "/nonexistent/dir"),
+        (vec!["sweep", "--frobnicate"], "--frobnicate"),
+        (vec!["nonsense-command"], "nonsense-command"),
+    ];
+    for (args, needle) in &cases {
+        let assert = sleeplab().args(args).arg("-q").assert().code(2);
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+        assert_eq!(
+            stderr.trim_end().lines().count(),
+            1,
+            "{args:?}: expected one line, got {stderr:?}"
+        );
+        assert!(
+            stderr.contains(needle),
+            "{args:?}: message {stderr:?} does not name {needle:?}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?} panicked");
+    }
+    // A typo gets a suggestion.
+    let assert = sleeplab()
+        .args(["sweep", "--mechanisms", "nanoslep"])
+        .assert()
+        .code(2);
+    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("did you mean nanosleep"));
+    assert!(!out.exists(), "{out_s} must not be written by a failed run");
+}
+
+#[test]
+fn list_shows_every_mechanism() {
+    let assert = sleeplab().arg("list").assert().success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    for m in sleeplab::wait::mechanisms() {
+        assert!(stdout.contains(m.name), "{} missing from list", m.name);
+    }
+    assert!(stdout.contains("timer slack"));
+}

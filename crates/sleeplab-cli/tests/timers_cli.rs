@@ -1,0 +1,223 @@
+//! `sleeplab timers` through the real binary: counts add up in the JSON, which validates
+//! against the result schema and round-trips; the CSV loads with pandas; the histogram
+//! file has cyclictest's layout and its totals match the tick counts; bad input exits 2
+//! with one line naming the value.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn sleeplab() -> Command {
+    Command::cargo_bin("sleeplab").expect("the sleeplab binary is built")
+}
+
+#[test]
+fn json_csv_and_histogram_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("timers.json");
+    let csv = dir.path().join("timers.csv");
+    let hist = dir.path().join("timers.hist");
+    let assert = sleeplab()
+        .args([
+            "timers",
+            "-q",
+            "--mechanisms",
+            "timerfd-interval,clock-nanosleep-abs",
+            "--periods",
+            "2ms,1ms",
+            "--seconds",
+            "40ms",
+            "--threads",
+            "2",
+            "--histogram-max",
+            "500",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .arg("--histogram")
+        .arg(&hist)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(stdout.contains("Period: 2.000 ms"), "{stdout}");
+    assert!(stdout.contains("avg error"), "{stdout}");
+    assert!(stdout.contains("thread 1"), "{stdout}");
+
+    // The JSON validates against the schema this build generates and round-trips.
+    let text = std::fs::read_to_string(&json).unwrap();
+    let instance: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let schema = sleeplab_cli::model::result_schema();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&instance)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "schema errors: {errors:?}");
+    let result = sleeplab_cli::model::load_result(&json).unwrap();
+    assert!(result.complete);
+    assert_eq!(serde_json::to_value(&result).unwrap(), instance);
+    let sleeplab_cli::model::ExperimentData::Timers(data) = &result.data else {
+        panic!("not a timers result");
+    };
+    assert_eq!(data.cells.len(), 4);
+    let mut per_thread_expected = Vec::new();
+    for c in &data.cells {
+        let ticks = 40_000_000 / c.period_ns;
+        assert_eq!(c.merged.expected, 2 * ticks, "{}", c.mechanism);
+        assert_eq!(c.merged.received + c.merged.missed, c.merged.expected);
+        assert_eq!(c.merged.early_wakes, 0, "{} woke early", c.mechanism);
+        assert!(c.merged.min_lateness_ns >= 0);
+        assert_eq!(c.threads.len(), 2);
+        for t in &c.threads {
+            assert_eq!(t.stats.expected, ticks);
+            assert_eq!(t.lateness_ns.len() as u64, ticks);
+            per_thread_expected.push(ticks);
+        }
+    }
+
+    // The CSV has one row per scheduled tick and thread.
+    let total: u64 = per_thread_expected.iter().sum();
+    let script = format!(
+        r#"
+import pandas as pd
+df = pd.read_csv({path:?})
+assert list(df.columns) == {cols:?}, list(df.columns)
+assert len(df) == {total}, len(df)
+assert df["missed"].dtype == bool
+assert (df.lateness_ns >= 0).all()
+g = df.groupby(["mechanism", "period_ns", "thread"]).tick
+assert (g.max() == 40_000_000 // g.max().index.get_level_values("period_ns")).all()
+print("ok")
+"#,
+        path = csv.display().to_string(),
+        cols = sleeplab_cli::experiments::timers::CSV_COLUMNS.to_vec(),
+    );
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "pandas check failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    check_histogram(&hist, &per_thread_expected);
+}
+
+/// cyclictest's layout: `# Histogram`, 500 rows of `bucket count…`, then the summary
+/// comment lines; in-range totals plus overflows equal the ticks per column.
+fn check_histogram(path: &Path, expected: &[u64]) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| *l == "# Histogram").unwrap();
+    let rows: Vec<&str> = lines[start + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with('#'))
+        .copied()
+        .collect();
+    assert_eq!(rows.len(), 500);
+    let cols = expected.len();
+    let mut sums = vec![0u64; cols];
+    for (b, row) in rows.iter().enumerate() {
+        let fields: Vec<u64> = row
+            .split_whitespace()
+            .map(|f| f.parse().unwrap())
+            .collect();
+        assert_eq!(fields.len(), cols + 1, "{row}");
+        assert_eq!(fields[0], b as u64);
+        for (s, v) in sums.iter_mut().zip(&fields[1..]) {
+            *s += v;
+        }
+    }
+    let numbers = |prefix: &str| -> Vec<u64> {
+        let line = lines
+            .iter()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} line"));
+        line[prefix.len()..]
+            .split_whitespace()
+            .map(|f| f.parse().unwrap())
+            .collect()
+    };
+    assert_eq!(numbers("# Total:"), sums);
+    let overflows = numbers("# Histogram Overflows:");
+    assert_eq!(numbers("# Min Latencies:").len(), cols);
+    assert_eq!(numbers("# Avg Latencies:").len(), cols);
+    assert_eq!(numbers("# Max Latencies:").len(), cols);
+    for i in 0..cols {
+        assert_eq!(sums[i] + overflows[i], expected[i], "column {i}");
+    }
+    assert!(text.contains("# Histogram Overflow at cycle number:"));
+    assert!(text.contains(&format!("# Thread {}:", cols - 1)));
+}
+
+#[test]
+fn help_names_the_knobs_and_the_total() {
+    let assert = sleeplab().args(["timers", "--help"]).assert().success();
+    let out = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    for needle in ["--seconds", "--mechanisms", "--periods", "--threads", "--histogram", "70 s", "clock-nanosleep-abs"] {
+        assert!(out.contains(needle), "help lacks {needle}: {out}");
+    }
+}
+
+/// Each bad invocation exits 2 with exactly one line on stderr that names the bad value,
+/// and writes no output file.
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let dir_s = dir.path().to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--periods", "-1ms"], "-1ms"),
+        (vec!["--periods", "0"], "\"0\""),
+        (vec!["--periods", "500ns"], "500ns"),
+        (vec!["--periods", "1ms,,2ms"], "1ms,,2ms"),
+        (vec!["--periods", "NaN"], "NaN"),
+        (vec!["--periods", "2s"], "2.000 s"),
+        (vec!["--periods", "1us", "--seconds", "10"], "1.000 µs"),
+        (vec!["--seconds", "0"], "\"0\""),
+        (vec!["--seconds", "-1"], "-1"),
+        (vec!["--seconds", "abc"], "abc"),
+        (vec!["--seconds", "7200"], "7200"),
+        (vec!["--threads", "0"], "\"0\""),
+        (vec!["--threads", "65"], "65"),
+        (vec!["--load", "-1"], "-1"),
+        (vec!["--timer-slack", "0"], "\"0\""),
+        (vec!["--histogram-max", "0"], "\"0\""),
+        (vec!["--mechanisms", "timerfd"], "timerfd"),
+        (vec!["--mechanisms", "busy-wait,"], "busy-wait,"),
+        (vec!["--policy", "fifo", "--priority", "0"], "0"),
+        (vec!["--pin", "4096"], "4096"),
+        (vec!["--histogram", dir_s], dir_s),
+        (vec!["--json", "/nonexistent/dir/x.json"], "/nonexistent/dir"),
+        (vec!["--frobnicate"], "--frobnicate"),
+    ];
+    for (args, needle) in &cases {
+        let mut cmd = sleeplab();
+        cmd.arg("timers").args(args).arg("-q");
+        if !args.contains(&"--json") {
+            cmd.arg("--json").arg(&out);
+        }
+        let assert = cmd.assert().code(2);
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+        assert_eq!(
+            stderr.trim_end().lines().count(),
+            1,
+            "{args:?}: expected one line, got {stderr:?}"
+        );
+        assert!(
+            stderr.contains(needle),
+            "{args:?}: message {stderr:?} does not name {needle:?}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?} panicked");
+    }
+    let assert = sleeplab()
+        .args(["timers", "--mechanisms", "busy-wiat"])
+        .assert()
+        .code(2);
+    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("did you mean busy-wait"));
+    assert!(!out.exists(), "a failed run must not write its JSON");
+}

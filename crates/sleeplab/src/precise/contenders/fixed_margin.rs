@@ -1,0 +1,59 @@
+//! `fixed-margin`: the `spin_sleep` crate's idea with a fixed margin.
+
+use super::already_past;
+use crate::clock::Env;
+use crate::precise::report::SleepReport;
+use crate::precise::spin::{SpinStrategy, native_sleep_for_from, spin_until};
+use crate::precise::strategy::WaitStrategy;
+
+/// Relative native sleep of `remaining − margin` (when the remaining time exceeds the
+/// margin), then spin. `spin_sleep`'s Linux defaults: a 125 µs margin ("native
+/// accuracy") and a `sched_yield` spin loop. The margin never adapts.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedMargin {
+    /// The time left to the spin phase, ns.
+    pub margin_ns: u64,
+    /// How the spin phase waits.
+    pub spin: SpinStrategy,
+}
+
+impl FixedMargin {
+    /// Registry name.
+    pub const NAME: &'static str = "fixed-margin";
+    /// `spin_sleep`'s default native accuracy on Linux, ns.
+    pub const DEFAULT_MARGIN_NS: u64 = 125_000;
+
+    /// A fixed-margin strategy with the given margin and spin strategy.
+    pub fn new(margin_ns: u64, spin: SpinStrategy) -> Self {
+        Self { margin_ns, spin }
+    }
+}
+
+impl Default for FixedMargin {
+    fn default() -> Self {
+        Self::new(Self::DEFAULT_MARGIN_NS, SpinStrategy::YieldSpin)
+    }
+}
+
+impl<E: Env> WaitStrategy<E> for FixedMargin {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
+        let start = env.now();
+        if start >= deadline {
+            return already_past(start, deadline);
+        }
+        let remaining = deadline - start;
+        let (native_end, oversleep) = if remaining > self.margin_ns {
+            let ns = remaining - self.margin_ns;
+            let t = native_sleep_for_from(env, start, ns);
+            (t, Some(t - (start + ns)))
+        } else {
+            (start, None)
+        };
+        let woke = spin_until(env, deadline, self.spin);
+        SleepReport::from_instants(start, deadline, native_end, woke, oversleep, self.margin_ns)
+    }
+}

@@ -1,0 +1,42 @@
+//! `sdl-precise`: the idea of SDL3's `SDL_DelayPrecise`.
+
+use super::{ONE_MS, already_past};
+use crate::clock::Env;
+use crate::precise::report::SleepReport;
+use crate::precise::spin::{SpinStrategy, native_sleep_for_from, spin_until};
+use crate::precise::strategy::WaitStrategy;
+
+/// Within each call: sleep 1 ms at a time while the remaining time exceeds the longest
+/// 1 ms sleep seen *in this call* (starting at 1 ms), then spin with a pause instruction.
+/// No memory across calls, so every call pays for its own learning.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SdlPrecise;
+
+impl SdlPrecise {
+    /// Registry name.
+    pub const NAME: &'static str = "sdl-precise";
+}
+
+impl<E: Env> WaitStrategy<E> for SdlPrecise {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
+        let start = env.now();
+        if start >= deadline {
+            return already_past(start, deadline);
+        }
+        let mut now = start;
+        let mut max_sleep = ONE_MS;
+        let mut oversleep = None;
+        while now.saturating_add(max_sleep) < deadline {
+            let t = native_sleep_for_from(env, now, ONE_MS);
+            max_sleep = max_sleep.max(t - now);
+            oversleep = Some((t - now).saturating_sub(ONE_MS));
+            now = t;
+        }
+        let woke = spin_until(env, deadline, SpinStrategy::Spin);
+        SleepReport::from_instants(start, deadline, now, woke, oversleep, max_sleep)
+    }
+}

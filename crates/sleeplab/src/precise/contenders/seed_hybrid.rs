@@ -1,0 +1,82 @@
+//! `seed-hybrid`: seed 002's `preciseSleep`.
+
+use super::{ONE_MS, already_past};
+use crate::clock::Env;
+use crate::precise::report::SleepReport;
+use crate::precise::spin::{SpinStrategy, native_sleep_for_from, spin_until};
+use crate::precise::strategy::WaitStrategy;
+
+/// Seed 002: sleep 1 ms at a time while the remaining time exceeds `mean + 1σ` of the
+/// observed durations of 1 ms sleeps (Welford's online algorithm, kept across calls,
+/// starting from a 5 ms estimate counted as one observation), then spin.
+///
+/// Its weak points, kept on purpose: the estimate is of the whole 1 ms sleep, so the
+/// spin phase averages about that long; and one bad sample inflates σ for a long time.
+#[derive(Debug, Clone, Copy)]
+pub struct SeedHybrid {
+    estimate: f64,
+    mean: f64,
+    m2: f64,
+    count: u64,
+}
+
+impl SeedHybrid {
+    /// Registry name.
+    pub const NAME: &'static str = "seed-hybrid";
+    /// The seed's starting estimate, ns.
+    pub const INITIAL_ESTIMATE_NS: f64 = 5e6;
+
+    /// A fresh strategy at the seed's 5 ms starting estimate.
+    pub fn new() -> Self {
+        Self {
+            estimate: Self::INITIAL_ESTIMATE_NS,
+            mean: Self::INITIAL_ESTIMATE_NS,
+            m2: 0.0,
+            count: 1,
+        }
+    }
+
+    /// The current estimate of a 1 ms sleep's duration (mean + 1σ), ns.
+    pub fn estimate_ns(&self) -> f64 {
+        self.estimate
+    }
+
+    fn learn(&mut self, observed: f64) {
+        self.count = self.count.saturating_add(1);
+        let delta = observed - self.mean;
+        self.mean += delta / self.count as f64;
+        self.m2 = (self.m2 + delta * (observed - self.mean)).max(0.0);
+        let stddev = (self.m2 / (self.count - 1) as f64).sqrt();
+        self.estimate = self.mean + stddev;
+    }
+}
+
+impl Default for SeedHybrid {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E: Env> WaitStrategy<E> for SeedHybrid {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
+        let start = env.now();
+        if start >= deadline {
+            return already_past(start, deadline);
+        }
+        let mut now = start;
+        let mut oversleep = None;
+        while (deadline.saturating_sub(now)) as f64 > self.estimate {
+            let t = native_sleep_for_from(env, now, ONE_MS);
+            self.learn((t - now) as f64);
+            oversleep = Some((t - now).saturating_sub(ONE_MS));
+            now = t;
+        }
+        let woke = spin_until(env, deadline, SpinStrategy::Spin);
+        let margin = self.estimate.ceil() as u64;
+        SleepReport::from_instants(start, deadline, now, woke, oversleep, margin)
+    }
+}

@@ -1,0 +1,135 @@
+//! What one wait did ([`SleepReport`]) and running totals over many ([`SleepStats`]).
+
+/// What happened during one wait: when it was asked for, when it woke, and where the time
+/// went. All timestamps are nanoseconds on the [`Env`](crate::clock::Env) time line.
+///
+/// Invariants: `start <= woke`, `woke >= deadline` (no strategy in this module returns
+/// early), `native_ns + spin_ns == woke - start`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SleepReport {
+    /// When the wait began (first clock read).
+    pub start: u64,
+    /// The deadline the wait was asked to reach.
+    pub deadline: u64,
+    /// When the wait returned: the first clock read at or after `deadline`.
+    pub woke: u64,
+    /// `woke - deadline`: how late the wait returned (0 is perfect).
+    pub lateness_ns: u64,
+    /// Time spent in the native (sleeping) phase, from `start` to the last native wakeup.
+    pub native_ns: u64,
+    /// Time spent spinning (or yielding) after the native phase, until `woke`.
+    pub spin_ns: u64,
+    /// How far the last native sleep overslept its own target (wake − target), or `None`
+    /// when the wait had no native phase (deadline in the past, or spin only).
+    pub native_oversleep_ns: Option<u64>,
+    /// The margin the strategy planned to spin before the deadline (0 for pure sleeps).
+    pub margin_ns: u64,
+}
+
+impl SleepReport {
+    /// Builds a report from the four instants of a wait, saturating every difference so
+    /// that inconsistent inputs never panic.
+    ///
+    /// `native_end` is the time of the last native wakeup (equal to `start` when there was
+    /// no native phase).
+    pub fn from_instants(
+        start: u64,
+        deadline: u64,
+        native_end: u64,
+        woke: u64,
+        native_oversleep_ns: Option<u64>,
+        margin_ns: u64,
+    ) -> Self {
+        let native_end = native_end.clamp(start, woke.max(start));
+        Self {
+            start,
+            deadline,
+            woke,
+            lateness_ns: woke.saturating_sub(deadline),
+            native_ns: native_end - start,
+            spin_ns: woke.saturating_sub(native_end),
+            native_oversleep_ns,
+            margin_ns,
+        }
+    }
+
+    /// True when the wait returned before its deadline (never the case for the strategies
+    /// in this module; useful as a test oracle for others).
+    pub fn is_early(&self) -> bool {
+        self.woke < self.deadline
+    }
+}
+
+/// Running totals over many waits. Bounded memory, O(1) per wait; sums saturate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SleepStats {
+    /// Number of waits recorded.
+    pub count: u64,
+    /// Sum of `lateness_ns` over all waits (saturating).
+    pub total_lateness_ns: u64,
+    /// Largest `lateness_ns` seen.
+    pub max_lateness_ns: u64,
+    /// Sum of `spin_ns` (saturating): the CPU the spin phases burned, roughly.
+    pub total_spin_ns: u64,
+    /// Sum of `native_ns` (saturating).
+    pub total_native_ns: u64,
+    /// Waits that had a native phase.
+    pub native_sleeps: u64,
+    /// Native wakeups whose oversleep exceeded the estimator's cap: counted, not learned
+    /// (host stalls). Only [`Precise`](super::Precise) fills this in.
+    pub stalls: u64,
+}
+
+impl SleepStats {
+    /// Adds one wait to the totals.
+    pub fn record(&mut self, r: &SleepReport) {
+        self.count = self.count.saturating_add(1);
+        self.total_lateness_ns = self.total_lateness_ns.saturating_add(r.lateness_ns);
+        self.max_lateness_ns = self.max_lateness_ns.max(r.lateness_ns);
+        self.total_spin_ns = self.total_spin_ns.saturating_add(r.spin_ns);
+        self.total_native_ns = self.total_native_ns.saturating_add(r.native_ns);
+        if r.native_oversleep_ns.is_some() {
+            self.native_sleeps = self.native_sleeps.saturating_add(1);
+        }
+    }
+
+    /// Mean lateness in nanoseconds (0 when nothing was recorded).
+    pub fn mean_lateness_ns(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.total_lateness_ns as f64 / self.count as f64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_from_instants_saturates() {
+        let r = SleepReport::from_instants(100, 200, 150, 210, Some(3), 50);
+        assert_eq!(r.lateness_ns, 10);
+        assert_eq!(r.native_ns, 50);
+        assert_eq!(r.spin_ns, 60);
+        assert!(!r.is_early());
+        // Nonsense inputs must not panic.
+        let r = SleepReport::from_instants(u64::MAX, 0, 0, 5, None, 0);
+        assert_eq!(r.native_ns + r.spin_ns, 0);
+    }
+
+    #[test]
+    fn stats_accumulate() {
+        let mut s = SleepStats::default();
+        assert_eq!(s.mean_lateness_ns(), 0.0);
+        s.record(&SleepReport::from_instants(0, 10, 5, 12, Some(1), 5));
+        s.record(&SleepReport::from_instants(20, 30, 20, 34, None, 10));
+        assert_eq!(s.count, 2);
+        assert_eq!(s.max_lateness_ns, 4);
+        assert_eq!(s.mean_lateness_ns(), 3.0);
+        assert_eq!(s.native_sleeps, 1);
+        assert_eq!(s.total_native_ns, 5);
+        assert_eq!(s.total_spin_ns, 7 + 14);
+    }
+}

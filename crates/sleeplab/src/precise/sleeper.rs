@@ -1,0 +1,208 @@
+//! [`PreciseSleeper`]: the [`Precise`] strategy bundled with its environment and the
+//! thread setting it relies on (1 ns timer slack).
+
+use std::time::{Duration, Instant};
+
+use super::estimator::{EstimatorConfig, MarginEstimator};
+use super::hybrid::Precise;
+use super::report::{SleepReport, SleepStats};
+use super::spin::SpinStrategy;
+use super::virtual_env::VirtualEnv;
+use crate::clock::{Env, RealEnv, duration_ns, instant_to_ns};
+use crate::system::{set_timer_slack_ns, timer_slack_ns};
+
+/// What a sleeper does with the calling thread's timer slack when it is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SlackPolicy {
+    /// Set it to 1 ns (`prctl(PR_SET_TIMERSLACK, 1)`), the minimum: with the default
+    /// 50 µs the kernel may defer every native wakeup by up to 50 µs, which the margin
+    /// would then have to cover by spinning. A failure to set it is not an error; the
+    /// sleeper reports the slack actually in force.
+    #[default]
+    SetMinimal,
+    /// Do not touch it (virtual environments, or a caller that manages it).
+    LeaveAlone,
+}
+
+/// Sleeps precisely: a native sleep on an absolute deadline until `deadline − margin`,
+/// then a spin to the deadline, with the margin learned online per sleeper (see
+/// [`MarginEstimator`]). It never returns before the deadline.
+///
+/// One sleeper per thread: timer slack is a per-thread setting applied when the sleeper
+/// is built (on the building thread), and the learned margin describes that thread's
+/// wakeups. Generic over [`Env`] so tests and the simulator run this exact code in
+/// virtual time.
+#[derive(Debug)]
+pub struct PreciseSleeper<E: Env = RealEnv> {
+    env: E,
+    wait: Precise,
+    slack_ns: Option<u64>,
+}
+
+impl PreciseSleeper<RealEnv> {
+    /// A sleeper on the real clock with default parameters; sets this thread's timer
+    /// slack to 1 ns.
+    pub fn new() -> Self {
+        Self::builder().build()
+    }
+
+    /// A builder for non-default parameters.
+    pub fn builder() -> PreciseSleeperBuilder {
+        PreciseSleeperBuilder::default()
+    }
+
+    /// Sleeps until `deadline` (returns at once if it has passed).
+    pub fn sleep_until(&mut self, deadline: Instant) -> SleepReport {
+        let ns = instant_to_ns(deadline);
+        self.sleep_until_ns(ns)
+    }
+}
+
+impl Default for PreciseSleeper<RealEnv> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PreciseSleeper<VirtualEnv> {
+    /// A sleeper over a [`VirtualEnv`] with default parameters; leaves the timer slack
+    /// alone. Same as [`with_env`](PreciseSleeper::with_env).
+    pub fn new_virtual(env: VirtualEnv) -> Self {
+        Self::with_env(env)
+    }
+}
+
+impl<E: Env> PreciseSleeper<E> {
+    /// A sleeper over `env` with default parameters; leaves the timer slack alone.
+    pub fn with_env(env: E) -> Self {
+        PreciseSleeperBuilder::default()
+            .slack_policy(SlackPolicy::LeaveAlone)
+            .build_with_env(env)
+    }
+
+    /// Sleeps for `duration` from now (saturating at `u64::MAX` ns).
+    pub fn sleep(&mut self, duration: Duration) -> SleepReport {
+        self.sleep_for_ns(duration_ns(duration))
+    }
+
+    /// Sleeps for `ns` nanoseconds from now (saturating).
+    pub fn sleep_for_ns(&mut self, ns: u64) -> SleepReport {
+        let deadline = self.env.now().saturating_add(ns);
+        self.sleep_until_ns(deadline)
+    }
+
+    /// Sleeps until `deadline` on the environment's time line (for [`RealEnv`],
+    /// [`monotonic_ns`](crate::clock::monotonic_ns)). A deadline in the past returns at once.
+    pub fn sleep_until_ns(&mut self, deadline: u64) -> SleepReport {
+        self.wait.wait_until(&mut self.env, deadline)
+    }
+
+    /// The current time on the environment's clock, ns.
+    pub fn now_ns(&mut self) -> u64 {
+        self.env.now()
+    }
+
+    /// Running statistics: count, mean/max lateness, spin and native totals, stalls.
+    pub fn stats(&self) -> SleepStats {
+        self.wait.stats()
+    }
+
+    /// Clears the running statistics (the learned margin is kept).
+    pub fn reset_stats(&mut self) {
+        self.wait.reset_stats();
+    }
+
+    /// The margin the next sleep will use, ns.
+    pub fn margin_ns(&self) -> u64 {
+        self.wait.margin_ns()
+    }
+
+    /// The margin estimator (read-only).
+    pub fn estimator(&self) -> &MarginEstimator {
+        self.wait.estimator()
+    }
+
+    /// How the spin phase waits.
+    pub fn spin_strategy(&self) -> SpinStrategy {
+        self.wait.spin_strategy()
+    }
+
+    /// The building thread's timer slack read right after construction (after setting it
+    /// under [`SlackPolicy::SetMinimal`]), ns; `None` when a sleeper over a non-real
+    /// environment left it alone.
+    pub fn timer_slack_ns(&self) -> Option<u64> {
+        self.slack_ns
+    }
+
+    /// The underlying strategy.
+    pub fn strategy(&self) -> &Precise {
+        &self.wait
+    }
+
+    /// The environment.
+    pub fn env(&self) -> &E {
+        &self.env
+    }
+
+    /// The environment, mutably (e.g. to inject a stall into a [`VirtualEnv`]).
+    pub fn env_mut(&mut self) -> &mut E {
+        &mut self.env
+    }
+
+    /// Takes the environment back.
+    pub fn into_env(self) -> E {
+        self.env
+    }
+}
+
+/// Builds a [`PreciseSleeper`] with non-default parameters.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PreciseSleeperBuilder {
+    spin: SpinStrategy,
+    slack: SlackPolicy,
+    estimator: EstimatorConfig,
+}
+
+impl PreciseSleeperBuilder {
+    /// How the spin phase waits (default [`SpinStrategy::Spin`]).
+    pub fn spin_strategy(mut self, spin: SpinStrategy) -> Self {
+        self.spin = spin;
+        self
+    }
+
+    /// What to do with the timer slack (default [`SlackPolicy::SetMinimal`]).
+    pub fn slack_policy(mut self, slack: SlackPolicy) -> Self {
+        self.slack = slack;
+        self
+    }
+
+    /// The margin estimator's parameters (default [`EstimatorConfig::default`]).
+    pub fn estimator(mut self, config: EstimatorConfig) -> Self {
+        self.estimator = config;
+        self
+    }
+
+    /// A sleeper on the real clock. With [`SlackPolicy::LeaveAlone`] it still reports the
+    /// slack in force.
+    pub fn build(self) -> PreciseSleeper<RealEnv> {
+        let mut s = self.build_with_env(RealEnv);
+        s.slack_ns = Some(timer_slack_ns());
+        s
+    }
+
+    /// A sleeper over any environment; applies the slack policy to the calling thread.
+    pub fn build_with_env<E: Env>(self, env: E) -> PreciseSleeper<E> {
+        let slack_ns = match self.slack {
+            SlackPolicy::SetMinimal => {
+                // A refusal (e.g. a seccomp sandbox) is not fatal: report what is in force.
+                Some(set_timer_slack_ns(1).unwrap_or_else(|_| timer_slack_ns()))
+            }
+            SlackPolicy::LeaveAlone => None,
+        };
+        PreciseSleeper {
+            env,
+            wait: Precise::new(self.estimator, self.spin),
+            slack_ns,
+        }
+    }
+}

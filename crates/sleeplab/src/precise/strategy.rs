@@ -1,0 +1,115 @@
+//! The common interface of every wait strategy, and the registry that builds one by name.
+
+use super::contenders::{AbsSleep, FixedMargin, PureSpin, SdlPrecise, SeedHybrid, StdSleep};
+use super::hybrid::Precise;
+use super::report::SleepReport;
+use crate::clock::Env;
+
+/// A way of waiting until a deadline, written once and run over any [`Env`]: the real
+/// machine ([`RealEnv`](crate::clock::RealEnv)) or a virtual clock (the tests' and the
+/// simulator's [`VirtualEnv`](super::VirtualEnv)).
+///
+/// Implementations in this module never return before the deadline: they re-read the
+/// clock after every native wakeup, whether or not a signal cut it short. A strategy may
+/// keep learned state between calls (the seed's Welford estimate, our margin); build a
+/// fresh one to start over.
+pub trait WaitStrategy<E: Env> {
+    /// The registry name, e.g. `"precise"`.
+    fn name(&self) -> &'static str;
+
+    /// Waits until `deadline` (ns on `env`'s time line) and reports how it went.
+    /// A deadline in the past returns at once.
+    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport;
+
+    /// Waits for `ns` from now (saturating at `u64::MAX`).
+    fn sleep_for(&mut self, env: &mut E, ns: u64) -> SleepReport {
+        let deadline = env.now().saturating_add(ns);
+        self.sleep_until(env, deadline)
+    }
+}
+
+/// A registry entry: a strategy's name and what it does, in one line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StrategyInfo {
+    /// The name [`strategy_by_name`] accepts.
+    pub name: &'static str,
+    /// One line for `--list` output.
+    pub description: &'static str,
+}
+
+/// Every strategy in this module, in a stable order (ours last).
+pub const STRATEGIES: &[StrategyInfo] = &[
+    StrategyInfo {
+        name: StdSleep::NAME,
+        description: "relative native sleep of the remaining time (std::thread::sleep), no spin",
+    },
+    StrategyInfo {
+        name: AbsSleep::NAME,
+        description: "absolute clock_nanosleep(TIMER_ABSTIME) to the deadline, no spin",
+    },
+    StrategyInfo {
+        name: PureSpin::NAME,
+        description: "busy-wait with a pause instruction until the deadline",
+    },
+    StrategyInfo {
+        name: SeedHybrid::NAME,
+        description: "seed 002: 1 ms sleeps while Welford mean+1σ of 1 ms sleeps fits, then spin",
+    },
+    StrategyInfo {
+        name: SdlPrecise::NAME,
+        description: "SDL3 SDL_DelayPrecise: 1 ms sleeps while the worst one this call fits, then spin",
+    },
+    StrategyInfo {
+        name: FixedMargin::NAME,
+        description: "spin_sleep-like: relative sleep of (remaining - 125 µs), then yield-spin",
+    },
+    StrategyInfo {
+        name: Precise::NAME,
+        description: "sleeplab: absolute sleep to deadline - learned p99 margin, then spin",
+    },
+];
+
+/// The registry: every strategy's name and description.
+pub fn strategies() -> &'static [StrategyInfo] {
+    STRATEGIES
+}
+
+/// A strategy name that is not in the registry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown wait strategy `{name}` (known: {known})")]
+pub struct UnknownStrategy {
+    /// The name that was asked for.
+    pub name: String,
+    /// The known names, comma-separated.
+    pub known: String,
+}
+
+/// Builds the strategy called `name` with its default parameters, fresh (nothing
+/// learned). Names are matched exactly (see [`STRATEGIES`]).
+///
+/// The strategies do not touch the thread's timer slack (not even `precise`): the
+/// caller decides it, so every contender in a comparison runs under the same slack. Use
+/// [`PreciseSleeper`](super::PreciseSleeper) for the self-configuring version.
+pub fn strategy_by_name<E: Env>(
+    name: &str,
+) -> Result<Box<dyn WaitStrategy<E> + Send>, UnknownStrategy> {
+    Ok(match name {
+        StdSleep::NAME => Box::new(StdSleep),
+        AbsSleep::NAME => Box::new(AbsSleep),
+        PureSpin::NAME => Box::new(PureSpin),
+        SeedHybrid::NAME => Box::new(SeedHybrid::new()),
+        SdlPrecise::NAME => Box::new(SdlPrecise),
+        FixedMargin::NAME => Box::new(FixedMargin::default()),
+        Precise::NAME => Box::new(Precise::default()),
+        _ => {
+            return Err(UnknownStrategy {
+                name: name.to_owned(),
+                known: STRATEGIES
+                    .iter()
+                    .map(|s| s.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+    })
+}

@@ -1,0 +1,322 @@
+//! A virtual-time [`Env`] for tests and the simulator: the clock only moves when the
+//! algorithm under test reads it, spins, yields or sleeps, so the *same* production code
+//! runs deterministically and instantly.
+//!
+//! * A native sleep advances the clock to its target plus an injected oversleep
+//!   ([`Wake::Late`]), or returns early as if a signal interrupted it
+//!   ([`Wake::Interrupted`]). The wake comes from a scripted sequence (cycled) or a
+//!   closure that sees each [`SleepCall`]. A sleep whose target has already passed
+//!   returns at once without consulting the model (the kernel does not arm a timer).
+//! * [`now`](Env::now), [`spin_pause`](Env::spin_pause) and
+//!   [`yield_now`](Env::yield_now) advance the clock by fixed [`VirtualCosts`] and count
+//!   that time as CPU, so spin loops terminate and their CPU cost is measurable;
+//!   each native sleep adds [`VirtualCosts::sleep_cpu_ns`] of CPU (not of time).
+//! * [`advance`](VirtualEnv::advance) injects a stall: time passes, no CPU is used.
+
+use crate::clock::Env;
+
+/// How one virtual native sleep ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    /// Returns this many ns after its target (0 = exactly on time).
+    Late(u64),
+    /// Returns this many ns (at least 1) after the call began, as if a signal interrupted
+    /// it; a return that would not be before the target is an on-time return instead.
+    Interrupted(u64),
+}
+
+/// What the wake model is told about a native sleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SleepCall {
+    /// 0-based number of this native sleep (past-target calls are not counted).
+    pub index: u64,
+    /// Virtual time when the sleep began, ns.
+    pub now: u64,
+    /// The time the sleep asks to wake at, ns.
+    pub target: u64,
+    /// `true` for [`Env::sleep_until`], `false` for [`Env::sleep_for`].
+    pub absolute: bool,
+}
+
+/// Fixed costs of the virtual environment's operations, ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VirtualCosts {
+    /// Time (and CPU) per clock read (default 20 ns).
+    pub clock_read_ns: u64,
+    /// Time (and CPU) per spin-loop pause (default 30 ns; at least 1).
+    pub spin_pause_ns: u64,
+    /// Time (and CPU) per `sched_yield` (default 300 ns; at least 1).
+    pub yield_ns: u64,
+    /// CPU (not time) per native sleep call: entering and leaving the kernel (default 1 µs).
+    pub sleep_cpu_ns: u64,
+}
+
+impl Default for VirtualCosts {
+    fn default() -> Self {
+        Self {
+            clock_read_ns: 20,
+            spin_pause_ns: 30,
+            yield_ns: 300,
+            sleep_cpu_ns: 1_000,
+        }
+    }
+}
+
+type WakeFn = Box<dyn FnMut(&SleepCall) -> Wake + Send>;
+
+enum Model {
+    Exact,
+    Script { seq: Vec<Wake>, pos: usize },
+    Func(WakeFn),
+}
+
+/// A virtual clock and native sleep; see the [module docs](self).
+pub struct VirtualEnv {
+    now: u64,
+    cpu_ns: u64,
+    costs: VirtualCosts,
+    model: Model,
+    native_sleeps: u64,
+    interruptions: u64,
+    clock_reads: u64,
+    spin_pauses: u64,
+    yields: u64,
+}
+
+impl std::fmt::Debug for VirtualEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let model = match &self.model {
+            Model::Exact => "exact",
+            Model::Script { .. } => "script",
+            Model::Func(_) => "closure",
+        };
+        f.debug_struct("VirtualEnv")
+            .field("now", &self.now)
+            .field("cpu_ns", &self.cpu_ns)
+            .field("costs", &self.costs)
+            .field("model", &model)
+            .field("native_sleeps", &self.native_sleeps)
+            .field("interruptions", &self.interruptions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for VirtualEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl VirtualEnv {
+    /// A virtual environment at time 0 whose native sleeps wake exactly on time.
+    pub fn new() -> Self {
+        Self::starting_at(0)
+    }
+
+    /// A virtual environment starting at `now_ns`.
+    pub fn starting_at(now_ns: u64) -> Self {
+        Self {
+            now: now_ns,
+            cpu_ns: 0,
+            costs: VirtualCosts::default(),
+            model: Model::Exact,
+            native_sleeps: 0,
+            interruptions: 0,
+            clock_reads: 0,
+            spin_pauses: 0,
+            yields: 0,
+        }
+    }
+
+    /// Native sleeps wake according to `script`, cycled (an empty script means on time).
+    pub fn with_script(mut self, script: Vec<Wake>) -> Self {
+        self.model = if script.is_empty() {
+            Model::Exact
+        } else {
+            Model::Script {
+                seq: script,
+                pos: 0,
+            }
+        };
+        self
+    }
+
+    /// Native sleeps oversleep by these amounts in turn (cycled), ns.
+    pub fn with_oversleeps(self, oversleeps: impl IntoIterator<Item = u64>) -> Self {
+        self.with_script(oversleeps.into_iter().map(Wake::Late).collect())
+    }
+
+    /// Native sleeps wake as `model` decides for each call.
+    pub fn with_model(mut self, model: impl FnMut(&SleepCall) -> Wake + Send + 'static) -> Self {
+        self.model = Model::Func(Box::new(model));
+        self
+    }
+
+    /// Replaces the operation costs (spin and yield costs are raised to at least 1 ns).
+    pub fn with_costs(mut self, costs: VirtualCosts) -> Self {
+        self.costs = VirtualCosts {
+            spin_pause_ns: costs.spin_pause_ns.max(1),
+            yield_ns: costs.yield_ns.max(1),
+            ..costs
+        };
+        self
+    }
+
+    /// The operation costs in force.
+    pub fn costs(&self) -> VirtualCosts {
+        self.costs
+    }
+
+    /// The virtual time, ns, read without cost.
+    pub fn time(&self) -> u64 {
+        self.now
+    }
+
+    /// Lets `ns` of virtual time pass without using CPU (a stall, or work elsewhere).
+    pub fn advance(&mut self, ns: u64) {
+        self.now = self.now.saturating_add(ns);
+    }
+
+    /// Adds `ns` of CPU use and the same time (work done by the caller).
+    pub fn work(&mut self, ns: u64) {
+        self.now = self.now.saturating_add(ns);
+        self.cpu_ns = self.cpu_ns.saturating_add(ns);
+    }
+
+    /// Virtual CPU time used so far, ns.
+    pub fn cpu_ns(&self) -> u64 {
+        self.cpu_ns
+    }
+
+    /// Native sleeps whose target was still ahead (the ones the model decided).
+    pub fn native_sleeps(&self) -> u64 {
+        self.native_sleeps
+    }
+
+    /// Native sleeps that returned early ([`Wake::Interrupted`]).
+    pub fn interruptions(&self) -> u64 {
+        self.interruptions
+    }
+
+    /// Clock reads so far.
+    pub fn clock_reads(&self) -> u64 {
+        self.clock_reads
+    }
+
+    /// Spin-loop pauses so far.
+    pub fn spin_pauses(&self) -> u64 {
+        self.spin_pauses
+    }
+
+    /// `sched_yield` calls so far.
+    pub fn yields(&self) -> u64 {
+        self.yields
+    }
+
+    fn busy(&mut self, ns: u64) {
+        self.now = self.now.saturating_add(ns);
+        self.cpu_ns = self.cpu_ns.saturating_add(ns);
+    }
+
+    fn native_sleep(&mut self, target: u64, absolute: bool) {
+        self.cpu_ns = self.cpu_ns.saturating_add(self.costs.sleep_cpu_ns);
+        if target <= self.now {
+            return;
+        }
+        let call = SleepCall {
+            index: self.native_sleeps,
+            now: self.now,
+            target,
+            absolute,
+        };
+        self.native_sleeps = self.native_sleeps.saturating_add(1);
+        let wake = match &mut self.model {
+            Model::Exact => Wake::Late(0),
+            Model::Script { seq, pos } => {
+                let w = seq[*pos % seq.len()];
+                *pos = (*pos + 1) % seq.len();
+                w
+            }
+            Model::Func(f) => f(&call),
+        };
+        match wake {
+            Wake::Late(ns) => self.now = target.saturating_add(ns),
+            Wake::Interrupted(after) => {
+                let t = self.now.saturating_add(after.max(1));
+                if t < target {
+                    self.interruptions = self.interruptions.saturating_add(1);
+                    self.now = t;
+                } else {
+                    self.now = target;
+                }
+            }
+        }
+    }
+}
+
+impl Env for VirtualEnv {
+    fn now(&mut self) -> u64 {
+        self.clock_reads = self.clock_reads.saturating_add(1);
+        self.busy(self.costs.clock_read_ns);
+        self.now
+    }
+
+    fn sleep_until(&mut self, deadline: u64) {
+        self.native_sleep(deadline, true);
+    }
+
+    fn sleep_for(&mut self, ns: u64) {
+        let target = self.now.saturating_add(ns);
+        self.native_sleep(target, false);
+    }
+
+    fn spin_pause(&mut self) {
+        self.spin_pauses = self.spin_pauses.saturating_add(1);
+        self.busy(self.costs.spin_pause_ns.max(1));
+    }
+
+    fn yield_now(&mut self) {
+        self.yields = self.yields.saturating_add(1);
+        self.busy(self.costs.yield_ns.max(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sleeps_follow_the_script_and_costs_are_cpu() {
+        let mut env = VirtualEnv::starting_at(1_000)
+            .with_script(vec![Wake::Late(5), Wake::Interrupted(10)])
+            .with_costs(VirtualCosts {
+                clock_read_ns: 1,
+                spin_pause_ns: 0,
+                yield_ns: 0,
+                sleep_cpu_ns: 0,
+            });
+        env.sleep_until(2_000);
+        assert_eq!(env.time(), 2_005);
+        env.sleep_for(100);
+        assert_eq!(env.time(), 2_015);
+        assert_eq!(env.interruptions(), 1);
+        env.sleep_until(10); // past: no model call
+        assert_eq!(env.native_sleeps(), 2);
+        env.spin_pause(); // cost raised to 1
+        env.yield_now();
+        assert_eq!(env.now(), 2_018);
+        assert_eq!(env.cpu_ns(), 3);
+        env.advance(u64::MAX);
+        assert_eq!(env.time(), u64::MAX);
+        env.sleep_for(u64::MAX); // target saturates to now: returns at once
+        assert_eq!(env.time(), u64::MAX);
+    }
+
+    #[test]
+    fn closure_model_sees_each_call() {
+        let mut env = VirtualEnv::new().with_model(|c: &SleepCall| Wake::Late(c.index * 10));
+        env.sleep_until(100);
+        env.sleep_until(200);
+        assert_eq!(env.time(), 210);
+    }
+}

@@ -1,0 +1,205 @@
+//! The margin estimator on scripted inputs: prior, instant rise, slow release with the
+//! documented half-life, the cap, forgetting, and robustness to bad configuration.
+
+use sleeplab::precise::{EstimatorConfig, MarginEstimator, Observation};
+
+const BASE: u64 = 20_000; // a typical 1 ns-slack oversleep
+const BASE_EDGE: u64 = 20_479; // upper edge of BASE's histogram bucket [18432, 20480)
+
+fn warmed(cfg: EstimatorConfig, n: usize) -> MarginEstimator {
+    let mut e = MarginEstimator::new(cfg);
+    for _ in 0..n {
+        e.observe(BASE);
+    }
+    e
+}
+
+#[test]
+fn starts_at_the_documented_prior() {
+    let e = MarginEstimator::default();
+    let cfg = EstimatorConfig::default();
+    assert_eq!(cfg.prior_ns, 200_000);
+    assert_eq!(cfg.cap_ns, 1_000_000);
+    assert_eq!(cfg.half_life, 32);
+    assert_eq!(cfg.window, 256);
+    assert_eq!(e.estimate_ns(), 200_000);
+    assert_eq!(
+        e.baseline_ns(),
+        200_000,
+        "empty window: the baseline is the prior"
+    );
+    assert_eq!(e.margin_ns(), 210_000, "prior + 10 µs headroom");
+    assert_eq!((e.samples(), e.stalls(), e.window_samples()), (0, 0, 0));
+}
+
+#[test]
+fn settles_to_the_window_quantile_of_steady_input() {
+    let e = warmed(EstimatorConfig::default(), 2_000);
+    assert_eq!(e.baseline_ns(), BASE_EDGE);
+    // 2000 waits = 62 half-lives: the prior's excess is gone.
+    assert_eq!(e.estimate_ns(), BASE_EDGE);
+    assert_eq!(e.margin_ns(), BASE_EDGE + 10_000);
+}
+
+#[test]
+fn rises_at_once_after_a_bad_wakeup() {
+    let mut e = warmed(EstimatorConfig::default(), 2_000);
+    assert_eq!(e.observe(600_000), Observation::Learned);
+    assert_eq!(e.estimate_ns(), 600_000, "one bad wakeup is enough");
+    assert_eq!(e.margin_ns(), 610_000);
+    // A second, smaller spike does not lower it.
+    e.observe(300_000);
+    assert!(e.estimate_ns() > 580_000);
+}
+
+#[test]
+fn eases_down_with_a_half_life_of_32_waits() {
+    let mut e = warmed(EstimatorConfig::default(), 2_000);
+    e.observe(600_000);
+    // The spike is 1 sample of 256: the window p99 (3rd largest) stays at the base.
+    let excess0 = 600_000.0 - BASE_EDGE as f64;
+    let mut prev = e.estimate_ns();
+    for k in 1..=320u32 {
+        e.observe(BASE);
+        assert_eq!(e.baseline_ns(), BASE_EDGE);
+        let est = e.estimate_ns();
+        assert!(est <= prev, "release is monotone");
+        prev = est;
+        let expect = BASE_EDGE as f64 + excess0 * 0.5f64.powf(f64::from(k) / 32.0);
+        assert!(
+            (est as f64 - expect).abs() <= 1.5,
+            "after {k} waits: {est} vs {expect}"
+        );
+        if k == 1 {
+            // 2^(-1/32) = 0.9786: one good wakeup takes off about 2 % of the excess.
+            assert!(est > 580_000, "slow: one good wakeup barely moves it");
+        }
+        if k == 32 {
+            let excess = est as f64 - BASE_EDGE as f64;
+            assert!((excess / excess0 - 0.5).abs() < 0.001, "half-life 32");
+        }
+    }
+    // 10 half-lives later it is within 0.1 % of the spike's excess from the baseline.
+    assert!(((e.estimate_ns() - BASE_EDGE) as f64) < excess0 / 1000.0);
+}
+
+#[test]
+fn a_burst_of_bad_wakeups_raises_the_baseline_itself() {
+    let mut e = warmed(EstimatorConfig::default(), 2_000);
+    for _ in 0..10 {
+        e.observe(150_000);
+    }
+    // 10 of 256 > 1 %: the p99 is now the burst's level, and stays while in the window.
+    for _ in 0..200 {
+        e.observe(BASE);
+    }
+    assert!(e.baseline_ns() >= 150_000);
+    assert!(e.estimate_ns() >= 150_000);
+    // Once the burst leaves the window, it is forgotten.
+    for _ in 0..300 {
+        e.observe(BASE);
+    }
+    assert_eq!(e.baseline_ns(), BASE_EDGE);
+}
+
+#[test]
+fn beyond_cap_outliers_are_counted_not_learned() {
+    let mut e = warmed(EstimatorConfig::default(), 500);
+    let before = (
+        e.estimate_ns(),
+        e.margin_ns(),
+        e.samples(),
+        e.window_samples(),
+    );
+    assert_eq!(e.observe(5_000_000), Observation::Stall);
+    assert_eq!(e.observe(u64::MAX), Observation::Stall);
+    assert_eq!(e.stalls(), 2);
+    assert_eq!(
+        (
+            e.estimate_ns(),
+            e.margin_ns(),
+            e.samples(),
+            e.window_samples()
+        ),
+        before
+    );
+    // A sample exactly at the cap is learned, and the margin never exceeds the cap.
+    assert_eq!(e.observe(1_000_000), Observation::Learned);
+    assert_eq!(e.margin_ns(), 1_000_000);
+}
+
+#[test]
+fn forgets_when_the_native_phase_stops_happening() {
+    let mut e = warmed(EstimatorConfig::default(), 300);
+    for _ in 0..5 {
+        e.observe(900_000); // a burst raising the p99 to 900 µs
+    }
+    assert!(e.margin_ns() >= 900_000);
+    // Waits too short for a native phase: the window empties, back to the prior.
+    for _ in 0..256 {
+        e.observe_none();
+    }
+    assert_eq!(e.window_samples(), 0);
+    assert_eq!(e.baseline_ns(), 200_000);
+    for _ in 0..1_000 {
+        e.observe_none();
+    }
+    assert_eq!(e.estimate_ns(), 200_000);
+}
+
+#[test]
+fn reset_returns_to_the_prior() {
+    let mut e = warmed(EstimatorConfig::default(), 100);
+    e.observe(2_000_000);
+    e.reset();
+    assert_eq!(e.estimate_ns(), 200_000);
+    assert_eq!((e.samples(), e.stalls(), e.window_samples()), (0, 0, 0));
+}
+
+#[test]
+fn is_deterministic_and_bounded_on_arbitrary_input() {
+    let mut a = MarginEstimator::default();
+    let mut b = MarginEstimator::default();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let s = if i % 7 == 0 { x } else { x % 400_000 };
+        assert_eq!(a.observe(s), b.observe(s));
+        if i % 11 == 0 {
+            a.observe_none();
+            b.observe_none();
+        }
+        assert_eq!(a.margin_ns(), b.margin_ns());
+        assert!(a.margin_ns() <= 1_000_000);
+    }
+}
+
+#[test]
+fn bad_configuration_is_clamped_not_panicking() {
+    let cfg = EstimatorConfig {
+        prior_ns: u64::MAX,
+        cap_ns: 0,
+        window: 0,
+        quantile: f64::NAN,
+        half_life: 0,
+        headroom_ns: u64::MAX,
+    };
+    let mut e = MarginEstimator::new(cfg);
+    let n = *e.config();
+    assert_eq!((n.cap_ns, n.prior_ns, n.window, n.half_life), (1, 1, 1, 1));
+    assert_eq!(n.quantile, 0.99);
+    assert_eq!(e.margin_ns(), 1);
+    e.observe(0);
+    e.observe(7);
+    e.observe_none();
+    assert!(e.margin_ns() <= 1);
+    let big = MarginEstimator::new(EstimatorConfig {
+        window: usize::MAX,
+        quantile: 7.0,
+        ..EstimatorConfig::default()
+    });
+    assert_eq!(big.window_len(), 4096);
+    assert_eq!(big.config().quantile, 1.0);
+}

@@ -1,0 +1,158 @@
+//! Never early, in virtual time: every strategy, over many scripted oversleep sequences
+//! (on time, constant, random with stalls, early returns as from EINTR), returns at or
+//! after its deadline, and the virtual clock agrees.
+
+use sleeplab::clock::Env;
+use sleeplab::precise::{
+    PreciseSleeper, SleepCall, VirtualCosts, VirtualEnv, WaitStrategy, Wake, strategies,
+    strategy_by_name,
+};
+
+/// Coarse costs keep the spin loops short; never-early does not depend on them.
+fn costs() -> VirtualCosts {
+    VirtualCosts {
+        clock_read_ns: 100,
+        spin_pause_ns: 700,
+        yield_ns: 900,
+        sleep_cpu_ns: 1_000,
+    }
+}
+
+/// A small xorshift generator: deterministic pseudo-random scripts without dependencies.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn scripts() -> Vec<(&'static str, VirtualEnv)> {
+    let start = 1_000_000_000;
+    let base = || VirtualEnv::starting_at(start).with_costs(costs());
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let noisy: Vec<Wake> = (0..997)
+        .map(|i| {
+            let r = rng.next();
+            if i % 97 == 0 {
+                Wake::Late(2_000_000 + r % 5_000_000) // a host stall
+            } else {
+                Wake::Late(r % 300_000)
+            }
+        })
+        .collect();
+    vec![
+        ("on time", base()),
+        ("constant 50 µs", base().with_oversleeps([50_000])),
+        ("noisy with stalls", base().with_script(noisy)),
+        (
+            "interrupted",
+            base().with_script(vec![
+                Wake::Interrupted(1_000),
+                Wake::Late(20_000),
+                Wake::Interrupted(100_000),
+                Wake::Interrupted(1),
+                Wake::Late(0),
+                Wake::Interrupted(700_000),
+            ]),
+        ),
+        (
+            "interrupt storm",
+            // Two calls in three are cut short 10 µs in: a signal every ~10 µs.
+            base().with_model(|c: &SleepCall| {
+                if c.index % 3 == 0 {
+                    Wake::Late(c.index % 40_000)
+                } else {
+                    Wake::Interrupted(10_000)
+                }
+            }),
+        ),
+    ]
+}
+
+/// Requested waits: zero, tiny, sub-margin, around the margin, frames, and past deadlines
+/// (negative offsets are encoded as `None`).
+const WAITS: &[Option<u64>] = &[
+    Some(0),
+    Some(1),
+    Some(999),
+    None,
+    Some(50_000),
+    Some(200_000),
+    Some(1_000_000),
+    Some(2_500_000),
+    Some(16_666_667),
+    Some(7_000_000),
+    None,
+    Some(123_457),
+];
+
+fn check<S: WaitStrategy<VirtualEnv> + ?Sized>(strategy: &mut S, env: &mut VirtualEnv, what: &str) {
+    for i in 0..200 {
+        let now = env.now();
+        let deadline = match WAITS[i % WAITS.len()] {
+            Some(d) => now + d,
+            None => now - 5_000,
+        };
+        let r = strategy.sleep_until(env, deadline);
+        assert!(
+            r.woke >= deadline && env.time() >= deadline,
+            "{what}: {} woke {} before deadline {deadline} (wait {i})",
+            strategy.name(),
+            r.woke
+        );
+        assert_eq!(r.deadline, deadline);
+        assert_eq!(r.lateness_ns, r.woke - deadline);
+        assert_eq!(r.native_ns + r.spin_ns, r.woke - r.start);
+    }
+}
+
+#[test]
+fn every_strategy_is_never_early_over_scripted_wakeups() {
+    for info in strategies() {
+        for (what, mut env) in scripts() {
+            let mut s = strategy_by_name::<VirtualEnv>(info.name).unwrap();
+            check(s.as_mut(), &mut env, what);
+        }
+    }
+}
+
+#[test]
+fn precise_sleeper_is_never_early_over_scripted_wakeups() {
+    for (what, env) in scripts() {
+        let mut sleeper = PreciseSleeper::new_virtual(env);
+        for i in 0..300u64 {
+            let d = [0, 10, 80_000, 300_000, 16_666_667, 2_000_000][(i % 6) as usize];
+            let r = sleeper.sleep_for_ns(d);
+            assert!(r.woke >= r.deadline, "{what}: early at wait {i}: {r:?}");
+            assert!(sleeper.env().time() >= r.deadline);
+        }
+        assert_eq!(sleeper.stats().count, 300);
+    }
+}
+
+#[test]
+fn extreme_deadlines_saturate_instead_of_overflowing() {
+    // Strategies without 1 ms sleep quanta or pure spinning can reach u64::MAX at once.
+    for name in [
+        "std-sleep",
+        "clock-nanosleep-abs",
+        "fixed-margin",
+        "precise",
+    ] {
+        let mut env = VirtualEnv::starting_at(u64::MAX - 10_000_000).with_costs(costs());
+        let mut s = strategy_by_name::<VirtualEnv>(name).unwrap();
+        let r = s.sleep_for(&mut env, u64::MAX);
+        assert_eq!(r.deadline, u64::MAX, "{name}");
+        assert_eq!(r.woke, u64::MAX, "{name}");
+        // And again, at the end of time: the deadline is now, so it returns at once.
+        let r = s.sleep_for(&mut env, u64::MAX);
+        assert_eq!(r.woke, u64::MAX);
+    }
+    let mut sleeper = PreciseSleeper::new_virtual(VirtualEnv::starting_at(u64::MAX - 5));
+    let r = sleeper.sleep(std::time::Duration::MAX);
+    assert_eq!((r.deadline, r.woke), (u64::MAX, u64::MAX));
+    assert_eq!(sleeper.stats().max_lateness_ns, 0);
+}

@@ -1,0 +1,208 @@
+//! The ticker: the pure next-tick arithmetic for all three missed-tick behaviours,
+//! scripted stalls in virtual time (exact instants and missed counts), no drift over
+//! 10 000 ticks, and overflow safety near `u64::MAX`.
+
+use sleeplab::precise::{
+    MissedTickBehavior::{self, Burst, Delay, Skip},
+    PreciseSleeper, Ticker, VirtualCosts, VirtualEnv, next_tick,
+};
+
+const MS: u64 = 1_000_000;
+
+#[test]
+fn next_tick_on_time_or_slightly_late_keeps_the_grid() {
+    for b in [Burst, Delay, Skip] {
+        assert_eq!(next_tick(0, MS, 3 * MS, 3 * MS, b), (4 * MS, 0));
+        assert_eq!(next_tick(0, MS, 3 * MS, 3 * MS + 999_999, b), (4 * MS, 0));
+        // Woken before its time (cannot happen via Ticker, still well defined).
+        assert_eq!(next_tick(0, MS, 3 * MS, 0, b), (4 * MS, 0));
+    }
+}
+
+#[test]
+fn next_tick_burst_delay_skip() {
+    // Tick due at 2 ms fired at 4.5 ms: 2.5 periods late.
+    let now = 4 * MS + MS / 2;
+    assert_eq!(next_tick(0, MS, 2 * MS, now, Burst), (3 * MS, 1));
+    assert_eq!(next_tick(0, MS, 2 * MS, now, Delay), (now + MS, 2));
+    assert_eq!(next_tick(0, MS, 2 * MS, now, Skip), (5 * MS, 2));
+    // Exactly one period late.
+    assert_eq!(next_tick(0, MS, 2 * MS, 3 * MS, Burst), (3 * MS, 1));
+    assert_eq!(next_tick(0, MS, 2 * MS, 3 * MS, Delay), (4 * MS, 1));
+    assert_eq!(next_tick(0, MS, 2 * MS, 3 * MS, Skip), (4 * MS, 1));
+    // Skip uses the original grid, offset by `start`.
+    assert_eq!(
+        next_tick(300, MS, 300 + 2 * MS, 300 + 7 * MS, Skip),
+        (300 + 8 * MS, 5)
+    );
+}
+
+#[test]
+fn next_tick_is_overflow_safe() {
+    let m = u64::MAX;
+    for b in [Burst, Delay, Skip] {
+        assert_eq!(next_tick(0, 10, m - 5, m - 5, b), (m, 0));
+        assert_eq!(next_tick(0, u64::MAX, m - 1, m, b).0, m);
+        let (next, _) = next_tick(0, 1, 0, m, b);
+        assert!(next >= 1);
+        // Period 0 acts as 1 ns.
+        assert_eq!(next_tick(5, 0, 5, 5, b), (6, 0));
+        assert_eq!(next_tick(m, m, m, m, b), (m, 0));
+    }
+    assert_eq!(next_tick(0, 1, 0, m, Skip), (m, m));
+    assert_eq!(next_tick(0, 1, 0, m, Delay), (m, m));
+    assert_eq!(next_tick(0, 1, 0, m, Burst), (1, 1));
+    assert_eq!(next_tick(m - 3, 2, m - 3, m, Skip), (m, 1));
+    // `now` before `start` (a grid in the future) never underflows.
+    assert_eq!(next_tick(10 * MS, MS, 0, 5 * MS, Skip), (10 * MS, 5));
+}
+
+/// A ticker at 1 ms from t = 0 over a virtual clock whose sleeps wake on time and whose
+/// clock reads are free, so every on-time tick fires exactly at its instant.
+fn exact_ticker(b: MissedTickBehavior) -> Ticker<VirtualEnv> {
+    let env = VirtualEnv::new().with_costs(VirtualCosts {
+        clock_read_ns: 0,
+        spin_pause_ns: 1,
+        yield_ns: 1,
+        sleep_cpu_ns: 0,
+    });
+    Ticker::with_sleeper_at_ns(PreciseSleeper::new_virtual(env), 0, MS).with_missed_tick_behavior(b)
+}
+
+/// Ticks 0 and 1 on time, then a 3.5 ms stall (work that overran), then 4 more ticks.
+fn run_with_stall(b: MissedTickBehavior) -> (Vec<(u64, u64, u64)>, u64) {
+    let mut t = exact_ticker(b);
+    let mut out = Vec::new();
+    for i in 0..6 {
+        let tick = t.tick();
+        assert_eq!(tick.index, i);
+        assert!(tick.woke >= tick.scheduled);
+        assert_eq!(tick.lateness_ns, tick.woke - tick.scheduled);
+        out.push((tick.scheduled, tick.woke, tick.missed));
+        if i == 1 {
+            t.sleeper_mut().env_mut().advance(3 * MS + MS / 2);
+        }
+    }
+    (out, t.missed_ticks())
+}
+
+#[test]
+fn burst_fires_missed_ticks_at_once_until_caught_up() {
+    let stalled = 4 * MS + MS / 2;
+    let (ticks, missed) = run_with_stall(Burst);
+    assert_eq!(
+        ticks,
+        vec![
+            (0, 0, 0),
+            (MS, MS, 0),
+            (2 * MS, stalled, 1),
+            (3 * MS, stalled, 1),
+            (4 * MS, stalled, 0),
+            (5 * MS, 5 * MS, 0),
+        ]
+    );
+    assert_eq!(missed, 2);
+}
+
+#[test]
+fn delay_reschedules_from_the_late_tick() {
+    let stalled = 4 * MS + MS / 2;
+    let (ticks, missed) = run_with_stall(Delay);
+    assert_eq!(
+        ticks,
+        vec![
+            (0, 0, 0),
+            (MS, MS, 0),
+            (2 * MS, stalled, 2),
+            (stalled + MS, stalled + MS, 0),
+            (stalled + 2 * MS, stalled + 2 * MS, 0),
+            (stalled + 3 * MS, stalled + 3 * MS, 0),
+        ]
+    );
+    assert_eq!(missed, 2);
+}
+
+#[test]
+fn skip_jumps_to_the_next_instant_of_the_original_grid() {
+    let stalled = 4 * MS + MS / 2;
+    let (ticks, missed) = run_with_stall(Skip);
+    assert_eq!(
+        ticks,
+        vec![
+            (0, 0, 0),
+            (MS, MS, 0),
+            (2 * MS, stalled, 2),
+            (5 * MS, 5 * MS, 0),
+            (6 * MS, 6 * MS, 0),
+            (7 * MS, 7 * MS, 0),
+        ]
+    );
+    assert_eq!(missed, 2);
+}
+
+#[test]
+fn drift_free_over_ten_thousand_ticks() {
+    for b in [Burst, Delay, Skip] {
+        // Oversleeps 0–190 µs, never a whole period: no tick is missed.
+        let env = VirtualEnv::starting_at(123_456_789)
+            .with_model(|c| sleeplab::precise::Wake::Late((c.index * 7_919) % 190_000))
+            .with_costs(VirtualCosts {
+                clock_read_ns: 25,
+                spin_pause_ns: 200,
+                ..VirtualCosts::default()
+            });
+        let period = 1_000_003; // not a round number, to catch rounding
+        let mut t =
+            Ticker::with_sleeper_at_ns(PreciseSleeper::new_virtual(env), 200_000_000, period)
+                .with_missed_tick_behavior(b);
+        for k in 0..10_000u64 {
+            let tick = t.tick();
+            assert_eq!(tick.scheduled, 200_000_000 + k * period, "{b:?} tick {k}");
+            assert!(tick.woke >= tick.scheduled);
+            assert_eq!(tick.missed, 0);
+        }
+        assert_eq!(t.next_scheduled_ns(), 200_000_000 + 10_000 * period);
+        assert_eq!((t.ticks(), t.missed_ticks()), (10_000, 0));
+    }
+}
+
+#[test]
+fn ticking_into_the_end_of_time_saturates() {
+    for b in [Burst, Delay, Skip] {
+        let env = VirtualEnv::starting_at(u64::MAX - 5 * MS / 2).with_costs(VirtualCosts {
+            spin_pause_ns: 1_000,
+            ..VirtualCosts::default()
+        });
+        let sleeper = PreciseSleeper::new_virtual(env);
+        let mut t = Ticker::with_sleeper(sleeper, std::time::Duration::from_millis(1))
+            .with_missed_tick_behavior(b);
+        for _ in 0..6 {
+            let tick = t.tick();
+            assert!(tick.woke >= tick.scheduled);
+        }
+        assert_eq!(t.next_scheduled_ns(), u64::MAX);
+        assert_eq!(t.sleeper().env().time(), u64::MAX);
+    }
+}
+
+#[test]
+fn reset_restarts_the_grid() {
+    let mut t = exact_ticker(Burst);
+    t.tick();
+    t.tick();
+    t.reset_at_ns(10 * MS);
+    assert_eq!(t.tick().scheduled, 10 * MS);
+    assert_eq!(t.tick().scheduled, 11 * MS);
+    assert_eq!(t.ticks(), 4);
+    assert_eq!(t.period_ns(), MS);
+    assert_eq!(t.missed_tick_behavior(), Burst);
+}
+
+#[test]
+fn real_ticker_is_never_early() {
+    let mut t = Ticker::new(std::time::Duration::from_micros(700));
+    for _ in 0..10 {
+        let tick = t.tick();
+        assert!(tick.woke >= tick.scheduled);
+    }
+}

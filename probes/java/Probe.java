@@ -1,0 +1,652 @@
+// sleeplab probe for the JVM: measures Java's own wait functions with System.nanoTime
+// and prints them in the sleeplab-probe/1 line protocol (spec/probe-protocol.md).
+//
+// One file, default package, no dependencies. Source level: Java 11 (checked with
+// `javac --release 11`). Build and run: see probes/java/README.md.
+
+import java.io.BufferedWriter;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+public final class Probe {
+    static final String PROTOCOL = "sleeplab-probe/1";
+    /** Largest number of samples one cell may hold (arrays are pre-allocated). */
+    static final long MAX_SAMPLES = 100_000_000L;
+    static final long DEFAULT_MAX_COUNT = 100_000L;
+
+    // ---- methods -------------------------------------------------------------------
+
+    static final int SLEEP_MS = 0;
+    static final int SLEEP_MS_NS = 1;
+    static final int SLEEP_DURATION = 2;
+    static final int PARK_NANOS = 3;
+    static final int WAIT_MS = 4;
+    static final int WAIT_MS_NS = 5;
+    static final int YIELD = 6;
+    static final int SPIN = 7;
+    static final int FIXED_RATE = 8;
+
+    static final String[] NAMES = {
+        "Thread.sleep-ms",
+        "Thread.sleep-ms-ns",
+        "Thread.sleep-Duration",
+        "LockSupport.parkNanos",
+        "Object.wait-ms",
+        "Object.wait-ms-ns",
+        "Thread.yield",
+        "Thread.onSpinWait-busy",
+        "ScheduledExecutorService.scheduleAtFixedRate",
+    };
+    static final String[] KINDS = {
+        "oneshot", "oneshot", "oneshot", "oneshot", "oneshot", "oneshot", "yield", "oneshot", "periodic",
+    };
+    static final String[] DESCRIPTIONS = {
+        "Thread.sleep(d / 1_000_000): whole milliseconds by integer division, as users write it; "
+            + "a request under 1 ms becomes Thread.sleep(0)",
+        "Thread.sleep(d / 1_000_000, (int) (d % 1_000_000)): the exact ms + ns split "
+            + "(JDK 17's Thread.sleep(long,int) rounds any nanos > 0 up to the next whole ms)",
+        "Thread.sleep(Duration.ofNanos(d)) (Java 19+), called through a constant MethodHandle; "
+            + "the Duration is built before the timed region",
+        "LockSupport.parkNanos(d): one call, nobody unparks; an early return is reported, not hidden",
+        "synchronized (lock) { lock.wait(max(1, d / 1_000_000)) }: whole ms by integer division; "
+            + "wait(0) would wait forever, so a request under 1 ms is clamped to wait(1) and the cell "
+            + "carries a # note; nobody notifies, one call, no loop",
+        "synchronized (lock) { lock.wait(d / 1_000_000, (int) (d % 1_000_000)) }: exact ms + ns split "
+            + "(the JDK rounds any nanos > 0 up to the next whole ms); wait(0, 0) would wait forever, "
+            + "so d = 0 is clamped to wait(0, 1) with a # note; nobody notifies, one call, no loop",
+        "Thread.yield()",
+        "busy wait: while (System.nanoTime() - t0 < d) Thread.onSpinWait()",
+        "single-thread ScheduledThreadPoolExecutor.scheduleAtFixedRate(task, P, P, NANOSECONDS); "
+            + "the task stores System.nanoTime() into a pre-allocated long[]; main waits on a CountDownLatch",
+    };
+
+    /** Thread.sleep(Duration), Java 19+; null where the runtime lacks it. */
+    static final MethodHandle SLEEP_DURATION_MH;
+    static final String SLEEP_DURATION_REASON;
+
+    static {
+        MethodHandle mh = null;
+        String reason = null;
+        try {
+            mh = MethodHandles.publicLookup().findStatic(
+                Thread.class, "sleep", MethodType.methodType(void.class, Duration.class));
+        } catch (NoSuchMethodException | IllegalAccessException e) {
+            reason = "Thread.sleep(Duration) needs Java 19 or later; this runtime is Java "
+                + System.getProperty("java.version");
+        }
+        SLEEP_DURATION_MH = mh;
+        SLEEP_DURATION_REASON = reason;
+    }
+
+    static boolean available(int m) {
+        return m != SLEEP_DURATION || SLEEP_DURATION_MH != null;
+    }
+
+    static String unavailableReason(int m) {
+        return m == SLEEP_DURATION ? SLEEP_DURATION_REASON : null;
+    }
+
+    // ---- argument errors --------------------------------------------------------------
+
+    static final class UsageError extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UsageError(String msg) {
+            super(msg);
+        }
+    }
+
+    static void fail(int code, String msg) {
+        System.err.println("probe: " + msg);
+        System.err.flush();
+        System.exit(code);
+    }
+
+    /** A non-negative decimal integer that fits a signed 64-bit long; nothing else. */
+    static long parseNumber(String flag, String text) throws UsageError {
+        if (text.isEmpty()) {
+            throw new UsageError(flag + ": empty number");
+        }
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                throw new UsageError(flag + ": malformed number '" + text
+                    + "' (expected a non-negative decimal integer)");
+            }
+        }
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new UsageError(flag + ": number '" + text + "' is too large");
+        }
+    }
+
+    static long[] parseList(String flag, String text) throws UsageError {
+        if (text.isEmpty()) {
+            throw new UsageError(flag + ": empty list");
+        }
+        List<Long> out = new ArrayList<>();
+        int start = 0;
+        while (true) {
+            int comma = text.indexOf(',', start);
+            String item = comma < 0 ? text.substring(start) : text.substring(start, comma);
+            if (item.isEmpty()) {
+                throw new UsageError(flag + ": empty element in list '" + text + "'");
+            }
+            out.add(parseNumber(flag, item));
+            if (comma < 0) {
+                break;
+            }
+            start = comma + 1;
+        }
+        long[] a = new long[out.size()];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = out.get(i);
+        }
+        return a;
+    }
+
+    static final class Config {
+        boolean list;
+        int method = -1;
+        long[] durations;
+        long count = -1;
+        long budget = -1;
+        long warmup = 0;
+        long maxCount = DEFAULT_MAX_COUNT;
+        long period = -1;
+    }
+
+    static Config parseArgs(String[] args) throws UsageError {
+        Map<String, String> seen = new HashMap<>();
+        boolean list = false;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--list":
+                    if (list) {
+                        throw new UsageError("--list given twice");
+                    }
+                    list = true;
+                    break;
+                case "--method":
+                case "--durations-ns":
+                case "--count":
+                case "--budget-ns":
+                case "--warmup":
+                case "--max-count":
+                case "--period-ns":
+                    if (seen.containsKey(a)) {
+                        throw new UsageError(a + " given twice");
+                    }
+                    if (i + 1 >= args.length) {
+                        throw new UsageError(a + ": missing value");
+                    }
+                    seen.put(a, args[++i]);
+                    break;
+                default:
+                    if (a.startsWith("-")) {
+                        throw new UsageError("unknown flag '" + a + "'");
+                    }
+                    throw new UsageError("unexpected argument '" + a + "'");
+            }
+        }
+        Config c = new Config();
+        if (list) {
+            if (!seen.isEmpty()) {
+                throw new UsageError("--list takes no other flags (got "
+                    + String.join(", ", seen.keySet()) + ")");
+            }
+            c.list = true;
+            return c;
+        }
+        String method = seen.get("--method");
+        if (method == null) {
+            throw new UsageError("missing --method (or --list)");
+        }
+        for (int m = 0; m < NAMES.length; m++) {
+            if (NAMES[m].equals(method)) {
+                c.method = m;
+            }
+        }
+        if (c.method < 0) {
+            throw new UsageError("unknown method '" + method + "' (see --list)");
+        }
+        if (seen.containsKey("--durations-ns")) {
+            c.durations = parseList("--durations-ns", seen.get("--durations-ns"));
+        }
+        if (seen.containsKey("--count")) {
+            c.count = parseNumber("--count", seen.get("--count"));
+            if (c.count < 1) {
+                throw new UsageError("--count: '" + seen.get("--count") + "' must be at least 1");
+            }
+            if (c.count > MAX_SAMPLES) {
+                throw new UsageError("--count: '" + seen.get("--count") + "' exceeds this probe's limit of "
+                    + MAX_SAMPLES + " samples per cell");
+            }
+        }
+        if (seen.containsKey("--budget-ns")) {
+            c.budget = parseNumber("--budget-ns", seen.get("--budget-ns"));
+            if (c.budget < 1) {
+                throw new UsageError("--budget-ns: '" + seen.get("--budget-ns") + "' must be at least 1");
+            }
+        }
+        if (seen.containsKey("--warmup")) {
+            c.warmup = parseNumber("--warmup", seen.get("--warmup"));
+            if (c.warmup > MAX_SAMPLES) {
+                throw new UsageError("--warmup: '" + seen.get("--warmup") + "' exceeds this probe's limit of "
+                    + MAX_SAMPLES);
+            }
+        }
+        if (seen.containsKey("--max-count")) {
+            c.maxCount = parseNumber("--max-count", seen.get("--max-count"));
+            if (c.maxCount < 1) {
+                throw new UsageError("--max-count: '" + seen.get("--max-count") + "' must be at least 1");
+            }
+            if (c.maxCount > MAX_SAMPLES) {
+                throw new UsageError("--max-count: '" + seen.get("--max-count")
+                    + "' exceeds this probe's limit of " + MAX_SAMPLES + " samples per cell");
+            }
+        }
+        if (seen.containsKey("--period-ns")) {
+            c.period = parseNumber("--period-ns", seen.get("--period-ns"));
+            if (c.period < 1) {
+                throw new UsageError("--period-ns: '" + seen.get("--period-ns") + "' must be at least 1");
+            }
+        }
+        String name = NAMES[c.method];
+        if (KINDS[c.method].equals("periodic")) {
+            if (c.durations != null) {
+                throw new UsageError("--durations-ns is not valid for periodic method '" + name
+                    + "' (use --period-ns)");
+            }
+            if (c.budget >= 0) {
+                throw new UsageError("--budget-ns is not valid for periodic method '" + name
+                    + "' (use --count)");
+            }
+            if (seen.containsKey("--max-count")) {
+                throw new UsageError("--max-count is not valid for periodic method '" + name + "'");
+            }
+            if (c.period < 0) {
+                throw new UsageError("periodic method '" + name + "' needs --period-ns");
+            }
+            if (c.count < 0) {
+                throw new UsageError("periodic method '" + name + "' needs --count");
+            }
+            if (c.warmup + c.count > MAX_SAMPLES) {
+                throw new UsageError("--warmup + --count exceeds this probe's limit of " + MAX_SAMPLES);
+            }
+        } else {
+            if (c.period >= 0) {
+                throw new UsageError("--period-ns is not valid for " + KINDS[c.method] + " method '" + name
+                    + "' (use --durations-ns)");
+            }
+            if (c.durations == null) {
+                throw new UsageError(KINDS[c.method] + " method '" + name + "' needs --durations-ns");
+            }
+            if (c.count >= 0 && c.budget >= 0) {
+                throw new UsageError("--count and --budget-ns given together (choose one)");
+            }
+            if (c.count < 0 && c.budget < 0) {
+                throw new UsageError("one of --count or --budget-ns is required");
+            }
+        }
+        return c;
+    }
+
+    // ---- output ---------------------------------------------------------------------
+
+    static String jsonString(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 2);
+        b.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"': b.append("\\\""); break;
+                case '\\': b.append("\\\\"); break;
+                case '\n': b.append("\\n"); break;
+                case '\r': b.append("\\r"); break;
+                case '\t': b.append("\\t"); break;
+                default:
+                    if (c < 0x20 || c > 0x7e) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    static String implementation() {
+        String vm = System.getProperty("java.vm.name", "");
+        if (vm.contains("OpenJ9")) {
+            return "OpenJ9";
+        }
+        if (vm.contains("GraalVM") || vm.contains("Substrate")) {
+            return "GraalVM";
+        }
+        if (vm.startsWith("OpenJDK") || vm.contains("HotSpot")) {
+            return vm.contains("HotSpot") ? "HotSpot" : "OpenJDK";
+        }
+        return vm.isEmpty() ? "unknown" : vm;
+    }
+
+    static String header(String method, String mode) {
+        StringBuilder b = new StringBuilder(256);
+        b.append("{\"protocol\":").append(jsonString(PROTOCOL));
+        b.append(",\"runtime\":\"java\"");
+        b.append(",\"implementation\":").append(jsonString(implementation()));
+        b.append(",\"runtime_version\":").append(jsonString(System.getProperty("java.version", "?")
+            + " (VM " + System.getProperty("java.vm.version", "?") + ")"));
+        b.append(",\"clock\":\"System.nanoTime\"");
+        b.append(",\"platform\":").append(jsonString(
+            System.getProperty("os.name", "?").toLowerCase(Locale.ROOT) + " " + System.getProperty("os.arch", "?")));
+        if (method != null) {
+            b.append(",\"method\":").append(jsonString(method));
+            b.append(",\"mode\":").append(jsonString(mode));
+        }
+        b.append(",\"java_vm_name\":").append(jsonString(System.getProperty("java.vm.name", "?")));
+        b.append(",\"java_vendor\":").append(jsonString(System.getProperty("java.vendor", "?")));
+        b.append('}');
+        return b.toString();
+    }
+
+    static BufferedWriter stdout() {
+        return new BufferedWriter(
+            new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.US_ASCII), 1 << 16);
+    }
+
+    static void printList(BufferedWriter out) throws IOException {
+        out.write(header(null, null));
+        out.write('\n');
+        for (int m = 0; m < NAMES.length; m++) {
+            StringBuilder b = new StringBuilder(256);
+            b.append("{\"method\":").append(jsonString(NAMES[m]));
+            b.append(",\"kind\":").append(jsonString(KINDS[m]));
+            b.append(",\"available\":").append(available(m));
+            if (!available(m)) {
+                b.append(",\"reason\":").append(jsonString(unavailableReason(m)));
+            }
+            b.append(",\"description\":").append(jsonString(DESCRIPTIONS[m]));
+            b.append('}');
+            out.write(b.toString());
+            out.write('\n');
+        }
+        out.write("end\n");
+        out.flush();
+    }
+
+    /** Prints one finished cell: its notes, w lines, s/t lines, done. */
+    static void printCell(BufferedWriter out, long value, List<String> notes, long[] warm, int nWarm,
+                          char sampleTag, long[] samples, int nSamples) throws IOException {
+        out.write("cell ");
+        out.write(Long.toString(value));
+        out.write('\n');
+        for (String n : notes) {
+            out.write("# ");
+            out.write(n);
+            out.write('\n');
+        }
+        for (int i = 0; i < nWarm; i++) {
+            out.write("w ");
+            out.write(Long.toString(warm[i]));
+            out.write('\n');
+        }
+        for (int i = 0; i < nSamples; i++) {
+            out.write(sampleTag);
+            out.write(' ');
+            out.write(Long.toString(samples[i]));
+            out.write('\n');
+        }
+        out.write("done ");
+        out.write(Long.toString(value));
+        out.write(' ');
+        out.write(Integer.toString(nSamples));
+        out.write('\n');
+        out.flush();
+    }
+
+    // ---- one-shot measurement ------------------------------------------------------------
+
+    /** The monitor that Object.wait waits on; nobody ever notifies it. */
+    static final Object LOCK = new Object();
+
+    /**
+     * One timed call. Everything the call needs is computed before: the dispatch happens
+     * before the first clock read, and each case holds clock read, wait, clock read.
+     */
+    static long once(int m, long d, long ms, int ns, Duration dur) throws Throwable {
+        switch (m) {
+            case SLEEP_MS: {
+                long t0 = System.nanoTime();
+                Thread.sleep(ms);
+                long t1 = System.nanoTime();
+                return t1 - t0;
+            }
+            case SLEEP_MS_NS: {
+                long t0 = System.nanoTime();
+                Thread.sleep(ms, ns);
+                long t1 = System.nanoTime();
+                return t1 - t0;
+            }
+            case SLEEP_DURATION: {
+                long t0 = System.nanoTime();
+                SLEEP_DURATION_MH.invokeExact(dur);
+                long t1 = System.nanoTime();
+                return t1 - t0;
+            }
+            case PARK_NANOS: {
+                long t0 = System.nanoTime();
+                LockSupport.parkNanos(d);
+                long t1 = System.nanoTime();
+                return t1 - t0;
+            }
+            case WAIT_MS: {
+                synchronized (LOCK) {
+                    long t0 = System.nanoTime();
+                    LOCK.wait(ms);
+                    long t1 = System.nanoTime();
+                    return t1 - t0;
+                }
+            }
+            case WAIT_MS_NS: {
+                synchronized (LOCK) {
+                    long t0 = System.nanoTime();
+                    LOCK.wait(ms, ns);
+                    long t1 = System.nanoTime();
+                    return t1 - t0;
+                }
+            }
+            case YIELD: {
+                long t0 = System.nanoTime();
+                Thread.yield();
+                long t1 = System.nanoTime();
+                return t1 - t0;
+            }
+            case SPIN: {
+                long t0 = System.nanoTime();
+                while (System.nanoTime() - t0 < d) {
+                    Thread.onSpinWait();
+                }
+                long t1 = System.nanoTime();
+                return t1 - t0;
+            }
+            default:
+                throw new IllegalStateException("not a one-shot method: " + m);
+        }
+    }
+
+    static void runOneshot(Config c, BufferedWriter out) throws Throwable {
+        int m = c.method;
+        out.write(header(NAMES[m], "oneshot"));
+        out.write('\n');
+        out.flush();
+        long[] warm = new long[(int) c.warmup];
+        int cap = (int) (c.count >= 0 ? c.count : c.maxCount);
+        long[] samples = new long[cap];
+        for (long d : c.durations) {
+            List<String> notes = new ArrayList<>(2);
+            long ms = d / 1_000_000L;
+            int ns = 0;
+            Duration dur = null;
+            switch (m) {
+                case SLEEP_MS:
+                    if (d % 1_000_000L != 0) {
+                        notes.add("Thread.sleep(" + ms + "): the request is truncated to whole ms by integer division");
+                    }
+                    break;
+                case SLEEP_MS_NS:
+                    ns = (int) (d % 1_000_000L);
+                    break;
+                case SLEEP_DURATION:
+                    dur = Duration.ofNanos(d);
+                    break;
+                case WAIT_MS:
+                    if (ms == 0) {
+                        ms = 1;
+                        notes.add("clamp: Object.wait(0) waits forever, so this request under 1 ms calls Object.wait(1)");
+                    } else if (d % 1_000_000L != 0) {
+                        notes.add("Object.wait(" + ms + "): the request is truncated to whole ms by integer division");
+                    }
+                    break;
+                case WAIT_MS_NS:
+                    ns = (int) (d % 1_000_000L);
+                    if (ms == 0 && ns == 0) {
+                        ns = 1;
+                        notes.add("clamp: Object.wait(0, 0) waits forever, so d = 0 calls Object.wait(0, 1)");
+                    }
+                    break;
+                default:
+                    break;
+            }
+            for (int i = 0; i < warm.length; i++) {
+                warm[i] = once(m, d, ms, ns, dur);
+            }
+            int n = 0;
+            if (c.count >= 0) {
+                for (; n < cap; n++) {
+                    samples[n] = once(m, d, ms, ns, dur);
+                }
+            } else {
+                long sum = 0;
+                while (n < cap && sum < c.budget) {
+                    long e = once(m, d, ms, ns, dur);
+                    samples[n++] = e;
+                    sum += e;
+                }
+            }
+            printCell(out, d, notes, warm, warm.length, 's', samples, n);
+        }
+        out.write("end\n");
+        out.flush();
+    }
+
+    // ---- periodic measurement ------------------------------------------------------------
+
+    static final class Ticks implements Runnable {
+        final long[] at;
+        final CountDownLatch finished = new CountDownLatch(1);
+        int n; // written by the scheduler thread only; read by main after finished.await()
+
+        Ticks(int total) {
+            at = new long[total];
+        }
+
+        @Override
+        public void run() {
+            long now = System.nanoTime();
+            int i = n;
+            if (i < at.length) {
+                at[i] = now;
+                n = i + 1;
+                if (i + 1 == at.length) {
+                    finished.countDown();
+                }
+            }
+        }
+    }
+
+    static void runPeriodic(Config c, BufferedWriter out) throws Throwable {
+        out.write(header(NAMES[c.method], "periodic"));
+        out.write('\n');
+        out.flush();
+        int w = (int) c.warmup;
+        int total = (int) (c.warmup + c.count);
+        Ticks ticks = new Ticks(total);
+        ScheduledThreadPoolExecutor ex = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "probe-ticker");
+            t.setDaemon(true);
+            return t;
+        });
+        ex.prestartCoreThread();
+        long t0 = System.nanoTime();
+        ScheduledFuture<?> f = ex.scheduleAtFixedRate(ticks, c.period, c.period, TimeUnit.NANOSECONDS);
+        long armed = System.nanoTime();
+        ticks.finished.await();
+        f.cancel(false);
+        ex.shutdown();
+        long[] warm = new long[w];
+        long[] samples = new long[total - w];
+        for (int i = 0; i < total; i++) {
+            long rel = ticks.at[i] - t0;
+            if (i < w) {
+                warm[i] = rel;
+            } else {
+                samples[i - w] = rel;
+            }
+        }
+        List<String> notes = new ArrayList<>(1);
+        // The executor takes its own start time inside the call; a slow (cold) call shifts
+        // every tick by up to this much, which the reader should not blame on the timer.
+        notes.add("t0 is read just before scheduleAtFixedRate(); the call returned " + (armed - t0) + " ns after t0");
+        printCell(out, c.period, notes, warm, w, 't', samples, total - w);
+        out.write("end\n");
+        out.flush();
+    }
+
+    // ---- main -----------------------------------------------------------------------
+
+    public static void main(String[] args) throws Throwable {
+        Config c;
+        try {
+            c = parseArgs(args);
+        } catch (UsageError e) {
+            fail(2, e.getMessage());
+            return;
+        }
+        BufferedWriter out = stdout();
+        if (c.list) {
+            printList(out);
+            return;
+        }
+        if (!available(c.method)) {
+            fail(3, "method '" + NAMES[c.method] + "' is unavailable: " + unavailableReason(c.method));
+            return;
+        }
+        if (KINDS[c.method].equals("periodic")) {
+            runPeriodic(c, out);
+        } else {
+            runOneshot(c, out);
+        }
+        out.flush();
+        System.exit(0);
+    }
+}
