@@ -16,13 +16,13 @@
 # of averages (each run's in/out is printed too). Exit 0 on PASS, 1 on FAIL, 2 when a
 # tool is missing.
 #
-# Usage: scripts/validate-cyclictest.sh            (RUNS=7 LOOPS=1000 PIN=0 by default)
+# Usage: scripts/validate-cyclictest.sh            (RUNS=7 LOOPS=3000 PIN=0 by default)
 #        RUNS=10 LOOPS=2000 scripts/validate-cyclictest.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-7}
-LOOPS=${LOOPS:-1000}
+LOOPS=${LOOPS:-3000}
 PIN=${PIN:-0}
 
 if ! command -v cyclictest >/dev/null 2>&1; then

@@ -22,13 +22,25 @@ pub fn run() -> i32 {
             }
             // One line naming the bad value, exit 2.
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
+            let mut lines = text.lines();
+            let mut first = lines.next().unwrap_or("invalid arguments").to_string();
+            // "the following required arguments were not provided:" is followed by
+            // the indented names: keep them on the one line.
+            if first.ends_with(':') {
+                let names: Vec<&str> = lines
+                    .take_while(|l| l.starts_with(' '))
+                    .map(str::trim)
+                    .collect();
+                first = format!("{first} {}", names.join(", "));
+            }
             eprintln!("sleeplab: {}", first.trim_start_matches("error: "));
             return 2;
         }
     };
     if let (Some(_), Some(flag)) = (&cli.command, cli.survey.given_flag()) {
-        eprintln!("sleeplab: {flag} is an option of the survey (`sleeplab {flag}`), not of a subcommand");
+        eprintln!(
+            "sleeplab: {flag} is an option of the survey (`sleeplab {flag}`), not of a subcommand"
+        );
         return 2;
     }
     interrupt::install();
@@ -37,9 +49,11 @@ pub fn run() -> i32 {
         Some(Command::Sweep(args)) => commands::sweep::run(args, cli.quiet),
         Some(Command::Pace(args)) => commands::pace::run(args, cli.quiet),
         Some(Command::Cpu(args)) => commands::cpu::run(args, cli.quiet),
+        Some(Command::Advise(args)) => commands::advise::run(args, cli.quiet),
         Some(Command::Short(args)) => commands::short::run(args, cli.quiet),
         Some(Command::Runtimes(args)) => commands::runtimes::run(args, cli.quiet),
         Some(Command::Timers(args)) => commands::timers::run(args, cli.quiet),
+        Some(Command::Simulate(args)) => commands::simulate::run(args, cli.quiet),
         Some(Command::Schema { output }) => commands::schema::run(output.as_deref()),
         Some(Command::Survey(args)) => commands::survey::run(args, cli.quiet),
         Some(Command::Report(args)) => commands::report::run(args),

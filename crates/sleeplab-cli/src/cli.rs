@@ -38,12 +38,16 @@ pub enum Command {
     Pace(Box<crate::commands::pace::PaceArgs>),
     /// CPU usage against requested sleep for the hybrid sleep+spin strategies (seed 002).
     Cpu(Box<crate::commands::cpu::CpuArgs>),
+    /// Which way of waiting meets your tolerance at the lowest CPU here, with evidence.
+    Advise(Box<crate::commands::advise::AdviseArgs>),
     /// What zero and minimal sleeps really cost, per mechanism, with 99.9 % CIs (seed 001).
     Short(Box<crate::commands::short::ShortArgs>),
     /// Every language runtime's own sleep, measured the same way through probes (seed 003).
     Runtimes(Box<crate::commands::runtimes::RuntimesArgs>),
     /// Periodic timers compared: count, avg error %, σ, lateness, missed ticks (seed 004).
     Timers(Box<crate::commands::timers::TimersArgs>),
+    /// The precise-sleep strategies under virtual schedulers: error and CPU heatmaps (seed 002 fig. 4).
+    Simulate(Box<crate::commands::simulate::SimulateArgs>),
     /// Print the JSON Schema of result files.
     Schema {
         /// Write it to this file instead of stdout.
@@ -117,27 +121,11 @@ fn durations(s: &str) -> Result<List<u64>, ParseError> {
 }
 
 fn slacks(s: &str) -> Result<List<u64>, ParseError> {
-    let v = durations(s)?.0;
-    if v.contains(&0) {
-        return Err(ParseError {
-            what: "timer slack",
-            value: s.into(),
-            reason: "0 means 'default' to the kernel; use 1ns for the minimum".into(),
-        });
-    }
-    Ok(List(v))
+    parse::list("timer slack list", s, parse::slack_ns).map(List)
 }
 
 fn budget(s: &str) -> Result<u64, ParseError> {
-    let v = parse::duration_ns(s)?;
-    if v == 0 {
-        return Err(ParseError {
-            what: "budget",
-            value: s.into(),
-            reason: "must be more than 0".into(),
-        });
-    }
-    Ok(v)
+    parse::positive_duration_ns("budget", s)
 }
 
 fn iterations(s: &str) -> Result<u64, ParseError> {

@@ -154,7 +154,10 @@ mod tests {
         let infos = all();
         assert_eq!(infos.len(), names.len());
         assert_eq!(
-            infos.iter().filter(|i| i.origin == Origin::Strategy).count(),
+            infos
+                .iter()
+                .filter(|i| i.origin == Origin::Strategy)
+                .count(),
             5
         );
         assert!(build("precise").is_ok());

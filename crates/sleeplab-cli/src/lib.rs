@@ -16,6 +16,7 @@ pub mod parse;
 pub mod report;
 pub mod runtimes;
 pub mod settings;
+pub mod sim;
 pub mod stats;
 pub mod strategies;
 pub mod usage;

@@ -103,6 +103,29 @@ pub fn duration_ns(text: &str) -> Result<u64, ParseError> {
     Ok(ns)
 }
 
+/// Parses a duration that must be more than zero (`what` names it in the error).
+pub fn positive_duration_ns(what: &'static str, text: &str) -> Result<u64, ParseError> {
+    let v = duration_ns(text)?;
+    if v == 0 {
+        return Err(err(what, text, "must be more than 0"));
+    }
+    Ok(v)
+}
+
+/// Parses a timer slack: a duration of at least 1 ns (the kernel reads 0 as "reset to
+/// the default", which is not what anyone typing 0 means).
+pub fn slack_ns(text: &str) -> Result<u64, ParseError> {
+    let v = duration_ns(text)?;
+    if v == 0 {
+        return Err(err(
+            "timer slack",
+            text,
+            "0 means 'default' to the kernel; use 1ns for the minimum",
+        ));
+    }
+    Ok(v)
+}
+
 /// Parses a comma-separated list with `item`, rejecting empty lists and empty elements.
 pub fn list<T>(
     what: &'static str,

@@ -64,15 +64,30 @@ fn list(id: RuntimeId, cmd: &ProbeCommand) -> ListOutput {
         )
     });
     assert!(!l.methods.is_empty(), "{id} lists no method");
-    assert_eq!(l.header.runtime, id.protocol_runtime(), "{id} header runtime");
+    assert_eq!(
+        l.header.runtime,
+        id.protocol_runtime(),
+        "{id} header runtime"
+    );
     l
 }
 
 /// A run that must succeed and follow the protocol with exactly the asked-for counts.
-fn measure(id: RuntimeId, cmd: &ProbeCommand, method: &str, kind: Kind, a: &str) -> protocol::Measurement {
+fn measure(
+    id: RuntimeId,
+    cmd: &ProbeCommand,
+    method: &str,
+    kind: Kind,
+    a: &str,
+) -> protocol::Measurement {
     let a = args(a);
     let (term, stdout, stderr) = invoke(cmd, &a);
-    assert_eq!(term, Termination::Exited(0), "{id} {}: {stderr}", a.join(" "));
+    assert_eq!(
+        term,
+        Termination::Exited(0),
+        "{id} {}: {stderr}",
+        a.join(" ")
+    );
     let m = protocol::parse_measurement(&stdout).unwrap_or_else(|e| {
         panic!(
             "{id} {} breaks the protocol: {e}\n{}",
@@ -90,9 +105,20 @@ fn measure(id: RuntimeId, cmd: &ProbeCommand, method: &str, kind: Kind, a: &str)
 fn rejects(id: RuntimeId, cmd: &ProbeCommand, a: &[String]) {
     let (term, stdout, stderr) = invoke(cmd, a);
     let line = a.join(" ");
-    assert_eq!(term, Termination::Exited(2), "{id} {line}: must exit 2 (stderr: {stderr})");
-    assert!(stdout.is_empty(), "{id} {line}: printed on stdout: {}", String::from_utf8_lossy(&stdout));
-    assert!(!stderr.trim().is_empty(), "{id} {line}: no message on stderr");
+    assert_eq!(
+        term,
+        Termination::Exited(2),
+        "{id} {line}: must exit 2 (stderr: {stderr})"
+    );
+    assert!(
+        stdout.is_empty(),
+        "{id} {line}: printed on stdout: {}",
+        String::from_utf8_lossy(&stdout)
+    );
+    assert!(
+        !stderr.trim().is_empty(),
+        "{id} {line}: no message on stderr"
+    );
 }
 
 /// The whole conformance check of one runtime. `full_bad_args` false checks one bad
@@ -111,27 +137,46 @@ fn conformance(id: RuntimeId, full_bad_args: bool) {
         &cmd,
         &oneshot.method,
         Kind::Oneshot,
-        &format!("--method {} --durations-ns 0,1000000 --count 3 --warmup 1", oneshot.method),
+        &format!(
+            "--method {} --durations-ns 0,1000000 --count 3 --warmup 1",
+            oneshot.method
+        ),
     );
     let cells: Vec<(u64, usize, usize)> = m
         .cells
         .iter()
         .map(|c| (c.value_ns, c.warmup.len(), c.samples.len()))
         .collect();
-    assert_eq!(cells, [(0, 1, 3), (1_000_000, 1, 3)], "{id} {}", oneshot.method);
+    assert_eq!(
+        cells,
+        [(0, 1, 3), (1_000_000, 1, 3)],
+        "{id} {}",
+        oneshot.method
+    );
 
-    let periodic = l.methods.iter().find(|m| m.available && m.kind == Kind::Periodic);
+    let periodic = l
+        .methods
+        .iter()
+        .find(|m| m.available && m.kind == Kind::Periodic);
     if let Some(p) = periodic {
         let m = measure(
             id,
             &cmd,
             &p.method,
             Kind::Periodic,
-            &format!("--method {} --period-ns 2000000 --count 5 --warmup 1", p.method),
+            &format!(
+                "--method {} --period-ns 2000000 --count 5 --warmup 1",
+                p.method
+            ),
         );
         assert_eq!(m.cells.len(), 1, "{id} {}", p.method);
         let c = &m.cells[0];
-        assert_eq!((c.value_ns, c.warmup.len(), c.samples.len()), (2_000_000, 1, 5), "{id} {}", p.method);
+        assert_eq!(
+            (c.value_ns, c.warmup.len(), c.samples.len()),
+            (2_000_000, 1, 5),
+            "{id} {}",
+            p.method
+        );
     }
 
     let om = &oneshot.method;
@@ -143,19 +188,31 @@ fn conformance(id: RuntimeId, full_bad_args: bool) {
             args(&format!("--method {om} --durations-ns -5 --count 1")),
             args(&format!("--method {om} --durations-ns 0,,5 --count 1")),
             args(&format!("--method {om} --durations-ns 0 --count 0")),
-            args(&format!("--method {om} --durations-ns 0 --count 1 --budget-ns 5")),
+            args(&format!(
+                "--method {om} --durations-ns 0 --count 1 --budget-ns 5"
+            )),
             args(&format!("--method {om} --durations-ns 0")),
             args(&format!("--method {om} --period-ns 1000000 --count 1")),
-            args(&format!("--method {om} --durations-ns 0 --count 18446744073709551616")),
+            args(&format!(
+                "--method {om} --durations-ns 0 --count 18446744073709551616"
+            )),
         ]);
         if let Some(p) = periodic {
-            bad.push(args(&format!("--method {} --durations-ns 0 --count 1", p.method)));
+            bad.push(args(&format!(
+                "--method {} --durations-ns 0 --count 1",
+                p.method
+            )));
         }
     }
     for a in &bad {
         rejects(id, &cmd, a);
     }
-    eprintln!("{id}: conforms ({} methods, {} bad-argument runs) in {:.1} s", l.methods.len(), bad.len(), t0.elapsed().as_secs_f64());
+    eprintln!(
+        "{id}: conforms ({} methods, {} bad-argument runs) in {:.1} s",
+        l.methods.len(),
+        bad.len(),
+        t0.elapsed().as_secs_f64()
+    );
 }
 
 #[test]
@@ -250,12 +307,18 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
     let good_body = format!("cat <<'EOF'\n{MEASUREMENT}\nEOF");
     let targets = vec![
         target("crash", fake(d, "crash", "kill -SEGV $$")),
-        target("exit139", fake(d, "exit139", "echo 'Segmentation fault' >&2; exit 139")),
+        target(
+            "exit139",
+            fake(d, "exit139", "echo 'Segmentation fault' >&2; exit 139"),
+        ),
         target("hang", fake(d, "hang", "sleep 600")),
         target("garbage", fake(d, "garbage", "echo hello; echo world")),
         target("flood", fake(d, "flood", "yes")),
         target("missing", ProbeCommand::new(d.join("no-such-probe"))),
-        target("unavailable", fake(d, "unavailable", "echo 'no timer here' >&2; exit 3")),
+        target(
+            "unavailable",
+            fake(d, "unavailable", "echo 'no timer here' >&2; exit 3"),
+        ),
         target("good", fake(d, "good", &good_body)),
         Target {
             id: "absent".into(),
@@ -281,6 +344,7 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
         json_samples: 10,
         output_cap_bytes: 1 << 20,
         startup_timeout_ns: 1_500_000_000,
+        saved_files: vec![],
     };
     let t0 = Instant::now();
     let out = runtimes::run(&config, targets, true, true).unwrap();
@@ -297,10 +361,22 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
         }
     };
     assert!(failure("crash").contains("SIGSEGV"), "{}", failure("crash"));
-    assert!(failure("exit139").contains("exit code 139: Segmentation fault"), "{}", failure("exit139"));
+    assert!(
+        failure("exit139").contains("exit code 139: Segmentation fault"),
+        "{}",
+        failure("exit139")
+    );
     assert!(failure("hang").contains("hung"), "{}", failure("hang"));
-    assert!(failure("garbage").contains("line 1"), "{}", failure("garbage"));
-    assert!(failure("flood").contains("flooded stdout"), "{}", failure("flood"));
+    assert!(
+        failure("garbage").contains("line 1"),
+        "{}",
+        failure("garbage")
+    );
+    assert!(
+        failure("flood").contains("flooded stdout"),
+        "{}",
+        failure("flood")
+    );
     match &by_id("missing").status {
         RuntimeStatus::Failed { reason } => assert!(reason.contains("cannot start"), "{reason}"),
         other => panic!("missing: {other:?}"),
@@ -309,7 +385,10 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
         &by_id("unavailable").methods[0].status,
         MethodStatus::Unavailable { reason } if reason == "no timer here"
     ));
-    assert!(matches!(by_id("absent").status, RuntimeStatus::Skipped { .. }));
+    assert!(matches!(
+        by_id("absent").status,
+        RuntimeStatus::Skipped { .. }
+    ));
     // The good one was measured despite everything around it.
     let good = by_id("good");
     assert_eq!(good.methods[0].status, MethodStatus::Measured);
@@ -321,7 +400,15 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
     assert_eq!(good.unavailable[0].method, "gone");
     // Everything is in the rendering.
     let text = runtimes::render(&out.data);
-    for needle in ["SIGSEGV", "hung", "flooded", "cannot start", "skipped", "apt-get install absent", "good sleep @ 1.000 µs: 1 of 2"] {
+    for needle in [
+        "SIGSEGV",
+        "hung",
+        "flooded",
+        "cannot start",
+        "skipped",
+        "apt-get install absent",
+        "good sleep @ 1.000 µs: 1 of 2",
+    ] {
         assert!(text.contains(needle), "{needle:?} not in\n{text}");
     }
 }

@@ -136,7 +136,10 @@ fn bad_input_exits_2_with_one_line() {
         (vec!["sweep", "--durations", "1.5ns"], "1.5ns"),
         (vec!["sweep", "--iterations", "0"], "0"),
         (vec!["sweep", "--iterations", "-5"], "-5"),
-        (vec!["sweep", "--iterations", "99999999999999999999"], "99999999999999999999"),
+        (
+            vec!["sweep", "--iterations", "99999999999999999999"],
+            "99999999999999999999",
+        ),
         (vec!["sweep", "--budget", "0"], "0"),
         (vec!["sweep", "--load", "-1"], "-1"),
         (vec!["sweep", "--load", "100000"], "100000"),
@@ -144,15 +147,27 @@ fn bad_input_exits_2_with_one_line() {
         (vec!["sweep", "--timer-slack", "0"], "0"),
         (vec!["sweep", "--mechanisms", "nanoslep"], "nanoslep"),
         (vec!["sweep", "--mechanisms", "nanosleep,"], "nanosleep,"),
-        (vec!["sweep", "--iterations", "5", "--budget", "1s"], "--budget"),
-        (vec!["sweep", "--timertest", "--durations", "1ms"], "--durations"),
+        (
+            vec!["sweep", "--iterations", "5", "--budget", "1s"],
+            "--budget",
+        ),
+        (
+            vec!["sweep", "--timertest", "--durations", "1ms"],
+            "--durations",
+        ),
         (vec!["sweep", "--policy", "batch"], "batch"),
         (vec!["sweep", "--policy", "fifo", "--priority", "0"], "0"),
         (vec!["sweep", "--priority", "5"], "5"),
         (vec!["sweep", "--pin", "4096"], "4096"),
-        (vec!["sweep", "--min-iterations", "50", "--max-iterations", "10"], "50"),
+        (
+            vec!["sweep", "--min-iterations", "50", "--max-iterations", "10"],
+            "50",
+        ),
         (vec!["sweep", "--json", dir_s], dir_s),
-        (vec!["sweep", "--csv", "/nonexistent/dir/x.csv"], "/nonexistent/dir"),
+        (
+            vec!["sweep", "--csv", "/nonexistent/dir/x.csv"],
+            "/nonexistent/dir",
+        ),
         (vec!["sweep", "--frobnicate"], "--frobnicate"),
         (vec!["nonsense-command"], "nonsense-command"),
     ];
@@ -175,7 +190,9 @@ fn bad_input_exits_2_with_one_line() {
         .args(["sweep", "--mechanisms", "nanoslep"])
         .assert()
         .code(2);
-    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("did you mean nanosleep"));
+    assert!(
+        String::from_utf8_lossy(&assert.get_output().stderr).contains("did you mean nanosleep")
+    );
     assert!(!out.exists(), "{out_s} must not be written by a failed run");
 }
 

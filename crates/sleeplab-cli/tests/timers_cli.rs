@@ -122,10 +122,7 @@ fn check_histogram(path: &Path, expected: &[u64]) {
     let cols = expected.len();
     let mut sums = vec![0u64; cols];
     for (b, row) in rows.iter().enumerate() {
-        let fields: Vec<u64> = row
-            .split_whitespace()
-            .map(|f| f.parse().unwrap())
-            .collect();
+        let fields: Vec<u64> = row.split_whitespace().map(|f| f.parse().unwrap()).collect();
         assert_eq!(fields.len(), cols + 1, "{row}");
         assert_eq!(fields[0], b as u64);
         for (s, v) in sums.iter_mut().zip(&fields[1..]) {
@@ -158,7 +155,15 @@ fn check_histogram(path: &Path, expected: &[u64]) {
 fn help_names_the_knobs_and_the_total() {
     let assert = sleeplab().args(["timers", "--help"]).assert().success();
     let out = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
-    for needle in ["--seconds", "--mechanisms", "--periods", "--threads", "--histogram", "70 s", "clock-nanosleep-abs"] {
+    for needle in [
+        "--seconds",
+        "--mechanisms",
+        "--periods",
+        "--threads",
+        "--histogram",
+        "70 s",
+        "clock-nanosleep-abs",
+    ] {
         assert!(out.contains(needle), "help lacks {needle}: {out}");
     }
 }
@@ -192,7 +197,10 @@ fn bad_input_exits_2_with_one_line() {
         (vec!["--policy", "fifo", "--priority", "0"], "0"),
         (vec!["--pin", "4096"], "4096"),
         (vec!["--histogram", dir_s], dir_s),
-        (vec!["--json", "/nonexistent/dir/x.json"], "/nonexistent/dir"),
+        (
+            vec!["--json", "/nonexistent/dir/x.json"],
+            "/nonexistent/dir",
+        ),
         (vec!["--frobnicate"], "--frobnicate"),
     ];
     for (args, needle) in &cases {
@@ -218,6 +226,8 @@ fn bad_input_exits_2_with_one_line() {
         .args(["timers", "--mechanisms", "busy-wiat"])
         .assert()
         .code(2);
-    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("did you mean busy-wait"));
+    assert!(
+        String::from_utf8_lossy(&assert.get_output().stderr).contains("did you mean busy-wait")
+    );
     assert!(!out.exists(), "a failed run must not write its JSON");
 }

@@ -25,7 +25,7 @@ pub struct CpuArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", default_value = "500ms", value_parser = seconds)]
     pub seconds: u64,
     /// Timer slack for every contender.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", default_value = "1ns", value_parser = slack)]
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", default_value = "1ns", value_parser = parse::slack_ns)]
     pub timer_slack: u64,
     #[command(flatten)]
     pub threads: ThreadArgs,
@@ -37,32 +37,25 @@ fn names(s: &str) -> Result<List<String>, ParseError> {
     parse::list("strategy list", s, |x| Ok(x.to_string())).map(List)
 }
 
-fn positive(what: &'static str, s: &str) -> Result<u64, ParseError> {
-    let v = parse::duration_ns(s)?;
-    if v == 0 {
-        return Err(ParseError {
-            what,
-            value: s.into(),
-            reason: "must be more than 0".into(),
-        });
-    }
-    Ok(v)
-}
-
 fn intervals(s: &str) -> Result<List<u64>, ParseError> {
-    parse::list("interval list", s, |x| positive("interval", x)).map(List)
+    parse::list("interval list", s, |x| {
+        parse::positive_duration_ns("interval", x)
+    })
+    .map(List)
 }
 
 fn seconds(s: &str) -> Result<u64, ParseError> {
-    positive("duration per point", s)
-}
-
-fn slack(s: &str) -> Result<u64, ParseError> {
-    positive("timer slack", s)
+    parse::positive_duration_ns("duration per point", s)
 }
 
 /// The default contenders: the strategies that mix sleeping and spinning.
-pub const HYBRIDS: [&str; 5] = ["seed-hybrid", "sdl-precise", "fixed-margin", "spin-sleep", "precise"];
+pub const HYBRIDS: [&str; 5] = [
+    "seed-hybrid",
+    "sdl-precise",
+    "fixed-margin",
+    "spin-sleep",
+    "precise",
+];
 
 /// Runs `cpu`.
 pub fn run(args: &CpuArgs, quiet: bool) -> anyhow::Result<i32> {
@@ -86,8 +79,10 @@ pub fn run(args: &CpuArgs, quiet: bool) -> anyhow::Result<i32> {
     print!("{}", cpu::render(&data));
     let csv_data = data.clone();
     let result = start.finish(ExperimentData::Cpu(data), settings, complete, vec![]);
-    save(&result, args.output.json.as_deref(), || match &args.output.csv {
-        Some(p) => cpu::write_csv(p, &csv_data),
-        None => Ok(()),
+    save(&result, args.output.json.as_deref(), || {
+        match &args.output.csv {
+            Some(p) => cpu::write_csv(p, &csv_data),
+            None => Ok(()),
+        }
     })
 }

@@ -1,13 +1,15 @@
 //! One function per subcommand: parse-validated arguments in, output and exit code out.
 
+pub mod advise;
 pub mod compare;
+pub mod cpu;
 pub mod list;
+pub mod pace;
 pub mod report;
+pub mod runtimes;
 pub mod schema;
 pub mod short;
-pub mod cpu;
-pub mod pace;
-pub mod runtimes;
+pub mod simulate;
 pub mod survey;
 pub mod sweep;
 pub mod timers;
@@ -39,16 +41,39 @@ pub fn save(
     Ok(0)
 }
 
-/// Fails with a usage error unless every given output path is writable.
+/// Fails with a usage error unless every given output path is writable, and no two
+/// of them name the same file (the second write would replace the first).
 pub fn check_outputs(paths: &[(&str, &Option<PathBuf>)]) -> Result<(), UsageError> {
+    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
     for (flag, p) in paths {
         if let Some(p) = p {
             check_writable(p).map_err(|e| {
                 UsageError::new(format!("invalid {flag} {:?}: {e}", p.display().to_string()))
             })?;
+            let file = same_file_key(p);
+            if let Some((other, _)) = seen.iter().find(|(_, f)| *f == file) {
+                return Err(UsageError::new(format!(
+                    "invalid {flag} {:?}: the same file as {other}",
+                    p.display().to_string()
+                )));
+            }
+            seen.push((flag, file));
         }
     }
     Ok(())
+}
+
+/// The file a path names, resolved (its directory exists: checked before).
+fn same_file_key(p: &Path) -> PathBuf {
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c;
+    }
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    dir.join(p.file_name().unwrap_or_default())
 }
 
 /// Resolves a list of contender names, suggesting the closest name for a typo.

@@ -32,7 +32,7 @@ pub struct PaceArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", default_value = "0", value_parser = parse::duration_ns)]
     pub work: u64,
     /// Timer slack for every contender (the same for all, so the comparison is fair).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", default_value = "1ns", value_parser = slack)]
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", default_value = "1ns", value_parser = parse::slack_ns)]
     pub timer_slack: u64,
     /// Raw frame errors per contender kept in the JSON.
     #[arg(long, value_name = "N", default_value = "1000")]
@@ -51,25 +51,16 @@ fn frames(s: &str) -> Result<u64, ParseError> {
     parse::count("frame count", s, 1, 10_000_000)
 }
 
-fn slack(s: &str) -> Result<u64, ParseError> {
-    let v = parse::duration_ns(s)?;
-    if v == 0 {
-        return Err(ParseError {
-            what: "timer slack",
-            value: s.into(),
-            reason: "0 means 'default' to the kernel; use 1ns for the minimum".into(),
-        });
-    }
-    Ok(v)
-}
-
 fn rate(s: &str) -> Result<f64, ParseError> {
     let bad = |reason: &str| ParseError {
         what: "rate",
         value: s.into(),
         reason: reason.into(),
     };
-    let v: f64 = s.trim().parse().map_err(|_| bad("not a number of frames per second"))?;
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| bad("not a number of frames per second"))?;
     if !v.is_finite() || v <= 0.0 {
         return Err(bad("must be a positive, finite number"));
     }
@@ -81,8 +72,14 @@ fn rate(s: &str) -> Result<f64, ParseError> {
 
 /// The default contenders of `pace`: the references (a plain sleep, a pure spin), the
 /// seed's hybrid, SDL's, the spin_sleep crate, and ours.
-pub const DEFAULT_STRATEGIES: [&str; 6] =
-    ["std-sleep", "spin", "seed-hybrid", "sdl-precise", "spin-sleep", "precise"];
+pub const DEFAULT_STRATEGIES: [&str; 6] = [
+    "std-sleep",
+    "spin",
+    "seed-hybrid",
+    "sdl-precise",
+    "spin-sleep",
+    "precise",
+];
 
 /// Resolves contender names against the registry (with a suggestion for typos);
 /// `None` gives [`DEFAULT_STRATEGIES`].
@@ -135,14 +132,25 @@ pub fn run(args: &PaceArgs, quiet: bool) -> anyhow::Result<i32> {
     check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
     let config = config(args)?;
     let start = RunStart::now();
-    let progress = Progress::new("pace", config.frames * config.strategies.len() as u64, quiet);
+    let progress = Progress::new(
+        "pace",
+        config.frames * config.strategies.len() as u64,
+        quiet,
+    );
     let out = pace::run(&config, &args.threads, &progress)?;
     progress.finish();
     print!("{}", pace::render(&out.data));
     let data = out.data.clone();
-    let result = start.finish(ExperimentData::Pace(out.data), out.settings, out.complete, vec![]);
-    save(&result, args.output.json.as_deref(), || match &args.output.csv {
-        Some(p) => pace::write_csv(p, &data),
-        None => Ok(()),
+    let result = start.finish(
+        ExperimentData::Pace(out.data),
+        out.settings,
+        out.complete,
+        vec![],
+    );
+    save(&result, args.output.json.as_deref(), || {
+        match &args.output.csv {
+            Some(p) => pace::write_csv(p, &data),
+            None => Ok(()),
+        }
     })
 }

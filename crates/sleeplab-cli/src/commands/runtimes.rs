@@ -35,8 +35,9 @@ pub struct RuntimesArgs {
     /// Exactly this many samples per one-shot cell (instead of --budget).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count, conflicts_with = "budget")]
     pub count: Option<u64>,
-    /// With --budget: at most this many samples per cell.
-    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count, default_value = "100000")]
+    /// With --budget: at most this many samples per cell (waits that return at once
+    /// would otherwise fill the budget with millions of samples).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count, default_value = "20000")]
     pub max_count: u64,
     /// Warm-up calls per cell (warm-up ticks for periodic methods), not in the statistics.
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = warmup, default_value = "5")]
@@ -59,6 +60,10 @@ pub struct RuntimesArgs {
     /// Raw samples per cell kept in the JSON (the CSV gets all).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = json_samples, default_value = "1000")]
     pub json_samples: u64,
+    /// Saved probe outputs to include, comma-separated files (a probe run where sleeplab
+    /// cannot launch it, e.g. the Windows probe on real Windows, its stdout saved).
+    #[arg(long, allow_hyphen_values = true, value_name = "FILES", value_parser = names)]
+    pub saved: Option<List<String>>,
     /// Only detect, build and list every runtime's methods; measure nothing.
     #[arg(long, conflicts_with_all = ["json", "csv"])]
     pub list: bool,
@@ -134,7 +139,9 @@ pub fn resolve_runtimes(given: Option<&[String]>) -> Result<Vec<RuntimeId>, Usag
             let hint = parse::closest(name, names.iter().copied())
                 .map(|c| format!("did you mean {c}?"))
                 .unwrap_or_else(|| format!("known: {}", names.join(", ")));
-            return Err(UsageError::new(format!("unknown runtime {name:?} ({hint})")));
+            return Err(UsageError::new(format!(
+                "unknown runtime {name:?} ({hint})"
+            )));
         };
         if !out.contains(&id) {
             out.push(id);
@@ -176,11 +183,15 @@ pub fn config(args: &RuntimesArgs, ids: &[RuntimeId]) -> RuntimesConfig {
         period_ns: args.period,
         ticks: args.ticks,
         loads,
-        timer_slacks_ns: args.timer_slack.as_ref().map_or_else(Vec::new, |l| l.0.clone()),
+        timer_slacks_ns: args
+            .timer_slack
+            .as_ref()
+            .map_or_else(Vec::new, |l| l.0.clone()),
         pin_cpu: args.pin,
         json_samples: args.json_samples as usize,
         output_cap_bytes: 64 << 20,
         startup_timeout_ns: 120_000_000_000,
+        saved_files: args.saved.as_ref().map_or_else(Vec::new, |l| l.0.clone()),
     }
 }
 
@@ -210,13 +221,21 @@ pub fn run(args: &RuntimesArgs, quiet: bool) -> anyhow::Result<i32> {
     check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
     let ids = resolve_runtimes(args.runtimes.as_ref().map(|l| &l.0[..]))?;
     let config = config(args, &ids);
+    let mut saved_files = Vec::new();
+    for f in &config.saved_files {
+        let bytes = std::fs::read(f)
+            .map_err(|e| UsageError::new(format!("cannot read saved probe output {f:?}: {e}")))?;
+        saved_files.push((f.clone(), bytes));
+    }
+    let saved = runtimes::saved_runtimes(&saved_files, config.json_samples)?;
     let catalog = Catalog::locate().map_err(|e| match e {
         CatalogError::BadEnv(_) => anyhow::Error::new(UsageError::new(e.to_string())),
         CatalogError::NotFound(_) => anyhow::Error::new(e),
     })?;
     let start = RunStart::now();
     let targets = prepare(&catalog, &ids, quiet);
-    let outcome = runtimes::run(&config, targets, !args.list, quiet)?;
+    let mut outcome = runtimes::run(&config, targets, !args.list, quiet)?;
+    outcome.data.runtimes.extend(saved);
     if args.list {
         print!("{}", runtimes::render_listing(&outcome.data));
         return Ok(0);
@@ -258,9 +277,11 @@ pub fn run(args: &RuntimesArgs, quiet: bool) -> anyhow::Result<i32> {
         outcome.complete,
         notes,
     );
-    let code = save(&result, args.output.json.as_deref(), || match &args.output.csv {
-        Some(p) => runtimes::write_csv(p, &data),
-        None => Ok(()),
+    let code = save(&result, args.output.json.as_deref(), || {
+        match &args.output.csv {
+            Some(p) => runtimes::write_csv(p, &data),
+            None => Ok(()),
+        }
     })?;
     if code == 0 && !measured && failed {
         eprintln!("sleeplab: no probe could be measured");

@@ -14,21 +14,7 @@ use clap::Args;
 use sleeplab::wait::{self, Support};
 
 /// `sleeplab short`: what a zero and a minimal sleep really cost, per mechanism (seed 001).
-///
-/// Each mechanism is measured at 0 and at the smallest request its API can express
-/// (1 ns; 1 µs for select; 1 ms for poll and epoll), where it accepts them. One
-/// measurement is a batch of calls timed as a whole and divided by its length, minus an
-/// empty loop of the same length (the ground truth). Repetitions are interleaved and
-/// shuffled; ± is a 99.9 % confidence interval by Student's t over the per-repetition
-/// per-call means.
-///
-/// Batch length: the seed used 3000 calls. A nanosleep(1 ns) costs about 60–80 µs at the
-/// default timer slack and a poll(1 ms) over 1 ms, so 3000 of each, 20 times, for every
-/// mechanism would take minutes. Each cell's batch is therefore fixed before the first
-/// repetition from a short calibration: --batch calls, or as many as fit in --batch-time
-/// (at least 10), whichever is fewer. Cheap calls keep the full 3000; sleeping calls
-/// get a few hundred; the defaults finish in about 15 s. --batch-time 0 gives every
-/// cell the full --batch, exactly as in the seed.
+/// `--help` explains the method and the choice of batch length.
 #[derive(Debug, Clone, Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct ShortArgs {

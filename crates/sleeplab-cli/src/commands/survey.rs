@@ -82,7 +82,10 @@ impl SurveyArgs {
 
 /// Keeps the planned stages named in `only` (all when `None`), or fails naming the
 /// unknown one.
-pub fn select(plan: Vec<StagePlan>, only: Option<&List<String>>) -> Result<Vec<StagePlan>, UsageError> {
+pub fn select(
+    plan: Vec<StagePlan>,
+    only: Option<&List<String>>,
+) -> Result<Vec<StagePlan>, UsageError> {
     let Some(only) = only else {
         return Ok(plan);
     };
@@ -103,7 +106,8 @@ pub fn select(plan: Vec<StagePlan>, only: Option<&List<String>>) -> Result<Vec<S
 
 /// Checks (and creates) the report directory before measuring anything.
 pub fn prepare_dir(dir: &Path) -> Result<(), UsageError> {
-    let bad = |why: String| UsageError::new(format!("invalid -o {:?}: {why}", dir.display().to_string()));
+    let bad =
+        |why: String| UsageError::new(format!("invalid -o {:?}: {why}", dir.display().to_string()));
     if dir.as_os_str().is_empty() {
         return Err(bad("empty path".into()));
     }
@@ -153,7 +157,12 @@ pub fn execute(level: Level, stages: &[StagePlan], dir: &Path, quiet: bool) -> a
                 stages[i].title,
                 stages[i].budget_ms.div_ceil(1000)
             ),
-            Some(s) => eprintln!("      {} in {:.1} s{}", s.state.label(), s.elapsed_ms as f64 / 1000.0, detail(&s.state)),
+            Some(s) => eprintln!(
+                "      {} in {:.1} s{}",
+                s.state.label(),
+                s.elapsed_ms as f64 / 1000.0,
+                detail(&s.state)
+            ),
         }
     };
     let outcome = survey::run(level, stages, &start, quiet, &mut on_stage);
@@ -165,7 +174,9 @@ pub fn execute(level: Level, stages: &[StagePlan], dir: &Path, quiet: bool) -> a
         return Ok(EXIT_INTERRUPTED);
     }
     if !outcome.complete {
-        eprintln!("sleeplab: a stage failed (see above and in the report); the others' results are kept");
+        eprintln!(
+            "sleeplab: a stage failed (see above and in the report); the others' results are kept"
+        );
         return Ok(1);
     }
     Ok(0)
@@ -231,7 +242,11 @@ pub fn summary(result: &ResultFile, index: &Path) -> String {
     if !f.is_empty() {
         let _ = writeln!(out, "\nWhat this machine says:");
         for (i, finding) in f.iter().enumerate() {
-            let _ = writeln!(out, "{}", wrap(&format!("{:>2}. ", i + 1), &finding.text, 100));
+            let _ = writeln!(
+                out,
+                "{}",
+                wrap(&format!("{:>2}. ", i + 1), &finding.text, 100)
+            );
         }
     }
     let shown = std::fs::canonicalize(index).unwrap_or_else(|_| index.to_path_buf());
@@ -281,6 +296,7 @@ mod tests {
             cpus: 2,
             timer_slack_ns: 50_000,
             mechanisms: vec![("nanosleep".into(), true, "sleep".into())],
+            timer_mechanisms: vec![],
         };
         let plan = survey::plan(Level::Quick, &env);
         let e = select(plan.clone(), Some(&List(vec!["swep".into()]))).unwrap_err();

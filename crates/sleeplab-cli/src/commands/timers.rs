@@ -142,8 +142,9 @@ pub fn config(args: &TimersArgs) -> anyhow::Result<TimersConfig> {
     let known = mechanisms::names();
     let mechanisms_list = match &args.mechanisms {
         Some(given) => {
-            let names = super::resolve_names(&given.0, &known)
-                .map_err(|e| UsageError::new(e.0.replace("`sleeplab list`", "`sleeplab timers --help`")))?;
+            let names = super::resolve_names(&given.0, &known).map_err(|e| {
+                UsageError::new(e.0.replace("`sleeplab list`", "`sleeplab timers --help`"))
+            })?;
             for n in &names {
                 if let Support::Unsupported(why) = mechanisms::support(n) {
                     return Err(UsageError::new(format!(

@@ -1,5 +1,6 @@
 //! The envelope every result shares: version, tool, machine, settings, timing.
 
+use crate::experiments::advise::AdviseData;
 use crate::experiments::cpu::CpuData;
 use crate::experiments::pace::PaceData;
 use crate::experiments::runtimes::RuntimesData;
@@ -7,6 +8,7 @@ use crate::experiments::short::ShortData;
 use crate::experiments::survey::SurveyData;
 use crate::experiments::sweep::SweepData;
 use crate::experiments::timers::TimersData;
+use crate::sim::SimulateData;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::system::{Fingerprint, Policy};
@@ -59,6 +61,8 @@ pub enum ExperimentData {
     Pace(PaceData),
     /// `sleeplab cpu`: CPU usage against requested sleep.
     Cpu(CpuData),
+    /// `sleeplab advise`: the candidates measured for one case and the recommendation.
+    Advise(AdviseData),
     /// `sleeplab short`: what zero and minimal sleeps cost, per mechanism.
     Short(ShortData),
     /// `sleeplab runtimes`: every language runtime's own waits, through probes.
@@ -67,6 +71,8 @@ pub enum ExperimentData {
     Survey(SurveyData),
     /// `sleeplab timers`: periodic timers compared.
     Timers(TimersData),
+    /// `sleeplab simulate`: the precise-sleep strategies under virtual schedulers.
+    Simulate(SimulateData),
 }
 
 impl ExperimentData {
@@ -76,10 +82,12 @@ impl ExperimentData {
             ExperimentData::Sweep(_) => "sweep",
             ExperimentData::Pace(_) => "pace",
             ExperimentData::Cpu(_) => "cpu",
+            ExperimentData::Advise(_) => "advise",
             ExperimentData::Short(_) => "short",
             ExperimentData::Runtimes(_) => "runtimes",
             ExperimentData::Survey(_) => "survey",
             ExperimentData::Timers(_) => "timers",
+            ExperimentData::Simulate(_) => "simulate",
         }
     }
 }

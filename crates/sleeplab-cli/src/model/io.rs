@@ -97,3 +97,30 @@ pub fn write_json(path: &Path, result: &ResultFile) -> anyhow::Result<()> {
 pub fn result_schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(ResultFile)).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fuzz regression (`fuzz/` target `result_json`, crash-7a9069f0): a result whose
+    /// floats have 17–20 significant digits did not load back to the same value after
+    /// being written, because serde_json's default float parser may be 1 ULP off. With
+    /// its `float_roundtrip` feature every value written loads back exactly.
+    #[test]
+    fn fuzz_crash_7a9069f0_floats_round_trip_exactly() {
+        let text = include_str!("../../tests/fixtures/fuzz/result_json-crash-7a9069f0.json");
+        let result = parse_result(text, "crash").unwrap();
+        let again = serde_json::to_string(&result).unwrap();
+        let back = parse_result(&again, "again").unwrap();
+        assert_eq!(
+            serde_json::to_value(&back).unwrap(),
+            serde_json::to_value(&result).unwrap()
+        );
+        // The exact values: the nearest f64 to each decimal in the file.
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        let cpu = v["data"]["candidates"][2]["cpu_percent"].as_f64().unwrap();
+        assert_eq!(cpu.to_bits(), 0x4026_88a2_737c_db98, "11.26686440371649597");
+        let shortest: f64 = serde_json::from_str("11.266864403716495").unwrap();
+        assert_eq!(shortest.to_bits(), 0x4026_88a2_737c_db97);
+    }
+}

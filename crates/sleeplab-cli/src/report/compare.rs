@@ -26,8 +26,9 @@ pub struct Point {
     pub key: String,
     /// Median, ns.
     pub median_ns: f64,
-    /// 99th percentile, ns.
-    pub p99_ns: f64,
+    /// 99th percentile, ns (`None` where the experiment has none, e.g. `short`'s
+    /// per-repetition means).
+    pub p99_ns: Option<f64>,
 }
 
 /// Every comparable measurement of a result.
@@ -47,7 +48,12 @@ pub fn points(result: &ResultFile) -> Vec<Point> {
                 })
             });
             for c in s.cells.iter().filter(|c| c.summary.count > 0) {
-                let mut key = format!("{} {} load {}", c.mechanism, ns(c.requested_ns as f64), c.load);
+                let mut key = format!(
+                    "{} {} load {}",
+                    c.mechanism,
+                    ns(c.requested_ns as f64),
+                    c.load
+                );
                 if multi_slack {
                     key.push_str(&format!(" slack {}", ns(c.timer_slack_ns as f64)));
                 }
@@ -55,9 +61,89 @@ pub fn points(result: &ResultFile) -> Vec<Point> {
                     group: group.clone(),
                     key,
                     median_ns: c.summary.median_ns,
-                    p99_ns: c.summary.p99_ns,
+                    p99_ns: Some(c.summary.p99_ns),
                 });
             }
+        }
+        let mut push = |key: String, median_ns: f64, p99_ns: Option<f64>| {
+            out.push(Point {
+                group: group.clone(),
+                key,
+                median_ns,
+                p99_ns,
+            })
+        };
+        match &e.result.data {
+            ExperimentData::Short(d) => {
+                for c in &d.cells {
+                    push(
+                        format!(
+                            "{} {} slack {} (net cost)",
+                            c.mechanism,
+                            ns(c.requested_ns as f64),
+                            ns(c.timer_slack_ns as f64)
+                        ),
+                        c.net.median_ns,
+                        None,
+                    );
+                }
+            }
+            ExperimentData::Pace(d) => {
+                for r in d.results.iter().filter(|r| r.error.count > 0) {
+                    push(
+                        format!("{} at {} Hz (lateness)", r.strategy, num(d.config.rate_hz)),
+                        r.error.median_ns,
+                        Some(r.error.p99_ns),
+                    );
+                }
+            }
+            ExperimentData::Cpu(d) => {
+                for p in d.points.iter().filter(|p| p.error.count > 0) {
+                    push(
+                        format!(
+                            "{} sleeping {} (lateness)",
+                            p.strategy,
+                            ns(p.interval_ns as f64)
+                        ),
+                        p.error.median_ns,
+                        Some(p.error.p99_ns),
+                    );
+                }
+            }
+            ExperimentData::Timers(d) => {
+                for c in d.cells.iter().filter(|c| c.merged.received > 0) {
+                    push(
+                        format!(
+                            "{} every {} load {} (lateness)",
+                            c.mechanism,
+                            ns(c.period_ns as f64),
+                            c.load
+                        ),
+                        c.merged.median_lateness_ns,
+                        Some(c.merged.p99_lateness_ns),
+                    );
+                }
+            }
+            ExperimentData::Runtimes(d) => {
+                for rt in &d.runtimes {
+                    for m in &rt.methods {
+                        for c in m.cells.iter().filter(|c| c.summary.count > 0) {
+                            push(
+                                format!(
+                                    "{} {} {} load {}",
+                                    rt.title,
+                                    m.method,
+                                    ns(c.requested_ns as f64),
+                                    m.load
+                                ),
+                                c.summary.median_ns,
+                                Some(c.summary.p99_ns),
+                            );
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
     }
     out
@@ -82,9 +168,12 @@ impl Row {
         self.b.median_ns / self.a.median_ns.max(1.0)
     }
 
-    /// b / a of the p99s.
+    /// b / a of the p99s (NaN where there are none).
     pub fn p99_ratio(&self) -> f64 {
-        self.b.p99_ns / self.a.p99_ns.max(1.0)
+        match (self.a.p99_ns, self.b.p99_ns) {
+            (Some(a), Some(b)) => b / a.max(1.0),
+            _ => f64::NAN,
+        }
     }
 }
 
@@ -119,7 +208,7 @@ pub fn compare<'a>(
     for (p, name, r) in [(&pa, a_name, a), (&pb, b_name, b)] {
         if p.is_empty() {
             return Err(CompareError(format!(
-                "{name} ({}) holds no measurements that compare can match (sweep cells)",
+                "{name} ({}) holds no measurements to compare",
                 r.data.name()
             )));
         }
@@ -175,7 +264,10 @@ impl Comparison<'_> {
             ));
         }
         if let Some(g) = geomean(self.rows.iter().map(Row::p99_ratio)) {
-            out.push(format!("The tails (p99) moved by {} on the same geometric mean.", ratio(g)));
+            out.push(format!(
+                "The tails (p99) moved by {} on the same geometric mean.",
+                ratio(g)
+            ));
         }
         let by = |f: fn(&Row) -> f64| {
             self.rows
@@ -223,7 +315,16 @@ impl Comparison<'_> {
             self.b.fingerprint.hostname,
             self.b.fingerprint.kernel_release
         );
-        let mut t = new_table(["stage", "measurement", "a median", "b median", "b/a", "a p99", "b p99", "b/a p99"]);
+        let mut t = new_table([
+            "stage",
+            "measurement",
+            "a median",
+            "b median",
+            "b/a",
+            "a p99",
+            "b p99",
+            "b/a p99",
+        ]);
         for r in &self.rows {
             t.add_row(vec![
                 r.group.clone(),
@@ -231,9 +332,13 @@ impl Comparison<'_> {
                 ns(r.a.median_ns),
                 ns(r.b.median_ns),
                 ratio(r.median_ratio()),
-                ns(r.a.p99_ns),
-                ns(r.b.p99_ns),
-                ratio(r.p99_ratio()),
+                r.a.p99_ns.map_or("–".into(), ns),
+                r.b.p99_ns.map_or("–".into(), ns),
+                if r.p99_ratio().is_finite() {
+                    ratio(r.p99_ratio())
+                } else {
+                    "–".into()
+                },
             ]);
         }
         let _ = writeln!(out, "{t}");
@@ -282,9 +387,20 @@ impl Comparison<'_> {
             "Each point is one measurement both runs hold: above the dashed line b was slower, below it faster. {above} of {} points are more than 10 % above, {below} more than 10 % below.",
             self.rows.len()
         );
-        let mut t = Table::new(["stage", "measurement", "a median", "b median", "b/a", "a p99", "b p99", "b/a p99"]);
+        let mut t = Table::new([
+            "stage",
+            "measurement",
+            "a median",
+            "b median",
+            "b/a",
+            "a p99",
+            "b p99",
+            "b/a p99",
+        ]);
         let tone = |x: f64| {
-            if x > 1.1 {
+            if !x.is_finite() {
+                Cell::Empty
+            } else if x > 1.1 {
                 Cell::Warn(ratio(x))
             } else if x < 0.9 {
                 Cell::Good(ratio(x))
@@ -299,8 +415,8 @@ impl Comparison<'_> {
                 Cell::Num(ns(r.a.median_ns)),
                 Cell::Num(ns(r.b.median_ns)),
                 tone(r.median_ratio()),
-                Cell::Num(ns(r.a.p99_ns)),
-                Cell::Num(ns(r.b.p99_ns)),
+                r.a.p99_ns.map_or(Cell::Empty, |v| Cell::Num(ns(v))),
+                r.b.p99_ns.map_or(Cell::Empty, |v| Cell::Num(ns(v))),
                 tone(r.p99_ratio()),
             ]);
         }
@@ -309,13 +425,29 @@ impl Comparison<'_> {
             let differs = va != vb;
             machines.row(vec![
                 Cell::Text(k),
-                if differs { Cell::Warn(va.clone()) } else { Cell::Text(va.clone()) },
-                if differs { Cell::Warn(vb) } else { Cell::Text(vb) },
+                if differs {
+                    Cell::Warn(va.clone())
+                } else {
+                    Cell::Text(va.clone())
+                },
+                if differs {
+                    Cell::Warn(vb)
+                } else {
+                    Cell::Text(vb)
+                },
             ]);
         }
         for (k, va, vb) in [
-            ("result", self.a.data.name().to_string(), self.b.data.name().to_string()),
-            ("started", self.a.started_at.clone(), self.b.started_at.clone()),
+            (
+                "result",
+                self.a.data.name().to_string(),
+                self.b.data.name().to_string(),
+            ),
+            (
+                "started",
+                self.a.started_at.clone(),
+                self.b.started_at.clone(),
+            ),
             ("file", self.a_name.clone(), self.b_name.clone()),
         ] {
             machines.row(vec![Cell::Text(k.into()), Cell::Text(va), Cell::Text(vb)]);
@@ -325,7 +457,10 @@ impl Comparison<'_> {
                 "sleeplab compare: {} vs {}",
                 self.a.fingerprint.hostname, self.b.fingerprint.hostname
             ),
-            subtitle: format!("a = {}, b = {}; ratios are b / a.", self.a_name, self.b_name),
+            subtitle: format!(
+                "a = {}, b = {}; ratios are b / a.",
+                self.a_name, self.b_name
+            ),
             badges: vec![Badge {
                 text: format!("{} matching measurements", self.rows.len()),
                 tone: Tone::Neutral,
@@ -337,10 +472,14 @@ impl Comparison<'_> {
                     id: "scatter".into(),
                     title: "b against a".into(),
                     blocks: vec![Block::Figure(Figure {
-                        chart: render("compare-scatter", "median of b against median of a", (760, 560), |a| {
-                            spec.draw(a)
-                        }),
+                        chart: render(
+                            "compare-scatter",
+                            "median of b against median of a",
+                            (760, 560),
+                            |a| spec.draw(a),
+                        ),
                         caption,
+                        legend: vec![],
                     })],
                 },
                 Section {
@@ -386,7 +525,10 @@ mod tests {
         assert!((c.rows[0].median_ratio() - 0.2).abs() < 1e-12);
         assert!((c.rows[0].p99_ratio() - 0.2).abs() < 1e-12);
         let s = c.summary();
-        assert!(s[0].starts_with("Across 1 matching measurements, b's medians are ×0.2 a's"), "{s:?}");
+        assert!(
+            s[0].starts_with("Across 1 matching measurements, b's medians are ×0.2 a's"),
+            "{s:?}"
+        );
         assert!(c.terminal().contains("×0.2"));
         assert!(c.page().render().contains("data-chart=\"compare-scatter\""));
     }
@@ -398,27 +540,50 @@ mod tests {
             cell("nanosleep", 1_000, 0, 1, 12_000.0),
         ])));
         let keys: Vec<String> = points(&two).into_iter().map(|p| p.key).collect();
-        assert_eq!(keys, vec!["nanosleep 1 µs load 0 slack 50 µs", "nanosleep 1 µs load 0 slack 1 ns"]);
+        assert_eq!(
+            keys,
+            vec![
+                "nanosleep 1 µs load 0 slack 50 µs",
+                "nanosleep 1 µs load 0 slack 1 ns"
+            ]
+        );
     }
 
     #[test]
     fn surveys_match_stage_by_stage_and_strangers_do_not_match() {
         let s1 = survey(vec![(
             "sweep",
-            result(ExperimentData::Sweep(sweep(vec![cell("nanosleep", 1_000, 0, 50_000, 60_000.0)]))),
+            result(ExperimentData::Sweep(sweep(vec![cell(
+                "nanosleep",
+                1_000,
+                0,
+                50_000,
+                60_000.0,
+            )]))),
         )]);
         let s2 = s1.clone();
         assert_eq!(compare(&s1, &s2, "x", "y").unwrap().rows.len(), 1);
         // A standalone sweep matches the survey's `sweep` stage.
-        let lone = result(ExperimentData::Sweep(sweep(vec![cell("nanosleep", 1_000, 0, 50_000, 50_000.0)])));
+        let lone = result(ExperimentData::Sweep(sweep(vec![cell(
+            "nanosleep",
+            1_000,
+            0,
+            50_000,
+            50_000.0,
+        )])));
         assert_eq!(compare(&s1, &lone, "x", "y").unwrap().rows.len(), 1);
-        let other = result(ExperimentData::Sweep(sweep(vec![cell("poll", 5, 3, 1, 1.0)])));
+        let other = result(ExperimentData::Sweep(sweep(vec![cell(
+            "poll", 5, 3, 1, 1.0,
+        )])));
         let e = compare(&s1, &other, "x.json", "y.json").unwrap_err();
         assert_eq!(
             e.0,
             "x.json (survey) and y.json (sweep) share no measurements to compare (no common experiment and cell)"
         );
         let empty = result(ExperimentData::Sweep(sweep(vec![])));
-        assert!(compare(&empty, &s1, "e.json", "x").unwrap_err().0.starts_with("e.json (sweep) holds no measurements"));
+        assert_eq!(
+            compare(&empty, &s1, "e.json", "x").unwrap_err().0,
+            "e.json (sweep) holds no measurements to compare"
+        );
     }
 }

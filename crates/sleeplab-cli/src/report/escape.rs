@@ -25,7 +25,13 @@ pub fn html(s: &str) -> String {
 pub fn ident(s: &str) -> String {
     let mut out: String = s
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect();
     if out.is_empty() || !out.starts_with(|c: char| c.is_ascii_alphabetic()) {
         out.insert(0, 'x');

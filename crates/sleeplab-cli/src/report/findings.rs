@@ -27,10 +27,12 @@ impl Finding {
 
 /// Every finding the results support, most useful first.
 pub fn findings(r: &Results<'_>) -> Vec<Finding> {
-    let all: [fn(&Results<'_>) -> Option<Finding>; 8] = [
+    let all: [fn(&Results<'_>) -> Option<Finding>; 10] = [
         cheapest_short_sleep,
         timer_slack,
         poll_rounding,
+        pace_loop,
+        runtime_floors,
         load_effect,
         long_sleeps,
         spin_cost,
@@ -51,7 +53,12 @@ fn sleeps(name: &str) -> bool {
 }
 
 /// Mechanisms that are "a sleep call", in order of preference for examples.
-const SLEEP_CALLS: [&str; 4] = ["nanosleep", "clock-nanosleep", "std-sleep", "clock-nanosleep-abs"];
+const SLEEP_CALLS: [&str; 4] = [
+    "nanosleep",
+    "clock-nanosleep",
+    "std-sleep",
+    "clock-nanosleep-abs",
+];
 
 /// The first of [`SLEEP_CALLS`] the main sweep measured.
 fn sleep_call<'a>(m: &MainSweep<'a>) -> Option<&'a str> {
@@ -124,7 +131,11 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
         .filter(|(h, _)| SLEEP_CALLS.contains(&h.mechanism.as_str()))
         .copied()
         .collect();
-    let used = if sleep_pairs.is_empty() { pairs } else { sleep_pairs };
+    let used = if sleep_pairs.is_empty() {
+        pairs
+    } else {
+        sleep_pairs
+    };
     let mut diffs: Vec<f64> = used
         .iter()
         .map(|(h, l)| h.summary.median_ns - l.summary.median_ns)
@@ -184,17 +195,27 @@ pub fn poll_rounding(r: &Results<'_>) -> Option<Finding> {
         ns(first.summary.median_ns)
     );
     if let Some(second) = rounded.get(1) {
-        text.push_str(&format!(" ({}: {})", second.mechanism, ns(second.summary.median_ns)));
+        text.push_str(&format!(
+            " ({}: {})",
+            second.mechanism,
+            ns(second.summary.median_ns)
+        ));
     }
     let fine: Vec<&str> = ["ppoll", "epoll-pwait2"]
         .iter()
         .copied()
-        .filter(|n| m.cell(n, d, 0).is_some_and(|c| c.summary.median_ns < 1_000_000.0))
+        .filter(|n| {
+            m.cell(n, d, 0)
+                .is_some_and(|c| c.summary.median_ns < 1_000_000.0)
+        })
         .collect();
     if fine.is_empty() {
         text.push('.');
     } else {
-        text.push_str(&format!("; {} take nanoseconds and do not.", fine.join(" and ")));
+        text.push_str(&format!(
+            "; {} take nanoseconds and do not.",
+            fine.join(" and ")
+        ));
     }
     Some(Finding::new("poll-rounding", text))
 }
@@ -272,7 +293,7 @@ pub fn spin_cost(r: &Results<'_>) -> Option<Finding> {
     let cpu = |c: &SweepCell| 100.0 * c.cpu_ns_per_call / c.summary.mean_ns.max(1.0);
     let spin = m.cell("spin", d, 0)?;
     let mut text = format!(
-        "Spinning costs a whole core: spin used {} of a CPU while waiting {}",
+        "Spinning burns the CPU it waits on: spin used {} of a core while waiting {}",
         pct(cpu(spin)),
         ns(d as f64)
     );
@@ -286,7 +307,11 @@ pub fn spin_cost(r: &Results<'_>) -> Option<Finding> {
 
 /// "No wait returned early in N calls" or "K of N calls returned early, all in X".
 pub fn early_wakeups(r: &Results<'_>) -> Option<Finding> {
-    let cells: Vec<&SweepCell> = r.sweeps().into_iter().flat_map(|s| s.cells.iter()).collect();
+    let cells: Vec<&SweepCell> = r
+        .sweeps()
+        .into_iter()
+        .flat_map(|s| s.cells.iter())
+        .collect();
     let total: u64 = cells.iter().map(|c| c.summary.count).sum();
     if total == 0 {
         return None;
@@ -295,7 +320,10 @@ pub fn early_wakeups(r: &Results<'_>) -> Option<Finding> {
     if early == 0 {
         return Some(Finding::new(
             "early-wakeups",
-            format!("No wait returned before its time in {} measured calls.", count(total)),
+            format!(
+                "No wait returned before its time in {} measured calls.",
+                count(total)
+            ),
         ));
     }
     let mut by_mech: Vec<(&str, u64)> = Vec::new();
@@ -331,9 +359,9 @@ pub fn first_calls(r: &Results<'_>) -> Option<Finding> {
     let slow: Vec<&SweepCell> = m
         .cells()
         .filter(|c| {
-            c.first_calls_ns.first().is_some_and(|&f| {
-                f > 100_000 && f as f64 > 3.0 * c.summary.p99_ns.max(1.0)
-            })
+            c.first_calls_ns
+                .first()
+                .is_some_and(|&f| f > 100_000 && f as f64 > 3.0 * c.summary.p99_ns.max(1.0))
         })
         .collect();
     let worst = slow.iter().max_by(|a, b| {
@@ -356,6 +384,117 @@ pub fn first_calls(r: &Results<'_>) -> Option<Finding> {
     ))
 }
 
+/// "For a 60 Hz loop, `precise` gives p99 X µs at Y % CPU."
+pub fn pace_loop(r: &Results<'_>) -> Option<Finding> {
+    let (_, p) = r.pace()?;
+    let ours = p.results.iter().find(|x| x.strategy == "precise")?;
+    let hz = crate::report::units::num(p.config.rate_hz);
+    let mut text = format!(
+        "For a {hz} Hz loop, `precise` woke with p99 {} late at {} CPU",
+        ns(ours.error.p99_ns),
+        pct(ours.cpu_percent)
+    );
+    let others: Vec<String> = ["std-sleep", "spin"]
+        .iter()
+        .filter_map(|n| p.results.iter().find(|x| x.strategy == *n))
+        .map(|x| {
+            format!(
+                "{}: p99 {} at {}",
+                x.strategy,
+                ns(x.error.p99_ns),
+                pct(x.cpu_percent)
+            )
+        })
+        .collect();
+    if others.is_empty() {
+        text.push('.');
+    } else {
+        text.push_str(&format!(" ({}).", others.join("; ")));
+    }
+    Some(Finding::new("pace", text))
+}
+
+/// "Go's time.Sleep rounds short waits up to ~1 ms here", and every runtime's floor.
+pub fn runtime_floors(r: &Results<'_>) -> Option<Finding> {
+    use super::sections::runtimes::{measured, smallest};
+    let (_, d) = r.runtimes()?;
+    let mains = measured(d);
+    // A plain sleep asked for less than 0.5 ms that took 0.5 ms or more: ms granularity.
+    let coarse: Vec<String> = mains
+        .iter()
+        .filter_map(|(rt, m)| {
+            m.cells
+                .iter()
+                .filter(|c| c.requested_ns > 0 && c.requested_ns < 500_000 && c.summary.count > 0)
+                .filter(|c| c.summary.median_ns >= 500_000.0)
+                .min_by_key(|c| c.requested_ns)
+                .map(|c| {
+                    format!(
+                        "{}'s {}: {} took {}",
+                        rt.title,
+                        m.method,
+                        ns(c.requested_ns as f64),
+                        ns(c.summary.median_ns)
+                    )
+                })
+        })
+        .collect();
+    let mut floors: Vec<(String, u64, f64)> = mains
+        .iter()
+        .filter_map(|(rt, m)| {
+            smallest(m).map(|c| {
+                (
+                    format!("{}'s {}", rt.title, m.method),
+                    c.requested_ns,
+                    c.summary.median_ns,
+                )
+            })
+        })
+        .collect();
+    let req = floors.iter().map(|f| f.1).min()?;
+    floors.retain(|f| f.1 == req);
+    floors.sort_by(|a, b| a.2.total_cmp(&b.2));
+    // A plain sleep that returns before the request rounds it down (to 0 ms): not a floor.
+    let early: Vec<String> = floors
+        .iter()
+        .filter(|f| f.2 < req as f64)
+        .map(|f| f.0.clone())
+        .collect();
+    floors.retain(|f| f.2 >= req as f64);
+    if floors.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = floors
+        .iter()
+        .map(|(n, _, v)| format!("{n} {}", ns(*v)))
+        .collect();
+    let mut text = String::new();
+    if !coarse.is_empty() {
+        let names: Vec<&str> = coarse
+            .iter()
+            .map(|c| c.split(':').next().unwrap_or(""))
+            .collect();
+        text.push_str(&format!(
+            "{} {} short waits up to ~1 ms here ({}). ",
+            names.join(" and "),
+            if names.len() == 1 { "rounds" } else { "round" },
+            coarse.join("; ")
+        ));
+    }
+    text.push_str(&format!(
+        "Asked to sleep {}, the plain sleeps took a median: {}.",
+        ns(req as f64),
+        list.join(", ")
+    ));
+    if !early.is_empty() {
+        text.push_str(&format!(
+            " {} returned at once: they round the request down to 0.",
+            early.join(", ")
+        ));
+    }
+    Some(Finding::new("runtime-floors", text))
+}
+
 /// A count with thin thousands separators: `12 345`.
 fn count(n: u64) -> String {
     let s = n.to_string();
@@ -372,8 +511,8 @@ fn count(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::testdata::{cell, result, survey, sweep};
     use crate::model::ExperimentData;
+    use crate::report::testdata::{cell, result, survey, sweep};
 
     fn ids(f: &[Finding]) -> Vec<&str> {
         f.iter().map(|f| f.id).collect()
@@ -392,13 +531,27 @@ mod tests {
         let r = result(ExperimentData::Sweep(sweep(cells)));
         let f = timer_slack(&Results::of(&r)).unwrap();
         assert!(f.text.starts_with("Timer slack adds ~50 µs"), "{}", f.text);
-        assert!(f.text.contains("clock-nanosleep 10 µs: 68 µs vs 18 µs"), "{}", f.text);
-        assert!(f.text.contains("default 50 µs slack than at 1 ns"), "{}", f.text);
+        assert!(
+            f.text.contains("clock-nanosleep 10 µs: 68 µs vs 18 µs"),
+            "{}",
+            f.text
+        );
+        assert!(
+            f.text.contains("default 50 µs slack than at 1 ns"),
+            "{}",
+            f.text
+        );
     }
 
     #[test]
     fn slack_finding_needs_two_slacks() {
-        let r = result(ExperimentData::Sweep(sweep(vec![cell("nanosleep", 1_000, 0, 50_000, 60_000.0)])));
+        let r = result(ExperimentData::Sweep(sweep(vec![cell(
+            "nanosleep",
+            1_000,
+            0,
+            50_000,
+            60_000.0,
+        )])));
         assert!(timer_slack(&Results::of(&r)).is_none());
     }
 
@@ -410,7 +563,11 @@ mod tests {
         ];
         let r = result(ExperimentData::Sweep(sweep(cells)));
         let f = timer_slack(&Results::of(&r)).unwrap();
-        assert!(f.text.starts_with("Timer slack hardly matters here: "), "{}", f.text);
+        assert!(
+            f.text.starts_with("Timer slack hardly matters here: "),
+            "{}",
+            f.text
+        );
         assert!(f.text.contains("500 ns longer"), "{}", f.text);
     }
 
@@ -427,7 +584,9 @@ mod tests {
             f.text,
             "poll and epoll_wait round up to whole milliseconds: asking poll for 1 µs took a median 1.06 ms (epoll: 1.07 ms); ppoll take nanoseconds and do not."
         );
-        let r = result(ExperimentData::Sweep(sweep(vec![cell("poll", 1_000, 0, 50_000, 900_000.0)])));
+        let r = result(ExperimentData::Sweep(sweep(vec![cell(
+            "poll", 1_000, 0, 50_000, 900_000.0,
+        )])));
         assert!(poll_rounding(&Results::of(&r)).is_none());
     }
 
@@ -471,7 +630,13 @@ mod tests {
             f.text,
             "7 of 200 calls returned before the requested time (timerfd-interval 7) — a periodic timer's next expiry does not wait for the caller."
         );
-        let r = result(ExperimentData::Sweep(sweep(vec![cell("nanosleep", 10_000, 0, 50_000, 60_000.0)])));
+        let r = result(ExperimentData::Sweep(sweep(vec![cell(
+            "nanosleep",
+            10_000,
+            0,
+            50_000,
+            60_000.0,
+        )])));
         assert_eq!(
             early_wakeups(&Results::of(&r)).unwrap().text,
             "No wait returned before its time in 100 measured calls."
@@ -489,11 +654,11 @@ mod tests {
         let rs = Results::of(&r);
         assert_eq!(
             long_sleeps(&rs).unwrap().text,
-            "Long sleeps are accurate: a 100 ms nanosleep overshot by a median 63 µs (0.06 %); only short sleeps suffer."
+            "Long sleeps are accurate: a 100 ms nanosleep overshot by a median 63 µs (0.063 %); only short sleeps suffer."
         );
         assert_eq!(
             spin_cost(&rs).unwrap().text,
-            "Spinning costs a whole core: spin used 100 % of a CPU while waiting 1 ms, nanosleep used 1 %."
+            "Spinning burns the CPU it waits on: spin used 100 % of a core while waiting 1 ms, nanosleep used 1 %."
         );
     }
 
@@ -511,11 +676,102 @@ mod tests {
         let f = findings(&Results::of(&s));
         assert_eq!(
             ids(&f),
-            vec!["cheapest-short-sleep", "timer-slack", "poll-rounding", "early-wakeups"]
+            vec![
+                "cheapest-short-sleep",
+                "timer-slack",
+                "poll-rounding",
+                "early-wakeups"
+            ]
         );
         // Empty results: no findings.
         let empty = result(ExperimentData::Sweep(sweep(vec![])));
         assert!(findings(&Results::of(&empty)).is_empty());
+    }
+
+    /// A result of experiment `name` from the stored survey (real data whose numbers
+    /// the tests then set).
+    fn stored(name: &str) -> crate::model::ResultFile {
+        let s =
+            crate::model::parse_result(include_str!("../../tests/fixtures/survey.json"), "fixture")
+                .expect("the fixture parses");
+        let ExperimentData::Survey(d) = s.data else {
+            panic!("the fixture is a survey");
+        };
+        d.results
+            .into_iter()
+            .find(|r| r.data.name() == name)
+            .expect("in the fixture")
+    }
+
+    #[test]
+    fn pace_finding_quotes_precise_and_the_references() {
+        let mut r = stored("pace");
+        let ExperimentData::Pace(p) = &mut r.data else {
+            panic!("pace");
+        };
+        for (x, (name, p99, cpu)) in p.results.iter_mut().zip([
+            ("std-sleep", 1_160_000.0, 0.14),
+            ("spin", 2_000.0, 99.9),
+            ("precise", 21_000.0, 1.25),
+        ]) {
+            x.strategy = name.into();
+            x.error.p99_ns = p99;
+            x.cpu_percent = cpu;
+        }
+        p.results.truncate(3);
+        p.config.rate_hz = 60.0;
+        assert_eq!(
+            pace_loop(&Results::of(&r)).unwrap().text,
+            "For a 60 Hz loop, `precise` woke with p99 21 µs late at 1.25 % CPU (std-sleep: p99 1.16 ms at 0.14 %; spin: p99 2 µs at 99.9 %)."
+        );
+        p_without_precise(&mut r);
+        assert!(pace_loop(&Results::of(&r)).is_none());
+    }
+
+    fn p_without_precise(r: &mut crate::model::ResultFile) {
+        if let ExperimentData::Pace(p) = &mut r.data {
+            p.results.retain(|x| x.strategy != "precise");
+        }
+    }
+
+    #[test]
+    fn runtime_floors_name_the_coarse_ones_and_set_aside_early_returns() {
+        let mut r = stored("runtimes");
+        let ExperimentData::Runtimes(d) = &mut r.data else {
+            panic!("runtimes");
+        };
+        let template = d
+            .runtimes
+            .iter()
+            .find(|x| crate::report::sections::runtimes::main_sleep(x).is_some())
+            .expect("a measured runtime")
+            .clone();
+        d.runtimes = [
+            ("C", "nanosleep", 60_000.0),
+            ("Go", "time.Sleep", 1_050_000.0),
+            ("Java", "Thread.sleep-ms", 600.0),
+        ]
+        .into_iter()
+        .map(|(title, method, median)| {
+            let mut rt = template.clone();
+            rt.title = title.into();
+            let mut m = crate::report::sections::runtimes::main_sleep(&rt)
+                .unwrap()
+                .clone();
+            m.method = method.into();
+            let mut c = m.cells[0].clone();
+            c.requested_ns = 1_000;
+            c.summary.count = 10;
+            c.summary.median_ns = median;
+            m.cells = vec![c];
+            rt.methods = vec![m];
+            rt
+        })
+        .collect();
+        assert_eq!(
+            runtime_floors(&Results::of(&r)).unwrap().text,
+            "Go's time.Sleep rounds short waits up to ~1 ms here (Go's time.Sleep: 1 µs took 1.05 ms). Asked to sleep 1 µs, the plain sleeps took a median: C's nanosleep 60 µs, Go's time.Sleep 1.05 ms. Java's Thread.sleep-ms returned at once: they round the request down to 0."
+        );
     }
 
     #[test]

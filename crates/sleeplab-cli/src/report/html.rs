@@ -41,6 +41,9 @@ pub struct Figure {
     pub chart: Result<Chart, String>,
     /// One sentence on what it shows on this machine, with numbers (plain text).
     pub caption: String,
+    /// A legend shown above the chart (name, CSS colour), for charts too busy to hold
+    /// their own; empty for none.
+    pub legend: Vec<(String, String)>,
 }
 
 /// A building block of a section.
@@ -188,6 +191,26 @@ fn chart_html(s: &mut String, chart: &Result<Chart, String>) {
     }
 }
 
+fn legend_html(s: &mut String, legend: &[(String, String)]) {
+    if legend.is_empty() {
+        return;
+    }
+    s.push_str("<div class=\"legend\">");
+    for (name, color) in legend {
+        if color == "dash" {
+            let _ = write!(s, "<span><i class=\"dash\"></i>{}</span>", esc(name));
+        } else {
+            let _ = write!(
+                s,
+                "<span><i style=\"background:{}\"></i>{}</span>",
+                esc(color),
+                esc(name)
+            );
+        }
+    }
+    s.push_str("</div>\n");
+}
+
 fn render_block(s: &mut String, b: &Block) {
     match b {
         Block::Text(t) => {
@@ -204,6 +227,7 @@ fn render_block(s: &mut String, b: &Block) {
             s.push_str("</ul>\n");
         }
         Block::Figure(f) => {
+            legend_html(s, &f.legend);
             s.push_str("<figure class=\"center\">\n");
             chart_html(s, &f.chart);
             let _ = writeln!(s, "<figcaption>{}</figcaption>\n</figure>", esc(&f.caption));
@@ -214,22 +238,7 @@ fn render_block(s: &mut String, b: &Block) {
             wide,
             caption,
         } => {
-            if !legend.is_empty() {
-                s.push_str("<div class=\"legend\">");
-                for (name, color) in legend {
-                    if color == "dash" {
-                        let _ = write!(s, "<span><i class=\"dash\"></i>{}</span>", esc(name));
-                    } else {
-                        let _ = write!(
-                            s,
-                            "<span><i style=\"background:{}\"></i>{}</span>",
-                            esc(color),
-                            esc(name)
-                        );
-                    }
-                }
-                s.push_str("</div>\n");
-            }
+            legend_html(s, legend);
             let _ = writeln!(s, "<div class=\"grid{}\">", if *wide { " two" } else { "" });
             for c in charts {
                 s.push_str("<figure>");
@@ -261,25 +270,33 @@ mod tests {
             }],
             facts: vec![(evil.into(), evil.into())],
             findings: vec![evil.into()],
-            sections: vec![Section {
-                id: evil.into(),
-                title: evil.into(),
-                blocks: vec![
-                    Block::Text(evil.into()),
-                    Block::Heading(evil.into()),
-                    Block::List(vec![evil.into()]),
-                    Block::Figure(Figure {
-                        chart: Err(evil.into()),
-                        caption: evil.into(),
-                    }),
-                    Block::Grid {
-                        charts: vec![Err(evil.into())],
-                        legend: vec![(evil.into(), evil.into())],
-                        wide: false,
-                        caption: evil.into(),
-                    },
-                ],
-            }, Section { id: "b".into(), title: "b".into(), blocks: vec![] }],
+            sections: vec![
+                Section {
+                    id: evil.into(),
+                    title: evil.into(),
+                    blocks: vec![
+                        Block::Text(evil.into()),
+                        Block::Heading(evil.into()),
+                        Block::List(vec![evil.into()]),
+                        Block::Figure(Figure {
+                            chart: Err(evil.into()),
+                            caption: evil.into(),
+                            legend: vec![(evil.into(), evil.into())],
+                        }),
+                        Block::Grid {
+                            charts: vec![Err(evil.into())],
+                            legend: vec![(evil.into(), evil.into())],
+                            wide: false,
+                            caption: evil.into(),
+                        },
+                    ],
+                },
+                Section {
+                    id: "b".into(),
+                    title: "b".into(),
+                    blocks: vec![],
+                },
+            ],
             footer: vec![evil.into()],
         };
         let h = page.render();

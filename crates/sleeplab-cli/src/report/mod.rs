@@ -37,8 +37,13 @@ pub fn render(result: &ResultFile) -> String {
 pub fn page(result: &ResultFile) -> Page {
     let r = Results::of(result);
     let mut sections = Vec::new();
-    sections.extend(sections::stages::section(&r));
     sections.extend(sections::sweep::sections(&r));
+    sections.extend(sections::short::section(&r));
+    sections.extend(sections::precise::sections(&r));
+    sections.extend(sections::simulate::section(&r));
+    sections.extend(sections::timers::section(&r));
+    sections.extend(sections::runtimes::section(&r));
+    sections.extend(sections::stages::section(&r));
     sections.extend(sections::notes::section(&r));
     Page {
         title: format!("sleeplab: waiting on {}", result.fingerprint.hostname),
@@ -92,7 +97,10 @@ fn subtitle(result: &ResultFile) -> String {
             s.level.name(),
             s.stages.len()
         ),
-        d => format!("How long waiting really takes on this machine: `sleeplab {}`", d.name()),
+        d => format!(
+            "How long waiting really takes on this machine: `sleeplab {}`",
+            d.name()
+        ),
     };
     format!("{what} ({}).", when(result))
 }
@@ -123,9 +131,17 @@ pub fn facts(result: &ResultFile) -> Vec<(String, String)> {
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
     let mut v: Vec<(String, String)> = vec![
         ("host".into(), f.hostname.clone()),
-        ("kernel".into(), format!("{} {} ({})", f.os, f.kernel_release, f.arch)),
+        (
+            "kernel".into(),
+            format!("{} {} ({})", f.os, f.kernel_release, f.arch),
+        ),
         ("CPU".into(), format!("{} × {}", f.cpu_count, f.cpu_model)),
-        ("virtualization".into(), f.virtualization.clone().unwrap_or_else(|| "none detected".into())),
+        (
+            "virtualization".into(),
+            f.virtualization
+                .clone()
+                .unwrap_or_else(|| "none detected".into()),
+        ),
         ("clocksource".into(), opt(&f.clocksource)),
         ("preemption".into(), opt(&f.preemption)),
         (
@@ -151,7 +167,10 @@ pub fn facts(result: &ResultFile) -> Vec<(String, String)> {
             "pinned".into(),
             s.pin_cpu.map_or("no".into(), |c| format!("CPU {c}")),
         ),
-        ("memory locked".into(), if s.mlock { "yes" } else { "no" }.into()),
+        (
+            "memory locked".into(),
+            if s.mlock { "yes" } else { "no" }.into(),
+        ),
     ];
     v.push(("kernel build".into(), f.kernel_version.clone()));
     v

@@ -99,7 +99,10 @@ mod tests {
     #[test]
     fn cells_are_escaped() {
         let mut t = Table::new(["<h>", "n"]);
-        t.row(vec![Cell::Text("<script>".into()), Cell::NumSub("1 & 2".into(), "\"".into())]);
+        t.row(vec![
+            Cell::Text("<script>".into()),
+            Cell::NumSub("1 & 2".into(), "\"".into()),
+        ]);
         let h = t.html();
         assert!(h.contains("&lt;h&gt;"));
         assert!(h.contains("&lt;script&gt;"));

@@ -9,17 +9,17 @@ pub fn ns(ns: f64) -> String {
     if ns == 0.0 {
         return "0".into();
     }
+    const UNITS: [(f64, &str); 4] = [(1.0, "ns"), (1e3, "µs"), (1e6, "ms"), (1e9, "s")];
     let a = ns.abs();
-    let (v, unit) = if a < 1e3 {
-        (ns, "ns")
-    } else if a < 1e6 {
-        (ns / 1e3, "µs")
-    } else if a < 1e9 {
-        (ns / 1e6, "ms")
-    } else {
-        (ns / 1e9, "s")
-    };
-    format!("{} {unit}", num(v))
+    let mut i = UNITS
+        .iter()
+        .rposition(|(scale, _)| a >= *scale)
+        .unwrap_or(0);
+    // 999.96 µs rounds to "1000 µs": write it as 1 ms instead.
+    if i + 1 < UNITS.len() && num(a / UNITS[i].0).len() >= 4 && a / UNITS[i].0 >= 999.5 {
+        i += 1;
+    }
+    format!("{} {}", num(ns / UNITS[i].0), UNITS[i].1)
 }
 
 /// A number with three significant digits (at most two decimals), no trailing zeros.
@@ -32,8 +32,11 @@ pub fn num(v: f64) -> String {
         0
     } else if a >= 10.0 {
         1
-    } else {
+    } else if a >= 0.1 || a == 0.0 {
         2
+    } else {
+        // Small values keep three significant digits: 0.00123, not 0.
+        ((-a.log10().floor()) as usize + 2).min(12)
     };
     let s = format!("{v:.digits$}");
     let s = if s.contains('.') {
@@ -70,9 +73,14 @@ mod tests {
         assert_eq!(ns(1_063_000.0), "1.06 ms");
         assert_eq!(ns(-2_500.0), "-2.5 µs");
         assert_eq!(ns(f64::NAN), "–");
+        assert_eq!(ns(999_950.0), "1 ms");
+        assert_eq!(ns(999_400.0), "999 µs");
+        assert_eq!(ns(0.5), "0.5 ns");
         assert_eq!(num(12.0), "12");
         assert_eq!(num(0.126), "0.13");
-        assert_eq!(num(-0.001), "0");
+        assert_eq!(num(-0.001), "-0.001");
+        assert_eq!(num(0.0534), "0.0534");
+        assert_eq!(num(1e-13), "0");
         assert_eq!(pct(4.8), "4.8 %");
         assert_eq!(ratio(1.517), "×1.52");
     }

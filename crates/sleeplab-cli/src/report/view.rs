@@ -1,8 +1,13 @@
 //! A flat view of what a result holds: a single experiment, or every stage of a survey.
 //! Sections and findings ask it for the data they draw from.
 
+use crate::experiments::cpu::CpuData;
+use crate::experiments::pace::PaceData;
+use crate::experiments::runtimes::RuntimesData;
+use crate::experiments::short::ShortData;
 use crate::experiments::survey::SurveyData;
 use crate::experiments::sweep::{SweepCell, SweepData};
+use crate::experiments::timers::TimersData;
 use crate::model::{ExperimentData, ResultFile};
 
 /// One experiment's result, with the survey stage that produced it (if any).
@@ -98,6 +103,56 @@ impl<'a> Results<'a> {
             .copied()
             .filter(|e| e.result.data.name() == name)
             .collect()
+    }
+
+    /// The first result holding data of experiment `name`, with its data.
+    fn first<T>(
+        &self,
+        pick: impl Fn(&'a ExperimentData) -> Option<&'a T>,
+    ) -> Option<(Entry<'a>, &'a T)> {
+        self.entries
+            .iter()
+            .find_map(|e| pick(&e.result.data).map(|d| (*e, d)))
+    }
+
+    /// The first `short` result.
+    pub fn short(&self) -> Option<(Entry<'a>, &'a ShortData)> {
+        self.first(|d| match d {
+            ExperimentData::Short(x) => Some(x),
+            _ => None,
+        })
+    }
+
+    /// The first `pace` result.
+    pub fn pace(&self) -> Option<(Entry<'a>, &'a PaceData)> {
+        self.first(|d| match d {
+            ExperimentData::Pace(x) => Some(x),
+            _ => None,
+        })
+    }
+
+    /// The first `cpu` result.
+    pub fn cpu(&self) -> Option<(Entry<'a>, &'a CpuData)> {
+        self.first(|d| match d {
+            ExperimentData::Cpu(x) => Some(x),
+            _ => None,
+        })
+    }
+
+    /// The first `timers` result.
+    pub fn timers(&self) -> Option<(Entry<'a>, &'a TimersData)> {
+        self.first(|d| match d {
+            ExperimentData::Timers(x) => Some(x),
+            _ => None,
+        })
+    }
+
+    /// The first `runtimes` result.
+    pub fn runtimes(&self) -> Option<(Entry<'a>, &'a RuntimesData)> {
+        self.first(|d| match d {
+            ExperimentData::Runtimes(x) => Some(x),
+            _ => None,
+        })
     }
 
     /// Every note of every result, without repeats.
@@ -205,10 +260,12 @@ impl<'a> SlackSweep<'a> {
         if low == high {
             return None;
         }
-        let paired = data
-            .cells
-            .iter()
-            .any(|c| c.timer_slack_ns == high && data.cell(&c.mechanism, c.requested_ns, c.load, low).is_some());
+        let paired = data.cells.iter().any(|c| {
+            c.timer_slack_ns == high
+                && data
+                    .cell(&c.mechanism, c.requested_ns, c.load, low)
+                    .is_some()
+        });
         paired.then_some(Self { data, high, low })
     }
 

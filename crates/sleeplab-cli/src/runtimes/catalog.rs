@@ -255,7 +255,12 @@ impl Catalog {
     /// Detects `id`, builds its probe if needed (or reuses the cached build), and says
     /// how to launch it.
     pub fn prepare(&self, id: RuntimeId) -> Preparation {
-        let missing: Vec<&str> = id.tools().iter().copied().filter(|t| which(t).is_none()).collect();
+        let missing: Vec<&str> = id
+            .tools()
+            .iter()
+            .copied()
+            .filter(|t| which(t).is_none())
+            .collect();
         if !missing.is_empty() {
             return Preparation::Skipped {
                 reason: format!("{} not found on PATH", missing.join(" and ")),
@@ -297,14 +302,19 @@ impl Catalog {
             }
             RuntimeId::Node => Ok(script("node")),
             RuntimeId::Ruby => Ok((
-                ProbeCommand::new("ruby").with_args([OsString::from("--disable-gems"), main.into()]),
+                ProbeCommand::new("ruby")
+                    .with_args([OsString::from("--disable-gems"), main.into()]),
                 "runs from source".into(),
             )),
             RuntimeId::Jruby => {
                 let (c, note) = script("jruby");
                 Ok((c.with_env("JRUBY_OPTS", JRUBY_OPTS), note))
             }
-            RuntimeId::C | RuntimeId::Cpp | RuntimeId::Go | RuntimeId::Java | RuntimeId::Windows => {
+            RuntimeId::C
+            | RuntimeId::Cpp
+            | RuntimeId::Go
+            | RuntimeId::Java
+            | RuntimeId::Windows => {
                 let (out, note) = self.build(id, dir)?;
                 let command = match id {
                     RuntimeId::Java => ProbeCommand::new("java")
@@ -371,7 +381,10 @@ impl Catalog {
                 prefix.join("system.reg").display()
             )),
             Verdict::Failed(w) | Verdict::BadArguments(w) | Verdict::Unavailable(w) => {
-                Err(format!("wineboot --init (WINEPREFIX={}) failed: {w}", prefix.display()))
+                Err(format!(
+                    "wineboot --init (WINEPREFIX={}) failed: {w}",
+                    prefix.display()
+                ))
             }
         }
     }
@@ -410,7 +423,8 @@ impl Catalog {
             Some(argv) => tool_output(argv)?,
             None => String::new(),
         };
-        let sources = source_files(id, dir).map_err(|e| format!("reading {}: {e}", dir.display()))?;
+        let sources =
+            source_files(id, dir).map_err(|e| format!("reading {}: {e}", dir.display()))?;
         // The key covers the command as written for a fixed output path, so a change of
         // flags rebuilds too.
         let template = self.build_command(id, dir, Path::new("OUT")).words(&[]);
@@ -424,7 +438,12 @@ impl Catalog {
         let tmp = tempfile::Builder::new()
             .prefix(&format!("{}-{key:016x}.tmp", id.name()))
             .tempdir_in(&self.cache_dir)
-            .map_err(|e| format!("cannot create a build directory in {}: {e}", self.cache_dir.display()))?;
+            .map_err(|e| {
+                format!(
+                    "cannot create a build directory in {}: {e}",
+                    self.cache_dir.display()
+                )
+            })?;
         let cmd = self.build_command(id, dir, tmp.path());
         let t0 = Instant::now();
         let out = runner::run(
@@ -442,7 +461,10 @@ impl Catalog {
                 Verdict::Failed(w) | Verdict::BadArguments(w) | Verdict::Unavailable(w) => w,
                 Verdict::Ok => String::new(),
             };
-            return Err(format!("build failed ({}): {why}", cmd.words(&[]).join(" ")));
+            return Err(format!(
+                "build failed ({}): {why}",
+                cmd.words(&[]).join(" ")
+            ));
         }
         let built = tmp.keep();
         match std::fs::rename(&built, &final_dir) {
@@ -453,7 +475,10 @@ impl Catalog {
             }
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&built);
-                return Err(format!("cannot move the build into {}: {e}", final_dir.display()));
+                return Err(format!(
+                    "cannot move the build into {}: {e}",
+                    final_dir.display()
+                ));
             }
         }
         Ok((

@@ -382,9 +382,7 @@ pub fn parse_measurement(input: &[u8]) -> Result<Measurement, ProtocolError> {
     let (Some(method), Some(mode)) = (header.method.clone(), header.mode) else {
         return Err(ProtocolError {
             line: 1,
-            kind: ErrorKind::WrongOutputKind(
-                "measurement header needs `method` and `mode`".into(),
-            ),
+            kind: ErrorKind::WrongOutputKind("measurement header needs `method` and `mode`".into()),
         });
     };
     let mut cells: Vec<Cell> = Vec::new();
@@ -618,7 +616,11 @@ fn number(text: &str) -> Result<u64, &'static str> {
 }
 
 /// Parses a line as a JSON object.
-fn json_object(line: &str, n: usize, what: &'static str) -> Result<Map<String, Value>, ProtocolError> {
+fn json_object(
+    line: &str,
+    n: usize,
+    what: &'static str,
+) -> Result<Map<String, Value>, ProtocolError> {
     match serde_json::from_str::<Value>(line) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(ProtocolError {
@@ -707,7 +709,10 @@ fn header(line: &str, measurement: bool) -> Result<Header, ProtocolError> {
                     kind: ErrorKind::Field {
                         what,
                         field: "mode".into(),
-                        problem: format!("is {:?}, not \"oneshot\" or \"periodic\"", excerpt(other)),
+                        problem: format!(
+                            "is {:?}, not \"oneshot\" or \"periodic\"",
+                            excerpt(other)
+                        ),
                     },
                 });
             }
@@ -764,7 +769,10 @@ fn method_entry(line: &str, n: usize) -> Result<MethodInfo, ProtocolError> {
         Some(Value::String(s)) => Some(s),
         Some(_) => return Err(field_err("reason", "must be a string")),
         None if !available => {
-            return Err(field_err("reason", "is missing (required when available is false)"));
+            return Err(field_err(
+                "reason",
+                "is missing (required when available is false)",
+            ));
         }
         None => None,
     };
@@ -831,7 +839,10 @@ mod tests {
                     assert!(e.line >= 1, "{name}: {e}");
                     // Neither entry point accepts it.
                     assert!(parse_list(&bytes).is_err(), "{name} accepted as a list");
-                    assert!(parse_measurement(&bytes).is_err(), "{name} accepted as a measurement");
+                    assert!(
+                        parse_measurement(&bytes).is_err(),
+                        "{name} accepted as a measurement"
+                    );
                 }
             }
         }
@@ -916,13 +927,25 @@ mod tests {
     fn errors_name_the_line() {
         let cases: [(&str, usize, &str); 8] = [
             ("", 1, "no output"),
-            ("{\"protocol\":\"sleeplab-probe/1\"}\n", 1, "\"runtime\" is missing"),
-            (&load_str("invalid", "count_mismatch.txt"), 4, "says 2 samples but the cell has 1"),
+            (
+                "{\"protocol\":\"sleeplab-probe/1\"}\n",
+                1,
+                "\"runtime\" is missing",
+            ),
+            (
+                &load_str("invalid", "count_mismatch.txt"),
+                4,
+                "says 2 samples but the cell has 1",
+            ),
             (&load_str("invalid", "blank_line.txt"), 3, "blank line"),
             (&load_str("invalid", "missing_end.txt"), 5, "missing `end`"),
             (&load_str("invalid", "data_after_end.txt"), 6, "after `end`"),
             (&load_str("invalid", "negative_sample.txt"), 3, "\"-5\""),
-            (&load_str("invalid", "periodic_decreasing.txt"), 4, "before the previous one"),
+            (
+                &load_str("invalid", "periodic_decreasing.txt"),
+                4,
+                "before the previous one",
+            ),
         ];
         for (input, line, needle) in cases {
             let e = parse_output(input.as_bytes()).unwrap_err();

@@ -295,7 +295,10 @@ pub fn run(
     let mut exited_at: Option<Instant> = None;
     let mut killed: Option<Termination> = None;
     let mut buf = vec![0u8; 64 * 1024];
-    let deadline = start + limits.timeout;
+    // A timeout too long to represent is no timeout (a run of centuries).
+    let deadline = start
+        .checked_add(limits.timeout)
+        .unwrap_or_else(|| start + Duration::from_secs(1 << 40));
     loop {
         if status.is_none() {
             if let Some(st) = child.try_wait().map_err(io_err)? {
@@ -468,23 +471,53 @@ mod tests {
 
     #[test]
     fn captures_stdout_and_maps_exit_codes() {
-        let r = run(&sh("echo hello; echo oops >&2"), &[], ChildSettings::default(), limits(5000)).unwrap();
+        let r = run(
+            &sh("echo hello; echo oops >&2"),
+            &[],
+            ChildSettings::default(),
+            limits(5000),
+        )
+        .unwrap();
         assert_eq!(r.stdout, b"hello\n");
         assert_eq!(r.verdict(), Verdict::Ok);
-        let r = run(&sh("echo 'bad --count x' >&2; exit 2"), &[], ChildSettings::default(), limits(5000)).unwrap();
+        let r = run(
+            &sh("echo 'bad --count x' >&2; exit 2"),
+            &[],
+            ChildSettings::default(),
+            limits(5000),
+        )
+        .unwrap();
         assert_eq!(
             r.verdict(),
             Verdict::BadArguments("bad arguments (exit 2): bad --count x".into())
         );
-        let r = run(&sh("echo 'no such clock' >&2; exit 3"), &[], ChildSettings::default(), limits(5000)).unwrap();
+        let r = run(
+            &sh("echo 'no such clock' >&2; exit 3"),
+            &[],
+            ChildSettings::default(),
+            limits(5000),
+        )
+        .unwrap();
         assert_eq!(r.verdict(), Verdict::Unavailable("no such clock".into()));
-        let r = run(&sh("echo first >&2; echo last >&2; exit 7"), &[], ChildSettings::default(), limits(5000)).unwrap();
+        let r = run(
+            &sh("echo first >&2; echo last >&2; exit 7"),
+            &[],
+            ChildSettings::default(),
+            limits(5000),
+        )
+        .unwrap();
         assert_eq!(r.verdict(), Verdict::Failed("exit code 7: last".into()));
     }
 
     #[test]
     fn signals_timeouts_and_floods_are_failures() {
-        let r = run(&sh("kill -SEGV $$"), &[], ChildSettings::default(), limits(5000)).unwrap();
+        let r = run(
+            &sh("kill -SEGV $$"),
+            &[],
+            ChildSettings::default(),
+            limits(5000),
+        )
+        .unwrap();
         assert_eq!(r.termination, Termination::Signaled(libc::SIGSEGV));
         assert!(matches!(r.verdict(), Verdict::Failed(m) if m.contains("SIGSEGV")));
         let t0 = Instant::now();
@@ -501,7 +534,13 @@ mod tests {
     fn a_hang_in_a_grandchild_is_killed_with_the_group() {
         // The shell starts a background sleeper that holds the pipes, then hangs itself.
         let t0 = Instant::now();
-        let r = run(&sh("sleep 30 & sleep 30"), &[], ChildSettings::default(), limits(300)).unwrap();
+        let r = run(
+            &sh("sleep 30 & sleep 30"),
+            &[],
+            ChildSettings::default(),
+            limits(300),
+        )
+        .unwrap();
         assert_eq!(r.termination, Termination::TimedOut);
         assert!(t0.elapsed() < Duration::from_secs(10));
     }
@@ -520,7 +559,21 @@ mod tests {
         assert_eq!(r.verdict(), Verdict::Ok);
         assert_eq!(r.stdout, b"out\n");
         assert_eq!(r.stderr_last_line(), "err");
-        assert!(t0.elapsed() < Duration::from_millis(1500), "{:?}", t0.elapsed());
+        assert!(
+            t0.elapsed() < Duration::from_millis(1500),
+            "{:?}",
+            t0.elapsed()
+        );
+    }
+
+    #[test]
+    fn an_endless_timeout_does_not_overflow() {
+        let l = Limits {
+            timeout: Duration::MAX,
+            output_cap: 1024,
+        };
+        let r = run(&sh("exit 0"), &[], ChildSettings::default(), l).unwrap();
+        assert_eq!(r.verdict(), Verdict::Ok);
     }
 
     #[test]
@@ -532,7 +585,11 @@ mod tests {
             limits(1000),
         )
         .unwrap_err();
-        assert!(e.to_string().contains("cannot start /nonexistent/sleeplab-probe"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("cannot start /nonexistent/sleeplab-probe"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -552,7 +609,10 @@ mod tests {
         let out = String::from_utf8_lossy(&r.stdout);
         assert_eq!(r.verdict(), Verdict::Ok, "{out}");
         if !out.starts_with("cat:") {
-            assert!(out.lines().next().is_some_and(|l| l.trim() == "12345"), "{out}");
+            assert!(
+                out.lines().next().is_some_and(|l| l.trim() == "12345"),
+                "{out}"
+            );
         }
         assert!(out.contains("Cpus_allowed_list:\t0\n"), "{out}");
     }

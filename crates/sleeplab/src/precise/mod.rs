@@ -3,7 +3,8 @@
 //! * [`PreciseSleeper`]: an absolute native sleep to `deadline − margin`, then a spin to
 //!   the deadline. The margin is learned online from the oversleep of the native phase
 //!   by a [`MarginEstimator`] (a high window quantile with instant rise and slow release,
-//!   capped so host stalls are counted, not learned). By default the sleeper sets the
+//!   capped so host stalls are counted, not learned — unless they are the scheduler's
+//!   ordinary granularity, see its coarse mode). By default the sleeper sets the
 //!   thread's timer slack to 1 ns ([`SlackPolicy`]). It never returns early.
 //! * [`Ticker`]: a drift-free schedule `start + k·period` on a sleeper, with tokio's
 //!   [`MissedTickBehavior`]s; the arithmetic is the pure function [`next_tick`].

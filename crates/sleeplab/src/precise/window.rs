@@ -2,8 +2,8 @@
 //! insertion and O(buckets) quantiles with bounded memory.
 //!
 //! Values are bucketed with 8 sub-buckets per power of two (≤ 12.5 % relative width):
-//! 0–7 ns exactly, then `[8·2^k, 9·2^k)`, `[9·2^k, 10·2^k)`, … up to `u32::MAX`. A
-//! quantile is reported as the *upper* edge of its bucket, so it errs on the safe (high)
+//! 0–7 ns exactly, then `[8·2^k, 9·2^k)`, `[9·2^k, 10·2^k)`, … up to `u32::MAX`. An
+//! order statistic is reported as the *upper* edge of its bucket, so it errs on the safe (high)
 //! side by at most one bucket width. The ring remembers only each slot's bucket index
 //! (one byte), so a window of 256 costs 256 B of ring plus 480 B of counts.
 
@@ -84,19 +84,42 @@ impl Window {
         self.pos = (self.pos + 1) % self.ring.len();
     }
 
-    /// The `q` quantile of the samples in the window (upper bucket edge), or `None` when
-    /// the window holds no sample. Uses the nearest-rank definition: the ⌈q·n⌉-th smallest.
-    pub(crate) fn quantile(&self, q: f64) -> Option<u64> {
-        let n = self.filled;
-        if n == 0 {
+    /// The `k`-th largest sample in the window (upper bucket edge; `k` ≥ 1), or `None`
+    /// when the window holds fewer than `k` samples.
+    pub(crate) fn kth_largest(&self, k: usize) -> Option<u64> {
+        let k = k.max(1);
+        if self.filled < k {
             return None;
         }
-        let rank = ((q * n as f64).ceil() as usize).clamp(1, n);
-        let from_top = n - rank + 1;
         let mut acc = 0usize;
         for i in (0..BUCKETS).rev() {
             acc += usize::from(self.counts[i]);
-            if acc >= from_top {
+            if acc >= k {
+                return Some(bucket_max(i as u8));
+            }
+        }
+        None
+    }
+
+    /// Number of samples in buckets `lo..=hi` (none when `lo > hi`).
+    pub(crate) fn count_between(&self, lo: u8, hi: u8) -> usize {
+        let hi = usize::from(hi).min(BUCKETS - 1);
+        let lo = usize::from(lo);
+        if lo > hi {
+            return 0;
+        }
+        self.counts[lo..=hi].iter().map(|&c| usize::from(c)).sum()
+    }
+
+    /// The `k`-th largest sample (`k` ≥ 1) among those in buckets `0..=max_bucket` (upper
+    /// bucket edge), or `None` when fewer than `k` samples are there.
+    pub(crate) fn kth_largest_at_most(&self, k: usize, max_bucket: u8) -> Option<u64> {
+        let k = k.max(1);
+        let top = usize::from(max_bucket).min(BUCKETS - 1);
+        let mut acc = 0usize;
+        for i in (0..=top).rev() {
+            acc += usize::from(self.counts[i]);
+            if acc >= k {
                 return Some(bucket_max(i as u8));
             }
         }
@@ -141,30 +164,56 @@ mod tests {
     #[test]
     fn quantile_and_eviction() {
         let mut w = Window::new(4);
-        assert_eq!(w.quantile(0.99), None);
+        assert_eq!(w.kth_largest(1), None);
         for v in [10, 20, 30, 1000] {
             w.push(Some(v));
         }
-        assert_eq!(w.quantile(1.0), Some(bucket_max(bucket_of(1000))));
-        assert_eq!(w.quantile(0.5), Some(bucket_max(bucket_of(20))));
+        assert_eq!(w.kth_largest(0), Some(bucket_max(bucket_of(1000))));
+        assert_eq!(w.kth_largest(1), Some(bucket_max(bucket_of(1000))));
+        assert_eq!(w.kth_largest(3), Some(bucket_max(bucket_of(20))));
+        assert_eq!(w.kth_largest(5), None);
         // Four more pushes evict everything.
         for _ in 0..4 {
             w.push(None);
         }
         assert_eq!(w.filled(), 0);
-        assert_eq!(w.quantile(0.99), None);
+        assert_eq!(w.kth_largest(1), None);
         w.push(Some(5));
         w.clear();
         assert_eq!(w.filled(), 0);
     }
 
     #[test]
-    fn p99_of_256_is_third_largest() {
+    fn counts_and_order_statistics_within_a_range() {
+        let mut w = Window::new(8);
+        for v in [10_000, 20_000, 2_000_000, 3_000_000, 900_000_000] {
+            w.push(Some(v));
+        }
+        let (b1ms, b50ms) = (bucket_of(1_000_000), bucket_of(50_000_000));
+        assert_eq!(w.count_between(b1ms + 1, b50ms), 2);
+        assert_eq!(w.count_between(0, u8::MAX), 5);
+        assert_eq!(w.count_between(b50ms, b1ms), 0);
+        // The largest within 50 ms is the 3 ms sample; the 900 ms one is out of range.
+        assert_eq!(
+            w.kth_largest_at_most(1, b50ms),
+            Some(bucket_max(bucket_of(3_000_000)))
+        );
+        assert_eq!(
+            w.kth_largest_at_most(3, b50ms),
+            Some(bucket_max(bucket_of(20_000)))
+        );
+        assert_eq!(w.kth_largest_at_most(5, b50ms), None);
+        assert_eq!(w.kth_largest_at_most(0, 0), None);
+    }
+
+    #[test]
+    fn third_largest_of_256() {
         let mut w = Window::new(256);
         for i in 0..256u64 {
-            w.push(Some(i));
+            w.push(Some(i * 1000));
         }
-        // 3rd largest of 0..=255 is 253, reported as its bucket's upper edge.
-        assert_eq!(w.quantile(0.99), Some(bucket_max(bucket_of(253))));
+        // 3rd largest is 253 000, reported as its bucket's upper edge.
+        assert_eq!(w.kth_largest(3), Some(bucket_max(bucket_of(253_000))));
+        assert!(bucket_max(bucket_of(253_000)) < 254_000 * 9 / 8);
     }
 }

@@ -158,14 +158,19 @@ mod tests {
             seconds_ns: 20_000_000,
             timer_slack_ns: None,
         };
-        let (data, _, complete) = run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        let (data, _, complete) =
+            run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
         assert!(complete);
         assert_eq!(data.points.len(), 4);
         for p in &data.points {
             assert!(p.sleeps >= 1);
             assert_eq!(p.error.count, p.sleeps);
             assert_eq!(p.error.early_count, 0);
-            assert!(p.cpu_percent >= 0.0 && p.cpu_percent <= 200.0, "{}", p.cpu_percent);
+            assert!(
+                p.cpu_percent >= 0.0 && p.cpu_percent <= 200.0,
+                "{}",
+                p.cpu_percent
+            );
         }
         assert!(render(&data).contains("CPU %"));
     }

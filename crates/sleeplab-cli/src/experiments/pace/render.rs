@@ -35,9 +35,15 @@ pub fn render(data: &PaceData) -> String {
             fmt_ns_f(r.actual_total_ns as f64 - r.ideal_total_ns as f64),
             fmt_pct(r.cpu_percent),
             fmt_pct(r.spin_percent),
-            format!("{:.2}/{:.2}", r.voluntary_csw_per_frame, r.involuntary_csw_per_frame),
+            format!(
+                "{:.2}/{:.2}",
+                r.voluntary_csw_per_frame, r.involuntary_csw_per_frame
+            ),
         ]);
     }
-    let _ = writeln!(out, "frame error = wake − deadline on an absolute schedule\n{t}");
+    let _ = writeln!(
+        out,
+        "frame error = wake − deadline on an absolute schedule\n{t}"
+    );
     out
 }

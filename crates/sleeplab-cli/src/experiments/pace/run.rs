@@ -31,7 +31,11 @@ struct State {
 }
 
 /// Runs `config` on a dedicated measuring thread with `threads` applied.
-pub fn run(config: &PaceConfig, threads: &ThreadArgs, progress: &Progress) -> anyhow::Result<PaceOutcome> {
+pub fn run(
+    config: &PaceConfig,
+    threads: &ThreadArgs,
+    progress: &Progress,
+) -> anyhow::Result<PaceOutcome> {
     let (config, threads, progress) = (config.clone(), threads.clone(), progress.clone());
     std::thread::Builder::new()
         .name("sleeplab-pace".into())
@@ -40,7 +44,11 @@ pub fn run(config: &PaceConfig, threads: &ThreadArgs, progress: &Progress) -> an
         .map_err(|_| anyhow::anyhow!("the measuring thread panicked"))?
 }
 
-fn measure(config: &PaceConfig, threads: &ThreadArgs, progress: &Progress) -> anyhow::Result<PaceOutcome> {
+fn measure(
+    config: &PaceConfig,
+    threads: &ThreadArgs,
+    progress: &Progress,
+) -> anyhow::Result<PaceOutcome> {
     threads.apply()?;
     let _slack = config.timer_slack_ns.map(SlackGuard::set).transpose()?;
     let mut states = config
@@ -111,8 +119,19 @@ fn measure(config: &PaceConfig, threads: &ThreadArgs, progress: &Progress) -> an
                 spin_percent: 100.0 * s.spin as f64 / wall,
                 voluntary_csw_per_frame: s.usage.voluntary_csw as f64 / n,
                 involuntary_csw_per_frame: s.usage.involuntary_csw as f64 / n,
-                histogram: s.rec.histogram_buckets().into_iter().map(|(v, c)| [v, c]).collect(),
-                samples_ns: s.rec.raw().iter().take(config.json_samples).copied().collect(),
+                histogram: s
+                    .rec
+                    .histogram_buckets()
+                    .into_iter()
+                    .map(|(v, c)| [v, c])
+                    .collect(),
+                samples_ns: s
+                    .rec
+                    .raw()
+                    .iter()
+                    .take(config.json_samples)
+                    .copied()
+                    .collect(),
                 all_samples_ns: s.rec.raw().to_vec(),
             }
         })

@@ -137,7 +137,11 @@ impl Request {
         }
         for c in &m.cells {
             let n = c.samples.len() as u64;
-            let what = if m.mode == Mode::Periodic { "ticks" } else { "samples" };
+            let what = if m.mode == Mode::Periodic {
+                "ticks"
+            } else {
+                "samples"
+            };
             if c.warmup.len() as u64 != self.warmup {
                 return Err(format!(
                     "cell {} (line {}): {} warm-up lines, asked for {}",
@@ -257,6 +261,7 @@ mod tests {
             json_samples: 10,
             output_cap_bytes: 1 << 20,
             startup_timeout_ns: 1_000_000_000,
+            saved_files: vec![],
         }
     }
 
@@ -281,7 +286,10 @@ mod tests {
         assert_eq!(s.interval.min_ns, 1_000);
         assert_eq!(s.lateness.max_ns, 0);
         assert_eq!(s.lateness.early_count, 0);
-        assert_eq!(periodic_stats(1_000, &[], &[]).lateness, Lateness::default());
+        assert_eq!(
+            periodic_stats(1_000, &[], &[]).lateness,
+            Lateness::default()
+        );
     }
 
     #[test]
@@ -318,14 +326,25 @@ mod tests {
     #[test]
     fn check_catches_what_the_grammar_allows() {
         let r = Request::new(&config(), "nanosleep", Kind::Oneshot, Some("c".into()));
-        let ok = format!("{HEAD}\ncell 1000000\nw 1\ns 2\ns 3\ndone 1000000 2\ncell 10000\nw 1\ns 2\ns 3\ndone 10000 2\nend\n");
-        assert_eq!(r.check(&parse_measurement(ok.as_bytes()).unwrap()), Ok(vec![]));
+        let ok = format!(
+            "{HEAD}\ncell 1000000\nw 1\ns 2\ns 3\ndone 1000000 2\ncell 10000\nw 1\ns 2\ns 3\ndone 10000 2\nend\n"
+        );
+        assert_eq!(
+            r.check(&parse_measurement(ok.as_bytes()).unwrap()),
+            Ok(vec![])
+        );
         let cases = [
             (ok.replace("\"c\"", "\"go\""), "runtime"),
             (ok.replace("nanosleep", "poll"), "method"),
-            (ok.replace("cell 10000\nw 1\ns 2\ns 3\ndone 10000 2\n", ""), "cells"),
+            (
+                ok.replace("cell 10000\nw 1\ns 2\ns 3\ndone 10000 2\n", ""),
+                "cells",
+            ),
             (ok.replacen("w 1\n", "", 1), "warm-up"),
-            (ok.replacen("s 3\ndone 1000000 2", "done 1000000 1", 1), "1 samples, asked for 2"),
+            (
+                ok.replacen("s 3\ndone 1000000 2", "done 1000000 1", 1),
+                "1 samples, asked for 2",
+            ),
         ];
         for (text, needle) in cases {
             let m = parse_measurement(text.as_bytes()).unwrap();
@@ -344,7 +363,8 @@ mod tests {
         c.warmup = 0;
         c.durations_ns = vec![5];
         let r = Request::new(&c, "nanosleep", Kind::Oneshot, None);
-        let m = |s: &str| parse_measurement(format!("{HEAD}\ncell 5\n{s}end\n").as_bytes()).unwrap();
+        let m =
+            |s: &str| parse_measurement(format!("{HEAD}\ncell 5\n{s}end\n").as_bytes()).unwrap();
         // 6 + 6 reaches 10 on the second sample: right.
         assert_eq!(r.check(&m("s 6\ns 6\ndone 5 2\n")), Ok(vec![]));
         // Max count reached before the budget: right.

@@ -193,6 +193,7 @@ mod tests {
                 json_samples: 10,
                 output_cap_bytes: 1,
                 startup_timeout_ns: 1,
+                saved_files: vec![],
             },
             runtimes: vec![RuntimeResult {
                 id: "jruby".into(),
@@ -248,7 +249,13 @@ mod tests {
         assert!(text.contains("1 !"), "{text}");
         let early = crate::experiments::runtimes::early_returns(&d);
         assert_eq!(early.len(), 2, "{early:?}");
-        assert!(early[0].starts_with("JRuby sleep @ 100 ns: 1 of 2"), "{early:?}");
-        assert!(early[1].contains("1 of 2 ticks before their due time"), "{early:?}");
+        assert!(
+            early[0].starts_with("JRuby sleep @ 100 ns: 1 of 2"),
+            "{early:?}"
+        );
+        assert!(
+            early[1].contains("1 of 2 ticks before their due time"),
+            "{early:?}"
+        );
     }
 }

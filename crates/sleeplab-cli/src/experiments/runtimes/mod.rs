@@ -14,11 +14,13 @@ mod analyze;
 mod csv_out;
 mod render;
 mod run;
+mod saved;
 
 pub use analyze::{PeriodicStats, periodic_stats};
 pub use csv_out::{CSV_COLUMNS, write_csv};
 pub use render::{early_returns, render, render_listing};
 pub use run::{RuntimesOutcome, Target, run};
+pub use saved::saved_runtimes;
 
 use crate::runtimes::protocol::{Kind, MethodInfo};
 use crate::stats::Summary;
@@ -77,6 +79,9 @@ pub struct RuntimesConfig {
     pub output_cap_bytes: u64,
     /// Time allowed for a probe's start-up on top of its expected run time, ns.
     pub startup_timeout_ns: u64,
+    /// Saved probe outputs included as runtimes of their own (`--saved`).
+    #[serde(default)]
+    pub saved_files: Vec<String>,
 }
 
 /// Whether a runtime was measured.
@@ -267,6 +272,6 @@ pub struct RuntimeResult {
 pub struct RuntimesData {
     /// What was asked for.
     pub config: RuntimesConfig,
-    /// Every runtime asked for, in order.
+    /// Every runtime asked for, in order, then those read from saved probe outputs.
     pub runtimes: Vec<RuntimeResult>,
 }

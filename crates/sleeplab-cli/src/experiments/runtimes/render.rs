@@ -12,6 +12,30 @@ fn fmt_total(ns: u128) -> String {
     fmt_ns_f(ns as f64)
 }
 
+/// A requested duration, shown exactly: `fmt_ns` when its rounding loses nothing
+/// (`1.500 ms`), whole nanoseconds otherwise (`1999999 ns`, not `2.000 ms`).
+pub fn fmt_requested(ns: u64) -> String {
+    let unit: u64 = match ns {
+        0..1_000 => return fmt_ns(ns),
+        1_000..1_000_000 => 1_000,
+        1_000_000..1_000_000_000 => 1_000_000,
+        _ => 1_000_000_000,
+    };
+    let whole = ns / unit;
+    let decimals = if whole >= 100 {
+        10
+    } else if whole >= 10 {
+        100
+    } else {
+        1_000
+    };
+    if ns % (unit / decimals) == 0 {
+        fmt_ns(ns)
+    } else {
+        format!("{ns} ns")
+    }
+}
+
 /// Whether results span more than one setting (load, timer slack).
 fn multi_level(data: &RuntimesData) -> bool {
     data.config.loads.len() > 1 || data.config.timer_slacks_ns.len() > 1
@@ -50,7 +74,8 @@ pub fn render(data: &RuntimesData) -> String {
             continue;
         }
         let _ = writeln!(out, "\n{}", heading(r));
-        let oneshot: Vec<&MethodResult> = r.methods.iter().filter(|m| !m.cells.is_empty()).collect();
+        let oneshot: Vec<&MethodResult> =
+            r.methods.iter().filter(|m| !m.cells.is_empty()).collect();
         if !oneshot.is_empty() {
             let mut header = vec!["method"];
             if multi {
@@ -72,12 +97,16 @@ pub fn render(data: &RuntimesData) -> String {
             for m in &oneshot {
                 for (i, c) in m.cells.iter().enumerate() {
                     let s = &c.summary;
-                    let mut row = vec![if i == 0 { m.method.clone() } else { String::new() }];
+                    let mut row = vec![if i == 0 {
+                        m.method.clone()
+                    } else {
+                        String::new()
+                    }];
                     if multi {
                         row.push(if i == 0 { level(m) } else { String::new() });
                     }
                     row.extend([
-                        fmt_ns(c.requested_ns),
+                        fmt_requested(c.requested_ns),
                         s.count.to_string(),
                         fmt_ns(s.min_ns),
                         fmt_ns(s.max_ns),
@@ -97,7 +126,8 @@ pub fn render(data: &RuntimesData) -> String {
             }
             let _ = writeln!(out, "{t}");
         }
-        let periodic: Vec<&MethodResult> = r.methods.iter().filter(|m| m.periodic.is_some()).collect();
+        let periodic: Vec<&MethodResult> =
+            r.methods.iter().filter(|m| m.periodic.is_some()).collect();
         if !periodic.is_empty() {
             let mut header = vec!["periodic method"];
             if multi {
@@ -124,7 +154,7 @@ pub fn render(data: &RuntimesData) -> String {
                     row.push(level(m));
                 }
                 row.extend([
-                    fmt_ns(p.period_ns),
+                    fmt_requested(p.period_ns),
                     p.ticks.to_string(),
                     fmt_ns_f(p.interval.mean_ns),
                     fmt_ns_f(p.interval.stddev_ns),
@@ -170,7 +200,10 @@ pub fn render(data: &RuntimesData) -> String {
     out.push_str(&not_measured(data));
     let early = early_returns(data);
     if !early.is_empty() {
-        let _ = writeln!(out, "\nearly returns (shorter than requested; never hidden):");
+        let _ = writeln!(
+            out,
+            "\nearly returns (shorter than requested; never hidden):"
+        );
         for e in early {
             let _ = writeln!(out, "  {e}");
         }
@@ -206,14 +239,18 @@ pub fn early_returns(data: &RuntimesData) -> Vec<String> {
     let mut out = Vec::new();
     for r in &data.runtimes {
         for m in &r.methods {
-            let setting = if multi { format!(" ({})", level(m)) } else { String::new() };
+            let setting = if multi {
+                format!(" ({})", level(m))
+            } else {
+                String::new()
+            };
             for c in &m.cells {
                 if c.summary.early_count > 0 {
                     out.push(format!(
                         "{} {} @ {}{setting}: {} of {} (shortest {})",
                         r.title,
                         m.method,
-                        fmt_ns(c.requested_ns),
+                        fmt_requested(c.requested_ns),
                         c.summary.early_count,
                         c.summary.count,
                         fmt_ns(c.summary.min_ns)
@@ -226,7 +263,7 @@ pub fn early_returns(data: &RuntimesData) -> Vec<String> {
                         "{} {} every {}{setting}: {} of {} ticks before their due time (earliest {} early)",
                         r.title,
                         m.method,
-                        fmt_ns(p.period_ns),
+                        fmt_requested(p.period_ns),
                         p.lateness.early_count,
                         p.ticks,
                         fmt_ns_f(-(p.lateness.min_ns as f64))
@@ -253,7 +290,7 @@ fn overview(data: &RuntimesData) -> String {
     }
     let multi = multi_level(data);
     let mut header = vec!["median elapsed".to_string()];
-    header.extend(durations.iter().map(|&d| fmt_ns(d)));
+    header.extend(durations.iter().map(|&d| fmt_requested(d)));
     let mut t = new_table(header);
     for r in &data.runtimes {
         for m in r.methods.iter().filter(|m| !m.cells.is_empty()) {
@@ -335,4 +372,23 @@ pub fn render_listing(data: &RuntimesData) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt_requested;
+
+    #[test]
+    fn requests_are_shown_exactly() {
+        assert_eq!(fmt_requested(0), "0 ns");
+        assert_eq!(fmt_requested(999), "999 ns");
+        assert_eq!(fmt_requested(10_000), "10.00 µs");
+        assert_eq!(fmt_requested(1_500_000), "1.500 ms");
+        assert_eq!(fmt_requested(100_000_000), "100.0 ms");
+        assert_eq!(fmt_requested(1_999_999), "1999999 ns");
+        assert_eq!(fmt_requested(100_050_000), "100050000 ns");
+        assert_eq!(fmt_requested(1_234), "1.234 µs");
+        assert_eq!(fmt_requested(12_345), "12345 ns");
+        assert_eq!(fmt_requested(2_000_000_000), "2.000 s");
+    }
 }

@@ -11,7 +11,7 @@ use crate::interrupt::interrupted;
 use crate::load::LoadThreads;
 use crate::output::{Progress, fmt_ns};
 use crate::runtimes::catalog::Preparation;
-use crate::runtimes::protocol::{self, Comment, Kind, ListOutput, MethodInfo};
+use crate::runtimes::protocol::{self, Comment, ListOutput, Measurement, MethodInfo, Mode};
 use crate::runtimes::runner::{self, ChildSettings, Limits, ProbeCommand, Verdict};
 use crate::stats::summarize;
 use std::time::Duration;
@@ -127,7 +127,12 @@ pub fn run(
             .is_none_or(|w| w.iter().any(|x| x == &m.method))
     };
     for l in &listed {
-        for m in l.list.methods.iter().filter(|m| !m.available && selected(m)) {
+        for m in l
+            .list
+            .methods
+            .iter()
+            .filter(|m| !m.available && selected(m))
+        {
             results[l.index].unavailable.push(UnavailableMethod {
                 method: m.method.clone(),
                 kind: m.kind,
@@ -146,7 +151,13 @@ pub fn run(
     }
     let jobs_per_level: u64 = listed
         .iter()
-        .map(|l| l.list.methods.iter().filter(|m| m.available && selected(m)).count() as u64)
+        .map(|l| {
+            l.list
+                .methods
+                .iter()
+                .filter(|m| m.available && selected(m))
+                .count() as u64
+        })
         .sum();
     let levels = (config.loads.len() * slacks.len()) as u64;
     let progress = Progress::new("measure", jobs_per_level * levels, quiet);
@@ -164,7 +175,9 @@ pub fn run(
                         "{} {} load {load}{}",
                         r.id,
                         m.method,
-                        slack.map(|s| format!(" slack {}", fmt_ns(s))).unwrap_or_default()
+                        slack
+                            .map(|s| format!(" slack {}", fmt_ns(s)))
+                            .unwrap_or_default()
                     ));
                     let settings = ChildSettings {
                         timer_slack_ns: slack,
@@ -216,7 +229,8 @@ fn check_methods(wanted: &[String], listed: &[Listed]) -> Result<(), UsageError>
 /// The limits of one probe run expected to take `expected`.
 fn limits(config: &RuntimesConfig, expected: Duration) -> Limits {
     Limits {
-        timeout: Duration::from_nanos(config.startup_timeout_ns).saturating_add(expected.saturating_mul(3)),
+        timeout: Duration::from_nanos(config.startup_timeout_ns)
+            .saturating_add(expected.saturating_mul(3)),
         output_cap: usize::try_from(config.output_cap_bytes).unwrap_or(usize::MAX),
     }
 }
@@ -283,7 +297,12 @@ fn measure(
         res.status = MethodStatus::Failed { reason };
         res
     };
-    let out = match runner::run(command, &req.args(), settings, limits(config, req.expected())) {
+    let out = match runner::run(
+        command,
+        &req.args(),
+        settings,
+        limits(config, req.expected()),
+    ) {
         Ok(o) => o,
         Err(e) => return fail(res, e.to_string()),
     };
@@ -295,7 +314,10 @@ fn measure(
             return res;
         }
         Verdict::BadArguments(w) => {
-            return fail(res, format!("the probe rejected {}: {w}", req.args().join(" ")));
+            return fail(
+                res,
+                format!("the probe rejected {}: {w}", req.args().join(" ")),
+            );
         }
         Verdict::Failed(w) => return fail(res, w),
     }
@@ -307,7 +329,11 @@ fn measure(
         Ok(notes) => res.notes.extend(notes),
         Err(e) => return fail(res, e),
     }
-    res.probe_timer_slack_ns = meas.header.extra.get("timerslack_ns").and_then(|v| v.as_u64());
+    res.probe_timer_slack_ns = meas
+        .header
+        .extra
+        .get("timerslack_ns")
+        .and_then(|v| v.as_u64());
     if let (Some(set), Some(seen)) = (settings.timer_slack_ns, res.probe_timer_slack_ns) {
         if set != seen && set != 0 {
             res.notes.push(format!(
@@ -319,8 +345,16 @@ fn measure(
     if !last.is_empty() {
         res.notes.push(format!("stderr: {last}"));
     }
+    fill_cells(&mut res, meas, config.json_samples);
+    res
+}
+
+/// Moves a parsed measurement's cells into `res`: periodic statistics for a periodic
+/// measurement, one summarised cell per requested duration otherwise; the probe's
+/// comments become notes.
+pub(super) fn fill_cells(res: &mut MethodResult, meas: Measurement, json_samples: usize) {
     res.notes.extend(comment_texts(&meas.trailing_comments));
-    if m.kind == Kind::Periodic {
+    if meas.mode == Mode::Periodic {
         if let Some(c) = meas.cells.into_iter().next() {
             let s = periodic_stats(c.value_ns, &c.warmup, &c.samples);
             res.periodic = Some(PeriodicCell {
@@ -328,7 +362,7 @@ fn measure(
                 ticks: c.samples.len() as u64,
                 interval: s.interval,
                 lateness: s.lateness,
-                arrivals_ns: c.samples[..c.samples.len().min(config.json_samples)].to_vec(),
+                arrivals_ns: c.samples[..c.samples.len().min(json_samples)].to_vec(),
                 notes: comment_texts(&c.comments),
                 warmup_ns: c.warmup,
                 all_arrivals_ns: c.samples,
@@ -341,12 +375,11 @@ fn measure(
             .map(|c| OneshotCell {
                 requested_ns: c.value_ns,
                 summary: summarize(&c.samples, c.value_ns),
-                samples_ns: c.samples[..c.samples.len().min(config.json_samples)].to_vec(),
+                samples_ns: c.samples[..c.samples.len().min(json_samples)].to_vec(),
                 notes: comment_texts(&c.comments),
                 warmup_ns: c.warmup,
                 all_samples_ns: c.samples,
             })
             .collect();
     }
-    res
 }

@@ -94,7 +94,10 @@ pub fn samples_csv(data: &SurveyData) -> anyhow::Result<Vec<u8>> {
                 }
             }
             ExperimentData::Pace(pace) => {
-                let slack = pace.config.timer_slack_ns.unwrap_or(result.settings.timer_slack_ns);
+                let slack = pace
+                    .config
+                    .timer_slack_ns
+                    .unwrap_or(result.settings.timer_slack_ns);
                 for r in &pace.results {
                     let samples = if r.all_samples_ns.is_empty() {
                         &r.samples_ns

@@ -6,8 +6,16 @@
 //! two minutes the survey promises for stages whose runtime varies (runtimes start
 //! interpreters and JVMs).
 
+use crate::commands::cpu::HYBRIDS;
+use crate::commands::pace::DEFAULT_STRATEGIES;
 use crate::contenders::{self, Origin};
+use crate::experiments::cpu::CpuConfig;
+use crate::experiments::pace::PaceConfig;
+use crate::experiments::runtimes::{ProbeQuota, RuntimesConfig};
+use crate::experiments::short::{CONFIDENCE, MIN_BATCH, ShortConfig};
 use crate::experiments::sweep::{Quota, SweepConfig};
+use crate::experiments::timers::{TimersConfig, mechanisms as timer_mechanisms};
+use crate::runtimes::catalog::RuntimeId;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::wait::Support;
@@ -48,6 +56,8 @@ pub struct PlanEnv {
     pub timer_slack_ns: u64,
     /// Supported OS wait mechanisms, in listing order: (name, takes a duration, family).
     pub mechanisms: Vec<(String, bool, String)>,
+    /// Supported periodic timer mechanisms (`timers`), in table order.
+    pub timer_mechanisms: Vec<String>,
 }
 
 impl PlanEnv {
@@ -61,6 +71,11 @@ impl PlanEnv {
                 .filter(|i| i.origin == Origin::Os && i.support == Support::Supported)
                 .map(|i| (i.name.to_string(), i.takes_duration, i.family))
                 .collect(),
+            timer_mechanisms: timer_mechanisms::names()
+                .into_iter()
+                .filter(|n| timer_mechanisms::support(n) == Support::Supported)
+                .map(str::to_string)
+                .collect(),
         }
     }
 }
@@ -70,6 +85,19 @@ impl PlanEnv {
 pub enum StageConfig {
     /// A sweep.
     Sweep(SweepConfig),
+    /// Zero and minimal sleeps.
+    Short(ShortConfig),
+    /// A 60 Hz loop per precise-sleep contender.
+    Pace(PaceConfig),
+    /// CPU against interval for the hybrid strategies.
+    Cpu(CpuConfig),
+    /// Periodic timers.
+    Timers(TimersConfig),
+    /// Language runtimes through their probes.
+    Runtimes(RuntimesConfig),
+    /// The scheduler simulator, configured by `sleeplab simulate`'s own arguments (its
+    /// models are built and checked by that command's code).
+    Simulate(Vec<String>),
 }
 
 impl StageConfig {
@@ -77,6 +105,12 @@ impl StageConfig {
     pub fn experiment(&self) -> &'static str {
         match self {
             StageConfig::Sweep(_) => "sweep",
+            StageConfig::Short(_) => "short",
+            StageConfig::Pace(_) => "pace",
+            StageConfig::Cpu(_) => "cpu",
+            StageConfig::Timers(_) => "timers",
+            StageConfig::Runtimes(_) => "runtimes",
+            StageConfig::Simulate(_) => "simulate",
         }
     }
 }
@@ -130,7 +164,206 @@ pub fn plan(level: Level, env: &PlanEnv) -> Vec<StagePlan> {
     if let Some(s) = slack_stage(level, env) {
         stages.push(s);
     }
+    stages.push(short_stage(level, env));
+    stages.push(pace_stage(level));
+    stages.push(cpu_stage(level));
+    if !env.timer_mechanisms.is_empty() {
+        stages.push(timers_stage(level, env));
+    }
+    stages.push(simulate_stage(level));
+    stages.push(runtimes_stage(level));
     stages
+}
+
+/// Seed 002 figure 4: the strategies under virtual schedulers of 1–10 ms, in virtual
+/// time (CPU-bound, no waiting).
+fn simulate_stage(level: Level) -> StagePlan {
+    let (strategies, sleeps, warmup, budget_ms) = match level {
+        Level::Quick => ("precise", "40", "10", 2_000),
+        Level::Normal => ("seed-hybrid,precise", "100", "30", 7_000),
+        Level::Full => (
+            "std-sleep,fixed-margin,sdl-precise,seed-hybrid,precise",
+            "300",
+            "50",
+            30_000,
+        ),
+    };
+    StagePlan {
+        name: "simulate",
+        title: "the strategies under virtual schedulers of 1–10 ms (seed 002)",
+        budget_ms,
+        config: StageConfig::Simulate(
+            [
+                "--strategies",
+                strategies,
+                "--sleeps",
+                sleeps,
+                "--warmup",
+                warmup,
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        ),
+    }
+}
+
+/// Seed 003: every runtime's own sleep through its probe. The runtimes that are not
+/// installed are skipped by the experiment (and say how to install them). JRuby starts
+/// a JVM per method (3–5 s each), so it runs only at `--full`.
+fn runtimes_stage(level: Level) -> StagePlan {
+    let ms = 1_000_000u64;
+    let (ids, budget_ns, ticks, budget_ms): (Vec<RuntimeId>, u64, u64, u64) = match level {
+        Level::Quick => (
+            vec![
+                RuntimeId::C,
+                RuntimeId::Go,
+                RuntimeId::Python,
+                RuntimeId::Node,
+            ],
+            5 * ms,
+            10,
+            5_000,
+        ),
+        Level::Normal => (
+            RuntimeId::ALL
+                .into_iter()
+                .filter(|r| *r != RuntimeId::Jruby)
+                .collect(),
+            10 * ms,
+            20,
+            18_000,
+        ),
+        Level::Full => (RuntimeId::ALL.to_vec(), 150 * ms, 100, 120_000),
+    };
+    StagePlan {
+        name: "runtimes",
+        title: "each language runtime's own sleep, through its probe (seed 003)",
+        budget_ms,
+        config: StageConfig::Runtimes(RuntimesConfig {
+            runtimes: ids.iter().map(|r| r.name().to_string()).collect(),
+            methods: None,
+            durations_ns: if level == Level::Full {
+                vec![100 * ms, 10 * ms, ms, 100_000, 10_000, 1_000]
+            } else {
+                vec![ms, 100_000, 10_000, 1_000]
+            },
+            quota: ProbeQuota::Budget {
+                budget_ns,
+                max_count: 100_000,
+            },
+            warmup: 2,
+            period_ns: 5 * ms,
+            ticks,
+            loads: vec![0],
+            timer_slacks_ns: vec![],
+            pin_cpu: None,
+            json_samples: 100,
+            output_cap_bytes: 64 << 20,
+            startup_timeout_ns: 60_000_000_000,
+            saved_files: vec![],
+        }),
+    }
+}
+
+/// Seed 001: zero and minimal sleeps, 20 interleaved repetitions (the seed's minimum)
+/// of shorter batches than `short`'s default.
+fn short_stage(level: Level, env: &PlanEnv) -> StagePlan {
+    let (batch_time_ns, repetitions, budget_ms) = match level {
+        Level::Quick => (1_500_000, 20, 3_000),
+        Level::Normal => (4_000_000, 20, 6_000),
+        Level::Full => (20_000_000, 30, 60_000),
+    };
+    StagePlan {
+        name: "short",
+        title: "what a zero and a minimal sleep cost (seed 001)",
+        budget_ms,
+        config: StageConfig::Short(ShortConfig {
+            mechanisms: env.mechanisms.iter().map(|m| m.0.clone()).collect(),
+            timer_slacks_ns: vec![],
+            batch: 3000,
+            batch_time_ns,
+            min_batch: MIN_BATCH,
+            repetitions,
+            seed: 1,
+            confidence: CONFIDENCE,
+        }),
+    }
+}
+
+/// Seed 002 figure 1: a 60 Hz loop per contender, at 1 ns slack for all.
+fn pace_stage(level: Level) -> StagePlan {
+    let (frames, budget_ms) = match level {
+        Level::Quick => (30, 3_500),
+        Level::Normal => (90, 10_000),
+        Level::Full => (600, 62_000),
+    };
+    let rate_hz = 60.0;
+    StagePlan {
+        name: "pace",
+        title: "a 60 Hz loop per precise-sleep contender (seed 002)",
+        budget_ms,
+        config: StageConfig::Pace(PaceConfig {
+            strategies: DEFAULT_STRATEGIES.iter().map(|s| s.to_string()).collect(),
+            rate_hz,
+            period_ns: (1e9 / rate_hz).round() as u64,
+            frames,
+            block: frames.min(30),
+            work_ns: 0,
+            timer_slack_ns: Some(1),
+            json_samples: 200,
+        }),
+    }
+}
+
+/// Seed 002 figure 3: CPU against the requested sleep for the hybrid strategies.
+fn cpu_stage(level: Level) -> StagePlan {
+    let ms = |v: &[u64]| v.iter().map(|m| m * 1_000_000).collect::<Vec<u64>>();
+    let (intervals, seconds_ns, budget_ms) = match level {
+        Level::Quick => (ms(&[1, 5, 20]), 100_000_000, 2_000),
+        Level::Normal => (ms(&[1, 2, 3, 5, 10, 20]), 150_000_000, 5_000),
+        Level::Full => (
+            ms(&[1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 25]),
+            500_000_000,
+            30_000,
+        ),
+    };
+    StagePlan {
+        name: "cpu",
+        title: "CPU against requested sleep for the hybrids (seed 002)",
+        budget_ms,
+        config: StageConfig::Cpu(CpuConfig {
+            strategies: HYBRIDS.iter().map(|s| s.to_string()).collect(),
+            intervals_ns: intervals,
+            seconds_ns,
+            timer_slack_ns: Some(1),
+        }),
+    }
+}
+
+/// Seed 004: periodic timers, every mechanism at a few periods.
+fn timers_stage(level: Level, env: &PlanEnv) -> StagePlan {
+    let ms = |v: &[u64]| v.iter().map(|m| m * 1_000_000).collect::<Vec<u64>>();
+    let (periods, duration_ns) = match level {
+        Level::Quick => (ms(&[10, 1]), 100_000_000),
+        Level::Normal => (ms(&[20, 5, 1]), 250_000_000),
+        Level::Full => (ms(&[100, 50, 20, 10, 5, 2, 1]), 1_000_000_000),
+    };
+    let cells = (env.timer_mechanisms.len() * periods.len()) as u64;
+    StagePlan {
+        name: "timers",
+        title: "periodic timers: error per period (seed 004)",
+        budget_ms: cells * duration_ns / 1_000_000 + 500,
+        config: StageConfig::Timers(TimersConfig {
+            mechanisms: env.timer_mechanisms.clone(),
+            periods_ns: periods,
+            duration_ns,
+            threads: 1,
+            loads: vec![0],
+            timer_slacks_ns: vec![],
+            json_samples: 200,
+        }),
+    }
 }
 
 fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
@@ -251,6 +484,7 @@ mod tests {
                 ("yield".into(), false, "busy".into()),
                 ("spin".into(), true, "busy".into()),
             ],
+            timer_mechanisms: (0..10).map(|i| format!("timer-{i}")).collect(),
         }
     }
 
@@ -263,7 +497,10 @@ mod tests {
             names.dedup();
             assert_eq!(names.len(), p.len());
         }
-        let total: u64 = plan(Level::Normal, &env()).iter().map(|s| s.budget_ms).sum();
+        let total: u64 = plan(Level::Normal, &env())
+            .iter()
+            .map(|s| s.budget_ms)
+            .sum();
         assert!(total <= NORMAL_BUDGET_MS, "{total} ms");
         let quick: u64 = plan(Level::Quick, &env()).iter().map(|s| s.budget_ms).sum();
         assert!(quick <= 30_000, "{quick} ms");
@@ -273,19 +510,27 @@ mod tests {
     fn slack_stage_compares_default_with_one_ns_on_sleeping_mechanisms() {
         let p = plan(Level::Normal, &env());
         let s = p.iter().find(|s| s.name == "sweep-slack").unwrap();
-        let StageConfig::Sweep(c) = &s.config;
+        let StageConfig::Sweep(c) = &s.config else {
+            panic!("not a sweep");
+        };
         assert_eq!(c.timer_slacks_ns, vec![50_000, 1]);
         assert_eq!(c.mechanisms, vec!["nanosleep", "poll"]);
         // Already at 1 ns: nothing to compare.
         let mut e = env();
         e.timer_slack_ns = 1;
-        assert!(plan(Level::Normal, &e).iter().all(|s| s.name != "sweep-slack"));
+        assert!(
+            plan(Level::Normal, &e)
+                .iter()
+                .all(|s| s.name != "sweep-slack")
+        );
     }
 
     #[test]
     fn main_sweep_loads_every_cpu() {
         let p = plan(Level::Normal, &env());
-        let StageConfig::Sweep(c) = &p[0].config;
+        let StageConfig::Sweep(c) = &p[0].config else {
+            panic!("not a sweep");
+        };
         assert_eq!(c.loads, vec![0, 2]);
         assert!(c.timer_slacks_ns.is_empty());
     }

@@ -1,7 +1,7 @@
 //! Runs the survey's stages one after the other.
 
 use super::{Level, StageConfig, StagePlan, StageState, StageStatus, SurveyData};
-use crate::experiments::sweep;
+use crate::experiments::{cpu, pace, runtimes, short, sweep, timers};
 use crate::interrupt::interrupted;
 use crate::model::{ExperimentData, RunSettings, RunStart, now_rfc3339};
 use crate::output::Progress;
@@ -144,6 +144,109 @@ fn run_stage(plan: &StagePlan, quiet: bool) -> anyhow::Result<StageOutput> {
                 notes,
             })
         }
+        StageConfig::Short(config) => {
+            let progress = Progress::new(plan.name, short::planned_batches(config), quiet);
+            let out = short::run(config, &threads, &progress);
+            progress.finish();
+            let out = out?;
+            Ok(output(
+                ExperimentData::Short(out.data),
+                out.settings,
+                out.complete,
+            ))
+        }
+        StageConfig::Pace(config) => {
+            let steps = config.frames * config.strategies.len() as u64;
+            let progress = Progress::new(plan.name, steps, quiet);
+            let out = pace::run(config, &threads, &progress);
+            progress.finish();
+            let out = out?;
+            Ok(output(
+                ExperimentData::Pace(out.data),
+                out.settings,
+                out.complete,
+            ))
+        }
+        StageConfig::Cpu(config) => {
+            let steps = (config.strategies.len() * config.intervals_ns.len()) as u64;
+            let progress = Progress::new(plan.name, steps, quiet);
+            let out = cpu::run(config, &threads, &progress);
+            progress.finish();
+            let (data, settings, complete) = out?;
+            Ok(output(ExperimentData::Cpu(data), settings, complete))
+        }
+        StageConfig::Timers(config) => {
+            let progress = Progress::new(plan.name, timers::cell_count(config), quiet);
+            let out = timers::run(config, &threads, &progress);
+            progress.finish();
+            let out = out?;
+            Ok(output(
+                ExperimentData::Timers(out.data),
+                out.settings,
+                out.complete,
+            ))
+        }
+        StageConfig::Simulate(args) => {
+            use clap::Parser;
+            /// `sleeplab simulate`'s arguments, parsed on their own.
+            #[derive(Parser)]
+            struct Sim {
+                #[command(flatten)]
+                args: crate::commands::simulate::SimulateArgs,
+            }
+            let parsed = Sim::try_parse_from(
+                std::iter::once("simulate".to_string()).chain(args.iter().cloned()),
+            )
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "{}",
+                    e.to_string().lines().next().unwrap_or("bad arguments")
+                )
+            })?;
+            let (config, models, notes) = crate::commands::simulate::config(&parsed.args)?;
+            let cells = crate::sim::grid::cell_indices(&config).len() as u64;
+            let progress = Progress::new(plan.name, cells, quiet);
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let out = crate::sim::run(&config, &models, &progress, threads);
+            progress.finish();
+            let out = out?;
+            Ok(StageOutput {
+                data: ExperimentData::Simulate(out.data),
+                settings: RunSettings::default(),
+                complete: out.complete,
+                notes,
+            })
+        }
+        StageConfig::Runtimes(config) => {
+            use crate::runtimes::catalog::{Catalog, RuntimeId};
+            let catalog = Catalog::locate().map_err(|e| anyhow::anyhow!("{e}"))?;
+            let ids: Vec<RuntimeId> = config
+                .runtimes
+                .iter()
+                .filter_map(|n| RuntimeId::parse(n))
+                .collect();
+            let targets = crate::commands::runtimes::prepare(&catalog, &ids, quiet);
+            let out = runtimes::run(config, targets, true, quiet)?;
+            let settings = RunSettings {
+                timer_slack_ns: sleeplab::system::timer_slack_ns(),
+                ..RunSettings::default()
+            };
+            Ok(output(
+                ExperimentData::Runtimes(out.data),
+                settings,
+                out.complete,
+            ))
+        }
+    }
+}
+
+/// A stage's output from an experiment's (data, settings, complete).
+fn output(data: ExperimentData, settings: RunSettings, complete: bool) -> StageOutput {
+    StageOutput {
+        data,
+        settings,
+        complete,
+        notes: Vec::new(),
     }
 }
 

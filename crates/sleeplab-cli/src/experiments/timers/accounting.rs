@@ -53,8 +53,7 @@ pub struct Schedule {
 impl Schedule {
     /// When deadline `k` is due, ns (saturating).
     pub fn deadline(&self, k: u64) -> u64 {
-        self.t0_ns
-            .saturating_add(k.saturating_mul(self.period_ns))
+        self.t0_ns.saturating_add(k.saturating_mul(self.period_ns))
     }
 }
 
@@ -65,6 +64,45 @@ impl Schedule {
 pub fn passed_deadlines(t0_ns: u64, period_ns: u64, covered: u64, now: u64) -> u64 {
     let latest = now.saturating_sub(t0_ns) / period_ns.max(1);
     latest.max(covered.saturating_add(1)) - covered
+}
+
+/// Makes per-wake expiration counts that are only estimates consistent with the wake
+/// times, for mechanisms whose count cannot be tied to the wake that reports it:
+///
+/// * `setitimer`: the kernel counts no overruns, so the count is the deadlines passed by
+///   the clock read after `sigwaitinfo`; but a thread preempted between dequeuing the
+///   signal and that read sees a deadline whose own signal is still to come, and that
+///   signal would then look early.
+/// * `posix-timer-thread`: each expiry runs in its own thread, so `timer_getoverrun` in a
+///   callback may return the overrun of another expiry.
+///
+/// Each wake `i` claims deadline `k_i` (the running sum of its estimates). A wake cannot
+/// stand for a deadline after its own time, so `k_i` is capped at the latest deadline at
+/// or before the wake, and at `k_{i+1} − 1` (a backward pass); then `k_i ≥ k_{i−1} + 1`
+/// is restored (a forward pass). When the wakes can be matched to distinct deadlines at
+/// or before them, no wake is early afterwards; when they cannot (more wakes than
+/// deadlines have passed: a real early wake), the forward pass leaves the excess early.
+/// Counts that are already consistent (the kernel's exact ones) are left unchanged.
+pub fn reconcile(t0_ns: u64, period_ns: u64, wakes: &mut [Wake]) {
+    let p = period_ns.max(1);
+    let mut k: Vec<u64> = Vec::with_capacity(wakes.len());
+    let mut c = 0u64;
+    for w in wakes.iter() {
+        c = c.saturating_add(w.expirations.max(1));
+        k.push(c);
+    }
+    let mut cap = u64::MAX;
+    for (ki, w) in k.iter_mut().zip(wakes.iter()).rev() {
+        let latest = w.wake_ns.saturating_sub(t0_ns) / p;
+        *ki = (*ki).min(latest).min(cap);
+        cap = ki.saturating_sub(1);
+    }
+    let mut prev = 0u64;
+    for (ki, w) in k.iter_mut().zip(wakes.iter_mut()) {
+        *ki = (*ki).max(prev + 1);
+        w.expirations = *ki - prev;
+        prev = *ki;
+    }
 }
 
 /// What happened to one scheduled tick.
@@ -155,10 +193,7 @@ pub fn account(schedule: &Schedule, wakes: &[Wake]) -> Account {
         acc.error_pct
             .push((interval - p as i64).unsigned_abs() as f64 / p as f64 * 100.0);
         acc.end_lateness_ns = own_lateness;
-        acc.drift_ns = diff(
-            w.wake_ns,
-            schedule.deadline(acc.received),
-        );
+        acc.drift_ns = diff(w.wake_ns, schedule.deadline(acc.received));
         prev = w.wake_ns;
         covered = own;
     }
@@ -194,7 +229,10 @@ mod tests {
         let s = sched(5);
         let wakes: Vec<Wake> = (1..=5).map(|k| w(10 * MS + k * MS + 20_000, 1)).collect();
         let a = account(&s, &wakes);
-        assert_eq!((a.expected, a.received, a.missed, a.early, a.extra), (5, 5, 0, 0, 0));
+        assert_eq!(
+            (a.expected, a.received, a.missed, a.early, a.extra),
+            (5, 5, 0, 0, 0)
+        );
         assert_eq!(a.undelivered, 0);
         assert_eq!(a.ticks.len(), 5);
         assert!(a.ticks.iter().all(|t| t.lateness_ns == 20_000 && !t.missed));
@@ -302,6 +340,66 @@ mod tests {
         // Both deadlines 2 and 3 were swallowed by a wake whose own deadline is 4.
         assert!(a.ticks[1].missed && a.ticks[2].missed);
         assert_eq!(a.end_lateness_ns, 2_000);
+    }
+
+    #[test]
+    fn reconcile_moves_a_claim_to_the_wake_that_delivered_it() {
+        // setitimer: the signal for deadline 1 is dequeued late, the thread is preempted
+        // until t0 + 2.1 ms (after deadline 2) and counts 2 deadlines; deadline 2's own
+        // signal then arrives at once (t0 + 2.12 ms). Uncorrected, that wake claims
+        // deadline 3 and is early; reconciled, the first wake stands for deadline 1 and
+        // the second for deadline 2.
+        let t0 = 10 * MS;
+        let mut wakes = vec![
+            w(t0 + 2_100_000, passed_deadlines(t0, MS, 0, t0 + 2_100_000)),
+            w(t0 + 2_120_000, 1),
+            w(t0 + 3_010_000, 1),
+        ];
+        assert_eq!(wakes[0].expirations, 2);
+        assert_eq!(account(&sched(3), &wakes).early, 1);
+        reconcile(t0, MS, &mut wakes);
+        let n: Vec<u64> = wakes.iter().map(|w| w.expirations).collect();
+        assert_eq!(n, vec![1, 1, 1]);
+        let a = account(&sched(3), &wakes);
+        assert_eq!((a.early, a.received, a.missed), (0, 3, 0));
+        assert_eq!(a.ticks[0].lateness_ns, 1_100_000);
+
+        // SIGEV_THREAD: callbacks read each other's overrun (hints 1+2, 1+2, 1) although
+        // the wakes only allow deadlines 1, 2, 5: the reconciled claims are 1, 2, 5.
+        let mut wakes = vec![
+            w(t0 + 1_900_000, 3),
+            w(t0 + 2_050_000, 3),
+            w(t0 + 5_020_000, 1),
+        ];
+        reconcile(t0, MS, &mut wakes);
+        let n: Vec<u64> = wakes.iter().map(|w| w.expirations).collect();
+        assert_eq!(n, vec![1, 1, 3]);
+        let a = account(&sched(5), &wakes);
+        assert_eq!((a.early, a.received, a.missed, a.undelivered), (0, 3, 2, 0));
+    }
+
+    #[test]
+    fn reconcile_keeps_exact_counts_and_real_early_wakes() {
+        let t0 = 10 * MS;
+        // Exact kernel counts (a stall of 3 periods) stay as they are.
+        let exact = vec![
+            w(t0 + MS + 10_000, 1),
+            w(t0 + 4 * MS + 20_000, 3),
+            w(t0 + 5 * MS + 10_000, 1),
+        ];
+        let mut same = exact.clone();
+        reconcile(t0, MS, &mut same);
+        assert_eq!(same, exact);
+        // Three wakes before deadline 3 cannot all be matched: one stays early.
+        let mut too_many = vec![
+            w(t0 + MS + 1_000, 1),
+            w(t0 + 2 * MS + 1_000, 1),
+            w(t0 + 2 * MS + 5_000, 1),
+        ];
+        reconcile(t0, MS, &mut too_many);
+        assert_eq!(account(&sched(3), &too_many).early, 1);
+        // Empty input is fine.
+        reconcile(t0, MS, &mut []);
     }
 
     #[test]

@@ -78,7 +78,11 @@ pub fn histogram_text(data: &TimersData, max_us: u64) -> String {
         out.push('\n');
     }
     let line = |out: &mut String, title: &str, values: Vec<String>| {
-        let _ = writeln!(out, "# {title}:{}", values.iter().map(|v| format!(" {v}")).collect::<String>());
+        let _ = writeln!(
+            out,
+            "# {title}:{}",
+            values.iter().map(|v| format!(" {v}")).collect::<String>()
+        );
     };
     line(
         &mut out,
@@ -212,7 +216,9 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         let start = lines.iter().position(|l| *l == "# Histogram").unwrap();
         assert!(lines[..start].iter().all(|l| l.starts_with('#')));
-        assert!(lines[1].contains("column 1: clock-nanosleep-abs period 1.000 ms load 0 slack 50.00 µs thread 0"));
+        assert!(lines[1].contains(
+            "column 1: clock-nanosleep-abs period 1.000 ms load 0 slack 50.00 µs thread 0"
+        ));
         let rows = &lines[start + 1..start + 6];
         assert_eq!(
             rows,

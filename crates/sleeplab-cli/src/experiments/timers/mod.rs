@@ -126,7 +126,7 @@ pub struct TimersCell {
 
 /// A cell that was not measured, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct SkippedCell {
+pub struct SkippedTimerCell {
     /// Mechanism name.
     pub mechanism: String,
     /// Period, ns.
@@ -143,5 +143,5 @@ pub struct TimersData {
     /// Measured cells in run order (load, slack, period, mechanism).
     pub cells: Vec<TimersCell>,
     /// Cells not measured.
-    pub skipped: Vec<SkippedCell>,
+    pub skipped: Vec<SkippedTimerCell>,
 }

@@ -18,7 +18,12 @@ fn most_common(values: impl Iterator<Item = u64>) -> u64 {
     let v: Vec<u64> = values.collect();
     v.iter()
         .copied()
-        .max_by_key(|x| (v.iter().filter(|y| *y == x).count(), std::cmp::Reverse(v.iter().position(|y| y == x))))
+        .max_by_key(|x| {
+            (
+                v.iter().filter(|y| *y == x).count(),
+                std::cmp::Reverse(v.iter().position(|y| y == x)),
+            )
+        })
         .unwrap_or(0)
 }
 
@@ -130,10 +135,21 @@ pub fn render(data: &TimersData) -> String {
         .cells
         .iter()
         .filter(|c| c.merged.early_wakes > 0)
-        .map(|c| format!("{} @ {}: {}", c.mechanism, fmt_ns(c.period_ns), c.merged.early_wakes))
+        .map(|c| {
+            format!(
+                "{} @ {}: {}",
+                c.mechanism,
+                fmt_ns(c.period_ns),
+                c.merged.early_wakes
+            )
+        })
         .collect();
     if !early.is_empty() {
-        let _ = writeln!(out, "\nEARLY wakes (before their deadline): {}", early.join("; "));
+        let _ = writeln!(
+            out,
+            "\nEARLY wakes (before their deadline): {}",
+            early.join("; ")
+        );
     }
     if !data.skipped.is_empty() {
         let _ = writeln!(
@@ -155,12 +171,15 @@ pub fn render(data: &TimersData) -> String {
     out
 }
 
-/// Two matrices over periods: avg error (the seed's figure) and mean lateness.
+/// Matrices over periods: avg error (the seed's figure), median and mean lateness.
 fn overview(data: &TimersData, load: usize, slack: Option<u64>) -> String {
     let cfg = &data.config;
     let find = |m: &str, p: u64| {
         data.cells.iter().find(|c| {
-            c.mechanism == m && c.period_ns == p && c.load == load && c.requested_timer_slack_ns == slack
+            c.mechanism == m
+                && c.period_ns == p
+                && c.load == load
+                && c.requested_timer_slack_ns == slack
         })
     };
     let mut s = String::new();
@@ -169,6 +188,9 @@ fn overview(data: &TimersData, load: usize, slack: Option<u64>) -> String {
             "avg error (seed 004's figure)",
             (|c: &TimersCell| fmt_pct(c.merged.avg_error_pct)) as fn(&TimersCell) -> String,
         ),
+        ("median lateness", |c: &TimersCell| {
+            fmt_ns_f(c.merged.median_lateness_ns)
+        }),
         ("mean lateness", |c: &TimersCell| {
             fmt_ns_f(c.merged.mean_lateness_ns)
         }),

@@ -4,7 +4,7 @@
 
 use super::accounting::{Schedule, Wake, account};
 use super::mechanisms::{self, Plan};
-use super::{SkippedCell, ThreadResult, TickStats, TimersCell, TimersConfig, TimersData};
+use super::{SkippedTimerCell, ThreadResult, TickStats, TimersCell, TimersConfig, TimersData};
 use crate::error::UsageError;
 use crate::interrupt::interrupted;
 use crate::load::LoadThreads;
@@ -68,11 +68,10 @@ pub fn run(
                         break 'all;
                     }
                     if let Some(reason) = mechanisms::skip_reason(name, period) {
-                        if !skipped
-                            .iter()
-                            .any(|s: &SkippedCell| s.mechanism == *name && s.period_ns == period)
-                        {
-                            skipped.push(SkippedCell {
+                        if !skipped.iter().any(|s: &SkippedTimerCell| {
+                            s.mechanism == *name && s.period_ns == period
+                        }) {
+                            skipped.push(SkippedTimerCell {
                                 mechanism: name.clone(),
                                 period_ns: period,
                                 reason,
@@ -84,8 +83,14 @@ pub fn run(
                     progress.message(format!(
                         "{name} @ {}{}{} · ~{left:.0} s left of ~{:.0} s",
                         fmt_ns(period),
-                        if config.loads.len() > 1 { format!(" load {load}") } else { String::new() },
-                        slack.map(|s| format!(" slack {}", fmt_ns(s))).unwrap_or_default(),
+                        if config.loads.len() > 1 {
+                            format!(" load {load}")
+                        } else {
+                            String::new()
+                        },
+                        slack
+                            .map(|s| format!(" slack {}", fmt_ns(s)))
+                            .unwrap_or_default(),
                         total as f64 * config.duration_ns as f64 / 1e9,
                     ));
                     match run_cell(config, name, period, load, slack, &per_thread)? {
@@ -97,7 +102,7 @@ pub fn run(
                                 break 'all;
                             }
                         }
-                        Err(reason) => skipped.push(SkippedCell {
+                        Err(reason) => skipped.push(SkippedTimerCell {
                             mechanism: name.clone(),
                             period_ns: period,
                             reason,
@@ -191,7 +196,15 @@ fn run_cell(
             Err(reason) => return Ok(Err(reason)),
         }
     }
-    Ok(Ok(assemble(config, name, period, (load, slack), &plan, ok, helper)))
+    Ok(Ok(assemble(
+        config,
+        name,
+        period,
+        (load, slack),
+        &plan,
+        ok,
+        helper,
+    )))
 }
 
 /// One measuring thread: settings, slack, the mechanism, the barrier, the run.
@@ -260,7 +273,11 @@ fn assemble(
         .map(|r| {
             // An interrupted run is accounted up to the deadlines it reached.
             let ticks = if r.report.interrupted {
-                r.wakes.iter().map(|w| w.expirations).sum::<u64>().min(plan.ticks)
+                r.wakes
+                    .iter()
+                    .map(|w| w.expirations)
+                    .sum::<u64>()
+                    .min(plan.ticks)
             } else {
                 plan.ticks
             };
@@ -279,7 +296,8 @@ fn assemble(
         let wall = r.report.end_ns.saturating_sub(r.report.t0_ns);
         let helper_cpu = r.report.helper.cpu_ns + shared_helper.cpu_ns / n;
         let cpu = r.usage.cpu_ns + helper_cpu;
-        let v = r.usage.voluntary_csw + r.report.helper.voluntary_csw + shared_helper.voluntary_csw / n;
+        let v =
+            r.usage.voluntary_csw + r.report.helper.voluntary_csw + shared_helper.voluntary_csw / n;
         let iv = r.usage.involuntary_csw
             + r.report.helper.involuntary_csw
             + shared_helper.involuntary_csw / n;
@@ -367,7 +385,12 @@ mod tests {
             assert!(cell.merged.min_lateness_ns >= 0);
             for t in &cell.threads {
                 assert_eq!(t.stats.expected, ticks);
-                assert_eq!(t.ticks.len() as u64, ticks);
+                // setitimer's counts are estimates: a deadline may be claimed by no wake.
+                if cell.mechanism == "setitimer" {
+                    assert!(t.ticks.len() as u64 <= ticks);
+                } else {
+                    assert_eq!(t.ticks.len() as u64, ticks);
+                }
                 assert_eq!(t.lateness_ns.len(), 5);
                 assert!(t.wall_ns >= (ticks - 1) * cell.period_ns);
             }

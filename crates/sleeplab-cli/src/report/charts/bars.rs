@@ -2,9 +2,9 @@
 //! seed 002 figure 1 (mean frame error, whiskers from min to max), runtimes compared.
 
 use super::xy::{Axis, Scale};
-use super::{log_axis, 
+use super::{
     Area, DESC_SIZE, DrawResult, FONT, TICK_SIZE, bold_grid, decade_range, draw_category_labels,
-    label_width, light_grid,
+    label_width, light_grid, log_axis,
 };
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
@@ -59,7 +59,14 @@ impl Bars {
         let (x0, x1) = match (self.x.range, self.x.scale) {
             (Some(r), _) => r,
             (None, Scale::Log) => decade_range(lo, hi),
-            (None, Scale::Linear) => (0.0, if hi.is_finite() && hi > 0.0 { hi * 1.08 } else { 1.0 }),
+            (None, Scale::Linear) => (
+                0.0,
+                if hi.is_finite() && hi > 0.0 {
+                    hi * 1.08
+                } else {
+                    1.0
+                },
+            ),
         };
         match self.x.scale {
             Scale::Log => self.draw_in(root, log_axis(x0, x1), x0),
@@ -121,13 +128,19 @@ impl Bars {
                 .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())?
                 .label(bar.as_str())
                 .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 16, y + 5)], ShapeStyle::from(&c.mix(0.85)).filled())
+                    Rectangle::new(
+                        [(x, y - 5), (x + 16, y + 5)],
+                        ShapeStyle::from(&c.mix(0.85)).filled(),
+                    )
                 });
             chart
                 .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())?
                 .label(whisker.as_str())
                 .legend(|(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], ShapeStyle::from(&BLACK.mix(0.8)).stroke_width(2))
+                    PathElement::new(
+                        vec![(x, y), (x + 16, y)],
+                        ShapeStyle::from(&BLACK.mix(0.8)).stroke_width(2),
+                    )
                 });
             chart
                 .configure_series_labels()

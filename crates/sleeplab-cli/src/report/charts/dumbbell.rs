@@ -3,9 +3,9 @@
 //! names stay readable.
 
 use super::xy::{Axis, Scale};
-use super::{log_axis, 
+use super::{
     Area, DESC_SIZE, DrawResult, FONT, TICK_SIZE, bold_grid, decade_range, draw_category_labels,
-    label_width, light_grid,
+    label_width, light_grid, log_axis,
 };
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
@@ -50,7 +50,11 @@ impl Dumbbell {
             (None, Scale::Log) => decade_range(lo, hi),
             (None, Scale::Linear) => (
                 if lo.is_finite() { lo.min(0.0) } else { 0.0 },
-                if hi.is_finite() && hi > 0.0 { hi * 1.08 } else { 1.0 },
+                if hi.is_finite() && hi > 0.0 {
+                    hi * 1.08
+                } else {
+                    1.0
+                },
             ),
         };
         match self.x.scale {
@@ -89,7 +93,12 @@ impl Dumbbell {
         let rows = self.rows.len();
         for (i, row) in self.values.iter().enumerate() {
             let y = (rows - 1 - i) as f64;
-            let present: Vec<f64> = row.iter().flatten().copied().filter(|&v| self.shown(v)).collect();
+            let present: Vec<f64> = row
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|&v| self.shown(v))
+                .collect();
             if present.len() >= 2 {
                 let lo = present.iter().copied().fold(f64::INFINITY, f64::min);
                 let hi = present.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -119,7 +128,9 @@ impl Dumbbell {
                         .map(move |p| Circle::new(p, 6, ShapeStyle::from(&color).filled())),
                 )?
                 .label(name.as_str())
-                .legend(move |(x, y)| Circle::new((x + 6, y), 6, ShapeStyle::from(&color).filled()));
+                .legend(move |(x, y)| {
+                    Circle::new((x + 6, y), 6, ShapeStyle::from(&color).filled())
+                });
         }
         draw_category_labels(root, &chart, &self.rows, x0)?;
         chart

@@ -25,6 +25,9 @@ pub struct Heatmap {
     pub y_desc: String,
     /// Colour on a log scale (values spanning decades).
     pub log_color: bool,
+    /// The values at the two ends of the colour scale; `None` fits this chart's values
+    /// (give several heatmaps the same range to compare their colours).
+    pub range: Option<(f64, f64)>,
 }
 
 impl Heatmap {
@@ -43,7 +46,11 @@ impl Heatmap {
         } else {
             (v, lo, hi)
         };
-        if hi > lo { ((v - lo) / (hi - lo)).clamp(0.0, 1.0) } else { 0.0 }
+        if hi > lo {
+            ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
     }
 
     /// Draws the chart.
@@ -56,8 +63,12 @@ impl Heatmap {
             .copied()
             .filter(|v| v.is_finite() && (!self.log_color || *v > 0.0))
             .collect();
-        let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (lo, hi) = self.range.unwrap_or_else(|| {
+            (
+                all.iter().copied().fold(f64::INFINITY, f64::min),
+                all.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            )
+        });
         let (nc, nr) = (self.columns.len().max(1), self.rows.len().max(1));
         let mut chart = ChartBuilder::on(root)
             .margin(12)
@@ -110,7 +121,11 @@ impl Heatmap {
                 root.draw(&Text::new(
                     label,
                     (px, py),
-                    if dark { on_dark.clone() } else { on_light.clone() },
+                    if dark {
+                        on_dark.clone()
+                    } else {
+                        on_light.clone()
+                    },
                 ))?;
             }
         }
@@ -128,7 +143,11 @@ impl Heatmap {
             .pos(Pos::new(HPos::Right, VPos::Center));
         for (r, name) in self.rows.iter().enumerate() {
             let (px, py) = chart.backend_coord(&(0.0, (nr - 1 - r) as f64 + 0.5));
-            root.draw(&Text::new(super::short_label(name), (px - 8, py), right.clone()))?;
+            root.draw(&Text::new(
+                super::short_label(name),
+                (px - 8, py),
+                right.clone(),
+            ))?;
         }
         Ok(())
     }
@@ -143,7 +162,11 @@ pub fn ramp(t: f64) -> RGBColor {
         (0.75, (215.0, 48.0, 31.0)),
         (1.0, (127.0, 0.0, 0.0)),
     ];
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     for w in STOPS.windows(2) {
         let (a, ca) = w[0];
         let (b, cb) = w[1];

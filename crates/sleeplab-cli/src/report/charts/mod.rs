@@ -168,7 +168,11 @@ fn tag(svg: &str, id: &str, label: &str) -> String {
 /// so a log axis always has labelled powers of ten.
 pub fn decade_range(lo: f64, hi: f64) -> (f64, f64) {
     let lo = if lo.is_finite() && lo > 0.0 { lo } else { 1.0 };
-    let hi = if hi.is_finite() && hi > lo { hi } else { lo * 10.0 };
+    let hi = if hi.is_finite() && hi > lo {
+        hi
+    } else {
+        lo * 10.0
+    };
     let a = 10f64.powf(lo.log10().floor());
     let mut b = 10f64.powf(hi.log10().ceil());
     if b <= a {
@@ -184,7 +188,10 @@ pub(crate) fn log_axis(
 ) -> plotters::coord::combinators::WithKeyPoints<plotters::coord::combinators::LogCoord<f64>> {
     use plotters::coord::combinators::BindKeyPoints;
     let (bold, light) = log_ticks(lo, hi);
-    (lo..hi).log_scale().with_key_points(bold).with_light_points(light)
+    (lo..hi)
+        .log_scale()
+        .with_key_points(bold)
+        .with_light_points(light)
 }
 
 /// Tick values of a log axis over `[lo, hi]`: (labelled, grid lines). Labels at whole

@@ -2,7 +2,9 @@
 //! log-log scatter, seed 002 figure 2), latency CDFs, CPU vs interval (figure 3), error
 //! per period (seed 004), comparisons of two runs.
 
-use super::{log_axis, Area, DESC_SIZE, DrawResult, FONT, TICK_SIZE, bold_grid, decade_range, light_grid};
+use super::{
+    Area, DESC_SIZE, DrawResult, FONT, TICK_SIZE, bold_grid, decade_range, light_grid, log_axis,
+};
 use crate::report::units;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
@@ -166,6 +168,11 @@ impl XyChart {
             (lo.min(v), hi.max(v))
         });
         match axis.scale {
+            // A little room around the data; whole decades when the data spans less
+            // than one (so the axis has a power of ten to label).
+            Scale::Log if lo.is_finite() && hi.is_finite() && lo > 0.0 && hi / lo >= 10.0 => {
+                (lo / 1.4, hi * 1.4)
+            }
             Scale::Log => decade_range(lo, hi),
             Scale::Linear => {
                 if !lo.is_finite() {
@@ -245,9 +252,7 @@ impl XyChart {
                         ShapeStyle::from(&BLACK.mix(0.45)).stroke_width(1),
                     ))?
                     .label("ideal (actual = requested)")
-                    .legend(|(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.45))
-                    });
+                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.45)));
             }
         }
         for s in &self.series {
@@ -264,9 +269,10 @@ impl XyChart {
                 }
                 Style::Line => chart.draw_series(LineSeries::new(pts, line))?,
                 Style::Dashed => chart.draw_series(DashedLineSeries::new(pts, 7, 4, line))?,
-                Style::Markers => chart.draw_series(pts.iter().map(|&p| {
-                    Circle::new(p, 4, ShapeStyle::from(&color.mix(0.75)).filled())
-                }))?,
+                Style::Markers => chart.draw_series(
+                    pts.iter()
+                        .map(|&p| Circle::new(p, 6, ShapeStyle::from(&color.mix(0.8)).filled())),
+                )?,
             };
             if self.legend != Legend::None {
                 anno.label(s.name.as_str()).legend(move |(x, y)| {

@@ -2,8 +2,13 @@
 //! nothing when the result holds none of it.
 
 pub mod notes;
+pub mod precise;
+pub mod runtimes;
+pub mod short;
+pub mod simulate;
 pub mod stages;
 pub mod sweep;
+pub mod timers;
 
 use super::charts::{Chart, render};
 use super::html::Figure;
@@ -19,6 +24,7 @@ pub(crate) fn figure(
     Figure {
         chart: render(id, label, size, draw),
         caption,
+        legend: Vec::new(),
     }
 }
 

@@ -16,7 +16,12 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
     let mut skipped: Vec<String> = Vec::new();
     for s in r.sweeps() {
         for k in &s.skipped {
-            let line = format!("{} @ {}: {}", k.mechanism, ns(k.requested_ns as f64), k.reason);
+            let line = format!(
+                "{} @ {}: {}",
+                k.mechanism,
+                ns(k.requested_ns as f64),
+                k.reason
+            );
             if !skipped.contains(&line) {
                 skipped.push(line);
             }

@@ -8,7 +8,14 @@ use crate::report::view::Results;
 /// The stages section (surveys only).
 pub fn section(r: &Results<'_>) -> Option<Section> {
     let s = r.survey?;
-    let mut t = Table::new(["stage", "what it asks", "state", "planned", "took", "detail"]);
+    let mut t = Table::new([
+        "stage",
+        "what it asks",
+        "state",
+        "planned",
+        "took",
+        "detail",
+    ]);
     for st in &s.stages {
         let state = match &st.state {
             StageState::Ok => Cell::Good("ok".into()),
@@ -26,12 +33,20 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
             Cell::Text(st.title.clone()),
             state,
             Cell::Num(secs(st.planned_ms)),
-            Cell::Num(if st.elapsed_ms > 0 { secs(st.elapsed_ms) } else { "–".into() }),
+            Cell::Num(if st.elapsed_ms > 0 {
+                secs(st.elapsed_ms)
+            } else {
+                "–".into()
+            }),
             Cell::Text(detail),
         ]);
     }
     let total: u64 = s.stages.iter().map(|s| s.elapsed_ms).sum();
-    let ok = s.stages.iter().filter(|s| s.state == StageState::Ok).count();
+    let ok = s
+        .stages
+        .iter()
+        .filter(|s| s.state == StageState::Ok)
+        .count();
     Some(Section {
         id: "stages".into(),
         title: "What ran".into(),

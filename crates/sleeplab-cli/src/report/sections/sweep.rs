@@ -16,7 +16,14 @@ use plotters::style::RGBColor;
 use sleeplab::wait::{self, Family};
 
 /// The mechanisms the overview charts show, when measured (one per family, and spin).
-pub const HIGHLIGHT: [&str; 6] = ["nanosleep", "select", "poll", "timerfd-reuse", "futex", "spin"];
+pub const HIGHLIGHT: [&str; 6] = [
+    "nanosleep",
+    "select",
+    "poll",
+    "timerfd-reuse",
+    "futex",
+    "spin",
+];
 
 /// Every sweep section the results support.
 pub fn sections(r: &Results<'_>) -> Vec<Section> {
@@ -24,17 +31,22 @@ pub fn sections(r: &Results<'_>) -> Vec<Section> {
     if let Some(m) = r.main_sweep() {
         out.push(requested_vs_actual(&m, r.top.fingerprint.cpu_count));
         out.extend(distributions(&m));
-        out.extend(cpu_cost(&m));
     }
     if let Some(s) = r.slack_sweep() {
         out.push(slack(&s));
+    }
+    if let Some(m) = r.main_sweep() {
+        out.extend(cpu_cost(&m));
     }
     out
 }
 
 /// Whether a mechanism really sleeps (not spin or yield).
 fn sleeps(name: &str) -> bool {
-    !matches!(wait::find(name).map(|m| m.family), Some(Family::Busy) | None)
+    !matches!(
+        wait::find(name).map(|m| m.family),
+        Some(Family::Busy) | None
+    )
 }
 
 /// Whether a cell is a sleep to compare: a sleeping mechanism none of whose calls
@@ -52,9 +64,18 @@ fn highlighted<'a>(m: &MainSweep<'a>) -> Vec<(&'a str, RGBColor)> {
         .filter_map(|h| mechs.iter().copied().find(|m| m == h))
         .collect();
     if chosen.len() < 2 {
-        chosen = mechs.iter().copied().filter(|n| *n != "yield").take(6).collect();
+        chosen = mechs
+            .iter()
+            .copied()
+            .filter(|n| *n != "yield")
+            .take(6)
+            .collect();
     }
-    chosen.into_iter().enumerate().map(|(i, n)| (n, color(i))).collect()
+    chosen
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| (n, color(i)))
+        .collect()
 }
 
 /// The colour of load level number `i` (0 = idle).
@@ -74,7 +95,9 @@ fn load_name(load: usize) -> String {
 fn medians(m: &MainSweep<'_>, mech: &str, load: usize) -> Vec<(f64, f64)> {
     let mut v: Vec<(f64, f64)> = m
         .cells()
-        .filter(|c| c.mechanism == mech && c.load == load && c.requested_ns > 0 && c.summary.count > 0)
+        .filter(|c| {
+            c.mechanism == mech && c.load == load && c.requested_ns > 0 && c.summary.count > 0
+        })
         .map(|c| (c.requested_ns as f64, c.summary.median_ns))
         .collect();
     v.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -115,15 +138,21 @@ fn requested_vs_actual(m: &MainSweep<'_>, cpus: usize) -> Section {
     let charts: Vec<_> = m
         .mechanisms()
         .into_iter()
-        .filter(|mech| m.cells().any(|c| &c.mechanism == mech && c.requested_ns > 0))
+        .filter(|mech| {
+            m.cells()
+                .any(|c| &c.mechanism == mech && c.requested_ns > 0)
+        })
         .map(|mech| {
             let spec = XyChart {
                 title: Some(mech.to_string()),
                 x: Axis::log_ns("requested"),
                 y: Axis::log_ns("median elapsed"),
+                // The idle line is drawn last, on top: where load changes nothing, it
+                // is the one that shows.
                 series: loads
                     .iter()
                     .enumerate()
+                    .rev()
                     .map(|(i, &l)| Series {
                         name: load_name(l),
                         color: load_color(i),
@@ -155,7 +184,9 @@ fn requested_vs_actual(m: &MainSweep<'_>, cpus: usize) -> Section {
         wide: false,
         caption: load_caption(m, cpus),
     });
-    blocks.push(Block::Heading("The numbers: median elapsed (p99 below)".into()));
+    blocks.push(Block::Heading(
+        "The numbers: median elapsed (p99 below)".into(),
+    ));
     blocks.push(Block::Table(median_table(m)));
     Section {
         id: "requested-vs-actual".into(),
@@ -225,7 +256,14 @@ fn load_caption(m: &MainSweep<'_>, cpus: usize) -> String {
         .into_iter()
         .find(|&d| m.cells().any(|c| c.requested_ns == d && c.load == max));
     let Some(d) = d else {
-        return format!("Loads measured: {}.", loads.iter().map(|l| load_name(*l)).collect::<Vec<_>>().join(", "));
+        return format!(
+            "Loads measured: {}.",
+            loads
+                .iter()
+                .map(|l| load_name(*l))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     };
     let mut ratios: Vec<(&str, f64, f64, f64)> = m
         .cells()
@@ -291,8 +329,21 @@ fn median_table(m: &MainSweep<'_>) -> Table {
     t
 }
 
-/// (elapsed, cumulative % of calls) from a cell's histogram, starting at its minimum.
+/// (elapsed, cumulative % of calls) of a cell: the exact step function when the result
+/// kept every sample, otherwise from the histogram's buckets (each bucket's upper bound
+/// and the share of calls up to it), starting at the minimum.
 pub fn cdf(c: &SweepCell) -> Vec<(f64, f64)> {
+    if !c.samples_ns.is_empty() && c.samples_ns.len() as u64 == c.summary.count {
+        let mut v = c.samples_ns.clone();
+        v.sort_unstable();
+        let n = v.len() as f64;
+        let mut pts = Vec::with_capacity(2 * v.len());
+        for (i, &x) in v.iter().enumerate() {
+            pts.push((x.max(1) as f64, 100.0 * i as f64 / n));
+            pts.push((x.max(1) as f64, 100.0 * (i + 1) as f64 / n));
+        }
+        return pts;
+    }
     let total: u64 = c.histogram.iter().map(|b| b[1]).sum();
     if total == 0 {
         return Vec::new();
@@ -342,14 +393,27 @@ fn distributions(m: &MainSweep<'_>) -> Option<Section> {
             };
             chart(
                 &format!("sweep-cdf-{d}ns"),
-                &format!("distribution of elapsed times for {} requests", ns(d as f64)),
+                &format!(
+                    "distribution of elapsed times for {} requests",
+                    ns(d as f64)
+                ),
                 (540, 340),
                 |a| spec.draw(a),
             )
         })
         .collect();
     let legend = hl.iter().map(|&(n, c)| (n.to_string(), css(c))).collect();
-    let mut t = Table::new(["mechanism", "requested", "n", "min", "p50", "p90", "p99", "p99.9", "max"]);
+    let mut t = Table::new([
+        "mechanism",
+        "requested",
+        "n",
+        "min",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "max",
+    ]);
     for &d in &picked {
         for &(name, _) in &hl {
             if let Some(c) = m.cell(name, d, 0) {
@@ -388,8 +452,13 @@ fn distributions(m: &MainSweep<'_>) -> Option<Section> {
 /// than a factor of 4, linear otherwise (a log axis over a narrow range has no ticks
 /// worth reading).
 fn elapsed_axis(series: &[Series]) -> Axis {
-    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).filter(|x| *x > 0.0);
-    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
+    let xs = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .filter(|x| *x > 0.0);
+    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
     if !lo.is_finite() || hi <= lo {
         return Axis::log_ns("elapsed (log scale)");
     }
@@ -469,10 +538,8 @@ fn cpu_cost(m: &MainSweep<'_>) -> Option<Section> {
         .find(|&d| m.cells().any(|c| c.requested_ns == d && c.load == 0));
     let caption = match d {
         Some(d) => {
-            let mut cells: Vec<&SweepCell> = hl
-                .iter()
-                .filter_map(|&(n, _)| m.cell(n, d, 0))
-                .collect();
+            let mut cells: Vec<&SweepCell> =
+                hl.iter().filter_map(|&(n, _)| m.cell(n, d, 0)).collect();
             cells.sort_by(|a, b| cpu_pct(a).total_cmp(&cpu_pct(b)));
             match (cells.first(), cells.last()) {
                 (Some(lo), Some(hi)) if lo.mechanism != hi.mechanism => format!(
@@ -489,7 +556,14 @@ fn cpu_cost(m: &MainSweep<'_>) -> Option<Section> {
         }
         None => String::new(),
     };
-    let mut t = Table::new(["mechanism", "requested", "CPU per call", "CPU %", "voluntary csw/call", "involuntary csw/call"]);
+    let mut t = Table::new([
+        "mechanism",
+        "requested",
+        "CPU per call",
+        "CPU %",
+        "voluntary csw/call",
+        "involuntary csw/call",
+    ]);
     for &(name, _) in &hl {
         for c in m.cells().filter(|c| c.mechanism == name && c.load == 0) {
             t.row(vec![
@@ -541,7 +615,10 @@ fn slack(s: &SlackSweep<'_>) -> Section {
             .iter()
             .map(|(h, l)| vec![Some(h.summary.median_ns), Some(l.summary.median_ns)])
             .collect(),
-        x: Axis::log_ns(format!("median elapsed for a {} request (log scale)", ns(d as f64))),
+        x: Axis::log_ns(format!(
+            "median elapsed for a {} request (log scale)",
+            ns(d as f64)
+        )),
     };
     let mut by_gain: Vec<_> = at_d
         .iter()
@@ -589,7 +666,11 @@ fn slack(s: &SlackSweep<'_>) -> Section {
             Cell::Num(ns(h.requested_ns as f64)),
             Cell::Num(ns(h.summary.median_ns)),
             Cell::Num(ns(l.summary.median_ns)),
-            if diff > 2_000.0 { Cell::Warn(ns(diff)) } else { Cell::Num(ns(diff)) },
+            if diff > 2_000.0 {
+                Cell::Warn(ns(diff))
+            } else {
+                Cell::Num(ns(diff))
+            },
             Cell::Num(ns(h.summary.p99_ns)),
             Cell::Num(ns(l.summary.p99_ns)),
         ]);
@@ -619,8 +700,28 @@ fn slack(s: &SlackSweep<'_>) -> Section {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::testdata::{cell, result, sweep};
     use crate::model::ExperimentData;
+    use crate::report::testdata::{cell, result, sweep};
+
+    #[test]
+    fn exact_cdf_when_every_sample_was_kept() {
+        let mut c = cell("nanosleep", 1_000, 0, 50_000, 60_000.0);
+        c.samples_ns = vec![30, 10, 20, 40];
+        c.summary.count = 4;
+        assert_eq!(
+            cdf(&c),
+            vec![
+                (10.0, 0.0),
+                (10.0, 25.0),
+                (20.0, 25.0),
+                (20.0, 50.0),
+                (30.0, 50.0),
+                (30.0, 75.0),
+                (40.0, 75.0),
+                (40.0, 100.0)
+            ]
+        );
+    }
 
     #[test]
     fn cdf_ends_at_100_and_starts_at_the_minimum() {
@@ -661,10 +762,19 @@ mod tests {
         let r = result(ExperimentData::Sweep(sweep(cells)));
         let secs = sections(&Results::of(&r));
         let ids: Vec<&str> = secs.iter().map(|s| s.id.as_str()).collect();
-        assert_eq!(ids, vec!["requested-vs-actual", "distributions", "cpu-cost"]);
+        assert_eq!(
+            ids,
+            vec!["requested-vs-actual", "distributions", "cpu-cost"]
+        );
         let html: String = secs
             .iter()
-            .map(|s| crate::report::html::Page { sections: vec![s.clone()], ..Default::default() }.render())
+            .map(|s| {
+                crate::report::html::Page {
+                    sections: vec![s.clone()],
+                    ..Default::default()
+                }
+                .render()
+            })
             .collect();
         for id in [
             "sweep-requested-actual",
@@ -675,7 +785,10 @@ mod tests {
             "sweep-cdf-1000000ns",
             "sweep-cpu",
         ] {
-            assert!(html.contains(&format!("data-chart=\"{id}\"")), "{id} missing");
+            assert!(
+                html.contains(&format!("data-chart=\"{id}\"")),
+                "{id} missing"
+            );
         }
         assert!(!html.contains("could not be drawn"), "a chart failed");
     }

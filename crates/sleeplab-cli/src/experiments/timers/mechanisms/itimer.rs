@@ -12,15 +12,17 @@
 //! The kernel keeps the grid when it re-arms (at signal dequeue, forwarded past now) but
 //! does not count overruns, so missed deadlines are those already passed at each wake
 //! (as for the loops). `it_value` is relative, so `t0` comes from `getitimer` right after
-//! arming (see [`child`]): our grid is at most a microsecond or two earlier than the
-//! kernel's, never later.
+//! arming (see [`child`]): our grid is a microsecond or two earlier than the kernel's,
+//! never later. A thread preempted between dequeuing a signal and reading the clock
+//! counts a deadline whose own signal is still to come; [`reconcile`] gives that
+//! deadline back to the wake that delivered it.
 //! The child's CPU time and context switches are its own (getrusage, process CPU clock
 //! around the loop). A `SIGINT` or `SIGTERM` sent to the process group ends the child's
 //! run early; it does not reach sleeplab's Ctrl-C handler twice.
 
 use super::sys::{block, errno, os_err, restore_mask, sigset};
 use super::{MechanismError, Periodic, Plan, RunReport, Wake};
-use crate::experiments::timers::accounting::passed_deadlines;
+use crate::experiments::timers::accounting::{passed_deadlines, reconcile};
 use crate::usage::ThreadUsage;
 use sleeplab::clock::{monotonic_ns, process_cpu_ns};
 
@@ -128,7 +130,11 @@ impl Periodic for SetItimer {
         // SAFETY: the child has exited; the mapping holds what it wrote.
         let h = unsafe { &*shared.header() };
         if h.errno != 0 {
-            let call = if h.failed_call == 1 { "setitimer" } else { "sigwaitinfo" };
+            let call = if h.failed_call == 1 {
+                "setitimer"
+            } else {
+                "sigwaitinfo"
+            };
             return Err(MechanismError::Os {
                 call,
                 source: std::io::Error::from_raw_os_error(h.errno as i32),
@@ -142,7 +148,10 @@ impl Periodic for SetItimer {
         let n = usize::try_from(h.count).unwrap_or(0).min(shared.cap);
         // SAFETY: the child wrote `count` wakes (at most `cap`).
         let got = unsafe { std::slice::from_raw_parts(shared.wakes(), n) };
+        let first = wakes.len();
         wakes.extend_from_slice(got);
+        // Deadlines seen by the clock read may still have their own signal to come.
+        reconcile(h.t0_ns, plan.period_ns, &mut wakes[first..]);
         Ok(RunReport {
             t0_ns: h.t0_ns,
             end_ns: h.end_ns,
@@ -190,23 +199,34 @@ unsafe fn child(shared: &Shared, plan: &Plan) -> ! {
     // SAFETY (whole block): raw pointers into our mapping, indices checked against cap;
     // plain syscalls.
     unsafe {
+        let called = monotonic_ns();
         if libc::setitimer(libc::ITIMER_REAL, &it, std::ptr::null_mut()) != 0 {
             (*h).errno = i64::from(errno());
             (*h).failed_call = 1;
             libc::_exit(1);
         }
         // The kernel's grid starts when it armed the timer, which a preemption could put
-        // well after a clock read before the call. Ask it when the first expiry is due
-        // instead: `getitimer` gives the remaining time truncated to a microsecond, so
-        // `before + remaining` is at or before the true expiry, and the schedule built
-        // on it is never later than the kernel's (no false early wakes).
+        // well after `called`. Ask it when the first expiry is due instead: `getitimer`
+        // gives the remaining time truncated to a microsecond, so `before + remaining` is
+        // at or before the true expiry. That holds only while the first expiry is still
+        // ahead: if the timer already fired (SIGALRM pending) or is idle, fall back to
+        // `called`. (One microsecond is taken off: the kernel reports a remaining time
+        // below 1 µs as 1 µs.) Either way the schedule is never later than the kernel's,
+        // so no wake is falsely early; lateness is overestimated by the uncertainty.
         let mut left: libc::itimerval = std::mem::zeroed();
         let before = monotonic_ns();
         libc::getitimer(libc::ITIMER_REAL, &mut left);
+        let mut pending: libc::sigset_t = std::mem::zeroed();
+        libc::sigpending(&mut pending);
+        let fired = libc::sigismember(&pending, libc::SIGALRM) == 1;
         let remaining = (left.it_value.tv_sec.max(0) as u64)
             .saturating_mul(1_000_000_000)
             .saturating_add(left.it_value.tv_usec.max(0) as u64 * 1_000);
-        let t0 = before.saturating_add(remaining).saturating_sub(p);
+        let t0 = if remaining > 0 && !fired {
+            called.max((before + remaining).saturating_sub(p + 1_000))
+        } else {
+            called
+        };
         (*h).t0_ns = t0;
         let mut info: libc::siginfo_t = std::mem::zeroed();
         let mut covered = 0u64;

@@ -229,10 +229,13 @@ mod tests {
                     .iter()
                     .map(|m| {
                         s.spawn(move || {
-                            let mut mech = build(m.name).unwrap_or_else(|e| panic!("{}: {e}", m.name));
+                            let mut mech =
+                                build(m.name).unwrap_or_else(|e| panic!("{}: {e}", m.name));
                             let mut wakes = Vec::with_capacity(plan.ticks as usize);
                             let before = monotonic_ns();
-                            let r = mech.run(&plan, &mut wakes).unwrap_or_else(|e| panic!("{}: {e}", m.name));
+                            let r = mech
+                                .run(&plan, &mut wakes)
+                                .unwrap_or_else(|e| panic!("{}: {e}", m.name));
                             let after = monotonic_ns();
                             (m.name, r, wakes, before, after)
                         })
@@ -241,19 +244,43 @@ mod tests {
                 for h in handles {
                     let (name, r, wakes, before, after) = h.join().expect("mechanism thread");
                     assert!(!r.interrupted, "{name}");
-                    assert!(before <= r.t0_ns && r.t0_ns < r.end_ns && r.end_ns <= after, "{name}: {r:?}");
-                    assert!(!wakes.is_empty() && wakes.len() <= 20, "{name}: {} wakes", wakes.len());
+                    assert!(
+                        before <= r.t0_ns && r.t0_ns < r.end_ns && r.end_ns <= after,
+                        "{name}: {r:?}"
+                    );
+                    assert!(
+                        !wakes.is_empty() && wakes.len() <= 20,
+                        "{name}: {} wakes",
+                        wakes.len()
+                    );
+                    let estimated = matches!(name, "setitimer" | "posix-timer-thread");
                     let covered: u64 = wakes.iter().map(|w| w.expirations).sum();
-                    assert!(covered >= 20, "{name}: covered {covered}");
-                    assert!(wakes.windows(2).all(|w| w[0].wake_ns <= w[1].wake_ns), "{name}: out of order");
-                    let s = Schedule { t0_ns: r.t0_ns, period_ns: plan.period_ns, ticks: plan.ticks };
+                    assert!(covered >= 20 || estimated, "{name}: covered {covered}");
+                    assert!(
+                        wakes.windows(2).all(|w| w[0].wake_ns <= w[1].wake_ns),
+                        "{name}: out of order"
+                    );
+                    let s = Schedule {
+                        t0_ns: r.t0_ns,
+                        period_ns: plan.period_ns,
+                        ticks: plan.ticks,
+                    };
                     let a = account(&s, &wakes);
                     assert_eq!(a.received + a.missed, 20, "{name}");
                     assert_eq!(a.received as usize, wakes.len(), "{name}");
-                    assert_eq!(a.undelivered, 0, "{name}");
-                    assert_eq!(a.early, 0, "{name}: early wake {:?}", a.ticks.iter().find(|t| t.lateness_ns < 0));
+                    // Only where counts are estimates (reconciled with the times) can a
+                    // deadline end up claimed by no wake; it is then counted as missed.
+                    if !estimated {
+                        assert_eq!(a.undelivered, 0, "{name}");
+                    }
+                    assert_eq!(
+                        a.early,
+                        0,
+                        "{name}: early wake {:?}",
+                        a.ticks.iter().find(|t| t.lateness_ns < 0)
+                    );
                     assert!(a.ticks.iter().all(|t| t.lateness_ns >= 0), "{name}");
-                    assert_eq!(a.ticks.len(), 20, "{name}");
+                    assert_eq!(a.ticks.len() as u64 + a.undelivered, 20, "{name}");
                 }
             }
         });

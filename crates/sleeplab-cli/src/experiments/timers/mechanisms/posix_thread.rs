@@ -2,7 +2,9 @@
 //! helper thread per process that receives the timer's signal and starts a new thread
 //! for every expiry; that thread calls our callback, which records its arrival time and
 //! `timer_getoverrun` into a buffer allocated before the timer is armed. The measuring
-//! thread only waits for the last tick.
+//! thread only waits for the last tick. A callback's `timer_getoverrun` may be another
+//! expiry's (the callbacks run concurrently), so the counts are made consistent with the
+//! arrival times afterwards ([`reconcile`]).
 //!
 //! CPU cost: every callback thread adds its own CPU time (`CLOCK_THREAD_CPUTIME_ID`, read
 //! at the end of the callback: thread start-up plus the callback) and context switches;
@@ -18,6 +20,7 @@
 
 use super::sys::{itimerspec, os_err, other_thread_usage};
 use super::{MechanismError, Periodic, Plan, RunReport, Wake};
+use crate::experiments::timers::accounting::reconcile;
 use crate::interrupt::interrupted;
 use crate::usage::ThreadUsage;
 use sleeplab::clock::monotonic_ns;
@@ -37,7 +40,8 @@ struct SigeventThread {
     _pad: [libc::c_int; 8],
 }
 
-const _: () = assert!(std::mem::size_of::<SigeventThread>() == std::mem::size_of::<libc::sigevent>());
+const _: () =
+    assert!(std::mem::size_of::<SigeventThread>() == std::mem::size_of::<libc::sigevent>());
 
 /// One recorded callback.
 #[derive(Default)]
@@ -54,8 +58,8 @@ struct Control {
     slots: AtomicPtr<Slot>,
     cap: usize,
     next: AtomicUsize,
-    covered: AtomicU64,
-    target: u64,
+    /// The last deadline, ns: the run is over once a callback arrives at or after it.
+    last_deadline: AtomicU64,
     cpu_ns: AtomicU64,
     voluntary_csw: AtomicU64,
     involuntary_csw: AtomicU64,
@@ -82,12 +86,11 @@ extern "C" fn on_expiry(value: libc::sigval) {
             slot.wake_ns.store(now, SeqCst);
             slot.expirations.store(n, SeqCst);
         }
-        let covered = ctl.covered.fetch_add(n, SeqCst) + n;
         let u = ThreadUsage::now();
         ctl.cpu_ns.fetch_add(u.cpu_ns, SeqCst);
         ctl.voluntary_csw.fetch_add(u.voluntary_csw, SeqCst);
         ctl.involuntary_csw.fetch_add(u.involuntary_csw, SeqCst);
-        if covered >= ctl.target {
+        if now >= ctl.last_deadline.load(SeqCst) {
             if let Ok(mut d) = ctl.done.lock() {
                 *d = true;
             }
@@ -189,8 +192,7 @@ impl Periodic for PosixThread {
             slots: AtomicPtr::new(slots_ptr),
             cap,
             next: AtomicUsize::new(0),
-            covered: AtomicU64::new(0),
-            target: plan.ticks,
+            last_deadline: AtomicU64::new(u64::MAX),
             cpu_ns: AtomicU64::new(0),
             voluntary_csw: AtomicU64::new(0),
             involuntary_csw: AtomicU64::new(0),
@@ -216,8 +218,10 @@ impl Periodic for PosixThread {
                 expirations: s.expirations.load(SeqCst),
             })
             .collect();
-        // Callback threads may run out of order.
+        // Callback threads may run out of order, and each may have read another
+        // expiry's overrun count.
         got.sort_by_key(|w| w.wake_ns);
+        reconcile(report.t0_ns, plan.period_ns, &mut got);
         let mut covered = 0u64;
         for w in got {
             if covered >= plan.ticks {
@@ -242,6 +246,8 @@ fn run_with(ctl: &'static Control, plan: &Plan) -> Result<RunReport, MechanismEr
     ctl.timer.store(timer as usize, SeqCst);
     let p = plan.period_ns;
     let t0 = monotonic_ns();
+    ctl.last_deadline
+        .store(t0.saturating_add(plan.ticks.saturating_mul(p)), SeqCst);
     let spec = itimerspec(t0 + p, p);
     // SAFETY: our timer; valid itimerspec.
     let r = unsafe { libc::timer_settime(timer, libc::TIMER_ABSTIME, &spec, std::ptr::null_mut()) };

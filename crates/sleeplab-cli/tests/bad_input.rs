@@ -1,0 +1,373 @@
+//! Bad input, table-driven, through the real binary: durations (negative, NaN, inf,
+//! 1e400, empty, `1.5.3ms`, unknown units, empty list elements, beyond a day), counts (0,
+//! negative, huge), unknown names, conflicting flags, unwritable or directory output
+//! paths, and for `report`/`compare` missing, empty, truncated, non-JSON,
+//! wrong-schema-version and wrong-experiment files. Every case must exit 2 with exactly
+//! one line on stderr that names the bad value, print nothing on stdout, not panic, and
+//! leave its output directory empty (no half-written file, no `.sleeplab-*` temp file).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_sleeplab")
+}
+
+/// One bad invocation: the arguments (with placeholders) and a text the error line
+/// must contain (the bad value, or the flags that conflict).
+struct Case {
+    args: &'static [&'static str],
+    names: &'static str,
+}
+
+const fn case(args: &'static [&'static str], names: &'static str) -> Case {
+    Case { args, names }
+}
+
+/// Placeholders in the arguments:
+/// `@J` an output JSON path in the case's (empty) directory, `@C` an output CSV path there,
+/// `@D` the directory itself, `@O` a report directory in it, `%name` a fixture file.
+#[rustfmt::skip]
+const CASES: &[Case] = &[
+    // Durations, on every command that takes one.
+    case(&["sweep", "--durations=-1ms", "--json", "@J"], "-1ms"),
+    case(&["sweep", "--durations", "NaN", "--json", "@J"], "NaN"),
+    case(&["sweep", "--durations", "inf", "--json", "@J"], "inf"),
+    case(&["sweep", "--durations", "1e400", "--json", "@J"], "1e400"),
+    case(&["sweep", "--durations", "", "--json", "@J"], "\"\""),
+    case(&["sweep", "--durations", "1.5.3ms", "--json", "@J"], "1.5.3ms"),
+    case(&["sweep", "--durations", "5parsecs", "--json", "@J"], "parsecs"),
+    case(&["sweep", "--durations", "1ms,,2ms", "--json", "@J"], "1ms,,2ms"),
+    case(&["sweep", "--durations", "1ms,", "--json", "@J"], "1ms,"),
+    case(&["sweep", "--durations", "5", "--json", "@J"], "\"5\""),
+    case(&["sweep", "--durations", "1.5ns", "--json", "@J"], "1.5ns"),
+    case(&["sweep", "--durations", "+5ms", "--json", "@J"], "+5ms"),
+    case(&["sweep", "--durations", "0x10ns", "--json", "@J"], "0x10ns"),
+    case(&["sweep", "--durations", "86401s", "--json", "@J"], "86401s"),
+    case(&["sweep", "--durations", "99999999999999999999999s", "--json", "@J"], "99999999999999999999999s"),
+    case(&["sweep", "--budget", "86401s", "--json", "@J"], "86401s"),
+    case(&["sweep", "--timer-slack", "0", "--json", "@J"], "\"0\""),
+    case(&["sweep", "--timer-slack", "86401s", "--json", "@J"], "86401s"),
+    case(&["short", "--batch-time=-1ms", "--json", "@J"], "-1ms"),
+    case(&["short", "--batch-time", "86401s", "--json", "@J"], "86401s"),
+    case(&["short", "--timer-slack", "1ms,,1ns", "--json", "@J"], "1ms,,1ns"),
+    case(&["pace", "--work", "NaN", "--json", "@J"], "NaN"),
+    case(&["pace", "--work", "86401s", "--json", "@J"], "86401s"),
+    case(&["pace", "--rate", "0", "--json", "@J"], "\"0\""),
+    case(&["pace", "--rate", "inf", "--json", "@J"], "inf"),
+    case(&["pace", "--rate", "NaN", "--json", "@J"], "NaN"),
+    case(&["pace", "--rate=-60", "--json", "@J"], "-60"),
+    case(&["pace", "--rate", "1e400", "--json", "@J"], "1e400"),
+    case(&["pace", "--timer-slack", "0", "--json", "@J"], "\"0\""),
+    case(&["cpu", "--intervals", "0", "--json", "@J"], "\"0\""),
+    case(&["cpu", "--intervals", "1ms,,2ms", "--json", "@J"], "1ms,,2ms"),
+    case(&["cpu", "--intervals", "86401s", "--json", "@J"], "86401s"),
+    case(&["cpu", "--seconds", "86401s", "--json", "@J"], "86401s"),
+    case(&["cpu", "--seconds", "0", "--json", "@J"], "\"0\""),
+    case(&["advise", "--period", "0", "--tolerance", "1us", "--json", "@J"], "\"0\""),
+    case(&["advise", "--period", "1ms", "--tolerance=-1us", "--json", "@J"], "-1us"),
+    case(&["advise", "--period", "86401s", "--tolerance", "1us", "--json", "@J"], "86401s"),
+    case(&["advise", "--duration", "1ms", "--tolerance", "1us", "--seconds", "1e400", "--json", "@J"], "1e400"),
+    case(&["advise", "--period", "1ms", "--tolerance", "1us", "--seconds", "1ms", "--json", "@J"], "--seconds"),
+    case(&["timers", "--periods", "0", "--json", "@J"], "\"0\""),
+    case(&["timers", "--periods", "1.5.3ms", "--json", "@J"], "1.5.3ms"),
+    case(&["timers", "--periods", "86401s", "--json", "@J"], "86401s"),
+    case(&["timers", "--seconds", "NaN", "--json", "@J"], "NaN"),
+    case(&["timers", "--seconds", "3601", "--json", "@J"], "3601"),
+    case(&["timers", "--seconds", "86400s", "--json", "@J"], "86400s"),
+    case(&["timers", "--seconds=-1", "--json", "@J"], "-1"),
+    case(&["runtimes", "--durations", "86401s", "--json", "@J"], "86401s"),
+    case(&["runtimes", "--durations", "1ms,,1ms", "--json", "@J"], "1ms,,1ms"),
+    case(&["runtimes", "--budget=-1ms", "--json", "@J"], "-1ms"),
+    case(&["runtimes", "--period", "0", "--json", "@J"], "\"0\""),
+    case(&["simulate", "--intervals", "86401s", "--json", "@J"], "86401s"),
+    case(&["simulate", "--intervals", "0", "--json", "@J"], "\"0\""),
+    case(&["simulate", "--periods", "10..1ms", "--json", "@J"], "10..1ms"),
+    case(&["simulate", "--periods", "1..99999999999ms", "--json", "@J"], "1..99999999999ms"),
+    case(&["simulate", "--preempt-prob", "NaN", "--json", "@J"], "NaN"),
+    case(&["simulate", "--preempt-prob", "1", "--json", "@J"], "\"1\""),
+    // Counts: zero, negative, huge.
+    case(&["sweep", "--iterations", "0", "--json", "@J"], "\"0\""),
+    case(&["sweep", "--iterations=-5", "--json", "@J"], "-5"),
+    case(&["sweep", "--iterations", "99999999999999999999999", "--json", "@J"], "99999999999999999999999"),
+    case(&["sweep", "--iterations", "1.5", "--json", "@J"], "1.5"),
+    case(&["sweep", "--rounds", "0", "--json", "@J"], "\"0\""),
+    case(&["sweep", "--load", "100000", "--json", "@J"], "100000"),
+    case(&["sweep", "--load=-1", "--json", "@J"], "-1"),
+    case(&["sweep", "--load", "1,,2", "--json", "@J"], "1,,2"),
+    case(&["sweep", "--warmup=-1", "--json", "@J"], "-1"),
+    case(&["sweep", "--json-samples", "18446744073709551616", "--json", "@J"], "18446744073709551616"),
+    case(&["sweep", "--min-iterations", "10", "--max-iterations", "5", "--json", "@J"], "--min-iterations"),
+    case(&["short", "--batch", "0", "--json", "@J"], "\"0\""),
+    case(&["short", "--batch", "99999999999", "--json", "@J"], "99999999999"),
+    case(&["short", "--repetitions", "1", "--json", "@J"], "\"1\""),
+    case(&["short", "--seed", "abc", "--json", "@J"], "abc"),
+    case(&["pace", "--frames", "0", "--json", "@J"], "\"0\""),
+    case(&["pace", "--block", "0", "--json", "@J"], "\"0\""),
+    case(&["timers", "--threads", "0", "--json", "@J"], "\"0\""),
+    case(&["timers", "--threads", "100000", "--json", "@J"], "100000"),
+    case(&["timers", "--histogram-max", "0", "--json", "@J"], "\"0\""),
+    case(&["timers", "--load", "99999", "--json", "@J"], "99999"),
+    case(&["runtimes", "--count", "0", "--json", "@J"], "\"0\""),
+    case(&["runtimes", "--ticks", "0", "--json", "@J"], "\"0\""),
+    case(&["runtimes", "--max-count=-1", "--json", "@J"], "-1"),
+    case(&["simulate", "--sleeps", "0", "--json", "@J"], "\"0\""),
+    case(&["simulate", "--seed", "18446744073709551616", "--json", "@J"], "18446744073709551616"),
+    // Unknown names.
+    case(&["sweep", "--mechanisms", "nanoslep", "--json", "@J"], "nanoslep"),
+    case(&["sweep", "--mechanisms", "", "--json", "@J"], "\"\""),
+    case(&["short", "--mechanisms", "foo", "--json", "@J"], "foo"),
+    case(&["timers", "--mechanisms", "bogus", "--json", "@J"], "bogus"),
+    case(&["pace", "--strategies", "spn", "--json", "@J"], "spn"),
+    case(&["cpu", "--strategies", "nope", "--json", "@J"], "nope"),
+    case(&["simulate", "--strategies", "spin-sleep", "--json", "@J"], "spin-sleep"),
+    case(&["runtimes", "--runtimes", "cobol", "--json", "@J"], "cobol"),
+    case(&["sweep", "--policy", "bogus", "--json", "@J"], "bogus"),
+    case(&["sweep", "--pin", "9999", "--json", "@J"], "9999"),
+    case(&["survey", "--stages", "nope", "-o", "@O"], "nope"),
+    case(&["nosuchcommand"], "nosuchcommand"),
+    case(&["sweep", "--bogus-flag"], "--bogus-flag"),
+    // Conflicting or missing flags.
+    case(&["sweep", "--timertest", "--durations", "1ms", "--json", "@J"], "--timertest"),
+    case(&["sweep", "--iterations", "5", "--budget", "1s", "--json", "@J"], "--budget"),
+    case(&["sweep", "--policy", "fifo", "--priority", "0", "--json", "@J"], "--priority 0"),
+    case(&["sweep", "--priority", "50", "--json", "@J"], "--priority 50"),
+    case(&["sweep", "--json", "@J", "--csv", "@J"], "--csv"),
+    case(&["advise", "--period", "1ms", "--duration", "1ms", "--tolerance", "1us", "--json", "@J"], "--duration"),
+    case(&["advise", "--period", "1ms", "--json", "@J"], "--tolerance"),
+    case(&["advise", "--duration", "1ms", "--tolerance", "1us", "--json", "@J", "--csv", "@C"], "--csv"),
+    case(&["runtimes", "--count", "5", "--budget", "1s", "--json", "@J"], "--budget"),
+    case(&["runtimes", "--list", "--json", "@J"], "--list"),
+    case(&["survey", "--quick", "--full", "-o", "@O"], "--full"),
+    case(&["--quick", "sweep", "--json", "@J"], "--quick"),
+    case(&["simulate", "--replay-load", "3", "--json", "@J"], "--replay"),
+    case(&["compare", "%sweep"], "B.json"),
+    // Output paths: a directory, a missing directory, a place nobody can write.
+    case(&["sweep", "--json", "@D"], "is a directory"),
+    case(&["sweep", "--json", "/nonexistent-sleeplab-dir/x.json"], "/nonexistent-sleeplab-dir"),
+    case(&["sweep", "--json", "@J", "--csv", "/proc/sleeplab-x.csv"], "/proc/sleeplab-x.csv"),
+    case(&["short", "--json", "@J", "--csv", "@D"], "is a directory"),
+    case(&["pace", "--json", "/proc/sleeplab-x.json"], "/proc/sleeplab-x.json"),
+    case(&["cpu", "--json", ""], "--json"),
+    case(&["timers", "--json", "@J", "--histogram", "@D"], "--histogram"),
+    case(&["runtimes", "--json", "@D"], "is a directory"),
+    case(&["simulate", "--json", "@J", "--csv", "@D"], "is a directory"),
+    case(&["advise", "--duration", "1ms", "--tolerance", "1us", "--json", "@D"], "is a directory"),
+    case(&["schema", "--output", "@D"], "is a directory"),
+    case(&["survey", "-o", "/proc/version"], "/proc/version"),
+    case(&["report", "%sweep", "-o", "/proc/version"], "/proc/version"),
+    case(&["compare", "%sweep", "%sweep", "-o", "/proc/version"], "/proc/version"),
+    // Result files that are not what report/compare/simulate --replay need.
+    case(&["report", "%missing", "-o", "@O"], "missing.json"),
+    case(&["report", "%empty", "-o", "@O"], "empty.json"),
+    case(&["report", "%blank", "-o", "@O"], "blank.json"),
+    case(&["report", "%truncated", "-o", "@O"], "truncated.json"),
+    case(&["report", "%notjson", "-o", "@O"], "notjson.json"),
+    case(&["report", "%array", "-o", "@O"], "array.json"),
+    case(&["report", "%noversion", "-o", "@O"], "noversion.json"),
+    case(&["report", "%v999", "-o", "@O"], "999"),
+    case(&["report", "%vstring", "-o", "@O"], "vstring.json"),
+    case(&["report", "%wrongexp", "-o", "@O"], "teleport"),
+    case(&["report", "%baddata", "-o", "@O"], "baddata.json"),
+    case(&["report", "%binary", "-o", "@O"], "binary.json"),
+    case(&["report", "%dir", "-o", "@O"], "dir"),
+    case(&["compare", "%sweep", "%empty", "-o", "@O"], "empty.json"),
+    case(&["compare", "%truncated", "%sweep", "-o", "@O"], "truncated.json"),
+    case(&["compare", "%sweep", "%v999", "-o", "@O"], "999"),
+    case(&["compare", "%sweep", "%missing", "-o", "@O"], "missing.json"),
+    case(&["compare", "%sweep", "%wrongexp", "-o", "@O"], "teleport"),
+    case(&["compare", "%sweep", "%simulate", "-o", "@O"], "simulate.json"),
+    case(&["simulate", "--replay", "%empty", "--json", "@J"], "empty.json"),
+    case(&["simulate", "--replay", "%simulate", "--json", "@J"], "simulate.json"),
+    case(&["simulate", "--replay", "%sweep", "--replay-mechanism", "nope", "--json", "@J"], "nope"),
+];
+
+/// Runs the binary, asserting success; for making fixtures.
+fn make(args: &[&str]) {
+    let out = Command::new(bin()).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Writes the fixture files into `dir`: a real sweep and simulate result, and broken ones.
+fn fixtures(dir: &Path) {
+    let p = |name: &str| dir.join(name).display().to_string();
+    make(&[
+        "sweep",
+        "-q",
+        "--mechanisms",
+        "yield",
+        "--durations",
+        "0",
+        "--iterations",
+        "3",
+        "--rounds",
+        "1",
+        "--warmup",
+        "0",
+        "--json",
+        &p("sweep.json"),
+    ]);
+    make(&[
+        "simulate",
+        "-q",
+        "--strategies",
+        "std-sleep",
+        "--intervals",
+        "1ms",
+        "--periods",
+        "1ms",
+        "--sleeps",
+        "3",
+        "--warmup",
+        "0",
+        "--json",
+        &p("simulate.json"),
+    ]);
+    let good = std::fs::read_to_string(dir.join("sweep.json")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&good).unwrap();
+    let with = |key: &str, v: serde_json::Value| {
+        let mut x = value.clone();
+        x[key] = v;
+        x.to_string()
+    };
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        ("empty.json", vec![]),
+        ("blank.json", b"  \n\t\n".to_vec()),
+        ("truncated.json", good.as_bytes()[..good.len() / 2].to_vec()),
+        ("notjson.json", b"hello, world\n".to_vec()),
+        ("array.json", b"[1, 2, 3]".to_vec()),
+        ("noversion.json", b"{\"experiment\": \"sweep\"}".to_vec()),
+        ("v999.json", with("schema_version", 999.into()).into_bytes()),
+        (
+            "vstring.json",
+            with("schema_version", "1".into()).into_bytes(),
+        ),
+        (
+            "wrongexp.json",
+            with("experiment", "teleport".into()).into_bytes(),
+        ),
+        (
+            "baddata.json",
+            with("data", serde_json::json!({"cells": "none"})).into_bytes(),
+        ),
+        ("binary.json", b"\xff\xfe\x00\x01garbage".to_vec()),
+    ];
+    for (name, bytes) in files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    std::fs::create_dir(dir.join("dir")).unwrap();
+}
+
+/// The case's arguments with placeholders filled in.
+fn expand(c: &Case, out: &Path, fx: &Path) -> Vec<String> {
+    c.args
+        .iter()
+        .map(|a| match *a {
+            "@J" => out.join("out.json").display().to_string(),
+            "@C" => out.join("out.csv").display().to_string(),
+            "@D" => out.display().to_string(),
+            "@O" => out.join("report").display().to_string(),
+            a if a.starts_with('%') => {
+                let name = &a[1..];
+                let file = if name == "dir" {
+                    name.to_string()
+                } else {
+                    format!("{name}.json")
+                };
+                fx.join(file).display().to_string()
+            }
+            a => a.to_string(),
+        })
+        .collect()
+}
+
+/// Runs one case; returns what is wrong with its outcome, if anything.
+fn check(c: &Case, root: &Path, fx: &Path, i: usize) -> Option<String> {
+    let out = root.join(format!("case{i}"));
+    std::fs::create_dir(&out).unwrap();
+    let args = expand(c, &out, fx);
+    let o = Command::new(bin())
+        .args(&args)
+        .current_dir(&out)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut wrong = Vec::new();
+    if o.status.code() != Some(2) {
+        wrong.push(format!("exit {:?}, not 2", o.status.code()));
+    }
+    if lines.len() != 1 {
+        wrong.push(format!("{} lines on stderr, not 1", lines.len()));
+    }
+    if !stderr.contains(c.names) {
+        wrong.push(format!("the error does not name {:?}", c.names));
+    }
+    if !stderr.starts_with("sleeplab: ") {
+        wrong.push("the error does not start with `sleeplab: `".into());
+    }
+    if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
+        wrong.push("panicked".into());
+    }
+    if !stdout.trim().is_empty() {
+        wrong.push(format!("printed on stdout: {:?}", stdout.lines().next()));
+    }
+    let left: Vec<PathBuf> = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    if !left.is_empty() {
+        wrong.push(format!("left files behind: {left:?}"));
+    }
+    (!wrong.is_empty()).then(|| format!("{args:?}: {}\n    stderr: {stderr}", wrong.join("; ")))
+}
+
+#[test]
+fn every_bad_invocation_exits_2_with_one_line_and_leaves_no_file() {
+    let root = tempfile::tempdir().unwrap();
+    let fx = root.path().join("fixtures");
+    std::fs::create_dir(&fx).unwrap();
+    fixtures(&fx);
+    // Two workers: each case is a process start and a validation.
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..2)
+            .map(|w| {
+                let (root, fx) = (root.path(), fx.as_path());
+                s.spawn(move || {
+                    CASES
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| i % 2 == w)
+                        .filter_map(|(i, c)| check(c, root, fx, i))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    // The fixtures are read, never written.
+    let fixture_names = std::fs::read_dir(&fx).unwrap().count();
+    assert_eq!(fixture_names, 14, "fixture directory changed");
+    eprintln!(
+        "bad input: {} invocations tried, {} wrong",
+        CASES.len(),
+        failures.len()
+    );
+    assert!(CASES.len() >= 50);
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases wrong:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,198 @@
+//! The report in a real browser: the stored survey (`tests/fixtures/survey.json`) is
+//! rendered with `sleeplab report`, then loaded from disk by headless Chromium.
+//!
+//! How "it loads, with no console errors, and every chart is there" is checked:
+//!
+//! 1. Statically, the page must be self-contained: no `<script>`, `<link>`, `<img>`,
+//!    `src=`, `@import` or `url(`, and no `http(s)://` other than the SVG namespace.
+//!    With nothing to run or fetch, there is nothing that could fail to load.
+//! 2. `chromium --headless --dump-dom` prints the DOM *after* the browser parsed and
+//!    laid out the page. Every chart id in the source (`<svg data-chart="ID"`) must be an
+//!    `<svg>` element in that DOM, as many of them as in the source, and the footer that
+//!    closes the page must be there: a malformed SVG or an unclosed tag would make the
+//!    parser drop or re-nest elements and fail this count.
+//! 3. The same run logs the console to stderr (`--enable-logging=stderr --v=0`); any
+//!    `CONSOLE` line fails the test (the page has no scripts, so any console message is
+//!    the browser complaining about the page).
+//! 4. A screenshot (`--screenshot --window-size=1280,2400`) is saved next to the test
+//!    binaries (`target/tmp/report-browser/report.png`) and must be a non-trivial PNG.
+//!
+//! Without Chromium the test fails under CI (`CI` set) and is skipped with a message
+//! otherwise.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SLEEPLAB_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Runs Chromium headless on `page` with `extra` arguments; returns (stdout, stderr).
+fn run_chromium(bin: &Path, page: &Path, extra: &[String]) -> (String, String) {
+    let profile = tempfile::tempdir().unwrap();
+    let mut child = Command::new(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
+    // Read both pipes on threads so a chatty browser cannot block on a full pipe.
+    let mut so = child.stdout.take().unwrap();
+    let mut se = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut so, &mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut se, &mut s);
+        s
+    });
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(90) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish within 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (out.join().unwrap(), err.join().unwrap())
+}
+
+/// The `data-chart` ids of the `<svg>` elements of `html`.
+fn svg_chart_ids(html: &str) -> Vec<String> {
+    html.match_indices("<svg data-chart=\"")
+        .map(|(i, m)| {
+            let rest = &html[i + m.len()..];
+            rest[..rest.find('"').unwrap()].to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_report_loads_in_chromium_with_every_chart() {
+    let Some(bin) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is missing; scripts/install-deps.sh installs it");
+        }
+        eprintln!("skipped: chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/survey.json");
+    let out = assert_cmd::Command::cargo_bin("sleeplab")
+        .unwrap()
+        .arg("report")
+        .arg(&fixture)
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = dir.path().join("index.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+
+    // 1. Self-contained.
+    let lower = html.to_ascii_lowercase();
+    for bad in [
+        "<script", "<link", "<img", "<iframe", " src=", "@import", "url(",
+    ] {
+        assert!(!lower.contains(bad), "the page contains {bad:?}");
+    }
+    let external = ["http://", "https://"]
+        .iter()
+        .flat_map(|scheme| lower.match_indices(scheme))
+        .filter(|(i, _)| !lower[*i..].starts_with("http://www.w3.org/2000/svg"))
+        .count();
+    assert_eq!(external, 0, "the page refers to the network");
+
+    let expected = svg_chart_ids(&html);
+    assert!(
+        expected.len() >= 10,
+        "too few charts in the source: {expected:?}"
+    );
+
+    // 2 and 3. Parsed DOM and console.
+    let (dom, log) = run_chromium(
+        &bin,
+        &page,
+        &[
+            "--enable-logging=stderr".into(),
+            "--v=0".into(),
+            "--dump-dom".into(),
+        ],
+    );
+    let found = svg_chart_ids(&dom);
+    for id in &expected {
+        assert!(found.contains(id), "chart {id} is not in the browser's DOM");
+    }
+    assert_eq!(
+        found.len(),
+        expected.len(),
+        "the DOM has a different number of charts"
+    );
+    assert!(
+        dom.contains("id=\"sleeplab-end\""),
+        "the page's closing footer is not in the DOM: the document did not parse to the end"
+    );
+    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:#?}");
+
+    // 4. Screenshot.
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("report-browser");
+    std::fs::create_dir_all(&shots).unwrap();
+    let png = shots.join("report.png");
+    let _ = std::fs::remove_file(&png);
+    run_chromium(
+        &bin,
+        &page,
+        &[
+            format!("--screenshot={}", png.display()),
+            "--window-size=1280,2400".into(),
+        ],
+    );
+    let bytes =
+        std::fs::read(&png).unwrap_or_else(|e| panic!("no screenshot at {}: {e}", png.display()));
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(
+        bytes.len() > 20_000,
+        "a suspiciously small screenshot ({} bytes)",
+        bytes.len()
+    );
+    eprintln!("screenshot: {}", png.display());
+}

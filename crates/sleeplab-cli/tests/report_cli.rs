@@ -1,0 +1,482 @@
+//! `report`, `compare` and the survey through the real binary.
+//!
+//! The fixture `tests/fixtures/survey.json` is a real `sleeplab --quick` survey of this
+//! project's 2-core VM, trimmed (`tests/fixtures/trim.py`). Every assertion is about
+//! structure, escaping and exit codes, never about latencies.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use sleeplab_cli::model::{ExperimentData, ResultFile, load_result};
+use std::path::{Path, PathBuf};
+
+fn sleeplab() -> Command {
+    Command::cargo_bin("sleeplab").expect("the sleeplab binary is built")
+}
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/survey.json")
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn survey() -> ResultFile {
+    load_result(&fixture()).expect("the fixture loads")
+}
+
+/// The `data-chart` ids of a page, in order.
+fn chart_ids(html: &str) -> Vec<String> {
+    html.match_indices("data-chart=\"")
+        .map(|(i, m)| {
+            let rest = &html[i + m.len()..];
+            rest[..rest.find('"').unwrap()].to_string()
+        })
+        .collect()
+}
+
+fn write(path: &Path, r: &ResultFile) {
+    std::fs::write(path, serde_json::to_string(r).unwrap()).unwrap();
+}
+
+/// Runs `sleeplab args…`, expects exit 2 and one line on stderr naming `needle`.
+fn usage_error(args: &[&str], needle: &str) {
+    let out = sleeplab().args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {err}"
+    );
+    assert!(err.contains(needle), "{args:?}: {err} lacks {needle:?}");
+}
+
+#[test]
+fn report_renders_the_survey_with_every_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sleeplab()
+        .args(["report", fixture().to_str().unwrap(), "-o"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("index.html"), "{stdout}");
+    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    let ids = chart_ids(&html);
+    for id in [
+        "sweep-requested-actual",
+        "sweep-mechanism-nanosleep",
+        "sweep-slack",
+        "sweep-cpu",
+        "short-cost",
+        "pace-error",
+        "pace-tradeoff",
+        "cpu-interval",
+        "timers-error",
+    ] {
+        assert!(
+            ids.iter().any(|i| i == id),
+            "chart {id} missing from {ids:?}"
+        );
+    }
+    assert!(ids.iter().any(|i| i.starts_with("sweep-cdf-")), "{ids:?}");
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "chart ids repeat: {ids:?}");
+    assert!(!html.contains("could not be drawn"));
+    assert!(html.contains("What this machine says"));
+    for sec in [
+        "requested-vs-actual",
+        "distributions",
+        "timer-slack",
+        "short",
+        "pace",
+        "cpu",
+        "timers",
+        "stages",
+    ] {
+        assert!(
+            html.contains(&format!("id=\"{sec}\"")),
+            "section {sec} missing"
+        );
+    }
+}
+
+#[test]
+fn report_renders_each_experiment_saved_alone() {
+    let s = survey();
+    let ExperimentData::Survey(data) = &s.data else {
+        panic!("the fixture is a survey");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let expect = |name: &str| -> &[&str] {
+        match name {
+            "sweep" => &["sweep-requested-actual"],
+            "short" => &["short-cost"],
+            "pace" => &["pace-error", "pace-tradeoff"],
+            "cpu" => &["cpu-interval"],
+            "timers" => &["timers-error"],
+            "runtimes" => &["runtimes-requested-actual", "runtimes-floor"],
+            "simulate" => &["simulate-precise"],
+            _ => &[],
+        }
+    };
+    let mut seen = Vec::new();
+    for (i, r) in data.results.iter().enumerate() {
+        let name = r.data.name();
+        let json = dir.path().join(format!("{i}-{name}.json"));
+        write(&json, r);
+        let out_dir = dir.path().join(format!("{i}-{name}"));
+        let out = sleeplab()
+            .arg("report")
+            .arg(&json)
+            .arg("-o")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let html = std::fs::read_to_string(out_dir.join("index.html")).unwrap();
+        let ids = chart_ids(&html);
+        for id in expect(name) {
+            assert!(
+                ids.iter().any(|x| x == id),
+                "{name}: {id} missing from {ids:?}"
+            );
+        }
+        assert!(
+            !html.contains("id=\"stages\""),
+            "{name}: a lone result has no stages"
+        );
+        seen.push(name);
+    }
+    for e in [
+        "sweep", "short", "pace", "cpu", "timers", "simulate", "runtimes",
+    ] {
+        assert!(seen.contains(&e), "the fixture lacks {e}: {seen:?}");
+    }
+}
+
+#[test]
+fn hostile_strings_are_escaped_everywhere() {
+    let evil = "<script>alert(1)</script>\"'&";
+    let mut s = survey();
+    s.fingerprint.hostname = evil.into();
+    s.fingerprint.kernel_version = evil.into();
+    s.fingerprint.cpu_model = evil.into();
+    s.notes.push(evil.into());
+    s.command_line.push(evil.into());
+    let ExperimentData::Survey(data) = &mut s.data else {
+        panic!("the fixture is a survey");
+    };
+    data.stages[0].title = evil.into();
+    for r in &mut data.results {
+        r.notes.push(evil.into());
+        if let ExperimentData::Sweep(sw) = &mut r.data {
+            // A mechanism name that reaches legends, tick labels, tables and findings.
+            for c in sw.cells.iter_mut().filter(|c| c.mechanism == "nanosleep") {
+                c.mechanism = evil.into();
+            }
+            for m in sw
+                .config
+                .mechanisms
+                .iter_mut()
+                .filter(|m| *m == "nanosleep")
+            {
+                *m = evil.into();
+            }
+            for k in &mut sw.skipped {
+                k.reason = evil.into();
+            }
+        }
+        if let ExperimentData::Pace(p) = &mut r.data {
+            p.results[0].strategy = evil.into();
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("evil.json");
+    write(&json, &s);
+    let out = sleeplab()
+        .arg("report")
+        .arg(&json)
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(
+        !html.to_ascii_lowercase().contains("<script"),
+        "raw <script in the report"
+    );
+    assert!(!html.contains("alert(1)</script>"));
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;"),
+        "the escaped host name is shown"
+    );
+    // plotters escapes chart text its own way; it must still be text, not markup.
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&apos;&amp;"),
+        "the escaped name in a chart"
+    );
+    // The comparison page too.
+    let cmp = dir.path().join("cmp");
+    let out = sleeplab()
+        .arg("compare")
+        .arg(&json)
+        .arg(&json)
+        .arg("-o")
+        .arg(&cmp)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(cmp.join("index.html")).unwrap();
+    assert!(!html.to_ascii_lowercase().contains("<script"));
+}
+
+#[test]
+fn compare_two_surveys_shows_ratios_in_the_terminal_and_as_html() {
+    let a = survey();
+    let mut b = a.clone();
+    let ExperimentData::Survey(data) = &mut b.data else {
+        panic!("the fixture is a survey");
+    };
+    // b: every sweep median and p99 twice a's.
+    for r in &mut data.results {
+        if let ExperimentData::Sweep(sw) = &mut r.data {
+            for c in &mut sw.cells {
+                c.summary.median_ns *= 2.0;
+                c.summary.p99_ns *= 2.0;
+            }
+        }
+    }
+    b.fingerprint.hostname = "other-machine".into();
+    let dir = tempfile::tempdir().unwrap();
+    let (pa, pb) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    write(&pa, &a);
+    write(&pb, &b);
+    let out = sleeplab()
+        .arg("compare")
+        .arg(&pa)
+        .arg(&pb)
+        .arg("-o")
+        .arg(dir.path().join("cmp"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Sweep rows doubled (median and p99), every other experiment unchanged.
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" nanosleep 1 µs load 0") && l.starts_with(" sweep"))
+        .collect();
+    assert!(!rows.is_empty(), "{text}");
+    for r in &rows {
+        assert_eq!(r.matches("×2").count(), 2, "{r}");
+    }
+    assert!(
+        text.lines().any(|l| l.starts_with(" sweep-slack ")),
+        "the slack stage is matched too: {text}"
+    );
+    for other in ["pace", "timers", "cpu", "short"] {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!(" {other} ")))
+            .unwrap_or_else(|| panic!("no {other} row: {text}"));
+        assert!(row.contains("×1"), "{row}");
+    }
+    assert!(text.contains("Across "), "{text}");
+    let html = std::fs::read_to_string(dir.path().join("cmp/index.html")).unwrap();
+    assert!(html.contains("data-chart=\"compare-scatter\""));
+    assert!(html.contains("other-machine"));
+    // Without -o: terminal only.
+    let out = sleeplab()
+        .arg("compare")
+        .arg(&pa)
+        .arg(&pa)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("b's medians are ×1 a's"));
+}
+
+#[test]
+fn bad_or_mismatched_inputs_exit_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let good = fixture().to_str().unwrap().to_string();
+    std::fs::write(p("empty.json"), "").unwrap();
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    std::fs::write(p("truncated.json"), &text[..text.len() / 2]).unwrap();
+    std::fs::write(p("notjson.json"), "sleeplab was here\n").unwrap();
+    std::fs::write(p("other.json"), "{\"hello\": 1}").unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["schema_version"] = Value::from(99);
+    std::fs::write(p("v99.json"), v.to_string()).unwrap();
+    let out = p("out");
+    for bad in [
+        "missing.json",
+        "empty.json",
+        "truncated.json",
+        "notjson.json",
+        "other.json",
+        "v99.json",
+    ] {
+        usage_error(&["report", &p(bad), "-o", &out], bad);
+        usage_error(&["compare", &good, &p(bad)], bad);
+        usage_error(&["compare", &p(bad), &good], bad);
+    }
+    // A sweep and a timers result share no cell.
+    let s = survey();
+    let ExperimentData::Survey(data) = &s.data else {
+        panic!("the fixture is a survey");
+    };
+    let find = |e: &str| data.results.iter().find(|r| r.data.name() == e).unwrap();
+    write(Path::new(&p("sweep.json")), find("sweep"));
+    write(Path::new(&p("timers.json")), find("timers"));
+    usage_error(
+        &["compare", &p("sweep.json"), &p("timers.json")],
+        "share no measurements",
+    );
+    // The report directory is a file.
+    std::fs::write(p("file"), "x").unwrap();
+    usage_error(&["report", &good, "-o", &p("file")], "not a directory");
+    // Survey options belong to the survey.
+    usage_error(&["--quick", "list"], "--quick");
+    usage_error(&["--stages", "nope", "-o", &out], "unknown stage");
+}
+
+#[test]
+fn the_fixture_and_a_fresh_survey_validate_against_the_committed_schema() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("spec/result.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let fixture: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&fixture)
+        .map(|e| e.to_string())
+        .take(3)
+        .collect();
+    assert!(errors.is_empty(), "fixture: {errors:?}");
+
+    // A tiny real survey: one stage, ~1 s.
+    let dir = tempfile::tempdir().unwrap();
+    let out = sleeplab()
+        .args(["-q", "--quick", "--stages", "sweep-slack", "-o"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("What this machine says:"), "{stdout}");
+    assert!(stdout.contains("index.html"));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("results.json")).unwrap())
+            .unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&v)
+        .map(|e| e.to_string())
+        .take(3)
+        .collect();
+    assert!(errors.is_empty(), "survey: {errors:?}");
+    let r = load_result(&dir.path().join("results.json")).unwrap();
+    assert!(r.complete);
+    let ExperimentData::Survey(data) = &r.data else {
+        panic!("not a survey");
+    };
+    assert_eq!(data.stages.len(), 1);
+    assert_eq!(data.stages[0].name, "sweep-slack");
+    assert_eq!(data.results.len(), 1);
+    let csv = std::fs::read_to_string(dir.path().join("samples.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "stage,experiment,series,requested_ns,load,timer_slack_ns,round,index,warmup,metric,value_ns,overshoot_ns,early,schema_version"
+        )
+    );
+    // One row per kept sample (and warm-up call) of the stage.
+    let ExperimentData::Sweep(sw) = &data.results[0].data else {
+        panic!("not a sweep");
+    };
+    let counted: u64 = sw
+        .cells
+        .iter()
+        .map(|c| c.summary.count + c.first_calls_ns.len() as u64)
+        .sum();
+    assert_eq!(lines.count() as u64, counted);
+    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(html.contains("data-chart=\"sweep-slack\""));
+}
+
+#[test]
+fn ctrl_c_keeps_what_was_measured_and_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("sleeplab");
+    let child = std::process::Command::new(bin)
+        .args(["-q", "--quick", "-o"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    // SAFETY: signalling our own child by pid.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = load_result(&dir.path().join("results.json")).unwrap();
+    assert!(!r.complete);
+    let ExperimentData::Survey(data) = &r.data else {
+        panic!("not a survey");
+    };
+    let states: Vec<&str> = data.stages.iter().map(|s| s.state.label()).collect();
+    assert!(states.contains(&"interrupted"), "{states:?}");
+    assert!(
+        states
+            .iter()
+            .all(|s| ["ok", "interrupted", "not run"].contains(s)),
+        "{states:?}"
+    );
+    assert_eq!(
+        data.results.len(),
+        data.stages.iter().filter(|s| s.result.is_some()).count()
+    );
+    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(html.contains("incomplete"));
+}

@@ -1,0 +1,335 @@
+//! `sleeplab runtimes` through the real binary: a tiny run on the C and Python probes
+//! whose JSON validates against the committed schema and round-trips, whose CSV holds
+//! one row per sample, whose probes saw the timer slack that was set; bad input exits 2
+//! with one line; Ctrl-C kills the running probe and keeps what was measured.
+//!
+//! Needs `cc` and `python3` (both always installed where the tests run).
+
+use assert_cmd::Command;
+use sleeplab_cli::experiments::runtimes::{CSV_COLUMNS, MethodStatus, RuntimeStatus};
+use sleeplab_cli::model::ExperimentData;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn sleeplab() -> Command {
+    Command::cargo_bin("sleeplab").expect("the sleeplab binary is built")
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn tiny_run_validates_round_trips_and_writes_one_csv_row_per_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("rt.json");
+    let csv = dir.path().join("rt.csv");
+    let out = sleeplab()
+        .args([
+            "runtimes",
+            "-q",
+            "--runtimes",
+            "c,python",
+            "--methods",
+            "nanosleep,sched_yield,timerfd-interval,time.sleep",
+            "--durations",
+            "1ms,10us",
+            "--count",
+            "3",
+            "--warmup",
+            "1",
+            "--period",
+            "2ms",
+            "--ticks",
+            "4",
+            "--timer-slack",
+            "1us",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    for needle in [
+        "ideal total",
+        "actual total",
+        "nanosleep",
+        "time.sleep",
+        "timerfd-interval",
+        "overview",
+    ] {
+        assert!(stdout.contains(needle), "{needle:?} not in\n{stdout}");
+    }
+
+    let committed: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("spec/result.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&json).unwrap();
+    let instance: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::validator_for(&committed).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&instance)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "schema errors: {errors:?}");
+
+    let result = sleeplab_cli::model::load_result(&json).unwrap();
+    assert!(result.complete);
+    assert_eq!(serde_json::to_value(&result).unwrap(), instance);
+    let ExperimentData::Runtimes(data) = &result.data else {
+        panic!("not a runtimes result");
+    };
+    assert_eq!(data.runtimes.len(), 2);
+    let mut rows = 0usize;
+    for r in &data.runtimes {
+        assert_eq!(r.status, RuntimeStatus::Measured, "{}", r.id);
+        assert!(!r.listed.is_empty());
+        for m in &r.methods {
+            assert_eq!(m.status, MethodStatus::Measured, "{} {}", r.id, m.method);
+            assert_eq!(m.timer_slack_ns, Some(1_000));
+            if let Some(p) = &m.periodic {
+                assert_eq!((p.period_ns, p.ticks, p.warmup_ns.len()), (2_000_000, 4, 1));
+                assert_eq!(p.interval.count, 4);
+                rows += 5;
+            }
+            for c in &m.cells {
+                assert_eq!(c.summary.count, 3, "{} {}", r.id, m.method);
+                assert_eq!(c.warmup_ns.len(), 1);
+                assert_eq!(c.samples_ns.len(), 3);
+                rows += 4;
+            }
+        }
+    }
+    let c = &data.runtimes[0];
+    assert_eq!(c.id, "c");
+    let names: Vec<&str> = c.methods.iter().map(|m| m.method.as_str()).collect();
+    assert_eq!(names, ["nanosleep", "sched_yield", "timerfd-interval"]);
+    assert_eq!(c.methods[0].cells.len(), 2);
+    assert_eq!(c.methods[1].cells.len(), 1, "yield runs at 0 only");
+    assert_eq!(c.methods[1].cells[0].requested_ns, 0);
+    // The C probe reports the slack it runs with: the one set in its pre_exec.
+    for m in &c.methods {
+        assert_eq!(m.probe_timer_slack_ns, Some(1_000), "{}", m.method);
+    }
+
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    assert_eq!(
+        reader.headers().unwrap().iter().collect::<Vec<_>>(),
+        CSV_COLUMNS
+    );
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(records.len(), rows);
+    let col = |name: &str| CSV_COLUMNS.iter().position(|c| *c == name).unwrap();
+    for rec in &records {
+        let elapsed: u64 = rec[col("elapsed_ns")].parse().unwrap();
+        let requested: u64 = rec[col("requested_ns")].parse().unwrap();
+        if rec[col("kind")] != *"periodic" {
+            assert_eq!(&rec[col("early")] == "true", elapsed < requested);
+        }
+    }
+}
+
+/// Each bad invocation exits 2 with exactly one line on stderr naming the bad value.
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir_s = dir.path().to_str().unwrap();
+    let missing = format!("{dir_s}/no/such/dir/out.json");
+    let invalid_vector = repo_root()
+        .join("spec/vectors/invalid/count_mismatch.txt")
+        .display()
+        .to_string();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--runtimes", "pyhton"], "did you mean python?"),
+        (vec!["--runtimes", "rust"], "rust"),
+        (vec!["--runtimes", "c,,go"], "c,,go"),
+        (vec!["--durations", "5"], "\"5\""),
+        (vec!["--durations", "-1ms"], "-1ms"),
+        (vec!["--budget", "0"], "\"0\""),
+        (vec!["--count", "0"], "\"0\""),
+        (vec!["--count", "3", "--budget", "1s"], "--budget"),
+        (vec!["--max-count", "x"], "\"x\""),
+        (vec!["--warmup", "-1"], "-1"),
+        (vec!["--period", "0"], "\"0\""),
+        (vec!["--ticks", "0"], "\"0\""),
+        (vec!["--load", "-1"], "-1"),
+        (vec!["--timer-slack", "0"], "\"0\""),
+        (vec!["--pin", "4096"], "4096"),
+        (vec!["--list", "--json", "x.json"], "--json"),
+        (vec!["--json", &missing], "no/such/dir"),
+        (
+            vec!["--runtimes", "c", "--methods", "nanoslep"],
+            "did you mean nanosleep?",
+        ),
+        (
+            vec!["--saved", &invalid_vector],
+            "count_mismatch.txt: line 4:",
+        ),
+        (vec!["--saved", &missing], "cannot read saved probe output"),
+    ];
+    for (args, needle) in cases {
+        let out = sleeplab()
+            .arg("runtimes")
+            .args(&args)
+            .env("SLEEPLAB_PROBES", repo_root().join("probes"))
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
+        assert!(
+            out.stdout.is_empty(),
+            "{args:?} printed {:?}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    // A probes directory that is not one.
+    let out = sleeplab()
+        .args(["runtimes", "--runtimes", "c"])
+        .env("SLEEPLAB_PROBES", dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("SLEEPLAB_PROBES") && err.contains(dir_s),
+        "{err}"
+    );
+}
+
+#[test]
+fn list_shows_the_methods_without_measuring() {
+    let out = sleeplab()
+        .args(["runtimes", "-q", "--list", "--runtimes", "c,python"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    for needle in [
+        "clock_nanosleep",
+        "timerfd-interval",
+        "periodic",
+        "time.sleep",
+        "asyncio.sleep",
+    ] {
+        assert!(stdout.contains(needle), "{needle:?} not in\n{stdout}");
+    }
+}
+
+/// Whether a process whose command line contains `marker` exists (read from /proc).
+fn running(marker: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+        std::fs::read(e.path().join("cmdline"))
+            .map(|c| {
+                String::from_utf8_lossy(&c)
+                    .replace('\0', " ")
+                    .contains(marker)
+            })
+            .unwrap_or(false)
+    })
+}
+
+/// Ctrl-C while a probe runs: the probe's process group is killed, the partial result
+/// is printed and saved (complete = false), and the exit code is 130.
+#[test]
+fn ctrl_c_kills_the_probe_and_keeps_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("rt.json");
+    // A marker no other process has: a unique request of about 3.1 s per call.
+    let marker = "3141592653";
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleeplab"))
+        .args([
+            "runtimes",
+            "-q",
+            "--runtimes",
+            "c",
+            "--methods",
+            "nanosleep",
+            "--durations",
+            &format!("{marker}ns"),
+            "--count",
+            "100",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !running(&format!("--durations-ns {marker}")) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the probe never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    // SAFETY: kill(2) sends SIGINT to the child we spawned.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let t1 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t1.elapsed() < Duration::from_secs(20),
+            "sleeplab did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        !running(&format!("--durations-ns {marker}")),
+        "the probe survived"
+    );
+    let result = sleeplab_cli::model::load_result(&json).unwrap();
+    assert!(!result.complete);
+}
+
+/// A saved probe output (as from a real Windows machine) is summarised like a launched
+/// probe and reported as a runtime of its own.
+#[test]
+fn saved_probe_outputs_are_included() {
+    let v = repo_root().join("spec/vectors/valid");
+    let files = format!(
+        "{},{}",
+        v.join("oneshot_two_cells.txt").display(),
+        v.join("list.txt").display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("rt.json");
+    let out = sleeplab()
+        .args([
+            "runtimes",
+            "-q",
+            "--runtimes",
+            "c",
+            "--methods",
+            "nanosleep",
+        ])
+        .args(["--durations", "1ms", "--count", "2", "--saved", &files])
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("Python (saved, linux x86_64)"), "{stdout}");
+    let result = sleeplab_cli::model::load_result(&json).unwrap();
+    let ExperimentData::Runtimes(data) = &result.data else {
+        panic!("not a runtimes result");
+    };
+    let ids: Vec<&str> = data.runtimes.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["c", "saved-python"]);
+    let saved = &data.runtimes[1].methods[0];
+    assert_eq!(saved.method, "time.sleep");
+    assert_eq!(saved.cells.len(), 2);
+    assert_eq!(saved.cells[0].summary.count, 2);
+    assert_eq!(data.config.saved_files.len(), 2);
+}

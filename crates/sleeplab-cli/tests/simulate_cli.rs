@@ -1,0 +1,352 @@
+//! `sleeplab simulate` through the real binary: a golden file pins one small grid
+//! (same seed, same numbers, on every machine), the JSON validates against the committed
+//! schema and round-trips, the CSV has one row per cell, replay works on a freshly
+//! measured sweep, and bad input gets exit 2 with one line naming the value.
+//!
+//! The golden files are `tests/golden/simulate_small.json` (the result's `data` part:
+//! no timestamps, no machine fingerprint) and `tests/golden/simulate_small.txt` (the
+//! terminal output). After an intended change to a strategy, a model or the rendering,
+//! regenerate both with
+//!
+//! ```sh
+//! UPDATE_GOLDEN=1 cargo test -p sleeplab-cli --test simulate_cli
+//! ```
+//!
+//! and review the diff: every changed number is a changed prediction.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn sleeplab() -> Command {
+    Command::cargo_bin("sleeplab").expect("the sleeplab binary is built")
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn golden(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name)
+}
+
+/// The pinned grid: every default strategy, two intervals, two periods.
+const SMALL: [&str; 14] = [
+    "simulate",
+    "-q",
+    "--intervals",
+    "2ms,20ms",
+    "--periods",
+    "1ms,7ms",
+    "--sleeps",
+    "40",
+    "--warmup",
+    "10",
+    "--seed",
+    "7",
+    "--strategies",
+    "std-sleep,fixed-margin,sdl-precise,seed-hybrid,precise",
+];
+
+fn run_small(dir: &Path) -> (String, serde_json::Value, PathBuf) {
+    let json = dir.join("sim.json");
+    let csv = dir.join("sim.csv");
+    let out = sleeplab()
+        .args(SMALL)
+        .arg("--json")
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (text, value, csv)
+}
+
+#[test]
+fn golden_small_grid_is_reproduced_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, value, _) = run_small(dir.path());
+    assert_eq!(value["experiment"], "simulate");
+    let data = &value["data"];
+    let (gj, gt) = (golden("simulate_small.json"), golden("simulate_small.txt"));
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&gj, serde_json::to_string_pretty(data).unwrap() + "\n").unwrap();
+        std::fs::write(&gt, &text).unwrap();
+    }
+    let want: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&gj).expect("golden JSON (UPDATE_GOLDEN=1 creates it)"),
+    )
+    .unwrap();
+    assert!(
+        *data == want,
+        "simulate data differs from {} (UPDATE_GOLDEN=1 to accept an intended change)",
+        gj.display()
+    );
+    let want_text = std::fs::read_to_string(&gt).unwrap();
+    assert_eq!(
+        text,
+        want_text,
+        "terminal output differs from {}",
+        gt.display()
+    );
+}
+
+#[test]
+fn json_validates_round_trips_and_csv_has_a_row_per_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, instance, csv) = run_small(dir.path());
+    let committed: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("spec/result.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&committed).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&instance)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "schema errors: {errors:?}");
+
+    let result = sleeplab_cli::model::load_result(&dir.path().join("sim.json")).unwrap();
+    assert!(result.complete);
+    assert_eq!(serde_json::to_value(&result).unwrap(), instance);
+    assert!(
+        result.notes.iter().any(|n| n.contains("spin-sleep")),
+        "says spin-sleep is not simulated"
+    );
+    let sleeplab_cli::model::ExperimentData::Simulate(data) = &result.data else {
+        panic!("not a simulation");
+    };
+    // 5 strategies × 2 intervals × 2 periods, in config order, never early.
+    assert_eq!(data.cells.len(), 20);
+    let order: Vec<(String, u64, usize)> = data
+        .cells
+        .iter()
+        .map(|c| (c.strategy.clone(), c.requested_ns, c.model))
+        .collect();
+    assert_eq!(order[0], ("std-sleep".into(), 2_000_000, 0));
+    assert_eq!(order[1], ("std-sleep".into(), 2_000_000, 1));
+    assert_eq!(order[2], ("std-sleep".into(), 20_000_000, 0));
+    assert_eq!(order[19], ("precise".into(), 20_000_000, 1));
+    for c in &data.cells {
+        assert_eq!(c.early, 0, "{c:?}");
+        assert_eq!(c.sleeps, 40);
+        assert!(c.p50_rel_error <= c.p99_rel_error && c.p99_rel_error <= c.max_rel_error);
+        assert!((0.0..=100.0 + 1e-9).contains(&c.cpu_percent), "{c:?}");
+        // Relative error and lateness agree.
+        let req = c.requested_ns as f64;
+        assert!((c.mean_rel_error * req - c.mean_lateness_ns).abs() < 1e-6 * req);
+    }
+    // The plain sleep never spins; the heat tables name every strategy.
+    let std = data.cell("std-sleep", 20_000_000, 1).unwrap();
+    assert!(std.cpu_percent < 0.1, "{std:?}");
+    for s in [
+        "std-sleep",
+        "fixed-margin",
+        "sdl-precise",
+        "seed-hybrid",
+        "precise",
+    ] {
+        assert!(text.contains(&format!("{s}: mean relative error")), "{s}");
+    }
+
+    let mut rdr = csv::Reader::from_path(&csv).unwrap();
+    let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(header, sleeplab_cli::sim::CSV_COLUMNS);
+    let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 20);
+    assert_eq!(&rows[0][0], "std-sleep");
+    assert_eq!(&rows[0][3], "scheduler");
+    assert_eq!(&rows[0][4], "1000000");
+}
+
+#[test]
+fn the_seed_decides_the_numbers() {
+    let run = |seed: &str| {
+        let out = sleeplab()
+            .args([
+                "simulate",
+                "-q",
+                "--intervals",
+                "5ms",
+                "--periods",
+                "3ms",
+                "--sleeps",
+                "30",
+                "--warmup",
+                "0",
+                "--strategies",
+                "std-sleep,precise",
+                "--seed",
+                seed,
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    assert_eq!(run("3"), run("3"));
+    assert_ne!(run("3"), run("4"));
+}
+
+#[test]
+fn replays_a_sweep_measured_on_this_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = dir.path().join("sweep.json");
+    sleeplab()
+        .args([
+            "sweep",
+            "-q",
+            "--mechanisms",
+            "clock-nanosleep-abs",
+            "--durations",
+            "0,20us,200us",
+            "--iterations",
+            "20",
+            "--rounds",
+            "1",
+            "--warmup",
+            "0",
+        ])
+        .arg("--json")
+        .arg(&sweep)
+        .assert()
+        .success();
+    let json = dir.path().join("sim.json");
+    let out = sleeplab()
+        .args([
+            "simulate",
+            "-q",
+            "--intervals",
+            "100us,1ms",
+            "--sleeps",
+            "50",
+            "--warmup",
+            "5",
+            "--strategies",
+            "std-sleep,fixed-margin,precise",
+            "--replay",
+        ])
+        .arg(&sweep)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("replay of"), "{text}");
+    let result = sleeplab_cli::model::load_result(&json).unwrap();
+    let sleeplab_cli::model::ExperimentData::Simulate(data) = &result.data else {
+        panic!("not a simulation");
+    };
+    assert_eq!(data.config.models.len(), 1);
+    let sleeplab_cli::sim::ModelSpec::Replay(src) = &data.config.models[0] else {
+        panic!("not a replay");
+    };
+    assert_eq!(src.mechanism, "clock-nanosleep-abs");
+    assert_eq!(
+        src.anchors
+            .iter()
+            .map(|a| a.requested_ns)
+            .collect::<Vec<_>>(),
+        vec![0, 20_000, 200_000]
+    );
+    assert!(
+        src.anchors
+            .iter()
+            .all(|a| a.samples == 20 && a.from == "samples")
+    );
+    assert_eq!(data.cells.len(), 6);
+    assert!(data.cells.iter().all(|c| c.early == 0));
+    // A real oversleep is never zero: the plain sleep is late every time.
+    let std = data.cell("std-sleep", 1_000_000, 0).unwrap();
+    assert!(std.p50_rel_error > 0.0);
+
+    // A mechanism the file does not have, and a file that is not a sweep: exit 2.
+    let bad = sleeplab()
+        .args(["simulate", "-q", "--replay-mechanism", "poll", "--replay"])
+        .arg(&sweep)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let msg = String::from_utf8(bad).unwrap();
+    assert_eq!(msg.lines().count(), 1, "{msg}");
+    assert!(
+        msg.contains("poll") && msg.contains("clock-nanosleep-abs"),
+        "{msg}"
+    );
+    let bad = sleeplab()
+        .args(["simulate", "-q", "--replay"])
+        .arg(&json)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8(bad).unwrap().contains("holds no sweep"));
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line_naming_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("garbage.json");
+    std::fs::write(&garbage, "{ not json").unwrap();
+    let garbage = garbage.display().to_string();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--strategies", "precsie"], "precise"),
+        (vec!["--strategies", "spin-sleep"], "spin-sleep"),
+        (vec!["--strategies", ""], "strategy list"),
+        (vec!["--intervals", "0"], "\"0\""),
+        (vec!["--intervals", "5"], "\"5\""),
+        (vec!["--intervals", "11s"], "\"11s\""),
+        (vec!["--periods", "10..1ms"], "10..1ms"),
+        (vec!["--periods", "1..10"], "1..10"),
+        (vec!["--periods", "1.5..3ms"], "1.5..3ms"),
+        (vec!["--period", "-1ms"], "-1ms"),
+        (vec!["--preempt-prob", "1.5"], "1.5"),
+        (vec!["--preempt-prob", "NaN"], "NaN"),
+        (vec!["--sleeps", "0"], "\"0\""),
+        (vec!["--warmup", "-1"], "-1"),
+        (vec!["--seed", "x"], "\"x\""),
+        (vec!["--replay-mechanism", "poll"], "--replay"),
+        (
+            vec!["--replay", "/nonexistent/sweep.json"],
+            "/nonexistent/sweep.json",
+        ),
+        (vec!["--replay", garbage.as_str()], "garbage.json"),
+        (
+            vec!["--replay", garbage.as_str(), "--periods", "1ms"],
+            "--periods",
+        ),
+        (
+            vec!["--json", "/nonexistent/dir/x.json"],
+            "/nonexistent/dir/x.json",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = sleeplab()
+            .arg("simulate")
+            .arg("-q")
+            .args(&args)
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
+    }
+}
