@@ -2,7 +2,8 @@
 //! with settings that would run for many seconds, sent SIGINT once it is measuring, it
 //! must exit 130 within a few seconds, leave a JSON file that loads with
 //! `model::load_result` and says `complete: false`, a CSV that parses (where the command
-//! writes one), and no child process alive (probes are killed with their process group).
+//! writes one), no child process alive (probes are killed with their process group), and
+//! `sleeplab report` renders the partial result, marked incomplete.
 //! Two SIGINTs in a row exit at once, even in the middle of a 30 s wait that one SIGINT
 //! lets finish (a wait is never cut short: that would be an early return). SIGTERM is
 //! handled like SIGINT (results kept, probes killed).
@@ -280,6 +281,24 @@ fn experiment(command: &str, args: &[&str], csv: bool, trigger: Trigger) -> usiz
         .unwrap_or_else(|e| panic!("{command}: {e}\nstderr:\n{}", out.stderr));
     assert!(!result.complete, "{command}: complete after an interrupt");
     assert_eq!(result.data.name(), command);
+    // What was kept is usable: the report renders it (marked incomplete).
+    let report = dir.path().join("report");
+    let r = Command::new(bin())
+        .args(["report", "-q"])
+        .arg(&json)
+        .arg("-o")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        r.status.success(),
+        "{command}: report of the partial result: {r:?}"
+    );
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(
+        html.contains("incomplete"),
+        "{command}: the report does not say incomplete"
+    );
     if csv { csv_rows(&csv_path) } else { 0 }
 }
 
