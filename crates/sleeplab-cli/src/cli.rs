@@ -120,7 +120,8 @@ fn durations(s: &str) -> Result<List<u64>, ParseError> {
     parse::list("duration list", s, parse::duration_ns).map(List)
 }
 
-fn slacks(s: &str) -> Result<List<u64>, ParseError> {
+/// A list of timer slacks (each at least 1 ns), shared by every command with `--timer-slack LIST`.
+pub fn slacks(s: &str) -> Result<List<u64>, ParseError> {
     parse::list("timer slack list", s, parse::slack_ns).map(List)
 }
 
@@ -144,7 +145,8 @@ fn json_samples(s: &str) -> Result<u64, ParseError> {
     parse::count("JSON sample cap", s, 0, 10_000_000)
 }
 
-fn loads(s: &str) -> Result<List<usize>, ParseError> {
+/// A list of load levels (busy threads, 0–1024), shared by every command with `--load LIST`.
+pub fn loads(s: &str) -> Result<List<usize>, ParseError> {
     parse::list("load list", s, |x| {
         parse::count("load", x, 0, 1024).map(|n| n as usize)
     })

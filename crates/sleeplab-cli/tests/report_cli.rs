@@ -4,21 +4,15 @@
 //! project's 2-core VM, trimmed (`tests/fixtures/trim.py`). Every assertion is about
 //! structure, escaping and exit codes, never about latencies.
 
-use assert_cmd::Command;
+mod common;
+use common::*;
+
 use serde_json::Value;
 use sleeplab_cli::model::{ExperimentData, ResultFile, load_result};
 use std::path::{Path, PathBuf};
 
-fn sleeplab() -> Command {
-    Command::cargo_bin("sleeplab").expect("the sleeplab binary is built")
-}
-
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/survey.json")
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn survey() -> ResultFile {

@@ -5,19 +5,13 @@
 //!
 //! Needs `cc` and `python3` (both always installed where the tests run).
 
-use assert_cmd::Command;
+mod common;
+use common::*;
+
 use sleeplab_cli::experiments::runtimes::{CSV_COLUMNS, MethodStatus, RuntimeStatus};
 use sleeplab_cli::model::ExperimentData;
-use std::path::{Path, PathBuf};
+
 use std::time::{Duration, Instant};
-
-fn sleeplab() -> Command {
-    Command::cargo_bin("sleeplab").expect("the sleeplab binary is built")
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 #[test]
 fn tiny_run_validates_round_trips_and_writes_one_csv_row_per_sample() {
@@ -63,18 +57,9 @@ fn tiny_run_validates_round_trips_and_writes_one_csv_row_per_sample() {
         assert!(stdout.contains(needle), "{needle:?} not in\n{stdout}");
     }
 
-    let committed: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join("spec/result.schema.json")).unwrap(),
-    )
-    .unwrap();
     let text = std::fs::read_to_string(&json).unwrap();
     let instance: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let validator = jsonschema::validator_for(&committed).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&instance)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "schema errors: {errors:?}");
+    common::assert_matches_schema(&instance, "result");
 
     let result = sleeplab_cli::model::load_result(&json).unwrap();
     assert!(result.complete);

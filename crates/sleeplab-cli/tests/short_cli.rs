@@ -1,6 +1,8 @@
 //! `sleeplab short` through the binary: outputs, counts, files, bad input. Tiny
 //! `--batch`/`--repetitions` keep it fast; no test asserts a latency.
 
+mod common;
+
 use assert_cmd::cargo::cargo_bin_cmd;
 use sleeplab_cli::experiments::short::{CSV_COLUMNS, FLOOR, SYSCALL, ShortData};
 use sleeplab_cli::model::{ExperimentData, load_result};
@@ -64,12 +66,7 @@ fn counts_add_up_in_json_and_csv() {
     // The JSON validates against the result schema and round-trips through the model.
     let instance: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let validator = jsonschema::validator_for(&sleeplab_cli::model::result_schema()).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&instance)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "schema errors: {errors:?}");
+    common::assert_matches_schema(&instance, "result");
     let (result, data) = short_data(&json);
     assert_eq!(serde_json::to_value(&result).unwrap(), instance);
     assert!(result.complete);

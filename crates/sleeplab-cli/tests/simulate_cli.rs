@@ -14,16 +14,10 @@
 //!
 //! and review the diff: every changed number is a changed prediction.
 
-use assert_cmd::Command;
+mod common;
+use common::*;
+
 use std::path::{Path, PathBuf};
-
-fn sleeplab() -> Command {
-    Command::cargo_bin("sleeplab").expect("the sleeplab binary is built")
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn golden(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -102,16 +96,7 @@ fn golden_small_grid_is_reproduced_exactly() {
 fn json_validates_round_trips_and_csv_has_a_row_per_cell() {
     let dir = tempfile::tempdir().unwrap();
     let (text, instance, csv) = run_small(dir.path());
-    let committed: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join("spec/result.schema.json")).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&committed).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&instance)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "schema errors: {errors:?}");
+    common::assert_matches_schema(&instance, "result");
 
     let result = sleeplab_cli::model::load_result(&dir.path().join("sim.json")).unwrap();
     assert!(result.complete);

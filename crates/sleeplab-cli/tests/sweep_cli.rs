@@ -2,16 +2,10 @@
 //! and round-trips, its CSV loads with pandas into the documented columns, and bad
 //! input gets exit 2 with one line naming the value.
 
-use assert_cmd::Command;
+mod common;
+use common::*;
+
 use std::path::{Path, PathBuf};
-
-fn sleeplab() -> Command {
-    Command::cargo_bin("sleeplab").expect("the sleeplab binary is built")
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn tiny_sweep(dir: &Path) -> (PathBuf, PathBuf) {
     let json = dir.join("sweep.json");
@@ -62,12 +56,7 @@ fn json_matches_schema_and_round_trips_and_csv_loads_with_pandas() {
     // The result validates against it.
     let text = std::fs::read_to_string(&json).unwrap();
     let instance: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let validator = jsonschema::validator_for(&committed).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&instance)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "schema errors: {errors:?}");
+    common::assert_matches_schema(&instance, "result");
 
     // It round-trips through the model.
     let result = sleeplab_cli::model::load_result(&json).unwrap();

@@ -3,12 +3,10 @@
 //! file has cyclictest's layout and its totals match the tick counts; bad input exits 2
 //! with one line naming the value.
 
-use assert_cmd::Command;
-use std::path::Path;
+mod common;
+use common::*;
 
-fn sleeplab() -> Command {
-    Command::cargo_bin("sleeplab").expect("the sleeplab binary is built")
-}
+use std::path::Path;
 
 #[test]
 fn json_csv_and_histogram_agree() {
@@ -47,13 +45,7 @@ fn json_csv_and_histogram_agree() {
     // The JSON validates against the schema this build generates and round-trips.
     let text = std::fs::read_to_string(&json).unwrap();
     let instance: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let schema = sleeplab_cli::model::result_schema();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&instance)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "schema errors: {errors:?}");
+    common::assert_matches_schema(&instance, "result");
     let result = sleeplab_cli::model::load_result(&json).unwrap();
     assert!(result.complete);
     assert_eq!(serde_json::to_value(&result).unwrap(), instance);

@@ -1,67 +1,17 @@
 //! Never early on the real machine under a signal storm: a thread sends SIGUSR1 (no-op
-//! handler, installed without SA_RESTART) to the sleeping thread at ~5 kHz while
+//! handler, installed without SA_RESTART) to the sleeping thread every 150 µs (~6.7 kHz) while
 //! `PreciseSleeper` and every strategy sleep 200 times for 0.2–2 ms. Every interrupted
 //! native sleep must be resumed: zero early returns. No latency bound is asserted.
 //!
 //! Its own test binary, so the handler is installed in no other test's process.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::thread::JoinHandle;
-use std::time::Duration;
+mod support;
+
+use std::sync::atomic::Ordering;
 
 use sleeplab::clock::{Env, RealEnv, monotonic_ns};
 use sleeplab::precise::{PreciseSleeper, strategies, strategy_by_name};
-
-static SIGNALS: AtomicU64 = AtomicU64::new(0);
-
-extern "C" fn on_sigusr1(_: libc::c_int) {
-    SIGNALS.fetch_add(1, Ordering::Relaxed);
-}
-
-fn install_handler_without_restart() {
-    // SAFETY: a zeroed sigaction is valid; the handler only touches an atomic.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_sigusr1 as *const () as libc::sighandler_t;
-        sa.sa_flags = 0; // no SA_RESTART
-        libc::sigemptyset(&mut sa.sa_mask);
-        assert_eq!(libc::sigaction(libc::SIGUSR1, &sa, std::ptr::null_mut()), 0);
-    }
-}
-
-/// Sends SIGUSR1 to `target` every ~150 µs until dropped.
-struct Storm {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
-}
-
-impl Storm {
-    fn start(target: libc::pthread_t) -> Self {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let handle = std::thread::spawn(move || {
-            while !flag.load(Ordering::Relaxed) {
-                // SAFETY: `target` is alive: the storm is stopped (joined) before it exits.
-                unsafe { libc::pthread_kill(target, libc::SIGUSR1) };
-                std::thread::sleep(Duration::from_micros(150));
-            }
-        });
-        Self {
-            stop,
-            handle: Some(handle),
-        }
-    }
-}
-
-impl Drop for Storm {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-    }
-}
+use support::storm::{DELIVERED, Storm, install_handler_without_restart};
 
 fn wait_ns(i: u64) -> u64 {
     200_000 + (i * 7_919 * 13) % 1_800_000
@@ -72,7 +22,7 @@ fn no_early_returns_under_a_signal_storm() {
     install_handler_without_restart();
     // SAFETY: pthread_self has no preconditions.
     let me = unsafe { libc::pthread_self() };
-    let storm = Storm::start(me);
+    let storm = Storm::start(me, 150_000);
 
     // The storm is real: plain native sleeps do get cut short.
     let mut env = RealEnv;
@@ -104,7 +54,7 @@ fn no_early_returns_under_a_signal_storm() {
     }
     drop(storm);
 
-    let delivered = SIGNALS.load(Ordering::Relaxed);
+    let delivered = DELIVERED.load(Ordering::Relaxed);
     assert!(early.is_empty(), "early returns: {early:?}");
     assert!(delivered > 100, "only {delivered} signals were delivered");
     assert!(cut_short > 0, "no native sleep was interrupted");

@@ -6,81 +6,13 @@
 //!
 //! Its own test binary, so the handler is installed in no other test's process.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::thread::JoinHandle;
+mod support;
+
+use std::sync::atomic::Ordering;
 
 use sleeplab::clock::monotonic_ns;
-use sleeplab::system::set_timer_slack_ns;
 use sleeplab::wait::{Waiter, mechanisms};
-
-static SIGNALS: AtomicU64 = AtomicU64::new(0);
-
-extern "C" fn on_sigusr1(_: libc::c_int) {
-    SIGNALS.fetch_add(1, Ordering::Relaxed);
-}
-
-fn install_handler_without_restart() {
-    // SAFETY: a zeroed sigaction is valid; the handler only touches an atomic.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_sigusr1 as *const () as libc::sighandler_t;
-        sa.sa_flags = 0;
-        libc::sigemptyset(&mut sa.sa_mask);
-        assert_eq!(libc::sigaction(libc::SIGUSR1, &sa, std::ptr::null_mut()), 0);
-    }
-}
-
-/// Sends SIGUSR1 to `target` every 100 µs (absolute schedule, 1 ns slack) until dropped.
-struct Storm {
-    stop: Arc<AtomicBool>,
-    sent: Arc<AtomicU64>,
-    handle: Option<JoinHandle<()>>,
-}
-
-impl Storm {
-    fn start(target: libc::pthread_t) -> Self {
-        let stop = Arc::new(AtomicBool::new(false));
-        let sent = Arc::new(AtomicU64::new(0));
-        let (flag, count) = (Arc::clone(&stop), Arc::clone(&sent));
-        let handle = std::thread::spawn(move || {
-            let _ = set_timer_slack_ns(1);
-            let mut next = monotonic_ns();
-            while !flag.load(Ordering::Relaxed) {
-                // SAFETY: `target` outlives the storm (joined before the test returns).
-                unsafe { libc::pthread_kill(target, libc::SIGUSR1) };
-                count.fetch_add(1, Ordering::Relaxed);
-                next += 100_000;
-                let ts = libc::timespec {
-                    tv_sec: (next / 1_000_000_000) as libc::time_t,
-                    tv_nsec: (next % 1_000_000_000) as libc::c_long,
-                };
-                // SAFETY: valid timespec.
-                unsafe {
-                    libc::clock_nanosleep(
-                        libc::CLOCK_MONOTONIC,
-                        libc::TIMER_ABSTIME,
-                        &ts,
-                        std::ptr::null_mut(),
-                    )
-                };
-            }
-        });
-        Self {
-            stop,
-            sent,
-            handle: Some(handle),
-        }
-    }
-
-    fn stop(mut self) -> u64 {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-        self.sent.load(Ordering::Relaxed)
-    }
-}
+use support::storm::{DELIVERED, Storm, install_handler_without_restart};
 
 const DURATIONS: [u64; 3] = [200_000, 1_000_000, 3_000_000];
 const REPS: usize = 20;
@@ -128,12 +60,12 @@ fn no_mechanism_returns_early_under_a_signal_storm() {
 
     // SAFETY: no preconditions.
     let me = unsafe { libc::pthread_self() };
-    let storm = Storm::start(me);
+    let storm = Storm::start(me, 100_000);
     let t0 = monotonic_ns();
     let (early, stormy) = run_all();
     let secs = (monotonic_ns() - t0) as f64 / 1e9;
     let sent = storm.stop();
-    let delivered = SIGNALS.load(Ordering::Relaxed);
+    let delivered = DELIVERED.load(Ordering::Relaxed);
 
     assert!(early.is_empty(), "early returns under the storm: {early:?}");
     assert!(delivered > 500, "only {delivered} signals delivered");

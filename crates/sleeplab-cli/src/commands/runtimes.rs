@@ -49,10 +49,10 @@ pub struct RuntimesArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count, default_value = "100")]
     pub ticks: u64,
     /// Competing busy threads, a list of levels, e.g. 0,1,2.
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = loads, default_value = "0")]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = crate::cli::loads, default_value = "0")]
     pub load: List<usize>,
     /// Timer slack(s) the probes run under, e.g. 50us,1ns (default: inherited).
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = slacks)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = crate::cli::slacks)]
     pub timer_slack: Option<List<u64>>,
     /// Pin the probe processes to this CPU.
     #[arg(long, allow_hyphen_values = true, value_name = "CPU", value_parser = cpu)]
@@ -80,15 +80,7 @@ fn durations(s: &str) -> Result<List<u64>, ParseError> {
 }
 
 fn positive_duration(s: &str) -> Result<u64, ParseError> {
-    let v = parse::duration_ns(s)?;
-    if v == 0 {
-        return Err(ParseError {
-            what: "duration",
-            value: s.into(),
-            reason: "must be more than 0".into(),
-        });
-    }
-    Ok(v)
+    parse::positive_duration_ns("duration", s)
 }
 
 fn count(s: &str) -> Result<u64, ParseError> {
@@ -101,25 +93,6 @@ fn warmup(s: &str) -> Result<u64, ParseError> {
 
 fn json_samples(s: &str) -> Result<u64, ParseError> {
     parse::count("JSON sample cap", s, 0, 10_000_000)
-}
-
-fn loads(s: &str) -> Result<List<usize>, ParseError> {
-    parse::list("load list", s, |x| {
-        parse::count("load", x, 0, 1024).map(|n| n as usize)
-    })
-    .map(List)
-}
-
-fn slacks(s: &str) -> Result<List<u64>, ParseError> {
-    let v = durations(s)?.0;
-    if v.contains(&0) {
-        return Err(ParseError {
-            what: "timer slack",
-            value: s.into(),
-            reason: "0 means 'default' to the kernel; use 1ns for the minimum".into(),
-        });
-    }
-    Ok(List(v))
 }
 
 fn cpu(s: &str) -> Result<usize, ParseError> {

@@ -90,10 +90,7 @@ fn bad(what: &'static str, s: &str, reason: impl Into<String>) -> ParseError {
 const MAX_SIM_NS: u64 = 10_000_000_000;
 
 fn positive(what: &'static str, s: &str) -> Result<u64, ParseError> {
-    let v = parse::duration_ns(s)?;
-    if v == 0 {
-        return Err(bad(what, s, "must be more than 0"));
-    }
+    let v = parse::positive_duration_ns(what, s)?;
     if v > MAX_SIM_NS {
         return Err(bad(what, s, "must be at most 10s"));
     }

@@ -12,7 +12,12 @@ use sleeplab::wait::Support;
 
 /// Builds the sweep's config from the arguments (validating names and paths).
 pub fn config(args: &SweepArgs) -> anyhow::Result<SweepConfig> {
-    let infos = contenders::all();
+    config_with(args, &contenders::all())
+}
+
+/// [`config`] with the contender listing already at hand (each listing opens and closes
+/// every mechanism's fds to check its support, so it is taken once per command).
+fn config_with(args: &SweepArgs, infos: &[contenders::Info]) -> anyhow::Result<SweepConfig> {
     let mechanisms = match &args.mechanisms {
         Some(given) => {
             let names = resolve_names(&given.0, &contenders::names())?;
@@ -84,9 +89,14 @@ pub fn config(args: &SweepArgs) -> anyhow::Result<SweepConfig> {
 pub fn run(args: &SweepArgs, quiet: bool) -> anyhow::Result<i32> {
     args.threads.validate()?;
     check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
-    let config = config(args)?;
+    let infos = contenders::all();
+    let config = config_with(args, &infos)?;
     let start = RunStart::now();
-    let progress = Progress::new("sweep", estimate_cells(&config) * config.rounds, quiet);
+    let progress = Progress::new(
+        "sweep",
+        estimate_cells(&config, &infos) * config.rounds,
+        quiet,
+    );
     let mut notes = Vec::new();
     let max_load = config.loads.iter().copied().max().unwrap_or(0);
     let cpus = start.fingerprint.cpu_count;
@@ -114,8 +124,7 @@ pub fn run(args: &SweepArgs, quiet: bool) -> anyhow::Result<i32> {
 }
 
 /// Number of cells the sweep will measure (for the progress bar).
-fn estimate_cells(config: &SweepConfig) -> u64 {
-    let infos = contenders::all();
+fn estimate_cells(config: &SweepConfig, infos: &[contenders::Info]) -> u64 {
     let per_axis = (config.loads.len() * config.timer_slacks_ns.len().max(1)) as u64;
     config
         .mechanisms

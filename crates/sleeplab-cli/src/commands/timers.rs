@@ -35,10 +35,10 @@ pub struct TimersArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = thread_count, default_value = "1")]
     pub threads: usize,
     /// Competing busy threads, a list of levels, e.g. 0,1,2.
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = loads, default_value = "0")]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = crate::cli::loads, default_value = "0")]
     pub load: List<usize>,
     /// Timer slack(s) to measure under, e.g. 50us,1ns (default: leave it as it is).
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = slacks)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = crate::cli::slacks)]
     pub timer_slack: Option<List<u64>>,
     /// Write a cyclictest-style latency histogram (1 µs buckets) to FILE.
     #[arg(long, allow_hyphen_values = true, value_name = "FILE")]
@@ -98,25 +98,6 @@ fn seconds(s: &str) -> Result<u64, ParseError> {
 
 fn thread_count(s: &str) -> Result<usize, ParseError> {
     parse::count("thread count", s, 1, 64).map(|n| n as usize)
-}
-
-fn loads(s: &str) -> Result<List<usize>, ParseError> {
-    parse::list("load list", s, |x| {
-        parse::count("load", x, 0, 1024).map(|n| n as usize)
-    })
-    .map(List)
-}
-
-fn slacks(s: &str) -> Result<List<u64>, ParseError> {
-    let v = parse::list("timer slack list", s, parse::duration_ns)?;
-    if v.contains(&0) {
-        return Err(ParseError {
-            what: "timer slack",
-            value: s.into(),
-            reason: "0 means 'default' to the kernel; use 1ns for the minimum".into(),
-        });
-    }
-    Ok(List(v))
 }
 
 fn histogram_max(s: &str) -> Result<u64, ParseError> {

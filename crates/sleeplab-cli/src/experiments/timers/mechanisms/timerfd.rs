@@ -77,40 +77,53 @@ impl TimerfdInterval {
 
 impl Periodic for TimerfdInterval {
     fn run(&mut self, plan: &Plan, wakes: &mut Vec<Wake>) -> Result<RunReport, MechanismError> {
-        let p = plan.period_ns;
-        let t0 = monotonic_ns();
-        arm(&self.fd, t0, p)?;
-        let mut report = RunReport {
-            t0_ns: t0,
-            ..RunReport::default()
-        };
-        let mut covered = 0u64;
-        while covered < plan.ticks {
-            let n = read_count(&self.fd);
-            let now = monotonic_ns();
-            match n {
-                Ok(Some(n)) => {
-                    wakes.push(Wake {
-                        wake_ns: now,
-                        expirations: n,
-                    });
-                    covered += n.max(1);
-                    report.end_ns = now;
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    disarm(&self.fd);
-                    return Err(e);
-                }
+        let fd = &self.fd;
+        run_armed(fd, plan, wakes, || read_count(fd))
+    }
+}
+
+/// Arms `fd` as an interval timer from now, then records one [`Wake`] per completed
+/// `wait_expirations` (which blocks until the next expiry and returns the expirations
+/// read, or `None` after EINTR), until `plan.ticks` deadlines are covered or Ctrl-C.
+/// The timer is disarmed on every way out.
+fn run_armed(
+    fd: &OwnedFd,
+    plan: &Plan,
+    wakes: &mut Vec<Wake>,
+    mut wait_expirations: impl FnMut() -> Result<Option<u64>, MechanismError>,
+) -> Result<RunReport, MechanismError> {
+    let t0 = monotonic_ns();
+    arm(fd, t0, plan.period_ns)?;
+    let mut report = RunReport {
+        t0_ns: t0,
+        ..RunReport::default()
+    };
+    let mut covered = 0u64;
+    while covered < plan.ticks {
+        let n = wait_expirations();
+        let now = monotonic_ns();
+        match n {
+            Ok(Some(n)) => {
+                wakes.push(Wake {
+                    wake_ns: now,
+                    expirations: n,
+                });
+                covered += n.max(1);
+                report.end_ns = now;
             }
-            if interrupted() {
-                report.interrupted = covered < plan.ticks;
-                break;
+            Ok(None) => {}
+            Err(e) => {
+                disarm(fd);
+                return Err(e);
             }
         }
-        disarm(&self.fd);
-        Ok(report)
+        if interrupted() {
+            report.interrupted = covered < plan.ticks;
+            break;
+        }
     }
+    disarm(fd);
+    Ok(report)
 }
 
 /// `epoll-timerfd`.
@@ -152,47 +165,18 @@ impl EpollTimerfd {
 
 impl Periodic for EpollTimerfd {
     fn run(&mut self, plan: &Plan, wakes: &mut Vec<Wake>) -> Result<RunReport, MechanismError> {
-        let p = plan.period_ns;
-        let t0 = monotonic_ns();
-        arm(&self.fd, t0, p)?;
-        let mut report = RunReport {
-            t0_ns: t0,
-            ..RunReport::default()
-        };
-        let mut covered = 0u64;
+        let (fd, epoll) = (&self.fd, self.epoll.as_raw_fd());
         let mut ev = libc::epoll_event { events: 0, u64: 0 };
-        while covered < plan.ticks {
+        run_armed(fd, plan, wakes, || {
             // SAFETY: valid descriptor and one-event buffer.
-            let r = unsafe { libc::epoll_wait(self.epoll.as_raw_fd(), &mut ev, 1, -1) };
-            let n = if r == 1 {
-                read_count(&self.fd)
+            let r = unsafe { libc::epoll_wait(epoll, &mut ev, 1, -1) };
+            if r == 1 {
+                read_count(fd)
             } else if r < 0 && errno() != libc::EINTR {
                 Err(os_err("epoll_wait"))
             } else {
                 Ok(None)
-            };
-            let now = monotonic_ns();
-            match n {
-                Ok(Some(n)) => {
-                    wakes.push(Wake {
-                        wake_ns: now,
-                        expirations: n,
-                    });
-                    covered += n.max(1);
-                    report.end_ns = now;
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    disarm(&self.fd);
-                    return Err(e);
-                }
             }
-            if interrupted() {
-                report.interrupted = covered < plan.ticks;
-                break;
-            }
-        }
-        disarm(&self.fd);
-        Ok(report)
+        })
     }
 }

@@ -1,0 +1,37 @@
+//! Helpers shared by the CLI integration tests: the binary, the repository root, and
+//! validation against the committed result schema.
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// The `sleeplab` binary of this build.
+pub fn sleeplab() -> Command {
+    Command::cargo_bin("sleeplab").expect("the sleeplab binary is built")
+}
+
+/// The repository root (two levels above this crate).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The committed `spec/result.schema.json` (sweep_cli checks it equals the generated one).
+pub fn committed_schema() -> serde_json::Value {
+    let text = std::fs::read_to_string(repo_root().join("spec/result.schema.json"))
+        .expect("spec/result.schema.json is readable");
+    serde_json::from_str(&text).expect("the committed schema is JSON")
+}
+
+/// Fails with the first schema errors unless `instance` validates against the committed
+/// result schema; `what` names the instance in the message.
+pub fn assert_matches_schema(instance: &serde_json::Value, what: &str) {
+    let schema = committed_schema();
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| e.to_string())
+        .take(5)
+        .collect();
+    assert!(errors.is_empty(), "{what}: schema errors: {errors:?}");
+}

@@ -1,0 +1,5 @@
+//! Shared helpers of the library's integration tests.
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+pub mod storm;
