@@ -15,6 +15,7 @@ have wine || need+=(wine wine64)
 have chromium || need+=(chromium)
 have cc || need+=(gcc)
 have c++ || need+=(g++)
+have pkg-config || need+=(pkg-config)
 
 if ((${#need[@]})); then
     if [[ $(id -u) -ne 0 ]]; then

@@ -1,0 +1,184 @@
+//! C programs built against the library cargo just built (`target/<profile>/libsleeplab.so`
+//! and `.a`) with the checked-in header: the example under `examples/` (shared and
+//! static), the signal-storm test, the header in strict C and C++, and the pkg-config
+//! files of an installed copy. Needs `cc`, `c++` and `pkg-config` (scripts/install-deps.sh).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `target/<profile>` holding libsleeplab.{so,a}, built once per test run: cargo builds
+/// only linkable libraries for integration tests, so this test asks it for the cdylib and
+/// the staticlib (cargo does not hold its build lock while tests run).
+fn lib_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().unwrap();
+        let dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
+        let profile = match dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => "dev",
+            Some(name) => name,
+        };
+        run(Command::new(env!("CARGO"))
+            .args(["build", "-q", "-p", "sleeplab-ffi", "--profile", profile])
+            .current_dir(env!("CARGO_MANIFEST_DIR")));
+        for f in ["libsleeplab.so", "libsleeplab.a"] {
+            assert!(dir.join(f).exists(), "{} not built", dir.join(f).display());
+        }
+        dir
+    })
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+const WARNINGS: &[&str] = &["-O2", "-Wall", "-Wextra", "-Werror"];
+
+/// Compiles `source` against the shared library (with an rpath to it).
+fn build_shared(source: &Path, out: &Path, extra: &[&str]) {
+    let lib = lib_dir();
+    run(Command::new("cc")
+        .args(WARNINGS)
+        .args(extra)
+        .arg("-I")
+        .arg(repo().join("include"))
+        .arg("-o")
+        .arg(out)
+        .arg(source)
+        .arg("-L")
+        .arg(lib)
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-lsleeplab"));
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn frame_limiter_example_runs_linked_shared_and_static() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = repo().join("examples/frame_limiter.c");
+
+    let shared = tmp.path().join("frame_limiter_shared");
+    build_shared(&source, &shared, &["-std=c11"]);
+    let out = run(Command::new(&shared).arg("6"));
+    let text = stdout(&out);
+    assert!(text.contains("frames 6, missed "), "{text}");
+    assert!(text.contains(", early 0,"), "{text}");
+
+    // Static: the archive plus the system libraries it needs, and no libsleeplab.so.
+    let fully_static = tmp.path().join("frame_limiter_static");
+    run(Command::new("cc")
+        .args(WARNINGS)
+        .arg("-std=c11")
+        .arg("-I")
+        .arg(repo().join("include"))
+        .arg("-o")
+        .arg(&fully_static)
+        .arg(&source)
+        .arg(lib_dir().join("libsleeplab.a"))
+        .args(["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl"]));
+    let deps = stdout(&run(Command::new("ldd").arg(&fully_static)));
+    assert!(!deps.contains("libsleeplab"), "{deps}");
+    let text = stdout(&run(Command::new(&fully_static).arg("3")));
+    assert!(text.contains("frames 3, missed "), "{text}");
+
+    // Bad arguments: exit 2 with one line.
+    let out = Command::new(&shared).arg("zero").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad frame count 'zero'"));
+}
+
+#[test]
+fn never_early_through_the_abi_under_a_10khz_signal_storm() {
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = tmp.path().join("signal_storm");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/signal_storm.c");
+    build_shared(&source, &exe, &["-std=c11", "-pthread"]);
+    let out = run(&mut Command::new(&exe));
+    let text = stdout(&out);
+    assert!(text.contains("calls 600, early 0, failed 0"), "{text}");
+    eprintln!("{text}");
+}
+
+#[test]
+fn header_compiles_as_strict_c99_and_cpp() {
+    let tmp = tempfile::tempdir().unwrap();
+    let c = tmp.path().join("use.c");
+    std::fs::write(
+        &c,
+        "#include \"sleeplab.h\"\n\
+         int main(void) {\n\
+         \x20 sleeplab_sleeper *s = sleeplab_sleeper_new();\n\
+         \x20 int rc = sleeplab_sleep_ns(s, 1000);\n\
+         \x20 sleeplab_sleeper_free(s);\n\
+         \x20 return rc == SLEEPLAB_OK && -SLEEPLAB_EINVAL == 22 ? 0 : 1;\n\
+         }\n",
+    )
+    .unwrap();
+    build_shared(&c, &tmp.path().join("use_c"), &["-std=c99", "-pedantic"]);
+    run(&mut Command::new(tmp.path().join("use_c")));
+
+    let cpp = tmp.path().join("use.cpp");
+    std::fs::copy(&c, &cpp).unwrap();
+    let lib = lib_dir();
+    run(Command::new("c++")
+        .args(WARNINGS)
+        .args(["-std=c++11", "-pedantic", "-I"])
+        .arg(repo().join("include"))
+        .arg("-o")
+        .arg(tmp.path().join("use_cpp"))
+        .arg(&cpp)
+        .arg("-L")
+        .arg(lib)
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-lsleeplab"));
+    run(&mut Command::new(tmp.path().join("use_cpp")));
+}
+
+#[test]
+fn installed_copy_builds_with_pkg_config() {
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = tmp.path().join("prefix");
+    run(Command::new(repo().join("scripts/install-c.sh"))
+        .arg(&prefix)
+        .env("SLEEPLAB_LIB_DIR", lib_dir()));
+    let pc_path = prefix.join("lib/pkgconfig");
+    let flags = |args: &[&str]| -> Vec<String> {
+        let out = run(Command::new("pkg-config")
+            .args(args)
+            .env("PKG_CONFIG_PATH", &pc_path));
+        stdout(&out).split_whitespace().map(str::to_owned).collect()
+    };
+    assert_eq!(
+        flags(&["--modversion", "sleeplab"]),
+        [env!("CARGO_PKG_VERSION")]
+    );
+    let source = repo().join("examples/frame_limiter.c");
+    for (pc, name) in [("sleeplab", "shared"), ("sleeplab-static", "static")] {
+        let exe = tmp.path().join(name);
+        run(Command::new("cc")
+            .args(WARNINGS)
+            .arg("-o")
+            .arg(&exe)
+            .arg(&source)
+            .args(flags(&["--cflags", "--libs", pc]))
+            .arg(format!("-Wl,-rpath,{}", prefix.join("lib").display())));
+        let text = stdout(&run(Command::new(&exe).arg("2")));
+        assert!(text.contains("frames 2, missed "), "{pc}: {text}");
+    }
+}
