@@ -6,7 +6,7 @@
  *   sleeplab_sleeper_free(s);
  *
  * Link:   cc app.c $(pkg-config --cflags --libs sleeplab)
- * Static: cc app.c $(pkg-config --cflags --libs --static sleeplab)
+ * Static: cc app.c $(pkg-config --cflags --libs sleeplab-static)
  *
  * Rules
  * - Return codes: 0 on success, or a negative errno value (SLEEPLAB_E*; see
