@@ -116,6 +116,35 @@ fn never_early_through_the_abi_under_a_10khz_signal_storm() {
 }
 
 #[test]
+fn benchmark_program_runs_a_tiny_interleaved_run() {
+    // A smoke run of scripts/bench-c.sh's program (not a measurement): the JSON it prints
+    // has every contender with one sample per frame, none early.
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = tmp.path().join("pace");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/pace.c");
+    build_shared(&source, &exe, &["-std=c11"]);
+    let out = run(Command::new(&exe).args(["--frames", "5", "--block", "2"]));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v["contenders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["nanosleep", "sleeplab_sleep_ns", "spin"]);
+    for c in v["contenders"].as_array().unwrap() {
+        let lateness = c["lateness_ns"].as_array().unwrap();
+        assert_eq!(lateness.len(), 5);
+        assert!(lateness.iter().all(|x| x.as_i64().unwrap() >= 0), "{c}");
+        assert!(c["cpu_ns"].as_u64().unwrap() > 0);
+    }
+    assert_eq!(v["contenders"][1]["timer_slack_ns"], 1);
+
+    let bad = Command::new(&exe).args(["--frames", "0"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
 fn header_compiles_as_strict_c99_and_cpp() {
     let tmp = tempfile::tempdir().unwrap();
     let c = tmp.path().join("use.c");
