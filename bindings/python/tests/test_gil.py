@@ -71,6 +71,6 @@ def test_a_busy_sleeper_refuses_a_second_thread():
     t = threading.Thread(target=other)
     t.start()
     started.set()
-    s.sleep(0.15)
+    s.sleep(0.5)  # the other thread calls in after ~20 ms: well inside
     t.join()
     assert len(errors) == 1
