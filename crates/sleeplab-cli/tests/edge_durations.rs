@@ -10,13 +10,13 @@ use sleeplab::precise::{
     PreciseSleeper, VirtualCosts, VirtualEnv, strategies as lib_strategies, strategy_by_name,
 };
 use sleeplab::wait::Support;
+use sleeplab_cli::contenders::{self, strategies};
 use sleeplab_cli::experiments::sweep::{self, Quota, SweepConfig};
 use sleeplab_cli::output::Progress;
 use sleeplab_cli::parse::MAX_DURATION_NS;
+use sleeplab_cli::rusage::ThreadUsage;
 use sleeplab_cli::settings::ThreadArgs;
 use sleeplab_cli::stats::{Recorder, RecorderConfig};
-use sleeplab_cli::usage::ThreadUsage;
-use sleeplab_cli::{contenders, strategies};
 
 fn free() -> VirtualCosts {
     VirtualCosts {

@@ -25,10 +25,10 @@ use std::time::{Duration, Instant};
 use sleeplab::clock::{RealEnv, monotonic_ns};
 use sleeplab::system::set_timer_slack_ns;
 use sleeplab::wait::Support;
+use sleeplab_cli::contenders::{self, strategies};
 use sleeplab_cli::experiments::sweep::{self, Quota, SweepConfig};
 use sleeplab_cli::output::Progress;
 use sleeplab_cli::settings::ThreadArgs;
-use sleeplab_cli::{contenders, strategies};
 
 static SIGNALS: AtomicU64 = AtomicU64::new(0);
 

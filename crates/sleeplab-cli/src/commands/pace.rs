@@ -2,13 +2,13 @@
 
 use super::{check_outputs, save};
 use crate::cli::{List, OutputArgs};
+use crate::contenders::strategies;
 use crate::error::UsageError;
 use crate::experiments::pace::{self, PaceConfig};
 use crate::model::{ExperimentData, RunStart};
 use crate::output::Progress;
 use crate::parse::{self, ParseError};
 use crate::settings::ThreadArgs;
-use crate::strategies;
 use clap::Args;
 
 /// `sleeplab pace`: a fixed-rate loop per precise-sleep contender (seed 002 figure 1).

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The `spin_sleep` crate's name among the real-machine contenders.
-const SPIN_SLEEP: &str = crate::strategies::SPIN_SLEEP;
+const SPIN_SLEEP: &str = crate::contenders::strategies::SPIN_SLEEP;
 
 /// `sleeplab simulate`.
 #[derive(Debug, Clone, Args)]

@@ -132,7 +132,7 @@ pub fn snippet(strategy: &str, need: &Need) -> String {
              let mut sleeper = PreciseSleeper::new(); // one per thread; sets slack to 1 ns\n\
              sleeper.sleep(Duration::from_nanos({ns}));\n"
         ),
-        (crate::strategies::SPIN_SLEEP, _) => format!(
+        (crate::contenders::strategies::SPIN_SLEEP, _) => format!(
             "// the spin_sleep crate, default settings (125 µs margin)\n\
              let sleeper = spin_sleep::SpinSleeper::default();\n\
              sleeper.sleep(std::time::Duration::from_nanos({ns})); // {what} {}\n",

@@ -1,13 +1,13 @@
 //! The CPU-vs-interval loop and its table.
 
 use super::{CpuConfig, CpuData, CpuPoint};
+use crate::contenders::strategies;
 use crate::interrupt::interrupted;
 use crate::model::RunSettings;
 use crate::output::{Progress, fmt_ns, fmt_pct, new_table};
+use crate::rusage::ThreadUsage;
 use crate::settings::ThreadArgs;
 use crate::stats::{Recorder, RecorderConfig};
-use crate::strategies;
-use crate::usage::ThreadUsage;
 use sleeplab::clock::{Env, RealEnv};
 use sleeplab::system::SlackGuard;
 use std::fmt::Write;

@@ -1,12 +1,12 @@
 //! The pace loop.
 
 use super::{PaceConfig, PaceData, PaceResult};
+use crate::contenders::strategies::{self, RealStrategy};
 use crate::interrupt::interrupted;
 use crate::output::Progress;
+use crate::rusage::ThreadUsage;
 use crate::settings::ThreadArgs;
 use crate::stats::{Recorder, RecorderConfig};
-use crate::strategies::{self, RealStrategy};
-use crate::usage::ThreadUsage;
 use sleeplab::clock::{Env, RealEnv};
 use sleeplab::system::SlackGuard;
 

@@ -7,9 +7,9 @@ use crate::interrupt::interrupted;
 use crate::load::LoadThreads;
 use crate::model::RunSettings;
 use crate::output::{Progress, fmt_ns};
+use crate::rusage::ThreadUsage;
 use crate::settings::ThreadArgs;
 use crate::stats::{Recorder, RecorderConfig};
-use crate::usage::ThreadUsage;
 use sleeplab::clock::monotonic_ns;
 use sleeplab::system::{SlackGuard, timer_slack_ns};
 

@@ -10,8 +10,8 @@ use crate::interrupt::interrupted;
 use crate::load::LoadThreads;
 use crate::model::RunSettings;
 use crate::output::{Progress, fmt_ns};
+use crate::rusage::ThreadUsage;
 use crate::settings::ThreadArgs;
-use crate::usage::ThreadUsage;
 use sleeplab::system::{SlackGuard, lock_memory, timer_slack_ns};
 use std::sync::Barrier;
 

@@ -23,7 +23,7 @@
 use super::sys::{block, errno, os_err, restore_mask, sigset};
 use super::{MechanismError, Periodic, Plan, RunReport, Wake};
 use crate::experiments::timers::accounting::{passed_deadlines, reconcile};
-use crate::usage::ThreadUsage;
+use crate::rusage::ThreadUsage;
 use sleeplab::clock::{monotonic_ns, process_cpu_ns};
 
 /// What the child leaves for the parent at the start of the shared mapping.

@@ -19,7 +19,7 @@ mod ticker;
 mod timerfd;
 
 pub use super::accounting::Wake;
-use crate::usage::ThreadUsage;
+use crate::rusage::ThreadUsage;
 use sleeplab::wait::Support;
 
 /// What one run asks of a mechanism.

@@ -22,7 +22,7 @@ use super::sys::{itimerspec, os_err, other_thread_usage};
 use super::{MechanismError, Periodic, Plan, RunReport, Wake};
 use crate::experiments::timers::accounting::reconcile;
 use crate::interrupt::interrupted;
-use crate::usage::ThreadUsage;
+use crate::rusage::ThreadUsage;
 use sleeplab::clock::monotonic_ns;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Condvar, Mutex, OnceLock};

@@ -2,7 +2,7 @@
 //! clock and context switches of another thread of this process.
 
 use super::MechanismError;
-use crate::usage::ThreadUsage;
+use crate::rusage::ThreadUsage;
 use sleeplab::clock::{ns_to_timespec, timespec_to_ns};
 
 /// The calling thread's `errno`.

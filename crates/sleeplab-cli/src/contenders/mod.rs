@@ -1,11 +1,17 @@
-//! Everything `sweep` can measure by name: the OS wait mechanisms of
-//! [`sleeplab::wait`], and the precise-sleep strategies of [`crate::strategies`] that are
-//! not already an OS mechanism (`std-sleep`, `clock-nanosleep-abs` and `spin` are both),
-//! so the 1 ns – 1 s curve includes them.
+//! The CLI's contenders by name, in one home:
+//!
+//! * this module: everything `sweep` can measure by name, the OS wait mechanisms of
+//!   [`sleeplab::wait`] and the precise-sleep strategies that are not already an OS
+//!   mechanism (`std-sleep`, `clock-nanosleep-abs` and `spin` are both), so the
+//!   1 ns – 1 s curve includes them;
+//! * [`strategies`]: the precise-sleep contenders of `pace`, `cpu` and `advise` (the
+//!   library's strategies plus the `spin_sleep` crate).
 
-use crate::strategies::{self, RealStrategy};
+pub mod strategies;
+
 use sleeplab::clock::RealEnv;
 use sleeplab::wait::{self, Support, Waiter};
+use strategies::RealStrategy;
 
 /// Where a contender comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
