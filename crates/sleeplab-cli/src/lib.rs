@@ -17,5 +17,4 @@ pub mod report;
 pub mod runtimes;
 pub mod rusage;
 pub mod settings;
-pub mod sim;
 pub mod stats;

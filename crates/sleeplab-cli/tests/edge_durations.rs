@@ -11,11 +11,10 @@ use sleeplab::precise::{
 };
 use sleeplab::wait::Support;
 use sleeplab_cli::contenders::{self, strategies};
+use sleeplab_cli::experiments::Context;
 use sleeplab_cli::experiments::sweep::{self, Quota, SweepConfig};
-use sleeplab_cli::output::Progress;
 use sleeplab_cli::parse::MAX_DURATION_NS;
 use sleeplab_cli::rusage::ThreadUsage;
-use sleeplab_cli::settings::ThreadArgs;
 use sleeplab_cli::stats::{Recorder, RecorderConfig};
 
 fn free() -> VirtualCosts {
@@ -118,7 +117,7 @@ fn zero_and_one_ns_are_never_early_for_any_contender() {
         json_samples: 5,
         raw_cap: 100,
     };
-    let out = sweep::run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+    let out = sweep::run(&config, &Context::hidden()).unwrap();
     assert!(out.complete);
     let d = &out.data;
     // Every (contender, duration) is either measured or skipped with a reason.

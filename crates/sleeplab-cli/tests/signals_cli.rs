@@ -26,9 +26,8 @@ use sleeplab::clock::{RealEnv, monotonic_ns};
 use sleeplab::system::set_timer_slack_ns;
 use sleeplab::wait::Support;
 use sleeplab_cli::contenders::{self, strategies};
+use sleeplab_cli::experiments::Context;
 use sleeplab_cli::experiments::sweep::{self, Quota, SweepConfig};
-use sleeplab_cli::output::Progress;
-use sleeplab_cli::settings::ThreadArgs;
 
 static SIGNALS: AtomicU64 = AtomicU64::new(0);
 
@@ -184,7 +183,7 @@ fn sweep_once(names: &[String]) -> (Vec<String>, BTreeMap<(String, u64), f64>) {
         json_samples: 0,
         raw_cap: 1000,
     };
-    let out = sweep::run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+    let out = sweep::run(&config, &Context::hidden()).unwrap();
     assert!(out.complete);
     let mut early = Vec::new();
     let mut medians = BTreeMap::new();

@@ -143,7 +143,7 @@ fn json_validates_round_trips_and_csv_has_a_row_per_cell() {
 
     let mut rdr = csv::Reader::from_path(&csv).unwrap();
     let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
-    assert_eq!(header, sleeplab_cli::sim::CSV_COLUMNS);
+    assert_eq!(header, sleeplab_cli::experiments::simulate::CSV_COLUMNS);
     let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
     assert_eq!(rows.len(), 20);
     assert_eq!(&rows[0][0], "std-sleep");
@@ -235,7 +235,7 @@ fn replays_a_sweep_measured_on_this_machine() {
         panic!("not a simulation");
     };
     assert_eq!(data.config.models.len(), 1);
-    let sleeplab_cli::sim::ModelSpec::Replay(src) = &data.config.models[0] else {
+    let sleeplab_cli::experiments::simulate::ModelSpec::Replay(src) = &data.config.models[0] else {
         panic!("not a replay");
     };
     assert_eq!(src.mechanism, "clock-nanosleep-abs");

@@ -3,25 +3,14 @@
 use super::{Quota, SkippedCell, SweepCell, SweepConfig, SweepData};
 use crate::contenders::{self, Wait};
 use crate::error::UsageError;
-use crate::interrupt::interrupted;
+use crate::experiments::{Context, Outcome, load_note};
 use crate::load::LoadThreads;
-use crate::model::RunSettings;
-use crate::output::{Progress, fmt_ns};
+use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
-use crate::settings::ThreadArgs;
+use crate::settings::set_slack;
 use crate::stats::{Recorder, RecorderConfig};
 use sleeplab::clock::monotonic_ns;
-use sleeplab::system::{SlackGuard, timer_slack_ns};
-
-/// What one run of the sweep produced.
-pub struct SweepOutcome {
-    /// The data (partial when interrupted).
-    pub data: SweepData,
-    /// Settings of the measuring thread.
-    pub settings: RunSettings,
-    /// False when interrupted.
-    pub complete: bool,
-}
+use sleeplab::system::timer_slack_ns;
 
 /// One cell's accumulating state.
 struct CellState {
@@ -41,35 +30,23 @@ fn share(total: u64, rounds: u64, r: u64) -> u64 {
     total / rounds + u64::from(r < total % rounds)
 }
 
-/// Runs `config` on a dedicated measuring thread with `threads` applied to it.
-pub fn run(
-    config: &SweepConfig,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<SweepOutcome> {
-    let config = config.clone();
-    let threads = threads.clone();
-    let progress = progress.clone();
-    let handle = std::thread::Builder::new()
-        .name("sleeplab-measure".into())
-        .spawn(move || measure(&config, &threads, &progress))?;
-    handle
-        .join()
-        .map_err(|_| anyhow::anyhow!("the measuring thread panicked"))?
+/// Runs `config` on a dedicated measuring thread with the context's settings applied.
+pub fn run(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepData>> {
+    let mut out = ctx.on_measuring_thread("sleeplab-measure", || measure(config, ctx))?;
+    out.notes.extend(load_note(
+        &config.loads,
+        ctx.cpus,
+        "the measuring thread competes for a CPU",
+    ));
+    Ok(out)
 }
 
-fn measure(
-    config: &SweepConfig,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<SweepOutcome> {
-    threads.apply()?;
-    let infos = contenders::all();
+fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepData>> {
+    let progress = &ctx.progress;
     let mut waiters: Vec<Box<dyn Wait>> = Vec::with_capacity(config.mechanisms.len());
     for name in &config.mechanisms {
         waiters.push(contenders::build(name).map_err(|e| UsageError::new(format!("{name}: {e}")))?);
     }
-    let info = |name: &str| infos.iter().find(|i| i.name == name);
 
     // Build the cells in reporting order, and the list of skipped ones.
     let slacks: Vec<Option<u64>> = if config.timer_slacks_ns.is_empty() {
@@ -81,7 +58,7 @@ fn measure(
     let mut skipped = Vec::new();
     for (mi, name) in config.mechanisms.iter().enumerate() {
         for &d in &config.durations_ns {
-            if let Some(reason) = info(name).and_then(|i| i.skip_reason(d)) {
+            if let Some(reason) = contenders::skip_reason(name, d) {
                 skipped.push(SkippedCell {
                     mechanism: name.clone(),
                     requested_ns: d,
@@ -117,18 +94,13 @@ fn measure(
         for &load in &config.loads {
             let _load = LoadThreads::start(load);
             for &slack in &slacks {
-                let _guard = match slack {
-                    Some(s) => Some(SlackGuard::set(s).map_err(|e| {
-                        UsageError::new(format!("--timer-slack {}: {e}", fmt_ns(s)))
-                    })?),
-                    None => None,
-                };
+                let _guard = set_slack(slack)?;
                 let in_force = timer_slack_ns();
                 for cell in cells
                     .iter_mut()
                     .filter(|c| c.load == load && c.slack == slack)
                 {
-                    if interrupted() {
+                    if ctx.stopped() {
                         complete = false;
                         break 'rounds;
                     }
@@ -154,7 +126,7 @@ fn measure(
                     }
                     let before = cell.rec.count();
                     let usage0 = ThreadUsage::now();
-                    run_chunk(waiter.as_mut(), cell, config, round);
+                    run_chunk(waiter.as_mut(), cell, config, round, ctx);
                     cell.usage.add_since(&usage0);
                     cell.round_counts.push(cell.rec.count() - before);
                     progress.inc(1);
@@ -163,7 +135,7 @@ fn measure(
         }
     }
 
-    let settings = threads.record();
+    let settings = ctx.threads.record();
     let cells = cells
         .into_iter()
         .filter(|c| c.rec.count() > 0)
@@ -192,7 +164,7 @@ fn measure(
             }
         })
         .collect();
-    Ok(SweepOutcome {
+    Ok(Outcome {
         data: SweepData {
             config: config.clone(),
             cells,
@@ -200,12 +172,19 @@ fn measure(
         },
         settings,
         complete,
+        notes: Vec::new(),
     })
 }
 
 /// Takes this round's share of samples for one cell. The timed region is a clock read,
 /// the wait, a clock read; recording and the stop checks happen outside it.
-fn run_chunk(waiter: &mut dyn Wait, cell: &mut CellState, config: &SweepConfig, round: u64) {
+fn run_chunk(
+    waiter: &mut dyn Wait,
+    cell: &mut CellState,
+    config: &SweepConfig,
+    round: u64,
+    ctx: &Context,
+) {
     let d = cell.requested_ns;
     match config.quota {
         Quota::Iterations { count } => {
@@ -214,7 +193,7 @@ fn run_chunk(waiter: &mut dyn Wait, cell: &mut CellState, config: &SweepConfig, 
                 waiter.wait(d);
                 let t1 = monotonic_ns();
                 cell.rec.record(t1 - t0);
-                if interrupted() {
+                if ctx.stopped() {
                     break;
                 }
             }
@@ -236,7 +215,7 @@ fn run_chunk(waiter: &mut dyn Wait, cell: &mut CellState, config: &SweepConfig, 
                 cell.rec.record(t1 - t0);
                 spent = spent.saturating_add(t1 - t0);
                 n += 1;
-                if interrupted() {
+                if ctx.stopped() {
                     break;
                 }
             }
@@ -277,7 +256,7 @@ mod tests {
             &[0, 20_000],
             Quota::Iterations { count: 10 },
         );
-        let out = run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        let out = run(&config, &Context::hidden()).unwrap();
         assert!(out.complete);
         let d = &out.data;
         // yield skips 20 µs, timerfd skips 0: 4 mechanisms × 2 durations − 2 = 6 cells × 2 loads.
@@ -309,7 +288,7 @@ mod tests {
             },
         );
         config.loads = vec![0];
-        let out = run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        let out = run(&config, &Context::hidden()).unwrap();
         for c in &out.data.cells {
             let n = c.summary.count;
             assert!((6..=30).contains(&n), "{} ns: {n} samples", c.requested_ns);

@@ -5,25 +5,13 @@
 use super::accounting::{Schedule, Wake, account};
 use super::mechanisms::{self, Plan};
 use super::{SkippedTimerCell, ThreadResult, TickStats, TimersCell, TimersConfig, TimersData};
-use crate::error::UsageError;
-use crate::interrupt::interrupted;
+use crate::experiments::{Context, Outcome};
 use crate::load::LoadThreads;
-use crate::model::RunSettings;
-use crate::output::{Progress, fmt_ns};
+use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
-use crate::settings::ThreadArgs;
-use sleeplab::system::{SlackGuard, lock_memory, timer_slack_ns};
+use crate::settings::{ThreadSettings, lock_memory, set_slack};
+use sleeplab::system::timer_slack_ns;
 use std::sync::Barrier;
-
-/// What one run of `timers` produced.
-pub struct TimersOutcome {
-    /// The data (partial when interrupted).
-    pub data: TimersData,
-    /// Settings of the measuring threads.
-    pub settings: RunSettings,
-    /// False when interrupted.
-    pub complete: bool,
-}
 
 /// One thread's raw run.
 struct ThreadRun {
@@ -33,21 +21,15 @@ struct ThreadRun {
     slack: u64,
 }
 
-/// Runs `config` with `threads` applied to every measuring thread; `progress` advances
-/// by one per cell.
-pub fn run(
-    config: &TimersConfig,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<TimersOutcome> {
+/// Runs `config` with the context's settings applied to every measuring thread; its
+/// progress advances by one per cell.
+pub fn run(config: &TimersConfig, ctx: &Context) -> anyhow::Result<Outcome<TimersData>> {
+    let (threads, progress) = (&ctx.threads, &ctx.progress);
     if threads.mlock {
         // Process-wide, once.
-        lock_memory().map_err(|e| UsageError::new(format!("--mlock: {e}")))?;
+        lock_memory()?;
     }
-    let per_thread = ThreadArgs {
-        mlock: false,
-        ..threads.clone()
-    };
+    let per_thread = threads.without_mlock();
     let slacks: Vec<Option<u64>> = if config.timer_slacks_ns.is_empty() {
         vec![None]
     } else {
@@ -63,7 +45,7 @@ pub fn run(
         for &slack in &slacks {
             for &period in &config.periods_ns {
                 for name in &config.mechanisms {
-                    if interrupted() {
+                    if ctx.stopped() {
                         complete = false;
                         break 'all;
                     }
@@ -118,7 +100,7 @@ pub fn run(
     if let Some(c) = cells.first() {
         settings.timer_slack_ns = c.timer_slack_ns;
     }
-    Ok(TimersOutcome {
+    Ok(Outcome {
         data: TimersData {
             config: config.clone(),
             cells,
@@ -126,6 +108,7 @@ pub fn run(
         },
         settings,
         complete,
+        notes: Vec::new(),
     })
 }
 
@@ -152,7 +135,7 @@ fn run_cell(
     period: u64,
     load: usize,
     slack: Option<u64>,
-    thread_args: &ThreadArgs,
+    thread_args: &ThreadSettings,
 ) -> anyhow::Result<Result<TimersCell, String>> {
     let plan = Plan {
         period_ns: period,
@@ -212,19 +195,13 @@ fn measure(
     name: &str,
     plan: &Plan,
     slack: Option<u64>,
-    thread_args: &ThreadArgs,
+    thread_args: &ThreadSettings,
     barrier: &Barrier,
 ) -> anyhow::Result<Result<ThreadRun, String>> {
     // Everything that can fail happens before the barrier, and every thread reaches it.
     let prepared = (|| -> anyhow::Result<Result<_, String>> {
         thread_args.apply()?;
-        let guard = match slack {
-            Some(s) => Some(
-                SlackGuard::set(s)
-                    .map_err(|e| UsageError::new(format!("--timer-slack {}: {e}", fmt_ns(s))))?,
-            ),
-            None => None,
-        };
+        let guard = set_slack(slack)?;
         let mech = match mechanisms::build(name) {
             Ok(m) => m,
             Err(e) => return Ok(Err(format!("failed: {e}"))),
@@ -370,7 +347,7 @@ mod tests {
         // the 1.5 µs cells of the others run 13 333 busy ticks / timerfd expirations.
         let c = config(&["timerfd-interval", "setitimer"], 2);
         assert_eq!(cell_count(&c), 3);
-        let out = run(&c, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        let out = run(&c, &Context::hidden()).unwrap();
         assert!(out.complete);
         let d = &out.data;
         assert_eq!(d.cells.len(), 3, "{:?}", d.skipped);
