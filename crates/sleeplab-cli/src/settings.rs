@@ -108,6 +108,16 @@ pub fn set_slack(ns: Option<u64>) -> Result<Option<SlackGuard>, SettingError> {
         .transpose()
 }
 
+/// The timer slack levels of a run: each of `slacks`, or only the thread's own slack
+/// (`None`: left as it is) when none is given.
+pub fn slack_levels(slacks: &[u64]) -> Vec<Option<u64>> {
+    if slacks.is_empty() {
+        vec![None]
+    } else {
+        slacks.iter().copied().map(Some).collect()
+    }
+}
+
 /// The thread settings a run measured under (each changes the answer).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct RunSettings {

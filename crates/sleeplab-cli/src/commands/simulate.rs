@@ -6,8 +6,7 @@ use super::outputs::check_outputs;
 use super::tail;
 use crate::error::UsageError;
 use crate::experiments::simulate::{Models, Replay, ReplayChoice, ReplayError, SimulateOptions};
-use crate::experiments::sweep::SweepData;
-use crate::model::load_result;
+use crate::model::{ExperimentData, load_result};
 use crate::parse::{self, ParseError};
 use crate::settings::ThreadSettings;
 use clap::Args;
@@ -176,7 +175,10 @@ pub fn options(args: &SimulateArgs) -> anyhow::Result<SimulateOptions> {
                 .data
                 .into_flat()
                 .into_iter()
-                .filter_map(|d| SweepData::try_from(d).ok())
+                .filter_map(|d| match d {
+                    ExperimentData::Sweep(s) => Some(s),
+                    _ => None,
+                })
                 .collect();
             Models::Replay(Replay {
                 choice: ReplayChoice {

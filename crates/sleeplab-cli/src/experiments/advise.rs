@@ -11,6 +11,7 @@ use crate::experiments::cpu::{self, CpuConfig};
 use crate::experiments::pace::{self, PaceConfig};
 use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
 use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
+use crate::stats::Summary;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -59,6 +60,21 @@ pub struct Candidate {
     pub max_ns: u64,
     /// CPU of one core, %.
     pub cpu_percent: f64,
+}
+
+impl Candidate {
+    /// A strategy measured under `slack`: `waits` waits of lateness `error` at `cpu` %.
+    fn of(strategy: &str, slack: u64, waits: u64, error: &Summary, cpu: f64) -> Self {
+        Self {
+            strategy: strategy.to_string(),
+            timer_slack_ns: slack,
+            waits,
+            p50_ns: error.median_ns,
+            p99_ns: error.p99_ns,
+            max_ns: error.max_ns,
+            cpu_percent: cpu,
+        }
+    }
 }
 
 /// The verdict.
@@ -249,14 +265,8 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
                 let out = pace::run(&config, ctx)?;
                 complete &= out.complete;
                 settings = out.settings;
-                candidates.extend(out.data.results.iter().map(|r| Candidate {
-                    strategy: r.strategy.clone(),
-                    timer_slack_ns: slack,
-                    waits: r.error.count,
-                    p50_ns: r.error.median_ns,
-                    p99_ns: r.error.p99_ns,
-                    max_ns: r.error.max_ns,
-                    cpu_percent: r.cpu_percent,
+                candidates.extend(out.data.results.iter().map(|r| {
+                    Candidate::of(&r.strategy, slack, r.error.count, &r.error, r.cpu_percent)
                 }));
             }
             Need::Duration { duration_ns } => {
@@ -269,15 +279,11 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
                 let out = cpu::run(&config, ctx)?;
                 complete &= out.complete;
                 settings = out.settings;
-                candidates.extend(out.data.points.iter().map(|p| Candidate {
-                    strategy: p.strategy.clone(),
-                    timer_slack_ns: slack,
-                    waits: p.sleeps,
-                    p50_ns: p.error.median_ns,
-                    p99_ns: p.error.p99_ns,
-                    max_ns: p.error.max_ns,
-                    cpu_percent: p.cpu_percent,
-                }));
+                candidates.extend(
+                    out.data.points.iter().map(|p| {
+                        Candidate::of(&p.strategy, slack, p.sleeps, &p.error, p.cpu_percent)
+                    }),
+                );
             }
         }
     }

@@ -4,6 +4,7 @@
 
 use super::Context;
 use crate::settings::RunSettings;
+use crate::stats::Recorder;
 
 /// What one run of an experiment produced.
 #[derive(Debug, Clone)]
@@ -73,6 +74,14 @@ pub trait ResultData {
     fn samples(&self) -> Box<dyn Iterator<Item = Sample<'_>> + '_> {
         Box::new(std::iter::empty())
     }
+}
+
+/// A recorder's histogram as result files keep it: `[bucket upper bound ns, count]`.
+pub fn histogram(rec: &Recorder) -> Vec<[u64; 2]> {
+    rec.histogram_buckets()
+        .into_iter()
+        .map(|(upper, count)| [upper, count])
+        .collect()
 }
 
 /// One part of a [`Point`]'s key: words, or a number the reader formats in its units.

@@ -20,7 +20,7 @@ pub mod sweep;
 pub mod timers;
 
 pub use context::{Context, Stop, load_note};
-pub use experiment::{Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample};
+pub use experiment::{Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample, histogram};
 
 /// The version of the result format (JSON, and the `schema_version` column of every
 /// CSV). Bumped on any incompatible change; readers refuse other versions with a clear

@@ -34,11 +34,55 @@ impl Default for ToolInfo {
     }
 }
 
-/// The data of one experiment, tagged by its name. The enum exists for serde; what
-/// readers do with the data goes through [`ExperimentData::as_data`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "experiment", content = "data", rename_all = "snake_case")]
-pub enum ExperimentData {
+/// The data asked for belongs to another experiment (the one named).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the result holds {0} data")]
+pub struct OtherExperiment(pub &'static str);
+
+/// Declares [`ExperimentData`] from one list of experiments: the enum (for serde), its
+/// one match ([`ExperimentData::as_data`]), and the conversions between each
+/// experiment's data and the enum.
+macro_rules! experiment_data {
+    ($($(#[$doc:meta])* $variant:ident($data:ty),)*) => {
+        /// The data of one experiment, tagged by its name. The enum exists for serde; what
+        /// readers do with the data goes through [`ExperimentData::as_data`].
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        #[serde(tag = "experiment", content = "data", rename_all = "snake_case")]
+        pub enum ExperimentData {
+            $($(#[$doc])* $variant($data),)*
+        }
+
+        impl ExperimentData {
+            /// The data, as every reader asks of it.
+            pub fn as_data(&self) -> &dyn ResultData {
+                match self {
+                    $(ExperimentData::$variant(d) => d,)*
+                }
+            }
+        }
+
+        $(
+            impl From<$data> for ExperimentData {
+                fn from(d: $data) -> Self {
+                    ExperimentData::$variant(d)
+                }
+            }
+
+            impl<'a> TryFrom<&'a ExperimentData> for &'a $data {
+                type Error = OtherExperiment;
+
+                fn try_from(d: &'a ExperimentData) -> Result<Self, OtherExperiment> {
+                    match d {
+                        ExperimentData::$variant(x) => Ok(x),
+                        other => Err(OtherExperiment(other.name())),
+                    }
+                }
+            }
+        )*
+    };
+}
+
+experiment_data! {
     /// `sleeplab sweep`: requested duration × mechanism × load → elapsed.
     Sweep(SweepData),
     /// `sleeplab pace`: a fixed-rate loop per precise-sleep contender.
@@ -58,67 +102,6 @@ pub enum ExperimentData {
     /// `sleeplab simulate`: the precise-sleep strategies under virtual schedulers.
     Simulate(SimulateData),
 }
-
-/// The data asked for belongs to another experiment (the one named).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the result holds {0} data")]
-pub struct OtherExperiment(pub &'static str);
-
-/// The one match over the variants: the data as [`ResultData`], and the conversions
-/// between each experiment's data and the enum (a variant missing here does not compile).
-macro_rules! variants {
-    ($($variant:ident($data:ty)),* $(,)?) => {
-        impl ExperimentData {
-            /// The data, as every reader asks of it.
-            pub fn as_data(&self) -> &dyn ResultData {
-                match self {
-                    $(ExperimentData::$variant(d) => d,)*
-                }
-            }
-        }
-        $(
-            impl From<$data> for ExperimentData {
-                fn from(d: $data) -> Self {
-                    ExperimentData::$variant(d)
-                }
-            }
-
-            impl TryFrom<ExperimentData> for $data {
-                type Error = OtherExperiment;
-
-                fn try_from(d: ExperimentData) -> Result<Self, OtherExperiment> {
-                    match d {
-                        ExperimentData::$variant(x) => Ok(x),
-                        other => Err(OtherExperiment(other.name())),
-                    }
-                }
-            }
-
-            impl<'a> TryFrom<&'a ExperimentData> for &'a $data {
-                type Error = OtherExperiment;
-
-                fn try_from(d: &'a ExperimentData) -> Result<Self, OtherExperiment> {
-                    match d {
-                        ExperimentData::$variant(x) => Ok(x),
-                        other => Err(OtherExperiment(other.name())),
-                    }
-                }
-            }
-        )*
-    };
-}
-
-variants!(
-    Sweep(SweepData),
-    Pace(PaceData),
-    Cpu(CpuData),
-    Advise(AdviseData),
-    Short(ShortData),
-    Runtimes(RuntimesData),
-    Survey(SurveyData),
-    Timers(TimersData),
-    Simulate(SimulateData),
-);
 
 impl ExperimentData {
     /// The experiment's name as used on the command line.

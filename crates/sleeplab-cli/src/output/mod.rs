@@ -10,5 +10,5 @@ mod units;
 pub use atomic::{atomic_write, check_writable};
 pub use csv_text::csv_bytes;
 pub use progress::Progress;
-pub use table::new_table;
+pub use table::{new_table, not_measured};
 pub use units::{fmt_ns, fmt_ns_f, fmt_pct};

@@ -70,6 +70,18 @@ pub fn points(result: &ResultFile) -> Vec<Measurement> {
     out
 }
 
+/// The columns of the comparison, in the terminal and on the page.
+const COLUMNS: [&str; 8] = [
+    "stage",
+    "measurement",
+    "a median",
+    "b median",
+    "b/a",
+    "a p99",
+    "b p99",
+    "b/a p99",
+];
+
 /// One matched measurement.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
@@ -236,16 +248,7 @@ impl Comparison<'_> {
             self.b.fingerprint.hostname,
             self.b.fingerprint.kernel_release
         );
-        let mut t = new_table([
-            "stage",
-            "measurement",
-            "a median",
-            "b median",
-            "b/a",
-            "a p99",
-            "b p99",
-            "b/a p99",
-        ]);
+        let mut t = new_table(COLUMNS);
         for r in &self.rows {
             t.add_row(vec![
                 r.group.clone(),
@@ -308,16 +311,7 @@ impl Comparison<'_> {
             "Each point is one measurement both runs hold: above the dashed line b was slower, below it faster. {above} of {} points are more than 10 % above, {below} more than 10 % below.",
             self.rows.len()
         );
-        let mut t = Table::new([
-            "stage",
-            "measurement",
-            "a median",
-            "b median",
-            "b/a",
-            "a p99",
-            "b p99",
-            "b/a p99",
-        ]);
+        let mut t = Table::new(COLUMNS);
         let tone = |x: f64| {
             if !x.is_finite() {
                 Cell::Empty

@@ -2,7 +2,7 @@
 
 use super::{PaceConfig, PaceData, PaceResult};
 use crate::contenders::strategies::{self, RealStrategy};
-use crate::experiments::{Context, Outcome};
+use crate::experiments::{Context, Outcome, histogram};
 use crate::rusage::ThreadUsage;
 use crate::settings::set_slack;
 use crate::stats::{Recorder, RecorderConfig};
@@ -94,12 +94,7 @@ fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceDat
                 spin_percent: 100.0 * s.spin as f64 / wall,
                 voluntary_csw_per_frame: s.usage.voluntary_csw as f64 / n,
                 involuntary_csw_per_frame: s.usage.involuntary_csw as f64 / n,
-                histogram: s
-                    .rec
-                    .histogram_buckets()
-                    .into_iter()
-                    .map(|(v, c)| [v, c])
-                    .collect(),
+                histogram: histogram(&s.rec),
                 samples_ns: s
                     .rec
                     .raw()

@@ -14,6 +14,7 @@ use crate::parse::Names;
 use crate::runtimes::catalog::Preparation;
 use crate::runtimes::protocol::{self, Comment, ListOutput, Measurement, MethodInfo, Mode};
 use crate::runtimes::runner::{self, ChildSettings, Limits, ProbeCommand, Verdict};
+use crate::settings::slack_levels;
 use crate::stats::summarize;
 use std::time::Duration;
 
@@ -141,11 +142,7 @@ pub fn run(
         }
     }
 
-    let slacks: Vec<Option<u64>> = if config.timer_slacks_ns.is_empty() {
-        vec![None]
-    } else {
-        config.timer_slacks_ns.iter().map(|&s| Some(s)).collect()
-    };
+    let slacks = slack_levels(&config.timer_slacks_ns);
     if !measure_methods {
         listed.clear();
     }

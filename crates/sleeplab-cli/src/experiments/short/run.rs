@@ -9,7 +9,7 @@ use crate::experiments::sweep::SkippedCell;
 use crate::experiments::{Context, Outcome};
 use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
-use crate::settings::set_slack;
+use crate::settings::{set_slack, slack_levels};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use sleeplab::clock::monotonic_ns;
@@ -90,11 +90,7 @@ fn measure(config: &ShortConfig, ctx: &Context) -> anyhow::Result<Outcome<ShortD
     for name in &config.mechanisms {
         waiters.push(Waiter::new(name).map_err(|e| UsageError::new(format!("{name}: {e}")))?);
     }
-    let slacks: Vec<Option<u64>> = if config.timer_slacks_ns.is_empty() {
-        vec![None]
-    } else {
-        config.timer_slacks_ns.iter().map(|&s| Some(s)).collect()
-    };
+    let slacks = slack_levels(&config.timer_slacks_ns);
 
     // Calibration (also the warm-up): one batch length per cell and slack.
     let mut in_force = vec![0u64; slacks.len()];
@@ -375,6 +371,34 @@ mod tests {
             assert_eq!(pos, vec![0, 1, 2, 3]);
         }
         assert_eq!(planned_batches(&config), 2 * 2 * 4);
+    }
+
+    /// Stopped between batches, every cell is short of its repetitions by at most one.
+    /// The stop comes after the calibration (at most 5 checks per cell: one before it,
+    /// three doublings to the batch of 5, one repeat) and a few repetitions.
+    #[test]
+    fn a_stopped_run_keeps_whole_repetitions_give_or_take_one() {
+        use crate::experiments::Stop;
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let config = tiny(&["nanosleep", "spin"], &[], 1_000);
+        let checks = Arc::new(AtomicUsize::new(0));
+        let c = Arc::clone(&checks);
+        let ctx =
+            Context::hidden().with_stop(Stop::when(move || c.fetch_add(1, Ordering::SeqCst) >= 60));
+        let out = run(&config, &ctx).unwrap();
+        assert!(!out.complete);
+        let counts: Vec<usize> = out
+            .data
+            .cells
+            .iter()
+            .chain(&out.data.references)
+            .map(|c| c.batches.len())
+            .collect();
+        // nanosleep 0, 1 ns; spin 0, 1 ns; floor; getppid.
+        assert_eq!(counts.len(), 6, "{counts:?}");
+        let (lo, hi) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+        assert!(*lo >= 1 && hi - lo <= 1 && *hi < 1_000, "{counts:?}");
     }
 
     #[test]

@@ -123,15 +123,8 @@ mod tests {
 
     fn tiny_sweep(name: &'static str, mechanisms: &[&str]) -> StagePlan {
         let config = SweepConfig {
-            mechanisms: mechanisms.iter().map(|s| s.to_string()).collect(),
-            durations_ns: vec![0, 1_000],
-            loads: vec![0],
-            timer_slacks_ns: vec![],
-            quota: Quota::Iterations { count: 3 },
-            warmup: 0,
-            rounds: 1,
             json_samples: 2,
-            raw_cap: 100,
+            ..SweepConfig::new(mechanisms, &[0, 1_000], Quota::Iterations { count: 3 })
         };
         StagePlan::new(name, "tiny", 100, config)
     }

@@ -67,6 +67,25 @@ pub struct SweepConfig {
     pub raw_cap: usize,
 }
 
+impl SweepConfig {
+    /// `mechanisms` × `durations_ns` at `quota`, and otherwise the smallest sweep: no
+    /// load, the thread's own slack, one round, no warm-up, no raw samples in the JSON
+    /// (all kept in memory, up to 100 000 per cell). Change the rest with `..`.
+    pub fn new(mechanisms: &[&str], durations_ns: &[u64], quota: Quota) -> Self {
+        Self {
+            mechanisms: mechanisms.iter().map(|s| s.to_string()).collect(),
+            durations_ns: durations_ns.to_vec(),
+            loads: vec![0],
+            timer_slacks_ns: vec![],
+            quota,
+            warmup: 0,
+            rounds: 1,
+            json_samples: 0,
+            raw_cap: 100_000,
+        }
+    }
+}
+
 /// One measured cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SweepCell {

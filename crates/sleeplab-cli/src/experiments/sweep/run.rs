@@ -3,11 +3,11 @@
 use super::{Quota, SkippedCell, SweepCell, SweepConfig, SweepData};
 use crate::contenders::{self, Wait};
 use crate::error::UsageError;
-use crate::experiments::{Context, Outcome, load_note};
+use crate::experiments::{Context, Outcome, histogram, load_note};
 use crate::load::LoadThreads;
 use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
-use crate::settings::set_slack;
+use crate::settings::{set_slack, slack_levels};
 use crate::stats::{Recorder, RecorderConfig};
 use sleeplab::clock::monotonic_ns;
 use sleeplab::system::timer_slack_ns;
@@ -49,11 +49,7 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
     }
 
     // Build the cells in reporting order, and the list of skipped ones.
-    let slacks: Vec<Option<u64>> = if config.timer_slacks_ns.is_empty() {
-        vec![None]
-    } else {
-        config.timer_slacks_ns.iter().map(|&s| Some(s)).collect()
-    };
+    let slacks = slack_levels(&config.timer_slacks_ns);
     let mut cells = Vec::new();
     let mut skipped = Vec::new();
     for (mi, name) in config.mechanisms.iter().enumerate() {
@@ -152,12 +148,7 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
                 cpu_ns_per_call: c.usage.cpu_ns as f64 / calls,
                 voluntary_csw_per_call: c.usage.voluntary_csw as f64 / calls,
                 involuntary_csw_per_call: c.usage.involuntary_csw as f64 / calls,
-                histogram: c
-                    .rec
-                    .histogram_buckets()
-                    .into_iter()
-                    .map(|(v, n)| [v, n])
-                    .collect(),
+                histogram: histogram(&c.rec),
                 round_counts: c.round_counts,
                 samples_ns: raw[..raw.len().min(config.json_samples)].to_vec(),
                 all_samples_ns: raw.to_vec(),
@@ -237,15 +228,12 @@ mod tests {
 
     fn tiny_config(mechanisms: &[&str], durations: &[u64], quota: Quota) -> SweepConfig {
         SweepConfig {
-            mechanisms: mechanisms.iter().map(|s| s.to_string()).collect(),
-            durations_ns: durations.to_vec(),
             loads: vec![0, 1],
-            timer_slacks_ns: vec![],
-            quota,
             warmup: 2,
             rounds: 3,
             json_samples: 4,
             raw_cap: 1000,
+            ..SweepConfig::new(mechanisms, durations, quota)
         }
     }
 
@@ -273,6 +261,27 @@ mod tests {
             assert!(c.summary.min_ns >= c.requested_ns);
             let hist_total: u64 = c.histogram.iter().map(|b| b[1]).sum();
             assert_eq!(hist_total, 10);
+        }
+    }
+
+    /// Stopped part-way, a sweep is incomplete and keeps what it measured, each cell's
+    /// samples assigned to the rounds they were taken in.
+    #[test]
+    fn a_stopped_sweep_keeps_what_it_measured() {
+        use crate::experiments::Stop;
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let config = tiny_config(&["yield", "spin"], &[0], Quota::Iterations { count: 30 });
+        let checks = Arc::new(AtomicUsize::new(0));
+        let c = Arc::clone(&checks);
+        let ctx =
+            Context::hidden().with_stop(Stop::when(move || c.fetch_add(1, Ordering::SeqCst) >= 25));
+        let out = run(&config, &ctx).unwrap();
+        assert!(!out.complete);
+        let total: u64 = out.data.cells.iter().map(|c| c.summary.count).sum();
+        assert!(total > 0 && total < 4 * 30, "{total}");
+        for c in &out.data.cells {
+            assert_eq!(c.round_counts.iter().sum::<u64>(), c.summary.count);
         }
     }
 

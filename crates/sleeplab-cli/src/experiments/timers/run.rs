@@ -9,7 +9,7 @@ use crate::experiments::{Context, Outcome};
 use crate::load::LoadThreads;
 use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
-use crate::settings::{ThreadSettings, lock_memory, set_slack};
+use crate::settings::{ThreadSettings, lock_memory, set_slack, slack_levels};
 use sleeplab::system::timer_slack_ns;
 use std::sync::Barrier;
 
@@ -30,11 +30,7 @@ pub fn run(config: &TimersConfig, ctx: &Context) -> anyhow::Result<Outcome<Timer
         lock_memory()?;
     }
     let per_thread = threads.without_mlock();
-    let slacks: Vec<Option<u64>> = if config.timer_slacks_ns.is_empty() {
-        vec![None]
-    } else {
-        config.timer_slacks_ns.iter().map(|&s| Some(s)).collect()
-    };
+    let slacks = slack_levels(&config.timer_slacks_ns);
     let mut cells = Vec::new();
     let mut skipped = Vec::new();
     let mut complete = true;
