@@ -108,14 +108,10 @@ fn zero_and_one_ns_are_never_early_for_any_contender() {
         .collect();
     let config = SweepConfig {
         mechanisms: names.clone(),
-        durations_ns: vec![0, 1],
-        loads: vec![0],
-        timer_slacks_ns: vec![],
-        quota: Quota::Iterations { count: 5 },
         warmup: 1,
-        rounds: 1,
         json_samples: 5,
         raw_cap: 100,
+        ..SweepConfig::new(&[], &[0, 1], Quota::Iterations { count: 5 })
     };
     let out = sweep::run(&config, &Context::hidden()).unwrap();
     assert!(out.complete);

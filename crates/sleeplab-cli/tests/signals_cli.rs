@@ -174,14 +174,10 @@ fn sweep_contenders() -> Vec<String> {
 fn sweep_once(names: &[String]) -> (Vec<String>, BTreeMap<(String, u64), f64>) {
     let config = SweepConfig {
         mechanisms: names.to_vec(),
-        durations_ns: vec![200_000, 1_000_000],
-        loads: vec![0],
-        timer_slacks_ns: vec![],
-        quota: Quota::Iterations { count: 8 },
         warmup: 1,
         rounds: 2,
-        json_samples: 0,
         raw_cap: 1000,
+        ..SweepConfig::new(&[], &[200_000, 1_000_000], Quota::Iterations { count: 8 })
     };
     let out = sweep::run(&config, &Context::hidden()).unwrap();
     assert!(out.complete);

@@ -1,7 +1,10 @@
-//! Helpers shared by the CLI integration tests: the binary, the repository root, and
-//! validation against the committed result schema.
+//! Helpers shared by the CLI integration tests: the binary, the repository root,
+//! validation against the committed result schema, and the check of a bad invocation
+//! ([`exit2`]).
 
 #![allow(dead_code)] // each test binary uses its own subset
+
+pub mod exit2;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
