@@ -317,23 +317,19 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
         .as_ref()
         .map(|c| snippet(&c.strategy, need))
         .unwrap_or_default();
-    Ok(Outcome {
-        data: AdviseData {
-            need: need.clone(),
-            tolerance_ns,
-            seconds_ns,
-            candidates,
-            advice: Advice {
-                chosen,
-                meets_tolerance: meets,
-                reason,
-                snippet,
-            },
+    let data = AdviseData {
+        need: need.clone(),
+        tolerance_ns,
+        seconds_ns,
+        candidates,
+        advice: Advice {
+            chosen,
+            meets_tolerance: meets,
+            reason,
+            snippet,
         },
-        settings,
-        complete,
-        notes: Vec::new(),
-    })
+    };
+    Ok(Outcome::new(data, settings, complete))
 }
 
 /// Renders the evidence table, the recommendation and the snippet.

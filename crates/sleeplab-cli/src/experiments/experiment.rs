@@ -20,6 +20,16 @@ pub struct Outcome<D> {
 }
 
 impl<D> Outcome<D> {
+    /// An outcome without notes.
+    pub fn new(data: D, settings: RunSettings, complete: bool) -> Self {
+        Self {
+            data,
+            settings,
+            complete,
+            notes: Vec::new(),
+        }
+    }
+
     /// The same outcome around other data.
     pub fn map<T>(self, f: impl FnOnce(D) -> T) -> Outcome<T> {
         Outcome {

@@ -208,25 +208,21 @@ impl Comparison<'_> {
                 .filter(|r| f(r).is_finite())
                 .max_by(|x, y| f(x).total_cmp(&f(y)))
         };
-        if let Some(r) = by(Row::median_ratio).filter(|r| r.median_ratio() > 1.1) {
-            out.push(format!(
-                "Biggest slow-down: {} ({}): median {} → {} ({}).",
+        let biggest = |what: &str, r: &Row| {
+            format!(
+                "Biggest {what}: {} ({}): median {} → {} ({}).",
                 r.key,
                 r.group,
                 ns(r.a.median_ns),
                 ns(r.b.median_ns),
                 ratio(r.median_ratio())
-            ));
+            )
+        };
+        if let Some(r) = by(Row::median_ratio).filter(|r| r.median_ratio() > 1.1) {
+            out.push(biggest("slow-down", r));
         }
         if let Some(r) = by(|r| 1.0 / r.median_ratio()).filter(|r| r.median_ratio() < 0.9) {
-            out.push(format!(
-                "Biggest speed-up: {} ({}): median {} → {} ({}).",
-                r.key,
-                r.group,
-                ns(r.a.median_ns),
-                ns(r.b.median_ns),
-                ratio(r.median_ratio())
-            ));
+            out.push(biggest("speed-up", r));
         }
         out
     }

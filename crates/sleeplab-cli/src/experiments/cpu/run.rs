@@ -56,15 +56,11 @@ fn measure(config: &CpuConfig, ctx: &Context) -> anyhow::Result<Outcome<CpuData>
             progress.inc(1);
         }
     }
-    Ok(Outcome {
-        data: CpuData {
-            config: config.clone(),
-            points,
-        },
-        settings: ctx.threads.record(),
-        complete,
-        notes: Vec::new(),
-    })
+    let data = CpuData {
+        config: config.clone(),
+        points,
+    };
+    Ok(Outcome::new(data, ctx.threads.record(), complete))
 }
 
 /// Renders CPU % per interval (rows) and contender (columns), then p99 lateness.

@@ -106,15 +106,11 @@ fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceDat
             }
         })
         .collect();
-    Ok(Outcome {
-        data: PaceData {
-            config: config.clone(),
-            results,
-        },
-        settings: ctx.threads.record(),
-        complete,
-        notes: Vec::new(),
-    })
+    let data = PaceData {
+        config: config.clone(),
+        results,
+    };
+    Ok(Outcome::new(data, ctx.threads.record(), complete))
 }
 
 #[cfg(test)]

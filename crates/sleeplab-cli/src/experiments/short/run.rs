@@ -195,12 +195,7 @@ fn measure(config: &ShortConfig, ctx: &Context) -> anyhow::Result<Outcome<ShortD
         findings: Vec::new(),
     };
     data.findings = findings(&data);
-    Ok(Outcome {
-        data,
-        settings,
-        complete,
-        notes: Vec::new(),
-    })
+    Ok(Outcome::new(data, settings, complete))
 }
 
 /// Estimates the cost of one call the way it will be measured: batches of 1, 2, 4, …

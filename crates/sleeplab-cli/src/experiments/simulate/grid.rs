@@ -211,13 +211,9 @@ pub fn run(
         }
     }
     let cells = kept;
-    Ok(Outcome {
-        data: SimulateData {
-            config: config.clone(),
-            cells,
-        },
-        settings: RunSettings::default(),
-        complete,
-        notes: Vec::new(),
-    })
+    let data = SimulateData {
+        config: config.clone(),
+        cells,
+    };
+    Ok(Outcome::new(data, RunSettings::default(), complete))
 }

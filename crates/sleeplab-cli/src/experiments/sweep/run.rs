@@ -155,16 +155,12 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
             }
         })
         .collect();
-    Ok(Outcome {
-        data: SweepData {
-            config: config.clone(),
-            cells,
-            skipped,
-        },
-        settings,
-        complete,
-        notes: Vec::new(),
-    })
+    let data = SweepData {
+        config: config.clone(),
+        cells,
+        skipped,
+    };
+    Ok(Outcome::new(data, settings, complete))
 }
 
 /// Takes this round's share of samples for one cell. The timed region is a clock read,

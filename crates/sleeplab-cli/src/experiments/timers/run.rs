@@ -96,16 +96,12 @@ pub fn run(config: &TimersConfig, ctx: &Context) -> anyhow::Result<Outcome<Timer
     if let Some(c) = cells.first() {
         settings.timer_slack_ns = c.timer_slack_ns;
     }
-    Ok(Outcome {
-        data: TimersData {
-            config: config.clone(),
-            cells,
-            skipped,
-        },
-        settings,
-        complete,
-        notes: Vec::new(),
-    })
+    let data = TimersData {
+        config: config.clone(),
+        cells,
+        skipped,
+    };
+    Ok(Outcome::new(data, settings, complete))
 }
 
 /// Number of cells `config` will measure (for the progress bar and the time estimate).
