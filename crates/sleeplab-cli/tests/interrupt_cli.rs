@@ -267,16 +267,16 @@ fn interrupt(args: Vec<String>, trigger: Trigger, sig: libc::c_int, dir: &Path) 
     Interrupted { stderr }
 }
 
-/// Interrupts an experiment command with `--json` (and `--csv` when `csv`), checks
-/// both files; returns the CSV's data rows.
-fn experiment(command: &str, args: &[&str], csv: bool, trigger: Trigger) -> usize {
+/// Interrupts an experiment command (its arguments: `args`, split at spaces) with
+/// `--json` (and `--csv` when `csv`), checks both files; returns the CSV's data rows.
+fn experiment(command: &str, args: &str, csv: bool, trigger: Trigger) -> usize {
     experiment_result(command, args, csv, trigger).1
 }
 
 /// [`experiment`], with the partial result it saved.
 fn experiment_result(
     command: &str,
-    args: &[&str],
+    args: &str,
     csv: bool,
     trigger: Trigger,
 ) -> (sleeplab_cli::model::ResultFile, usize) {
@@ -284,7 +284,7 @@ fn experiment_result(
     let json = dir.path().join("out.json");
     let csv_path = dir.path().join("out.csv");
     let mut full = s(&[command, "-q"]);
-    full.extend(s(args));
+    full.extend(args.split_whitespace().map(String::from));
     full.extend([String::from("--json"), path_arg(&json)]);
     if csv {
         full.extend([String::from("--csv"), path_arg(&csv_path)]);
@@ -322,16 +322,7 @@ const SOON: Duration = Duration::from_millis(400);
 fn sweep_keeps_what_it_measured() {
     let rows = experiment(
         "sweep",
-        &[
-            "--mechanisms",
-            "nanosleep,yield,spin-sleep",
-            "--durations",
-            "0,1ms",
-            "--iterations",
-            "5000",
-            "--load",
-            "0,1",
-        ],
+        "--mechanisms nanosleep,yield,spin-sleep --durations 0,1ms --iterations 5000 --load 0,1",
         true,
         Trigger::Delay(SOON),
     );
@@ -346,16 +337,7 @@ fn short_keeps_what_it_measured() {
     for delay_ms in [400, 1_000, 2_500, 6_000] {
         let (result, _) = experiment_result(
             "short",
-            &[
-                "--mechanisms",
-                "nanosleep,spin",
-                "--batch",
-                "200",
-                "--batch-time",
-                "0",
-                "--repetitions",
-                "100000",
-            ],
+            "--mechanisms nanosleep,spin --batch 200 --batch-time 0 --repetitions 100000",
             true,
             Trigger::Delay(Duration::from_millis(delay_ms)),
         );
@@ -381,7 +363,7 @@ fn short_keeps_what_it_measured() {
 fn pace_keeps_what_it_measured() {
     let rows = experiment(
         "pace",
-        &["--strategies", "spin,precise", "--frames", "100000"],
+        "--strategies spin,precise --frames 100000",
         true,
         Trigger::Delay(SOON),
     );
@@ -392,14 +374,7 @@ fn pace_keeps_what_it_measured() {
 fn cpu_keeps_what_it_measured() {
     experiment(
         "cpu",
-        &[
-            "--strategies",
-            "precise,seed-hybrid",
-            "--intervals",
-            "1ms,2ms",
-            "--seconds",
-            "60s",
-        ],
+        "--strategies precise,seed-hybrid --intervals 1ms,2ms --seconds 60s",
         true,
         Trigger::Delay(SOON),
     );
@@ -409,14 +384,7 @@ fn cpu_keeps_what_it_measured() {
 fn advise_keeps_what_it_measured() {
     experiment(
         "advise",
-        &[
-            "--duration",
-            "1ms",
-            "--tolerance",
-            "50us",
-            "--seconds",
-            "60s",
-        ],
+        "--duration 1ms --tolerance 50us --seconds 60s",
         false,
         Trigger::Delay(SOON),
     );
@@ -426,16 +394,7 @@ fn advise_keeps_what_it_measured() {
 fn timers_keeps_what_it_measured() {
     let rows = experiment(
         "timers",
-        &[
-            "--mechanisms",
-            "timerfd-interval,busy-wait",
-            "--periods",
-            "1ms",
-            "--seconds",
-            "60",
-            "--load",
-            "1",
-        ],
+        "--mechanisms timerfd-interval,busy-wait --periods 1ms --seconds 60 --load 1",
         true,
         Trigger::Delay(SOON),
     );
@@ -444,12 +403,7 @@ fn timers_keeps_what_it_measured() {
 
 #[test]
 fn simulate_keeps_what_it_measured() {
-    experiment(
-        "simulate",
-        &["--sleeps", "10000000"],
-        true,
-        Trigger::Delay(SOON),
-    );
+    experiment("simulate", "--sleeps 10000000", true, Trigger::Delay(SOON));
 }
 
 #[test]
@@ -457,16 +411,7 @@ fn runtimes_kills_its_probe_and_keeps_what_it_measured() {
     // The Python probe runs from source (nothing to build); 100 × 100 ms per cell.
     experiment(
         "runtimes",
-        &[
-            "--runtimes",
-            "python",
-            "--methods",
-            "time.sleep",
-            "--durations",
-            "100ms",
-            "--count",
-            "100",
-        ],
+        "--runtimes python --methods time.sleep --durations 100ms --count 100",
         true,
         Trigger::Child("--method", Duration::from_millis(300)),
     );

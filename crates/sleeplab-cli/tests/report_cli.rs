@@ -10,6 +10,7 @@ use common::*;
 
 use serde_json::Value;
 use sleeplab_cli::model::{ExperimentData, ResultFile, load_result};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 fn fixture() -> PathBuf {
@@ -37,17 +38,13 @@ fn write(path: &Path, r: &ResultFile) {
 #[test]
 fn report_renders_the_survey_with_every_section() {
     let dir = tempfile::tempdir().unwrap();
-    let out = sleeplab()
-        .args(["report", fixture().to_str().unwrap(), "-o"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = stdout_of(
+        sleeplab()
+            .arg("report")
+            .arg(fixture())
+            .arg("-o")
+            .arg(dir.path()),
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("index.html"), "{stdout}");
     let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
     let ids = chart_ids(&html);
@@ -116,19 +113,7 @@ fn report_renders_each_experiment_saved_alone() {
         let json = dir.path().join(format!("{i}-{name}.json"));
         write(&json, r);
         let out_dir = dir.path().join(format!("{i}-{name}"));
-        let out = sleeplab()
-            .arg("report")
-            .arg(&json)
-            .arg("-o")
-            .arg(&out_dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let html = std::fs::read_to_string(out_dir.join("index.html")).unwrap();
+        let html = page(&[OsStr::new("report"), json.as_os_str()], &out_dir);
         let ids = chart_ids(&html);
         for id in expect(name) {
             assert!(
@@ -188,19 +173,7 @@ fn hostile_strings_are_escaped_everywhere() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("evil.json");
     write(&json, &s);
-    let out = sleeplab()
-        .arg("report")
-        .arg(&json)
-        .arg("-o")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    let html = page(&[OsStr::new("report"), json.as_os_str()], dir.path());
     assert!(
         !html.to_ascii_lowercase().contains("<script"),
         "raw <script in the report"
@@ -217,20 +190,10 @@ fn hostile_strings_are_escaped_everywhere() {
     );
     // The comparison page too.
     let cmp = dir.path().join("cmp");
-    let out = sleeplab()
-        .arg("compare")
-        .arg(&json)
-        .arg(&json)
-        .arg("-o")
-        .arg(&cmp)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let html = page(
+        &[OsStr::new("compare"), json.as_os_str(), json.as_os_str()],
+        &cmp,
     );
-    let html = std::fs::read_to_string(cmp.join("index.html")).unwrap();
     assert!(!html.to_ascii_lowercase().contains("<script"));
 }
 
@@ -255,20 +218,14 @@ fn compare_two_surveys_shows_ratios_in_the_terminal_and_as_html() {
     let (pa, pb) = (dir.path().join("a.json"), dir.path().join("b.json"));
     write(&pa, &a);
     write(&pb, &b);
-    let out = sleeplab()
-        .arg("compare")
-        .arg(&pa)
-        .arg(&pb)
-        .arg("-o")
-        .arg(dir.path().join("cmp"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = stdout_of(
+        sleeplab()
+            .arg("compare")
+            .arg(&pa)
+            .arg(&pb)
+            .arg("-o")
+            .arg(dir.path().join("cmp")),
     );
-    let text = String::from_utf8_lossy(&out.stdout);
     // Sweep rows doubled (median and p99), every other experiment unchanged.
     let rows: Vec<&str> = text
         .lines()
@@ -294,14 +251,8 @@ fn compare_two_surveys_shows_ratios_in_the_terminal_and_as_html() {
     assert!(html.contains("data-chart=\"compare-scatter\""));
     assert!(html.contains("other-machine"));
     // Without -o: terminal only.
-    let out = sleeplab()
-        .arg("compare")
-        .arg(&pa)
-        .arg(&pa)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("b's medians are ×1 a's"));
+    let text = stdout_of(sleeplab().arg("compare").arg(&pa).arg(&pa));
+    assert!(text.contains("b's medians are ×1 a's"));
 }
 
 #[test]

@@ -17,6 +17,20 @@ fn short_data(path: &std::path::Path) -> (sleeplab_cli::model::ResultFile, Short
     (result, data)
 }
 
+/// Runs `sleeplab short -q ARGS --json JSON --csv CSV` (`args` split at spaces);
+/// returns what it printed.
+fn short(json: &std::path::Path, csv: &std::path::Path, args: &str) -> String {
+    common::stdout_of(
+        common::sleeplab()
+            .args(["short", "-q"])
+            .args(args.split_whitespace())
+            .arg("--json")
+            .arg(json)
+            .arg("--csv")
+            .arg(csv),
+    )
+}
+
 fn csv_rows(path: &std::path::Path) -> (Vec<String>, Vec<csv::StringRecord>) {
     let mut r = csv::Reader::from_path(path).unwrap();
     let header = r.headers().unwrap().iter().map(String::from).collect();
@@ -30,24 +44,11 @@ fn counts_add_up_in_json_and_csv() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("short.json");
     let csv = dir.path().join("short.csv");
-    let out = cargo_bin_cmd!("sleeplab")
-        .args([
-            "short",
-            "-q",
-            "--mechanisms",
-            "nanosleep,yield,timerfd,pselect,std-sleep",
-            "--batch",
-            "4",
-            "--repetitions",
-            "3",
-            "--json",
-        ])
-        .arg(&json)
-        .arg("--csv")
-        .arg(&csv)
-        .assert()
-        .success();
-    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let stdout = short(
+        &json,
+        &csv,
+        "--mechanisms nanosleep,yield,timerfd,pselect,std-sleep --batch 4 --repetitions 3",
+    );
     for needle in [
         "net mean ± 99.9 % CI",
         "nanosleep @ 0 ns",
@@ -109,26 +110,11 @@ fn timer_slack_is_an_axis() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("s.json");
     let csv = dir.path().join("s.csv");
-    let out = cargo_bin_cmd!("sleeplab")
-        .args([
-            "short",
-            "-q",
-            "--mechanisms",
-            "clock-nanosleep,timerfd-reuse",
-            "--batch",
-            "3",
-            "--repetitions",
-            "2",
-            "--timer-slack",
-            "50us,1ns",
-            "--json",
-        ])
-        .arg(&json)
-        .arg("--csv")
-        .arg(&csv)
-        .assert()
-        .success();
-    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let stdout = short(
+        &json,
+        &csv,
+        "--mechanisms clock-nanosleep,timerfd-reuse --batch 3 --repetitions 2 --timer-slack 50us,1ns",
+    );
     assert!(stdout.contains("timer slack 50.00 µs"), "{stdout}");
     assert!(stdout.contains("timer slack 1 ns"), "{stdout}");
     assert!(stdout.contains("timer slack side by side"), "{stdout}");

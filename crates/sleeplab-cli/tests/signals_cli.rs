@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use sleeplab::clock::{RealEnv, monotonic_ns};
+use sleeplab::clock::{Env, RealEnv, monotonic_ns};
 use sleeplab::system::set_timer_slack_ns;
 use sleeplab::wait::Support;
 use sleeplab_cli::contenders::{self, strategies};
@@ -96,19 +96,8 @@ impl Storm {
                     }
                 }
                 next += 100_000;
-                let ts = libc::timespec {
-                    tv_sec: (next / 1_000_000_000) as libc::time_t,
-                    tv_nsec: (next % 1_000_000_000) as libc::c_long,
-                };
-                // SAFETY: a valid timespec; EINTR cannot happen (SIGUSR1 is not sent here).
-                unsafe {
-                    libc::clock_nanosleep(
-                        libc::CLOCK_MONOTONIC,
-                        libc::TIMER_ABSTIME,
-                        &ts,
-                        std::ptr::null_mut(),
-                    )
-                };
+                // EINTR cannot cut it short: SIGUSR1 is not sent to this thread.
+                RealEnv.sleep_until(next);
             }
         });
         Self {

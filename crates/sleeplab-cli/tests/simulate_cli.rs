@@ -46,18 +46,14 @@ const SMALL: [&str; 14] = [
 fn run_small(dir: &Path) -> (String, serde_json::Value, PathBuf) {
     let json = dir.join("sim.json");
     let csv = dir.join("sim.csv");
-    let out = sleeplab()
-        .args(SMALL)
-        .arg("--json")
-        .arg(&json)
-        .arg("--csv")
-        .arg(&csv)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = stdout_of(
+        sleeplab()
+            .args(SMALL)
+            .arg("--json")
+            .arg(&json)
+            .arg("--csv")
+            .arg(&csv),
+    );
     let value: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     (text, value, csv)
@@ -206,29 +202,13 @@ fn replays_a_sweep_measured_on_this_machine() {
         .assert()
         .success();
     let json = dir.path().join("sim.json");
-    let out = sleeplab()
-        .args([
-            "simulate",
-            "-q",
-            "--intervals",
-            "100us,1ms",
-            "--sleeps",
-            "50",
-            "--warmup",
-            "5",
-            "--strategies",
-            "std-sleep,fixed-margin,precise",
-            "--replay",
-        ])
-        .arg(&sweep)
-        .arg("--json")
-        .arg(&json)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = stdout_of(
+        sleeplab()
+            .args("simulate -q --intervals 100us,1ms --sleeps 50 --warmup 5 --strategies std-sleep,fixed-margin,precise --replay".split_whitespace())
+            .arg(&sweep)
+            .arg("--json")
+            .arg(&json),
+    );
     assert!(text.contains("replay of"), "{text}");
     let result = sleeplab_cli::model::load_result(&json).unwrap();
     let sleeplab_cli::model::ExperimentData::Simulate(data) = &result.data else {

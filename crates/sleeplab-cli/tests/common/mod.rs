@@ -38,3 +38,21 @@ pub fn assert_matches_schema(instance: &serde_json::Value, what: &str) {
         .collect();
     assert!(errors.is_empty(), "{what}: schema errors: {errors:?}");
 }
+
+/// Runs `cmd`, fails unless it succeeds, and returns its stdout.
+pub fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("sleeplab runs");
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("stdout is UTF-8")
+}
+
+/// Runs `sleeplab ARGS -o DIR` (`report` or `compare`), fails unless it succeeds, and
+/// returns the page it wrote, `DIR/index.html`.
+pub fn page<S: AsRef<std::ffi::OsStr>>(args: &[S], dir: &Path) -> String {
+    stdout_of(sleeplab().args(args).arg("-o").arg(dir));
+    std::fs::read_to_string(dir.join("index.html")).expect("index.html is written")
+}
