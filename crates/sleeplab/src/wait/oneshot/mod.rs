@@ -6,10 +6,10 @@
 //! [`Waiter::new`] creates the per-thread state it needs (an epoll or timer fd, a futex
 //! word…), and [`Waiter::wait`] waits for a requested number of nanoseconds.
 //!
-//! `timerfd-interval` is a periodic timer measured call by call: each call waits for
-//! the next expiry, whose phase was set when the timer was armed, so a single call can
-//! be shorter than requested by the time spent between calls. That is reported, never
-//! hidden.
+//! `timerfd-interval` is a periodic timer measured call by call: armed once, each call
+//! takes one expiration. A read returns every expiration since the last read, so a call
+//! returns at once while expirations that passed before it are still unread, and a
+//! single call can be shorter than requested. That is reported, never hidden.
 //!
 //! # Adding a mechanism
 //! Write a type implementing [`OneShot`] and its `const` row in the family file, and

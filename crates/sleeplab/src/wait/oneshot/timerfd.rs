@@ -98,7 +98,7 @@ pub(super) const INTERVAL: Mechanism = Mechanism {
     ..Mechanism::ns(
         "timerfd-interval",
         Family::Timerfd,
-        "one timerfd armed once as an interval timer; each call reads the next expiry",
+        "one interval timerfd armed once; a call takes one expiration, at once if it has passed",
         || {
             Ok(Box::new(Interval {
                 fd: new_fd()?,
@@ -112,7 +112,7 @@ pub(super) const INTERVAL: Mechanism = Mechanism {
 #[cfg(test)]
 mod tests {
     use crate::clock::monotonic_ns;
-    use crate::wait::Waiter;
+    use crate::wait::{ThreadUsage, Waiter};
 
     /// The k-th return is at or after the k-th expiry of the schedule armed in the first
     /// call (which started after `t0`).
@@ -124,6 +124,39 @@ mod tests {
         for k in 1..=10u64 {
             w.wait(period);
             assert!(monotonic_ns() >= t0 + k * period);
+        }
+    }
+
+    /// What the listing says: after a pause, one read collects every expiration that
+    /// passed, and the calls that hand them out return without blocking (no voluntary
+    /// context switch); once they are used up, a call blocks for the next expiry.
+    #[test]
+    fn interval_hands_out_cached_expirations_at_once() {
+        let mut w = Waiter::new("timerfd-interval").unwrap();
+        let period = 20_000_000;
+        let armed = monotonic_ns();
+        w.wait(period);
+        // The timer was armed inside that call, at most one period before it returned, so
+        // expiries 2, 3 and 4 have passed 3.5 periods after it returned.
+        let first = monotonic_ns();
+        std::thread::sleep(std::time::Duration::from_nanos(3 * period + period / 2));
+        let before = ThreadUsage::now();
+        w.wait(period);
+        let after_read = monotonic_ns();
+        w.wait(period);
+        w.wait(period);
+        let cached = ThreadUsage::now().since(&before);
+        assert!(after_read >= first + 3 * period);
+        assert_eq!(cached.voluntary_csw, 0, "a cached expiration blocked");
+        // Expiry 5 (armed + 5 periods at the earliest) had not passed when the read
+        // returned: the read collected exactly 3, so the next call must block.
+        if after_read < armed + 5 * period {
+            w.wait(period);
+            let next = ThreadUsage::now().since(&before);
+            assert!(next.voluntary_csw >= 1, "the next expiry did not block");
+            assert!(monotonic_ns() >= armed + 5 * period);
+        } else {
+            eprintln!("the read came after expiry 5 (a stall); the blocking check is skipped");
         }
     }
 }
