@@ -182,11 +182,7 @@ fn run_cell(
             .collect()
     });
     let helper = match (helper_before, mechanisms::shared_helper_usage(name)) {
-        (Some(a), Some(b)) => ThreadUsage {
-            cpu_ns: b.cpu_ns.saturating_sub(a.cpu_ns),
-            voluntary_csw: b.voluntary_csw.saturating_sub(a.voluntary_csw),
-            involuntary_csw: b.involuntary_csw.saturating_sub(a.involuntary_csw),
-        },
+        (Some(a), Some(b)) => b.since(&a),
         _ => ThreadUsage::default(),
     };
     let mut ok = Vec::with_capacity(n);
@@ -225,7 +221,7 @@ fn measure(
             ),
             None => None,
         };
-        let mech = match mechanisms::build(name) {
+        let mech = match mechanisms::build(name, plan) {
             Ok(m) => m,
             Err(e) => return Ok(Err(format!("failed: {e}"))),
         };
@@ -241,7 +237,7 @@ fn measure(
         Err(reason) => return Ok(Err(reason)),
     };
     let start = ThreadUsage::now();
-    let report = match mech.run(plan, &mut wakes) {
+    let report = match mechanisms::run(&mut mech, plan, &mut wakes) {
         Ok(r) => r,
         Err(e) => return Ok(Err(format!("failed: {e}"))),
     };
