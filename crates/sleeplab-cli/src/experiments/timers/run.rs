@@ -5,7 +5,7 @@
 use super::accounting::{Schedule, Wake, account};
 use super::mechanisms::{self, Plan};
 use super::{SkippedTimerCell, ThreadResult, TickStats, TimersCell, TimersConfig, TimersData};
-use crate::experiments::{Context, Outcome};
+use crate::experiments::{Context, Outcome, Stop};
 use crate::load::LoadThreads;
 use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
@@ -71,7 +71,7 @@ pub fn run(config: &TimersConfig, ctx: &Context) -> anyhow::Result<Outcome<Timer
                             .unwrap_or_default(),
                         total as f64 * config.duration_ns as f64 / 1e9,
                     ));
-                    match run_cell(config, name, period, load, slack, &per_thread)? {
+                    match run_cell(config, name, period, load, slack, &per_thread, &ctx.stop)? {
                         Ok(cell) => {
                             let cut = !cell.complete;
                             cells.push(cell);
@@ -128,6 +128,7 @@ fn run_cell(
     load: usize,
     slack: Option<u64>,
     thread_args: &ThreadSettings,
+    stop: &Stop,
 ) -> anyhow::Result<Result<TimersCell, String>> {
     let plan = Plan {
         period_ns: period,
@@ -143,7 +144,9 @@ fn run_cell(
                 let barrier = &barrier;
                 std::thread::Builder::new()
                     .name(format!("sleeplab-timer{i}"))
-                    .spawn_scoped(s, move || measure(name, &plan, slack, thread_args, barrier))
+                    .spawn_scoped(s, move || {
+                        measure(name, &plan, slack, thread_args, barrier, stop)
+                    })
             })
             .collect();
         handles
@@ -157,11 +160,7 @@ fn run_cell(
             .collect()
     });
     let helper = match (helper_before, mechanisms::shared_helper_usage(name)) {
-        (Some(a), Some(b)) => ThreadUsage {
-            cpu_ns: b.cpu_ns.saturating_sub(a.cpu_ns),
-            voluntary_csw: b.voluntary_csw.saturating_sub(a.voluntary_csw),
-            involuntary_csw: b.involuntary_csw.saturating_sub(a.involuntary_csw),
-        },
+        (Some(a), Some(b)) => b.since(&a),
         _ => ThreadUsage::default(),
     };
     let mut ok = Vec::with_capacity(n);
@@ -189,12 +188,13 @@ fn measure(
     slack: Option<u64>,
     thread_args: &ThreadSettings,
     barrier: &Barrier,
+    stop: &Stop,
 ) -> anyhow::Result<Result<ThreadRun, String>> {
     // Everything that can fail happens before the barrier, and every thread reaches it.
     let prepared = (|| -> anyhow::Result<Result<_, String>> {
         thread_args.apply()?;
         let guard = set_slack(slack)?;
-        let mech = match mechanisms::build(name) {
+        let mech = match mechanisms::build(name, plan) {
             Ok(m) => m,
             Err(e) => return Ok(Err(format!("failed: {e}"))),
         };
@@ -210,7 +210,7 @@ fn measure(
         Err(reason) => return Ok(Err(reason)),
     };
     let start = ThreadUsage::now();
-    let report = match mech.run(plan, &mut wakes) {
+    let report = match mechanisms::run(&mut mech, plan, &mut wakes, stop) {
         Ok(r) => r,
         Err(e) => return Ok(Err(format!("failed: {e}"))),
     };
