@@ -20,6 +20,9 @@ have c++ || need+=(g++)
 have pkg-config || need+=(pkg-config)
 # The Python package's venv (Debian's python3 needs python3-venv for ensurepip).
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+# pip for pandas below (a fresh Debian python3 has none).
+python3 -c "import pandas" >/dev/null 2>&1 || python3 -m pip --version >/dev/null 2>&1 ||
+    need+=(python3-pip)
 
 if ((${#need[@]})); then
     if [[ $(id -u) -ne 0 ]]; then

@@ -144,6 +144,107 @@ fn benchmark_program_runs_a_tiny_interleaved_run() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
+/// The lab's C probe (`probes/c/probe.c`), built as `sleeplab runtimes` builds it, run
+/// with `args` (split at spaces) and `SLEEPLAB_LIB` set to `lib`.
+fn c_probe(lib: &Path, args: &str) -> Output {
+    static PROBE: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, exe) = PROBE.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let exe = tmp.path().join("probe");
+        run(Command::new("cc")
+            .args(["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", "-o"])
+            .arg(&exe)
+            .arg(repo().join("probes/c/probe.c")));
+        (tmp, exe)
+    });
+    Command::new(exe)
+        .args(args.split(' '))
+        .env("SLEEPLAB_LIB", lib)
+        .output()
+        .unwrap()
+}
+
+/// The samples (`s`/`t` lines) of one cell of a successful probe run, after its
+/// `cell <value>` line, checked against its `done` line.
+fn probe_samples(out: &Output, value: u64) -> Vec<u64> {
+    let text = stdout(out);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.ends_with("end\n"), "{text}");
+    let cell = format!("cell {value}\n");
+    let rest = &text[text
+        .find(&cell)
+        .unwrap_or_else(|| panic!("no {cell:?} in {text}"))..];
+    let end = rest.find("done ").unwrap();
+    let samples: Vec<u64> = rest[..end]
+        .lines()
+        .filter_map(|l| l.strip_prefix("s ").or_else(|| l.strip_prefix("t ")))
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert!(rest[end..].starts_with(&format!("done {value} {}\n", samples.len())));
+    samples
+}
+
+#[test]
+fn the_c_probe_measures_the_abi_never_early_and_says_when_it_is_missing() {
+    let lib = lib_dir().join("libsleeplab.so");
+    let text = stdout(&c_probe(&lib, "--list"));
+    for method in ["sleeplab_sleep_ns", "sleeplab_ticker"] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!("\"method\":\"{method}\"")))
+            .unwrap_or_else(|| panic!("{method} not listed: {text}"));
+        assert!(line.contains("\"available\":true"), "{line}");
+    }
+
+    let out = c_probe(
+        &lib,
+        "--method sleeplab_sleep_ns --durations-ns 0,200000 --count 20",
+    );
+    assert!(stdout(&out).contains("\"method\":\"sleeplab_sleep_ns\""));
+    for d in [0, 200_000] {
+        let samples = probe_samples(&out, d);
+        assert_eq!(samples.len(), 20);
+        assert!(samples.iter().all(|&s| s >= d), "early at {d}: {samples:?}");
+    }
+
+    let period = 1_000_000;
+    let out = c_probe(
+        &lib,
+        "--method sleeplab_ticker --period-ns 1000000 --count 30 --warmup 2",
+    );
+    let ticks = probe_samples(&out, period);
+    assert_eq!(ticks.len(), 30);
+    for (i, t) in ticks.iter().enumerate() {
+        let k = i as u64 + 3; // after two warm-up ticks, counting from 1
+        assert!(
+            *t >= k * period,
+            "tick {k} at {t} ns, due at {} ns",
+            k * period
+        );
+    }
+    assert!(ticks.windows(2).all(|w| w[0] <= w[1]), "{ticks:?}");
+
+    // Without the library: listed as unavailable with the reason, exit 3 when asked for.
+    let missing = Path::new("/nonexistent/libsleeplab.so");
+    let text = stdout(&c_probe(missing, "--list"));
+    let line = text
+        .lines()
+        .find(|l| l.contains("sleeplab_sleep_ns"))
+        .unwrap();
+    assert!(line.contains("\"available\":false,\"reason\":"), "{line}");
+    assert!(line.contains("SLEEPLAB_LIB"), "{line}");
+    let out = c_probe(
+        missing,
+        "--method sleeplab_sleep_ns --durations-ns 1000 --count 1",
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn header_compiles_as_strict_c99_and_cpp() {
     let tmp = tempfile::tempdir().unwrap();
