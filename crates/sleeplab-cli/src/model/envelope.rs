@@ -14,8 +14,13 @@ use serde::{Deserialize, Serialize};
 use sleeplab::system::{Fingerprint, Policy};
 
 /// The version of the result format. Bumped on any incompatible change; readers
-/// refuse other versions with a clear message.
-pub const SCHEMA_VERSION: u32 = 1;
+/// refuse other versions with a clear message. Version 2: tail quantiles are `null`
+/// where the sample cannot resolve them (the quantile rule, `stats::quantile`).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest version this build still reads. Version-1 files load with every quantile
+/// re-checked against its sample size (`stats::recheck_quantiles`).
+pub const OLDEST_READABLE_VERSION: u32 = 1;
 
 /// The tool that wrote a result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

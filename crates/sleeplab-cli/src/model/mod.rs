@@ -6,6 +6,7 @@ mod envelope;
 mod io;
 
 pub use envelope::{
-    ExperimentData, ResultFile, RunSettings, RunStart, SCHEMA_VERSION, ToolInfo, now_rfc3339,
+    ExperimentData, OLDEST_READABLE_VERSION, ResultFile, RunSettings, RunStart, SCHEMA_VERSION,
+    ToolInfo, now_rfc3339,
 };
 pub use io::{LoadError, load_result, parse_result, result_schema, write_json};

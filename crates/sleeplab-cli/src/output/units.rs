@@ -1,10 +1,11 @@
 //! Human units for durations: ns, µs, ms, s, scaled to keep 3–4 significant digits.
 
-/// Formats a duration given in (possibly fractional, possibly negative) nanoseconds.
-pub fn fmt_ns_f(ns: f64) -> String {
-    if !ns.is_finite() {
+/// Formats a duration given in (possibly fractional, possibly negative) nanoseconds;
+/// "–" for a statistic that is absent (`None`: e.g. a p99 of fewer than 100 samples).
+pub fn fmt_ns_f(ns: impl Into<Option<f64>>) -> String {
+    let Some(ns) = ns.into().filter(|v| v.is_finite()) else {
         return "–".into();
-    }
+    };
     let sign = if ns < 0.0 { "-" } else { "" };
     let a = ns.abs();
     let (v, unit) = if a < 1e3 {
@@ -60,6 +61,8 @@ mod tests {
         assert_eq!(fmt_ns(2_000_000_000), "2.000 s");
         assert_eq!(fmt_ns_f(-2_500.0), "-2.500 µs");
         assert_eq!(fmt_ns_f(f64::NAN), "–");
+        assert_eq!(fmt_ns_f(None), "–");
+        assert_eq!(fmt_ns_f(Some(1_500.0)), "1.500 µs");
         assert_eq!(fmt_pct(4.8), "4.80 %");
         assert_eq!(fmt_pct(99.8), "99.8 %");
     }

@@ -24,10 +24,13 @@ pub struct Point {
     pub group: String,
     /// What was measured, e.g. `nanosleep 1 µs load 0`.
     pub key: String,
+    /// The sample size both statistics rest on (calls, frames, ticks; repetitions for
+    /// `short`).
+    pub n: u64,
     /// Median, ns.
     pub median_ns: f64,
     /// 99th percentile, ns (`None` where the experiment has none, e.g. `short`'s
-    /// per-repetition means).
+    /// per-repetition means, or where n cannot resolve it: fewer than 100).
     pub p99_ns: Option<f64>,
 }
 
@@ -60,15 +63,17 @@ pub fn points(result: &ResultFile) -> Vec<Point> {
                 out.push(Point {
                     group: group.clone(),
                     key,
+                    n: c.summary.count,
                     median_ns: c.summary.median_ns,
-                    p99_ns: Some(c.summary.p99_ns),
+                    p99_ns: c.summary.p99_ns,
                 });
             }
         }
-        let mut push = |key: String, median_ns: f64, p99_ns: Option<f64>| {
+        let mut push = |key: String, n: u64, median_ns: f64, p99_ns: Option<f64>| {
             out.push(Point {
                 group: group.clone(),
                 key,
+                n,
                 median_ns,
                 p99_ns,
             })
@@ -83,6 +88,7 @@ pub fn points(result: &ResultFile) -> Vec<Point> {
                             ns(c.requested_ns as f64),
                             ns(c.timer_slack_ns as f64)
                         ),
+                        c.net.n,
                         c.net.median_ns,
                         None,
                     );
@@ -92,8 +98,9 @@ pub fn points(result: &ResultFile) -> Vec<Point> {
                 for r in d.results.iter().filter(|r| r.error.count > 0) {
                     push(
                         format!("{} at {} Hz (lateness)", r.strategy, num(d.config.rate_hz)),
+                        r.error.count,
                         r.error.median_ns,
-                        Some(r.error.p99_ns),
+                        r.error.p99_ns,
                     );
                 }
             }
@@ -105,8 +112,9 @@ pub fn points(result: &ResultFile) -> Vec<Point> {
                             p.strategy,
                             ns(p.interval_ns as f64)
                         ),
+                        p.error.count,
                         p.error.median_ns,
-                        Some(p.error.p99_ns),
+                        p.error.p99_ns,
                     );
                 }
             }
@@ -119,8 +127,9 @@ pub fn points(result: &ResultFile) -> Vec<Point> {
                             ns(c.period_ns as f64),
                             c.load
                         ),
+                        c.merged.received,
                         c.merged.median_lateness_ns,
-                        Some(c.merged.p99_lateness_ns),
+                        c.merged.p99_lateness_ns,
                     );
                 }
             }
@@ -136,8 +145,9 @@ pub fn points(result: &ResultFile) -> Vec<Point> {
                                     ns(c.requested_ns as f64),
                                     m.load
                                 ),
+                                c.summary.count,
                                 c.summary.median_ns,
-                                Some(c.summary.p99_ns),
+                                c.summary.p99_ns,
                             );
                         }
                     }
@@ -318,6 +328,8 @@ impl Comparison<'_> {
         let mut t = new_table([
             "stage",
             "measurement",
+            "a n",
+            "b n",
             "a median",
             "b median",
             "b/a",
@@ -329,6 +341,8 @@ impl Comparison<'_> {
             t.add_row(vec![
                 r.group.clone(),
                 r.key.clone(),
+                r.a.n.to_string(),
+                r.b.n.to_string(),
                 ns(r.a.median_ns),
                 ns(r.b.median_ns),
                 ratio(r.median_ratio()),
@@ -390,6 +404,8 @@ impl Comparison<'_> {
         let mut t = Table::new([
             "stage",
             "measurement",
+            "a n",
+            "b n",
             "a median",
             "b median",
             "b/a",
@@ -412,6 +428,8 @@ impl Comparison<'_> {
             t.row(vec![
                 Cell::Text(r.group.clone()),
                 Cell::Text(r.key.clone()),
+                Cell::Num(r.a.n.to_string()),
+                Cell::Num(r.b.n.to_string()),
                 Cell::Num(ns(r.a.median_ns)),
                 Cell::Num(ns(r.b.median_ns)),
                 tone(r.median_ratio()),

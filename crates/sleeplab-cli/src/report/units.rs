@@ -1,11 +1,11 @@
 //! Numbers as the report writes them: three significant digits, scaled units, no
 //! trailing zeros (`60.2 µs`, `1.06 ms`, `850 ns`, `12 %`).
 
-/// A duration given in (possibly fractional) nanoseconds.
-pub fn ns(ns: f64) -> String {
-    if !ns.is_finite() {
+/// A duration given in (possibly fractional) nanoseconds; "–" for an absent statistic.
+pub fn ns(ns: impl Into<Option<f64>>) -> String {
+    let Some(ns) = ns.into().filter(|v| v.is_finite()) else {
         return "–".into();
-    }
+    };
     if ns == 0.0 {
         return "0".into();
     }
