@@ -1,10 +1,12 @@
-//! Everything that leaves the process: scaled units, tables, progress bars, and files
-//! written whole or not at all.
+//! Everything that leaves the process: scaled units (terminal and prose styles), tables
+//! (terminal and HTML), HTML escaping, progress bars, and files written whole or not at
+//! all.
 
 mod atomic;
+pub mod escape;
 mod progress;
-mod table;
-mod units;
+pub mod table;
+pub mod units;
 
 pub use atomic::{atomic_write, check_writable};
 pub use progress::Progress;
