@@ -2,7 +2,7 @@
 //! underlined, numbers right-aligned); [`Table`] of [`Cell`]s is an HTML table, escaped
 //! cell by cell, whose [`Table::terminal`] draws the same rows in the terminal style.
 
-use super::escape;
+use super::{escape, fmt_ns};
 use comfy_table::{CellAlignment, ContentArrangement, LineStyle, TableStyle};
 use std::fmt::Write;
 
@@ -129,6 +129,20 @@ impl Table {
         }
         s.push_str("</tbody></table></div>\n");
         s
+    }
+}
+
+/// The line listing the cells that were not measured, `(name, request ns, why)`:
+/// `\nnot measured: poll @ 1 µs (why); …\n`, or nothing when there are none.
+pub fn not_measured<'a>(cells: impl IntoIterator<Item = (&'a str, u64, &'a str)>) -> String {
+    let items: Vec<String> = cells
+        .into_iter()
+        .map(|(name, ns, why)| format!("{name} @ {} ({why})", fmt_ns(ns)))
+        .collect();
+    if items.is_empty() {
+        String::new()
+    } else {
+        format!("\nnot measured: {}\n", items.join("; "))
     }
 }
 
