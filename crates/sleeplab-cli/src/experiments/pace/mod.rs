@@ -132,8 +132,9 @@ impl ResultData for PaceData {
                     KeyPart::Number(self.config.rate_hz),
                     KeyPart::text("Hz (lateness)"),
                 ],
+                n: r.error.count,
                 median_ns: r.error.median_ns,
-                p99_ns: Some(r.error.p99_ns),
+                p99_ns: r.error.p99_ns,
             })
             .collect()
     }
