@@ -2,8 +2,8 @@
 # Installs what the test suite needs on a fresh Debian machine: the runtimes the
 # probes measure (Ruby, JRuby, the mingw cross-compiler and Wine for the Windows probe),
 # cyclictest for the validation script, Chromium for the report's browser test,
-# pkg-config for the C ABI's tests, and a venv with maturin and pytest for the Python
-# package.
+# Prometheus for the monitor's scrape test, pkg-config for the C ABI's tests, and a venv
+# with maturin and pytest for the Python package.
 # Idempotent and quiet when everything is already there.
 set -euo pipefail
 
@@ -15,6 +15,7 @@ have jruby || need+=(jruby)
 have x86_64-w64-mingw32-gcc || need+=(gcc-mingw-w64-x86-64)
 have wine || need+=(wine wine64)
 have chromium || need+=(chromium)
+have prometheus || need+=(prometheus)
 have cc || need+=(gcc)
 have c++ || need+=(g++)
 have pkg-config || need+=(pkg-config)

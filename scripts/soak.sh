@@ -14,7 +14,51 @@
 # the sweep lasts about SECONDS on this machine, whatever its load. Exit 1 when fewer
 # than 10^7 samples were taken, the fd count grew, the sweep failed, or the RSS at the
 # end exceeds the RSS at 1 minute by more than 50 % (a leak would grow with samples).
+#
+#   scripts/soak.sh monitor [SECONDS]   # `sleeplab monitor` instead (see soak_monitor)
 set -euo pipefail
+
+# `sleeplab monitor` for SECONDS (default 600) at a fast pace (a burst every 50 ms),
+# scraped every second, RSS and fds sampled from /proc; then SIGTERM. Exit 1 when it
+# did not exit 0, a scrape failed, the fd count at the end exceeds the one at 1 minute
+# by more than 2 (scrapes still closing), or the RSS at the end exceeds the RSS at 1 minute by more than 20 %.
+soak_monitor() {
+    local seconds="$1" root out bin pid port t rss fds
+    root="$(cd "$(dirname "$0")/.." && pwd)"
+    out="${SOAK_DIR:-$root/target/soak}"
+    mkdir -p "$out"
+    cargo build --release --quiet --manifest-path "$root/Cargo.toml" -p sleeplab-cli
+    bin="$root/target/release/sleeplab"
+    "$bin" monitor --listen 127.0.0.1:0 --interval 50ms 2>"$out/monitor.err" &
+    pid=$!
+    for _ in $(seq 50); do grep -q http:// "$out/monitor.err" && break; sleep 0.1; done
+    port=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$out/monitor.err" | head -1)
+    echo -e "t_s\trss_kb\tfds" >"$out/monitor-proc.tsv"
+    for ((t = 0; t < seconds; t++)); do
+        curl -sf "http://127.0.0.1:$port/metrics" -o /dev/null || { echo "scrape $t failed"; kill "$pid"; exit 1; }
+        rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
+        fds=$(ls "/proc/$pid/fd" | wc -l)
+        echo -e "$t\t$rss\t$fds" >>"$out/monitor-proc.tsv"
+        sleep 1
+    done
+    kill -TERM "$pid"
+    wait "$pid" || { echo "monitor exited $? after SIGTERM"; exit 1; }
+    python3 - "$out/monitor-proc.tsv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+at1 = rows[min(60, len(rows) - 1)]
+end = rows[-1]
+print(f"rss at 1 min {at1['rss_kb']} kB, at the end {end['rss_kb']} kB; fds {at1['fds']} -> {end['fds']}")
+# A scrape's connection may still be closing when fds are counted: allow 2.
+ok = int(end["rss_kb"]) <= 1.2 * int(at1["rss_kb"]) and int(end["fds"]) <= int(at1["fds"]) + 2
+sys.exit(0 if ok else 1)
+PY
+}
+
+if [ "${1:-}" = monitor ]; then
+    soak_monitor "${2:-600}"
+    exit $?
+fi
 
 seconds="${1:-600}"
 root="$(cd "$(dirname "$0")/.." && pwd)"

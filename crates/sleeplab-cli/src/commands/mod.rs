@@ -7,6 +7,7 @@ pub mod args;
 pub mod compare;
 pub mod cpu;
 pub mod list;
+pub mod monitor;
 pub mod outputs;
 pub mod pace;
 pub mod report;
@@ -49,6 +50,8 @@ pub enum Command {
     Timers(Box<timers::TimersArgs>),
     /// The precise-sleep strategies under virtual schedulers: error and CPU heatmaps (seed 002 fig. 4).
     Simulate(Box<simulate::SimulateArgs>),
+    /// Measure wake-up latency continuously at a low duty cycle and serve it to Prometheus.
+    Monitor(Box<monitor::MonitorArgs>),
     /// Print the JSON Schema of result files.
     Schema {
         /// Write it to this file instead of stdout.
@@ -74,6 +77,7 @@ impl Command {
             Command::Survey(args) => survey::run(args, quiet),
             Command::Report(args) => report::run(args),
             Command::Compare(args) => compare::run(args),
+            Command::Monitor(args) => monitor::run(args, quiet),
         }
     }
 }

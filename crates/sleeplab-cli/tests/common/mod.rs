@@ -5,6 +5,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod exit2;
+pub mod monitor;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

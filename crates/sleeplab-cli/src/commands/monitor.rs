@@ -1,0 +1,94 @@
+//! `sleeplab monitor`: the flags of the Prometheus exporter, checked before it listens.
+
+use super::args::{self, List, ThreadArgs};
+use crate::error::UsageError;
+use crate::experiments::Stop;
+use crate::monitor::cells::{self, DEFAULT_MECHANISMS};
+use crate::monitor::measure::Pacing;
+use crate::monitor::{self, MonitorConfig};
+use crate::parse::{self, ParseError};
+use clap::Args;
+use std::net::{SocketAddr, ToSocketAddrs};
+
+/// `sleeplab monitor`: every interval, each cell waits a short burst on its own
+/// measuring thread; `/metrics` serves the latency histograms and counters since start.
+#[derive(Debug, Clone, Args)]
+pub struct MonitorArgs {
+    /// Address to serve /metrics and /healthz on.
+    #[arg(long, value_name = "ADDR:PORT", value_parser = listen_addr, default_value = "127.0.0.1:9477")]
+    pub listen: SocketAddr,
+    /// What to measure, comma-separated NAME[@DURATION]: a one-shot mechanism
+    /// (`sleeplab list`), `tick:` and a periodic one (e.g. tick:timerfd-interval), or
+    /// `precise` (the precise sleeper on an absolute grid); DURATION may be a rate (60hz).
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("mechanism list"), default_value = DEFAULT_MECHANISMS)]
+    pub mechanisms: List<String>,
+    /// Durations for the mechanisms named without @DURATION.
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::durations, default_value = "1ms")]
+    pub durations: List<u64>,
+    /// One burst per cell every INTERVAL (at least 10ms).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = interval, default_value = "1s")]
+    pub interval: u64,
+    /// Waits per burst (1–100000).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = burst, default_value = "10")]
+    pub burst: u64,
+    /// A wake at least this late counts as a stall.
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = args::positive_duration, default_value = "1ms")]
+    pub stall: u64,
+    #[command(flatten)]
+    pub threads_args: ThreadArgs,
+}
+
+fn listen_addr(s: &str) -> Result<SocketAddr, ParseError> {
+    let bad = |reason: String| ParseError {
+        what: "listen address",
+        value: s.into(),
+        reason,
+    };
+    s.to_socket_addrs()
+        .map_err(|e| bad(e.to_string()))?
+        .next()
+        .ok_or_else(|| bad("resolves to no address".into()))
+}
+
+fn interval(s: &str) -> Result<u64, ParseError> {
+    let ns = parse::duration_ns(s)?;
+    if ns < 10_000_000 {
+        return Err(ParseError {
+            what: "interval",
+            value: s.into(),
+            reason: "must be at least 10ms".into(),
+        });
+    }
+    Ok(ns)
+}
+
+fn burst(s: &str) -> Result<u64, ParseError> {
+    parse::count("burst", s, 1, 100_000)
+}
+
+/// Checks the flags, listens, and serves until Ctrl-C or SIGTERM (exit 0).
+pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
+    let config = MonitorConfig {
+        cells: cells::parse_cells(&args.mechanisms.0, &args.durations.0)?,
+        pacing: Pacing {
+            interval_ns: args.interval,
+            burst: args.burst,
+            stall_ns: args.stall,
+        },
+        threads: args.threads_args.settings()?,
+    };
+    let server = tiny_http::Server::http(args.listen)
+        .map_err(|e| UsageError::new(format!("cannot listen on --listen {}: {e}", args.listen)))?;
+    // The address bound (the port chosen, for --listen …:0).
+    let bound = server.server_addr().to_ip().unwrap_or(args.listen);
+    if !quiet {
+        eprintln!(
+            "sleeplab monitor: serving http://{bound}/metrics ({} cells, a burst of {} every {}); Ctrl-C stops",
+            config.cells.len(),
+            args.burst,
+            crate::output::fmt_ns(args.interval),
+        );
+    }
+    monitor::serve(&config, server, &Stop::on_interrupt()).map_err(args::name_flags)?;
+    Ok(0)
+}

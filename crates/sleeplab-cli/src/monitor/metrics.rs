@@ -1,0 +1,293 @@
+//! The monitor's Prometheus metrics, encoded by `prometheus-client` in the OpenMetrics
+//! text format: the cells' latency histograms and counters (a [`Collector`] that reads
+//! the shared records at scrape time), the build and host info, and the monitor's own
+//! cost (the standard `process_*` metrics and a scrape counter).
+
+use super::cells::Cell;
+use super::record::{BUCKETS_S, CellRecord};
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::info::Info;
+use prometheus_client::registry::{Registry, Unit};
+use sleeplab::system::Fingerprint;
+use std::sync::{Arc, Mutex};
+
+/// The content type of [`Metrics::encode`]'s text.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Every metric the monitor serves.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    scrapes: Counter,
+}
+
+impl Metrics {
+    /// The metrics of `cells` (reading `records` at each scrape) and of this machine.
+    pub fn new(cells: &[Cell], records: &[Arc<Mutex<CellRecord>>], host: &Fingerprint) -> Self {
+        let mut registry = Registry::default();
+        registry.register(
+            "sleeplab_build",
+            "The sleeplab version that measures",
+            Info::new(vec![("version", env!("CARGO_PKG_VERSION").to_string())]),
+        );
+        registry.register(
+            "sleeplab_host",
+            "What decides wake-up latency on this host (kernel, clocksource, timer slack, virtualization, CPU)",
+            Info::new(host_labels(host)),
+        );
+        let scrapes = Counter::default();
+        registry.register(
+            "sleeplab_monitor_scrapes",
+            "Scrapes of /metrics answered",
+            scrapes.clone(),
+        );
+        registry.register_collector(Box::new(Cells(
+            cells
+                .iter()
+                .zip(records)
+                .map(|(c, r)| (labels(c), Arc::clone(r)))
+                .collect(),
+        )));
+        registry.register_collector(Box::new(SelfCost));
+        Self { registry, scrapes }
+    }
+
+    /// The exposition text of one scrape (counted).
+    pub fn encode(&self) -> Result<String, std::fmt::Error> {
+        self.scrapes.inc();
+        let mut text = String::with_capacity(16 * 1024);
+        prometheus_client::encoding::text::encode(&mut text, &self.registry)?;
+        Ok(text)
+    }
+}
+
+/// The labels of the host info metric.
+fn host_labels(host: &Fingerprint) -> Vec<(String, String)> {
+    let or_unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
+    vec![
+        ("kernel".into(), host.kernel_release.clone()),
+        ("clocksource".into(), or_unknown(&host.clocksource)),
+        (
+            "timer_slack_seconds".into(),
+            super::cells::seconds_label(host.timer_slack_ns),
+        ),
+        ("virtualization".into(), or_unknown(&host.virtualization)),
+        ("preemption".into(), or_unknown(&host.preemption)),
+        ("cpu_model".into(), host.cpu_model.clone()),
+        ("cpus".into(), host.cpu_count.to_string()),
+    ]
+}
+
+type Labels = Vec<(&'static str, String)>;
+
+/// A counter of every cell: its name, help and value.
+type Counted = (&'static str, &'static str, fn(&CellRecord) -> u64);
+
+fn labels(cell: &Cell) -> Labels {
+    vec![
+        ("mechanism", cell.name.clone()),
+        ("requested", cell.requested_label()),
+    ]
+}
+
+/// The cells' metrics, read from the shared records at each scrape.
+#[derive(Debug)]
+struct Cells(Vec<(Labels, Arc<Mutex<CellRecord>>)>);
+
+impl Collector for Cells {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        // Copy each record out (the lock is held for a clone, not for the encoding).
+        let snapshot: Vec<(&Labels, CellRecord)> = self
+            .0
+            .iter()
+            .map(|(l, r)| (l, r.lock().map(|r| r.clone()).unwrap_or_default()))
+            .collect();
+        let secs = |ns: u64| ns as f64 / 1e9;
+
+        let mut m = encoder.encode_descriptor(
+            "sleeplab_wake_latency",
+            "How late each wake came: wake - deadline (one-shot waits: elapsed - requested); early wakes count as 0",
+            Some(&Unit::Seconds),
+            MetricType::Histogram,
+        )?;
+        for (l, r) in &snapshot {
+            m.encode_family(*l)?.encode_histogram::<NoLabelSet>(
+                secs(r.sum_ns),
+                r.count(),
+                &r.buckets(BUCKETS_S),
+                None,
+            )?;
+        }
+        let counters: [Counted; 3] = [
+            (
+                "sleeplab_early_wakes",
+                "Wakes before their deadline (a correct mechanism has none)",
+                |r| r.early,
+            ),
+            (
+                "sleeplab_missed_ticks",
+                "Periodic deadlines that passed without a wake of their own",
+                |r| r.missed,
+            ),
+            (
+                "sleeplab_stalls",
+                "Wakes at least the stall threshold (--stall) late",
+                |r| r.stalls,
+            ),
+        ];
+        for (name, help, value) in counters {
+            let mut m = encoder.encode_descriptor(name, help, None, MetricType::Counter)?;
+            for (l, r) in &snapshot {
+                ConstCounter::new(value(r)).encode(m.encode_family(*l)?)?;
+            }
+        }
+        let mut m = encoder.encode_descriptor(
+            "sleeplab_measuring_cpu",
+            "CPU time of each cell's measuring thread",
+            Some(&Unit::Seconds),
+            MetricType::Counter,
+        )?;
+        for (l, r) in &snapshot {
+            ConstCounter::new(secs(r.cpu_ns)).encode(m.encode_family(*l)?)?;
+        }
+        let precise: Vec<_> = snapshot
+            .iter()
+            .filter(|(_, r)| r.margin_ns.is_some())
+            .collect();
+        if !precise.is_empty() {
+            let mut m = encoder.encode_descriptor(
+                "sleeplab_precise_margin",
+                "The precise sleeper's learned margin: how long before a deadline it stops sleeping and spins",
+                Some(&Unit::Seconds),
+                MetricType::Gauge,
+            )?;
+            for (l, r) in &precise {
+                ConstGauge::new(secs(r.margin_ns.unwrap_or(0))).encode(m.encode_family(*l)?)?;
+            }
+            let mut m = encoder.encode_descriptor(
+                "sleeplab_precise_spin",
+                "Time the precise sleeper spent spinning (its CPU cost beyond sleeping)",
+                Some(&Unit::Seconds),
+                MetricType::Counter,
+            )?;
+            for (l, r) in &precise {
+                ConstCounter::new(secs(r.spin_ns)).encode(m.encode_family(*l)?)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The monitor's own cost, as every Prometheus exporter names it.
+#[derive(Debug)]
+struct SelfCost;
+
+impl Collector for SelfCost {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let cpu = sleeplab::clock::process_cpu_ns() as f64 / 1e9;
+        let m = encoder.encode_descriptor(
+            "process_cpu",
+            "CPU time of the monitor (all threads)",
+            Some(&Unit::Seconds),
+            MetricType::Counter,
+        )?;
+        ConstCounter::new(cpu).encode(m)?;
+        if let Some(rss) = resident_bytes() {
+            let m = encoder.encode_descriptor(
+                "process_resident_memory",
+                "Resident memory of the monitor",
+                Some(&Unit::Bytes),
+                MetricType::Gauge,
+            )?;
+            ConstGauge::new(rss as i64).encode(m)?;
+        }
+        if let Ok(fds) = std::fs::read_dir("/proc/self/fd") {
+            let m = encoder.encode_descriptor(
+                "process_open_fds",
+                "Open file descriptors of the monitor",
+                None,
+                MetricType::Gauge,
+            )?;
+            ConstGauge::new(fds.count() as i64).encode(m)?;
+        }
+        Ok(())
+    }
+}
+
+/// Resident memory from /proc/self/statm (pages × page size).
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * u64::try_from(page).ok()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::cells::parse_cells;
+
+    #[test]
+    fn the_exposition_has_cumulative_buckets_sum_count_and_info() {
+        let cells = parse_cells(&["nanosleep@100us".into(), "precise@1ms".into()], &[]).unwrap();
+        let records: Vec<Arc<Mutex<CellRecord>>> = cells.iter().map(|_| Arc::default()).collect();
+        for v in [500, 1_500, 70_000, 3_000_000] {
+            records[0].lock().unwrap().record(v, 1_000_000);
+        }
+        records[1].lock().unwrap().margin_ns = Some(50_000);
+        let host = Fingerprint {
+            kernel_release: "6.1.0-test".into(),
+            ..Fingerprint::default()
+        };
+        let metrics = Metrics::new(&cells, &records, &host);
+        let text = metrics.encode().unwrap();
+        let line = |prefix: &str| -> f64 {
+            text.lines()
+                .find(|l| l.starts_with(prefix))
+                .unwrap_or_else(|| panic!("no {prefix} in\n{text}"))
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let nano = "{mechanism=\"nanosleep\",requested=\"0.0001\"";
+        assert_eq!(
+            line(&format!("sleeplab_wake_latency_seconds_count{nano}")),
+            4.0
+        );
+        assert_eq!(
+            line(&format!("sleeplab_wake_latency_seconds_sum{nano}")),
+            3.072e-3
+        );
+        let buckets: Vec<f64> = text
+            .lines()
+            .filter(|l| {
+                l.starts_with("sleeplab_wake_latency_seconds_bucket{le=")
+                    && l.contains(&format!(",{}}}", &nano[1..]))
+            })
+            .map(|l| l.rsplit(' ').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(buckets.len(), BUCKETS_S.len() + 1);
+        assert!(
+            buckets.windows(2).all(|w| w[0] <= w[1]),
+            "cumulative: {buckets:?}"
+        );
+        assert_eq!(*buckets.last().unwrap(), 4.0, "+Inf holds every wake");
+        assert_eq!(line(&format!("sleeplab_stalls_total{nano}")), 1.0);
+        assert_eq!(
+            line("sleeplab_precise_margin_seconds{mechanism=\"precise\",requested=\"0.001\"}"),
+            5e-5
+        );
+        assert!(text.contains("sleeplab_host_info{kernel=\"6.1.0-test\""));
+        assert!(text.contains("sleeplab_build_info{version=\""));
+        assert!(line("process_cpu_seconds_total") > 0.0);
+        assert_eq!(line("sleeplab_monitor_scrapes_total"), 1.0);
+        assert!(text.ends_with("# EOF\n"));
+    }
+}

@@ -1,0 +1,88 @@
+//! `sleeplab monitor`: a long-running Prometheus exporter of wake-up latency.
+//!
+//! One measuring thread per cell ([`cells`]) runs a short burst of waits every
+//! interval ([`measure`]) into bounded records ([`record`]); `/metrics` encodes them
+//! with `prometheus-client` ([`metrics`]), served by `tiny_http` ([`server`]). The
+//! stop flag (Ctrl-C, SIGTERM) ends both sides within about 100 ms plus one wait.
+
+pub mod cells;
+pub mod measure;
+pub mod metrics;
+pub mod record;
+pub mod server;
+
+use crate::experiments::Stop;
+use crate::settings::ThreadSettings;
+use anyhow::Context as _;
+use cells::Cell;
+use measure::Pacing;
+use metrics::Metrics;
+use record::CellRecord;
+use sleeplab::system::Fingerprint;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// What the monitor runs: its cells, their pacing and the measuring threads' settings.
+#[derive(Debug, Clone)]
+pub struct MonitorConfig {
+    /// What it measures.
+    pub cells: Vec<Cell>,
+    /// How often and how much.
+    pub pacing: Pacing,
+    /// Applied in every measuring thread.
+    pub threads: ThreadSettings,
+}
+
+/// How often the main thread checks the stop flag and the measuring threads.
+const WATCH: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Serves the metrics of `config` on `server` until `stop`; then stops the measuring
+/// threads and the HTTP workers and returns. A measuring thread that fails ends the
+/// monitor with its error.
+pub fn serve(config: &MonitorConfig, server: tiny_http::Server, stop: &Stop) -> anyhow::Result<()> {
+    let records: Vec<Arc<Mutex<CellRecord>>> =
+        config.cells.iter().map(|_| Arc::default()).collect();
+    let metrics = Arc::new(Metrics::new(
+        &config.cells,
+        &records,
+        &Fingerprint::collect(),
+    ));
+    // One flag for both sides: the caller's stop, or a measuring thread that ended.
+    let ended = Arc::new(AtomicBool::new(false));
+    let both = {
+        let (stop, ended) = (stop.clone(), Arc::clone(&ended));
+        Stop::when(move || ended.load(Ordering::Relaxed) || stop.requested())
+    };
+    let server = Arc::new(server);
+    let workers = server::spawn(Arc::clone(&server), metrics, &both)
+        .context("cannot start the HTTP workers")?;
+    let measuring = measure::spawn(
+        &config.cells,
+        &records,
+        config.pacing,
+        config.threads,
+        &both,
+    );
+    // A measuring thread ends only when stopped or failed: either way, all stop.
+    while let Ok(threads) = &measuring {
+        if both.requested() || threads.iter().any(|h| h.is_finished()) {
+            break;
+        }
+        std::thread::sleep(WATCH);
+    }
+    ended.store(true, Ordering::Relaxed);
+    let mut first_error = measuring.as_ref().err().map(|e| anyhow::anyhow!("{e:#}"));
+    for handle in measuring.into_iter().flatten() {
+        let result = handle
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("a measuring thread panicked")));
+        if let Err(e) = result {
+            first_error.get_or_insert(e);
+        }
+    }
+    server::unblock(&server);
+    for w in workers {
+        let _ = w.join();
+    }
+    first_error.map_or(Ok(()), Err)
+}

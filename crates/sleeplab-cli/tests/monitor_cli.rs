@@ -1,0 +1,123 @@
+//! `sleeplab monitor` through the real binary on the loopback: the exposition parses,
+//! its histograms are cumulative and add up, nothing wakes early, `/healthz` answers,
+//! 100 concurrent scrapes are answered while the measurements go on, SIGTERM and
+//! Ctrl-C stop it with exit 0, and a busy port is exit 2 naming it.
+
+mod common;
+
+use common::monitor::{Monitor, histogram, value};
+use std::time::{Duration, Instant};
+
+const LATENCY: &str = "sleeplab_wake_latency_seconds";
+
+/// Fast pacing so a test sees several bursts in a second.
+const FAST: &[&str] = &["--interval", "50ms", "--burst", "3"];
+
+/// Scrapes until every default cell has at least `n` wakes; the last exposition.
+fn until_counted(m: &Monitor, n: f64) -> String {
+    let t0 = Instant::now();
+    loop {
+        let (status, text) = m.get("/metrics");
+        assert_eq!(status, 200);
+        let h = histogram(&text, LATENCY);
+        if h.len() == 4 && h.values().all(|s| s.count >= n) {
+            return text;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "cells never reached {n}:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn serves_metrics_that_add_up_and_stops_on_sigterm() {
+    let mut m = Monitor::start(FAST);
+    assert_eq!(m.get("/healthz"), (200, "ok\n".to_string()));
+    assert_eq!(m.get("/nope").0, 404);
+    let text = until_counted(&m, 6.0);
+    let h = histogram(&text, LATENCY);
+    let names: Vec<&str> = h.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "mechanism=\"nanosleep\",requested=\"0.0001\"",
+            "mechanism=\"precise\",requested=\"0.016666667\"",
+            "mechanism=\"tick:clock-nanosleep-abs\",requested=\"0.001\"",
+            "mechanism=\"timerfd\",requested=\"0.0001\"",
+        ]
+    );
+    for key in h.keys() {
+        assert_eq!(
+            value(&text, "sleeplab_early_wakes_total", key),
+            Some(0.0),
+            "{key} woke early"
+        );
+        assert!(value(&text, "sleeplab_measuring_cpu_seconds_total", key).unwrap() > 0.0);
+    }
+    assert!(text.contains("sleeplab_build_info{version=\""));
+    assert!(text.contains("sleeplab_host_info{kernel=\""));
+    assert!(value(&text, "process_open_fds", "").unwrap() > 0.0);
+    assert!(value(&text, "process_resident_memory_bytes", "").unwrap() > 0.0);
+    let (status, took) = m.stop(libc::SIGTERM, Duration::from_secs(10));
+    assert_eq!(status.code(), Some(0), "SIGTERM is a clean stop ({took:?})");
+}
+
+#[test]
+fn ctrl_c_stops_it_with_exit_0() {
+    let mut m = Monitor::start(FAST);
+    until_counted(&m, 1.0);
+    let (status, took) = m.stop(libc::SIGINT, Duration::from_secs(10));
+    assert_eq!(status.code(), Some(0), "Ctrl-C is a clean stop ({took:?})");
+}
+
+#[test]
+fn a_hundred_concurrent_scrapes_are_answered_while_measuring() {
+    let mut m = Monitor::start(FAST);
+    let before = until_counted(&m, 1.0);
+    let addr = m.addr;
+    let scrapers: Vec<_> = (0..100)
+        .map(|_| std::thread::spawn(move || common::monitor::get(addr, "/metrics")))
+        .collect();
+    for s in scrapers {
+        let (status, text) = s.join().unwrap();
+        assert_eq!(status, 200);
+        histogram(&text, LATENCY);
+    }
+    let after = until_counted(&m, 1.0);
+    let total = |t: &str| -> f64 { histogram(t, LATENCY).values().map(|s| s.count).sum() };
+    // The measurements went on: more wakes after than before (fresh bursts every 50 ms).
+    let t0 = Instant::now();
+    let mut later = after;
+    while total(&later) <= total(&before) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "no wake after the scrapes"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        later = m.get("/metrics").1;
+    }
+    assert!(value(&later, "sleeplab_monitor_scrapes_total", "").unwrap() >= 102.0);
+    assert_eq!(
+        m.stop(libc::SIGTERM, Duration::from_secs(10)).0.code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn a_busy_port_is_exit_2_naming_it() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_sleeplab"))
+        .args(["monitor", "--listen", &addr])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let wrong = common::exit2::exit_2_problems(&o, &addr);
+    assert!(
+        wrong.is_empty(),
+        "{wrong:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -1,0 +1,187 @@
+//! A real Prometheus (the Debian `prometheus` package, installed by
+//! scripts/install-deps.sh) scrapes `sleeplab monitor` on the loopback, and its HTTP API
+//! answers `histogram_quantile(0.99, rate(…_bucket[…]))` with a number: the exposition
+//! is one Prometheus parses and the histogram one PromQL can use.
+
+mod common;
+
+use common::monitor::{Monitor, get};
+use std::net::{SocketAddr, TcpListener};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Kills Prometheus when the test ends, however it ends.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn prometheus_binary() -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|d| std::path::Path::new(d).join("prometheus"))
+        .find(|p| p.is_file())
+}
+
+/// Percent-encodes a query parameter.
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The values of an instant-vector answer of the query API (empty: no series yet).
+fn query(api: SocketAddr, promql: &str) -> Vec<f64> {
+    let (status, body) = get(api, &format!("/api/v1/query?query={}", encode(promql)));
+    assert_eq!(status, 200, "{promql}: {body}");
+    let v: serde_json::Value = serde_json::from_str(&body).expect("JSON from the API");
+    assert_eq!(v["status"], "success", "{body}");
+    v["data"]["result"]
+        .as_array()
+        .expect("a vector")
+        .iter()
+        .map(|r| r["value"][1].as_str().unwrap().parse().expect("a number"))
+        .collect()
+}
+
+#[test]
+fn prometheus_scrapes_the_monitor_and_computes_a_p99() {
+    let Some(bin) = prometheus_binary() else {
+        eprintln!("SKIPPED: no `prometheus` on PATH (scripts/install-deps.sh installs it)");
+        return;
+    };
+    let mut monitor = Monitor::start(&["--interval", "100ms", "--burst", "5"]);
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n\
+             scrape_configs:\n  - job_name: sleeplab\n    static_configs:\n      - targets: ['{}']\n",
+            monitor.addr
+        ),
+    )
+    .unwrap();
+    // A free port for the API (released just before Prometheus takes it).
+    let api = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let _prometheus = Server(
+        Command::new(bin)
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address={api}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("prometheus starts"),
+    );
+    let p99 = "histogram_quantile(0.99, \
+               rate(sleeplab_wake_latency_seconds_bucket{mechanism=\"tick:clock-nanosleep-abs\"}[10s]))";
+    let t0 = Instant::now();
+    let values = loop {
+        let ready = std::net::TcpStream::connect(api).is_ok();
+        if ready {
+            let v = query(api, p99);
+            if v.iter().any(|x| x.is_finite()) {
+                break v;
+            }
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "Prometheus never answered {p99} with a number"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert_eq!(values.len(), 1, "one series: {values:?}");
+    assert!(
+        values[0] >= 0.0,
+        "a latency quantile is not negative: {values:?}"
+    );
+    assert_eq!(
+        query(api, "up{job=\"sleeplab\"}"),
+        [1.0],
+        "the target is up"
+    );
+    // Prometheus read the info metric and every cell's histogram.
+    assert_eq!(query(api, "sleeplab_build_info").len(), 1);
+    assert_eq!(query(api, "sleeplab_wake_latency_seconds_count").len(), 4);
+    let (status, _) = monitor.stop(libc::SIGTERM, Duration::from_secs(10));
+    assert_eq!(status.code(), Some(0));
+}
+
+/// The `sleeplab_*` metric names in `text` (recording rules, with a colon, excluded).
+fn metric_names(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+        .filter(|w| w.starts_with("sleeplab_") && !w.contains(':'))
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn the_deploy_files_are_valid_and_name_only_served_metrics() {
+    let deploy = common::repo_root().join("deploy");
+    let rules = deploy.join("prometheus/sleeplab.rules.yml");
+    let dashboard =
+        std::fs::read_to_string(deploy.join("grafana/sleeplab-dashboard.json")).unwrap();
+    let _: serde_json::Value = serde_json::from_str(&dashboard).expect("the dashboard is JSON");
+    let mut m = Monitor::start(&["--interval", "50ms", "--burst", "2"]);
+    let served = loop {
+        let text = m.get("/metrics").1;
+        if text.contains("sleeplab_precise_margin_seconds") {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let rules_text = std::fs::read_to_string(&rules).unwrap();
+    for name in metric_names(&dashboard)
+        .into_iter()
+        .chain(metric_names(&rules_text))
+    {
+        assert!(
+            served.contains(&name),
+            "{name} is named in deploy/ but not served"
+        );
+    }
+    assert_eq!(
+        m.stop(libc::SIGTERM, Duration::from_secs(10)).0.code(),
+        Some(0)
+    );
+    let Ok(promtool) = Command::new("promtool").arg("--version").output() else {
+        eprintln!("SKIPPED promtool checks: no `promtool` (the prometheus package has it)");
+        return;
+    };
+    assert!(promtool.status.success());
+    for (what, file) in [
+        ("rules", &rules),
+        ("config", &deploy.join("prometheus/scrape.yml")),
+    ] {
+        let o = Command::new("promtool")
+            .args(["check", what])
+            .arg(file)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "promtool check {what}: {}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+    }
+}
