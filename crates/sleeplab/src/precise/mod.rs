@@ -74,6 +74,7 @@ mod sleeper;
 mod spin;
 mod strategy;
 mod ticker;
+mod trace;
 pub mod virtual_env;
 mod window;
 
@@ -87,4 +88,5 @@ pub use strategy::{
     STRATEGIES, StrategyInfo, UnknownStrategy, WaitStrategy, strategies, strategy_by_name,
 };
 pub use ticker::{MissedTickBehavior, Tick, Ticker, next_tick};
+pub use trace::{TRACE_COLUMNS, TRACE_MAGIC, Trace, TraceError, TraceWait};
 pub use virtual_env::{SleepCall, VirtualCosts, VirtualEnv, Wake};
