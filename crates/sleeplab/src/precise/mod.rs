@@ -68,25 +68,26 @@
 
 mod contenders;
 mod estimator;
-mod hybrid;
-mod report;
+mod precise_strategy;
+mod sleep_report;
 mod sleeper;
 mod spin;
-mod strategy;
 mod ticker;
 mod trace;
 pub mod virtual_env;
+mod wait_strategy;
 mod window;
 
-pub use contenders::{AbsSleep, FixedMargin, PureSpin, SdlPrecise, SeedHybrid, StdSleep};
+pub use contenders::{
+    AbsSleep, FixedMargin, PureSpin, STRATEGIES, SdlPrecise, SeedHybrid, StdSleep, StrategyInfo,
+    UnknownStrategy, strategies, strategy_by_name,
+};
 pub use estimator::{EstimatorConfig, MarginEstimator, Observation};
-pub use hybrid::Precise;
-pub use report::{SleepReport, SleepStats};
+pub use precise_strategy::Precise;
+pub use sleep_report::{SleepReport, SleepStats};
 pub use sleeper::{PreciseSleeper, PreciseSleeperBuilder, SlackPolicy};
 pub use spin::SpinStrategy;
-pub use strategy::{
-    STRATEGIES, StrategyInfo, UnknownStrategy, WaitStrategy, strategies, strategy_by_name,
-};
 pub use ticker::{MissedTickBehavior, Tick, Ticker, next_tick};
 pub use trace::{TRACE_COLUMNS, TRACE_MAGIC, Trace, TraceError, TraceWait};
 pub use virtual_env::{SleepCall, VirtualCosts, VirtualEnv, Wake};
+pub use wait_strategy::WaitStrategy;

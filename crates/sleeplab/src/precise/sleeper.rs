@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use super::estimator::{EstimatorConfig, MarginEstimator};
-use super::hybrid::Precise;
-use super::report::{SleepReport, SleepStats};
+use super::precise_strategy::Precise;
+use super::sleep_report::{SleepReport, SleepStats};
 use super::spin::SpinStrategy;
 use super::virtual_env::VirtualEnv;
 use crate::clock::{Env, RealEnv, duration_ns, instant_to_ns};

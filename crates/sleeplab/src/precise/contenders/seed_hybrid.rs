@@ -1,10 +1,9 @@
 //! `seed-hybrid`: seed 002's `preciseSleep`.
 
-use super::{ONE_MS, already_past};
 use crate::clock::Env;
-use crate::precise::report::SleepReport;
-use crate::precise::spin::{SpinStrategy, native_sleep_for_from, spin_until};
-use crate::precise::strategy::WaitStrategy;
+use crate::precise::sleep_report::SleepReport;
+use crate::precise::spin::{ONE_MS, SpinStrategy, native_sleep_for_from, spin_until};
+use crate::precise::wait_strategy::WaitStrategy;
 
 /// Seed 002: sleep 1 ms at a time while the remaining time exceeds `mean + 1σ` of the
 /// observed durations of 1 ms sleeps (Welford's online algorithm, kept across calls,
@@ -65,7 +64,7 @@ impl<E: Env> WaitStrategy<E> for SeedHybrid {
     fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
         let start = env.now();
         if start >= deadline {
-            return already_past(start, deadline);
+            return SleepReport::already_past(start, deadline);
         }
         let mut now = start;
         let mut oversleep = None;

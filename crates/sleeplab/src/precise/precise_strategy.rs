@@ -2,9 +2,9 @@
 //! margin learned by a [`MarginEstimator`], then a spin to the deadline.
 
 use super::estimator::{EstimatorConfig, MarginEstimator, Observation};
-use super::report::{SleepReport, SleepStats};
+use super::sleep_report::{SleepReport, SleepStats};
 use super::spin::{SpinStrategy, native_sleep_until, spin_until};
-use super::strategy::WaitStrategy;
+use super::wait_strategy::WaitStrategy;
 use crate::clock::Env;
 
 /// The `precise` wait strategy: the algorithm inside
@@ -69,7 +69,7 @@ impl Precise {
     pub fn wait_until<E: Env>(&mut self, env: &mut E, deadline: u64) -> SleepReport {
         let start = env.now();
         if start >= deadline {
-            let r = SleepReport::from_instants(start, deadline, start, start, None, 0);
+            let r = SleepReport::already_past(start, deadline);
             self.stats.record(&r);
             return r;
         }

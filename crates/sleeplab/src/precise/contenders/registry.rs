@@ -1,32 +1,14 @@
-//! The common interface of every wait strategy, and the registry that builds one by name.
+//! The registry: every strategy's name and description, and the builder by name.
 
-use super::contenders::{AbsSleep, FixedMargin, PureSpin, SdlPrecise, SeedHybrid, StdSleep};
-use super::hybrid::Precise;
-use super::report::SleepReport;
+use super::abs_sleep::AbsSleep;
+use super::fixed_margin::FixedMargin;
+use super::pure_spin::PureSpin;
+use super::sdl_precise::SdlPrecise;
+use super::seed_hybrid::SeedHybrid;
+use super::std_sleep::StdSleep;
 use crate::clock::Env;
-
-/// A way of waiting until a deadline, written once and run over any [`Env`]: the real
-/// machine ([`RealEnv`](crate::clock::RealEnv)) or a virtual clock (the tests' and the
-/// simulator's [`VirtualEnv`](super::VirtualEnv)).
-///
-/// Implementations in this module never return before the deadline: they re-read the
-/// clock after every native wakeup, whether or not a signal cut it short. A strategy may
-/// keep learned state between calls (the seed's Welford estimate, our margin); build a
-/// fresh one to start over.
-pub trait WaitStrategy<E: Env> {
-    /// The registry name, e.g. `"precise"`.
-    fn name(&self) -> &'static str;
-
-    /// Waits until `deadline` (ns on `env`'s time line) and reports how it went.
-    /// A deadline in the past returns at once.
-    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport;
-
-    /// Waits for `ns` from now (saturating at `u64::MAX`).
-    fn sleep_for(&mut self, env: &mut E, ns: u64) -> SleepReport {
-        let deadline = env.now().saturating_add(ns);
-        self.sleep_until(env, deadline)
-    }
-}
+use crate::precise::precise_strategy::Precise;
+use crate::precise::wait_strategy::WaitStrategy;
 
 /// A registry entry: a strategy's name and what it does, in one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +19,7 @@ pub struct StrategyInfo {
     pub description: &'static str,
 }
 
-/// Every strategy in this module, in a stable order (ours last).
+/// Every strategy of [`precise`](crate::precise), in a stable order (ours last).
 pub const STRATEGIES: &[StrategyInfo] = &[
     StrategyInfo {
         name: StdSleep::NAME,

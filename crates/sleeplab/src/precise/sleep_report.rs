@@ -53,6 +53,12 @@ impl SleepReport {
         }
     }
 
+    /// The report of a wait whose deadline had already passed when it began at `start`:
+    /// it returned at once, with no native phase.
+    pub fn already_past(start: u64, deadline: u64) -> Self {
+        Self::from_instants(start, deadline, start, start, None, 0)
+    }
+
     /// True when the wait returned before its deadline (never the case for the strategies
     /// in this module; useful as a test oracle for others).
     pub fn is_early(&self) -> bool {
