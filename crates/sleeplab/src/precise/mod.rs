@@ -68,10 +68,13 @@
 
 mod contenders;
 mod estimator;
+mod oracle;
 mod precise_strategy;
+mod replay;
 mod sleep_report;
 mod sleeper;
 mod spin;
+mod summary;
 mod ticker;
 mod trace;
 pub mod virtual_env;
@@ -83,10 +86,15 @@ pub use contenders::{
     UnknownStrategy, strategies, strategy_by_name,
 };
 pub use estimator::{EstimatorConfig, MarginEstimator, Observation};
+pub use oracle::{
+    FrontierPoint, fixed_margin_on_trace, oracle_at_cpu, oracle_at_p99, oracle_frontier,
+};
 pub use precise_strategy::Precise;
+pub use replay::{REPLAY_COSTS, REPLAY_RESOLUTION_NS, Replay, replay};
 pub use sleep_report::{SleepReport, SleepStats};
 pub use sleeper::{PreciseSleeper, PreciseSleeperBuilder, SlackPolicy};
 pub use spin::SpinStrategy;
+pub use summary::{WaitSummary, quantile_ns};
 pub use ticker::{MissedTickBehavior, Tick, Ticker, next_tick};
 pub use trace::{TRACE_COLUMNS, TRACE_MAGIC, Trace, TraceError, TraceWait};
 pub use virtual_env::{SleepCall, VirtualCosts, VirtualEnv, Wake};

@@ -59,6 +59,12 @@ impl SleepReport {
         Self::from_instants(start, deadline, start, start, None, 0)
     }
 
+    /// How far before its deadline the wait returned, ns (0 unless it was early: only a
+    /// sleeper with an early tolerance returns early, and by at most that tolerance).
+    pub fn early_ns(&self) -> u64 {
+        self.deadline.saturating_sub(self.woke)
+    }
+
     /// True when the wait returned before its deadline (never the case for the strategies
     /// in this module; useful as a test oracle for others).
     pub fn is_early(&self) -> bool {
