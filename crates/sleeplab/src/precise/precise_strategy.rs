@@ -1,29 +1,35 @@
 //! `precise`: our strategy. An absolute native sleep to `deadline − margin`, with the
-//! margin learned by a [`MarginEstimator`], then a spin to the deadline.
+//! margin learned by a [`MarginEstimator`] and bounded by the caller's [`Tradeoff`], then
+//! a spin to the deadline.
 
-use super::estimator::{EstimatorConfig, MarginEstimator, Observation};
+use super::estimator::{EstimatorConfig, MarginEstimator};
 use super::sleep_report::{SleepReport, SleepStats};
 use super::spin::{SpinStrategy, native_sleep_until, spin_until};
+use super::tradeoff::Tradeoff;
 use super::wait_strategy::WaitStrategy;
 use crate::clock::Env;
 
 /// The `precise` wait strategy: the algorithm inside
 /// [`PreciseSleeper`](super::PreciseSleeper), usable on its own over any [`Env`].
 ///
-/// Each wait:
-/// 1. reads the clock; a deadline already passed returns at once (nothing learned);
-/// 2. if more than the margin remains, sleeps natively *on an absolute deadline* until
-///    `deadline − margin`, again after every early (interrupted) return, and notes the
-///    oversleep (wake − target);
-/// 3. spins (or yields, see [`SpinStrategy`]) until a clock read is at or after the
-///    deadline, so it never returns early whatever the native sleep or signals did;
-/// 4. only then feeds the oversleep to the estimator (so learning never adds lateness).
+/// Each wait, with `target = deadline − early tolerance` (the deadline itself unless the
+/// [`Tradeoff`] allows early returns):
+/// 1. reads the clock; a target already reached returns at once (nothing learned);
+/// 2. takes the margin for the time left, `min(estimator margin − lateness tolerance,
+///    CPU ceiling)` ([`Tradeoff::margin_ns`]);
+/// 3. if more than the margin remains, sleeps natively *on an absolute deadline* until
+///    `target − margin`, again after every early (interrupted) return, and notes the
+///    oversleep (wake − native target);
+/// 4. spins (or yields, see [`SpinStrategy`]) until a clock read is at or after the
+///    target, so it never returns before it whatever the native sleep or signals did;
+/// 5. only then feeds the oversleep to the estimator (so learning never adds lateness).
 ///
 /// It keeps running [`SleepStats`] and does not touch the timer slack.
 #[derive(Debug, Clone, Default)]
 pub struct Precise {
     estimator: MarginEstimator,
     spin: SpinStrategy,
+    tradeoff: Tradeoff,
     stats: SleepStats,
 }
 
@@ -31,13 +37,26 @@ impl Precise {
     /// Registry name.
     pub const NAME: &'static str = "precise";
 
-    /// A fresh strategy with the given estimator parameters and spin strategy.
+    /// A fresh strategy with the given estimator parameters and spin strategy, and the
+    /// default [`Tradeoff`].
     pub fn new(config: EstimatorConfig, spin: SpinStrategy) -> Self {
         Self {
             estimator: MarginEstimator::new(config),
             spin,
+            tradeoff: Tradeoff::default(),
             stats: SleepStats::default(),
         }
+    }
+
+    /// The same strategy with the caller's trade-off between lateness and CPU.
+    pub fn with_tradeoff(mut self, tradeoff: Tradeoff) -> Self {
+        self.tradeoff = tradeoff;
+        self
+    }
+
+    /// The trade-off in force.
+    pub fn tradeoff(&self) -> Tradeoff {
+        self.tradeoff
     }
 
     /// The margin estimator (read-only).
@@ -45,9 +64,14 @@ impl Precise {
         &self.estimator
     }
 
-    /// The margin the next wait will use, ns.
+    /// The margin the next wait will use if it is long (no CPU ceiling applies), ns.
     pub fn margin_ns(&self) -> u64 {
-        self.estimator.margin_ns()
+        self.tradeoff.margin_ns(&self.estimator, u64::MAX)
+    }
+
+    /// The margin the next wait will use with `wait_ns` left to its target, ns.
+    pub fn margin_for_ns(&self, wait_ns: u64) -> u64 {
+        self.tradeoff.margin_ns(&self.estimator, wait_ns)
     }
 
     /// How the spin phase waits.
@@ -68,27 +92,31 @@ impl Precise {
     /// Waits until `deadline` on `env`'s time line (see the type docs).
     pub fn wait_until<E: Env>(&mut self, env: &mut E, deadline: u64) -> SleepReport {
         let start = env.now();
-        if start >= deadline {
+        let target = deadline.saturating_sub(self.tradeoff.early_tolerance_ns);
+        if start >= target {
             let r = SleepReport::already_past(start, deadline);
             self.stats.record(&r);
             return r;
         }
-        let margin = self.estimator.margin_ns();
-        let (native_end, oversleep) = if deadline - start > margin {
-            let target = deadline - margin;
-            let t = native_sleep_until(env, target);
-            (t, Some(t - target))
+        let left = target - start;
+        let margin = self.tradeoff.margin_ns(&self.estimator, left);
+        let (native_end, oversleep) = if left > margin {
+            let native_target = target - margin;
+            let t = native_sleep_until(env, native_target);
+            (t, Some(t - native_target))
         } else {
             (start, None)
         };
-        let woke = spin_until(env, deadline, self.spin);
+        let woke = spin_until(env, target, self.spin);
         let report =
             SleepReport::from_instants(start, deadline, native_end, woke, oversleep, margin);
         match oversleep {
             Some(o) => {
-                if self.estimator.observe(o) == Observation::Stall {
+                // Beyond what any margin the trade-off allowed could have covered.
+                if o > self.tradeoff.ceiling_ns(&self.estimator, left) {
                     self.stats.stalls = self.stats.stalls.saturating_add(1);
                 }
+                self.estimator.observe(o);
             }
             None => self.estimator.observe_none(),
         }

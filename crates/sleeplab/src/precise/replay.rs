@@ -1,16 +1,16 @@
 //! Replays a recorded [`Trace`] through any [`WaitStrategy`] in virtual time: wait `i`
-//! asks for the trace's `requested_ns` from its start, and every native sleep it makes
-//! oversleeps by the trace's `oversleep_ns` (a [`VirtualEnv`] model). Deterministic, so
-//! an estimator can be tuned and tested on recorded machines, and compared with the
-//! [oracle](super::oracle_at_cpu) on exactly the same waits.
+//! asks for the trace's `requested_ns[i]` from its start, and native sleep number `k`
+//! (counted over the whole replay) wakes `oversleep_ns[k]` after its target, cycling
+//! through the trace (a [`VirtualEnv`] model). Deterministic, so an estimator can be
+//! tuned and tested on recorded machines and compared with the
+//! [oracle](super::oracle_at_cpu).
 //!
-//! Strategies that make one native sleep per wait (`precise`, `fixed-margin`,
-//! `clock-nanosleep-abs`) see exactly the recorded wakeups. Those that sleep 1 ms at a
-//! time (`seed-hybrid`, `sdl-precise`) see the wait's oversleep on each of their sleeps:
-//! a model, not a recording, of their native phase.
-
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+//! A strategy that makes one native sleep per wait (`precise` at 60 Hz, `fixed-margin`,
+//! `clock-nanosleep-abs`) sees exactly the recorded wakeups, wait for wait, as the oracle
+//! does. One that sleeps 1 ms at a time (`seed-hybrid`, `sdl-precise`) sees the recorded
+//! wakeups in order, one per sleep: a model of its native phase (it assumes a 1 ms sleep
+//! oversleeps as a frame-long one did), not a recording of it. A wait without a native
+//! phase draws no wakeup.
 
 use super::sleep_report::SleepReport;
 use super::summary::WaitSummary;
@@ -62,16 +62,17 @@ impl Replay {
 
 /// Replays `trace` through `strategy` (see the [module docs](self)).
 pub fn replay<S: WaitStrategy<VirtualEnv> + ?Sized>(trace: &Trace, strategy: &mut S) -> Replay {
-    let next = Arc::new(AtomicU64::new(0));
-    let model_next = Arc::clone(&next);
+    let wakeups: Vec<u64> = trace.waits.iter().map(|w| w.oversleep_ns).collect();
     let mut env = VirtualEnv::starting_at(1_000_000_000)
         .with_costs(REPLAY_COSTS)
-        .with_model(move |_| Wake::Late(model_next.load(Ordering::Relaxed)));
+        .with_model(move |call| {
+            let k = usize::try_from(call.index).unwrap_or(usize::MAX) % wakeups.len().max(1);
+            Wake::Late(wakeups.get(k).copied().unwrap_or(0))
+        });
     let reports = trace
         .waits
         .iter()
         .map(|w| {
-            next.store(w.oversleep_ns, Ordering::Relaxed);
             let deadline = env.time().saturating_add(w.requested_ns);
             strategy.sleep_until(&mut env, deadline)
         })
