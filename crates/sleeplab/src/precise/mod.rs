@@ -83,8 +83,9 @@ mod wait_strategy;
 mod window;
 
 pub use contenders::{
-    AbsSleep, FixedMargin, PureSpin, STRATEGIES, SdlPrecise, SeedHybrid, StdSleep, StrategyInfo,
-    UnknownStrategy, strategies, strategy_by_name,
+    AbsSleep, ContenderSetting, FixedMargin, ParamInfo, PureSpin, STRATEGIES, SdlPrecise,
+    SeedHybrid, SettingError, StdSleep, StrategyInfo, UnknownStrategy, parse_duration_ns,
+    strategies, strategy_by_name, strategy_by_setting,
 };
 pub use estimator::{EstimatorConfig, MarginEstimator, Observation};
 pub use oracle::{

@@ -8,12 +8,20 @@ mod pure_spin;
 mod registry;
 mod sdl_precise;
 mod seed_hybrid;
+mod setting_name;
+mod settings;
 mod std_sleep;
+mod values;
 
 pub use abs_sleep::AbsSleep;
 pub use fixed_margin::FixedMargin;
 pub use pure_spin::PureSpin;
-pub use registry::{STRATEGIES, StrategyInfo, UnknownStrategy, strategies, strategy_by_name};
+pub use registry::{STRATEGIES, StrategyInfo, strategies};
 pub use sdl_precise::SdlPrecise;
 pub use seed_hybrid::SeedHybrid;
+pub use settings::{
+    ContenderSetting, ParamInfo, SettingError, UnknownStrategy, strategy_by_name,
+    strategy_by_setting,
+};
 pub use std_sleep::StdSleep;
+pub use values::parse_duration_ns;

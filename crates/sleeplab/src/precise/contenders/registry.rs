@@ -1,4 +1,5 @@
-//! The registry: every strategy's name and description, and the builder by name.
+//! The registry: every strategy's name and what it does. Building one by name or by
+//! setting is [`settings`](super::settings)' job.
 
 use super::abs_sleep::AbsSleep;
 use super::fixed_margin::FixedMargin;
@@ -6,14 +7,12 @@ use super::pure_spin::PureSpin;
 use super::sdl_precise::SdlPrecise;
 use super::seed_hybrid::SeedHybrid;
 use super::std_sleep::StdSleep;
-use crate::clock::Env;
 use crate::precise::precise_strategy::Precise;
-use crate::precise::wait_strategy::WaitStrategy;
 
 /// A registry entry: a strategy's name and what it does, in one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StrategyInfo {
-    /// The name [`strategy_by_name`] accepts.
+    /// The name [`strategy_by_name`](super::strategy_by_name) accepts.
     pub name: &'static str,
     /// One line for `--list` output.
     pub description: &'static str,
@@ -54,44 +53,4 @@ pub const STRATEGIES: &[StrategyInfo] = &[
 /// The registry: every strategy's name and description.
 pub fn strategies() -> &'static [StrategyInfo] {
     STRATEGIES
-}
-
-/// A strategy name that is not in the registry.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown wait strategy `{name}` (known: {known})")]
-pub struct UnknownStrategy {
-    /// The name that was asked for.
-    pub name: String,
-    /// The known names, comma-separated.
-    pub known: String,
-}
-
-/// Builds the strategy called `name` with its default parameters, fresh (nothing
-/// learned). Names are matched exactly (see [`STRATEGIES`]).
-///
-/// The strategies do not touch the thread's timer slack (not even `precise`): the
-/// caller decides it, so every contender in a comparison runs under the same slack. Use
-/// [`PreciseSleeper`](super::PreciseSleeper) for the self-configuring version.
-pub fn strategy_by_name<E: Env>(
-    name: &str,
-) -> Result<Box<dyn WaitStrategy<E> + Send>, UnknownStrategy> {
-    Ok(match name {
-        StdSleep::NAME => Box::new(StdSleep),
-        AbsSleep::NAME => Box::new(AbsSleep),
-        PureSpin::NAME => Box::new(PureSpin),
-        SeedHybrid::NAME => Box::new(SeedHybrid::new()),
-        SdlPrecise::NAME => Box::new(SdlPrecise),
-        FixedMargin::NAME => Box::new(FixedMargin::default()),
-        Precise::NAME => Box::new(Precise::default()),
-        _ => {
-            return Err(UnknownStrategy {
-                name: name.to_owned(),
-                known: STRATEGIES
-                    .iter()
-                    .map(|s| s.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
-    })
 }
