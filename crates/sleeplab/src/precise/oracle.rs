@@ -1,25 +1,25 @@
 //! The oracle: the best *fixed* margin in hindsight on a recorded [`Trace`], for each CPU
 //! budget. Its (CPU %, p99 lateness) curve is the frontier no online estimator can be
 //! expected to beat on that trace (an adaptive one can, where the trace changes regime).
-//!
-//! A fixed margin `m` replays each wait `(r, o)` (native sleep asked for, its oversleep)
-//! as a sleep to `deadline − m` followed by a spin to the deadline, assuming the oversleep
-//! does not depend on how long the native sleep was:
-//!
-//! | case | lateness | spin | span (start to return) |
-//! |---|---|---|---|
-//! | `r > m` (native phase) | `max(o − m, 0)` | `max(m − o, 0)` | `r + lateness` |
-//! | `r ≤ m` (spin only) | 0 | `r` | `r` |
-//!
-//! CPU % is `100 · Σ spin / Σ span`. Lateness never grows and CPU never falls as `m`
-//! grows, so the best margin within a CPU budget is the largest one that fits, and the
-//! cheapest margin for a lateness target is the smallest one that meets it: both are
-//! found by bisection. Pure functions, no clock.
 
 use super::summary::WaitSummary;
 use super::trace::Trace;
 
 /// One fixed margin and what it does on a trace.
+///
+/// A fixed margin `m` replays each wait `(r, o)` (native sleep asked for, its oversleep)
+/// as a sleep to `deadline − m` followed by a spin to the deadline, assuming the oversleep
+/// does not depend on how long the native sleep was:
+///
+/// | case | lateness | spin | span (start to return) |
+/// |---|---|---|---|
+/// | `r > m` (native phase) | `max(o − m, 0)` | `max(m − o, 0)` | `r + lateness` |
+/// | `r ≤ m` (spin only) | 0 | `r` | `r` |
+///
+/// CPU % is `100 · Σ spin / Σ span`. Lateness never grows and CPU never falls as `m`
+/// grows, so the best margin within a CPU budget is the largest one that fits, and the
+/// cheapest margin for a lateness target is the smallest one that meets it: both are
+/// found by bisection. Pure functions, no clock.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FrontierPoint {
     /// The fixed margin, ns.
@@ -28,7 +28,7 @@ pub struct FrontierPoint {
     pub summary: WaitSummary,
 }
 
-/// Replays `trace` with the fixed margin `margin_ns` (see the [module docs](self)).
+/// Replays `trace` with the fixed margin `margin_ns` (see [`FrontierPoint`]).
 pub fn fixed_margin_on_trace(trace: &Trace, margin_ns: u64) -> FrontierPoint {
     let m = margin_ns;
     let summary = WaitSummary::from_waits(trace.waits.iter().map(|w| {

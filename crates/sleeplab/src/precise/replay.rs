@@ -4,13 +4,6 @@
 //! through the trace (a [`VirtualEnv`] model). Deterministic, so an estimator can be
 //! tuned and tested on recorded machines and compared with the
 //! [oracle](super::oracle_at_cpu).
-//!
-//! A strategy that makes one native sleep per wait (`precise` at 60 Hz, `fixed-margin`,
-//! `clock-nanosleep-abs`) sees exactly the recorded wakeups, wait for wait, as the oracle
-//! does. One that sleeps 1 ms at a time (`seed-hybrid`, `sdl-precise`) sees the recorded
-//! wakeups in order, one per sleep: a model of its native phase (it assumes a 1 ms sleep
-//! oversleeps as a frame-long one did), not a recording of it. A wait without a native
-//! phase draws no wakeup.
 
 use super::sleep_report::SleepReport;
 use super::summary::WaitSummary;
@@ -60,7 +53,14 @@ impl Replay {
     }
 }
 
-/// Replays `trace` through `strategy` (see the [module docs](self)).
+/// Replays `trace` through `strategy`.
+///
+/// A strategy that makes one native sleep per wait (`precise` at 60 Hz, `fixed-margin`,
+/// `clock-nanosleep-abs`) sees exactly the recorded wakeups, wait for wait, as the oracle
+/// does. One that sleeps 1 ms at a time (`seed-hybrid`, `sdl-precise`) sees the recorded
+/// wakeups in order, one per sleep: a model of its native phase (it assumes a 1 ms sleep
+/// oversleeps as a frame-long one did), not a recording of it. A wait without a native
+/// phase draws no wakeup.
 pub fn replay<S: WaitStrategy<VirtualEnv> + ?Sized>(trace: &Trace, strategy: &mut S) -> Replay {
     let wakeups: Vec<u64> = trace.waits.iter().map(|w| w.oversleep_ns).collect();
     let mut env = VirtualEnv::starting_at(1_000_000_000)

@@ -1,20 +1,6 @@
 //! Native-oversleep traces: for each wait of a recorded frame loop, the native sleep that
 //! was asked for and how late it woke. The input of the [oracle](super::oracle) and of
 //! the [replay](super::replay) that tunes the margin estimator reproducibly.
-//!
-//! The text format (written by the `record_trace` example, read by [`Trace::parse`]):
-//!
-//! ```text
-//! # sleeplab oversleep trace v1; rate_hz=60; busy_threads=2; conditions=quiet machine
-//! requested_ns,oversleep_ns
-//! 16666230,81211
-//! 16585379,97340
-//! ```
-//!
-//! The first line names the format and carries the recording's conditions as
-//! `key=value` fields separated by `;` (values are free text without `;`). Then a CSV
-//! header and one row per wait: `requested_ns` is the native sleep's length (target −
-//! the clock read just before the call), `oversleep_ns` its wake − target.
 
 use std::fmt::Write as _;
 
@@ -34,6 +20,20 @@ pub struct TraceWait {
 
 /// A recorded trace: its conditions (the header's `key=value` fields, in order) and its
 /// waits.
+///
+/// The text format (written by the `record_trace` example, read by [`Trace::parse`]):
+///
+/// ```text
+/// # sleeplab oversleep trace v1; rate_hz=60; busy_threads=2; conditions=quiet machine
+/// requested_ns,oversleep_ns
+/// 16666230,81211
+/// 16585379,97340
+/// ```
+///
+/// The first line names the format and carries the recording's conditions as
+/// `key=value` fields separated by `;` (values are free text without `;`). Then a CSV
+/// header and one row per wait: `requested_ns` is the native sleep's length (target −
+/// the clock read just before the call), `oversleep_ns` its wake − target.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Trace {
     /// The header's fields, in order.
@@ -85,7 +85,7 @@ impl Trace {
         Self::new(Vec::new(), waits)
     }
 
-    /// Reads a trace from its text form (see the [module docs](self)). Blank lines are
+    /// Reads a trace from its text form (see the [type docs](Self)). Blank lines are
     /// skipped; keys and values are trimmed.
     pub fn parse(text: &str) -> Result<Self, TraceError> {
         let mut lines = text.lines().enumerate();

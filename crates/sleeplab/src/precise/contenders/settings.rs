@@ -1,11 +1,6 @@
 //! Contender settings by name: the one parser of `NAME[:PARAM[,PARAM]…]`, so a benchmark
 //! can run each contender at several settings (`seed-hybrid:x=2`, `fixed-margin:250us`,
 //! `precise:q=0.999,budget=3%`).
-//!
-//! A `PARAM` is `key=value`, or a bare value for the contender's primary parameter
-//! (seed-hybrid's `x`, fixed-margin's `margin`). Durations take a unit (`ns`, `us`, `µs`,
-//! `ms`, `s`; decimals allowed: `1.5ms`). Unknown names, unknown keys, repeated keys and
-//! bad values are a [`SettingError`] naming what was wrong and what is known.
 
 use super::abs_sleep::AbsSleep;
 use super::fixed_margin::FixedMargin;
@@ -68,8 +63,13 @@ pub fn strategy_by_setting<E: Env>(
 }
 
 /// A contender with its parameters, parsed from a setting name (see the
-/// [module docs](self)); [`build`](Self::build) makes the strategy. Its `Display` is the
+/// grammar below); [`build`](Self::build) makes the strategy. Its `Display` is the
 /// canonical setting name (parameters that differ from the defaults, in a fixed order).
+///
+/// A `PARAM` is `key=value`, or a bare value for the contender's primary parameter
+/// (seed-hybrid's `x`, fixed-margin's `margin`). Durations take a unit (`ns`, `us`, `µs`,
+/// `ms`, `s`; decimals allowed: `1.5ms`). Unknown names, unknown keys, repeated keys and
+/// bad values are a [`SettingError`] naming what was wrong and what is known.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ContenderSetting {
     /// `std-sleep`.
@@ -219,7 +219,7 @@ impl ContenderSetting {
         })
     }
 
-    /// Parses `NAME[:PARAM[,PARAM]…]` (see the [module docs](self)).
+    /// Parses `NAME[:PARAM[,PARAM]…]` (see the grammar in the [type docs](Self)).
     pub fn parse(setting: &str) -> Result<Self, SettingError> {
         let (name, params) = match setting.split_once(':') {
             Some((n, rest)) => (n.trim(), Some(rest)),
