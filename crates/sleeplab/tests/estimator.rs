@@ -26,7 +26,7 @@ fn starts_at_the_documented_prior() {
     assert_eq!(cfg.half_life, 8);
     assert_eq!(cfg.window, 512);
     assert_eq!(cfg.quantile, 0.99);
-    assert_eq!(cfg.rise_factor, 2.0);
+    assert_eq!(MarginEstimator::RISE_FACTOR, 2.0);
     assert_eq!(e.estimate_ns(), 200_000);
     assert_eq!(
         e.baseline_ns(),
@@ -55,16 +55,6 @@ fn rises_at_once_but_only_to_twice_the_baseline() {
     // A second one does not raise it further while the baseline stands.
     e.observe(5 * MS);
     assert_eq!(e.estimate_ns(), RISEN);
-    // With rise_factor 1 nothing rises faster than the window quantile.
-    let mut flat = warmed(
-        EstimatorConfig {
-            rise_factor: 1.0,
-            ..EstimatorConfig::default()
-        },
-        2_000,
-    );
-    flat.observe(400_000);
-    assert_eq!(flat.estimate_ns(), BASE_EDGE);
 }
 
 #[test]
@@ -229,12 +219,11 @@ fn bad_configuration_is_clamped_not_panicking() {
         quantile: f64::NAN,
         half_life: 0,
         headroom_ns: u64::MAX,
-        rise_factor: f64::NAN,
     };
     let mut e = MarginEstimator::new(cfg);
     let n = *e.config();
     assert_eq!((n.cap_ns, n.prior_ns, n.window, n.half_life), (1, 1, 1, 1));
-    assert_eq!((n.quantile, n.rise_factor), (0.99, 2.0));
+    assert_eq!(n.quantile, 0.99);
     assert_eq!(e.margin_ns(), 1);
     e.observe(0);
     e.observe(7);
@@ -243,12 +232,10 @@ fn bad_configuration_is_clamped_not_panicking() {
     let big = MarginEstimator::new(EstimatorConfig {
         window: usize::MAX,
         quantile: 7.0,
-        rise_factor: 0.5,
         ..EstimatorConfig::default()
     });
     assert_eq!(big.window_len(), 4096);
     assert_eq!(big.config().quantile, 1.0);
-    assert_eq!(big.config().rise_factor, 1.0);
 }
 
 #[test]
