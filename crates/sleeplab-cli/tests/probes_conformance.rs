@@ -14,6 +14,7 @@
 use sleeplab_cli::experiments::runtimes::{
     self, MethodStatus, ProbeQuota, RuntimeStatus, RuntimesConfig, Target,
 };
+use sleeplab_cli::output::Progress;
 use sleeplab_cli::runtimes::catalog::{Catalog, Preparation, RuntimeId};
 use sleeplab_cli::runtimes::protocol::{self, Kind, ListOutput};
 use sleeplab_cli::runtimes::runner::{self, ChildSettings, Limits, ProbeCommand, Termination};
@@ -347,7 +348,7 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
         saved_files: vec![],
     };
     let t0 = Instant::now();
-    let out = runtimes::run(&config, targets, true, true).unwrap();
+    let out = runtimes::run(&config, targets, true, &Progress::hidden()).unwrap();
     assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
     assert!(out.complete);
     let by_id = |id: &str| out.data.runtimes.iter().find(|r| r.id == id).unwrap();

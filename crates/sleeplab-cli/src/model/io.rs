@@ -1,6 +1,7 @@
 //! Reading and writing result files.
 
 use super::{ResultFile, SCHEMA_VERSION};
+use crate::error::UsageError;
 use crate::output::atomic_write;
 use std::path::Path;
 
@@ -49,6 +50,12 @@ pub enum LoadError {
         /// The mismatch.
         source: serde_json::Error,
     },
+}
+
+impl From<LoadError> for UsageError {
+    fn from(e: LoadError) -> Self {
+        Self(e.to_string())
+    }
 }
 
 /// Loads and validates a result file.

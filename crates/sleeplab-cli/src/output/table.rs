@@ -1,5 +1,6 @@
-//! Terminal tables.
+//! Terminal tables, and the line listing what was not measured.
 
+use super::fmt_ns;
 use comfy_table::{CellAlignment, ContentArrangement, LineStyle, Table, TableStyle};
 
 /// Header underlined, no other rules: compact and easy to copy into a document.
@@ -23,4 +24,18 @@ where
         }
     }
     t
+}
+
+/// The line listing the cells that were not measured, `(name, request ns, why)`:
+/// `\nnot measured: poll @ 1 µs (why); …\n`, or nothing when there are none.
+pub fn not_measured<'a>(cells: impl IntoIterator<Item = (&'a str, u64, &'a str)>) -> String {
+    let items: Vec<String> = cells
+        .into_iter()
+        .map(|(name, ns, why)| format!("{name} @ {} ({why})", fmt_ns(ns)))
+        .collect();
+    if items.is_empty() {
+        String::new()
+    } else {
+        format!("\nnot measured: {}\n", items.join("; "))
+    }
 }

@@ -22,7 +22,7 @@ pub(crate) mod testdata;
 pub mod units;
 pub mod view;
 
-use crate::model::{ResultFile, SCHEMA_VERSION};
+use crate::model::{ResultFile, SCHEMA_VERSION, SurveyData};
 use crate::output::atomic_write;
 use html::{Badge, Page, Tone};
 use std::path::{Path, PathBuf};
@@ -91,15 +91,15 @@ fn when(result: &ResultFile) -> String {
 }
 
 fn subtitle(result: &ResultFile) -> String {
-    let what = match &result.data {
-        crate::model::ExperimentData::Survey(s) => format!(
+    let what = match <&SurveyData>::try_from(&result.data) {
+        Ok(s) => format!(
             "How long waiting really takes on this machine: a {} survey of {} stages",
             s.level.name(),
             s.stages.len()
         ),
-        d => format!(
+        Err(_) => format!(
             "How long waiting really takes on this machine: `sleeplab {}`",
-            d.name()
+            result.data.name()
         ),
     };
     format!("{what} ({}).", when(result))

@@ -12,12 +12,14 @@
 
 mod analyze;
 mod csv_out;
+mod experiment;
 mod render;
 mod run;
 mod saved;
 
 pub use analyze::{PeriodicStats, periodic_stats};
-pub use csv_out::{CSV_COLUMNS, write_csv};
+pub use csv_out::{CSV_COLUMNS, to_csv, write_csv};
+pub use experiment::list;
 pub use render::{early_returns, render, render_listing};
 pub use run::{RuntimesOutcome, Target, run};
 pub use saved::saved_runtimes;

@@ -2,9 +2,9 @@
 
 use super::data::SimulateData;
 use super::models::ModelSpec;
-use crate::output::atomic_write;
+use crate::experiments::SCHEMA_VERSION;
+use crate::output::csv_bytes;
 use serde::Serialize;
-use std::path::Path;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
 pub const CSV_COLUMNS: [&str; 20] = [
@@ -56,18 +56,14 @@ struct Row<'a> {
 
 /// The CSV text (header included even without cells).
 pub fn to_csv(data: &SimulateData) -> anyhow::Result<Vec<u8>> {
-    let mut w = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(Vec::new());
-    w.write_record(CSV_COLUMNS)?;
-    for c in &data.cells {
+    let rows = data.cells.iter().map(|c| {
         let spec = data.config.models.get(c.model);
         let (kind, period, prob) = match spec {
             Some(ModelSpec::Scheduler(m)) => ("scheduler", Some(m.period_ns), Some(m.preempt_prob)),
             Some(ModelSpec::Replay(_)) => ("replay", None, None),
             None => ("", None, None),
         };
-        w.serialize(Row {
+        Row {
             strategy: &c.strategy,
             requested_ns: c.requested_ns,
             model: c.model,
@@ -87,13 +83,8 @@ pub fn to_csv(data: &SimulateData) -> anyhow::Result<Vec<u8>> {
             cpu_percent: c.cpu_percent,
             native_sleeps_per_wait: c.native_sleeps_per_wait,
             early: c.early,
-            schema_version: crate::model::SCHEMA_VERSION,
-        })?;
-    }
-    w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
-}
-
-/// Writes [`to_csv`] to `path`, whole or not at all.
-pub fn write_csv(path: &Path, data: &SimulateData) -> anyhow::Result<()> {
-    atomic_write(path, &to_csv(data)?)
+            schema_version: SCHEMA_VERSION,
+        }
+    });
+    csv_bytes(Some(&CSV_COLUMNS), rows)
 }

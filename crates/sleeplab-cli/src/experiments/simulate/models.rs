@@ -8,12 +8,12 @@
 //!   probability `p` gives the CPU to someone else for another whole period, again and
 //!   again.
 //! * [`Empirical`]: the oversleeps measured by `sleeplab sweep` on a real machine,
-//!   replayed (see [`super::empirical`]).
+//!   replayed (see [`super::empirical`], which also records where they came from).
 //!
 //! Every model draws from its own seeded [`SimRng`], so a cell's run is a pure function
 //! of the seed.
 
-use super::empirical::Empirical;
+use super::empirical::{Empirical, ReplaySource};
 use super::rng::{SimRng, below, chance, threshold};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -65,37 +65,6 @@ impl SchedulerModel {
         let period = self.period_ns as f64;
         period / 2.0 + period * p / (1.0 - p)
     }
-}
-
-/// Where a replayed distribution came from, as recorded in the result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ReplaySource {
-    /// The sweep result file, as given on the command line.
-    pub file: String,
-    /// The mechanism whose oversleeps are replayed.
-    pub mechanism: String,
-    /// The load level of the replayed cells (busy threads).
-    pub load: usize,
-    /// The timer slack of the replayed cells, ns.
-    pub timer_slack_ns: u64,
-    /// The measured durations the distribution interpolates between.
-    pub anchors: Vec<ReplayAnchor>,
-}
-
-/// One measured duration of a replayed distribution.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ReplayAnchor {
-    /// Requested duration of the sweep cell, ns.
-    pub requested_ns: u64,
-    /// Oversleep values drawn from (raw samples, or histogram-expanded).
-    pub samples: u64,
-    /// `samples` (raw samples of the cell) or `histogram` (the cell kept no raw samples;
-    /// values spread evenly within each histogram bucket).
-    pub from: String,
-    /// Median oversleep, ns.
-    pub p50_oversleep_ns: u64,
-    /// 99th-percentile oversleep, ns.
-    pub p99_oversleep_ns: u64,
 }
 
 /// A model as recorded in the result: one column of the grid.
@@ -165,8 +134,8 @@ impl Model {
 
 #[cfg(test)]
 mod tests {
+    use super::super::rng::rng_for;
     use super::*;
-    use crate::sim::rng::rng_for;
 
     #[test]
     fn scheduler_oversleep_has_the_seed_shape() {

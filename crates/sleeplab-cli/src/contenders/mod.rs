@@ -1,11 +1,17 @@
-//! Everything `sweep` can measure by name: the OS wait mechanisms of
-//! [`sleeplab::wait`], and the precise-sleep strategies of [`crate::strategies`] that are
-//! not already an OS mechanism (`std-sleep`, `clock-nanosleep-abs` and `spin` are both),
-//! so the 1 ns – 1 s curve includes them.
+//! The CLI's contenders by name, in one home:
+//!
+//! * this module: everything `sweep` can measure by name, the OS wait mechanisms of
+//!   [`sleeplab::wait`] and the precise-sleep strategies that are not already an OS
+//!   mechanism (`std-sleep`, `clock-nanosleep-abs` and `spin` are both), so the
+//!   1 ns – 1 s curve includes them;
+//! * [`strategies`]: the precise-sleep contenders of `pace`, `cpu` and `advise` (the
+//!   library's strategies plus the `spin_sleep` crate).
 
-use crate::strategies::{self, RealStrategy};
+pub mod strategies;
+
 use sleeplab::clock::RealEnv;
 use sleeplab::wait::{self, Support, Waiter};
+use strategies::RealStrategy;
 
 /// Where a contender comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,24 +44,30 @@ pub struct Info {
 impl Info {
     /// Whether a request of `ns` is meaningful.
     pub fn accepts(&self, ns: u64) -> bool {
-        ns >= self.min_ns && (self.takes_duration || ns == 0)
+        request_skip(self.name, self.min_ns, self.takes_duration, ns).is_none()
     }
+}
 
-    /// Why a request of `ns` is skipped, if it is.
-    pub fn skip_reason(&self, ns: u64) -> Option<String> {
-        if !self.takes_duration && ns != 0 {
-            Some(format!(
-                "{} ignores the duration; measured at 0 only",
-                self.name
-            ))
-        } else if ns < self.min_ns {
-            Some(format!(
-                "{} cannot express {ns} ns (minimum {} ns)",
-                self.name, self.min_ns
-            ))
-        } else {
-            None
-        }
+/// Why `name` skips a request of `ns` (it ignores durations, or cannot express one that
+/// short), if it does; `None` for names that are not contenders. Unlike [`all`] this
+/// does not probe the machine's support.
+pub fn skip_reason(name: &str, ns: u64) -> Option<String> {
+    match wait::find(name) {
+        Some(m) => request_skip(m.name, m.min_ns, m.takes_duration, ns),
+        None => None,
+    }
+}
+
+/// The one rule behind [`skip_reason`] and [`Info::accepts`].
+fn request_skip(name: &str, min_ns: u64, takes_duration: bool, ns: u64) -> Option<String> {
+    if !takes_duration && ns != 0 {
+        Some(format!("{name} ignores the duration; measured at 0 only"))
+    } else if ns < min_ns {
+        Some(format!(
+            "{name} cannot express {ns} ns (minimum {min_ns} ns)"
+        ))
+    } else {
+        None
     }
 }
 

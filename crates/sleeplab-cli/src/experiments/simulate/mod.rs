@@ -7,6 +7,8 @@
 //!
 //! * [`models`]: seed 002's fake scheduler ([`SchedulerModel`]) and the replay of a
 //!   measured sweep ([`Empirical`], built in [`empirical`]).
+//! * [`setup`]: from the plain [`SimulateOptions`] (what a command line or the survey
+//!   asks for) to the recorded [`SimulateConfig`] and the loaded models, with the notes.
 //! * [`grid`]: strategy × interval × model cells, each a pure function of the config.
 //! * [`data`]: the result value ([`SimulateData`]); [`render`] and [`csv_out`] print it.
 //! * [`rng`]: the seeded PCG streams and integer-only draws that make a seed give the
@@ -23,13 +25,17 @@ pub mod grid;
 pub mod models;
 pub mod render;
 pub mod rng;
+pub mod setup;
 
-pub use csv_out::{CSV_COLUMNS, write_csv};
+pub use csv_out::{CSV_COLUMNS, to_csv};
 pub use data::{SimCell, SimCosts, SimulateConfig, SimulateData};
-pub use empirical::{Empirical, ReplayChoice, ReplayError};
-pub use grid::{Outcome, run, run_cell};
-pub use models::{Model, ModelSpec, ReplayAnchor, ReplaySource, SchedulerModel};
+pub use empirical::{Empirical, ReplayAnchor, ReplayChoice, ReplayError, ReplaySource};
+pub use grid::{run_cell, run_cell_until};
+pub use models::{Model, ModelSpec, SchedulerModel};
 pub use render::render;
+pub use setup::{Models, Replay, SimulateOptions};
+
+use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
 
 /// The strategies simulated by default: seed 002's hybrid, SDL's, the fixed margin of
 /// the `spin_sleep` crate, the plain sleep, and ours.
@@ -59,3 +65,42 @@ pub fn default_periods_ns() -> Vec<u64> {
 
 /// Seed 002's chance that another thread takes one more scheduler period.
 pub const DEFAULT_PREEMPT_PROB: f64 = 0.05;
+
+/// `sleeplab simulate`.
+impl Experiment for SimulateOptions {
+    const NAME: &'static str = "simulate";
+    type Data = SimulateData;
+
+    /// One step per cell.
+    fn steps(&self) -> u64 {
+        self.cell_count()
+    }
+
+    /// Sets the simulation up (unknown strategies and replay mismatches are usage
+    /// errors), then simulates every cell on one worker thread per CPU.
+    fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<SimulateData>> {
+        let (config, models, notes) = self.setup()?;
+        let mut out = grid::run(&config, &models, ctx, ctx.cpus)?;
+        out.notes = notes;
+        Ok(out)
+    }
+
+    fn render(data: &SimulateData) -> String {
+        render(data)
+    }
+
+    fn csv(data: &SimulateData) -> Option<anyhow::Result<Vec<u8>>> {
+        Some(to_csv(data))
+    }
+}
+
+impl ResultData for SimulateData {
+    fn experiment(&self) -> &'static str {
+        SimulateOptions::NAME
+    }
+
+    /// None: virtual time under a model is no measurement of a machine to compare.
+    fn points(&self) -> Vec<Point> {
+        Vec::new()
+    }
+}

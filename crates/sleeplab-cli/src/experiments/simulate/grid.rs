@@ -9,8 +9,8 @@
 use super::data::{SimCell, SimulateConfig, SimulateData};
 use super::models::Model;
 use super::rng::rng_for;
-use crate::interrupt::interrupted;
-use crate::output::Progress;
+use crate::experiments::{Context, Outcome};
+use crate::settings::RunSettings;
 use crate::stats::quantile_sorted;
 use sleeplab::precise::{VirtualEnv, strategy_by_name};
 use std::sync::Mutex;
@@ -144,26 +144,18 @@ pub fn run_cell_until(
     }))
 }
 
-/// The result of [`run`]: the data, and whether every cell was simulated (false after
-/// Ctrl-C).
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    /// The cells simulated, in config order.
-    pub data: SimulateData,
-    /// False when interrupted.
-    pub complete: bool,
-}
-
-/// Simulates every cell on `threads` worker threads (at least 1), advancing `progress`
-/// by one per cell. When interrupted (Ctrl-C) it stops within a few hundred sleeps and
-/// keeps what was measured: finished cells, and the cells in progress with the sleeps
-/// measured so far.
+/// Simulates every cell on `threads` worker threads (at least 1), advancing the
+/// context's progress by one per cell. When stopped (Ctrl-C) it stops within a few
+/// hundred sleeps and keeps what was measured: finished cells, and the cells in progress
+/// with the sleeps measured so far. The outcome is incomplete then; it has no thread
+/// settings (nothing ran on the real clock) and no notes.
 pub fn run(
     config: &SimulateConfig,
     models: &[Model],
-    progress: &Progress,
+    ctx: &Context,
     threads: usize,
-) -> Result<Outcome, GridError> {
+) -> Result<Outcome<SimulateData>, GridError> {
+    let stop = || ctx.stopped();
     if models.len() != config.models.len() {
         return Err(GridError::ModelMismatch {
             specs: config.models.len(),
@@ -182,7 +174,7 @@ pub fn run(
         for _ in 0..threads {
             scope.spawn(|| {
                 loop {
-                    if interrupted() {
+                    if stop() {
                         break;
                     }
                     let k = next.fetch_add(1, Ordering::Relaxed);
@@ -195,12 +187,12 @@ pub fn run(
                         &config.strategies[s],
                         config.intervals_ns[i],
                         m,
-                        &interrupted,
+                        &stop,
                     );
                     done.lock()
                         .unwrap_or_else(|e| e.into_inner())
                         .push((k, cell));
-                    progress.inc(1);
+                    ctx.progress.inc(1);
                 }
             });
         }
@@ -219,11 +211,9 @@ pub fn run(
         }
     }
     let cells = kept;
-    Ok(Outcome {
-        data: SimulateData {
-            config: config.clone(),
-            cells,
-        },
-        complete,
-    })
+    let data = SimulateData {
+        config: config.clone(),
+        cells,
+    };
+    Ok(Outcome::new(data, RunSettings::default(), complete))
 }

@@ -14,19 +14,18 @@
 //! so on). Below the shortest anchor the shortest is used, above the longest the
 //! longest. All integer arithmetic: the same seed gives the same draws everywhere.
 
-use super::models::{ReplayAnchor, ReplaySource};
 use super::rng::SimRng;
 use crate::experiments::sweep::{SweepCell, SweepData};
-use crate::model::{ExperimentData, ResultFile};
 use rand::Rng;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-/// Why a sweep result cannot be replayed. All of them are the user's to fix (exit 2).
+/// Why a sweep result cannot be replayed. All of them are the user's to fix; each names
+/// the value that does not fit (the command line adds its flag).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReplayError {
     /// The file holds no sweep (directly, or as a survey stage).
-    #[error(
-        "--replay {file}: a {experiment} result holds no sweep; give the --json of `sleeplab sweep`"
-    )]
+    #[error("{file}: a {experiment} result holds no sweep; give the --json of `sleeplab sweep`")]
     NotASweep {
         /// The file.
         file: String,
@@ -34,7 +33,7 @@ pub enum ReplayError {
         experiment: String,
     },
     /// The mechanism was not measured in the file.
-    #[error("--replay-mechanism {mechanism:?}: not in {file} (it has: {known})")]
+    #[error("{mechanism:?}: not in {file} (it has: {known})")]
     NoMechanism {
         /// The file.
         file: String,
@@ -44,7 +43,7 @@ pub enum ReplayError {
         known: String,
     },
     /// The load level was not measured for that mechanism.
-    #[error("--replay-load {load}: {mechanism} in {file} was measured at load {known}")]
+    #[error("{load}: {mechanism} in {file} was measured at load {known}")]
     NoLoad {
         /// The file.
         file: String,
@@ -56,9 +55,7 @@ pub enum ReplayError {
         known: String,
     },
     /// The timer slack was not measured for that mechanism and load.
-    #[error(
-        "--replay-slack {slack_ns} ns: {mechanism} in {file} was measured at timer slack {known} ns"
-    )]
+    #[error("{slack_ns} ns: {mechanism} in {file} was measured at timer slack {known} ns")]
     NoSlack {
         /// The file.
         file: String,
@@ -70,13 +67,44 @@ pub enum ReplayError {
         known: String,
     },
     /// The cells hold neither raw samples nor a histogram.
-    #[error("--replay {file}: the {mechanism} cells hold no samples")]
+    #[error("{file}: the {mechanism} cells hold no samples")]
     Empty {
         /// The file.
         file: String,
         /// The mechanism.
         mechanism: String,
     },
+}
+
+/// Where a replayed distribution came from, as recorded in the result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReplaySource {
+    /// The sweep result file, as given on the command line.
+    pub file: String,
+    /// The mechanism whose oversleeps are replayed.
+    pub mechanism: String,
+    /// The load level of the replayed cells (busy threads).
+    pub load: usize,
+    /// The timer slack of the replayed cells, ns.
+    pub timer_slack_ns: u64,
+    /// The measured durations the distribution interpolates between.
+    pub anchors: Vec<ReplayAnchor>,
+}
+
+/// One measured duration of a replayed distribution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReplayAnchor {
+    /// Requested duration of the sweep cell, ns.
+    pub requested_ns: u64,
+    /// Oversleep values drawn from (raw samples, or histogram-expanded).
+    pub samples: u64,
+    /// `samples` (raw samples of the cell) or `histogram` (the cell kept no raw samples;
+    /// values spread evenly within each histogram bucket).
+    pub from: String,
+    /// Median oversleep, ns.
+    pub p50_oversleep_ns: u64,
+    /// 99th-percentile oversleep, ns.
+    pub p99_oversleep_ns: u64,
 }
 
 /// Which cells of a sweep to replay.
@@ -116,22 +144,22 @@ impl Empirical {
         (!anchors.is_empty()).then_some(Self { anchors })
     }
 
-    /// Builds the distribution from a result file holding a sweep (or a survey with a
-    /// sweep stage). Returns it with the record of where it came from.
-    pub fn from_result(
-        result: &ResultFile,
+    /// Builds the distribution from the sweeps of a result file (one, or a survey's sweep
+    /// stages; `experiment` is what the file holds): the first sweep that measured the
+    /// chosen mechanism. Returns it with the record of where it came from.
+    pub fn from_sweeps(
+        sweeps: &[SweepData],
+        experiment: &str,
         choice: &ReplayChoice,
     ) -> Result<(Self, ReplaySource), ReplayError> {
-        let sweeps = sweeps_in(result);
         if sweeps.is_empty() {
             return Err(ReplayError::NotASweep {
                 file: choice.file.clone(),
-                experiment: result.data.name().into(),
+                experiment: experiment.into(),
             });
         }
         let sweep = sweeps
             .iter()
-            .copied()
             .find(|s| s.cells.iter().any(|c| c.mechanism == choice.mechanism));
         let Some(sweep) = sweep else {
             let mut known: Vec<&str> = sweeps
@@ -263,22 +291,6 @@ impl Empirical {
     }
 }
 
-/// Every sweep in a result: the result itself, or a survey's sweep stages.
-fn sweeps_in(result: &ResultFile) -> Vec<&SweepData> {
-    match &result.data {
-        ExperimentData::Sweep(s) => vec![s],
-        ExperimentData::Survey(s) => s
-            .results
-            .iter()
-            .filter_map(|r| match &r.data {
-                ExperimentData::Sweep(s) => Some(s),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 fn list_names(sweep: &SweepData) -> String {
     let mut v: Vec<&str> = sweep.cells.iter().map(|c| c.mechanism.as_str()).collect();
     v.sort_unstable();
@@ -328,8 +340,8 @@ fn from_histogram(hist: &[[u64; 2]], requested: u64) -> Vec<u64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::rng::rng_for;
     use super::*;
-    use crate::sim::rng::rng_for;
 
     #[test]
     fn interpolates_quantile_functions_between_anchors() {
