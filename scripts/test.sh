@@ -10,3 +10,4 @@ scripts/install-deps.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace --release
+python3 scripts/bench_frontier_report.py --self-test
