@@ -83,8 +83,13 @@ def replay_rows(text):
     return [[c.strip() for c in line.split("|")] for line in text.splitlines() if "|" in line]
 
 
+# The replay table prints µs with one decimal: differences below that are not told apart.
+PRINTED_RESOLUTION_US = 0.1
+
+
 def oracle_verdicts(rows):
-    """Precise within 1.5× of the oracle's p99 at the same CPU, per trace."""
+    """Precise within 1.5× of the oracle's p99 at the same CPU (or within the printed
+    resolution of it), per trace."""
     out = []
     for r in rows[1:]:
         if r[1] != OURS:
@@ -94,8 +99,9 @@ def oracle_verdicts(rows):
         except ValueError:
             out.append(check(f"{r[0]}: precise p99 ≤ 1.5 × the oracle's at the same CPU", None, "no p99"))
             continue
-        out.append(check(f"{r[0]}: precise p99 ≤ 1.5 × the oracle's at the same CPU", got <= 1.5 * oracle,
-                         f"{got:.1f} µs vs 1.5 × {oracle:.1f} µs = {1.5 * oracle:.1f} µs at {r[4]} % CPU"))
+        ok = got <= max(1.5 * oracle, oracle + PRINTED_RESOLUTION_US)
+        out.append(check(f"{r[0]}: precise p99 ≤ 1.5 × the oracle's at the same CPU (or ≤ {PRINTED_RESOLUTION_US} µs above it)",
+                         ok, f"{got:.1f} µs vs 1.5 × {oracle:.1f} µs = {1.5 * oracle:.1f} µs at {r[4]} % CPU"))
     return out
 
 
@@ -182,9 +188,11 @@ def self_test():
     assert beaters(idle, idle[2]) == [idle[1]]
     assert p99(res("x", 0, 5, 1.0, n=99)) is None
     rows = replay_rows("trace | setting | p99 µs | p99.9 µs | CPU % | oracle p99 µs at that CPU\n"
-                       "60hz-idle | precise | 30.0 | – | 1.10 | 25.0\n60hz-load-1 | precise | 90.0 | – | 1.2 | 50.0\n")
+                       "60hz-idle | precise | 30.0 | – | 1.10 | 25.0\n60hz-load-1 | precise | 90.0 | – | 1.2 | 50.0\n"
+                       "60hz-floor | precise | 0.1 | – | 1.8 | 0.0\n60hz-floor2 | precise | 0.2 | – | 1.8 | 0.0\n")
     o = oracle_verdicts(rows)
     assert o[0].startswith("- ✅ 60hz-idle") and o[1].startswith("- ❌ 60hz-load-1"), o
+    assert o[2].startswith("- ✅ 60hz-floor:") and o[3].startswith("- ❌ 60hz-floor2"), o
     print("self-test ok")
 
 
