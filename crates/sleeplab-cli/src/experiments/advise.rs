@@ -54,8 +54,9 @@ pub struct Candidate {
     pub waits: u64,
     /// Median lateness (woke − deadline), ns.
     pub p50_ns: f64,
-    /// 99th percentile lateness, ns.
-    pub p99_ns: f64,
+    /// 99th percentile lateness, ns; `null` below 100 waits (the quantile rule): such a
+    /// candidate cannot be shown to meet a p99 tolerance.
+    pub p99_ns: Option<f64>,
     /// Largest lateness, ns.
     pub max_ns: u64,
     /// CPU of one core, %.
@@ -117,17 +118,29 @@ pub const CANDIDATES: [&str; 7] = [
     "spin",
 ];
 
+impl Candidate {
+    /// Whether its p99 is known and within `tolerance_ns`.
+    pub fn meets(&self, tolerance_ns: u64) -> bool {
+        self.p99_ns.is_some_and(|p| p <= tolerance_ns as f64)
+    }
+
+    /// Its p99 for ranking: unknown ranks last.
+    fn p99_rank(&self) -> f64 {
+        self.p99_ns.unwrap_or(f64::INFINITY)
+    }
+}
+
 /// Picks the candidate that meets `tolerance_ns` at p99 with the lowest CPU (ties: the
 /// lower p99); if none does, the one with the lowest p99. `None` for no candidates.
 pub fn choose(candidates: &[Candidate], tolerance_ns: u64) -> Option<(usize, bool)> {
     let meets = candidates
         .iter()
         .enumerate()
-        .filter(|(_, c)| c.p99_ns <= tolerance_ns as f64)
+        .filter(|(_, c)| c.meets(tolerance_ns))
         .min_by(|(_, a), (_, b)| {
             a.cpu_percent
                 .total_cmp(&b.cpu_percent)
-                .then(a.p99_ns.total_cmp(&b.p99_ns))
+                .then(a.p99_rank().total_cmp(&b.p99_rank()))
         });
     if let Some((i, _)) = meets {
         return Some((i, true));
@@ -135,7 +148,7 @@ pub fn choose(candidates: &[Candidate], tolerance_ns: u64) -> Option<(usize, boo
     candidates
         .iter()
         .enumerate()
-        .min_by(|(_, a), (_, b)| a.p99_ns.total_cmp(&b.p99_ns))
+        .min_by(|(_, a), (_, b)| a.p99_rank().total_cmp(&b.p99_rank()))
         .map(|(i, _)| (i, false))
 }
 
@@ -146,7 +159,7 @@ pub fn runner_up(candidates: &[Candidate], tolerance_ns: u64, chosen: usize) -> 
     candidates
         .iter()
         .enumerate()
-        .filter(|(_, c)| &c.strategy != name && c.p99_ns <= tolerance_ns as f64)
+        .filter(|(_, c)| &c.strategy != name && c.meets(tolerance_ns))
         .min_by(|(_, a), (_, b)| a.cpu_percent.total_cmp(&b.cpu_percent))
         .map(|(i, _)| i)
 }
@@ -326,10 +339,7 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
                 fmt_ns(tolerance_ns),
                 fmt_ns_f(c.p99_ns),
                 fmt_pct(c.cpu_percent),
-                candidates
-                    .iter()
-                    .filter(|x| x.p99_ns <= tolerance_ns as f64)
-                    .count()
+                candidates.iter().filter(|x| x.meets(tolerance_ns)).count()
             ) + &runner_up_sentence(&candidates, tolerance_ns, chosen)
         }
         Some(c) => format!(
@@ -377,7 +387,7 @@ pub fn render(data: &AdviseData) -> String {
     for (i, c) in data.candidates.iter().enumerate() {
         let mark = if i == data.advice.chosen {
             "→"
-        } else if c.p99_ns <= data.tolerance_ns as f64 {
+        } else if c.meets(data.tolerance_ns) {
             "✓"
         } else {
             ""
@@ -410,7 +420,7 @@ mod tests {
             timer_slack_ns: 1,
             waits: 100,
             p50_ns: p99 / 2.0,
-            p99_ns: p99,
+            p99_ns: Some(p99),
             max_ns: p99 as u64 * 2,
             cpu_percent: cpu,
         }
@@ -446,7 +456,7 @@ mod tests {
         assert!(meets);
         let i = runner_up(&c, 20_000, chosen).unwrap();
         assert_eq!(c[i].strategy, "sdl-precise");
-        assert!(c[i].cpu_percent >= c[chosen].cpu_percent && c[i].p99_ns <= 20_000.0);
+        assert!(c[i].cpu_percent >= c[chosen].cpu_percent && c[i].meets(20_000));
         assert_eq!(
             runner_up_sentence(&c, 20_000, chosen),
             " The next cheapest that meets it, sdl-precise, needs 7.00 % of a core (p99 3.000 µs)."

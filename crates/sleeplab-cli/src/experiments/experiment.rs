@@ -117,9 +117,13 @@ impl KeyPart {
 pub struct Point {
     /// What was measured, e.g. `nanosleep`, 1 µs, `load 0` (joined with spaces).
     pub key: Vec<KeyPart>,
+    /// The sample size both statistics rest on (calls, frames, ticks; repetitions for
+    /// `short`).
+    pub n: u64,
     /// Median, ns.
     pub median_ns: f64,
-    /// 99th percentile, ns (`None` where the experiment has none).
+    /// 99th percentile, ns (`None` where the experiment has none, or where n cannot
+    /// resolve it: fewer than 100).
     pub p99_ns: Option<f64>,
 }
 

@@ -24,5 +24,10 @@ pub use experiment::{Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sa
 
 /// The version of the result format (JSON, and the `schema_version` column of every
 /// CSV). Bumped on any incompatible change; readers refuse other versions with a clear
-/// message.
-pub const SCHEMA_VERSION: u32 = 1;
+/// message. Version 2: tail quantiles are `null` where the sample cannot resolve them
+/// (the quantile rule, `stats::quantile`).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest version this build still reads. Version-1 files load with every quantile
+/// re-checked against its sample size (`stats::recheck_quantiles`).
+pub const OLDEST_READABLE_VERSION: u32 = 1;

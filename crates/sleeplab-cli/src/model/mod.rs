@@ -7,7 +7,7 @@ mod io;
 mod run;
 mod survey;
 
-pub use crate::experiments::SCHEMA_VERSION;
+pub use crate::experiments::{OLDEST_READABLE_VERSION, SCHEMA_VERSION};
 pub use crate::settings::RunSettings;
 pub use envelope::{ExperimentData, OtherExperiment, ResultFile, SurveyData, ToolInfo};
 pub use io::{LoadError, load_result, parse_result, result_schema, write_json};

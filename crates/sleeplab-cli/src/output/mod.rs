@@ -1,11 +1,13 @@
-//! Everything that leaves the process: scaled units, tables, progress bars, CSV text,
-//! and files written whole or not at all.
+//! Everything that leaves the process: scaled units (terminal and prose styles), tables
+//! (terminal and HTML), HTML escaping, progress bars, CSV text, and files written whole
+//! or not at all.
 
 mod atomic;
 mod csv_text;
+pub mod escape;
 mod progress;
-mod table;
-mod units;
+pub mod table;
+pub mod units;
 
 pub use atomic::{atomic_write, check_writable};
 pub use csv_text::csv_bytes;

@@ -25,10 +25,13 @@ pub struct Measurement {
     pub group: String,
     /// What was measured, e.g. `nanosleep 1 µs load 0`.
     pub key: String,
+    /// The sample size both statistics rest on (calls, frames, ticks; repetitions for
+    /// `short`).
+    pub n: u64,
     /// Median, ns.
     pub median_ns: f64,
     /// 99th percentile, ns (`None` where the experiment has none, e.g. `short`'s
-    /// per-repetition means).
+    /// per-repetition means, or where n cannot resolve it: fewer than 100).
     pub p99_ns: Option<f64>,
 }
 
@@ -62,6 +65,7 @@ pub fn points(result: &ResultFile) -> Vec<Measurement> {
                 .map(|p| Measurement {
                     group: group.to_string(),
                     key: key_text(&p.key),
+                    n: p.n,
                     median_ns: p.median_ns,
                     p99_ns: p.p99_ns,
                 }),
@@ -71,9 +75,11 @@ pub fn points(result: &ResultFile) -> Vec<Measurement> {
 }
 
 /// The columns of the comparison, in the terminal and on the page.
-const COLUMNS: [&str; 8] = [
+const COLUMNS: [&str; 10] = [
     "stage",
     "measurement",
+    "a n",
+    "b n",
     "a median",
     "b median",
     "b/a",
@@ -249,6 +255,8 @@ impl Comparison<'_> {
             t.add_row(vec![
                 r.group.clone(),
                 r.key.clone(),
+                r.a.n.to_string(),
+                r.b.n.to_string(),
                 ns(r.a.median_ns),
                 ns(r.b.median_ns),
                 ratio(r.median_ratio()),
@@ -323,6 +331,8 @@ impl Comparison<'_> {
             t.row(vec![
                 Cell::Text(r.group.clone()),
                 Cell::Text(r.key.clone()),
+                Cell::Num(r.a.n.to_string()),
+                Cell::Num(r.b.n.to_string()),
                 Cell::Num(ns(r.a.median_ns)),
                 Cell::Num(ns(r.b.median_ns)),
                 tone(r.median_ratio()),

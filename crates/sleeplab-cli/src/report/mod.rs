@@ -6,21 +6,21 @@
 //! * [`findings`] turns the numbers into plain-language findings;
 //! * `sections/` builds one section per kind of data (a section for an experiment the
 //!   result does not hold is simply absent);
-//! * [`charts`] draws the SVG charts with plotters, [`table`] the tables of numbers,
-//!   [`html`] assembles the page, [`escape`] makes every string from a result safe;
+//! * [`charts`] draws the SVG charts with plotters, `output::table` the tables of numbers,
+//!   [`html`] assembles the page, `output::escape` makes every string from a result safe;
 //! * [`compare`] puts two results side by side.
 
 pub mod charts;
 pub mod compare;
-pub mod escape;
 pub mod findings;
 pub mod html;
 mod sections;
-pub mod table;
 #[cfg(test)]
 pub(crate) mod testdata;
-pub mod units;
 pub mod view;
+
+// The report writes through the one units, tables and escaping of `output`.
+pub use crate::output::{escape, table, units};
 
 use crate::model::{ResultFile, SCHEMA_VERSION, SurveyData};
 use crate::output::atomic_write;

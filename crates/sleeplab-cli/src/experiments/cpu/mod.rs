@@ -97,8 +97,9 @@ impl ResultData for CpuData {
                     KeyPart::Ns(p.interval_ns),
                     KeyPart::text("(lateness)"),
                 ],
+                n: p.error.count,
                 median_ns: p.error.median_ns,
-                p99_ns: Some(p.error.p99_ns),
+                p99_ns: p.error.p99_ns,
             })
             .collect()
     }

@@ -73,7 +73,8 @@ pub fn render(data: &CpuData) -> String {
     let mut out = String::new();
     for (title, cell) in [
         ("CPU % of one core", 0),
-        ("p99 lateness (woke − deadline)", 1),
+        ("p99 lateness (woke − deadline; – below 100 sleeps)", 1),
+        ("sleeps measured (n)", 2),
     ] {
         let mut header = vec!["interval".to_string()];
         header.extend(data.config.strategies.iter().cloned());
@@ -85,12 +86,10 @@ pub fn render(data: &CpuData) -> String {
                     .points
                     .iter()
                     .find(|p| &p.strategy == s && p.interval_ns == iv);
-                row.push(p.map_or("–".into(), |p| {
-                    if cell == 0 {
-                        fmt_pct(p.cpu_percent)
-                    } else {
-                        crate::output::fmt_ns_f(p.error.p99_ns)
-                    }
+                row.push(p.map_or("–".into(), |p| match cell {
+                    0 => fmt_pct(p.cpu_percent),
+                    1 => crate::output::fmt_ns_f(p.error.p99_ns),
+                    _ => p.sleeps.to_string(),
                 }));
             }
             t.add_row(row);
@@ -111,7 +110,7 @@ pub fn to_csv(data: &CpuData) -> anyhow::Result<Vec<u8>> {
         sleeps: u64,
         mean_error_ns: f64,
         p50_error_ns: f64,
-        p99_error_ns: f64,
+        p99_error_ns: Option<f64>,
         max_error_ns: u64,
         schema_version: u32,
     }

@@ -25,7 +25,8 @@ pub struct Standing<'a> {
 
 /// The standings of `results` (one load level), in their order.
 pub fn standings<'a>(results: &[&'a PaceResult]) -> Vec<Standing<'a>> {
-    let p99 = |r: &PaceResult| (r.error.count >= P99_MIN_FRAMES).then_some(r.error.p99_ns);
+    // The summary's p99 is `None` below P99_MIN_FRAMES frames (the quantile rule).
+    let p99 = |r: &PaceResult| r.error.p99_ns.filter(|_| r.error.count >= P99_MIN_FRAMES);
     results
         .iter()
         .map(|r| {
@@ -53,7 +54,7 @@ fn point(s: &Standing) -> String {
     format!(
         "{} (p99 {} at {} CPU)",
         s.strategy,
-        s.p99_ns.map_or("–".into(), fmt_ns_f),
+        fmt_ns_f(s.p99_ns),
         fmt_pct(s.cpu_percent)
     )
 }

@@ -40,9 +40,9 @@ pub const DEFAULT_STRATEGIES: [&str; 6] = [
 pub struct PaceConfig {
     /// Contenders (names or settings such as `seed-hybrid:x=2`), in order.
     pub strategies: Vec<String>,
-    /// Competing busy threads, one level after another (results written before load
-    /// levels existed ran at 0).
-    #[serde(default = "no_load")]
+    /// Competing busy threads, one level after another (absent: no load, as in results
+    /// written before load levels existed; an unloaded run writes its JSON as before).
+    #[serde(default = "no_load", skip_serializing_if = "is_no_load")]
     pub loads: Vec<usize>,
     /// Frames per second.
     pub rate_hz: f64,
@@ -64,13 +64,21 @@ fn no_load() -> Vec<usize> {
     vec![0]
 }
 
+fn is_no_load(loads: &[usize]) -> bool {
+    loads == [0]
+}
+
+fn is_zero(load: &usize) -> bool {
+    *load == 0
+}
+
 /// One contender's run at one load level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PaceResult {
     /// Contender name or setting.
     pub strategy: String,
-    /// Competing busy threads while it ran.
-    #[serde(default)]
+    /// Competing busy threads while it ran (absent: 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub load: usize,
     /// Frame error (`woke − deadline`), ns.
     pub error: Summary,
@@ -164,8 +172,9 @@ impl ResultData for PaceData {
                 }
                 Point {
                     key,
+                    n: r.error.count,
                     median_ns: r.error.median_ns,
-                    p99_ns: Some(r.error.p99_ns),
+                    p99_ns: r.error.p99_ns,
                 }
             })
             .collect()

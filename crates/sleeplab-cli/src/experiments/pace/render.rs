@@ -24,7 +24,8 @@ pub fn render(data: &PaceData) -> String {
         header.push("load");
     }
     header.extend([
-        "mean", "min", "p50", "p99", "p99.9", "max", "missed", "drift", "CPU", "spin", "csw v/i",
+        "n", "mean", "min", "p50", "p99", "p99.9", "max", "missed", "drift", "CPU", "spin",
+        "csw v/i",
     ]);
     let mut t = new_table(header);
     for r in &data.results {
@@ -34,6 +35,7 @@ pub fn render(data: &PaceData) -> String {
             row.push(r.load.to_string());
         }
         row.extend([
+            e.count.to_string(),
             fmt_ns_f(e.mean_ns),
             fmt_ns(e.min_ns),
             fmt_ns_f(e.median_ns),

@@ -121,8 +121,9 @@ impl ResultData for RuntimesData {
                             KeyPart::Ns(c.requested_ns),
                             KeyPart::text(format!("load {}", m.load)),
                         ],
+                        n: c.summary.count,
                         median_ns: c.summary.median_ns,
-                        p99_ns: Some(c.summary.p99_ns),
+                        p99_ns: c.summary.p99_ns,
                     });
                 }
             }

@@ -172,8 +172,8 @@ pub struct Lateness {
     pub mean_ns: f64,
     /// Median, ns.
     pub median_ns: f64,
-    /// 99th percentile, ns.
-    pub p99_ns: f64,
+    /// 99th percentile, ns; `null` below 100 ticks (the quantile rule).
+    pub p99_ns: Option<f64>,
     /// Largest, ns.
     pub max_ns: i64,
     /// Lateness of the last tick, ns: the drift accumulated over the run.

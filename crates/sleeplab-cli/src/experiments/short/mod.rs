@@ -340,6 +340,7 @@ impl ResultData for ShortData {
                     KeyPart::Ns(c.timer_slack_ns),
                     KeyPart::text("(net cost)"),
                 ],
+                n: c.net.n,
                 median_ns: c.net.median_ns,
                 p99_ns: None,
             })

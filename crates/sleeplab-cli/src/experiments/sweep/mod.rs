@@ -227,8 +227,9 @@ impl ResultData for SweepData {
                 }
                 Point {
                     key,
+                    n: c.summary.count,
                     median_ns: c.summary.median_ns,
-                    p99_ns: Some(c.summary.p99_ns),
+                    p99_ns: c.summary.p99_ns,
                 }
             })
             .collect()

@@ -97,7 +97,8 @@ pub fn render(data: &SweepData) -> String {
                 .filter(|c| {
                     c.first_calls_ns
                         .first()
-                        .is_some_and(|&f| f as f64 > 2.0 * c.summary.p99_ns.max(1.0) && f > 100_000)
+                        .zip(c.summary.p99_ns)
+                        .is_some_and(|(&f, p99)| f as f64 > 2.0 * p99.max(1.0) && f > 100_000)
                 })
                 .map(|c| {
                     format!(

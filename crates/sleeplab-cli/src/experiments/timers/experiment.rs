@@ -51,8 +51,9 @@ impl ResultData for TimersData {
                     KeyPart::Ns(c.period_ns),
                     KeyPart::text(format!("load {} (lateness)", c.load)),
                 ],
+                n: c.merged.received,
                 median_ns: c.merged.median_lateness_ns,
-                p99_ns: Some(c.merged.p99_lateness_ns),
+                p99_ns: c.merged.p99_lateness_ns,
             })
             .collect()
     }

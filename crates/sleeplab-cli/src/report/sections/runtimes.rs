@@ -104,7 +104,10 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
             .map(|(name, c, i)| Bar {
                 name: name.clone(),
                 value: c.summary.median_ns.max(1.0),
-                whisker: Some((c.summary.min_ns.max(1) as f64, c.summary.p99_ns.max(1.0))),
+                whisker: c
+                    .summary
+                    .p99_ns
+                    .map(|p| (c.summary.min_ns.max(1) as f64, p.max(1.0))),
                 color: color(*i),
             })
             .collect(),
