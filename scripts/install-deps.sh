@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs on a fresh Debian machine: the runtimes the
 # probes measure (Ruby, JRuby, the mingw cross-compiler and Wine for the Windows probe),
-# cyclictest for the validation script, and Chromium for the report's browser test.
+# cyclictest for the validation script, Chromium for the report's browser test,
+# pkg-config for the C ABI's tests, and a venv with maturin and pytest for the Python
+# package.
 # Idempotent and quiet when everything is already there.
 set -euo pipefail
 
@@ -15,6 +17,12 @@ have wine || need+=(wine wine64)
 have chromium || need+=(chromium)
 have cc || need+=(gcc)
 have c++ || need+=(g++)
+have pkg-config || need+=(pkg-config)
+# The Python package's venv (Debian's python3 needs python3-venv for ensurepip).
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+# pip for pandas below (a fresh Debian python3 has none).
+python3 -c "import pandas" >/dev/null 2>&1 || python3 -m pip --version >/dev/null 2>&1 ||
+    need+=(python3-pip)
 
 if ((${#need[@]})); then
     if [[ $(id -u) -ne 0 ]]; then
@@ -32,6 +40,9 @@ if ! python3 -c "import pandas" >/dev/null 2>&1; then
     echo "install-deps: installing pandas" >&2
     python3 -m pip install -q pandas >/dev/null 2>&1 || python3 -m pip install -q --break-system-packages pandas
 fi
+
+# maturin and pytest for the Python package, in its venv (.venv).
+"$(dirname "$0")/python-env.sh" --deps-only >/dev/null
 
 # Wine needs its prefix once; doing it here keeps the first probe run fast.
 if have wine && [[ ! -d "${WINEPREFIX:-$HOME/.wine}" ]]; then

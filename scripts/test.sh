@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of sleeplab on a fresh machine: installs what the tests need, then
 # format and lint checks, then the whole cargo test suite (unit, integration, probe
-# conformance, browser test of the report).
+# conformance, browser test of the report, the C ABI's C programs), then the Python
+# package's tests (built as an abi3 wheel and installed into .venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,3 +12,6 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace --release
 python3 scripts/bench_frontier_report.py --self-test
+
+py=$(scripts/python-env.sh)
+(cd bindings/python && "$py" -m pytest -q)

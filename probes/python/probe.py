@@ -2,7 +2,9 @@
 """sleeplab probe for Python (protocol sleeplab-probe/1, see spec/probe-protocol.md).
 
 Measures Python's own wait functions with time.perf_counter_ns and prints the
-line protocol on stdout. Standard library only; runs on CPython/PyPy 3.8+.
+line protocol on stdout. Standard library only; runs on CPython/PyPy 3.8+. The
+methods named `sleeplab.*` measure sleeplab's own Python package (bindings/python)
+when this interpreter can import it, and are listed as unavailable otherwise.
 
     python3 probe.py --list
     python3 probe.py --method time.sleep --durations-ns 0,10000,1000000 --count 200 --warmup 5
@@ -37,6 +39,13 @@ def _unavailable_reason(name):
         return "os.sched_yield does not exist on this platform"
     if name == "select.select" and sys.platform == "win32":
         return "Windows select() rejects three empty fd lists"
+    if name.startswith("sleeplab."):
+        try:
+            import sleeplab  # noqa: F401
+        except ImportError as e:
+            return ("the sleeplab package is not importable by %s (%s); "
+                    "install it with: %s -m pip install ./bindings/python"
+                    % (sys.executable, e, sys.executable))
     return None
 
 
@@ -54,6 +63,12 @@ METHODS = [
      "os.sched_yield()"),
     ("asyncio-call_at", PERIODIC,
      "drift-free periodic callback: loop.call_at(t0 + k*P) re-armed from each callback"),
+    ("sleeplab.sleep", ONESHOT,
+     "sleeplab.sleep(d / 1e9): sleeplab's precise sleep (native sleep, then spin the "
+     "learned margin; GIL released)"),
+    ("sleeplab.Ticker", PERIODIC,
+     "sleeplab.Ticker(P / 1e9, missed=\"burst\").tick(): tick k due at t0 + k*P, "
+     "missed ticks fire at once"),
 ]
 KIND = {name: kind for name, kind, _ in METHODS}
 
@@ -351,6 +366,9 @@ def sync_cell(method, d, opts):
         fn, arg = threading.Event().wait, secs
     elif method == "os.sched_yield":
         fn, arg = os.sched_yield, None
+    elif method == "sleeplab.sleep":
+        import sleeplab
+        fn, arg = sleeplab.sleep, secs
     elif method == "select.select":
         import select
         sel, empty = select.select, []
@@ -491,6 +509,31 @@ def run_periodic(opts):
     emit("end\n")
 
 
+def run_sleeplab_ticker(opts):
+    """sleeplab.Ticker: its tick j (from 0) is due at start_ns + j*P, the first at
+    once, so with t0 = start_ns - P tick k (from 1) is due at t0 + k*P. The
+    ticker's grid is on time.monotonic_ns (CLOCK_MONOTONIC), and so are the
+    arrivals read here: the same clock as perf_counter_ns on Linux."""
+    import sleeplab
+
+    period = opts["period"]
+    warmup = opts["warmup"]
+    total = warmup + opts["count"]
+    arrivals = [0] * total
+    emit(header({"method": opts["method"], "mode": PERIODIC}) + "\n")
+    ticker = sleeplab.Ticker(period / 1e9, missed="burst")
+    if ticker.period_ns != period:
+        raise AssertionError("period %d ns became %d ns" % (period, ticker.period_ns))
+    t0 = ticker.start_ns - period
+    tick = ticker.tick
+    clk = time.monotonic_ns
+    for k in range(total):
+        tick()
+        arrivals[k] = clk() - t0
+    emit(cell_text(period, arrivals[:warmup], arrivals[warmup:], "t"))
+    emit("end\n")
+
+
 # ------------------------------------------------------------------ main ---
 
 def main(argv):
@@ -507,7 +550,9 @@ def main(argv):
     if reason is not None:
         emit("%s: method %r is unavailable: %s\n" % (prog, opts["method"], reason), 2)
         return EXIT_UNAVAILABLE
-    if opts["kind"] == PERIODIC:
+    if opts["method"] == "sleeplab.Ticker":
+        run_sleeplab_ticker(opts)
+    elif opts["kind"] == PERIODIC:
         run_periodic(opts)
     else:
         run_oneshot(opts)

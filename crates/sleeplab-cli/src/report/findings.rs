@@ -27,12 +27,13 @@ impl Finding {
 
 /// Every finding the results support, most useful first.
 pub fn findings(r: &Results<'_>) -> Vec<Finding> {
-    let all: [fn(&Results<'_>) -> Option<Finding>; 10] = [
+    let all: [fn(&Results<'_>) -> Option<Finding>; 11] = [
         cheapest_short_sleep,
         timer_slack,
         poll_rounding,
         pace_loop,
         runtime_floors,
+        super::binding_gain::binding_gain,
         load_effect,
         long_sleeps,
         spin_cost,
@@ -526,7 +527,7 @@ fn count(n: u64) -> String {
 mod tests {
     use super::*;
     use crate::model::ExperimentData;
-    use crate::report::testdata::{cell, result, survey, sweep};
+    use crate::report::testdata::{cell, result, stored, survey, sweep};
 
     fn ids(f: &[Finding]) -> Vec<&str> {
         f.iter().map(|f| f.id).collect()
@@ -704,19 +705,6 @@ mod tests {
 
     /// A result of experiment `name` from the stored survey (real data whose numbers
     /// the tests then set).
-    fn stored(name: &str) -> crate::model::ResultFile {
-        let s =
-            crate::model::parse_result(include_str!("../../tests/fixtures/survey.json"), "fixture")
-                .expect("the fixture parses");
-        let ExperimentData::Survey(d) = s.data else {
-            panic!("the fixture is a survey");
-        };
-        d.results
-            .into_iter()
-            .find(|r| r.data.name() == name)
-            .expect("in the fixture")
-    }
-
     #[test]
     fn pace_finding_quotes_precise_and_the_references() {
         let mut r = stored("pace");

@@ -123,3 +123,17 @@ pub fn survey(stages: Vec<(&str, ResultFile)>) -> ResultFile {
     }
     result(ExperimentData::Survey(data))
 }
+
+/// The stored result of experiment `name` from the survey fixture
+/// (`tests/fixtures/survey.json`, a real run).
+pub fn stored(name: &str) -> ResultFile {
+    let s = crate::model::parse_result(include_str!("../../tests/fixtures/survey.json"), "fixture")
+        .expect("the fixture parses");
+    let ExperimentData::Survey(d) = s.data else {
+        panic!("the fixture is a survey");
+    };
+    d.results
+        .into_iter()
+        .find(|r| r.data.name() == name)
+        .expect("in the fixture")
+}

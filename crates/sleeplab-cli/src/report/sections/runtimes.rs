@@ -14,11 +14,13 @@ use crate::report::view::Results;
 use crate::runtimes::protocol::Kind;
 
 /// A runtime's main sleep: its first measured one-shot method (the probes list the
-/// language's plain sleep first: nanosleep, sleep_for, time.Sleep, time.sleep…).
+/// language's plain sleep first: nanosleep, sleep_for, time.Sleep, time.sleep…), never
+/// one of sleeplab's own (`sleeplab_sleep_ns`, `sleeplab.sleep`).
 pub fn main_sleep(r: &RuntimeResult) -> Option<&MethodResult> {
     r.methods.iter().find(|m| {
         m.kind == Kind::Oneshot
             && m.status == MethodStatus::Measured
+            && !crate::report::binding_gain::is_sleeplab(&m.method)
             && m.cells.iter().any(|c| c.summary.count > 0)
     })
 }

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Renders a reach benchmark (bench/pace.py for Python, crates/sleeplab-ffi/bench/pace.c
+for C) as a Markdown section and writes it into docs/BENCHMARKS.md between
+`<!-- NAME:begin -->` and `<!-- NAME:end -->`.
+
+Usage: report.py RESULT.json NAME "COMMAND" BENCHMARKS.md   (NAME: python or c)
+
+Statistics are honest: a quantile is shown only where n*(1-q) >= 1 (p99 needs n >= 100,
+p99.9 needs n >= 1000), otherwise "–" with n shown; every sentence comes from a function
+tested against its numbers (tests/test_bench_report.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+
+USAGE = 'usage: report.py RESULT.json {python|c} "COMMAND" BENCHMARKS.md'
+
+# Issue 15's targets, one interleaved run at 60 Hz.
+P99_RATIO_TARGET = 5.0  # precise p99 lateness at most 1/5 of the plain sleep's
+CPU_TARGET_PCT = 2.0  # at most 2 % of a core
+BINDING_TARGET_NS = 1_000.0  # the Python binding adds at most 1 µs per call
+
+# (plain sleep, precise sleep) per benchmark
+PAIRS = {"python": ("time.sleep", "sleeplab.sleep"), "c": ("nanosleep", "sleeplab_sleep_ns")}
+
+
+def quantile(values: list[int], q: float) -> int | None:
+    """Nearest-rank quantile of `values`, or None when n*(1-q) < 1 (too few samples to
+    say anything about that tail)."""
+    n = len(values)
+    if n == 0 or n * (1 - q) < 1 - 1e-9:
+        return None
+    s = sorted(values)
+    return s[max(0, math.ceil(q * n) - 1)]
+
+
+def summarize(c: dict) -> dict:
+    lat = c["lateness_ns"]
+    return {
+        "name": c["name"],
+        "n": len(lat),
+        "p50": quantile(lat, 0.5),
+        "p99": quantile(lat, 0.99),
+        "p999": quantile(lat, 0.999),
+        "max": max(lat) if lat else None,
+        "early": sum(x < 0 for x in lat),
+        "cpu_pct": 100.0 * c["cpu_ns"] / c["wall_ns"] if c["wall_ns"] else None,
+        "slack": c.get("timer_slack_ns"),
+    }
+
+
+def fmt_ns(ns: float | None) -> str:
+    if ns is None:
+        return "–"
+    if abs(ns) < 1e6:
+        return f"{ns / 1e3:.2f} µs"
+    return f"{ns / 1e6:.3f} ms"
+
+
+def mark(ok: bool) -> str:
+    return "✅" if ok else "❌"
+
+
+def p99_verdict(plain: dict, precise: dict) -> str:
+    """Whether precise's p99 lateness is at most 1/P99_RATIO_TARGET of plain's."""
+    label = f"{precise['name']} p99 lateness ≤ 1/{P99_RATIO_TARGET:g} of {plain['name']}'s"
+    if plain["p99"] is None or precise["p99"] is None:
+        n = min(plain["n"], precise["n"])
+        return f"- – {label}: not judged, p99 needs n ≥ 100 (n = {n})"
+    a, b = precise["p99"], plain["p99"]
+    ok = a * P99_RATIO_TARGET <= b
+    if a < b:
+        rel = f"{b / max(a, 1):.1f}× lower"
+    elif a > b:
+        rel = f"{a / max(b, 1):.1f}× higher"
+    else:
+        rel = "equal"
+    return f"- {mark(ok)} {label}: {fmt_ns(a)} vs {fmt_ns(b)} ({rel}, n = {precise['n']})"
+
+
+def cpu_verdict(precise: dict) -> str:
+    """Whether precise used at most CPU_TARGET_PCT % of a core."""
+    ok = precise["cpu_pct"] is not None and precise["cpu_pct"] <= CPU_TARGET_PCT
+    got = "–" if precise["cpu_pct"] is None else f"{precise['cpu_pct']:.2f} %"
+    return f"- {mark(ok)} {precise['name']} CPU ≤ {CPU_TARGET_PCT:g} % of a core: {got}"
+
+
+def overhead_verdict(o: dict) -> str:
+    """Whether the binding adds at most BINDING_TARGET_NS per call."""
+    b = o["binding_ns"]
+    ok = b <= BINDING_TARGET_NS
+    return (
+        f"- {mark(ok)} the binding adds ≤ {BINDING_TARGET_NS / 1e3:g} µs per call: {b:.0f} ns "
+        f"(sleeplab.sleep(0) {o['python_sleep0']:.0f} ns per call from Python − loop and "
+        f"builtin call {o['python_builtin']:.0f} ns − direct Rust call {o['rust_direct']:.0f} ns; "
+        f"medians of {o['repeats']} rounds of {o['calls']} calls)"
+    )
+
+
+def table(rows: list[dict]) -> list[str]:
+    out = [
+        "| contender | n | p50 | p99 | p99.9 | max | early | CPU % | timer slack |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        cpu = "–" if r["cpu_pct"] is None else f"{r['cpu_pct']:.2f}"
+        slack = "–" if r["slack"] is None else f"{r['slack']} ns"
+        out.append(
+            f"| {r['name']} | {r['n']} | {fmt_ns(r['p50'])} | {fmt_ns(r['p99'])} | "
+            f"{fmt_ns(r['p999'])} | {fmt_ns(r['max'])} | {r['early']} | {cpu} | {slack} |"
+        )
+    return out
+
+
+def section(result: dict, name: str, command: str) -> str:
+    rows = [summarize(c) for c in result["contenders"]]
+    by_name = {r["name"]: r for r in rows}
+    plain, precise = (by_name.get(n) for n in PAIRS[name])
+    title = {"python": "Python", "c": "C"}[name]
+    lines = [
+        f"<!-- {name}:begin -->",
+        f"## Precise sleep from {title} at {result['rate_hz']:g} Hz",
+        "",
+        "```sh",
+        command,
+        "```",
+        "",
+        f"{result['runtime']} on {result['machine']['system']}, {result['machine']['cpus']} CPUs; "
+        f"load average before/after: {fmt_load(result['load_before'])} / "
+        f"{fmt_load(result['load_after'])}. Lateness = wake − deadline on an absolute "
+        f"schedule, waiting the remaining time each frame; contenders interleaved in blocks "
+        f"of {result['block']} frames; CPU = thread CPU time / wall time; quantiles by "
+        "nearest rank, shown only where n·(1−q) ≥ 1.",
+        "",
+        *table(rows),
+        "",
+    ]
+    if plain and precise:
+        lines += ["Targets (issue 15):", "", p99_verdict(plain, precise), cpu_verdict(precise)]
+    if "overhead" in result:
+        lines.append(overhead_verdict(result["overhead"]))
+    lines.append(f"<!-- {name}:end -->")
+    return "\n".join(lines)
+
+
+def fmt_load(load) -> str:
+    return " ".join(f"{x:.2f}" for x in load)
+
+
+def replace_section(doc: str, name: str, text: str) -> str:
+    """`doc` with its NAME section replaced by `text`, or `text` appended if absent."""
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    if begin in doc and end in doc:
+        head, rest = doc.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        return head + text + tail
+    return doc.rstrip("\n") + "\n\n" + text + "\n"
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 4 or argv[1] not in PAIRS:
+        print(USAGE, file=sys.stderr)
+        return 2
+    path, name, command, doc_path = argv
+    with open(path) as f:
+        result = json.load(f)
+    text = section(result, name, command)
+    with open(doc_path) as f:
+        doc = f.read()
+    tmp = doc_path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(replace_section(doc, name, text))
+    os.replace(tmp, doc_path)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,182 @@
+"""Type stubs for the native module sleeplab._sleeplab (see sleeplab/__init__.py)."""
+
+from typing import Literal, Optional, final
+
+SpinOption = Literal["pause", "yield"]
+SlackOption = Literal["minimal", "leave"]
+Missed = Literal["burst", "delay", "skip"]
+
+#: The longest coarse sleep between two signal checks, ns (Ctrl-C is seen within it).
+SLICE_NS: int
+#: The keyword options PreciseSleeper and Ticker accept.
+OPTIONS: list[str]
+
+def sleep(seconds: float) -> None:
+    """Sleep `seconds` precisely, never returning early.
+
+    A native sleep to the deadline minus a learned margin, then a short spin. Releases the
+    GIL while waiting; Ctrl-C raises KeyboardInterrupt within about 50 ms. Raises
+    ValueError for negative, NaN or infinite lengths, OverflowError beyond 2**64 ns. Uses
+    one sleeper per thread, which sets that thread's timer slack to 1 ns on first use.
+    """
+
+def sleep_until(t: float) -> None:
+    """Sleep until `t`, seconds on time.monotonic()'s clock (CLOCK_MONOTONIC), rounded up
+    to the nanosecond. A time in the past returns at once; NaN or infinity raise
+    ValueError."""
+
+def sleep_until_ns(deadline_ns: int) -> None:
+    """Sleep until `deadline_ns` on time.monotonic_ns()'s clock (exact integers)."""
+
+def _duration_ns(seconds: float) -> int:
+    """`seconds` as the nanoseconds `sleep` would wait (rounded up), with its errors."""
+
+def _direct_zero_sleeps_ns(n: int) -> int:
+    """Benchmark helper: total ns of `n` zero-length sleeps called directly in Rust."""
+
+@final
+class SleepReport:
+    """What one sleep did, in integer nanoseconds on time.monotonic_ns()'s clock."""
+
+    start_ns: int
+    deadline_ns: int
+    #: The first clock read at or after the deadline.
+    woke_ns: int
+    #: woke_ns - deadline_ns, never negative.
+    lateness_ns: int
+    #: Time sleeping natively (coarse slices included).
+    native_ns: int
+    #: Time spinning before the deadline.
+    spin_ns: int
+    #: How far the last native sleep overslept its target; None without a native phase.
+    native_oversleep_ns: Optional[int]
+    #: The margin the precise phase planned to spin.
+    margin_ns: int
+    @property
+    def lateness(self) -> float:
+        """lateness_ns in seconds."""
+
+@final
+class SleepStats:
+    """Running totals over a sleeper's sleeps."""
+
+    count: int
+    total_lateness_ns: int
+    max_lateness_ns: int
+    mean_lateness_ns: float
+    #: Sum of the spin phases: roughly the CPU the sleeper burned.
+    total_spin_ns: int
+    total_native_ns: int
+    native_sleeps: int
+    #: Native wakeups beyond the estimator's cap: counted, not learned (host stalls).
+    stalls: int
+
+@final
+class Tick:
+    """One tick of a Ticker."""
+
+    #: 0-based number of this tick.
+    index: int
+    #: When it was due (start + k*period), ns.
+    scheduled_ns: int
+    woke_ns: int
+    #: woke_ns - scheduled_ns.
+    lateness_ns: int
+    #: Ticks missed at this tick.
+    missed: int
+    #: The sleep behind this tick.
+    sleep: SleepReport
+    @property
+    def lateness(self) -> float:
+        """lateness_ns in seconds."""
+    @property
+    def scheduled(self) -> float:
+        """scheduled_ns in seconds (comparable with time.monotonic())."""
+
+@final
+class PreciseSleeper:
+    """A precise sleeper with its own learned margin and statistics.
+
+    The options are those of the Rust builder, durations in seconds. Building it applies
+    `timer_slack` to the calling thread: use it from that thread, one call at a time.
+    """
+
+    def __init__(
+        self,
+        *,
+        spin: SpinOption = "pause",
+        timer_slack: SlackOption = "minimal",
+        prior: float = 200e-6,
+        cap: float = 500e-6,
+        window: int = 256,
+        quantile: float = 0.99,
+        half_life: int = 32,
+        headroom: float = 10e-6,
+    ) -> None: ...
+    def sleep(self, seconds: float) -> SleepReport:
+        """Sleep `seconds` precisely (see sleeplab.sleep)."""
+    def sleep_until(self, t: float) -> SleepReport:
+        """Sleep until `t` on time.monotonic()'s clock."""
+    def sleep_until_ns(self, deadline_ns: int) -> SleepReport:
+        """Sleep until `deadline_ns` on time.monotonic_ns()'s clock."""
+    def stats(self) -> SleepStats:
+        """Running statistics since creation or reset_stats()."""
+    def reset_stats(self) -> None:
+        """Clear the statistics (the learned margin is kept)."""
+    @property
+    def margin(self) -> float:
+        """The margin the next sleep will spin before its deadline, seconds."""
+    @property
+    def margin_ns(self) -> int: ...
+    @property
+    def timer_slack_ns(self) -> Optional[int]:
+        """The creating thread's timer slack read after building, ns."""
+
+@final
+class Ticker:
+    """A drift-free periodic schedule: tick k is due at start + k*period, the first at once.
+
+    `missed` decides what follows a tick a whole period late: "burst" fires the missed
+    ticks at once until caught up, "delay" restarts the schedule from the late tick, "skip"
+    drops them. Iterating never ends; waits release the GIL and honour Ctrl-C.
+    """
+
+    def __init__(
+        self,
+        period: float,
+        missed: Missed = "burst",
+        *,
+        spin: SpinOption = "pause",
+        timer_slack: SlackOption = "minimal",
+        prior: float = 200e-6,
+        cap: float = 500e-6,
+        window: int = 256,
+        quantile: float = 0.99,
+        half_life: int = 32,
+        headroom: float = 10e-6,
+    ) -> None: ...
+    def tick(self) -> Tick:
+        """Wait for the next tick (never before it is due) and return it."""
+    def __iter__(self) -> Ticker: ...
+    def __next__(self) -> Tick: ...
+    def reset(self, start: Optional[float] = None) -> None:
+        """Restart the grid at `start` (time.monotonic() seconds; default now)."""
+    def stats(self) -> SleepStats: ...
+    @property
+    def margin(self) -> float: ...
+    @property
+    def period(self) -> float: ...
+    @property
+    def period_ns(self) -> int: ...
+    @property
+    def missed(self) -> Missed: ...
+    @missed.setter
+    def missed(self, value: Missed) -> None: ...
+    @property
+    def start_ns(self) -> int: ...
+    @property
+    def next_ns(self) -> int: ...
+    @property
+    def ticks(self) -> int: ...
+    @property
+    def missed_ticks(self) -> int: ...

@@ -1,0 +1,35 @@
+//! `sleeplab._sleeplab`: the native half of the `sleeplab` Python package (PyO3).
+//!
+//! * [`sleeper`]: `sleep`, `sleep_until`, `sleep_until_ns` and `PreciseSleeper`.
+//! * [`ticker`]: `Ticker`, an iterator of `Tick`s.
+//! * [`report`]: the read-only records (`SleepReport`, `SleepStats`, `Tick`).
+//! * [`wait`]: how a wait releases the GIL and honours Ctrl-C without returning early.
+//! * [`options`]: keyword options → the library's `PreciseSleeperBuilder`.
+//! * [`duration`]: seconds → nanoseconds with Python's errors.
+
+use pyo3::prelude::*;
+
+mod duration;
+mod options;
+mod report;
+mod sleeper;
+mod ticker;
+mod wait;
+
+/// Precise sleep for Python (native module; import `sleeplab`).
+#[pymodule]
+fn _sleeplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(sleeper::sleep, m)?)?;
+    m.add_function(wrap_pyfunction!(sleeper::sleep_until, m)?)?;
+    m.add_function(wrap_pyfunction!(sleeper::sleep_until_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(sleeper::_duration_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(sleeper::_direct_zero_sleeps_ns, m)?)?;
+    m.add_class::<sleeper::PySleeper>()?;
+    m.add_class::<ticker::PyTicker>()?;
+    m.add_class::<report::PySleepReport>()?;
+    m.add_class::<report::PySleepStats>()?;
+    m.add_class::<report::PyTick>()?;
+    m.add("SLICE_NS", wait::SLICE_NS)?;
+    m.add("OPTIONS", options::NAMES.to_vec())?;
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! `PreciseSleeper` and the module-level `sleep`, `sleep_until`, `sleep_until_ns` (one
+//! lazily built sleeper per thread).
+
+use std::cell::RefCell;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use sleeplab::clock::monotonic_ns;
+use sleeplab::precise::{PreciseSleeper, SleepReport};
+
+use crate::duration::{deadline_after, deadline_at, ns_to_seconds};
+use crate::options::Options;
+use crate::report::{PySleepReport, PySleepStats};
+use crate::wait::wait_then;
+
+thread_local! {
+    /// The sleeper behind the module-level functions, one per thread (timer slack and
+    /// the learned margin are per thread).
+    static THREAD_SLEEPER: RefCell<Option<PreciseSleeper>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on this thread's sleeper, building it on first use (which sets this thread's
+/// timer slack to 1 ns).
+pub(crate) fn with_thread_sleeper<R>(f: impl FnOnce(&mut PreciseSleeper) -> R) -> R {
+    THREAD_SLEEPER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => f(slot.get_or_insert_with(PreciseSleeper::new)),
+        // Not reachable from Python (no Python code runs inside a wait), but never panic.
+        Err(_) => f(&mut PreciseSleeper::new()),
+    })
+}
+
+/// Waits until `deadline` on `sleeper` (see `wait::wait_then`) and reports the whole
+/// wait, coarse slices included, from `start`.
+fn sleep_until_on(
+    py: Python<'_>,
+    start: u64,
+    deadline: u64,
+    precise: impl FnOnce(u64) -> SleepReport + Send,
+) -> PyResult<PySleepReport> {
+    let last = wait_then(py, deadline, move || precise(deadline))?;
+    let start = start.min(last.start);
+    let native_end = last.start + last.native_ns;
+    Ok(SleepReport::from_instants(
+        start,
+        deadline,
+        native_end,
+        last.woke,
+        last.native_oversleep_ns,
+        last.margin_ns,
+    )
+    .into())
+}
+
+/// Sleeps `seconds` precisely, never returning early (a native sleep to the deadline
+/// minus a learned margin, then a short spin). Releases the GIL while waiting; Ctrl-C
+/// raises KeyboardInterrupt within about 50 ms. Raises ValueError for negative, NaN or
+/// infinite lengths. Uses one sleeper per thread, which sets that thread's timer slack
+/// to 1 ns on first use.
+#[pyfunction]
+pub(crate) fn sleep(py: Python<'_>, seconds: f64) -> PyResult<()> {
+    let deadline = deadline_after(seconds)?;
+    wait_then(py, deadline, move || {
+        with_thread_sleeper(|s| s.sleep_until_ns(deadline))
+    })?;
+    Ok(())
+}
+
+/// Sleeps until `t`, a time on `time.monotonic()`'s clock in seconds (CLOCK_MONOTONIC;
+/// rounded up to the nanosecond). A time in the past returns at once. Otherwise as
+/// `sleep`.
+#[pyfunction]
+pub(crate) fn sleep_until(py: Python<'_>, t: f64) -> PyResult<()> {
+    sleep_until_ns(py, deadline_at(t)?)
+}
+
+/// Sleeps until `deadline_ns` on `time.monotonic_ns()`'s clock (exact integers).
+/// Otherwise as `sleep_until`.
+#[pyfunction]
+pub(crate) fn sleep_until_ns(py: Python<'_>, deadline_ns: u64) -> PyResult<()> {
+    wait_then(py, deadline_ns, move || {
+        with_thread_sleeper(|s| s.sleep_until_ns(deadline_ns))
+    })?;
+    Ok(())
+}
+
+/// `seconds` as the nanoseconds `sleep` would wait (rounded up), with its errors. Used
+/// by `asleep`.
+#[pyfunction]
+pub(crate) fn _duration_ns(seconds: f64) -> PyResult<u64> {
+    crate::duration::seconds_to_ns(seconds, "sleep length")
+}
+
+/// Benchmark helper: `n` zero-length sleeps on this thread's sleeper called directly in
+/// Rust (no Python in the loop); returns the total ns. The baseline against which the
+/// binding's per-call overhead is measured.
+#[pyfunction]
+pub(crate) fn _direct_zero_sleeps_ns(py: Python<'_>, n: u64) -> u64 {
+    py.detach(|| {
+        with_thread_sleeper(|s| {
+            let t0 = monotonic_ns();
+            for _ in 0..n {
+                std::hint::black_box(s.sleep_for_ns(std::hint::black_box(0)));
+            }
+            monotonic_ns() - t0
+        })
+    })
+}
+
+/// A precise sleeper with its own learned margin and statistics.
+///
+/// PreciseSleeper(*, spin="pause", timer_slack="minimal", prior=200e-6, cap=500e-6,
+/// window=256, quantile=0.99, half_life=32, headroom=10e-6): the options of the Rust
+/// builder; durations in seconds. Building it applies timer_slack to the calling thread:
+/// use it from that thread (one call at a time; a second thread gets RuntimeError).
+#[pyclass(name = "PreciseSleeper", module = "sleeplab._sleeplab")]
+pub(crate) struct PySleeper {
+    inner: PreciseSleeper,
+}
+
+#[pymethods]
+impl PySleeper {
+    #[new]
+    #[pyo3(signature = (**options))]
+    fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let options = Options::from_kwargs(options)?;
+        Ok(Self {
+            inner: options.builder().build(),
+        })
+    }
+
+    /// Sleeps `seconds` precisely (see `sleeplab.sleep`) and returns a SleepReport.
+    fn sleep(&mut self, py: Python<'_>, seconds: f64) -> PyResult<PySleepReport> {
+        let start = monotonic_ns();
+        let deadline = deadline_after(seconds)?;
+        let inner = &mut self.inner;
+        sleep_until_on(py, start, deadline, |d| inner.sleep_until_ns(d))
+    }
+
+    /// Sleeps until `t` on `time.monotonic()`'s clock and returns a SleepReport.
+    fn sleep_until(&mut self, py: Python<'_>, t: f64) -> PyResult<PySleepReport> {
+        self.sleep_until_ns(py, deadline_at(t)?)
+    }
+
+    /// Sleeps until `deadline_ns` on `time.monotonic_ns()`'s clock and returns a
+    /// SleepReport.
+    fn sleep_until_ns(&mut self, py: Python<'_>, deadline_ns: u64) -> PyResult<PySleepReport> {
+        let start = monotonic_ns();
+        let inner = &mut self.inner;
+        sleep_until_on(py, start, deadline_ns, |d| inner.sleep_until_ns(d))
+    }
+
+    /// Running statistics since creation or the last `reset_stats()`.
+    fn stats(&self) -> PySleepStats {
+        self.inner.stats().into()
+    }
+
+    /// Clears the statistics (the learned margin is kept).
+    fn reset_stats(&mut self) {
+        self.inner.reset_stats();
+    }
+
+    /// The margin the next sleep will spin before its deadline, seconds.
+    #[getter]
+    fn margin(&self) -> f64 {
+        ns_to_seconds(self.inner.margin_ns())
+    }
+
+    /// The margin in integer nanoseconds.
+    #[getter]
+    fn margin_ns(&self) -> u64 {
+        self.inner.margin_ns()
+    }
+
+    /// The creating thread's timer slack read after building, ns.
+    #[getter]
+    fn timer_slack_ns(&self) -> Option<u64> {
+        self.inner.timer_slack_ns()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "PreciseSleeper(margin_ns={}, sleeps={})",
+            self.inner.margin_ns(),
+            self.inner.stats().count
+        )
+    }
+}

@@ -1,0 +1,55 @@
+"""The package as installed: typed (py.typed, stubs that match the native module),
+documented, and importable from a fresh interpreter."""
+
+from __future__ import annotations
+
+import ast
+import importlib.resources
+import inspect
+
+import sleeplab
+from sleeplab import _sleeplab
+
+
+def stub_names() -> set[str]:
+    text = importlib.resources.files("sleeplab").joinpath("_sleeplab.pyi").read_text()
+    names = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def native_names() -> set[str]:
+    return {n for n in dir(_sleeplab) if not n.startswith("__")}
+
+
+def test_stubs_cover_exactly_the_native_module():
+    aliases = {"SpinOption", "SlackOption", "Missed"}
+    assert stub_names() - aliases == native_names()
+
+
+def test_package_is_typed():
+    assert importlib.resources.files("sleeplab").joinpath("py.typed").is_file()
+
+
+def test_public_api_is_documented():
+    for name in sleeplab.__all__:
+        obj = getattr(sleeplab, name)
+        if callable(obj):
+            assert inspect.getdoc(obj), f"{name} has no docstring"
+    assert "Ticker" in sleeplab.__doc__
+
+
+def test_stub_methods_exist_on_the_classes():
+    text = importlib.resources.files("sleeplab").joinpath("_sleeplab.pyi").read_text()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.ClassDef):
+            cls = getattr(_sleeplab, node.name)
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and not item.name.startswith("__"):
+                    assert hasattr(cls, item.name), f"{node.name}.{item.name}"
+                if isinstance(item, ast.AnnAssign):
+                    assert hasattr(cls, item.target.id), f"{node.name}.{item.target.id}"

@@ -1,0 +1,177 @@
+"""One-shot sleeps: never early, on time.monotonic()'s clock, reports that add up, and
+the errors Python users expect."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+import sleeplab
+
+LENGTHS = [0.0, 1e-9, 50e-6, 0.0005, 0.0015, 0.003, 0.02, 0.061]
+
+
+def test_monotonic_is_clock_monotonic():
+    # sleep_until(t) takes t on time.monotonic()'s timeline; the library sleeps on
+    # CLOCK_MONOTONIC: the same clock on Linux.
+    info = time.get_clock_info("monotonic")
+    assert info.implementation == "clock_gettime(CLOCK_MONOTONIC)"
+
+
+def test_reports_are_stamped_on_time_monotonic_ns():
+    s = sleeplab.PreciseSleeper()
+    for _ in range(20):
+        before = time.monotonic_ns()
+        r = s.sleep(0.001)
+        after = time.monotonic_ns()
+        assert before <= r.start_ns <= r.deadline_ns <= r.woke_ns <= after
+
+
+@pytest.mark.parametrize("seconds", LENGTHS)
+def test_sleep_is_never_early(seconds):
+    want = sleeplab._sleeplab._duration_ns(seconds)
+    assert want >= seconds * 1e9
+    for _ in range(5):
+        before = time.monotonic_ns()
+        assert sleeplab.sleep(seconds) is None
+        assert time.monotonic_ns() - before >= want
+
+
+def test_sleep_accepts_ints():
+    before = time.monotonic_ns()
+    sleeplab.sleep(0)
+    sleeplab.PreciseSleeper().sleep(0)
+    assert time.monotonic_ns() >= before
+
+
+def test_sleep_until_is_never_early_on_both_timelines():
+    for i in range(20):
+        t = time.monotonic() + 0.0003 * (i % 7)
+        sleeplab.sleep_until(t)
+        assert time.monotonic() >= t
+        deadline = time.monotonic_ns() + 250_000 * (i % 5)
+        sleeplab.sleep_until_ns(deadline)
+        assert time.monotonic_ns() >= deadline
+
+
+def test_deadlines_in_the_past_return_at_once():
+    s = sleeplab.PreciseSleeper()
+    r = s.sleep_until(time.monotonic() - 10)
+    assert r.lateness_ns > 9_000_000_000
+    sleeplab.sleep_until(-5.0)
+    sleeplab.sleep_until_ns(0)
+    assert s.sleep_until_ns(0).woke_ns >= 0
+
+
+def test_report_and_stats_add_up():
+    s = sleeplab.PreciseSleeper()
+    reports = [s.sleep(x) for x in LENGTHS]
+    for x, r in zip(LENGTHS, reports):
+        assert r.woke_ns >= r.deadline_ns
+        assert r.lateness_ns == r.woke_ns - r.deadline_ns
+        assert r.native_ns + r.spin_ns == r.woke_ns - r.start_ns
+        assert r.deadline_ns - r.start_ns >= sleeplab._sleeplab._duration_ns(x)
+        assert math.isclose(r.lateness, r.lateness_ns / 1e9)
+    st = s.stats()
+    assert st.count == len(LENGTHS)
+    assert st.max_lateness_ns == max(r.lateness_ns for r in reports)
+    assert st.total_lateness_ns == sum(r.lateness_ns for r in reports)
+    assert math.isclose(st.mean_lateness_ns, st.total_lateness_ns / st.count)
+    assert s.margin_ns > 0 and math.isclose(s.margin, s.margin_ns / 1e9)
+    assert s.timer_slack_ns is not None
+    s.reset_stats()
+    assert s.stats().count == 0
+    assert s.margin_ns > 0  # the learned margin is kept
+
+
+def test_a_long_sleep_spans_slices_and_is_reported_whole():
+    s = sleeplab.PreciseSleeper()
+    seconds = 2.5 * sleeplab.SLICE_NS / 1e9
+    r = s.sleep(seconds)
+    assert r.deadline_ns - r.start_ns >= sleeplab._sleeplab._duration_ns(seconds)
+    assert r.woke_ns >= r.deadline_ns
+    assert r.native_ns + r.spin_ns == r.woke_ns - r.start_ns
+    assert r.native_ns > 2 * sleeplab.SLICE_NS  # the coarse slices count as native sleep
+    assert s.stats().count == 1
+
+
+BAD = [
+    (-1.0, ValueError, "sleep length must be non-negative, got -1.0"),
+    (-1e-9, ValueError, "non-negative"),
+    (math.nan, ValueError, "sleep length must be a number, got nan"),
+    (math.inf, ValueError, "sleep length must be finite, got inf"),
+    (-math.inf, ValueError, "must be finite, got -inf"),
+    (1e300, OverflowError, "too large"),
+]
+
+
+@pytest.mark.parametrize("value,error,message", BAD)
+def test_bad_lengths_raise(value, error, message):
+    with pytest.raises(error, match=message):
+        sleeplab.sleep(value)
+    with pytest.raises(error, match=message):
+        sleeplab.PreciseSleeper().sleep(value)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_bad_deadlines_raise(value):
+    with pytest.raises(ValueError):
+        sleeplab.sleep_until(value)
+    with pytest.raises(ValueError):
+        sleeplab.PreciseSleeper().sleep_until(value)
+
+
+def test_wrong_types_raise_type_error():
+    with pytest.raises(TypeError):
+        sleeplab.sleep("1")
+    with pytest.raises(TypeError):
+        sleeplab.sleep(None)
+    with pytest.raises((TypeError, OverflowError)):
+        sleeplab.sleep_until_ns(-1)
+
+
+def test_options_map_onto_the_builder():
+    s = sleeplab.PreciseSleeper(
+        spin="yield",
+        timer_slack="leave",
+        prior=300e-6,
+        cap=1e-3,
+        window=64,
+        quantile=0.999,
+        half_life=8,
+        headroom=0.0,
+    )
+    # Before any sleep the margin is the prior plus the headroom.
+    assert s.margin_ns == 300_000
+    assert s.sleep(0.001).woke_ns >= 0
+    assert set(sleeplab.OPTIONS) == {
+        "spin", "timer_slack", "prior", "cap", "window", "quantile", "half_life", "headroom",
+    }
+
+
+@pytest.mark.parametrize(
+    "options,error",
+    [
+        ({"spin": "busy"}, ValueError),
+        ({"timer_slack": "max"}, ValueError),
+        ({"quantile": 0.2}, ValueError),
+        ({"quantile": math.nan}, ValueError),
+        ({"window": 0}, ValueError),
+        ({"window": 5000}, ValueError),
+        ({"half_life": 0}, ValueError),
+        ({"cap": 0.0}, ValueError),
+        ({"prior": 1.0}, ValueError),  # above the default cap
+        ({"prior": -1.0}, ValueError),
+        ({"headroom": math.inf}, ValueError),
+        ({"window": -1}, OverflowError),
+        ({"colour": "red"}, TypeError),
+        ({"spin": 3}, TypeError),
+    ],
+)
+def test_bad_options_raise(options, error):
+    with pytest.raises(error):
+        sleeplab.PreciseSleeper(**options)
+    with pytest.raises(error):
+        sleeplab.Ticker(0.01, **options)

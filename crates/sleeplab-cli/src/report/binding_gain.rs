@@ -1,0 +1,250 @@
+//! The finding on sleeplab's own precise sleep in other languages: where a probe measured
+//! both the language's plain sleep and sleeplab's (the C probe's `sleeplab_sleep_ns`
+//! through the C ABI, the Python probe's `sleeplab.sleep` through the Python package),
+//! how much less the precise one overslept.
+
+use super::findings::Finding;
+use super::units::ns;
+use super::view::Results;
+use crate::experiments::runtimes::{MethodResult, MethodStatus, OneshotCell, RuntimeStatus};
+use crate::runtimes::protocol::Kind;
+
+/// Whether a probe method calls sleeplab itself (its name starts with `sleeplab`).
+pub fn is_sleeplab(method: &str) -> bool {
+    method.starts_with("sleeplab")
+}
+
+/// A measured one-shot method.
+fn measured_oneshot(m: &MethodResult) -> bool {
+    m.kind == Kind::Oneshot && m.status == MethodStatus::Measured
+}
+
+/// The request both methods measured that is closest to 1 ms (by ratio; the smaller on a
+/// tie), with both cells. Cells with an early median (a rounding down) are left out: their
+/// oversleep is not a lateness.
+fn common_cell<'a>(
+    plain: &'a MethodResult,
+    precise: &'a MethodResult,
+) -> Option<(&'a OneshotCell, &'a OneshotCell)> {
+    let usable = |c: &&OneshotCell| {
+        c.requested_ns > 0 && c.summary.count > 0 && c.summary.median_ns >= c.requested_ns as f64
+    };
+    let distance = |d: u64| (d as f64 / 1e6).ln().abs();
+    precise
+        .cells
+        .iter()
+        .filter(usable)
+        .filter_map(|p| {
+            let q = plain
+                .cells
+                .iter()
+                .filter(usable)
+                .find(|c| c.requested_ns == p.requested_ns)?;
+            Some((q, p))
+        })
+        .min_by(|a, b| {
+            let (da, db) = (distance(a.0.requested_ns), distance(b.0.requested_ns));
+            da.total_cmp(&db)
+                .then(a.0.requested_ns.cmp(&b.0.requested_ns))
+        })
+}
+
+/// How much less `precise` overslept than `plain` (median oversleeps, ns).
+fn comparison(precise: f64, plain: f64) -> String {
+    if precise >= plain {
+        "not less".into()
+    } else if precise <= 0.0 {
+        format!("{} less", ns(plain - precise))
+    } else {
+        let ratio = plain / precise;
+        if ratio >= 10.0 {
+            format!("{ratio:.0}× less")
+        } else {
+            format!("{ratio:.1}× less")
+        }
+    }
+}
+
+/// "Asked for 1 ms, C's sleeplab_sleep_ns overslept by a median of 2 µs, nanosleep by
+/// 74 µs: 37× less." One statistic: the median oversleep (median elapsed − request) of
+/// the one request closest to 1 ms both measured, at the same load and timer slack.
+pub fn binding_gain(r: &Results<'_>) -> Option<Finding> {
+    let (_, d) = r.runtimes()?;
+    let parts: Vec<String> = d
+        .runtimes
+        .iter()
+        .filter(|rt| rt.status == RuntimeStatus::Measured)
+        .flat_map(|rt| {
+            // The language's plain sleep, paired with each sleeplab method run under the
+            // same conditions.
+            let plain = super::sections::runtimes::main_sleep(rt);
+            rt.methods
+                .iter()
+                .filter(|m| measured_oneshot(m) && is_sleeplab(&m.method))
+                .filter_map(move |precise| {
+                    let plain = plain?;
+                    let same = precise.load == plain.load
+                        && precise.timer_slack_ns == plain.timer_slack_ns;
+                    let (q, p) = common_cell(plain, precise).filter(|_| same)?;
+                    let over = |c: &OneshotCell| c.summary.median_ns - c.requested_ns as f64;
+                    Some(format!(
+                        "asked for {}, {}'s {} overslept by a median of {}, {} by {}: {}",
+                        ns(p.requested_ns as f64),
+                        rt.title,
+                        precise.method,
+                        ns(over(p)),
+                        plain.method,
+                        ns(over(q)),
+                        comparison(over(p), over(q))
+                    ))
+                })
+        })
+        .collect();
+    if parts.is_empty() {
+        return None;
+    }
+    let mut text = parts.join("; ");
+    text[..1].make_ascii_uppercase();
+    text.push('.');
+    Some(Finding {
+        id: "sleeplab-in-other-languages",
+        text,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ExperimentData;
+    use crate::report::testdata::stored;
+
+    /// The fixture's runtimes result with one runtime holding these one-shot methods:
+    /// (name, [(request, median)]).
+    fn with_methods(title: &str, methods: &[(&str, &[(u64, f64)])]) -> crate::model::ResultFile {
+        let mut r = stored("runtimes");
+        let ExperimentData::Runtimes(d) = &mut r.data else {
+            panic!("runtimes");
+        };
+        let mut rt = d
+            .runtimes
+            .iter()
+            .find(|x| {
+                x.methods
+                    .iter()
+                    .any(|m| measured_oneshot(m) && !m.cells.is_empty())
+            })
+            .expect("a measured runtime")
+            .clone();
+        let template = rt
+            .methods
+            .iter()
+            .find(|m| measured_oneshot(m) && !m.cells.is_empty())
+            .unwrap()
+            .clone();
+        rt.title = title.into();
+        rt.methods = methods
+            .iter()
+            .map(|(name, cells)| {
+                let mut m = template.clone();
+                m.method = (*name).into();
+                m.cells = cells
+                    .iter()
+                    .map(|&(requested, median)| {
+                        let mut c = template.cells[0].clone();
+                        c.requested_ns = requested;
+                        c.summary.count = 50;
+                        c.summary.median_ns = median;
+                        c
+                    })
+                    .collect();
+                m
+            })
+            .collect();
+        d.runtimes = vec![rt];
+        r
+    }
+
+    fn text(r: &crate::model::ResultFile) -> Option<String> {
+        binding_gain(&Results::of(r)).map(|f| f.text)
+    }
+
+    #[test]
+    fn states_the_gain_at_the_request_closest_to_1_ms() {
+        let r = with_methods(
+            "C",
+            &[
+                (
+                    "nanosleep",
+                    &[(100_000, 170_000.0), (1_000_000, 1_074_000.0)],
+                ),
+                (
+                    "sleeplab_sleep_ns",
+                    &[(100_000, 101_000.0), (1_000_000, 1_002_000.0)],
+                ),
+            ],
+        );
+        assert_eq!(
+            text(&r).unwrap(),
+            "Asked for 1 ms, C's sleeplab_sleep_ns overslept by a median of 2 µs, nanosleep by 74 µs: 37× less."
+        );
+    }
+
+    #[test]
+    fn says_not_less_when_sleeplab_did_not_win_and_keeps_the_ratio_honest() {
+        let r = with_methods(
+            "Python",
+            &[
+                ("time.sleep", &[(10_000_000, 10_050_000.0)]),
+                ("sleeplab.sleep", &[(10_000_000, 10_060_000.0)]),
+            ],
+        );
+        assert!(
+            text(&r)
+                .unwrap()
+                .contains("by a median of 60 µs, time.sleep by 50 µs: not less")
+        );
+        assert_eq!(comparison(0.0, 50_000.0), "50 µs less");
+        assert_eq!(comparison(20_000.0, 50_000.0), "2.5× less");
+        assert_eq!(comparison(50_000.0, 50_000.0), "not less");
+    }
+
+    #[test]
+    fn needs_both_methods_at_a_shared_request_that_was_not_early() {
+        // Only the plain sleep: no finding.
+        assert_eq!(
+            text(&with_methods("C", &[("nanosleep", &[(1_000_000, 1e6)])])),
+            None
+        );
+        // No request in common.
+        let r = with_methods(
+            "C",
+            &[
+                ("nanosleep", &[(1_000_000, 1_070_000.0)]),
+                ("sleeplab_sleep_ns", &[(100_000, 101_000.0)]),
+            ],
+        );
+        assert_eq!(text(&r), None);
+        // A plain sleep that returned early (rounded down) is no baseline.
+        let r = with_methods(
+            "C",
+            &[
+                ("poll", &[(100_000, 200.0)]),
+                ("sleeplab_sleep_ns", &[(100_000, 101_000.0)]),
+            ],
+        );
+        assert_eq!(text(&r), None);
+        // sleeplab's method listed first is still not taken for the plain sleep.
+        let r = with_methods(
+            "C",
+            &[
+                ("sleeplab_sleep_ns", &[(1_000_000, 1_002_000.0)]),
+                ("nanosleep", &[(1_000_000, 1_074_000.0)]),
+            ],
+        );
+        assert!(
+            text(&r)
+                .unwrap()
+                .contains("sleeplab_sleep_ns overslept by a median of 2 µs, nanosleep by 74 µs")
+        );
+    }
+}

@@ -1,0 +1,133 @@
+//! The plain structs C reads: what one sleep did, running statistics, one tick.
+//! All times are nanoseconds on `CLOCK_MONOTONIC`.
+
+use sleeplab_core::precise::{SleepReport, SleepStats, Tick as CoreTick};
+
+/// What one sleep did.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Report {
+    /// When the sleep began (its first clock read).
+    pub start_ns: u64,
+    /// The deadline it was asked to reach.
+    pub deadline_ns: u64,
+    /// When it returned: the first clock read at or after the deadline.
+    pub woke_ns: u64,
+    /// `woke_ns - deadline_ns` (0 is perfect; never negative: it never returns early).
+    pub lateness_ns: u64,
+    /// Time spent in the native (sleeping) phase.
+    pub native_ns: u64,
+    /// Time spent spinning after the native phase.
+    pub spin_ns: u64,
+    /// How far the native sleep overslept its own target (0 without a native phase).
+    pub native_oversleep_ns: u64,
+    /// Whether the sleep had a native phase (false when the deadline had passed or was
+    /// within the margin, so it only spun).
+    pub had_native_phase: bool,
+    /// The margin this sleep planned to spin before the deadline.
+    pub margin_ns: u64,
+}
+
+impl From<SleepReport> for Report {
+    fn from(r: SleepReport) -> Self {
+        Self {
+            start_ns: r.start,
+            deadline_ns: r.deadline,
+            woke_ns: r.woke,
+            lateness_ns: r.lateness_ns,
+            native_ns: r.native_ns,
+            spin_ns: r.spin_ns,
+            native_oversleep_ns: r.native_oversleep_ns.unwrap_or(0),
+            had_native_phase: r.native_oversleep_ns.is_some(),
+            margin_ns: r.margin_ns,
+        }
+    }
+}
+
+/// Running totals over the sleeps of one sleeper (or ticker) since it was created or its
+/// statistics were reset. Sums saturate.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stats {
+    /// Sleeps recorded.
+    pub count: u64,
+    /// Sum of their lateness.
+    pub total_lateness_ns: u64,
+    /// Largest lateness.
+    pub max_lateness_ns: u64,
+    /// Mean lateness (0 when `count` is 0).
+    pub mean_lateness_ns: f64,
+    /// Sum of the spin phases: roughly the CPU the sleeper burned.
+    pub total_spin_ns: u64,
+    /// Sum of the native phases.
+    pub total_native_ns: u64,
+    /// Sleeps that had a native phase.
+    pub native_sleeps: u64,
+    /// Native wakeups later than the margin estimator's cap: counted, not learned (host
+    /// stalls).
+    pub stalls: u64,
+}
+
+impl From<SleepStats> for Stats {
+    fn from(s: SleepStats) -> Self {
+        Self {
+            count: s.count,
+            total_lateness_ns: s.total_lateness_ns,
+            max_lateness_ns: s.max_lateness_ns,
+            mean_lateness_ns: s.mean_lateness_ns(),
+            total_spin_ns: s.total_spin_ns,
+            total_native_ns: s.total_native_ns,
+            native_sleeps: s.native_sleeps,
+            stalls: s.stalls,
+        }
+    }
+}
+
+/// One tick of a ticker.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tick {
+    /// 0-based number of this tick.
+    pub index: u64,
+    /// When it was due (`start + k·period` on the grid).
+    pub scheduled_ns: u64,
+    /// When it fired.
+    pub woke_ns: u64,
+    /// `woke_ns - scheduled_ns`.
+    pub lateness_ns: u64,
+    /// Ticks missed at this tick (see `SLEEPLAB_MISSED_*`).
+    pub missed: u64,
+    /// The sleep behind this tick.
+    pub sleep: Report,
+}
+
+impl From<CoreTick> for Tick {
+    fn from(t: CoreTick) -> Self {
+        Self {
+            index: t.index,
+            scheduled_ns: t.scheduled,
+            woke_ns: t.woke,
+            lateness_ns: t.lateness_ns,
+            missed: t.missed,
+            sleep: t.sleep.into(),
+        }
+    }
+}
+
+/// Where a ticker stands.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TickerState {
+    /// The period.
+    pub period_ns: u64,
+    /// The grid origin (moves when `SLEEPLAB_MISSED_DELAY` reschedules).
+    pub start_ns: u64,
+    /// When the next tick is due.
+    pub next_ns: u64,
+    /// Ticks returned so far.
+    pub ticks: u64,
+    /// Ticks missed so far.
+    pub missed_ticks: u64,
+    /// The missed-tick behaviour (`SLEEPLAB_MISSED_*`).
+    pub missed_behavior: i32,
+}

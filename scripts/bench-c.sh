@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Issue 15's C benchmark: a 60 Hz loop, nanosleep vs sleeplab_sleep_ns (libsleeplab.so)
+# vs a pure spin, interleaved in blocks of 60 frames (p99 lateness with n, CPU % per
+# contender). Rewrites the "c" section of docs/BENCHMARKS.md. Run it on a quiet machine
+# (about 60 s), never beside compilers.
+#
+#   scripts/bench-c.sh
+#   FRAMES=6 BLOCK=3 BENCH_DOC=/tmp/b.md scripts/bench-c.sh   # smoke run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FRAMES=${FRAMES:-1200}
+BLOCK=${BLOCK:-60}
+DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
+
+cargo build --release -q -p sleeplab-ffi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+lib=$PWD/target/release
+cc -O2 -std=c11 -Wall -Wextra -Iinclude -o "$out/pace" crates/sleeplab-ffi/bench/pace.c \
+    -L"$lib" -Wl,-rpath,"$lib" -lsleeplab
+args=(--frames "$FRAMES" --block "$BLOCK" --rate 60)
+"$out/pace" "${args[@]}" >"$out/c.json"
+python3 bindings/python/bench/report.py "$out/c.json" c \
+    "scripts/bench-c.sh   # runs: crates/sleeplab-ffi/bench/pace.c ${args[*]}" "$DOC"

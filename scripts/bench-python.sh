@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Issue 15's Python benchmark: a 60 Hz loop, time.sleep vs sleeplab.sleep vs a pure spin,
+# interleaved in blocks of 60 frames (p99 lateness with n, CPU % per contender), then the
+# binding's per-call overhead against a direct Rust call. Rewrites the "python" section of
+# docs/BENCHMARKS.md. Run it on a quiet machine (about 65 s), never beside compilers.
+#
+#   scripts/bench-python.sh
+#   FRAMES=6 BLOCK=3 CALLS=1000 BENCH_DOC=/tmp/b.md scripts/bench-python.sh   # smoke run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FRAMES=${FRAMES:-1200}
+BLOCK=${BLOCK:-60}
+CALLS=${CALLS:-200000}
+DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
+
+py=$(scripts/python-env.sh)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+args=(--frames "$FRAMES" --block "$BLOCK" --rate 60 --calls "$CALLS")
+"$py" bindings/python/bench/pace.py "${args[@]}" --json "$out/python.json"
+"$py" bindings/python/bench/report.py "$out/python.json" python \
+    "scripts/bench-python.sh   # runs: python bindings/python/bench/pace.py ${args[*]}" "$DOC"
