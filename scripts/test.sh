@@ -11,6 +11,7 @@ scripts/install-deps.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace --release
+python3 scripts/bench_frontier_report.py --self-test
 
 py=$(scripts/python-env.sh)
 (cd bindings/python && "$py" -m pytest -q)

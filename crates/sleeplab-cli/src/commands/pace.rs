@@ -15,8 +15,14 @@ pub struct PaceArgs {
     /// Contenders, comma-separated. Known: std-sleep, clock-nanosleep-abs, spin,
     /// seed-hybrid, sdl-precise, fixed-margin, spin-sleep, precise. Default: std-sleep,
     /// spin, seed-hybrid, sdl-precise, spin-sleep, precise (6 × 500 frames at 60 Hz = 50 s).
+    /// Each may carry a setting: seed-hybrid:x=2, fixed-margin:250us, spin-sleep:50us,
+    /// precise:q=0.999,budget=3%,cap=2ms,tol=50us,early=20us.
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("strategy list"))]
     pub strategies: Option<List<String>>,
+    /// Competing busy threads, a list of levels, e.g. 0,2,5 (above the CPU count is
+    /// oversubscribed); the contenders are interleaved within each level.
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::loads, default_value = "0")]
+    pub load: List<usize>,
     /// Frames per second.
     #[arg(long, allow_hyphen_values = true, value_name = "HZ", default_value = "60", value_parser = rate)]
     pub rate: f64,
@@ -64,16 +70,27 @@ fn rate(s: &str) -> Result<f64, ParseError> {
     Ok(v)
 }
 
-/// Resolves contender names against the registry (with a suggestion for typos);
-/// `None` gives `defaults`. Used by `pace` and `cpu`.
+/// Resolves contender names or settings (`seed-hybrid:x=2`, `precise:q=0.999,budget=3%`)
+/// against the registry, with a suggestion for a mistyped name; returns canonical
+/// settings in order without repeats. `None` gives `defaults`. Used by `pace` and `cpu`.
 pub fn resolve_strategies(
     given: Option<&List<String>>,
     defaults: &[&str],
 ) -> Result<Vec<String>, UsageError> {
-    match given {
-        None => Ok(defaults.iter().map(|s| s.to_string()).collect()),
-        Some(list) => Ok(Names::new("strategy", strategies::names()).resolve(&list.0)?),
+    let Some(list) = given else {
+        return Ok(defaults.iter().map(|s| s.to_string()).collect());
+    };
+    let names = Names::new("strategy", strategies::names());
+    let mut out: Vec<String> = Vec::new();
+    for setting in strategies::join_settings(&list.0) {
+        names.check(strategies::base_name(&setting))?;
+        let canonical = strategies::canonical(&setting)
+            .map_err(|e| UsageError::new(format!("invalid --strategies {setting}: {e}")))?;
+        if !out.contains(&canonical) {
+            out.push(canonical);
+        }
     }
+    Ok(out)
 }
 
 /// Builds the config from the arguments.
@@ -87,6 +104,7 @@ pub fn config(args: &PaceArgs) -> Result<PaceConfig, UsageError> {
     }
     Ok(PaceConfig {
         strategies: resolve_strategies(args.strategies.as_ref(), &DEFAULT_STRATEGIES)?,
+        loads: parse::dedup(&args.load.0),
         rate_hz: args.rate,
         period_ns,
         frames: args.frames,

@@ -152,6 +152,32 @@ pub fn choose(candidates: &[Candidate], tolerance_ns: u64) -> Option<(usize, boo
         .map(|(i, _)| (i, false))
 }
 
+/// The frontier's next point after the chosen one: of the other contenders that also
+/// meet `tolerance_ns` at p99, the one with the lowest CPU (the price of the runner-up).
+pub fn runner_up(candidates: &[Candidate], tolerance_ns: u64, chosen: usize) -> Option<usize> {
+    let name = &candidates.get(chosen)?.strategy;
+    candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| &c.strategy != name && c.meets(tolerance_ns))
+        .min_by(|(_, a), (_, b)| a.cpu_percent.total_cmp(&b.cpu_percent))
+        .map(|(i, _)| i)
+}
+
+/// The sentence on the runner-up (see [`runner_up`]): what it needs to meet the same
+/// tolerance; empty when no other contender meets it.
+pub fn runner_up_sentence(candidates: &[Candidate], tolerance_ns: u64, chosen: usize) -> String {
+    match runner_up(candidates, tolerance_ns, chosen) {
+        Some(i) => format!(
+            " The next cheapest that meets it, {}, needs {} of a core (p99 {}).",
+            candidates[i].strategy,
+            fmt_pct(candidates[i].cpu_percent),
+            fmt_ns_f(candidates[i].p99_ns)
+        ),
+        None => String::new(),
+    }
+}
+
 /// A Rust snippet for `strategy` and the need.
 pub fn snippet(strategy: &str, need: &Need) -> String {
     let (what, ns) = match need {
@@ -267,6 +293,7 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
                 let frames = frames(seconds_ns, *period_ns);
                 let config = PaceConfig {
                     strategies: names,
+                    loads: vec![0],
                     rate_hz: 1e9 / *period_ns as f64,
                     period_ns: *period_ns,
                     frames,
@@ -304,15 +331,17 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
     let c = candidates.get(chosen).cloned();
     let reason = match &c {
         None => "nothing was measured (interrupted)".to_string(),
-        Some(c) if meets => format!(
-            "{} (timer slack {}) meets p99 ≤ {} with p99 {} at {} of a core, the lowest CPU of the {} candidates that do.",
-            c.strategy,
-            fmt_ns(c.timer_slack_ns),
-            fmt_ns(tolerance_ns),
-            fmt_ns_f(c.p99_ns),
-            fmt_pct(c.cpu_percent),
-            candidates.iter().filter(|x| x.meets(tolerance_ns)).count()
-        ),
+        Some(c) if meets => {
+            format!(
+                "{} (timer slack {}) meets p99 ≤ {} with p99 {} at {} of a core, the lowest CPU of the {} candidates that do.",
+                c.strategy,
+                fmt_ns(c.timer_slack_ns),
+                fmt_ns(tolerance_ns),
+                fmt_ns_f(c.p99_ns),
+                fmt_pct(c.cpu_percent),
+                candidates.iter().filter(|x| x.meets(tolerance_ns)).count()
+            ) + &runner_up_sentence(&candidates, tolerance_ns, chosen)
+        }
         Some(c) => format!(
             "no candidate met p99 ≤ {} here; the best p99 was {} ({} at {} of a core). \
              This machine cannot promise that tolerance; consider a real-time policy \
@@ -411,6 +440,30 @@ mod tests {
         // Nothing meets 50 ns: the best p99 is recommended, flagged.
         assert_eq!(choose(&c, 50), Some((3, false)));
         assert_eq!(choose(&[], 50), None);
+    }
+
+    #[test]
+    fn the_runner_up_meets_the_tolerance_at_no_less_cpu_and_is_another_contender() {
+        let c = [
+            cand("clock-nanosleep-abs", 80_000.0, 0.1),
+            cand("precise", 1_500.0, 0.9),
+            cand("precise", 1_200.0, 1.1),
+            cand("sdl-precise", 3_000.0, 7.0),
+            cand("seed-hybrid", 30_000.0, 5.0),
+            cand("spin", 100.0, 99.0),
+        ];
+        let (chosen, meets) = choose(&c, 20_000).unwrap();
+        assert!(meets);
+        let i = runner_up(&c, 20_000, chosen).unwrap();
+        assert_eq!(c[i].strategy, "sdl-precise");
+        assert!(c[i].cpu_percent >= c[chosen].cpu_percent && c[i].meets(20_000));
+        assert_eq!(
+            runner_up_sentence(&c, 20_000, chosen),
+            " The next cheapest that meets it, sdl-precise, needs 7.00 % of a core (p99 3.000 µs)."
+        );
+        // Nothing else meets 500 ns.
+        assert_eq!(runner_up(&c, 500, 5), None);
+        assert_eq!(runner_up_sentence(&c, 500, 5), "");
     }
 
     #[test]

@@ -2,16 +2,23 @@
 //!
 //! * [`PreciseSleeper`]: an absolute native sleep to `deadline − margin`, then a spin to
 //!   the deadline. The margin is learned online from the oversleep of the native phase
-//!   by a [`MarginEstimator`] (a high window quantile with instant rise and slow release,
-//!   capped so host stalls are counted, not learned — unless they are the scheduler's
-//!   ordinary granularity, see its coarse mode). By default the sleeper sets the
-//!   thread's timer slack to 1 ns ([`SlackPolicy`]). It never returns early.
+//!   by a [`MarginEstimator`] (the p99 of a 512-wait window, milliseconds included, with
+//!   a bounded instant rise and a quick release), and bounded per wait by the caller's
+//!   [`Tradeoff`]: a lateness tolerance, a [`CpuBudget`] (by default 5 % of the wait, at
+//!   least 500 µs, lifted on coarse schedulers) and an optional early tolerance. By
+//!   default the sleeper sets the thread's timer slack to 1 ns ([`SlackPolicy`]) and
+//!   never returns early.
 //! * [`Ticker`]: a drift-free schedule `start + k·period` on a sleeper, with tokio's
 //!   [`MissedTickBehavior`]s; the arithmetic is the pure function [`next_tick`].
 //! * [`WaitStrategy`]: the interface shared by our [`Precise`] strategy and the
 //!   contenders it is measured against (`std-sleep`, `clock-nanosleep-abs`, `spin`,
-//!   `seed-hybrid`, `sdl-precise`, `fixed-margin`), built by name with
-//!   [`strategy_by_name`] and listed by [`strategies`].
+//!   `seed-hybrid`, `sdl-precise`, `fixed-margin`), listed by [`strategies`] and built by
+//!   name with [`strategy_by_name`], or at any setting with [`strategy_by_setting`]
+//!   (`seed-hybrid:x=2`, `fixed-margin:250us`, `precise:q=0.999`; [`ContenderSetting`]).
+//! * [`Trace`]: a recorded native-oversleep trace (the `record_trace` example records
+//!   one); [`replay`] runs any strategy through it in virtual time, and the oracle
+//!   ([`oracle_at_cpu`], [`oracle_at_p99`], [`oracle_frontier`]) gives the best fixed
+//!   margin in hindsight on it, the frontier no online estimator can be expected to beat.
 //! * [`VirtualEnv`]: a virtual clock with scripted oversleeps, interruptions and CPU
 //!   accounting, on which all of the above run unchanged (tests, the simulator).
 //!
@@ -68,23 +75,37 @@
 
 mod contenders;
 mod estimator;
-mod hybrid;
-mod report;
+mod oracle;
+mod precise_strategy;
+mod replay;
+mod sleep_report;
 mod sleeper;
 mod spin;
-mod strategy;
+mod summary;
 mod ticker;
+mod trace;
+mod tradeoff;
 pub mod virtual_env;
+mod wait_strategy;
 mod window;
 
-pub use contenders::{AbsSleep, FixedMargin, PureSpin, SdlPrecise, SeedHybrid, StdSleep};
+pub use contenders::{
+    AbsSleep, ContenderSetting, FixedMargin, ParamInfo, PureSpin, STRATEGIES, SdlPrecise,
+    SeedHybrid, SettingError, StdSleep, StrategyInfo, UnknownStrategy, parse_duration_ns,
+    strategies, strategy_by_name, strategy_by_setting,
+};
 pub use estimator::{EstimatorConfig, MarginEstimator, Observation};
-pub use hybrid::Precise;
-pub use report::{SleepReport, SleepStats};
+pub use oracle::{
+    FrontierPoint, fixed_margin_on_trace, oracle_at_cpu, oracle_at_p99, oracle_frontier,
+};
+pub use precise_strategy::Precise;
+pub use replay::{REPLAY_COSTS, REPLAY_RESOLUTION_NS, Replay, replay};
+pub use sleep_report::{SleepReport, SleepStats};
 pub use sleeper::{PreciseSleeper, PreciseSleeperBuilder, SlackPolicy};
 pub use spin::SpinStrategy;
-pub use strategy::{
-    STRATEGIES, StrategyInfo, UnknownStrategy, WaitStrategy, strategies, strategy_by_name,
-};
+pub use summary::{WaitSummary, quantile_ns};
 pub use ticker::{MissedTickBehavior, Tick, Ticker, next_tick};
+pub use trace::{TRACE_COLUMNS, TRACE_MAGIC, Trace, TraceError, TraceWait};
+pub use tradeoff::{CpuBudget, Tradeoff};
 pub use virtual_env::{SleepCall, VirtualCosts, VirtualEnv, Wake};
+pub use wait_strategy::WaitStrategy;

@@ -4,9 +4,10 @@
 use std::time::{Duration, Instant};
 
 use super::estimator::{EstimatorConfig, MarginEstimator};
-use super::hybrid::Precise;
-use super::report::{SleepReport, SleepStats};
+use super::precise_strategy::Precise;
+use super::sleep_report::{SleepReport, SleepStats};
 use super::spin::SpinStrategy;
+use super::tradeoff::{CpuBudget, Tradeoff};
 use super::virtual_env::VirtualEnv;
 use crate::clock::{Env, RealEnv, duration_ns, instant_to_ns};
 use crate::system::{set_timer_slack_ns, timer_slack_ns};
@@ -112,9 +113,19 @@ impl<E: Env> PreciseSleeper<E> {
         self.wait.reset_stats();
     }
 
-    /// The margin the next sleep will use, ns.
+    /// The margin the next sleep will use if it is long (no CPU ceiling applies), ns.
     pub fn margin_ns(&self) -> u64 {
         self.wait.margin_ns()
+    }
+
+    /// The margin the next sleep will use with `wait_ns` left to its target, ns.
+    pub fn margin_for_ns(&self, wait_ns: u64) -> u64 {
+        self.wait.margin_for_ns(wait_ns)
+    }
+
+    /// The trade-off between lateness and CPU in force.
+    pub fn tradeoff(&self) -> Tradeoff {
+        self.wait.tradeoff()
     }
 
     /// The margin estimator (read-only).
@@ -156,11 +167,31 @@ impl<E: Env> PreciseSleeper<E> {
 }
 
 /// Builds a [`PreciseSleeper`] with non-default parameters.
+///
+/// The trade-off between lateness and CPU (see [`Tradeoff`]); each option's effect on
+/// the project's recorded 60 Hz traces, replayed in virtual time, is in the README's
+/// library section:
+///
+/// ```
+/// use std::time::Duration;
+/// use sleeplab::precise::{PreciseSleeper, SlackPolicy, VirtualEnv};
+///
+/// let mut sleeper = PreciseSleeper::builder()
+///     .quantile(0.99)                                   // the lateness quantile to hold…
+///     .lateness_tolerance(Duration::from_micros(50))    // …to within 50 µs late,
+///     .cpu_budget_percent(3.0)                          // spinning ≤ 3 % of each wait,
+///     .early_tolerance(Duration::from_micros(100))      // returning ≤ 100 µs early.
+///     .slack_policy(SlackPolicy::LeaveAlone)
+///     .build_with_env(VirtualEnv::new());
+/// let r = sleeper.sleep_for_ns(16_666_667);
+/// assert!(r.woke + 100_000 >= r.deadline); // never more than the early tolerance
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PreciseSleeperBuilder {
     spin: SpinStrategy,
     slack: SlackPolicy,
     estimator: EstimatorConfig,
+    tradeoff: Tradeoff,
 }
 
 impl PreciseSleeperBuilder {
@@ -182,6 +213,54 @@ impl PreciseSleeperBuilder {
         self
     }
 
+    /// The lateness quantile the margin covers (default 0.99; 0.5..=1.0): the
+    /// estimator's [`quantile`](EstimatorConfig::quantile).
+    pub fn quantile(mut self, quantile: f64) -> Self {
+        self.estimator.quantile = quantile;
+        self
+    }
+
+    /// Lateness accepted at that quantile (default 0): the sleeper spins only as much as
+    /// needed to be within `tolerance` late at the quantile
+    /// ([`Tradeoff::lateness_tolerance_ns`]).
+    pub fn lateness_tolerance(mut self, tolerance: Duration) -> Self {
+        self.tradeoff.lateness_tolerance_ns = duration_ns(tolerance);
+        self
+    }
+
+    /// Spin at most `percent` % (0–100) of each wait ([`CpuBudget::Percent`]); the default
+    /// is [`CpuBudget::Auto`].
+    pub fn cpu_budget_percent(mut self, percent: f64) -> Self {
+        self.tradeoff.cpu_budget = CpuBudget::Percent(percent);
+        self
+    }
+
+    /// How much of a wait may be spun (default [`CpuBudget::Auto`]).
+    pub fn cpu_budget(mut self, budget: CpuBudget) -> Self {
+        self.tradeoff.cpu_budget = budget;
+        self
+    }
+
+    /// "Early rather than late": return up to `tolerance` before the deadline instead of
+    /// spinning to it, never earlier ([`Tradeoff::early_tolerance_ns`]). Default 0: never
+    /// early.
+    pub fn early_tolerance(mut self, tolerance: Duration) -> Self {
+        self.tradeoff.early_tolerance_ns = duration_ns(tolerance);
+        self
+    }
+
+    /// The whole trade-off at once (replaces the three options above).
+    pub fn tradeoff(mut self, tradeoff: Tradeoff) -> Self {
+        self.tradeoff = tradeoff;
+        self
+    }
+
+    /// The strategy alone, without a thread setting or an environment (for replays and
+    /// the registry).
+    pub fn strategy(self) -> Precise {
+        Precise::new(self.estimator, self.spin).with_tradeoff(self.tradeoff)
+    }
+
     /// A sleeper on the real clock. With [`SlackPolicy::LeaveAlone`] it still reports the
     /// slack in force.
     pub fn build(self) -> PreciseSleeper<RealEnv> {
@@ -201,7 +280,7 @@ impl PreciseSleeperBuilder {
         };
         PreciseSleeper {
             env,
-            wait: Precise::new(self.estimator, self.spin),
+            wait: self.strategy(),
             slack_ns,
         }
     }

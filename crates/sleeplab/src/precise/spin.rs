@@ -3,6 +3,9 @@
 
 use crate::clock::Env;
 
+/// The fixed native sleep of the seed and SDL strategies: one millisecond, in ns.
+pub(crate) const ONE_MS: u64 = 1_000_000;
+
 /// How the final phase of a wait burns its time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SpinStrategy {

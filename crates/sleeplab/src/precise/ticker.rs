@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::report::SleepReport;
+use super::sleep_report::SleepReport;
 use super::sleeper::PreciseSleeper;
 use crate::clock::{Env, RealEnv, duration_ns};
 

@@ -111,21 +111,6 @@ impl Window {
         self.counts[lo..=hi].iter().map(|&c| usize::from(c)).sum()
     }
 
-    /// The `k`-th largest sample (`k` ≥ 1) among those in buckets `0..=max_bucket` (upper
-    /// bucket edge), or `None` when fewer than `k` samples are there.
-    pub(crate) fn kth_largest_at_most(&self, k: usize, max_bucket: u8) -> Option<u64> {
-        let k = k.max(1);
-        let top = usize::from(max_bucket).min(BUCKETS - 1);
-        let mut acc = 0usize;
-        for i in (0..=top).rev() {
-            acc += usize::from(self.counts[i]);
-            if acc >= k {
-                return Some(bucket_max(i as u8));
-            }
-        }
-        None
-    }
-
     /// Forgets every sample.
     pub(crate) fn clear(&mut self) {
         self.ring.fill(EMPTY);
@@ -184,7 +169,7 @@ mod tests {
     }
 
     #[test]
-    fn counts_and_order_statistics_within_a_range() {
+    fn counts_within_a_range() {
         let mut w = Window::new(8);
         for v in [10_000, 20_000, 2_000_000, 3_000_000, 900_000_000] {
             w.push(Some(v));
@@ -193,17 +178,6 @@ mod tests {
         assert_eq!(w.count_between(b1ms + 1, b50ms), 2);
         assert_eq!(w.count_between(0, u8::MAX), 5);
         assert_eq!(w.count_between(b50ms, b1ms), 0);
-        // The largest within 50 ms is the 3 ms sample; the 900 ms one is out of range.
-        assert_eq!(
-            w.kth_largest_at_most(1, b50ms),
-            Some(bucket_max(bucket_of(3_000_000)))
-        );
-        assert_eq!(
-            w.kth_largest_at_most(3, b50ms),
-            Some(bucket_max(bucket_of(20_000)))
-        );
-        assert_eq!(w.kth_largest_at_most(5, b50ms), None);
-        assert_eq!(w.kth_largest_at_most(0, 0), None);
     }
 
     #[test]

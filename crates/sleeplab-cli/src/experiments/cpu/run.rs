@@ -23,18 +23,23 @@ fn measure(config: &CpuConfig, ctx: &Context) -> anyhow::Result<Outcome<CpuData>
     let mut contenders = config
         .strategies
         .iter()
-        .map(|n| strategies::build(n).map_err(anyhow::Error::msg))
+        .map(|n| {
+            strategies::build(n)
+                .map(|s| (n, s))
+                .map_err(anyhow::Error::msg)
+        })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut env = RealEnv;
     let mut points = Vec::new();
     let mut complete = true;
     'all: for &interval in &config.intervals_ns {
-        for s in &mut contenders {
+        // Named by the setting it was built from (`seed-hybrid:x=2`), not the registry name.
+        for (name, s) in &mut contenders {
             if ctx.stopped() {
                 complete = false;
                 break 'all;
             }
-            progress.message(format!("{} {}", s.name(), fmt_ns(interval)));
+            progress.message(format!("{name} {}", fmt_ns(interval)));
             let mut rec = Recorder::new(0, RecorderConfig { raw_cap: 10_000 });
             let usage0 = ThreadUsage::now();
             let start = env.now();
@@ -47,7 +52,7 @@ fn measure(config: &CpuConfig, ctx: &Context) -> anyhow::Result<Outcome<CpuData>
             let mut usage = ThreadUsage::default();
             usage.add_since(&usage0);
             points.push(CpuPoint {
-                strategy: s.name().to_string(),
+                strategy: name.to_string(),
                 interval_ns: interval,
                 cpu_percent: 100.0 * usage.cpu_ns as f64 / wall as f64,
                 sleeps: rec.count(),

@@ -4,13 +4,16 @@
 //! Each frame waits until its deadline on an absolute schedule (`block start + k·period`),
 //! so every contender targets the same instants; the error of a frame is how late it
 //! woke (`woke − deadline`, never negative for these strategies). CPU is the measuring
-//! thread's CPU time over the wall time of its blocks.
+//! thread's CPU time over the wall time of its blocks. With `--load`, each level's busy
+//! threads run while the contenders take their turns at that level.
 
 mod csv_out;
+mod frontier;
 mod render;
 mod run;
 
 pub use csv_out::to_csv;
+pub use frontier::{Standing, frontier_sentence, standings};
 pub use render::render;
 pub use run::run;
 
@@ -35,8 +38,12 @@ pub const DEFAULT_STRATEGIES: [&str; 6] = [
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PaceConfig {
-    /// Contenders, in order.
+    /// Contenders (names or settings such as `seed-hybrid:x=2`), in order.
     pub strategies: Vec<String>,
+    /// Competing busy threads, one level after another (absent: no load, as in results
+    /// written before load levels existed; an unloaded run writes its JSON as before).
+    #[serde(default = "no_load", skip_serializing_if = "is_no_load")]
+    pub loads: Vec<usize>,
     /// Frames per second.
     pub rate_hz: f64,
     /// Frame period, ns (1e9 / rate, rounded).
@@ -53,11 +60,26 @@ pub struct PaceConfig {
     pub json_samples: usize,
 }
 
-/// One contender's run.
+fn no_load() -> Vec<usize> {
+    vec![0]
+}
+
+fn is_no_load(loads: &[usize]) -> bool {
+    loads == [0]
+}
+
+fn is_zero(load: &usize) -> bool {
+    *load == 0
+}
+
+/// One contender's run at one load level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PaceResult {
-    /// Contender name.
+    /// Contender name or setting.
     pub strategy: String,
+    /// Competing busy threads while it ran (absent: 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub load: usize,
     /// Frame error (`woke − deadline`), ns.
     pub error: Summary,
     /// Frames that woke more than one period late (a whole frame lost).
@@ -84,12 +106,24 @@ pub struct PaceResult {
     pub all_samples_ns: Vec<u64>,
 }
 
+impl PaceResult {
+    /// The contender's name, with its load level when there was one (`precise @ load 2`).
+    pub fn label(&self) -> String {
+        if self.load > 0 {
+            format!("{} @ load {}", self.strategy, self.load)
+        } else {
+            self.strategy.clone()
+        }
+    }
+}
+
 /// The result of `pace`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PaceData {
     /// What was run.
     pub config: PaceConfig,
-    /// One entry per contender, in config order.
+    /// One entry per load level and contender, levels in config order, contenders in
+    /// config order within a level.
     pub results: Vec<PaceResult>,
 }
 
@@ -98,9 +132,9 @@ impl Experiment for PaceConfig {
     const NAME: &'static str = "pace";
     type Data = PaceData;
 
-    /// One step per frame of every contender.
+    /// One step per frame of every contender at every load level.
     fn steps(&self) -> u64 {
-        self.frames * self.strategies.len() as u64
+        self.frames * self.strategies.len() as u64 * self.loads.len().max(1) as u64
     }
 
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {
@@ -121,20 +155,27 @@ impl ResultData for PaceData {
         PaceConfig::NAME
     }
 
-    /// Each contender's frame lateness at the rate.
+    /// Each contender's frame lateness at the rate (and the load, when there was one, so
+    /// keys of unloaded runs stay as they were).
     fn points(&self) -> Vec<Point> {
         self.results
             .iter()
             .filter(|r| r.error.count > 0)
-            .map(|r| Point {
-                key: vec![
+            .map(|r| {
+                let mut key = vec![
                     KeyPart::text(format!("{} at", r.strategy)),
                     KeyPart::Number(self.config.rate_hz),
                     KeyPart::text("Hz (lateness)"),
-                ],
-                n: r.error.count,
-                median_ns: r.error.median_ns,
-                p99_ns: r.error.p99_ns,
+                ];
+                if r.load > 0 {
+                    key.push(KeyPart::text(format!("load {}", r.load)));
+                }
+                Point {
+                    key,
+                    n: r.error.count,
+                    median_ns: r.error.median_ns,
+                    p99_ns: r.error.p99_ns,
+                }
             })
             .collect()
     }
@@ -150,7 +191,7 @@ impl ResultData for PaceData {
             kept.iter().enumerate().map(move |(k, &v)| Sample {
                 series: &r.strategy,
                 requested_ns: self.config.period_ns,
-                load: 0,
+                load: r.load,
                 timer_slack_ns: self.config.timer_slack_ns,
                 round: 0,
                 index: k as u64,

@@ -1,6 +1,7 @@
-//! `pace` in the terminal: one row per contender.
+//! `pace` in the terminal: one row per contender (and load level), then the
+//! accuracy-versus-CPU frontier of each level.
 
-use super::PaceData;
+use super::{PaceData, PaceResult, frontier_sentence, standings};
 use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
 use std::fmt::Write;
 
@@ -17,14 +18,23 @@ pub fn render(data: &PaceData) -> String {
         c.block,
         c.timer_slack_ns.map_or("as inherited".into(), fmt_ns)
     );
-    let mut t = new_table([
-        "strategy", "n", "mean", "min", "p50", "p99", "p99.9", "max", "missed", "drift", "CPU",
-        "spin", "csw v/i",
+    let loaded = c.loads.iter().any(|&l| l > 0);
+    let mut header = vec!["strategy"];
+    if loaded {
+        header.push("load");
+    }
+    header.extend([
+        "n", "mean", "min", "p50", "p99", "p99.9", "max", "missed", "drift", "CPU", "spin",
+        "csw v/i",
     ]);
+    let mut t = new_table(header);
     for r in &data.results {
         let e = &r.error;
-        t.add_row(vec![
-            r.strategy.clone(),
+        let mut row = vec![r.strategy.clone()];
+        if loaded {
+            row.push(r.load.to_string());
+        }
+        row.extend([
             e.count.to_string(),
             fmt_ns_f(e.mean_ns),
             fmt_ns(e.min_ns),
@@ -41,10 +51,22 @@ pub fn render(data: &PaceData) -> String {
                 r.voluntary_csw_per_frame, r.involuntary_csw_per_frame
             ),
         ]);
+        t.add_row(row);
     }
     let _ = writeln!(
         out,
-        "frame error = wake − deadline on an absolute schedule\n{t}"
+        "frame error = wake − deadline on an absolute schedule{}\n{t}",
+        if loaded {
+            "; load = competing busy threads"
+        } else {
+            ""
+        }
     );
+    for &load in &c.loads {
+        let level: Vec<&PaceResult> = data.results.iter().filter(|r| r.load == load).collect();
+        if !level.is_empty() {
+            let _ = writeln!(out, "{}", frontier_sentence(load, &standings(&level)));
+        }
+    }
     out
 }

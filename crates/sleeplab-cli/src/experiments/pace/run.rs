@@ -1,14 +1,17 @@
-//! The pace loop.
+//! The pace loop: one load level after another, the contenders interleaved in blocks
+//! within each level.
 
 use super::{PaceConfig, PaceData, PaceResult};
 use crate::contenders::strategies::{self, RealStrategy};
-use crate::experiments::{Context, Outcome, histogram};
+use crate::experiments::{Context, Outcome, histogram, load_note};
+use crate::load::LoadThreads;
 use crate::rusage::ThreadUsage;
 use crate::settings::set_slack;
 use crate::stats::{Recorder, RecorderConfig};
 use sleeplab::clock::{Env, RealEnv};
 
-struct State {
+struct State<'a> {
+    name: &'a str,
     strategy: RealStrategy,
     rec: Recorder,
     missed: u64,
@@ -20,38 +23,70 @@ struct State {
 
 /// Runs `config` on a dedicated measuring thread with the context's settings applied.
 pub fn run(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {
-    ctx.on_measuring_thread("sleeplab-pace", || measure(config, ctx))
+    let mut out = ctx.on_measuring_thread("sleeplab-pace", || measure(config, ctx))?;
+    out.notes.extend(load_note(
+        &config.loads,
+        ctx.cpus,
+        "the measuring thread competes for a CPU",
+    ));
+    Ok(out)
 }
 
 fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {
-    let progress = &ctx.progress;
     let _slack = set_slack(config.timer_slack_ns)?;
-    let mut states = config
-        .strategies
-        .iter()
-        .map(|name| {
-            Ok(State {
-                strategy: strategies::build(name).map_err(anyhow::Error::msg)?,
-                rec: Recorder::new(0, RecorderConfig::default()),
-                missed: 0,
-                actual_total: 0,
-                wall: 0,
-                spin: 0,
-                usage: ThreadUsage::default(),
-            })
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let mut env = RealEnv;
+    let mut results = Vec::new();
     let mut complete = true;
+    for &load in &config.loads {
+        if ctx.stopped() {
+            complete = false;
+            break;
+        }
+        // Fresh contenders per level: what one learned under another load does not carry.
+        let mut states = config
+            .strategies
+            .iter()
+            .map(|name| {
+                Ok(State {
+                    name,
+                    strategy: strategies::build(name).map_err(anyhow::Error::msg)?,
+                    rec: Recorder::new(0, RecorderConfig::default()),
+                    missed: 0,
+                    actual_total: 0,
+                    wall: 0,
+                    spin: 0,
+                    usage: ThreadUsage::default(),
+                })
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let busy = LoadThreads::start(load);
+        complete &= run_level(config, ctx, load, &mut states);
+        drop(busy);
+        results.extend(
+            states
+                .into_iter()
+                .filter(|s| s.rec.count() > 0)
+                .map(|s| finish(s, load, config)),
+        );
+    }
+    let data = PaceData {
+        config: config.clone(),
+        results,
+    };
+    Ok(Outcome::new(data, ctx.threads.record(), complete))
+}
+
+/// Every block of one level, contenders taking turns; false when stopped.
+fn run_level(config: &PaceConfig, ctx: &Context, load: usize, states: &mut [State]) -> bool {
+    let progress = &ctx.progress;
+    let mut env = RealEnv;
     let blocks = config.frames.div_ceil(config.block);
-    'blocks: for b in 0..blocks {
+    for b in 0..blocks {
         let frames = config.block.min(config.frames - b * config.block);
-        for s in &mut states {
+        for s in states.iter_mut() {
             if ctx.stopped() {
-                complete = false;
-                break 'blocks;
+                return false;
             }
-            progress.message(format!("{} block {}/{blocks}", s.strategy.name(), b + 1));
+            progress.message(format!("{} load {load} block {}/{blocks}", s.name, b + 1));
             let usage0 = ThreadUsage::now();
             let start = env.now();
             let mut last = start;
@@ -78,50 +113,44 @@ fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceDat
             progress.inc(frames);
         }
     }
-    let results = states
-        .into_iter()
-        .filter(|s| s.rec.count() > 0)
-        .map(|s| {
-            let n = s.rec.count() as f64;
-            let wall = s.wall.max(1) as f64;
-            PaceResult {
-                strategy: s.strategy.name().to_string(),
-                error: s.rec.summary(),
-                missed_frames: s.missed,
-                ideal_total_ns: s.rec.count() * config.period_ns,
-                actual_total_ns: s.actual_total,
-                cpu_percent: 100.0 * s.usage.cpu_ns as f64 / wall,
-                spin_percent: 100.0 * s.spin as f64 / wall,
-                voluntary_csw_per_frame: s.usage.voluntary_csw as f64 / n,
-                involuntary_csw_per_frame: s.usage.involuntary_csw as f64 / n,
-                histogram: histogram(&s.rec),
-                samples_ns: s
-                    .rec
-                    .raw()
-                    .iter()
-                    .take(config.json_samples)
-                    .copied()
-                    .collect(),
-                all_samples_ns: s.rec.raw().to_vec(),
-            }
-        })
-        .collect();
-    let data = PaceData {
-        config: config.clone(),
-        results,
-    };
-    Ok(Outcome::new(data, ctx.threads.record(), complete))
+    true
+}
+
+/// One contender's result at one level.
+fn finish(s: State, load: usize, config: &PaceConfig) -> PaceResult {
+    let n = s.rec.count() as f64;
+    let wall = s.wall.max(1) as f64;
+    PaceResult {
+        strategy: s.name.to_string(),
+        load,
+        error: s.rec.summary(),
+        missed_frames: s.missed,
+        ideal_total_ns: s.rec.count() * config.period_ns,
+        actual_total_ns: s.actual_total,
+        cpu_percent: 100.0 * s.usage.cpu_ns as f64 / wall,
+        spin_percent: 100.0 * s.spin as f64 / wall,
+        voluntary_csw_per_frame: s.usage.voluntary_csw as f64 / n,
+        involuntary_csw_per_frame: s.usage.involuntary_csw as f64 / n,
+        histogram: histogram(&s.rec),
+        samples_ns: s
+            .rec
+            .raw()
+            .iter()
+            .take(config.json_samples)
+            .copied()
+            .collect(),
+        all_samples_ns: s.rec.raw().to_vec(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_contender_runs_its_frames_and_is_never_early() {
-        let names: Vec<String> = strategies::names().iter().map(|s| s.to_string()).collect();
-        let config = PaceConfig {
-            strategies: names.clone(),
+    fn config(strategies: Vec<String>, loads: Vec<usize>) -> PaceConfig {
+        PaceConfig {
+            strategies,
+            loads,
             rate_hz: 1000.0,
             period_ns: 1_000_000,
             frames: 7,
@@ -129,8 +158,13 @@ mod tests {
             work_ns: 100_000,
             timer_slack_ns: Some(1),
             json_samples: 5,
-        };
-        let out = run(&config, &Context::hidden()).unwrap();
+        }
+    }
+
+    #[test]
+    fn every_contender_runs_its_frames_and_is_never_early() {
+        let names: Vec<String> = strategies::names().iter().map(|s| s.to_string()).collect();
+        let out = run(&config(names.clone(), vec![0]), &Context::hidden()).unwrap();
         assert!(out.complete);
         assert_eq!(out.data.results.len(), names.len());
         for r in &out.data.results {
@@ -150,5 +184,28 @@ mod tests {
             );
             assert!(r.spin_percent <= 100.0 + 1e-9, "{}", r.strategy);
         }
+    }
+
+    #[test]
+    fn every_load_level_runs_every_setting_in_order() {
+        let names = vec!["seed-hybrid:x=2".to_string(), "precise".to_string()];
+        let out = run(&config(names, vec![0, 1]), &Context::hidden()).unwrap();
+        assert!(out.complete);
+        let got: Vec<(usize, &str, u64)> = out
+            .data
+            .results
+            .iter()
+            .map(|r| (r.load, r.strategy.as_str(), r.error.count))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, "seed-hybrid:x=2", 7),
+                (0, "precise", 7),
+                (1, "seed-hybrid:x=2", 7),
+                (1, "precise", 7),
+            ]
+        );
+        assert!(out.data.results.iter().all(|r| r.error.early_count == 0));
     }
 }

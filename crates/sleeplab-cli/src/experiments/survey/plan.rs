@@ -227,6 +227,7 @@ fn pace_stage(level: Level) -> StagePlan {
         budget_ms,
         PaceConfig {
             strategies: DEFAULT_STRATEGIES.iter().map(|s| s.to_string()).collect(),
+            loads: vec![0],
             rate_hz,
             period_ns: (1e9 / rate_hz).round() as u64,
             frames,

@@ -40,7 +40,7 @@ fn pace(p: &PaceData) -> Section {
             .results
             .iter()
             .map(|r| Bar {
-                name: r.strategy.clone(),
+                name: r.label(),
                 value: r.error.mean_ns.max(1.0),
                 whisker: Some((r.error.min_ns.max(1) as f64, r.error.max_ns.max(1) as f64)),
                 color: strategy_color(&names, &r.strategy),
@@ -57,7 +57,7 @@ fn pace(p: &PaceData) -> Section {
             .results
             .iter()
             .map(|r| Series {
-                name: r.strategy.clone(),
+                name: r.label(),
                 color: strategy_color(&names, &r.strategy),
                 points: r
                     .error
@@ -86,7 +86,7 @@ fn pace(p: &PaceData) -> Section {
     for r in &p.results {
         let e = &r.error;
         t.row(vec![
-            Cell::Text(r.strategy.clone()),
+            Cell::Text(r.label()),
             Cell::Num(e.count.to_string()),
             Cell::Num(ns(e.mean_ns)),
             Cell::Num(ns(e.median_ns)),

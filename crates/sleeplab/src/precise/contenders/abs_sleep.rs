@@ -1,10 +1,9 @@
 //! `clock-nanosleep-abs`: an absolute native sleep to the deadline.
 
-use super::already_past;
 use crate::clock::Env;
-use crate::precise::report::SleepReport;
+use crate::precise::sleep_report::SleepReport;
 use crate::precise::spin::native_sleep_until;
-use crate::precise::strategy::WaitStrategy;
+use crate::precise::wait_strategy::WaitStrategy;
 
 /// Absolute native sleep (`clock_nanosleep(TIMER_ABSTIME)`) to the deadline, again after
 /// every early return, no spin. Unlike [`StdSleep`](super::StdSleep) it cannot drift by
@@ -25,7 +24,7 @@ impl<E: Env> WaitStrategy<E> for AbsSleep {
     fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
         let start = env.now();
         if start >= deadline {
-            return already_past(start, deadline);
+            return SleepReport::already_past(start, deadline);
         }
         let woke = native_sleep_until(env, deadline);
         SleepReport::from_instants(start, deadline, woke, woke, Some(woke - deadline), 0)

@@ -1,10 +1,9 @@
 //! `fixed-margin`: the `spin_sleep` crate's idea with a fixed margin.
 
-use super::already_past;
 use crate::clock::Env;
-use crate::precise::report::SleepReport;
+use crate::precise::sleep_report::SleepReport;
 use crate::precise::spin::{SpinStrategy, native_sleep_for_from, spin_until};
-use crate::precise::strategy::WaitStrategy;
+use crate::precise::wait_strategy::WaitStrategy;
 
 /// Relative native sleep of `remaining − margin` (when the remaining time exceeds the
 /// margin), then spin. `spin_sleep`'s Linux defaults: a 125 µs margin ("native
@@ -43,7 +42,7 @@ impl<E: Env> WaitStrategy<E> for FixedMargin {
     fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
         let start = env.now();
         if start >= deadline {
-            return already_past(start, deadline);
+            return SleepReport::already_past(start, deadline);
         }
         let remaining = deadline - start;
         let (native_end, oversleep) = if remaining > self.margin_ns {

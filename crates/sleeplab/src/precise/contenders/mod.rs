@@ -5,23 +5,23 @@
 mod abs_sleep;
 mod fixed_margin;
 mod pure_spin;
+mod registry;
 mod sdl_precise;
 mod seed_hybrid;
+mod setting_name;
+mod settings;
 mod std_sleep;
+mod values;
 
 pub use abs_sleep::AbsSleep;
 pub use fixed_margin::FixedMargin;
 pub use pure_spin::PureSpin;
+pub use registry::{STRATEGIES, StrategyInfo, strategies};
 pub use sdl_precise::SdlPrecise;
 pub use seed_hybrid::SeedHybrid;
+pub use settings::{
+    ContenderSetting, ParamInfo, SettingError, UnknownStrategy, strategy_by_name,
+    strategy_by_setting,
+};
 pub use std_sleep::StdSleep;
-
-use super::report::SleepReport;
-
-/// One millisecond in ns: the fixed sleep quantum of the seed and SDL strategies.
-pub(crate) const ONE_MS: u64 = 1_000_000;
-
-/// The report of a wait whose deadline had already passed when it began.
-pub(crate) fn already_past(start: u64, deadline: u64) -> SleepReport {
-    SleepReport::from_instants(start, deadline, start, start, None, 0)
-}
+pub use values::parse_duration_ns;

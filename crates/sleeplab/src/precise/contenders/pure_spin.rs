@@ -1,10 +1,9 @@
 //! `spin`: busy-wait the whole time.
 
-use super::already_past;
 use crate::clock::Env;
-use crate::precise::report::SleepReport;
+use crate::precise::sleep_report::SleepReport;
 use crate::precise::spin::{SpinStrategy, spin_until};
-use crate::precise::strategy::WaitStrategy;
+use crate::precise::wait_strategy::WaitStrategy;
 
 /// Busy-waits with a pause instruction until the deadline: the precision floor, at the
 /// cost of a whole core.
@@ -24,7 +23,7 @@ impl<E: Env> WaitStrategy<E> for PureSpin {
     fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
         let start = env.now();
         if start >= deadline {
-            return already_past(start, deadline);
+            return SleepReport::already_past(start, deadline);
         }
         let woke = spin_until(env, deadline, SpinStrategy::Spin);
         SleepReport::from_instants(start, deadline, start, woke, None, deadline - start)

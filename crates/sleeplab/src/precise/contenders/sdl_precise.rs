@@ -1,10 +1,9 @@
 //! `sdl-precise`: the idea of SDL3's `SDL_DelayPrecise`.
 
-use super::{ONE_MS, already_past};
 use crate::clock::Env;
-use crate::precise::report::SleepReport;
-use crate::precise::spin::{SpinStrategy, native_sleep_for_from, spin_until};
-use crate::precise::strategy::WaitStrategy;
+use crate::precise::sleep_report::SleepReport;
+use crate::precise::spin::{ONE_MS, SpinStrategy, native_sleep_for_from, spin_until};
+use crate::precise::wait_strategy::WaitStrategy;
 
 /// Within each call: sleep 1 ms at a time while the remaining time exceeds the longest
 /// 1 ms sleep seen *in this call* (starting at 1 ms), then spin with a pause instruction.
@@ -25,7 +24,7 @@ impl<E: Env> WaitStrategy<E> for SdlPrecise {
     fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
         let start = env.now();
         if start >= deadline {
-            return already_past(start, deadline);
+            return SleepReport::already_past(start, deadline);
         }
         let mut now = start;
         let mut max_sleep = ONE_MS;

@@ -1,19 +1,20 @@
 //! `seed-hybrid`: seed 002's `preciseSleep`.
 
-use super::{ONE_MS, already_past};
 use crate::clock::Env;
-use crate::precise::report::SleepReport;
-use crate::precise::spin::{SpinStrategy, native_sleep_for_from, spin_until};
-use crate::precise::strategy::WaitStrategy;
+use crate::precise::sleep_report::SleepReport;
+use crate::precise::spin::{ONE_MS, SpinStrategy, native_sleep_for_from, spin_until};
+use crate::precise::wait_strategy::WaitStrategy;
 
-/// Seed 002: sleep 1 ms at a time while the remaining time exceeds `mean + 1σ` of the
+/// Seed 002: sleep 1 ms at a time while the remaining time exceeds `mean + X·σ` of the
 /// observed durations of 1 ms sleeps (Welford's online algorithm, kept across calls,
-/// starting from a 5 ms estimate counted as one observation), then spin.
+/// starting from a 5 ms estimate counted as one observation), then spin. The seed uses
+/// `X = 1` and names `X` as its knob (more precision for more CPU).
 ///
 /// Its weak points, kept on purpose: the estimate is of the whole 1 ms sleep, so the
 /// spin phase averages about that long; and one bad sample inflates σ for a long time.
 #[derive(Debug, Clone, Copy)]
 pub struct SeedHybrid {
+    sigmas: f64,
     estimate: f64,
     mean: f64,
     m2: f64,
@@ -26,9 +27,19 @@ impl SeedHybrid {
     /// The seed's starting estimate, ns.
     pub const INITIAL_ESTIMATE_NS: f64 = 5e6;
 
-    /// A fresh strategy at the seed's 5 ms starting estimate.
+    /// A fresh strategy at the seed's 5 ms starting estimate, with `X = 1`.
     pub fn new() -> Self {
+        Self::with_sigmas(1.0)
+    }
+
+    /// A fresh strategy whose estimate is `mean + sigmas·σ` (negative or NaN is 0).
+    pub fn with_sigmas(sigmas: f64) -> Self {
         Self {
+            sigmas: if sigmas.is_nan() {
+                0.0
+            } else {
+                sigmas.max(0.0)
+            },
             estimate: Self::INITIAL_ESTIMATE_NS,
             mean: Self::INITIAL_ESTIMATE_NS,
             m2: 0.0,
@@ -36,9 +47,14 @@ impl SeedHybrid {
         }
     }
 
-    /// The current estimate of a 1 ms sleep's duration (mean + 1σ), ns.
+    /// The current estimate of a 1 ms sleep's duration (mean + X·σ), ns.
     pub fn estimate_ns(&self) -> f64 {
         self.estimate
+    }
+
+    /// `X`: how many standard deviations above the mean the estimate is.
+    pub fn sigmas(&self) -> f64 {
+        self.sigmas
     }
 
     fn learn(&mut self, observed: f64) {
@@ -47,7 +63,7 @@ impl SeedHybrid {
         self.mean += delta / self.count as f64;
         self.m2 = (self.m2 + delta * (observed - self.mean)).max(0.0);
         let stddev = (self.m2 / (self.count - 1) as f64).sqrt();
-        self.estimate = self.mean + stddev;
+        self.estimate = self.mean + self.sigmas * stddev;
     }
 }
 
@@ -65,7 +81,7 @@ impl<E: Env> WaitStrategy<E> for SeedHybrid {
     fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
         let start = env.now();
         if start >= deadline {
-            return already_past(start, deadline);
+            return SleepReport::already_past(start, deadline);
         }
         let mut now = start;
         let mut oversleep = None;

@@ -1,10 +1,9 @@
 //! `std-sleep`: what `std::thread::sleep(deadline - now)` does.
 
-use super::already_past;
 use crate::clock::Env;
-use crate::precise::report::SleepReport;
+use crate::precise::sleep_report::SleepReport;
 use crate::precise::spin::native_sleep_for_from;
-use crate::precise::strategy::WaitStrategy;
+use crate::precise::wait_strategy::WaitStrategy;
 
 /// Relative native sleep of the remaining time, resumed after early returns, no spin.
 /// Always late by the native oversleep; uses almost no CPU.
@@ -24,7 +23,7 @@ impl<E: Env> WaitStrategy<E> for StdSleep {
     fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
         let start = env.now();
         if start >= deadline {
-            return already_past(start, deadline);
+            return SleepReport::already_past(start, deadline);
         }
         let woke = native_sleep_for_from(env, start, deadline - start);
         SleepReport::from_instants(start, deadline, woke, woke, Some(woke - deadline), 0)

@@ -4,7 +4,8 @@
 /// went. All timestamps are nanoseconds on the [`Env`](crate::clock::Env) time line.
 ///
 /// Invariants: `start <= woke`, `woke >= deadline` (no strategy in this module returns
-/// early), `native_ns + spin_ns == woke - start`.
+/// early, unless the caller gave [`Precise`](super::Precise) an early tolerance: then
+/// `woke >= deadline − tolerance`), `native_ns + spin_ns == woke - start`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SleepReport {
     /// When the wait began (first clock read).
@@ -53,6 +54,18 @@ impl SleepReport {
         }
     }
 
+    /// The report of a wait whose deadline had already passed when it began at `start`:
+    /// it returned at once, with no native phase.
+    pub fn already_past(start: u64, deadline: u64) -> Self {
+        Self::from_instants(start, deadline, start, start, None, 0)
+    }
+
+    /// How far before its deadline the wait returned, ns (0 unless it was early: only a
+    /// sleeper with an early tolerance returns early, and by at most that tolerance).
+    pub fn early_ns(&self) -> u64 {
+        self.deadline.saturating_sub(self.woke)
+    }
+
     /// True when the wait returned before its deadline (never the case for the strategies
     /// in this module; useful as a test oracle for others).
     pub fn is_early(&self) -> bool {
@@ -75,9 +88,12 @@ pub struct SleepStats {
     pub total_native_ns: u64,
     /// Waits that had a native phase.
     pub native_sleeps: u64,
-    /// Native wakeups whose oversleep exceeded the estimator's cap: counted, not learned
-    /// (host stalls). Only [`Precise`](super::Precise) fills this in.
+    /// Native wakeups that overslept beyond the largest margin the trade-off allowed for
+    /// that wait (its CPU ceiling): no allowed margin could have kept them on time. Only
+    /// [`Precise`](super::Precise) fills this in.
     pub stalls: u64,
+    /// The earliest return before a deadline, ns (0 unless an early tolerance allowed it).
+    pub max_early_ns: u64,
 }
 
 impl SleepStats {
@@ -86,6 +102,7 @@ impl SleepStats {
         self.count = self.count.saturating_add(1);
         self.total_lateness_ns = self.total_lateness_ns.saturating_add(r.lateness_ns);
         self.max_lateness_ns = self.max_lateness_ns.max(r.lateness_ns);
+        self.max_early_ns = self.max_early_ns.max(r.early_ns());
         self.total_spin_ns = self.total_spin_ns.saturating_add(r.spin_ns);
         self.total_native_ns = self.total_native_ns.saturating_add(r.native_ns);
         if r.native_oversleep_ns.is_some() {

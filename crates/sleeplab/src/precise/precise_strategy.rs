@@ -1,0 +1,136 @@
+//! `precise`: our strategy. An absolute native sleep to `deadline − margin`, with the
+//! margin learned by a [`MarginEstimator`] and bounded by the caller's [`Tradeoff`], then
+//! a spin to the deadline.
+
+use super::estimator::{EstimatorConfig, MarginEstimator};
+use super::sleep_report::{SleepReport, SleepStats};
+use super::spin::{SpinStrategy, native_sleep_until, spin_until};
+use super::tradeoff::Tradeoff;
+use super::wait_strategy::WaitStrategy;
+use crate::clock::Env;
+
+/// The `precise` wait strategy: the algorithm inside
+/// [`PreciseSleeper`](super::PreciseSleeper), usable on its own over any [`Env`].
+///
+/// Each wait, with `target = deadline − early tolerance` (the deadline itself unless the
+/// [`Tradeoff`] allows early returns):
+/// 1. reads the clock; a target already reached returns at once (nothing learned);
+/// 2. takes the margin for the time left, `min(estimator margin − lateness tolerance,
+///    CPU ceiling)` ([`Tradeoff::margin_ns`]);
+/// 3. if more than the margin remains, sleeps natively *on an absolute deadline* until
+///    `target − margin`, again after every early (interrupted) return, and notes the
+///    oversleep (wake − native target);
+/// 4. spins (or yields, see [`SpinStrategy`]) until a clock read is at or after the
+///    target, so it never returns before it whatever the native sleep or signals did;
+/// 5. only then feeds the oversleep to the estimator (so learning never adds lateness).
+///
+/// It keeps running [`SleepStats`] and does not touch the timer slack.
+#[derive(Debug, Clone, Default)]
+pub struct Precise {
+    estimator: MarginEstimator,
+    spin: SpinStrategy,
+    tradeoff: Tradeoff,
+    stats: SleepStats,
+}
+
+impl Precise {
+    /// Registry name.
+    pub const NAME: &'static str = "precise";
+
+    /// A fresh strategy with the given estimator parameters and spin strategy, and the
+    /// default [`Tradeoff`].
+    pub fn new(config: EstimatorConfig, spin: SpinStrategy) -> Self {
+        Self {
+            estimator: MarginEstimator::new(config),
+            spin,
+            tradeoff: Tradeoff::default(),
+            stats: SleepStats::default(),
+        }
+    }
+
+    /// The same strategy with the caller's trade-off between lateness and CPU.
+    pub fn with_tradeoff(mut self, tradeoff: Tradeoff) -> Self {
+        self.tradeoff = tradeoff;
+        self
+    }
+
+    /// The trade-off in force.
+    pub fn tradeoff(&self) -> Tradeoff {
+        self.tradeoff
+    }
+
+    /// The margin estimator (read-only).
+    pub fn estimator(&self) -> &MarginEstimator {
+        &self.estimator
+    }
+
+    /// The margin the next wait will use if it is long (no CPU ceiling applies), ns.
+    pub fn margin_ns(&self) -> u64 {
+        self.tradeoff.margin_ns(&self.estimator, u64::MAX)
+    }
+
+    /// The margin the next wait will use with `wait_ns` left to its target, ns.
+    pub fn margin_for_ns(&self, wait_ns: u64) -> u64 {
+        self.tradeoff.margin_ns(&self.estimator, wait_ns)
+    }
+
+    /// How the spin phase waits.
+    pub fn spin_strategy(&self) -> SpinStrategy {
+        self.spin
+    }
+
+    /// Running statistics since construction or the last [`reset_stats`](Self::reset_stats).
+    pub fn stats(&self) -> SleepStats {
+        self.stats
+    }
+
+    /// Clears the running statistics (the learned margin is kept).
+    pub fn reset_stats(&mut self) {
+        self.stats = SleepStats::default();
+    }
+
+    /// Waits until `deadline` on `env`'s time line (see the type docs).
+    pub fn wait_until<E: Env>(&mut self, env: &mut E, deadline: u64) -> SleepReport {
+        let start = env.now();
+        let target = deadline.saturating_sub(self.tradeoff.early_tolerance_ns);
+        if start >= target {
+            let r = SleepReport::already_past(start, deadline);
+            self.stats.record(&r);
+            return r;
+        }
+        let left = target - start;
+        let margin = self.tradeoff.margin_ns(&self.estimator, left);
+        let (native_end, oversleep) = if left > margin {
+            let native_target = target - margin;
+            let t = native_sleep_until(env, native_target);
+            (t, Some(t - native_target))
+        } else {
+            (start, None)
+        };
+        let woke = spin_until(env, target, self.spin);
+        let report =
+            SleepReport::from_instants(start, deadline, native_end, woke, oversleep, margin);
+        match oversleep {
+            Some(o) => {
+                // Beyond what any margin the trade-off allowed could have covered.
+                if o > self.tradeoff.ceiling_ns(&self.estimator, left) {
+                    self.stats.stalls = self.stats.stalls.saturating_add(1);
+                }
+                self.estimator.observe(o);
+            }
+            None => self.estimator.observe_none(),
+        }
+        self.stats.record(&report);
+        report
+    }
+}
+
+impl<E: Env> WaitStrategy<E> for Precise {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
+        self.wait_until(env, deadline)
+    }
+}

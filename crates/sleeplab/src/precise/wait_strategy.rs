@@ -1,0 +1,27 @@
+//! The common interface of every wait strategy.
+
+use super::sleep_report::SleepReport;
+use crate::clock::Env;
+
+/// A way of waiting until a deadline, written once and run over any [`Env`]: the real
+/// machine ([`RealEnv`](crate::clock::RealEnv)) or a virtual clock (the tests' and the
+/// simulator's [`VirtualEnv`](super::VirtualEnv)).
+///
+/// Implementations in this module never return before the deadline: they re-read the
+/// clock after every native wakeup, whether or not a signal cut it short. A strategy may
+/// keep learned state between calls (the seed's Welford estimate, our margin); build a
+/// fresh one to start over.
+pub trait WaitStrategy<E: Env> {
+    /// The registry name, e.g. `"precise"`.
+    fn name(&self) -> &'static str;
+
+    /// Waits until `deadline` (ns on `env`'s time line) and reports how it went.
+    /// A deadline in the past returns at once.
+    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport;
+
+    /// Waits for `ns` from now (saturating at `u64::MAX`).
+    fn sleep_for(&mut self, env: &mut E, ns: u64) -> SleepReport {
+        let deadline = env.now().saturating_add(ns);
+        self.sleep_until(env, deadline)
+    }
+}

@@ -1,0 +1,207 @@
+//! The default `precise` replayed in virtual time on every recorded oversleep trace
+//! (`tests/traces/*.csv`, see `scripts/record-traces.sh`), against the oracle: the best
+//! fixed margin in hindsight. Deterministic per trace; no real clock is read.
+//!
+//! Asserted for each trace: never early; p99 lateness within 1.5× of the oracle's at the
+//! same CPU, and CPU within 1.5× of the oracle's for the same p99 (both up to the replay's
+//! 100 ns resolution); no millisecond margin on the idle trace; the millisecond mode
+//! learned on loaded ones; the caller's CPU budget, lateness tolerance and early
+//! tolerance holding.
+
+use std::path::PathBuf;
+
+use sleeplab::precise::{
+    Precise, PreciseSleeper, REPLAY_RESOLUTION_NS, Replay, Trace, Tradeoff, oracle_at_cpu,
+    oracle_at_p99, replay,
+};
+
+/// The target: within 1.5× of the oracle.
+const WITHIN: f64 = 1.5;
+
+fn traces() -> Vec<(String, Trace)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/traces");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/traces")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .collect();
+    paths.sort();
+    let out: Vec<(String, Trace)> = paths
+        .iter()
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            let trace = Trace::parse(&std::fs::read_to_string(p).unwrap())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, trace)
+        })
+        .collect();
+    assert!(out.len() >= 3, "an idle and loaded traces are recorded");
+    out
+}
+
+fn busy_threads(t: &Trace) -> u32 {
+    let field = t.field("busy_threads").expect("busy_threads in the header");
+    field.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+fn replay_with(t: &Trace, tradeoff: Tradeoff) -> Replay {
+    let mut s = PreciseSleeper::builder().tradeoff(tradeoff).strategy();
+    replay(t, &mut s)
+}
+
+#[test]
+fn every_trace_states_its_conditions() {
+    for (name, t) in traces() {
+        assert!(t.len() >= 1_000, "{name}: {} waits", t.len());
+        assert_eq!(t.field("rate_hz"), Some("60"), "{name}");
+        assert_eq!(t.field("timer_slack_ns"), Some("1"), "{name}");
+        assert!(
+            t.field("conditions").is_some_and(|c| !c.is_empty()),
+            "{name}"
+        );
+        assert!(t.field("loadavg_before").is_some(), "{name}");
+        busy_threads(&t);
+    }
+    assert!(
+        traces().iter().any(|(_, t)| busy_threads(t) == 0),
+        "an idle trace"
+    );
+    assert!(
+        traces().iter().any(|(_, t)| busy_threads(t) > 1),
+        "a loaded trace"
+    );
+}
+
+#[test]
+fn the_default_is_on_the_oracle_frontier_of_every_trace() {
+    let res = REPLAY_RESOLUTION_NS as f64;
+    for (name, t) in traces() {
+        let r = replay(&t, &mut Precise::default());
+        assert_eq!(r.reports.len(), t.len());
+        assert!(
+            r.reports.iter().all(|x| x.woke >= x.deadline),
+            "{name}: early"
+        );
+        let got = r.summary();
+        let (p99, cpu) = (got.p99_ns.unwrap() as f64, got.cpu_percent());
+        let at_cpu = oracle_at_cpu(&t, cpu).summary;
+        let oracle_p99 = at_cpu.p99_ns.unwrap() as f64;
+        eprintln!(
+            "{name}: p99 {:.1} µs, p99.9 {:.1} µs, CPU {cpu:.2} % | oracle at that CPU: p99 {:.1} µs, p99.9 {:.1} µs",
+            p99 / 1e3,
+            got.p999_ns.unwrap() as f64 / 1e3,
+            oracle_p99 / 1e3,
+            at_cpu.p999_ns.unwrap() as f64 / 1e3,
+        );
+        assert!(
+            p99 <= WITHIN * oracle_p99 + res,
+            "{name}: p99 {p99} ns vs the oracle's {oracle_p99} ns at {cpu:.3} % CPU"
+        );
+        if let Some(o) = oracle_at_p99(&t, got.p99_ns.unwrap()) {
+            let oracle_cpu = o.summary.cpu_percent();
+            assert!(
+                cpu <= WITHIN * oracle_cpu + 0.01,
+                "{name}: {cpu:.3} % CPU vs the oracle's {oracle_cpu:.3} % for p99 {p99} ns"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_idle_machine_spins_no_milliseconds() {
+    for (name, t) in traces().into_iter().filter(|(_, t)| busy_threads(t) == 0) {
+        let r = replay(&t, &mut Precise::default());
+        let max_margin = r.reports.iter().map(|x| x.margin_ns).max().unwrap();
+        assert!(max_margin < 1_000_000, "{name}: margin {max_margin} ns");
+        // Its rare millisecond stalls are there, and late: not covered.
+        assert!(t.waits.iter().any(|w| w.oversleep_ns > 1_000_000), "{name}");
+    }
+}
+
+#[test]
+fn a_loaded_machine_teaches_the_millisecond_mode() {
+    for (name, t) in traces().into_iter().filter(|(_, t)| busy_threads(t) > 0) {
+        let mut s = Precise::default();
+        replay(&t, &mut s);
+        // Its p99 oversleep is in the millisecond mode (all of them have > 1 % there),
+        // and the margin is as large as the CPU ceiling allows.
+        assert!(s.estimator().baseline_ns() >= 1_000_000, "{name}");
+        assert!(s.margin_for_ns(16_666_667) >= 833_333, "{name}");
+    }
+}
+
+#[test]
+fn a_cpu_budget_is_never_exceeded() {
+    for (name, t) in traces() {
+        for percent in [1.0, 3.0] {
+            let r = replay_with(&t, budget(percent));
+            for x in &r.reports {
+                let allowed = (x.deadline - x.start) as f64 * percent / 100.0;
+                assert!(
+                    x.spin_ns as f64 <= allowed + REPLAY_RESOLUTION_NS as f64,
+                    "{name} at {percent} %: spun {} of {} ns",
+                    x.spin_ns,
+                    x.deadline - x.start
+                );
+            }
+            assert!(
+                r.summary().cpu_percent() <= percent,
+                "{name} at {percent} %"
+            );
+        }
+    }
+}
+
+fn budget(percent: f64) -> Tradeoff {
+    Tradeoff {
+        cpu_budget: sleeplab::precise::CpuBudget::Percent(percent),
+        ..Tradeoff::default()
+    }
+}
+
+#[test]
+fn a_lateness_tolerance_is_met_at_the_quantile_on_the_idle_trace() {
+    for (name, t) in traces().into_iter().filter(|(_, t)| busy_threads(t) == 0) {
+        let mut prev_cpu = f64::INFINITY;
+        for tol in [50_000u64, 200_000] {
+            let tradeoff = Tradeoff {
+                lateness_tolerance_ns: tol,
+                ..Tradeoff::default()
+            };
+            let s = replay_with(&t, tradeoff).summary();
+            let p99 = s.p99_ns.unwrap();
+            assert!(p99 <= tol, "{name}: p99 {p99} ns with tolerance {tol} ns");
+            assert!(
+                s.cpu_percent() < prev_cpu,
+                "{name}: more tolerance, less CPU"
+            );
+            prev_cpu = s.cpu_percent();
+        }
+    }
+}
+
+#[test]
+fn an_early_tolerance_is_never_exceeded_and_makes_waits_less_late() {
+    for (name, t) in traces() {
+        let default = replay(&t, &mut Precise::default()).summary();
+        for early in [100_000u64, 500_000] {
+            let tradeoff = Tradeoff {
+                early_tolerance_ns: early,
+                ..Tradeoff::default()
+            };
+            let r = replay_with(&t, tradeoff);
+            assert!(
+                r.max_early_ns() <= early,
+                "{name}: {} ns early",
+                r.max_early_ns()
+            );
+            assert!(r.max_early_ns() > 0, "{name}: it does return early");
+            let s = r.summary();
+            assert!(
+                s.p99_ns <= default.p99_ns,
+                "{name}: no later than never-early"
+            );
+            assert!(s.p999_ns <= default.p999_ns, "{name}");
+        }
+    }
+}

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Writes the frontier benchmark's section of docs/BENCHMARKS.md (issue 14) from a
+`sleeplab pace --load` JSON and the `frontier_replay` example's output.
+
+Usage: bench_frontier_report.py PACE.json "PACE COMMAND" "LOAD_BEFORE" "LOAD_AFTER"
+                                REPLAY.txt "REPLAY COMMAND" BENCHMARKS.md
+       bench_frontier_report.py --self-test
+"""
+import json
+import re
+import sys
+
+BEGIN, END = "<!-- frontier:begin -->", "<!-- frontier:end -->"
+OURS = "precise"
+
+
+def us(ns):
+    if ns is None:
+        return "–"
+    return f"{ns / 1e3:.2f} µs" if ns < 1e6 else f"{ns / 1e6:.3f} ms"
+
+
+def p99(x):
+    """The p99 of a result, or None when n < 100 (n·(1 − 0.99) ≥ 1 is needed)."""
+    e = x["error"]
+    return e["p99_ns"] if e["count"] >= 100 else None
+
+
+def p999(x):
+    e = x["error"]
+    return e["p999_ns"] if e["count"] >= 1000 else None
+
+
+def beaters(results, ours):
+    """Contenders with both a lower p99 and a lower CPU than `ours`."""
+    mine = p99(ours)
+    if mine is None:
+        return []
+    return [x for x in results if x is not ours and p99(x) is not None
+            and p99(x) < mine and x["cpu_percent"] < ours["cpu_percent"]]
+
+
+def check(label, ok, detail):
+    if ok is None:
+        return f"- ⚪ {label}: not measured ({detail})"
+    return f"- {'✅' if ok else '❌'} {label}: {detail}"
+
+
+def verdicts(by_load, cpus):
+    """One line per target of issue 14 that the pace run can decide."""
+    out = []
+    for load, results in by_load.items():
+        ours = next((x for x in results if x["strategy"] == OURS), None)
+        if ours is None or p99(ours) is None:
+            out.append(check(f"load {load}: no contender has both lower p99 and lower CPU than {OURS}",
+                             None, f"{OURS} has no p99 at this load"))
+            continue
+        b = beaters(results, ours)
+        out.append(check(f"load {load}: no contender has both lower p99 and lower CPU than {OURS}", not b,
+                         "none does" if not b else ", ".join(
+                             f"{x['strategy']} (p99 {us(p99(x))} vs {us(p99(ours))}, CPU "
+                             f"{x['cpu_percent']:.2f} % vs {ours['cpu_percent']:.2f} %)" for x in b)))
+    idle = {x["strategy"]: x for x in by_load.get(0, [])}
+    ours, spin = idle.get(OURS), idle.get("spin")
+    if ours and spin and p99(ours) is not None and p99(spin) is not None:
+        ok = p99(ours) <= 1.5 * p99(spin) and ours["cpu_percent"] <= 1.5
+        out.append(check("idle: precise p99 ≤ 1.5 × spin's p99, at ≤ 1.5 % of a core", ok,
+                         f"p99 {us(p99(ours))} vs 1.5 × {us(p99(spin))} = {us(1.5 * p99(spin))}; "
+                         f"CPU {ours['cpu_percent']:.2f} %"))
+    full = {x["strategy"]: x for x in by_load.get(cpus, [])}
+    ours, sdl = full.get(OURS), full.get("sdl-precise")
+    if ours and sdl and p99(ours) is not None and p99(sdl) is not None:
+        ok = p99(ours) <= p99(sdl) and ours["cpu_percent"] <= sdl["cpu_percent"] / 3
+        out.append(check(f"load {cpus} (one busy thread per CPU): precise p99 ≤ sdl-precise's, at ≤ 1/3 of its CPU",
+                         ok, f"p99 {us(p99(ours))} vs {us(p99(sdl))}; CPU {ours['cpu_percent']:.2f} % vs "
+                             f"{sdl['cpu_percent']:.2f} % / 3 = {sdl['cpu_percent'] / 3:.2f} %"))
+    return out
+
+
+def replay_rows(text):
+    """The replay example's rows (trace, setting, p99 µs, p99.9 µs, CPU %, oracle p99 µs
+    at that CPU, ...), header first."""
+    return [[c.strip() for c in line.split("|")] for line in text.splitlines() if "|" in line]
+
+
+# The replay table prints µs with one decimal: differences below that are not told apart.
+PRINTED_RESOLUTION_US = 0.1
+
+
+def oracle_verdicts(rows):
+    """Precise within 1.5× of the oracle's p99 at the same CPU (or within the printed
+    resolution of it), per trace."""
+    out = []
+    for r in rows[1:]:
+        if r[1] != OURS:
+            continue
+        try:
+            got, oracle = float(r[2]), float(r[5])
+        except ValueError:
+            out.append(check(f"{r[0]}: precise p99 ≤ 1.5 × the oracle's at the same CPU", None, "no p99"))
+            continue
+        ok = got <= max(1.5 * oracle, oracle + PRINTED_RESOLUTION_US)
+        out.append(check(f"{r[0]}: precise p99 ≤ 1.5 × the oracle's at the same CPU (or ≤ {PRINTED_RESOLUTION_US} µs above it)",
+                         ok, f"{got:.1f} µs vs 1.5 × {oracle:.1f} µs = {1.5 * oracle:.1f} µs at {r[4]} % CPU"))
+    return out
+
+
+def table(results):
+    rows = ["| strategy | p50 | p99 | p99.9 | max | CPU % | beaten on both by |",
+            "|---|---:|---:|---:|---:|---:|---|"]
+    for x in results:
+        e = x["error"]
+        b = beaters(results, x)
+        best = min(b, key=lambda y: p99(y))["strategy"] if b else "– (on the frontier)" if p99(x) is not None else "– (n < 100)"
+        rows.append(f"| {x['strategy']} | {us(e['median_ns'])} | {us(p99(x))} | {us(p999(x))} | "
+                    f"{us(e['max_ns'])} | {x['cpu_percent']:.2f} | {best} |")
+    return rows
+
+
+def section(r, command, load_before, load_after, replay_text, replay_command):
+    fp = r["fingerprint"]
+    cpus = fp["cpu_count"]
+    by_load = {}
+    for x in r["data"]["results"]:
+        by_load.setdefault(x.get("load", 0), []).append(x)
+    body = []
+    for load, results in by_load.items():
+        body += ["", f"Load {load} (busy threads on {cpus} CPUs):", "", *table(results)]
+    rows = replay_rows(replay_text)
+    replay_md = []
+    if rows:
+        replay_md = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+        replay_md += ["| " + " | ".join(x) + " |" for x in rows[1:]]
+    return "\n".join([
+        BEGIN,
+        "## The accuracy-versus-CPU frontier (`sleeplab pace --load`, issue 14)",
+        "",
+        "```sh",
+        "scripts/bench-frontier.sh   # runs:",
+        command,
+        replay_command,
+        "```",
+        "",
+        f"Run {r['started_at']} on {fp['cpu_model']} × {cpus}, kernel {fp['kernel_release']}, "
+        f"clocksource {fp.get('clocksource')}, virtualization {fp.get('virtualization')}. "
+        f"Load average before/after: {load_before} / {load_after}. Frame error = wake − deadline on "
+        "an absolute schedule; contenders interleaved in blocks of 50 frames within each load level; "
+        "\"beaten on both by\" names the contender with the lowest p99 among those with both a lower "
+        "p99 and a lower CPU. p99 needs n ≥ 100, p99.9 n ≥ 1000 (otherwise –).",
+        *body,
+        "",
+        "The recorded traces (crates/sleeplab/tests/traces/) replayed in virtual time, against the "
+        "oracle (the best fixed margin in hindsight at the same CPU):",
+        "",
+        *replay_md,
+        "",
+        "Targets (issue 14):",
+        "",
+        *verdicts(by_load, cpus),
+        *oracle_verdicts(rows),
+        END,
+    ])
+
+
+def write(doc, text_section):
+    try:
+        text = open(doc).read()
+    except FileNotFoundError:
+        text = "# Benchmarks\n\nEvery number here comes from a command in this file; rerun it to refresh.\n\n"
+    if BEGIN in text:
+        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: text_section, text, flags=re.S)
+    else:
+        text = text.rstrip("\n") + "\n\n" + text_section + "\n"
+    open(doc, "w").write(text)
+
+
+def self_test():
+    def res(name, load, p99_ns, cpu, n=200):
+        return {"strategy": name, "load": load, "cpu_percent": cpu,
+                "error": {"count": n, "median_ns": 1, "p99_ns": p99_ns, "p999_ns": p99_ns, "max_ns": p99_ns}}
+    idle = [res("spin", 0, 20_000, 99.0), res(OURS, 0, 25_000, 1.2), res("sdl-precise", 0, 30_000, 7.0)]
+    loaded = [res("spin", 2, 3e6, 98.0), res(OURS, 2, 200_000, 1.1), res("sdl-precise", 2, 84_000, 0.9)]
+    v = verdicts({0: idle, 2: loaded}, 2)
+    assert v[0].startswith("- ✅ load 0:"), v[0]
+    assert v[1].startswith("- ❌ load 2:") and "sdl-precise (p99 84.00 µs vs 200.00 µs" in v[1], v[1]
+    assert v[2].startswith("- ✅ idle:"), v[2]  # 25 µs ≤ 30 µs, 1.2 % ≤ 1.5 %
+    assert v[3].startswith("- ❌ load 2 (one"), v[3]
+    assert beaters(idle, idle[2]) == [idle[1]]
+    assert p99(res("x", 0, 5, 1.0, n=99)) is None
+    rows = replay_rows("trace | setting | p99 µs | p99.9 µs | CPU % | oracle p99 µs at that CPU\n"
+                       "60hz-idle | precise | 30.0 | – | 1.10 | 25.0\n60hz-load-1 | precise | 90.0 | – | 1.2 | 50.0\n"
+                       "60hz-floor | precise | 0.1 | – | 1.8 | 0.0\n60hz-floor2 | precise | 0.2 | – | 1.8 | 0.0\n")
+    o = oracle_verdicts(rows)
+    assert o[0].startswith("- ✅ 60hz-idle") and o[1].startswith("- ❌ 60hz-load-1"), o
+    assert o[2].startswith("- ✅ 60hz-floor:") and o[3].startswith("- ❌ 60hz-floor2"), o
+    print("self-test ok")
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
+        return
+    path, command, load_before, load_after, replay_path, replay_command, doc = sys.argv[1:8]
+    r = json.load(open(path))
+    s = section(r, command, load_before, load_after, open(replay_path).read(), replay_command)
+    write(doc, s)
+    print(s)
+
+
+if __name__ == "__main__":
+    main()
