@@ -14,9 +14,11 @@
 use sleeplab_cli::experiments::runtimes::{
     self, MethodStatus, ProbeQuota, RuntimeStatus, RuntimesConfig, Target,
 };
-use sleeplab_cli::runtimes::catalog::{Catalog, Preparation, RuntimeId};
-use sleeplab_cli::runtimes::protocol::{self, Kind, ListOutput};
-use sleeplab_cli::runtimes::runner::{self, ChildSettings, Limits, ProbeCommand, Termination};
+use sleeplab_cli::probe::catalog::{Catalog, Preparation, RuntimeId};
+use sleeplab_cli::probe::child::ChildSettings;
+use sleeplab_cli::probe::command::ProbeCommand;
+use sleeplab_cli::probe::protocol::{self, Kind, ListOutput};
+use sleeplab_cli::probe::runner::{self, Limits, Termination};
 use std::path::Path;
 use std::time::{Duration, Instant};
 

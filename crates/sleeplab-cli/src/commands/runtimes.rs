@@ -9,7 +9,7 @@ use crate::experiments::runtimes::{
 use crate::model::{ExperimentData, RunSettings, RunStart};
 use crate::output::Progress;
 use crate::parse::{self, ParseError};
-use crate::runtimes::catalog::{Catalog, CatalogError, RuntimeId};
+use crate::probe::catalog::{Catalog, CatalogError, RuntimeId};
 use clap::Args;
 
 /// The default time budget per one-shot cell.

@@ -2,7 +2,7 @@
 //! it may take, and the statistics of periodic ticks.
 
 use super::{Lateness, ProbeQuota, RuntimesConfig};
-use crate::runtimes::protocol::{Kind, Measurement, Mode};
+use crate::probe::protocol::{Kind, Measurement, Mode};
 use crate::stats::{Summary, quantile_sorted, summarize};
 use std::time::Duration;
 
@@ -244,7 +244,7 @@ pub fn periodic_stats(period_ns: u64, warmup: &[u64], ticks: &[u64]) -> Periodic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtimes::protocol::parse_measurement;
+    use crate::probe::protocol::parse_measurement;
 
     fn config() -> RuntimesConfig {
         RuntimesConfig {

@@ -140,7 +140,7 @@ mod tests {
         MethodStatus, OneshotCell, PeriodicCell, ProbeQuota, RuntimeStatus, RuntimesConfig,
         periodic_stats,
     };
-    use crate::runtimes::protocol::Kind;
+    use crate::probe::protocol::Kind;
     use crate::stats::summarize;
 
     fn data() -> RuntimesData {

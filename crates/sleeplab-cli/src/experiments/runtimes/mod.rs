@@ -6,7 +6,7 @@
 //! once (`--durations-ns`), a time budget per cell and a warm-up; periodic methods run in
 //! periodic mode. The harness applies the same load (busy threads in this process), timer
 //! slack and CPU pinning (both inherited by the probe process) as `sweep`, parses the
-//! output with [`crate::runtimes::protocol`] and summarises it with [`crate::stats`].
+//! output with [`crate::probe::protocol`] and summarises it with [`crate::stats`].
 //! A runtime that is missing is skipped with the command that installs it; a probe that
 //! crashes, hangs, floods or prints garbage is reported as failed and the run goes on.
 
@@ -22,7 +22,7 @@ pub use render::{early_returns, render, render_listing};
 pub use run::{RuntimesOutcome, Target, run};
 pub use saved::saved_runtimes;
 
-use crate::runtimes::protocol::{Kind, MethodInfo};
+use crate::probe::protocol::{Kind, MethodInfo};
 use crate::stats::Summary;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -10,9 +10,11 @@ use crate::error::UsageError;
 use crate::interrupt::interrupted;
 use crate::load::LoadThreads;
 use crate::output::{Progress, fmt_ns};
-use crate::runtimes::catalog::Preparation;
-use crate::runtimes::protocol::{self, Comment, ListOutput, Measurement, MethodInfo, Mode};
-use crate::runtimes::runner::{self, ChildSettings, Limits, ProbeCommand, Verdict};
+use crate::probe::catalog::Preparation;
+use crate::probe::child::ChildSettings;
+use crate::probe::command::ProbeCommand;
+use crate::probe::protocol::{self, Comment, ListOutput, Measurement, MethodInfo, Mode};
+use crate::probe::runner::{self, Limits, Verdict};
 use crate::stats::summarize;
 use std::time::Duration;
 

@@ -7,8 +7,8 @@
 use super::run::fill_cells;
 use super::{MethodResult, MethodStatus, RuntimeResult, RuntimeStatus, UnavailableMethod};
 use crate::error::UsageError;
-use crate::runtimes::catalog::RuntimeId;
-use crate::runtimes::protocol::{self, Header, Kind, MethodInfo, Mode, Output};
+use crate::probe::catalog::RuntimeId;
+use crate::probe::protocol::{self, Header, Kind, MethodInfo, Mode, Output};
 
 /// One runtime's saved files, as they are gathered.
 struct Group {

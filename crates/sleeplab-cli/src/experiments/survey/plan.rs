@@ -15,7 +15,7 @@ use crate::experiments::runtimes::{ProbeQuota, RuntimesConfig};
 use crate::experiments::short::{CONFIDENCE, MIN_BATCH, ShortConfig};
 use crate::experiments::sweep::{Quota, SweepConfig};
 use crate::experiments::timers::{TimersConfig, mechanisms as timer_mechanisms};
-use crate::runtimes::catalog::RuntimeId;
+use crate::probe::catalog::RuntimeId;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::wait::Support;

@@ -218,7 +218,7 @@ fn run_stage(plan: &StagePlan, quiet: bool) -> anyhow::Result<StageOutput> {
             })
         }
         StageConfig::Runtimes(config) => {
-            use crate::runtimes::catalog::{Catalog, RuntimeId};
+            use crate::probe::catalog::{Catalog, RuntimeId};
             let catalog = Catalog::locate().map_err(|e| anyhow::anyhow!("{e}"))?;
             let ids: Vec<RuntimeId> = config
                 .runtimes

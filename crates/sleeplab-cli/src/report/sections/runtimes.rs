@@ -4,6 +4,7 @@ use super::figure;
 use crate::experiments::runtimes::{
     MethodResult, MethodStatus, OneshotCell, RuntimeResult, RuntimeStatus, RuntimesData,
 };
+use crate::probe::protocol::Kind;
 use crate::report::charts::bars::{Bar, Bars};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
@@ -11,7 +12,6 @@ use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::Results;
-use crate::runtimes::protocol::Kind;
 
 /// A runtime's main sleep: its first measured one-shot method (the probes list the
 /// language's plain sleep first: nanosleep, sleep_for, time.Sleep, time.sleep…).

@@ -7,12 +7,12 @@
 //! error messages. The exit code is mapped as the protocol says: 0 ok, 2 bad arguments,
 //! 3 method unavailable, anything else (or a signal) a failure.
 
+use super::child::{ChildSettings, apply_child_settings};
+use super::command::ProbeCommand;
 use crate::interrupt::interrupted;
-use std::ffi::OsString;
 use std::io::Read;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -22,74 +22,6 @@ const STDERR_KEEP: usize = 64 * 1024;
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// Longest stderr line quoted in a verdict.
 const REASON_CHARS: usize = 300;
-
-/// A program to launch: what `exec` gets, minus the per-run arguments.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ProbeCommand {
-    /// The program (a path, or a name looked up in `PATH`).
-    pub program: PathBuf,
-    /// Arguments before the per-run ones (e.g. the script path).
-    pub args: Vec<OsString>,
-    /// Extra environment variables.
-    pub env: Vec<(OsString, OsString)>,
-    /// Working directory (default: inherited).
-    pub cwd: Option<PathBuf>,
-}
-
-impl ProbeCommand {
-    /// A command running `program` with no fixed arguments.
-    pub fn new(program: impl Into<PathBuf>) -> Self {
-        Self {
-            program: program.into(),
-            ..Self::default()
-        }
-    }
-
-    /// Adds fixed arguments.
-    pub fn with_args<I, S>(mut self, args: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<OsString>,
-    {
-        self.args.extend(args.into_iter().map(Into::into));
-        self
-    }
-
-    /// Adds an environment variable.
-    pub fn with_env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
-        self.env.push((key.into(), value.into()));
-        self
-    }
-
-    /// Sets the working directory.
-    pub fn in_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.cwd = Some(dir.into());
-        self
-    }
-
-    /// The command line as words (environment first, `K=V`), for reports.
-    pub fn words(&self, extra: &[String]) -> Vec<String> {
-        let mut w: Vec<String> = self
-            .env
-            .iter()
-            .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))
-            .collect();
-        w.push(self.program.display().to_string());
-        w.extend(self.args.iter().map(|a| a.to_string_lossy().into_owned()));
-        w.extend(extra.iter().cloned());
-        w
-    }
-}
-
-/// Settings the probe process inherits (applied between fork and exec).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ChildSettings {
-    /// `prctl(PR_SET_TIMERSLACK)` value, ns (0 resets to the default).
-    pub timer_slack_ns: Option<u64>,
-    /// CPU to pin the process to (`sched_setaffinity`).
-    pub pin_cpu: Option<usize>,
-}
-
 /// Bounds on one probe run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -428,30 +360,6 @@ fn drain_available(mut pipe: std::process::ChildStderr, into: &mut Vec<u8>) {
             Ok(n) => into.extend_from_slice(&buf[..n]),
         }
     }
-}
-
-/// Applies `settings` to the calling process (the forked child, before exec).
-fn apply_child_settings(settings: ChildSettings) -> std::io::Result<()> {
-    if let Some(ns) = settings.timer_slack_ns {
-        // SAFETY: prctl(PR_SET_TIMERSLACK) takes an integer argument only.
-        let r = unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0) };
-        if r != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    if let Some(cpu) = settings.pin_cpu {
-        // SAFETY: cpu_set_t is plain data, zeroed then filled with CPU_SET within bounds
-        // (the caller validated cpu against the machine's CPU count).
-        let r = unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(cpu, &mut set);
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
-        };
-        if r != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
