@@ -1,19 +1,18 @@
 //! Launching one probe process, bounded in time and output, killable.
 //!
-//! The child gets its own process group (so a timeout or Ctrl-C kills everything it
-//! started), `/dev/null` as stdin, and optionally a timer slack and a CPU affinity set in
-//! the forked child before `exec` (so the probe inherits them). Stdout is captured up to
-//! a cap; a probe that writes more is killed and reported. Stderr is kept (its tail) for
+//! The child is started by [`super::child`]: its own process group (so a timeout or
+//! Ctrl-C kills everything it started), `/dev/null` as stdin, death with sleeplab, a
+//! watchdog that kills the group when the run is over (leftovers too), and the settings
+//! it inherits, set before `exec`. Stdout is captured up to a cap; a probe that writes more is killed and reported. Stderr is kept (its tail) for
 //! error messages. The exit code is mapped as the protocol says: 0 ok, 2 bad arguments,
 //! 3 method unavailable, anything else (or a signal) a failure.
 
-use super::child::{ChildSettings, apply_child_settings};
+use super::child::{self, ChildSettings, Spawned};
 use super::command::ProbeCommand;
 use crate::interrupt::interrupted;
 use std::io::Read;
 use std::os::fd::AsRawFd;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Command, Stdio};
+use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
 /// How much of stderr is kept (its end: the last line is what matters).
@@ -191,26 +190,11 @@ pub fn run(
     limits: Limits,
 ) -> Result<RunOutput, RunError> {
     let program = cmd.program.display().to_string();
-    let mut c = Command::new(&cmd.program);
-    c.args(&cmd.args)
-        .args(args)
-        .envs(cmd.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if let Some(dir) = &cmd.cwd {
-        c.current_dir(dir);
-    }
-    if settings != ChildSettings::default() {
-        // SAFETY: the closure runs in the forked child before exec and only makes the
-        // async-signal-safe system calls prctl and sched_setaffinity on stack data.
-        unsafe {
-            c.pre_exec(move || apply_child_settings(settings));
-        }
-    }
     let start = Instant::now();
-    let mut child = c.spawn().map_err(|source| RunError::Spawn {
+    let Spawned {
+        mut child,
+        watchdog,
+    } = child::spawn(cmd, args, settings).map_err(|source| RunError::Spawn {
         program: program.clone(),
         source,
     })?;
@@ -334,6 +318,8 @@ pub fn run(
             }
         }
     };
+    // The run is over: the watchdog kills whatever the probe left in its group.
+    drop(watchdog);
     Ok(RunOutput {
         stdout,
         stderr,
@@ -472,6 +458,29 @@ mod tests {
             "{:?}",
             t0.elapsed()
         );
+    }
+
+    #[test]
+    fn what_the_probe_leaves_in_its_group_is_killed_when_the_run_ends() {
+        use crate::probe::child::tests::{gone_within, stat};
+        // A double fork: the leftover is re-parented away from the probe at once.
+        let r = run(
+            &sh("(sleep 30 >/dev/null 2>&1 & echo $!)"),
+            &[],
+            ChildSettings::default(),
+            limits(20_000),
+        )
+        .unwrap();
+        assert_eq!(r.verdict(), Verdict::Ok);
+        let pid: u32 = String::from_utf8_lossy(&r.stdout).trim().parse().unwrap();
+        // Started by the probe and still running, or already gone: either way it must
+        // not outlive the run by more than a moment.
+        if let Some((_, start)) = stat(pid) {
+            assert!(
+                gone_within(pid, start, Duration::from_secs(10)),
+                "the leftover {pid} survived"
+            );
+        }
     }
 
     #[test]
