@@ -117,6 +117,21 @@ pub(super) fn header(line: &str, measurement: bool) -> Result<Header, ProtocolEr
             ),
         });
     }
+    if let Some(options) = obj.get("options") {
+        let strings = options
+            .as_array()
+            .is_some_and(|a| a.iter().all(Value::is_string));
+        if !strings {
+            return Err(ProtocolError {
+                line: 1,
+                kind: ErrorKind::Field {
+                    what,
+                    field: "options".into(),
+                    problem: "must be an array of strings".into(),
+                },
+            });
+        }
+    }
     h.extra = obj.into_iter().collect();
     Ok(h)
 }

@@ -13,7 +13,7 @@ mod parse;
 mod tests;
 
 pub use error::{ErrorKind, ProtocolError};
-pub use parse::{parse_list, parse_measurement, parse_output};
+pub use parse::{Stopped, parse_list, parse_measurement, parse_output, parse_stopped};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -115,8 +115,24 @@ pub struct Header {
     pub method: Option<String>,
     /// The measurement mode (measurement output only).
     pub mode: Option<Mode>,
-    /// Fields beyond the protocol's (e.g. `timerslack_ns`), kept as given.
+    /// Fields beyond the protocol's (e.g. `timerslack_ns`, `options`), kept as given.
     pub extra: BTreeMap<String, Value>,
+}
+
+/// The optional argument `--mlock` (the probe locks its memory before measuring), as
+/// the `--list` header's `options` names it.
+pub const OPTION_MLOCK: &str = "mlock";
+
+impl Header {
+    /// The optional arguments the probe takes (the `--list` header's `options`, an array
+    /// of strings the parser checked), e.g. [`OPTION_MLOCK`].
+    pub fn options(&self) -> Vec<&str> {
+        self.extra
+            .get("options")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    }
 }
 
 /// One method of a `--list` output.

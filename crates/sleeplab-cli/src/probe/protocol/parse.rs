@@ -1,9 +1,10 @@
-//! The line grammar: `--list` output and measurement output, strictly.
+//! The line grammar: `--list` output and measurement output, strictly; and what a
+//! probe stopped midway had printed.
 
 use super::error::{ErrorKind, ProtocolError};
 use super::json::{header, json_object, method_entry};
 use super::lines::{Lines, excerpt, fields};
-use super::{Cell, Comment, ListOutput, Measurement, MethodInfo, Mode, Output};
+use super::{Cell, Comment, Header, ListOutput, Measurement, MethodInfo, Mode, Output};
 
 /// Parses any probe output: measurement output when the header has `method` or
 /// `mode`, list output otherwise.
@@ -18,14 +19,19 @@ pub fn parse_output(input: &[u8]) -> Result<Output, ProtocolError> {
     }
 }
 
-/// Parses the output of `probe --list`.
-pub fn parse_list(input: &[u8]) -> Result<ListOutput, ProtocolError> {
-    let mut lines = Lines::new(input);
+/// Reads and checks the first line: the header (of measurement output or not).
+fn first_header(lines: &mut Lines<'_>, measurement: bool) -> Result<Header, ProtocolError> {
     let (_, first) = lines.next_line()?.ok_or(ProtocolError {
         line: 1,
         kind: ErrorKind::Empty,
     })?;
-    let header = header(first, false)?;
+    header(first, measurement)
+}
+
+/// Parses the output of `probe --list`.
+pub fn parse_list(input: &[u8]) -> Result<ListOutput, ProtocolError> {
+    let mut lines = Lines::new(input);
+    let header = first_header(&mut lines, false)?;
     let mut methods: Vec<MethodInfo> = Vec::new();
     loop {
         let Some((n, line)) = lines.next_line()? else {
@@ -61,12 +67,37 @@ pub fn parse_list(input: &[u8]) -> Result<ListOutput, ProtocolError> {
 
 /// Parses the output of a measurement (`--method …`).
 pub fn parse_measurement(input: &[u8]) -> Result<Measurement, ProtocolError> {
+    measurement(input, false).map(|s| s.measurement)
+}
+
+/// What a probe stopped midway (killed on a timeout or Ctrl-C) had printed: the cells
+/// it finished. Probes print each cell whole once it is measured, so a finished cell is
+/// as good as in a complete run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stopped {
+    /// The header and the finished cells (no partial one).
+    pub measurement: Measurement,
+    /// Whether the output reached its `end` line after all (it was whole).
+    pub ended: bool,
+    /// The `cell` line of the cell that was cut off, if one was.
+    pub unfinished_cell: Option<usize>,
+}
+
+/// Parses the output of a probe that was stopped midway: everything up to the last
+/// complete line must follow the protocol; a missing `end`, a cell without its `done`
+/// (dropped) and a last line without its newline (dropped) are allowed.
+pub fn parse_stopped(input: &[u8]) -> Result<Stopped, ProtocolError> {
+    let whole_lines = input
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(&input[..0], |i| &input[..=i]);
+    measurement(whole_lines, true)
+}
+
+/// The measurement grammar; `stopped` allows the output to end anywhere between lines.
+fn measurement(input: &[u8], stopped: bool) -> Result<Stopped, ProtocolError> {
     let mut lines = Lines::new(input);
-    let (_, first) = lines.next_line()?.ok_or(ProtocolError {
-        line: 1,
-        kind: ErrorKind::Empty,
-    })?;
-    let header = header(first, true)?;
+    let header = first_header(&mut lines, true)?;
     let (Some(method), Some(mode)) = (header.method.clone(), header.mode) else {
         return Err(ProtocolError {
             line: 1,
@@ -76,8 +107,12 @@ pub fn parse_measurement(input: &[u8]) -> Result<Measurement, ProtocolError> {
     let mut cells: Vec<Cell> = Vec::new();
     let mut open: Option<Cell> = None;
     let mut pending: Vec<Comment> = Vec::new();
+    let mut ended = false;
     loop {
         let Some((n, line)) = lines.next_line()? else {
+            if stopped {
+                break;
+            }
             return Err(ProtocolError {
                 line: lines.line + 1,
                 kind: ErrorKind::MissingEnd,
@@ -100,6 +135,7 @@ pub fn parse_measurement(input: &[u8]) -> Result<Measurement, ProtocolError> {
             if let Some(cell) = &open {
                 return Err(err(ErrorKind::UnfinishedCell(cell.line)));
             }
+            ended = true;
             break;
         }
         if line.starts_with('{') {
@@ -173,11 +209,15 @@ pub fn parse_measurement(input: &[u8]) -> Result<Measurement, ProtocolError> {
         }
     }
     lines.expect_eof()?;
-    Ok(Measurement {
-        header,
-        method,
-        mode,
-        cells,
-        trailing_comments: pending,
+    Ok(Stopped {
+        measurement: Measurement {
+            header,
+            method,
+            mode,
+            cells,
+            trailing_comments: pending,
+        },
+        ended,
+        unfinished_cell: open.map(|c| c.line),
     })
 }

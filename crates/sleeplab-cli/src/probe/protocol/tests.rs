@@ -60,6 +60,53 @@ fn every_invalid_vector_is_rejected() {
     }
 }
 
+/// `spec/vectors/stopped/`: output of probes killed midway. `keptN_*` keep N finished
+/// cells (`*_whole` reached its `end` after all), `broken_*` break the protocol before
+/// the cut.
+#[test]
+fn stopped_vectors_keep_their_finished_cells() {
+    let all = vectors("stopped");
+    assert!(all.len() >= 6, "{} stopped vectors", all.len());
+    for (name, bytes) in all {
+        let got = parse_stopped(&bytes);
+        if name.starts_with("broken_") {
+            assert!(got.is_err(), "stopped/{name} was accepted: {got:?}");
+            continue;
+        }
+        let kept: usize = name
+            .strip_prefix("kept")
+            .and_then(|r| r.split('_').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("stopped/{name}: name it keptN_ or broken_"));
+        let s = got.unwrap_or_else(|e| panic!("stopped/{name} was rejected: {e}"));
+        assert_eq!(s.measurement.cells.len(), kept, "{name}");
+        assert_eq!(s.ended, name.ends_with("_whole.txt"), "{name}");
+        // A whole output parses the strict way too; a cut one does not.
+        assert_eq!(parse_measurement(&bytes).is_ok(), s.ended, "{name}");
+    }
+    let cut = parse_stopped(&load("stopped", "kept2_in_third_cell.txt")).unwrap();
+    assert_eq!(cut.unfinished_cell, Some(8));
+    let values: Vec<u64> = cut.measurement.cells.iter().map(|c| c.value_ns).collect();
+    assert_eq!(values, [1_000_000, 100_000]);
+    let mid = parse_stopped(&load("stopped", "kept1_cut_mid_line.txt")).unwrap();
+    assert_eq!(mid.unfinished_cell, Some(6));
+}
+
+#[test]
+fn list_options_are_read_from_the_header() {
+    let l = parse_list(&load("valid", "list_options.txt")).unwrap();
+    assert_eq!(l.header.options(), [OPTION_MLOCK]);
+    assert!(
+        parse_list(&load("valid", "list.txt"))
+            .unwrap()
+            .header
+            .options()
+            .is_empty()
+    );
+    let e = parse_list(&load("invalid", "list_options_not_strings.txt")).unwrap_err();
+    assert!(e.to_string().contains("options"), "{e}");
+}
+
 #[test]
 fn list_vector_exact() {
     let l = parse_list(&load("valid", "list.txt")).unwrap();
