@@ -6,7 +6,7 @@ use crate::error::UsageError;
 use crate::experiments::runtimes::{
     self, DEFAULT_DURATIONS_NS, MethodStatus, ProbeQuota, RuntimeStatus, RuntimesConfig, Target,
 };
-use crate::model::{ExperimentData, RunSettings, RunStart};
+use crate::model::{ExperimentData, RunStart};
 use crate::output::Progress;
 use crate::parse::{self, ParseError};
 use crate::probe::catalog::{Catalog, CatalogError, RuntimeId};
@@ -161,6 +161,9 @@ pub fn config(args: &RuntimesArgs, ids: &[RuntimeId]) -> RuntimesConfig {
             .as_ref()
             .map_or_else(Vec::new, |l| l.0.clone()),
         pin_cpu: args.pin,
+        policy: Default::default(),
+        priority: 0,
+        mlock: false,
         json_samples: args.json_samples as usize,
         output_cap_bytes: 64 << 20,
         startup_timeout_ns: 120_000_000_000,
@@ -234,15 +237,7 @@ pub fn run(args: &RuntimesArgs, quiet: bool) -> anyhow::Result<i32> {
                 .iter()
                 .any(|m| matches!(m.status, MethodStatus::Failed { .. }))
     });
-    let settings = RunSettings {
-        timer_slack_ns: config
-            .timer_slacks_ns
-            .first()
-            .copied()
-            .unwrap_or_else(sleeplab::system::timer_slack_ns),
-        pin_cpu: config.pin_cpu,
-        ..RunSettings::default()
-    };
+    let settings = config.run_settings();
     let data = outcome.data.clone();
     let result = start.finish(
         ExperimentData::Runtimes(outcome.data),

@@ -24,6 +24,7 @@
 //! another thread held at the fork stays locked forever in the child.
 
 use super::command::ProbeCommand;
+use sleeplab::system::Policy;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
@@ -36,6 +37,9 @@ pub struct ChildSettings {
     pub timer_slack_ns: Option<u64>,
     /// CPU to pin the process to (`sched_setaffinity`).
     pub pin_cpu: Option<usize>,
+    /// Scheduling policy and priority (`sched_setscheduler`); `None` = inherited. The
+    /// threads the probe starts inherit them.
+    pub scheduling: Option<(Policy, i32)>,
 }
 
 /// A started probe: the process, and the write end of its watchdog's pipe. Dropping
@@ -202,6 +206,20 @@ fn apply_child_settings(settings: ChildSettings) -> io::Result<()> {
             libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
         };
         if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    if let Some((policy, priority)) = settings.scheduling {
+        let raw = match policy {
+            Policy::Other => libc::SCHED_OTHER,
+            Policy::Fifo => libc::SCHED_FIFO,
+            Policy::Rr => libc::SCHED_RR,
+        };
+        let param = libc::sched_param {
+            sched_priority: priority,
+        };
+        // SAFETY: a valid sched_param on the stack; 0 means the calling thread.
+        if unsafe { libc::sched_setscheduler(0, raw, &param) } != 0 {
             return Err(io::Error::last_os_error());
         }
     }

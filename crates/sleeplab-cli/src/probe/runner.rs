@@ -9,6 +9,7 @@
 
 use super::child::{self, ChildSettings, Spawned};
 use super::command::ProbeCommand;
+use super::observe::{self, InForce};
 use crate::interrupt::interrupted;
 use std::io::Read;
 use std::os::fd::AsRawFd;
@@ -58,6 +59,9 @@ pub struct RunOutput {
     pub wall: Duration,
     /// The limits it ran under.
     pub limits: Limits,
+    /// What was in force for the process, read from `/proc` when its first line of
+    /// stdout arrived (`None` when it printed no complete line).
+    pub in_force: Option<InForce>,
 }
 
 /// The protocol's reading of a run.
@@ -210,6 +214,7 @@ pub fn run(
     let mut status = None;
     let mut exited_at: Option<Instant> = None;
     let mut killed: Option<Termination> = None;
+    let mut in_force = None;
     let mut buf = vec![0u8; 64 * 1024];
     // A timeout too long to represent is no timeout (a run of centuries).
     let deadline = start
@@ -277,7 +282,14 @@ pub fn run(
             if let Some(p) = out_pipe.as_mut() {
                 match p.read(&mut buf) {
                     Ok(0) => out_pipe = None,
-                    Ok(n) => stdout.extend_from_slice(&buf[..n]),
+                    Ok(n) => {
+                        stdout.extend_from_slice(&buf[..n]);
+                        // The header line is out: the probe measures now, under what
+                        // it applied before printing it.
+                        if in_force.is_none() && buf[..n].contains(&b'\n') {
+                            in_force = Some(observe::read(pgid));
+                        }
+                    }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(_) => out_pipe = None,
                 }
@@ -326,6 +338,7 @@ pub fn run(
         termination,
         wall: start.elapsed(),
         limits,
+        in_force,
     })
 }
 
@@ -351,6 +364,7 @@ fn drain_available(mut pipe: std::process::ChildStderr, into: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sleeplab::system::Policy;
 
     fn sh(script: &str) -> ProbeCommand {
         ProbeCommand::new("/bin/sh").with_args(["-c", script])
@@ -514,6 +528,7 @@ mod tests {
         let settings = ChildSettings {
             timer_slack_ns: Some(12_345),
             pin_cpu: Some(0),
+            scheduling: None,
         };
         // /proc/self/timerslack_ns is the task's own slack; Cpus_allowed_list the affinity.
         let r = run(
@@ -532,6 +547,48 @@ mod tests {
             );
         }
         assert!(out.contains("Cpus_allowed_list:\t0\n"), "{out}");
+    }
+
+    /// Whether this process may use a real-time policy (tried on a throwaway thread).
+    fn realtime_permitted() -> bool {
+        std::thread::spawn(|| sleeplab::system::set_policy(Policy::Fifo, 1).is_ok())
+            .join()
+            .unwrap()
+    }
+
+    #[test]
+    fn what_was_in_force_is_read_back_once_the_first_line_is_out() {
+        let settings = ChildSettings {
+            timer_slack_ns: None,
+            pin_cpu: Some(0),
+            scheduling: Some((Policy::Fifo, 3)),
+        };
+        let script = sh("echo header; sleep 0.5; echo body");
+        if !realtime_permitted() {
+            let e = run(&script, &[], settings, limits(5000)).unwrap_err();
+            assert!(e.to_string().contains("not permitted"), "{e}");
+            return;
+        }
+        let r = run(&script, &[], settings, limits(5000)).unwrap();
+        assert_eq!(r.verdict(), Verdict::Ok);
+        let f = r.in_force.expect("read back after the first line");
+        assert_eq!(f.policy.as_deref(), Some("fifo"), "{f:?}");
+        assert_eq!(f.priority, Some(3));
+        assert_eq!(f.threads_differing, Some(0));
+        assert_eq!(f.cpus.as_deref(), Some("0"));
+        assert_eq!(f.locked_kib, Some(0));
+        // The slack, under the normal policy (real-time threads get none).
+        let settings = ChildSettings {
+            timer_slack_ns: Some(23_456),
+            ..ChildSettings::default()
+        };
+        let r = run(&script, &[], settings, limits(5000)).unwrap();
+        let f = r.in_force.expect("read back after the first line");
+        assert_eq!(f.timer_slack_ns, Some(23_456));
+        assert_eq!(f.policy.as_deref(), Some("other"));
+        // Nothing printed, nothing read.
+        let r = run(&sh("sleep 0.1"), &[], settings, limits(5000)).unwrap();
+        assert_eq!(r.in_force, None);
     }
 
     #[test]

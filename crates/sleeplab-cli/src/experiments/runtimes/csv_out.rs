@@ -156,6 +156,8 @@ mod tests {
             periodic: None,
             notes: vec![],
             wall_ns: 0,
+            in_force: None,
+            partial: None,
         };
         let mut sleep = method("sleep", Kind::Oneshot);
         sleep.cells.push(OneshotCell {
@@ -190,6 +192,9 @@ mod tests {
                 loads: vec![0],
                 timer_slacks_ns: vec![1],
                 pin_cpu: None,
+                policy: Default::default(),
+                priority: 0,
+                mlock: false,
                 json_samples: 10,
                 output_cap_bytes: 1,
                 startup_timeout_ns: 1,

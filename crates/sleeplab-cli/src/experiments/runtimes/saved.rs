@@ -4,7 +4,7 @@
 //! one runtime (same header runtime, implementation, version and platform) become one
 //! runtime of the result. A saved `--list` output adds the methods' descriptions.
 
-use super::run::fill_cells;
+use super::measure::fill_cells;
 use super::{MethodResult, MethodStatus, RuntimeResult, RuntimeStatus, UnavailableMethod};
 use crate::error::UsageError;
 use crate::probe::catalog::RuntimeId;
@@ -80,6 +80,8 @@ pub fn saved_runtimes(
                     periodic: None,
                     notes: vec![format!("saved output {name}")],
                     wall_ns: 0,
+                    in_force: None,
+                    partial: None,
                 };
                 fill_cells(&mut res, m, json_samples);
                 g.methods.push(res);
