@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs on a fresh Debian machine: the runtimes the
-# probes measure (Ruby, JRuby, the mingw cross-compiler and Wine for the Windows probe),
+# probes measure (C, C++, Go, Python, Java, Node.js, Ruby, JRuby, the mingw
+# cross-compiler and Wine for the Windows probe; CI fails a probe test whose runtime
+# is missing),
 # cyclictest for the validation script, and Chromium for the report's browser test.
 # Idempotent and quiet when everything is already there.
 set -euo pipefail
@@ -15,6 +17,10 @@ have wine || need+=(wine wine64)
 have chromium || need+=(chromium)
 have cc || need+=(gcc)
 have c++ || need+=(g++)
+have go || need+=(golang-go)
+have python3 || need+=(python3)
+have javac || need+=(default-jdk-headless)
+have node || need+=(nodejs)
 
 if ((${#need[@]})); then
     if [[ $(id -u) -ne 0 ]]; then

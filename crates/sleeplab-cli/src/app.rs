@@ -1,8 +1,11 @@
 //! Dispatch: parse the command line, run the command, map errors to exit codes
 //! (0 ok, 1 failure, 2 bad input, 130 interrupted).
 
-use crate::cli::{Cli, Command};
-use crate::{commands, error, interrupt};
+use crate::cli::Cli;
+use crate::error::UsageError;
+use crate::model::LoadError;
+use crate::parse::{ParseError, UnknownName};
+use crate::{commands, interrupt};
 use clap::Parser;
 
 /// Runs sleeplab with the process's arguments and returns the exit code.
@@ -45,26 +48,14 @@ pub fn run() -> i32 {
     }
     interrupt::install();
     let result = match &cli.command {
-        Some(Command::List) => commands::list::run(),
-        Some(Command::Sweep(args)) => commands::sweep::run(args, cli.quiet),
-        Some(Command::Pace(args)) => commands::pace::run(args, cli.quiet),
-        Some(Command::Cpu(args)) => commands::cpu::run(args, cli.quiet),
-        Some(Command::Advise(args)) => commands::advise::run(args, cli.quiet),
-        Some(Command::Short(args)) => commands::short::run(args, cli.quiet),
-        Some(Command::Runtimes(args)) => commands::runtimes::run(args, cli.quiet),
-        Some(Command::Timers(args)) => commands::timers::run(args, cli.quiet),
-        Some(Command::Simulate(args)) => commands::simulate::run(args, cli.quiet),
-        Some(Command::Schema { output }) => commands::schema::run(output.as_deref()),
-        Some(Command::Survey(args)) => commands::survey::run(args, cli.quiet),
-        Some(Command::Report(args)) => commands::report::run(args),
-        Some(Command::Compare(args)) => commands::compare::run(args),
+        Some(command) => command.run(cli.quiet),
         // No subcommand: the survey, with the options given at the top level.
         None => commands::survey::run(&cli.survey, cli.quiet),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
-            let code = if error::is_usage(&e) { 2 } else { 1 };
+            let code = if is_usage(&e) { 2 } else { 1 };
             eprintln!(
                 "sleeplab: {}",
                 format!("{e:#}").lines().next().unwrap_or("error")
@@ -72,4 +63,11 @@ pub fn run() -> i32 {
             code
         }
     }
+}
+
+/// Whether an error chain is the user's to fix (exit 2).
+pub fn is_usage(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.is::<UsageError>() || e.is::<ParseError>() || e.is::<UnknownName>() || e.is::<LoadError>()
+    })
 }

@@ -1,5 +1,5 @@
 //! Errors that are the user's to fix: they exit with code 2 and one line naming the bad
-//! value. Everything else exits 1.
+//! value (the mapping to exit codes is in [`crate::app`]). Everything else exits 1.
 
 use std::fmt;
 
@@ -28,17 +28,8 @@ impl From<crate::parse::ParseError> for UsageError {
     }
 }
 
-impl From<crate::model::LoadError> for UsageError {
-    fn from(e: crate::model::LoadError) -> Self {
+impl From<crate::parse::UnknownName> for UsageError {
+    fn from(e: crate::parse::UnknownName) -> Self {
         Self(e.to_string())
     }
-}
-
-/// Whether an error chain is the user's to fix (exit 2).
-pub fn is_usage(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| {
-        e.is::<UsageError>()
-            || e.is::<crate::parse::ParseError>()
-            || e.is::<crate::model::LoadError>()
-    })
 }

@@ -168,6 +168,108 @@ pub fn count(what: &'static str, text: &str, min: u64, max: u64) -> Result<u64, 
     Ok(n)
 }
 
+/// The values of `v` in order, without repeats (the first of each kept).
+pub fn dedup<T: PartialEq + Clone>(v: &[T]) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(v.len());
+    for x in v {
+        if !out.contains(x) {
+            out.push(x.clone());
+        }
+    }
+    out
+}
+
+/// A name that is not one of the known ones: `unknown mechanism "nanoslep" (did you
+/// mean nanosleep?)`, or, with no plausible typo, what to do instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {kind} {name:?}{detail} ({hint})")]
+pub struct UnknownName {
+    /// What kind of name, e.g. "mechanism".
+    pub kind: &'static str,
+    /// The name as given.
+    pub name: String,
+    /// Said after the name, e.g. ": no selected runtime's probe lists it" (or empty).
+    pub detail: &'static str,
+    /// `did you mean X?`, or the fallback (`known: a, b`, `see `sleeplab list``).
+    pub hint: String,
+}
+
+/// The known names of one kind, for checking names given on the command line.
+#[derive(Debug, Clone)]
+pub struct Names<'a> {
+    kind: &'static str,
+    known: Vec<&'a str>,
+    otherwise: Option<String>,
+    detail: &'static str,
+}
+
+impl<'a> Names<'a> {
+    /// The `known` names of `kind`; an unknown name without a close match lists them.
+    pub fn new(kind: &'static str, known: impl IntoIterator<Item = &'a str>) -> Self {
+        Self {
+            kind,
+            known: known.into_iter().collect(),
+            otherwise: None,
+            detail: "",
+        }
+    }
+
+    /// What to say instead of the list when no known name is close (e.g. "see
+    /// `sleeplab list`").
+    pub fn otherwise(mut self, text: impl Into<String>) -> Self {
+        self.otherwise = Some(text.into());
+        self
+    }
+
+    /// Words said after an unknown name (e.g. ": no selected runtime's probe lists it").
+    pub fn detail(mut self, text: &'static str) -> Self {
+        self.detail = text;
+        self
+    }
+
+    /// The known names, in order.
+    pub fn known(&self) -> &[&'a str] {
+        &self.known
+    }
+
+    /// Whether `name` is known.
+    pub fn contains(&self, name: &str) -> bool {
+        self.known.contains(&name)
+    }
+
+    /// Fails naming `name` and the closest known name unless it is known.
+    pub fn check(&self, name: &str) -> Result<(), UnknownName> {
+        if self.contains(name) {
+            return Ok(());
+        }
+        let hint = match closest(name, self.known.iter().copied()) {
+            Some(c) => format!("did you mean {c}?"),
+            None => self
+                .otherwise
+                .clone()
+                .unwrap_or_else(|| format!("known: {}", self.known.join(", "))),
+        };
+        Err(UnknownName {
+            kind: self.kind,
+            name: name.to_string(),
+            detail: self.detail,
+            hint,
+        })
+    }
+
+    /// Checks every name of `given`; returns them in order without repeats.
+    pub fn resolve<S: AsRef<str>>(&self, given: &[S]) -> Result<Vec<String>, UnknownName> {
+        let mut out: Vec<String> = Vec::with_capacity(given.len());
+        for name in given.iter().map(AsRef::as_ref) {
+            self.check(name)?;
+            if !out.iter().any(|o| o == name) {
+                out.push(name.to_string());
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// The closest of `candidates` to `name` by edit distance, if it is close enough to be a
 /// plausible typo.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
@@ -280,6 +382,29 @@ mod tests {
         ] {
             assert!(count("iterations", bad, 1, 1000).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn unknown_names_suggest_the_closest_or_say_what_to_do() {
+        let n = Names::new("mechanism", ["nanosleep", "poll"]);
+        assert_eq!(
+            n.check("nanoslep").unwrap_err().to_string(),
+            "unknown mechanism \"nanoslep\" (did you mean nanosleep?)"
+        );
+        assert_eq!(
+            n.check("zzzzzzzz").unwrap_err().to_string(),
+            "unknown mechanism \"zzzzzzzz\" (known: nanosleep, poll)"
+        );
+        let n = n.otherwise("see `sleeplab list`").detail(": not here");
+        assert_eq!(
+            n.check("zzzzzzzz").unwrap_err().to_string(),
+            "unknown mechanism \"zzzzzzzz\": not here (see `sleeplab list`)"
+        );
+        assert_eq!(
+            n.resolve(&["poll", "nanosleep", "poll"]).unwrap(),
+            vec!["poll", "nanosleep"]
+        );
+        assert_eq!(dedup(&[3, 1, 3, 2, 1]), vec![3, 1, 2]);
     }
 
     #[test]

@@ -1,80 +1,88 @@
-//! The thread settings shared by every experiment: pinning, scheduling policy, memory
-//! locking. Validated before measuring, applied in the measuring thread.
+//! The thread settings every experiment runs under, as plain values: pinning, scheduling
+//! policy, memory locking, timer slack. The command line fills them in (and names its
+//! flags in errors: `commands::args`); experiments apply them in their measuring threads
+//! and record what was in force ([`RunSettings`]).
 
-use crate::error::UsageError;
-use crate::model::RunSettings;
-use clap::Args;
-use sleeplab::system::{self, Policy};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sleeplab::system::{self, Policy, SlackGuard, SystemError};
 
-/// Settings that change how long waits take.
-#[derive(Debug, Clone, Args, Default)]
-pub struct ThreadArgs {
+/// Settings that change how long waits take, applied to a measuring thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ThreadSettings {
     /// Pin the measuring thread to this CPU.
-    #[arg(long, value_name = "CPU")]
     pub pin: Option<usize>,
-    /// Scheduling policy of the measuring thread: other, fifo or rr.
-    #[arg(long, default_value = "other", value_parser = parse_policy)]
+    /// Scheduling policy of the measuring thread.
     pub policy: Policy,
-    /// Priority for fifo/rr (1–99).
-    #[arg(long, value_name = "P")]
-    pub priority: Option<i32>,
+    /// Its priority (0 for `other`, 1–99 for the real-time policies).
+    pub priority: i32,
     /// Lock all memory (mlockall) so page faults stay out of the measurements.
-    #[arg(long)]
     pub mlock: bool,
 }
 
-fn parse_policy(s: &str) -> Result<Policy, String> {
-    s.parse()
+/// A setting the system refused. Each variant carries the value, so the command line
+/// can name the flag that asked for it.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingError {
+    /// Pinning to a CPU failed.
+    #[error("cannot pin to CPU {cpu}: {cause}")]
+    Pin {
+        /// The CPU.
+        cpu: usize,
+        /// Why.
+        cause: SystemError,
+    },
+    /// Setting the scheduling policy failed.
+    #[error("cannot set scheduling policy {policy}: {cause}")]
+    Policy {
+        /// The policy.
+        policy: Policy,
+        /// Why.
+        cause: SystemError,
+    },
+    /// Locking memory failed.
+    #[error("cannot lock memory: {cause}")]
+    Mlock {
+        /// Why.
+        cause: SystemError,
+    },
+    /// Setting the timer slack failed.
+    #[error("cannot set timer slack {ns} ns: {cause}")]
+    TimerSlack {
+        /// The slack asked for, ns.
+        ns: u64,
+        /// Why.
+        cause: SystemError,
+    },
 }
 
-impl ThreadArgs {
-    /// Checks the values before any measuring starts.
-    pub fn validate(&self) -> Result<(), UsageError> {
-        if let Some(cpu) = self.pin {
-            let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-            if cpu >= n {
-                return Err(UsageError::new(format!(
-                    "invalid --pin {cpu}: this machine has CPUs 0..{}",
-                    n - 1
-                )));
-            }
-        }
-        let prio = self.priority();
-        match self.policy {
-            Policy::Other if prio != 0 => Err(UsageError::new(format!(
-                "invalid --priority {prio}: policy other takes no priority (use --policy fifo or rr)"
-            ))),
-            Policy::Fifo | Policy::Rr if !(1..=99).contains(&prio) => {
-                Err(UsageError::new(format!(
-                    "invalid --priority {prio}: policy {} takes 1..=99",
-                    self.policy
-                )))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// The priority in effect (default 1 for real-time policies, 0 otherwise).
-    pub fn priority(&self) -> i32 {
-        self.priority.unwrap_or(match self.policy {
-            Policy::Other => 0,
-            _ => 1,
-        })
-    }
-
+impl ThreadSettings {
     /// Applies the settings to the calling thread (and mlock to the process).
-    pub fn apply(&self) -> Result<(), UsageError> {
+    pub fn apply(&self) -> Result<(), SettingError> {
         if let Some(cpu) = self.pin {
-            system::pin_to_cpu(cpu).map_err(|e| UsageError::new(format!("--pin {cpu}: {e}")))?;
+            system::pin_to_cpu(cpu).map_err(|cause| SettingError::Pin { cpu, cause })?;
         }
         if self.policy != Policy::Other {
-            system::set_policy(self.policy, self.priority())
-                .map_err(|e| UsageError::new(format!("--policy {}: {e}", self.policy)))?;
+            system::set_policy(self.policy, self.priority).map_err(|cause| {
+                SettingError::Policy {
+                    policy: self.policy,
+                    cause,
+                }
+            })?;
         }
         if self.mlock {
-            system::lock_memory().map_err(|e| UsageError::new(format!("--mlock: {e}")))?;
+            lock_memory()?;
         }
         Ok(())
+    }
+
+    /// These settings without memory locking (for threads of a process that already
+    /// locked its memory once).
+    pub fn without_mlock(self) -> Self {
+        Self {
+            mlock: false,
+            ..self
+        }
     }
 
     /// The settings as recorded in a result (slack as in force on this thread now).
@@ -83,8 +91,45 @@ impl ThreadArgs {
             timer_slack_ns: system::timer_slack_ns(),
             pin_cpu: self.pin,
             policy: self.policy,
-            priority: self.priority(),
+            priority: self.priority,
             mlock: self.mlock,
         }
     }
+}
+
+/// Locks the process's memory (mlockall).
+pub fn lock_memory() -> Result<(), SettingError> {
+    system::lock_memory().map_err(|cause| SettingError::Mlock { cause })
+}
+
+/// Sets the calling thread's timer slack to `ns` until the guard drops; `None` leaves it.
+pub fn set_slack(ns: Option<u64>) -> Result<Option<SlackGuard>, SettingError> {
+    ns.map(|ns| SlackGuard::set(ns).map_err(|cause| SettingError::TimerSlack { ns, cause }))
+        .transpose()
+}
+
+/// The timer slack levels of a run: each of `slacks`, or only the thread's own slack
+/// (`None`: left as it is) when none is given.
+pub fn slack_levels(slacks: &[u64]) -> Vec<Option<u64>> {
+    if slacks.is_empty() {
+        vec![None]
+    } else {
+        slacks.iter().copied().map(Some).collect()
+    }
+}
+
+/// The thread settings a run measured under (each changes the answer).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct RunSettings {
+    /// Timer slack of the measuring thread(s), ns, as it was in force. Experiments that
+    /// vary the slack record it per cell as well.
+    pub timer_slack_ns: u64,
+    /// CPU the measuring thread was pinned to.
+    pub pin_cpu: Option<usize>,
+    /// Scheduling policy of the measuring thread.
+    pub policy: Policy,
+    /// Scheduling priority (0 for `other`).
+    pub priority: i32,
+    /// Whether memory was locked with mlockall.
+    pub mlock: bool,
 }

@@ -1,11 +1,16 @@
-//! Bad input, table-driven, through the real binary: durations (negative, NaN, inf,
-//! 1e400, empty, `1.5.3ms`, unknown units, empty list elements, beyond a day), counts (0,
-//! negative, huge), unknown names, conflicting flags, unwritable or directory output
-//! paths, and for `report`/`compare` missing, empty, truncated, non-JSON,
-//! wrong-schema-version and wrong-experiment files. Every case must exit 2 with exactly
-//! one line on stderr that names the bad value, print nothing on stdout, not panic, and
-//! leave its output directory empty (no half-written file, no `.sleeplab-*` temp file).
+//! Bad input, one table through the real binary for every command: durations
+//! (negative, NaN, inf, 1e400, empty, `1.5.3ms`, unknown units, empty list elements,
+//! beyond a day), counts (0, negative, huge), unknown names, conflicting flags,
+//! unwritable or directory output paths, and for `report`/`compare` missing, empty,
+//! truncated, non-JSON, wrong-schema-version and wrong-experiment files. Every case must
+//! exit 2 with exactly one line on stderr that names the bad value, print nothing on
+//! stdout, not panic (`common::exit2`), and leave its output directory empty (no
+//! half-written file, no `.sleeplab-*` temp file). Every subcommand has a case.
 
+mod common;
+
+use clap::CommandFactory;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -24,9 +29,10 @@ const fn case(args: &'static [&'static str], names: &'static str) -> Case {
     Case { args, names }
 }
 
-/// Placeholders in the arguments:
+/// Placeholders in the arguments (and the text to name):
 /// `@J` an output JSON path in the case's (empty) directory, `@C` an output CSV path there,
-/// `@D` the directory itself, `@O` a report directory in it, `%name` a fixture file.
+/// `@D` the directory itself, `@O` a report directory in it, `@M` a file in a directory
+/// that does not exist, `%name` a fixture (`name.json`, or the file or directory `name`).
 #[rustfmt::skip]
 const CASES: &[Case] = &[
     // Durations, on every command that takes one.
@@ -180,6 +186,102 @@ const CASES: &[Case] = &[
     case(&["simulate", "--replay", "%empty", "--json", "@J"], "empty.json"),
     case(&["simulate", "--replay", "%simulate", "--json", "@J"], "simulate.json"),
     case(&["simulate", "--replay", "%sweep", "--replay-mechanism", "nope", "--json", "@J"], "nope"),
+    case(&["list", "--bogus"], "--bogus"),
+    // `sweep`, as its own suite checked it (without --json).
+    case(&["sweep", "--durations", "-1ms", "-q"], "-1ms"),
+    case(&["sweep", "--durations", "NaN", "-q"], "NaN"),
+    case(&["sweep", "--durations", "inf", "-q"], "inf"),
+    case(&["sweep", "--durations", "1e400", "-q"], "1e400"),
+    case(&["sweep", "--durations", "", "-q"], "\"\""),
+    case(&["sweep", "--durations", "1.5.3ms", "-q"], "1.5.3ms"),
+    case(&["sweep", "--durations", "5parsecs", "-q"], "5parsecs"),
+    case(&["sweep", "--durations", "1ms,,2ms", "-q"], "1ms,,2ms"),
+    case(&["sweep", "--durations", "2days", "-q"], "2days"),
+    case(&["sweep", "--durations", "90000s", "-q"], "90000s"),
+    case(&["sweep", "--durations", "1.5ns", "-q"], "1.5ns"),
+    case(&["sweep", "--iterations", "0", "-q"], "0"),
+    case(&["sweep", "--iterations", "-5", "-q"], "-5"),
+    case(&["sweep", "--iterations", "99999999999999999999", "-q"], "99999999999999999999"),
+    case(&["sweep", "--budget", "0", "-q"], "0"),
+    case(&["sweep", "--load", "-1", "-q"], "-1"),
+    case(&["sweep", "--load", "100000", "-q"], "100000"),
+    case(&["sweep", "--rounds", "0", "-q"], "0"),
+    case(&["sweep", "--timer-slack", "0", "-q"], "0"),
+    case(&["sweep", "--mechanisms", "nanoslep", "-q"], "nanoslep"),
+    case(&["sweep", "--mechanisms", "nanoslep"], "did you mean nanosleep"),
+    case(&["sweep", "--mechanisms", "nanosleep,", "-q"], "nanosleep,"),
+    case(&["sweep", "--iterations", "5", "--budget", "1s", "-q"], "--budget"),
+    case(&["sweep", "--timertest", "--durations", "1ms", "-q"], "--durations"),
+    case(&["sweep", "--policy", "batch", "-q"], "batch"),
+    case(&["sweep", "--policy", "fifo", "--priority", "0", "-q"], "0"),
+    case(&["sweep", "--priority", "5", "-q"], "5"),
+    case(&["sweep", "--pin", "4096", "-q"], "4096"),
+    case(&["sweep", "--min-iterations", "50", "--max-iterations", "10", "-q"], "50"),
+    case(&["sweep", "--json", "@D", "-q"], "@D"),
+    case(&["sweep", "--csv", "/nonexistent/dir/x.csv", "-q"], "/nonexistent/dir"),
+    case(&["sweep", "--frobnicate", "-q"], "--frobnicate"),
+    case(&["nonsense-command", "-q"], "nonsense-command"),
+    // `short`, as its own suite checked it.
+    case(&["short", "-q", "--mechanisms", "nanoslep"], "nanosleep"),
+    case(&["short", "-q", "--mechanisms", ""], "empty"),
+    case(&["short", "-q", "--mechanisms", "yield,,spin"], "empty element"),
+    case(&["short", "-q", "--batch", "0"], "\"0\""),
+    case(&["short", "-q", "--batch", "-5"], "\"-5\""),
+    case(&["short", "-q", "--batch", "many"], "\"many\""),
+    case(&["short", "-q", "--repetitions", "1"], "\"1\""),
+    case(&["short", "-q", "--batch-time", "-1ms"], "\"-1ms\""),
+    case(&["short", "-q", "--batch-time", "5 parsecs"], "\"5 parsecs\""),
+    case(&["short", "-q", "--timer-slack", "0"], "\"0\""),
+    case(&["short", "-q", "--timer-slack", "1.5.3ms"], "\"1.5.3ms\""),
+    case(&["short", "-q", "--seed", "abc"], "\"abc\""),
+    case(&["short", "-q", "--json", "@M"], "--json"),
+    case(&["short", "-q", "--csv", "/"], "--csv"),
+    case(&["short", "-q", "--pin", "99999"], "--pin 99999"),
+    case(&["short", "-q", "--priority", "5"], "--priority 5"),
+    case(&["short", "-q", "--policy", "batchy"], "batchy"),
+    case(&["short", "-q", "--no-such-flag"], "--no-such-flag"),
+    // `simulate`, as its own suite checked it.
+    case(&["simulate", "-q", "--strategies", "precsie"], "precise"),
+    case(&["simulate", "-q", "--strategies", "spin-sleep"], "spin-sleep"),
+    case(&["simulate", "-q", "--strategies", ""], "strategy list"),
+    case(&["simulate", "-q", "--intervals", "0"], "\"0\""),
+    case(&["simulate", "-q", "--intervals", "5"], "\"5\""),
+    case(&["simulate", "-q", "--intervals", "11s"], "\"11s\""),
+    case(&["simulate", "-q", "--periods", "10..1ms"], "10..1ms"),
+    case(&["simulate", "-q", "--periods", "1..10"], "1..10"),
+    case(&["simulate", "-q", "--periods", "1.5..3ms"], "1.5..3ms"),
+    case(&["simulate", "-q", "--period", "-1ms"], "-1ms"),
+    case(&["simulate", "-q", "--preempt-prob", "1.5"], "1.5"),
+    case(&["simulate", "-q", "--preempt-prob", "NaN"], "NaN"),
+    case(&["simulate", "-q", "--sleeps", "0"], "\"0\""),
+    case(&["simulate", "-q", "--warmup", "-1"], "-1"),
+    case(&["simulate", "-q", "--seed", "x"], "\"x\""),
+    case(&["simulate", "-q", "--replay-mechanism", "poll"], "--replay"),
+    case(&["simulate", "-q", "--replay", "/nonexistent/sweep.json"], "/nonexistent/sweep.json"),
+    case(&["simulate", "-q", "--replay", "%notjson"], "notjson.json"),
+    case(&["simulate", "-q", "--replay", "%notjson", "--periods", "1ms"], "--periods"),
+    case(&["simulate", "-q", "--json", "/nonexistent/dir/x.json"], "/nonexistent/dir/x.json"),
+    // `report` and `compare` against a real survey, as their own suite checked them.
+    case(&["report", "%missing", "-o", "@O"], "missing.json"),
+    case(&["report", "%survey-truncated", "-o", "@O"], "survey-truncated.json"),
+    case(&["report", "%hello", "-o", "@O"], "hello.json"),
+    case(&["report", "%survey-v99", "-o", "@O"], "survey-v99.json"),
+    case(&["compare", "%survey", "%missing"], "missing.json"),
+    case(&["compare", "%survey", "%empty"], "empty.json"),
+    case(&["compare", "%survey", "%survey-truncated"], "survey-truncated.json"),
+    case(&["compare", "%survey", "%notjson"], "notjson.json"),
+    case(&["compare", "%survey", "%hello"], "hello.json"),
+    case(&["compare", "%survey", "%survey-v99"], "survey-v99.json"),
+    case(&["compare", "%missing", "%survey"], "missing.json"),
+    case(&["compare", "%empty", "%survey"], "empty.json"),
+    case(&["compare", "%survey-truncated", "%survey"], "survey-truncated.json"),
+    case(&["compare", "%notjson", "%survey"], "notjson.json"),
+    case(&["compare", "%hello", "%survey"], "hello.json"),
+    case(&["compare", "%survey-v99", "%survey"], "survey-v99.json"),
+    case(&["compare", "%survey-sweep", "%survey-timers"], "share no measurements"),
+    case(&["report", "%survey", "-o", "%file"], "not a directory"),
+    case(&["--quick", "list"], "--quick"),
+    case(&["--stages", "nope", "-o", "@O"], "unknown stage"),
 ];
 
 /// Runs the binary, asserting success; for making fixtures.
@@ -260,36 +362,60 @@ fn fixtures(dir: &Path) {
         std::fs::write(dir.join(name), bytes).unwrap();
     }
     std::fs::create_dir(dir.join("dir")).unwrap();
+    std::fs::write(dir.join("file"), "x").unwrap();
+    std::fs::write(dir.join("hello.json"), "{\"hello\": 1}").unwrap();
+    // A real survey (the report fixture), and files made from it.
+    let survey = std::fs::read_to_string(
+        common::repo_root().join("crates/sleeplab-cli/tests/fixtures/survey.json"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("survey.json"), &survey).unwrap();
+    std::fs::write(
+        dir.join("survey-truncated.json"),
+        &survey[..survey.len() / 2],
+    )
+    .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&survey).unwrap();
+    for stage in ["sweep", "timers"] {
+        let result = v["data"]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["experiment"] == stage)
+            .unwrap()
+            .to_string();
+        std::fs::write(dir.join(format!("survey-{stage}.json")), result).unwrap();
+    }
+    v["schema_version"] = 99.into();
+    std::fs::write(dir.join("survey-v99.json"), v.to_string()).unwrap();
 }
 
-/// The case's arguments with placeholders filled in.
-fn expand(c: &Case, out: &Path, fx: &Path) -> Vec<String> {
-    c.args
-        .iter()
-        .map(|a| match *a {
-            "@J" => out.join("out.json").display().to_string(),
-            "@C" => out.join("out.csv").display().to_string(),
-            "@D" => out.display().to_string(),
-            "@O" => out.join("report").display().to_string(),
-            a if a.starts_with('%') => {
-                let name = &a[1..];
-                let file = if name == "dir" {
-                    name.to_string()
-                } else {
-                    format!("{name}.json")
-                };
-                fx.join(file).display().to_string()
-            }
-            a => a.to_string(),
-        })
-        .collect()
+/// An argument (or the text to name) with its placeholder filled in.
+fn expand(a: &str, out: &Path, fx: &Path) -> String {
+    match a {
+        "@J" => out.join("out.json").display().to_string(),
+        "@C" => out.join("out.csv").display().to_string(),
+        "@D" => out.display().to_string(),
+        "@O" => out.join("report").display().to_string(),
+        "@M" => out.join("no/such/dir/out.json").display().to_string(),
+        a if a.starts_with('%') => {
+            let name = &a[1..];
+            let file = if fx.join(name).exists() {
+                name.to_string()
+            } else {
+                format!("{name}.json")
+            };
+            fx.join(file).display().to_string()
+        }
+        a => a.to_string(),
+    }
 }
 
 /// Runs one case; returns what is wrong with its outcome, if anything.
 fn check(c: &Case, root: &Path, fx: &Path, i: usize) -> Option<String> {
     let out = root.join(format!("case{i}"));
     std::fs::create_dir(&out).unwrap();
-    let args = expand(c, &out, fx);
+    let args: Vec<String> = c.args.iter().map(|a| expand(a, &out, fx)).collect();
     let o = Command::new(bin())
         .args(&args)
         .current_dir(&out)
@@ -297,27 +423,7 @@ fn check(c: &Case, root: &Path, fx: &Path, i: usize) -> Option<String> {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut wrong = Vec::new();
-    if o.status.code() != Some(2) {
-        wrong.push(format!("exit {:?}, not 2", o.status.code()));
-    }
-    if lines.len() != 1 {
-        wrong.push(format!("{} lines on stderr, not 1", lines.len()));
-    }
-    if !stderr.contains(c.names) {
-        wrong.push(format!("the error does not name {:?}", c.names));
-    }
-    if !stderr.starts_with("sleeplab: ") {
-        wrong.push("the error does not start with `sleeplab: `".into());
-    }
-    if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
-        wrong.push("panicked".into());
-    }
-    if !stdout.trim().is_empty() {
-        wrong.push(format!("printed on stdout: {:?}", stdout.lines().next()));
-    }
+    let mut wrong = common::exit2::exit_2_problems(&o, &expand(c.names, &out, fx));
     let left: Vec<PathBuf> = std::fs::read_dir(&out)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -334,6 +440,7 @@ fn every_bad_invocation_exits_2_with_one_line_and_leaves_no_file() {
     let fx = root.path().join("fixtures");
     std::fs::create_dir(&fx).unwrap();
     fixtures(&fx);
+    let fixture_files = listing(&fx);
     // Two workers: each case is a process start and a validation.
     let failures: Vec<String> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..2)
@@ -355,19 +462,51 @@ fn every_bad_invocation_exits_2_with_one_line_and_leaves_no_file() {
             .collect()
     });
     // The fixtures are read, never written.
-    let fixture_names = std::fs::read_dir(&fx).unwrap().count();
-    assert_eq!(fixture_names, 14, "fixture directory changed");
+    assert_eq!(listing(&fx), fixture_files, "fixture directory changed");
     eprintln!(
         "bad input: {} invocations tried, {} wrong",
         CASES.len(),
         failures.len()
     );
-    assert!(CASES.len() >= 50);
+    assert!(CASES.len() >= 200);
     assert!(
         failures.is_empty(),
         "{} of {} cases wrong:\n{}",
         failures.len(),
         CASES.len(),
         failures.join("\n")
+    );
+}
+
+/// The files of a directory with their sizes, sorted.
+fn listing(dir: &Path) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.metadata().unwrap().len(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The table has a case for every subcommand (and for the survey's options at the top).
+#[test]
+fn every_command_has_a_bad_input_case() {
+    let commands: BTreeSet<String> = sleeplab_cli::cli::Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .filter(|n| n != "help")
+        .collect();
+    let covered: BTreeSet<String> = CASES.iter().map(|c| c.args[0].to_string()).collect();
+    let missing: Vec<&String> = commands.difference(&covered).collect();
+    assert!(missing.is_empty(), "no bad-input case for {missing:?}");
+    assert!(
+        covered.contains("--quick"),
+        "no case for the survey's options"
     );
 }

@@ -10,13 +10,12 @@ use sleeplab::precise::{
     PreciseSleeper, VirtualCosts, VirtualEnv, strategies as lib_strategies, strategy_by_name,
 };
 use sleeplab::wait::Support;
+use sleeplab_cli::contenders::{self, strategies};
+use sleeplab_cli::experiments::Context;
 use sleeplab_cli::experiments::sweep::{self, Quota, SweepConfig};
-use sleeplab_cli::output::Progress;
 use sleeplab_cli::parse::MAX_DURATION_NS;
-use sleeplab_cli::settings::ThreadArgs;
+use sleeplab_cli::rusage::ThreadUsage;
 use sleeplab_cli::stats::{Recorder, RecorderConfig};
-use sleeplab_cli::usage::ThreadUsage;
-use sleeplab_cli::{contenders, strategies};
 
 fn free() -> VirtualCosts {
     VirtualCosts {
@@ -109,16 +108,12 @@ fn zero_and_one_ns_are_never_early_for_any_contender() {
         .collect();
     let config = SweepConfig {
         mechanisms: names.clone(),
-        durations_ns: vec![0, 1],
-        loads: vec![0],
-        timer_slacks_ns: vec![],
-        quota: Quota::Iterations { count: 5 },
         warmup: 1,
-        rounds: 1,
         json_samples: 5,
         raw_cap: 100,
+        ..SweepConfig::new(&[], &[0, 1], Quota::Iterations { count: 5 })
     };
-    let out = sweep::run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+    let out = sweep::run(&config, &Context::hidden()).unwrap();
     assert!(out.complete);
     let d = &out.data;
     // Every (contender, duration) is either measured or skipped with a reason.

@@ -1,4 +1,5 @@
-//! Ctrl-C through the real binary, for every experiment command and the survey: spawned
+//! Ctrl-C through the real binary, for every measuring command and the survey (the one
+//! suite for it; the other commands only read and write files): spawned
 //! with settings that would run for many seconds, sent SIGINT once it is measuring, it
 //! must exit 130 within a few seconds, leave a JSON file that loads with
 //! `model::load_result` and says `complete: false`, a CSV that parses (where the command
@@ -11,6 +12,8 @@
 //! No latency bound on the measurements is asserted; the stop times asserted are coarse
 //! (seconds) against runs that would take tens of seconds or more.
 
+use sleeplab_cli::experiments::short::ShortData;
+use sleeplab_cli::model::SurveyData;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -264,14 +267,24 @@ fn interrupt(args: Vec<String>, trigger: Trigger, sig: libc::c_int, dir: &Path) 
     Interrupted { stderr }
 }
 
-/// Interrupts an experiment command with `--json` (and `--csv` when `csv`), checks
-/// both files; returns the CSV's data rows.
-fn experiment(command: &str, args: &[&str], csv: bool, trigger: Trigger) -> usize {
+/// Interrupts an experiment command (its arguments: `args`, split at spaces) with
+/// `--json` (and `--csv` when `csv`), checks both files; returns the CSV's data rows.
+fn experiment(command: &str, args: &str, csv: bool, trigger: Trigger) -> usize {
+    experiment_result(command, args, csv, trigger).1
+}
+
+/// [`experiment`], with the partial result it saved.
+fn experiment_result(
+    command: &str,
+    args: &str,
+    csv: bool,
+    trigger: Trigger,
+) -> (sleeplab_cli::model::ResultFile, usize) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");
     let csv_path = dir.path().join("out.csv");
     let mut full = s(&[command, "-q"]);
-    full.extend(s(args));
+    full.extend(args.split_whitespace().map(String::from));
     full.extend([String::from("--json"), path_arg(&json)]);
     if csv {
         full.extend([String::from("--csv"), path_arg(&csv_path)]);
@@ -299,7 +312,8 @@ fn experiment(command: &str, args: &[&str], csv: bool, trigger: Trigger) -> usiz
         html.contains("incomplete"),
         "{command}: the report does not say incomplete"
     );
-    if csv { csv_rows(&csv_path) } else { 0 }
+    let rows = if csv { csv_rows(&csv_path) } else { 0 };
+    (result, rows)
 }
 
 const SOON: Duration = Duration::from_millis(400);
@@ -308,37 +322,48 @@ const SOON: Duration = Duration::from_millis(400);
 fn sweep_keeps_what_it_measured() {
     let rows = experiment(
         "sweep",
-        &[
-            "--mechanisms",
-            "nanosleep,yield,spin-sleep",
-            "--durations",
-            "0,1ms",
-            "--iterations",
-            "5000",
-            "--load",
-            "0,1",
-        ],
+        "--mechanisms nanosleep,yield,spin-sleep --durations 0,1ms --iterations 5000 --load 0,1",
         true,
         Trigger::Delay(SOON),
     );
     assert!(rows > 0, "no sample kept");
 }
 
+/// Every cell ends short of its repetitions by at most one. Interrupted during the
+/// calibration there are no batches yet, which says nothing: it waits longer and tries
+/// again, and fails if it never gets past the calibration.
 #[test]
 fn short_keeps_what_it_measured() {
-    experiment(
-        "short",
-        &["--mechanisms", "nanosleep,yield", "--repetitions", "100000"],
-        true,
-        Trigger::Delay(SOON),
-    );
+    for delay_ms in [400, 1_000, 2_500, 6_000] {
+        let (result, _) = experiment_result(
+            "short",
+            "--mechanisms nanosleep,spin --batch 200 --batch-time 0 --repetitions 100000",
+            true,
+            Trigger::Delay(Duration::from_millis(delay_ms)),
+        );
+        let data = <&ShortData>::try_from(&result.data).expect("a short result");
+        let counts: Vec<usize> = data
+            .cells
+            .iter()
+            .chain(&data.references)
+            .map(|c| c.batches.len())
+            .collect();
+        let (Some(lo), Some(hi)) = (counts.iter().min(), counts.iter().max()) else {
+            eprintln!("short: stopped in the calibration after {delay_ms} ms; again, later");
+            continue;
+        };
+        assert!(hi - lo <= 1, "{counts:?}");
+        assert!(*hi < 100_000);
+        return;
+    }
+    panic!("short never got past its calibration in 6 s");
 }
 
 #[test]
 fn pace_keeps_what_it_measured() {
     let rows = experiment(
         "pace",
-        &["--strategies", "spin,precise", "--frames", "100000"],
+        "--strategies spin,precise --frames 100000",
         true,
         Trigger::Delay(SOON),
     );
@@ -349,14 +374,7 @@ fn pace_keeps_what_it_measured() {
 fn cpu_keeps_what_it_measured() {
     experiment(
         "cpu",
-        &[
-            "--strategies",
-            "precise,seed-hybrid",
-            "--intervals",
-            "1ms,2ms",
-            "--seconds",
-            "60s",
-        ],
+        "--strategies precise,seed-hybrid --intervals 1ms,2ms --seconds 60s",
         true,
         Trigger::Delay(SOON),
     );
@@ -366,14 +384,7 @@ fn cpu_keeps_what_it_measured() {
 fn advise_keeps_what_it_measured() {
     experiment(
         "advise",
-        &[
-            "--duration",
-            "1ms",
-            "--tolerance",
-            "50us",
-            "--seconds",
-            "60s",
-        ],
+        "--duration 1ms --tolerance 50us --seconds 60s",
         false,
         Trigger::Delay(SOON),
     );
@@ -383,16 +394,7 @@ fn advise_keeps_what_it_measured() {
 fn timers_keeps_what_it_measured() {
     let rows = experiment(
         "timers",
-        &[
-            "--mechanisms",
-            "timerfd-interval,busy-wait",
-            "--periods",
-            "1ms",
-            "--seconds",
-            "60",
-            "--load",
-            "1",
-        ],
+        "--mechanisms timerfd-interval,busy-wait --periods 1ms --seconds 60 --load 1",
         true,
         Trigger::Delay(SOON),
     );
@@ -401,12 +403,7 @@ fn timers_keeps_what_it_measured() {
 
 #[test]
 fn simulate_keeps_what_it_measured() {
-    experiment(
-        "simulate",
-        &["--sleeps", "10000000"],
-        true,
-        Trigger::Delay(SOON),
-    );
+    experiment("simulate", "--sleeps 10000000", true, Trigger::Delay(SOON));
 }
 
 #[test]
@@ -414,16 +411,7 @@ fn runtimes_kills_its_probe_and_keeps_what_it_measured() {
     // The Python probe runs from source (nothing to build); 100 × 100 ms per cell.
     experiment(
         "runtimes",
-        &[
-            "--runtimes",
-            "python",
-            "--methods",
-            "time.sleep",
-            "--durations",
-            "100ms",
-            "--count",
-            "100",
-        ],
+        "--runtimes python --methods time.sleep --durations 100ms --count 100",
         true,
         Trigger::Child("--method", Duration::from_millis(300)),
     );
@@ -457,6 +445,8 @@ fn sigterm_is_handled_like_ctrl_c_and_kills_the_probe() {
     assert!(!sleeplab_cli::model::load_result(&json).unwrap().complete);
 }
 
+/// The survey stops the stage in progress (its state `interrupted`, its result kept),
+/// runs no other, and still writes the whole report directory.
 #[test]
 fn survey_writes_an_incomplete_report() {
     let dir = tempfile::tempdir().unwrap();
@@ -476,9 +466,26 @@ fn survey_writes_an_incomplete_report() {
     let result = sleeplab_cli::model::load_result(&out.join("results.json")).unwrap();
     assert!(!result.complete);
     assert_eq!(result.data.name(), "survey");
+    let data = <&SurveyData>::try_from(&result.data).expect("a survey");
+    let states: Vec<&str> = data.stages.iter().map(|s| s.state.label()).collect();
+    assert!(states.contains(&"interrupted"), "{states:?}");
+    assert!(
+        states
+            .iter()
+            .all(|s| ["ok", "interrupted", "not run"].contains(s)),
+        "{states:?}"
+    );
+    assert_eq!(
+        data.results.len(),
+        data.stages.iter().filter(|s| s.result.is_some()).count()
+    );
     csv_rows(&out.join("samples.csv"));
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(html.contains("</html>"), "index.html is not whole");
+    assert!(
+        html.contains("incomplete"),
+        "the report does not say incomplete"
+    );
     no_temp_files(&out);
 }
 

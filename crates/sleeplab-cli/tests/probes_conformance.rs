@@ -14,6 +14,7 @@
 use sleeplab_cli::experiments::runtimes::{
     self, MethodStatus, ProbeQuota, RuntimeStatus, RuntimesConfig, Target,
 };
+use sleeplab_cli::output::Progress;
 use sleeplab_cli::probe::catalog::{Catalog, Preparation, RuntimeId};
 use sleeplab_cli::probe::child::ChildSettings;
 use sleeplab_cli::probe::command::ProbeCommand;
@@ -352,7 +353,7 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
         saved_files: vec![],
     };
     let t0 = Instant::now();
-    let out = runtimes::run(&config, targets, true, true).unwrap();
+    let out = runtimes::run(&config, targets, true, &Progress::hidden()).unwrap();
     assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
     assert!(out.complete);
     let by_id = |id: &str| out.data.runtimes.iter().find(|r| r.id == id).unwrap();

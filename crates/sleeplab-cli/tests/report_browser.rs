@@ -20,6 +20,8 @@
 //! Without Chromium the test fails under CI (`CI` set) and is skipped with a message
 //! otherwise.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -111,18 +113,9 @@ fn the_report_loads_in_chromium_with_every_chart() {
     };
     let dir = tempfile::tempdir().unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/survey.json");
-    let out = assert_cmd::Command::cargo_bin("sleeplab")
-        .unwrap()
-        .arg("report")
-        .arg(&fixture)
-        .arg("-o")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::page(
+        &[std::ffi::OsStr::new("report"), fixture.as_os_str()],
+        dir.path(),
     );
     let page = dir.path().join("index.html");
     let html = std::fs::read_to_string(&page).unwrap();

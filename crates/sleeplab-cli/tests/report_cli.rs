@@ -1,4 +1,5 @@
-//! `report`, `compare` and the survey through the real binary.
+//! `report`, `compare` and the survey through the real binary (bad input:
+//! `bad_input.rs`; Ctrl-C: `interrupt_cli.rs`).
 //!
 //! The fixture `tests/fixtures/survey.json` is a real `sleeplab --quick` survey of this
 //! project's 2-core VM, trimmed (`tests/fixtures/trim.py`). Every assertion is about
@@ -9,6 +10,7 @@ use common::*;
 
 use serde_json::Value;
 use sleeplab_cli::model::{ExperimentData, ResultFile, load_result};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 fn fixture() -> PathBuf {
@@ -33,33 +35,16 @@ fn write(path: &Path, r: &ResultFile) {
     std::fs::write(path, serde_json::to_string(r).unwrap()).unwrap();
 }
 
-/// Runs `sleeplab args…`, expects exit 2 and one line on stderr naming `needle`.
-fn usage_error(args: &[&str], needle: &str) {
-    let out = sleeplab().args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "{args:?}: not one line: {err}"
-    );
-    assert!(err.contains(needle), "{args:?}: {err} lacks {needle:?}");
-}
-
 #[test]
 fn report_renders_the_survey_with_every_section() {
     let dir = tempfile::tempdir().unwrap();
-    let out = sleeplab()
-        .args(["report", fixture().to_str().unwrap(), "-o"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = stdout_of(
+        sleeplab()
+            .arg("report")
+            .arg(fixture())
+            .arg("-o")
+            .arg(dir.path()),
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("index.html"), "{stdout}");
     let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
     let ids = chart_ids(&html);
@@ -128,19 +113,7 @@ fn report_renders_each_experiment_saved_alone() {
         let json = dir.path().join(format!("{i}-{name}.json"));
         write(&json, r);
         let out_dir = dir.path().join(format!("{i}-{name}"));
-        let out = sleeplab()
-            .arg("report")
-            .arg(&json)
-            .arg("-o")
-            .arg(&out_dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let html = std::fs::read_to_string(out_dir.join("index.html")).unwrap();
+        let html = page(&[OsStr::new("report"), json.as_os_str()], &out_dir);
         let ids = chart_ids(&html);
         for id in expect(name) {
             assert!(
@@ -200,19 +173,7 @@ fn hostile_strings_are_escaped_everywhere() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("evil.json");
     write(&json, &s);
-    let out = sleeplab()
-        .arg("report")
-        .arg(&json)
-        .arg("-o")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    let html = page(&[OsStr::new("report"), json.as_os_str()], dir.path());
     assert!(
         !html.to_ascii_lowercase().contains("<script"),
         "raw <script in the report"
@@ -229,20 +190,10 @@ fn hostile_strings_are_escaped_everywhere() {
     );
     // The comparison page too.
     let cmp = dir.path().join("cmp");
-    let out = sleeplab()
-        .arg("compare")
-        .arg(&json)
-        .arg(&json)
-        .arg("-o")
-        .arg(&cmp)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let html = page(
+        &[OsStr::new("compare"), json.as_os_str(), json.as_os_str()],
+        &cmp,
     );
-    let html = std::fs::read_to_string(cmp.join("index.html")).unwrap();
     assert!(!html.to_ascii_lowercase().contains("<script"));
 }
 
@@ -258,7 +209,7 @@ fn compare_two_surveys_shows_ratios_in_the_terminal_and_as_html() {
         if let ExperimentData::Sweep(sw) = &mut r.data {
             for c in &mut sw.cells {
                 c.summary.median_ns *= 2.0;
-                c.summary.p99_ns *= 2.0;
+                c.summary.p99_ns = c.summary.p99_ns.map(|p| p * 2.0);
             }
         }
     }
@@ -267,20 +218,14 @@ fn compare_two_surveys_shows_ratios_in_the_terminal_and_as_html() {
     let (pa, pb) = (dir.path().join("a.json"), dir.path().join("b.json"));
     write(&pa, &a);
     write(&pb, &b);
-    let out = sleeplab()
-        .arg("compare")
-        .arg(&pa)
-        .arg(&pb)
-        .arg("-o")
-        .arg(dir.path().join("cmp"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = stdout_of(
+        sleeplab()
+            .arg("compare")
+            .arg(&pa)
+            .arg(&pb)
+            .arg("-o")
+            .arg(dir.path().join("cmp")),
     );
-    let text = String::from_utf8_lossy(&out.stdout);
     // Sweep rows doubled (median and p99), every other experiment unchanged.
     let rows: Vec<&str> = text
         .lines()
@@ -306,60 +251,8 @@ fn compare_two_surveys_shows_ratios_in_the_terminal_and_as_html() {
     assert!(html.contains("data-chart=\"compare-scatter\""));
     assert!(html.contains("other-machine"));
     // Without -o: terminal only.
-    let out = sleeplab()
-        .arg("compare")
-        .arg(&pa)
-        .arg(&pa)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("b's medians are ×1 a's"));
-}
-
-#[test]
-fn bad_or_mismatched_inputs_exit_2_with_one_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
-    let good = fixture().to_str().unwrap().to_string();
-    std::fs::write(p("empty.json"), "").unwrap();
-    let text = std::fs::read_to_string(fixture()).unwrap();
-    std::fs::write(p("truncated.json"), &text[..text.len() / 2]).unwrap();
-    std::fs::write(p("notjson.json"), "sleeplab was here\n").unwrap();
-    std::fs::write(p("other.json"), "{\"hello\": 1}").unwrap();
-    let mut v: Value = serde_json::from_str(&text).unwrap();
-    v["schema_version"] = Value::from(99);
-    std::fs::write(p("v99.json"), v.to_string()).unwrap();
-    let out = p("out");
-    for bad in [
-        "missing.json",
-        "empty.json",
-        "truncated.json",
-        "notjson.json",
-        "other.json",
-        "v99.json",
-    ] {
-        usage_error(&["report", &p(bad), "-o", &out], bad);
-        usage_error(&["compare", &good, &p(bad)], bad);
-        usage_error(&["compare", &p(bad), &good], bad);
-    }
-    // A sweep and a timers result share no cell.
-    let s = survey();
-    let ExperimentData::Survey(data) = &s.data else {
-        panic!("the fixture is a survey");
-    };
-    let find = |e: &str| data.results.iter().find(|r| r.data.name() == e).unwrap();
-    write(Path::new(&p("sweep.json")), find("sweep"));
-    write(Path::new(&p("timers.json")), find("timers"));
-    usage_error(
-        &["compare", &p("sweep.json"), &p("timers.json")],
-        "share no measurements",
-    );
-    // The report directory is a file.
-    std::fs::write(p("file"), "x").unwrap();
-    usage_error(&["report", &good, "-o", &p("file")], "not a directory");
-    // Survey options belong to the survey.
-    usage_error(&["--quick", "list"], "--quick");
-    usage_error(&["--stages", "nope", "-o", &out], "unknown stage");
+    let text = stdout_of(sleeplab().arg("compare").arg(&pa).arg(&pa));
+    assert!(text.contains("b's medians are ×1 a's"));
 }
 
 #[test]
@@ -431,46 +324,4 @@ fn the_fixture_and_a_fresh_survey_validate_against_the_committed_schema() {
     assert_eq!(lines.count() as u64, counted);
     let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
     assert!(html.contains("data-chart=\"sweep-slack\""));
-}
-
-#[test]
-fn ctrl_c_keeps_what_was_measured_and_exits_130() {
-    let dir = tempfile::tempdir().unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("sleeplab");
-    let child = std::process::Command::new(bin)
-        .args(["-q", "--quick", "-o"])
-        .arg(dir.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1200));
-    // SAFETY: signalling our own child by pid.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r = load_result(&dir.path().join("results.json")).unwrap();
-    assert!(!r.complete);
-    let ExperimentData::Survey(data) = &r.data else {
-        panic!("not a survey");
-    };
-    let states: Vec<&str> = data.stages.iter().map(|s| s.state.label()).collect();
-    assert!(states.contains(&"interrupted"), "{states:?}");
-    assert!(
-        states
-            .iter()
-            .all(|s| ["ok", "interrupted", "not run"].contains(s)),
-        "{states:?}"
-    );
-    assert_eq!(
-        data.results.len(),
-        data.stages.iter().filter(|s| s.result.is_some()).count()
-    );
-    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
-    assert!(html.contains("incomplete"));
 }

@@ -218,13 +218,16 @@ fn running(marker: &str) -> bool {
     })
 }
 
-/// Ctrl-C while a probe runs: the probe's process group is killed, the partial result
-/// is printed and saved (complete = false), and the exit code is 130.
+/// Ctrl-C while a probe runs: the probe's process group is killed, the cells it had
+/// finished are kept and marked partial (terminal, JSON, CSV, report), the result is
+/// saved (complete = false), and the exit code is 130.
 #[test]
-fn ctrl_c_kills_the_probe_and_keeps_the_result() {
+fn ctrl_c_kills_the_probe_and_keeps_its_finished_cells() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("rt.json");
-    // A marker no other process has: a unique request of about 3.1 s per call.
+    let csv = dir.path().join("rt.csv");
+    // A marker no other process has: a unique request of about 3.1 s per call, after a
+    // first cell of 1 ms that finishes at once.
     let marker = "3141592653";
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleeplab"))
         .args([
@@ -235,25 +238,31 @@ fn ctrl_c_kills_the_probe_and_keeps_the_result() {
             "--methods",
             "nanosleep",
             "--durations",
-            &format!("{marker}ns"),
+            &format!("1ms,{marker}ns"),
             "--count",
-            "100",
+            "3",
+            "--warmup",
+            "1",
         ])
         .arg("--json")
         .arg(&json)
-        .stdout(std::process::Stdio::null())
+        .arg("--csv")
+        .arg(&csv)
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    let probe = format!("--durations-ns 1000000,{marker}");
     let t0 = Instant::now();
-    while !running(&format!("--durations-ns {marker}")) {
+    while !running(&probe) {
         assert!(
             t0.elapsed() < Duration::from_secs(60),
             "the probe never started"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(200));
+    // The 1 ms cell (4 calls) is done long before this; the second one is not.
+    std::thread::sleep(Duration::from_millis(700));
     // SAFETY: kill(2) sends SIGINT to the child we spawned.
     unsafe {
         libc::kill(child.id() as libc::pid_t, libc::SIGINT);
@@ -270,12 +279,131 @@ fn ctrl_c_kills_the_probe_and_keeps_the_result() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert_eq!(status.code(), Some(130));
+    assert!(!running(&probe), "the probe survived");
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
     assert!(
-        !running(&format!("--durations-ns {marker}")),
-        "the probe survived"
+        stdout.contains("nanosleep: PARTIAL: 1 of 2 cells kept (stopped: interrupted"),
+        "{stdout}"
     );
     let result = sleeplab_cli::model::load_result(&json).unwrap();
     assert!(!result.complete);
+    let ExperimentData::Runtimes(data) = &result.data else {
+        panic!("not a runtimes result")
+    };
+    let m = &data.runtimes[0].methods[0];
+    assert_eq!(m.status, MethodStatus::Measured, "{m:?}");
+    let p = m.partial.as_ref().expect("marked partial");
+    assert_eq!((p.cells_kept, p.cells_asked), (1, 2));
+    assert_eq!(m.cells.len(), 1);
+    assert_eq!(m.cells[0].requested_ns, 1_000_000);
+    assert_eq!(m.cells[0].summary.count, 3);
+    assert_eq!(m.cells[0].warmup_ns.len(), 1);
+    // The CSV holds the kept cell's rows, each marked.
+    let mut r = csv::Reader::from_path(&csv).unwrap();
+    let col = CSV_COLUMNS.iter().position(|c| *c == "partial").unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 1 + 3);
+    assert!(rows.iter().all(|row| &row[col] == "true"), "{rows:?}");
+    // The report says so too.
+    let report = dir.path().join("report");
+    sleeplab()
+        .arg("report")
+        .arg(&json)
+        .arg("-o")
+        .arg(&report)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(
+        html.contains("nanosleep: partial, 1 of 2 cells kept (stopped: interrupted"),
+        "no partial note in the report"
+    );
+}
+
+/// `--policy`, `--priority`, `--mlock` and `--pin` are applied to the probe, and what
+/// was in force is recorded per method; where they cannot be applied the run is refused
+/// (exit 2, one line naming the setting) before anything is measured.
+#[test]
+fn the_probe_runs_under_the_settings_asked_for_or_the_run_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("rt.json");
+    let out = sleeplab()
+        .args([
+            "runtimes",
+            "-q",
+            "--runtimes",
+            "c",
+            "--methods",
+            "nanosleep",
+            "--durations",
+            "100us",
+            "--count",
+            "3",
+            "--policy",
+            "fifo",
+            "--priority",
+            "3",
+            "--mlock",
+            "--pin",
+            "0",
+            "--json",
+        ])
+        .arg(&json)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(2) {
+        // Not permitted here (no CAP_SYS_NICE or CAP_IPC_LOCK): refused, naming the flag.
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains("--policy") || err.contains("--mlock"), "{err}");
+        assert!(!json.exists());
+    } else {
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        let result = sleeplab_cli::model::load_result(&json).unwrap();
+        let s = &result.settings;
+        assert_eq!(
+            (s.policy.to_string(), s.priority, s.mlock, s.pin_cpu),
+            ("fifo".to_string(), 3, true, Some(0))
+        );
+        let ExperimentData::Runtimes(data) = &result.data else {
+            panic!("not a runtimes result")
+        };
+        let m = &data.runtimes[0].methods[0];
+        assert_eq!(m.status, MethodStatus::Measured, "{m:?}");
+        let f = m.in_force.as_ref().expect("read back");
+        assert_eq!(f.policy.as_deref(), Some("fifo"), "{f:?}");
+        assert_eq!(f.priority, Some(3));
+        assert_eq!(f.cpus.as_deref(), Some("0"));
+        assert!(f.locked_kib.is_some_and(|k| k > 0), "{f:?}");
+        assert!(
+            m.notes.iter().all(|n| !n.contains("was set")),
+            "{:?}",
+            m.notes
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("in force for the probe: fifo 3, "),
+            "{stdout}"
+        );
+    }
+    // A probe that cannot lock its own memory: the run is refused, naming it.
+    if which("javac").is_some() {
+        let out = sleeplab()
+            .args(["runtimes", "-q", "--runtimes", "c,java", "--mlock"])
+            .timeout(Duration::from_secs(120))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("--mlock cannot be applied to the probe of java")
+                || err.contains("--mlock: the probes could not lock"),
+            "{err}"
+        );
+    }
 }
 
 /// A saved probe output (as from a real Windows machine) is summarised like a launched

@@ -1,5 +1,6 @@
-//! `sleeplab short` through the binary: outputs, counts, files, bad input. Tiny
-//! `--batch`/`--repetitions` keep it fast; no test asserts a latency.
+//! `sleeplab short` through the binary: outputs, counts, files (bad input:
+//! `bad_input.rs`; Ctrl-C: `interrupt_cli.rs`). Tiny `--batch`/`--repetitions` keep it
+//! fast; no test asserts a latency.
 
 mod common;
 
@@ -16,6 +17,20 @@ fn short_data(path: &std::path::Path) -> (sleeplab_cli::model::ResultFile, Short
     (result, data)
 }
 
+/// Runs `sleeplab short -q ARGS --json JSON --csv CSV` (`args` split at spaces);
+/// returns what it printed.
+fn short(json: &std::path::Path, csv: &std::path::Path, args: &str) -> String {
+    common::stdout_of(
+        common::sleeplab()
+            .args(["short", "-q"])
+            .args(args.split_whitespace())
+            .arg("--json")
+            .arg(json)
+            .arg("--csv")
+            .arg(csv),
+    )
+}
+
 fn csv_rows(path: &std::path::Path) -> (Vec<String>, Vec<csv::StringRecord>) {
     let mut r = csv::Reader::from_path(path).unwrap();
     let header = r.headers().unwrap().iter().map(String::from).collect();
@@ -29,24 +44,11 @@ fn counts_add_up_in_json_and_csv() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("short.json");
     let csv = dir.path().join("short.csv");
-    let out = cargo_bin_cmd!("sleeplab")
-        .args([
-            "short",
-            "-q",
-            "--mechanisms",
-            "nanosleep,yield,timerfd,pselect,std-sleep",
-            "--batch",
-            "4",
-            "--repetitions",
-            "3",
-            "--json",
-        ])
-        .arg(&json)
-        .arg("--csv")
-        .arg(&csv)
-        .assert()
-        .success();
-    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let stdout = short(
+        &json,
+        &csv,
+        "--mechanisms nanosleep,yield,timerfd,pselect,std-sleep --batch 4 --repetitions 3",
+    );
     for needle in [
         "net mean ± 99.9 % CI",
         "nanosleep @ 0 ns",
@@ -108,26 +110,11 @@ fn timer_slack_is_an_axis() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("s.json");
     let csv = dir.path().join("s.csv");
-    let out = cargo_bin_cmd!("sleeplab")
-        .args([
-            "short",
-            "-q",
-            "--mechanisms",
-            "clock-nanosleep,timerfd-reuse",
-            "--batch",
-            "3",
-            "--repetitions",
-            "2",
-            "--timer-slack",
-            "50us,1ns",
-            "--json",
-        ])
-        .arg(&json)
-        .arg("--csv")
-        .arg(&csv)
-        .assert()
-        .success();
-    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let stdout = short(
+        &json,
+        &csv,
+        "--mechanisms clock-nanosleep,timerfd-reuse --batch 3 --repetitions 2 --timer-slack 50us,1ns",
+    );
     assert!(stdout.contains("timer slack 50.00 µs"), "{stdout}");
     assert!(stdout.contains("timer slack 1 ns"), "{stdout}");
     assert!(stdout.contains("timer slack side by side"), "{stdout}");
@@ -162,48 +149,6 @@ fn every_default_mechanism_runs() {
     }
 }
 
-/// Bad input: one line naming the bad value, exit 2, nothing measured.
-#[test]
-fn bad_input_exits_2() {
-    let dir = tempfile::tempdir().unwrap();
-    let missing = dir.path().join("no/such/dir/out.json");
-    let missing = missing.to_str().unwrap();
-    let cases: &[(&[&str], &str)] = &[
-        (&["--mechanisms", "nanoslep"], "nanosleep"),
-        (&["--mechanisms", ""], "empty"),
-        (&["--mechanisms", "yield,,spin"], "empty element"),
-        (&["--batch", "0"], "\"0\""),
-        (&["--batch", "-5"], "\"-5\""),
-        (&["--batch", "many"], "\"many\""),
-        (&["--repetitions", "1"], "\"1\""),
-        (&["--batch-time", "-1ms"], "\"-1ms\""),
-        (&["--batch-time", "5 parsecs"], "\"5 parsecs\""),
-        (&["--timer-slack", "0"], "\"0\""),
-        (&["--timer-slack", "1.5.3ms"], "\"1.5.3ms\""),
-        (&["--seed", "abc"], "\"abc\""),
-        (&["--json", missing], "--json"),
-        (&["--csv", "/"], "--csv"),
-        (&["--pin", "99999"], "--pin 99999"),
-        (&["--priority", "5"], "--priority 5"),
-        (&["--policy", "batchy"], "batchy"),
-        (&["--no-such-flag"], "--no-such-flag"),
-    ];
-    for (args, needle) in cases {
-        let out = cargo_bin_cmd!("sleeplab")
-            .arg("short")
-            .arg("-q")
-            .args(*args)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains(needle), "{args:?}: {stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
-        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-        assert!(out.stdout.is_empty(), "{args:?} measured something");
-    }
-}
-
 /// `--help` explains the method and the batch length choice.
 #[test]
 fn help_explains_the_batch_choice() {
@@ -220,50 +165,5 @@ fn help_explains_the_batch_choice() {
         "--pin",
     ] {
         assert!(stdout.contains(needle), "missing {needle:?} in:\n{stdout}");
-    }
-}
-
-/// Ctrl-C keeps what was measured: exit 130, the JSON written with `complete: false`,
-/// and every cell short of its repetitions by at most one.
-#[test]
-fn interrupt_keeps_the_partial_result() {
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("partial.json");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("sleeplab"))
-        .args([
-            "short",
-            "-q",
-            "--mechanisms",
-            "nanosleep,spin",
-            "--batch",
-            "200",
-            "--batch-time",
-            "0",
-            "--repetitions",
-            "100000",
-            "--json",
-        ])
-        .arg(&json)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(400));
-    // SAFETY: signalling our own child process.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
-    let (result, data) = short_data(&json);
-    assert!(!result.complete);
-    let counts: Vec<usize> = data
-        .cells
-        .iter()
-        .chain(&data.references)
-        .map(|c| c.batches.len())
-        .collect();
-    // Interrupted during calibration there are no batches at all, which is fine too.
-    if let (Some(lo), Some(hi)) = (counts.iter().min(), counts.iter().max()) {
-        assert!(hi - lo <= 1, "{counts:?}");
-        assert!(*hi < 100_000);
     }
 }

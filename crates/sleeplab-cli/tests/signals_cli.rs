@@ -22,13 +22,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use sleeplab::clock::{RealEnv, monotonic_ns};
+use sleeplab::clock::{Env, RealEnv, monotonic_ns};
 use sleeplab::system::set_timer_slack_ns;
 use sleeplab::wait::Support;
+use sleeplab_cli::contenders::{self, strategies};
+use sleeplab_cli::experiments::Context;
 use sleeplab_cli::experiments::sweep::{self, Quota, SweepConfig};
-use sleeplab_cli::output::Progress;
-use sleeplab_cli::settings::ThreadArgs;
-use sleeplab_cli::{contenders, strategies};
 
 static SIGNALS: AtomicU64 = AtomicU64::new(0);
 
@@ -97,19 +96,8 @@ impl Storm {
                     }
                 }
                 next += 100_000;
-                let ts = libc::timespec {
-                    tv_sec: (next / 1_000_000_000) as libc::time_t,
-                    tv_nsec: (next % 1_000_000_000) as libc::c_long,
-                };
-                // SAFETY: a valid timespec; EINTR cannot happen (SIGUSR1 is not sent here).
-                unsafe {
-                    libc::clock_nanosleep(
-                        libc::CLOCK_MONOTONIC,
-                        libc::TIMER_ABSTIME,
-                        &ts,
-                        std::ptr::null_mut(),
-                    )
-                };
+                // EINTR cannot cut it short: SIGUSR1 is not sent to this thread.
+                RealEnv.sleep_until(next);
             }
         });
         Self {
@@ -175,16 +163,12 @@ fn sweep_contenders() -> Vec<String> {
 fn sweep_once(names: &[String]) -> (Vec<String>, BTreeMap<(String, u64), f64>) {
     let config = SweepConfig {
         mechanisms: names.to_vec(),
-        durations_ns: vec![200_000, 1_000_000],
-        loads: vec![0],
-        timer_slacks_ns: vec![],
-        quota: Quota::Iterations { count: 8 },
         warmup: 1,
         rounds: 2,
-        json_samples: 0,
         raw_cap: 1000,
+        ..SweepConfig::new(&[], &[200_000, 1_000_000], Quota::Iterations { count: 8 })
     };
-    let out = sweep::run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+    let out = sweep::run(&config, &Context::hidden()).unwrap();
     assert!(out.complete);
     let mut early = Vec::new();
     let mut medians = BTreeMap::new();

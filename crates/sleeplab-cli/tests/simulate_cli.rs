@@ -1,7 +1,7 @@
 //! `sleeplab simulate` through the real binary: a golden file pins one small grid
 //! (same seed, same numbers, on every machine), the JSON validates against the committed
-//! schema and round-trips, the CSV has one row per cell, replay works on a freshly
-//! measured sweep, and bad input gets exit 2 with one line naming the value.
+//! schema and round-trips, the CSV has one row per cell, and replay works on a freshly
+//! measured sweep (bad input: `bad_input.rs`; Ctrl-C: `interrupt_cli.rs`).
 //!
 //! The golden files are `tests/golden/simulate_small.json` (the result's `data` part:
 //! no timestamps, no machine fingerprint) and `tests/golden/simulate_small.txt` (the
@@ -46,18 +46,14 @@ const SMALL: [&str; 14] = [
 fn run_small(dir: &Path) -> (String, serde_json::Value, PathBuf) {
     let json = dir.join("sim.json");
     let csv = dir.join("sim.csv");
-    let out = sleeplab()
-        .args(SMALL)
-        .arg("--json")
-        .arg(&json)
-        .arg("--csv")
-        .arg(&csv)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = stdout_of(
+        sleeplab()
+            .args(SMALL)
+            .arg("--json")
+            .arg(&json)
+            .arg("--csv")
+            .arg(&csv),
+    );
     let value: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     (text, value, csv)
@@ -143,7 +139,7 @@ fn json_validates_round_trips_and_csv_has_a_row_per_cell() {
 
     let mut rdr = csv::Reader::from_path(&csv).unwrap();
     let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
-    assert_eq!(header, sleeplab_cli::sim::CSV_COLUMNS);
+    assert_eq!(header, sleeplab_cli::experiments::simulate::CSV_COLUMNS);
     let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
     assert_eq!(rows.len(), 20);
     assert_eq!(&rows[0][0], "std-sleep");
@@ -206,36 +202,20 @@ fn replays_a_sweep_measured_on_this_machine() {
         .assert()
         .success();
     let json = dir.path().join("sim.json");
-    let out = sleeplab()
-        .args([
-            "simulate",
-            "-q",
-            "--intervals",
-            "100us,1ms",
-            "--sleeps",
-            "50",
-            "--warmup",
-            "5",
-            "--strategies",
-            "std-sleep,fixed-margin,precise",
-            "--replay",
-        ])
-        .arg(&sweep)
-        .arg("--json")
-        .arg(&json)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = stdout_of(
+        sleeplab()
+            .args("simulate -q --intervals 100us,1ms --sleeps 50 --warmup 5 --strategies std-sleep,fixed-margin,precise --replay".split_whitespace())
+            .arg(&sweep)
+            .arg("--json")
+            .arg(&json),
+    );
     assert!(text.contains("replay of"), "{text}");
     let result = sleeplab_cli::model::load_result(&json).unwrap();
     let sleeplab_cli::model::ExperimentData::Simulate(data) = &result.data else {
         panic!("not a simulation");
     };
     assert_eq!(data.config.models.len(), 1);
-    let sleeplab_cli::sim::ModelSpec::Replay(src) = &data.config.models[0] else {
+    let sleeplab_cli::experiments::simulate::ModelSpec::Replay(src) = &data.config.models[0] else {
         panic!("not a replay");
     };
     assert_eq!(src.mechanism, "clock-nanosleep-abs");
@@ -281,57 +261,4 @@ fn replays_a_sweep_measured_on_this_machine() {
         .stderr
         .clone();
     assert!(String::from_utf8(bad).unwrap().contains("holds no sweep"));
-}
-
-#[test]
-fn bad_input_exits_2_with_one_line_naming_the_value() {
-    let dir = tempfile::tempdir().unwrap();
-    let garbage = dir.path().join("garbage.json");
-    std::fs::write(&garbage, "{ not json").unwrap();
-    let garbage = garbage.display().to_string();
-    let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--strategies", "precsie"], "precise"),
-        (vec!["--strategies", "spin-sleep"], "spin-sleep"),
-        (vec!["--strategies", ""], "strategy list"),
-        (vec!["--intervals", "0"], "\"0\""),
-        (vec!["--intervals", "5"], "\"5\""),
-        (vec!["--intervals", "11s"], "\"11s\""),
-        (vec!["--periods", "10..1ms"], "10..1ms"),
-        (vec!["--periods", "1..10"], "1..10"),
-        (vec!["--periods", "1.5..3ms"], "1.5..3ms"),
-        (vec!["--period", "-1ms"], "-1ms"),
-        (vec!["--preempt-prob", "1.5"], "1.5"),
-        (vec!["--preempt-prob", "NaN"], "NaN"),
-        (vec!["--sleeps", "0"], "\"0\""),
-        (vec!["--warmup", "-1"], "-1"),
-        (vec!["--seed", "x"], "\"x\""),
-        (vec!["--replay-mechanism", "poll"], "--replay"),
-        (
-            vec!["--replay", "/nonexistent/sweep.json"],
-            "/nonexistent/sweep.json",
-        ),
-        (vec!["--replay", garbage.as_str()], "garbage.json"),
-        (
-            vec!["--replay", garbage.as_str(), "--periods", "1ms"],
-            "--periods",
-        ),
-        (
-            vec!["--json", "/nonexistent/dir/x.json"],
-            "/nonexistent/dir/x.json",
-        ),
-    ];
-    for (args, needle) in cases {
-        let out = sleeplab()
-            .arg("simulate")
-            .arg("-q")
-            .args(&args)
-            .assert()
-            .code(2)
-            .get_output()
-            .clone();
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.contains(needle), "{args:?}: {err}");
-        assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
-    }
 }

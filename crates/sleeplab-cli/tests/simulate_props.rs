@@ -20,9 +20,10 @@
 
 use proptest::prelude::*;
 use sleeplab::precise::{SleepCall, VirtualCosts, VirtualEnv, Wake, strategies, strategy_by_name};
-use sleeplab_cli::output::Progress;
-use sleeplab_cli::sim::{
-    self, Empirical, Model, ModelSpec, SchedulerModel, SimCosts, SimulateConfig, rng::rng_for,
+use sleeplab_cli::experiments::Context;
+use sleeplab_cli::experiments::simulate::{
+    self as sim, Empirical, Model, ModelSpec, SchedulerModel, SimCosts, SimulateConfig,
+    rng::rng_for,
 };
 use std::sync::Arc;
 
@@ -178,8 +179,8 @@ fn the_thread_count_does_not_change_the_result() {
         costs: SimCosts::from(quick_costs()),
     };
     let loaded: Vec<Model> = models.into_iter().map(Model::Scheduler).collect();
-    let one = sim::run(&config, &loaded, &Progress::hidden(), 1).unwrap();
-    let three = sim::run(&config, &loaded, &Progress::hidden(), 3).unwrap();
+    let one = sim::grid::run(&config, &loaded, &Context::hidden(), 1).unwrap();
+    let three = sim::grid::run(&config, &loaded, &Context::hidden(), 3).unwrap();
     assert!(one.complete && three.complete);
     assert_eq!(one.data, three.data);
     assert_eq!(one.data.cells.len(), 12);
@@ -187,7 +188,7 @@ fn the_thread_count_does_not_change_the_result() {
         strategies: vec!["no-such-strategy".into()],
         ..config
     };
-    assert!(sim::run(&unknown, &loaded, &Progress::hidden(), 2).is_err());
+    assert!(sim::grid::run(&unknown, &loaded, &Context::hidden(), 2).is_err());
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! Tests and the simulator implement [`Env`] over a virtual clock, so the *same*
 //! algorithm code runs in virtual time.
 
+use crate::sys;
 use std::time::{Duration, Instant};
 
 /// Reads `CLOCK_MONOTONIC` in nanoseconds.
@@ -30,31 +31,11 @@ pub fn process_cpu_ns() -> u64 {
 
 #[inline]
 fn read_clock(id: libc::clockid_t) -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock ids used here always exist on Linux.
-    unsafe { libc::clock_gettime(id, &mut ts) };
-    timespec_to_ns(&ts)
+    // These clock ids always exist on Linux.
+    sys::clock_ns(id).unwrap_or(0)
 }
 
-/// Converts a `timespec` to nanoseconds, saturating instead of overflowing.
-#[inline]
-pub fn timespec_to_ns(ts: &libc::timespec) -> u64 {
-    (ts.tv_sec as u64)
-        .saturating_mul(1_000_000_000)
-        .saturating_add(ts.tv_nsec as u64)
-}
-
-/// Converts nanoseconds to a `timespec`.
-#[inline]
-pub fn ns_to_timespec(ns: u64) -> libc::timespec {
-    libc::timespec {
-        tv_sec: (ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
-    }
-}
+pub use crate::sys::{ns_to_timespec, timespec_to_ns};
 
 /// Converts a `Duration` to nanoseconds, saturating at `u64::MAX` (≈ 584 years).
 #[inline]
@@ -114,23 +95,13 @@ impl Env for RealEnv {
     }
 
     fn sleep_until(&mut self, deadline: u64) {
-        let ts = ns_to_timespec(deadline);
-        // SAFETY: valid timespec pointer; a null remainder is allowed for TIMER_ABSTIME.
         // An EINTR return is fine: the contract lets callers re-check the clock.
-        unsafe {
-            libc::clock_nanosleep(
-                libc::CLOCK_MONOTONIC,
-                libc::TIMER_ABSTIME,
-                &ts,
-                std::ptr::null_mut(),
-            )
-        };
+        sys::clock_nanosleep_abs(deadline);
     }
 
     fn sleep_for(&mut self, ns: u64) {
-        let ts = ns_to_timespec(ns);
-        // SAFETY: valid timespec pointers.
-        unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, 0, &ts, std::ptr::null_mut()) };
+        let mut rem = ns_to_timespec(0);
+        sys::clock_nanosleep_rel(&ns_to_timespec(ns), &mut rem);
     }
 
     #[inline]
@@ -139,8 +110,7 @@ impl Env for RealEnv {
     }
 
     fn yield_now(&mut self) {
-        // SAFETY: sched_yield has no preconditions.
-        unsafe { libc::sched_yield() };
+        sys::sched_yield();
     }
 }
 

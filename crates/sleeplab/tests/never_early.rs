@@ -1,12 +1,17 @@
 //! Never early, in virtual time: every strategy, over many scripted oversleep sequences
 //! (on time, constant, random with stalls, early returns as from EINTR), returns at or
-//! after its deadline, and the virtual clock agrees.
+//! after its deadline, and the virtual clock agrees. On the real machine: every periodic
+//! mechanism wakes at or after each programmed expiry, tick by tick and in batches.
+
+mod support;
 
 use sleeplab::clock::Env;
 use sleeplab::precise::{
     PreciseSleeper, SleepCall, VirtualCosts, VirtualEnv, WaitStrategy, Wake, strategies,
     strategy_by_name,
 };
+use sleeplab::wait::periodic::{self, Options};
+use support::periodic::{early_wakes, run_periodic};
 
 /// Coarse costs keep the spin loops short; never-early does not depend on them.
 fn costs() -> VirtualCosts {
@@ -155,4 +160,34 @@ fn extreme_deadlines_saturate_instead_of_overflowing() {
     let r = sleeper.sleep(std::time::Duration::MAX);
     assert_eq!((r.deadline, r.woke), (u64::MAX, u64::MAX));
     assert_eq!(sleeper.stats().max_lateness_ns, 0);
+}
+
+#[test]
+fn every_periodic_mechanism_is_never_early_on_the_real_clock() {
+    let (period, ticks) = (2_000_000, 15);
+    for m in periodic::mechanisms() {
+        let mut timer = match m.build(&Options::default()) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("skipping {}: {e}", m.name);
+                continue;
+            }
+        };
+        for batches in [false, true] {
+            let (t0, mut wakes) = run_periodic(&mut timer, period, ticks, batches);
+            let covered: u64 = wakes.iter().map(|w| w.expirations).sum();
+            assert!(!wakes.is_empty(), "{}: no wake", m.name);
+            assert!(
+                covered >= ticks || !m.exact_counts,
+                "{}: covered {covered}",
+                m.name
+            );
+            let early = early_wakes(m.exact_counts, t0, period, &mut wakes);
+            assert!(
+                early.is_empty(),
+                "{} (batches {batches}): early {early:?}",
+                m.name
+            );
+        }
+    }
 }

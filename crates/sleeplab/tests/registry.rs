@@ -132,3 +132,58 @@ fn sdl_precise_learns_within_a_call_only() {
     assert!(e.native_sleeps() > before);
     assert_eq!(r.margin_ns, 1_300_000);
 }
+
+/// Both wait-mechanism registries: names are unique (also checked when the crate
+/// compiles), every row is found under its name, and every row either constructs or
+/// reports why this machine cannot (never a panic, never an unknown-name error).
+#[test]
+fn every_wait_mechanism_row_constructs_or_says_why_not() {
+    use sleeplab::wait::periodic::{self, Options, PeriodicTimer};
+    use sleeplab::wait::{Support, WaitError, Waiter, find, mechanisms};
+
+    let oneshot: Vec<_> = mechanisms().iter().map(|m| m.name).collect();
+    let periodic: Vec<_> = periodic::mechanisms().iter().map(|m| m.name).collect();
+    for names in [&oneshot, &periodic] {
+        for (i, n) in names.iter().enumerate() {
+            assert!(!names[..i].contains(n), "{n} twice");
+        }
+    }
+    assert!(oneshot.contains(&"timerfd-interval") && periodic.contains(&"setitimer"));
+
+    for m in mechanisms() {
+        assert_eq!(find(m.name), Some(m));
+        assert!(!m.description.is_empty() && m.unit_ns >= 1, "{}", m.name);
+        match (m.support(), Waiter::of(m)) {
+            (Support::Supported, Ok(w)) => assert_eq!(w.mechanism(), m),
+            (Support::Unsupported(why), Err(e)) => {
+                assert_eq!(why, e.to_string());
+                assert!(!matches!(e, WaitError::Unknown(_)), "{}", m.name);
+            }
+            (s, w) => panic!("{}: support {s:?} but construction {w:?}", m.name),
+        }
+    }
+    for m in periodic::mechanisms() {
+        assert_eq!(periodic::find(m.name), Some(m));
+        assert!(
+            !m.description.is_empty() && m.period_unit_ns >= 1,
+            "{}",
+            m.name
+        );
+        match (m.support(), m.build(&Options::default())) {
+            (Support::Supported, Ok(t)) => assert_eq!(t.mechanism(), m),
+            (Support::Unsupported(why), Err(e)) => {
+                assert_eq!(why, e.to_string());
+                assert!(!matches!(e, WaitError::Unknown(_)), "{}", m.name);
+            }
+            (s, t) => panic!("{}: support {s:?} but construction {t:?}", m.name),
+        }
+    }
+    assert!(matches!(
+        Waiter::new("setitimer"),
+        Err(WaitError::Unknown(_))
+    ));
+    assert!(matches!(
+        PeriodicTimer::new("timerfd", &Options::default()),
+        Err(WaitError::Unknown(_))
+    ));
+}

@@ -1,7 +1,7 @@
 //! `sleeplab compare`: two results side by side, with ratios b/a of the median and p99
 //! of every measurement both hold, in the terminal and optionally as HTML.
 
-use super::survey::prepare_dir;
+use super::outputs::prepare_dir;
 use crate::error::UsageError;
 use crate::model::load_result;
 use crate::report::{self, compare::compare};

@@ -1,13 +1,11 @@
 //! `sleeplab cpu`.
 
+use super::args::{self, List, OutputArgs, ThreadArgs};
+use super::outputs::check_outputs;
 use super::pace::resolve_strategies;
-use super::{check_outputs, save};
-use crate::cli::{List, OutputArgs};
-use crate::experiments::cpu::{self, CpuConfig};
-use crate::model::{ExperimentData, RunStart};
-use crate::output::Progress;
+use super::tail;
+use crate::experiments::cpu::{CpuConfig, HYBRIDS};
 use crate::parse::{self, ParseError};
-use crate::settings::ThreadArgs;
 use clap::Args;
 
 /// `sleeplab cpu`: CPU usage against requested sleep for the hybrid strategies
@@ -15,7 +13,7 @@ use clap::Args;
 #[derive(Debug, Clone, Args)]
 pub struct CpuArgs {
     /// Contenders (default: the hybrids seed-hybrid, sdl-precise, fixed-margin, spin-sleep, precise).
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = names)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("strategy list"))]
     pub strategies: Option<List<String>>,
     /// Requested sleeps.
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = intervals,
@@ -33,10 +31,6 @@ pub struct CpuArgs {
     pub output: OutputArgs,
 }
 
-fn names(s: &str) -> Result<List<String>, ParseError> {
-    parse::list("strategy list", s, |x| Ok(x.to_string())).map(List)
-}
-
 fn intervals(s: &str) -> Result<List<u64>, ParseError> {
     parse::list("interval list", s, |x| {
         parse::positive_duration_ns("interval", x)
@@ -48,41 +42,15 @@ fn seconds(s: &str) -> Result<u64, ParseError> {
     parse::positive_duration_ns("duration per point", s)
 }
 
-/// The default contenders: the strategies that mix sleeping and spinning.
-pub const HYBRIDS: [&str; 5] = [
-    "seed-hybrid",
-    "sdl-precise",
-    "fixed-margin",
-    "spin-sleep",
-    "precise",
-];
-
 /// Runs `cpu`.
 pub fn run(args: &CpuArgs, quiet: bool) -> anyhow::Result<i32> {
-    args.threads.validate()?;
+    let threads = args.threads.settings()?;
     check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
-    let strategies = match &args.strategies {
-        Some(l) => resolve_strategies(Some(l))?,
-        None => HYBRIDS.iter().map(|s| s.to_string()).collect(),
-    };
     let config = CpuConfig {
-        strategies,
+        strategies: resolve_strategies(args.strategies.as_ref(), &HYBRIDS)?,
         intervals_ns: args.intervals.0.clone(),
         seconds_ns: args.seconds,
         timer_slack_ns: Some(args.timer_slack),
     };
-    let start = RunStart::now();
-    let steps = (config.strategies.len() * config.intervals_ns.len()) as u64;
-    let progress = Progress::new("cpu", steps, quiet);
-    let (data, settings, complete) = cpu::run(&config, &args.threads, &progress)?;
-    progress.finish();
-    print!("{}", cpu::render(&data));
-    let csv_data = data.clone();
-    let result = start.finish(ExperimentData::Cpu(data), settings, complete, vec![]);
-    save(&result, args.output.json.as_deref(), || {
-        match &args.output.csv {
-            Some(p) => cpu::write_csv(p, &csv_data),
-            None => Ok(()),
-        }
-    })
+    tail::measure(&config, "cpu", quiet, threads)?.save(&args.output, vec![])
 }

@@ -1,9 +1,13 @@
-//! One function per subcommand: parse-validated arguments in, output and exit code out.
+//! The command layer: one module per subcommand (clap arguments → an experiment's plain
+//! config → [`tail`]), the subcommands' enum and its dispatch ([`Command`]), and the
+//! pieces they share ([`args`], [`outputs`]). Nothing below this layer knows a flag.
 
 pub mod advise;
+pub mod args;
 pub mod compare;
 pub mod cpu;
 pub mod list;
+pub mod outputs;
 pub mod pace;
 pub mod report;
 pub mod runtimes;
@@ -12,83 +16,64 @@ pub mod short;
 pub mod simulate;
 pub mod survey;
 pub mod sweep;
+pub mod tail;
 pub mod timers;
 
-use crate::error::UsageError;
-use crate::interrupt::EXIT_INTERRUPTED;
-use crate::model::{ResultFile, write_json};
-use crate::output::check_writable;
-use std::path::{Path, PathBuf};
+use clap::Subcommand;
+use std::path::PathBuf;
 
-/// Saves a finished result: JSON when asked, then whatever else `extra` writes (CSV),
-/// and returns the exit code (130 when the run was interrupted).
-pub fn save(
-    result: &ResultFile,
-    json: Option<&Path>,
-    extra: impl FnOnce() -> anyhow::Result<()>,
-) -> anyhow::Result<i32> {
-    for n in &result.notes {
-        println!("note: {n}");
-    }
-    if let Some(p) = json {
-        write_json(p, result)?;
-    }
-    extra()?;
-    if !result.complete {
-        eprintln!("sleeplab: interrupted; the results above and in the files are partial");
-        return Ok(EXIT_INTERRUPTED);
-    }
-    Ok(0)
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Every experiment in short (about 90 s), then a report directory and the findings (the default).
+    Survey(Box<survey::SurveyArgs>),
+    /// Re-render a saved result (any experiment's --json, or a survey) as DIR/index.html.
+    Report(Box<report::ReportArgs>),
+    /// Two results side by side, with ratios b/a of every matching median and p99.
+    Compare(Box<compare::CompareArgs>),
+    /// List every wait mechanism, what it calls, and whether this machine supports it.
+    List,
+    /// Requested duration × mechanism × load → how long the wait really took (seed 000).
+    Sweep(Box<sweep::SweepArgs>),
+    /// A fixed-rate loop (60 FPS) per precise-sleep contender: error and CPU (seed 002).
+    Pace(Box<pace::PaceArgs>),
+    /// CPU usage against requested sleep for the hybrid sleep+spin strategies (seed 002).
+    Cpu(Box<cpu::CpuArgs>),
+    /// Which way of waiting meets your tolerance at the lowest CPU here, with evidence.
+    Advise(Box<advise::AdviseArgs>),
+    /// What zero and minimal sleeps really cost, per mechanism, with 99.9 % CIs (seed 001).
+    Short(Box<short::ShortArgs>),
+    /// Every language runtime's own sleep, measured the same way through probes (seed 003).
+    Runtimes(Box<runtimes::RuntimesArgs>),
+    /// Periodic timers compared: count, avg error %, σ, lateness, missed ticks (seed 004).
+    Timers(Box<timers::TimersArgs>),
+    /// The precise-sleep strategies under virtual schedulers: error and CPU heatmaps (seed 002 fig. 4).
+    Simulate(Box<simulate::SimulateArgs>),
+    /// Print the JSON Schema of result files.
+    Schema {
+        /// Write it to this file instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
 }
 
-/// Fails with a usage error unless every given output path is writable, and no two
-/// of them name the same file (the second write would replace the first).
-pub fn check_outputs(paths: &[(&str, &Option<PathBuf>)]) -> Result<(), UsageError> {
-    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
-    for (flag, p) in paths {
-        if let Some(p) = p {
-            check_writable(p).map_err(|e| {
-                UsageError::new(format!("invalid {flag} {:?}: {e}", p.display().to_string()))
-            })?;
-            let file = same_file_key(p);
-            if let Some((other, _)) = seen.iter().find(|(_, f)| *f == file) {
-                return Err(UsageError::new(format!(
-                    "invalid {flag} {:?}: the same file as {other}",
-                    p.display().to_string()
-                )));
-            }
-            seen.push((flag, file));
+impl Command {
+    /// Runs the subcommand; returns its exit code.
+    pub fn run(&self, quiet: bool) -> anyhow::Result<i32> {
+        match self {
+            Command::List => list::run(),
+            Command::Sweep(args) => sweep::run(args, quiet),
+            Command::Pace(args) => pace::run(args, quiet),
+            Command::Cpu(args) => cpu::run(args, quiet),
+            Command::Advise(args) => advise::run(args, quiet),
+            Command::Short(args) => short::run(args, quiet),
+            Command::Runtimes(args) => runtimes::run(args, quiet),
+            Command::Timers(args) => timers::run(args, quiet),
+            Command::Simulate(args) => simulate::run(args, quiet),
+            Command::Schema { output } => schema::run(output.as_deref()),
+            Command::Survey(args) => survey::run(args, quiet),
+            Command::Report(args) => report::run(args),
+            Command::Compare(args) => compare::run(args),
         }
     }
-    Ok(())
-}
-
-/// The file a path names, resolved (its directory exists: checked before).
-fn same_file_key(p: &Path) -> PathBuf {
-    if let Ok(c) = std::fs::canonicalize(p) {
-        return c;
-    }
-    let dir = match p.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    dir.join(p.file_name().unwrap_or_default())
-}
-
-/// Resolves a list of contender names, suggesting the closest name for a typo.
-pub fn resolve_names(given: &[String], known: &[&str]) -> Result<Vec<String>, UsageError> {
-    let mut out: Vec<String> = Vec::new();
-    for name in given {
-        if !known.contains(&name.as_str()) {
-            let hint = crate::parse::closest(name, known.iter().copied())
-                .map(|c| format!(" (did you mean {c}?)"))
-                .unwrap_or_else(|| " (see `sleeplab list`)".into());
-            return Err(UsageError::new(format!("unknown mechanism {name:?}{hint}")));
-        }
-        if !out.contains(name) {
-            out.push(name.clone());
-        }
-    }
-    Ok(out)
 }

@@ -1,14 +1,12 @@
 //! `sleeplab pace`.
 
-use super::{check_outputs, save};
-use crate::cli::{List, OutputArgs};
+use super::args::{self, List, OutputArgs, ThreadArgs};
+use super::outputs::check_outputs;
+use super::tail;
+use crate::contenders::strategies;
 use crate::error::UsageError;
-use crate::experiments::pace::{self, PaceConfig};
-use crate::model::{ExperimentData, RunStart};
-use crate::output::Progress;
-use crate::parse::{self, ParseError};
-use crate::settings::ThreadArgs;
-use crate::strategies;
+use crate::experiments::pace::{DEFAULT_STRATEGIES, PaceConfig};
+use crate::parse::{self, Names, ParseError};
 use clap::Args;
 
 /// `sleeplab pace`: a fixed-rate loop per precise-sleep contender (seed 002 figure 1).
@@ -17,7 +15,7 @@ pub struct PaceArgs {
     /// Contenders, comma-separated. Known: std-sleep, clock-nanosleep-abs, spin,
     /// seed-hybrid, sdl-precise, fixed-margin, spin-sleep, precise. Default: std-sleep,
     /// spin, seed-hybrid, sdl-precise, spin-sleep, precise (6 × 500 frames at 60 Hz = 50 s).
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = names)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("strategy list"))]
     pub strategies: Option<List<String>>,
     /// Frames per second.
     #[arg(long, allow_hyphen_values = true, value_name = "HZ", default_value = "60", value_parser = rate)]
@@ -43,10 +41,6 @@ pub struct PaceArgs {
     pub output: OutputArgs,
 }
 
-fn names(s: &str) -> Result<List<String>, ParseError> {
-    parse::list("strategy list", s, |x| Ok(x.to_string())).map(List)
-}
-
 fn frames(s: &str) -> Result<u64, ParseError> {
     parse::count("frame count", s, 1, 10_000_000)
 }
@@ -70,38 +64,15 @@ fn rate(s: &str) -> Result<f64, ParseError> {
     Ok(v)
 }
 
-/// The default contenders of `pace`: the references (a plain sleep, a pure spin), the
-/// seed's hybrid, SDL's, the spin_sleep crate, and ours.
-pub const DEFAULT_STRATEGIES: [&str; 6] = [
-    "std-sleep",
-    "spin",
-    "seed-hybrid",
-    "sdl-precise",
-    "spin-sleep",
-    "precise",
-];
-
 /// Resolves contender names against the registry (with a suggestion for typos);
-/// `None` gives [`DEFAULT_STRATEGIES`].
-pub fn resolve_strategies(given: Option<&List<String>>) -> Result<Vec<String>, UsageError> {
-    let known = strategies::names();
+/// `None` gives `defaults`. Used by `pace` and `cpu`.
+pub fn resolve_strategies(
+    given: Option<&List<String>>,
+    defaults: &[&str],
+) -> Result<Vec<String>, UsageError> {
     match given {
-        None => Ok(DEFAULT_STRATEGIES.iter().map(|s| s.to_string()).collect()),
-        Some(list) => {
-            let mut out: Vec<String> = Vec::new();
-            for n in &list.0 {
-                if !known.contains(&n.as_str()) {
-                    let hint = parse::closest(n, known.iter().copied())
-                        .map(|c| format!(" (did you mean {c}?)"))
-                        .unwrap_or_else(|| format!(" (known: {})", known.join(", ")));
-                    return Err(UsageError::new(format!("unknown strategy {n:?}{hint}")));
-                }
-                if !out.contains(n) {
-                    out.push(n.clone());
-                }
-            }
-            Ok(out)
-        }
+        None => Ok(defaults.iter().map(|s| s.to_string()).collect()),
+        Some(list) => Ok(Names::new("strategy", strategies::names()).resolve(&list.0)?),
     }
 }
 
@@ -115,7 +86,7 @@ pub fn config(args: &PaceArgs) -> Result<PaceConfig, UsageError> {
         )));
     }
     Ok(PaceConfig {
-        strategies: resolve_strategies(args.strategies.as_ref())?,
+        strategies: resolve_strategies(args.strategies.as_ref(), &DEFAULT_STRATEGIES)?,
         rate_hz: args.rate,
         period_ns,
         frames: args.frames,
@@ -128,29 +99,8 @@ pub fn config(args: &PaceArgs) -> Result<PaceConfig, UsageError> {
 
 /// Runs `pace`.
 pub fn run(args: &PaceArgs, quiet: bool) -> anyhow::Result<i32> {
-    args.threads.validate()?;
+    let threads = args.threads.settings()?;
     check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
     let config = config(args)?;
-    let start = RunStart::now();
-    let progress = Progress::new(
-        "pace",
-        config.frames * config.strategies.len() as u64,
-        quiet,
-    );
-    let out = pace::run(&config, &args.threads, &progress)?;
-    progress.finish();
-    print!("{}", pace::render(&out.data));
-    let data = out.data.clone();
-    let result = start.finish(
-        ExperimentData::Pace(out.data),
-        out.settings,
-        out.complete,
-        vec![],
-    );
-    save(&result, args.output.json.as_deref(), || {
-        match &args.output.csv {
-            Some(p) => pace::write_csv(p, &data),
-            None => Ok(()),
-        }
-    })
+    tail::measure(&config, "pace", quiet, threads)?.save(&args.output, vec![])
 }

@@ -1,7 +1,7 @@
 //! `sleeplab report`: re-renders a saved result (one experiment or a survey) as
 //! `DIR/index.html`.
 
-use super::survey::{DEFAULT_DIR, prepare_dir};
+use super::outputs::{DEFAULT_DIR, prepare_dir};
 use crate::error::UsageError;
 use crate::model::load_result;
 use crate::report::{self, findings, view::Results};

@@ -7,7 +7,7 @@ use std::path::Path;
 /// Prints or writes the schema.
 pub fn run(output: Option<&Path>) -> anyhow::Result<i32> {
     if let Some(p) = output {
-        super::check_outputs(&[("--output", &Some(p.to_path_buf()))])?;
+        super::outputs::check_outputs(&[("--output", &Some(p.to_path_buf()))])?;
     }
     let text = serde_json::to_string_pretty(&result_schema())? + "\n";
     match output {

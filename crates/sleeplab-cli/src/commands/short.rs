@@ -1,17 +1,13 @@
 //! `sleeplab short`.
 
-use super::{check_outputs, resolve_names, save};
-use crate::cli::{List, OutputArgs};
+use super::args::{self, List, OutputArgs, ThreadArgs, supported};
+use super::outputs::check_outputs;
+use super::tail;
 use crate::error::UsageError;
-use crate::experiments::short::{
-    self, CONFIDENCE, DEFAULT_REPETITIONS, MIN_BATCH, ShortConfig, planned_batches,
-};
-use crate::model::{ExperimentData, RunStart};
-use crate::output::Progress;
-use crate::parse::{self, ParseError};
-use crate::settings::ThreadArgs;
+use crate::experiments::short::{CONFIDENCE, MIN_BATCH, ShortConfig};
+use crate::parse::{self, Names, ParseError, dedup};
 use clap::Args;
-use sleeplab::wait::{self, Support};
+use sleeplab::wait;
 
 /// `sleeplab short`: what a zero and a minimal sleep really cost, per mechanism (seed 001).
 /// `--help` explains the method and the choice of batch length.
@@ -19,7 +15,7 @@ use sleeplab::wait::{self, Support};
 #[command(after_help = AFTER_HELP)]
 pub struct ShortArgs {
     /// Mechanisms to measure, comma-separated (default: every supported one; see `sleeplab list`).
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = names)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("name list"))]
     pub mechanisms: Option<List<String>>,
     /// Calls per batch, at most (the seed's 3000).
     #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "3000", value_parser = batch)]
@@ -32,10 +28,10 @@ pub struct ShortArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "R", default_value = "20", value_parser = repetitions)]
     pub repetitions: u64,
     /// Timer slack(s) to measure under, e.g. 50us,1ns, side by side (default: leave it as it is).
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = slacks)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::slacks)]
     pub timer_slack: Option<List<u64>>,
     /// Seed of the RNG that shuffles the order of the cells in each repetition.
-    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = seed)]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = args::seed)]
     pub seed: u64,
     #[command(flatten)]
     pub threads: ThreadArgs,
@@ -61,10 +57,6 @@ first repetition from a short calibration: --batch, or as many calls as fit in
 calls get a few hundred; the defaults finish in ~10-15 s. --batch-time 0 gives every cell
 the full --batch, exactly as in the seed (minutes).";
 
-fn names(s: &str) -> Result<List<String>, ParseError> {
-    parse::list("name list", s, |x| Ok(x.to_string())).map(List)
-}
-
 fn batch(s: &str) -> Result<u64, ParseError> {
     parse::count("batch size", s, 1, 1_000_000)
 }
@@ -86,52 +78,17 @@ fn repetitions(s: &str) -> Result<u64, ParseError> {
     parse::count("repetitions", s, 2, 100_000)
 }
 
-fn seed(s: &str) -> Result<u64, ParseError> {
-    parse::count("seed", s, 0, u64::MAX)
-}
-
-fn slacks(s: &str) -> Result<List<u64>, ParseError> {
-    let v = parse::list("timer slack list", s, parse::duration_ns)?;
-    if v.contains(&0) {
-        return Err(ParseError {
-            what: "timer slack",
-            value: s.into(),
-            reason: "0 means 'default' to the kernel; use 1ns for the minimum".into(),
-        });
-    }
-    Ok(List(v))
-}
-
-/// Builds the config from the arguments (validating names).
+/// Builds the config from the arguments (validating names: OS wait mechanisms only).
 pub fn config(args: &ShortArgs) -> Result<ShortConfig, UsageError> {
-    let known: Vec<&str> = wait::mechanisms().iter().map(|m| m.name).collect();
-    let mechanisms = match &args.mechanisms {
-        Some(given) => {
-            let names = resolve_names(&given.0, &known)?;
-            for n in &names {
-                if let Some(Support::Unsupported(why)) = wait::find(n).map(|m| m.support()) {
-                    return Err(UsageError::new(format!(
-                        "mechanism {n} is not supported on this machine: {why}"
-                    )));
-                }
-            }
-            names
-        }
-        None => wait::mechanisms()
-            .iter()
-            .filter(|m| m.support() == Support::Supported)
-            .map(|m| m.name.to_string())
-            .collect(),
-    };
-    let mut timer_slacks_ns = Vec::new();
-    for &s in args.timer_slack.as_ref().map_or(&[][..], |l| &l.0[..]) {
-        if !timer_slacks_ns.contains(&s) {
-            timer_slacks_ns.push(s);
-        }
-    }
+    let mechanisms = supported(
+        args.mechanisms.as_ref(),
+        Names::new("mechanism", wait::mechanisms().iter().map(|m| m.name))
+            .otherwise("see `sleeplab list`"),
+        |n| wait::find(n).map(|m| m.support()),
+    )?;
     Ok(ShortConfig {
         mechanisms,
-        timer_slacks_ns,
+        timer_slacks_ns: dedup(args.timer_slack.as_ref().map_or(&[][..], |l| &l.0[..])),
         batch: args.batch,
         batch_time_ns: args.batch_time,
         min_batch: MIN_BATCH.min(args.batch),
@@ -143,32 +100,8 @@ pub fn config(args: &ShortArgs) -> Result<ShortConfig, UsageError> {
 
 /// Runs `short`, prints its tables and verdicts, writes the requested files.
 pub fn run(args: &ShortArgs, quiet: bool) -> anyhow::Result<i32> {
-    args.threads.validate()?;
+    let threads = args.threads.settings()?;
     check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
     let config = config(args)?;
-    let start = RunStart::now();
-    let progress = Progress::new("short", planned_batches(&config), quiet);
-    let mut notes = Vec::new();
-    if config.repetitions < DEFAULT_REPETITIONS {
-        notes.push(format!(
-            "{} repetitions: the seed used at least {DEFAULT_REPETITIONS}; the intervals are wide",
-            config.repetitions
-        ));
-    }
-    let outcome = short::run(&config, &args.threads, &progress)?;
-    progress.finish();
-    print!("{}", short::render(&outcome.data));
-    let data = outcome.data.clone();
-    let result = start.finish(
-        ExperimentData::Short(outcome.data),
-        outcome.settings,
-        outcome.complete,
-        notes,
-    );
-    save(&result, args.output.json.as_deref(), || {
-        match &args.output.csv {
-            Some(p) => short::write_csv(p, &data),
-            None => Ok(()),
-        }
-    })
+    tail::measure(&config, "short", quiet, threads)?.save(&args.output, vec![])
 }

@@ -1,23 +1,16 @@
 //! `sleeplab simulate`: the library's wait strategies under virtual schedulers
-//! (seed 002, figure 4). See [`crate::sim`] and `docs/SIMULATE.md`.
+//! (seed 002, figure 4). See [`crate::experiments::simulate`] and `docs/SIMULATE.md`.
 
-use super::{check_outputs, save};
-use crate::cli::{List, OutputArgs};
+use super::args::{self, List, OutputArgs};
+use super::outputs::check_outputs;
+use super::tail;
 use crate::error::UsageError;
-use crate::model::{ExperimentData, RunSettings, RunStart, load_result};
-use crate::output::Progress;
+use crate::experiments::simulate::{Models, Replay, ReplayChoice, ReplayError, SimulateOptions};
+use crate::model::{ExperimentData, load_result};
 use crate::parse::{self, ParseError};
-use crate::sim::{
-    self, DEFAULT_PREEMPT_PROB, DEFAULT_STRATEGIES, Empirical, Model, ModelSpec, ReplayChoice,
-    SchedulerModel, SimCosts, SimulateConfig,
-};
+use crate::settings::ThreadSettings;
 use clap::Args;
-use sleeplab::precise::{VirtualCosts, strategies};
 use std::path::PathBuf;
-use std::sync::Arc;
-
-/// The `spin_sleep` crate's name among the real-machine contenders.
-const SPIN_SLEEP: &str = crate::strategies::SPIN_SLEEP;
 
 /// `sleeplab simulate`.
 #[derive(Debug, Clone, Args)]
@@ -26,7 +19,7 @@ pub struct SimulateArgs {
     /// sdl-precise, fixed-margin, precise. Default: std-sleep, fixed-margin, sdl-precise,
     /// seed-hybrid, precise. (`spin` costs simulation time in proportion to the
     /// requested interval; `spin-sleep`, the crate, cannot run in virtual time.)
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = names)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("strategy list"))]
     pub strategies: Option<List<String>>,
     /// Requested intervals: the grid's rows.
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = intervals,
@@ -68,14 +61,10 @@ pub struct SimulateArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = warmup, default_value = "30")]
     pub warmup: u64,
     /// The seed: the same seed gives the same output on every machine.
-    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = seed, default_value = "1")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = args::seed, default_value = "1")]
     pub seed: u64,
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-fn names(s: &str) -> Result<List<String>, ParseError> {
-    parse::list("strategy list", s, |x| Ok(x.to_string())).map(List)
 }
 
 fn bad(what: &'static str, s: &str, reason: impl Into<String>) -> ParseError {
@@ -175,141 +164,99 @@ fn warmup(s: &str) -> Result<u64, ParseError> {
     parse::count("warm-up count", s, 0, 10_000_000)
 }
 
-fn seed(s: &str) -> Result<u64, ParseError> {
-    parse::count("seed", s, 0, u64::MAX)
-}
-
-/// Resolves strategy names against the library registry: a typo gets a suggestion,
-/// `spin-sleep` (a real-clock crate) gets an explanation.
-pub fn resolve(given: Option<&List<String>>) -> Result<Vec<String>, UsageError> {
-    let known: Vec<&str> = strategies().iter().map(|s| s.name).collect();
-    let Some(given) = given else {
-        return Ok(DEFAULT_STRATEGIES.iter().map(|s| s.to_string()).collect());
-    };
-    let mut out: Vec<String> = Vec::new();
-    for name in &given.0 {
-        if name == SPIN_SLEEP {
-            return Err(UsageError::new(format!(
-                "strategy {SPIN_SLEEP:?} cannot be simulated: the spin_sleep crate reads the real clock and really sleeps; fixed-margin is its algorithm (125 µs margin, yield-spin)"
-            )));
-        }
-        if !known.contains(&name.as_str()) {
-            let hint = parse::closest(name, known.iter().copied())
-                .map(|c| format!(" (did you mean {c}?)"))
-                .unwrap_or_else(|| format!(" (known: {})", known.join(", ")));
-            return Err(UsageError::new(format!("unknown strategy {name:?}{hint}")));
-        }
-        if !out.contains(name) {
-            out.push(name.clone());
-        }
-    }
-    Ok(out)
-}
-
-/// The simulation's configuration and loaded models from the arguments, plus notes for
-/// the result. Bad names, files and values are usage errors (exit 2).
-pub fn config(args: &SimulateArgs) -> anyhow::Result<(SimulateConfig, Vec<Model>, Vec<String>)> {
-    let strategies = resolve(args.strategies.as_ref())?;
-    let mut notes = vec![format!(
-        "{SPIN_SLEEP} (the spin_sleep crate) is not simulated: it reads the real clock and really sleeps; fixed-margin runs its algorithm (125 µs margin, yield-spin) in virtual time"
-    )];
-    let (specs, models) = match &args.replay {
+/// The simulation the arguments ask for. A replayed file is loaded here (a file that
+/// is not a result is a usage error); what it holds is checked by the experiment.
+pub fn options(args: &SimulateArgs) -> anyhow::Result<SimulateOptions> {
+    let models = match &args.replay {
         Some(path) => {
-            let file = path.display().to_string();
-            let result = load_result(path)?;
-            let choice = ReplayChoice {
-                file,
-                mechanism: args.replay_mechanism.clone(),
-                load: args.replay_load,
-                timer_slack_ns: args.replay_slack,
-            };
-            let (dist, source) = Empirical::from_result(&result, &choice)
-                .map_err(|e| UsageError::new(e.to_string()))?;
-            for a in &source.anchors {
-                if a.from == "histogram" {
-                    notes.push(format!(
-                        "replay: the {} cell kept no raw samples; its oversleeps come from √2-wide histogram buckets (coarse)",
-                        crate::output::fmt_ns(a.requested_ns)
-                    ));
-                } else if a.samples < 20 {
-                    notes.push(format!(
-                        "replay: the {} cell has only {} samples; its tail is a guess",
-                        crate::output::fmt_ns(a.requested_ns),
-                        a.samples
-                    ));
-                }
-            }
-            (
-                vec![ModelSpec::Replay(source)],
-                vec![Model::Replay(Arc::new(dist))],
-            )
-        }
-        None => {
-            let mut periods: Vec<u64> = Vec::new();
-            for &p in &args.periods.0 {
-                if !periods.contains(&p) {
-                    periods.push(p);
-                }
-            }
-            let ms: Vec<SchedulerModel> = periods
-                .iter()
-                .map(|&period_ns| SchedulerModel {
-                    period_ns,
-                    preempt_prob: args.preempt_prob,
+            let result = load_result(path).map_err(UsageError::from)?;
+            let experiment = result.data.name().to_string();
+            let sweeps = result
+                .data
+                .into_flat()
+                .into_iter()
+                .filter_map(|d| match d {
+                    ExperimentData::Sweep(s) => Some(s),
+                    _ => None,
                 })
                 .collect();
-            (
-                ms.iter().copied().map(ModelSpec::Scheduler).collect(),
-                ms.into_iter().map(Model::Scheduler).collect(),
-            )
+            Models::Replay(Replay {
+                choice: ReplayChoice {
+                    file: path.display().to_string(),
+                    mechanism: args.replay_mechanism.clone(),
+                    load: args.replay_load,
+                    timer_slack_ns: args.replay_slack,
+                },
+                experiment,
+                sweeps,
+            })
         }
+        None => Models::Schedulers {
+            periods_ns: args.periods.0.clone(),
+            preempt_prob: args.preempt_prob,
+        },
     };
-    let mut intervals_ns: Vec<u64> = Vec::new();
-    for &i in &args.intervals.0 {
-        if !intervals_ns.contains(&i) {
-            intervals_ns.push(i);
-        }
-    }
-    let config = SimulateConfig {
-        strategies,
-        intervals_ns,
-        models: specs,
+    Ok(SimulateOptions {
+        strategies: args.strategies.as_ref().map(|l| l.0.clone()),
+        intervals_ns: args.intervals.0.clone(),
+        models,
         sleeps: args.sleeps,
         warmup: args.warmup,
         seed: args.seed,
-        costs: SimCosts::from(VirtualCosts::default()),
+    })
+}
+
+/// A replay that does not fit, named by the flag that chose it.
+fn replay_flags(e: anyhow::Error) -> anyhow::Error {
+    let Some(r) = e.downcast_ref::<ReplayError>() else {
+        return e;
     };
-    if args.preempt_prob != DEFAULT_PREEMPT_PROB && args.replay.is_none() {
-        notes.push(format!(
-            "preemption probability {} (seed 002 used {DEFAULT_PREEMPT_PROB})",
-            args.preempt_prob
-        ));
-    }
-    Ok((config, models, notes))
+    let flag = match r {
+        ReplayError::NotASweep { .. } | ReplayError::Empty { .. } => "--replay",
+        ReplayError::NoMechanism { .. } => "--replay-mechanism",
+        ReplayError::NoLoad { .. } => "--replay-load",
+        ReplayError::NoSlack { .. } => "--replay-slack",
+    };
+    UsageError::new(format!("{flag} {r}")).into()
 }
 
 /// Runs `simulate`: prints the heat tables, writes the requested files.
 pub fn run(args: &SimulateArgs, quiet: bool) -> anyhow::Result<i32> {
     check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
-    let (config, models, notes) = config(args)?;
-    let start = RunStart::now();
-    let cells = sim::grid::cell_indices(&config).len() as u64;
-    let progress = Progress::new("simulate", cells, quiet);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let outcome = sim::run(&config, &models, &progress, threads)?;
-    progress.finish();
-    print!("{}", sim::render(&outcome.data));
-    let data = outcome.data.clone();
-    let result = start.finish(
-        ExperimentData::Simulate(outcome.data),
-        RunSettings::default(),
-        outcome.complete,
-        notes,
-    );
-    save(&result, args.output.json.as_deref(), || {
-        match &args.output.csv {
-            Some(p) => sim::write_csv(p, &data),
-            None => Ok(()),
-        }
-    })
+    let options = options(args)?;
+    tail::measure(&options, "simulate", quiet, ThreadSettings::default())
+        .map_err(replay_flags)?
+        .save(&args.output, vec![])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::simulate::{
+        DEFAULT_INTERVALS_NS, DEFAULT_PREEMPT_PROB, default_periods_ns,
+    };
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        args: SimulateArgs,
+    }
+
+    /// The flags' defaults are the experiment's (the survey plans with those).
+    #[test]
+    fn defaults_are_the_experiments() {
+        let args = Cmd::try_parse_from(["simulate"]).unwrap().args;
+        let o = options(&args).unwrap();
+        assert_eq!(o.strategies, None);
+        assert_eq!(o.intervals_ns, DEFAULT_INTERVALS_NS);
+        assert_eq!(
+            o.models,
+            Models::Schedulers {
+                periods_ns: default_periods_ns(),
+                preempt_prob: DEFAULT_PREEMPT_PROB
+            }
+        );
+        assert_eq!((o.sleeps, o.warmup, o.seed), (150, 30, 1));
+    }
 }

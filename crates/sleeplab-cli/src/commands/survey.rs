@@ -1,23 +1,21 @@
 //! `sleeplab survey`, and `sleeplab` with no arguments: every experiment in short, then
 //! a report directory (`index.html`, `results.json`, `samples.csv`) and the findings.
 
-use crate::cli::List;
+use super::args::{self, List};
+use super::outputs::{DEFAULT_DIR, prepare_dir};
 use crate::error::UsageError;
 use crate::experiments::survey::{
     self, Level, PlanEnv, StagePlan, StageState, StageStatus, SurveyOutcome,
 };
 use crate::interrupt::EXIT_INTERRUPTED;
-use crate::model::{ExperimentData, ResultFile, RunStart, write_json};
+use crate::model::{ResultFile, RunStart, write_json};
 use crate::output::{atomic_write, new_table};
-use crate::parse::{self, ParseError};
+use crate::parse::Names;
 use crate::report::{self, findings, units, view::Results};
-use crate::settings::ThreadArgs;
+use crate::settings::ThreadSettings;
 use clap::Args;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-/// The default report directory.
-pub const DEFAULT_DIR: &str = "sleeplab-report";
 
 /// `sleeplab survey` (also the arguments of `sleeplab` without a subcommand).
 #[derive(Debug, Clone, Args)]
@@ -32,7 +30,7 @@ pub struct SurveyArgs {
     #[arg(short = 'o', long = "output", value_name = "DIR", default_value = DEFAULT_DIR)]
     pub output: PathBuf,
     /// Run only these stages, comma-separated (e.g. sweep,sweep-slack).
-    #[arg(long, value_name = "LIST", value_parser = names)]
+    #[arg(long, value_name = "LIST", value_parser = args::names("stage list"))]
     pub stages: Option<List<String>>,
 }
 
@@ -45,10 +43,6 @@ impl Default for SurveyArgs {
             stages: None,
         }
     }
-}
-
-fn names(s: &str) -> Result<List<String>, ParseError> {
-    parse::list("stage list", s, |x| Ok(x.to_string())).map(List)
 }
 
 impl SurveyArgs {
@@ -89,52 +83,35 @@ pub fn select(
     let Some(only) = only else {
         return Ok(plan);
     };
-    let known: Vec<&str> = plan.iter().map(|s| s.name).collect();
-    for n in &only.0 {
-        if !known.contains(&n.as_str()) {
-            let hint = parse::closest(n, known.iter().copied())
-                .map(|c| format!(" (did you mean {c}?)"))
-                .unwrap_or_else(|| format!(" (stages here: {})", known.join(", ")));
-            return Err(UsageError::new(format!("unknown stage {n:?}{hint}")));
-        }
-    }
+    let names: Vec<&str> = plan.iter().map(|s| s.name).collect();
+    let known = Names::new("stage", names.iter().copied())
+        .otherwise(format!("stages here: {}", names.join(", ")));
+    known.resolve(&only.0)?;
     Ok(plan
         .into_iter()
         .filter(|s| only.0.iter().any(|n| n == s.name))
         .collect())
 }
 
-/// Checks (and creates) the report directory before measuring anything.
-pub fn prepare_dir(dir: &Path) -> Result<(), UsageError> {
-    let bad =
-        |why: String| UsageError::new(format!("invalid -o {:?}: {why}", dir.display().to_string()));
-    if dir.as_os_str().is_empty() {
-        return Err(bad("empty path".into()));
-    }
-    if dir.exists() && !dir.is_dir() {
-        return Err(bad("exists and is not a directory".into()));
-    }
-    std::fs::create_dir_all(dir).map_err(|e| bad(format!("cannot create it: {e}")))?;
-    tempfile::Builder::new()
-        .prefix(".sleeplab-check-")
-        .tempfile_in(dir)
-        .map(drop)
-        .map_err(|e| bad(format!("cannot write in it: {e}")))
-}
-
 /// Runs `sleeplab survey`.
 pub fn run(args: &SurveyArgs, quiet: bool) -> anyhow::Result<i32> {
     let level = args.level();
-    let env = PlanEnv::detect();
+    let start = RunStart::now();
+    let env = PlanEnv::detect(start.fingerprint.cpu_count);
     let stages = select(survey::plan(level, &env), args.stages.as_ref())?;
     prepare_dir(&args.output)?;
-    execute(level, &stages, &args.output, quiet)
+    execute(start, level, &stages, &args.output, quiet)
 }
 
 /// Runs the planned `stages`, writes the report directory, prints the findings and
 /// returns the exit code (0 ok, 1 a stage failed, 130 interrupted).
-pub fn execute(level: Level, stages: &[StagePlan], dir: &Path, quiet: bool) -> anyhow::Result<i32> {
-    let start = RunStart::now();
+fn execute(
+    start: RunStart,
+    level: Level,
+    stages: &[StagePlan],
+    dir: &Path,
+    quiet: bool,
+) -> anyhow::Result<i32> {
     let planned: u64 = stages.iter().map(|s| s.budget_ms).sum();
     if !quiet {
         eprintln!(
@@ -166,14 +143,15 @@ pub fn execute(level: Level, stages: &[StagePlan], dir: &Path, quiet: bool) -> a
         }
     };
     let outcome = survey::run(level, stages, &start, quiet, &mut on_stage);
-    let (result, csv) = finish(start, &outcome)?;
+    let (interrupted, complete) = (outcome.interrupted, outcome.complete);
+    let (result, csv) = finish(start, outcome)?;
     let index = write_dir(dir, &result, &csv)?;
     print!("{}", summary(&result, &index));
-    if outcome.interrupted {
+    if interrupted {
         eprintln!("sleeplab: interrupted; the report holds what was measured until then");
         return Ok(EXIT_INTERRUPTED);
     }
-    if !outcome.complete {
+    if !complete {
         eprintln!(
             "sleeplab: a stage failed (see above and in the report); the others' results are kept"
         );
@@ -190,8 +168,9 @@ fn detail(state: &StageState) -> String {
     }
 }
 
-/// The survey's result file and its samples CSV.
-fn finish(start: RunStart, outcome: &SurveyOutcome) -> anyhow::Result<(ResultFile, Vec<u8>)> {
+/// The survey's result file and its samples CSV (written from the stages' raw samples
+/// before they move into the result, which keeps only their JSON share).
+fn finish(start: RunStart, outcome: SurveyOutcome) -> anyhow::Result<(ResultFile, Vec<u8>)> {
     let csv = survey::samples_csv(&outcome.data)?;
     let mut notes = Vec::new();
     for s in &outcome.data.stages {
@@ -200,8 +179,8 @@ fn finish(start: RunStart, outcome: &SurveyOutcome) -> anyhow::Result<(ResultFil
         }
     }
     let result = start.finish(
-        ExperimentData::Survey(outcome.data.clone()),
-        ThreadArgs::default().record(),
+        outcome.data.into(),
+        ThreadSettings::default().record(),
         outcome.complete,
         notes,
     );
@@ -301,6 +280,12 @@ mod tests {
         let plan = survey::plan(Level::Quick, &env);
         let e = select(plan.clone(), Some(&List(vec!["swep".into()]))).unwrap_err();
         assert_eq!(e.0, "unknown stage \"swep\" (did you mean sweep?)");
+        let e = select(plan.clone(), Some(&List(vec!["zzzzzzzz".into()]))).unwrap_err();
+        assert!(
+            e.0.contains("(stages here: sweep, sweep-slack, short"),
+            "{}",
+            e.0
+        );
         let only = select(plan, Some(&List(vec!["sweep".into()]))).unwrap();
         assert_eq!(only.len(), 1);
     }

@@ -1,44 +1,84 @@
 //! `sleeplab sweep`.
 
-use super::{check_outputs, resolve_names, save};
-use crate::cli::SweepArgs;
+use super::args::{self, List, OutputArgs, ThreadArgs, supported};
+use super::outputs::check_outputs;
+use super::tail;
 use crate::contenders;
-use crate::experiments::sweep::{
-    self, DEFAULT_DURATIONS_NS, Quota, SweepConfig, timertest_durations,
-};
-use crate::model::{ExperimentData, RunStart};
-use crate::output::Progress;
-use sleeplab::wait::Support;
+use crate::error::UsageError;
+use crate::experiments::sweep::{DEFAULT_DURATIONS_NS, Quota, SweepConfig, timertest_durations};
+use crate::parse::{self, Names, ParseError, dedup};
+use clap::Args;
 
-/// Builds the sweep's config from the arguments (validating names and paths).
-pub fn config(args: &SweepArgs) -> anyhow::Result<SweepConfig> {
-    config_with(args, &contenders::all())
+/// `sleeplab sweep`.
+#[derive(Debug, Clone, Args)]
+pub struct SweepArgs {
+    /// Mechanisms to measure, comma-separated (default: every supported one; see `sleeplab list`).
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("name list"))]
+    pub mechanisms: Option<List<String>>,
+    /// Requested durations, e.g. 0,1ns,50us,1.5ms,1s (default: 0,1us,10us,100us,1ms,10ms,100ms).
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::durations, conflicts_with = "timertest")]
+    pub durations: Option<List<u64>>,
+    /// Seed 000's 14 durations: 0 and 1 ms to 1000 ms.
+    #[arg(long)]
+    pub timertest: bool,
+    /// Samples per cell (instead of a time budget).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = iterations, conflicts_with = "budget")]
+    pub iterations: Option<u64>,
+    /// Time budget per cell: samples = budget / duration, within --min/--max-iterations.
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = budget, default_value = "200ms")]
+    pub budget: u64,
+    /// With --budget: at least this many samples per cell.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = iterations, default_value = "5")]
+    pub min_iterations: u64,
+    /// With --budget: at most this many samples per cell.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = iterations, default_value = "20000")]
+    pub max_iterations: u64,
+    /// Competing busy threads, a list of levels, e.g. 0,1,2,5.
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::loads, default_value = "0")]
+    pub load: List<usize>,
+    /// Calls per cell kept apart as "first calls" (not in the statistics).
+    #[arg(long, allow_hyphen_values = true, value_name = "K", value_parser = args::warmup, default_value = "3")]
+    pub warmup: u64,
+    /// Interleaved passes over all cells.
+    #[arg(long, allow_hyphen_values = true, value_name = "R", value_parser = rounds, default_value = "5")]
+    pub rounds: u64,
+    /// Timer slack(s) to measure under, e.g. 50us,1ns (default: leave it as it is).
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::slacks)]
+    pub timer_slack: Option<List<u64>>,
+    /// Raw samples per cell kept in the JSON (the CSV gets all kept samples).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = args::json_samples, default_value = "1000")]
+    pub json_samples: u64,
+    #[command(flatten)]
+    pub threads: ThreadArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
-/// [`config`] with the contender listing already at hand (each listing opens and closes
-/// every mechanism's fds to check its support, so it is taken once per command).
-fn config_with(args: &SweepArgs, infos: &[contenders::Info]) -> anyhow::Result<SweepConfig> {
-    let mechanisms = match &args.mechanisms {
-        Some(given) => {
-            let names = resolve_names(&given.0, &contenders::names())?;
-            for n in &names {
-                if let Some(Support::Unsupported(why)) =
-                    infos.iter().find(|i| i.name == n).map(|i| &i.support)
-                {
-                    return Err(crate::error::UsageError::new(format!(
-                        "mechanism {n} is not supported on this machine: {why}"
-                    ))
-                    .into());
-                }
-            }
-            names
-        }
-        None => infos
-            .iter()
-            .filter(|i| i.support == Support::Supported)
-            .map(|i| i.name.to_string())
-            .collect(),
-    };
+fn budget(s: &str) -> Result<u64, ParseError> {
+    parse::positive_duration_ns("budget", s)
+}
+
+fn iterations(s: &str) -> Result<u64, ParseError> {
+    parse::count("count", s, 1, 1_000_000_000)
+}
+
+fn rounds(s: &str) -> Result<u64, ParseError> {
+    parse::count("rounds", s, 1, 1_000)
+}
+
+/// Builds the sweep's config from the arguments (validating names).
+pub fn config(args: &SweepArgs) -> Result<SweepConfig, UsageError> {
+    let infos = contenders::all();
+    let mechanisms = supported(
+        args.mechanisms.as_ref(),
+        Names::new("mechanism", infos.iter().map(|i| i.name)).otherwise("see `sleeplab list`"),
+        |n| {
+            infos
+                .iter()
+                .find(|i| i.name == n)
+                .map(|i| i.support.clone())
+        },
+    )?;
     let durations_ns = if args.timertest {
         timertest_durations()
     } else {
@@ -50,11 +90,10 @@ fn config_with(args: &SweepArgs, infos: &[contenders::Info]) -> anyhow::Result<S
         Some(count) => Quota::Iterations { count },
         None => {
             if args.min_iterations > args.max_iterations {
-                return Err(crate::error::UsageError::new(format!(
+                return Err(UsageError::new(format!(
                     "invalid --min-iterations {}: more than --max-iterations {}",
                     args.min_iterations, args.max_iterations
-                ))
-                .into());
+                )));
             }
             Quota::Budget {
                 budget_ns: args.budget,
@@ -63,16 +102,10 @@ fn config_with(args: &SweepArgs, infos: &[contenders::Info]) -> anyhow::Result<S
             }
         }
     };
-    let mut loads = Vec::new();
-    for &l in &args.load.0 {
-        if !loads.contains(&l) {
-            loads.push(l);
-        }
-    }
     Ok(SweepConfig {
         mechanisms,
         durations_ns,
-        loads,
+        loads: dedup(&args.load.0),
         timer_slacks_ns: args
             .timer_slack
             .as_ref()
@@ -87,56 +120,8 @@ fn config_with(args: &SweepArgs, infos: &[contenders::Info]) -> anyhow::Result<S
 
 /// Runs the sweep, prints its tables, writes the requested files.
 pub fn run(args: &SweepArgs, quiet: bool) -> anyhow::Result<i32> {
-    args.threads.validate()?;
+    let threads = args.threads.settings()?;
     check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
-    let infos = contenders::all();
-    let config = config_with(args, &infos)?;
-    let start = RunStart::now();
-    let progress = Progress::new(
-        "sweep",
-        estimate_cells(&config, &infos) * config.rounds,
-        quiet,
-    );
-    let mut notes = Vec::new();
-    let max_load = config.loads.iter().copied().max().unwrap_or(0);
-    let cpus = start.fingerprint.cpu_count;
-    if max_load >= cpus {
-        notes.push(format!(
-            "load {max_load} busy threads on {cpus} CPUs: the measuring thread competes for a CPU"
-        ));
-    }
-    let outcome = sweep::run(&config, &args.threads, &progress)?;
-    progress.finish();
-    print!("{}", sweep::render(&outcome.data));
-    let data = outcome.data.clone();
-    let result = start.finish(
-        ExperimentData::Sweep(outcome.data),
-        outcome.settings,
-        outcome.complete,
-        notes,
-    );
-    save(&result, args.output.json.as_deref(), || {
-        match &args.output.csv {
-            Some(p) => sweep::write_csv(p, &data),
-            None => Ok(()),
-        }
-    })
-}
-
-/// Number of cells the sweep will measure (for the progress bar).
-fn estimate_cells(config: &SweepConfig, infos: &[contenders::Info]) -> u64 {
-    let per_axis = (config.loads.len() * config.timer_slacks_ns.len().max(1)) as u64;
-    config
-        .mechanisms
-        .iter()
-        .map(|m| {
-            let info = infos.iter().find(|i| i.name == m);
-            config
-                .durations_ns
-                .iter()
-                .filter(|&&d| info.is_none_or(|i| i.accepts(d)))
-                .count() as u64
-        })
-        .sum::<u64>()
-        * per_axis
+    let config = config(args)?;
+    tail::measure(&config, "sweep", quiet, threads)?.save(&args.output, vec![])
 }

@@ -1,15 +1,13 @@
 //! `sleeplab timers`: periodic timers compared (seed 004).
 
-use super::{check_outputs, save};
-use crate::cli::{List, OutputArgs};
+use super::args::{self, List, OutputArgs, ThreadArgs, supported};
+use super::outputs::check_outputs;
+use super::tail;
 use crate::error::UsageError;
 use crate::experiments::timers::{self, TimersConfig, mechanisms};
-use crate::model::{ExperimentData, RunStart};
-use crate::output::{Progress, fmt_ns};
-use crate::parse::{self, ParseError};
-use crate::settings::ThreadArgs;
+use crate::output::fmt_ns;
+use crate::parse::{self, Names, ParseError, dedup};
 use clap::Args;
-use sleeplab::wait::Support;
 use std::path::PathBuf;
 
 /// Most deadlines one thread may be asked for in one cell (bounded memory).
@@ -22,7 +20,7 @@ pub struct TimersArgs {
     /// Mechanisms, comma-separated (default: all ten): timerfd-interval, epoll-timerfd,
     /// posix-timer-signal, posix-timer-thread, setitimer, clock-nanosleep-abs,
     /// nanosleep-loop, busy-wait, ticker, spin-sleep-interval.
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = names)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("mechanism list"))]
     pub mechanisms: Option<List<String>>,
     /// Periods, e.g. 100ms,1ms,500us.
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = periods, default_value = "100ms,50ms,20ms,10ms,5ms,2ms,1ms")]
@@ -35,10 +33,10 @@ pub struct TimersArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = thread_count, default_value = "1")]
     pub threads: usize,
     /// Competing busy threads, a list of levels, e.g. 0,1,2.
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = crate::cli::loads, default_value = "0")]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::loads, default_value = "0")]
     pub load: List<usize>,
     /// Timer slack(s) to measure under, e.g. 50us,1ns (default: leave it as it is).
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = crate::cli::slacks)]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::slacks)]
     pub timer_slack: Option<List<u64>>,
     /// Write a cyclictest-style latency histogram (1 µs buckets) to FILE.
     #[arg(long, allow_hyphen_values = true, value_name = "FILE")]
@@ -47,16 +45,12 @@ pub struct TimersArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "US", value_parser = histogram_max, default_value = "1000")]
     pub histogram_max: u64,
     /// Lateness samples per thread and cell kept in the JSON (the CSV gets all).
-    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = json_samples, default_value = "1000")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = args::json_samples, default_value = "1000")]
     pub json_samples: u64,
     #[command(flatten)]
     pub threads_args: ThreadArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-fn names(s: &str) -> Result<List<String>, ParseError> {
-    parse::list("mechanism list", s, |x| Ok(x.to_string())).map(List)
 }
 
 fn periods(s: &str) -> Result<List<u64>, ParseError> {
@@ -104,44 +98,13 @@ fn histogram_max(s: &str) -> Result<u64, ParseError> {
     parse::count("histogram maximum (µs)", s, 1, 1_000_000)
 }
 
-fn json_samples(s: &str) -> Result<u64, ParseError> {
-    parse::count("JSON sample cap", s, 0, 10_000_000)
-}
-
-fn dedup<T: PartialEq + Clone>(v: &[T]) -> Vec<T> {
-    let mut out: Vec<T> = Vec::new();
-    for x in v {
-        if !out.contains(x) {
-            out.push(x.clone());
-        }
-    }
-    out
-}
-
 /// Builds the config from the arguments (validating names and periods).
 pub fn config(args: &TimersArgs) -> anyhow::Result<TimersConfig> {
-    let known = mechanisms::names();
-    let mechanisms_list = match &args.mechanisms {
-        Some(given) => {
-            let names = super::resolve_names(&given.0, &known).map_err(|e| {
-                UsageError::new(e.0.replace("`sleeplab list`", "`sleeplab timers --help`"))
-            })?;
-            for n in &names {
-                if let Support::Unsupported(why) = mechanisms::support(n) {
-                    return Err(UsageError::new(format!(
-                        "mechanism {n} is not supported on this machine: {why}"
-                    ))
-                    .into());
-                }
-            }
-            names
-        }
-        None => known
-            .iter()
-            .filter(|n| mechanisms::support(n) == Support::Supported)
-            .map(|n| n.to_string())
-            .collect(),
-    };
+    let mechanisms_list = supported(
+        args.mechanisms.as_ref(),
+        Names::new("mechanism", mechanisms::names()).otherwise("see `sleeplab timers --help`"),
+        |n| Some(mechanisms::support(n)),
+    )?;
     let periods_ns = dedup(&args.periods.0);
     for &p in &periods_ns {
         if p > args.seconds {
@@ -178,14 +141,13 @@ pub fn config(args: &TimersArgs) -> anyhow::Result<TimersConfig> {
 
 /// Runs `timers`, prints its tables, writes the requested files.
 pub fn run(args: &TimersArgs, quiet: bool) -> anyhow::Result<i32> {
-    args.threads_args.validate()?;
+    let threads = args.threads_args.settings()?;
     check_outputs(&[
         ("--json", &args.output.json),
         ("--csv", &args.output.csv),
         ("--histogram", &args.histogram),
     ])?;
     let config = config(args)?;
-    let start = RunStart::now();
     let cells = timers::cell_count(&config);
     let total_s = cells as f64 * config.duration_ns as f64 / 1e9;
     if !quiet {
@@ -197,40 +159,21 @@ pub fn run(args: &TimersArgs, quiet: bool) -> anyhow::Result<i32> {
             fmt_ns(config.duration_ns),
         );
     }
-    let progress = Progress::new(&format!("timers ~{total_s:.0}s"), cells, quiet);
-    let mut notes = Vec::new();
-    let cpus = start.fingerprint.cpu_count;
-    let max_load = config.loads.iter().copied().max().unwrap_or(0);
-    if max_load + config.threads > cpus {
-        notes.push(format!(
-            "{max_load} busy + {} measuring threads on {cpus} CPUs: they compete for CPUs",
-            config.threads
-        ));
-    }
+    let title = format!("timers ~{total_s:.0}s");
+    let mut run = tail::measure(&config, &title, quiet, threads)?;
     if config.mechanisms.iter().any(|m| m == "ticker") && config.timer_slacks_ns.is_empty() {
-        notes.push(
+        run.note(
             "ticker ran with timer slack 1 ns (PreciseSleeper's default); the others with the \
              inherited slack"
                 .into(),
         );
     }
-    let outcome = timers::run(&config, &args.threads_args, &progress)?;
-    progress.finish();
-    print!("{}", timers::render(&outcome.data));
-    let data = outcome.data.clone();
-    let result = start.finish(
-        ExperimentData::Timers(outcome.data),
-        outcome.settings,
-        outcome.complete,
-        notes,
-    );
-    save(&result, args.output.json.as_deref(), || {
-        if let Some(p) = &args.output.csv {
-            timers::write_csv(p, &data)?;
-        }
-        if let Some(p) = &args.histogram {
-            timers::write_histogram(p, &data, args.histogram_max)?;
-        }
-        Ok(())
-    })
+    let histogram = match &args.histogram {
+        Some(p) => vec![(
+            p.clone(),
+            timers::histogram_text(run.data(), args.histogram_max).into_bytes(),
+        )],
+        None => vec![],
+    };
+    run.save(&args.output, histogram)
 }

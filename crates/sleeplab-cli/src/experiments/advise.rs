@@ -6,11 +6,12 @@
 //! slack the thread inherited (what a program gets without changing anything). The
 //! choice is a pure function of those measurements ([`choose`]).
 
+use crate::contenders::strategies::SPIN_SLEEP;
 use crate::experiments::cpu::{self, CpuConfig};
 use crate::experiments::pace::{self, PaceConfig};
-use crate::model::RunSettings;
-use crate::output::{Progress, fmt_ns, fmt_ns_f, fmt_pct, new_table};
-use crate::settings::ThreadArgs;
+use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
+use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
+use crate::stats::Summary;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -31,6 +32,17 @@ pub enum Need {
     },
 }
 
+/// What to measure and decide.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdviseConfig {
+    /// The case.
+    pub need: Need,
+    /// Acceptable p99 lateness, ns.
+    pub tolerance_ns: u64,
+    /// Measuring time per candidate, ns.
+    pub seconds_ns: u64,
+}
+
 /// One candidate's measured behaviour.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Candidate {
@@ -42,12 +54,28 @@ pub struct Candidate {
     pub waits: u64,
     /// Median lateness (woke − deadline), ns.
     pub p50_ns: f64,
-    /// 99th percentile lateness, ns.
-    pub p99_ns: f64,
+    /// 99th percentile lateness, ns; `null` below 100 waits (the quantile rule): such a
+    /// candidate cannot be shown to meet a p99 tolerance.
+    pub p99_ns: Option<f64>,
     /// Largest lateness, ns.
     pub max_ns: u64,
     /// CPU of one core, %.
     pub cpu_percent: f64,
+}
+
+impl Candidate {
+    /// A strategy measured under `slack`: `waits` waits of lateness `error` at `cpu` %.
+    fn of(strategy: &str, slack: u64, waits: u64, error: &Summary, cpu: f64) -> Self {
+        Self {
+            strategy: strategy.to_string(),
+            timer_slack_ns: slack,
+            waits,
+            p50_ns: error.median_ns,
+            p99_ns: error.p99_ns,
+            max_ns: error.max_ns,
+            cpu_percent: cpu,
+        }
+    }
 }
 
 /// The verdict.
@@ -90,17 +118,29 @@ pub const CANDIDATES: [&str; 7] = [
     "spin",
 ];
 
+impl Candidate {
+    /// Whether its p99 is known and within `tolerance_ns`.
+    pub fn meets(&self, tolerance_ns: u64) -> bool {
+        self.p99_ns.is_some_and(|p| p <= tolerance_ns as f64)
+    }
+
+    /// Its p99 for ranking: unknown ranks last.
+    fn p99_rank(&self) -> f64 {
+        self.p99_ns.unwrap_or(f64::INFINITY)
+    }
+}
+
 /// Picks the candidate that meets `tolerance_ns` at p99 with the lowest CPU (ties: the
 /// lower p99); if none does, the one with the lowest p99. `None` for no candidates.
 pub fn choose(candidates: &[Candidate], tolerance_ns: u64) -> Option<(usize, bool)> {
     let meets = candidates
         .iter()
         .enumerate()
-        .filter(|(_, c)| c.p99_ns <= tolerance_ns as f64)
+        .filter(|(_, c)| c.meets(tolerance_ns))
         .min_by(|(_, a), (_, b)| {
             a.cpu_percent
                 .total_cmp(&b.cpu_percent)
-                .then(a.p99_ns.total_cmp(&b.p99_ns))
+                .then(a.p99_rank().total_cmp(&b.p99_rank()))
         });
     if let Some((i, _)) = meets {
         return Some((i, true));
@@ -108,7 +148,7 @@ pub fn choose(candidates: &[Candidate], tolerance_ns: u64) -> Option<(usize, boo
     candidates
         .iter()
         .enumerate()
-        .min_by(|(_, a), (_, b)| a.p99_ns.total_cmp(&b.p99_ns))
+        .min_by(|(_, a), (_, b)| a.p99_rank().total_cmp(&b.p99_rank()))
         .map(|(i, _)| (i, false))
 }
 
@@ -132,7 +172,7 @@ pub fn snippet(strategy: &str, need: &Need) -> String {
              let mut sleeper = PreciseSleeper::new(); // one per thread; sets slack to 1 ns\n\
              sleeper.sleep(Duration::from_nanos({ns}));\n"
         ),
-        (crate::strategies::SPIN_SLEEP, _) => format!(
+        (SPIN_SLEEP, _) => format!(
             "// the spin_sleep crate, default settings (125 µs margin)\n\
              let sleeper = spin_sleep::SpinSleeper::default();\n\
              sleeper.sleep(std::time::Duration::from_nanos({ns})); // {what} {}\n",
@@ -158,19 +198,65 @@ pub fn snippet(strategy: &str, need: &Need) -> String {
     }
 }
 
+/// Frames per candidate of a periodic case: `seconds / period`, within 20 and a million.
+fn frames(seconds_ns: u64, period_ns: u64) -> u64 {
+    (seconds_ns / period_ns).clamp(20, 1_000_000)
+}
+
+/// `sleeplab advise`.
+impl Experiment for AdviseConfig {
+    const NAME: &'static str = "advise";
+    type Data = AdviseData;
+
+    /// Frames (periodic) or points (one-shot) of every candidate, and of the plain
+    /// sleep at the inherited slack.
+    fn steps(&self) -> u64 {
+        let per_candidate = match self.need {
+            Need::Period { period_ns } => frames(self.seconds_ns, period_ns),
+            Need::Duration { .. } => 1,
+        };
+        per_candidate * (CANDIDATES.len() as u64 + 1)
+    }
+
+    fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<AdviseData>> {
+        run(self, ctx)
+    }
+
+    fn render(data: &AdviseData) -> String {
+        render(data)
+    }
+
+    /// None: the evidence is the candidates' summaries, in the JSON.
+    fn csv(_: &AdviseData) -> Option<anyhow::Result<Vec<u8>>> {
+        None
+    }
+}
+
+impl ResultData for AdviseData {
+    fn experiment(&self) -> &'static str {
+        AdviseConfig::NAME
+    }
+
+    /// None: the candidates are measured for one case only; `pace` and `cpu` results
+    /// compare the same strategies across runs.
+    fn points(&self) -> Vec<Point> {
+        Vec::new()
+    }
+}
+
 /// Measures the candidates and decides.
-pub fn run(
-    need: &Need,
-    tolerance_ns: u64,
-    seconds_ns: u64,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<(AdviseData, RunSettings, bool)> {
+pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<AdviseData>> {
+    let AdviseConfig {
+        need,
+        tolerance_ns,
+        seconds_ns,
+    } = config;
+    let (tolerance_ns, seconds_ns) = (*tolerance_ns, *seconds_ns);
     let precise_set: Vec<String> = CANDIDATES.iter().map(|s| s.to_string()).collect();
     let inherited = sleeplab::system::timer_slack_ns();
     let mut candidates = Vec::new();
     let mut complete = true;
-    let mut settings = threads.record();
+    let mut settings = ctx.threads.record();
     // Two passes: every candidate at 1 ns slack, then the plain sleep as inherited.
     for (names, slack) in [
         (precise_set, 1u64),
@@ -178,7 +264,7 @@ pub fn run(
     ] {
         match need {
             Need::Period { period_ns } => {
-                let frames = (seconds_ns / period_ns).clamp(20, 1_000_000);
+                let frames = frames(seconds_ns, *period_ns);
                 let config = PaceConfig {
                     strategies: names,
                     rate_hz: 1e9 / *period_ns as f64,
@@ -189,17 +275,11 @@ pub fn run(
                     timer_slack_ns: Some(slack),
                     json_samples: 0,
                 };
-                let out = pace::run(&config, threads, progress)?;
+                let out = pace::run(&config, ctx)?;
                 complete &= out.complete;
                 settings = out.settings;
-                candidates.extend(out.data.results.iter().map(|r| Candidate {
-                    strategy: r.strategy.clone(),
-                    timer_slack_ns: slack,
-                    waits: r.error.count,
-                    p50_ns: r.error.median_ns,
-                    p99_ns: r.error.p99_ns,
-                    max_ns: r.error.max_ns,
-                    cpu_percent: r.cpu_percent,
+                candidates.extend(out.data.results.iter().map(|r| {
+                    Candidate::of(&r.strategy, slack, r.error.count, &r.error, r.cpu_percent)
                 }));
             }
             Need::Duration { duration_ns } => {
@@ -209,18 +289,14 @@ pub fn run(
                     seconds_ns,
                     timer_slack_ns: Some(slack),
                 };
-                let (data, s, c) = cpu::run(&config, threads, progress)?;
-                complete &= c;
-                settings = s;
-                candidates.extend(data.points.iter().map(|p| Candidate {
-                    strategy: p.strategy.clone(),
-                    timer_slack_ns: slack,
-                    waits: p.sleeps,
-                    p50_ns: p.error.median_ns,
-                    p99_ns: p.error.p99_ns,
-                    max_ns: p.error.max_ns,
-                    cpu_percent: p.cpu_percent,
-                }));
+                let out = cpu::run(&config, ctx)?;
+                complete &= out.complete;
+                settings = out.settings;
+                candidates.extend(
+                    out.data.points.iter().map(|p| {
+                        Candidate::of(&p.strategy, slack, p.sleeps, &p.error, p.cpu_percent)
+                    }),
+                );
             }
         }
     }
@@ -235,10 +311,7 @@ pub fn run(
             fmt_ns(tolerance_ns),
             fmt_ns_f(c.p99_ns),
             fmt_pct(c.cpu_percent),
-            candidates
-                .iter()
-                .filter(|x| x.p99_ns <= tolerance_ns as f64)
-                .count()
+            candidates.iter().filter(|x| x.meets(tolerance_ns)).count()
         ),
         Some(c) => format!(
             "no candidate met p99 ≤ {} here; the best p99 was {} ({} at {} of a core). \
@@ -254,22 +327,19 @@ pub fn run(
         .as_ref()
         .map(|c| snippet(&c.strategy, need))
         .unwrap_or_default();
-    Ok((
-        AdviseData {
-            need: need.clone(),
-            tolerance_ns,
-            seconds_ns,
-            candidates,
-            advice: Advice {
-                chosen,
-                meets_tolerance: meets,
-                reason,
-                snippet,
-            },
+    let data = AdviseData {
+        need: need.clone(),
+        tolerance_ns,
+        seconds_ns,
+        candidates,
+        advice: Advice {
+            chosen,
+            meets_tolerance: meets,
+            reason,
+            snippet,
         },
-        settings,
-        complete,
-    ))
+    };
+    Ok(Outcome::new(data, settings, complete))
 }
 
 /// Renders the evidence table, the recommendation and the snippet.
@@ -288,7 +358,7 @@ pub fn render(data: &AdviseData) -> String {
     for (i, c) in data.candidates.iter().enumerate() {
         let mark = if i == data.advice.chosen {
             "→"
-        } else if c.p99_ns <= data.tolerance_ns as f64 {
+        } else if c.meets(data.tolerance_ns) {
             "✓"
         } else {
             ""
@@ -321,7 +391,7 @@ mod tests {
             timer_slack_ns: 1,
             waits: 100,
             p50_ns: p99 / 2.0,
-            p99_ns: p99,
+            p99_ns: Some(p99),
             max_ns: p99 as u64 * 2,
             cpu_percent: cpu,
         }

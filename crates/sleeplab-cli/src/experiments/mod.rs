@@ -1,11 +1,33 @@
-//! The experiments. Each is a function from a config to a result value; printing and
-//! saving are separate renderers of that value.
+//! The experiments. Each is a function from a plain config to a result value
+//! ([`Experiment`]); printing and saving are separate renderers of that value, run by
+//! the command's tail or by a survey stage.
+//!
+//! Nothing here knows the command line: configs are plain values, errors name values
+//! (the command layer maps them to its flags), and thread settings arrive in the
+//! [`Context`].
+
+mod context;
+mod experiment;
 
 pub mod advise;
 pub mod cpu;
 pub mod pace;
 pub mod runtimes;
 pub mod short;
+pub mod simulate;
 pub mod survey;
 pub mod sweep;
 pub mod timers;
+
+pub use context::{Context, Stop, load_note};
+pub use experiment::{Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample, histogram};
+
+/// The version of the result format (JSON, and the `schema_version` column of every
+/// CSV). Bumped on any incompatible change; readers refuse other versions with a clear
+/// message. Version 2: tail quantiles are `null` where the sample cannot resolve them
+/// (the quantile rule, `stats::quantile`).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest version this build still reads. Version-1 files load with every quantile
+/// re-checked against its sample size (`stats::recheck_quantiles`).
+pub const OLDEST_READABLE_VERSION: u32 = 1;

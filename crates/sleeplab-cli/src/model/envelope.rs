@@ -1,21 +1,20 @@
-//! The envelope every result shares: version, tool, machine, settings, timing.
+//! The envelope every result shares (version, tool, machine, settings, timing) around
+//! one experiment's data, and the survey's data, which nests envelopes.
 
+use super::survey::{Level, StageStatus};
 use crate::experiments::advise::AdviseData;
 use crate::experiments::cpu::CpuData;
 use crate::experiments::pace::PaceData;
 use crate::experiments::runtimes::RuntimesData;
 use crate::experiments::short::ShortData;
-use crate::experiments::survey::SurveyData;
+use crate::experiments::simulate::SimulateData;
 use crate::experiments::sweep::SweepData;
 use crate::experiments::timers::TimersData;
-use crate::sim::SimulateData;
+use crate::experiments::{Point, ResultData, Sample};
+use crate::settings::RunSettings;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sleeplab::system::{Fingerprint, Policy};
-
-/// The version of the result format. Bumped on any incompatible change; readers
-/// refuse other versions with a clear message.
-pub const SCHEMA_VERSION: u32 = 1;
+use sleeplab::system::Fingerprint;
 
 /// The tool that wrote a result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -35,26 +34,55 @@ impl Default for ToolInfo {
     }
 }
 
-/// The thread settings a run measured under (each changes the answer).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
-pub struct RunSettings {
-    /// Timer slack of the measuring thread(s), ns, as it was in force. Experiments that
-    /// vary the slack record it per cell as well.
-    pub timer_slack_ns: u64,
-    /// CPU the measuring thread was pinned to.
-    pub pin_cpu: Option<usize>,
-    /// Scheduling policy of the measuring thread.
-    pub policy: Policy,
-    /// Scheduling priority (0 for `other`).
-    pub priority: i32,
-    /// Whether memory was locked with mlockall.
-    pub mlock: bool,
+/// The data asked for belongs to another experiment (the one named).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the result holds {0} data")]
+pub struct OtherExperiment(pub &'static str);
+
+/// Declares [`ExperimentData`] from one list of experiments: the enum (for serde), its
+/// one match ([`ExperimentData::as_data`]), and the conversions between each
+/// experiment's data and the enum.
+macro_rules! experiment_data {
+    ($($(#[$doc:meta])* $variant:ident($data:ty),)*) => {
+        /// The data of one experiment, tagged by its name. The enum exists for serde; what
+        /// readers do with the data goes through [`ExperimentData::as_data`].
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        #[serde(tag = "experiment", content = "data", rename_all = "snake_case")]
+        pub enum ExperimentData {
+            $($(#[$doc])* $variant($data),)*
+        }
+
+        impl ExperimentData {
+            /// The data, as every reader asks of it.
+            pub fn as_data(&self) -> &dyn ResultData {
+                match self {
+                    $(ExperimentData::$variant(d) => d,)*
+                }
+            }
+        }
+
+        $(
+            impl From<$data> for ExperimentData {
+                fn from(d: $data) -> Self {
+                    ExperimentData::$variant(d)
+                }
+            }
+
+            impl<'a> TryFrom<&'a ExperimentData> for &'a $data {
+                type Error = OtherExperiment;
+
+                fn try_from(d: &'a ExperimentData) -> Result<Self, OtherExperiment> {
+                    match d {
+                        ExperimentData::$variant(x) => Ok(x),
+                        other => Err(OtherExperiment(other.name())),
+                    }
+                }
+            }
+        )*
+    };
 }
 
-/// The data of one experiment, tagged by its name.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "experiment", content = "data", rename_all = "snake_case")]
-pub enum ExperimentData {
+experiment_data! {
     /// `sleeplab sweep`: requested duration × mechanism × load → elapsed.
     Sweep(SweepData),
     /// `sleeplab pace`: a fixed-rate loop per precise-sleep contender.
@@ -78,16 +106,14 @@ pub enum ExperimentData {
 impl ExperimentData {
     /// The experiment's name as used on the command line.
     pub fn name(&self) -> &'static str {
+        self.as_data().experiment()
+    }
+
+    /// This data, or a survey's stages' data, in order.
+    pub fn into_flat(self) -> Vec<ExperimentData> {
         match self {
-            ExperimentData::Sweep(_) => "sweep",
-            ExperimentData::Pace(_) => "pace",
-            ExperimentData::Cpu(_) => "cpu",
-            ExperimentData::Advise(_) => "advise",
-            ExperimentData::Short(_) => "short",
-            ExperimentData::Runtimes(_) => "runtimes",
-            ExperimentData::Survey(_) => "survey",
-            ExperimentData::Timers(_) => "timers",
-            ExperimentData::Simulate(_) => "simulate",
+            ExperimentData::Survey(s) => s.results.into_iter().map(|r| r.data).collect(),
+            other => vec![other],
         }
     }
 }
@@ -121,51 +147,66 @@ pub struct ResultFile {
     pub data: ExperimentData,
 }
 
-/// What is known when a run starts: the clock, the machine, the command line.
-#[derive(Debug, Clone)]
-pub struct RunStart {
-    /// Start time, RFC 3339.
-    pub started_at: String,
-    /// The machine.
-    pub fingerprint: Fingerprint,
-    /// The command line.
-    pub command_line: Vec<String>,
+/// The result of a survey.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SurveyData {
+    /// The size it ran at.
+    pub level: Level,
+    /// Every planned stage, in order, with how it ended.
+    pub stages: Vec<StageStatus>,
+    /// The results of the stages that produced one (complete or partial), in stage order.
+    pub results: Vec<ResultFile>,
 }
 
-impl RunStart {
-    /// Notes the start of a run now.
-    pub fn now() -> Self {
-        Self {
-            started_at: now_rfc3339(),
-            fingerprint: Fingerprint::collect(),
-            command_line: std::env::args().collect(),
-        }
+impl SurveyData {
+    /// The result of the stage named `name`, if it produced one.
+    pub fn stage_result(&self, name: &str) -> Option<&ResultFile> {
+        self.stages
+            .iter()
+            .find(|s| s.name == name)
+            .and_then(|s| s.result)
+            .and_then(|i| self.results.get(i))
     }
 
-    /// Closes the run: the result envelope around `data`.
-    pub fn finish(
-        self,
-        data: ExperimentData,
-        settings: RunSettings,
-        complete: bool,
-        notes: Vec<String>,
-    ) -> ResultFile {
-        ResultFile {
-            schema_version: SCHEMA_VERSION,
-            tool: ToolInfo::default(),
-            complete,
-            started_at: self.started_at,
-            finished_at: now_rfc3339(),
-            command_line: self.command_line,
-            fingerprint: self.fingerprint,
-            settings,
-            notes,
-            data,
-        }
+    /// The stage that produced result `index`.
+    pub fn stage_of(&self, index: usize) -> Option<&StageStatus> {
+        self.stages.iter().find(|s| s.result == Some(index))
     }
 }
 
-/// The current time as RFC 3339 (UTC, seconds).
-pub fn now_rfc3339() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+impl ResultData for SurveyData {
+    fn experiment(&self) -> &'static str {
+        "survey"
+    }
+
+    /// None of its own: readers flatten a survey into its stages' results
+    /// (`report::view::Results`), whose points are matched stage by stage.
+    fn points(&self) -> Vec<Point> {
+        Vec::new()
+    }
+
+    /// None of its own: `samples.csv` holds every stage's samples with the stage's name.
+    fn samples(&self) -> Box<dyn Iterator<Item = Sample<'_>> + '_> {
+        Box::new(std::iter::empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A variant's serde tag is the name its data gives, and the conversions go both ways.
+    #[test]
+    fn serde_tags_are_the_experiment_names() {
+        let survey = SurveyData {
+            level: Level::Quick,
+            stages: vec![],
+            results: vec![],
+        };
+        let d = ExperimentData::from(survey.clone());
+        let v = serde_json::to_value(&d).unwrap();
+        assert_eq!(v["experiment"], d.name());
+        assert_eq!(<&SurveyData>::try_from(&d), Ok(&survey));
+        assert_eq!(<&SweepData>::try_from(&d), Err(OtherExperiment("survey")));
+    }
 }

@@ -1,6 +1,7 @@
 //! Reading and writing result files.
 
-use super::{ResultFile, SCHEMA_VERSION};
+use super::{OLDEST_READABLE_VERSION, ResultFile, SCHEMA_VERSION};
+use crate::error::UsageError;
 use crate::output::atomic_write;
 use std::path::Path;
 
@@ -31,7 +32,7 @@ pub enum LoadError {
     NotAResult(String),
     /// A result of another format version.
     #[error(
-        "result file {path} has schema_version {found}; this sleeplab reads version {expected}"
+        "result file {path} has schema_version {found}; this sleeplab reads versions {OLDEST_READABLE_VERSION} to {expected}"
     )]
     Version {
         /// The path.
@@ -51,6 +52,12 @@ pub enum LoadError {
     },
 }
 
+impl From<LoadError> for UsageError {
+    fn from(e: LoadError) -> Self {
+        Self(e.to_string())
+    }
+}
+
 /// Loads and validates a result file.
 pub fn load_result(path: &Path) -> Result<ResultFile, LoadError> {
     let p = path.display().to_string();
@@ -66,7 +73,7 @@ pub fn parse_result(text: &str, origin: &str) -> Result<ResultFile, LoadError> {
     if text.trim().is_empty() {
         return Err(LoadError::Empty(origin.into()));
     }
-    let value: serde_json::Value =
+    let mut value: serde_json::Value =
         serde_json::from_str(text).map_err(|source| LoadError::NotJson {
             path: origin.into(),
             source,
@@ -74,13 +81,16 @@ pub fn parse_result(text: &str, origin: &str) -> Result<ResultFile, LoadError> {
     let version = value
         .get("schema_version")
         .ok_or_else(|| LoadError::NotAResult(origin.into()))?;
-    if version.as_u64() != Some(u64::from(SCHEMA_VERSION)) {
+    let readable = u64::from(OLDEST_READABLE_VERSION)..=u64::from(SCHEMA_VERSION);
+    if !version.as_u64().is_some_and(|v| readable.contains(&v)) {
         return Err(LoadError::Version {
             path: origin.into(),
             found: version.clone(),
             expected: SCHEMA_VERSION,
         });
     }
+    // Version 1 predates the quantile rule; a later file may have been edited by hand.
+    crate::stats::recheck_quantiles(&mut value);
     serde_json::from_value(value).map_err(|source| LoadError::Schema {
         path: origin.into(),
         source,

@@ -4,8 +4,12 @@
 
 mod envelope;
 mod io;
+mod run;
+mod survey;
 
-pub use envelope::{
-    ExperimentData, ResultFile, RunSettings, RunStart, SCHEMA_VERSION, ToolInfo, now_rfc3339,
-};
+pub use crate::experiments::{OLDEST_READABLE_VERSION, SCHEMA_VERSION};
+pub use crate::settings::RunSettings;
+pub use envelope::{ExperimentData, OtherExperiment, ResultFile, SurveyData, ToolInfo};
 pub use io::{LoadError, load_result, parse_result, result_schema, write_json};
+pub use run::{RunStart, now_rfc3339};
+pub use survey::{Level, StageState, StageStatus};

@@ -1,12 +1,16 @@
-//! Everything that leaves the process: scaled units, tables, progress bars, and files
-//! written whole or not at all.
+//! Everything that leaves the process: scaled units (terminal and prose styles), tables
+//! (terminal and HTML), HTML escaping, progress bars, CSV text, and files written whole
+//! or not at all.
 
 mod atomic;
+mod csv_text;
+pub mod escape;
 mod progress;
-mod table;
-mod units;
+pub mod table;
+pub mod units;
 
 pub use atomic::{atomic_write, check_writable};
+pub use csv_text::csv_bytes;
 pub use progress::Progress;
-pub use table::new_table;
+pub use table::{new_table, not_measured};
 pub use units::{fmt_ns, fmt_ns_f, fmt_pct};

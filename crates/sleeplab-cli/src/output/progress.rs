@@ -1,10 +1,14 @@
 //! A progress bar on stderr that `-q` (or a non-terminal stderr) silences.
+//!
+//! It has no ticker thread: the bar redraws when the measuring loop reports progress
+//! ([`Progress::inc`], [`Progress::message`]), at most as often as indicatif's terminal
+//! target allows (20 times a second), so nothing but the measurement runs while it
+//! measures.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::time::Duration;
 
 /// A progress bar for a stage of known length, or nothing when quiet.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Progress {
     bar: Option<ProgressBar>,
 }
@@ -24,13 +28,22 @@ impl Progress {
             .progress_chars("=> "),
         );
         bar.set_prefix(stage.to_string());
-        bar.enable_steady_tick(Duration::from_millis(200));
         Self { bar: Some(bar) }
     }
 
     /// A progress that shows nothing.
     pub fn hidden() -> Self {
         Self { bar: None }
+    }
+
+    /// Starts the bar over as a new phase of the same run: `stage`, `len` steps.
+    pub fn restart(&self, stage: &str, len: u64) {
+        if let Some(b) = &self.bar {
+            b.set_prefix(stage.to_string());
+            b.set_length(len);
+            b.set_position(0);
+            b.set_message("");
+        }
     }
 
     /// Advances by `n` steps.
@@ -51,14 +64,6 @@ impl Progress {
     pub fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
-        }
-    }
-
-    /// Prints a line above the bar (or plainly to stderr when hidden and not quiet).
-    pub fn println(&self, line: impl AsRef<str>) {
-        match &self.bar {
-            Some(b) => b.println(line.as_ref()),
-            None => eprintln!("{}", line.as_ref()),
         }
     }
 }

@@ -232,7 +232,7 @@ pub fn run(
             // process it left behind (Wine's services inherit it): take what is there
             // now and stop.
             if let Some(p) = err_pipe.take() {
-                drain_available(p, &mut stderr);
+                drain_available(p, &mut stderr, 2 * STDERR_KEEP);
             }
             break;
         }
@@ -319,6 +319,13 @@ pub fn run(
         Some(t) => {
             kill_group(pgid);
             let _ = child.wait();
+            // What the probe wrote before it was stopped is kept (a stopped probe's
+            // finished cells are data); a flood is not read further.
+            if t != Termination::OutputCapped
+                && let Some(p) = out_pipe.take()
+            {
+                drain_available(p, &mut stdout, limits.output_cap);
+            }
             t
         }
         None => {
@@ -342,8 +349,9 @@ pub fn run(
     })
 }
 
-/// Reads whatever `pipe` holds right now without blocking (the rest is dropped).
-fn drain_available(mut pipe: std::process::ChildStderr, into: &mut Vec<u8>) {
+/// Reads whatever `pipe` holds right now without blocking, until `into` holds `cap`
+/// bytes (the rest is dropped).
+fn drain_available(mut pipe: impl Read + AsRawFd, into: &mut Vec<u8>, cap: usize) {
     let fd = pipe.as_raw_fd();
     // SAFETY: fcntl on a file descriptor we own; only the O_NONBLOCK flag is changed.
     unsafe {
@@ -353,7 +361,7 @@ fn drain_available(mut pipe: std::process::ChildStderr, into: &mut Vec<u8>) {
         }
     }
     let mut buf = [0u8; 16 * 1024];
-    while into.len() < 2 * STDERR_KEEP {
+    while into.len() < cap {
         match pipe.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => into.extend_from_slice(&buf[..n]),

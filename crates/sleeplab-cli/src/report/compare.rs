@@ -13,141 +13,80 @@ use super::html::{Badge, Block, Figure, Page, Section, Tone};
 use super::table::{Cell, Table};
 use super::units::{ns, num, ratio};
 use super::view::Results;
-use crate::model::{ExperimentData, ResultFile};
+use crate::experiments::KeyPart;
+use crate::model::ResultFile;
 use crate::output::new_table;
 use std::fmt::Write;
 
-/// One comparable measurement.
+/// One comparable measurement of a result, with where it comes from.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Point {
+pub struct Measurement {
     /// Where it comes from: the survey stage or the experiment (`sweep`, `sweep-slack`).
     pub group: String,
     /// What was measured, e.g. `nanosleep 1 µs load 0`.
     pub key: String,
+    /// The sample size both statistics rest on (calls, frames, ticks; repetitions for
+    /// `short`).
+    pub n: u64,
     /// Median, ns.
     pub median_ns: f64,
     /// 99th percentile, ns (`None` where the experiment has none, e.g. `short`'s
-    /// per-repetition means).
+    /// per-repetition means, or where n cannot resolve it: fewer than 100).
     pub p99_ns: Option<f64>,
 }
 
-/// Every comparable measurement of a result.
-pub fn points(result: &ResultFile) -> Vec<Point> {
+/// A point's key as text: its parts joined by spaces, numbers in the report's units.
+fn key_text(parts: &[KeyPart]) -> String {
+    let words: Vec<String> = parts
+        .iter()
+        .map(|p| match p {
+            KeyPart::Text(t) => t.clone(),
+            KeyPart::Ns(v) => ns(*v as f64),
+            KeyPart::Number(v) => num(*v),
+        })
+        .collect();
+    words.join(" ")
+}
+
+/// Every comparable measurement of a result: each experiment's own points
+/// ([`ResultData::points`](crate::experiments::ResultData::points)), grouped by the
+/// survey stage (or experiment) they come from.
+pub fn points(result: &ResultFile) -> Vec<Measurement> {
     let r = Results::of(result);
     let mut out = Vec::new();
     for e in &r.entries {
-        let group = e.stage.unwrap_or(e.result.data.name()).to_string();
-        if let ExperimentData::Sweep(s) = &e.result.data {
-            // Does any (mechanism, request, load) appear under several slacks?
-            let multi_slack = s.cells.iter().any(|c| {
-                s.cells.iter().any(|d| {
-                    d.mechanism == c.mechanism
-                        && d.requested_ns == c.requested_ns
-                        && d.load == c.load
-                        && d.timer_slack_ns != c.timer_slack_ns
-                })
-            });
-            for c in s.cells.iter().filter(|c| c.summary.count > 0) {
-                let mut key = format!(
-                    "{} {} load {}",
-                    c.mechanism,
-                    ns(c.requested_ns as f64),
-                    c.load
-                );
-                if multi_slack {
-                    key.push_str(&format!(" slack {}", ns(c.timer_slack_ns as f64)));
-                }
-                out.push(Point {
-                    group: group.clone(),
-                    key,
-                    median_ns: c.summary.median_ns,
-                    p99_ns: Some(c.summary.p99_ns),
-                });
-            }
-        }
-        let mut push = |key: String, median_ns: f64, p99_ns: Option<f64>| {
-            out.push(Point {
-                group: group.clone(),
-                key,
-                median_ns,
-                p99_ns,
-            })
-        };
-        match &e.result.data {
-            ExperimentData::Short(d) => {
-                for c in &d.cells {
-                    push(
-                        format!(
-                            "{} {} slack {} (net cost)",
-                            c.mechanism,
-                            ns(c.requested_ns as f64),
-                            ns(c.timer_slack_ns as f64)
-                        ),
-                        c.net.median_ns,
-                        None,
-                    );
-                }
-            }
-            ExperimentData::Pace(d) => {
-                for r in d.results.iter().filter(|r| r.error.count > 0) {
-                    push(
-                        format!("{} at {} Hz (lateness)", r.strategy, num(d.config.rate_hz)),
-                        r.error.median_ns,
-                        Some(r.error.p99_ns),
-                    );
-                }
-            }
-            ExperimentData::Cpu(d) => {
-                for p in d.points.iter().filter(|p| p.error.count > 0) {
-                    push(
-                        format!(
-                            "{} sleeping {} (lateness)",
-                            p.strategy,
-                            ns(p.interval_ns as f64)
-                        ),
-                        p.error.median_ns,
-                        Some(p.error.p99_ns),
-                    );
-                }
-            }
-            ExperimentData::Timers(d) => {
-                for c in d.cells.iter().filter(|c| c.merged.received > 0) {
-                    push(
-                        format!(
-                            "{} every {} load {} (lateness)",
-                            c.mechanism,
-                            ns(c.period_ns as f64),
-                            c.load
-                        ),
-                        c.merged.median_lateness_ns,
-                        Some(c.merged.p99_lateness_ns),
-                    );
-                }
-            }
-            ExperimentData::Runtimes(d) => {
-                for rt in &d.runtimes {
-                    for m in &rt.methods {
-                        for c in m.cells.iter().filter(|c| c.summary.count > 0) {
-                            push(
-                                format!(
-                                    "{} {} {} load {}",
-                                    rt.title,
-                                    m.method,
-                                    ns(c.requested_ns as f64),
-                                    m.load
-                                ),
-                                c.summary.median_ns,
-                                Some(c.summary.p99_ns),
-                            );
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
+        let group = e.stage.unwrap_or(e.result.data.name());
+        out.extend(
+            e.result
+                .data
+                .as_data()
+                .points()
+                .into_iter()
+                .map(|p| Measurement {
+                    group: group.to_string(),
+                    key: key_text(&p.key),
+                    n: p.n,
+                    median_ns: p.median_ns,
+                    p99_ns: p.p99_ns,
+                }),
+        );
     }
     out
 }
+
+/// The columns of the comparison, in the terminal and on the page.
+const COLUMNS: [&str; 10] = [
+    "stage",
+    "measurement",
+    "a n",
+    "b n",
+    "a median",
+    "b median",
+    "b/a",
+    "a p99",
+    "b p99",
+    "b/a p99",
+];
 
 /// One matched measurement.
 #[derive(Debug, Clone, PartialEq)]
@@ -157,9 +96,9 @@ pub struct Row {
     /// What was measured.
     pub key: String,
     /// In the first result.
-    pub a: Point,
+    pub a: Measurement,
     /// In the second result.
-    pub b: Point,
+    pub b: Measurement,
 }
 
 impl Row {
@@ -275,25 +214,21 @@ impl Comparison<'_> {
                 .filter(|r| f(r).is_finite())
                 .max_by(|x, y| f(x).total_cmp(&f(y)))
         };
-        if let Some(r) = by(Row::median_ratio).filter(|r| r.median_ratio() > 1.1) {
-            out.push(format!(
-                "Biggest slow-down: {} ({}): median {} → {} ({}).",
+        let biggest = |what: &str, r: &Row| {
+            format!(
+                "Biggest {what}: {} ({}): median {} → {} ({}).",
                 r.key,
                 r.group,
                 ns(r.a.median_ns),
                 ns(r.b.median_ns),
                 ratio(r.median_ratio())
-            ));
+            )
+        };
+        if let Some(r) = by(Row::median_ratio).filter(|r| r.median_ratio() > 1.1) {
+            out.push(biggest("slow-down", r));
         }
         if let Some(r) = by(|r| 1.0 / r.median_ratio()).filter(|r| r.median_ratio() < 0.9) {
-            out.push(format!(
-                "Biggest speed-up: {} ({}): median {} → {} ({}).",
-                r.key,
-                r.group,
-                ns(r.a.median_ns),
-                ns(r.b.median_ns),
-                ratio(r.median_ratio())
-            ));
+            out.push(biggest("speed-up", r));
         }
         out
     }
@@ -315,20 +250,13 @@ impl Comparison<'_> {
             self.b.fingerprint.hostname,
             self.b.fingerprint.kernel_release
         );
-        let mut t = new_table([
-            "stage",
-            "measurement",
-            "a median",
-            "b median",
-            "b/a",
-            "a p99",
-            "b p99",
-            "b/a p99",
-        ]);
+        let mut t = new_table(COLUMNS);
         for r in &self.rows {
             t.add_row(vec![
                 r.group.clone(),
                 r.key.clone(),
+                r.a.n.to_string(),
+                r.b.n.to_string(),
                 ns(r.a.median_ns),
                 ns(r.b.median_ns),
                 ratio(r.median_ratio()),
@@ -387,16 +315,7 @@ impl Comparison<'_> {
             "Each point is one measurement both runs hold: above the dashed line b was slower, below it faster. {above} of {} points are more than 10 % above, {below} more than 10 % below.",
             self.rows.len()
         );
-        let mut t = Table::new([
-            "stage",
-            "measurement",
-            "a median",
-            "b median",
-            "b/a",
-            "a p99",
-            "b p99",
-            "b/a p99",
-        ]);
+        let mut t = Table::new(COLUMNS);
         let tone = |x: f64| {
             if !x.is_finite() {
                 Cell::Empty
@@ -412,6 +331,8 @@ impl Comparison<'_> {
             t.row(vec![
                 Cell::Text(r.group.clone()),
                 Cell::Text(r.key.clone()),
+                Cell::Num(r.a.n.to_string()),
+                Cell::Num(r.b.n.to_string()),
                 Cell::Num(ns(r.a.median_ns)),
                 Cell::Num(ns(r.b.median_ns)),
                 tone(r.median_ratio()),
@@ -507,6 +428,7 @@ impl Comparison<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::ExperimentData;
     use crate::report::testdata::{cell, result, survey, sweep};
 
     #[test]

@@ -234,7 +234,8 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
     let (a, b) = (m.cell(mech, d, 0)?, m.cell(mech, d, max_load)?);
     let cpus = r.top.fingerprint.cpu_count;
     let threads = if max_load == 1 { "thread" } else { "threads" };
-    let text = if b.summary.p99_ns > 1.2 * a.summary.p99_ns {
+    let (pa, pb) = (a.summary.p99_ns?, b.summary.p99_ns?);
+    let text = if pb > 1.2 * pa {
         format!(
             "Load stretches the tail: with {max_load} busy {threads} on {cpus} CPUs, a {} {mech} had p99 {} (median {}) instead of {} (median {}) on an idle machine.",
             ns(d as f64),
@@ -361,12 +362,13 @@ pub fn first_calls(r: &Results<'_>) -> Option<Finding> {
         .filter(|c| {
             c.first_calls_ns
                 .first()
-                .is_some_and(|&f| f > 100_000 && f as f64 > 3.0 * c.summary.p99_ns.max(1.0))
+                .zip(c.summary.p99_ns)
+                .is_some_and(|(&f, p99)| f > 100_000 && f as f64 > 3.0 * p99.max(1.0))
         })
         .collect();
     let worst = slow.iter().max_by(|a, b| {
-        let ra = a.first_calls_ns[0] as f64 / a.summary.p99_ns.max(1.0);
-        let rb = b.first_calls_ns[0] as f64 / b.summary.p99_ns.max(1.0);
+        let ra = a.first_calls_ns[0] as f64 / a.summary.p99_ns.unwrap_or(1.0).max(1.0);
+        let rb = b.first_calls_ns[0] as f64 / b.summary.p99_ns.unwrap_or(1.0).max(1.0);
         ra.total_cmp(&rb)
     })?;
     Some(Finding::new(
@@ -384,32 +386,44 @@ pub fn first_calls(r: &Results<'_>) -> Option<Finding> {
     ))
 }
 
-/// "For a 60 Hz loop, `precise` gives p99 X µs at Y % CPU."
+/// "For a 60 Hz loop, `precise` gives p99 X µs at Y % CPU": the highest tail quantile
+/// every quoted contender's frame count resolves (p99, else p90), named.
 pub fn pace_loop(r: &Results<'_>) -> Option<Finding> {
+    use crate::stats::Stat;
     let (_, p) = r.pace()?;
     let ours = p.results.iter().find(|x| x.strategy == "precise")?;
-    let hz = crate::report::units::num(p.config.rate_hz);
-    let mut text = format!(
-        "For a {hz} Hz loop, `precise` woke with p99 {} late at {} CPU",
-        ns(ours.error.p99_ns),
-        pct(ours.cpu_percent)
-    );
-    let others: Vec<String> = ["std-sleep", "spin"]
+    let others: Vec<_> = ["std-sleep", "spin"]
         .iter()
         .filter_map(|n| p.results.iter().find(|x| x.strategy == *n))
+        .collect();
+    let n = others
+        .iter()
+        .map(|x| x.error.count)
+        .fold(ours.error.count, u64::min);
+    let stat = [Stat::P99, Stat::P90]
+        .into_iter()
+        .find(|s| s.resolved_by(n))?;
+    let hz = crate::report::units::num(p.config.rate_hz);
+    let mut text = format!(
+        "For a {hz} Hz loop, `precise` woke with {stat} {} late at {} CPU",
+        ns(ours.error.get(stat)),
+        pct(ours.cpu_percent)
+    );
+    let others: Vec<String> = others
+        .iter()
         .map(|x| {
             format!(
-                "{}: p99 {} at {}",
+                "{}: {stat} {} at {}",
                 x.strategy,
-                ns(x.error.p99_ns),
+                ns(x.error.get(stat)),
                 pct(x.cpu_percent)
             )
         })
         .collect();
     if others.is_empty() {
-        text.push('.');
+        text.push_str(&format!(" ({} frames).", ours.error.count));
     } else {
-        text.push_str(&format!(" ({}).", others.join("; ")));
+        text.push_str(&format!(" ({}; {n} frames each).", others.join("; ")));
     }
     Some(Finding::new("pace", text))
 }
@@ -610,9 +624,9 @@ mod tests {
     #[test]
     fn load_effect_compares_p99_idle_and_loaded() {
         let mut a = cell("nanosleep", 1_000_000, 0, 50_000, 1_060_000.0);
-        a.summary.p99_ns = 1_200_000.0;
+        a.summary.p99_ns = Some(1_200_000.0);
         let mut b = cell("nanosleep", 1_000_000, 2, 50_000, 1_100_000.0);
-        b.summary.p99_ns = 8_600_000.0;
+        b.summary.p99_ns = Some(8_600_000.0);
         let mut r = result(ExperimentData::Sweep(sweep(vec![a, b])));
         r.fingerprint.cpu_count = 2;
         let f = load_effect(&Results::of(&r)).unwrap();
@@ -715,14 +729,28 @@ mod tests {
             ("precise", 21_000.0, 1.25),
         ]) {
             x.strategy = name.into();
-            x.error.p99_ns = p99;
+            x.error.p99_ns = Some(p99);
+            x.error.count = 120;
             x.cpu_percent = cpu;
         }
         p.results.truncate(3);
         p.config.rate_hz = 60.0;
         assert_eq!(
             pace_loop(&Results::of(&r)).unwrap().text,
-            "For a 60 Hz loop, `precise` woke with p99 21 µs late at 1.25 % CPU (std-sleep: p99 1.16 ms at 0.14 %; spin: p99 2 µs at 99.9 %)."
+            "For a 60 Hz loop, `precise` woke with p99 21 µs late at 1.25 % CPU (std-sleep: p99 1.16 ms at 0.14 %; spin: p99 2 µs at 99.9 %; 120 frames each)."
+        );
+        // 90 frames cannot resolve a p99: the finding quotes the p90 and says so.
+        if let ExperimentData::Pace(p) = &mut r.data {
+            p.results.iter_mut().for_each(|x| {
+                x.error.count = 90;
+                x.error.p90_ns = Some(1_000.0);
+                x.error.p99_ns = None;
+            });
+        }
+        let f = pace_loop(&Results::of(&r)).unwrap().text;
+        assert!(
+            f.contains("with p90 1 µs late") && f.contains("90 frames each"),
+            "{f}"
         );
         p_without_precise(&mut r);
         assert!(pace_loop(&Results::of(&r)).is_none());

@@ -6,23 +6,23 @@
 //! * [`findings`] turns the numbers into plain-language findings;
 //! * `sections/` builds one section per kind of data (a section for an experiment the
 //!   result does not hold is simply absent);
-//! * [`charts`] draws the SVG charts with plotters, [`table`] the tables of numbers,
-//!   [`html`] assembles the page, [`escape`] makes every string from a result safe;
+//! * [`charts`] draws the SVG charts with plotters, `output::table` the tables of numbers,
+//!   [`html`] assembles the page, `output::escape` makes every string from a result safe;
 //! * [`compare`] puts two results side by side.
 
 pub mod charts;
 pub mod compare;
-pub mod escape;
 pub mod findings;
 pub mod html;
 mod sections;
-pub mod table;
 #[cfg(test)]
 pub(crate) mod testdata;
-pub mod units;
 pub mod view;
 
-use crate::model::{ResultFile, SCHEMA_VERSION};
+// The report writes through the one units, tables and escaping of `output`.
+pub use crate::output::{escape, table, units};
+
+use crate::model::{ResultFile, SCHEMA_VERSION, SurveyData};
 use crate::output::atomic_write;
 use html::{Badge, Page, Tone};
 use std::path::{Path, PathBuf};
@@ -91,15 +91,15 @@ fn when(result: &ResultFile) -> String {
 }
 
 fn subtitle(result: &ResultFile) -> String {
-    let what = match &result.data {
-        crate::model::ExperimentData::Survey(s) => format!(
+    let what = match <&SurveyData>::try_from(&result.data) {
+        Ok(s) => format!(
             "How long waiting really takes on this machine: a {} survey of {} stages",
             s.level.name(),
             s.stages.len()
         ),
-        d => format!(
+        Err(_) => format!(
             "How long waiting really takes on this machine: `sleeplab {}`",
-            d.name()
+            result.data.name()
         ),
     };
     format!("{what} ({}).", when(result))

@@ -6,7 +6,7 @@ use crate::model::{ExperimentData, ResultFile, RunSettings, SCHEMA_VERSION, Tool
 use crate::stats::Summary;
 use sleeplab::system::Fingerprint;
 
-/// A cell of 100 samples with this median (p99 = 1.5 × median).
+/// A cell of 100 samples with this median (p99 = 1.5 × median, no p99.9).
 pub fn cell(mechanism: &str, requested_ns: u64, load: usize, slack: u64, median: f64) -> SweepCell {
     SweepCell {
         mechanism: mechanism.into(),
@@ -19,9 +19,10 @@ pub fn cell(mechanism: &str, requested_ns: u64, load: usize, slack: u64, median:
             stddev_ns: median / 10.0,
             min_ns: (median * 0.9) as u64,
             median_ns: median,
-            p90_ns: median * 1.2,
-            p99_ns: median * 1.5,
-            p999_ns: median * 2.0,
+            p90_ns: Some(median * 1.2),
+            p99_ns: Some(median * 1.5),
+            // 100 samples cannot resolve a p99.9 (the quantile rule).
+            p999_ns: None,
             max_ns: (median * 3.0) as u64,
             mean_overshoot_ns: median - requested_ns as f64,
             ci999_low_ns: None,

@@ -5,10 +5,9 @@ use crate::experiments::cpu::CpuData;
 use crate::experiments::pace::PaceData;
 use crate::experiments::runtimes::RuntimesData;
 use crate::experiments::short::ShortData;
-use crate::experiments::survey::SurveyData;
 use crate::experiments::sweep::{SweepCell, SweepData};
 use crate::experiments::timers::TimersData;
-use crate::model::{ExperimentData, ResultFile};
+use crate::model::{ExperimentData, ResultFile, SurveyData};
 
 /// One experiment's result, with the survey stage that produced it (if any).
 #[derive(Debug, Clone, Copy)]
@@ -33,22 +32,22 @@ pub struct Results<'a> {
 impl<'a> Results<'a> {
     /// The view of `top`.
     pub fn of(top: &'a ResultFile) -> Self {
-        match &top.data {
-            ExperimentData::Survey(s) => Self {
+        match <&SurveyData>::try_from(&top.data) {
+            Ok(s) => Self {
                 top,
                 survey: Some(s),
                 entries: s
                     .results
                     .iter()
                     .enumerate()
-                    .filter(|(_, r)| !matches!(r.data, ExperimentData::Survey(_)))
+                    .filter(|(_, r)| <&SurveyData>::try_from(&r.data).is_err())
                     .map(|(i, r)| Entry {
                         stage: s.stage_of(i).map(|st| st.name.as_str()),
                         result: r,
                     })
                     .collect(),
             },
-            _ => Self {
+            Err(_) => Self {
                 top,
                 survey: None,
                 entries: vec![Entry {
@@ -59,14 +58,32 @@ impl<'a> Results<'a> {
         }
     }
 
-    /// Every sweep, in order.
-    pub fn sweeps(&self) -> Vec<&'a SweepData> {
+    /// The data of type `T` of every entry that holds one, in order.
+    pub fn all<T>(&self) -> Vec<(Entry<'a>, &'a T)>
+    where
+        &'a T: TryFrom<&'a ExperimentData>,
+    {
         self.entries
             .iter()
-            .filter_map(|e| match &e.result.data {
-                ExperimentData::Sweep(s) => Some(s),
-                _ => None,
-            })
+            .filter_map(|e| <&T>::try_from(&e.result.data).ok().map(|d| (*e, d)))
+            .collect()
+    }
+
+    /// The first entry holding data of type `T`, with its data.
+    pub fn first<T>(&self) -> Option<(Entry<'a>, &'a T)>
+    where
+        &'a T: TryFrom<&'a ExperimentData>,
+    {
+        self.entries
+            .iter()
+            .find_map(|e| <&T>::try_from(&e.result.data).ok().map(|d| (*e, d)))
+    }
+
+    /// Every sweep, in order.
+    pub fn sweeps(&self) -> Vec<&'a SweepData> {
+        self.all::<SweepData>()
+            .into_iter()
+            .map(|(_, d)| d)
             .collect()
     }
 
@@ -105,54 +122,29 @@ impl<'a> Results<'a> {
             .collect()
     }
 
-    /// The first result holding data of experiment `name`, with its data.
-    fn first<T>(
-        &self,
-        pick: impl Fn(&'a ExperimentData) -> Option<&'a T>,
-    ) -> Option<(Entry<'a>, &'a T)> {
-        self.entries
-            .iter()
-            .find_map(|e| pick(&e.result.data).map(|d| (*e, d)))
-    }
-
     /// The first `short` result.
     pub fn short(&self) -> Option<(Entry<'a>, &'a ShortData)> {
-        self.first(|d| match d {
-            ExperimentData::Short(x) => Some(x),
-            _ => None,
-        })
+        self.first()
     }
 
     /// The first `pace` result.
     pub fn pace(&self) -> Option<(Entry<'a>, &'a PaceData)> {
-        self.first(|d| match d {
-            ExperimentData::Pace(x) => Some(x),
-            _ => None,
-        })
+        self.first()
     }
 
     /// The first `cpu` result.
     pub fn cpu(&self) -> Option<(Entry<'a>, &'a CpuData)> {
-        self.first(|d| match d {
-            ExperimentData::Cpu(x) => Some(x),
-            _ => None,
-        })
+        self.first()
     }
 
     /// The first `timers` result.
     pub fn timers(&self) -> Option<(Entry<'a>, &'a TimersData)> {
-        self.first(|d| match d {
-            ExperimentData::Timers(x) => Some(x),
-            _ => None,
-        })
+        self.first()
     }
 
     /// The first `runtimes` result.
     pub fn runtimes(&self) -> Option<(Entry<'a>, &'a RuntimesData)> {
-        self.first(|d| match d {
-            ExperimentData::Runtimes(x) => Some(x),
-            _ => None,
-        })
+        self.first()
     }
 
     /// Every note of every result, without repeats.

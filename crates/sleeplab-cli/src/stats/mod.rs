@@ -1,12 +1,17 @@
 //! Statistics shared by every experiment: a bounded-memory recorder of samples, the
-//! summary it produces, confidence intervals, and quantiles.
+//! summary it produces, confidence intervals, quantiles under the quantile rule, the
+//! named statistics sentences quote, and the re-check of quantiles read from files.
 
 mod ci;
-mod quantile;
+pub mod quantile;
+mod recheck;
 mod recorder;
+mod stat;
 mod summary;
 
 pub use ci::{mean_ci, t_quantile};
-pub use quantile::quantile_sorted;
+pub use quantile::{min_samples, quantile_sorted, resolves, tail_quantile, tail_quantile_i64};
+pub use recheck::recheck_quantiles;
 pub use recorder::{Recorder, RecorderConfig};
+pub use stat::Stat;
 pub use summary::{Summary, summarize};

@@ -1,7 +1,7 @@
 //! Bounded-memory recording of samples: exact moments, an HDR histogram for quantiles,
 //! and raw samples up to a cap.
 
-use super::{Summary, mean_ci, summarize};
+use super::{Summary, mean_ci, resolves, summarize};
 use hdrhistogram::Histogram;
 
 /// How much a [`Recorder`] keeps.
@@ -109,13 +109,13 @@ impl Recorder {
             0.0
         };
         let ci = mean_ci(self.mean, sd, n, 0.999);
-        let q = |p: f64| self.hist.value_at_quantile(p) as f64;
+        let q = |p: f64| resolves(n, p).then(|| self.hist.value_at_quantile(p) as f64);
         Summary {
             count: n,
             mean_ns: self.mean,
             stddev_ns: sd,
             min_ns: self.min,
-            median_ns: q(0.5),
+            median_ns: self.hist.value_at_quantile(0.5) as f64,
             p90_ns: q(0.9),
             p99_ns: q(0.99),
             p999_ns: q(0.999),

@@ -1,6 +1,6 @@
 //! The summary of one cell of samples: what every table, chart and comparison reads.
 
-use super::quantile_sorted;
+use super::{Stat, quantile_sorted, tail_quantile};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 ///
 /// Quantiles are exact (linear interpolation, as numpy/pandas) when every sample was
 /// kept, and read from the HDR histogram (3 significant digits) otherwise;
-/// `quantiles_exact` says which.
+/// `quantiles_exact` says which. The tail quantiles follow the quantile rule
+/// (`stats::quantile`): `None` (JSON `null`) where `count·(1−q) < 1`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct Summary {
     /// Number of samples.
@@ -21,12 +22,12 @@ pub struct Summary {
     pub min_ns: u64,
     /// Median, ns.
     pub median_ns: f64,
-    /// 90th percentile, ns.
-    pub p90_ns: f64,
-    /// 99th percentile, ns.
-    pub p99_ns: f64,
-    /// 99.9th percentile, ns.
-    pub p999_ns: f64,
+    /// 90th percentile, ns; `null` below 10 samples.
+    pub p90_ns: Option<f64>,
+    /// 99th percentile, ns; `null` below 100 samples.
+    pub p99_ns: Option<f64>,
+    /// 99.9th percentile, ns; `null` below 1000 samples.
+    pub p999_ns: Option<f64>,
     /// Largest sample, ns.
     pub max_ns: u64,
     /// Mean of (elapsed − requested), ns; negative when the mechanism returns early.
@@ -70,14 +71,14 @@ pub fn summarize(samples: &[u64], requested_ns: u64) -> Summary {
     } else {
         0.0
     };
-    let q = |p| quantile_sorted(&sorted, p).unwrap_or(0.0);
+    let q = |p| tail_quantile(&sorted, p);
     let ci = super::mean_ci(mean, sd, n, 0.999);
     Summary {
         count: n,
         mean_ns: mean,
         stddev_ns: sd,
         min_ns: sorted[0],
-        median_ns: q(0.5),
+        median_ns: quantile_sorted(&sorted, 0.5).unwrap_or(0.0),
         p90_ns: q(0.9),
         p99_ns: q(0.99),
         p999_ns: q(0.999),
@@ -91,6 +92,46 @@ pub fn summarize(samples: &[u64], requested_ns: u64) -> Summary {
     }
 }
 
+impl Summary {
+    /// The value of `stat`, `None` where the sample cannot resolve it (or it is a
+    /// statistic a summary does not hold).
+    pub fn get(&self, stat: Stat) -> Option<f64> {
+        if self.count == 0 {
+            return None;
+        }
+        match stat {
+            Stat::Min => Some(self.min_ns as f64),
+            Stat::Median => Some(self.median_ns),
+            Stat::Mean => Some(self.mean_ns),
+            Stat::P90 => self.p90_ns,
+            Stat::P99 => self.p99_ns,
+            Stat::P999 => self.p999_ns,
+            Stat::Max => Some(self.max_ns as f64),
+        }
+    }
+
+    /// The highest tail quantile this sample resolves (p99.9, p99 or p90) and its value.
+    pub fn tail(&self) -> Option<(Stat, f64)> {
+        [Stat::P999, Stat::P99, Stat::P90]
+            .into_iter()
+            .find_map(|s| self.get(s).map(|v| (s, v)))
+    }
+
+    /// Applies the quantile rule to quantiles read from elsewhere (an old file, a
+    /// hand-built summary): any the count cannot resolve become `None`.
+    pub fn enforce_quantile_rule(&mut self) {
+        for (stat, v) in [
+            (Stat::P90, &mut self.p90_ns),
+            (Stat::P99, &mut self.p99_ns),
+            (Stat::P999, &mut self.p999_ns),
+        ] {
+            if !stat.resolved_by(self.count) {
+                *v = None;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,7 +139,7 @@ mod tests {
     #[test]
     fn hand_computed() {
         // 10, 12, 14, 16, 18 requested 13: mean 14, sd sqrt(10), median 14,
-        // p90 = 16 + 0.6*2 = 17.2 (numpy linear), early = 2 (10, 12), overshoot 1.
+        // early = 2 (10, 12), overshoot 1.
         let s = summarize(&[18, 10, 14, 12, 16], 13);
         assert_eq!(s.count, 5);
         assert!((s.mean_ns - 14.0).abs() < 1e-12);
@@ -106,8 +147,9 @@ mod tests {
         assert_eq!(s.min_ns, 10);
         assert_eq!(s.max_ns, 18);
         assert!((s.median_ns - 14.0).abs() < 1e-12);
-        assert!((s.p90_ns - 17.2).abs() < 1e-9);
-        assert!((s.p99_ns - 17.92).abs() < 1e-9);
+        // Five samples resolve no tail quantile: p90 needs 10, p99 100, p99.9 1000.
+        assert_eq!((s.p90_ns, s.p99_ns, s.p999_ns), (None, None, None));
+        assert_eq!(s.tail(), None);
         assert_eq!(s.early_count, 2);
         assert!((s.mean_overshoot_ns - 1.0).abs() < 1e-12);
         assert_eq!(s.total_ns, 70);
@@ -122,5 +164,32 @@ mod tests {
         assert_eq!(s.stddev_ns, 0.0);
         assert!(s.ci999_low_ns.is_none());
         assert_eq!(summarize(&[], 1).count, 0);
+        assert_eq!(summarize(&[], 1).get(Stat::Median), None);
+    }
+
+    #[test]
+    fn tail_quantiles_appear_at_their_sample_sizes() {
+        // 1..=n: numpy's linear p90 of 1..=10 is 9.1, p99 of 1..=100 is 99.01.
+        let s = summarize(&(1..=10).collect::<Vec<u64>>(), 0);
+        assert!((s.p90_ns.unwrap() - 9.1).abs() < 1e-9);
+        assert_eq!((s.p99_ns, s.tail().map(|t| t.0)), (None, Some(Stat::P90)));
+        let s = summarize(&(1..=100).collect::<Vec<u64>>(), 0);
+        assert!((s.p99_ns.unwrap() - 99.01).abs() < 1e-9);
+        assert_eq!(s.p999_ns, None);
+        let s = summarize(&(1..=1000).collect::<Vec<u64>>(), 0);
+        assert!((s.p999_ns.unwrap() - 999.001).abs() < 1e-9);
+        assert_eq!(s.tail().map(|t| t.0), Some(Stat::P999));
+        // Even n: the median is the mean of the two middle values.
+        assert_eq!(summarize(&[1, 2, 3, 10], 0).median_ns, 2.5);
+    }
+
+    #[test]
+    fn the_rule_is_enforced_on_quantiles_from_elsewhere() {
+        let mut s = summarize(&(1..=100).collect::<Vec<u64>>(), 0);
+        s.count = 99;
+        s.p999_ns = Some(1.0);
+        s.enforce_quantile_rule();
+        assert_eq!((s.p99_ns.is_some(), s.p999_ns), (false, None));
+        assert!(s.p90_ns.is_some());
     }
 }

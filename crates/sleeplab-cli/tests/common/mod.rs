@@ -1,7 +1,10 @@
-//! Helpers shared by the CLI integration tests: the binary, the repository root, and
-//! validation against the committed result schema.
+//! Helpers shared by the CLI integration tests: the binary, the repository root,
+//! validation against the committed result schema, and the check of a bad invocation
+//! ([`exit2`]).
 
 #![allow(dead_code)] // each test binary uses its own subset
+
+pub mod exit2;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -34,4 +37,22 @@ pub fn assert_matches_schema(instance: &serde_json::Value, what: &str) {
         .take(5)
         .collect();
     assert!(errors.is_empty(), "{what}: schema errors: {errors:?}");
+}
+
+/// Runs `cmd`, fails unless it succeeds, and returns its stdout.
+pub fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("sleeplab runs");
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("stdout is UTF-8")
+}
+
+/// Runs `sleeplab ARGS -o DIR` (`report` or `compare`), fails unless it succeeds, and
+/// returns the page it wrote, `DIR/index.html`.
+pub fn page<S: AsRef<std::ffi::OsStr>>(args: &[S], dir: &Path) -> String {
+    stdout_of(sleeplab().args(args).arg("-o").arg(dir));
+    std::fs::read_to_string(dir.join("index.html")).expect("index.html is written")
 }

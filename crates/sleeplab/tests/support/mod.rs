@@ -2,4 +2,5 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod periodic;
 pub mod storm;

@@ -5,11 +5,21 @@
 
 mod run;
 
-pub use run::{render, run, write_csv};
+pub use run::{render, run, to_csv};
 
+use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
 use crate::stats::Summary;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+/// The default contenders: the strategies that mix sleeping and spinning.
+pub const HYBRIDS: [&str; 5] = [
+    "seed-hybrid",
+    "sdl-precise",
+    "fixed-margin",
+    "spin-sleep",
+    "precise",
+];
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -46,4 +56,51 @@ pub struct CpuData {
     pub config: CpuConfig,
     /// Points, interval-major in config order.
     pub points: Vec<CpuPoint>,
+}
+
+/// `sleeplab cpu`.
+impl Experiment for CpuConfig {
+    const NAME: &'static str = "cpu";
+    type Data = CpuData;
+
+    /// One step per (strategy, interval) point.
+    fn steps(&self) -> u64 {
+        (self.strategies.len() * self.intervals_ns.len()) as u64
+    }
+
+    fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<CpuData>> {
+        run(self, ctx)
+    }
+
+    fn render(data: &CpuData) -> String {
+        render(data)
+    }
+
+    fn csv(data: &CpuData) -> Option<anyhow::Result<Vec<u8>>> {
+        Some(to_csv(data))
+    }
+}
+
+impl ResultData for CpuData {
+    fn experiment(&self) -> &'static str {
+        CpuConfig::NAME
+    }
+
+    /// Each point's lateness (woke − deadline) at its requested sleep.
+    fn points(&self) -> Vec<Point> {
+        self.points
+            .iter()
+            .filter(|p| p.error.count > 0)
+            .map(|p| Point {
+                key: vec![
+                    KeyPart::text(format!("{} sleeping", p.strategy)),
+                    KeyPart::Ns(p.interval_ns),
+                    KeyPart::text("(lateness)"),
+                ],
+                n: p.error.count,
+                median_ns: p.error.median_ns,
+                p99_ns: p.error.p99_ns,
+            })
+            .collect()
+    }
 }

@@ -1,38 +1,23 @@
 //! The CPU-vs-interval loop and its table.
 
 use super::{CpuConfig, CpuData, CpuPoint};
-use crate::interrupt::interrupted;
-use crate::model::RunSettings;
-use crate::output::{Progress, fmt_ns, fmt_pct, new_table};
-use crate::settings::ThreadArgs;
+use crate::contenders::strategies;
+use crate::experiments::{Context, Outcome, SCHEMA_VERSION};
+use crate::output::{csv_bytes, fmt_ns, fmt_pct, new_table};
+use crate::rusage::ThreadUsage;
+use crate::settings::set_slack;
 use crate::stats::{Recorder, RecorderConfig};
-use crate::strategies;
-use crate::usage::ThreadUsage;
 use sleeplab::clock::{Env, RealEnv};
-use sleeplab::system::SlackGuard;
 use std::fmt::Write;
 
-/// Runs the experiment on a dedicated thread; returns data, settings, completeness.
-pub fn run(
-    config: &CpuConfig,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<(CpuData, RunSettings, bool)> {
-    let (config, threads, progress) = (config.clone(), threads.clone(), progress.clone());
-    std::thread::Builder::new()
-        .name("sleeplab-cpu".into())
-        .spawn(move || measure(&config, &threads, &progress))?
-        .join()
-        .map_err(|_| anyhow::anyhow!("the measuring thread panicked"))?
+/// Runs the experiment on a dedicated measuring thread with the context's settings.
+pub fn run(config: &CpuConfig, ctx: &Context) -> anyhow::Result<Outcome<CpuData>> {
+    ctx.on_measuring_thread("sleeplab-cpu", || measure(config, ctx))
 }
 
-fn measure(
-    config: &CpuConfig,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<(CpuData, RunSettings, bool)> {
-    threads.apply()?;
-    let _slack = config.timer_slack_ns.map(SlackGuard::set).transpose()?;
+fn measure(config: &CpuConfig, ctx: &Context) -> anyhow::Result<Outcome<CpuData>> {
+    let progress = &ctx.progress;
+    let _slack = set_slack(config.timer_slack_ns)?;
     // One instance per contender for the whole run, so learned state carries over as in
     // a real program.
     let mut contenders = config
@@ -45,7 +30,7 @@ fn measure(
     let mut complete = true;
     'all: for &interval in &config.intervals_ns {
         for s in &mut contenders {
-            if interrupted() {
+            if ctx.stopped() {
                 complete = false;
                 break 'all;
             }
@@ -54,7 +39,7 @@ fn measure(
             let usage0 = ThreadUsage::now();
             let start = env.now();
             let end = start + config.seconds_ns;
-            while env.now() < end && !interrupted() {
+            while env.now() < end && !ctx.stopped() {
                 let r = s.sleep_for(&mut env, interval);
                 rec.record(r.lateness_ns);
             }
@@ -71,14 +56,11 @@ fn measure(
             progress.inc(1);
         }
     }
-    Ok((
-        CpuData {
-            config: config.clone(),
-            points,
-        },
-        threads.record(),
-        complete,
-    ))
+    let data = CpuData {
+        config: config.clone(),
+        points,
+    };
+    Ok(Outcome::new(data, ctx.threads.record(), complete))
 }
 
 /// Renders CPU % per interval (rows) and contender (columns), then p99 lateness.
@@ -86,7 +68,8 @@ pub fn render(data: &CpuData) -> String {
     let mut out = String::new();
     for (title, cell) in [
         ("CPU % of one core", 0),
-        ("p99 lateness (woke − deadline)", 1),
+        ("p99 lateness (woke − deadline; – below 100 sleeps)", 1),
+        ("sleeps measured (n)", 2),
     ] {
         let mut header = vec!["interval".to_string()];
         header.extend(data.config.strategies.iter().cloned());
@@ -98,12 +81,10 @@ pub fn render(data: &CpuData) -> String {
                     .points
                     .iter()
                     .find(|p| &p.strategy == s && p.interval_ns == iv);
-                row.push(p.map_or("–".into(), |p| {
-                    if cell == 0 {
-                        fmt_pct(p.cpu_percent)
-                    } else {
-                        crate::output::fmt_ns_f(p.error.p99_ns)
-                    }
+                row.push(p.map_or("–".into(), |p| match cell {
+                    0 => fmt_pct(p.cpu_percent),
+                    1 => crate::output::fmt_ns_f(p.error.p99_ns),
+                    _ => p.sleeps.to_string(),
                 }));
             }
             t.add_row(row);
@@ -113,9 +94,9 @@ pub fn render(data: &CpuData) -> String {
     out
 }
 
-/// Writes one row per point: strategy, interval_ns, cpu_percent, sleeps, and the
-/// lateness summary (mean, p50, p99, max), plus schema_version.
-pub fn write_csv(path: &std::path::Path, data: &CpuData) -> anyhow::Result<()> {
+/// One row per point: strategy, interval_ns, cpu_percent, sleeps, and the lateness
+/// summary (mean, p50, p99, max), plus schema_version.
+pub fn to_csv(data: &CpuData) -> anyhow::Result<Vec<u8>> {
     #[derive(serde::Serialize)]
     struct Row<'a> {
         strategy: &'a str,
@@ -124,26 +105,22 @@ pub fn write_csv(path: &std::path::Path, data: &CpuData) -> anyhow::Result<()> {
         sleeps: u64,
         mean_error_ns: f64,
         p50_error_ns: f64,
-        p99_error_ns: f64,
+        p99_error_ns: Option<f64>,
         max_error_ns: u64,
         schema_version: u32,
     }
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for p in &data.points {
-        w.serialize(Row {
-            strategy: &p.strategy,
-            interval_ns: p.interval_ns,
-            cpu_percent: p.cpu_percent,
-            sleeps: p.sleeps,
-            mean_error_ns: p.error.mean_ns,
-            p50_error_ns: p.error.median_ns,
-            p99_error_ns: p.error.p99_ns,
-            max_error_ns: p.error.max_ns,
-            schema_version: crate::model::SCHEMA_VERSION,
-        })?;
-    }
-    let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-    crate::output::atomic_write(path, &bytes)
+    let rows = data.points.iter().map(|p| Row {
+        strategy: &p.strategy,
+        interval_ns: p.interval_ns,
+        cpu_percent: p.cpu_percent,
+        sleeps: p.sleeps,
+        mean_error_ns: p.error.mean_ns,
+        p50_error_ns: p.error.median_ns,
+        p99_error_ns: p.error.p99_ns,
+        max_error_ns: p.error.max_ns,
+        schema_version: SCHEMA_VERSION,
+    });
+    csv_bytes(None, rows)
 }
 
 #[cfg(test)]
@@ -158,9 +135,9 @@ mod tests {
             seconds_ns: 20_000_000,
             timer_slack_ns: None,
         };
-        let (data, _, complete) =
-            run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
-        assert!(complete);
+        let out = run(&config, &Context::hidden()).unwrap();
+        assert!(out.complete);
+        let data = out.data;
         assert_eq!(data.points.len(), 4);
         for p in &data.points {
             assert!(p.sleeps >= 1);

@@ -10,13 +10,27 @@ mod csv_out;
 mod render;
 mod run;
 
-pub use csv_out::write_csv;
+pub use csv_out::to_csv;
 pub use render::render;
 pub use run::run;
 
+use crate::experiments::{
+    Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
+};
 use crate::stats::Summary;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+/// The default contenders of `pace`: the references (a plain sleep, a pure spin), the
+/// seed's hybrid, SDL's, the spin_sleep crate, and ours.
+pub const DEFAULT_STRATEGIES: [&str; 6] = [
+    "std-sleep",
+    "spin",
+    "seed-hybrid",
+    "sdl-precise",
+    "spin-sleep",
+    "precise",
+];
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -77,4 +91,73 @@ pub struct PaceData {
     pub config: PaceConfig,
     /// One entry per contender, in config order.
     pub results: Vec<PaceResult>,
+}
+
+/// `sleeplab pace`.
+impl Experiment for PaceConfig {
+    const NAME: &'static str = "pace";
+    type Data = PaceData;
+
+    /// One step per frame of every contender.
+    fn steps(&self) -> u64 {
+        self.frames * self.strategies.len() as u64
+    }
+
+    fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {
+        run(self, ctx)
+    }
+
+    fn render(data: &PaceData) -> String {
+        render(data)
+    }
+
+    fn csv(data: &PaceData) -> Option<anyhow::Result<Vec<u8>>> {
+        Some(to_csv(data))
+    }
+}
+
+impl ResultData for PaceData {
+    fn experiment(&self) -> &'static str {
+        PaceConfig::NAME
+    }
+
+    /// Each contender's frame lateness at the rate.
+    fn points(&self) -> Vec<Point> {
+        self.results
+            .iter()
+            .filter(|r| r.error.count > 0)
+            .map(|r| Point {
+                key: vec![
+                    KeyPart::text(format!("{} at", r.strategy)),
+                    KeyPart::Number(self.config.rate_hz),
+                    KeyPart::text("Hz (lateness)"),
+                ],
+                n: r.error.count,
+                median_ns: r.error.median_ns,
+                p99_ns: r.error.p99_ns,
+            })
+            .collect()
+    }
+
+    /// Every kept frame's lateness (a loaded result keeps only the first `samples_ns`).
+    fn samples(&self) -> Box<dyn Iterator<Item = Sample<'_>> + '_> {
+        Box::new(self.results.iter().flat_map(move |r| {
+            let kept = if r.all_samples_ns.is_empty() {
+                &r.samples_ns
+            } else {
+                &r.all_samples_ns
+            };
+            kept.iter().enumerate().map(move |(k, &v)| Sample {
+                series: &r.strategy,
+                requested_ns: self.config.period_ns,
+                load: 0,
+                timer_slack_ns: self.config.timer_slack_ns,
+                round: 0,
+                index: k as u64,
+                warmup: false,
+                metric: Metric::Lateness,
+                value_ns: v,
+            })
+        }))
+    }
 }

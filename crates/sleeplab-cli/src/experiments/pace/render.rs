@@ -18,13 +18,14 @@ pub fn render(data: &PaceData) -> String {
         c.timer_slack_ns.map_or("as inherited".into(), fmt_ns)
     );
     let mut t = new_table([
-        "strategy", "mean", "min", "p50", "p99", "p99.9", "max", "missed", "drift", "CPU", "spin",
-        "csw v/i",
+        "strategy", "n", "mean", "min", "p50", "p99", "p99.9", "max", "missed", "drift", "CPU",
+        "spin", "csw v/i",
     ]);
     for r in &data.results {
         let e = &r.error;
         t.add_row(vec![
             r.strategy.clone(),
+            e.count.to_string(),
             fmt_ns_f(e.mean_ns),
             fmt_ns(e.min_ns),
             fmt_ns_f(e.median_ns),

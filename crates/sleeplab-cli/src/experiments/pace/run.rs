@@ -1,24 +1,12 @@
 //! The pace loop.
 
 use super::{PaceConfig, PaceData, PaceResult};
-use crate::interrupt::interrupted;
-use crate::output::Progress;
-use crate::settings::ThreadArgs;
+use crate::contenders::strategies::{self, RealStrategy};
+use crate::experiments::{Context, Outcome, histogram};
+use crate::rusage::ThreadUsage;
+use crate::settings::set_slack;
 use crate::stats::{Recorder, RecorderConfig};
-use crate::strategies::{self, RealStrategy};
-use crate::usage::ThreadUsage;
 use sleeplab::clock::{Env, RealEnv};
-use sleeplab::system::SlackGuard;
-
-/// What a pace run produced.
-pub struct PaceOutcome {
-    /// The data (partial when interrupted).
-    pub data: PaceData,
-    /// Settings of the measuring thread.
-    pub settings: crate::model::RunSettings,
-    /// False when interrupted.
-    pub complete: bool,
-}
 
 struct State {
     strategy: RealStrategy,
@@ -30,27 +18,14 @@ struct State {
     usage: ThreadUsage,
 }
 
-/// Runs `config` on a dedicated measuring thread with `threads` applied.
-pub fn run(
-    config: &PaceConfig,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<PaceOutcome> {
-    let (config, threads, progress) = (config.clone(), threads.clone(), progress.clone());
-    std::thread::Builder::new()
-        .name("sleeplab-pace".into())
-        .spawn(move || measure(&config, &threads, &progress))?
-        .join()
-        .map_err(|_| anyhow::anyhow!("the measuring thread panicked"))?
+/// Runs `config` on a dedicated measuring thread with the context's settings applied.
+pub fn run(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {
+    ctx.on_measuring_thread("sleeplab-pace", || measure(config, ctx))
 }
 
-fn measure(
-    config: &PaceConfig,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<PaceOutcome> {
-    threads.apply()?;
-    let _slack = config.timer_slack_ns.map(SlackGuard::set).transpose()?;
+fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {
+    let progress = &ctx.progress;
+    let _slack = set_slack(config.timer_slack_ns)?;
     let mut states = config
         .strategies
         .iter()
@@ -72,7 +47,7 @@ fn measure(
     'blocks: for b in 0..blocks {
         let frames = config.block.min(config.frames - b * config.block);
         for s in &mut states {
-            if interrupted() {
+            if ctx.stopped() {
                 complete = false;
                 break 'blocks;
             }
@@ -93,7 +68,7 @@ fn measure(
                 s.missed += u64::from(r.lateness_ns > config.period_ns);
                 s.spin += r.spin_ns;
                 last = r.woke;
-                if interrupted() {
+                if ctx.stopped() {
                     break;
                 }
             }
@@ -119,12 +94,7 @@ fn measure(
                 spin_percent: 100.0 * s.spin as f64 / wall,
                 voluntary_csw_per_frame: s.usage.voluntary_csw as f64 / n,
                 involuntary_csw_per_frame: s.usage.involuntary_csw as f64 / n,
-                histogram: s
-                    .rec
-                    .histogram_buckets()
-                    .into_iter()
-                    .map(|(v, c)| [v, c])
-                    .collect(),
+                histogram: histogram(&s.rec),
                 samples_ns: s
                     .rec
                     .raw()
@@ -136,14 +106,11 @@ fn measure(
             }
         })
         .collect();
-    Ok(PaceOutcome {
-        data: PaceData {
-            config: config.clone(),
-            results,
-        },
-        settings: threads.record(),
-        complete,
-    })
+    let data = PaceData {
+        config: config.clone(),
+        results,
+    };
+    Ok(Outcome::new(data, ctx.threads.record(), complete))
 }
 
 #[cfg(test)]
@@ -163,7 +130,7 @@ mod tests {
             timer_slack_ns: Some(1),
             json_samples: 5,
         };
-        let out = run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        let out = run(&config, &Context::hidden()).unwrap();
         assert!(out.complete);
         assert_eq!(out.data.results.len(), names.len());
         for r in &out.data.results {

@@ -3,7 +3,7 @@
 
 use super::{Lateness, ProbeQuota, RuntimesConfig};
 use crate::probe::protocol::{Kind, Measurement, Mode};
-use crate::stats::{Summary, quantile_sorted, summarize};
+use crate::stats::{Summary, quantile_sorted, summarize, tail_quantile};
 use std::time::Duration;
 
 /// What one probe invocation was asked to do.
@@ -244,7 +244,7 @@ pub fn periodic_stats(period_ns: u64, warmup: &[u64], ticks: &[u64]) -> Periodic
             min_ns: min,
             mean_ns: mean,
             median_ns: q(0.5),
-            p99_ns: q(0.99),
+            p99_ns: tail_quantile(&shifted, 0.99).map(|v| v + min as f64),
             max_ns: sorted[sorted.len() - 1],
             last_ns: lateness[lateness.len() - 1],
             early_count: sorted.iter().filter(|&&x| x < 0).count() as u64,

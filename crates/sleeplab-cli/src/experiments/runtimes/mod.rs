@@ -12,6 +12,7 @@
 
 mod analyze;
 mod csv_out;
+mod experiment;
 mod measure;
 mod render;
 mod run;
@@ -19,7 +20,8 @@ mod saved;
 mod settings;
 
 pub use analyze::{PeriodicStats, periodic_stats};
-pub use csv_out::{CSV_COLUMNS, write_csv};
+pub use csv_out::{CSV_COLUMNS, to_csv, write_csv};
+pub use experiment::list;
 pub use render::{early_returns, render, render_listing};
 pub use run::{RuntimesOutcome, Target, run};
 pub use saved::saved_runtimes;
@@ -186,8 +188,8 @@ pub struct Lateness {
     pub mean_ns: f64,
     /// Median, ns.
     pub median_ns: f64,
-    /// 99th percentile, ns.
-    pub p99_ns: f64,
+    /// 99th percentile, ns; `null` below 100 ticks (the quantile rule).
+    pub p99_ns: Option<f64>,
     /// Largest, ns.
     pub max_ns: i64,
     /// Lateness of the last tick, ns: the drift accumulated over the run.

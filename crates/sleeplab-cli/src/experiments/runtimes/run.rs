@@ -8,11 +8,13 @@ use crate::error::UsageError;
 use crate::interrupt::interrupted;
 use crate::load::LoadThreads;
 use crate::output::{Progress, fmt_ns};
+use crate::parse::Names;
 use crate::probe::catalog::Preparation;
 use crate::probe::child::ChildSettings;
 use crate::probe::command::ProbeCommand;
 use crate::probe::protocol::{self, ListOutput, MethodInfo};
 use crate::probe::runner::{self, Verdict};
+use crate::settings::slack_levels;
 use std::time::Duration;
 
 /// A runtime to measure: its name, and how it was prepared.
@@ -45,19 +47,19 @@ struct Listed {
 }
 
 /// Runs the experiment over `targets` (already prepared by the catalog, or fakes in
-/// tests). Fails only on bad input (`--methods` naming no listed method); every probe
-/// failure is recorded in the data and the run goes on. With `measure_methods` false
-/// the probes are only listed.
+/// tests), reporting its listing and measuring phases to `progress`. Fails only on bad
+/// input (`--methods` naming no listed method); every probe failure is recorded in the
+/// data and the run goes on. With `measure_methods` false the probes are only listed.
 pub fn run(
     config: &RuntimesConfig,
     targets: Vec<Target>,
     measure_methods: bool,
-    quiet: bool,
+    progress: &Progress,
 ) -> anyhow::Result<RuntimesOutcome> {
     let mut results: Vec<RuntimeResult> = Vec::new();
     let mut listed: Vec<Listed> = Vec::new();
     let mut complete = true;
-    let progress = Progress::new("list", targets.len() as u64, quiet);
+    progress.restart("list", targets.len() as u64);
     for t in targets {
         let mut r = RuntimeResult {
             id: t.id.clone(),
@@ -114,7 +116,6 @@ pub fn run(
         results.push(r);
         progress.inc(1);
     }
-    progress.finish();
 
     if let Some(wanted) = &config.methods {
         check_methods(wanted, &listed)?;
@@ -147,11 +148,7 @@ pub fn run(
         }
     }
 
-    let slacks: Vec<Option<u64>> = if config.timer_slacks_ns.is_empty() {
-        vec![None]
-    } else {
-        config.timer_slacks_ns.iter().map(|&s| Some(s)).collect()
-    };
+    let slacks = slack_levels(&config.timer_slacks_ns);
     if !measure_methods {
         listed.clear();
     }
@@ -166,7 +163,7 @@ pub fn run(
         })
         .sum();
     let levels = (config.loads.len() * slacks.len()) as u64;
-    let progress = Progress::new("measure", jobs_per_level * levels, quiet);
+    progress.restart("measure", jobs_per_level * levels);
     'levels: for &load in &config.loads {
         let _load = LoadThreads::start(load);
         for &slack in &slacks {
@@ -196,7 +193,6 @@ pub fn run(
             }
         }
     }
-    progress.finish();
     Ok(RuntimesOutcome {
         data: RuntimesData {
             config: config.clone(),
@@ -211,20 +207,15 @@ fn check_methods(wanted: &[String], listed: &[Listed]) -> Result<(), UsageError>
     if listed.is_empty() {
         return Ok(());
     }
-    let known: Vec<&str> = listed
-        .iter()
-        .flat_map(|l| l.list.methods.iter().map(|m| m.method.as_str()))
-        .collect();
-    for w in wanted {
-        if !known.contains(&w.as_str()) {
-            let hint = crate::parse::closest(w, known.iter().copied())
-                .map(|c| format!(" (did you mean {c}?)"))
-                .unwrap_or_else(|| " (see `sleeplab runtimes --list`)".into());
-            return Err(UsageError::new(format!(
-                "unknown method {w:?}: no selected runtime's probe lists it{hint}"
-            )));
-        }
-    }
+    let known = Names::new(
+        "method",
+        listed
+            .iter()
+            .flat_map(|l| l.list.methods.iter().map(|m| m.method.as_str())),
+    )
+    .detail(": no selected runtime's probe lists it")
+    .otherwise("see `sleeplab runtimes --list`");
+    known.resolve(wanted)?;
     Ok(())
 }
 

@@ -2,9 +2,9 @@
 //! `pandas.read_csv` as is (documented in `docs/SHORT.md`).
 
 use super::{ShortCell, ShortData};
-use crate::output::atomic_write;
+use crate::experiments::SCHEMA_VERSION;
+use crate::output::csv_bytes;
 use serde::Serialize;
-use std::path::Path;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
 ///
@@ -42,36 +42,25 @@ struct Row<'a> {
     schema_version: u32,
 }
 
-/// The CSV text of every batch (mechanism cells, then the references).
+/// The CSV text of every batch (mechanism cells, then the references), header first
+/// even when there are none.
 pub fn to_csv(data: &ShortData) -> anyhow::Result<Vec<u8>> {
-    let mut w = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(Vec::new());
-    // The header is written even when there are no rows, so pandas always gets columns.
-    w.write_record(CSV_COLUMNS)?;
     let cells: Vec<&ShortCell> = data.cells.iter().chain(&data.references).collect();
-    for c in cells {
-        for b in &c.batches {
-            w.serialize(Row {
-                mechanism: &c.mechanism,
-                requested_ns: c.requested_ns,
-                timer_slack_ns: c.timer_slack_ns,
-                repetition: b.repetition,
-                batch: b.calls,
-                elapsed_ns: b.elapsed_ns,
-                per_call_ns: b.per_call_ns(),
-                floor_ns: b.floor_per_call_ns(),
-                cpu_ns: b.cpu_ns,
-                vol_csw: b.voluntary_csw,
-                invol_csw: b.involuntary_csw,
-                schema_version: crate::model::SCHEMA_VERSION,
-            })?;
-        }
-    }
-    w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
-}
-
-/// Writes every batch as CSV, whole or not at all.
-pub fn write_csv(path: &Path, data: &ShortData) -> anyhow::Result<()> {
-    atomic_write(path, &to_csv(data)?)
+    let rows = cells.into_iter().flat_map(|c| {
+        c.batches.iter().map(move |b| Row {
+            mechanism: &c.mechanism,
+            requested_ns: c.requested_ns,
+            timer_slack_ns: c.timer_slack_ns,
+            repetition: b.repetition,
+            batch: b.calls,
+            elapsed_ns: b.elapsed_ns,
+            per_call_ns: b.per_call_ns(),
+            floor_ns: b.floor_per_call_ns(),
+            cpu_ns: b.cpu_ns,
+            vol_csw: b.voluntary_csw,
+            invol_csw: b.involuntary_csw,
+            schema_version: SCHEMA_VERSION,
+        })
+    });
+    csv_bytes(Some(&CSV_COLUMNS), rows)
 }

@@ -29,12 +29,14 @@ mod findings;
 mod render;
 mod run;
 
-pub use csv_out::{CSV_COLUMNS, to_csv, write_csv};
+pub use csv_out::{CSV_COLUMNS, to_csv};
 pub use findings::{Finding, Outcome, findings};
 pub use render::render;
-pub use run::{ShortOutcome, planned_batches, run};
+pub use run::{planned_batches, run};
 
+use crate::contenders;
 use crate::experiments::sweep::SkippedCell;
+use crate::experiments::{self, Context, Experiment, KeyPart, Point, ResultData};
 use crate::stats::mean_ci;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -290,6 +292,62 @@ impl ShortData {
     }
 }
 
+/// `sleeplab short`.
+impl Experiment for ShortConfig {
+    const NAME: &'static str = "short";
+    type Data = ShortData;
+
+    /// One step per batch: repetitions × slacks × cells (references included).
+    fn steps(&self) -> u64 {
+        planned_batches(self)
+    }
+
+    fn run(&self, ctx: &Context) -> anyhow::Result<experiments::Outcome<ShortData>> {
+        let mut out = run(self, ctx)?;
+        if self.repetitions < DEFAULT_REPETITIONS {
+            out.notes.push(format!(
+                "{} repetitions: the seed used at least {DEFAULT_REPETITIONS}; the intervals are wide",
+                self.repetitions
+            ));
+        }
+        Ok(out)
+    }
+
+    fn render(data: &ShortData) -> String {
+        render(data)
+    }
+
+    fn csv(data: &ShortData) -> Option<anyhow::Result<Vec<u8>>> {
+        Some(to_csv(data))
+    }
+}
+
+impl ResultData for ShortData {
+    fn experiment(&self) -> &'static str {
+        ShortConfig::NAME
+    }
+
+    /// Each cell's net cost per call: the median over repetitions (a mean per batch has
+    /// no p99).
+    fn points(&self) -> Vec<Point> {
+        self.cells
+            .iter()
+            .map(|c| Point {
+                key: vec![
+                    KeyPart::text(&c.mechanism),
+                    KeyPart::Ns(c.requested_ns),
+                    KeyPart::text("slack"),
+                    KeyPart::Ns(c.timer_slack_ns),
+                    KeyPart::text("(net cost)"),
+                ],
+                n: c.net.n,
+                median_ns: c.net.median_ns,
+                p99_ns: None,
+            })
+            .collect()
+    }
+}
+
 /// The smallest non-zero request a mechanism can express: its API's unit (1 ns, 1 µs
 /// for `select`, 1 ms for `poll`/`epoll`), at least its minimum.
 pub fn minimal_ns(m: &Mechanism) -> u64 {
@@ -302,22 +360,13 @@ pub fn requests(m: &Mechanism) -> (Vec<u64>, Vec<SkippedCell>) {
     let mut measured = Vec::new();
     let mut skipped = Vec::new();
     for ns in [0, minimal_ns(m)] {
-        if m.accepts(ns) {
-            measured.push(ns);
-        } else {
-            let reason = if !m.takes_duration {
-                format!("{} ignores the duration; measured at 0 only", m.name)
-            } else {
-                format!(
-                    "{} cannot express {ns} ns (minimum {} ns)",
-                    m.name, m.min_ns
-                )
-            };
-            skipped.push(SkippedCell {
+        match contenders::skip_reason(m.name, ns) {
+            None => measured.push(ns),
+            Some(reason) => skipped.push(SkippedCell {
                 mechanism: m.name.to_string(),
                 requested_ns: ns,
                 reason,
-            });
+            }),
         }
     }
     (measured, skipped)

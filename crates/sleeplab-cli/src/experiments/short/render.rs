@@ -3,7 +3,7 @@
 
 use super::findings::mean_ci;
 use super::{FLOOR, SYSCALL, ShortCell, ShortData};
-use crate::output::{fmt_ns, fmt_ns_f, new_table};
+use crate::output::{fmt_ns, fmt_ns_f, new_table, not_measured};
 use crate::stats::t_quantile;
 use std::fmt::Write;
 
@@ -120,22 +120,11 @@ pub fn render(data: &ShortData) -> String {
             );
         }
     }
-    if !data.skipped.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nnot measured: {}",
-            data.skipped
-                .iter()
-                .map(|s| format!(
-                    "{} @ {} ({})",
-                    s.mechanism,
-                    fmt_ns(s.requested_ns),
-                    s.reason
-                ))
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
-    }
+    out.push_str(&not_measured(
+        data.skipped
+            .iter()
+            .map(|s| (s.mechanism.as_str(), s.requested_ns, s.reason.as_str())),
+    ));
     out
 }
 

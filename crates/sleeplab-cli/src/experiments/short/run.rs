@@ -6,27 +6,16 @@ use super::{
 };
 use crate::error::UsageError;
 use crate::experiments::sweep::SkippedCell;
-use crate::interrupt::interrupted;
-use crate::model::RunSettings;
-use crate::output::{Progress, fmt_ns};
-use crate::settings::ThreadArgs;
-use crate::usage::ThreadUsage;
+use crate::experiments::{Context, Outcome};
+use crate::output::fmt_ns;
+use crate::rusage::ThreadUsage;
+use crate::settings::{set_slack, slack_levels};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use sleeplab::clock::monotonic_ns;
-use sleeplab::system::{SlackGuard, timer_slack_ns};
+use sleeplab::system::timer_slack_ns;
 use sleeplab::wait::{self, Waiter};
 use std::hint::black_box;
-
-/// What one run of `short` produced.
-pub struct ShortOutcome {
-    /// The data (partial when interrupted).
-    pub data: ShortData,
-    /// Settings of the measuring thread.
-    pub settings: RunSettings,
-    /// False when interrupted.
-    pub complete: bool,
-}
 
 /// What a cell calls in its batch loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,21 +71,9 @@ pub fn planned_batches(config: &ShortConfig) -> u64 {
     config.repetitions * config.timer_slacks_ns.len().max(1) as u64 * cells
 }
 
-/// Runs `config` on a dedicated measuring thread with `threads` applied to it.
-pub fn run(
-    config: &ShortConfig,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<ShortOutcome> {
-    let config = config.clone();
-    let threads = threads.clone();
-    let progress = progress.clone();
-    let handle = std::thread::Builder::new()
-        .name("sleeplab-measure".into())
-        .spawn(move || measure(&config, &threads, &progress))?;
-    handle
-        .join()
-        .map_err(|_| anyhow::anyhow!("the measuring thread panicked"))?
+/// Runs `config` on a dedicated measuring thread with the context's settings applied.
+pub fn run(config: &ShortConfig, ctx: &Context) -> anyhow::Result<Outcome<ShortData>> {
+    ctx.on_measuring_thread("sleeplab-measure", || measure(config, ctx))
 }
 
 /// A cell's accumulating state under one slack.
@@ -106,30 +83,14 @@ struct CellState {
     batches: Vec<BatchRecord>,
 }
 
-fn measure(
-    config: &ShortConfig,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<ShortOutcome> {
-    threads.apply()?;
+fn measure(config: &ShortConfig, ctx: &Context) -> anyhow::Result<Outcome<ShortData>> {
+    let progress = &ctx.progress;
     let (plan, skipped) = plan(config)?;
     let mut waiters = Vec::with_capacity(config.mechanisms.len());
     for name in &config.mechanisms {
         waiters.push(Waiter::new(name).map_err(|e| UsageError::new(format!("{name}: {e}")))?);
     }
-    let slacks: Vec<Option<u64>> = if config.timer_slacks_ns.is_empty() {
-        vec![None]
-    } else {
-        config.timer_slacks_ns.iter().map(|&s| Some(s)).collect()
-    };
-    let set_slack = |slack: Option<u64>| -> Result<Option<SlackGuard>, UsageError> {
-        slack
-            .map(|s| {
-                SlackGuard::set(s)
-                    .map_err(|e| UsageError::new(format!("--timer-slack {}: {e}", fmt_ns(s))))
-            })
-            .transpose()
-    };
+    let slacks = slack_levels(&config.timer_slacks_ns);
 
     // Calibration (also the warm-up): one batch length per cell and slack.
     let mut in_force = vec![0u64; slacks.len()];
@@ -140,7 +101,7 @@ fn measure(
         in_force[si] = timer_slack_ns();
         let mut row = Vec::with_capacity(plan.len());
         for p in &plan {
-            if interrupted() {
+            if ctx.stopped() {
                 complete = false;
                 break;
             }
@@ -149,7 +110,7 @@ fn measure(
                 p.name,
                 fmt_ns(p.requested_ns)
             ));
-            let calibration = calibrate(p, &mut waiters, config.batch);
+            let calibration = calibrate(p, &mut waiters, config.batch, ctx);
             let batch = match p.target {
                 Target::Floor => config.batch,
                 _ => batch_size(
@@ -177,7 +138,7 @@ fn measure(
                 let _guard = set_slack(slack)?;
                 order.shuffle(&mut rng);
                 for (position, &ci) in order.iter().enumerate() {
-                    if interrupted() {
+                    if ctx.stopped() {
                         complete = false;
                         break 'reps;
                     }
@@ -203,7 +164,7 @@ fn measure(
         }
     }
 
-    let settings = threads.record();
+    let settings = ctx.threads.record();
     let mut cells = Vec::new();
     let mut references = Vec::new();
     for (si, row) in states.into_iter().enumerate() {
@@ -234,11 +195,7 @@ fn measure(
         findings: Vec::new(),
     };
     data.findings = findings(&data);
-    Ok(ShortOutcome {
-        data,
-        settings,
-        complete,
-    })
+    Ok(Outcome::new(data, settings, complete))
 }
 
 /// Estimates the cost of one call the way it will be measured: batches of 1, 2, 4, …
@@ -247,7 +204,7 @@ fn measure(
 /// occasional slow call in proportion (a per-call median would not), and taking the
 /// cheaper of two keeps one host stall from shrinking the cell's batches for the whole
 /// run. It doubles as the warm-up.
-fn calibrate(p: &Planned, waiters: &mut [Waiter], max: u64) -> f64 {
+fn calibrate(p: &Planned, waiters: &mut [Waiter], max: u64, ctx: &Context) -> f64 {
     let max = max.max(1);
     let mut run = |n: u64| match p.target {
         Target::Mechanism(i) => mechanism_batch(&mut waiters[i], p.requested_ns, n),
@@ -256,11 +213,11 @@ fn calibrate(p: &Planned, waiters: &mut [Waiter], max: u64) -> f64 {
     };
     let mut n = 1u64;
     let mut first = run(n);
-    while first < CALIBRATION_TIME_NS && n < max && !interrupted() {
+    while first < CALIBRATION_TIME_NS && n < max && !ctx.stopped() {
         n = (n * 2).min(max);
         first = run(n);
     }
-    let second = if interrupted() { first } else { run(n) };
+    let second = if ctx.stopped() { first } else { run(n) };
     first.min(second) as f64 / n as f64
 }
 
@@ -345,7 +302,7 @@ mod tests {
     #[test]
     fn counts_add_up() {
         let config = tiny(&["nanosleep", "yield", "timerfd", "poll"], &[], 3);
-        let out = run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        let out = run(&config, &Context::hidden()).unwrap();
         assert!(out.complete);
         let d = &out.data;
         // nanosleep 0,1 ns; yield 0; timerfd 1 ns; poll 0,1 ms = 6 cells + 2 references.
@@ -385,7 +342,7 @@ mod tests {
     #[test]
     fn slacks_are_an_axis() {
         let config = tiny(&["clock-nanosleep"], &[50_000, 1], 2);
-        let out = run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        let out = run(&config, &Context::hidden()).unwrap();
         let d = &out.data;
         assert_eq!(d.slacks(), vec![50_000, 1]);
         assert_eq!(d.cells.len(), 4);
@@ -411,10 +368,38 @@ mod tests {
         assert_eq!(planned_batches(&config), 2 * 2 * 4);
     }
 
+    /// Stopped between batches, every cell is short of its repetitions by at most one.
+    /// The stop comes after the calibration (at most 5 checks per cell: one before it,
+    /// three doublings to the batch of 5, one repeat) and a few repetitions.
+    #[test]
+    fn a_stopped_run_keeps_whole_repetitions_give_or_take_one() {
+        use crate::experiments::Stop;
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let config = tiny(&["nanosleep", "spin"], &[], 1_000);
+        let checks = Arc::new(AtomicUsize::new(0));
+        let c = Arc::clone(&checks);
+        let ctx =
+            Context::hidden().with_stop(Stop::when(move || c.fetch_add(1, Ordering::SeqCst) >= 60));
+        let out = run(&config, &ctx).unwrap();
+        assert!(!out.complete);
+        let counts: Vec<usize> = out
+            .data
+            .cells
+            .iter()
+            .chain(&out.data.references)
+            .map(|c| c.batches.len())
+            .collect();
+        // nanosleep 0, 1 ns; spin 0, 1 ns; floor; getppid.
+        assert_eq!(counts.len(), 6, "{counts:?}");
+        let (lo, hi) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+        assert!(*lo >= 1 && hi - lo <= 1 && *hi < 1_000, "{counts:?}");
+    }
+
     #[test]
     fn floor_reference_is_unpaired_and_full_length() {
         let config = tiny(&["spin"], &[], 2);
-        let out = run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        let out = run(&config, &Context::hidden()).unwrap();
         let floor = out
             .data
             .reference(FLOOR, out.settings.timer_slack_ns)

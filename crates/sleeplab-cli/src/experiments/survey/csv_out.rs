@@ -7,7 +7,8 @@
 //! beyond what was asked (elapsed − requested, or the lateness itself).
 
 use super::SurveyData;
-use crate::model::{ExperimentData, SCHEMA_VERSION};
+use crate::experiments::SCHEMA_VERSION;
+use crate::output::csv_bytes;
 use serde::Serialize;
 
 /// The columns, in order.
@@ -46,87 +47,30 @@ struct Row<'a> {
     schema_version: u32,
 }
 
-/// The CSV text of every kept sample of the survey (in-memory results; results loaded
-/// from JSON only carry the capped `samples_ns`, which are used instead).
+/// The CSV text of every kept sample of the survey: each stage's samples
+/// ([`ResultData::samples`](crate::experiments::ResultData::samples)) with the stage's name (in-memory results keep every raw
+/// sample; results loaded from JSON only the capped `samples_ns`).
 pub fn samples_csv(data: &SurveyData) -> anyhow::Result<Vec<u8>> {
-    let mut w = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(Vec::new());
-    w.write_record(CSV_COLUMNS)?;
-    for (i, result) in data.results.iter().enumerate() {
+    let rows = data.results.iter().enumerate().flat_map(|(i, result)| {
         let stage = data.stage_of(i).map_or("", |s| s.name.as_str());
         let experiment = result.data.name();
-        match &result.data {
-            ExperimentData::Sweep(sweep) => {
-                for c in &sweep.cells {
-                    let row = |round: i64, index: u64, warmup: bool, v: u64| Row {
-                        stage,
-                        experiment,
-                        series: &c.mechanism,
-                        requested_ns: c.requested_ns,
-                        load: c.load,
-                        timer_slack_ns: c.timer_slack_ns,
-                        round,
-                        index,
-                        warmup,
-                        metric: "elapsed",
-                        value_ns: v,
-                        overshoot_ns: v as i64 - c.requested_ns as i64,
-                        early: v < c.requested_ns,
-                        schema_version: SCHEMA_VERSION,
-                    };
-                    for (k, &v) in c.first_calls_ns.iter().enumerate() {
-                        w.serialize(row(-1, k as u64, true, v))?;
-                    }
-                    let samples = if c.all_samples_ns.is_empty() {
-                        &c.samples_ns
-                    } else {
-                        &c.all_samples_ns
-                    };
-                    let mut rounds = c
-                        .round_counts
-                        .iter()
-                        .enumerate()
-                        .flat_map(|(r, &n)| std::iter::repeat_n(r as i64, n as usize));
-                    for (k, &v) in samples.iter().enumerate() {
-                        w.serialize(row(rounds.next().unwrap_or(-1), k as u64, false, v))?;
-                    }
-                }
-            }
-            ExperimentData::Pace(pace) => {
-                let slack = pace
-                    .config
-                    .timer_slack_ns
-                    .unwrap_or(result.settings.timer_slack_ns);
-                for r in &pace.results {
-                    let samples = if r.all_samples_ns.is_empty() {
-                        &r.samples_ns
-                    } else {
-                        &r.all_samples_ns
-                    };
-                    for (k, &v) in samples.iter().enumerate() {
-                        w.serialize(Row {
-                            stage,
-                            experiment,
-                            series: &r.strategy,
-                            requested_ns: pace.config.period_ns,
-                            load: 0,
-                            timer_slack_ns: slack,
-                            round: 0,
-                            index: k as u64,
-                            warmup: false,
-                            metric: "lateness",
-                            value_ns: v,
-                            overshoot_ns: v as i64,
-                            early: false,
-                            schema_version: SCHEMA_VERSION,
-                        })?;
-                    }
-                }
-            }
-            // Summaries only: no per-call samples to write.
-            _ => {}
-        }
-    }
-    w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
+        let slack = result.settings.timer_slack_ns;
+        result.data.as_data().samples().map(move |s| Row {
+            stage,
+            experiment,
+            series: s.series,
+            requested_ns: s.requested_ns,
+            load: s.load,
+            timer_slack_ns: s.timer_slack_ns.unwrap_or(slack),
+            round: s.round,
+            index: s.index,
+            warmup: s.warmup,
+            metric: s.metric.name(),
+            value_ns: s.value_ns,
+            overshoot_ns: s.overshoot_ns(),
+            early: s.early(),
+            schema_version: SCHEMA_VERSION,
+        })
+    });
+    csv_bytes(Some(&CSV_COLUMNS), rows)
 }

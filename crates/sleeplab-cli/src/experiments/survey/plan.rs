@@ -6,43 +6,19 @@
 //! two minutes the survey promises for stages whose runtime varies (runtimes start
 //! interpreters and JVMs).
 
-use crate::commands::cpu::HYBRIDS;
-use crate::commands::pace::DEFAULT_STRATEGIES;
+use super::{Level, StagePlan};
 use crate::contenders::{self, Origin};
-use crate::experiments::cpu::CpuConfig;
-use crate::experiments::pace::PaceConfig;
+use crate::experiments::cpu::{CpuConfig, HYBRIDS};
+use crate::experiments::pace::{DEFAULT_STRATEGIES, PaceConfig};
 use crate::experiments::runtimes::{ProbeQuota, RuntimesConfig};
 use crate::experiments::short::{CONFIDENCE, MIN_BATCH, ShortConfig};
-use crate::experiments::sweep::{Quota, SweepConfig};
+use crate::experiments::simulate::{
+    DEFAULT_INTERVALS_NS, DEFAULT_PREEMPT_PROB, Models, SimulateOptions, default_periods_ns,
+};
+use crate::experiments::sweep::{DEFAULT_DURATIONS_NS, Quota, SweepConfig};
 use crate::experiments::timers::{TimersConfig, mechanisms as timer_mechanisms};
 use crate::probe::catalog::RuntimeId;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use sleeplab::wait::Support;
-
-/// How thorough the survey is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Level {
-    /// A 30-second glance (`--quick`).
-    Quick,
-    /// The default: every experiment in about 90 seconds.
-    #[default]
-    Normal,
-    /// The thorough version (`--full`): longer budgets, more durations and loads.
-    Full,
-}
-
-impl Level {
-    /// The level's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::Quick => "quick",
-            Level::Normal => "normal",
-            Level::Full => "full",
-        }
-    }
-}
 
 /// The sum of the normal level's stage budgets never exceeds this (90 s).
 pub const NORMAL_BUDGET_MS: u64 = 90_000;
@@ -61,10 +37,10 @@ pub struct PlanEnv {
 }
 
 impl PlanEnv {
-    /// This machine.
-    pub fn detect() -> Self {
+    /// This machine, with `cpus` online CPUs (the run's fingerprint says how many).
+    pub fn detect(cpus: usize) -> Self {
         Self {
-            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cpus,
             timer_slack_ns: sleeplab::system::timer_slack_ns(),
             mechanisms: contenders::all()
                 .into_iter()
@@ -79,65 +55,6 @@ impl PlanEnv {
         }
     }
 }
-
-/// The config of one stage: the config of the experiment it runs.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StageConfig {
-    /// A sweep.
-    Sweep(SweepConfig),
-    /// Zero and minimal sleeps.
-    Short(ShortConfig),
-    /// A 60 Hz loop per precise-sleep contender.
-    Pace(PaceConfig),
-    /// CPU against interval for the hybrid strategies.
-    Cpu(CpuConfig),
-    /// Periodic timers.
-    Timers(TimersConfig),
-    /// Language runtimes through their probes.
-    Runtimes(RuntimesConfig),
-    /// The scheduler simulator, configured by `sleeplab simulate`'s own arguments (its
-    /// models are built and checked by that command's code).
-    Simulate(Vec<String>),
-}
-
-impl StageConfig {
-    /// The experiment's name.
-    pub fn experiment(&self) -> &'static str {
-        match self {
-            StageConfig::Sweep(_) => "sweep",
-            StageConfig::Short(_) => "short",
-            StageConfig::Pace(_) => "pace",
-            StageConfig::Cpu(_) => "cpu",
-            StageConfig::Timers(_) => "timers",
-            StageConfig::Runtimes(_) => "runtimes",
-            StageConfig::Simulate(_) => "simulate",
-        }
-    }
-}
-
-/// One planned stage.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StagePlan {
-    /// Unique name, e.g. `sweep-slack`.
-    pub name: &'static str,
-    /// What it asks, in a few words.
-    pub title: &'static str,
-    /// The time it should take, ms.
-    pub budget_ms: u64,
-    /// What it runs.
-    pub config: StageConfig,
-}
-
-/// Durations of the main sweep.
-const SWEEP_DURATIONS: [u64; 7] = [
-    0,
-    1_000,
-    10_000,
-    100_000,
-    1_000_000,
-    10_000_000,
-    100_000_000,
-];
 
 /// Durations of the main sweep at `--full`: a denser grid (1–3–10 per decade) to 100 ms.
 const SWEEP_DURATIONS_FULL: [u64; 12] = [
@@ -176,36 +93,41 @@ pub fn plan(level: Level, env: &PlanEnv) -> Vec<StagePlan> {
 }
 
 /// Seed 002 figure 4: the strategies under virtual schedulers of 1–10 ms, in virtual
-/// time (CPU-bound, no waiting).
+/// time (CPU-bound, no waiting); `simulate`'s defaults but for the strategies and sizes.
 fn simulate_stage(level: Level) -> StagePlan {
-    let (strategies, sleeps, warmup, budget_ms) = match level {
-        Level::Quick => ("precise", "40", "10", 2_000),
-        Level::Normal => ("seed-hybrid,precise", "100", "30", 7_000),
+    let (strategies, sleeps, warmup, budget_ms): (&[&str], u64, u64, u64) = match level {
+        Level::Quick => (&["precise"], 40, 10, 2_000),
+        Level::Normal => (&["seed-hybrid", "precise"], 100, 30, 7_000),
         Level::Full => (
-            "std-sleep,fixed-margin,sdl-precise,seed-hybrid,precise",
-            "300",
-            "50",
+            &[
+                "std-sleep",
+                "fixed-margin",
+                "sdl-precise",
+                "seed-hybrid",
+                "precise",
+            ],
+            300,
+            50,
             30_000,
         ),
     };
-    StagePlan {
-        name: "simulate",
-        title: "the strategies under virtual schedulers of 1–10 ms (seed 002)",
+    let options = SimulateOptions {
+        strategies: Some(strategies.iter().map(|s| s.to_string()).collect()),
+        intervals_ns: DEFAULT_INTERVALS_NS.to_vec(),
+        models: Models::Schedulers {
+            periods_ns: default_periods_ns(),
+            preempt_prob: DEFAULT_PREEMPT_PROB,
+        },
+        sleeps,
+        warmup,
+        seed: 1,
+    };
+    StagePlan::new(
+        "simulate",
+        "the strategies under virtual schedulers of 1–10 ms (seed 002)",
         budget_ms,
-        config: StageConfig::Simulate(
-            [
-                "--strategies",
-                strategies,
-                "--sleeps",
-                sleeps,
-                "--warmup",
-                warmup,
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        ),
-    }
+        options,
+    )
 }
 
 /// Seed 003: every runtime's own sleep through its probe. The runtimes that are not
@@ -236,11 +158,11 @@ fn runtimes_stage(level: Level) -> StagePlan {
         ),
         Level::Full => (RuntimeId::ALL.to_vec(), 150 * ms, 100, 120_000),
     };
-    StagePlan {
-        name: "runtimes",
-        title: "each language runtime's own sleep, through its probe (seed 003)",
+    StagePlan::new(
+        "runtimes",
+        "each language runtime's own sleep, through its probe (seed 003)",
         budget_ms,
-        config: StageConfig::Runtimes(RuntimesConfig {
+        RuntimesConfig {
             runtimes: ids.iter().map(|r| r.name().to_string()).collect(),
             methods: None,
             durations_ns: if level == Level::Full {
@@ -265,8 +187,8 @@ fn runtimes_stage(level: Level) -> StagePlan {
             output_cap_bytes: 64 << 20,
             startup_timeout_ns: 60_000_000_000,
             saved_files: vec![],
-        }),
-    }
+        },
+    )
 }
 
 /// Seed 001: zero and minimal sleeps, 20 interleaved repetitions (the seed's minimum)
@@ -277,11 +199,11 @@ fn short_stage(level: Level, env: &PlanEnv) -> StagePlan {
         Level::Normal => (4_000_000, 20, 6_000),
         Level::Full => (20_000_000, 30, 60_000),
     };
-    StagePlan {
-        name: "short",
-        title: "what a zero and a minimal sleep cost (seed 001)",
+    StagePlan::new(
+        "short",
+        "what a zero and a minimal sleep cost (seed 001)",
         budget_ms,
-        config: StageConfig::Short(ShortConfig {
+        ShortConfig {
             mechanisms: env.mechanisms.iter().map(|m| m.0.clone()).collect(),
             timer_slacks_ns: vec![],
             batch: 3000,
@@ -290,8 +212,8 @@ fn short_stage(level: Level, env: &PlanEnv) -> StagePlan {
             repetitions,
             seed: 1,
             confidence: CONFIDENCE,
-        }),
-    }
+        },
+    )
 }
 
 /// Seed 002 figure 1: a 60 Hz loop per contender, at 1 ns slack for all.
@@ -302,11 +224,11 @@ fn pace_stage(level: Level) -> StagePlan {
         Level::Full => (600, 62_000),
     };
     let rate_hz = 60.0;
-    StagePlan {
-        name: "pace",
-        title: "a 60 Hz loop per precise-sleep contender (seed 002)",
+    StagePlan::new(
+        "pace",
+        "a 60 Hz loop per precise-sleep contender (seed 002)",
         budget_ms,
-        config: StageConfig::Pace(PaceConfig {
+        PaceConfig {
             strategies: DEFAULT_STRATEGIES.iter().map(|s| s.to_string()).collect(),
             rate_hz,
             period_ns: (1e9 / rate_hz).round() as u64,
@@ -315,8 +237,8 @@ fn pace_stage(level: Level) -> StagePlan {
             work_ns: 0,
             timer_slack_ns: Some(1),
             json_samples: 200,
-        }),
-    }
+        },
+    )
 }
 
 /// Seed 002 figure 3: CPU against the requested sleep for the hybrid strategies.
@@ -331,17 +253,17 @@ fn cpu_stage(level: Level) -> StagePlan {
             30_000,
         ),
     };
-    StagePlan {
-        name: "cpu",
-        title: "CPU against requested sleep for the hybrids (seed 002)",
+    StagePlan::new(
+        "cpu",
+        "CPU against requested sleep for the hybrids (seed 002)",
         budget_ms,
-        config: StageConfig::Cpu(CpuConfig {
+        CpuConfig {
             strategies: HYBRIDS.iter().map(|s| s.to_string()).collect(),
             intervals_ns: intervals,
             seconds_ns,
             timer_slack_ns: Some(1),
-        }),
-    }
+        },
+    )
 }
 
 /// Seed 004: periodic timers, every mechanism at a few periods.
@@ -353,11 +275,11 @@ fn timers_stage(level: Level, env: &PlanEnv) -> StagePlan {
         Level::Full => (ms(&[100, 50, 20, 10, 5, 2, 1]), 1_000_000_000),
     };
     let cells = (env.timer_mechanisms.len() * periods.len()) as u64;
-    StagePlan {
-        name: "timers",
-        title: "periodic timers: error per period (seed 004)",
-        budget_ms: cells * duration_ns / 1_000_000 + 500,
-        config: StageConfig::Timers(TimersConfig {
+    StagePlan::new(
+        "timers",
+        "periodic timers: error per period (seed 004)",
+        cells * duration_ns / 1_000_000 + 500,
+        TimersConfig {
             mechanisms: env.timer_mechanisms.clone(),
             periods_ns: periods,
             duration_ns,
@@ -365,8 +287,8 @@ fn timers_stage(level: Level, env: &PlanEnv) -> StagePlan {
             loads: vec![0],
             timer_slacks_ns: vec![],
             json_samples: 200,
-        }),
-    }
+        },
+    )
 }
 
 fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
@@ -374,7 +296,7 @@ fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
     let cpus = env.cpus.max(1);
     let (durations, loads, quota, warmup, rounds, budget_ms) = match level {
         Level::Quick => (
-            SWEEP_DURATIONS[..6].to_vec(),
+            DEFAULT_DURATIONS_NS[..6].to_vec(),
             vec![0, cpus],
             Quota::Budget {
                 budget_ns: 12_000_000,
@@ -386,7 +308,7 @@ fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
             8_000,
         ),
         Level::Normal => (
-            SWEEP_DURATIONS.to_vec(),
+            DEFAULT_DURATIONS_NS.to_vec(),
             vec![0, cpus],
             Quota::Budget {
                 budget_ns: 45_000_000,
@@ -414,11 +336,11 @@ fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
             240_000,
         ),
     };
-    StagePlan {
-        name: "sweep",
-        title: "every mechanism × requested duration × load",
+    StagePlan::new(
+        "sweep",
+        "every mechanism × requested duration × load",
         budget_ms,
-        config: StageConfig::Sweep(SweepConfig {
+        SweepConfig {
             mechanisms,
             durations_ns: durations,
             loads,
@@ -428,8 +350,8 @@ fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
             rounds,
             json_samples: 100,
             raw_cap: 100_000,
-        }),
-    }
+        },
+    )
 }
 
 /// The sweep at the default slack and at 1 ns, interleaved in one run so the two are
@@ -451,11 +373,11 @@ fn slack_stage(level: Level, env: &PlanEnv) -> Option<StagePlan> {
         Level::Normal => (30_000_000, 2, 3, 8_000),
         Level::Full => (150_000_000, 5, 5, 60_000),
     };
-    Some(StagePlan {
-        name: "sweep-slack",
-        title: "the same waits at the default timer slack and at 1 ns",
+    Some(StagePlan::new(
+        "sweep-slack",
+        "the same waits at the default timer slack and at 1 ns",
         budget_ms,
-        config: StageConfig::Sweep(SweepConfig {
+        SweepConfig {
             mechanisms,
             durations_ns: SLACK_DURATIONS.to_vec(),
             loads: vec![0],
@@ -469,8 +391,8 @@ fn slack_stage(level: Level, env: &PlanEnv) -> Option<StagePlan> {
             rounds,
             json_samples: 100,
             raw_cap: 100_000,
-        }),
-    })
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -513,9 +435,7 @@ mod tests {
     fn slack_stage_compares_default_with_one_ns_on_sleeping_mechanisms() {
         let p = plan(Level::Normal, &env());
         let s = p.iter().find(|s| s.name == "sweep-slack").unwrap();
-        let StageConfig::Sweep(c) = &s.config else {
-            panic!("not a sweep");
-        };
+        let c = s.config::<SweepConfig>().expect("a sweep");
         assert_eq!(c.timer_slacks_ns, vec![50_000, 1]);
         assert_eq!(c.mechanisms, vec!["nanosleep", "poll"]);
         // Already at 1 ns: nothing to compare.
@@ -531,9 +451,7 @@ mod tests {
     #[test]
     fn main_sweep_loads_every_cpu() {
         let p = plan(Level::Normal, &env());
-        let StageConfig::Sweep(c) = &p[0].config else {
-            panic!("not a sweep");
-        };
+        let c = p[0].config::<SweepConfig>().expect("a sweep");
         assert_eq!(c.loads, vec![0, 2]);
         assert!(c.timer_slacks_ns.is_empty());
     }

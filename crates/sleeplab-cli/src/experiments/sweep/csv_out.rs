@@ -2,9 +2,9 @@
 //! `docs/RESULTS.md` and loadable with `pandas.read_csv` as is.
 
 use super::SweepData;
-use crate::output::atomic_write;
+use crate::experiments::{ResultData, SCHEMA_VERSION};
+use crate::output::csv_bytes;
 use serde::Serialize;
-use std::path::Path;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
 pub const CSV_COLUMNS: [&str; 11] = [
@@ -36,40 +36,21 @@ struct Row<'a> {
     schema_version: u32,
 }
 
-/// Writes every kept sample (warm-up calls first, with round −1 and `warmup` true).
-pub fn write_csv(path: &Path, data: &SweepData) -> anyhow::Result<()> {
-    let mut w = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(Vec::new());
-    // The header is written even when there are no rows, so pandas always gets columns.
-    w.write_record(CSV_COLUMNS)?;
-    for c in &data.cells {
-        let row = |round: i64, index: u64, warmup: bool, elapsed: u64| Row {
-            mechanism: &c.mechanism,
-            requested_ns: c.requested_ns,
-            load: c.load,
-            timer_slack_ns: c.timer_slack_ns,
-            round,
-            index,
-            warmup,
-            elapsed_ns: elapsed,
-            overshoot_ns: elapsed as i64 - c.requested_ns as i64,
-            early: elapsed < c.requested_ns,
-            schema_version: crate::model::SCHEMA_VERSION,
-        };
-        for (i, &e) in c.first_calls_ns.iter().enumerate() {
-            w.serialize(row(-1, i as u64, true, e))?;
-        }
-        // Assign each kept raw sample to its round.
-        let mut rounds = c
-            .round_counts
-            .iter()
-            .enumerate()
-            .flat_map(|(r, &n)| std::iter::repeat_n(r as i64, n as usize));
-        for (i, &e) in c.all_samples_ns.iter().enumerate() {
-            w.serialize(row(rounds.next().unwrap_or(-1), i as u64, false, e))?;
-        }
-    }
-    let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-    atomic_write(path, &bytes)
+/// Every kept sample (warm-up calls first, with round −1 and `warmup` true), header
+/// first even when there are none.
+pub fn to_csv(data: &SweepData) -> anyhow::Result<Vec<u8>> {
+    let rows = data.samples().map(|s| Row {
+        mechanism: s.series,
+        requested_ns: s.requested_ns,
+        load: s.load,
+        timer_slack_ns: s.timer_slack_ns.unwrap_or_default(),
+        round: s.round,
+        index: s.index,
+        warmup: s.warmup,
+        elapsed_ns: s.value_ns,
+        overshoot_ns: s.overshoot_ns(),
+        early: s.early(),
+        schema_version: SCHEMA_VERSION,
+    });
+    csv_bytes(Some(&CSV_COLUMNS), rows)
 }

@@ -11,10 +11,14 @@ mod csv_out;
 mod render;
 mod run;
 
-pub use csv_out::{CSV_COLUMNS, write_csv};
+pub use csv_out::{CSV_COLUMNS, to_csv};
 pub use render::render;
 pub use run::run;
 
+use crate::contenders;
+use crate::experiments::{
+    Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
+};
 use crate::stats::Summary;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -61,6 +65,25 @@ pub struct SweepConfig {
     pub json_samples: usize,
     /// Raw samples per cell kept in memory (for CSV and exact quantiles).
     pub raw_cap: usize,
+}
+
+impl SweepConfig {
+    /// `mechanisms` × `durations_ns` at `quota`, and otherwise the smallest sweep: no
+    /// load, the thread's own slack, one round, no warm-up, no raw samples in the JSON
+    /// (all kept in memory, up to 100 000 per cell). Change the rest with `..`.
+    pub fn new(mechanisms: &[&str], durations_ns: &[u64], quota: Quota) -> Self {
+        Self {
+            mechanisms: mechanisms.iter().map(|s| s.to_string()).collect(),
+            durations_ns: durations_ns.to_vec(),
+            loads: vec![0],
+            timer_slacks_ns: vec![],
+            quota,
+            warmup: 0,
+            rounds: 1,
+            json_samples: 0,
+            raw_cap: 100_000,
+        }
+    }
 }
 
 /// One measured cell.
@@ -134,6 +157,121 @@ impl SweepData {
                 && c.load == load
                 && c.timer_slack_ns == slack
         })
+    }
+}
+
+/// `sleeplab sweep`.
+impl Experiment for SweepConfig {
+    const NAME: &'static str = "sweep";
+    type Data = SweepData;
+
+    /// One step per measured cell and round.
+    fn steps(&self) -> u64 {
+        let per_mechanism: u64 = self
+            .mechanisms
+            .iter()
+            .map(|m| {
+                self.durations_ns
+                    .iter()
+                    .filter(|&&d| contenders::skip_reason(m, d).is_none())
+                    .count() as u64
+            })
+            .sum();
+        per_mechanism
+            * self.loads.len() as u64
+            * self.timer_slacks_ns.len().max(1) as u64
+            * self.rounds
+    }
+
+    fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<SweepData>> {
+        run(self, ctx)
+    }
+
+    fn render(data: &SweepData) -> String {
+        render(data)
+    }
+
+    fn csv(data: &SweepData) -> Option<anyhow::Result<Vec<u8>>> {
+        Some(to_csv(data))
+    }
+}
+
+impl ResultData for SweepData {
+    fn experiment(&self) -> &'static str {
+        SweepConfig::NAME
+    }
+
+    /// Every measured cell, keyed by mechanism, request and load; the timer slack joins
+    /// the key only when some cell was measured under several slacks (so `--timer-slack
+    /// 50us` and `--timer-slack 1ns` runs compare cell by cell).
+    fn points(&self) -> Vec<Point> {
+        let multi_slack = self.cells.iter().any(|c| {
+            self.cells.iter().any(|d| {
+                d.mechanism == c.mechanism
+                    && d.requested_ns == c.requested_ns
+                    && d.load == c.load
+                    && d.timer_slack_ns != c.timer_slack_ns
+            })
+        });
+        self.cells
+            .iter()
+            .filter(|c| c.summary.count > 0)
+            .map(|c| {
+                let mut key = vec![
+                    KeyPart::text(&c.mechanism),
+                    KeyPart::Ns(c.requested_ns),
+                    KeyPart::text(format!("load {}", c.load)),
+                ];
+                if multi_slack {
+                    key.extend([KeyPart::text("slack"), KeyPart::Ns(c.timer_slack_ns)]);
+                }
+                Point {
+                    key,
+                    n: c.summary.count,
+                    median_ns: c.summary.median_ns,
+                    p99_ns: c.summary.p99_ns,
+                }
+            })
+            .collect()
+    }
+
+    fn samples(&self) -> Box<dyn Iterator<Item = Sample<'_>> + '_> {
+        Box::new(self.cells.iter().flat_map(SweepCell::samples))
+    }
+}
+
+impl SweepCell {
+    /// Its kept samples: the warm-up calls (round −1), then the measured ones, each
+    /// assigned to its round (a loaded result keeps only the first `samples_ns`).
+    pub fn samples(&self) -> impl Iterator<Item = Sample<'_>> + '_ {
+        let sample = move |round: i64, index: usize, warmup: bool, value_ns: u64| Sample {
+            series: &self.mechanism,
+            requested_ns: self.requested_ns,
+            load: self.load,
+            timer_slack_ns: Some(self.timer_slack_ns),
+            round,
+            index: index as u64,
+            warmup,
+            metric: Metric::Elapsed,
+            value_ns,
+        };
+        let kept = if self.all_samples_ns.is_empty() {
+            &self.samples_ns
+        } else {
+            &self.all_samples_ns
+        };
+        let rounds = self
+            .round_counts
+            .iter()
+            .enumerate()
+            .flat_map(|(r, &n)| std::iter::repeat_n(r as i64, n as usize))
+            .chain(std::iter::repeat(-1));
+        let warmup = self.first_calls_ns.iter().enumerate();
+        warmup.map(move |(k, &v)| sample(-1, k, true, v)).chain(
+            rounds
+                .zip(kept.iter().enumerate())
+                .map(move |(r, (k, &v))| sample(r, k, false, v)),
+        )
     }
 }
 

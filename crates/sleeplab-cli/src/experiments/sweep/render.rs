@@ -2,7 +2,7 @@
 //! requested duration, columns: load level), then a percentile table per mechanism.
 
 use super::{SweepCell, SweepData};
-use crate::output::{fmt_ns, fmt_ns_f, new_table};
+use crate::output::{fmt_ns, fmt_ns_f, new_table, not_measured};
 use std::fmt::Write;
 
 /// Renders the sweep as text.
@@ -97,7 +97,8 @@ pub fn render(data: &SweepData) -> String {
                 .filter(|c| {
                     c.first_calls_ns
                         .first()
-                        .is_some_and(|&f| f as f64 > 2.0 * c.summary.p99_ns.max(1.0) && f > 100_000)
+                        .zip(c.summary.p99_ns)
+                        .is_some_and(|(&f, p99)| f as f64 > 2.0 * p99.max(1.0) && f > 100_000)
                 })
                 .map(|c| {
                     format!(
@@ -121,22 +122,11 @@ pub fn render(data: &SweepData) -> String {
     if loads.len() == 1 && slacks.len() == 1 {
         out.push_str(&overview(data));
     }
-    if !data.skipped.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nnot measured: {}",
-            data.skipped
-                .iter()
-                .map(|s| format!(
-                    "{} @ {} ({})",
-                    s.mechanism,
-                    fmt_ns(s.requested_ns),
-                    s.reason
-                ))
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
-    }
+    out.push_str(&not_measured(
+        data.skipped
+            .iter()
+            .map(|s| (s.mechanism.as_str(), s.requested_ns, s.reason.as_str())),
+    ));
     out
 }
 

@@ -3,25 +3,14 @@
 use super::{Quota, SkippedCell, SweepCell, SweepConfig, SweepData};
 use crate::contenders::{self, Wait};
 use crate::error::UsageError;
-use crate::interrupt::interrupted;
+use crate::experiments::{Context, Outcome, histogram, load_note};
 use crate::load::LoadThreads;
-use crate::model::RunSettings;
-use crate::output::{Progress, fmt_ns};
-use crate::settings::ThreadArgs;
+use crate::output::fmt_ns;
+use crate::rusage::ThreadUsage;
+use crate::settings::{set_slack, slack_levels};
 use crate::stats::{Recorder, RecorderConfig};
-use crate::usage::ThreadUsage;
 use sleeplab::clock::monotonic_ns;
-use sleeplab::system::{SlackGuard, timer_slack_ns};
-
-/// What one run of the sweep produced.
-pub struct SweepOutcome {
-    /// The data (partial when interrupted).
-    pub data: SweepData,
-    /// Settings of the measuring thread.
-    pub settings: RunSettings,
-    /// False when interrupted.
-    pub complete: bool,
-}
+use sleeplab::system::timer_slack_ns;
 
 /// One cell's accumulating state.
 struct CellState {
@@ -41,47 +30,31 @@ fn share(total: u64, rounds: u64, r: u64) -> u64 {
     total / rounds + u64::from(r < total % rounds)
 }
 
-/// Runs `config` on a dedicated measuring thread with `threads` applied to it.
-pub fn run(
-    config: &SweepConfig,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<SweepOutcome> {
-    let config = config.clone();
-    let threads = threads.clone();
-    let progress = progress.clone();
-    let handle = std::thread::Builder::new()
-        .name("sleeplab-measure".into())
-        .spawn(move || measure(&config, &threads, &progress))?;
-    handle
-        .join()
-        .map_err(|_| anyhow::anyhow!("the measuring thread panicked"))?
+/// Runs `config` on a dedicated measuring thread with the context's settings applied.
+pub fn run(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepData>> {
+    let mut out = ctx.on_measuring_thread("sleeplab-measure", || measure(config, ctx))?;
+    out.notes.extend(load_note(
+        &config.loads,
+        ctx.cpus,
+        "the measuring thread competes for a CPU",
+    ));
+    Ok(out)
 }
 
-fn measure(
-    config: &SweepConfig,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<SweepOutcome> {
-    threads.apply()?;
-    let infos = contenders::all();
+fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepData>> {
+    let progress = &ctx.progress;
     let mut waiters: Vec<Box<dyn Wait>> = Vec::with_capacity(config.mechanisms.len());
     for name in &config.mechanisms {
         waiters.push(contenders::build(name).map_err(|e| UsageError::new(format!("{name}: {e}")))?);
     }
-    let info = |name: &str| infos.iter().find(|i| i.name == name);
 
     // Build the cells in reporting order, and the list of skipped ones.
-    let slacks: Vec<Option<u64>> = if config.timer_slacks_ns.is_empty() {
-        vec![None]
-    } else {
-        config.timer_slacks_ns.iter().map(|&s| Some(s)).collect()
-    };
+    let slacks = slack_levels(&config.timer_slacks_ns);
     let mut cells = Vec::new();
     let mut skipped = Vec::new();
     for (mi, name) in config.mechanisms.iter().enumerate() {
         for &d in &config.durations_ns {
-            if let Some(reason) = info(name).and_then(|i| i.skip_reason(d)) {
+            if let Some(reason) = contenders::skip_reason(name, d) {
                 skipped.push(SkippedCell {
                     mechanism: name.clone(),
                     requested_ns: d,
@@ -117,18 +90,13 @@ fn measure(
         for &load in &config.loads {
             let _load = LoadThreads::start(load);
             for &slack in &slacks {
-                let _guard = match slack {
-                    Some(s) => Some(SlackGuard::set(s).map_err(|e| {
-                        UsageError::new(format!("--timer-slack {}: {e}", fmt_ns(s)))
-                    })?),
-                    None => None,
-                };
+                let _guard = set_slack(slack)?;
                 let in_force = timer_slack_ns();
                 for cell in cells
                     .iter_mut()
                     .filter(|c| c.load == load && c.slack == slack)
                 {
-                    if interrupted() {
+                    if ctx.stopped() {
                         complete = false;
                         break 'rounds;
                     }
@@ -154,7 +122,7 @@ fn measure(
                     }
                     let before = cell.rec.count();
                     let usage0 = ThreadUsage::now();
-                    run_chunk(waiter.as_mut(), cell, config, round);
+                    run_chunk(waiter.as_mut(), cell, config, round, ctx);
                     cell.usage.add_since(&usage0);
                     cell.round_counts.push(cell.rec.count() - before);
                     progress.inc(1);
@@ -163,7 +131,7 @@ fn measure(
         }
     }
 
-    let settings = threads.record();
+    let settings = ctx.threads.record();
     let cells = cells
         .into_iter()
         .filter(|c| c.rec.count() > 0)
@@ -180,32 +148,30 @@ fn measure(
                 cpu_ns_per_call: c.usage.cpu_ns as f64 / calls,
                 voluntary_csw_per_call: c.usage.voluntary_csw as f64 / calls,
                 involuntary_csw_per_call: c.usage.involuntary_csw as f64 / calls,
-                histogram: c
-                    .rec
-                    .histogram_buckets()
-                    .into_iter()
-                    .map(|(v, n)| [v, n])
-                    .collect(),
+                histogram: histogram(&c.rec),
                 round_counts: c.round_counts,
                 samples_ns: raw[..raw.len().min(config.json_samples)].to_vec(),
                 all_samples_ns: raw.to_vec(),
             }
         })
         .collect();
-    Ok(SweepOutcome {
-        data: SweepData {
-            config: config.clone(),
-            cells,
-            skipped,
-        },
-        settings,
-        complete,
-    })
+    let data = SweepData {
+        config: config.clone(),
+        cells,
+        skipped,
+    };
+    Ok(Outcome::new(data, settings, complete))
 }
 
 /// Takes this round's share of samples for one cell. The timed region is a clock read,
 /// the wait, a clock read; recording and the stop checks happen outside it.
-fn run_chunk(waiter: &mut dyn Wait, cell: &mut CellState, config: &SweepConfig, round: u64) {
+fn run_chunk(
+    waiter: &mut dyn Wait,
+    cell: &mut CellState,
+    config: &SweepConfig,
+    round: u64,
+    ctx: &Context,
+) {
     let d = cell.requested_ns;
     match config.quota {
         Quota::Iterations { count } => {
@@ -214,7 +180,7 @@ fn run_chunk(waiter: &mut dyn Wait, cell: &mut CellState, config: &SweepConfig, 
                 waiter.wait(d);
                 let t1 = monotonic_ns();
                 cell.rec.record(t1 - t0);
-                if interrupted() {
+                if ctx.stopped() {
                     break;
                 }
             }
@@ -236,7 +202,7 @@ fn run_chunk(waiter: &mut dyn Wait, cell: &mut CellState, config: &SweepConfig, 
                 cell.rec.record(t1 - t0);
                 spent = spent.saturating_add(t1 - t0);
                 n += 1;
-                if interrupted() {
+                if ctx.stopped() {
                     break;
                 }
             }
@@ -258,15 +224,12 @@ mod tests {
 
     fn tiny_config(mechanisms: &[&str], durations: &[u64], quota: Quota) -> SweepConfig {
         SweepConfig {
-            mechanisms: mechanisms.iter().map(|s| s.to_string()).collect(),
-            durations_ns: durations.to_vec(),
             loads: vec![0, 1],
-            timer_slacks_ns: vec![],
-            quota,
             warmup: 2,
             rounds: 3,
             json_samples: 4,
             raw_cap: 1000,
+            ..SweepConfig::new(mechanisms, durations, quota)
         }
     }
 
@@ -277,7 +240,7 @@ mod tests {
             &[0, 20_000],
             Quota::Iterations { count: 10 },
         );
-        let out = run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        let out = run(&config, &Context::hidden()).unwrap();
         assert!(out.complete);
         let d = &out.data;
         // yield skips 20 µs, timerfd skips 0: 4 mechanisms × 2 durations − 2 = 6 cells × 2 loads.
@@ -297,6 +260,27 @@ mod tests {
         }
     }
 
+    /// Stopped part-way, a sweep is incomplete and keeps what it measured, each cell's
+    /// samples assigned to the rounds they were taken in.
+    #[test]
+    fn a_stopped_sweep_keeps_what_it_measured() {
+        use crate::experiments::Stop;
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let config = tiny_config(&["yield", "spin"], &[0], Quota::Iterations { count: 30 });
+        let checks = Arc::new(AtomicUsize::new(0));
+        let c = Arc::clone(&checks);
+        let ctx =
+            Context::hidden().with_stop(Stop::when(move || c.fetch_add(1, Ordering::SeqCst) >= 25));
+        let out = run(&config, &ctx).unwrap();
+        assert!(!out.complete);
+        let total: u64 = out.data.cells.iter().map(|c| c.summary.count).sum();
+        assert!(total > 0 && total < 4 * 30, "{total}");
+        for c in &out.data.cells {
+            assert_eq!(c.round_counts.iter().sum::<u64>(), c.summary.count);
+        }
+    }
+
     #[test]
     fn budget_respects_min_and_max() {
         let mut config = tiny_config(
@@ -309,7 +293,7 @@ mod tests {
             },
         );
         config.loads = vec![0];
-        let out = run(&config, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        let out = run(&config, &Context::hidden()).unwrap();
         for c in &out.data.cells {
             let n = c.summary.count;
             assert!((6..=30).contains(&n), "{} ns: {n} samples", c.requested_ns);

@@ -27,16 +27,7 @@
 //! left out of everything else. Wakes after the last scheduled deadline is covered are
 //! ignored.
 
-/// One wake-up of a periodic mechanism as the measuring thread saw it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Wake {
-    /// When the measuring thread (or the SIGEV_THREAD callback) read the clock after
-    /// waking, ns (CLOCK_MONOTONIC).
-    pub wake_ns: u64,
-    /// Deadlines this wake stands for, as the mechanism reported them (≥ 1; see the
-    /// module documentation).
-    pub expirations: u64,
-}
+pub use sleeplab::wait::periodic::{Wake, passed_deadlines, reconcile};
 
 /// An absolute periodic schedule: deadline `k` is due at `t0_ns + k·period_ns`,
 /// k = 1..=`ticks`.
@@ -54,54 +45,6 @@ impl Schedule {
     /// When deadline `k` is due, ns (saturating).
     pub fn deadline(&self, k: u64) -> u64 {
         self.t0_ns.saturating_add(k.saturating_mul(self.period_ns))
-    }
-}
-
-/// How many deadlines a loop that woke at `now` has just passed, given that `covered`
-/// deadlines were accounted for before: the deadlines up to and including the latest one
-/// at or before `now`, and at least 1 (the wake stands for the deadline it waited for,
-/// even when it woke early). Saturating; never panics (a 0 period is taken as 1 ns).
-pub fn passed_deadlines(t0_ns: u64, period_ns: u64, covered: u64, now: u64) -> u64 {
-    let latest = now.saturating_sub(t0_ns) / period_ns.max(1);
-    latest.max(covered.saturating_add(1)) - covered
-}
-
-/// Makes per-wake expiration counts that are only estimates consistent with the wake
-/// times, for mechanisms whose count cannot be tied to the wake that reports it:
-///
-/// * `setitimer`: the kernel counts no overruns, so the count is the deadlines passed by
-///   the clock read after `sigwaitinfo`; but a thread preempted between dequeuing the
-///   signal and that read sees a deadline whose own signal is still to come, and that
-///   signal would then look early.
-/// * `posix-timer-thread`: each expiry runs in its own thread, so `timer_getoverrun` in a
-///   callback may return the overrun of another expiry.
-///
-/// Each wake `i` claims deadline `k_i` (the running sum of its estimates). A wake cannot
-/// stand for a deadline after its own time, so `k_i` is capped at the latest deadline at
-/// or before the wake, and at `k_{i+1} − 1` (a backward pass); then `k_i ≥ k_{i−1} + 1`
-/// is restored (a forward pass). When the wakes can be matched to distinct deadlines at
-/// or before them, no wake is early afterwards; when they cannot (more wakes than
-/// deadlines have passed: a real early wake), the forward pass leaves the excess early.
-/// Counts that are already consistent (the kernel's exact ones) are left unchanged.
-pub fn reconcile(t0_ns: u64, period_ns: u64, wakes: &mut [Wake]) {
-    let p = period_ns.max(1);
-    let mut k: Vec<u64> = Vec::with_capacity(wakes.len());
-    let mut c = 0u64;
-    for w in wakes.iter() {
-        c = c.saturating_add(w.expirations.max(1));
-        k.push(c);
-    }
-    let mut cap = u64::MAX;
-    for (ki, w) in k.iter_mut().zip(wakes.iter()).rev() {
-        let latest = w.wake_ns.saturating_sub(t0_ns) / p;
-        *ki = (*ki).min(latest).min(cap);
-        cap = ki.saturating_sub(1);
-    }
-    let mut prev = 0u64;
-    for (ki, w) in k.iter_mut().zip(wakes.iter_mut()) {
-        *ki = (*ki).max(prev + 1);
-        w.expirations = *ki - prev;
-        prev = *ki;
     }
 }
 

@@ -11,16 +11,17 @@
 
 pub mod accounting;
 mod csv_out;
+mod experiment;
 mod histogram;
 pub mod mechanisms;
 mod render;
 mod run;
 mod summary;
 
-pub use csv_out::{CSV_COLUMNS, write_csv};
+pub use csv_out::{CSV_COLUMNS, to_csv};
 pub use histogram::{histogram_text, write_histogram};
 pub use render::render;
-pub use run::{TimersOutcome, cell_count, run};
+pub use run::{cell_count, run};
 pub use summary::TickStats;
 
 use schemars::JsonSchema;

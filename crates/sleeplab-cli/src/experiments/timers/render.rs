@@ -3,7 +3,7 @@
 //! rows under each mechanism with `--threads`; then one-glance matrices.
 
 use super::{TickStats, TimersCell, TimersData};
-use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
+use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table, not_measured};
 use std::fmt::Write;
 
 fn slack_label(s: Option<u64>) -> &'static str {
@@ -151,17 +151,11 @@ pub fn render(data: &TimersData) -> String {
             early.join("; ")
         );
     }
-    if !data.skipped.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nnot measured: {}",
-            data.skipped
-                .iter()
-                .map(|s| format!("{} @ {} ({})", s.mechanism, fmt_ns(s.period_ns), s.reason))
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
-    }
+    out.push_str(&not_measured(
+        data.skipped
+            .iter()
+            .map(|s| (s.mechanism.as_str(), s.period_ns, s.reason.as_str())),
+    ));
     out.push_str(
         "\ncount = wakes received / ticks scheduled; avg error = mean |interval − period| / period \
          (seed 004); late = wake − (t0 + k·period) per scheduled tick; missed = ticks swallowed by \

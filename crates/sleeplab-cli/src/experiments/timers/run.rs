@@ -5,25 +5,13 @@
 use super::accounting::{Schedule, Wake, account};
 use super::mechanisms::{self, Plan};
 use super::{SkippedTimerCell, ThreadResult, TickStats, TimersCell, TimersConfig, TimersData};
-use crate::error::UsageError;
-use crate::interrupt::interrupted;
+use crate::experiments::{Context, Outcome, Stop};
 use crate::load::LoadThreads;
-use crate::model::RunSettings;
-use crate::output::{Progress, fmt_ns};
-use crate::settings::ThreadArgs;
-use crate::usage::ThreadUsage;
-use sleeplab::system::{SlackGuard, lock_memory, timer_slack_ns};
+use crate::output::fmt_ns;
+use crate::rusage::ThreadUsage;
+use crate::settings::{ThreadSettings, lock_memory, set_slack, slack_levels};
+use sleeplab::system::timer_slack_ns;
 use std::sync::Barrier;
-
-/// What one run of `timers` produced.
-pub struct TimersOutcome {
-    /// The data (partial when interrupted).
-    pub data: TimersData,
-    /// Settings of the measuring threads.
-    pub settings: RunSettings,
-    /// False when interrupted.
-    pub complete: bool,
-}
 
 /// One thread's raw run.
 struct ThreadRun {
@@ -33,26 +21,16 @@ struct ThreadRun {
     slack: u64,
 }
 
-/// Runs `config` with `threads` applied to every measuring thread; `progress` advances
-/// by one per cell.
-pub fn run(
-    config: &TimersConfig,
-    threads: &ThreadArgs,
-    progress: &Progress,
-) -> anyhow::Result<TimersOutcome> {
+/// Runs `config` with the context's settings applied to every measuring thread; its
+/// progress advances by one per cell.
+pub fn run(config: &TimersConfig, ctx: &Context) -> anyhow::Result<Outcome<TimersData>> {
+    let (threads, progress) = (&ctx.threads, &ctx.progress);
     if threads.mlock {
         // Process-wide, once.
-        lock_memory().map_err(|e| UsageError::new(format!("--mlock: {e}")))?;
+        lock_memory()?;
     }
-    let per_thread = ThreadArgs {
-        mlock: false,
-        ..threads.clone()
-    };
-    let slacks: Vec<Option<u64>> = if config.timer_slacks_ns.is_empty() {
-        vec![None]
-    } else {
-        config.timer_slacks_ns.iter().map(|&s| Some(s)).collect()
-    };
+    let per_thread = threads.without_mlock();
+    let slacks = slack_levels(&config.timer_slacks_ns);
     let mut cells = Vec::new();
     let mut skipped = Vec::new();
     let mut complete = true;
@@ -63,7 +41,7 @@ pub fn run(
         for &slack in &slacks {
             for &period in &config.periods_ns {
                 for name in &config.mechanisms {
-                    if interrupted() {
+                    if ctx.stopped() {
                         complete = false;
                         break 'all;
                     }
@@ -93,7 +71,7 @@ pub fn run(
                             .unwrap_or_default(),
                         total as f64 * config.duration_ns as f64 / 1e9,
                     ));
-                    match run_cell(config, name, period, load, slack, &per_thread)? {
+                    match run_cell(config, name, period, load, slack, &per_thread, &ctx.stop)? {
                         Ok(cell) => {
                             let cut = !cell.complete;
                             cells.push(cell);
@@ -118,15 +96,12 @@ pub fn run(
     if let Some(c) = cells.first() {
         settings.timer_slack_ns = c.timer_slack_ns;
     }
-    Ok(TimersOutcome {
-        data: TimersData {
-            config: config.clone(),
-            cells,
-            skipped,
-        },
-        settings,
-        complete,
-    })
+    let data = TimersData {
+        config: config.clone(),
+        cells,
+        skipped,
+    };
+    Ok(Outcome::new(data, settings, complete))
 }
 
 /// Number of cells `config` will measure (for the progress bar and the time estimate).
@@ -152,7 +127,8 @@ fn run_cell(
     period: u64,
     load: usize,
     slack: Option<u64>,
-    thread_args: &ThreadArgs,
+    thread_args: &ThreadSettings,
+    stop: &Stop,
 ) -> anyhow::Result<Result<TimersCell, String>> {
     let plan = Plan {
         period_ns: period,
@@ -168,7 +144,9 @@ fn run_cell(
                 let barrier = &barrier;
                 std::thread::Builder::new()
                     .name(format!("sleeplab-timer{i}"))
-                    .spawn_scoped(s, move || measure(name, &plan, slack, thread_args, barrier))
+                    .spawn_scoped(s, move || {
+                        measure(name, &plan, slack, thread_args, barrier, stop)
+                    })
             })
             .collect();
         handles
@@ -182,11 +160,7 @@ fn run_cell(
             .collect()
     });
     let helper = match (helper_before, mechanisms::shared_helper_usage(name)) {
-        (Some(a), Some(b)) => ThreadUsage {
-            cpu_ns: b.cpu_ns.saturating_sub(a.cpu_ns),
-            voluntary_csw: b.voluntary_csw.saturating_sub(a.voluntary_csw),
-            involuntary_csw: b.involuntary_csw.saturating_sub(a.involuntary_csw),
-        },
+        (Some(a), Some(b)) => b.since(&a),
         _ => ThreadUsage::default(),
     };
     let mut ok = Vec::with_capacity(n);
@@ -212,20 +186,15 @@ fn measure(
     name: &str,
     plan: &Plan,
     slack: Option<u64>,
-    thread_args: &ThreadArgs,
+    thread_args: &ThreadSettings,
     barrier: &Barrier,
+    stop: &Stop,
 ) -> anyhow::Result<Result<ThreadRun, String>> {
     // Everything that can fail happens before the barrier, and every thread reaches it.
     let prepared = (|| -> anyhow::Result<Result<_, String>> {
         thread_args.apply()?;
-        let guard = match slack {
-            Some(s) => Some(
-                SlackGuard::set(s)
-                    .map_err(|e| UsageError::new(format!("--timer-slack {}: {e}", fmt_ns(s))))?,
-            ),
-            None => None,
-        };
-        let mech = match mechanisms::build(name) {
+        let guard = set_slack(slack)?;
+        let mech = match mechanisms::build(name, plan) {
             Ok(m) => m,
             Err(e) => return Ok(Err(format!("failed: {e}"))),
         };
@@ -241,7 +210,7 @@ fn measure(
         Err(reason) => return Ok(Err(reason)),
     };
     let start = ThreadUsage::now();
-    let report = match mech.run(plan, &mut wakes) {
+    let report = match mechanisms::run(&mut mech, plan, &mut wakes, stop) {
         Ok(r) => r,
         Err(e) => return Ok(Err(format!("failed: {e}"))),
     };
@@ -370,7 +339,7 @@ mod tests {
         // the 1.5 µs cells of the others run 13 333 busy ticks / timerfd expirations.
         let c = config(&["timerfd-interval", "setitimer"], 2);
         assert_eq!(cell_count(&c), 3);
-        let out = run(&c, &ThreadArgs::default(), &Progress::hidden()).unwrap();
+        let out = run(&c, &Context::hidden()).unwrap();
         assert!(out.complete);
         let d = &out.data;
         assert_eq!(d.cells.len(), 3, "{:?}", d.skipped);

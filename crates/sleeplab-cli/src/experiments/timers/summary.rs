@@ -2,7 +2,7 @@
 //! merged): counts, the seed's error, lateness quantiles, drift.
 
 use super::accounting::Account;
-use crate::stats::quantile_sorted;
+use crate::stats::{quantile_sorted, tail_quantile};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -36,8 +36,9 @@ pub struct TickStats {
     pub min_lateness_ns: i64,
     /// Median lateness, ns.
     pub median_lateness_ns: f64,
-    /// 99th percentile of the lateness, ns (linear interpolation, as numpy).
-    pub p99_lateness_ns: f64,
+    /// 99th percentile of the lateness, ns (linear interpolation, as numpy); `null`
+    /// below 100 delivered ticks (the quantile rule).
+    pub p99_lateness_ns: Option<f64>,
     /// Largest lateness, ns.
     pub max_lateness_ns: i64,
     /// The last received wake − its own deadline, ns (worst thread when merged).
@@ -82,6 +83,7 @@ impl TickStats {
         let min = sorted.first().copied().unwrap_or(0);
         let shifted: Vec<u64> = sorted.iter().map(|&x| (x - min) as u64).collect();
         let q = |p: f64| quantile_sorted(&shifted, p).map_or(0.0, |v| v + min as f64);
+        let p99 = tail_quantile(&shifted, 0.99).map(|v| v + min as f64);
         let worst = |f: fn(&Account) -> i64| {
             accounts
                 .iter()
@@ -102,7 +104,7 @@ impl TickStats {
             lateness_stddev_ns,
             min_lateness_ns: min,
             median_lateness_ns: q(0.5),
-            p99_lateness_ns: q(0.99),
+            p99_lateness_ns: p99,
             max_lateness_ns: sorted.last().copied().unwrap_or(0),
             end_lateness_ns: worst(|a| a.end_lateness_ns),
             drift_ns: worst(|a| a.drift_ns),
@@ -145,8 +147,8 @@ mod tests {
         // Sample sd of 10, 20, 30, 40 µs = 12.910 µs.
         assert!((one.lateness_stddev_ns - 12_909.944).abs() < 1e-2);
         assert_eq!((one.min_lateness_ns, one.max_lateness_ns), (10_000, 40_000));
-        // numpy.percentile([10,20,30,40], 99) = 39.7
-        assert!((one.p99_lateness_ns - 39_700.0).abs() < 1e-6);
+        // Four ticks cannot resolve a p99 (the quantile rule needs 100).
+        assert_eq!(one.p99_lateness_ns, None);
         // Errors: intervals 1.01, 1.01, 1.01, 1.01 ms → 1 % each.
         assert!((one.avg_error_pct - 1.0).abs() < 1e-9);
         assert!(one.error_stddev_pct.abs() < 1e-9);

@@ -2,9 +2,8 @@
 //! log-log scatter, seed 002 figure 2), latency CDFs, CPU vs interval (figure 3), error
 //! per period (seed 004), comparisons of two runs.
 
-use super::{
-    Area, DESC_SIZE, DrawResult, FONT, TICK_SIZE, bold_grid, decade_range, light_grid, log_axis,
-};
+use super::frame::{house_style, legend_box};
+use super::{Area, DrawResult, FONT, decade_range, log_axis};
 use crate::report::units;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
@@ -209,20 +208,17 @@ impl XyChart {
         let (xu, yu) = (self.x.unit, self.y.unit);
         let xf = move |v: &f64| xu.format(*v);
         let yf = move |v: &f64| yu.format(*v);
-        chart
-            .configure_mesh()
-            .x_desc(self.x.label.as_str())
-            .y_desc(self.y.label.as_str())
-            .x_label_formatter(&xf)
-            .y_label_formatter(&yf)
-            .x_labels(if xlog { 8 } else { 7 })
-            .y_labels(if ylog { 8 } else { 6 })
-            .label_style((FONT, TICK_SIZE).into_font().color(&BLACK.mix(0.75)))
-            .axis_desc_style((FONT, DESC_SIZE).into_font().color(&BLACK.mix(0.85)))
-            .bold_line_style(bold_grid())
-            .light_line_style(light_grid())
-            .axis_style(BLACK.mix(0.45))
-            .draw()?;
+        house_style(
+            chart
+                .configure_mesh()
+                .x_desc(self.x.label.as_str())
+                .y_desc(self.y.label.as_str())
+                .x_label_formatter(&xf)
+                .y_label_formatter(&yf)
+                .x_labels(if xlog { 8 } else { 7 })
+                .y_labels(if ylog { 8 } else { 6 }),
+        )
+        .draw()?;
 
         let ok = |p: &(f64, f64)| {
             p.0.is_finite() && p.1.is_finite() && (!xlog || p.0 > 0.0) && (!ylog || p.1 > 0.0)
@@ -289,14 +285,6 @@ impl XyChart {
             Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
             Legend::UpperRight => SeriesLabelPosition::UpperRight,
         };
-        chart
-            .configure_series_labels()
-            .position(position)
-            .margin(10)
-            .label_font((FONT, TICK_SIZE))
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK.mix(0.25))
-            .draw()?;
-        Ok(())
+        legend_box(&mut chart, position)
     }
 }

@@ -59,7 +59,12 @@ fn pace(p: &PaceData) -> Section {
             .map(|r| Series {
                 name: r.strategy.clone(),
                 color: strategy_color(&names, &r.strategy),
-                points: vec![(r.cpu_percent.clamp(0.0, 100.0), r.error.p99_ns.max(1.0))],
+                points: r
+                    .error
+                    .p99_ns
+                    .map(|p| (r.cpu_percent.clamp(0.0, 100.0), p.max(1.0)))
+                    .into_iter()
+                    .collect(),
                 style: Style::Markers,
             })
             .collect(),
@@ -68,6 +73,7 @@ fn pace(p: &PaceData) -> Section {
     };
     let mut t = Table::new([
         "strategy",
+        "frames (n)",
         "mean",
         "p50",
         "p99",
@@ -81,6 +87,7 @@ fn pace(p: &PaceData) -> Section {
         let e = &r.error;
         t.row(vec![
             Cell::Text(r.strategy.clone()),
+            Cell::Num(e.count.to_string()),
             Cell::Num(ns(e.mean_ns)),
             Cell::Num(ns(e.median_ns)),
             Cell::Num(ns(e.p99_ns)),
@@ -160,7 +167,9 @@ fn tradeoff_caption(p: &PaceData) -> String {
         .results
         .iter()
         .filter(|r| r.cpu_percent < 50.0)
-        .min_by(|a, b| a.error.p99_ns.total_cmp(&b.error.p99_ns));
+        .filter_map(|r| r.error.p99_ns.map(|p| (r, p)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(r, _)| r);
     match frugal {
         Some(r) => format!(
             "Lower left is best. Among contenders using under half a core, {} had the best p99: {} at {} CPU.",
@@ -217,9 +226,10 @@ fn cpu(c: &CpuData) -> Section {
                     .iter()
                     .find(|p| p.strategy == s && p.interval_ns == iv)
                 {
-                    Some(p) => {
-                        Cell::NumSub(pct(p.cpu_percent), format!("p99 {}", ns(p.error.p99_ns)))
-                    }
+                    Some(p) => Cell::NumSub(
+                        pct(p.cpu_percent),
+                        format!("p99 {} (n {})", ns(p.error.p99_ns), p.error.count),
+                    ),
                     None => Cell::Empty,
                 },
             );

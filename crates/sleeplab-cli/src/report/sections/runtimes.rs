@@ -104,7 +104,10 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
             .map(|(name, c, i)| Bar {
                 name: name.clone(),
                 value: c.summary.median_ns.max(1.0),
-                whisker: Some((c.summary.min_ns.max(1) as f64, c.summary.p99_ns.max(1.0))),
+                whisker: c
+                    .summary
+                    .p99_ns
+                    .map(|p| (c.summary.min_ns.max(1) as f64, p.max(1.0))),
                 color: color(*i),
             })
             .collect(),
@@ -162,6 +165,15 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
             )),
             RuntimeStatus::Failed { reason } => Some(format!("{}: failed ({reason})", r.title)),
         })
+        .chain(d.runtimes.iter().flat_map(|r| {
+            r.methods.iter().filter_map(move |m| {
+                let p = m.partial.as_ref()?;
+                Some(format!(
+                    "{} {}: partial, {} of {} cells kept (stopped: {})",
+                    r.title, m.method, p.cells_kept, p.cells_asked, p.reason
+                ))
+            })
+        }))
         .collect();
     let height = bars.height();
     let mut blocks = vec![

@@ -2,13 +2,13 @@
 //! schedulers (requested interval × scheduler period), from `sleeplab simulate`.
 
 use super::figure;
+use crate::experiments::simulate::SimulateData;
 use crate::report::charts::heatmap::Heatmap;
 use crate::report::escape;
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::Results;
-use crate::sim::SimulateData;
 
 /// The simulate section, when the results hold a `simulate` run.
 pub fn section(r: &Results<'_>) -> Option<Section> {

@@ -269,14 +269,9 @@ fn load_caption(m: &MainSweep<'_>, cpus: usize) -> String {
         .cells()
         .filter(|c| c.load == 0 && c.requested_ns == d && honest(c))
         .filter_map(|a| {
-            m.cell(&a.mechanism, d, max).map(|b| {
-                (
-                    a.mechanism.as_str(),
-                    b.summary.p99_ns / a.summary.p99_ns.max(1.0),
-                    a.summary.p99_ns,
-                    b.summary.p99_ns,
-                )
-            })
+            let b = m.cell(&a.mechanism, d, max)?;
+            let (pa, pb) = (a.summary.p99_ns?, b.summary.p99_ns?);
+            Some((a.mechanism.as_str(), pb / pa.max(1.0), pa, pb))
         })
         .collect();
     ratios.sort_by(|a, b| a.1.total_cmp(&b.1));
@@ -318,7 +313,7 @@ fn median_table(m: &MainSweep<'_>) -> Table {
                     )),
                     Some(c) => Cell::NumSub(
                         ns(c.summary.median_ns),
-                        format!("p99 {}", ns(c.summary.p99_ns)),
+                        format!("p99 {} (n {})", ns(c.summary.p99_ns), c.summary.count),
                     ),
                     None => Cell::Empty,
                 });
@@ -653,6 +648,8 @@ fn slack(s: &SlackSweep<'_>) -> Section {
     let mut t = Table::new([
         "mechanism".to_string(),
         "requested".to_string(),
+        format!("n @ {hi_name}"),
+        format!("n @ {lo_name}"),
         format!("median @ {hi_name}"),
         format!("median @ {lo_name}"),
         "difference".to_string(),
@@ -664,6 +661,8 @@ fn slack(s: &SlackSweep<'_>) -> Section {
         t.row(vec![
             Cell::Text(h.mechanism.clone()),
             Cell::Num(ns(h.requested_ns as f64)),
+            Cell::Num(h.summary.count.to_string()),
+            Cell::Num(l.summary.count.to_string()),
             Cell::Num(ns(h.summary.median_ns)),
             Cell::Num(ns(l.summary.median_ns)),
             if diff > 2_000.0 {

@@ -1,0 +1,75 @@
+//! The tail every experiment command shares: run the experiment with a progress bar,
+//! print its tables, wrap the data in the result envelope, save JSON and CSV.
+
+use super::args::{OutputArgs, name_flags};
+use super::outputs::save;
+use crate::experiments::{Context, Experiment, Outcome};
+use crate::model::{ExperimentData, RunStart};
+use crate::output::Progress;
+use crate::settings::ThreadSettings;
+use std::path::PathBuf;
+
+/// A finished run of the experiment `E`, printed, not yet saved.
+pub struct Measured<E: Experiment> {
+    start: RunStart,
+    outcome: Outcome<E::Data>,
+}
+
+/// Runs the experiment `config` under `threads`, with a progress bar titled `title`
+/// (none when `quiet`), and prints its tables. A setting the system refused is reported
+/// with the flag that asked for it.
+pub fn measure<E: Experiment>(
+    config: &E,
+    title: &str,
+    quiet: bool,
+    threads: ThreadSettings,
+) -> anyhow::Result<Measured<E>> {
+    let start = RunStart::now();
+    let ctx = Context::new(
+        Progress::new(title, config.steps(), quiet),
+        threads,
+        start.fingerprint.cpu_count,
+    );
+    let outcome = config.run(&ctx);
+    ctx.progress.finish();
+    let outcome = outcome.map_err(name_flags)?;
+    print!("{}", E::render(&outcome.data));
+    Ok(Measured { start, outcome })
+}
+
+impl<E> Measured<E>
+where
+    E: Experiment,
+    E::Data: Into<ExperimentData>,
+{
+    /// The data measured.
+    pub fn data(&self) -> &E::Data {
+        &self.outcome.data
+    }
+
+    /// Adds a note to the result (after the experiment's own).
+    pub fn note(&mut self, note: String) {
+        self.outcome.notes.push(note);
+    }
+
+    /// Saves the result as `outputs` ask (JSON, and the experiment's CSV), plus `extra`
+    /// files, and returns the exit code (130 when interrupted).
+    pub fn save(self, outputs: &OutputArgs, extra: Vec<(PathBuf, Vec<u8>)>) -> anyhow::Result<i32> {
+        let mut files = Vec::with_capacity(extra.len() + 1);
+        // Encoded before the data moves into the envelope: no copy of the data is made.
+        if let Some(path) = &outputs.csv
+            && let Some(csv) = E::csv(&self.outcome.data)
+        {
+            files.push((path.clone(), csv?));
+        }
+        files.extend(extra);
+        let Outcome {
+            data,
+            settings,
+            complete,
+            notes,
+        } = self.outcome;
+        let result = self.start.finish(data.into(), settings, complete, notes);
+        save(&result, outputs.json.as_deref(), &files)
+    }
+}

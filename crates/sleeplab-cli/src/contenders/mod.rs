@@ -1,0 +1,178 @@
+//! The CLI's contenders by name, in one home:
+//!
+//! * this module: everything `sweep` can measure by name, the OS wait mechanisms of
+//!   [`sleeplab::wait`] and the precise-sleep strategies that are not already an OS
+//!   mechanism (`std-sleep`, `clock-nanosleep-abs` and `spin` are both), so the
+//!   1 ns – 1 s curve includes them;
+//! * [`strategies`]: the precise-sleep contenders of `pace`, `cpu` and `advise` (the
+//!   library's strategies plus the `spin_sleep` crate).
+
+pub mod strategies;
+
+use sleeplab::clock::RealEnv;
+use sleeplab::wait::{self, Support, Waiter};
+use strategies::RealStrategy;
+
+/// Where a contender comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// An OS wait mechanism.
+    Os,
+    /// A precise-sleep strategy (sleep then spin).
+    Strategy,
+}
+
+/// A contender's listing.
+#[derive(Debug, Clone)]
+pub struct Info {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// One line on what it does.
+    pub description: &'static str,
+    /// Family, for grouping (sleep, poll, timerfd, sync, busy, strategy).
+    pub family: String,
+    /// Where it comes from.
+    pub origin: Origin,
+    /// Smallest request it can express.
+    pub min_ns: u64,
+    /// False when it ignores the duration (measured at 0 only).
+    pub takes_duration: bool,
+    /// Whether this machine supports it.
+    pub support: Support,
+}
+
+impl Info {
+    /// Whether a request of `ns` is meaningful.
+    pub fn accepts(&self, ns: u64) -> bool {
+        request_skip(self.name, self.min_ns, self.takes_duration, ns).is_none()
+    }
+}
+
+/// Why `name` skips a request of `ns` (it ignores durations, or cannot express one that
+/// short), if it does; `None` for names that are not contenders. Unlike [`all`] this
+/// does not probe the machine's support.
+pub fn skip_reason(name: &str, ns: u64) -> Option<String> {
+    match wait::find(name) {
+        Some(m) => request_skip(m.name, m.min_ns, m.takes_duration, ns),
+        None => None,
+    }
+}
+
+/// The one rule behind [`skip_reason`] and [`Info::accepts`].
+fn request_skip(name: &str, min_ns: u64, takes_duration: bool, ns: u64) -> Option<String> {
+    if !takes_duration && ns != 0 {
+        Some(format!("{name} ignores the duration; measured at 0 only"))
+    } else if ns < min_ns {
+        Some(format!(
+            "{name} cannot express {ns} ns (minimum {min_ns} ns)"
+        ))
+    } else {
+        None
+    }
+}
+
+/// Something that waits for a requested number of nanoseconds.
+pub trait Wait {
+    /// Waits for `ns` nanoseconds.
+    fn wait(&mut self, ns: u64);
+}
+
+impl Wait for Waiter {
+    #[inline]
+    fn wait(&mut self, ns: u64) {
+        Waiter::wait(self, ns)
+    }
+}
+
+/// A strategy measured as a plain wait (`sleep_for` from now).
+struct StrategyWait {
+    strategy: RealStrategy,
+    env: RealEnv,
+}
+
+impl Wait for StrategyWait {
+    #[inline]
+    fn wait(&mut self, ns: u64) {
+        self.strategy.sleep_for(&mut self.env, ns);
+    }
+}
+
+/// The strategies that are not OS mechanisms under another name.
+fn strategy_names() -> Vec<&'static str> {
+    strategies::names()
+        .into_iter()
+        .filter(|n| wait::find(n).is_none())
+        .collect()
+}
+
+/// Every contender, with its support on this machine.
+pub fn all() -> Vec<Info> {
+    let os = wait::mechanisms().iter().map(|m| Info {
+        name: m.name,
+        description: m.description,
+        family: m.family.to_string(),
+        origin: Origin::Os,
+        min_ns: m.min_ns,
+        takes_duration: m.takes_duration,
+        support: m.support(),
+    });
+    let strategies = strategy_names().into_iter().map(|name| Info {
+        name,
+        description: strategies::description(name),
+        family: "strategy".to_string(),
+        origin: Origin::Strategy,
+        min_ns: 0,
+        takes_duration: true,
+        support: Support::Supported,
+    });
+    os.chain(strategies).collect()
+}
+
+/// Names of all contenders.
+pub fn names() -> Vec<&'static str> {
+    wait::mechanisms()
+        .iter()
+        .map(|m| m.name)
+        .chain(strategy_names())
+        .collect()
+}
+
+/// Creates a contender's per-thread state.
+pub fn build(name: &str) -> Result<Box<dyn Wait>, String> {
+    if wait::find(name).is_some() {
+        return Waiter::new(name)
+            .map(|w| Box::new(w) as Box<dyn Wait>)
+            .map_err(|e| e.to_string());
+    }
+    strategies::build(name).map(|strategy| {
+        Box::new(StrategyWait {
+            strategy,
+            env: RealEnv,
+        }) as Box<dyn Wait>
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_build() {
+        let names = names();
+        for (i, n) in names.iter().enumerate() {
+            assert!(!names[..i].contains(n), "{n} twice");
+        }
+        assert!(names.contains(&"precise") && names.contains(&"spin-sleep"));
+        let infos = all();
+        assert_eq!(infos.len(), names.len());
+        assert_eq!(
+            infos
+                .iter()
+                .filter(|i| i.origin == Origin::Strategy)
+                .count(),
+            5
+        );
+        assert!(build("precise").is_ok());
+        assert!(build("nope").is_err());
+    }
+}

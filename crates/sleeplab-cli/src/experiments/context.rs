@@ -1,0 +1,135 @@
+//! What an experiment runs with besides its config: the progress bar, the stop flag,
+//! the thread settings and the machine's CPU count ([`Context`]).
+
+use crate::output::Progress;
+use crate::settings::ThreadSettings;
+use std::fmt;
+use std::sync::Arc;
+
+/// Asks a running experiment to stop and keep what it has measured.
+#[derive(Clone)]
+pub struct Stop(Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl Stop {
+    /// Stops on Ctrl-C (SIGINT, SIGTERM): what the commands and the survey use.
+    pub fn on_interrupt() -> Self {
+        Self(Arc::new(crate::interrupt::interrupted))
+    }
+
+    /// Stops once `when` says so (tests: "after the third batch").
+    pub fn when(when: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        Self(Arc::new(when))
+    }
+
+    /// Whether to stop now.
+    #[inline]
+    pub fn requested(&self) -> bool {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Stop")
+    }
+}
+
+/// What an experiment runs with besides its config.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// Where it reports its steps ([`super::Experiment::steps`] of them).
+    pub progress: Progress,
+    /// When to stop early, keeping what was measured.
+    pub stop: Stop,
+    /// Settings applied to every measuring thread.
+    pub threads: ThreadSettings,
+    /// Online CPUs of the machine (the run's fingerprint): the one source for load
+    /// warnings and worker counts.
+    pub cpus: usize,
+}
+
+impl Context {
+    /// A context that stops on Ctrl-C.
+    pub fn new(progress: Progress, threads: ThreadSettings, cpus: usize) -> Self {
+        Self {
+            progress,
+            stop: Stop::on_interrupt(),
+            threads,
+            cpus: cpus.max(1),
+        }
+    }
+
+    /// No progress shown, default thread settings, stops on Ctrl-C (tests, library use).
+    pub fn hidden() -> Self {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Self::new(Progress::hidden(), ThreadSettings::default(), cpus)
+    }
+
+    /// The same context with another stop flag.
+    pub fn with_stop(self, stop: Stop) -> Self {
+        Self { stop, ..self }
+    }
+
+    /// Whether to stop now.
+    #[inline]
+    pub fn stopped(&self) -> bool {
+        self.stop.requested()
+    }
+
+    /// Runs `measure` on a dedicated thread named `name` with the thread settings
+    /// applied, and waits for it; a panic there is an error here.
+    pub fn on_measuring_thread<T: Send>(
+        &self,
+        name: &str,
+        measure: impl FnOnce() -> anyhow::Result<T> + Send,
+    ) -> anyhow::Result<T> {
+        std::thread::scope(|s| {
+            let handle = std::thread::Builder::new()
+                .name(name.into())
+                .spawn_scoped(s, || {
+                    self.threads.apply()?;
+                    measure()
+                })?;
+            handle
+                .join()
+                .map_err(|_| anyhow::anyhow!("the measuring thread panicked"))?
+        })
+    }
+}
+
+/// The note for a run with as many busy threads as CPUs or more: `who` competes for a
+/// CPU (e.g. "the measuring thread competes for a CPU").
+pub fn load_note(loads: &[usize], cpus: usize, who: &str) -> Option<String> {
+    let max = loads.iter().copied().max().unwrap_or(0);
+    (max > 0 && max >= cpus).then(|| format!("load {max} busy threads on {cpus} CPUs: {who}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn load_note_only_when_the_busy_threads_fill_the_cpus() {
+        assert_eq!(load_note(&[0, 1], 2, "x"), None);
+        assert_eq!(
+            load_note(&[0, 2], 2, "x").as_deref(),
+            Some("load 2 busy threads on 2 CPUs: x")
+        );
+        assert_eq!(load_note(&[], 1, "x"), None);
+    }
+
+    #[test]
+    fn a_measuring_thread_panic_is_an_error_and_stop_is_injected() {
+        let ctx = Context::hidden();
+        let e = ctx
+            .on_measuring_thread("t", || -> anyhow::Result<()> { panic!("boom") })
+            .unwrap_err();
+        assert_eq!(e.to_string(), "the measuring thread panicked");
+        assert_eq!(ctx.on_measuring_thread("t", || Ok(7)).unwrap(), 7);
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = Arc::clone(&calls);
+        let ctx = ctx.with_stop(Stop::when(move || c.fetch_add(1, Ordering::SeqCst) >= 2));
+        assert!(!ctx.stopped() && !ctx.stopped() && ctx.stopped());
+    }
+}

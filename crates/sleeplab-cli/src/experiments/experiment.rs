@@ -1,0 +1,211 @@
+//! The shape every experiment shares: a plain config in, a result value out
+//! ([`Experiment`]), and what readers of a saved result ask of its data
+//! ([`ResultData`]: the points `compare` matches, the raw samples of a survey's CSV).
+
+use super::Context;
+use crate::settings::RunSettings;
+use crate::stats::Recorder;
+
+/// What one run of an experiment produced.
+#[derive(Debug, Clone)]
+pub struct Outcome<D> {
+    /// The data (partial when interrupted).
+    pub data: D,
+    /// The settings of the measuring thread(s), as they were in force.
+    pub settings: RunSettings,
+    /// False when interrupted.
+    pub complete: bool,
+    /// Plain-language notes about the run (e.g. more busy threads than CPUs).
+    pub notes: Vec<String>,
+}
+
+impl<D> Outcome<D> {
+    /// An outcome without notes.
+    pub fn new(data: D, settings: RunSettings, complete: bool) -> Self {
+        Self {
+            data,
+            settings,
+            complete,
+            notes: Vec::new(),
+        }
+    }
+
+    /// The same outcome around other data.
+    pub fn map<T>(self, f: impl FnOnce(D) -> T) -> Outcome<T> {
+        Outcome {
+            data: f(self.data),
+            settings: self.settings,
+            complete: self.complete,
+            notes: self.notes,
+        }
+    }
+}
+
+/// An experiment: a function from a plain config to a result value. Printing and saving
+/// are separate: a command's tail (`commands::tail`) or a survey stage runs it, then
+/// renders, wraps the data in the result envelope and saves it.
+///
+/// Implemented by each experiment's config type (`SweepConfig`, …): a plain value, with
+/// no command-line types, built by the command from its flags or by the survey's plan.
+/// The config says what to run; the implementation, how.
+pub trait Experiment: Send + Sync + 'static {
+    /// The name on the command line and the `experiment` tag of its result files.
+    const NAME: &'static str;
+    /// What a run measures; saved in the result file.
+    type Data: ResultData + Send + 'static;
+
+    /// How many progress steps a run reports.
+    fn steps(&self) -> u64;
+
+    /// Runs the experiment: measures, reporting progress and watching the stop flag of
+    /// `ctx`. Errors that are the user's to fix are [`crate::error::UsageError`]s (or
+    /// [`crate::settings::SettingError`]s); they name values, never command-line flags.
+    fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<Self::Data>>;
+
+    /// The terminal tables.
+    fn render(data: &Self::Data) -> String;
+
+    /// The CSV of the raw data (`--csv`); `None` when the experiment writes none.
+    fn csv(data: &Self::Data) -> Option<anyhow::Result<Vec<u8>>>;
+}
+
+/// What the readers of a saved result (`compare`, the survey's `samples.csv`, the
+/// report) ask of an experiment's data, whatever the experiment.
+pub trait ResultData {
+    /// The experiment's name ([`Experiment::NAME`]).
+    fn experiment(&self) -> &'static str;
+
+    /// The measurements `compare` matches between two results. Every experiment says
+    /// what it has (an experiment with nothing comparable returns none, and says why).
+    fn points(&self) -> Vec<Point>;
+
+    /// Every kept per-call sample, for the survey's long-form `samples.csv`. None by
+    /// default: most experiments keep summaries, or rows of their own (batches, ticks).
+    fn samples(&self) -> Box<dyn Iterator<Item = Sample<'_>> + '_> {
+        Box::new(std::iter::empty())
+    }
+}
+
+/// A recorder's histogram as result files keep it: `[bucket upper bound ns, count]`.
+pub fn histogram(rec: &Recorder) -> Vec<[u64; 2]> {
+    rec.histogram_buckets()
+        .into_iter()
+        .map(|(upper, count)| [upper, count])
+        .collect()
+}
+
+/// One part of a [`Point`]'s key: words, or a number the reader formats in its units.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeyPart {
+    /// Words, as they are.
+    Text(String),
+    /// A duration, ns.
+    Ns(u64),
+    /// A plain number.
+    Number(f64),
+}
+
+impl KeyPart {
+    /// Words.
+    pub fn text(s: impl Into<String>) -> Self {
+        KeyPart::Text(s.into())
+    }
+}
+
+/// One comparable measurement: what it is, its median and its 99th percentile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// What was measured, e.g. `nanosleep`, 1 µs, `load 0` (joined with spaces).
+    pub key: Vec<KeyPart>,
+    /// The sample size both statistics rest on (calls, frames, ticks; repetitions for
+    /// `short`).
+    pub n: u64,
+    /// Median, ns.
+    pub median_ns: f64,
+    /// 99th percentile, ns (`None` where the experiment has none, or where n cannot
+    /// resolve it: fewer than 100).
+    pub p99_ns: Option<f64>,
+}
+
+/// What a sample's value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// How long a wait took (its overshoot is elapsed − requested).
+    Elapsed,
+    /// How late a wake-up was against its deadline (its own overshoot).
+    Lateness,
+}
+
+impl Metric {
+    /// The name in CSV files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Elapsed => "elapsed",
+            Metric::Lateness => "lateness",
+        }
+    }
+}
+
+/// One kept per-call sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample<'a> {
+    /// The mechanism or strategy.
+    pub series: &'a str,
+    /// The requested duration (or period), ns.
+    pub requested_ns: u64,
+    /// Competing busy threads.
+    pub load: usize,
+    /// Timer slack in force, ns; `None` = the run's (its settings).
+    pub timer_slack_ns: Option<u64>,
+    /// Interleaved round (−1 for warm-up calls or when unknown).
+    pub round: i64,
+    /// Position within its series (warm-up calls and measured calls count apart).
+    pub index: u64,
+    /// A warm-up call, not in the statistics.
+    pub warmup: bool,
+    /// What the value is.
+    pub metric: Metric,
+    /// The value, ns.
+    pub value_ns: u64,
+}
+
+impl Sample<'_> {
+    /// How far beyond what was asked, ns: elapsed − requested, or the lateness itself.
+    pub fn overshoot_ns(&self) -> i64 {
+        match self.metric {
+            Metric::Elapsed => self.value_ns as i64 - self.requested_ns as i64,
+            Metric::Lateness => self.value_ns as i64,
+        }
+    }
+
+    /// Whether it returned before the requested time (never for lateness).
+    pub fn early(&self) -> bool {
+        self.metric == Metric::Elapsed && self.value_ns < self.requested_ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overshoot_and_early_follow_the_metric() {
+        let s = Sample {
+            series: "x",
+            requested_ns: 1_000,
+            load: 0,
+            timer_slack_ns: None,
+            round: 0,
+            index: 0,
+            warmup: false,
+            metric: Metric::Elapsed,
+            value_ns: 900,
+        };
+        assert_eq!((s.overshoot_ns(), s.early()), (-100, true));
+        let late = Sample {
+            metric: Metric::Lateness,
+            ..s
+        };
+        assert_eq!((late.overshoot_ns(), late.early()), (900, false));
+    }
+}

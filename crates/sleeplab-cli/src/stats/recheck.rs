@@ -1,0 +1,105 @@
+//! The quantile rule applied to a result as read from a file, before it is typed: files
+//! of result schema 1 were written before the rule and hold p99s of 2 samples. Every
+//! quantile whose sample cannot resolve it becomes `null`, wherever it sits.
+//!
+//! The shapes that hold quantiles, and the n each is checked against:
+//! * a summary (`count` beside `p90_ns`, `p99_ns`, `p999_ns`): `count`;
+//! * the timers' tick statistics (`received` beside `p99_lateness_ns`): `received`, the
+//!   wakes that delivered a deadline (a lower bound of the ticks the lateness is over,
+//!   so a quantile is never kept on too few);
+//! * a runtime's periodic cell (`ticks` beside a `lateness` object with `p99_ns`): `ticks`.
+
+use super::Stat;
+use serde_json::Value;
+
+/// Nulls every quantile in `v` that its sample cannot resolve; returns how many.
+pub fn recheck_quantiles(v: &mut Value) -> usize {
+    match v {
+        Value::Array(items) => items.iter_mut().map(recheck_quantiles).sum(),
+        Value::Object(map) => {
+            let mut nulled = 0;
+            let count = |key: &str, map: &serde_json::Map<String, Value>| {
+                map.get(key).and_then(Value::as_u64)
+            };
+            let mut null_if =
+                |map: &mut serde_json::Map<String, Value>, key: &str, stat: Stat, n: u64| {
+                    if let Some(slot) = map.get_mut(key)
+                        && !slot.is_null()
+                        && !stat.resolved_by(n)
+                    {
+                        *slot = Value::Null;
+                        nulled += 1;
+                    }
+                };
+            if let Some(n) = count("count", map) {
+                for (key, stat) in [
+                    ("p90_ns", Stat::P90),
+                    ("p99_ns", Stat::P99),
+                    ("p999_ns", Stat::P999),
+                ] {
+                    null_if(map, key, stat, n);
+                }
+            }
+            if let Some(n) = count("received", map) {
+                null_if(map, "p99_lateness_ns", Stat::P99, n);
+            }
+            if let Some(n) = count("ticks", map)
+                && let Some(Value::Object(lateness)) = map.get_mut("lateness")
+            {
+                null_if(lateness, "p99_ns", Stat::P99, n);
+            }
+            nulled + map.values_mut().map(recheck_quantiles).sum::<usize>()
+        }
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn nulls_what_the_sample_cannot_resolve_and_keeps_the_rest() {
+        let mut v = json!({
+            "cells": [
+                {"summary": {"count": 2, "median_ns": 5.0, "p90_ns": 6.0, "p99_ns": 7.0, "p999_ns": 8.0}},
+                {"summary": {"count": 150, "p90_ns": 6.0, "p99_ns": 7.0, "p999_ns": 8.0}},
+            ],
+            "merged": {"received": 99, "p99_lateness_ns": 4.0},
+            "periodic": {"ticks": 100, "lateness": {"p99_ns": 3.0}},
+        });
+        assert_eq!(recheck_quantiles(&mut v), 5);
+        assert_eq!(v["cells"][0]["summary"]["median_ns"], json!(5.0));
+        assert_eq!(v["cells"][0]["summary"]["p90_ns"], Value::Null);
+        assert_eq!(v["cells"][1]["summary"]["p99_ns"], json!(7.0));
+        assert_eq!(v["cells"][1]["summary"]["p999_ns"], Value::Null);
+        assert_eq!(v["merged"]["p99_lateness_ns"], Value::Null);
+        assert_eq!(v["periodic"]["lateness"]["p99_ns"], json!(3.0));
+        // Idempotent.
+        assert_eq!(recheck_quantiles(&mut v), 0);
+    }
+}
+
+#[cfg(test)]
+mod fixture_tests {
+    use super::*;
+
+    /// The committed fixture is a version-1 survey (written before the rule): it held
+    /// quantiles of too few samples, and none survive loading.
+    #[test]
+    fn a_version_1_survey_loads_with_no_unresolved_quantile() {
+        let text = include_str!("../../tests/fixtures/survey.json");
+        let mut raw: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(raw["schema_version"], 1);
+        let nulled = recheck_quantiles(&mut raw);
+        assert!(
+            nulled > 100,
+            "the v1 fixture held {nulled} unresolved quantiles"
+        );
+        let loaded = crate::model::parse_result(text, "fixture").unwrap();
+        let mut again = serde_json::to_value(&loaded).unwrap();
+        assert_eq!(recheck_quantiles(&mut again), 0);
+        assert_eq!(again, raw, "loading nulls exactly what the rule rejects");
+    }
+}

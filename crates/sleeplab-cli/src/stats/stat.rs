@@ -1,0 +1,81 @@
+//! The statistics a table, chart or sentence can quote, by name, with the sample size
+//! each needs (the quantile rule, see [`super::quantile`]).
+
+use super::quantile::min_samples;
+
+/// A statistic of a set of samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stat {
+    /// The smallest sample.
+    Min,
+    /// The middle sample (even n: the mean of the two middle ones).
+    Median,
+    /// The arithmetic mean.
+    Mean,
+    /// The 90th percentile.
+    P90,
+    /// The 99th percentile.
+    P99,
+    /// The 99.9th percentile.
+    P999,
+    /// The largest sample.
+    Max,
+}
+
+impl Stat {
+    /// Its name as tables and sentences write it (`median`, `p99`, `p99.9`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Stat::Min => "min",
+            Stat::Median => "median",
+            Stat::Mean => "mean",
+            Stat::P90 => "p90",
+            Stat::P99 => "p99",
+            Stat::P999 => "p99.9",
+            Stat::Max => "max",
+        }
+    }
+
+    /// The quantile it is, for the tail quantiles (p90, p99, p99.9).
+    pub fn tail_level(self) -> Option<f64> {
+        match self {
+            Stat::P90 => Some(0.9),
+            Stat::P99 => Some(0.99),
+            Stat::P999 => Some(0.999),
+            _ => None,
+        }
+    }
+
+    /// The fewest samples that resolve it: 10, 100, 1000 for the tail quantiles, 1
+    /// for the rest.
+    pub fn min_samples(self) -> u64 {
+        self.tail_level().map_or(1, min_samples)
+    }
+
+    /// Whether `n` samples resolve it.
+    pub fn resolved_by(self, n: u64) -> bool {
+        n >= self.min_samples()
+    }
+}
+
+impl std::fmt::Display for Stat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_sizes() {
+        assert_eq!(Stat::P999.name(), "p99.9");
+        assert_eq!(
+            [Stat::Median, Stat::P90, Stat::P99, Stat::P999].map(Stat::min_samples),
+            [1, 10, 100, 1000]
+        );
+        assert!(!Stat::P99.resolved_by(99) && Stat::P99.resolved_by(100));
+        assert!(Stat::Max.resolved_by(1) && !Stat::Mean.resolved_by(0));
+    }
+}

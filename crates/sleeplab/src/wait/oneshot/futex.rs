@@ -1,0 +1,77 @@
+//! Timed waits on synchronisation primitives nobody signals: a futex word and a
+//! `std::sync::Condvar`.
+
+use super::{Family, Mechanism, OneShot, remaining};
+use crate::clock::{monotonic_ns, ns_to_timespec};
+use crate::sys;
+use std::sync::atomic::AtomicU32;
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+/// A futex word that stays 0 and is never woken.
+struct FutexWord(Box<AtomicU32>);
+
+impl OneShot for FutexWord {
+    /// FUTEX_WAIT (private) with a relative timeout; after `EINTR` (or a spurious
+    /// return) it waits again for the time left until the same deadline.
+    fn wait(&mut self, ns: u64) {
+        let deadline = monotonic_ns().saturating_add(ns);
+        let mut left = ns;
+        loop {
+            let ts = ns_to_timespec(left);
+            let r = sys::futex_wait(&self.0, 0, Some(&ts), true);
+            if r < 0 && sys::errno() == libc::ETIMEDOUT {
+                return;
+            }
+            match remaining(deadline) {
+                Some(l) => left = l,
+                None => return,
+            }
+        }
+    }
+}
+
+pub(super) const FUTEX: Mechanism = Mechanism::ns(
+    "futex",
+    Family::Sync,
+    "FUTEX_WAIT with a timeout on a private word nobody wakes",
+    || Ok(Box::new(FutexWord(Box::new(AtomicU32::new(0))))),
+);
+
+/// A mutex and condition variable nobody notifies.
+struct CondvarPair {
+    lock: Mutex<()>,
+    cv: Condvar,
+}
+
+impl OneShot for CondvarPair {
+    /// `Condvar::wait_timeout` until the deadline, waiting again after spurious wakeups.
+    fn wait(&mut self, ns: u64) {
+        let deadline = monotonic_ns().saturating_add(ns);
+        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut left = ns;
+        loop {
+            let (g, res) = self
+                .cv
+                .wait_timeout(guard, Duration::from_nanos(left))
+                .unwrap_or_else(|e| e.into_inner());
+            guard = g;
+            match remaining(deadline) {
+                Some(l) if !res.timed_out() || l > 0 => left = l,
+                _ => return,
+            }
+        }
+    }
+}
+
+pub(super) const CONDVAR: Mechanism = Mechanism::ns(
+    "condvar",
+    Family::Sync,
+    "std::sync::Condvar::wait_timeout, nobody notifies (loops over spurious wakeups)",
+    || {
+        Ok(Box::new(CondvarPair {
+            lock: Mutex::new(()),
+            cv: Condvar::new(),
+        }))
+    },
+);

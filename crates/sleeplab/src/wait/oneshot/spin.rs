@@ -1,0 +1,55 @@
+//! Waiting without sleeping: `sched_yield` and a busy-wait on the monotonic clock.
+
+use super::{Family, Mechanism, OneShot};
+use crate::clock::monotonic_ns;
+use crate::sys;
+
+/// `sched_yield`: gives the CPU to another runnable thread, if there is one.
+struct Yield;
+
+impl OneShot for Yield {
+    #[inline]
+    fn wait(&mut self, _ns: u64) {
+        sys::sched_yield();
+    }
+}
+
+pub(super) const YIELD: Mechanism = Mechanism {
+    takes_duration: false,
+    ..Mechanism::ns(
+        "yield",
+        Family::Busy,
+        "sched_yield(2); ignores the duration (measured at 0 only)",
+        || Ok(Box::new(Yield)),
+    )
+};
+
+/// Spins on CLOCK_MONOTONIC with a `pause` hint until the deadline.
+struct Spin;
+
+impl OneShot for Spin {
+    #[inline]
+    fn wait(&mut self, ns: u64) {
+        spin_until(monotonic_ns().saturating_add(ns));
+    }
+}
+
+pub(super) const SPIN: Mechanism = Mechanism::ns(
+    "spin",
+    Family::Busy,
+    "busy-wait reading CLOCK_MONOTONIC until the deadline",
+    || Ok(Box::new(Spin)),
+);
+
+/// Spins with a `pause` hint until CLOCK_MONOTONIC reaches `deadline`; returns the clock
+/// read that ended the spin.
+#[inline]
+pub(crate) fn spin_until(deadline: u64) -> u64 {
+    loop {
+        let now = monotonic_ns();
+        if now >= deadline {
+            return now;
+        }
+        std::hint::spin_loop();
+    }
+}
