@@ -82,14 +82,14 @@ pub struct RuntimesConfig {
     pub pin_cpu: Option<usize>,
     /// Scheduling policy of the probe processes (set before `exec`; the threads they
     /// start inherit it).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub policy: Policy,
     /// Its priority: 0 for `other`, 1–99 for `fifo` and `rr`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub priority: i32,
     /// Each probe locks its memory before measuring (the protocol's `--mlock`; a run
     /// with a probe that cannot is refused).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub mlock: bool,
     /// Raw samples per cell kept in the JSON result (the CSV gets all).
     pub json_samples: usize,
@@ -251,11 +251,11 @@ pub struct MethodResult {
     pub wall_ns: u64,
     /// What was in force for the probe process while it measured, read back from
     /// `/proc` (absent in results written before it was recorded, and for saved outputs).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_force: Option<InForce>,
     /// Set when the probe was stopped midway (Ctrl-C, a timeout): the cells it finished
     /// are kept (status `measured`), the rest were not measured.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial: Option<PartialRun>,
 }
 
@@ -311,4 +311,9 @@ pub struct RuntimesData {
     pub config: RuntimesConfig,
     /// Every runtime asked for, in order, then those read from saved probe outputs.
     pub runtimes: Vec<RuntimeResult>,
+}
+
+/// Whether a setting holds its default, so results that do not use it read as before.
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
