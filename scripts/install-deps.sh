@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs on a fresh Debian machine: the runtimes the
-# probes measure (Ruby, JRuby, the mingw cross-compiler and Wine for the Windows probe),
-# cyclictest for the validation script, Chromium for the report's browser test,
-# Prometheus for the monitor's scrape test, pkg-config for the C ABI's tests, and a venv
-# with maturin and pytest for the Python package.
+# probes measure (C, C++, Go, Python, Java, Node.js, Ruby, JRuby, the mingw
+# cross-compiler and Wine for the Windows probe; CI fails a probe test whose runtime
+# is missing), cyclictest for the validation script, Chromium for the report's browser
+# test, Prometheus for the monitor's scrape test, pkg-config for the C ABI's tests, and
+# a venv with maturin and pytest for the Python package.
 # Idempotent and quiet when everything is already there.
 set -euo pipefail
 
@@ -24,6 +25,10 @@ python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 # pip for pandas below (a fresh Debian python3 has none).
 python3 -c "import pandas" >/dev/null 2>&1 || python3 -m pip --version >/dev/null 2>&1 ||
     need+=(python3-pip)
+have go || need+=(golang-go)
+have python3 || need+=(python3)
+have javac || need+=(default-jdk-headless)
+have node || need+=(nodejs)
 
 if ((${#need[@]})); then
     if [[ $(id -u) -ne 0 ]]; then

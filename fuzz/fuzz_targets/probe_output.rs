@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sleeplab_cli::runtimes::protocol::{parse_list, parse_measurement, parse_output};
+use sleeplab_cli::probe::protocol::{parse_list, parse_measurement, parse_output};
 
 fuzz_target!(|data: &[u8]| {
     let _ = parse_output(data);

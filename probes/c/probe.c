@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
@@ -465,6 +466,8 @@ static void print_header(const char *method, const char *mode)
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     if (slack >= 0)
         printf(",\"timerslack_ns\":%d", slack);
+    if (!method) /* the optional arguments this probe takes (spec: --list header) */
+        fputs(",\"options\":[\"mlock\"]", stdout);
     if (method) {
         fputs(",\"method\":", stdout);
         print_json_string(method);
@@ -552,6 +555,7 @@ static uint64_t *parse_list(const char *flag, const char *s, size_t *n_out)
 
 struct options {
     bool list;
+    bool mlock;
     const char *method;
     const char *durations;
     const char *count, *budget, *warmup, *max_count, *period;
@@ -566,6 +570,12 @@ static void parse_args(int argc, char **argv, struct options *o)
             if (o->list)
                 die_usage("duplicate flag: '%s'", arg);
             o->list = true;
+            continue;
+        }
+        if (strcmp(arg, "--mlock") == 0) {
+            if (o->mlock)
+                die_usage("duplicate flag: '%s'", arg);
+            o->mlock = true;
             continue;
         }
         const char **slot = NULL;
@@ -694,7 +704,8 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &o);
 
     if (o.list) {
-        if (o.method || o.durations || o.count || o.budget || o.warmup || o.max_count || o.period)
+        if (o.method || o.durations || o.count || o.budget || o.warmup || o.max_count || o.period ||
+            o.mlock)
             die_usage("%s takes no other flags", "--list");
         print_list();
         return 0;
@@ -762,7 +773,12 @@ int main(int argc, char **argv)
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
+    /* --mlock: every page, now and later, stays in RAM (before the header: the harness
+     * reads what is in force once the header is out). */
+    if (o.mlock && mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
+        die_sys("mlockall(MCL_CURRENT | MCL_FUTURE)", errno);
     print_header(m->name, m->kind == KIND_PERIODIC ? "periodic" : "oneshot");
+    fflush(stdout); /* the header goes out before the first measurement */
     /* After the header, whose timerslack_ns is the thread's own (the sleeper sets 1 ns). */
     if (m->wait == wait_sleeplab && !(sl_sleeper = sl.sleeper_new()))
         die_sys("sleeplab_sleeper_new", ENOMEM);

@@ -4,6 +4,7 @@
 //
 // Build: c++ -O2 -std=c++17 -pthread -Wall -Wextra -o probe probes/cpp/probe.cpp
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -18,6 +19,7 @@
 
 #if defined(__linux__)
 #include <gnu/libc-version.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/utsname.h>
 #endif
@@ -106,6 +108,7 @@ std::vector<u64> parse_list(const std::string& flag, const std::string& s) {
 
 struct Options {
     bool list = false;
+    bool mlock = false;
     // A flag that was not given is nullptr; the pointers refer into argv.
     const char* method = nullptr;
     const char* durations = nullptr;
@@ -123,6 +126,11 @@ Options parse_args(int argc, char** argv) {
         if (arg == "--list") {
             if (o.list) die_usage("duplicate flag: '" + arg + "'");
             o.list = true;
+            continue;
+        }
+        if (arg == "--mlock") {
+            if (o.mlock) die_usage("duplicate flag: '" + arg + "'");
+            o.mlock = true;
             continue;
         }
         const char** slot = nullptr;
@@ -193,6 +201,10 @@ void print_header(const Method* m) {
     // Extra field (allowed by the spec): the slack the kernel adds to this thread's timers.
     const int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     if (slack >= 0) line += ",\"timerslack_ns\":" + std::to_string(slack);
+#endif
+#if defined(__linux__)
+    // The optional arguments this probe takes (spec: the --list header's `options`).
+    if (!m) line += ",\"options\":[\"mlock\"]";
 #endif
     if (m) line += ",\"method\":" + json_string(m->name) + ",\"mode\":\"oneshot\"";
     line += "}\n";
@@ -346,7 +358,8 @@ int main(int argc, char** argv) {
     const Options o = parse_args(argc, argv);
 
     if (o.list) {
-        if (o.method || o.durations || o.count || o.budget || o.warmup || o.max_count || o.period)
+        if (o.method || o.durations || o.count || o.budget || o.warmup || o.max_count || o.period ||
+            o.mlock)
             die_usage("--list takes no other flags");
         print_list();
         return 0;
@@ -389,7 +402,16 @@ int main(int argc, char** argv) {
     static char outbuf[1 << 16];
     std::setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
+#if defined(__linux__)
+    // --mlock: every page, now and later, stays in RAM (before the header: the harness
+    // reads what is in force once the header is out).
+    if (o.mlock && mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
+        die(std::string("mlockall(MCL_CURRENT | MCL_FUTURE) failed: ") + std::strerror(errno));
+#else
+    if (o.mlock) die_usage("unknown flag: '--mlock' (Linux only)");
+#endif
     print_header(m);
+    std::fflush(stdout);  // the header goes out before the first measurement
     run_oneshot(*m, durations, p);
     std::fputs("end\n", stdout);
     if (std::fflush(stdout) != 0) die("writing stdout failed");

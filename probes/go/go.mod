@@ -1,3 +1,3 @@
 module sleeplab/probe
 
-go 1.26.8
+go 1.19

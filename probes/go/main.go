@@ -85,7 +85,8 @@ func parseList(flag, s string) []uint64 {
 }
 
 type options struct {
-	list bool
+	list  bool
+	mlock bool
 	// values holds each given flag's raw value; a missing key means "not given".
 	values map[string]string
 }
@@ -107,6 +108,12 @@ func parseArgs(args []string) options {
 				usageError("duplicate flag: '%s'", arg)
 			}
 			o.list = true
+			continue
+		case arg == "--mlock" && canMlock:
+			if o.mlock {
+				usageError("duplicate flag: '%s'", arg)
+			}
+			o.mlock = true
 			continue
 		case valueFlags[arg]:
 		case strings.HasPrefix(arg, "--"):
@@ -153,6 +160,10 @@ func writeHeader(w *bufio.Writer, m *method) {
 	fmt.Fprintf(w, `,"gomaxprocs":%d`, runtime.GOMAXPROCS(0))
 	if s := timerSlack(); s >= 0 {
 		fmt.Fprintf(w, `,"timerslack_ns":%d`, s)
+	}
+	if m == nil && canMlock {
+		// The optional arguments this probe takes (spec: the --list header's "options").
+		w.WriteString(`,"options":["mlock"]`)
 	}
 	if m != nil {
 		mode := "oneshot"
@@ -206,7 +217,7 @@ func main() {
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
 
 	if o.list {
-		if len(o.values) != 0 {
+		if len(o.values) != 0 || o.mlock {
 			usageError("--list takes no other flags")
 		}
 		writeList(out)
@@ -289,7 +300,17 @@ func main() {
 		fatal("cannot keep %d samples in memory (limit %d)", samplesKept, uint64(maxSamples))
 	}
 
+	// --mlock before the header: the harness reads what is in force once it is out.
+	if o.mlock {
+		if err := lockMemory(); err != nil {
+			fatal("mlockall(MCL_CURRENT | MCL_FUTURE) failed: %v", err)
+		}
+	}
 	writeHeader(out, m)
+	// The header goes out before the first measurement.
+	if err := out.Flush(); err != nil {
+		fatal("writing stdout failed: %v", err)
+	}
 	if m.kind == periodic {
 		runTicker(out, period, count, warmup)
 	} else {

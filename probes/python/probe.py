@@ -73,6 +73,49 @@ METHODS = [
 KIND = {name: kind for name, kind, _ in METHODS}
 
 
+def _event_wait():
+    import threading
+    return threading.Event().wait
+
+
+# Blocking one-shot and yield methods: name -> (lambda seconds: (function, argument)).
+# The function is called as function(argument), or function() when the argument is
+# None. A new blocking method is one METHODS row and one entry here.
+SYNC_CALLS = {
+    "time.sleep": lambda secs: (time.sleep, secs),
+    "threading.Event.wait": lambda secs: (_event_wait(), secs),
+    "os.sched_yield": lambda secs: (os.sched_yield, None),
+}
+
+
+# ----------------------------------------------------------------- --mlock ---
+
+def _mlock_flags():
+    """MCL_CURRENT | MCL_FUTURE on this machine, or None where --mlock is not offered
+    (not Linux, an architecture whose values differ, no ctypes or no mlockall)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import platform
+    if platform.machine().startswith(("ppc", "powerpc", "sparc", "alpha", "mips")):
+        return None
+    try:
+        import ctypes
+        if not hasattr(ctypes.CDLL(None), "mlockall"):
+            return None
+    except (ImportError, OSError):
+        return None
+    return 1 | 2
+
+
+def lock_memory():
+    """mlockall(MCL_CURRENT | MCL_FUTURE) through ctypes; raises OSError."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mlockall(_mlock_flags()) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
 # ------------------------------------------------------------- arguments ---
 
 class BadArgs(Exception):
@@ -99,11 +142,18 @@ def parse_args(argv):
     if argv == ["--list"]:
         return "list", None
     raw = {}
+    mlock = False
     i = 0
     while i < len(argv):
         arg = argv[i]
         if arg == "--list":
             raise BadArgs("bad argument '--list': it must be used alone")
+        if arg == "--mlock" and _mlock_flags() is not None:
+            if mlock:
+                raise BadArgs("bad argument '--mlock': given twice")
+            mlock = True
+            i += 1
+            continue
         if arg not in VALUE_FLAGS:
             raise BadArgs("unknown argument %r" % arg)
         if arg in raw:
@@ -120,7 +170,7 @@ def parse_args(argv):
         raise BadArgs("unknown method %r (see --list)" % method)
     kind = KIND[method]
 
-    opts = {"method": method, "kind": kind}
+    opts = {"method": method, "kind": kind, "mlock": mlock}
     if kind == PERIODIC:
         for flag in ("--durations-ns", "--budget-ns", "--max-count"):
             if flag in raw:
@@ -230,7 +280,8 @@ def cell_text(value, warm, samples, sample_tag, notes=()):
 
 
 def do_list():
-    lines = [header()]
+    # The optional arguments this probe takes (spec: the --list header's "options").
+    lines = [header({"options": ["mlock"]} if _mlock_flags() is not None else None)]
     for name, kind, desc in METHODS:
         reason = _unavailable_reason(name)
         obj = {"method": name, "kind": kind, "available": reason is None}
@@ -359,13 +410,8 @@ def sync_cell(method, d, opts):
     warmup = opts["warmup"]
     secs = d / 1e9
     warm = [0] * warmup
-    if method == "time.sleep":
-        fn, arg = time.sleep, secs
-    elif method == "threading.Event.wait":
-        import threading
-        fn, arg = threading.Event().wait, secs
-    elif method == "os.sched_yield":
-        fn, arg = os.sched_yield, None
+    if method in SYNC_CALLS:
+        fn, arg = SYNC_CALLS[method](secs)
     elif method == "sleeplab.sleep":
         import sleeplab
         fn, arg = sleeplab.sleep, secs
@@ -550,6 +596,13 @@ def main(argv):
     if reason is not None:
         emit("%s: method %r is unavailable: %s\n" % (prog, opts["method"], reason), 2)
         return EXIT_UNAVAILABLE
+    if opts["mlock"]:
+        # Before the header: the harness reads what is in force once it is out.
+        try:
+            lock_memory()
+        except OSError as e:
+            emit("%s: mlockall(MCL_CURRENT | MCL_FUTURE) failed: %s\n" % (prog, e), 2)
+            return 1
     if opts["method"] == "sleeplab.Ticker":
         run_sleeplab_ticker(opts)
     elif opts["kind"] == PERIODIC:

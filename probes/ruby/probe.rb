@@ -111,6 +111,34 @@ module SleeplabProbe
 
   module_function
 
+  # MCL_CURRENT | MCL_FUTURE (asm-generic values: Linux on x86, ARM, RISC-V).
+  MCL_CURRENT_FUTURE = 1 | 2
+
+  # The mlockall function where --mlock is offered: MRI on Linux through Fiddle (the
+  # standard library's C calls). Not on JRuby: locking the JVM would lock its whole heap
+  # reservation (gigabytes).
+  def mlockall_function
+    return @mlockall if defined?(@mlockall)
+
+    @mlockall =
+      begin
+        raise LoadError unless RUBY_ENGINE == 'ruby' && RbConfig::CONFIG['host_os'].include?('linux') &&
+                               RbConfig::CONFIG['host_cpu'].match?(/\A(x86_64|i[3-6]86|aarch64|arm|riscv)/)
+
+        require 'fiddle'
+        Fiddle::Function.new(Fiddle::Handle::DEFAULT['mlockall'], [Fiddle::TYPE_INT], Fiddle::TYPE_INT)
+      rescue LoadError, Fiddle::DLError, NameError
+        nil
+      end
+  end
+
+  # Keeps every page, now and later, in RAM; raises SystemCallError.
+  def lock_memory
+    return if mlockall_function.call(MCL_CURRENT_FUTURE).zero?
+
+    raise SystemCallError.new('mlockall(MCL_CURRENT | MCL_FUTURE)', Fiddle.last_error)
+  end
+
   def parse_number(flag, text)
     raise UsageError, "#{flag}: empty number" if text.empty?
     unless text.match?(/\A[0-9]+\z/)
@@ -136,6 +164,7 @@ module SleeplabProbe
   def parse_args(argv)
     seen = {}
     list = false
+    mlock = false
     i = 0
     while i < argv.length
       a = argv[i]
@@ -143,6 +172,10 @@ module SleeplabProbe
         raise UsageError, '--list given twice' if list
 
         list = true
+      elsif a == '--mlock' && mlockall_function
+        raise UsageError, '--mlock given twice' if mlock
+
+        mlock = true
       elsif VALUE_FLAGS.include?(a)
         raise UsageError, "#{a} given twice" if seen.key?(a)
         raise UsageError, "#{a}: missing value" if i + 1 >= argv.length
@@ -159,6 +192,7 @@ module SleeplabProbe
 
     if list
       raise UsageError, "--list takes no other flags (got #{seen.keys.join(', ')})" unless seen.empty?
+      raise UsageError, '--list takes no other flags (got --mlock)' if mlock
 
       return { list: true }
     end
@@ -169,7 +203,7 @@ module SleeplabProbe
     m = METHODS.find { |x| x.name == name }
     raise UsageError, "unknown method '#{name}' (see --list)" if m.nil?
 
-    c = { list: false, method: m, warmup: 0, max_count: DEFAULT_MAX_COUNT }
+    c = { list: false, method: m, warmup: 0, max_count: DEFAULT_MAX_COUNT, mlock: mlock }
     c[:durations] = parse_list('--durations-ns', seen['--durations-ns']) if seen.key?('--durations-ns')
     if seen.key?('--count')
       c[:count] = parse_number('--count', seen['--count'])
@@ -253,6 +287,8 @@ module SleeplabProbe
       h << ',"method":' << json_string(method)
       h << ',"mode":' << json_string(mode)
     end
+    # The optional arguments this probe takes (spec: the --list header's "options").
+    h << ',"options":["mlock"]' if method.nil? && mlockall_function
     h << ',"ruby_engine":' << json_string(RUBY_ENGINE)
     h << ',"ruby_version":' << json_string(RUBY_VERSION)
     h << '}'
@@ -337,6 +373,13 @@ module SleeplabProbe
     if m.reason
       $stderr.puts "probe: method '#{m.name}' is unavailable: #{m.reason}"
       exit 3
+    end
+    # Before the header: the harness reads what is in force once it is out.
+    begin
+      lock_memory if c[:mlock]
+    rescue SystemCallError => e
+      $stderr.puts "probe: #{e.message}"
+      exit 1
     end
     run_oneshot(c, out)
   end

@@ -15,9 +15,11 @@ use sleeplab_cli::experiments::runtimes::{
     self, MethodStatus, ProbeQuota, RuntimeStatus, RuntimesConfig, Target,
 };
 use sleeplab_cli::output::Progress;
-use sleeplab_cli::runtimes::catalog::{Catalog, Preparation, RuntimeId};
-use sleeplab_cli::runtimes::protocol::{self, Kind, ListOutput};
-use sleeplab_cli::runtimes::runner::{self, ChildSettings, Limits, ProbeCommand, Termination};
+use sleeplab_cli::probe::catalog::{Catalog, Preparation, RuntimeId};
+use sleeplab_cli::probe::child::ChildSettings;
+use sleeplab_cli::probe::command::ProbeCommand;
+use sleeplab_cli::probe::protocol::{self, Kind, ListOutput};
+use sleeplab_cli::probe::runner::{self, Limits, Termination};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -342,6 +344,9 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
         loads: vec![0],
         timer_slacks_ns: vec![],
         pin_cpu: None,
+        policy: Default::default(),
+        priority: 0,
+        mlock: false,
         json_samples: 10,
         output_cap_bytes: 1 << 20,
         startup_timeout_ns: 1_500_000_000,

@@ -218,13 +218,16 @@ fn running(marker: &str) -> bool {
     })
 }
 
-/// Ctrl-C while a probe runs: the probe's process group is killed, the partial result
-/// is printed and saved (complete = false), and the exit code is 130.
+/// Ctrl-C while a probe runs: the probe's process group is killed, the cells it had
+/// finished are kept and marked partial (terminal, JSON, CSV, report), the result is
+/// saved (complete = false), and the exit code is 130.
 #[test]
-fn ctrl_c_kills_the_probe_and_keeps_the_result() {
+fn ctrl_c_kills_the_probe_and_keeps_its_finished_cells() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("rt.json");
-    // A marker no other process has: a unique request of about 3.1 s per call.
+    let csv = dir.path().join("rt.csv");
+    // A marker no other process has: a unique request of about 3.1 s per call, after a
+    // first cell of 1 ms that finishes at once.
     let marker = "3141592653";
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleeplab"))
         .args([
@@ -235,25 +238,31 @@ fn ctrl_c_kills_the_probe_and_keeps_the_result() {
             "--methods",
             "nanosleep",
             "--durations",
-            &format!("{marker}ns"),
+            &format!("1ms,{marker}ns"),
             "--count",
-            "100",
+            "3",
+            "--warmup",
+            "1",
         ])
         .arg("--json")
         .arg(&json)
-        .stdout(std::process::Stdio::null())
+        .arg("--csv")
+        .arg(&csv)
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    let probe = format!("--durations-ns 1000000,{marker}");
     let t0 = Instant::now();
-    while !running(&format!("--durations-ns {marker}")) {
+    while !running(&probe) {
         assert!(
             t0.elapsed() < Duration::from_secs(60),
             "the probe never started"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(200));
+    // The 1 ms cell (4 calls) is done long before this; the second one is not.
+    std::thread::sleep(Duration::from_millis(700));
     // SAFETY: kill(2) sends SIGINT to the child we spawned.
     unsafe {
         libc::kill(child.id() as libc::pid_t, libc::SIGINT);
@@ -270,12 +279,131 @@ fn ctrl_c_kills_the_probe_and_keeps_the_result() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert_eq!(status.code(), Some(130));
+    assert!(!running(&probe), "the probe survived");
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
     assert!(
-        !running(&format!("--durations-ns {marker}")),
-        "the probe survived"
+        stdout.contains("nanosleep: PARTIAL: 1 of 2 cells kept (stopped: interrupted"),
+        "{stdout}"
     );
     let result = sleeplab_cli::model::load_result(&json).unwrap();
     assert!(!result.complete);
+    let ExperimentData::Runtimes(data) = &result.data else {
+        panic!("not a runtimes result")
+    };
+    let m = &data.runtimes[0].methods[0];
+    assert_eq!(m.status, MethodStatus::Measured, "{m:?}");
+    let p = m.partial.as_ref().expect("marked partial");
+    assert_eq!((p.cells_kept, p.cells_asked), (1, 2));
+    assert_eq!(m.cells.len(), 1);
+    assert_eq!(m.cells[0].requested_ns, 1_000_000);
+    assert_eq!(m.cells[0].summary.count, 3);
+    assert_eq!(m.cells[0].warmup_ns.len(), 1);
+    // The CSV holds the kept cell's rows, each marked.
+    let mut r = csv::Reader::from_path(&csv).unwrap();
+    let col = CSV_COLUMNS.iter().position(|c| *c == "partial").unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 1 + 3);
+    assert!(rows.iter().all(|row| &row[col] == "true"), "{rows:?}");
+    // The report says so too.
+    let report = dir.path().join("report");
+    sleeplab()
+        .arg("report")
+        .arg(&json)
+        .arg("-o")
+        .arg(&report)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(
+        html.contains("nanosleep: partial, 1 of 2 cells kept (stopped: interrupted"),
+        "no partial note in the report"
+    );
+}
+
+/// `--policy`, `--priority`, `--mlock` and `--pin` are applied to the probe, and what
+/// was in force is recorded per method; where they cannot be applied the run is refused
+/// (exit 2, one line naming the setting) before anything is measured.
+#[test]
+fn the_probe_runs_under_the_settings_asked_for_or_the_run_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("rt.json");
+    let out = sleeplab()
+        .args([
+            "runtimes",
+            "-q",
+            "--runtimes",
+            "c",
+            "--methods",
+            "nanosleep",
+            "--durations",
+            "100us",
+            "--count",
+            "3",
+            "--policy",
+            "fifo",
+            "--priority",
+            "3",
+            "--mlock",
+            "--pin",
+            "0",
+            "--json",
+        ])
+        .arg(&json)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(2) {
+        // Not permitted here (no CAP_SYS_NICE or CAP_IPC_LOCK): refused, naming the flag.
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains("--policy") || err.contains("--mlock"), "{err}");
+        assert!(!json.exists());
+    } else {
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        let result = sleeplab_cli::model::load_result(&json).unwrap();
+        let s = &result.settings;
+        assert_eq!(
+            (s.policy.to_string(), s.priority, s.mlock, s.pin_cpu),
+            ("fifo".to_string(), 3, true, Some(0))
+        );
+        let ExperimentData::Runtimes(data) = &result.data else {
+            panic!("not a runtimes result")
+        };
+        let m = &data.runtimes[0].methods[0];
+        assert_eq!(m.status, MethodStatus::Measured, "{m:?}");
+        let f = m.in_force.as_ref().expect("read back");
+        assert_eq!(f.policy.as_deref(), Some("fifo"), "{f:?}");
+        assert_eq!(f.priority, Some(3));
+        assert_eq!(f.cpus.as_deref(), Some("0"));
+        assert!(f.locked_kib.is_some_and(|k| k > 0), "{f:?}");
+        assert!(
+            m.notes.iter().all(|n| !n.contains("was set")),
+            "{:?}",
+            m.notes
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("in force for the probe: fifo 3, "),
+            "{stdout}"
+        );
+    }
+    // A probe that cannot lock its own memory: the run is refused, naming it.
+    if which("javac").is_some() {
+        let out = sleeplab()
+            .args(["runtimes", "-q", "--runtimes", "c,java", "--mlock"])
+            .timeout(Duration::from_secs(120))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("--mlock cannot be applied to the probe of java")
+                || err.contains("--mlock: the probes could not lock"),
+            "{err}"
+        );
+    }
 }
 
 /// A saved probe output (as from a real Windows machine) is summarised like a launched
@@ -317,4 +445,286 @@ fn saved_probe_outputs_are_included() {
     assert_eq!(saved.cells.len(), 2);
     assert_eq!(saved.cells[0].summary.count, 2);
     assert_eq!(data.config.saved_files.len(), 2);
+}
+
+// ---- no orphans: a SIGKILLed sleeplab leaves nothing running --------------------
+
+/// A process seen in /proc: pid, start time (so a reused pid is not mistaken for it),
+/// and its command line.
+#[derive(Debug, Clone)]
+struct Seen {
+    pid: u32,
+    start: u64,
+    cmdline: String,
+    env: Vec<String>,
+}
+
+/// (state, start time) from /proc/PID/stat.
+fn proc_stat(pid: u32) -> Option<(char, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &text[text.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some((f.first()?.chars().next()?, f.get(19)?.parse().ok()?))
+}
+
+/// Every live process whose environment holds `entry` (`KEY=VALUE`, inherited from
+/// the sleeplab the test started: probes and everything they start carry it).
+fn marked(entry: &str) -> Vec<Seen> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(env) = std::fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        let env: Vec<String> = env
+            .split(|&b| b == 0)
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .collect();
+        if !env.iter().any(|v| v == entry) {
+            continue;
+        }
+        let Some((state, start)) = proc_stat(pid) else {
+            continue;
+        };
+        if state == 'Z' {
+            continue;
+        }
+        let cmdline = std::fs::read(e.path().join("cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .unwrap_or_default();
+        out.push(Seen {
+            pid,
+            start,
+            cmdline,
+            env,
+        });
+    }
+    out
+}
+
+/// Whether `p` still runs (a zombie waiting for its reaper does not).
+fn still_runs(p: &Seen) -> bool {
+    matches!(proc_stat(p.pid), Some((state, start)) if start == p.start && state != 'Z')
+}
+
+/// Starts `sleeplab runtimes ARGS` marked with a unique environment entry, waits until
+/// `ready` holds for the marked processes, SIGKILLs sleeplab, and returns the marked
+/// processes seen just before the kill (sleeplab itself left out) and the entry.
+fn sigkill_sleeplab_when(
+    args: &[&str],
+    env: &[(&str, std::ffi::OsString)],
+    ready: impl Fn(&[Seen]) -> bool,
+) -> (Vec<Seen>, String) {
+    let entry = format!("SLEEPLAB_TEST_MARKER={}-{}", std::process::id(), rand_tag());
+    let (key, value) = entry.split_once('=').unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleeplab"))
+        .arg("runtimes")
+        .args(args)
+        .env(key, value)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let before = loop {
+        let seen = marked(&entry);
+        if ready(&seen) {
+            break seen;
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            panic!("sleeplab exited ({st}) before the probes were up: {seen:?}");
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "the probes never came up: {seen:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap(); // SIGKILL: no handler runs, nothing is cleaned up by sleeplab
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    let others: Vec<Seen> = before.into_iter().filter(|p| p.pid != child.id()).collect();
+    assert!(!others.is_empty(), "nothing but sleeplab was running");
+    (others, entry)
+}
+
+/// A tag that differs between runs of the test binary.
+fn rand_tag() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Waits up to `limit` for every process of `procs` to be gone; the survivors.
+fn survivors_after(procs: &[Seen], limit: Duration) -> Vec<String> {
+    let t0 = Instant::now();
+    while procs.iter().any(still_runs) && t0.elapsed() < limit {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    procs
+        .iter()
+        .filter(|p| still_runs(p))
+        .map(|p| format!("{} {}", p.pid, p.cmdline))
+        .collect()
+}
+
+/// SIGKILL of `sleeplab runtimes` while the Python probe measures: the probe (and the
+/// watchdog of its group) are gone within seconds.
+#[test]
+fn a_sigkilled_sleeplab_leaves_no_probe_running() {
+    let (procs, _) = sigkill_sleeplab_when(
+        &[
+            "-q",
+            "--runtimes",
+            "python",
+            "--methods",
+            "time.sleep",
+            "--durations",
+            "100ms",
+            "--count",
+            "300",
+        ],
+        &[],
+        |seen| {
+            seen.iter()
+                .any(|p| p.cmdline.contains("--method time.sleep"))
+        },
+    );
+    assert!(
+        procs.iter().any(|p| p.cmdline.contains("probe.py")),
+        "{procs:?}"
+    );
+    let left = survivors_after(&procs, Duration::from_secs(5));
+    assert!(
+        left.is_empty(),
+        "still running after sleeplab died: {left:?}"
+    );
+}
+
+/// A probe that starts processes of its own (a child, a child's child, and an orphan
+/// re-parented away from it by a double fork, as launchers and `go run` do): none of
+/// them outlives a SIGKILLed sleeplab.
+#[test]
+fn a_sigkilled_sleeplab_leaves_no_grandchild_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let py = dir.path().join("python");
+    std::fs::create_dir(&py).unwrap();
+    std::fs::write(
+        py.join("probe.py"),
+        r#"import json, os, subprocess, sys, time
+H = {"protocol": "sleeplab-probe/1", "runtime": "python", "implementation": "fake",
+     "runtime_version": "1", "clock": "none", "platform": "test"}
+if sys.argv[1:] == ["--list"]:
+    print(json.dumps(H))
+    print(json.dumps({"method": "family", "kind": "oneshot", "available": True,
+                      "description": "starts a child, a grandchild and an orphan"}))
+    print("end")
+    sys.exit(0)
+subprocess.Popen(["sleep", "301"])
+subprocess.Popen(["sh", "-c", "sleep 302 & wait"])
+os.system("sh -c 'sleep 303 &'")
+print(json.dumps(dict(H, method="family", mode="oneshot")), flush=True)
+time.sleep(300)
+"#,
+    )
+    .unwrap();
+    let (procs, _) = sigkill_sleeplab_when(
+        &[
+            "-q",
+            "--runtimes",
+            "python",
+            "--durations",
+            "1ms",
+            "--count",
+            "1",
+        ],
+        &[("SLEEPLAB_PROBES", dir.path().into())],
+        |seen| {
+            ["sleep 301", "sleep 302", "sleep 303"]
+                .iter()
+                .all(|s| seen.iter().any(|p| p.cmdline.trim_end() == *s))
+        },
+    );
+    let left = survivors_after(&procs, Duration::from_secs(5));
+    assert!(
+        left.is_empty(),
+        "still running after sleeplab died: {left:?}"
+    );
+}
+
+/// The Windows probe under Wine: the probe dies with sleeplab; Wine's server and
+/// services (sessions of their own, started for the probe) exit once their last client
+/// is gone — unless another Wine program of the same prefix (another test run) still
+/// uses them, which is said and not counted against the probe.
+#[test]
+fn a_sigkilled_sleeplab_leaves_no_wine_probe_running() {
+    if which("wine").is_none() || which("x86_64-w64-mingw32-gcc").is_none() {
+        if std::env::var_os("CI").is_some() {
+            panic!("CI installs Wine (scripts/install-deps.sh)");
+        }
+        eprintln!("windows: skipped: wine or mingw-w64 not installed");
+        return;
+    }
+    let (procs, entry) = sigkill_sleeplab_when(
+        &[
+            "-q",
+            "--runtimes",
+            "windows",
+            "--methods",
+            "Sleep",
+            "--durations",
+            "100ms",
+            "--count",
+            "300",
+        ],
+        &[],
+        |seen| seen.iter().any(|p| p.cmdline.contains("--method Sleep")),
+    );
+    let (probe, server): (Vec<Seen>, Vec<Seen>) = procs
+        .into_iter()
+        .partition(|p| p.cmdline.contains("probe.exe") || p.cmdline.contains("sleeplab"));
+    assert!(!probe.is_empty(), "no probe.exe among {server:?}");
+    let left = survivors_after(&probe, Duration::from_secs(5));
+    assert!(
+        left.is_empty(),
+        "still running after sleeplab died: {left:?}"
+    );
+    let prefix = probe
+        .iter()
+        .flat_map(|p| p.env.iter())
+        .find(|v| v.starts_with("WINEPREFIX="))
+        .cloned()
+        .expect("the probe runs with a WINEPREFIX");
+    let left = survivors_after(&server, Duration::from_secs(20));
+    if !left.is_empty() {
+        let other_clients: Vec<Seen> = other_wine_clients(&prefix, &entry);
+        assert!(
+            !other_clients.is_empty(),
+            "Wine processes of the probe still run with no other client of {prefix}: {left:?}"
+        );
+        eprintln!(
+            "windows: {} Wine server processes stay up for other clients of {prefix}: {:?}",
+            left.len(),
+            other_clients.iter().map(|p| p.pid).collect::<Vec<_>>()
+        );
+    }
+}
+
+/// Live Wine programs of `prefix` (`WINEPREFIX=…`) not started by this test.
+fn other_wine_clients(prefix: &str, entry: &str) -> Vec<Seen> {
+    marked(prefix)
+        .into_iter()
+        .filter(|p| !p.env.iter().any(|v| v == entry) && p.cmdline.contains(".exe"))
+        .collect()
+}
+
+/// The first executable named `name` on `PATH`.
+fn which(name: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }

@@ -1,6 +1,6 @@
 //! `sleeplab runtimes`: every language runtime's sleep, measured the same way.
 
-use super::args::{self, List, OutputArgs, online_cpus};
+use super::args::{self, List, OutputArgs, ThreadArgs, online_cpus};
 use super::outputs::check_outputs;
 use super::tail;
 use crate::error::UsageError;
@@ -11,7 +11,7 @@ use crate::experiments::runtimes::{
 use crate::experiments::{Context, Experiment};
 use crate::output::Progress;
 use crate::parse::{self, Names, ParseError, dedup};
-use crate::runtimes::catalog::RuntimeId;
+use crate::probe::catalog::RuntimeId;
 use crate::settings::ThreadSettings;
 use clap::Args;
 
@@ -57,9 +57,11 @@ pub struct RuntimesArgs {
     /// Timer slack(s) the probes run under, e.g. 50us,1ns (default: inherited).
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::slacks)]
     pub timer_slack: Option<List<u64>>,
-    /// Pin the probe processes to this CPU.
-    #[arg(long, allow_hyphen_values = true, value_name = "CPU", value_parser = cpu)]
-    pub pin: Option<usize>,
+    /// The probe processes' CPU, scheduling policy and priority (set before they start)
+    /// and memory locking (each probe locks its own; a run with a probe that cannot is
+    /// refused).
+    #[command(flatten)]
+    pub threads: ThreadArgs,
     /// Raw samples per cell kept in the JSON (the CSV gets all).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = args::json_samples, default_value = "1000")]
     pub json_samples: u64,
@@ -78,11 +80,6 @@ fn count(s: &str) -> Result<u64, ParseError> {
     parse::count("count", s, 1, 100_000_000)
 }
 
-fn cpu(s: &str) -> Result<usize, ParseError> {
-    let n = online_cpus() as u64;
-    parse::count("CPU", s, 0, n - 1).map(|c| c as usize)
-}
-
 /// Resolves `--runtimes` (default: all), suggesting the closest name for a typo.
 pub fn resolve_runtimes(given: Option<&[String]>) -> Result<Vec<RuntimeId>, UsageError> {
     let Some(given) = given else {
@@ -92,8 +89,9 @@ pub fn resolve_runtimes(given: Option<&[String]>) -> Result<Vec<RuntimeId>, Usag
     Ok(names.iter().filter_map(|n| RuntimeId::parse(n)).collect())
 }
 
-/// Builds the experiment's config from the arguments.
-pub fn config(args: &RuntimesArgs, ids: &[RuntimeId]) -> RuntimesConfig {
+/// Builds the experiment's config from the arguments (the thread settings are the
+/// probes', checked by [`ThreadArgs::settings`]).
+pub fn config(args: &RuntimesArgs, ids: &[RuntimeId], probes: ThreadSettings) -> RuntimesConfig {
     RuntimesConfig {
         runtimes: ids.iter().map(|r| r.name().to_string()).collect(),
         methods: args.methods.as_ref().map(|l| l.0.clone()),
@@ -117,7 +115,10 @@ pub fn config(args: &RuntimesArgs, ids: &[RuntimeId]) -> RuntimesConfig {
             .timer_slack
             .as_ref()
             .map_or_else(Vec::new, |l| l.0.clone()),
-        pin_cpu: args.pin,
+        pin_cpu: probes.pin,
+        policy: probes.policy,
+        priority: probes.priority,
+        mlock: probes.mlock,
         json_samples: args.json_samples as usize,
         output_cap_bytes: 64 << 20,
         startup_timeout_ns: 120_000_000_000,
@@ -129,7 +130,8 @@ pub fn config(args: &RuntimesArgs, ids: &[RuntimeId]) -> RuntimesConfig {
 pub fn run(args: &RuntimesArgs, quiet: bool) -> anyhow::Result<i32> {
     check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
     let ids = resolve_runtimes(args.runtimes.as_ref().map(|l| &l.0[..]))?;
-    let config = config(args, &ids);
+    let config = config(args, &ids, args.threads.settings()?);
+    config.validate()?;
     if args.list {
         let ctx = Context::new(
             Progress::new(RuntimesConfig::NAME, config.steps(), quiet),
@@ -141,6 +143,8 @@ pub fn run(args: &RuntimesArgs, quiet: bool) -> anyhow::Result<i32> {
         print!("{}", runtimes::render_listing(&data?));
         return Ok(0);
     }
+    // The settings are the probes' (applied in each forked child): the harness's own
+    // threads run as they are.
     let run = tail::measure(
         &config,
         RuntimesConfig::NAME,

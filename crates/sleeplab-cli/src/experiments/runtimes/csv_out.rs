@@ -12,7 +12,7 @@ use serde::Serialize;
 use std::path::Path;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
-pub const CSV_COLUMNS: [&str; 17] = [
+pub const CSV_COLUMNS: [&str; 18] = [
     "runtime",
     "implementation",
     "runtime_version",
@@ -30,6 +30,7 @@ pub const CSV_COLUMNS: [&str; 17] = [
     "lateness_ns",
     "early",
     "schema_version",
+    "partial",
 ];
 
 #[derive(Serialize)]
@@ -51,6 +52,8 @@ struct Row<'a> {
     lateness_ns: Option<i128>,
     early: bool,
     schema_version: u32,
+    /// The probe was stopped midway: this row is from one of the cells it finished.
+    partial: bool,
 }
 
 /// Writes every sample of every measured method.
@@ -96,6 +99,7 @@ fn write_method(
         lateness_ns: None,
         early: elapsed_ns < requested_ns,
         schema_version: crate::model::SCHEMA_VERSION,
+        partial: m.partial.is_some(),
     };
     for c in &m.cells {
         for (i, &e) in c.warmup_ns.iter().enumerate() {
@@ -137,10 +141,11 @@ fn write_method(
 mod tests {
     use super::*;
     use crate::experiments::runtimes::{
-        MethodStatus, OneshotCell, PeriodicCell, ProbeQuota, RuntimeStatus, RuntimesConfig,
-        periodic_stats,
+        MethodStatus, OneshotCell, PartialRun, PeriodicCell, ProbeQuota, RuntimeStatus,
+        RuntimesConfig, periodic_stats,
     };
-    use crate::runtimes::protocol::Kind;
+    use crate::probe::observe::InForce;
+    use crate::probe::protocol::Kind;
     use crate::stats::summarize;
 
     fn data() -> RuntimesData {
@@ -156,6 +161,8 @@ mod tests {
             periodic: None,
             notes: vec![],
             wall_ns: 0,
+            in_force: None,
+            partial: None,
         };
         let mut sleep = method("sleep", Kind::Oneshot);
         sleep.cells.push(OneshotCell {
@@ -190,6 +197,9 @@ mod tests {
                 loads: vec![0],
                 timer_slacks_ns: vec![1],
                 pin_cpu: None,
+                policy: Default::default(),
+                priority: 0,
+                mlock: false,
                 json_samples: 10,
                 output_cap_bytes: 1,
                 startup_timeout_ns: 1,
@@ -240,13 +250,66 @@ mod tests {
         assert_eq!(col(&rows[5], "lateness_ns"), "1");
         assert_eq!(col(&rows[5], "index"), "1");
         assert_eq!(col(&rows[5], "timer_slack_ns"), "1");
+        assert!(rows.iter().all(|r| col(r, "partial") == "false"));
+        // A probe stopped midway: the rows of its finished cells are marked.
+        let mut d = data();
+        d.runtimes[0].methods[0].partial = Some(PartialRun {
+            reason: "interrupted (Ctrl-C), killed".into(),
+            cells_kept: 1,
+            cells_asked: 2,
+        });
+        let bytes = to_csv(&d).unwrap();
+        let mut r = csv::Reader::from_reader(bytes.as_slice());
+        let partial: Vec<String> = r
+            .records()
+            .map(|row| col(&row.unwrap(), "partial"))
+            .collect();
+        assert_eq!(partial, ["true", "true", "true", "false", "false", "false"]);
     }
 
     #[test]
     fn the_render_shows_early_returns_prominently() {
-        let d = data();
+        let mut d = data();
         let text = crate::experiments::runtimes::render(&d);
         assert!(text.contains("1 !"), "{text}");
+        assert!(
+            !text.contains("PARTIAL") && !text.contains("in force"),
+            "{text}"
+        );
+        // A partial run and what was in force are spelled out.
+        let m = &mut d.runtimes[0].methods[0];
+        m.partial = Some(PartialRun {
+            reason: "hung: no exit within 3 s, killed".into(),
+            cells_kept: 1,
+            cells_asked: 2,
+        });
+        m.in_force = Some(InForce {
+            policy: Some("fifo".into()),
+            priority: Some(3),
+            locked_kib: Some(12),
+            ..InForce::default()
+        });
+        let text = crate::experiments::runtimes::render(&d);
+        assert!(
+            text.contains(
+                "  sleep: PARTIAL: 1 of 2 cells kept (stopped: hung: no exit within 3 s, killed)\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("  in force for the probe: fifo 3, 12 KiB locked\n"),
+            "{text}"
+        );
+        d.runtimes[0].methods[1].in_force = Some(InForce {
+            policy: Some("other".into()),
+            ..InForce::default()
+        });
+        let text = crate::experiments::runtimes::render(&d);
+        assert!(
+            text.contains("  in force for sleep: fifo 3, 12 KiB locked\n"),
+            "{text}"
+        );
+        assert!(text.contains("  in force for tick: other\n"), "{text}");
         let early = crate::experiments::runtimes::early_returns(&d);
         assert_eq!(early.len(), 2, "{early:?}");
         assert!(

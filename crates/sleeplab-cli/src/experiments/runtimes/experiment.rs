@@ -6,8 +6,7 @@ use super::{RuntimeResult, RuntimesConfig, RuntimesData, Target, render, run, sa
 use crate::error::UsageError;
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData, load_note};
 use crate::output::Progress;
-use crate::runtimes::catalog::{Catalog, CatalogError, RuntimeId};
-use crate::settings::RunSettings;
+use crate::probe::catalog::{Catalog, CatalogError, RuntimeId};
 
 /// `sleeplab runtimes`.
 impl Experiment for RuntimesConfig {
@@ -28,15 +27,7 @@ impl Experiment for RuntimesConfig {
         out.data.runtimes.extend(saved);
         Ok(Outcome {
             data: out.data,
-            settings: RunSettings {
-                timer_slack_ns: config
-                    .timer_slacks_ns
-                    .first()
-                    .copied()
-                    .unwrap_or_else(sleeplab::system::timer_slack_ns),
-                pin_cpu: config.pin_cpu,
-                ..RunSettings::default()
-            },
+            settings: config.run_settings(),
             complete: out.complete,
             notes: load_note(&config.loads, ctx.cpus, "the probes compete for a CPU")
                 .into_iter()

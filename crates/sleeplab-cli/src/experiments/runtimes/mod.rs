@@ -6,16 +6,18 @@
 //! once (`--durations-ns`), a time budget per cell and a warm-up; periodic methods run in
 //! periodic mode. The harness applies the same load (busy threads in this process), timer
 //! slack and CPU pinning (both inherited by the probe process) as `sweep`, parses the
-//! output with [`crate::runtimes::protocol`] and summarises it with [`crate::stats`].
+//! output with [`crate::probe::protocol`] and summarises it with [`crate::stats`].
 //! A runtime that is missing is skipped with the command that installs it; a probe that
 //! crashes, hangs, floods or prints garbage is reported as failed and the run goes on.
 
 mod analyze;
 mod csv_out;
 mod experiment;
+mod measure;
 mod render;
 mod run;
 mod saved;
+mod settings;
 
 pub use analyze::{PeriodicStats, periodic_stats};
 pub use csv_out::{CSV_COLUMNS, to_csv, write_csv};
@@ -23,11 +25,14 @@ pub use experiment::list;
 pub use render::{early_returns, render, render_listing};
 pub use run::{RuntimesOutcome, Target, run};
 pub use saved::saved_runtimes;
+pub use settings::{in_force_notes, in_force_summary};
 
-use crate::runtimes::protocol::{Kind, MethodInfo};
+use crate::probe::observe::InForce;
+use crate::probe::protocol::{Kind, MethodInfo};
 use crate::stats::Summary;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab::system::Policy;
 use std::collections::BTreeMap;
 
 /// Seed 003's requests: 100 ms, 10 ms, 1 ms, 100 µs, 10 µs.
@@ -75,6 +80,17 @@ pub struct RuntimesConfig {
     pub timer_slacks_ns: Vec<u64>,
     /// CPU the probe processes are pinned to.
     pub pin_cpu: Option<usize>,
+    /// Scheduling policy of the probe processes (set before `exec`; the threads they
+    /// start inherit it).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub policy: Policy,
+    /// Its priority: 0 for `other`, 1–99 for `fifo` and `rr`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub priority: i32,
+    /// Each probe locks its memory before measuring (the protocol's `--mlock`; a run
+    /// with a probe that cannot is refused).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub mlock: bool,
     /// Raw samples per cell kept in the JSON result (the CSV gets all).
     pub json_samples: usize,
     /// A probe writing more than this to stdout is killed, bytes.
@@ -233,6 +249,25 @@ pub struct MethodResult {
     pub notes: Vec<String>,
     /// Wall time of the probe process, ns.
     pub wall_ns: u64,
+    /// What was in force for the probe process while it measured, read back from
+    /// `/proc` (absent in results written before it was recorded, and for saved outputs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_force: Option<InForce>,
+    /// Set when the probe was stopped midway (Ctrl-C, a timeout): the cells it finished
+    /// are kept (status `measured`), the rest were not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<PartialRun>,
+}
+
+/// A probe run stopped before its end, its finished cells kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PartialRun {
+    /// Why it stopped (e.g. "interrupted (Ctrl-C), killed").
+    pub reason: String,
+    /// Cells the probe finished (each as whole as in a complete run).
+    pub cells_kept: u64,
+    /// Cells it was asked for.
+    pub cells_asked: u64,
 }
 
 /// One runtime.
@@ -276,4 +311,9 @@ pub struct RuntimesData {
     pub config: RuntimesConfig,
     /// Every runtime asked for, in order, then those read from saved probe outputs.
     pub runtimes: Vec<RuntimeResult>,
+}
+
+/// Whether a setting holds its default, so results that do not use it read as before.
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }

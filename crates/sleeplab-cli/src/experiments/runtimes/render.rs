@@ -3,6 +3,7 @@
 //! a periodic table, an overview of medians, what was skipped or failed and why, and the
 //! early returns spelled out.
 
+use super::settings::in_force_summary;
 use super::{MethodResult, MethodStatus, RuntimeResult, RuntimeStatus, RuntimesData};
 use crate::output::{fmt_ns, fmt_ns_f, new_table};
 use std::fmt::Write;
@@ -176,7 +177,15 @@ pub fn render(data: &RuntimesData) -> String {
         }
         for m in &r.methods {
             match &m.status {
-                MethodStatus::Measured => {}
+                MethodStatus::Measured => {
+                    if let Some(p) = &m.partial {
+                        let _ = writeln!(
+                            out,
+                            "  {}: PARTIAL: {} of {} cells kept (stopped: {})",
+                            m.method, p.cells_kept, p.cells_asked, p.reason
+                        );
+                    }
+                }
                 MethodStatus::Unavailable { reason } => {
                     let _ = writeln!(out, "  {}: unavailable: {reason}", m.method);
                 }
@@ -187,6 +196,9 @@ pub fn render(data: &RuntimesData) -> String {
         }
         for u in &r.unavailable {
             let _ = writeln!(out, "  {}: unavailable here: {}", u.method, u.reason);
+        }
+        for line in in_force_lines(r, multi) {
+            let _ = writeln!(out, "  {line}");
         }
         let notes = notes(r);
         if !notes.is_empty() {
@@ -209,6 +221,32 @@ pub fn render(data: &RuntimesData) -> String {
         }
     }
     out
+}
+
+/// What was in force for the runtime's probes (read back from `/proc`): one line when
+/// every run of it had the same, else one per method run.
+fn in_force_lines(r: &RuntimeResult, multi: bool) -> Vec<String> {
+    let seen: Vec<(&MethodResult, String)> = r
+        .methods
+        .iter()
+        .filter_map(|m| Some((m, in_force_summary(m.in_force.as_ref()?)?)))
+        .collect();
+    let Some((_, first)) = seen.first() else {
+        return vec![];
+    };
+    if seen.iter().all(|(_, s)| s == first) {
+        return vec![format!("in force for the probe: {first}")];
+    }
+    seen.iter()
+        .map(|(m, s)| {
+            let at = if multi {
+                format!(" ({})", level(m))
+            } else {
+                String::new()
+            };
+            format!("in force for {}{at}: {s}", m.method)
+        })
+        .collect()
 }
 
 /// The probe's comments and the harness's notes of a runtime, deduplicated, each

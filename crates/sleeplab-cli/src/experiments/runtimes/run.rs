@@ -1,21 +1,20 @@
 //! The runtimes engine: list every prepared probe, then run each selected method once
 //! per setting (load × timer slack), one probe process per method.
 
-use super::analyze::{Request, periodic_stats};
-use super::{
-    MethodResult, MethodStatus, OneshotCell, PeriodicCell, RuntimeResult, RuntimeStatus,
-    RuntimesConfig, RuntimesData, UnavailableMethod,
-};
+use super::measure::{limits, measure};
+use super::settings::check_mlock;
+use super::{RuntimeResult, RuntimeStatus, RuntimesConfig, RuntimesData, UnavailableMethod};
 use crate::error::UsageError;
 use crate::interrupt::interrupted;
 use crate::load::LoadThreads;
 use crate::output::{Progress, fmt_ns};
 use crate::parse::Names;
-use crate::runtimes::catalog::Preparation;
-use crate::runtimes::protocol::{self, Comment, ListOutput, Measurement, MethodInfo, Mode};
-use crate::runtimes::runner::{self, ChildSettings, Limits, ProbeCommand, Verdict};
+use crate::probe::catalog::Preparation;
+use crate::probe::child::ChildSettings;
+use crate::probe::command::ProbeCommand;
+use crate::probe::protocol::{self, ListOutput, MethodInfo};
+use crate::probe::runner::{self, Verdict};
 use crate::settings::slack_levels;
-use crate::stats::summarize;
 use std::time::Duration;
 
 /// A runtime to measure: its name, and how it was prepared.
@@ -121,6 +120,13 @@ pub fn run(
     if let Some(wanted) = &config.methods {
         check_methods(wanted, &listed)?;
     }
+    if measure_methods {
+        let headers: Vec<(&str, &protocol::Header)> = listed
+            .iter()
+            .map(|l| (results[l.index].id.as_str(), &l.list.header))
+            .collect();
+        check_mlock(config.mlock, &headers)?;
+    }
     let selected = |m: &MethodInfo| {
         config
             .methods
@@ -176,12 +182,8 @@ pub fn run(
                             .map(|s| format!(" slack {}", fmt_ns(s)))
                             .unwrap_or_default()
                     ));
-                    let settings = ChildSettings {
-                        timer_slack_ns: slack,
-                        pin_cpu: config.pin_cpu,
-                    };
                     let expected = Some(l.list.header.runtime.clone());
-                    let res = measure(config, &l.command, m, expected, settings, load);
+                    let res = measure(config, &l.command, m, expected, slack, load);
                     if interrupted() {
                         complete = false;
                     }
@@ -217,15 +219,6 @@ fn check_methods(wanted: &[String], listed: &[Listed]) -> Result<(), UsageError>
     Ok(())
 }
 
-/// The limits of one probe run expected to take `expected`.
-fn limits(config: &RuntimesConfig, expected: Duration) -> Limits {
-    Limits {
-        timeout: Duration::from_nanos(config.startup_timeout_ns)
-            .saturating_add(expected.saturating_mul(3)),
-        output_cap: usize::try_from(config.output_cap_bytes).unwrap_or(usize::MAX),
-    }
-}
-
 /// Runs `--list` and parses it.
 fn list(
     config: &RuntimesConfig,
@@ -255,122 +248,4 @@ fn list(
         }
     }
     Ok(l)
-}
-
-fn comment_texts(c: &[Comment]) -> Vec<String> {
-    c.iter().map(|c| c.text.clone()).collect()
-}
-
-/// Runs one method and turns its output into a result (never fails: a failure is data).
-fn measure(
-    config: &RuntimesConfig,
-    command: &ProbeCommand,
-    m: &MethodInfo,
-    expected_runtime: Option<String>,
-    settings: ChildSettings,
-    load: usize,
-) -> MethodResult {
-    let req = Request::new(config, &m.method, m.kind, expected_runtime);
-    let mut res = MethodResult {
-        method: m.method.clone(),
-        kind: m.kind,
-        description: m.description.clone(),
-        load,
-        timer_slack_ns: settings.timer_slack_ns,
-        probe_timer_slack_ns: None,
-        status: MethodStatus::Measured,
-        cells: vec![],
-        periodic: None,
-        notes: vec![],
-        wall_ns: 0,
-    };
-    let fail = |mut res: MethodResult, reason: String| {
-        res.status = MethodStatus::Failed { reason };
-        res
-    };
-    let out = match runner::run(
-        command,
-        &req.args(),
-        settings,
-        limits(config, req.expected()),
-    ) {
-        Ok(o) => o,
-        Err(e) => return fail(res, e.to_string()),
-    };
-    res.wall_ns = u64::try_from(out.wall.as_nanos()).unwrap_or(u64::MAX);
-    match out.verdict() {
-        Verdict::Ok => {}
-        Verdict::Unavailable(reason) => {
-            res.status = MethodStatus::Unavailable { reason };
-            return res;
-        }
-        Verdict::BadArguments(w) => {
-            return fail(
-                res,
-                format!("the probe rejected {}: {w}", req.args().join(" ")),
-            );
-        }
-        Verdict::Failed(w) => return fail(res, w),
-    }
-    let meas = match protocol::parse_measurement(&out.stdout) {
-        Ok(m) => m,
-        Err(e) => return fail(res, format!("output breaks the protocol: {e}")),
-    };
-    match req.check(&meas) {
-        Ok(notes) => res.notes.extend(notes),
-        Err(e) => return fail(res, e),
-    }
-    res.probe_timer_slack_ns = meas
-        .header
-        .extra
-        .get("timerslack_ns")
-        .and_then(|v| v.as_u64());
-    if let (Some(set), Some(seen)) = (settings.timer_slack_ns, res.probe_timer_slack_ns) {
-        if set != seen && set != 0 {
-            res.notes.push(format!(
-                "timer slack {set} ns was set for the probe, but it reports {seen} ns"
-            ));
-        }
-    }
-    let last = out.stderr_last_line();
-    if !last.is_empty() {
-        res.notes.push(format!("stderr: {last}"));
-    }
-    fill_cells(&mut res, meas, config.json_samples);
-    res
-}
-
-/// Moves a parsed measurement's cells into `res`: periodic statistics for a periodic
-/// measurement, one summarised cell per requested duration otherwise; the probe's
-/// comments become notes.
-pub(super) fn fill_cells(res: &mut MethodResult, meas: Measurement, json_samples: usize) {
-    res.notes.extend(comment_texts(&meas.trailing_comments));
-    if meas.mode == Mode::Periodic {
-        if let Some(c) = meas.cells.into_iter().next() {
-            let s = periodic_stats(c.value_ns, &c.warmup, &c.samples);
-            res.periodic = Some(PeriodicCell {
-                period_ns: c.value_ns,
-                ticks: c.samples.len() as u64,
-                interval: s.interval,
-                lateness: s.lateness,
-                arrivals_ns: c.samples[..c.samples.len().min(json_samples)].to_vec(),
-                notes: comment_texts(&c.comments),
-                warmup_ns: c.warmup,
-                all_arrivals_ns: c.samples,
-            });
-        }
-    } else {
-        res.cells = meas
-            .cells
-            .into_iter()
-            .map(|c| OneshotCell {
-                requested_ns: c.value_ns,
-                summary: summarize(&c.samples, c.value_ns),
-                samples_ns: c.samples[..c.samples.len().min(json_samples)].to_vec(),
-                notes: comment_texts(&c.comments),
-                warmup_ns: c.warmup,
-                all_samples_ns: c.samples,
-            })
-            .collect();
-    }
 }

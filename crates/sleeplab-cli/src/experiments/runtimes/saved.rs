@@ -4,11 +4,11 @@
 //! one runtime (same header runtime, implementation, version and platform) become one
 //! runtime of the result. A saved `--list` output adds the methods' descriptions.
 
-use super::run::fill_cells;
+use super::measure::fill_cells;
 use super::{MethodResult, MethodStatus, RuntimeResult, RuntimeStatus, UnavailableMethod};
 use crate::error::UsageError;
-use crate::runtimes::catalog::RuntimeId;
-use crate::runtimes::protocol::{self, Header, Kind, MethodInfo, Mode, Output};
+use crate::probe::catalog::RuntimeId;
+use crate::probe::protocol::{self, Header, Kind, MethodInfo, Mode, Output};
 
 /// One runtime's saved files, as they are gathered.
 struct Group {
@@ -80,6 +80,8 @@ pub fn saved_runtimes(
                     periodic: None,
                     notes: vec![format!("saved output {name}")],
                     wall_ns: 0,
+                    in_force: None,
+                    partial: None,
                 };
                 fill_cells(&mut res, m, json_samples);
                 g.methods.push(res);

@@ -17,7 +17,7 @@ use crate::experiments::simulate::{
 };
 use crate::experiments::sweep::{DEFAULT_DURATIONS_NS, Quota, SweepConfig};
 use crate::experiments::timers::{TimersConfig, mechanisms as timer_mechanisms};
-use crate::runtimes::catalog::RuntimeId;
+use crate::probe::catalog::RuntimeId;
 use sleeplab::wait::Support;
 
 /// The sum of the normal level's stage budgets never exceeds this (90 s).
@@ -180,6 +180,9 @@ fn runtimes_stage(level: Level) -> StagePlan {
             loads: vec![0],
             timer_slacks_ns: vec![],
             pin_cpu: None,
+            policy: Default::default(),
+            priority: 0,
+            mlock: false,
             json_samples: 100,
             output_cap_bytes: 64 << 20,
             startup_timeout_ns: 60_000_000_000,

@@ -4,6 +4,7 @@ use super::figure;
 use crate::experiments::runtimes::{
     MethodResult, MethodStatus, OneshotCell, RuntimeResult, RuntimeStatus, RuntimesData,
 };
+use crate::probe::protocol::Kind;
 use crate::report::charts::bars::{Bar, Bars};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
@@ -11,7 +12,6 @@ use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::Results;
-use crate::runtimes::protocol::Kind;
 
 /// A runtime's main sleep: its first measured one-shot method (the probes list the
 /// language's plain sleep first: nanosleep, sleep_for, time.Sleep, time.sleep…), never
@@ -167,6 +167,15 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
             )),
             RuntimeStatus::Failed { reason } => Some(format!("{}: failed ({reason})", r.title)),
         })
+        .chain(d.runtimes.iter().flat_map(|r| {
+            r.methods.iter().filter_map(move |m| {
+                let p = m.partial.as_ref()?;
+                Some(format!(
+                    "{} {}: partial, {} of {} cells kept (stopped: {})",
+                    r.title, m.method, p.cells_kept, p.cells_asked, p.reason
+                ))
+            })
+        }))
         .collect();
     let height = bars.height();
     let mut blocks = vec![

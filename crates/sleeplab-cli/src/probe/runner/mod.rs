@@ -1,19 +1,19 @@
 //! Launching one probe process, bounded in time and output, killable.
 //!
-//! The child gets its own process group (so a timeout or Ctrl-C kills everything it
-//! started), `/dev/null` as stdin, and optionally a timer slack and a CPU affinity set in
-//! the forked child before `exec` (so the probe inherits them). Stdout is captured up to
-//! a cap; a probe that writes more is killed and reported. Stderr is kept (its tail) for
+//! The child is started by [`super::child`]: its own process group (so a timeout or
+//! Ctrl-C kills everything it started), `/dev/null` as stdin, death with sleeplab, a
+//! watchdog that kills the group when the run is over (leftovers too), and the settings
+//! it inherits, set before `exec`. Stdout is captured up to a cap; a probe that writes more is killed and reported. Stderr is kept (its tail) for
 //! error messages. The exit code is mapped as the protocol says: 0 ok, 2 bad arguments,
 //! 3 method unavailable, anything else (or a signal) a failure.
 
+use super::child::{self, ChildSettings, Spawned};
+use super::command::ProbeCommand;
+use super::observe::{self, InForce};
 use crate::interrupt::interrupted;
-use std::ffi::OsString;
 use std::io::Read;
 use std::os::fd::AsRawFd;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
 /// How much of stderr is kept (its end: the last line is what matters).
@@ -22,74 +22,6 @@ const STDERR_KEEP: usize = 64 * 1024;
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// Longest stderr line quoted in a verdict.
 const REASON_CHARS: usize = 300;
-
-/// A program to launch: what `exec` gets, minus the per-run arguments.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ProbeCommand {
-    /// The program (a path, or a name looked up in `PATH`).
-    pub program: PathBuf,
-    /// Arguments before the per-run ones (e.g. the script path).
-    pub args: Vec<OsString>,
-    /// Extra environment variables.
-    pub env: Vec<(OsString, OsString)>,
-    /// Working directory (default: inherited).
-    pub cwd: Option<PathBuf>,
-}
-
-impl ProbeCommand {
-    /// A command running `program` with no fixed arguments.
-    pub fn new(program: impl Into<PathBuf>) -> Self {
-        Self {
-            program: program.into(),
-            ..Self::default()
-        }
-    }
-
-    /// Adds fixed arguments.
-    pub fn with_args<I, S>(mut self, args: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<OsString>,
-    {
-        self.args.extend(args.into_iter().map(Into::into));
-        self
-    }
-
-    /// Adds an environment variable.
-    pub fn with_env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
-        self.env.push((key.into(), value.into()));
-        self
-    }
-
-    /// Sets the working directory.
-    pub fn in_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.cwd = Some(dir.into());
-        self
-    }
-
-    /// The command line as words (environment first, `K=V`), for reports.
-    pub fn words(&self, extra: &[String]) -> Vec<String> {
-        let mut w: Vec<String> = self
-            .env
-            .iter()
-            .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))
-            .collect();
-        w.push(self.program.display().to_string());
-        w.extend(self.args.iter().map(|a| a.to_string_lossy().into_owned()));
-        w.extend(extra.iter().cloned());
-        w
-    }
-}
-
-/// Settings the probe process inherits (applied between fork and exec).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ChildSettings {
-    /// `prctl(PR_SET_TIMERSLACK)` value, ns (0 resets to the default).
-    pub timer_slack_ns: Option<u64>,
-    /// CPU to pin the process to (`sched_setaffinity`).
-    pub pin_cpu: Option<usize>,
-}
-
 /// Bounds on one probe run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -127,6 +59,9 @@ pub struct RunOutput {
     pub wall: Duration,
     /// The limits it ran under.
     pub limits: Limits,
+    /// What was in force for the process, read from `/proc` when its first line of
+    /// stdout arrived (`None` when it printed no complete line).
+    pub in_force: Option<InForce>,
 }
 
 /// The protocol's reading of a run.
@@ -259,26 +194,11 @@ pub fn run(
     limits: Limits,
 ) -> Result<RunOutput, RunError> {
     let program = cmd.program.display().to_string();
-    let mut c = Command::new(&cmd.program);
-    c.args(&cmd.args)
-        .args(args)
-        .envs(cmd.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if let Some(dir) = &cmd.cwd {
-        c.current_dir(dir);
-    }
-    if settings != ChildSettings::default() {
-        // SAFETY: the closure runs in the forked child before exec and only makes the
-        // async-signal-safe system calls prctl and sched_setaffinity on stack data.
-        unsafe {
-            c.pre_exec(move || apply_child_settings(settings));
-        }
-    }
     let start = Instant::now();
-    let mut child = c.spawn().map_err(|source| RunError::Spawn {
+    let Spawned {
+        mut child,
+        watchdog,
+    } = child::spawn(cmd, args, settings).map_err(|source| RunError::Spawn {
         program: program.clone(),
         source,
     })?;
@@ -294,6 +214,7 @@ pub fn run(
     let mut status = None;
     let mut exited_at: Option<Instant> = None;
     let mut killed: Option<Termination> = None;
+    let mut in_force = None;
     let mut buf = vec![0u8; 64 * 1024];
     // A timeout too long to represent is no timeout (a run of centuries).
     let deadline = start
@@ -311,7 +232,7 @@ pub fn run(
             // process it left behind (Wine's services inherit it): take what is there
             // now and stop.
             if let Some(p) = err_pipe.take() {
-                drain_available(p, &mut stderr);
+                drain_available(p, &mut stderr, 2 * STDERR_KEEP);
             }
             break;
         }
@@ -361,7 +282,14 @@ pub fn run(
             if let Some(p) = out_pipe.as_mut() {
                 match p.read(&mut buf) {
                     Ok(0) => out_pipe = None,
-                    Ok(n) => stdout.extend_from_slice(&buf[..n]),
+                    Ok(n) => {
+                        stdout.extend_from_slice(&buf[..n]);
+                        // The header line is out: the probe measures now, under what
+                        // it applied before printing it.
+                        if in_force.is_none() && buf[..n].contains(&b'\n') {
+                            in_force = Some(observe::read(pgid));
+                        }
+                    }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(_) => out_pipe = None,
                 }
@@ -391,6 +319,13 @@ pub fn run(
         Some(t) => {
             kill_group(pgid);
             let _ = child.wait();
+            // What the probe wrote before it was stopped is kept (a stopped probe's
+            // finished cells are data); a flood is not read further.
+            if t != Termination::OutputCapped
+                && let Some(p) = out_pipe.take()
+            {
+                drain_available(p, &mut stdout, limits.output_cap);
+            }
             t
         }
         None => {
@@ -402,17 +337,21 @@ pub fn run(
             }
         }
     };
+    // The run is over: the watchdog kills whatever the probe left in its group.
+    drop(watchdog);
     Ok(RunOutput {
         stdout,
         stderr,
         termination,
         wall: start.elapsed(),
         limits,
+        in_force,
     })
 }
 
-/// Reads whatever `pipe` holds right now without blocking (the rest is dropped).
-fn drain_available(mut pipe: std::process::ChildStderr, into: &mut Vec<u8>) {
+/// Reads whatever `pipe` holds right now without blocking, until `into` holds `cap`
+/// bytes (the rest is dropped).
+fn drain_available(mut pipe: impl Read + AsRawFd, into: &mut Vec<u8>, cap: usize) {
     let fd = pipe.as_raw_fd();
     // SAFETY: fcntl on a file descriptor we own; only the O_NONBLOCK flag is changed.
     unsafe {
@@ -422,7 +361,7 @@ fn drain_available(mut pipe: std::process::ChildStderr, into: &mut Vec<u8>) {
         }
     }
     let mut buf = [0u8; 16 * 1024];
-    while into.len() < 2 * STDERR_KEEP {
+    while into.len() < cap {
         match pipe.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => into.extend_from_slice(&buf[..n]),
@@ -430,201 +369,5 @@ fn drain_available(mut pipe: std::process::ChildStderr, into: &mut Vec<u8>) {
     }
 }
 
-/// Applies `settings` to the calling process (the forked child, before exec).
-fn apply_child_settings(settings: ChildSettings) -> std::io::Result<()> {
-    if let Some(ns) = settings.timer_slack_ns {
-        // SAFETY: prctl(PR_SET_TIMERSLACK) takes an integer argument only.
-        let r = unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0) };
-        if r != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    if let Some(cpu) = settings.pin_cpu {
-        // SAFETY: cpu_set_t is plain data, zeroed then filled with CPU_SET within bounds
-        // (the caller validated cpu against the machine's CPU count).
-        let r = unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(cpu, &mut set);
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
-        };
-        if r != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sh(script: &str) -> ProbeCommand {
-        ProbeCommand::new("/bin/sh").with_args(["-c", script])
-    }
-
-    fn limits(ms: u64) -> Limits {
-        Limits {
-            timeout: Duration::from_millis(ms),
-            output_cap: 1 << 20,
-        }
-    }
-
-    #[test]
-    fn captures_stdout_and_maps_exit_codes() {
-        let r = run(
-            &sh("echo hello; echo oops >&2"),
-            &[],
-            ChildSettings::default(),
-            limits(5000),
-        )
-        .unwrap();
-        assert_eq!(r.stdout, b"hello\n");
-        assert_eq!(r.verdict(), Verdict::Ok);
-        let r = run(
-            &sh("echo 'bad --count x' >&2; exit 2"),
-            &[],
-            ChildSettings::default(),
-            limits(5000),
-        )
-        .unwrap();
-        assert_eq!(
-            r.verdict(),
-            Verdict::BadArguments("bad arguments (exit 2): bad --count x".into())
-        );
-        let r = run(
-            &sh("echo 'no such clock' >&2; exit 3"),
-            &[],
-            ChildSettings::default(),
-            limits(5000),
-        )
-        .unwrap();
-        assert_eq!(r.verdict(), Verdict::Unavailable("no such clock".into()));
-        let r = run(
-            &sh("echo first >&2; echo last >&2; exit 7"),
-            &[],
-            ChildSettings::default(),
-            limits(5000),
-        )
-        .unwrap();
-        assert_eq!(r.verdict(), Verdict::Failed("exit code 7: last".into()));
-    }
-
-    #[test]
-    fn signals_timeouts_and_floods_are_failures() {
-        let r = run(
-            &sh("kill -SEGV $$"),
-            &[],
-            ChildSettings::default(),
-            limits(5000),
-        )
-        .unwrap();
-        assert_eq!(r.termination, Termination::Signaled(libc::SIGSEGV));
-        assert!(matches!(r.verdict(), Verdict::Failed(m) if m.contains("SIGSEGV")));
-        let t0 = Instant::now();
-        let r = run(&sh("sleep 30"), &[], ChildSettings::default(), limits(300)).unwrap();
-        assert_eq!(r.termination, Termination::TimedOut);
-        assert!(t0.elapsed() < Duration::from_secs(10));
-        assert!(matches!(r.verdict(), Verdict::Failed(m) if m.contains("hung")));
-        let r = run(&sh("yes"), &[], ChildSettings::default(), limits(20_000)).unwrap();
-        assert_eq!(r.termination, Termination::OutputCapped);
-        assert!(r.stdout.len() <= (1 << 20) + 64 * 1024);
-    }
-
-    #[test]
-    fn a_hang_in_a_grandchild_is_killed_with_the_group() {
-        // The shell starts a background sleeper that holds the pipes, then hangs itself.
-        let t0 = Instant::now();
-        let r = run(
-            &sh("sleep 30 & sleep 30"),
-            &[],
-            ChildSettings::default(),
-            limits(300),
-        )
-        .unwrap();
-        assert_eq!(r.termination, Termination::TimedOut);
-        assert!(t0.elapsed() < Duration::from_secs(10));
-    }
-
-    #[test]
-    fn a_leftover_holding_stderr_does_not_delay_the_result() {
-        // The shell leaves a sleeper behind that keeps stderr (not stdout) open.
-        let t0 = Instant::now();
-        let r = run(
-            &sh("echo out; echo err >&2; sleep 5 >/dev/null & exit 0"),
-            &[],
-            ChildSettings::default(),
-            limits(20_000),
-        )
-        .unwrap();
-        assert_eq!(r.verdict(), Verdict::Ok);
-        assert_eq!(r.stdout, b"out\n");
-        assert_eq!(r.stderr_last_line(), "err");
-        assert!(
-            t0.elapsed() < Duration::from_millis(1500),
-            "{:?}",
-            t0.elapsed()
-        );
-    }
-
-    #[test]
-    fn an_endless_timeout_does_not_overflow() {
-        let l = Limits {
-            timeout: Duration::MAX,
-            output_cap: 1024,
-        };
-        let r = run(&sh("exit 0"), &[], ChildSettings::default(), l).unwrap();
-        assert_eq!(r.verdict(), Verdict::Ok);
-    }
-
-    #[test]
-    fn missing_program_is_a_spawn_error() {
-        let e = run(
-            &ProbeCommand::new("/nonexistent/sleeplab-probe"),
-            &[],
-            ChildSettings::default(),
-            limits(1000),
-        )
-        .unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("cannot start /nonexistent/sleeplab-probe"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn child_inherits_timer_slack_and_affinity() {
-        let settings = ChildSettings {
-            timer_slack_ns: Some(12_345),
-            pin_cpu: Some(0),
-        };
-        // /proc/self/timerslack_ns is the task's own slack; Cpus_allowed_list the affinity.
-        let r = run(
-            &sh("cat /proc/self/timerslack_ns; grep Cpus_allowed_list /proc/self/status"),
-            &[],
-            settings,
-            limits(5000),
-        )
-        .unwrap();
-        let out = String::from_utf8_lossy(&r.stdout);
-        assert_eq!(r.verdict(), Verdict::Ok, "{out}");
-        if !out.starts_with("cat:") {
-            assert!(
-                out.lines().next().is_some_and(|l| l.trim() == "12345"),
-                "{out}"
-            );
-        }
-        assert!(out.contains("Cpus_allowed_list:\t0\n"), "{out}");
-    }
-
-    #[test]
-    fn words_show_env_program_and_args() {
-        let c = ProbeCommand::new("wine")
-            .with_args(["probe.exe"])
-            .with_env("WINEDEBUG", "-all");
-        assert_eq!(
-            c.words(&["--list".into()]),
-            ["WINEDEBUG=-all", "wine", "probe.exe", "--list"]
-        );
-    }
-}
+mod tests;

@@ -1,0 +1,15 @@
+//! Language-runtime probes, the plumbing: the protocol they speak ([`protocol`]), the
+//! runtimes that have one ([`runtime`]), where their sources are and how each is
+//! prepared ([`catalog`], with compiled probes in a build cache: [`build`]), and the
+//! bounded, killable launching of a probe process ([`runner`]: a [`command`] run with
+//! [`child`] settings, and [`observe`]d: what was in force while it ran). The `runtimes` experiment (`crate::experiments::runtimes`) is
+//! built on these.
+
+pub mod build;
+pub mod catalog;
+pub mod child;
+pub mod command;
+pub mod observe;
+pub mod protocol;
+pub mod runner;
+pub mod runtime;

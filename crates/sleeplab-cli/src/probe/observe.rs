@@ -1,0 +1,122 @@
+//! What was in force for a running probe, read back from `/proc/<pid>`: its scheduling
+//! policy and priority, how much memory it had locked, its timer slack and the CPUs it
+//! may run on. The runner reads it once the probe has printed its header line (the
+//! protocol has probes apply `--mlock` before that and print it before measuring), so
+//! it describes the process while it measures.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The settings a probe process ran under, as the kernel reported them. A field is
+/// `None` when it could not be read (the probe had already exited, or not Linux).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct InForce {
+    /// Scheduling policy of the probe's main thread (`other`, `fifo`, `rr`, `batch`,
+    /// `idle`, `deadline`), from `/proc/<pid>/stat`.
+    pub policy: Option<String>,
+    /// Its real-time priority (0 for the normal policies).
+    pub priority: Option<u32>,
+    /// Threads of the probe whose policy or priority differ from the main thread's.
+    pub threads_differing: Option<u32>,
+    /// Locked memory (`VmLck` of `/proc/<pid>/status`), KiB.
+    pub locked_kib: Option<u64>,
+    /// Timer slack of the main thread (`/proc/<pid>/timerslack_ns`), ns.
+    pub timer_slack_ns: Option<u64>,
+    /// CPUs it may run on (`Cpus_allowed_list`), e.g. `0` or `0-1`.
+    pub cpus: Option<String>,
+}
+
+/// Reads what is in force for process `pid` now.
+pub fn read(pid: u32) -> InForce {
+    let dir = format!("/proc/{pid}");
+    let sched = std::fs::read_to_string(format!("{dir}/stat"))
+        .ok()
+        .and_then(|s| sched_of_stat(&s));
+    let status = std::fs::read_to_string(format!("{dir}/status")).unwrap_or_default();
+    let threads_differing = sched.and_then(|main| {
+        let tasks = std::fs::read_dir(format!("{dir}/task")).ok()?;
+        let differing = tasks
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("stat")).ok())
+            .filter_map(|s| sched_of_stat(&s))
+            .filter(|&s| s != main)
+            .count();
+        Some(differing as u32)
+    });
+    InForce {
+        policy: sched.map(|(p, _)| policy_name(p)),
+        priority: sched.map(|(_, prio)| prio),
+        threads_differing,
+        locked_kib: status_field(&status, "VmLck")
+            .and_then(|v| v.trim_end_matches("kB").trim().parse().ok()),
+        timer_slack_ns: std::fs::read_to_string(format!("{dir}/timerslack_ns"))
+            .ok()
+            .and_then(|s| s.trim().parse().ok()),
+        cpus: status_field(&status, "Cpus_allowed_list").map(str::to_string),
+    }
+}
+
+/// (policy, rt_priority) from the text of `/proc/<pid>/stat` (fields 41 and 40).
+pub fn sched_of_stat(stat: &str) -> Option<(u32, u32)> {
+    // The command name is in parentheses and may hold anything: count after the last ')'.
+    let rest = stat.get(stat.rfind(')')? + 1..)?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // `rest` starts at field 3 (state): field n is fields[n - 3].
+    let priority = fields.get(40 - 3)?.parse().ok()?;
+    let policy = fields.get(41 - 3)?.parse().ok()?;
+    Some((policy, priority))
+}
+
+/// The name of a Linux scheduling policy number.
+pub fn policy_name(policy: u32) -> String {
+    match policy {
+        0 => "other".into(),
+        1 => "fifo".into(),
+        2 => "rr".into(),
+        3 => "batch".into(),
+        5 => "idle".into(),
+        6 => "deadline".into(),
+        n => format!("policy {n}"),
+    }
+}
+
+/// The value of `Name:` in `/proc/<pid>/status`, trimmed.
+fn status_field<'a>(status: &'a str, name: &str) -> Option<&'a str> {
+    status.lines().find_map(|l| {
+        l.strip_prefix(name)
+            .and_then(|r| r.strip_prefix(':'))
+            .map(str::trim)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_are_counted_after_the_command_name() {
+        // A command name with spaces and a ')' inside; priority 7, policy 1 (fifo).
+        let mut fields: Vec<String> = (3..=52).map(|n| n.to_string()).collect();
+        fields[40 - 3] = "7".into();
+        fields[41 - 3] = "1".into();
+        let stat = format!("1234 (a b) c) {}\n", fields.join(" "));
+        assert_eq!(sched_of_stat(&stat), Some((1, 7)));
+        assert_eq!(sched_of_stat("1234 (x) S 1 2"), None);
+        assert_eq!(policy_name(2), "rr");
+        assert_eq!(policy_name(9), "policy 9");
+    }
+
+    #[test]
+    fn this_process_reads_back_as_it_is() {
+        let me = read(std::process::id());
+        assert_eq!(me.policy.as_deref(), Some("other"));
+        assert_eq!(me.priority, Some(0));
+        assert_eq!(me.timer_slack_ns, Some(sleeplab::system::timer_slack_ns()));
+        assert!(me.locked_kib.is_some());
+        assert!(
+            me.cpus.as_ref().is_some_and(|c| c.starts_with('0')),
+            "{me:?}"
+        );
+        assert_eq!(read(u32::MAX), InForce::default());
+    }
+}
