@@ -10,7 +10,6 @@
 //!   [`html`] assembles the page, `output::escape` makes every string from a result safe;
 //! * [`compare`] puts two results side by side.
 
-pub mod binding_gain;
 pub mod charts;
 pub mod compare;
 pub mod findings;

@@ -1,8 +1,10 @@
 //! Statistics shared by every experiment: a bounded-memory recorder of samples, the
 //! summary it produces, confidence intervals, quantiles under the quantile rule, the
-//! named statistics sentences quote, and the re-check of quantiles read from files.
+//! named statistics sentences quote, the claims a sentence makes about them
+//! ([`claim`]), and the re-check of quantiles read from files.
 
 mod ci;
+pub mod claim;
 pub mod quantile;
 mod recheck;
 mod recorder;

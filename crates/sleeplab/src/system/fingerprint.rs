@@ -1,6 +1,6 @@
 //! The machine fingerprint recorded with every result: what decides the numbers.
 
-use super::timer_slack_ns;
+use super::{Idle, timer_slack_ns};
 use std::fs;
 
 /// What the machine is, as far as waiting is concerned.
@@ -41,6 +41,14 @@ pub struct Fingerprint {
     pub config_hz: Option<u32>,
     /// Whether the kernel is tickless on idle CPUs (CONFIG_NO_HZ_IDLE / FULL).
     pub nohz: Option<String>,
+    /// What idle CPUs do (cpuidle driver and states, halt polling, the CPU latency QoS
+    /// in force): it decides how long waking a sleeper takes. `None` in results written
+    /// before it was recorded.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub idle: Option<Idle>,
 }
 
 fn read_trim(path: &str) -> Option<String> {
@@ -179,6 +187,7 @@ impl Fingerprint {
                     None
                 }
             }),
+            idle: Some(Idle::collect()),
             kernel_release,
             kernel_version,
             arch,

@@ -2,10 +2,12 @@
 //! fingerprint recorded with every result.
 
 mod fingerprint;
+mod idle;
 mod sched;
 mod slack;
 
 pub use fingerprint::{Fingerprint, cpu_model_from_cpuinfo, preemption_from_version};
+pub use idle::{Idle, IdleState, QOS_DEFAULT_US, parse_qos};
 pub use sched::{Policy, lock_memory, pin_to_cpu, set_policy};
 pub use slack::{SlackGuard, reset_timer_slack, set_timer_slack_ns, timer_slack_ns};
 

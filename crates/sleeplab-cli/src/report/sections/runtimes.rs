@@ -20,7 +20,7 @@ pub fn main_sleep(r: &RuntimeResult) -> Option<&MethodResult> {
     r.methods.iter().find(|m| {
         m.kind == Kind::Oneshot
             && m.status == MethodStatus::Measured
-            && !crate::report::binding_gain::is_sleeplab(&m.method)
+            && !crate::report::findings::is_sleeplab(&m.method)
             && m.cells.iter().any(|c| c.summary.count > 0)
     })
 }

@@ -2,6 +2,8 @@
 //! figure 2) with load levels as series, latency distributions, what waiting costs the
 //! CPU, and timer slack's effect.
 
+mod captions;
+
 use super::{chart, figure};
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::dumbbell::Dumbbell;
@@ -265,32 +267,16 @@ fn load_caption(m: &MainSweep<'_>, cpus: usize) -> String {
                 .join(", ")
         );
     };
-    let mut ratios: Vec<(&str, f64, f64, f64)> = m
+    let rows: Vec<(&str, f64, f64)> = m
         .cells()
         .filter(|c| c.load == 0 && c.requested_ns == d && honest(c))
         .filter_map(|a| {
             let b = m.cell(&a.mechanism, d, max)?;
-            let (pa, pb) = (a.summary.p99_ns?, b.summary.p99_ns?);
-            Some((a.mechanism.as_str(), pb / pa.max(1.0), pa, pb))
+            Some((a.mechanism.as_str(), a.summary.p99_ns?, b.summary.p99_ns?))
         })
         .collect();
-    ratios.sort_by(|a, b| a.1.total_cmp(&b.1));
-    match (ratios.first(), ratios.last()) {
-        (Some(lo), Some(hi)) => format!(
-            "With {} on {cpus} CPUs, the p99 of a {} wait grew most for {} ({} → {}, {}) and least for {} ({} → {}, {}).",
-            load_name(max),
-            ns(d as f64),
-            hi.0,
-            ns(hi.2),
-            ns(hi.3),
-            ratio(hi.1),
-            lo.0,
-            ns(lo.2),
-            ns(lo.3),
-            ratio(lo.1)
-        ),
-        _ => "No mechanism was measured both idle and under load.".into(),
-    }
+    let setting = format!("With {} on {cpus} CPUs", load_name(max));
+    captions::load(&rows, d, &setting).text
 }
 
 fn median_table(m: &MainSweep<'_>) -> Table {
@@ -615,35 +601,8 @@ fn slack(s: &SlackSweep<'_>) -> Section {
             ns(d as f64)
         )),
     };
-    let mut by_gain: Vec<_> = at_d
-        .iter()
-        .map(|(h, l)| (h, l, h.summary.median_ns - l.summary.median_ns))
-        .collect();
-    by_gain.sort_by(|a, b| a.2.total_cmp(&b.2));
-    let caption = match (by_gain.last(), by_gain.first()) {
-        (Some(most), Some(least)) => {
-            let mut c = format!(
-                "Dropping the timer slack from {} to {} cut a {} {} from {} to {}",
-                ns(s.high as f64),
-                ns(s.low as f64),
-                ns(d as f64),
-                most.0.mechanism,
-                ns(most.0.summary.median_ns),
-                ns(most.1.summary.median_ns)
-            );
-            if least.0.mechanism != most.0.mechanism {
-                c.push_str(&format!(
-                    "; {} changed least ({} vs {})",
-                    least.0.mechanism,
-                    ns(least.0.summary.median_ns),
-                    ns(least.1.summary.median_ns)
-                ));
-            }
-            c.push('.');
-            c
-        }
-        _ => String::new(),
-    };
+    let pairs: Vec<_> = at_d.iter().map(|(h, l)| (*h, *l)).collect();
+    let caption = captions::slack(&pairs, s.high, s.low, d).text;
     let height = spec.height();
     let mut t = Table::new([
         "mechanism".to_string(),

@@ -3,11 +3,12 @@
 //! through the C ABI, the Python probe's `sleeplab.sleep` through the Python package),
 //! how much less the precise one overslept.
 
-use super::findings::Finding;
-use super::units::ns;
-use super::view::Results;
+use super::{Finding, Results, small_n};
 use crate::experiments::runtimes::{MethodResult, MethodStatus, OneshotCell, RuntimeStatus};
-use crate::runtimes::protocol::Kind;
+use crate::output::units::ns;
+use crate::probe::protocol::Kind;
+use crate::stats::Stat;
+use crate::stats::claim::{Claim, Sentence};
 
 /// Whether a probe method calls sleeplab itself (its name starts with `sleeplab`).
 pub fn is_sleeplab(method: &str) -> bool {
@@ -70,14 +71,14 @@ fn comparison(precise: f64, plain: f64) -> String {
 /// the one request closest to 1 ms both measured, at the same load and timer slack.
 pub fn binding_gain(r: &Results<'_>) -> Option<Finding> {
     let (_, d) = r.runtimes()?;
-    let parts: Vec<String> = d
+    let parts: Vec<Sentence> = d
         .runtimes
         .iter()
         .filter(|rt| rt.status == RuntimeStatus::Measured)
         .flat_map(|rt| {
             // The language's plain sleep, paired with each sleeplab method run under the
             // same conditions.
-            let plain = super::sections::runtimes::main_sleep(rt);
+            let plain = crate::report::sections::runtimes::main_sleep(rt);
             rt.methods
                 .iter()
                 .filter(|m| measured_oneshot(m) && is_sleeplab(&m.method))
@@ -86,30 +87,49 @@ pub fn binding_gain(r: &Results<'_>) -> Option<Finding> {
                     let same = precise.load == plain.load
                         && precise.timer_slack_ns == plain.timer_slack_ns;
                     let (q, p) = common_cell(plain, precise).filter(|_| same)?;
-                    let over = |c: &OneshotCell| c.summary.median_ns - c.requested_ns as f64;
-                    Some(format!(
-                        "asked for {}, {}'s {} overslept by a median of {}, {} by {}: {}",
-                        ns(p.requested_ns as f64),
-                        rt.title,
-                        precise.method,
-                        ns(over(p)),
-                        plain.method,
-                        ns(over(q)),
-                        comparison(over(p), over(q))
-                    ))
+                    Some(pair_sentence(&rt.title, precise, p, plain, q))
                 })
         })
         .collect();
-    if parts.is_empty() {
-        return None;
+    let mut parts = parts.into_iter();
+    let mut s = parts.next()?;
+    for more in parts {
+        s.push("; ");
+        s.append(more);
     }
-    let mut text = parts.join("; ");
-    text[..1].make_ascii_uppercase();
-    text.push('.');
-    Some(Finding {
-        id: "sleeplab-in-other-languages",
-        text,
-    })
+    s.text[..1].make_ascii_uppercase();
+    s.push(".");
+    Some(Finding::new("sleeplab-in-other-languages", s))
+}
+
+/// One runtime's part: both median oversleeps (each a quoted median, n named when under
+/// 100) and how much less the precise one overslept.
+fn pair_sentence(
+    title: &str,
+    precise: &MethodResult,
+    p: &OneshotCell,
+    plain: &MethodResult,
+    q: &OneshotCell,
+) -> Sentence {
+    let over = |c: &OneshotCell| c.summary.median_ns - c.requested_ns as f64;
+    let (po, qo) = (ns(over(p)), ns(over(q)));
+    let mut s = Sentence::new(format!(
+        "asked for {}, {title}'s {} overslept by a median of {po}{}, {} by {qo}{}: {}",
+        ns(p.requested_ns as f64),
+        precise.method,
+        small_n(p.summary.count),
+        plain.method,
+        small_n(q.summary.count),
+        comparison(over(p), over(q))
+    ));
+    for (c, shown) in [(p, po), (q, qo)] {
+        s.claim(Claim::Quote {
+            stat: Stat::Median,
+            n: c.summary.count,
+            shown,
+        });
+    }
+    s
 }
 
 #[cfg(test)]
@@ -152,7 +172,7 @@ mod tests {
                     .map(|&(requested, median)| {
                         let mut c = template.cells[0].clone();
                         c.requested_ns = requested;
-                        c.summary.count = 50;
+                        c.summary.count = 100;
                         c.summary.median_ns = median;
                         c
                     })
@@ -165,7 +185,10 @@ mod tests {
     }
 
     fn text(r: &crate::model::ResultFile) -> Option<String> {
-        binding_gain(&Results::of(r)).map(|f| f.text)
+        binding_gain(&Results::of(r)).map(|f| {
+            f.sentence().check().expect("its claims hold");
+            f.text
+        })
     }
 
     #[test]

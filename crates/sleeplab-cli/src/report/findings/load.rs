@@ -1,0 +1,220 @@
+//! What competing load does: the tail of a sleep under load, and sleeps that got faster
+//! under load, with the idle-state evidence that explains it when the fingerprint has it.
+
+use super::{Finding, Results, blocked, common_stat, count, quote, sleep_call};
+use crate::output::units::{ns, pct};
+use crate::stats::Stat;
+use crate::stats::claim::{Claim, Direction, Extreme, RankBy, Sentence, Verb, direction};
+
+/// A change within this share is "no change" for the tail under load.
+const LOAD_TOLERANCE: f64 = 0.2;
+
+/// A loaded median this much below the idle one counts as "faster under load".
+const FASTER_BY: f64 = 0.1;
+
+fn threads(n: usize) -> &'static str {
+    if n == 1 { "thread" } else { "threads" }
+}
+
+/// "With N busy threads on C CPUs" (saying "oversubscribed" when N exceeds C).
+fn load_phrase(load: usize, cpus: usize) -> String {
+    if load > cpus {
+        format!(
+            "oversubscribed with {load} busy {} on {cpus} CPUs",
+            threads(load)
+        )
+    } else {
+        format!("with {load} busy {} on {cpus} CPUs", threads(load))
+    }
+}
+
+/// "Under load, a 1 ms sleep's p99 grew from X to Y": the highest tail quantile both
+/// cells resolve (p99, else p90, else the median), named; a change within 20 % (stated)
+/// is no change.
+pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
+    let m = r.main_sweep()?;
+    let max_load = *m.loads().iter().max()?;
+    if max_load == 0 {
+        return None;
+    }
+    let mech = sleep_call(&m)?;
+    let d = [1_000_000u64, 10_000_000, 100_000]
+        .into_iter()
+        .find(|&d| m.cell(mech, d, 0).is_some() && m.cell(mech, d, max_load).is_some())?;
+    let (a, b) = (m.cell(mech, d, 0)?, m.cell(mech, d, max_load)?);
+    let stat = common_stat(
+        &[Stat::P99, Stat::P90, Stat::Median],
+        [a.summary.count, b.summary.count],
+    )?;
+    let (va, vb) = (a.summary.get(stat)?, b.summary.get(stat)?);
+    let mut s = Sentence::default();
+    let (sa, sb) = (
+        quote(&mut s, &a.summary, stat)?,
+        quote(&mut s, &b.summary, stat)?,
+    );
+    let stated = direction(va, vb, LOAD_TOLERANCE);
+    s.claim(Claim::Change {
+        stat,
+        from: va,
+        to: vb,
+        verb: Verb::Grew,
+        tolerance: LOAD_TOLERANCE,
+        stated,
+    });
+    let tol = pct(100.0 * LOAD_TOLERANCE);
+    s.claim(Claim::Threshold { shown: tol.clone() });
+    let n = a.summary.count.min(b.summary.count);
+    let sizes = if n < crate::stats::claim::SMALL_SAMPLE {
+        format!("; n = {} and n = {}", a.summary.count, b.summary.count)
+    } else {
+        String::new()
+    };
+    let cpus = r.top.fingerprint.cpu_count;
+    let setting = load_phrase(max_load, cpus);
+    let what = format!("a {} {mech}'s {stat}", ns(d as f64));
+    let word = Verb::Grew.word(stated);
+    s.push(&match stated {
+        Direction::Up => format!(
+            "Load stretches the tail: {setting}, {what} {word} from {sa} idle to {sb} (more than {tol}{sizes})."
+        ),
+        Direction::Same => format!(
+            "Load hardly changes sleeps here: {setting}, {what} {word} by more than {tol} ({sa} idle, {sb} loaded{sizes})."
+        ),
+        Direction::Down => format!(
+            "Load did not slow sleeps here: {setting}, {what} {word} from {sa} idle to {sb} (by more than {tol}{sizes}); see the finding on sleeps faster under load."
+        ),
+    });
+    Some(Finding::new("load", s))
+}
+
+/// "Sleeps got faster under load": sleeping cells (idle and at the highest load, both
+/// blocked) whose loaded median is more than 10 % (stated) below the idle one. The
+/// mechanism is stated only when the fingerprint records the idle behaviour that
+/// explains it ([`halted_idle`]).
+pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
+    let m = r.main_sweep()?;
+    let max_load = *m.loads().iter().max()?;
+    if max_load == 0 {
+        return None;
+    }
+    let pairs: Vec<_> = m
+        .cells()
+        .filter(|a| a.load == 0 && blocked(a) && a.summary.count > 0)
+        .filter_map(|a| {
+            m.cell(&a.mechanism, a.requested_ns, max_load)
+                .filter(|b| blocked(b) && b.summary.count > 0)
+                .map(|b| (a, b))
+        })
+        .collect();
+    let faster: Vec<_> = pairs
+        .iter()
+        .filter(|(a, b)| b.summary.median_ns < (1.0 - FASTER_BY) * a.summary.median_ns)
+        .collect();
+    if faster.is_empty() {
+        return None;
+    }
+    let ratios: Vec<f64> = faster
+        .iter()
+        .map(|(a, b)| b.summary.median_ns / a.summary.median_ns.max(1.0))
+        .collect();
+    let i = crate::stats::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed)?;
+    let (a, b) = faster[i];
+    let mut s = Sentence::default();
+    let (sa, sb) = (
+        quote(&mut s, &a.summary, Stat::Median)?,
+        quote(&mut s, &b.summary, Stat::Median)?,
+    );
+    s.claim(Claim::Change {
+        stat: Stat::Median,
+        from: a.summary.median_ns,
+        to: b.summary.median_ns,
+        verb: Verb::Grew,
+        tolerance: FASTER_BY,
+        stated: Direction::Down,
+    });
+    if faster.len() >= 2 {
+        s.claim(Claim::Rank {
+            extreme: Extreme::Least,
+            by: RankBy::Signed,
+            chosen: i,
+            among: ratios.clone(),
+        });
+    }
+    let tol = pct(100.0 * FASTER_BY);
+    s.claim(Claim::Threshold { shown: tol.clone() });
+    let n = a.summary.count.min(b.summary.count);
+    let sizes = if n < crate::stats::claim::SMALL_SAMPLE {
+        format!(", n = {} and n = {}", a.summary.count, b.summary.count)
+    } else {
+        String::new()
+    };
+    s.push(&format!(
+        "Under load, sleeps got faster, not slower: {}, the median of {} of {} sleeping cells shrank by more than {tol} (the largest drop: {} {} from {sa} idle to {sb}{sizes}).",
+        load_phrase(max_load, r.top.fingerprint.cpu_count),
+        count(faster.len() as u64),
+        count(pairs.len() as u64),
+        a.mechanism,
+        ns(a.requested_ns as f64),
+    ));
+    match halted_idle(r) {
+        Some(why) => s.push(&format!(" The likely cause: {why}.")),
+        None => s.push(
+            " The fingerprint does not record what idle CPUs do here, so the cause is not stated.",
+        ),
+    };
+    Some(Finding::new("loaded-faster", s))
+}
+
+/// Why an idle machine wakes a sleeper later than a busy one, from the fingerprint's
+/// idle evidence; `None` when it is not recorded or does not support a cause (a CPU
+/// latency request in force keeps CPUs out of idle states).
+pub fn halted_idle(r: &Results<'_>) -> Option<String> {
+    let f = &r.top.fingerprint;
+    let idle = f.idle.as_ref()?;
+    if idle.latency_held() {
+        return None;
+    }
+    let driver = idle.driver.as_deref().unwrap_or("none");
+    let deepest = idle
+        .usable_states()
+        .max_by_key(|s| s.exit_latency_us)
+        .cloned();
+    match (driver, f.virtualization.as_deref(), deepest) {
+        ("haltpoll", Some(_), _) => Some(format!(
+            "this VM's idle CPUs poll for up to {} (cpuidle driver haltpoll) and then halt, and a wake-up after that must first wake the halted vCPU through the hypervisor; the busy threads keep the CPUs from halting",
+            idle.guest_halt_poll_ns.map_or("a while".into(), |p| ns(p as f64))
+        )),
+        ("none", Some(_), _) => Some(
+            "when idle, this VM's CPUs halt (no cpuidle driver: the idle loop executes HLT, which hands the vCPU back to the hypervisor), so a sleeper's wake-up must first wake a halted vCPU; the busy threads keep the CPUs from halting".into(),
+        ),
+        (d, _, Some(st)) => Some(format!(
+            "when idle, the CPUs enter idle states (cpuidle driver {d}) whose exit takes up to {} ({}); the busy threads keep them out of those states",
+            ns(st.exit_latency_us as f64 * 1e3),
+            st.name
+        )),
+        _ => None,
+    }
+}
+
+/// Why a longer sleep can cost more than the time added to it: an idle state whose
+/// target residency lies between the two waits, so only the longer wait enters it.
+/// `None` unless the fingerprint records such a state.
+pub fn deeper_idle(r: &Results<'_>, short_ns: f64, long_ns: f64) -> Option<String> {
+    let idle = r.top.fingerprint.idle.as_ref()?;
+    if idle.latency_held() {
+        return None;
+    }
+    let st = idle
+        .usable_states()
+        .filter(|s| {
+            let res = s.target_residency_us as f64 * 1e3;
+            res > short_ns && res <= long_ns
+        })
+        .max_by_key(|s| s.exit_latency_us)?;
+    Some(format!(
+        "the longer wait lets the CPU reach the {} idle state (target residency {}, exit latency {}), which the shorter one does not",
+        st.name,
+        ns(st.target_residency_us as f64 * 1e3),
+        ns(st.exit_latency_us as f64 * 1e3)
+    ))
+}

@@ -1,0 +1,217 @@
+//! The sweep section's captions that compare mechanisms, each built as a [`Sentence`]
+//! with its claims (`stats::claim`) so tests check the words against the numbers: the
+//! tail under load (ranked by the loaded/idle ratio, each change given the word its sign
+//! calls for) and the timer slack (the largest cut, and the smallest change by size).
+
+use crate::experiments::sweep::SweepCell;
+use crate::report::units::{ns, ratio};
+use crate::stats::Stat;
+use crate::stats::claim::{Claim, Direction, Extreme, RankBy, Sentence, Verb, direction};
+
+/// A relative change within this is "did not change".
+const SAME: f64 = 0.02;
+
+/// `(mechanism, idle p99, loaded p99)` → "grew"/"shrank"/"did not change" sentence part,
+/// with its change claim recorded.
+fn change(s: &mut Sentence, name: &str, from: f64, to: f64) -> String {
+    let d = direction(from, to, SAME);
+    s.claim(Claim::Change {
+        stat: Stat::P99,
+        from,
+        to,
+        verb: Verb::Grew,
+        tolerance: SAME,
+        stated: d,
+    });
+    format!(
+        "{} for {name} ({} → {}, {})",
+        Verb::Grew.word(d),
+        ns(from),
+        ns(to),
+        ratio(to / from.max(1.0))
+    )
+}
+
+/// The tail under load: `rows` are (mechanism, idle p99, loaded p99) of a `d` wait,
+/// cells whose samples resolve a p99. With two or more, the largest and the smallest
+/// loaded/idle ratio are named as such; with one, its change alone.
+pub fn load(rows: &[(&str, f64, f64)], d: u64, setting: &str) -> Sentence {
+    let mut s = Sentence::default();
+    let ratios: Vec<f64> = rows.iter().map(|r| r.2 / r.1.max(1.0)).collect();
+    let (Some(hi), Some(lo)) = (
+        crate::stats::claim::extreme_index(&ratios, Extreme::Most, RankBy::Signed),
+        crate::stats::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed),
+    ) else {
+        s.push("No mechanism's p99 was resolved both idle and under load.");
+        return s;
+    };
+    let head = format!("{setting}, the p99 of a {} wait", ns(d as f64));
+    if rows.len() < 2 || hi == lo {
+        let (n, a, b) = rows[hi];
+        let part = change(&mut s, n, a, b);
+        s.push(&format!("{head} {part}."));
+        return s;
+    }
+    s.claim(Claim::Rank {
+        extreme: Extreme::Most,
+        by: RankBy::Signed,
+        chosen: hi,
+        among: ratios.clone(),
+    });
+    s.claim(Claim::Rank {
+        extreme: Extreme::Least,
+        by: RankBy::Signed,
+        chosen: lo,
+        among: ratios,
+    });
+    let (h, l) = (rows[hi], rows[lo]);
+    let ph = change(&mut s, h.0, h.1, h.2);
+    let pl = change(&mut s, l.0, l.1, l.2);
+    s.push(&format!(
+        "{head}: the largest loaded/idle ratio: it {ph}; the smallest: it {pl}."
+    ));
+    s
+}
+
+/// The timer slack caption for the pairs (high slack, low slack) of one request: the
+/// largest signed cut (said to be a cut only when it is one) and, by size of the change,
+/// the mechanism that changed least.
+pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) -> Sentence {
+    let mut s = Sentence::default();
+    let gains: Vec<f64> = pairs
+        .iter()
+        .map(|(h, l)| h.summary.median_ns - l.summary.median_ns)
+        .collect();
+    let Some(most) = crate::stats::claim::extreme_index(&gains, Extreme::Most, RankBy::Signed)
+    else {
+        return s;
+    };
+    let (h, l) = pairs[most];
+    let dir = direction(h.summary.median_ns, l.summary.median_ns, SAME);
+    s.claim(Claim::Change {
+        stat: Stat::Median,
+        from: h.summary.median_ns,
+        to: l.summary.median_ns,
+        verb: Verb::Longer,
+        tolerance: SAME,
+        stated: dir,
+    });
+    if pairs.len() >= 2 {
+        s.claim(Claim::Rank {
+            extreme: Extreme::Most,
+            by: RankBy::Signed,
+            chosen: most,
+            among: gains.clone(),
+        });
+    }
+    s.push(&format!(
+        "Dropping the timer slack from {} to {} made a {} {} {} (median {} → {}){}",
+        ns(high as f64),
+        ns(low as f64),
+        ns(d as f64),
+        h.mechanism,
+        Verb::Longer.word(dir),
+        ns(h.summary.median_ns),
+        ns(l.summary.median_ns),
+        if pairs.len() >= 2 && dir == Direction::Down {
+            ", the largest cut"
+        } else {
+            ""
+        }
+    ));
+    let least = crate::stats::claim::extreme_index(&gains, Extreme::Least, RankBy::Size);
+    if let Some(i) = least.filter(|&i| i != most && pairs.len() >= 2) {
+        s.claim(Claim::Rank {
+            extreme: Extreme::Least,
+            by: RankBy::Size,
+            chosen: i,
+            among: gains,
+        });
+        let (h, l) = pairs[i];
+        s.push(&format!(
+            "; {} changed least in size ({} vs {})",
+            h.mechanism,
+            ns(h.summary.median_ns),
+            ns(l.summary.median_ns)
+        ));
+    }
+    s.push(".");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testdata::cell;
+    use proptest::prelude::*;
+
+    /// Issue 13: "grew … least for select (3.26 ms → 1.09 ms, ×0.33)", and one
+    /// mechanism named both most and least.
+    #[test]
+    fn load_caption_words_follow_the_sign() {
+        let rows = [("select", 3.26e6, 1.09e6), ("nanosleep", 1.1e6, 3.18e6)];
+        let s = load(&rows, 1_000_000, "With 2 busy threads on 2 CPUs");
+        s.check().unwrap();
+        assert!(
+            s.text.contains("shrank for select (3.26 ms → 1.09 ms"),
+            "{}",
+            s.text
+        );
+        assert!(s.text.contains("grew for nanosleep"), "{}", s.text);
+        let one = load(&rows[..1], 1_000_000, "With 2 busy threads on 2 CPUs");
+        one.check().unwrap();
+        assert!(
+            !one.text.contains("largest") && one.text.contains("shrank"),
+            "{}",
+            one.text
+        );
+    }
+
+    /// Issue 13: timerfd "changed least (30 µs vs 41.6 µs)": sorted by signed gain.
+    #[test]
+    fn slack_caption_ranks_least_by_size() {
+        let a = (
+            cell("timerfd", 10_000, 0, 50_000, 30_000.0),
+            cell("timerfd", 10_000, 0, 1, 41_600.0),
+        );
+        let b = (
+            cell("nanosleep", 10_000, 0, 50_000, 68_000.0),
+            cell("nanosleep", 10_000, 0, 1, 18_000.0),
+        );
+        let c = (
+            cell("poll", 10_000, 0, 50_000, 20_000.0),
+            cell("poll", 10_000, 0, 1, 19_000.0),
+        );
+        let pairs = [(&a.0, &a.1), (&b.0, &b.1), (&c.0, &c.1)];
+        let s = slack(&pairs, 50_000, 1, 10_000);
+        s.check().unwrap();
+        assert!(
+            s.text
+                .contains("nanosleep shorter (median 68 µs → 18 µs), the largest cut"),
+            "{}",
+            s.text
+        );
+        assert!(s.text.contains("poll changed least in size"), "{}", s.text);
+    }
+
+    proptest! {
+        #[test]
+        fn captions_are_true_of_their_numbers(
+            v in proptest::collection::vec((1.0f64..1e7, 1.0f64..1e7), 1..6)
+        ) {
+            const NAMES: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
+            let rows: Vec<(&str, f64, f64)> =
+                v.iter().enumerate().map(|(i, &(x, y))| (NAMES[i], x, y)).collect();
+            let s = load(&rows, 1_000_000, "With 5 busy threads on 2 CPUs");
+            prop_assert!(s.check().is_ok(), "{:?}", s.check());
+            let cells: Vec<(SweepCell, SweepCell)> = v
+                .iter()
+                .enumerate()
+                .map(|(i, &(x, y))| (cell(NAMES[i], 10_000, 0, 50_000, x), cell(NAMES[i], 10_000, 0, 1, y)))
+                .collect();
+            let pairs: Vec<(&SweepCell, &SweepCell)> = cells.iter().map(|(h, l)| (h, l)).collect();
+            let s = slack(&pairs, 50_000, 1, 10_000);
+            prop_assert!(s.check().is_ok(), "{:?}", s.check());
+        }
+    }
+}

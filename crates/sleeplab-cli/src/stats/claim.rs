@@ -1,0 +1,460 @@
+//! Sentences with their claims: every sentence the tool prints about its numbers (report
+//! findings, chart captions, verdicts) is built as a [`Sentence`]: the text, and beside it
+//! the claims the text makes, each with the numbers it rests on. [`Sentence::check`]
+//! verifies the claims against those numbers, so tests (property tests over synthetic
+//! results) can check every sentence generically instead of parsing strings:
+//!
+//! * a quoted statistic passes the quantile rule for its sample, its value appears in the
+//!   text as formatted, and a sample under [`SMALL_SAMPLE`] is stated (`n = 22`);
+//! * a change is described by the word its sign calls for (grew/shrank, slower/faster,
+//!   longer/shorter) and compares one statistic with itself;
+//! * "most"/"least" name the extreme of the values they rank, by the key they say
+//!   (signed, or by size);
+//! * a threshold the claim applies is stated in it;
+//! * a median is the median of its values (even n: the mean of the two middle ones);
+//! * a wait with fewer than [`BLOCKED_CSW`] voluntary context switches per call is said
+//!   to return without sleeping ([`NEVER_BLOCKED`]), never called a sleep.
+
+use super::Stat;
+
+/// Samples below this size are named in a sentence that quotes them (`n = 22`).
+pub const SMALL_SAMPLE: u64 = 100;
+
+/// Voluntary context switches per call below which a call did not block.
+pub const BLOCKED_CSW: f64 = 0.5;
+
+/// The words a sentence uses for a call that did not block.
+pub const NEVER_BLOCKED: &str = "without sleeping";
+
+/// The direction of a change, and the words for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// The value went up.
+    Up,
+    /// The value went down.
+    Down,
+    /// The value stayed within the tolerance.
+    Same,
+}
+
+/// Which pair of words describes a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    /// grew / shrank / did not change.
+    Grew,
+    /// slower / faster / as fast (durations of the same thing).
+    Slower,
+    /// longer / shorter / as long.
+    Longer,
+}
+
+impl Verb {
+    /// The word for `d`.
+    pub fn word(self, d: Direction) -> &'static str {
+        match (self, d) {
+            (Verb::Grew, Direction::Up) => "grew",
+            (Verb::Grew, Direction::Down) => "shrank",
+            (Verb::Grew, Direction::Same) => "did not change",
+            (Verb::Slower, Direction::Up) => "slower",
+            (Verb::Slower, Direction::Down) => "faster",
+            (Verb::Slower, Direction::Same) => "as fast",
+            (Verb::Longer, Direction::Up) => "longer",
+            (Verb::Longer, Direction::Down) => "shorter",
+            (Verb::Longer, Direction::Same) => "as long",
+        }
+    }
+}
+
+/// The direction from `from` to `to`, where a relative change within `tolerance`
+/// (e.g. 0.02 for 2 %) is no change.
+pub fn direction(from: f64, to: f64, tolerance: f64) -> Direction {
+    let scale = from.abs().max(to.abs()).max(f64::MIN_POSITIVE);
+    if (to - from).abs() <= tolerance * scale {
+        Direction::Same
+    } else if to > from {
+        Direction::Up
+    } else {
+        Direction::Down
+    }
+}
+
+/// Whether a ranking names the largest or the smallest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extreme {
+    /// "most", "largest", "slowest".
+    Most,
+    /// "least", "smallest", "cheapest".
+    Least,
+}
+
+/// What a ranking orders by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankBy {
+    /// The signed values.
+    Signed,
+    /// Their size (absolute value): "changed least".
+    Size,
+}
+
+/// One claim a sentence makes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Claim {
+    /// A statistic of a sample of `n` is quoted, written as `shown`.
+    Quote {
+        /// Which statistic.
+        stat: Stat,
+        /// Its sample size.
+        n: u64,
+        /// Its value as the text writes it.
+        shown: String,
+    },
+    /// A change of `stat` from `from` to `to`, described with `verb`'s word for
+    /// `direction` (within `tolerance`, relative).
+    Change {
+        /// The one statistic both sides are.
+        stat: Stat,
+        /// Before.
+        from: f64,
+        /// After.
+        to: f64,
+        /// The pair of words.
+        verb: Verb,
+        /// The relative change below which it is "no change".
+        tolerance: f64,
+        /// The direction the text states.
+        stated: Direction,
+    },
+    /// `among[chosen]` is the `extreme` of `among` by `by`.
+    Rank {
+        /// Most or least.
+        extreme: Extreme,
+        /// Signed or by size.
+        by: RankBy,
+        /// Index of the one named.
+        chosen: usize,
+        /// Every value ranked.
+        among: Vec<f64>,
+    },
+    /// A threshold the claim applies, as the text states it.
+    Threshold {
+        /// The threshold as written, e.g. `100 µs`.
+        shown: String,
+    },
+    /// `value` is the median of `of`.
+    Median {
+        /// The values.
+        of: Vec<f64>,
+        /// The median claimed.
+        value: f64,
+    },
+    /// A wait named in the sentence, with its voluntary context switches per call.
+    Blocking {
+        /// Its name as written.
+        name: String,
+        /// Voluntary context switches per call.
+        voluntary_csw_per_call: f64,
+        /// Whether the sentence calls it a sleep (it blocked).
+        called_a_sleep: bool,
+    },
+}
+
+/// A sentence and the claims it makes.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Sentence {
+    /// The text.
+    pub text: String,
+    /// Its claims.
+    pub claims: Vec<Claim>,
+}
+
+/// The median of `values` (even n: the mean of the two middle ones); `None` when empty.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| !x.is_nan()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    Some(if v.len() % 2 == 0 {
+        (v[m - 1] + v[m]) / 2.0
+    } else {
+        v[m]
+    })
+}
+
+/// The index of the `extreme` of `values` by `by` (ties: the first).
+pub fn extreme_index(values: &[f64], extreme: Extreme, by: RankBy) -> Option<usize> {
+    let key = |v: f64| match by {
+        RankBy::Signed => v,
+        RankBy::Size => v.abs(),
+    };
+    let mut best: Option<usize> = None;
+    for (i, &v) in values.iter().enumerate() {
+        let better = match best {
+            None => true,
+            Some(b) => match extreme {
+                Extreme::Most => key(v) > key(values[b]),
+                Extreme::Least => key(v) < key(values[b]),
+            },
+        };
+        if better {
+            best = Some(i);
+        }
+    }
+    best
+}
+
+impl Sentence {
+    /// A sentence of `text` with no claims yet.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            claims: Vec::new(),
+        }
+    }
+
+    /// Appends text.
+    pub fn push(&mut self, text: &str) -> &mut Self {
+        self.text.push_str(text);
+        self
+    }
+
+    /// Records a claim.
+    pub fn claim(&mut self, c: Claim) -> &mut Self {
+        self.claims.push(c);
+        self
+    }
+
+    /// Appends another sentence (its text and claims).
+    pub fn append(&mut self, other: Sentence) -> &mut Self {
+        self.text.push_str(&other.text);
+        self.claims.extend(other.claims);
+        self
+    }
+
+    /// Checks every claim against its numbers and the text; the first broken one.
+    pub fn check(&self) -> Result<(), String> {
+        let t = &self.text;
+        let fail = |what: String| Err(format!("{what} in: {t}"));
+        for c in &self.claims {
+            match c {
+                Claim::Quote { stat, n, shown } => {
+                    if !stat.resolved_by(*n) {
+                        return fail(format!("{stat} quoted from n = {n}"));
+                    }
+                    if !t.contains(shown.as_str()) {
+                        return fail(format!("{stat} {shown} not in the text"));
+                    }
+                    if *n < SMALL_SAMPLE && !t.contains(&format!("n = {n}")) {
+                        return fail(format!("a sample of {n} not stated"));
+                    }
+                }
+                Claim::Change {
+                    from,
+                    to,
+                    verb,
+                    tolerance,
+                    stated,
+                    ..
+                } => {
+                    let truth = direction(*from, *to, *tolerance);
+                    if truth != *stated {
+                        return fail(format!(
+                            "{from} → {to} is {truth:?}, the text says {stated:?}"
+                        ));
+                    }
+                    if !t.contains(verb.word(*stated)) {
+                        return fail(format!("the word \"{}\" missing", verb.word(*stated)));
+                    }
+                }
+                Claim::Rank {
+                    extreme,
+                    by,
+                    chosen,
+                    among,
+                } => {
+                    let want = extreme_index(among, *extreme, *by);
+                    let key = |i: usize| match by {
+                        RankBy::Signed => among[i],
+                        RankBy::Size => among[i].abs(),
+                    };
+                    let ok = want.is_some_and(|w| *chosen < among.len() && key(w) == key(*chosen));
+                    if !ok {
+                        return fail(format!(
+                            "{extreme:?} by {by:?} of {among:?} is not #{chosen}"
+                        ));
+                    }
+                    if among.len() < 2 {
+                        return fail("a ranking of fewer than two".to_string());
+                    }
+                }
+                Claim::Threshold { shown } => {
+                    if !t.contains(shown.as_str()) {
+                        return fail(format!("threshold {shown} not stated"));
+                    }
+                }
+                Claim::Median { of, value } => {
+                    let m = median(of);
+                    if m.is_none_or(|m| (m - value).abs() > 1e-9 * m.abs().max(1.0)) {
+                        return fail(format!("{value} is not the median {m:?} of {of:?}"));
+                    }
+                }
+                Claim::Blocking {
+                    name,
+                    voluntary_csw_per_call,
+                    called_a_sleep,
+                } => {
+                    let blocked = *voluntary_csw_per_call >= BLOCKED_CSW;
+                    if *called_a_sleep && !blocked {
+                        return fail(format!(
+                            "{name} ({voluntary_csw_per_call:.2} voluntary switches per call) called a sleep"
+                        ));
+                    }
+                    if !blocked && !t.contains(NEVER_BLOCKED) {
+                        return fail(format!("{name} never blocked and the text does not say so"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for Sentence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn medians_are_true_medians() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        // Even n: the mean of the two middle values, not the upper one.
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn extremes_by_sign_and_by_size() {
+        let v = [5.0, -20.0, 1.0];
+        assert_eq!(extreme_index(&v, Extreme::Least, RankBy::Signed), Some(1));
+        assert_eq!(extreme_index(&v, Extreme::Least, RankBy::Size), Some(2));
+        assert_eq!(extreme_index(&v, Extreme::Most, RankBy::Size), Some(1));
+    }
+
+    #[test]
+    fn the_checker_catches_each_kind_of_untruth() {
+        let bad = |text: &str, c: Claim| {
+            let mut s = Sentence::new(text);
+            s.claim(c);
+            assert!(s.check().is_err(), "{text}");
+        };
+        // A threefold shrink called growth (issue 13: "grew … least for select (×0.33)").
+        bad(
+            "the p99 grew least for select (3.26 ms → 1.09 ms)",
+            Claim::Change {
+                stat: Stat::P99,
+                from: 3.26e6,
+                to: 1.09e6,
+                verb: Verb::Grew,
+                tolerance: 0.02,
+                stated: Direction::Up,
+            },
+        );
+        // "changed least" sorted by signed gain.
+        bad(
+            "timerfd changed least",
+            Claim::Rank {
+                extreme: Extreme::Least,
+                by: RankBy::Size,
+                chosen: 0,
+                among: vec![-11.6, 0.3, 40.0],
+            },
+        );
+        // One mechanism both most and least.
+        bad(
+            "grew most for std-sleep and least for std-sleep",
+            Claim::Rank {
+                extreme: Extreme::Most,
+                by: RankBy::Signed,
+                chosen: 0,
+                among: vec![2.0],
+            },
+        );
+        // The upper median of an even count.
+        bad(
+            "adds ~67.2 µs",
+            Claim::Median {
+                of: vec![60.0, 64.0, 65.2, 67.2],
+                value: 67.2,
+            },
+        );
+        // A p99 of two samples.
+        bad(
+            "p99 189 µs (n = 2)",
+            Claim::Quote {
+                stat: Stat::P99,
+                n: 2,
+                shown: "189 µs".into(),
+            },
+        );
+        // A small sample not stated.
+        bad(
+            "a median 189 µs",
+            Claim::Quote {
+                stat: Stat::Median,
+                n: 2,
+                shown: "189 µs".into(),
+            },
+        );
+        // An unstated floor.
+        bad(
+            "the first call took over 3× the p99",
+            Claim::Threshold {
+                shown: "100 µs".into(),
+            },
+        );
+        // A call that never blocked, called the cheapest sleep.
+        bad(
+            "the cheapest short sleep is timerfd",
+            Claim::Blocking {
+                name: "timerfd".into(),
+                voluntary_csw_per_call: 0.0,
+                called_a_sleep: true,
+            },
+        );
+    }
+
+    proptest! {
+        /// The word a change is given always matches the sign of the numbers.
+        #[test]
+        fn words_follow_signs(from in 1.0f64..1e9, to in 1.0f64..1e9) {
+            let d = direction(from, to, 0.02);
+            for verb in [Verb::Grew, Verb::Slower, Verb::Longer] {
+                let mut s = Sentence::new(format!("it {} ({from} → {to})", verb.word(d)));
+                s.claim(Claim::Change { stat: Stat::Median, from, to, verb, tolerance: 0.02, stated: d });
+                prop_assert!(s.check().is_ok(), "{:?}", s.check());
+            }
+            if to > 1.03 * from {
+                prop_assert_eq!(d, Direction::Up);
+            }
+            if to < from / 1.03 {
+                prop_assert_eq!(d, Direction::Down);
+            }
+        }
+
+        /// The median of any values has as many values at or below it as at or above.
+        #[test]
+        fn median_splits_the_values(v in proptest::collection::vec(-1e6f64..1e6, 1..40)) {
+            let m = median(&v).unwrap();
+            let below = v.iter().filter(|&&x| x <= m).count();
+            let above = v.iter().filter(|&&x| x >= m).count();
+            prop_assert!(2 * below >= v.len() && 2 * above >= v.len());
+        }
+    }
+}
