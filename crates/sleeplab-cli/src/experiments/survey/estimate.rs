@@ -175,8 +175,7 @@ mod tests {
     }
 
     #[test]
-    fn poll_rounds_up_to_a_millisecond_and_load_beyond_the_cpus_costs_a_wake_up() {
-        assert_eq!(call_ns("poll", 1_000), 1_000_000 + CALL_OVERHEAD_NS);
+    fn load_beyond_the_cpus_costs_a_wake_up_per_call() {
         assert_eq!(call_ns("nanosleep", 1_000), 1_000 + CALL_OVERHEAD_NS);
         let c = SweepConfig {
             loads: vec![0, 2, 5],
