@@ -112,6 +112,32 @@ pub fn positive_duration_ns(what: &'static str, text: &str) -> Result<u64, Parse
     Ok(v)
 }
 
+/// Parses `--seconds` (how long each cell, point or candidate runs), the same in every
+/// command: a duration with a unit (`250ms`, `2s`), or a plain number, which means
+/// seconds (`1`, `0.5`); more than 0 and at most `max_ns` (the command's cap).
+pub fn seconds_ns(text: &str, max_ns: u64) -> Result<u64, ParseError> {
+    let what = "--seconds";
+    let t = text.trim();
+    let plain = !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.');
+    let v = if plain {
+        duration_ns(&format!("{t}s"))
+    } else {
+        duration_ns(t)
+    }
+    .map_err(|e| err(what, text, e.reason))?;
+    if v == 0 {
+        return Err(err(what, text, "must be more than 0"));
+    }
+    if v > max_ns {
+        return Err(err(
+            what,
+            text,
+            format!("at most {} s here", max_ns / 1_000_000_000),
+        ));
+    }
+    Ok(v)
+}
+
 /// Parses a timer slack: a duration of at least 1 ns (the kernel reads 0 as "reset to
 /// the default", which is not what anyone typing 0 means).
 pub fn slack_ns(text: &str) -> Result<u64, ParseError> {
@@ -413,5 +439,21 @@ mod tests {
         assert_eq!(closest("nanoslep", names), Some("nanosleep"));
         assert_eq!(closest("epol", names), Some("epoll"));
         assert_eq!(closest("completely-different", names), None);
+    }
+
+    /// `--seconds` has one form everywhere: a duration, or a plain number of seconds.
+    #[test]
+    fn seconds_take_a_unit_or_mean_seconds() {
+        let max = MAX_DURATION_NS;
+        assert_eq!(seconds_ns("1", max), Ok(1_000_000_000));
+        assert_eq!(seconds_ns("1s", max), Ok(1_000_000_000));
+        assert_eq!(seconds_ns("0.5", max), Ok(500_000_000));
+        assert_eq!(seconds_ns("250ms", max), Ok(250_000_000));
+        for bad in ["0", "0s", "-1", "NaN", "1x", "", "1.5.3"] {
+            let e = seconds_ns(bad, max).unwrap_err();
+            assert_eq!((e.what, e.value.as_str()), ("--seconds", bad));
+        }
+        let e = seconds_ns("3601", 3_600_000_000_000).unwrap_err();
+        assert!(e.reason.contains("at most 3600 s"), "{}", e.reason);
     }
 }

@@ -297,6 +297,12 @@ const CASES: &[Case] = &[
     case(&["compare", "%survey-v99", "%survey"], "survey-v99.json"),
     case(&["compare", "%survey-sweep", "%survey-timers"], "share no measurements"),
     case(&["report", "%survey", "-o", "%file"], "not a directory"),
+    // A directory holding another run's report (index.html and its results.json).
+    case(&["report", "%sweep", "-o", "%other-report"], "other-report"),
+    // --seconds: one form in every command (a duration, or a plain number of seconds).
+    case(&["cpu", "--seconds", "1x", "--json", "@J"], "1x"),
+    case(&["advise", "--duration", "1ms", "--tolerance", "1us", "--seconds", "0", "--json", "@J"], "\"0\""),
+    case(&["timers", "--seconds", "0s", "--json", "@J"], "0s"),
     case(&["--quick", "list"], "--quick"),
     case(&["--stages", "nope", "-o", "@O"], "unknown stage"),
 ];
@@ -405,6 +411,11 @@ fn fixtures(dir: &Path) {
     }
     v["schema_version"] = 99.into();
     std::fs::write(dir.join("survey-v99.json"), v.to_string()).unwrap();
+    // Another run's report: an index and the results it was rendered from.
+    let other = dir.join("other-report");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("index.html"), "<html></html>").unwrap();
+    std::fs::copy(dir.join("survey.json"), other.join("results.json")).unwrap();
 }
 
 /// An argument (or the text to name) with its placeholder filled in.

@@ -325,3 +325,112 @@ fn the_fixture_and_a_fresh_survey_validate_against_the_committed_schema() {
     let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
     assert!(html.contains("data-chart=\"sweep-slack\""));
 }
+
+/// `report -o DIR` keeps a report directory to one run: it writes the input beside the
+/// index as results.json, re-renders the same run in place, refuses (exit 2, naming DIR,
+/// nothing changed) another run's results, and with `--force` replaces them whole.
+#[test]
+fn report_refuses_a_directory_holding_another_runs_report_unless_forced() {
+    let s = survey();
+    let ExperimentData::Survey(data) = &s.data else {
+        panic!("the fixture is a survey");
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let other = tmp.path().join("sweep.json");
+    write(&other, &data.results[0]);
+    let dir = tmp.path().join("out");
+    let run = |input: &Path, force: bool| {
+        let mut c = sleeplab();
+        c.arg("report").arg(input).arg("-o").arg(&dir);
+        if force {
+            c.arg("--force");
+        }
+        c.output().unwrap()
+    };
+    let ok = |o: &std::process::Output| {
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    ok(&run(&fixture(), false));
+    std::fs::write(dir.join("samples.csv"), "stage\n").unwrap();
+    let fixture_bytes = std::fs::read(fixture()).unwrap();
+    assert_eq!(
+        std::fs::read(dir.join("results.json")).unwrap(),
+        fixture_bytes
+    );
+    // The same run again, and from the copy in the directory itself: fine.
+    ok(&run(&fixture(), false));
+    ok(&run(&dir.join("results.json"), false));
+    let index = std::fs::read(dir.join("index.html")).unwrap();
+    // Another run: refused, nothing touched.
+    let o = run(&other, false);
+    assert_exit_2(&o, "out", "report into another run's directory");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--force"));
+    assert_eq!(std::fs::read(dir.join("index.html")).unwrap(), index);
+    assert_eq!(
+        std::fs::read(dir.join("results.json")).unwrap(),
+        fixture_bytes
+    );
+    // Forced: index and results both from the other run, the old run's samples gone.
+    ok(&run(&other, true));
+    assert_eq!(
+        std::fs::read(dir.join("results.json")).unwrap(),
+        std::fs::read(&other).unwrap()
+    );
+    assert!(!dir.join("samples.csv").exists());
+    assert_ne!(std::fs::read(dir.join("index.html")).unwrap(), index);
+    // An index without its results cannot be told apart from another run's.
+    std::fs::remove_file(dir.join("results.json")).unwrap();
+    assert_exit_2(&run(&other, false), "out", "an index without results.json");
+}
+
+/// docs/REPORT.md names exactly the stages whose raw samples are in samples.csv (the
+/// fixture's survey through the same function the survey writes it with), and README,
+/// REPORT.md and `--help` state the same run-time figures.
+#[test]
+fn docs_state_what_samples_csv_holds_and_one_run_time() {
+    use sleeplab_cli::experiments::survey::{QUICK_RUN_TIME, RUN_TIME, samples_csv};
+    let s = survey();
+    let ExperimentData::Survey(data) = &s.data else {
+        panic!("the fixture is a survey");
+    };
+    let csv = String::from_utf8(samples_csv(data).unwrap()).unwrap();
+    let mut in_csv: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    in_csv.sort_unstable();
+    in_csv.dedup();
+    let report_md = std::fs::read_to_string(repo_root().join("docs/REPORT.md")).unwrap();
+    let row = report_md
+        .lines()
+        .find(|l| l.starts_with("| `samples.csv` |"))
+        .expect("REPORT.md describes samples.csv");
+    let named = row.split(" (").next().unwrap();
+    let mut stated: Vec<&str> = named.split('`').skip(3).step_by(2).collect();
+    stated.sort_unstable();
+    assert_eq!(stated, in_csv, "{row}");
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    for (what, text) in [("README.md", &readme), ("docs/REPORT.md", &report_md)] {
+        assert!(
+            text.contains(&format!("in {RUN_TIME}"))
+                || text.contains(&format!("survey, {RUN_TIME}")),
+            "{what} lacks {RUN_TIME}"
+        );
+        assert!(
+            text.contains(QUICK_RUN_TIME),
+            "{what} lacks {QUICK_RUN_TIME}"
+        );
+        for stale in ["about a minute", "~1 minute", "~20 s", "30-second"] {
+            assert!(!text.contains(stale), "{what} still says {stale}");
+        }
+    }
+    let help = stdout_of(sleeplab().arg("--help"));
+    assert!(help.contains(&format!("({RUN_TIME})")), "{help}");
+    assert!(help.contains(&format!("({QUICK_RUN_TIME})")), "{help}");
+}

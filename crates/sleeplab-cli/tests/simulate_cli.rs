@@ -106,6 +106,12 @@ fn json_validates_round_trips_and_csv_has_a_row_per_cell() {
     };
     // 5 strategies × 2 intervals × 2 periods, in config order, never early.
     assert_eq!(data.cells.len(), 20);
+    // --sleeps counts the measured sleeps only: 40, after the 10 warm-up ones.
+    assert!(data.cells.iter().all(|c| c.sleeps == 40), "warm-up counted");
+    assert_eq!((data.config.sleeps, data.config.warmup), (40, 10));
+    let help = stdout_of(sleeplab().args(["simulate", "--help"]));
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("not counting the --warmup sleeps"), "{help}");
     let order: Vec<(String, u64, usize)> = data
         .cells
         .iter()

@@ -22,8 +22,9 @@ pub struct AdviseArgs {
     /// Acceptable lateness at the 99th percentile (e.g. 20us).
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = parse::duration_ns)]
     pub tolerance: u64,
-    /// Measuring time per candidate.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = args::positive_duration, default_value = "2s")]
+    /// Measuring time per candidate, e.g. 2s or 2 (a plain number is seconds, as in every
+    /// command).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = seconds, default_value = "2s")]
     pub seconds: u64,
     #[command(flatten)]
     pub threads: ThreadArgs,
@@ -58,4 +59,8 @@ pub fn run(args: &AdviseArgs, quiet: bool) -> anyhow::Result<i32> {
         seconds_ns: args.seconds,
     };
     tail::measure(&config, "advise", quiet, threads)?.save(&args.output, vec![])
+}
+
+fn seconds(s: &str) -> Result<u64, crate::parse::ParseError> {
+    parse::seconds_ns(s, parse::MAX_DURATION_NS)
 }

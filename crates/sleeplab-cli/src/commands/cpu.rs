@@ -19,7 +19,8 @@ pub struct CpuArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = intervals,
           default_value = "1ms,2ms,3ms,4ms,5ms,6ms,8ms,10ms,15ms,20ms,25ms")]
     pub intervals: List<u64>,
-    /// Wall time per point (the seed used 5–10 s; 0.5 s keeps the default run under a minute).
+    /// Wall time per point, e.g. 500ms or 2 (a plain number is seconds, as in every
+    /// command); the seed used 5–10 s, 0.5 s keeps the default run under a minute.
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", default_value = "500ms", value_parser = seconds)]
     pub seconds: u64,
     /// Timer slack for every contender.
@@ -39,7 +40,7 @@ fn intervals(s: &str) -> Result<List<u64>, ParseError> {
 }
 
 fn seconds(s: &str) -> Result<u64, ParseError> {
-    parse::positive_duration_ns("duration per point", s)
+    parse::seconds_ns(s, parse::MAX_DURATION_NS)
 }
 
 /// Runs `cpu`.

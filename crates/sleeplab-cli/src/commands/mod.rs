@@ -26,7 +26,8 @@ use std::path::PathBuf;
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Every experiment in short (about 90 s), then a report directory and the findings (the default).
+    /// Every experiment in short (RUN_TIME), then a report directory and the findings (the default).
+    #[command(about = format!("Every experiment in short ({}), then a report directory and the findings (the default)", crate::experiments::survey::RUN_TIME))]
     Survey(Box<survey::SurveyArgs>),
     /// Re-render a saved result (any experiment's --json, or a survey) as DIR/index.html.
     Report(Box<report::ReportArgs>),

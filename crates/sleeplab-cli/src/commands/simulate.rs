@@ -52,7 +52,8 @@ pub struct SimulateArgs {
     /// The timer slack of the replayed cells (default: the lowest measured).
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = parse::duration_ns, requires = "replay")]
     pub replay_slack: Option<u64>,
-    /// Measured sleeps per cell (the default grid: 70 cells of 180 sleeps per strategy,
+    /// Measured sleeps per cell, not counting the --warmup sleeps before them (the
+    /// default grid: 70 cells of 30 warm-up + 150 measured = 180 sleeps per strategy,
     /// about 8 s of CPU in all, spread over the cores).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = sleeps, default_value = "150")]
     pub sleeps: u64,

@@ -23,8 +23,8 @@ pub struct SurveyArgs {
     /// The thorough version: more durations, loads and samples (several minutes).
     #[arg(long, conflicts_with = "quick")]
     pub full: bool,
-    /// A 30-second glance.
-    #[arg(long)]
+    /// A glance (QUICK_RUN_TIME).
+    #[arg(long, help = format!("A glance ({})", survey::QUICK_RUN_TIME))]
     pub quick: bool,
     /// The report directory: index.html, results.json and samples.csv go there.
     #[arg(short = 'o', long = "output", value_name = "DIR", default_value = DEFAULT_DIR)]
@@ -112,7 +112,7 @@ fn execute(
     dir: &Path,
     quiet: bool,
 ) -> anyhow::Result<i32> {
-    let planned: u64 = stages.iter().map(|s| s.budget_ms).sum();
+    let planned = survey::planned_ms(stages);
     if !quiet {
         eprintln!(
             "sleeplab survey ({}, about {} s): {} stages; Ctrl-C stops and keeps what was measured",

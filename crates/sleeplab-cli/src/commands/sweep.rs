@@ -115,6 +115,7 @@ pub fn config(args: &SweepArgs) -> Result<SweepConfig, UsageError> {
         rounds: args.rounds,
         json_samples: args.json_samples as usize,
         raw_cap: 100_000,
+        focus: vec![],
     })
 }
 

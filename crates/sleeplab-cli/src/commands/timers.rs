@@ -25,9 +25,9 @@ pub struct TimersArgs {
     /// Periods, e.g. 100ms,1ms,500us.
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = periods, default_value = "100ms,50ms,20ms,10ms,5ms,2ms,1ms")]
     pub periods: List<u64>,
-    /// Seconds each mechanism runs at each period (one contiguous run per cell), e.g. 1,
-    /// 0.5, 250ms. Total ≈ mechanisms × periods × seconds: 10 × 7 × 1 s ≈ 70 s by default.
-    #[arg(long, allow_hyphen_values = true, value_name = "S", value_parser = seconds, default_value = "1")]
+    /// How long each mechanism runs at each period (one contiguous run per cell), e.g. 1
+    /// (a plain number is seconds, as in every command), 0.5, 250ms; at most 3600 s. Total ≈ mechanisms × periods × seconds: 10 × 7 × 1 s ≈ 70 s by default.
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = seconds, default_value = "1")]
     pub seconds: u64,
     /// Measuring threads per cell, each with its own timer (as cyclictest -t N).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = thread_count, default_value = "1")]
@@ -69,25 +69,7 @@ fn periods(s: &str) -> Result<List<u64>, ParseError> {
 }
 
 fn seconds(s: &str) -> Result<u64, ParseError> {
-    let t = s.trim();
-    let bad = |reason: &str| ParseError {
-        what: "--seconds",
-        value: s.into(),
-        reason: reason.into(),
-    };
-    // A plain number means seconds; a duration with a unit is taken as is.
-    let ns = if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.') {
-        parse::duration_ns(&format!("{t}s")).map_err(|e| bad(&e.reason))?
-    } else {
-        parse::duration_ns(t).map_err(|e| bad(&e.reason))?
-    };
-    if ns == 0 {
-        return Err(bad("must be more than 0"));
-    }
-    if ns > 3_600_000_000_000 {
-        return Err(bad("at most 3600 seconds per cell"));
-    }
-    Ok(ns)
+    parse::seconds_ns(s, 3_600_000_000_000)
 }
 
 fn thread_count(s: &str) -> Result<usize, ParseError> {

@@ -70,6 +70,7 @@ pub fn sweep(cells: Vec<SweepCell>) -> SweepData {
             rounds: 1,
             json_samples: 3,
             raw_cap: 100,
+            focus: vec![],
         },
         cells,
         skipped: vec![],

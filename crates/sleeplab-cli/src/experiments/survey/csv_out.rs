@@ -1,4 +1,5 @@
-//! The survey's `samples.csv`: every raw sample of every stage in one long-form table
+//! The survey's `samples.csv`: the raw samples of the stages whose experiment keeps them
+//! (sweep, sweep-slack, pace; `docs/REPORT.md` names them) in one long-form table
 //! (one row per call), loadable with `pandas.read_csv` as is.
 //!
 //! Experiments measure different things per call, so each row names its `metric`:

@@ -11,12 +11,17 @@
 //! skips the rest.
 
 mod csv_out;
+pub mod estimate;
 mod plan;
 mod run;
 mod stage;
 
 pub use crate::model::{Level, StageState, StageStatus, SurveyData};
 pub use csv_out::{CSV_COLUMNS, samples_csv};
-pub use plan::{NORMAL_BUDGET_MS, PlanEnv, plan};
+pub use estimate::Estimate;
+pub use plan::{
+    NORMAL_BUDGET_MS, PlanEnv, QUICK_BUDGET_MS, QUICK_RUN_TIME, RUN_TIME, plan, planned_ms,
+    sweep_loads,
+};
 pub use run::{SurveyOutcome, run};
 pub use stage::StagePlan;

@@ -1,10 +1,12 @@
 //! The survey's stages and their sizes.
 //!
-//! Every stage has a time budget per [`Level`]; the configs below are sized so each stage
-//! stays within it on a 2-core VM (measured numbers in `docs/REPORT.md`). The budgets of
-//! the normal level add up to at most [`NORMAL_BUDGET_MS`], which leaves room under the
-//! two minutes the survey promises for stages whose runtime varies (runtimes start
-//! interpreters and JVMs).
+//! Every stage's planned time is its config's [`Estimate`](super::estimate::Estimate)
+//! (requested durations × counts plus stated allowances); at the normal level they add
+//! up to at most [`NORMAL_BUDGET_MS`] (a unit test). The normal level spends its samples
+//! where the questions are: every cell a finding reads holds at least 100 samples (a
+//! p99 needs them); long requests, which behave alike across mechanisms, are measured on
+//! representatives only, and the oversubscribed load (CPUs + 3 busy threads) on the
+//! first sleep call.
 
 use super::{Level, StagePlan};
 use crate::contenders::{self, Origin};
@@ -15,13 +17,24 @@ use crate::experiments::short::{CONFIDENCE, MIN_BATCH, ShortConfig};
 use crate::experiments::simulate::{
     DEFAULT_INTERVALS_NS, DEFAULT_PREEMPT_PROB, Models, SimulateOptions, default_periods_ns,
 };
-use crate::experiments::sweep::{DEFAULT_DURATIONS_NS, Quota, SweepConfig};
+use crate::experiments::sweep::{DEFAULT_DURATIONS_NS, Focus, Quota, SweepConfig};
 use crate::experiments::timers::{TimersConfig, mechanisms as timer_mechanisms};
 use crate::probe::catalog::RuntimeId;
 use sleeplab::wait::Support;
 
-/// The sum of the normal level's stage budgets never exceeds this (90 s).
+/// The sum of the normal level's stage estimates never exceeds this (90 s).
 pub const NORMAL_BUDGET_MS: u64 = 90_000;
+
+/// How long the survey takes, the one figure README.md, docs/REPORT.md and `--help`
+/// state (a test checks they agree; replace it with the time measured on a quiet 2-core
+/// VM, within [`NORMAL_BUDGET_MS`]).
+pub const RUN_TIME: &str = "about 90 s";
+
+/// How long `--quick` takes, likewise (within [`QUICK_BUDGET_MS`]).
+pub const QUICK_RUN_TIME: &str = "about 30 s";
+
+/// The sum of the quick level's stage estimates never exceeds this (30 s).
+pub const QUICK_BUDGET_MS: u64 = 30_000;
 
 /// What the plan depends on: the machine.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,22 +95,28 @@ pub fn plan(level: Level, env: &PlanEnv) -> Vec<StagePlan> {
         stages.push(s);
     }
     stages.push(short_stage(level, env));
-    stages.push(pace_stage(level));
-    stages.push(cpu_stage(level));
+    stages.push(pace_stage(level, env.cpus));
+    stages.push(cpu_stage(level, env.cpus));
     if !env.timer_mechanisms.is_empty() {
         stages.push(timers_stage(level, env));
     }
-    stages.push(simulate_stage(level));
-    stages.push(runtimes_stage(level));
+    stages.push(simulate_stage(level, env.cpus));
+    stages.push(runtimes_stage(level, env.cpus));
     stages
+}
+
+/// The survey's planned time at `level` on `env`, ms: the sum of its stages' estimates
+/// (what the survey announces).
+pub fn planned_ms(stages: &[StagePlan]) -> u64 {
+    stages.iter().map(|s| s.budget_ms).sum()
 }
 
 /// Seed 002 figure 4: the strategies under virtual schedulers of 1–10 ms, in virtual
 /// time (CPU-bound, no waiting); `simulate`'s defaults but for the strategies and sizes.
-fn simulate_stage(level: Level) -> StagePlan {
-    let (strategies, sleeps, warmup, budget_ms): (&[&str], u64, u64, u64) = match level {
-        Level::Quick => (&["precise"], 40, 10, 2_000),
-        Level::Normal => (&["seed-hybrid", "precise"], 100, 30, 7_000),
+fn simulate_stage(level: Level, cpus: usize) -> StagePlan {
+    let (strategies, sleeps, warmup): (&[&str], u64, u64) = match level {
+        Level::Quick => (&["precise"], 40, 10),
+        Level::Normal => (&["seed-hybrid", "precise"], 100, 30),
         Level::Full => (
             &[
                 "std-sleep",
@@ -108,7 +127,6 @@ fn simulate_stage(level: Level) -> StagePlan {
             ],
             300,
             50,
-            30_000,
         ),
     };
     let options = SimulateOptions {
@@ -125,7 +143,7 @@ fn simulate_stage(level: Level) -> StagePlan {
     StagePlan::new(
         "simulate",
         "the strategies under virtual schedulers of 1–10 ms (seed 002)",
-        budget_ms,
+        cpus,
         options,
     )
 }
@@ -133,9 +151,9 @@ fn simulate_stage(level: Level) -> StagePlan {
 /// Seed 003: every runtime's own sleep through its probe. The runtimes that are not
 /// installed are skipped by the experiment (and say how to install them). JRuby starts
 /// a JVM per method (3–5 s each), so it runs only at `--full`.
-fn runtimes_stage(level: Level) -> StagePlan {
+fn runtimes_stage(level: Level, cpus: usize) -> StagePlan {
     let ms = 1_000_000u64;
-    let (ids, budget_ns, ticks, budget_ms): (Vec<RuntimeId>, u64, u64, u64) = match level {
+    let (ids, budget_ns, ticks): (Vec<RuntimeId>, u64, u64) = match level {
         Level::Quick => (
             vec![
                 RuntimeId::C,
@@ -145,7 +163,6 @@ fn runtimes_stage(level: Level) -> StagePlan {
             ],
             5 * ms,
             10,
-            5_000,
         ),
         Level::Normal => (
             RuntimeId::ALL
@@ -154,14 +171,13 @@ fn runtimes_stage(level: Level) -> StagePlan {
                 .collect(),
             10 * ms,
             20,
-            18_000,
         ),
-        Level::Full => (RuntimeId::ALL.to_vec(), 150 * ms, 100, 120_000),
+        Level::Full => (RuntimeId::ALL.to_vec(), 150 * ms, 100),
     };
     StagePlan::new(
         "runtimes",
         "each language runtime's own sleep, through its probe (seed 003)",
-        budget_ms,
+        cpus,
         RuntimesConfig {
             runtimes: ids.iter().map(|r| r.name().to_string()).collect(),
             methods: None,
@@ -194,15 +210,15 @@ fn runtimes_stage(level: Level) -> StagePlan {
 /// Seed 001: zero and minimal sleeps, 20 interleaved repetitions (the seed's minimum)
 /// of shorter batches than `short`'s default.
 fn short_stage(level: Level, env: &PlanEnv) -> StagePlan {
-    let (batch_time_ns, repetitions, budget_ms) = match level {
-        Level::Quick => (1_500_000, 20, 3_000),
-        Level::Normal => (4_000_000, 20, 6_000),
-        Level::Full => (20_000_000, 30, 60_000),
+    let (batch_time_ns, repetitions) = match level {
+        Level::Quick => (1_500_000, 20),
+        Level::Normal => (4_000_000, 20),
+        Level::Full => (20_000_000, 30),
     };
     StagePlan::new(
         "short",
         "what a zero and a minimal sleep cost (seed 001)",
-        budget_ms,
+        env.cpus,
         ShortConfig {
             mechanisms: env.mechanisms.iter().map(|m| m.0.clone()).collect(),
             timer_slacks_ns: vec![],
@@ -217,24 +233,25 @@ fn short_stage(level: Level, env: &PlanEnv) -> StagePlan {
 }
 
 /// Seed 002 figure 1: a 60 Hz loop per contender, at 1 ns slack for all.
-fn pace_stage(level: Level) -> StagePlan {
-    let (frames, budget_ms) = match level {
-        Level::Quick => (30, 3_500),
-        Level::Normal => (90, 10_000),
-        Level::Full => (600, 62_000),
+fn pace_stage(level: Level, cpus: usize) -> StagePlan {
+    // Normal: 100 frames per contender, the fewest whose p99 resolves.
+    let (frames, block) = match level {
+        Level::Quick => (30, 30),
+        Level::Normal => (100, 25),
+        Level::Full => (600, 30),
     };
     let rate_hz = 60.0;
     StagePlan::new(
         "pace",
         "a 60 Hz loop per precise-sleep contender (seed 002)",
-        budget_ms,
+        cpus,
         PaceConfig {
             strategies: DEFAULT_STRATEGIES.iter().map(|s| s.to_string()).collect(),
             loads: vec![0],
             rate_hz,
             period_ns: (1e9 / rate_hz).round() as u64,
             frames,
-            block: frames.min(30),
+            block,
             work_ns: 0,
             timer_slack_ns: Some(1),
             json_samples: 200,
@@ -243,21 +260,17 @@ fn pace_stage(level: Level) -> StagePlan {
 }
 
 /// Seed 002 figure 3: CPU against the requested sleep for the hybrid strategies.
-fn cpu_stage(level: Level) -> StagePlan {
+fn cpu_stage(level: Level, cpus: usize) -> StagePlan {
     let ms = |v: &[u64]| v.iter().map(|m| m * 1_000_000).collect::<Vec<u64>>();
-    let (intervals, seconds_ns, budget_ms) = match level {
-        Level::Quick => (ms(&[1, 5, 20]), 100_000_000, 2_000),
-        Level::Normal => (ms(&[1, 2, 3, 5, 10, 20]), 150_000_000, 5_000),
-        Level::Full => (
-            ms(&[1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 25]),
-            500_000_000,
-            30_000,
-        ),
+    let (intervals, seconds_ns) = match level {
+        Level::Quick => (ms(&[1, 5, 20]), 100_000_000),
+        Level::Normal => (ms(&[1, 2, 3, 5, 10, 20]), 150_000_000),
+        Level::Full => (ms(&[1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 25]), 500_000_000),
     };
     StagePlan::new(
         "cpu",
         "CPU against requested sleep for the hybrids (seed 002)",
-        budget_ms,
+        cpus,
         CpuConfig {
             strategies: HYBRIDS.iter().map(|s| s.to_string()).collect(),
             intervals_ns: intervals,
@@ -275,11 +288,10 @@ fn timers_stage(level: Level, env: &PlanEnv) -> StagePlan {
         Level::Normal => (ms(&[20, 5, 1]), 250_000_000),
         Level::Full => (ms(&[100, 50, 20, 10, 5, 2, 1]), 1_000_000_000),
     };
-    let cells = (env.timer_mechanisms.len() * periods.len()) as u64;
     StagePlan::new(
         "timers",
         "periodic timers: error per period (seed 004)",
-        cells * duration_ns / 1_000_000 + 500,
+        env.cpus,
         TimersConfig {
             mechanisms: env.timer_mechanisms.clone(),
             periods_ns: periods,
@@ -292,13 +304,51 @@ fn timers_stage(level: Level, env: &PlanEnv) -> StagePlan {
     )
 }
 
+/// The first sleep call among the machine's mechanisms (the findings quote it): the
+/// representative of long requests and of the oversubscribed load.
+const SLEEP_CALLS: [&str; 3] = ["nanosleep", "clock-nanosleep", "std-sleep"];
+
+/// A second representative at 10 ms, of the millisecond-rounding calls.
+const MS_CALL: &str = "poll";
+
+/// The loads of the main sweep: idle, one busy thread per CPU, and oversubscribed (CPUs
+/// + 3, seed 000's regime); `--full` adds one busy thread.
+pub fn sweep_loads(level: Level, cpus: usize) -> Vec<usize> {
+    let cpus = cpus.max(1);
+    let mut loads = vec![0];
+    if level == Level::Full {
+        loads.push(1);
+    }
+    loads.extend([cpus, cpus + 3]);
+    loads.dedup();
+    loads
+}
+
+/// Every mechanism × 0 … 100 ms × [`sweep_loads`]. Requests up to 1 ms at load 0 and at
+/// the CPU count: every mechanism, at least 100 samples (normal). 10 ms: the sleep call
+/// and poll, 100 samples; 100 ms: the sleep call, idle only. Oversubscribed: the sleep
+/// call at every request up to 10 ms (each wake-up there waits for a CPU).
 fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
     let mechanisms: Vec<String> = env.mechanisms.iter().map(|m| m.0.clone()).collect();
     let cpus = env.cpus.max(1);
-    let (durations, loads, quota, warmup, rounds, budget_ms) = match level {
+    let loads = sweep_loads(level, cpus);
+    let over = cpus + 3;
+    let has = |n: &str| mechanisms.iter().any(|m| m == n);
+    let sleep_call: Vec<String> = SLEEP_CALLS
+        .iter()
+        .find(|n| has(n))
+        .map(|n| vec![n.to_string()])
+        .unwrap_or_default();
+    let mut long_pair = sleep_call.clone();
+    if has(MS_CALL) {
+        long_pair.push(MS_CALL.to_string());
+    }
+    let not_over: Vec<usize> = loads.iter().copied().filter(|&l| l != over).collect();
+    let loaded: Vec<usize> = loads.iter().copied().filter(|&l| l > 0).collect();
+    let ms = 1_000_000;
+    let (durations, quota, warmup, rounds, long_count, over_count) = match level {
         Level::Quick => (
             DEFAULT_DURATIONS_NS[..6].to_vec(),
-            vec![0, cpus],
             Quota::Budget {
                 budget_ns: 12_000_000,
                 min_count: 2,
@@ -306,41 +356,83 @@ fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
             },
             1,
             1,
-            8_000,
+            10,
+            20,
         ),
         Level::Normal => (
             DEFAULT_DURATIONS_NS.to_vec(),
-            vec![0, cpus],
             Quota::Budget {
-                budget_ns: 45_000_000,
-                min_count: 2,
+                budget_ns: 30_000_000,
+                min_count: 100,
                 max_count: 2_000,
             },
             1,
             2,
-            20_000,
+            100,
+            100,
         ),
         Level::Full => (
             SWEEP_DURATIONS_FULL.to_vec(),
-            if cpus > 1 {
-                vec![0, 1, cpus]
-            } else {
-                vec![0, 1]
-            },
             Quota::Budget {
                 budget_ns: 200_000_000,
-                min_count: 5,
+                min_count: 100,
                 max_count: 20_000,
             },
             3,
             5,
-            240_000,
+            100,
+            200,
         ),
     };
+    let mut focus = Vec::new();
+    if level != Level::Full {
+        let long: Vec<u64> = durations
+            .iter()
+            .copied()
+            .filter(|&d| d >= 10 * ms)
+            .collect();
+        // 100 ms: the sleep call, idle only; 10 ms: two representatives at every load
+        // but the oversubscribed one.
+        focus.push(Focus {
+            requests_ns: long.iter().copied().filter(|&d| d >= 100 * ms).collect(),
+            loads: vec![0],
+            mechanisms: sleep_call.clone(),
+            count: long_count,
+        });
+        focus.push(Focus {
+            requests_ns: long.iter().copied().filter(|&d| d >= 100 * ms).collect(),
+            loads: loaded,
+            mechanisms: vec![],
+            count: 0,
+        });
+        focus.push(Focus {
+            requests_ns: long,
+            loads: not_over,
+            mechanisms: long_pair,
+            count: long_count,
+        });
+    }
+    if loads.contains(&over) {
+        let (upto, none_above): (Vec<u64>, Vec<u64>) =
+            durations.iter().partition(|&&d| d <= 10 * ms);
+        focus.push(Focus {
+            requests_ns: upto,
+            loads: vec![over],
+            mechanisms: sleep_call,
+            count: over_count,
+        });
+        focus.push(Focus {
+            requests_ns: none_above,
+            loads: vec![over],
+            mechanisms: vec![],
+            count: 0,
+        });
+    }
+    focus.retain(|f| !f.requests_ns.is_empty() && !f.loads.is_empty());
     StagePlan::new(
         "sweep",
-        "every mechanism × requested duration × load",
-        budget_ms,
+        "every mechanism × requested duration × load (up to oversubscribed)",
+        cpus,
         SweepConfig {
             mechanisms,
             durations_ns: durations,
@@ -351,6 +443,7 @@ fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
             rounds,
             json_samples: 100,
             raw_cap: 100_000,
+            focus,
         },
     )
 }
@@ -369,15 +462,15 @@ fn slack_stage(level: Level, env: &PlanEnv) -> Option<StagePlan> {
         .filter(|(name, takes, family)| *takes && family != "busy" && name != "timerfd-interval")
         .map(|m| m.0.clone())
         .collect();
-    let (budget_ns, rounds, min_count, budget_ms) = match level {
-        Level::Quick => (8_000_000, 1, 2, 3_000),
-        Level::Normal => (30_000_000, 2, 3, 8_000),
-        Level::Full => (150_000_000, 5, 5, 60_000),
+    let (budget_ns, rounds, min_count) = match level {
+        Level::Quick => (8_000_000, 1, 2),
+        Level::Normal => (30_000_000, 2, 100),
+        Level::Full => (150_000_000, 5, 100),
     };
     Some(StagePlan::new(
         "sweep-slack",
         "the same waits at the default timer slack and at 1 ns",
-        budget_ms,
+        env.cpus,
         SweepConfig {
             mechanisms,
             durations_ns: SLACK_DURATIONS.to_vec(),
@@ -392,6 +485,7 @@ fn slack_stage(level: Level, env: &PlanEnv) -> Option<StagePlan> {
             rounds,
             json_samples: 100,
             raw_cap: 100_000,
+            focus: vec![],
         },
     ))
 }
@@ -414,6 +508,21 @@ mod tests {
         }
     }
 
+    /// Every OS mechanism the library knows (supported here or not), 10 periodic timers:
+    /// the largest plan a Linux machine gets.
+    fn every_mechanism(cpus: usize) -> PlanEnv {
+        PlanEnv {
+            cpus,
+            timer_slack_ns: 50_000,
+            mechanisms: contenders::all()
+                .into_iter()
+                .filter(|i| i.origin == Origin::Os)
+                .map(|i| (i.name.to_string(), i.takes_duration, i.family))
+                .collect(),
+            timer_mechanisms: (0..10).map(|i| format!("timer-{i}")).collect(),
+        }
+    }
+
     #[test]
     fn names_are_unique_and_normal_fits_its_budget() {
         for level in [Level::Quick, Level::Normal, Level::Full] {
@@ -423,13 +532,54 @@ mod tests {
             names.dedup();
             assert_eq!(names.len(), p.len());
         }
-        let total: u64 = plan(Level::Normal, &env())
-            .iter()
-            .map(|s| s.budget_ms)
-            .sum();
-        assert!(total <= NORMAL_BUDGET_MS, "{total} ms");
-        let quick: u64 = plan(Level::Quick, &env()).iter().map(|s| s.budget_ms).sum();
-        assert!(quick <= 30_000, "{quick} ms");
+        for cpus in [1, 2, 4, 8, 64] {
+            let e = every_mechanism(cpus);
+            let normal = planned_ms(&plan(Level::Normal, &e));
+            assert!(normal <= NORMAL_BUDGET_MS, "{cpus} CPUs: {normal} ms");
+            let quick = planned_ms(&plan(Level::Quick, &e));
+            assert!(quick <= QUICK_BUDGET_MS, "{cpus} CPUs: {quick} ms");
+        }
+    }
+
+    /// Every budget is the estimate of the stage's own config (one derivation).
+    #[test]
+    fn stage_budgets_are_their_configs_estimates() {
+        use super::super::Estimate;
+        let p = plan(Level::Normal, &every_mechanism(2));
+        let sweep = p[0].config::<SweepConfig>().unwrap();
+        assert_eq!(p[0].budget_ms, sweep.estimate_ns(2).div_ceil(1_000_000));
+        assert!(p.iter().all(|s| s.budget_ms > 0));
+    }
+
+    /// The normal sweep: every cell at least 100 samples; 100 ms on the sleep call only,
+    /// idle; 10 ms on two representatives; oversubscribed on the sleep call up to 10 ms.
+    #[test]
+    fn normal_sweep_cells_resolve_a_p99_where_the_questions_are() {
+        use crate::experiments::survey::estimate::samples;
+        let p = plan(Level::Normal, &every_mechanism(2));
+        let c = p[0].config::<SweepConfig>().unwrap();
+        let cells = c.planned_cells();
+        for &(m, d, load, q) in &cells {
+            assert!(
+                samples(q, 1) >= 100 && samples(q, u64::MAX) >= 100,
+                "{m} {d} {load}"
+            );
+        }
+        let at = |d: u64, load: usize| -> Vec<&str> {
+            cells
+                .iter()
+                .filter(|c| c.1 == d && c.2 == load)
+                .map(|c| c.0)
+                .collect()
+        };
+        assert_eq!(at(100_000_000, 0), vec!["nanosleep"]);
+        assert!(at(100_000_000, 2).is_empty() && at(100_000_000, 5).is_empty());
+        assert_eq!(at(10_000_000, 0), vec!["nanosleep", "poll"]);
+        assert_eq!(at(10_000_000, 2), vec!["nanosleep", "poll"]);
+        assert_eq!(at(10_000_000, 5), vec!["nanosleep"]);
+        assert_eq!(at(1_000_000, 5), vec!["nanosleep"]);
+        assert!(at(1_000_000, 0).len() > 10, "every mechanism at 1 ms");
+        assert_eq!(at(1_000_000, 0), at(1_000_000, 2));
     }
 
     #[test]
@@ -450,10 +600,13 @@ mod tests {
     }
 
     #[test]
-    fn main_sweep_loads_every_cpu() {
+    fn main_sweep_loads_every_cpu_and_oversubscribes() {
         let p = plan(Level::Normal, &env());
         let c = p[0].config::<SweepConfig>().expect("a sweep");
-        assert_eq!(c.loads, vec![0, 2]);
+        assert_eq!(c.loads, vec![0, 2, 5]);
         assert!(c.timer_slacks_ns.is_empty());
+        assert_eq!(sweep_loads(Level::Full, 1), vec![0, 1, 4]);
+        assert_eq!(sweep_loads(Level::Full, 4), vec![0, 1, 4, 7]);
+        assert_eq!(sweep_loads(Level::Quick, 0), vec![0, 1, 4]);
     }
 }

@@ -126,7 +126,7 @@ mod tests {
             json_samples: 2,
             ..SweepConfig::new(mechanisms, &[0, 1_000], Quota::Iterations { count: 3 })
         };
-        StagePlan::new(name, "tiny", 100, config)
+        StagePlan::new(name, "tiny", 1, config)
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! One stage of the survey: an experiment's survey-sized config, behind one object-safe
 //! face so the plan can be a plain list.
 
+use super::estimate::Estimate;
 use crate::experiments::{Context, Experiment, Outcome};
 use crate::model::ExperimentData;
 use std::any::Any;
@@ -44,22 +45,23 @@ pub struct StagePlan {
     pub name: &'static str,
     /// What it asks, in a few words.
     pub title: &'static str,
-    /// The time it should take, ms.
+    /// The time it should take, ms: its config's [`Estimate`], rounded up.
     pub budget_ms: u64,
     job: Arc<dyn Job>,
 }
 
 impl StagePlan {
-    /// A stage running the experiment `config`.
-    pub fn new<C>(name: &'static str, title: &'static str, budget_ms: u64, config: C) -> Self
+    /// A stage running the experiment `config` on a machine of `cpus` CPUs; its budget is
+    /// the config's estimate (the one derivation of the survey's planned time).
+    pub fn new<C>(name: &'static str, title: &'static str, cpus: usize, config: C) -> Self
     where
-        C: Experiment,
+        C: Experiment + Estimate,
         C::Data: Into<ExperimentData>,
     {
         Self {
             name,
             title,
-            budget_ms,
+            budget_ms: config.estimate_ns(cpus).div_ceil(1_000_000),
             job: Arc::new(config),
         }
     }

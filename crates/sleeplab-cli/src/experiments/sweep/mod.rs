@@ -65,6 +65,24 @@ pub struct SweepConfig {
     pub json_samples: usize,
     /// Raw samples per cell kept in memory (for CSV and exact quantiles).
     pub raw_cap: usize,
+    /// Cells measured only for some mechanisms, at their own sample count (the survey
+    /// spends its samples where the questions are); empty = every cell by `quota`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub focus: Vec<Focus>,
+}
+
+/// The cells at `requests_ns` × `loads` are measured only for `mechanisms`, `count`
+/// samples each (instead of the quota). The first rule that covers a cell decides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Focus {
+    /// Requested durations the rule covers, ns.
+    pub requests_ns: Vec<u64>,
+    /// Load levels the rule covers.
+    pub loads: Vec<usize>,
+    /// The only mechanisms measured there (empty: none).
+    pub mechanisms: Vec<String>,
+    /// Samples per cell there.
+    pub count: u64,
 }
 
 impl SweepConfig {
@@ -82,7 +100,43 @@ impl SweepConfig {
             rounds: 1,
             json_samples: 0,
             raw_cap: 100_000,
+            focus: vec![],
         }
+    }
+
+    /// The quota of the cell (mechanism, request, load): the first [`Focus`] rule that
+    /// covers it, else `quota`; `None` when a rule leaves the mechanism out.
+    pub fn cell_quota(&self, mechanism: &str, requested_ns: u64, load: usize) -> Option<Quota> {
+        match self
+            .focus
+            .iter()
+            .find(|f| f.requests_ns.contains(&requested_ns) && f.loads.contains(&load))
+        {
+            None => Some(self.quota),
+            Some(f) if f.mechanisms.iter().any(|m| m == mechanism) => {
+                Some(Quota::Iterations { count: f.count })
+            }
+            Some(_) => None,
+        }
+    }
+
+    /// The cells it measures, in reporting order (mechanism, request, load): each with
+    /// its quota. Requests a mechanism cannot express are not among them.
+    pub fn planned_cells(&self) -> Vec<(&str, u64, usize, Quota)> {
+        let mut out = Vec::new();
+        for m in &self.mechanisms {
+            for &d in &self.durations_ns {
+                if contenders::skip_reason(m, d).is_some() {
+                    continue;
+                }
+                for &load in &self.loads {
+                    if let Some(q) = self.cell_quota(m, d, load) {
+                        out.push((m.as_str(), d, load, q));
+                    }
+                }
+            }
+        }
+        out
     }
 }
 
@@ -167,20 +221,7 @@ impl Experiment for SweepConfig {
 
     /// One step per measured cell and round.
     fn steps(&self) -> u64 {
-        let per_mechanism: u64 = self
-            .mechanisms
-            .iter()
-            .map(|m| {
-                self.durations_ns
-                    .iter()
-                    .filter(|&&d| contenders::skip_reason(m, d).is_none())
-                    .count() as u64
-            })
-            .sum();
-        per_mechanism
-            * self.loads.len() as u64
-            * self.timer_slacks_ns.len().max(1) as u64
-            * self.rounds
+        self.planned_cells().len() as u64 * self.timer_slacks_ns.len().max(1) as u64 * self.rounds
     }
 
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<SweepData>> {

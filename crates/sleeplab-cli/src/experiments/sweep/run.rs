@@ -17,6 +17,7 @@ struct CellState {
     mechanism: usize,
     requested_ns: u64,
     load: usize,
+    quota: Quota,
     slack: Option<u64>,
     slack_in_force: u64,
     rec: Recorder,
@@ -64,10 +65,14 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
             }
             for &slack in &slacks {
                 for &load in &config.loads {
+                    let Some(quota) = config.cell_quota(name, d, load) else {
+                        continue;
+                    };
                     cells.push(CellState {
                         mechanism: mi,
                         requested_ns: d,
                         load,
+                        quota,
                         slack,
                         slack_in_force: 0,
                         rec: Recorder::new(
@@ -173,7 +178,7 @@ fn run_chunk(
     ctx: &Context,
 ) {
     let d = cell.requested_ns;
-    match config.quota {
+    match cell.quota {
         Quota::Iterations { count } => {
             for _ in 0..share(count, config.rounds, round) {
                 let t0 = monotonic_ns();
@@ -300,5 +305,62 @@ mod tests {
         }
         // 0 ns spins are ~free: the budget is never reached, so the max applies.
         assert_eq!(out.data.cells[0].summary.count, 30);
+    }
+
+    /// Focus rules leave cells out and give the covered ones their own count; the
+    /// progress steps and the planned cells agree with what was measured.
+    #[test]
+    fn focus_rules_choose_cells_and_counts() {
+        use super::super::Focus;
+        use crate::experiments::Experiment;
+        let config = SweepConfig {
+            focus: vec![
+                Focus {
+                    requests_ns: vec![20_000],
+                    loads: vec![1],
+                    mechanisms: vec!["spin".into()],
+                    count: 4,
+                },
+                Focus {
+                    requests_ns: vec![20_000],
+                    loads: vec![0, 1],
+                    mechanisms: vec![],
+                    count: 9,
+                },
+            ],
+            ..tiny_config(
+                &["clock-nanosleep", "spin"],
+                &[0, 20_000],
+                Quota::Iterations { count: 6 },
+            )
+        };
+        let planned = config.planned_cells();
+        assert_eq!(config.steps(), planned.len() as u64 * 3);
+        let out = run(&config, &Context::hidden()).unwrap();
+        let keys: Vec<_> = out
+            .data
+            .cells
+            .iter()
+            .map(|c| {
+                (
+                    c.mechanism.as_str(),
+                    c.requested_ns,
+                    c.load,
+                    c.summary.count,
+                )
+            })
+            .collect();
+        // 0 ns by the quota everywhere; 20 µs only spin at load 1 (the first rule), 4 samples.
+        assert_eq!(
+            keys,
+            vec![
+                ("clock-nanosleep", 0, 0, 6),
+                ("clock-nanosleep", 0, 1, 6),
+                ("spin", 0, 0, 6),
+                ("spin", 0, 1, 6),
+                ("spin", 20_000, 1, 4),
+            ]
+        );
+        assert_eq!(planned.len(), keys.len());
     }
 }
