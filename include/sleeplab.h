@@ -223,7 +223,7 @@ int sleeplab_options_set_timer_slack(struct sleeplab_options *options,
 int sleeplab_options_set_prior_ns(struct sleeplab_options *options,
                                   uint64_t ns);
 
-// The largest oversleep learned and the largest margin, ns (default 500 µs; at least
+// The largest oversleep learned and the largest margin, ns (default 50 ms; at least
 // 1). Larger native oversleeps are counted as stalls.
 //
 // # Safety

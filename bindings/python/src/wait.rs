@@ -14,7 +14,7 @@ use sleeplab::clock::{Env, RealEnv, monotonic_ns};
 
 /// The longest native sleep between two signal checks: Ctrl-C is seen within about
 /// this long. 20 wakeups a second cost nothing measurable, and the precise phase
-/// (margin ≤ the estimator's cap, 500 µs by default) always fits in the last slice.
+/// (margin ≤ the estimator's cap, 50 ms by default) always fits in the last slice.
 pub(crate) const SLICE_NS: u64 = 50_000_000;
 
 /// Waits until `deadline` (ns on `CLOCK_MONOTONIC`): coarse slices while more than

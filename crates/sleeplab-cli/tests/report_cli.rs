@@ -6,6 +6,7 @@
 //! structure, escaping and exit codes, never about latencies.
 
 mod common;
+use common::exit2::assert_exit_2;
 use common::*;
 
 use serde_json::Value;

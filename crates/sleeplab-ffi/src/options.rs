@@ -147,7 +147,7 @@ pub unsafe extern "C" fn sleeplab_options_set_prior_ns(options: *mut Options, ns
     unsafe { set(options, |o| o.set_estimator(|c| c.prior_ns = ns)) }
 }
 
-/// The largest oversleep learned and the largest margin, ns (default 500 µs; at least
+/// The largest oversleep learned and the largest margin, ns (default 50 ms; at least
 /// 1). Larger native oversleeps are counted as stalls.
 ///
 /// # Safety
@@ -302,9 +302,10 @@ mod tests {
         with_options(|o| {
             // SAFETY: `o` is live.
             unsafe {
-                assert_eq!(sleeplab_options_set_prior_ns(o, 900_000), SLEEPLAB_OK);
+                let above = EstimatorConfig::default().cap_ns + 1;
+                assert_eq!(sleeplab_options_set_prior_ns(o, above), SLEEPLAB_OK);
                 assert_eq!((*o).builder().unwrap_err(), Error::Invalid);
-                assert_eq!(sleeplab_options_set_cap_ns(o, 900_000), SLEEPLAB_OK);
+                assert_eq!(sleeplab_options_set_cap_ns(o, above), SLEEPLAB_OK);
                 assert!(builder_from(o).is_ok());
             }
         });

@@ -1,7 +1,8 @@
 //! The cheapest short sleep, and poll's rounding to whole milliseconds.
 
 use super::{
-    Finding, Results, and_list, blocked, quote, short_request, sleep_call, sleeps, small_n,
+    Finding, Results, and_list, blocked, n_clause, quote, short_request, sleep_call, sleeps,
+    small_n,
 };
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::ns;
@@ -100,7 +101,8 @@ pub fn cheapest_short_sleep(r: &Results<'_>) -> Option<Finding> {
     {
         let v = quote(&mut s, &spin.summary, Stat::Median)?;
         s.push(&format!(
-            " Only spinning comes closer ({v}), at the price of a busy core."
+            " Only spinning comes closer ({v}{}), at the price of a busy core.",
+            n_clause(spin.summary.count)
         ));
     }
     Some(Finding::new("cheapest-short-sleep", s))
