@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub enum Level {
     /// A 30-second glance (`--quick`).
     Quick,
-    /// The default: every experiment in about 90 seconds.
+    /// The default: every experiment in about 70 seconds.
     #[default]
     Normal,
     /// The thorough version (`--full`): longer budgets, more durations and loads.

@@ -28,10 +28,10 @@ pub const NORMAL_BUDGET_MS: u64 = 90_000;
 /// How long the survey takes, the one figure README.md, docs/REPORT.md and `--help`
 /// state (a test checks they agree; replace it with the time measured on a quiet 2-core
 /// VM, within [`NORMAL_BUDGET_MS`]).
-pub const RUN_TIME: &str = "about 90 s";
+pub const RUN_TIME: &str = "about 70 s";
 
 /// How long `--quick` takes, likewise (within [`QUICK_BUDGET_MS`]).
-pub const QUICK_RUN_TIME: &str = "about 30 s";
+pub const QUICK_RUN_TIME: &str = "about 15 s";
 
 /// The sum of the quick level's stage estimates never exceeds this (30 s).
 pub const QUICK_BUDGET_MS: u64 = 30_000;
