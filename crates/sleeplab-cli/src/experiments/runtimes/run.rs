@@ -198,7 +198,9 @@ pub fn run(
             config: config.clone(),
             runtimes: results,
         },
-        complete,
+        // A Ctrl-C that reached a probe between the checks above (it died, its method
+        // reads as failed) still makes the run incomplete: exit 130, not "no probe".
+        complete: complete && !interrupted(),
     })
 }
 

@@ -7,13 +7,9 @@ use super::{Finding, Results, small_n};
 use crate::experiments::runtimes::{MethodResult, MethodStatus, OneshotCell, RuntimeStatus};
 use crate::output::units::ns;
 use crate::probe::protocol::Kind;
+use crate::report::sections::runtimes::is_sleeplab;
 use crate::stats::Stat;
 use crate::stats::claim::{Claim, Sentence};
-
-/// Whether a probe method calls sleeplab itself (its name starts with `sleeplab`).
-pub fn is_sleeplab(method: &str) -> bool {
-    method.starts_with("sleeplab")
-}
 
 /// A measured one-shot method.
 fn measured_oneshot(m: &MethodResult) -> bool {

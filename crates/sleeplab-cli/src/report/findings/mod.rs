@@ -21,7 +21,7 @@ mod sweep;
 #[cfg(test)]
 mod tests;
 
-pub use binding_gain::{binding_gain, is_sleeplab};
+pub use binding_gain::binding_gain;
 pub use load::{load_effect, loaded_faster};
 pub use pace::pace_loop;
 pub use runtimes::runtime_floors;

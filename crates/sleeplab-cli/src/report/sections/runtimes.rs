@@ -13,6 +13,12 @@ use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::Results;
 
+/// Whether a probe method calls sleeplab itself (its name starts with `sleeplab`): never
+/// a language's plain sleep.
+pub fn is_sleeplab(method: &str) -> bool {
+    method.starts_with("sleeplab")
+}
+
 /// A runtime's main sleep: its first measured one-shot method (the probes list the
 /// language's plain sleep first: nanosleep, sleep_for, time.Sleep, time.sleep…), never
 /// one of sleeplab's own (`sleeplab_sleep_ns`, `sleeplab.sleep`).
@@ -20,7 +26,7 @@ pub fn main_sleep(r: &RuntimeResult) -> Option<&MethodResult> {
     r.methods.iter().find(|m| {
         m.kind == Kind::Oneshot
             && m.status == MethodStatus::Measured
-            && !crate::report::findings::is_sleeplab(&m.method)
+            && !is_sleeplab(&m.method)
             && m.cells.iter().any(|c| c.summary.count > 0)
     })
 }
