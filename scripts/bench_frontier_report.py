@@ -7,10 +7,11 @@ Usage: bench_frontier_report.py PACE.json "PACE COMMAND" "LOAD_BEFORE" "LOAD_AFT
        bench_frontier_report.py --self-test
 """
 import json
-import re
 import sys
 
-BEGIN, END = "<!-- frontier:begin -->", "<!-- frontier:end -->"
+from bench_doc import markers, write_section
+
+BEGIN, END = markers("frontier")
 OURS = "precise"
 
 
@@ -162,18 +163,6 @@ def section(r, command, load_before, load_after, replay_text, replay_command):
     ])
 
 
-def write(doc, text_section):
-    try:
-        text = open(doc).read()
-    except FileNotFoundError:
-        text = "# Benchmarks\n\nEvery number here comes from a command in this file; rerun it to refresh.\n\n"
-    if BEGIN in text:
-        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: text_section, text, flags=re.S)
-    else:
-        text = text.rstrip("\n") + "\n\n" + text_section + "\n"
-    open(doc, "w").write(text)
-
-
 def self_test():
     def res(name, load, p99_ns, cpu, n=200):
         return {"strategy": name, "load": load, "cpu_percent": cpu,
@@ -203,7 +192,7 @@ def main():
     path, command, load_before, load_after, replay_path, replay_command, doc = sys.argv[1:8]
     r = json.load(open(path))
     s = section(r, command, load_before, load_after, open(replay_path).read(), replay_command)
-    write(doc, s)
+    write_section(doc, "frontier", s)
     print(s)
 
 

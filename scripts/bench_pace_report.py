@@ -4,10 +4,11 @@
 Usage: bench_pace_report.py PACE.json "COMMAND" "LOAD_BEFORE" "LOAD_AFTER" BENCHMARKS.md
 """
 import json
-import re
 import sys
 
-BEGIN, END = "<!-- pace:begin -->", "<!-- pace:end -->"
+from bench_doc import markers, write_section
+
+BEGIN, END = markers("pace")
 
 # Issue 4's targets for `precise` (60 Hz, 1000 frames, one interleaved run).
 P99_TARGET_NS = 2_000
@@ -83,15 +84,7 @@ def main():
         *verdicts,
         END,
     ])
-    try:
-        text = open(doc).read()
-    except FileNotFoundError:
-        text = "# Benchmarks\n\nEvery number here comes from a command in this file; rerun it to refresh.\n\n"
-    if BEGIN in text:
-        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: section, text, flags=re.S)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    open(doc, "w").write(text)
+    write_section(doc, "pace", section)
     print(section)
 
 

@@ -78,6 +78,11 @@ def _event_wait():
     return threading.Event().wait
 
 
+def _sleeplab_sleep():
+    import sleeplab
+    return sleeplab.sleep
+
+
 # Blocking one-shot and yield methods: name -> (lambda seconds: (function, argument)).
 # The function is called as function(argument), or function() when the argument is
 # None. A new blocking method is one METHODS row and one entry here.
@@ -85,6 +90,7 @@ SYNC_CALLS = {
     "time.sleep": lambda secs: (time.sleep, secs),
     "threading.Event.wait": lambda secs: (_event_wait(), secs),
     "os.sched_yield": lambda secs: (os.sched_yield, None),
+    "sleeplab.sleep": lambda secs: (_sleeplab_sleep(), secs),
 }
 
 
@@ -412,9 +418,6 @@ def sync_cell(method, d, opts):
     warm = [0] * warmup
     if method in SYNC_CALLS:
         fn, arg = SYNC_CALLS[method](secs)
-    elif method == "sleeplab.sleep":
-        import sleeplab
-        fn, arg = sleeplab.sleep, secs
     elif method == "select.select":
         import select
         sel, empty = select.select, []

@@ -17,6 +17,10 @@ import math
 import os
 import sys
 
+# The section writer every benchmark shares (scripts/bench_doc.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from bench_doc import markers, replace_section, write_section  # noqa: E402,F401  (tests use replace_section)
+
 USAGE = 'usage: report.py RESULT.json {python|c} "COMMAND" BENCHMARKS.md'
 
 # Issue 15's targets, one interleaved run at 60 Hz.
@@ -122,7 +126,7 @@ def section(result: dict, name: str, command: str) -> str:
     plain, precise = (by_name.get(n) for n in PAIRS[name])
     title = {"python": "Python", "c": "C"}[name]
     lines = [
-        f"<!-- {name}:begin -->",
+        markers(name)[0],
         f"## Precise sleep from {title} at {result['rate_hz']:g} Hz",
         "",
         "```sh",
@@ -143,22 +147,12 @@ def section(result: dict, name: str, command: str) -> str:
         lines += ["Targets (issue 15):", "", p99_verdict(plain, precise), cpu_verdict(precise)]
     if "overhead" in result:
         lines.append(overhead_verdict(result["overhead"]))
-    lines.append(f"<!-- {name}:end -->")
+    lines.append(markers(name)[1])
     return "\n".join(lines)
 
 
 def fmt_load(load) -> str:
     return " ".join(f"{x:.2f}" for x in load)
-
-
-def replace_section(doc: str, name: str, text: str) -> str:
-    """`doc` with its NAME section replaced by `text`, or `text` appended if absent."""
-    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
-    if begin in doc and end in doc:
-        head, rest = doc.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        return head + text + tail
-    return doc.rstrip("\n") + "\n\n" + text + "\n"
 
 
 def main(argv: list[str]) -> int:
@@ -169,12 +163,7 @@ def main(argv: list[str]) -> int:
     with open(path) as f:
         result = json.load(f)
     text = section(result, name, command)
-    with open(doc_path) as f:
-        doc = f.read()
-    tmp = doc_path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(replace_section(doc, name, text))
-    os.replace(tmp, doc_path)
+    write_section(doc_path, name, text)
     print(text)
     return 0
 

@@ -30,7 +30,7 @@ pub fn measure<E: Experiment>(
         threads,
         start.fingerprint.cpu_count,
     );
-    let outcome = config.run(&ctx);
+    let outcome = config.run(&ctx).map(|o| o.settled(&ctx));
     ctx.progress.finish();
     let outcome = outcome.map_err(name_flags)?;
     print!("{}", E::render(&outcome.data));

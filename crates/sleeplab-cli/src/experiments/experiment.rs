@@ -30,6 +30,15 @@ impl<D> Outcome<D> {
         }
     }
 
+    /// The outcome as the run under `ctx` ends: a stop requested at any point of the run
+    /// makes it incomplete, whatever the experiment's own checks between waits saw (a
+    /// stop while a probe is being listed kills it without passing one). The tail and the
+    /// survey settle every outcome through here.
+    pub fn settled(mut self, ctx: &Context) -> Self {
+        self.complete &= !ctx.stopped();
+        self
+    }
+
     /// The same outcome around other data.
     pub fn map<T>(self, f: impl FnOnce(D) -> T) -> Outcome<T> {
         Outcome {
@@ -187,6 +196,18 @@ impl Sample<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::Stop;
+
+    /// A stop requested during the run makes the outcome incomplete even when the
+    /// experiment's own checks missed it; without one, the experiment's word stands.
+    #[test]
+    fn a_stop_during_the_run_settles_the_outcome_as_incomplete() {
+        let ctx = |stopped: bool| Context::hidden().with_stop(Stop::when(move || stopped));
+        let out = |complete| Outcome::new((), RunSettings::default(), complete);
+        assert!(!out(true).settled(&ctx(true)).complete);
+        assert!(out(true).settled(&ctx(false)).complete);
+        assert!(!out(false).settled(&ctx(false)).complete);
+    }
 
     #[test]
     fn overshoot_and_early_follow_the_metric() {

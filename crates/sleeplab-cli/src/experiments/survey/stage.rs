@@ -30,7 +30,7 @@ where
     }
 
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<ExperimentData>> {
-        Ok(Experiment::run(self, ctx)?.map(Into::into))
+        Ok(Experiment::run(self, ctx)?.settled(ctx).map(Into::into))
     }
 
     fn as_any(&self) -> &dyn Any {

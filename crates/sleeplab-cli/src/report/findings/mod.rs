@@ -14,6 +14,8 @@
 mod binding_gain;
 mod load;
 mod pace;
+#[cfg(test)]
+mod props;
 mod runtimes;
 mod short_sleeps;
 mod slack;

@@ -22,11 +22,19 @@ enum Short {
     Fine,
 }
 
+/// The cells of short requests whose median call slept: a cell whose median is below its
+/// request is a rounding down, reported as "returned before the requested time", never
+/// also as rounded up or bimodal.
 fn short_cells(m: &MethodResult) -> Vec<&OneshotCell> {
     let mut v: Vec<&OneshotCell> = m
         .cells
         .iter()
-        .filter(|c| c.requested_ns > 0 && (c.requested_ns as f64) < MS_NS && c.summary.count > 0)
+        .filter(|c| {
+            c.requested_ns > 0
+                && (c.requested_ns as f64) < MS_NS
+                && c.summary.count > 0
+                && c.summary.median_ns >= c.requested_ns as f64
+        })
         .collect();
     v.sort_by_key(|c| c.requested_ns);
     v
