@@ -39,10 +39,13 @@ pub fn page(result: &ResultFile) -> Page {
     let mut sections = Vec::new();
     sections.extend(sections::sweep::sections(&r));
     sections.extend(sections::short::section(&r));
+    sections.extend(sections::seeds::short::section(&r));
     sections.extend(sections::precise::sections(&r));
     sections.extend(sections::simulate::section(&r));
     sections.extend(sections::timers::section(&r));
     sections.extend(sections::runtimes::section(&r));
+    sections.extend(sections::seeds::runtimes::section(&r));
+    sections.extend(sections::seeds::periodic::section(&r));
     sections.extend(sections::stages::section(&r));
     sections.extend(sections::notes::section(&r));
     Page {

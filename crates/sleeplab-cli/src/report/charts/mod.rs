@@ -4,7 +4,8 @@
 //! vs actual, CDFs, CPU vs interval, error per period), [`dumbbell`] (two or more values
 //! per category: timer slack's effect), [`bars`] (a value per category with min/max
 //! whiskers: pace error, runtimes), [`heatmap`] (a value per cell of a grid: the
-//! simulator). Every chart is an `<svg data-chart="ID">` so tests and the browser check
+//! simulator), [`scatter`] (every sample against its request, the 0 request on a strip of
+//! its own: seed 000). Every chart is an `<svg data-chart="ID">` so tests and the browser check
 //! can find it; it scales down with the page (`max-width: 100%`).
 //!
 //! [`frame`] holds the set-up they share (mesh style, legend box, value ranges, the
@@ -17,6 +18,7 @@ pub mod bars;
 pub mod dumbbell;
 pub(crate) mod frame;
 pub mod heatmap;
+pub mod scatter;
 pub mod xy;
 
 use super::escape;

@@ -29,6 +29,7 @@ pub use pace::pace_loop;
 pub use runtimes::runtime_floors;
 pub use short_sleeps::{cheapest_short_sleep, poll_rounding};
 pub use slack::timer_slack;
+pub use sweep::{CPU_NOTE, cpu_pct};
 pub use sweep::{early_wakeups, first_calls, long_sleeps, spin_cost};
 
 use super::view::{MainSweep, Results};

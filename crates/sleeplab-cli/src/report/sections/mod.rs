@@ -4,6 +4,7 @@
 pub mod notes;
 pub mod precise;
 pub mod runtimes;
+pub mod seeds;
 pub mod short;
 pub mod simulate;
 pub mod stages;

@@ -9,7 +9,20 @@ use crate::stats::Stat;
 use crate::stats::claim::{Claim, Direction, Extreme, RankBy, Sentence, Verb, direction};
 
 /// A relative change within this is "did not change".
-const SAME: f64 = 0.02;
+pub(super) const SAME: f64 = 0.02;
+
+/// ` (within 2 %)` for a change too small to count, with its threshold recorded; else
+/// nothing.
+pub(super) fn within(s: &mut Sentence, d: Direction) -> String {
+    if d != Direction::Same {
+        return String::new();
+    }
+    let shown = format!("{} %", SAME * 100.0);
+    s.claim(Claim::Threshold {
+        shown: shown.clone(),
+    });
+    format!(" (within {shown})")
+}
 
 /// `(mechanism, idle p99, loaded p99)` → "grew"/"shrank"/"did not change" sentence part,
 /// with its change claim recorded.
@@ -24,8 +37,9 @@ fn change(s: &mut Sentence, name: &str, from: f64, to: f64) -> String {
         stated: d,
     });
     format!(
-        "{} for {name} ({} → {}, {})",
+        "{}{} for {name} ({} → {}, {})",
         Verb::Grew.word(d),
+        within(s, d),
         ns(from),
         ns(to),
         ratio(to / from.max(1.0))
@@ -73,6 +87,28 @@ pub fn load(rows: &[(&str, f64, f64)], d: u64, setting: &str) -> Sentence {
     s
 }
 
+/// Records the quotes of both cells' medians; the sample sizes under 100 to state
+/// (`; n = 40, n = 60`), or nothing.
+fn medians_quoted(s: &mut Sentence, h: &SweepCell, l: &SweepCell) -> String {
+    let mut small = Vec::new();
+    for c in [h, l] {
+        s.claim(Claim::Quote {
+            stat: Stat::Median,
+            n: c.summary.count,
+            shown: ns(c.summary.median_ns),
+        });
+        if c.summary.count < crate::stats::claim::SMALL_SAMPLE {
+            small.push(format!("n = {}", c.summary.count));
+        }
+    }
+    small.dedup();
+    match small.as_slice() {
+        [] => String::new(),
+        [one] if h.summary.count == l.summary.count => format!("; {one} each"),
+        _ => format!("; {}", small.join(", ")),
+    }
+}
+
 /// The timer slack caption for the pairs (high slack, low slack) of one request: the
 /// largest signed cut (said to be a cut only when it is one) and, by size of the change,
 /// the mechanism that changed least.
@@ -104,15 +140,19 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
             among: gains.clone(),
         });
     }
+    let w = within(&mut s, dir);
+    let q = medians_quoted(&mut s, h, l);
     s.push(&format!(
-        "Dropping the timer slack from {} to {} made a {} {} {} (median {} → {}){}",
+        "Dropping the timer slack from {} to {} made a {} {} {}{} (median {} → {}{}){}",
         ns(high as f64),
         ns(low as f64),
         ns(d as f64),
         h.mechanism,
         Verb::Longer.word(dir),
+        w,
         ns(h.summary.median_ns),
         ns(l.summary.median_ns),
+        q,
         if pairs.len() >= 2 && dir == Direction::Down {
             ", the largest cut"
         } else {
@@ -128,11 +168,13 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
             among: gains,
         });
         let (h, l) = pairs[i];
+        let q = medians_quoted(&mut s, h, l);
         s.push(&format!(
-            "; {} changed least in size ({} vs {})",
+            "; {} changed least in size ({} vs {}{})",
             h.mechanism,
             ns(h.summary.median_ns),
-            ns(l.summary.median_ns)
+            ns(l.summary.median_ns),
+            q
         ));
     }
     s.push(".");

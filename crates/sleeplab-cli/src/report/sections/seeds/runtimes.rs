@@ -1,0 +1,125 @@
+//! Seed 003's own form (Ruby's `sleep`, "how accurate is it?"): per runtime and
+//! requested sleep, the repetitions, the ideal total (count × request) against the
+//! actual total, min, max, avg, median and σ (dividing by n, as the seed's script did).
+
+use super::{SIGMA_N, sigma_n};
+use crate::experiments::runtimes::{OneshotCell, ProbeQuota, RuntimesData};
+use crate::report::html::{Block, Section};
+use crate::report::sections::runtimes::measured;
+use crate::report::table::{Cell, Table};
+use crate::report::units::{ns, ratio};
+use crate::report::view::Results;
+use crate::stats::claim::{Claim, Extreme, RankBy, Sentence, extreme_index};
+
+/// actual total / ideal total of a cell (`None` for a request of 0).
+pub fn actual_over_ideal(c: &OneshotCell) -> Option<f64> {
+    let ideal = c.ideal_total_ns();
+    (ideal > 0).then(|| c.summary.total_ns as f64 / ideal as f64)
+}
+
+/// (runtime title, method, cell) of every measured runtime's plain sleep, non-zero
+/// requests, longest first (the seed's order).
+fn rows(d: &RuntimesData) -> Vec<(&str, &str, &OneshotCell)> {
+    let mut out = Vec::new();
+    for (rt, m) in measured(d) {
+        let mut cells: Vec<&OneshotCell> = m
+            .cells
+            .iter()
+            .filter(|c| c.requested_ns > 0 && c.summary.count > 0)
+            .collect();
+        cells.sort_by_key(|c| std::cmp::Reverse(c.requested_ns));
+        out.extend(
+            cells
+                .into_iter()
+                .map(|c| (rt.title.as_str(), m.method.as_str(), c)),
+        );
+    }
+    out
+}
+
+/// The seed's table.
+pub fn table(d: &RuntimesData) -> Table {
+    let mut t = Table::new([
+        "runtime",
+        "method",
+        "sleep duration",
+        "repeat (n)",
+        "ideal length",
+        "actual length",
+        "actual / ideal",
+        "min",
+        "max",
+        "avg",
+        "median",
+        "std dev (÷ n)",
+    ]);
+    for (rt, method, c) in rows(d) {
+        let s = &c.summary;
+        t.row(vec![
+            Cell::Text(rt.to_string()),
+            Cell::Text(method.to_string()),
+            Cell::Num(ns(c.requested_ns as f64)),
+            Cell::Num(s.count.to_string()),
+            Cell::Num(ns(c.ideal_total_ns() as f64)),
+            Cell::Num(ns(s.total_ns as f64)),
+            Cell::Num(actual_over_ideal(c).map_or("–".into(), ratio)),
+            Cell::Num(ns(s.min_ns as f64)),
+            Cell::Num(ns(s.max_ns as f64)),
+            Cell::Num(ns(s.mean_ns)),
+            Cell::Num(ns(s.median_ns)),
+            Cell::Num(ns(sigma_n(s.stddev_ns, s.count))),
+        ]);
+    }
+    t
+}
+
+/// The caption: how the repetitions were chosen (the seed fixed the ideal length; a time
+/// budget fixes the actual one), σ's convention, and the largest actual/ideal ratio.
+pub fn caption(d: &RuntimesData) -> Sentence {
+    let design = match d.config.quota {
+        ProbeQuota::Budget { budget_ns, .. } => format!(
+            "Here each cell ran until its calls added up to {} (a time budget): the actual length is about fixed and the ideal one follows from the repetitions, the reverse of the seed's script, which fixed the repetitions (seconds ÷ duration) and so the ideal length; `sleeplab runtimes --count N` runs the seed's design. Either way actual ÷ ideal is the seed's measure",
+            ns(budget_ns as f64)
+        ),
+        ProbeQuota::Count { count } => format!(
+            "Here each cell ran {count} calls, as the seed's script fixed its repetitions: the ideal length is count × duration and the actual one what they took"
+        ),
+    };
+    let mut s = Sentence::new(format!("{design}. {SIGMA_N}."));
+    let rows = rows(d);
+    let ratios: Vec<f64> = rows
+        .iter()
+        .map(|r| actual_over_ideal(r.2).unwrap_or(f64::NAN))
+        .collect();
+    if rows.len() >= 2
+        && let Some(i) = extreme_index(&ratios, Extreme::Most, RankBy::Signed)
+    {
+        s.claim(Claim::Rank {
+            extreme: Extreme::Most,
+            by: RankBy::Signed,
+            chosen: i,
+            among: ratios.clone(),
+        });
+        let (rt, method, c) = rows[i];
+        s.push(&format!(
+            " The largest actual ÷ ideal: {rt} {method} asked for {} took {} the ideal length ({} calls).",
+            ns(c.requested_ns as f64),
+            ratio(ratios[i]),
+            c.summary.count
+        ));
+    }
+    s
+}
+
+/// Seed 003's table, when the results hold a `runtimes` run with a plain sleep measured.
+pub fn section(r: &Results<'_>) -> Option<Section> {
+    let (_, d) = r.runtimes()?;
+    if rows(d).is_empty() {
+        return None;
+    }
+    Some(Section {
+        id: "seed-003".into(),
+        title: "Seed 003's table: each runtime's sleep, ideal against actual".into(),
+        blocks: vec![Block::Text(caption(d).text), Block::Table(table(d))],
+    })
+}
