@@ -206,3 +206,61 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
         blocks: vec![Block::Text(caption(&rows).text), Block::Table(table(&rows))],
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Summary;
+
+    #[test]
+    fn the_seeds_error_is_hand_computed_from_the_arrivals() {
+        // Period 1 µs, last warm-up tick at 1.1 µs, ticks at 1.9, 3.05, 4.3 µs:
+        // intervals 800, 1150, 1250 ns → errors 20, 15, 25 %: mean 20 %, σ (÷ n − 1) 5.
+        let p = PeriodicCell {
+            period_ns: 1_000,
+            ticks: 3,
+            interval: Summary::default(),
+            lateness: Default::default(),
+            warmup_ns: vec![1_100],
+            arrivals_ns: vec![1_900, 3_050, 4_300],
+            all_arrivals_ns: vec![],
+            notes: vec![],
+        };
+        let e = interval_errors(&p);
+        assert_eq!(e.len(), 3);
+        for (got, want) in e.iter().zip([20.0, 15.0, 25.0]) {
+            assert!((got - want).abs() < 1e-9, "{e:?}");
+        }
+        let (avg, sd) = mean_sd(&e);
+        assert!((avg - 20.0).abs() < 1e-9 && (sd - 5.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn caption_ranks_the_shortest_periods_errors() {
+        let row = |timer: &str, period_ns: u64, avg: f64| Row {
+            period_ns,
+            source: "Linux".into(),
+            timer: timer.into(),
+            count: 10,
+            of: 10,
+            avg_error_pct: avg,
+            stddev_pct: 1.0,
+        };
+        let rows = [
+            row("a", 10_000_000, 50.0),
+            row("b", 1_000_000, 4.0),
+            row("c", 1_000_000, 0.5),
+        ];
+        let s = caption(&rows);
+        s.check().unwrap();
+        assert!(
+            s.text
+                .contains("At 1 ms, Linux c erred least on average (0.5 %) and Linux b most (4 %)"),
+            "{}",
+            s.text
+        );
+        assert!(s.text.contains("dividing by n − 1"));
+        let t = table(&rows);
+        assert_eq!(t.rows[0][4], Cell::Num("50 %".into()));
+    }
+}

@@ -123,3 +123,56 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
         blocks: vec![Block::Text(caption(d).text), Block::Table(table(d))],
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::runtimes::RuntimeStatus;
+    use crate::model::ExperimentData;
+    use crate::report::testdata::stored;
+    use crate::stats::summarize;
+
+    #[test]
+    fn the_seeds_table_holds_hand_computed_totals_and_sigma() {
+        let r = stored("runtimes");
+        let ExperimentData::Runtimes(mut d) = r.data else {
+            panic!("runtimes");
+        };
+        d.runtimes.retain(|x| {
+            x.status == RuntimeStatus::Measured
+                && crate::report::sections::runtimes::main_sleep(x).is_some()
+        });
+        d.runtimes.truncate(1);
+        let rt = &mut d.runtimes[0];
+        let name = crate::report::sections::runtimes::main_sleep(rt)
+            .unwrap()
+            .method
+            .clone();
+        let i = rt.methods.iter().position(|m| m.method == name).unwrap();
+        let m = &mut rt.methods[i];
+        m.cells.truncate(1);
+        // 1 µs asked, 1.1 and 1.3 µs taken: ideal 2 µs, actual 2.4 µs (×1.2), avg 1.2 µs,
+        // σ (÷ n) 100 ns (÷ n − 1 would be 141 ns).
+        m.cells[0].requested_ns = 1_000;
+        m.cells[0].summary = summarize(&[1_100, 1_300], 1_000);
+        let t = table(&d);
+        assert_eq!(t.rows.len(), 1);
+        let row: Vec<String> = t.rows[0]
+            .iter()
+            .map(|c| match c {
+                Cell::Text(x) | Cell::Num(x) => x.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            row[2..],
+            [
+                "1 µs", "2", "2 µs", "2.4 µs", "×1.2", "1.1 µs", "1.3 µs", "1.2 µs", "1.2 µs",
+                "100 ns"
+            ]
+        );
+        let s = caption(&d);
+        s.check().unwrap();
+        assert!(s.text.contains("σ divides by n"));
+    }
+}
