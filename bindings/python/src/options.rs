@@ -8,7 +8,7 @@ use pyo3::types::PyDict;
 
 use sleeplab::precise::{EstimatorConfig, PreciseSleeperBuilder, SlackPolicy, SpinStrategy};
 
-use crate::duration::seconds_to_ns;
+use crate::duration::{ns_to_seconds, seconds_to_ns};
 
 /// The option names, in the order the docs list them.
 pub(crate) const NAMES: &[&str] = &[
@@ -109,6 +109,23 @@ impl Options {
             .slack_policy(self.slack)
             .estimator(self.estimator)
     }
+}
+
+/// The default of every option, as `PreciseSleeper(...)` takes it (durations in seconds):
+/// the library's defaults, exported as `sleeplab.DEFAULTS` so the stubs can be checked
+/// against them.
+pub(crate) fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let e = EstimatorConfig::default();
+    let d = PyDict::new(py);
+    d.set_item("spin", "pause")?;
+    d.set_item("timer_slack", "minimal")?;
+    d.set_item("prior", ns_to_seconds(e.prior_ns))?;
+    d.set_item("cap", ns_to_seconds(e.cap_ns))?;
+    d.set_item("window", e.window)?;
+    d.set_item("quantile", e.quantile)?;
+    d.set_item("half_life", e.half_life)?;
+    d.set_item("headroom", ns_to_seconds(e.headroom_ns))?;
+    Ok(d)
 }
 
 fn bad(key: &str, got: &str, want: &str) -> PyErr {

@@ -4,6 +4,7 @@ the errors Python users expect."""
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 import pytest
@@ -175,3 +176,23 @@ def test_bad_options_raise(options, error):
         sleeplab.PreciseSleeper(**options)
     with pytest.raises(error):
         sleeplab.Ticker(0.01, **options)
+
+
+def test_last_report_describes_this_threads_last_wait():
+    got: list = []
+    t = threading.Thread(target=lambda: got.append(sleeplab.last_report()))
+    t.start()
+    t.join()
+    assert got == [None]  # a thread that never slept has none
+    before = time.monotonic_ns()
+    sleeplab.sleep(0.002)
+    r = sleeplab.last_report()
+    assert r.start_ns >= before and r.deadline_ns >= before + 2_000_000
+    assert r.woke_ns >= r.deadline_ns and r.lateness_ns == r.woke_ns - r.deadline_ns
+    assert r.native_ns + r.spin_ns == r.woke_ns - r.start_ns
+    assert r.woke_ns <= time.monotonic_ns()
+    d = time.monotonic_ns() + 1_000_000
+    sleeplab.sleep_until_ns(d)
+    assert sleeplab.last_report().deadline_ns == d
+    sleeplab.sleep_until(0.0)  # in the past: returns at once, still reported
+    assert sleeplab.last_report().deadline_ns == 0

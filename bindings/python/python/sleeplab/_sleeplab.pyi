@@ -10,6 +10,8 @@ Missed = Literal["burst", "delay", "skip"]
 SLICE_NS: int
 #: The keyword options PreciseSleeper and Ticker accept.
 OPTIONS: list[str]
+#: The default of every option (durations in seconds): the Rust library's defaults.
+DEFAULTS: dict[str, object]
 
 def sleep(seconds: float) -> None:
     """Sleep `seconds` precisely, never returning early.
@@ -27,6 +29,12 @@ def sleep_until(t: float) -> None:
 
 def sleep_until_ns(deadline_ns: int) -> None:
     """Sleep until `deadline_ns` on time.monotonic_ns()'s clock (exact integers)."""
+
+def last_report() -> Optional[SleepReport]:
+    """The SleepReport of this thread's last sleep, sleep_until or sleep_until_ns (None
+    before the first): the margin it planned, its native oversleep, its spin and its own
+    wake reading (compare with a time.monotonic_ns() read after the call to see the
+    return path). An interrupted wait leaves the previous report."""
 
 def _duration_ns(seconds: float) -> int:
     """`seconds` as the nanoseconds `sleep` would wait (rounded up), with its errors."""
@@ -107,10 +115,10 @@ class PreciseSleeper:
         spin: SpinOption = "pause",
         timer_slack: SlackOption = "minimal",
         prior: float = 200e-6,
-        cap: float = 500e-6,
-        window: int = 256,
+        cap: float = 50e-3,
+        window: int = 512,
         quantile: float = 0.99,
-        half_life: int = 32,
+        half_life: int = 8,
         headroom: float = 10e-6,
     ) -> None: ...
     def sleep(self, seconds: float) -> SleepReport:
@@ -149,10 +157,10 @@ class Ticker:
         spin: SpinOption = "pause",
         timer_slack: SlackOption = "minimal",
         prior: float = 200e-6,
-        cap: float = 500e-6,
-        window: int = 256,
+        cap: float = 50e-3,
+        window: int = 512,
         quantile: float = 0.99,
-        half_life: int = 32,
+        half_life: int = 8,
         headroom: float = 10e-6,
     ) -> None: ...
     def tick(self) -> Tick:
