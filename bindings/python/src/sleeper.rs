@@ -7,16 +7,24 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use sleeplab::clock::monotonic_ns;
-use sleeplab::precise::{PreciseSleeper, SleepReport};
+use sleeplab::precise::{PreciseSleeper, PreciseSleeperBuilder, SleepReport};
 
 use crate::duration::{deadline_after, deadline_at, ns_to_seconds};
 use crate::options::Options;
 use crate::report::{PySleepReport, PySleepStats};
-use crate::wait::wait_then;
+use crate::wait::{GilEnv, build_sleeper, wait_then};
+
+/// The sleepers of this module: on the real clock, called with the GIL held.
+type Sleeper = PreciseSleeper<GilEnv>;
+
+/// A sleeper with the default options (sets this thread's timer slack to 1 ns).
+fn default_sleeper() -> Sleeper {
+    PreciseSleeperBuilder::default().build_with_env(GilEnv)
+}
 
 /// The sleeper behind the module-level functions and the report of its last wait.
 struct ThreadSleeper {
-    sleeper: PreciseSleeper,
+    sleeper: Sleeper,
     last: Option<SleepReport>,
 }
 
@@ -28,17 +36,17 @@ thread_local! {
 
 /// Runs `f` on this thread's sleeper, building it on first use (which sets this thread's
 /// timer slack to 1 ns).
-pub(crate) fn with_thread_sleeper<R>(f: impl FnOnce(&mut PreciseSleeper) -> R) -> R {
+pub(crate) fn with_thread_sleeper<R>(f: impl FnOnce(&mut Sleeper) -> R) -> R {
     THREAD_SLEEPER.with(|cell| match cell.try_borrow_mut() {
         Ok(mut slot) => {
             let t = slot.get_or_insert_with(|| ThreadSleeper {
-                sleeper: PreciseSleeper::new(),
+                sleeper: default_sleeper(),
                 last: None,
             });
             f(&mut t.sleeper)
         }
         // Not reachable from Python (no Python code runs inside a wait), but never panic.
-        Err(_) => f(&mut PreciseSleeper::new()),
+        Err(_) => f(&mut default_sleeper()),
     })
 }
 
@@ -60,7 +68,7 @@ fn sleep_until_on(
     py: Python<'_>,
     start: u64,
     deadline: u64,
-    precise: impl FnOnce(u64) -> SleepReport + Send,
+    precise: impl FnOnce(u64) -> SleepReport,
 ) -> PyResult<SleepReport> {
     let last = wait_then(py, deadline, move || precise(deadline))?;
     let start = start.min(last.start);
@@ -137,27 +145,30 @@ pub(crate) fn _duration_ns(seconds: f64) -> PyResult<u64> {
 /// Rust (no Python in the loop); returns the total ns. The baseline against which the
 /// binding's per-call overhead is measured.
 #[pyfunction]
-pub(crate) fn _direct_zero_sleeps_ns(py: Python<'_>, n: u64) -> u64 {
-    py.detach(|| {
-        with_thread_sleeper(|s| {
-            let t0 = monotonic_ns();
-            for _ in 0..n {
-                std::hint::black_box(s.sleep_for_ns(std::hint::black_box(0)));
-            }
-            monotonic_ns() - t0
-        })
+pub(crate) fn _direct_zero_sleeps_ns(n: u64) -> u64 {
+    // With the GIL held, as the binding's own precise phase runs.
+    with_thread_sleeper(|s| {
+        let t0 = monotonic_ns();
+        for _ in 0..n {
+            std::hint::black_box(s.sleep_for_ns(std::hint::black_box(0)));
+        }
+        monotonic_ns() - t0
     })
 }
 
 /// A precise sleeper with its own learned margin and statistics.
 ///
 /// PreciseSleeper(*, spin="pause", timer_slack="minimal", prior=200e-6, cap=50e-3,
-/// window=512, quantile=0.99, half_life=8, headroom=10e-6): the options of the Rust
-/// builder; durations in seconds. Building it applies timer_slack to the calling thread:
-/// use it from that thread (one call at a time; a second thread gets RuntimeError).
+/// window=512, quantile=0.99, half_life=8, headroom=10e-6, lateness_tolerance=0.0,
+/// cpu_budget="auto", early_tolerance=0.0): the options of the Rust builder; durations
+/// in seconds; cpu_budget is "auto", "none" (unlimited) or a percentage of each wait.
+/// Building it applies timer_slack to the calling thread: use it from that thread (one
+/// call at a time; a second thread gets RuntimeError). The GIL is released during the
+/// native sleep and held through the final spin (at most the margin).
 #[pyclass(name = "PreciseSleeper", module = "sleeplab._sleeplab")]
 pub(crate) struct PySleeper {
-    inner: PreciseSleeper,
+    inner: Sleeper,
+    slack_ns: u64,
 }
 
 #[pymethods]
@@ -166,9 +177,8 @@ impl PySleeper {
     #[pyo3(signature = (**options))]
     fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let options = Options::from_kwargs(options)?;
-        Ok(Self {
-            inner: options.builder().build(),
-        })
+        let (inner, slack_ns) = build_sleeper(options.builder());
+        Ok(Self { inner, slack_ns })
     }
 
     /// Sleeps `seconds` precisely (see `sleeplab.sleep`) and returns a SleepReport.
@@ -217,7 +227,7 @@ impl PySleeper {
     /// The creating thread's timer slack read after building, ns.
     #[getter]
     fn timer_slack_ns(&self) -> Option<u64> {
-        self.inner.timer_slack_ns()
+        Some(self.slack_ns)
     }
 
     fn __repr__(&self) -> String {

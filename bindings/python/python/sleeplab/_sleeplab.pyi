@@ -1,9 +1,10 @@
 """Type stubs for the native module sleeplab._sleeplab (see sleeplab/__init__.py)."""
 
-from typing import Literal, Optional, final
+from typing import Literal, Optional, Union, final
 
 SpinOption = Literal["pause", "yield"]
 SlackOption = Literal["minimal", "leave"]
+BudgetOption = Literal["auto", "none"]
 Missed = Literal["burst", "delay", "skip"]
 
 #: The longest coarse sleep between two signal checks, ns (Ctrl-C is seen within it).
@@ -105,8 +106,11 @@ class Tick:
 class PreciseSleeper:
     """A precise sleeper with its own learned margin and statistics.
 
-    The options are those of the Rust builder, durations in seconds. Building it applies
-    `timer_slack` to the calling thread: use it from that thread, one call at a time.
+    The options are those of the Rust builder, durations in seconds; `cpu_budget` is
+    "auto", "none" (unlimited) or a percentage of each wait. Building it applies
+    `timer_slack` to the calling thread: use it from that thread, one call at a time. The
+    GIL is released during the native sleep and held through the final spin (at most the
+    margin), so taking it back does not come after the deadline.
     """
 
     def __init__(
@@ -120,6 +124,9 @@ class PreciseSleeper:
         quantile: float = 0.99,
         half_life: int = 8,
         headroom: float = 10e-6,
+        lateness_tolerance: float = 0.0,
+        cpu_budget: Union[BudgetOption, float] = "auto",
+        early_tolerance: float = 0.0,
     ) -> None: ...
     def sleep(self, seconds: float) -> SleepReport:
         """Sleep `seconds` precisely (see sleeplab.sleep)."""
@@ -162,6 +169,9 @@ class Ticker:
         quantile: float = 0.99,
         half_life: int = 8,
         headroom: float = 10e-6,
+        lateness_tolerance: float = 0.0,
+        cpu_budget: Union[BudgetOption, float] = "auto",
+        early_tolerance: float = 0.0,
     ) -> None: ...
     def tick(self) -> Tick:
         """Wait for the next tick (never before it is due) and return it."""
