@@ -48,6 +48,16 @@
 // Timer slack: leave the creating thread's slack as it is.
 #define SLEEPLAB_SLACK_LEAVE_ALONE 1
 
+// CPU budget: spin at most 5 % of each wait, at least 500 µs, lifted to the cap when
+// most native wakeups take half of that (coarse schedulers). The default.
+#define SLEEPLAB_BUDGET_AUTO 0
+
+// CPU budget: spin at most the given percentage (0–100) of each wait.
+#define SLEEPLAB_BUDGET_PERCENT 1
+
+// CPU budget: no ceiling but the estimator's cap.
+#define SLEEPLAB_BUDGET_UNLIMITED 2
+
 // Missed ticks fire at once, one per call, until caught up; the grid is kept.
 #define SLEEPLAB_MISSED_BURST 0
 
@@ -231,7 +241,7 @@ int sleeplab_options_set_prior_ns(struct sleeplab_options *options,
 int sleeplab_options_set_cap_ns(struct sleeplab_options *options,
                                 uint64_t ns);
 
-// Number of recent waits in the estimator's quantile window (default 256; 1..=4096).
+// Number of recent waits in the estimator's quantile window (default 512; 1..=4096).
 //
 // # Safety
 // `options` is NULL or a live pointer from `sleeplab_options_new`.
@@ -245,7 +255,7 @@ int sleeplab_options_set_window(struct sleeplab_options *options,
 int sleeplab_options_set_quantile(struct sleeplab_options *options,
                                   double q);
 
-// Waits for the margin's excess over the baseline to halve (default 32; at least 1).
+// Waits for the margin's excess over the baseline to halve (default 8; at least 1).
 //
 // # Safety
 // `options` is NULL or a live pointer from `sleeplab_options_new`.
@@ -258,6 +268,32 @@ int sleeplab_options_set_half_life(struct sleeplab_options *options,
 // `options` is NULL or a live pointer from `sleeplab_options_new`.
 int sleeplab_options_set_headroom_ns(struct sleeplab_options *options,
                                      uint64_t ns);
+
+// Lateness accepted at the quantile, ns (default 0): the margin is shortened by it, so
+// the sleeper spins only as much as needed to be within it late.
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_lateness_tolerance_ns(struct sleeplab_options *options,
+                                               uint64_t ns);
+
+// "Early rather than late": a sleep may return up to `ns` before its deadline instead of
+// spinning to it, never earlier (default 0: never early).
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_early_tolerance_ns(struct sleeplab_options *options,
+                                            uint64_t ns);
+
+// How much of each wait may be spun: `SLEEPLAB_BUDGET_AUTO` (the default),
+// `SLEEPLAB_BUDGET_UNLIMITED`, or `SLEEPLAB_BUDGET_PERCENT` with `percent` in 0..=100
+// (ignored for the other two).
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_cpu_budget(struct sleeplab_options *options,
+                                    int budget,
+                                    double percent);
 
 // The current `CLOCK_MONOTONIC` time in nanoseconds: the time line of every deadline
 // and timestamp in this library.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 15's C benchmark: a 60 Hz loop, nanosleep vs sleeplab_sleep_ns (libsleeplab.so)
+# Issue 15's C benchmark: a 60 Hz loop, nanosleep vs sleeplab_sleep_ns vs sleeplab_sleep_until_ns (libsleeplab.so)
 # vs a pure spin, interleaved in blocks of 60 frames (p99 lateness with n, CPU % per
 # contender). Rewrites the "c" section of docs/BENCHMARKS.md. Run it on a quiet machine
-# (about 60 s), never beside compilers.
+# (about 80 s), never beside compilers.
 #
 #   scripts/bench-c.sh
 #   FRAMES=6 BLOCK=3 BENCH_DOC=/tmp/b.md scripts/bench-c.sh   # smoke run

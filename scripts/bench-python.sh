@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 15's Python benchmark: a 60 Hz loop, time.sleep vs sleeplab.sleep vs a pure spin,
+# Issue 15's Python benchmark: a 60 Hz loop, time.sleep vs sleeplab.sleep vs sleeplab.sleep_until vs a pure spin,
 # interleaved in blocks of 60 frames (p99 lateness with n, CPU % per contender), then the
 # binding's per-call overhead against a direct Rust call. Rewrites the "python" section of
-# docs/BENCHMARKS.md. Run it on a quiet machine (about 65 s), never beside compilers.
+# docs/BENCHMARKS.md. Run it on a quiet machine (about 85 s), never beside compilers.
 #
 #   scripts/bench-python.sh
 #   FRAMES=6 BLOCK=3 CALLS=1000 BENCH_DOC=/tmp/b.md scripts/bench-python.sh   # smoke run

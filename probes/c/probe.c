@@ -305,8 +305,8 @@ static bool sleeplab_loaded(void)
         const char *e = dlerror();
         snprintf(sl_why, sizeof sl_why,
                  "sleeplab's C library is not loadable (%s); build it with cargo build "
-                 "--release -p sleeplab-ffi and set SLEEPLAB_LIB=target/release/libsleeplab.so, "
-                 "or install it with scripts/install-c.sh",
+                 "--release -p sleeplab-ffi (sleeplab runtimes then finds it), set "
+                 "SLEEPLAB_LIB=/path/to/libsleeplab.so, or install it with scripts/install-c.sh",
                  e ? e : path);
         sl_state = -1;
         return false;

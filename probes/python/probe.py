@@ -44,7 +44,9 @@ def _unavailable_reason(name):
             import sleeplab  # noqa: F401
         except ImportError as e:
             return ("the sleeplab package is not importable by %s (%s); "
-                    "install it with: %s -m pip install ./bindings/python"
+                    "build it into the workspace's .venv with scripts/python-env.sh "
+                    "(sleeplab runtimes then finds it) or install it with: "
+                    "%s -m pip install ./bindings/python"
                     % (sys.executable, e, sys.executable))
     return None
 

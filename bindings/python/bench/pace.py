@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""A 60 Hz Python loop: time.sleep vs sleeplab.sleep vs a pure spin, interleaved in blocks.
+"""A 60 Hz Python loop: time.sleep vs sleeplab.sleep vs sleeplab.sleep_until vs a pure spin,
+interleaved in blocks.
 
 Each frame k of a block is due at start + k*period (absolute schedule); the loop waits the
-remaining time with the contender, as a game loop would (`wait(deadline - now)`), and
-records lateness = wake - deadline. Contenders take turns block by block, so a drift of
-the machine spreads over all of them. CPU is the thread CPU time over the blocks' wall
+remaining time with the contender, as a game loop would (`wait(deadline - now)`; the
+absolute form is handed the deadline itself, as `time.monotonic()` seconds), and records
+lateness = wake - deadline. Contenders take turns block by block, so a drift of the
+machine spreads over all of them. For the sleeplab contenders it also records, per frame,
+the sleeper's own view from `sleeplab.last_report()` (see SLEEPER_FIELDS). Both share
+this thread's sleeper, as a program calling both would. CPU is the thread CPU time over the blocks' wall
 time. time.sleep and the spin run at the thread's default timer slack (prctl reset),
 sleeplab at the 1 ns its sleeper sets. Then the binding's per-call overhead:
 sleeplab.sleep(0) from a Python loop, minus the same loop calling a trivial builtin,
@@ -47,24 +51,47 @@ def spin_ns(ns: int) -> None:
         pass
 
 
-# name, wait(ns), whether it wants the default slack
+# name, wait(deadline_ns, remaining_ns), whether it wants the default slack, whether it is
+# sleeplab's (called even when the deadline passed, so every frame has a report)
 CONTENDERS = [
-    ("time.sleep", lambda ns: time.sleep(ns / 1e9), True),
-    ("sleeplab.sleep", lambda ns: sleeplab.sleep(ns / 1e9), False),
-    ("spin", spin_ns, True),
+    ("time.sleep", lambda d, ns: time.sleep(ns / 1e9), True, False),
+    ("sleeplab.sleep", lambda d, ns: sleeplab.sleep(max(ns, 0) / 1e9), False, True),
+    ("sleeplab.sleep_until", lambda d, ns: sleeplab.sleep_until(d / 1e9), False, True),
+    ("spin", lambda d, ns: spin_ns(ns), True, False),
 ]
 
+# The sleeper's view of a frame, from sleeplab.last_report(): the margin it planned, its
+# native oversleep (-1 without a native phase), its spin, its own lateness against the
+# deadline it computed, that deadline minus the loop's (the relative form's deadline is
+# now + remaining, read a little later; the absolute form's is rounded up from float
+# seconds), and the return path (the loop's wake reading minus the sleeper's).
+SLEEPER_FIELDS = ("margin_ns", "native_oversleep_ns", "spin_ns", "lateness_ns",
+                  "deadline_shift_ns", "return_ns")
 
-def run_block(wait, frames: int, period_ns: int, out: list[int]) -> tuple[int, int]:
-    """One block of frames; appends each frame's lateness; returns (cpu_ns, wall_ns)."""
+
+def sleeper_view(deadline: int, woke: int) -> tuple[int, ...]:
+    r = sleeplab.last_report()
+    oversleep = -1 if r.native_oversleep_ns is None else r.native_oversleep_ns
+    return (r.margin_ns, oversleep, r.spin_ns, r.lateness_ns, r.deadline_ns - deadline,
+            woke - r.woke_ns)
+
+
+def run_block(wait, frames: int, period_ns: int, out: list[int],
+              view: dict[str, list[int]] | None) -> tuple[int, int]:
+    """One block of frames; appends each frame's lateness (and, with `view`, the
+    sleeper's view of it); returns (cpu_ns, wall_ns)."""
     cpu0, wall0 = time.thread_time_ns(), time.monotonic_ns()
     start = wall0 + period_ns
     for k in range(frames):
         deadline = start + k * period_ns
         remaining = deadline - time.monotonic_ns()
-        if remaining > 0:
-            wait(remaining)
-        out.append(time.monotonic_ns() - deadline)
+        if remaining > 0 or view is not None:
+            wait(deadline, remaining)
+        woke = time.monotonic_ns()
+        out.append(woke - deadline)
+        if view is not None:
+            for f, v in zip(SLEEPER_FIELDS, sleeper_view(deadline, woke)):
+                view[f].append(v)
     return time.thread_time_ns() - cpu0, time.monotonic_ns() - wall0
 
 
@@ -73,18 +100,19 @@ def pace(frames: int, block: int, rate: float) -> list[dict]:
     sleeplab.sleep(0)  # build this thread's sleeper (sets the slack to 1 ns) before timing
     results = [
         {"name": n, "lateness_ns": [], "cpu_ns": 0, "wall_ns": 0, "timer_slack_ns": None}
-        for n, _, _ in CONTENDERS
+        | ({"sleeper": {f: [] for f in SLEEPER_FIELDS}} if ours else {})
+        for n, _, _, ours in CONTENDERS
     ]
     done = 0
     while done < frames:
         n = min(block, frames - done)
-        for (name, wait, default_slack), r in zip(CONTENDERS, results):
+        for (name, wait, default_slack, _), r in zip(CONTENDERS, results):
             if default_slack:
                 set_default_slack()
             else:
                 _libc.prctl(PR_SET_TIMERSLACK, ctypes.c_ulong(1), 0, 0, 0)
             r["timer_slack_ns"] = timer_slack_ns()
-            cpu, wall = run_block(wait, n, period_ns, r["lateness_ns"])
+            cpu, wall = run_block(wait, n, period_ns, r["lateness_ns"], r.get("sleeper"))
             r["cpu_ns"] += cpu
             r["wall_ns"] += wall
         done += n

@@ -28,8 +28,27 @@ P99_RATIO_TARGET = 5.0  # precise p99 lateness at most 1/5 of the plain sleep's
 CPU_TARGET_PCT = 2.0  # at most 2 % of a core
 BINDING_TARGET_NS = 1_000.0  # the Python binding adds at most 1 µs per call
 
-# (plain sleep, precise sleep) per benchmark
-PAIRS = {"python": ("time.sleep", "sleeplab.sleep"), "c": ("nanosleep", "sleeplab_sleep_ns")}
+# (plain sleep, the precise sleeps judged against it) per benchmark; the relative form is
+# issue 15's target, the absolute form is shown beside it.
+PAIRS = {
+    "python": ("time.sleep", ("sleeplab.sleep", "sleeplab.sleep_until")),
+    "c": ("nanosleep", ("sleeplab_sleep_ns", "sleeplab_sleep_until_ns")),
+}
+
+# A frame counts as late in the attribution table beyond this (the spin itself ends within
+# a clock read of the deadline).
+LATE_NS = 1_000
+
+# The three exact parts of a sleeplab frame's lateness, from the sleeper's own report:
+# lateness = own lateness (the sleeper's wake − the deadline it was given: its native wake
+# overslept the margin) + deadline shift (that deadline − the loop's) + return path (the
+# loop's wake reading − the sleeper's).
+PARTS = (
+    ("lateness_ns", "native wake past the margin"),
+    ("deadline_shift_ns", "deadline shift"),
+    ("return_ns", "return path"),
+)
+PARTS_KEYS = tuple(key for key, _ in PARTS)
 
 
 def quantile(values: list[int], q: float) -> int | None:
@@ -105,6 +124,65 @@ def overhead_verdict(o: dict) -> str:
     )
 
 
+def attribution(c: dict) -> dict | None:
+    """Where a sleeplab contender's lateness came from, from its per-frame sleeper view
+    (`c["sleeper"]`, see PARTS), or None without one. `late` counts frames later than
+    LATE_NS; `by_part` counts, per part, the late frames in which that part was the
+    largest (ties go to the first in PARTS); `p50` holds the medians over all frames of
+    the parts, the margin and the native oversleep (frames with a native phase only)."""
+    v = c.get("sleeper")
+    if not v:
+        return None
+    lat = c["lateness_ns"]
+    late = [k for k, x in enumerate(lat) if x > LATE_NS]
+    by_part = {key: 0 for key, _ in PARTS}
+    for k in late:
+        biggest = max(PARTS, key=lambda p: (v[p[0]][k], -PARTS.index(p)))
+        by_part[biggest[0]] += 1
+    p50 = {key: quantile(v[key], 0.5) for key, _ in PARTS}
+    p50["margin_ns"] = quantile(v["margin_ns"], 0.5)
+    p50["native_oversleep_ns"] = quantile([x for x in v["native_oversleep_ns"] if x >= 0], 0.5)
+    return {"name": c["name"], "n": len(lat), "late": len(late), "by_part": by_part, "p50": p50}
+
+
+def attribution_lines(parts: list[dict]) -> list[str]:
+    """The attribution table and one sentence per contender naming the part that made
+    most of its late frames late."""
+    if not parts:
+        return []
+    heads = " | ".join(f"largest: {label}" for _, label in PARTS)
+    p50s = " | ".join(f"p50 {label}" for _, label in PARTS)
+    out = [
+        "Where the lateness came from, per frame from the sleeper's own report "
+        "(lateness = native wake past the margin + deadline shift + return path, exactly; "
+        f"late = more than {fmt_ns(LATE_NS)}):",
+        "",
+        f"| contender | late frames | {heads} | {p50s} | p50 margin | p50 native oversleep |",
+        "|---|---:|" + "---:|" * (2 * len(PARTS) + 2),
+    ]
+    for a in parts:
+        counts = " | ".join(str(a["by_part"][key]) for key, _ in PARTS)
+        meds = " | ".join(fmt_ns(a["p50"][key]) for key, _ in PARTS)
+        out.append(
+            f"| {a['name']} | {a['late']} of {a['n']} | {counts} | {meds} | "
+            f"{fmt_ns(a['p50']['margin_ns'])} | {fmt_ns(a['p50']['native_oversleep_ns'])} |"
+        )
+    out.append("")
+    out += [cause_sentence(a) for a in parts]
+    return out + [""]
+
+
+def cause_sentence(a: dict) -> str:
+    """Names the part that was the largest in most late frames (or says none was late)."""
+    if a["late"] == 0:
+        return f"- {a['name']}: no frame later than {fmt_ns(LATE_NS)}."
+    key, label = max(PARTS, key=lambda p: (a["by_part"][p[0]], -PARTS.index(p)))
+    return (
+        f"- {a['name']}: the {label} was the largest part in {a['by_part'][key]} of its "
+        f"{a['late']} late frames."
+    )
+
+
 def table(rows: list[dict]) -> list[str]:
     out = [
         "| contender | n | p50 | p99 | p99.9 | max | early | CPU % | timer slack |",
@@ -123,7 +201,9 @@ def table(rows: list[dict]) -> list[str]:
 def section(result: dict, name: str, command: str) -> str:
     rows = [summarize(c) for c in result["contenders"]]
     by_name = {r["name"]: r for r in rows}
-    plain, precise = (by_name.get(n) for n in PAIRS[name])
+    plain = by_name.get(PAIRS[name][0])
+    precise = [by_name[n] for n in PAIRS[name][1] if n in by_name]
+    parts = [a for a in map(attribution, result["contenders"]) if a]
     title = {"python": "Python", "c": "C"}[name]
     lines = [
         markers(name)[0],
@@ -142,9 +222,12 @@ def section(result: dict, name: str, command: str) -> str:
         "",
         *table(rows),
         "",
+        *attribution_lines(parts),
     ]
     if plain and precise:
-        lines += ["Targets (issue 15):", "", p99_verdict(plain, precise), cpu_verdict(precise)]
+        lines += ["Targets (issue 15):", ""]
+        for p in precise:
+            lines += [p99_verdict(plain, p), cpu_verdict(p)]
     if "overhead" in result:
         lines.append(overhead_verdict(result["overhead"]))
     lines.append(markers(name)[1])

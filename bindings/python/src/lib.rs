@@ -1,6 +1,6 @@
 //! `sleeplab._sleeplab`: the native half of the `sleeplab` Python package (PyO3).
 //!
-//! * [`sleeper`]: `sleep`, `sleep_until`, `sleep_until_ns` and `PreciseSleeper`.
+//! * [`sleeper`]: `sleep`, `sleep_until`, `sleep_until_ns`, `last_report` and `PreciseSleeper`.
 //! * [`ticker`]: `Ticker`, an iterator of `Tick`s.
 //! * [`report`]: the read-only records (`SleepReport`, `SleepStats`, `Tick`).
 //! * [`wait`]: how a wait releases the GIL and honours Ctrl-C without returning early.
@@ -22,6 +22,7 @@ fn _sleeplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sleeper::sleep, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::sleep_until, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::sleep_until_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(sleeper::last_report, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::_duration_ns, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::_direct_zero_sleeps_ns, m)?)?;
     m.add_class::<sleeper::PySleeper>()?;
@@ -31,5 +32,6 @@ fn _sleeplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<report::PyTick>()?;
     m.add("SLICE_NS", wait::SLICE_NS)?;
     m.add("OPTIONS", options::NAMES.to_vec())?;
+    m.add("DEFAULTS", options::defaults(m.py())?)?;
     Ok(())
 }

@@ -6,9 +6,11 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use sleeplab::precise::{EstimatorConfig, PreciseSleeperBuilder, SlackPolicy, SpinStrategy};
+use sleeplab::precise::{
+    CpuBudget, EstimatorConfig, PreciseSleeperBuilder, SlackPolicy, SpinStrategy, Tradeoff,
+};
 
-use crate::duration::seconds_to_ns;
+use crate::duration::{ns_to_seconds, seconds_to_ns};
 
 /// The option names, in the order the docs list them.
 pub(crate) const NAMES: &[&str] = &[
@@ -20,6 +22,9 @@ pub(crate) const NAMES: &[&str] = &[
     "quantile",
     "half_life",
     "headroom",
+    "lateness_tolerance",
+    "cpu_budget",
+    "early_tolerance",
 ];
 
 /// Parsed options.
@@ -28,6 +33,7 @@ pub(crate) struct Options {
     spin: SpinStrategy,
     slack: SlackPolicy,
     estimator: EstimatorConfig,
+    tradeoff: Tradeoff,
 }
 
 impl Options {
@@ -68,6 +74,13 @@ impl Options {
             "window" => e.window = value.extract()?,
             "quantile" => e.quantile = value.extract()?,
             "half_life" => e.half_life = value.extract()?,
+            "lateness_tolerance" => {
+                self.tradeoff.lateness_tolerance_ns = seconds_to_ns(value.extract()?, key)?;
+            }
+            "early_tolerance" => {
+                self.tradeoff.early_tolerance_ns = seconds_to_ns(value.extract()?, key)?;
+            }
+            "cpu_budget" => self.tradeoff.cpu_budget = cpu_budget(value)?,
             _ => {
                 return Err(PyTypeError::new_err(format!(
                     "unexpected keyword argument '{key}' (options: {})",
@@ -108,6 +121,49 @@ impl Options {
             .spin_strategy(self.spin)
             .slack_policy(self.slack)
             .estimator(self.estimator)
+            .tradeoff(self.tradeoff)
+    }
+}
+
+/// The default of every option, as `PreciseSleeper(...)` takes it (durations in seconds):
+/// the library's defaults, exported as `sleeplab.DEFAULTS` so the stubs can be checked
+/// against them.
+pub(crate) fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let e = EstimatorConfig::default();
+    let d = PyDict::new(py);
+    d.set_item("spin", "pause")?;
+    d.set_item("timer_slack", "minimal")?;
+    d.set_item("prior", ns_to_seconds(e.prior_ns))?;
+    d.set_item("cap", ns_to_seconds(e.cap_ns))?;
+    d.set_item("window", e.window)?;
+    d.set_item("quantile", e.quantile)?;
+    d.set_item("half_life", e.half_life)?;
+    d.set_item("headroom", ns_to_seconds(e.headroom_ns))?;
+    let t = Tradeoff::default();
+    d.set_item("lateness_tolerance", ns_to_seconds(t.lateness_tolerance_ns))?;
+    d.set_item("cpu_budget", "auto")?;
+    d.set_item("early_tolerance", ns_to_seconds(t.early_tolerance_ns))?;
+    Ok(d)
+}
+
+/// `cpu_budget`: "auto" (5 % of each wait, at least 500 µs, lifted on coarse
+/// schedulers), "none" (unlimited: up to the cap) or a percentage of each wait (0–100).
+fn cpu_budget(value: &Bound<'_, PyAny>) -> PyResult<CpuBudget> {
+    if let Ok(name) = value.extract::<String>() {
+        return match name.as_str() {
+            "auto" => Ok(CpuBudget::Auto),
+            "none" => Ok(CpuBudget::Unlimited),
+            other => Err(bad("cpu_budget", other, "'auto', 'none' or a percentage")),
+        };
+    }
+    let percent: f64 = value.extract()?;
+    if (0.0..=100.0).contains(&percent) {
+        Ok(CpuBudget::Percent(percent))
+    } else {
+        Err(PyValueError::new_err(format!(
+            "option cpu_budget is out of range (want 0..=100 percent), got {}",
+            crate::duration::float_repr(percent)
+        )))
     }
 }
 

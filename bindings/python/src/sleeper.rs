@@ -7,27 +7,59 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use sleeplab::clock::monotonic_ns;
-use sleeplab::precise::{PreciseSleeper, SleepReport};
+use sleeplab::precise::{PreciseSleeper, PreciseSleeperBuilder, SleepReport};
 
 use crate::duration::{deadline_after, deadline_at, ns_to_seconds};
 use crate::options::Options;
 use crate::report::{PySleepReport, PySleepStats};
-use crate::wait::wait_then;
+use crate::wait::{GilEnv, build_sleeper, wait_then};
+
+/// The sleepers of this module: on the real clock, called with the GIL held.
+type Sleeper = PreciseSleeper<GilEnv>;
+
+/// A sleeper with the default options (sets this thread's timer slack to 1 ns).
+fn default_sleeper() -> Sleeper {
+    PreciseSleeperBuilder::default().build_with_env(GilEnv)
+}
+
+/// The sleeper behind the module-level functions and the report of its last wait.
+struct ThreadSleeper {
+    sleeper: Sleeper,
+    last: Option<SleepReport>,
+}
 
 thread_local! {
     /// The sleeper behind the module-level functions, one per thread (timer slack and
     /// the learned margin are per thread).
-    static THREAD_SLEEPER: RefCell<Option<PreciseSleeper>> = const { RefCell::new(None) };
+    static THREAD_SLEEPER: RefCell<Option<ThreadSleeper>> = const { RefCell::new(None) };
 }
 
 /// Runs `f` on this thread's sleeper, building it on first use (which sets this thread's
 /// timer slack to 1 ns).
-pub(crate) fn with_thread_sleeper<R>(f: impl FnOnce(&mut PreciseSleeper) -> R) -> R {
+pub(crate) fn with_thread_sleeper<R>(f: impl FnOnce(&mut Sleeper) -> R) -> R {
     THREAD_SLEEPER.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut slot) => f(slot.get_or_insert_with(PreciseSleeper::new)),
+        Ok(mut slot) => {
+            let t = slot.get_or_insert_with(|| ThreadSleeper {
+                sleeper: default_sleeper(),
+                last: None,
+            });
+            f(&mut t.sleeper)
+        }
         // Not reachable from Python (no Python code runs inside a wait), but never panic.
-        Err(_) => f(&mut PreciseSleeper::new()),
+        Err(_) => f(&mut default_sleeper()),
     })
+}
+
+/// Notes `report` as this thread's last module-level wait (kept only once the thread's
+/// sleeper exists, which every wait that reports has built).
+fn set_thread_last(report: SleepReport) {
+    THREAD_SLEEPER.with(|cell| {
+        if let Ok(mut slot) = cell.try_borrow_mut()
+            && let Some(t) = slot.as_mut()
+        {
+            t.last = Some(report);
+        }
+    });
 }
 
 /// Waits until `deadline` on `sleeper` (see `wait::wait_then`) and reports the whole
@@ -36,8 +68,8 @@ fn sleep_until_on(
     py: Python<'_>,
     start: u64,
     deadline: u64,
-    precise: impl FnOnce(u64) -> SleepReport + Send,
-) -> PyResult<PySleepReport> {
+    precise: impl FnOnce(u64) -> SleepReport,
+) -> PyResult<SleepReport> {
     let last = wait_then(py, deadline, move || precise(deadline))?;
     let start = start.min(last.start);
     let native_end = last.start + last.native_ns;
@@ -48,8 +80,17 @@ fn sleep_until_on(
         last.woke,
         last.native_oversleep_ns,
         last.margin_ns,
-    )
-    .into())
+    ))
+}
+
+/// Waits until `deadline` on this thread's sleeper and keeps the report for
+/// `last_report()`. Keeping it costs a thread-local store (tens of ns) on the way back.
+fn thread_sleep_until(py: Python<'_>, start: u64, deadline: u64) -> PyResult<()> {
+    let report = sleep_until_on(py, start, deadline, |d| {
+        with_thread_sleeper(|s| s.sleep_until_ns(d))
+    })?;
+    set_thread_last(report);
+    Ok(())
 }
 
 /// Sleeps `seconds` precisely, never returning early (a native sleep to the deadline
@@ -59,11 +100,9 @@ fn sleep_until_on(
 /// to 1 ns on first use.
 #[pyfunction]
 pub(crate) fn sleep(py: Python<'_>, seconds: f64) -> PyResult<()> {
+    let start = monotonic_ns();
     let deadline = deadline_after(seconds)?;
-    wait_then(py, deadline, move || {
-        with_thread_sleeper(|s| s.sleep_until_ns(deadline))
-    })?;
-    Ok(())
+    thread_sleep_until(py, start, deadline)
 }
 
 /// Sleeps until `t`, a time on `time.monotonic()`'s clock in seconds (CLOCK_MONOTONIC;
@@ -78,10 +117,21 @@ pub(crate) fn sleep_until(py: Python<'_>, t: f64) -> PyResult<()> {
 /// Otherwise as `sleep_until`.
 #[pyfunction]
 pub(crate) fn sleep_until_ns(py: Python<'_>, deadline_ns: u64) -> PyResult<()> {
-    wait_then(py, deadline_ns, move || {
-        with_thread_sleeper(|s| s.sleep_until_ns(deadline_ns))
-    })?;
-    Ok(())
+    thread_sleep_until(py, monotonic_ns(), deadline_ns)
+}
+
+/// The SleepReport of this thread's last `sleep`, `sleep_until` or `sleep_until_ns`
+/// (None before the first): the margin it planned, its native oversleep, its spin, its
+/// own wake reading (compare with a `time.monotonic_ns()` read after the call to see the
+/// return path). Interrupted waits leave the previous report.
+#[pyfunction]
+pub(crate) fn last_report() -> Option<PySleepReport> {
+    THREAD_SLEEPER.with(|cell| {
+        cell.try_borrow()
+            .ok()
+            .and_then(|slot| slot.as_ref().and_then(|t| t.last))
+            .map(PySleepReport::from)
+    })
 }
 
 /// `seconds` as the nanoseconds `sleep` would wait (rounded up), with its errors. Used
@@ -95,27 +145,30 @@ pub(crate) fn _duration_ns(seconds: f64) -> PyResult<u64> {
 /// Rust (no Python in the loop); returns the total ns. The baseline against which the
 /// binding's per-call overhead is measured.
 #[pyfunction]
-pub(crate) fn _direct_zero_sleeps_ns(py: Python<'_>, n: u64) -> u64 {
-    py.detach(|| {
-        with_thread_sleeper(|s| {
-            let t0 = monotonic_ns();
-            for _ in 0..n {
-                std::hint::black_box(s.sleep_for_ns(std::hint::black_box(0)));
-            }
-            monotonic_ns() - t0
-        })
+pub(crate) fn _direct_zero_sleeps_ns(n: u64) -> u64 {
+    // With the GIL held, as the binding's own precise phase runs.
+    with_thread_sleeper(|s| {
+        let t0 = monotonic_ns();
+        for _ in 0..n {
+            std::hint::black_box(s.sleep_for_ns(std::hint::black_box(0)));
+        }
+        monotonic_ns() - t0
     })
 }
 
 /// A precise sleeper with its own learned margin and statistics.
 ///
-/// PreciseSleeper(*, spin="pause", timer_slack="minimal", prior=200e-6, cap=500e-6,
-/// window=256, quantile=0.99, half_life=32, headroom=10e-6): the options of the Rust
-/// builder; durations in seconds. Building it applies timer_slack to the calling thread:
-/// use it from that thread (one call at a time; a second thread gets RuntimeError).
+/// PreciseSleeper(*, spin="pause", timer_slack="minimal", prior=200e-6, cap=50e-3,
+/// window=512, quantile=0.99, half_life=8, headroom=10e-6, lateness_tolerance=0.0,
+/// cpu_budget="auto", early_tolerance=0.0): the options of the Rust builder; durations
+/// in seconds; cpu_budget is "auto", "none" (unlimited) or a percentage of each wait.
+/// Building it applies timer_slack to the calling thread: use it from that thread (one
+/// call at a time; a second thread gets RuntimeError). The GIL is released during the
+/// native sleep and held through the final spin (at most the margin).
 #[pyclass(name = "PreciseSleeper", module = "sleeplab._sleeplab")]
 pub(crate) struct PySleeper {
-    inner: PreciseSleeper,
+    inner: Sleeper,
+    slack_ns: u64,
 }
 
 #[pymethods]
@@ -124,9 +177,8 @@ impl PySleeper {
     #[pyo3(signature = (**options))]
     fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let options = Options::from_kwargs(options)?;
-        Ok(Self {
-            inner: options.builder().build(),
-        })
+        let (inner, slack_ns) = build_sleeper(options.builder());
+        Ok(Self { inner, slack_ns })
     }
 
     /// Sleeps `seconds` precisely (see `sleeplab.sleep`) and returns a SleepReport.
@@ -134,7 +186,7 @@ impl PySleeper {
         let start = monotonic_ns();
         let deadline = deadline_after(seconds)?;
         let inner = &mut self.inner;
-        sleep_until_on(py, start, deadline, |d| inner.sleep_until_ns(d))
+        sleep_until_on(py, start, deadline, |d| inner.sleep_until_ns(d)).map(Into::into)
     }
 
     /// Sleeps until `t` on `time.monotonic()`'s clock and returns a SleepReport.
@@ -147,7 +199,7 @@ impl PySleeper {
     fn sleep_until_ns(&mut self, py: Python<'_>, deadline_ns: u64) -> PyResult<PySleepReport> {
         let start = monotonic_ns();
         let inner = &mut self.inner;
-        sleep_until_on(py, start, deadline_ns, |d| inner.sleep_until_ns(d))
+        sleep_until_on(py, start, deadline_ns, |d| inner.sleep_until_ns(d)).map(Into::into)
     }
 
     /// Running statistics since creation or the last `reset_stats()`.
@@ -175,7 +227,7 @@ impl PySleeper {
     /// The creating thread's timer slack read after building, ns.
     #[getter]
     fn timer_slack_ns(&self) -> Option<u64> {
-        self.inner.timer_slack_ns()
+        Some(self.slack_ns)
     }
 
     fn __repr__(&self) -> String {

@@ -9,7 +9,7 @@ use sleeplab::precise::{MissedTickBehavior, Ticker};
 use crate::duration::{deadline_at, float_repr, ns_to_seconds, seconds_to_ns};
 use crate::options::Options;
 use crate::report::{PySleepStats, PyTick};
-use crate::wait::wait_then;
+use crate::wait::{GilEnv, build_sleeper, wait_then};
 
 fn behavior_from(name: &str) -> PyResult<MissedTickBehavior> {
     match name {
@@ -40,7 +40,7 @@ fn behavior_name(b: MissedTickBehavior) -> &'static str {
 /// PreciseSleeper. Waits release the GIL; Ctrl-C raises KeyboardInterrupt.
 #[pyclass(name = "Ticker", module = "sleeplab._sleeplab")]
 pub(crate) struct PyTicker {
-    inner: Ticker,
+    inner: Ticker<GilEnv>,
 }
 
 #[pymethods]
@@ -56,7 +56,7 @@ impl PyTicker {
             )));
         }
         let behavior = behavior_from(missed)?;
-        let mut sleeper = Options::from_kwargs(options)?.builder().build();
+        let (mut sleeper, _) = build_sleeper(Options::from_kwargs(options)?.builder());
         let start = sleeper.now_ns();
         let inner = Ticker::with_sleeper_at_ns(sleeper, start, period_ns)
             .with_missed_tick_behavior(behavior);

@@ -62,6 +62,64 @@ def test_cpu_and_overhead_verdicts():
     assert report.overhead_verdict(o).startswith("- ❌")
 
 
+def with_view(name, lateness, own, shift, ret, margin=None, oversleep=None):
+    n = len(lateness)
+    return {
+        "name": name, "lateness_ns": lateness, "cpu_ns": 1, "wall_ns": 100,
+        "sleeper": {
+            "lateness_ns": own, "deadline_shift_ns": shift, "return_ns": ret,
+            "margin_ns": margin or [100_000] * n, "native_oversleep_ns": oversleep or [-1] * n,
+            "spin_ns": [0] * n,
+        },
+    }
+
+
+def test_attribution_counts_the_largest_part_of_each_late_frame():
+    # Frame 0 on time; 1: return path; 2: native wake past the margin; 3: deadline shift;
+    # 4: a tie between own lateness and return path goes to the first part (own).
+    c = with_view(
+        "sleeplab.sleep",
+        lateness=[500, 3_000, 50_000, 12_000, 4_000],
+        own=[100, 200, 49_000, 500, 2_000],
+        shift=[200, 300, 500, 11_000, 0],
+        ret=[200, 2_500, 500, 500, 2_000],
+        oversleep=[-1, 90_000, 150_000, 95_000, 100_000],
+    )
+    a = report.attribution(c)
+    assert a["late"] == 4 and a["n"] == 5
+    assert a["by_part"] == {"lateness_ns": 2, "deadline_shift_ns": 1, "return_ns": 1}
+    assert a["p50"]["return_ns"] == 500  # nearest rank over all 5 frames
+    assert a["p50"]["native_oversleep_ns"] == 95_000  # the 4 frames with a native phase
+    assert report.cause_sentence(a) == (
+        "- sleeplab.sleep: the native wake past the margin was the largest part in 2 of its "
+        "4 late frames.")
+    assert report.attribution({"name": "spin", "lateness_ns": [1]}) is None
+
+
+def test_attribution_says_when_no_frame_was_late():
+    c = with_view("sleeplab_sleep_until_ns", [10, 20], [5, 5], [0, 0], [5, 15])
+    a = report.attribution(c)
+    assert a["late"] == 0 and sum(a["by_part"].values()) == 0
+    assert report.cause_sentence(a) == (
+        "- sleeplab_sleep_until_ns: no frame later than 1.00 µs.")
+    lines = report.attribution_lines([a])
+    assert "| sleeplab_sleep_until_ns | 0 of 2 | 0 | 0 | 0 |" in "\n".join(lines)
+    assert report.attribution_lines([]) == []
+
+
+def test_section_judges_both_forms_and_attributes_their_lateness():
+    plain = {"name": "nanosleep", "lateness_ns": [100_000] * 100, "cpu_ns": 1, "wall_ns": 100}
+    rel = with_view("sleeplab_sleep_ns", [20_000] * 100, [0] * 100, [0] * 100, [20_000] * 100)
+    ab = with_view("sleeplab_sleep_until_ns", [30_000] * 100, [0] * 100, [0] * 100,
+                   [30_000] * 100)
+    result = {"rate_hz": 60, "block": 10, "runtime": "C", "machine": {"system": "L", "cpus": 2},
+              "load_before": [0, 0, 0], "load_after": [0, 0, 0], "contenders": [plain, rel, ab]}
+    text = report.section(result, "c", "cmd")
+    assert "- ✅ sleeplab_sleep_ns p99 lateness" in text
+    assert "- ❌ sleeplab_sleep_until_ns p99 lateness" in text
+    assert "- sleeplab_sleep_ns: the return path was the largest part in 100 of its 100" in text
+
+
 def test_replace_section_keeps_the_rest():
     doc = "# B\n\n<!-- pace:begin -->\nP\n<!-- pace:end -->\n"
     one = report.replace_section(doc, "python", "<!-- python:begin -->\nA\n<!-- python:end -->")
@@ -78,13 +136,33 @@ def test_tiny_end_to_end_run(tmp_path):
         check=True,
     )
     result = json.loads(out.read_text())
-    assert [c["name"] for c in result["contenders"]] == ["time.sleep", "sleeplab.sleep", "spin"]
+    assert [c["name"] for c in result["contenders"]] == [
+        "time.sleep", "sleeplab.sleep", "sleeplab.sleep_until", "spin"]
     for c in result["contenders"]:
         assert len(c["lateness_ns"]) == 4
-        assert all(x >= 0 for x in c["lateness_ns"])  # never early, any contender
         assert 0 < c["cpu_ns"] and 0 < c["wall_ns"]
+        view = c.get("sleeper")
+        assert (view is not None) == c["name"].startswith("sleeplab")
+        if c["name"] != "sleeplab.sleep_until":
+            assert all(x >= 0 for x in c["lateness_ns"])  # never early
+        if view:
+            fields = set(report.PARTS_KEYS) | {"margin_ns", "native_oversleep_ns", "spin_ns"}
+            assert set(view) == fields
+            for k, lat in enumerate(c["lateness_ns"]):
+                # The three parts add up to the loop's lateness, each frame; the sleeper
+                # is never early against the deadline it was given.
+                assert sum(view[key][k] for key in report.PARTS_KEYS) == lat
+                assert view["lateness_ns"][k] >= 0 and view["return_ns"][k] >= 0
+            # The relative form computes its deadline a little after the loop did; the
+            # absolute one is handed the loop's, through float seconds (exact to a few ns
+            # unless the machine has been up for months).
+            shifts = view["deadline_shift_ns"]
+            if c["name"] == "sleeplab.sleep_until":
+                assert all(abs(x) <= 1_000 for x in shifts)
+            else:
+                assert all(x >= 0 for x in shifts)
     slack = {c["name"]: c["timer_slack_ns"] for c in result["contenders"]}
-    assert slack["sleeplab.sleep"] == 1
+    assert slack["sleeplab.sleep"] == 1 and slack["sleeplab.sleep_until"] == 1
     doc = tmp_path / "B.md"
     doc.write_text("# Benchmarks\n")
     subprocess.run(
@@ -93,6 +171,7 @@ def test_tiny_end_to_end_run(tmp_path):
     )
     text = doc.read_text()
     assert "| sleeplab.sleep | 4 |" in text and "not judged" in text
+    assert "| sleeplab.sleep_until | " in text and " of 4 | " in text  # the attribution row
 
 
 @pytest.mark.parametrize("args", [["--frames", "0"], ["--rate", "-1"]])

@@ -12,9 +12,9 @@ import sleeplab
 WAIT = 0.3
 
 
-def samples_during(wait) -> int:
-    """Timestamps another thread records (every ~1 ms) while `wait()` runs, strictly
-    inside the wait."""
+def stamped(wait):
+    """Runs `wait()` while another thread records a timestamp every ~1 ms (each read
+    with the GIL held); returns (what wait returned, its start, its end, the stamps)."""
     stamps: list[int] = []
     stop = threading.Event()
 
@@ -27,10 +27,16 @@ def samples_during(wait) -> int:
     t.start()
     time.sleep(0.01)  # let it start
     start = time.monotonic_ns()
-    wait()
+    out = wait()
     end = time.monotonic_ns()
     stop.set()
     t.join()
+    return out, start, end, stamps
+
+
+def samples_during(wait) -> int:
+    """Timestamps another thread records while `wait()` runs, strictly inside the wait."""
+    _, start, end, stamps = stamped(wait)
     return sum(start < s < end for s in stamps)
 
 
@@ -74,3 +80,14 @@ def test_a_busy_sleeper_refuses_a_second_thread():
     s.sleep(0.5)  # the other thread calls in after ~20 ms: well inside
     t.join()
     assert len(errors) == 1
+
+
+def test_the_final_spin_keeps_the_gil():
+    # A margin longer than the wait and no CPU ceiling: the whole wait is the spin, which
+    # holds the GIL, so another thread records nothing strictly inside it (a stamp is
+    # read with the GIL held). Taking the GIL back thus never comes after the deadline.
+    s = sleeplab.PreciseSleeper(prior=0.03, cap=0.05, cpu_budget="none")
+    r, _, _, stamps = stamped(lambda: s.sleep(0.02))
+    assert r.native_oversleep_ns is None and r.spin_ns > 0  # no native phase
+    assert stamps  # the other thread ran
+    assert not [x for x in stamps if r.start_ns < x < r.woke_ns]

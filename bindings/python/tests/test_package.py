@@ -27,7 +27,7 @@ def native_names() -> set[str]:
 
 
 def test_stubs_cover_exactly_the_native_module():
-    aliases = {"SpinOption", "SlackOption", "Missed"}
+    aliases = {"SpinOption", "SlackOption", "BudgetOption", "Missed"}
     assert stub_names() - aliases == native_names()
 
 
@@ -53,3 +53,20 @@ def test_stub_methods_exist_on_the_classes():
                     assert hasattr(cls, item.name), f"{node.name}.{item.name}"
                 if isinstance(item, ast.AnnAssign):
                     assert hasattr(cls, item.target.id), f"{node.name}.{item.target.id}"
+
+
+def test_stub_defaults_are_the_librarys():
+    # The keyword defaults the stubs show for PreciseSleeper and Ticker are the ones a
+    # sleeper built without options really uses.
+    text = importlib.resources.files("sleeplab").joinpath("_sleeplab.pyi").read_text()
+    checked = 0
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.ClassDef) and node.name in ("PreciseSleeper", "Ticker"):
+            init = next(i for i in node.body if isinstance(i, ast.FunctionDef)
+                        and i.name == "__init__")
+            shown = {a.arg: ast.literal_eval(d)
+                     for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults)}
+            assert shown == sleeplab.DEFAULTS, node.name
+            checked += 1
+    assert checked == 2
+    assert set(sleeplab.DEFAULTS) == set(sleeplab.OPTIONS)

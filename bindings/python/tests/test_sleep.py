@@ -4,6 +4,7 @@ the errors Python users expect."""
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 import pytest
@@ -148,6 +149,7 @@ def test_options_map_onto_the_builder():
     assert s.sleep(0.001).woke_ns >= 0
     assert set(sleeplab.OPTIONS) == {
         "spin", "timer_slack", "prior", "cap", "window", "quantile", "half_life", "headroom",
+        "lateness_tolerance", "cpu_budget", "early_tolerance",
     }
 
 
@@ -166,6 +168,11 @@ def test_options_map_onto_the_builder():
         ({"prior": -1.0}, ValueError),
         ({"headroom": math.inf}, ValueError),
         ({"window": -1}, OverflowError),
+        ({"cpu_budget": "some"}, ValueError),
+        ({"cpu_budget": 101.0}, ValueError),
+        ({"cpu_budget": math.nan}, ValueError),
+        ({"lateness_tolerance": -1e-6}, ValueError),
+        ({"early_tolerance": math.inf}, ValueError),
         ({"colour": "red"}, TypeError),
         ({"spin": 3}, TypeError),
     ],
@@ -175,3 +182,37 @@ def test_bad_options_raise(options, error):
         sleeplab.PreciseSleeper(**options)
     with pytest.raises(error):
         sleeplab.Ticker(0.01, **options)
+
+
+def test_last_report_describes_this_threads_last_wait():
+    got: list = []
+    t = threading.Thread(target=lambda: got.append(sleeplab.last_report()))
+    t.start()
+    t.join()
+    assert got == [None]  # a thread that never slept has none
+    before = time.monotonic_ns()
+    sleeplab.sleep(0.002)
+    r = sleeplab.last_report()
+    assert r.start_ns >= before and r.deadline_ns >= before + 2_000_000
+    assert r.woke_ns >= r.deadline_ns and r.lateness_ns == r.woke_ns - r.deadline_ns
+    assert r.native_ns + r.spin_ns == r.woke_ns - r.start_ns
+    assert r.woke_ns <= time.monotonic_ns()
+    d = time.monotonic_ns() + 1_000_000
+    sleeplab.sleep_until_ns(d)
+    assert sleeplab.last_report().deadline_ns == d
+    sleeplab.sleep_until(0.0)  # in the past: returns at once, still reported
+    assert sleeplab.last_report().deadline_ns == 0
+
+
+def test_tradeoff_options_map_onto_the_builder():
+    # The margin before any data: prior + headroom, less the lateness tolerance, at most
+    # the CPU ceiling (a 0 % budget: no spin at all).
+    tol = sleeplab.PreciseSleeper(prior=300e-6, headroom=0.0, lateness_tolerance=100e-6)
+    assert tol.margin_ns == 200_000
+    assert sleeplab.PreciseSleeper(cpu_budget=0.0).margin_ns == 0
+    assert sleeplab.PreciseSleeper(prior=300e-6, headroom=0.0, cpu_budget="none").margin_ns == 300_000
+    # Early tolerance: returns up to 1 ms before the deadline, never earlier.
+    early = sleeplab.PreciseSleeper(early_tolerance=1e-3)
+    for _ in range(5):
+        r = early.sleep(0.003)
+        assert r.woke_ns + 1_000_000 >= r.deadline_ns

@@ -649,3 +649,66 @@ fn which(name: &str) -> Option<std::path::PathBuf> {
         .map(|d| d.join(name))
         .find(|p| p.is_file())
 }
+
+/// `libsleeplab.so` as cargo builds it for this test profile (`cargo build -p
+/// sleeplab-ffi`; cargo does not hold its build lock while tests run).
+fn sleeplab_library() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(std::path::Path::parent).unwrap();
+    let profile = match dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => "dev",
+        Some(name) => name,
+    };
+    let status = std::process::Command::new(env!("CARGO"))
+        .args(["build", "-q", "-p", "sleeplab-ffi", "--profile", profile])
+        .current_dir(repo_root())
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo build -p sleeplab-ffi: {status}");
+    dir.join("libsleeplab.so")
+}
+
+#[test]
+fn the_workspace_builds_of_sleeplab_itself_are_found_without_settings() {
+    // A workspace holding the probes, a built libsleeplab.so in target/release and the
+    // Python package in .venv (a stand-in: the probe's --list only imports it). With no
+    // SLEEPLAB_LIB or PYTHONPATH set, the C and Python probes list sleeplab's methods as
+    // available.
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    std::os::unix::fs::symlink(repo_root().join("probes"), root.join("probes")).unwrap();
+    std::fs::create_dir_all(root.join("target/release")).unwrap();
+    std::os::unix::fs::symlink(
+        sleeplab_library(),
+        root.join("target/release/libsleeplab.so"),
+    )
+    .unwrap();
+    let pkg = root.join(".venv/lib/python3.9/site-packages/sleeplab");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(pkg.join("__init__.py"), "").unwrap();
+    let out = sleeplab()
+        .args(["runtimes", "-q", "--list", "--runtimes", "c,python"])
+        .env("SLEEPLAB_PROBES", root.join("probes"))
+        .env_remove("SLEEPLAB_LIB")
+        .env_remove("SLEEPLAB_VENV")
+        .env_remove("PYTHONPATH")
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    for method in [
+        "sleeplab_sleep_ns",
+        "sleeplab_ticker",
+        "sleeplab.sleep",
+        "sleeplab.Ticker",
+    ] {
+        let line = stdout
+            .lines()
+            .find(|l| l.contains(&format!(" {method} ")))
+            .unwrap_or_else(|| panic!("{method} not listed:\n{stdout}"));
+        assert!(line.contains(" yes "), "{line}");
+    }
+    // The commands shown name what was found.
+    assert!(stdout.contains("SLEEPLAB_LIB="), "{stdout}");
+    assert!(stdout.contains("PYTHONPATH="), "{stdout}");
+}

@@ -1,11 +1,16 @@
 /*
- * A 60 Hz C loop: nanosleep vs sleeplab_sleep_ns vs a pure spin, interleaved in blocks
- * (the C counterpart of bindings/python/bench/pace.py; same JSON, rendered by
- * bindings/python/bench/report.py).
+ * A 60 Hz C loop: nanosleep vs sleeplab_sleep_ns vs sleeplab_sleep_until_ns vs a pure spin,
+ * interleaved in blocks (the C counterpart of bindings/python/bench/pace.py; same JSON,
+ * rendered by bindings/python/bench/report.py).
  *
  * Each frame k of a block is due at start + k*period on CLOCK_MONOTONIC; the loop waits the
- * remaining time with the contender (`wait(deadline - now)`) and records lateness = wake -
- * deadline. nanosleep resumes with its remainder after EINTR, as careful C code does.
+ * remaining time with the contender (`wait(deadline - now)`; the absolute form is handed the
+ * deadline itself) and records lateness = wake - deadline. For the two sleeplab contenders
+ * (one sleeper each, so each learns its own margin) it also records, per frame, the
+ * sleeper's own view from sleeplab_sleeper_last_report: the margin it planned, its native
+ * oversleep (-1 without a native phase), its spin, its own lateness against the deadline it
+ * was given, that deadline minus the loop's, and the return path (the loop's wake reading
+ * minus the sleeper's). nanosleep resumes with its remainder after EINTR, as careful C code does.
  * nanosleep and the spin run at the thread's default timer slack (prctl reset), sleeplab at
  * the 1 ns its sleeper sets. CPU = CLOCK_THREAD_CPUTIME_ID over the blocks' wall time.
  *
@@ -24,8 +29,34 @@
 
 #include "sleeplab.h"
 
-enum { NANOSLEEP, SLEEPLAB, SPIN, CONTENDERS };
-static const char *NAMES[CONTENDERS] = {"nanosleep", "sleeplab_sleep_ns", "spin"};
+enum { NANOSLEEP, SLEEPLAB, SLEEPLAB_UNTIL, SPIN, CONTENDERS };
+static const char *NAMES[CONTENDERS] = {"nanosleep", "sleeplab_sleep_ns", "sleeplab_sleep_until_ns",
+                                        "spin"};
+
+/* The sleeper's view of each frame (sleeplab contenders only); see the file comment. */
+enum { MARGIN, OVERSLEEP, SPIN_NS, OWN_LATENESS, DEADLINE_SHIFT, RETURN_PATH, FIELDS };
+static const char *FIELD_NAMES[FIELDS] = {"margin_ns",           "native_oversleep_ns",
+                                          "spin_ns",             "lateness_ns",
+                                          "deadline_shift_ns",   "return_ns"};
+
+static int is_sleeplab(int c) { return c == SLEEPLAB || c == SLEEPLAB_UNTIL; }
+
+/* Records the sleeper's view of the frame due at `deadline` that the loop saw end at `woke`. */
+static int record_view(sleeplab_sleeper *s, uint64_t deadline, uint64_t woke, int64_t *row[FIELDS],
+                       long k) {
+    sleeplab_report r;
+    int rc = sleeplab_sleeper_last_report(s, &r);
+    if (rc != SLEEPLAB_OK) {
+        return rc;
+    }
+    row[MARGIN][k] = (int64_t)r.margin_ns;
+    row[OVERSLEEP][k] = r.had_native_phase ? (int64_t)r.native_oversleep_ns : -1;
+    row[SPIN_NS][k] = (int64_t)r.spin_ns;
+    row[OWN_LATENESS][k] = (int64_t)r.lateness_ns;
+    row[DEADLINE_SHIFT][k] = (int64_t)(r.deadline_ns - deadline);
+    row[RETURN_PATH][k] = (int64_t)(woke - r.woke_ns);
+    return 0;
+}
 
 static uint64_t clock_ns(clockid_t id) {
     struct timespec ts;
@@ -46,6 +77,14 @@ static void wait_spin(uint64_t ns) {
     uint64_t end = now_ns() + ns;
     while (now_ns() < end) {
     }
+}
+
+static void print_array(const int64_t *v, long n) {
+    printf("[");
+    for (long k = 0; k < n; k++) {
+        printf("%s%" PRId64, k ? "," : "", v[k]);
+    }
+    printf("]");
 }
 
 static int parse(const char *s, long min, long max, long *out) {
@@ -74,12 +113,15 @@ int main(int argc, char **argv) {
         i++;
     }
     uint64_t period = 1000000000u / (uint64_t)rate;
-    int64_t *lateness[CONTENDERS];
+    int64_t *lateness[CONTENDERS], *view[CONTENDERS][FIELDS] = {{NULL}};
     uint64_t cpu[CONTENDERS] = {0}, wall[CONTENDERS] = {0};
     int slack[CONTENDERS] = {0};
     for (int c = 0; c < CONTENDERS; c++) {
-        lateness[c] = calloc((size_t)frames, sizeof(int64_t));
-        if (lateness[c] == NULL) {
+        int bad = (lateness[c] = calloc((size_t)frames, sizeof(int64_t))) == NULL;
+        for (int f = 0; is_sleeplab(c) && f < FIELDS; f++) {
+            bad |= (view[c][f] = calloc((size_t)frames, sizeof(int64_t))) == NULL;
+        }
+        if (bad) {
             fprintf(stderr, "pace: out of memory\n");
             return 1;
         }
@@ -87,39 +129,55 @@ int main(int argc, char **argv) {
     double load_before[3] = {0}, load_after[3] = {0};
     getloadavg(load_before, 3);
 
-    sleeplab_sleeper *sleeper = sleeplab_sleeper_new(); /* sets this thread's slack to 1 ns */
-    if (sleeper == NULL) {
-        fprintf(stderr, "pace: sleeplab_sleeper_new failed\n");
-        return 1;
+    /* One sleeper per sleeplab contender; each sets this thread's slack to 1 ns. */
+    sleeplab_sleeper *sleepers[CONTENDERS] = {NULL};
+    for (int c = 0; c < CONTENDERS; c++) {
+        if (is_sleeplab(c) && (sleepers[c] = sleeplab_sleeper_new()) == NULL) {
+            fprintf(stderr, "pace: sleeplab_sleeper_new failed\n");
+            return 1;
+        }
     }
     for (long done = 0; done < frames; done += block) {
         long n = frames - done < block ? frames - done : block;
         for (int c = 0; c < CONTENDERS; c++) {
-            prctl(PR_SET_TIMERSLACK, c == SLEEPLAB ? 1UL : 0UL, 0, 0, 0);
+            prctl(PR_SET_TIMERSLACK, is_sleeplab(c) ? 1UL : 0UL, 0, 0, 0);
             slack[c] = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
             uint64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), wall0 = now_ns();
             uint64_t start = wall0 + period;
             for (long k = 0; k < n; k++) {
                 uint64_t deadline = start + (uint64_t)k * period, t = now_ns();
-                if (deadline > t) {
+                int rc = SLEEPLAB_OK;
+                if (c == SLEEPLAB_UNTIL) {
+                    /* Called even when the deadline passed, so every frame has a report. */
+                    rc = sleeplab_sleep_until_ns(sleepers[c], deadline);
+                } else if (deadline > t) {
                     if (c == NANOSLEEP) {
                         wait_nanosleep(deadline - t);
                     } else if (c == SLEEPLAB) {
-                        if (sleeplab_sleep_ns(sleeper, deadline - t) != SLEEPLAB_OK) {
-                            fprintf(stderr, "pace: sleeplab_sleep_ns failed\n");
-                            return 1;
-                        }
+                        rc = sleeplab_sleep_ns(sleepers[c], deadline - t);
                     } else {
                         wait_spin(deadline - t);
                     }
+                } else if (c == SLEEPLAB) {
+                    rc = sleeplab_sleep_ns(sleepers[c], 0);
                 }
-                lateness[c][done + k] = (int64_t)(now_ns() - deadline);
+                uint64_t woke = now_ns();
+                lateness[c][done + k] = (int64_t)(woke - deadline);
+                if (rc == SLEEPLAB_OK && is_sleeplab(c)) {
+                    rc = record_view(sleepers[c], deadline, woke, view[c], done + k);
+                }
+                if (rc != SLEEPLAB_OK) {
+                    fprintf(stderr, "pace: %s failed: %s\n", NAMES[c], sleeplab_strerror(rc));
+                    return 1;
+                }
             }
             cpu[c] += clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
             wall[c] += now_ns() - wall0;
         }
     }
-    sleeplab_sleeper_free(sleeper);
+    for (int c = 0; c < CONTENDERS; c++) {
+        sleeplab_sleeper_free(sleepers[c]);
+    }
     getloadavg(load_after, 3);
 
     struct utsname u;
@@ -132,12 +190,19 @@ int main(int argc, char **argv) {
            load_after[0], load_after[1], load_after[2]);
     for (int c = 0; c < CONTENDERS; c++) {
         printf("%s{\"name\":\"%s\",\"cpu_ns\":%" PRIu64 ",\"wall_ns\":%" PRIu64
-               ",\"timer_slack_ns\":%d,\"lateness_ns\":[",
+               ",\"timer_slack_ns\":%d,\"lateness_ns\":",
                c ? "," : "", NAMES[c], cpu[c], wall[c], slack[c]);
-        for (long k = 0; k < frames; k++) {
-            printf("%s%" PRId64, k ? "," : "", lateness[c][k]);
+        print_array(lateness[c], frames);
+        if (is_sleeplab(c)) {
+            printf(",\"sleeper\":{");
+            for (int f = 0; f < FIELDS; f++) {
+                printf("%s\"%s\":", f ? "," : "", FIELD_NAMES[f]);
+                print_array(view[c][f], frames);
+                free(view[c][f]);
+            }
+            printf("}");
         }
-        printf("]}");
+        printf("}");
         free(lateness[c]);
     }
     printf("]}\n");

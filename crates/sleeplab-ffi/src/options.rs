@@ -6,7 +6,9 @@
 
 use std::ffi::c_int;
 
-use sleeplab_core::precise::{EstimatorConfig, PreciseSleeperBuilder, SlackPolicy, SpinStrategy};
+use sleeplab_core::precise::{
+    CpuBudget, EstimatorConfig, PreciseSleeperBuilder, SlackPolicy, SpinStrategy, Tradeoff,
+};
 
 use crate::error::{Error, guard, guard_value};
 
@@ -20,6 +22,14 @@ pub const SLEEPLAB_SLACK_SET_MINIMAL: c_int = 0;
 /// Timer slack: leave the creating thread's slack as it is.
 pub const SLEEPLAB_SLACK_LEAVE_ALONE: c_int = 1;
 
+/// CPU budget: spin at most 5 % of each wait, at least 500 µs, lifted to the cap when
+/// most native wakeups take half of that (coarse schedulers). The default.
+pub const SLEEPLAB_BUDGET_AUTO: c_int = 0;
+/// CPU budget: spin at most the given percentage (0–100) of each wait.
+pub const SLEEPLAB_BUDGET_PERCENT: c_int = 1;
+/// CPU budget: no ceiling but the estimator's cap.
+pub const SLEEPLAB_BUDGET_UNLIMITED: c_int = 2;
+
 /// Options for a sleeper or ticker (opaque; `sleeplab_options_new`, the setters,
 /// `sleeplab_options_free`). Plain data: any thread may use it, one at a time.
 #[derive(Debug, Clone, Copy, Default)]
@@ -27,6 +37,7 @@ pub struct Options {
     spin: SpinStrategy,
     slack: SlackPolicy,
     estimator: EstimatorConfig,
+    tradeoff: Tradeoff,
 }
 
 impl Options {
@@ -39,7 +50,8 @@ impl Options {
         Ok(PreciseSleeperBuilder::default()
             .spin_strategy(self.spin)
             .slack_policy(self.slack)
-            .estimator(self.estimator))
+            .estimator(self.estimator)
+            .tradeoff(self.tradeoff))
     }
 
     /// Applies `change` to the estimator parameters if the changed field is within its
@@ -158,7 +170,7 @@ pub unsafe extern "C" fn sleeplab_options_set_cap_ns(options: *mut Options, ns: 
     unsafe { set(options, |o| o.set_estimator(|c| c.cap_ns = ns)) }
 }
 
-/// Number of recent waits in the estimator's quantile window (default 256; 1..=4096).
+/// Number of recent waits in the estimator's quantile window (default 512; 1..=4096).
 ///
 /// # Safety
 /// `options` is NULL or a live pointer from `sleeplab_options_new`.
@@ -183,7 +195,7 @@ pub unsafe extern "C" fn sleeplab_options_set_quantile(options: *mut Options, q:
     unsafe { set(options, |o| o.set_estimator(|c| c.quantile = q)) }
 }
 
-/// Waits for the margin's excess over the baseline to halve (default 32; at least 1).
+/// Waits for the margin's excess over the baseline to halve (default 8; at least 1).
 ///
 /// # Safety
 /// `options` is NULL or a live pointer from `sleeplab_options_new`.
@@ -204,6 +216,72 @@ pub unsafe extern "C" fn sleeplab_options_set_half_life(
 pub unsafe extern "C" fn sleeplab_options_set_headroom_ns(options: *mut Options, ns: u64) -> c_int {
     // SAFETY: forwarded from the caller.
     unsafe { set(options, |o| o.set_estimator(|c| c.headroom_ns = ns)) }
+}
+
+/// Lateness accepted at the quantile, ns (default 0): the margin is shortened by it, so
+/// the sleeper spins only as much as needed to be within it late.
+///
+/// # Safety
+/// `options` is NULL or a live pointer from `sleeplab_options_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sleeplab_options_set_lateness_tolerance_ns(
+    options: *mut Options,
+    ns: u64,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        set(options, |o| {
+            o.tradeoff.lateness_tolerance_ns = ns;
+            Ok(())
+        })
+    }
+}
+
+/// "Early rather than late": a sleep may return up to `ns` before its deadline instead of
+/// spinning to it, never earlier (default 0: never early).
+///
+/// # Safety
+/// `options` is NULL or a live pointer from `sleeplab_options_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sleeplab_options_set_early_tolerance_ns(
+    options: *mut Options,
+    ns: u64,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        set(options, |o| {
+            o.tradeoff.early_tolerance_ns = ns;
+            Ok(())
+        })
+    }
+}
+
+/// How much of each wait may be spun: `SLEEPLAB_BUDGET_AUTO` (the default),
+/// `SLEEPLAB_BUDGET_UNLIMITED`, or `SLEEPLAB_BUDGET_PERCENT` with `percent` in 0..=100
+/// (ignored for the other two).
+///
+/// # Safety
+/// `options` is NULL or a live pointer from `sleeplab_options_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sleeplab_options_set_cpu_budget(
+    options: *mut Options,
+    budget: c_int,
+    percent: f64,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        set(options, |o| {
+            o.tradeoff.cpu_budget = match budget {
+                SLEEPLAB_BUDGET_AUTO => CpuBudget::Auto,
+                SLEEPLAB_BUDGET_UNLIMITED => CpuBudget::Unlimited,
+                SLEEPLAB_BUDGET_PERCENT if (0.0..=100.0).contains(&percent) => {
+                    CpuBudget::Percent(percent)
+                }
+                _ => return Err(Error::Invalid),
+            };
+            Ok(())
+        })
+    }
 }
 
 /// The builder for `options`, which may be NULL (the defaults).
@@ -238,6 +316,18 @@ mod tests {
         unsafe {
             assert_eq!(sleeplab_options_set_spin(null, 0), SLEEPLAB_EFAULT);
             assert_eq!(sleeplab_options_set_quantile(null, 0.9), SLEEPLAB_EFAULT);
+            assert_eq!(
+                sleeplab_options_set_cpu_budget(null, SLEEPLAB_BUDGET_AUTO, 0.0),
+                SLEEPLAB_EFAULT
+            );
+            assert_eq!(
+                sleeplab_options_set_lateness_tolerance_ns(null, 1),
+                SLEEPLAB_EFAULT
+            );
+            assert_eq!(
+                sleeplab_options_set_early_tolerance_ns(null, 1),
+                SLEEPLAB_EFAULT
+            );
             sleeplab_options_free(null);
         }
     }
@@ -256,7 +346,17 @@ mod tests {
                 assert_eq!(sleeplab_options_set_window(o, 5000), SLEEPLAB_EINVAL);
                 assert_eq!(sleeplab_options_set_half_life(o, 0), SLEEPLAB_EINVAL);
                 assert_eq!(sleeplab_options_set_cap_ns(o, 0), SLEEPLAB_EINVAL);
+                for (kind, pct) in [(3, 1.0), (SLEEPLAB_BUDGET_PERCENT, 100.5)] {
+                    assert_eq!(
+                        sleeplab_options_set_cpu_budget(o, kind, pct),
+                        SLEEPLAB_EINVAL
+                    );
+                }
+                let nan = f64::NAN;
+                let code = sleeplab_options_set_cpu_budget(o, SLEEPLAB_BUDGET_PERCENT, nan);
+                assert_eq!(code, SLEEPLAB_EINVAL);
                 assert_eq!((*o).estimator, EstimatorConfig::default());
+                assert_eq!((*o).tradeoff, Tradeoff::default());
                 assert_eq!((*o).spin, SpinStrategy::Spin);
             }
         });
@@ -290,6 +390,22 @@ mod tests {
                     headroom_ns: 0,
                 };
                 assert_eq!((*o).estimator, expected);
+                let budget = |kind, pct| sleeplab_options_set_cpu_budget(o, kind, pct);
+                assert_eq!(budget(SLEEPLAB_BUDGET_UNLIMITED, f64::NAN), SLEEPLAB_OK);
+                assert_eq!((*o).tradeoff.cpu_budget, CpuBudget::Unlimited);
+                assert_eq!(budget(SLEEPLAB_BUDGET_PERCENT, 3.0), SLEEPLAB_OK);
+                assert_eq!(
+                    sleeplab_options_set_lateness_tolerance_ns(o, 50),
+                    SLEEPLAB_OK
+                );
+                assert_eq!(sleeplab_options_set_early_tolerance_ns(o, 70), SLEEPLAB_OK);
+                let tradeoff = Tradeoff {
+                    lateness_tolerance_ns: 50,
+                    cpu_budget: CpuBudget::Percent(3.0),
+                    early_tolerance_ns: 70,
+                };
+                assert_eq!((*o).tradeoff, tradeoff);
+                assert_eq!((*o).builder().unwrap().strategy().tradeoff(), tradeoff);
                 assert_eq!((*o).spin, SpinStrategy::YieldSpin);
                 assert_eq!((*o).slack, SlackPolicy::LeaveAlone);
                 assert!((*o).builder().is_ok());

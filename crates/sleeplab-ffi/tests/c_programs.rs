@@ -131,17 +131,70 @@ fn benchmark_program_runs_a_tiny_interleaved_run() {
         .iter()
         .map(|c| c["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["nanosleep", "sleeplab_sleep_ns", "spin"]);
+    assert_eq!(
+        names,
+        [
+            "nanosleep",
+            "sleeplab_sleep_ns",
+            "sleeplab_sleep_until_ns",
+            "spin"
+        ]
+    );
     for c in v["contenders"].as_array().unwrap() {
-        let lateness = c["lateness_ns"].as_array().unwrap();
+        let lateness: Vec<i64> = ints(&c["lateness_ns"]);
         assert_eq!(lateness.len(), 5);
-        assert!(lateness.iter().all(|x| x.as_i64().unwrap() >= 0), "{c}");
+        assert!(lateness.iter().all(|&x| x >= 0), "{c}");
         assert!(c["cpu_ns"].as_u64().unwrap() > 0);
+        let name = c["name"].as_str().unwrap();
+        assert_eq!(
+            c["sleeper"].is_object(),
+            name.starts_with("sleeplab"),
+            "{name}"
+        );
+        if !name.starts_with("sleeplab") {
+            continue;
+        }
+        assert_eq!(c["timer_slack_ns"], 1);
+        // The sleeper's view of each frame: its own lateness, the deadline shift and the
+        // return path add up to the loop's lateness, and none is negative.
+        let view = |f: &str| ints(&c["sleeper"][f]);
+        let (own, shift, ret) = (
+            view("lateness_ns"),
+            view("deadline_shift_ns"),
+            view("return_ns"),
+        );
+        for k in 0..5 {
+            assert_eq!(own[k] + shift[k] + ret[k], lateness[k], "{name} frame {k}");
+            assert!(
+                own[k] >= 0 && shift[k] >= 0 && ret[k] >= 0,
+                "{name} frame {k}"
+            );
+        }
+        if name.ends_with("until_ns") {
+            assert!(shift.iter().all(|&x| x == 0), "handed the loop's deadline");
+        }
+        // A frame with a native phase (oversleep >= 0; -1 without) planned a margin.
+        let (margin, oversleep) = (view("margin_ns"), view("native_oversleep_ns"));
+        for k in 0..5 {
+            assert!(
+                oversleep[k] >= -1 && (oversleep[k] < 0 || margin[k] > 0),
+                "{name}"
+            );
+        }
+        assert_eq!(view("spin_ns").len(), 5);
     }
-    assert_eq!(v["contenders"][1]["timer_slack_ns"], 1);
 
     let bad = Command::new(&exe).args(["--frames", "0"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// A JSON array of integers.
+fn ints(v: &serde_json::Value) -> Vec<i64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_i64().unwrap())
+        .collect()
 }
 
 /// The lab's C probe (`probes/c/probe.c`), built as `sleeplab runtimes` builds it, run

@@ -18,6 +18,7 @@ import asyncio
 import time
 
 from ._sleeplab import (
+    DEFAULTS,
     OPTIONS,
     SLICE_NS,
     PreciseSleeper,
@@ -26,6 +27,7 @@ from ._sleeplab import (
     Tick,
     Ticker,
     _duration_ns,
+    last_report,
     sleep,
     sleep_until,
     sleep_until_ns,
@@ -33,6 +35,7 @@ from ._sleeplab import (
 
 __all__ = [
     "ASLEEP_GUARD",
+    "DEFAULTS",
     "OPTIONS",
     "SLICE_NS",
     "PreciseSleeper",
@@ -41,6 +44,7 @@ __all__ = [
     "Tick",
     "Ticker",
     "asleep",
+    "last_report",
     "sleep",
     "sleep_until",
     "sleep_until_ns",

@@ -1,15 +1,18 @@
 """Type stubs for the native module sleeplab._sleeplab (see sleeplab/__init__.py)."""
 
-from typing import Literal, Optional, final
+from typing import Literal, Optional, Union, final
 
 SpinOption = Literal["pause", "yield"]
 SlackOption = Literal["minimal", "leave"]
+BudgetOption = Literal["auto", "none"]
 Missed = Literal["burst", "delay", "skip"]
 
 #: The longest coarse sleep between two signal checks, ns (Ctrl-C is seen within it).
 SLICE_NS: int
 #: The keyword options PreciseSleeper and Ticker accept.
 OPTIONS: list[str]
+#: The default of every option (durations in seconds): the Rust library's defaults.
+DEFAULTS: dict[str, object]
 
 def sleep(seconds: float) -> None:
     """Sleep `seconds` precisely, never returning early.
@@ -27,6 +30,12 @@ def sleep_until(t: float) -> None:
 
 def sleep_until_ns(deadline_ns: int) -> None:
     """Sleep until `deadline_ns` on time.monotonic_ns()'s clock (exact integers)."""
+
+def last_report() -> Optional[SleepReport]:
+    """The SleepReport of this thread's last sleep, sleep_until or sleep_until_ns (None
+    before the first): the margin it planned, its native oversleep, its spin and its own
+    wake reading (compare with a time.monotonic_ns() read after the call to see the
+    return path). An interrupted wait leaves the previous report."""
 
 def _duration_ns(seconds: float) -> int:
     """`seconds` as the nanoseconds `sleep` would wait (rounded up), with its errors."""
@@ -97,8 +106,11 @@ class Tick:
 class PreciseSleeper:
     """A precise sleeper with its own learned margin and statistics.
 
-    The options are those of the Rust builder, durations in seconds. Building it applies
-    `timer_slack` to the calling thread: use it from that thread, one call at a time.
+    The options are those of the Rust builder, durations in seconds; `cpu_budget` is
+    "auto", "none" (unlimited) or a percentage of each wait. Building it applies
+    `timer_slack` to the calling thread: use it from that thread, one call at a time. The
+    GIL is released during the native sleep and held through the final spin (at most the
+    margin), so taking it back does not come after the deadline.
     """
 
     def __init__(
@@ -107,11 +119,14 @@ class PreciseSleeper:
         spin: SpinOption = "pause",
         timer_slack: SlackOption = "minimal",
         prior: float = 200e-6,
-        cap: float = 500e-6,
-        window: int = 256,
+        cap: float = 50e-3,
+        window: int = 512,
         quantile: float = 0.99,
-        half_life: int = 32,
+        half_life: int = 8,
         headroom: float = 10e-6,
+        lateness_tolerance: float = 0.0,
+        cpu_budget: Union[BudgetOption, float] = "auto",
+        early_tolerance: float = 0.0,
     ) -> None: ...
     def sleep(self, seconds: float) -> SleepReport:
         """Sleep `seconds` precisely (see sleeplab.sleep)."""
@@ -149,11 +164,14 @@ class Ticker:
         spin: SpinOption = "pause",
         timer_slack: SlackOption = "minimal",
         prior: float = 200e-6,
-        cap: float = 500e-6,
-        window: int = 256,
+        cap: float = 50e-3,
+        window: int = 512,
         quantile: float = 0.99,
-        half_life: int = 32,
+        half_life: int = 8,
         headroom: float = 10e-6,
+        lateness_tolerance: float = 0.0,
+        cpu_budget: Union[BudgetOption, float] = "auto",
+        early_tolerance: float = 0.0,
     ) -> None: ...
     def tick(self) -> Tick:
         """Wait for the next tick (never before it is due) and return it."""

@@ -11,6 +11,7 @@
 use super::build::{self, BUILD_TIMEOUT, QUERY_TIMEOUT, TOOL_OUTPUT_CAP, cache_dir};
 use super::child::ChildSettings;
 use super::command::ProbeCommand;
+use super::own_builds;
 use super::runner::{self, Limits, Verdict};
 pub use super::runtime::RuntimeId;
 use std::ffi::OsString;
@@ -110,7 +111,10 @@ impl Catalog {
             };
         }
         match self.prepare_found(id, &dir, &main) {
-            Ok((command, note)) => Preparation::Ready { command, note },
+            Ok((command, note)) => Preparation::Ready {
+                command: self.with_own_builds(id, command),
+                note,
+            },
             Err(reason) => Preparation::Failed { reason },
         }
     }
@@ -165,6 +169,17 @@ impl Catalog {
                 Ok((command, note))
             }
         }
+    }
+
+    /// `command` with the environment that points `id`'s probe at sleeplab's own
+    /// workspace build (see [`own_builds`]; the workspace is the probes directory's parent).
+    fn with_own_builds(&self, id: RuntimeId, command: ProbeCommand) -> ProbeCommand {
+        let root = self.probes_dir.parent().unwrap_or(&self.probes_dir);
+        let exe = std::env::current_exe().ok();
+        let exe_dir = exe.as_deref().and_then(Path::parent);
+        own_builds::probe_env(id, root, exe_dir, |k| std::env::var_os(k))
+            .into_iter()
+            .fold(command, |c, (k, v)| c.with_env(k, v))
     }
 
     /// The Wine prefix the probe runs in, set up once (`probes/windows/README.md`: reuse
