@@ -15,15 +15,22 @@
 # than 10^7 samples were taken, the fd count grew, the sweep failed, or the RSS at the
 # end exceeds the RSS at 1 minute by more than 50 % (a leak would grow with samples).
 #
-#   scripts/soak.sh monitor [SECONDS]   # `sleeplab monitor` instead (see soak_monitor)
+#   scripts/soak.sh monitor [SECONDS]   # `sleeplab monitor` instead (see soak_monitor;
+#                                       # SECONDS defaults to $SOAK_SECONDS, else 600)
 set -euo pipefail
 
-# `sleeplab monitor` for SECONDS (default 600) at a fast pace (a burst every 50 ms),
-# scraped every second, RSS and fds sampled from /proc; then SIGTERM. Exit 1 when it
-# did not exit 0, a scrape failed, the fd count at the end exceeds the one at 1 minute
-# by more than 2 (scrapes still closing), or the RSS at the end exceeds the RSS at 1 minute by more than 20 %.
+# `sleeplab monitor` for SECONDS (default 600, or $SOAK_SECONDS) at a fast pace (a burst
+# every 50 ms), scraped every second, RSS and fds sampled from /proc; then SIGTERM.
+# "Start" is the sample at min(60 s, SECONDS / 4), after the warm-up (the first scrapes,
+# tiny_http's first connection threads). Prints RSS and fds at start and end; exit 1
+# when it did not exit 0 after SIGTERM, a scrape failed, the fds at the end exceed those
+# at start by more than 2 (a scrape's connection may still be closing), or the RSS at
+# the end exceeds the RSS at start by more than 20 %.
+#
+#   scripts/soak.sh monitor               # 10 minutes
+#   SOAK_SECONDS=20 scripts/soak.sh monitor
 soak_monitor() {
-    local seconds="$1" root out bin pid port t rss fds
+    local seconds="$1" root out bin pid port t rss fds rc
     root="$(cd "$(dirname "$0")/.." && pwd)"
     out="${SOAK_DIR:-$root/target/soak}"
     mkdir -p "$out"
@@ -42,21 +49,26 @@ soak_monitor() {
         sleep 1
     done
     kill -TERM "$pid"
-    wait "$pid" || { echo "monitor exited $? after SIGTERM"; exit 1; }
-    python3 - "$out/monitor-proc.tsv" <<'PY'
+    rc=0
+    wait "$pid" || rc=$?
+    [ "$rc" = 0 ] || { echo "FAIL: the monitor exited $rc after SIGTERM"; exit 1; }
+    python3 - "$out/monitor-proc.tsv" "$seconds" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-at1 = rows[min(60, len(rows) - 1)]
+start = rows[min(min(60, int(sys.argv[2]) // 4), len(rows) - 1)]
 end = rows[-1]
-print(f"rss at 1 min {at1['rss_kb']} kB, at the end {end['rss_kb']} kB; fds {at1['fds']} -> {end['fds']}")
-# A scrape's connection may still be closing when fds are counted: allow 2.
-ok = int(end["rss_kb"]) <= 1.2 * int(at1["rss_kb"]) and int(end["fds"]) <= int(at1["fds"]) + 2
+peak = max(int(r["rss_kb"]) for r in rows)
+print(f"monitor soak, {len(rows)} s, {len(rows)} scrapes: "
+      f"RSS {start['rss_kb']} kB at {start['t_s']} s (start), {end['rss_kb']} kB at {end['t_s']} s (end), peak {peak} kB; "
+      f"fds {start['fds']} (start) -> {end['fds']} (end)")
+ok = int(end["rss_kb"]) <= 1.2 * int(start["rss_kb"]) and int(end["fds"]) <= int(start["fds"]) + 2
+print("flat: pass" if ok else "FAIL: RSS grew by more than 20 % or fds by more than 2")
 sys.exit(0 if ok else 1)
 PY
 }
 
 if [ "${1:-}" = monitor ]; then
-    soak_monitor "${2:-600}"
+    soak_monitor "${2:-${SOAK_SECONDS:-600}}"
     exit $?
 fi
 

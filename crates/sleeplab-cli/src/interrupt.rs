@@ -2,9 +2,19 @@
 //! measured (the run is then marked incomplete and the process exits 130); a second
 //! one exits at once.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// What the first Ctrl-C or SIGTERM prints, when a command has nothing to save.
+static STOP_MESSAGE: OnceLock<&'static str> = OnceLock::new();
+
+/// Replaces the first interruption's "saving what was measured" line with `message`
+/// (for a command that saves nothing, e.g. `monitor`). The first call wins.
+pub fn say_on_stop(message: &'static str) {
+    let _ = STOP_MESSAGE.set(message);
+}
 
 /// The exit code after an interruption (128 + SIGINT).
 pub const EXIT_INTERRUPTED: i32 = 130;
@@ -17,7 +27,12 @@ pub fn install() {
             // Second Ctrl-C: the user means it.
             std::process::exit(EXIT_INTERRUPTED);
         }
-        eprintln!("\nsleeplab: interrupted; saving what was measured (Ctrl-C again to quit now)");
+        match STOP_MESSAGE.get() {
+            Some(message) => eprintln!("\n{message}"),
+            None => eprintln!(
+                "\nsleeplab: interrupted; saving what was measured (Ctrl-C again to quit now)"
+            ),
+        }
     });
 }
 

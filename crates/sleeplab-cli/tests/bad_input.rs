@@ -200,6 +200,10 @@ const CASES: &[Case] = &[
     case(&["compare", "%sweep", "%missing", "-o", "@O"], "missing.json"),
     case(&["compare", "%sweep", "%wrongexp", "-o", "@O"], "teleport"),
     case(&["compare", "%sweep", "%simulate", "-o", "@O"], "simulate.json"),
+    // compare of three and more (a fleet).
+    case(&["compare", "%sweep", "%sweep", "%empty", "-o", "@O"], "empty.json"),
+    case(&["compare", "%sweep", "%sweep", "%simulate"], "simulate.json"),
+    case(&["compare", "%sweep", "%sweep", "--json", "@D"], "is a directory"),
     case(&["simulate", "--replay", "%empty", "--json", "@J"], "empty.json"),
     case(&["simulate", "--replay", "%simulate", "--json", "@J"], "simulate.json"),
     case(&["simulate", "--replay", "%sweep", "--replay-mechanism", "nope", "--json", "@J"], "nope"),

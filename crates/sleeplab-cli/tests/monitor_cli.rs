@@ -62,6 +62,10 @@ fn serves_metrics_that_add_up_and_stops_on_sigterm() {
     assert!(value(&text, "process_resident_memory_bytes", "").unwrap() > 0.0);
     let (status, took) = m.stop(libc::SIGTERM, Duration::from_secs(10));
     assert_eq!(status.code(), Some(0), "SIGTERM is a clean stop ({took:?})");
+    // It says what it does: it stops; it has nothing to save.
+    let said = m.rest_of_stderr();
+    assert!(said.contains("stopping (nothing to save)"), "{said:?}");
+    assert!(!said.contains("saving"), "{said:?}");
 }
 
 #[test]

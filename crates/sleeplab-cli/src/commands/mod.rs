@@ -31,7 +31,8 @@ pub enum Command {
     Survey(Box<survey::SurveyArgs>),
     /// Re-render a saved result (any experiment's --json, or a survey) as DIR/index.html.
     Report(Box<report::ReportArgs>),
-    /// Two results side by side, with ratios b/a of every matching median and p99.
+    /// Two results side by side, with ratios b/a of every matching median and p99; or N
+    /// (a fleet: one row per machine, the outliers named).
     Compare(Box<compare::CompareArgs>),
     /// List every wait mechanism, what it calls, and whether this machine supports it.
     List,

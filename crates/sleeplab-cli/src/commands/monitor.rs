@@ -89,6 +89,8 @@ pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
             crate::output::fmt_ns(args.interval),
         );
     }
+    // Nothing is saved: the metrics were served as they were measured.
+    crate::interrupt::say_on_stop("sleeplab monitor: stopping (nothing to save)");
     monitor::serve(&config, server, &Stop::on_interrupt()).map_err(args::name_flags)?;
     Ok(0)
 }

@@ -2,6 +2,9 @@
 //! duty cycle), staggered so two cells rarely wake together. A burst is recorded into a
 //! fresh [`CellRecord`] and merged into the shared one afterwards: the measured region
 //! holds nothing but the wait, and a scrape never holds up a wait.
+//!
+//! Between bursts a thread parks until its next burst (the monitor unparks it on a
+//! stop), so an idle cell costs one wake per burst, not a wake per stop-flag check.
 
 use super::cells::{Cell, Probe};
 use super::record::CellRecord;
@@ -25,8 +28,9 @@ pub struct Pacing {
     pub stall_ns: u64,
 }
 
-/// The longest a measuring thread sleeps between bursts before it checks the stop flag.
-const IDLE_SLICE_NS: u64 = 50_000_000;
+/// The longest a measuring thread parks between bursts before it checks the stop flag
+/// by itself (a stop also unparks it: [`wake`]).
+const IDLE_SLICE_NS: u64 = 1_000_000_000;
 
 /// Starts one measuring thread per cell (each with `threads` applied); they record into
 /// `records[i]` until `stop`. A thread that cannot set up its probe ends with an error.
@@ -86,7 +90,14 @@ fn run_cell(
     Ok(())
 }
 
-/// Sleeps until `deadline` in slices, checking `stop`; false when stopped.
+/// Unparks every measuring thread idling between bursts, so it sees a stop at once.
+pub fn wake<T>(threads: &[JoinHandle<T>]) {
+    for t in threads {
+        t.thread().unpark();
+    }
+}
+
+/// Parks until `deadline` in slices, checking `stop` at each unpark; false when stopped.
 fn idle_until(deadline: u64, stop: &Stop) -> bool {
     loop {
         if stop.requested() {
@@ -97,7 +108,7 @@ fn idle_until(deadline: u64, stop: &Stop) -> bool {
             return true;
         }
         let ns = (deadline - now).min(IDLE_SLICE_NS);
-        std::thread::sleep(std::time::Duration::from_nanos(ns));
+        std::thread::park_timeout(std::time::Duration::from_nanos(ns));
     }
 }
 
@@ -215,6 +226,7 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         stopped.store(true, Ordering::Relaxed);
+        wake(&handles);
         for h in handles {
             h.join().unwrap().unwrap();
         }
@@ -223,11 +235,7 @@ mod tests {
             assert_eq!(r.early, 0, "{} woke early", cell.name);
             assert_eq!(r.stalls, 0, "nothing reaches an infinite stall threshold");
             assert!(r.cpu_ns > 0, "{} measured its thread's CPU", cell.name);
-            let in_buckets: u64 = r
-                .buckets(super::super::record::BUCKETS_S)
-                .iter()
-                .map(|b| b.1)
-                .sum();
+            let in_buckets: u64 = r.buckets().iter().map(|b| b.1).sum();
             assert_eq!(in_buckets, r.count());
             assert_eq!(r.margin_ns.is_some(), cell.probe == Probe::Precise);
         }

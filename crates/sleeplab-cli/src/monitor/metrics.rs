@@ -1,10 +1,15 @@
 //! The monitor's Prometheus metrics, encoded by `prometheus-client` in the OpenMetrics
-//! text format: the cells' latency histograms and counters (a [`Collector`] that reads
-//! the shared records at scrape time), the build and host info, and the monitor's own
-//! cost (the standard `process_*` metrics and a scrape counter).
+//! text format: the cells' latency histograms and counters (a [`Collector`] that copies
+//! the shared records, a few hundred bytes each, at encoding time), the build and host
+//! info, and the monitor's own cost (the standard `process_*` metrics and a scrape
+//! counter).
+//!
+//! A scrape is served from one shared encoding, re-encoded at most every [`REFRESH`]:
+//! a hundred concurrent scrapers cost one encoding, not a hundred, and the measuring
+//! threads' locks are taken once per refresh, not once per scrape.
 
 use super::cells::Cell;
-use super::record::{BUCKETS_S, CellRecord};
+use super::record::CellRecord;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
 use prometheus_client::metrics::MetricType;
@@ -13,16 +18,25 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::{Registry, Unit};
 use sleeplab::system::Fingerprint;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// The content type of [`Metrics::encode`]'s text.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// The longest one encoding is served before a scrape encodes a fresh one: far below
+/// any scrape interval and the cells' one burst a second, so no scrape sees data staler
+/// than a burst would make it anyway.
+pub const REFRESH: Duration = Duration::from_millis(100);
 
 /// Every metric the monitor serves.
 #[derive(Debug)]
 pub struct Metrics {
     registry: Registry,
     scrapes: Counter,
+    /// The last encoding and when it was made (taken by scrapes only, never by a
+    /// measuring thread).
+    cache: Mutex<Option<(Instant, Arc<[u8]>)>>,
 }
 
 impl Metrics {
@@ -53,12 +67,36 @@ impl Metrics {
                 .collect(),
         )));
         registry.register_collector(Box::new(SelfCost));
-        Self { registry, scrapes }
+        Self {
+            registry,
+            scrapes,
+            cache: Mutex::default(),
+        }
     }
 
-    /// The exposition text of one scrape (counted).
-    pub fn encode(&self) -> Result<String, std::fmt::Error> {
+    /// The exposition for one scrape (counted): the shared encoding while it is younger
+    /// than [`REFRESH`], else a fresh one (made by this scrape while the others that
+    /// arrive meanwhile wait for it).
+    pub fn scrape(&self) -> Result<Arc<[u8]>, std::fmt::Error> {
+        self.scrape_at(Instant::now())
+    }
+
+    /// [`scrape`](Self::scrape) at `now` (injected in tests).
+    fn scrape_at(&self, now: Instant) -> Result<Arc<[u8]>, std::fmt::Error> {
         self.scrapes.inc();
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((at, text)) = cache.as_ref()
+            && now.saturating_duration_since(*at) < REFRESH
+        {
+            return Ok(Arc::clone(text));
+        }
+        let text: Arc<[u8]> = self.encode()?.into_bytes().into();
+        *cache = Some((now, Arc::clone(&text)));
+        Ok(text)
+    }
+
+    /// A fresh exposition text (not counted as a scrape).
+    pub fn encode(&self) -> Result<String, std::fmt::Error> {
         let mut text = String::with_capacity(16 * 1024);
         prometheus_client::encoding::text::encode(&mut text, &self.registry)?;
         Ok(text)
@@ -100,11 +138,11 @@ struct Cells(Vec<(Labels, Arc<Mutex<CellRecord>>)>);
 
 impl Collector for Cells {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        // Copy each record out (the lock is held for a clone, not for the encoding).
+        // Copy each record out (the lock is held for a copy, not for the encoding).
         let snapshot: Vec<(&Labels, CellRecord)> = self
             .0
             .iter()
-            .map(|(l, r)| (l, r.lock().map(|r| r.clone()).unwrap_or_default()))
+            .map(|(l, r)| (l, *r.lock().unwrap_or_else(PoisonError::into_inner)))
             .collect();
         let secs = |ns: u64| ns as f64 / 1e9;
 
@@ -118,7 +156,7 @@ impl Collector for Cells {
             m.encode_family(*l)?.encode_histogram::<NoLabelSet>(
                 secs(r.sum_ns),
                 r.count(),
-                &r.buckets(BUCKETS_S),
+                &r.buckets(),
                 None,
             )?;
         }
@@ -245,7 +283,7 @@ mod tests {
             ..Fingerprint::default()
         };
         let metrics = Metrics::new(&cells, &records, &host);
-        let text = metrics.encode().unwrap();
+        let text = String::from_utf8(metrics.scrape().unwrap().to_vec()).unwrap();
         let line = |prefix: &str| -> f64 {
             text.lines()
                 .find(|l| l.starts_with(prefix))
@@ -273,7 +311,7 @@ mod tests {
             })
             .map(|l| l.rsplit(' ').next().unwrap().parse().unwrap())
             .collect();
-        assert_eq!(buckets.len(), BUCKETS_S.len() + 1);
+        assert_eq!(buckets.len(), crate::monitor::record::BUCKETS_S.len() + 1);
         assert!(
             buckets.windows(2).all(|w| w[0] <= w[1]),
             "cumulative: {buckets:?}"
@@ -288,6 +326,39 @@ mod tests {
         assert!(text.contains("sleeplab_build_info{version=\""));
         assert!(line("process_cpu_seconds_total") > 0.0);
         assert_eq!(line("sleeplab_monitor_scrapes_total"), 1.0);
+        assert!(text.ends_with("# EOF\n"));
+    }
+
+    #[test]
+    fn scrapes_share_one_encoding_until_it_is_older_than_refresh() {
+        let cells = parse_cells(&["nanosleep@100us".into()], &[]).unwrap();
+        let records: Vec<Arc<Mutex<CellRecord>>> = cells.iter().map(|_| Arc::default()).collect();
+        let metrics = Metrics::new(&cells, &records, &Fingerprint::default());
+        let count = |text: &[u8]| -> f64 {
+            let text = std::str::from_utf8(text).unwrap();
+            text.lines()
+                .find(|l| l.starts_with("sleeplab_wake_latency_seconds_count{"))
+                .and_then(|l| l.rsplit(' ').next())
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let t0 = Instant::now();
+        let first = metrics.scrape_at(t0).unwrap();
+        records[0].lock().unwrap().record(5_000, u64::MAX);
+        // Within REFRESH: the same bytes (the new wake is not in them yet).
+        let second = metrics.scrape_at(t0 + REFRESH / 2).unwrap();
+        assert!(Arc::ptr_eq(&first, &second));
+        assert_eq!(count(&second), 0.0);
+        // At REFRESH: a fresh encoding with the wake, and every scrape counted.
+        let third = metrics.scrape_at(t0 + REFRESH).unwrap();
+        assert!(!Arc::ptr_eq(&first, &third));
+        assert_eq!(count(&third), 1.0);
+        let text = std::str::from_utf8(&third).unwrap();
+        assert!(
+            text.contains("sleeplab_monitor_scrapes_total 3\n"),
+            "{text}"
+        );
         assert!(text.ends_with("# EOF\n"));
     }
 }

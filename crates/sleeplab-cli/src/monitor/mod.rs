@@ -2,8 +2,9 @@
 //!
 //! One measuring thread per cell ([`cells`]) runs a short burst of waits every
 //! interval ([`measure`]) into bounded records ([`record`]); `/metrics` encodes them
-//! with `prometheus-client` ([`metrics`]), served by `tiny_http` ([`server`]). The
-//! stop flag (Ctrl-C, SIGTERM) ends both sides within about 100 ms plus one wait.
+//! with `prometheus-client` ([`metrics`]) at most every [`metrics::REFRESH`], served
+//! from that shared encoding by `tiny_http` workers ([`server`]). The stop flag
+//! (Ctrl-C, SIGTERM) ends both sides within about 250 ms plus one wait.
 
 pub mod cells;
 pub mod measure;
@@ -33,8 +34,9 @@ pub struct MonitorConfig {
     pub threads: ThreadSettings,
 }
 
-/// How often the main thread checks the stop flag and the measuring threads.
-const WATCH: std::time::Duration = std::time::Duration::from_millis(100);
+/// How often the main thread checks the stop flag and the measuring threads (the one
+/// wake the monitor spends on watching; a stop then unparks the measuring threads).
+const WATCH: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Serves the metrics of `config` on `server` until `stop`; then stops the measuring
 /// threads and the HTTP workers and returns. A measuring thread that fails ends the
@@ -71,6 +73,9 @@ pub fn serve(config: &MonitorConfig, server: tiny_http::Server, stop: &Stop) -> 
         std::thread::sleep(WATCH);
     }
     ended.store(true, Ordering::Relaxed);
+    if let Ok(threads) = &measuring {
+        measure::wake(threads);
+    }
     let mut first_error = measuring.as_ref().err().map(|e| anyhow::anyhow!("{e:#}"));
     for handle in measuring.into_iter().flatten() {
         let result = handle

@@ -1,23 +1,50 @@
-//! What one cell has measured since the monitor started, in bounded memory: an HDR
-//! histogram of wake-up latency and the counters beside it ([`CellRecord`]), and its
-//! Prometheus buckets ([`CellRecord::buckets`]).
+//! What one cell has measured since the monitor started, in a fixed few hundred bytes:
+//! the wake-up latency counted straight into the exported Prometheus buckets, and the
+//! counters beside it ([`CellRecord`]). Recording is a binary search over 16 bounds;
+//! copying a record (a burst's merge, a scrape's snapshot) is a memcpy.
 
-use hdrhistogram::Histogram;
-
-/// The upper bounds of the exported latency buckets, seconds (`+Inf` follows): 1 µs to
+/// The upper bounds of the exported latency buckets, ns (`+Inf` follows): 1 µs to
 /// 100 ms in 1-2-5 steps, which covers a busy-wait's sub-microsecond lateness and a
 /// host stall alike.
-pub const BUCKETS_S: &[f64] = &[
-    1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 1e-1,
+pub const BUCKETS_NS: [u64; 16] = [
+    1_000,
+    2_000,
+    5_000,
+    10_000,
+    20_000,
+    50_000,
+    100_000,
+    200_000,
+    500_000,
+    1_000_000,
+    2_000_000,
+    5_000_000,
+    10_000_000,
+    20_000_000,
+    50_000_000,
+    100_000_000,
 ];
 
-/// One cell's measurements. The measuring thread fills a fresh one per burst and merges
-/// it into the shared one ([`merge`](Self::merge)), so a scrape never holds up a wait.
-#[derive(Debug, Clone)]
+/// [`BUCKETS_NS`] in seconds, as the exposition writes them (each the correctly
+/// rounded quotient, so `1e-6` exactly).
+pub const BUCKETS_S: [f64; BUCKETS_NS.len()] = {
+    let mut out = [0.0; BUCKETS_NS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = BUCKETS_NS[i] as f64 / 1e9;
+        i += 1;
+    }
+    out
+};
+
+/// One cell's measurements. The measuring thread fills a burst's record and merges it
+/// into the shared one ([`merge`](Self::merge)) under a lock held for a copy of this
+/// small value, so a scrape never holds up a wait for longer than that.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CellRecord {
-    /// Wake-up latency, ns (an early wake is recorded as 0 and counted in `early`);
-    /// 3 significant digits, so its memory is bounded by the range, not the count.
-    hist: Histogram<u64>,
+    /// Wakes per bucket of [`BUCKETS_NS`] (latency ≤ the bound and above the previous
+    /// one), the last for `+Inf`; not cumulative. An early wake counts as latency 0.
+    counts: [u64; BUCKETS_NS.len() + 1],
     /// Exact sum of the recorded latencies, ns.
     pub sum_ns: u64,
     /// Wakes that came before their deadline (never, for an honest mechanism).
@@ -34,23 +61,6 @@ pub struct CellRecord {
     pub spin_ns: u64,
 }
 
-impl Default for CellRecord {
-    fn default() -> Self {
-        let mut hist = Histogram::new(3).expect("3 significant digits is a valid precision");
-        hist.auto(true);
-        Self {
-            hist,
-            sum_ns: 0,
-            early: 0,
-            missed: 0,
-            stalls: 0,
-            cpu_ns: 0,
-            margin_ns: None,
-            spin_ns: 0,
-        }
-    }
-}
-
 impl CellRecord {
     /// Records one wake `lateness_ns` after its deadline (negative: early), counting a
     /// stall when it is at least `stall_ns` late.
@@ -59,21 +69,22 @@ impl CellRecord {
         let late = u64::try_from(lateness_ns).unwrap_or(0);
         self.early += u64::from(lateness_ns < 0);
         self.stalls += u64::from(late >= stall_ns);
-        // Auto-resizing: recording a u64 cannot fail.
-        let _ = self.hist.record(late);
+        // The first bound ≥ late (Prometheus buckets are `le`); past the last: +Inf.
+        self.counts[BUCKETS_NS.partition_point(|&b| b < late)] += 1;
         self.sum_ns = self.sum_ns.saturating_add(late);
     }
 
     /// Wakes recorded.
     pub fn count(&self) -> u64 {
-        self.hist.len()
+        self.counts.iter().sum()
     }
 
     /// Adds a burst's record; the totals that are not sums (CPU, margin) are taken
     /// from `burst` when it has them.
     pub fn merge(&mut self, burst: &CellRecord) {
-        // Both auto-resize: adding cannot fail.
-        let _ = self.hist.add(&burst.hist);
+        for (c, b) in self.counts.iter_mut().zip(burst.counts) {
+            *c += b;
+        }
         self.sum_ns = self.sum_ns.saturating_add(burst.sum_ns);
         self.early += burst.early;
         self.missed += burst.missed;
@@ -83,25 +94,15 @@ impl CellRecord {
         self.spin_ns = self.spin_ns.saturating_add(burst.spin_ns);
     }
 
-    /// The count in each bucket of `bounds_s` (seconds, ascending) and last in `+Inf`,
-    /// not cumulative (the encoder accumulates); they add up to [`count`](Self::count).
-    ///
-    /// A histogram bin goes to the first bucket that holds its lowest equivalent value,
-    /// so no wake is counted in a bucket below its latency; one within 0.1 % above a
-    /// bound may be counted at that bound.
-    pub fn buckets(&self, bounds_s: &[f64]) -> Vec<(f64, u64)> {
-        let mut out: Vec<(f64, u64)> = bounds_s
-            .iter()
-            .map(|&b| (b, 0))
-            .chain([(f64::INFINITY, 0)])
-            .collect();
-        for v in self.hist.iter_recorded() {
-            let low_s = self.hist.lowest_equivalent(v.value_iterated_to()) as f64 / 1e9;
-            let i = bounds_s
-                .iter()
-                .position(|&b| low_s <= b)
-                .unwrap_or(bounds_s.len());
-            out[i].1 += v.count_at_value();
+    /// The count in each bucket (upper bound in seconds; `+Inf` last), not cumulative
+    /// (the encoder accumulates); they add up to [`count`](Self::count).
+    pub fn buckets(&self) -> [(f64, u64); BUCKETS_NS.len() + 1] {
+        let mut out = [(f64::INFINITY, 0); BUCKETS_NS.len() + 1];
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = (
+                BUCKETS_S.get(i).copied().unwrap_or(f64::INFINITY),
+                self.counts[i],
+            );
         }
         out
     }
@@ -112,14 +113,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn buckets_add_up_and_hold_each_value_at_or_above_it() {
+    fn buckets_add_up_and_hold_each_value_at_or_below_their_bound() {
         let mut r = CellRecord::default();
         let values = [0, 999, 1_000, 1_001, 4_000, 60_000, 2_000_000, 900_000_000];
         for v in values {
             r.record(v, 1_000_000);
         }
-        let b = r.buckets(BUCKETS_S);
-        assert_eq!(b.len(), BUCKETS_S.len() + 1);
+        let b = r.buckets();
         assert_eq!(b.iter().map(|x| x.1).sum::<u64>(), r.count());
         assert_eq!(r.count(), values.len() as u64);
         // By hand: 0, 999 and 1000 ns are ≤ 1 µs; 1001 ns ≤ 2 µs; 4 µs ≤ 5 µs;
@@ -136,12 +136,22 @@ mod tests {
     }
 
     #[test]
+    fn the_bounds_in_seconds_are_written_as_prometheus_writes_them() {
+        assert!(BUCKETS_NS.windows(2).all(|w| w[0] < w[1]));
+        // The `le` labels: 1-2-5 steps from 1e-06 to 0.1, no rounding noise.
+        let le: Vec<String> = BUCKETS_S.iter().map(|s| s.to_string()).collect();
+        assert_eq!(le[..4], ["0.000001", "0.000002", "0.000005", "0.00001"]);
+        assert_eq!(le[9], "0.001");
+        assert_eq!(le[15], "0.1");
+    }
+
+    #[test]
     fn early_wakes_count_and_record_zero() {
         let mut r = CellRecord::default();
         r.record(-5, 1_000);
         r.record(5, 1_000);
         assert_eq!((r.early, r.count(), r.sum_ns), (1, 2, 5));
-        assert_eq!(r.buckets(BUCKETS_S)[0].1, 2);
+        assert_eq!(r.buckets()[0].1, 2);
     }
 
     #[test]
@@ -157,12 +167,12 @@ mod tests {
         shared.merge(&burst);
         shared.merge(&burst);
         assert_eq!(shared.count(), 4);
+        assert_eq!(shared.buckets()[0].1, 4);
         assert_eq!(shared.sum_ns, 420);
         assert_eq!((shared.missed, shared.stalls), (6, 2));
         assert_eq!(
             (shared.cpu_ns, shared.margin_ns, shared.spin_ns),
             (50, Some(7), 22)
         );
-        assert!(BUCKETS_S.windows(2).all(|w| w[0] < w[1]));
     }
 }

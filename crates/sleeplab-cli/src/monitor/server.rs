@@ -1,15 +1,18 @@
-//! The HTTP side: `tiny_http` accepts connections on its own threads; a few workers
-//! answer `/metrics` (the exposition), `/healthz` and `/` until the stop flag is set.
-//! They share nothing with the measuring threads but the records' locks, held for a
-//! copy at each scrape.
+//! The HTTP side: `tiny_http` accepts connections and reads requests on its own
+//! threads; [`WORKERS`] workers answer `/metrics` (the shared encoding, written from
+//! its bytes without a copy), `/healthz` and `/` until the stop flag is set. They share
+//! nothing with the measuring threads but the records' locks, held for a copy of a few
+//! hundred bytes once per [`REFRESH`](super::metrics::REFRESH).
 
 use super::metrics::{CONTENT_TYPE, Metrics};
 use crate::experiments::Stop;
+use std::io::Cursor;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use tiny_http::{Header, Method, Request, Response, Server};
+use tiny_http::{Header, Method, Request, Response, Server, StatusCode};
 
 /// Threads that answer requests (connections are accepted on tiny_http's own threads).
+/// An answer is a write of bytes already encoded, so a few serve a hundred scrapers.
 pub const WORKERS: usize = 4;
 
 /// Starts the workers answering on `server` until `stop`.
@@ -49,24 +52,34 @@ fn header(name: &str, value: &str) -> Header {
 /// Answers one request; a client that went away is not an error of the monitor.
 fn answer(request: Request, metrics: &Metrics) {
     let path = request.url().split('?').next().unwrap_or("");
-    let (status, content_type, body) = match (request.method(), path) {
-        (Method::Get | Method::Head, "/metrics") => match metrics.encode() {
+    let (status, content_type, body): (u16, &str, Arc<[u8]>) = match (request.method(), path) {
+        (Method::Get | Method::Head, "/metrics") => match metrics.scrape() {
             Ok(text) => (200, CONTENT_TYPE, text),
-            Err(_) => (500, "text/plain", "cannot encode the metrics\n".into()),
+            Err(_) => (
+                500,
+                "text/plain",
+                "cannot encode the metrics\n".as_bytes().into(),
+            ),
         },
-        (Method::Get | Method::Head, "/healthz") => (200, "text/plain", "ok\n".into()),
+        (Method::Get | Method::Head, "/healthz") => (200, "text/plain", "ok\n".as_bytes().into()),
         (Method::Get | Method::Head, "/") => (
             200,
             "text/html; charset=utf-8",
             "<html><body><h1>sleeplab monitor</h1><p><a href=\"/metrics\">/metrics</a> \
              <a href=\"/healthz\">/healthz</a></p></body></html>\n"
+                .as_bytes()
                 .into(),
         ),
-        (Method::Get | Method::Head, _) => (404, "text/plain", "not found\n".into()),
-        _ => (405, "text/plain", "only GET and HEAD\n".into()),
+        (Method::Get | Method::Head, _) => (404, "text/plain", "not found\n".as_bytes().into()),
+        _ => (405, "text/plain", "only GET and HEAD\n".as_bytes().into()),
     };
-    let response = Response::from_string(body)
-        .with_status_code(status)
-        .with_header(header("Content-Type", content_type));
+    let len = body.len();
+    let response = Response::new(
+        StatusCode(status),
+        vec![header("Content-Type", content_type)],
+        Cursor::new(body),
+        Some(len),
+        None,
+    );
     let _ = request.respond(response);
 }

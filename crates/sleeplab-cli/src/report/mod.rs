@@ -8,10 +8,11 @@
 //!   result does not hold is simply absent);
 //! * [`charts`] draws the SVG charts with plotters, `output::table` the tables of numbers,
 //!   [`html`] assembles the page, `output::escape` makes every string from a result safe;
-//! * [`compare`] puts two results side by side.
+//! * [`compare`] puts two results side by side; [`compare_fleet`] N of them (a fleet).
 
 pub mod charts;
 pub mod compare;
+pub mod compare_fleet;
 pub mod findings;
 pub mod html;
 mod sections;

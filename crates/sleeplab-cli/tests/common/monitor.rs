@@ -13,7 +13,7 @@ pub struct Monitor {
     child: Child,
     /// Where it serves.
     pub addr: SocketAddr,
-    _stderr: BufReader<ChildStderr>,
+    stderr: BufReader<ChildStderr>,
 }
 
 impl Monitor {
@@ -33,7 +33,7 @@ impl Monitor {
         Self {
             child,
             addr,
-            _stderr: stderr,
+            stderr,
         }
     }
 
@@ -57,6 +57,16 @@ impl Monitor {
             );
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+}
+
+impl Monitor {
+    /// What it wrote to stderr after its first line, up to its exit (call after
+    /// [`stop`](Self::stop)).
+    pub fn rest_of_stderr(&mut self) -> String {
+        let mut rest = String::new();
+        self.stderr.read_to_string(&mut rest).unwrap();
+        rest
     }
 }
 

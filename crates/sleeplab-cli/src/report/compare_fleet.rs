@@ -1,0 +1,510 @@
+//! N results side by side: a fleet report. One row per machine (its file, host, kernel
+//! and CPU), the measurements several machines hold as columns (each machine's median),
+//! and the outliers named by one stated rule: a machine whose median of a cell is more
+//! than [`OUTLIER_FACTOR`] times the fleet median of that cell (the median of the
+//! medians of the machines that hold it).
+//!
+//! Measurements are matched as in [`compare`](super::compare): by stage (or experiment)
+//! and cell key. A cell joins the report when at least two machines hold it.
+
+use super::compare::{CompareError, Measurement, points};
+use super::html::{Badge, Block, Page, Section, Tone};
+use super::table::{Cell, Table};
+use super::units::{ns, num, ratio};
+use crate::model::ResultFile;
+use crate::stats::Stat;
+use crate::stats::claim::{Claim, SMALL_SAMPLE, Sentence, median};
+use serde::Serialize;
+
+/// A machine is an outlier in a cell when its median is more than this many times the
+/// fleet median of the cell.
+pub const OUTLIER_FACTOR: f64 = 2.0;
+
+/// At most this many of an outlier machine's cells are named in its sentence (the
+/// worst first); the rest are counted.
+const NAMED_CELLS: usize = 3;
+
+/// One machine of the fleet: where its result comes from and what it runs on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Machine {
+    /// The result file, as given.
+    pub file: String,
+    /// Its fingerprint's host name.
+    pub hostname: String,
+    /// Its kernel release.
+    pub kernel: String,
+    /// Its CPU model.
+    pub cpu_model: String,
+}
+
+/// One measurement held by at least two machines.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FleetCell {
+    /// The survey stage or experiment.
+    pub stage: String,
+    /// What was measured, e.g. `nanosleep 1 µs load 0`.
+    pub measurement: String,
+    /// Each machine's median, ns (`None` where the machine does not hold the cell).
+    pub medians_ns: Vec<Option<f64>>,
+    /// The sample size of each machine's median.
+    pub n: Vec<Option<u64>>,
+    /// The median of the machines' medians, ns.
+    pub fleet_median_ns: f64,
+}
+
+impl FleetCell {
+    /// The medians of the machines that hold the cell.
+    fn held(&self) -> Vec<f64> {
+        self.medians_ns.iter().flatten().copied().collect()
+    }
+}
+
+/// A machine's median of a cell beyond the outlier rule.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outlier {
+    /// Index into [`Fleet::machines`].
+    pub machine: usize,
+    /// Index into [`Fleet::cells`].
+    pub cell: usize,
+    /// Its median over the fleet median.
+    pub ratio: f64,
+}
+
+/// N results matched cell by cell.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fleet {
+    /// The machines, in the order given.
+    pub machines: Vec<Machine>,
+    /// The measurements at least two machines hold, in order of first appearance.
+    pub cells: Vec<FleetCell>,
+    /// The outlier rule's factor ([`OUTLIER_FACTOR`]).
+    pub outlier_factor: f64,
+    /// Every (machine, cell) beyond the rule, by machine, worst first.
+    pub outliers: Vec<Outlier>,
+    /// The report's sentences (the rule, then one per outlier machine).
+    pub sentences: Vec<String>,
+}
+
+/// Matches `results` (name, result), at least two of them.
+pub fn fleet(results: &[(String, &ResultFile)]) -> Result<Fleet, CompareError> {
+    let mut all: Vec<Vec<Measurement>> = Vec::with_capacity(results.len());
+    for (name, r) in results {
+        let p = points(r);
+        if p.is_empty() {
+            return Err(CompareError(format!(
+                "{name} ({}) holds no measurements to compare",
+                r.data.name()
+            )));
+        }
+        all.push(p);
+    }
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for m in all.iter().flatten() {
+        if !keys.iter().any(|(g, k)| *g == m.group && *k == m.key) {
+            keys.push((m.group.clone(), m.key.clone()));
+        }
+    }
+    let cells: Vec<FleetCell> = keys
+        .into_iter()
+        .filter_map(|(group, key)| {
+            let found: Vec<Option<&Measurement>> = all
+                .iter()
+                .map(|p| p.iter().find(|m| m.group == group && m.key == key))
+                .collect();
+            let medians_ns: Vec<Option<f64>> =
+                found.iter().map(|m| m.map(|m| m.median_ns)).collect();
+            let held: Vec<f64> = medians_ns.iter().flatten().copied().collect();
+            (held.len() >= 2).then(|| FleetCell {
+                stage: group,
+                measurement: key,
+                n: found.iter().map(|m| m.map(|m| m.n)).collect(),
+                fleet_median_ns: median(&held).unwrap_or(f64::NAN),
+                medians_ns,
+            })
+        })
+        .collect();
+    if cells.is_empty() {
+        let names: Vec<&str> = results.iter().map(|(n, _)| n.as_str()).collect();
+        return Err(CompareError(format!(
+            "{} share no measurements to compare (no experiment and cell held by two of them)",
+            names.join(", ")
+        )));
+    }
+    let machines = results
+        .iter()
+        .map(|(name, r)| Machine {
+            file: name.clone(),
+            hostname: r.fingerprint.hostname.clone(),
+            kernel: r.fingerprint.kernel_release.clone(),
+            cpu_model: r.fingerprint.cpu_model.clone(),
+        })
+        .collect();
+    let mut f = Fleet {
+        machines,
+        outliers: outliers(&cells, OUTLIER_FACTOR),
+        cells,
+        outlier_factor: OUTLIER_FACTOR,
+        sentences: Vec::new(),
+    };
+    f.sentences = f.findings().iter().map(|s| s.text.clone()).collect();
+    Ok(f)
+}
+
+/// Every (machine, cell) whose median is more than `factor` × the cell's fleet median,
+/// by machine, each machine's worst first.
+fn outliers(cells: &[FleetCell], factor: f64) -> Vec<Outlier> {
+    let mut out: Vec<Outlier> = cells
+        .iter()
+        .enumerate()
+        .flat_map(|(c, cell)| {
+            cell.medians_ns
+                .iter()
+                .enumerate()
+                .filter_map(move |(m, v)| {
+                    let v = (*v)?;
+                    (v > factor * cell.fleet_median_ns).then(|| Outlier {
+                        machine: m,
+                        cell: c,
+                        ratio: v / cell.fleet_median_ns.max(f64::MIN_POSITIVE),
+                    })
+                })
+        })
+        .collect();
+    out.sort_by(|a, b| a.machine.cmp(&b.machine).then(b.ratio.total_cmp(&a.ratio)));
+    out
+}
+
+impl Fleet {
+    /// The rule as written in the sentences: `×2`.
+    fn factor_text(&self) -> String {
+        ratio(self.outlier_factor)
+    }
+
+    /// The sentences of the report, each with its claims: the rule and how many cells
+    /// it judged, then one per machine with outliers (or that there are none).
+    pub fn findings(&self) -> Vec<Sentence> {
+        let k = self.factor_text();
+        let mut rule = Sentence::new(format!(
+            "{} machines, {} measurements held by at least two of them. An outlier is a machine whose median of a measurement is more than {k} the fleet median of that measurement (the median of the medians of the machines that hold it).",
+            self.machines.len(),
+            self.cells.len()
+        ));
+        rule.claim(Claim::Threshold { shown: k.clone() });
+        let mut out = vec![rule];
+        if self.outliers.is_empty() {
+            let mut s = Sentence::new(format!(
+                "No machine is an outlier: no median is more than {k} the fleet median of its measurement."
+            ));
+            s.claim(Claim::Threshold { shown: k });
+            out.push(s);
+            return out;
+        }
+        for (m, machine) in self.machines.iter().enumerate() {
+            let mine: Vec<&Outlier> = self.outliers.iter().filter(|o| o.machine == m).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let held = self
+                .cells
+                .iter()
+                .filter(|c| c.medians_ns[m].is_some())
+                .count();
+            let mut s = Sentence::new(format!(
+                "{} ({}) is an outlier in {} of the {held} measurements it holds (median more than {k} the fleet median): ",
+                machine.hostname,
+                machine.file,
+                mine.len()
+            ));
+            s.claim(Claim::Threshold { shown: k.clone() });
+            let named: Vec<Sentence> = mine
+                .iter()
+                .take(NAMED_CELLS)
+                .map(|o| self.outlier_clause(o))
+                .collect();
+            for (i, clause) in named.into_iter().enumerate() {
+                if i > 0 {
+                    s.push("; ");
+                }
+                s.append(clause);
+            }
+            if mine.len() > NAMED_CELLS {
+                s.push(&format!("; and {} more", mine.len() - NAMED_CELLS));
+            }
+            s.push(".");
+            out.push(s);
+        }
+        out
+    }
+
+    /// `nanosleep 1 µs load 0 (sweep): 300 µs against a fleet median of 100 µs (×3)`.
+    fn outlier_clause(&self, o: &Outlier) -> Sentence {
+        let cell = &self.cells[o.cell];
+        let value = cell.medians_ns[o.machine].unwrap_or(f64::NAN);
+        let n = cell.n[o.machine].unwrap_or(0);
+        let shown = ns(value);
+        let small = if n < SMALL_SAMPLE {
+            format!(", n = {n}")
+        } else {
+            String::new()
+        };
+        let mut s = Sentence::new(format!(
+            "{} ({}): {shown}{small} against a fleet median of {} ({})",
+            cell.measurement,
+            cell.stage,
+            ns(cell.fleet_median_ns),
+            ratio(o.ratio)
+        ));
+        s.claim(Claim::Quote {
+            stat: Stat::Median,
+            n,
+            shown,
+        })
+        .claim(Claim::Median {
+            of: cell.held(),
+            value: cell.fleet_median_ns,
+        });
+        s
+    }
+
+    /// One row per machine: its file, host, kernel and CPU, how many outliers, then its
+    /// median of every cell (an outlier marked).
+    pub fn table(&self) -> Table {
+        let many_stages = self.cells.iter().any(|c| c.stage != self.cells[0].stage);
+        let mut header: Vec<String> = ["file", "host", "kernel", "CPU", "outliers"]
+            .map(String::from)
+            .to_vec();
+        header.extend(self.cells.iter().map(|c| {
+            if many_stages {
+                format!("{}: {}", c.stage, c.measurement)
+            } else {
+                c.measurement.clone()
+            }
+        }));
+        let mut t = Table::new(header);
+        for (m, machine) in self.machines.iter().enumerate() {
+            let count = self.outliers.iter().filter(|o| o.machine == m).count();
+            let mut row = vec![
+                Cell::Text(machine.file.clone()),
+                Cell::Text(machine.hostname.clone()),
+                Cell::Text(machine.kernel.clone()),
+                Cell::Text(machine.cpu_model.clone()),
+                Cell::Num(count.to_string()),
+            ];
+            row.extend(
+                self.cells
+                    .iter()
+                    .enumerate()
+                    .map(|(c, cell)| match cell.medians_ns[m] {
+                        None => Cell::Empty,
+                        Some(v) if self.outliers.iter().any(|o| o.machine == m && o.cell == c) => {
+                            Cell::Warn(format!("{} !", ns(v)))
+                        }
+                        Some(v) => Cell::Num(ns(v)),
+                    }),
+            );
+            t.row(row);
+        }
+        let mut fleet_row = vec![
+            Cell::Text("fleet median".into()),
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Num(self.outliers.len().to_string()),
+        ];
+        fleet_row.extend(self.cells.iter().map(|c| Cell::Num(ns(c.fleet_median_ns))));
+        t.row(fleet_row);
+        t
+    }
+
+    /// The fleet as terminal text: the table, then the sentences.
+    pub fn terminal(&self) -> String {
+        let mut out = format!(
+            "Medians; \"!\" marks an outlier (more than {} the fleet median).\n{}\n",
+            self.factor_text(),
+            self.table().terminal()
+        );
+        for s in &self.sentences {
+            out.push_str(s);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The fleet as an HTML page.
+    pub fn page(&self) -> Page {
+        Page {
+            title: format!("sleeplab compare: a fleet of {}", self.machines.len()),
+            subtitle: format!(
+                "Each machine's median of every measurement at least two hold; an outlier is more than {} the fleet median.",
+                self.factor_text()
+            ),
+            badges: vec![Badge {
+                text: format!("{} outliers", self.outliers.len()),
+                tone: if self.outliers.is_empty() {
+                    Tone::Neutral
+                } else {
+                    Tone::Bad
+                },
+            }],
+            facts: vec![],
+            findings: self.sentences.clone(),
+            sections: vec![Section {
+                id: "machines".into(),
+                title: "The machines".into(),
+                blocks: vec![Block::Table(self.table())],
+            }],
+            footer: vec![format!(
+                "Compared by sleeplab {}: {} results, {} measurements.",
+                env!("CARGO_PKG_VERSION"),
+                self.machines.len(),
+                num(self.cells.len() as f64)
+            )],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ExperimentData;
+    use crate::report::testdata::{cell, result, sweep};
+
+    /// A sweep on `host` with these (mechanism, median) cells at 1 µs, load 0.
+    fn host(name: &str, cells: &[(&str, f64)]) -> ResultFile {
+        let mut r = result(ExperimentData::Sweep(sweep(
+            cells
+                .iter()
+                .map(|(m, median)| cell(m, 1_000, 0, 50_000, *median))
+                .collect(),
+        )));
+        r.fingerprint.hostname = name.into();
+        r
+    }
+
+    fn of(rs: &[ResultFile]) -> Result<Fleet, CompareError> {
+        let named: Vec<(String, &ResultFile)> = rs
+            .iter()
+            .map(|r| (format!("{}.json", r.fingerprint.hostname), r))
+            .collect();
+        fleet(&named)
+    }
+
+    #[test]
+    fn outliers_by_hand() {
+        let rs = [
+            host(
+                "h1",
+                &[("nanosleep", 10_000.0), ("poll", 1_000.0), ("timerfd", 5.0)],
+            ),
+            host("h2", &[("nanosleep", 12_000.0), ("poll", 2_000.0)]),
+            host("h3", &[("nanosleep", 40_000.0), ("poll", 3_000.0)]),
+            host(
+                "h4",
+                &[("nanosleep", 11_000.0), ("poll", 4_000.0), ("spin", 1.0)],
+            ),
+        ];
+        let f = of(&rs).unwrap();
+        // timerfd and spin are held by one machine each: left out.
+        let keys: Vec<&str> = f.cells.iter().map(|c| c.measurement.as_str()).collect();
+        assert_eq!(keys, ["nanosleep 1 µs load 0", "poll 1 µs load 0"]);
+        // nanosleep: medians 10, 12, 40, 11 µs → fleet median (11 + 12) / 2 = 11.5 µs;
+        // 2 × 11.5 = 23 µs: only h3 (40 µs) is beyond. poll: 1, 2, 3, 4 µs → 2.5 µs;
+        // 5 µs is the bar, 4 µs is not beyond it.
+        assert_eq!(f.cells[0].fleet_median_ns, 11_500.0);
+        assert_eq!(f.cells[1].fleet_median_ns, 2_500.0);
+        assert_eq!(
+            f.outliers,
+            vec![Outlier {
+                machine: 2,
+                cell: 0,
+                ratio: 40_000.0 / 11_500.0
+            }]
+        );
+        let s = f.findings();
+        for x in &s {
+            x.check().unwrap();
+        }
+        assert_eq!(s.len(), 2);
+        assert_eq!(
+            s[1].text,
+            "h3 (h3.json) is an outlier in 1 of the 2 measurements it holds (median more than ×2 the fleet median): nanosleep 1 µs load 0 (sweep): 40 µs against a fleet median of 11.5 µs (×3.48)."
+        );
+        assert!(s[0].text.contains("more than ×2 the fleet median"));
+        let text = f.terminal();
+        assert!(text.contains("40 µs !"), "{text}");
+        assert!(text.contains("h3.json"));
+        assert!(f.page().render().contains("h3 (h3.json) is an outlier"));
+    }
+
+    #[test]
+    fn an_outlier_machine_names_its_worst_cells_first_and_counts_the_rest() {
+        let mechs = ["a", "b", "c", "d", "e"];
+        let calm: Vec<(&str, f64)> = mechs.iter().map(|m| (*m, 1_000.0)).collect();
+        // h3 is 3, 9, 5, 4, 7 × the fleet median (the median of 1, 1, x is 1 µs).
+        let loud: Vec<(&str, f64)> = mechs
+            .iter()
+            .zip([3.0, 9.0, 5.0, 4.0, 7.0])
+            .map(|(m, x)| (*m, x * 1_000.0))
+            .collect();
+        let f = of(&[host("h1", &calm), host("h2", &calm), host("h3", &loud)]).unwrap();
+        let ratios: Vec<f64> = f.outliers.iter().map(|o| o.ratio).collect();
+        assert_eq!(ratios, [9.0, 7.0, 5.0, 4.0, 3.0]);
+        let s = &f.findings()[1];
+        s.check().unwrap();
+        assert!(s.text.contains("in 5 of the 5 measurements"), "{}", s.text);
+        assert!(
+            s.text.contains(
+                "b 1 µs load 0 (sweep): 9 µs against a fleet median of 1 µs (×9); e 1 µs"
+            )
+        );
+        assert!(s.text.ends_with("; and 2 more."), "{}", s.text);
+    }
+
+    #[test]
+    fn a_calm_fleet_says_so_and_strangers_are_an_error() {
+        let f = of(&[
+            host("h1", &[("nanosleep", 10_000.0)]),
+            host("h2", &[("nanosleep", 20_000.0)]),
+            host("h3", &[("nanosleep", 30_000.0)]),
+        ])
+        .unwrap();
+        // 30 µs is not more than 2 × 20 µs.
+        assert!(f.outliers.is_empty());
+        let s = f.findings();
+        s[1].check().unwrap();
+        assert!(s[1].text.starts_with("No machine is an outlier"));
+        let e = of(&[
+            host("h1", &[("nanosleep", 1.0)]),
+            host("h2", &[("poll", 1.0)]),
+            host("h3", &[("timerfd", 1.0)]),
+        ])
+        .unwrap_err();
+        assert_eq!(
+            e.0,
+            "h1.json, h2.json, h3.json share no measurements to compare (no experiment and cell held by two of them)"
+        );
+        let empty = result(ExperimentData::Sweep(sweep(vec![])));
+        let named = [("e.json".to_string(), &empty)];
+        assert_eq!(
+            fleet(&named).unwrap_err().0,
+            "e.json (sweep) holds no measurements to compare"
+        );
+    }
+
+    #[test]
+    fn the_json_names_the_rule_and_every_machine() {
+        let f = of(&[
+            host("h1", &[("nanosleep", 10_000.0)]),
+            host("h2", &[("nanosleep", 10_000.0)]),
+            host("h3", &[("nanosleep", 90_000.0)]),
+        ])
+        .unwrap();
+        let v = serde_json::to_value(&f).unwrap();
+        assert_eq!(v["outlier_factor"], 2.0);
+        assert_eq!(v["machines"][2]["hostname"], "h3");
+        assert_eq!(v["cells"][0]["medians_ns"][2], 90_000.0);
+        assert_eq!(v["cells"][0]["fleet_median_ns"], 10_000.0);
+        assert_eq!(v["outliers"][0]["machine"], 2);
+        assert_eq!(v["sentences"].as_array().unwrap().len(), 2);
+    }
+}
