@@ -100,21 +100,7 @@ fn measure_one(
     slack: Option<u64>,
     load: usize,
 ) -> MethodResult {
-    let mut res = MethodResult {
-        method: m.method.clone(),
-        kind: m.kind,
-        description: m.description.clone(),
-        load,
-        timer_slack_ns: slack,
-        probe_timer_slack_ns: None,
-        status: MethodStatus::Measured,
-        cells: vec![],
-        periodic: None,
-        notes: vec![],
-        wall_ns: 0,
-        in_force: None,
-        partial: None,
-    };
+    let mut res = MethodResult::new(m.method.clone(), m.kind, m.description.clone(), load, slack);
     let fail = |mut res: MethodResult, reason: String| {
         res.status = MethodStatus::Failed { reason };
         res
