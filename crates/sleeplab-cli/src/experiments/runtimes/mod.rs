@@ -135,8 +135,9 @@ pub struct RuntimesConfig {
 
 impl Default for RuntimesConfig {
     /// What `sleeplab runtimes` measures without flags (a test checks its flags agree):
-    /// every runtime's every method at [`DEFAULT_DURATIONS_NS`], 150 ms of samples per
-    /// cell (at most 20 000), 5 warm-up calls, 100 ticks of 10 ms, idle, the inherited
+    /// every runtime's every method at [`DEFAULT_DURATIONS_NS`], seed 003's count fixed
+    /// per request (100 calls, fewer where they would ask for more than 1 s), 5 warm-up
+    /// calls, 100 ticks of 10 ms, idle, the inherited
     /// timer slack and scheduling, 1000 samples per cell in the JSON, a 64 MiB output cap
     /// and 120 s for a probe's start-up.
     fn default() -> Self {
@@ -147,9 +148,9 @@ impl Default for RuntimesConfig {
                 .collect(),
             methods: None,
             durations_ns: DEFAULT_DURATIONS_NS.to_vec(),
-            quota: ProbeQuota::Budget {
-                budget_ns: 150_000_000,
-                max_count: 20_000,
+            quota: ProbeQuota::PerRequest {
+                count: 100,
+                max_ideal_ns: 1_000_000_000,
             },
             warmup: 5,
             period_ns: 10_000_000,
