@@ -312,6 +312,8 @@ const CASES: &[Case] = &[
     case(&["runtimes", "--budget", "0"], "\"0\""),
     case(&["runtimes", "--count", "0"], "\"0\""),
     case(&["runtimes", "--count", "3", "--budget", "1s"], "--budget"),
+    case(&["runtimes", "--max-ideal", "1s", "--budget", "1s"], "--budget"),
+    case(&["runtimes", "--max-ideal", "0"], "\"0\""),
     case(&["runtimes", "--max-count", "x"], "\"x\""),
     case(&["runtimes", "--warmup", "-1"], "-1"),
     case(&["runtimes", "--period", "0"], "\"0\""),

@@ -41,6 +41,8 @@ fn tiny_run_validates_round_trips_and_writes_one_csv_row_per_sample() {
             "1ms,10us",
             "--count",
             "3",
+            "--max-ideal",
+            "2ms",
             "--warmup",
             "1",
             "--period",
@@ -54,6 +56,7 @@ fn tiny_run_validates_round_trips_and_writes_one_csv_row_per_sample() {
         &csv,
     );
     for needle in [
+        "one-shot cells: 3 calls per request (fewer where count × requested would exceed 2.000 ms), fixed before measuring as in seed 003",
         "ideal total",
         "actual total",
         "nanosleep",
@@ -83,10 +86,19 @@ fn tiny_run_validates_round_trips_and_writes_one_csv_row_per_sample() {
                 rows += 5;
             }
             for c in &m.cells {
-                assert_eq!(c.summary.count, 3, "{} {}", r.id, m.method);
+                // Seed 003's design: the count is fixed per request before measuring (3,
+                // but 2 at 1 ms: --max-ideal 2ms), so the ideal total is count × request
+                // and the actual total the sum of the samples.
+                let want = if c.requested_ns == 1_000_000 { 2 } else { 3 };
+                assert_eq!(c.summary.count, want, "{} {}", r.id, m.method);
                 assert_eq!(c.warmup_ns.len(), 1);
-                assert_eq!(c.samples_ns.len(), 3);
-                rows += 4;
+                assert_eq!(c.samples_ns.len() as u64, want);
+                assert_eq!(c.ideal_total_ns(), u128::from(want * c.requested_ns));
+                assert_eq!(c.summary.total_ns, c.samples_ns.iter().sum::<u64>());
+                assert!(
+                    c.summary.total_ns as u128 >= c.ideal_total_ns() || c.summary.early_count > 0
+                );
+                rows += 1 + want as usize;
             }
         }
     }
@@ -187,6 +199,9 @@ fn ctrl_c_kills_the_probe_and_keeps_its_finished_cells() {
             &format!("1ms,{marker}ns"),
             "--count",
             "3",
+            // Three calls at both requests: one probe run for both cells.
+            "--max-ideal",
+            "100s",
             "--warmup",
             "1",
         ])

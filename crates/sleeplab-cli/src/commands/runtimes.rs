@@ -15,8 +15,13 @@ use crate::probe::catalog::RuntimeId;
 use crate::settings::ThreadSettings;
 use clap::Args;
 
-/// The default time budget per one-shot cell.
-pub const DEFAULT_BUDGET: &str = "150ms";
+/// The default calls per one-shot request (seed 003 fixed the count before measuring;
+/// 100 resolves a p99).
+pub const DEFAULT_COUNT: u64 = 100;
+
+/// The default cap on a cell's requested sleep, count × request (seed 003 slept about
+/// 1 s per request): a 100 ms request gets 10 calls.
+pub const DEFAULT_MAX_IDEAL_NS: u64 = 1_000_000_000;
 
 /// `sleeplab runtimes`.
 #[derive(Debug, Clone, Args)]
@@ -32,12 +37,19 @@ pub struct RuntimesArgs {
     /// yield methods run at 0 only).
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::durations)]
     pub durations: Option<List<u64>>,
-    /// Time budget per one-shot cell: calls until their elapsed times add up to it.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = args::positive_duration, default_value = DEFAULT_BUDGET)]
-    pub budget: u64,
-    /// Exactly this many samples per one-shot cell (instead of --budget).
-    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count, conflicts_with = "budget")]
+    /// Calls per one-shot request, fixed before measuring as in seed 003 (the ideal total
+    /// count × request is set, the actual total measured); fewer where count × request
+    /// would exceed --max-ideal [default: 100].
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count)]
     pub count: Option<u64>,
+    /// At most this much requested sleep per cell (count × request): a longer request
+    /// gets fewer calls, at least one [default: 1s].
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = args::positive_duration)]
+    pub max_ideal: Option<u64>,
+    /// Instead of a fixed count: calls until their elapsed times add up to this, per
+    /// one-shot cell (the actual total is then fixed and the count varies).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = args::positive_duration, conflicts_with_all = ["count", "max_ideal"])]
+    pub budget: Option<u64>,
     /// With --budget: at most this many samples per cell (waits that return at once
     /// would otherwise fill the budget with millions of samples).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count, default_value = "20000")]
@@ -89,6 +101,21 @@ pub fn resolve_runtimes(given: Option<&[String]>) -> Result<Vec<RuntimeId>, Usag
     Ok(names.iter().filter_map(|n| RuntimeId::parse(n)).collect())
 }
 
+/// The one-shot quota the arguments ask for: seed 003's fixed count per request by
+/// default, or `--budget`.
+pub fn quota(args: &RuntimesArgs) -> ProbeQuota {
+    match args.budget {
+        Some(budget_ns) => ProbeQuota::Budget {
+            budget_ns,
+            max_count: args.max_count,
+        },
+        None => ProbeQuota::PerRequest {
+            count: args.count.unwrap_or(DEFAULT_COUNT),
+            max_ideal_ns: args.max_ideal.unwrap_or(DEFAULT_MAX_IDEAL_NS),
+        },
+    }
+}
+
 /// Builds the experiment's config from the arguments (the thread settings are the
 /// probes', checked by [`ThreadArgs::settings`]).
 pub fn config(args: &RuntimesArgs, ids: &[RuntimeId], probes: ThreadSettings) -> RuntimesConfig {
@@ -100,13 +127,7 @@ pub fn config(args: &RuntimesArgs, ids: &[RuntimeId], probes: ThreadSettings) ->
                 .as_ref()
                 .map_or(&DEFAULT_DURATIONS_NS[..], |l| &l.0[..]),
         ),
-        quota: match args.count {
-            Some(count) => ProbeQuota::Count { count },
-            None => ProbeQuota::Budget {
-                budget_ns: args.budget,
-                max_count: args.max_count,
-            },
-        },
+        quota: quota(args),
         warmup: args.warmup,
         period_ns: args.period,
         ticks: args.ticks,

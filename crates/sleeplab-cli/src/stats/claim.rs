@@ -135,6 +135,18 @@ pub enum Claim {
         /// Every value ranked.
         among: Vec<f64>,
     },
+    /// `of / to` is quoted as `shown` (written by [`ratio`]): two values of the same
+    /// statistic `stat`, which the text names.
+    Ratio {
+        /// The statistic both values are.
+        stat: Stat,
+        /// The numerator.
+        of: f64,
+        /// The denominator.
+        to: f64,
+        /// The ratio as the text writes it.
+        shown: String,
+    },
     /// A threshold the claim applies, as the text states it.
     Threshold {
         /// The threshold as written, e.g. `100 µs`.
@@ -180,6 +192,31 @@ pub fn median(values: &[f64]) -> Option<f64> {
     } else {
         v[m]
     })
+}
+
+/// ` (n = 22)` for a sample under [`SMALL_SAMPLE`], else nothing: a sentence that
+/// quotes a small sample names its size.
+pub fn small_n(n: u64) -> String {
+    if n < SMALL_SAMPLE {
+        format!(" (n = {n})")
+    } else {
+        String::new()
+    }
+}
+
+/// `, n = 22` for a sample under [`SMALL_SAMPLE`], else nothing (inside parentheses).
+pub fn n_clause(n: u64) -> String {
+    if n < SMALL_SAMPLE {
+        format!(", n = {n}")
+    } else {
+        String::new()
+    }
+}
+
+/// A ratio as every sentence writes it: one decimal and `×` (`4.3×`), so a caption and
+/// a finding that compare the same pair write the same figure.
+pub fn ratio(r: f64) -> String {
+    format!("{r:.1}×")
 }
 
 /// The index of the `extreme` of `values` by `by` (ties: the first).
@@ -286,6 +323,22 @@ impl Sentence {
                     }
                     if among.len() < 2 {
                         return fail("a ranking of fewer than two".to_string());
+                    }
+                }
+                Claim::Ratio {
+                    stat,
+                    of,
+                    to,
+                    shown,
+                } => {
+                    if *shown != ratio(of / to) {
+                        return fail(format!("{of} / {to} is {}, not {shown}", ratio(of / to)));
+                    }
+                    if !t.contains(shown.as_str()) {
+                        return fail(format!("ratio {shown} not in the text"));
+                    }
+                    if !t.contains(stat.name()) {
+                        return fail(format!("the ratio's statistic ({stat}) not named"));
                     }
                 }
                 Claim::Threshold { shown } => {
@@ -410,6 +463,26 @@ mod tests {
                 stat: Stat::Median,
                 n: 2,
                 shown: "189 µs".into(),
+            },
+        );
+        // A ratio of medians in a sentence that names no statistic (issue 13: the short
+        // caption's 4.05× of medians beside the finding's 4.3× of means).
+        bad(
+            "timerfd was 4.0× faster",
+            Claim::Ratio {
+                stat: Stat::Median,
+                of: 4.05,
+                to: 1.0,
+                shown: "4.0×".into(),
+            },
+        );
+        bad(
+            "timerfd was 4.0× faster by mean",
+            Claim::Ratio {
+                stat: Stat::Mean,
+                of: 4.3,
+                to: 1.0,
+                shown: "4.0×".into(),
             },
         );
         // An unstated floor.

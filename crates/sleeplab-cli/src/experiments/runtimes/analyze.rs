@@ -49,7 +49,34 @@ impl Request {
         }
     }
 
-    /// The probe's arguments, exactly as the protocol spells them.
+    /// The probe runs this request takes: one per run of consecutive cells that share
+    /// a count under [`ProbeQuota::PerRequest`] (the protocol's `--count` holds for every
+    /// cell of a run), each asked for exactly that count; otherwise itself.
+    pub fn split(self) -> Vec<Request> {
+        let ProbeQuota::PerRequest { .. } = self.quota else {
+            return vec![self];
+        };
+        if self.cells_ns.is_empty() {
+            return vec![self];
+        }
+        let mut out: Vec<Request> = Vec::new();
+        for &d in &self.cells_ns {
+            let count = self.quota.count_for(d).unwrap_or(1);
+            match out.last_mut() {
+                Some(r) if r.quota == (ProbeQuota::Count { count }) => r.cells_ns.push(d),
+                _ => out.push(Request {
+                    cells_ns: vec![d],
+                    quota: ProbeQuota::Count { count },
+                    ..self.clone()
+                }),
+            }
+        }
+        out
+    }
+
+    /// The probe's arguments, exactly as the protocol spells them (a
+    /// [`ProbeQuota::PerRequest`] request is [split](Self::split) first: here it asks
+    /// for its first cell's count).
     pub fn args(&self) -> Vec<String> {
         let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
         let mut a = vec!["--method".to_string(), self.method.clone()];
@@ -60,6 +87,11 @@ impl Request {
         }
         match self.quota {
             ProbeQuota::Count { count } => a.extend(["--count".into(), count.to_string()]),
+            ProbeQuota::PerRequest { .. } => {
+                let first = self.cells_ns.first().copied().unwrap_or(0);
+                let count = self.quota.count_for(first).unwrap_or(1);
+                a.extend(["--count".into(), count.to_string()]);
+            }
             ProbeQuota::Budget {
                 budget_ns,
                 max_count,
@@ -91,6 +123,9 @@ impl Request {
                     d.saturating_mul(count.saturating_add(self.warmup).saturating_add(1))
                 }
                 (_, ProbeQuota::Count { count }) => slow(d).saturating_mul(count),
+                (_, q @ ProbeQuota::PerRequest { .. }) => {
+                    slow(d).saturating_mul(q.count_for(d).unwrap_or(1))
+                }
                 (
                     _,
                     ProbeQuota::Budget {
@@ -164,13 +199,15 @@ impl Request {
                 ));
             }
             match self.quota {
-                ProbeQuota::Count { count } if n != count => {
-                    return Err(format!(
-                        "cell {} (line {}): {n} {what}, asked for {count}",
-                        c.value_ns, c.line
-                    ));
+                ProbeQuota::Count { .. } | ProbeQuota::PerRequest { .. } => {
+                    let count = self.quota.count_for(c.value_ns).unwrap_or(1);
+                    if n != count {
+                        return Err(format!(
+                            "cell {} (line {}): {n} {what}, asked for {count}",
+                            c.value_ns, c.line
+                        ));
+                    }
                 }
-                ProbeQuota::Count { .. } => {}
                 ProbeQuota::Budget {
                     budget_ns,
                     max_count,
@@ -331,6 +368,65 @@ pub(super) mod tests {
         c.mlock = true;
         let r = Request::new(&c, "m", Kind::Yield, None);
         assert!(r.args().join(" ").ends_with("--max-count 7 --mlock"));
+    }
+
+    /// Seed 003's design: the count is fixed per request before measuring (the ideal
+    /// total count × request is set, the actual total measured), capped for long
+    /// requests; cells sharing a count share a probe run.
+    #[test]
+    fn per_request_counts_are_fixed_before_measuring() {
+        let q = ProbeQuota::PerRequest {
+            count: 100,
+            max_ideal_ns: 1_000_000_000,
+        };
+        assert_eq!(q.count_for(100_000_000), Some(10));
+        assert_eq!(q.count_for(10_000_000), Some(100));
+        assert_eq!(q.count_for(10_000), Some(100));
+        assert_eq!(q.count_for(0), Some(100));
+        assert_eq!(q.count_for(5_000_000_000), Some(1));
+        let budget = ProbeQuota::Budget {
+            budget_ns: 1,
+            max_count: 1,
+        };
+        assert_eq!(budget.count_for(1), None);
+        let mut c = config();
+        c.quota = q;
+        c.durations_ns = vec![100_000_000, 10_000_000, 1_000_000, 10_000];
+        let runs = Request::new(&c, "nanosleep", Kind::Oneshot, None).split();
+        let got: Vec<(Vec<u64>, ProbeQuota)> =
+            runs.iter().map(|r| (r.cells_ns.clone(), r.quota)).collect();
+        assert_eq!(
+            got,
+            [
+                (vec![100_000_000], ProbeQuota::Count { count: 10 }),
+                (
+                    vec![10_000_000, 1_000_000, 10_000],
+                    ProbeQuota::Count { count: 100 }
+                ),
+            ]
+        );
+        assert!(runs[1].args().join(" ").contains("--count 100"));
+        // Every cell of the unsplit request is checked against its own count.
+        let whole = Request::new(&c, "nanosleep", Kind::Oneshot, None);
+        let samples = |n: usize| "s 1\n".repeat(n);
+        let out = format!(
+            "{HEAD}\ncell 100000000\nw 1\n{}done 100000000 10\ncell 10000000\nw 1\n{}done 10000000 100\ncell 1000000\nw 1\n{}done 1000000 100\ncell 10000\nw 1\n{}done 10000 100\nend\n",
+            samples(10),
+            samples(100),
+            samples(100),
+            samples(100)
+        );
+        assert_eq!(
+            whole.check(&parse_measurement(out.as_bytes()).unwrap(), true),
+            Ok(vec![])
+        );
+        // The ideal total of every cell is count × request, fixed by the config.
+        let yields = Request::new(&c, "sched_yield", Kind::Yield, None).split();
+        assert_eq!(yields.len(), 1);
+        assert_eq!(yields[0].quota, ProbeQuota::Count { count: 100 });
+        // Budget quotas are one run, as before.
+        c.quota = budget;
+        assert_eq!(Request::new(&c, "m", Kind::Oneshot, None).split().len(), 1);
     }
 
     const HEAD: &str = r#"{"protocol":"sleeplab-probe/1","runtime":"c","implementation":"gcc","runtime_version":"12","clock":"m","platform":"linux","method":"nanosleep","mode":"oneshot"}"#;

@@ -25,7 +25,10 @@ fn comment_texts(c: &[Comment]) -> Vec<String> {
 }
 
 /// Runs one method at timer slack `slack` (`None` = inherited) under `load` and turns
-/// its output into a result (never fails: a failure is data).
+/// its output into a result (never fails: a failure is data). A request whose cells
+/// take different counts ([`ProbeQuota::PerRequest`](super::ProbeQuota)) runs the probe
+/// once per group of cells, merged into one result; a failure or a stop ends it there,
+/// keeping the cells measured before.
 pub(super) fn measure(
     config: &RuntimesConfig,
     command: &ProbeCommand,
@@ -34,7 +37,69 @@ pub(super) fn measure(
     slack: Option<u64>,
     load: usize,
 ) -> MethodResult {
-    let req = Request::new(config, &m.method, m.kind, expected_runtime);
+    let whole = Request::new(config, &m.method, m.kind, expected_runtime);
+    let asked = whole.cells_ns.len() as u64;
+    let mut merged: Option<MethodResult> = None;
+    for req in whole.clone().split() {
+        if let Some(acc) = merged.as_mut() {
+            if crate::interrupt::interrupted() {
+                acc.partial = Some(PartialRun {
+                    reason: "interrupted (Ctrl-C)".into(),
+                    cells_kept: 0,
+                    cells_asked: 0,
+                });
+                break;
+            }
+        }
+        let r = measure_one(config, command, m, &req, slack, load);
+        match merged.as_mut() {
+            None => merged = Some(r),
+            Some(acc) => merge(acc, r),
+        }
+        if merged
+            .as_ref()
+            .is_some_and(|a| a.status != MethodStatus::Measured || a.partial.is_some())
+        {
+            break;
+        }
+    }
+    let mut res = merged.unwrap_or_else(|| measure_one(config, command, m, &whole, slack, load));
+    if let Some(p) = res.partial.as_mut() {
+        p.cells_kept = res.cells.len() as u64;
+        p.cells_asked = asked;
+    }
+    res
+}
+
+/// Adds a later probe run of the same method to `acc`: its cells, notes and wall time;
+/// its failure or stop.
+fn merge(acc: &mut MethodResult, r: MethodResult) {
+    acc.cells.extend(r.cells);
+    acc.notes.extend(r.notes);
+    acc.wall_ns = acc.wall_ns.saturating_add(r.wall_ns);
+    if acc.in_force.is_none() {
+        acc.in_force = r.in_force;
+    }
+    if acc.probe_timer_slack_ns.is_none() {
+        acc.probe_timer_slack_ns = r.probe_timer_slack_ns;
+    }
+    if r.status != MethodStatus::Measured {
+        acc.status = r.status;
+    }
+    if r.partial.is_some() {
+        acc.partial = r.partial;
+    }
+}
+
+/// One probe run of `req` (its cells share a count).
+fn measure_one(
+    config: &RuntimesConfig,
+    command: &ProbeCommand,
+    m: &MethodInfo,
+    req: &Request,
+    slack: Option<u64>,
+    load: usize,
+) -> MethodResult {
     let mut res = MethodResult::new(m.method.clone(), m.kind, m.description.clone(), load, slack);
     let fail = |mut res: MethodResult, reason: String| {
         res.status = MethodStatus::Failed { reason };
@@ -62,7 +127,7 @@ pub(super) fn measure(
         Verdict::BadArguments(w) => {
             Err(format!("the probe rejected {}: {w}", req.args().join(" ")))
         }
-        Verdict::Failed(w) => match stopped_midway(&out, &req, &w) {
+        Verdict::Failed(w) => match stopped_midway(&out, req, &w) {
             Some(kept) => Ok(kept),
             None => Err(w),
         },

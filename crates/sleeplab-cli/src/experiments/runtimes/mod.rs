@@ -49,13 +49,43 @@ pub enum ProbeQuota {
         count: u64,
     },
     /// Samples until their sum reaches the budget (`--budget-ns`), at least one and at
-    /// most `max_count` (`--max-count`).
+    /// most `max_count` (`--max-count`): the actual total is fixed, the count (and so
+    /// the ideal total) varies.
     Budget {
         /// Sum of samples per cell, ns.
         budget_ns: u64,
         /// Most samples per cell.
         max_count: u64,
     },
+    /// Seed 003's design: a number of calls fixed per request before measuring, so the
+    /// ideal total (count × request) is set and the actual total is measured: `count`
+    /// calls, or fewer at a request so long that `count` calls would ask for more than
+    /// `max_ideal_ns` of sleep (at least one). The probe is run once per group of
+    /// requests that share a count (`--count`).
+    PerRequest {
+        /// Calls per request.
+        count: u64,
+        /// Most requested sleep per cell (count × request), ns.
+        max_ideal_ns: u64,
+    },
+}
+
+impl ProbeQuota {
+    /// The fixed number of calls at `requested_ns` (`None` under a budget: the probe
+    /// decides as it measures).
+    pub fn count_for(self, requested_ns: u64) -> Option<u64> {
+        match self {
+            ProbeQuota::Count { count } => Some(count),
+            ProbeQuota::Budget { .. } => None,
+            ProbeQuota::PerRequest {
+                count,
+                max_ideal_ns,
+            } => Some(match max_ideal_ns.checked_div(requested_ns) {
+                Some(fits) => count.min(fits).max(1),
+                None => count,
+            }),
+        }
+    }
 }
 
 /// What to measure.
@@ -105,8 +135,9 @@ pub struct RuntimesConfig {
 
 impl Default for RuntimesConfig {
     /// What `sleeplab runtimes` measures without flags (a test checks its flags agree):
-    /// every runtime's every method at [`DEFAULT_DURATIONS_NS`], 150 ms of samples per
-    /// cell (at most 20 000), 5 warm-up calls, 100 ticks of 10 ms, idle, the inherited
+    /// every runtime's every method at [`DEFAULT_DURATIONS_NS`], seed 003's count fixed
+    /// per request (100 calls, fewer where they would ask for more than 1 s), 5 warm-up
+    /// calls, 100 ticks of 10 ms, idle, the inherited
     /// timer slack and scheduling, 1000 samples per cell in the JSON, a 64 MiB output cap
     /// and 120 s for a probe's start-up.
     fn default() -> Self {
@@ -117,9 +148,9 @@ impl Default for RuntimesConfig {
                 .collect(),
             methods: None,
             durations_ns: DEFAULT_DURATIONS_NS.to_vec(),
-            quota: ProbeQuota::Budget {
-                budget_ns: 150_000_000,
-                max_count: 20_000,
+            quota: ProbeQuota::PerRequest {
+                count: 100,
+                max_ideal_ns: 1_000_000_000,
             },
             warmup: 5,
             period_ns: 10_000_000,

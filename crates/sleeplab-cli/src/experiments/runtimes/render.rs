@@ -4,7 +4,7 @@
 //! early returns spelled out.
 
 use super::settings::in_force_summary;
-use super::{MethodResult, MethodStatus, RuntimeResult, RuntimeStatus, RuntimesData};
+use super::{MethodResult, MethodStatus, ProbeQuota, RuntimeResult, RuntimeStatus, RuntimesData};
 use crate::output::{fmt_ns, fmt_ns_f, new_table};
 use std::fmt::Write;
 
@@ -66,10 +66,41 @@ fn heading(r: &RuntimeResult) -> String {
     h
 }
 
+/// How the one-shot cells were sized, and so what "ideal" and "actual" total mean.
+pub fn quota_line(q: ProbeQuota) -> String {
+    match q {
+        ProbeQuota::Count { count } => format!(
+            "{count} calls per request, fixed before measuring: ideal total = count × requested, actual total = what the calls took"
+        ),
+        ProbeQuota::PerRequest {
+            count,
+            max_ideal_ns,
+        } => format!(
+            "{count} calls per request (fewer where count × requested would exceed {}), fixed before measuring as in seed 003: ideal total = count × requested, actual total = what the calls took",
+            fmt_ns(max_ideal_ns)
+        ),
+        ProbeQuota::Budget {
+            budget_ns,
+            max_count,
+        } => format!(
+            "calls until they took {} (at most {max_count}): the actual total is fixed by the budget and the count, so the ideal total, varies",
+            fmt_ns(budget_ns)
+        ),
+    }
+}
+
 /// Renders the measured data as text.
 pub fn render(data: &RuntimesData) -> String {
     let mut out = String::new();
     let multi = multi_level(data);
+    let any_oneshot = data
+        .runtimes
+        .iter()
+        .flat_map(|r| r.methods.iter())
+        .any(|m| !m.cells.is_empty());
+    if any_oneshot {
+        let _ = writeln!(out, "one-shot cells: {}", quota_line(data.config.quota));
+    }
     for r in &data.runtimes {
         if r.status != RuntimeStatus::Measured || r.methods.is_empty() {
             continue;

@@ -32,6 +32,12 @@ pub const STAGE_OVERHEAD_NS: u64 = 200_000_000;
 /// Starting one runtime's probe and listing its methods (a JVM takes the longest).
 pub const PROBE_START_NS: u64 = 1_000_000_000;
 
+/// What one call of a runtime's sleep costs beyond its request, on average over the
+/// probes' methods: about half of them round requests under 1 ms up to ~1 ms (Go's
+/// time.Sleep on some calls, Node.js's timers, asyncio, Java's millisecond sleeps,
+/// Wine; `docs/RUNTIMES.md`), the others overshoot by ~60 µs.
+pub const PROBE_CALL_OVERHEAD_NS: u64 = 500_000;
+
 /// One-shot methods a runtime's probe has, at most, besides its periodic one.
 pub const PROBE_ONESHOT_METHODS: u64 = 3;
 
@@ -142,15 +148,20 @@ impl Estimate for SimulateOptions {
     }
 }
 
-/// Per runtime: its probe's start, its one-shot methods' budgets at every request, its
-/// periodic ticks; at every load.
+/// Per runtime: its probe's start, its one-shot methods' cells at every request (a
+/// fixed count: count × (request + [`PROBE_CALL_OVERHEAD_NS`]); a budget: the budget),
+/// its periodic ticks; at every load.
 impl Estimate for RuntimesConfig {
     fn estimate_ns(&self, _cpus: usize) -> u64 {
-        let per_cell = match self.quota {
-            ProbeQuota::Budget { budget_ns, .. } => budget_ns,
-            ProbeQuota::Count { count } => count * 1_000_000,
+        let cell = |d: u64| match self.quota.count_for(d) {
+            Some(count) => (count + self.warmup) * (d + PROBE_CALL_OVERHEAD_NS),
+            None => match self.quota {
+                ProbeQuota::Budget { budget_ns, .. } => budget_ns,
+                _ => 0,
+            },
         };
-        let oneshot = PROBE_ONESHOT_METHODS * self.durations_ns.len() as u64 * per_cell;
+        let cells: u64 = self.durations_ns.iter().map(|&d| cell(d)).sum();
+        let oneshot = PROBE_ONESHOT_METHODS * cells;
         let periodic = (self.ticks + self.warmup) * self.period_ns;
         let per_runtime = PROBE_START_NS + (oneshot + periodic) * self.loads.len().max(1) as u64;
         self.runtimes.len() as u64 * per_runtime + STAGE_OVERHEAD_NS
@@ -172,6 +183,40 @@ mod tests {
         assert_eq!(samples(q, 1_060_000), 100);
         assert_eq!(samples(q, 1), 2_000);
         assert_eq!(samples(Quota::Iterations { count: 7 }, 1), 7);
+    }
+
+    /// A fixed count per request costs (count + warm-up) × (request + overhead) per
+    /// cell, for each one-shot method.
+    #[test]
+    fn runtimes_with_a_fixed_count_are_estimated_per_request() {
+        let c = RuntimesConfig {
+            runtimes: vec!["c".into()],
+            durations_ns: vec![1_000_000, 1_000],
+            quota: ProbeQuota::PerRequest {
+                count: 100,
+                max_ideal_ns: 50_000_000,
+            },
+            warmup: 2,
+            ticks: 0,
+            period_ns: 0,
+            loads: vec![0],
+            methods: None,
+            timer_slacks_ns: vec![],
+            pin_cpu: None,
+            policy: Default::default(),
+            priority: 0,
+            mlock: false,
+            json_samples: 0,
+            output_cap_bytes: 0,
+            startup_timeout_ns: 0,
+            saved_files: vec![],
+        };
+        let cells = (50 + 2) * (1_000_000 + PROBE_CALL_OVERHEAD_NS)
+            + (100 + 2) * (1_000 + PROBE_CALL_OVERHEAD_NS);
+        assert_eq!(
+            c.estimate_ns(2),
+            PROBE_START_NS + PROBE_ONESHOT_METHODS * cells + STAGE_OVERHEAD_NS
+        );
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub use sweep::{early_wakeups, first_calls, long_sleeps, spin_cost};
 use super::view::{MainSweep, Results};
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::ns;
-use crate::stats::claim::{BLOCKED_CSW, Claim, SMALL_SAMPLE, Sentence};
+use crate::stats::claim::{BLOCKED_CSW, Claim, Sentence, n_clause, small_n};
 use crate::stats::{Stat, Summary};
 use sleeplab::wait::{self, Family};
 
@@ -135,25 +135,6 @@ fn quote(out: &mut Sentence, s: &Summary, stat: Stat) -> Option<String> {
         shown: shown.clone(),
     });
     Some(shown)
-}
-
-/// ` (n = 22)` for a sample under [`SMALL_SAMPLE`], else nothing: small samples are
-/// always named.
-fn small_n(n: u64) -> String {
-    if n < SMALL_SAMPLE {
-        format!(" (n = {n})")
-    } else {
-        String::new()
-    }
-}
-
-/// `, n = 22` for a sample under [`SMALL_SAMPLE`], else nothing (inside parentheses).
-fn n_clause(n: u64) -> String {
-    if n < SMALL_SAMPLE {
-        format!(", n = {n}")
-    } else {
-        String::new()
-    }
 }
 
 /// The highest of `prefer` that every sample of `sizes` resolves.

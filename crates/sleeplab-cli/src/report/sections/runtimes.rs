@@ -12,6 +12,8 @@ use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::Results;
+use crate::stats::Stat;
+use crate::stats::claim::{Claim, Extreme, RankBy, Sentence, extreme_index, small_n};
 
 /// Whether a probe method calls sleeplab itself (its name starts with `sleeplab`): never
 /// a language's plain sleep.
@@ -188,10 +190,10 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
         Block::Text("Seed 003 asked how accurate Ruby's sleep is on MRI, JRuby and Rubinius. Here every runtime's probe measures its own wait functions with its own monotonic clock, under the same conditions.".into()),
         Block::Figure(crate::report::html::Figure {
             legend,
-            ..figure("runtimes-requested-actual", "requested vs actual, each runtime's plain sleep", (860, 500), caption(&mains), |a| spec.draw(a))
+            ..figure("runtimes-requested-actual", "requested vs actual, each runtime's plain sleep", (860, 500), caption(&mains).text, |a| spec.draw(a))
         }),
         Block::Heading(format!("Every wait function asked for {}", ns(request as f64))),
-        Block::Figure(figure("runtimes-floor", "elapsed for the smallest request, every method", (860, height), floor_caption(&floors), |a| bars.draw(a))),
+        Block::Figure(figure("runtimes-floor", "elapsed for the smallest request, every method", (860, height), floor_caption(&floors).text, |a| bars.draw(a))),
         Block::Table(t),
     ];
     if !not_here.is_empty() {
@@ -204,61 +206,165 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
     })
 }
 
-fn caption(mains: &[(&RuntimeResult, &MethodResult)]) -> String {
-    let mut at: Vec<(String, f64, u64)> = mains
+/// A cell's median written, its quote claimed, ` (n = 10)` under 100 samples.
+fn median(s: &mut Sentence, c: &OneshotCell) -> String {
+    let shown = ns(c.summary.median_ns);
+    s.claim(Claim::Quote {
+        stat: Stat::Median,
+        n: c.summary.count,
+        shown: shown.clone(),
+    });
+    format!("{shown}{}", small_n(c.summary.count))
+}
+
+/// The requested-vs-actual caption: each runtime's plain sleep at the smallest request,
+/// by its median, in order; a median below the request is said to be one.
+pub fn caption(mains: &[(&RuntimeResult, &MethodResult)]) -> Sentence {
+    let mut s = Sentence::default();
+    let mut at: Vec<(String, &OneshotCell)> = mains
         .iter()
-        .filter_map(|(r, m)| {
-            smallest(m).map(|c| (label(r, m), c.summary.median_ns, c.requested_ns))
-        })
+        .filter_map(|(r, m)| smallest(m).map(|c| (label(r, m), c)))
         .collect();
-    let Some(req) = at.iter().map(|a| a.2).min() else {
-        return String::new();
+    let Some(req) = at.iter().map(|a| a.1.requested_ns).min() else {
+        return s;
     };
-    at.retain(|a| a.2 == req);
-    at.sort_by(|a, b| a.1.total_cmp(&b.1));
+    at.retain(|a| a.1.requested_ns == req);
+    at.sort_by(|a, b| a.1.summary.median_ns.total_cmp(&b.1.summary.median_ns));
     let list: Vec<String> = at
         .iter()
-        .map(|(n, v, _)| {
-            if *v < req as f64 {
-                format!("{n} {} (returned early)", ns(*v))
+        .map(|(n, c)| {
+            let v = median(&mut s, c);
+            if c.summary.median_ns < req as f64 {
+                format!("{n} {v} (below the request: most calls returned early)")
             } else {
-                format!("{n} {}", ns(*v))
+                format!("{n} {v}")
             }
         })
         .collect();
-    format!(
+    s.push(&format!(
         "Asked to sleep {}, the plain sleeps took a median: {}.",
         ns(req as f64),
         list.join(", ")
-    )
+    ));
+    s
 }
 
-fn floor_caption(floors: &[(String, &OneshotCell, usize)]) -> String {
-    let honest: Vec<_> = floors
+/// The floor caption: the quickest wait by median among those that never returned
+/// early; those whose median was below the request (most calls early) apart from those
+/// where only some calls were, counted (issue 13: Atomics.wait, 12 of 135 early with a
+/// median of 79.9 µs, was listed as returning before the requested time).
+pub fn floor_caption(floors: &[(String, &OneshotCell, usize)]) -> Sentence {
+    let mut s = Sentence::default();
+    let honest: Vec<&(String, &OneshotCell, usize)> = floors
         .iter()
         .filter(|f| f.1.summary.early_count == 0)
         .collect();
-    let early: Vec<&str> = floors
+    let medians: Vec<f64> = honest.iter().map(|f| f.1.summary.median_ns).collect();
+    if let Some(bi) = extreme_index(&medians, Extreme::Least, RankBy::Signed) {
+        let b = honest[bi];
+        let v = median(&mut s, b.1);
+        s.push(&format!(
+            "The quickest wait that never returned early was {}: median {v}.",
+            b.0
+        ));
+        if medians.len() >= 2 {
+            s.claim(Claim::Rank {
+                extreme: Extreme::Least,
+                by: RankBy::Signed,
+                chosen: bi,
+                among: medians,
+            });
+        }
+    }
+    let (mostly, sometimes): (Vec<_>, Vec<_>) = floors
         .iter()
         .filter(|f| f.1.summary.early_count > 0)
-        .map(|f| f.0.as_str())
-        .collect();
-    let best = honest
-        .iter()
-        .min_by(|a, b| a.1.summary.median_ns.total_cmp(&b.1.summary.median_ns));
-    let mut s = match best {
-        Some(b) => format!(
-            "The quickest wait that never returned early was {}: median {}.",
-            b.0,
-            ns(b.1.summary.median_ns)
-        ),
-        None => String::new(),
-    };
-    if !early.is_empty() {
-        s.push_str(&format!(
-            " These returned before the requested time (a rounded-down or zero timeout): {}.",
-            early.join(", ")
+        .partition(|f| f.1.summary.median_ns < f.1.requested_ns as f64);
+    if !mostly.is_empty() {
+        let names: Vec<&str> = mostly.iter().map(|f| f.0.as_str()).collect();
+        s.push(&format!(
+            " These returned before the requested time in most calls (a median below the request: a rounded-down or zero timeout): {}.",
+            names.join(", ")
+        ));
+    }
+    if !sometimes.is_empty() {
+        let parts: Vec<String> = sometimes
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} ({} of {})",
+                    f.0, f.1.summary.early_count, f.1.summary.count
+                )
+            })
+            .collect();
+        s.push(&format!(
+            " Some calls returned early in: {}.",
+            parts.join(", ")
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::summarize;
+    use proptest::prelude::*;
+
+    fn cell(req: u64, samples: &[u64]) -> OneshotCell {
+        OneshotCell {
+            requested_ns: req,
+            summary: summarize(samples, req),
+            warmup_ns: vec![],
+            samples_ns: vec![],
+            all_samples_ns: vec![],
+            notes: vec![],
+        }
+    }
+
+    /// Issue 13: Node's Atomics.wait (12 of 135 calls early, median 79.9 µs for a 10 µs
+    /// request) was listed among waits that "returned before the requested time".
+    #[test]
+    fn sometimes_early_is_counted_not_called_early() {
+        let mut atomics: Vec<u64> = vec![5_000; 12];
+        atomics.extend(vec![79_900; 123]);
+        let atomics = cell(10_000, &atomics);
+        let jruby = cell(10_000, &[80, 90, 100]);
+        let c = cell(10_000, &[60_000, 61_000, 62_000]);
+        let floors = vec![
+            ("Node.js Atomics.wait".to_string(), &atomics, 0),
+            ("JRuby sleep".to_string(), &jruby, 1),
+            ("C nanosleep".to_string(), &c, 2),
+        ];
+        let s = floor_caption(&floors);
+        assert_eq!(s.check(), Ok(()));
+        let most = s.text.split("in most calls").nth(1).unwrap();
+        let most = most.split('.').next().unwrap();
+        assert!(most.contains("JRuby") && !most.contains("Atomics"), "{s}");
+        assert!(s.text.contains("Node.js Atomics.wait (12 of 135)"), "{s}");
+        assert!(
+            s.text.contains("was C nanosleep: median 61 µs (n = 3)"),
+            "{s}"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn floor_caption_is_true_of_its_numbers(
+            v in proptest::collection::vec(proptest::collection::vec(1u64..3_000_000, 1..150), 0..6),
+        ) {
+            let cells: Vec<OneshotCell> = v.iter().map(|s| cell(10_000, s)).collect();
+            let floors: Vec<(String, &OneshotCell, usize)> =
+                cells.iter().enumerate().map(|(i, c)| (format!("r{i} m"), c, i)).collect();
+            let s = floor_caption(&floors);
+            prop_assert!(s.check().is_ok(), "{:?}", s.check());
+            for (name, c, _) in &floors {
+                let early = c.summary.early_count;
+                if early > 0 && c.summary.median_ns >= 10_000.0 {
+                    let counted = format!("{name} ({early} of {})", c.summary.count);
+                    prop_assert!(s.text.contains(&counted), "{}", s.text);
+                }
+            }
+        }
+    }
 }

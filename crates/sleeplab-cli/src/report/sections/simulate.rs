@@ -9,6 +9,8 @@ use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::Results;
+use crate::stats::Stat;
+use crate::stats::claim::{Claim, Extreme, RankBy, Sentence, extreme_index, n_clause};
 
 /// The simulate section, when the results hold a `simulate` run.
 pub fn section(r: &Results<'_>) -> Option<Section> {
@@ -84,7 +86,7 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
             &format!("simulate-{}", escape::ident(strategy)),
             &format!("mean relative error of {strategy} by requested sleep and scheduler period"),
             size,
-            caption(d, strategy),
+            caption(d, strategy).text,
             |a| spec.draw(a),
         )));
         for c in d.cells.iter().filter(|c| &c.strategy == strategy) {
@@ -93,7 +95,12 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
                 Cell::Num(ns(c.requested_ns as f64)),
                 Cell::Num(columns.get(c.model).cloned().unwrap_or_default()),
                 Cell::Num(pct(100.0 * c.mean_rel_error)),
-                Cell::Num(pct(100.0 * c.p99_rel_error)),
+                // The quantile rule: a p99 needs 100 sleeps.
+                Cell::Num(if Stat::P99.resolved_by(c.sleeps) {
+                    pct(100.0 * c.p99_rel_error)
+                } else {
+                    format!("– (n = {})", c.sleeps)
+                }),
                 Cell::Num(pct(c.cpu_percent)),
                 if c.early > 0 {
                     Cell::Warn(c.early.to_string())
@@ -111,22 +118,114 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
     })
 }
 
-fn caption(d: &SimulateData, strategy: &str) -> String {
+/// The relative error under which a cell counts as on time.
+const WITHIN: f64 = 0.01;
+
+/// The caption: in how many cells the strategy's mean relative error stayed within
+/// [`WITHIN`] (stated), and its worst cell by that mean.
+pub fn caption(d: &SimulateData, strategy: &str) -> Sentence {
+    let mut s = Sentence::default();
     let cells: Vec<_> = d.cells.iter().filter(|c| c.strategy == strategy).collect();
-    if cells.is_empty() {
-        return String::new();
-    }
-    let under = cells.iter().filter(|c| c.mean_rel_error < 0.01).count();
-    let worst = cells
-        .iter()
-        .max_by(|a, b| a.mean_rel_error.total_cmp(&b.mean_rel_error))
-        .expect("not empty");
+    let errs: Vec<f64> = cells.iter().map(|c| c.mean_rel_error).collect();
+    let Some(wi) = extreme_index(&errs, Extreme::Most, RankBy::Signed) else {
+        return s;
+    };
+    let worst = cells[wi];
+    let under = cells.iter().filter(|c| c.mean_rel_error < WITHIN).count();
+    let line = pct(100.0 * WITHIN);
+    let shown = pct(100.0 * worst.mean_rel_error);
     let label = |m: usize| d.config.models.get(m).map_or(String::new(), |x| x.label());
-    format!(
-        "{strategy} stayed within 1 % of the request in {under} of {} cells; its worst was {} of {} under a {} scheduler.",
+    let n = n_clause(worst.sleeps);
+    s.push(&format!(
+        "{strategy} stayed within {line} of the request (mean relative error) in {under} of {} cells; its worst mean was {shown} of {}{n} under a {} scheduler.",
         cells.len(),
-        pct(100.0 * worst.mean_rel_error),
         ns(worst.requested_ns as f64),
         label(worst.model)
-    )
+    ));
+    s.claim(Claim::Threshold { shown: line });
+    s.claim(Claim::Quote {
+        stat: Stat::Mean,
+        n: worst.sleeps,
+        shown,
+    });
+    if errs.len() >= 2 {
+        s.claim(Claim::Rank {
+            extreme: Extreme::Most,
+            by: RankBy::Signed,
+            chosen: wi,
+            among: errs,
+        });
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::simulate::{SimCell, SimCosts, SimulateConfig};
+    use proptest::prelude::*;
+
+    fn data(errs: &[f64], sleeps: u64) -> SimulateData {
+        SimulateData {
+            config: SimulateConfig {
+                strategies: vec!["precise".into()],
+                intervals_ns: vec![1_000_000],
+                models: vec![],
+                sleeps,
+                warmup: 0,
+                seed: 1,
+                costs: SimCosts {
+                    clock_read_ns: 0,
+                    spin_pause_ns: 0,
+                    yield_ns: 0,
+                    sleep_cpu_ns: 0,
+                },
+            },
+            cells: errs
+                .iter()
+                .enumerate()
+                .map(|(i, &e)| SimCell {
+                    strategy: "precise".into(),
+                    requested_ns: 1_000_000 * (i as u64 + 1),
+                    model: 0,
+                    sleeps,
+                    mean_rel_error: e,
+                    p50_rel_error: e,
+                    p99_rel_error: e,
+                    max_rel_error: e,
+                    mean_lateness_ns: 0.0,
+                    p99_lateness_ns: 0.0,
+                    max_lateness_ns: 0,
+                    cpu_percent: 0.0,
+                    native_sleeps_per_wait: 1.0,
+                    early: 0,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn worst_is_the_largest_mean_and_the_line_is_stated() {
+        let s = caption(&data(&[0.001, 0.3, 0.02], 40), "precise");
+        assert_eq!(s.check(), Ok(()));
+        assert!(
+            s.text.contains("within 1 %") && s.text.contains("in 1 of 3 cells"),
+            "{s}"
+        );
+        assert!(
+            s.text.contains("worst mean was 30 %") && s.text.contains("n = 40"),
+            "{s}"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn caption_is_true_of_its_numbers(
+            errs in proptest::collection::vec(0.0f64..3.0, 0..10),
+            sleeps in 1u64..300,
+        ) {
+            let s = caption(&data(&errs, sleeps), "precise");
+            prop_assert!(s.check().is_ok(), "{:?}", s.check());
+        }
+    }
 }

@@ -8,6 +8,8 @@ use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::{Results, distinct};
+use crate::stats::Stat;
+use crate::stats::claim::{Claim, Extreme, RankBy, Sentence, extreme_index, small_n};
 
 /// The timers section, when the results hold a `timers` run.
 pub fn section(r: &Results<'_>) -> Option<Section> {
@@ -107,7 +109,7 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
                 "timers-error",
                 "average error per period for each periodic timer",
                 (860, 460),
-                caption(&cells),
+                caption(&cells).text,
                 |a| spec.draw(a),
             )),
             Block::Table(t),
@@ -124,21 +126,113 @@ fn mechanisms(d: &TimersData, cells: &[&TimersCell]) -> Vec<String> {
         .collect()
 }
 
-fn caption(cells: &[&TimersCell]) -> String {
+/// The caption: at the shortest period, the timer that erred least and the one that
+/// erred most, by the mean interval error (seed 004's "avg error").
+pub fn caption(cells: &[&TimersCell]) -> Sentence {
+    let mut s = Sentence::default();
     let Some(p) = cells.iter().map(|c| c.period_ns).min() else {
-        return String::new();
+        return s;
     };
-    let mut at: Vec<&&TimersCell> = cells.iter().filter(|c| c.period_ns == p).collect();
-    at.sort_by(|a, b| a.merged.avg_error_pct.total_cmp(&b.merged.avg_error_pct));
-    match (at.first(), at.last()) {
-        (Some(best), Some(worst)) if best.mechanism != worst.mechanism => format!(
-            "At a {} period, {} erred by {} of the period on average and {} by {} (seed 004 saw Windows' SetTimer at 1450 %).",
-            ns(p as f64),
-            best.mechanism,
-            pct(best.merged.avg_error_pct),
-            worst.mechanism,
-            pct(worst.merged.avg_error_pct)
-        ),
-        _ => String::new(),
+    let at: Vec<&&TimersCell> = cells.iter().filter(|c| c.period_ns == p).collect();
+    if at.len() < 2 {
+        return s;
+    }
+    let errs: Vec<f64> = at.iter().map(|c| c.merged.avg_error_pct).collect();
+    let (Some(bi), Some(wi)) = (
+        extreme_index(&errs, Extreme::Least, RankBy::Signed),
+        extreme_index(&errs, Extreme::Most, RankBy::Signed),
+    ) else {
+        return s;
+    };
+    let (best, worst): (&TimersCell, &TimersCell) = (at[bi], at[wi]);
+    if errs[bi] == errs[wi] {
+        return s;
+    }
+    let quote = |s: &mut Sentence, c: &TimersCell| {
+        let shown = pct(c.merged.avg_error_pct);
+        s.claim(Claim::Quote {
+            stat: Stat::Mean,
+            n: c.merged.received,
+            shown: shown.clone(),
+        });
+        format!("{shown}{}", small_n(c.merged.received))
+    };
+    let (b, w) = (quote(&mut s, best), quote(&mut s, worst));
+    s.push(&format!(
+        "At a {} period, {} erred least, by a mean {b} of the period, and {} most, {w} (seed 004 saw Windows' SetTimer at 1450 %).",
+        ns(p as f64),
+        best.mechanism,
+        worst.mechanism,
+    ));
+    for (extreme, chosen) in [(Extreme::Least, bi), (Extreme::Most, wi)] {
+        s.claim(Claim::Rank {
+            extreme,
+            by: RankBy::Signed,
+            chosen,
+            among: errs.clone(),
+        });
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::timers::TickStats;
+    use proptest::prelude::*;
+
+    fn cell(m: &str, period_ns: u64, err: f64, received: u64) -> TimersCell {
+        TimersCell {
+            mechanism: m.into(),
+            period_ns,
+            load: 0,
+            timer_slack_ns: 50_000,
+            requested_timer_slack_ns: None,
+            complete: true,
+            merged: TickStats {
+                expected: received,
+                received,
+                avg_error_pct: err,
+                ..TickStats::default()
+            },
+            cpu_pct: 0.0,
+            voluntary_csw: 0,
+            involuntary_csw: 0,
+            threads: vec![],
+        }
+    }
+
+    #[test]
+    fn least_and_most_name_the_extremes() {
+        let cells = [
+            cell("a", 1_000_000, 3.0, 250),
+            cell("b", 1_000_000, 0.5, 250),
+            cell("c", 1_000_000, 40.0, 12),
+            cell("a", 20_000_000, 0.1, 12),
+        ];
+        let refs: Vec<&TimersCell> = cells.iter().collect();
+        let s = caption(&refs);
+        assert_eq!(s.check(), Ok(()));
+        assert!(
+            s.text.contains("b erred least") && s.text.contains("c most"),
+            "{s}"
+        );
+        assert!(s.text.contains("n = 12"), "{s}");
+    }
+
+    proptest! {
+        #[test]
+        fn caption_is_true_of_its_numbers(
+            v in proptest::collection::vec((0.0f64..2000.0, 1u64..400, any::<bool>()), 0..8),
+        ) {
+            let cells: Vec<TimersCell> = v
+                .iter()
+                .enumerate()
+                .map(|(i, (e, n, long))| cell(&format!("t{i}"), if *long { 20_000_000 } else { 1_000_000 }, *e, *n))
+                .collect();
+            let refs: Vec<&TimersCell> = cells.iter().collect();
+            let s = caption(&refs);
+            prop_assert!(s.check().is_ok(), "{:?}", s.check());
+        }
     }
 }

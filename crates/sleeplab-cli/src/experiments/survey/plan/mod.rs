@@ -137,7 +137,10 @@ fn simulate_stage(level: Level, cpus: usize) -> StagePlan {
 /// a JVM per method (3–5 s each), so it runs only at `--full`.
 fn runtimes_stage(level: Level, cpus: usize) -> StagePlan {
     let ms = 1_000_000u64;
-    let (ids, budget_ns, ticks): (Vec<RuntimeId>, u64, u64) = match level {
+    // Seed 003's design: a count fixed per request (the ideal total count × request is
+    // set, the actual total measured); every request up to 1 ms shares it, so each
+    // method is one probe run.
+    let (ids, count, ticks): (Vec<RuntimeId>, u64, u64) = match level {
         Level::Quick => (
             vec![
                 RuntimeId::C,
@@ -145,7 +148,7 @@ fn runtimes_stage(level: Level, cpus: usize) -> StagePlan {
                 RuntimeId::Python,
                 RuntimeId::Node,
             ],
-            5 * ms,
+            30,
             10,
         ),
         Level::Normal => (
@@ -153,10 +156,10 @@ fn runtimes_stage(level: Level, cpus: usize) -> StagePlan {
                 .into_iter()
                 .filter(|r| *r != RuntimeId::Jruby)
                 .collect(),
-            10 * ms,
+            100,
             20,
         ),
-        Level::Full => (RuntimeId::ALL.to_vec(), 150 * ms, 100),
+        Level::Full => (RuntimeId::ALL.to_vec(), 1_000, 100),
     };
     StagePlan::new(
         "runtimes",
@@ -169,9 +172,14 @@ fn runtimes_stage(level: Level, cpus: usize) -> StagePlan {
             } else {
                 vec![ms, 100_000, 10_000, 1_000]
             },
-            quota: ProbeQuota::Budget {
-                budget_ns,
-                max_count: 100_000,
+            quota: ProbeQuota::PerRequest {
+                count,
+                // Full: seed 003's second of sleep per cell; otherwise 1 ms × count.
+                max_ideal_ns: if level == Level::Full {
+                    1_000 * ms
+                } else {
+                    count * ms
+                },
             },
             warmup: 2,
             period_ns: 5 * ms,
@@ -329,6 +337,18 @@ mod tests {
             assert!(normal <= NORMAL_BUDGET_MS, "{cpus} CPUs: {normal} ms");
             let quick = planned_ms(&plan(Level::Quick, &e));
             assert!(quick <= QUICK_BUDGET_MS, "{cpus} CPUs: {quick} ms");
+        }
+    }
+
+    /// The runtimes stage follows seed 003: 100 calls at every request, fixed before
+    /// measuring (one probe run per method: every request shares the count).
+    #[test]
+    fn runtimes_stage_fixes_the_count_per_request() {
+        let p = plan(Level::Normal, &every_mechanism(2));
+        let rt = p.iter().find(|s| s.name == "runtimes").unwrap();
+        let c = rt.config::<RuntimesConfig>().unwrap();
+        for &d in &c.durations_ns {
+            assert_eq!(c.quota.count_for(d), Some(100), "{d} ns");
         }
     }
 
