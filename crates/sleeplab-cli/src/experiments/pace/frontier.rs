@@ -130,6 +130,7 @@ mod tests {
             spin_percent: 0.0,
             voluntary_csw_per_frame: 0.0,
             involuntary_csw_per_frame: 0.0,
+            evidence: Default::default(),
             histogram: vec![],
             samples_ns: vec![],
             all_samples_ns: vec![],
