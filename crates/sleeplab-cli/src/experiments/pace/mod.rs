@@ -115,6 +115,31 @@ pub struct PaceResult {
 }
 
 impl PaceResult {
+    /// A result of `n` frames all `late` ns late at `cpu` % (tests).
+    #[cfg(test)]
+    pub(crate) fn uniform(name: &str, load: usize, n: u64, late: u64, cpu: f64) -> Self {
+        let mut rec = crate::stats::Recorder::new(0, crate::stats::RecorderConfig::default());
+        for _ in 0..n {
+            rec.record(late);
+        }
+        Self {
+            strategy: name.into(),
+            load,
+            error: rec.summary(),
+            missed_frames: 0,
+            ideal_total_ns: 0,
+            actual_total_ns: 0,
+            cpu_percent: cpu,
+            spin_percent: 0.0,
+            voluntary_csw_per_frame: 0.0,
+            involuntary_csw_per_frame: 0.0,
+            evidence: Evidence::new(),
+            histogram: vec![],
+            samples_ns: vec![],
+            all_samples_ns: vec![],
+        }
+    }
+
     /// The contender's name, with its load level when there was one (`precise @ load 2`).
     pub fn label(&self) -> String {
         if self.load > 0 {
