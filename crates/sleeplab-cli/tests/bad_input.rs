@@ -299,6 +299,52 @@ const CASES: &[Case] = &[
     case(&["report", "%survey", "-o", "%file"], "not a directory"),
     // A directory holding another run's report (index.html and its results.json).
     case(&["report", "%sweep", "-o", "%other-report"], "other-report"),
+    // `runtimes`, as its own suite checked it (without --json).
+    case(&["runtimes", "--runtimes", "pyhton"], "did you mean python?"),
+    case(&["runtimes", "--runtimes", "rust"], "rust"),
+    case(&["runtimes", "--runtimes", "c,,go"], "c,,go"),
+    case(&["runtimes", "--durations", "5"], "\"5\""),
+    case(&["runtimes", "--durations", "-1ms"], "-1ms"),
+    case(&["runtimes", "--budget", "0"], "\"0\""),
+    case(&["runtimes", "--count", "0"], "\"0\""),
+    case(&["runtimes", "--count", "3", "--budget", "1s"], "--budget"),
+    case(&["runtimes", "--max-count", "x"], "\"x\""),
+    case(&["runtimes", "--warmup", "-1"], "-1"),
+    case(&["runtimes", "--period", "0"], "\"0\""),
+    case(&["runtimes", "--ticks", "0"], "\"0\""),
+    case(&["runtimes", "--load", "-1"], "-1"),
+    case(&["runtimes", "--timer-slack", "0"], "\"0\""),
+    case(&["runtimes", "--pin", "4096"], "4096"),
+    case(&["runtimes", "--list", "--json", "x.json"], "--json"),
+    case(&["runtimes", "--json", "@M"], "no/such/dir"),
+    case(&["runtimes", "--runtimes", "c", "--methods", "nanoslep"], "did you mean nanosleep?"),
+    case(&["runtimes", "--saved", "%count_mismatch.txt"], "count_mismatch.txt: line 4:"),
+    case(&["runtimes", "--saved", "@M"], "cannot read saved probe output"),
+    // `timers`, as its own suite checked it (quiet, --json unless given).
+    case(&["timers", "--periods", "-1ms", "-q", "--json", "@J"], "-1ms"),
+    case(&["timers", "--periods", "0", "-q", "--json", "@J"], "\"0\""),
+    case(&["timers", "--periods", "500ns", "-q", "--json", "@J"], "500ns"),
+    case(&["timers", "--periods", "1ms,,2ms", "-q", "--json", "@J"], "1ms,,2ms"),
+    case(&["timers", "--periods", "NaN", "-q", "--json", "@J"], "NaN"),
+    case(&["timers", "--periods", "2s", "-q", "--json", "@J"], "2.000 s"),
+    case(&["timers", "--periods", "1us", "--seconds", "10", "-q", "--json", "@J"], "1.000 µs"),
+    case(&["timers", "--seconds", "0", "-q", "--json", "@J"], "\"0\""),
+    case(&["timers", "--seconds", "-1", "-q", "--json", "@J"], "-1"),
+    case(&["timers", "--seconds", "abc", "-q", "--json", "@J"], "abc"),
+    case(&["timers", "--seconds", "7200", "-q", "--json", "@J"], "7200"),
+    case(&["timers", "--threads", "0", "-q", "--json", "@J"], "\"0\""),
+    case(&["timers", "--threads", "65", "-q", "--json", "@J"], "65"),
+    case(&["timers", "--load", "-1", "-q", "--json", "@J"], "-1"),
+    case(&["timers", "--timer-slack", "0", "-q", "--json", "@J"], "\"0\""),
+    case(&["timers", "--histogram-max", "0", "-q", "--json", "@J"], "\"0\""),
+    case(&["timers", "--mechanisms", "timerfd", "-q", "--json", "@J"], "timerfd"),
+    case(&["timers", "--mechanisms", "busy-wait,", "-q", "--json", "@J"], "busy-wait,"),
+    case(&["timers", "--mechanisms", "busy-wiat", "-q", "--json", "@J"], "did you mean busy-wait"),
+    case(&["timers", "--policy", "fifo", "--priority", "0", "-q", "--json", "@J"], "0"),
+    case(&["timers", "--pin", "4096", "-q", "--json", "@J"], "4096"),
+    case(&["timers", "--histogram", "@D", "-q", "--json", "@J"], "@D"),
+    case(&["timers", "--json", "/nonexistent/dir/x.json", "-q"], "/nonexistent/dir"),
+    case(&["timers", "--frobnicate", "-q", "--json", "@J"], "--frobnicate"),
     // --seconds: one form in every command (a duration, or a plain number of seconds).
     case(&["cpu", "--seconds", "1x", "--json", "@J"], "1x"),
     case(&["advise", "--duration", "1ms", "--tolerance", "1us", "--seconds", "0", "--json", "@J"], "\"0\""),
@@ -387,6 +433,12 @@ fn fixtures(dir: &Path) {
     std::fs::create_dir(dir.join("dir")).unwrap();
     std::fs::write(dir.join("file"), "x").unwrap();
     std::fs::write(dir.join("hello.json"), "{\"hello\": 1}").unwrap();
+    // A probe output that breaks the protocol (`runtimes --saved`).
+    std::fs::copy(
+        common::repo_root().join("spec/vectors/invalid/count_mismatch.txt"),
+        dir.join("count_mismatch.txt"),
+    )
+    .unwrap();
     // A real survey (the report fixture), and files made from it.
     let survey = std::fs::read_to_string(
         common::repo_root().join("crates/sleeplab-cli/tests/fixtures/survey.json"),

@@ -12,11 +12,13 @@
 //! No latency bound on the measurements is asserted; the stop times asserted are coarse
 //! (seconds) against runs that would take tens of seconds or more.
 
+mod common;
+
 use sleeplab_cli::experiments::short::ShortData;
 use sleeplab_cli::model::SurveyData;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -35,13 +37,7 @@ struct Running {
 
 impl Running {
     fn start(args: &[String]) -> Self {
-        let mut child = Command::new(bin())
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("sleeplab starts");
+        let mut child = common::spawn_piping_stderr(args);
         let stderr = Arc::new(Mutex::new(String::new()));
         let pipe = child.stderr.take().expect("stderr is piped");
         let sink = Arc::clone(&stderr);
@@ -421,20 +417,9 @@ fn runtimes_kills_its_probe_and_keeps_what_it_measured() {
 fn sigterm_is_handled_like_ctrl_c_and_kills_the_probe() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");
-    let args = [
-        "runtimes",
-        "-q",
-        "--runtimes",
-        "python",
-        "--methods",
-        "time.sleep",
-        "--durations",
-        "100ms",
-        "--count",
-        "100",
-        "--json",
-    ];
-    let mut full = s(&args);
+    let mut full = s(&["runtimes", "-q"]);
+    full.extend(s(&common::PYTHON_SLEEPING));
+    full.extend(s(&["--count", "100", "--json"]));
     full.push(path_arg(&json));
     interrupt(
         full,

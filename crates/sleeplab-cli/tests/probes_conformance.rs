@@ -335,22 +335,15 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
     ];
     let config = RuntimesConfig {
         runtimes: targets.iter().map(|t| t.id.clone()).collect(),
-        methods: None,
         durations_ns: vec![1000],
         quota: ProbeQuota::Count { count: 2 },
         warmup: 0,
         period_ns: 1_000_000,
         ticks: 2,
-        loads: vec![0],
-        timer_slacks_ns: vec![],
-        pin_cpu: None,
-        policy: Default::default(),
-        priority: 0,
-        mlock: false,
         json_samples: 10,
         output_cap_bytes: 1 << 20,
         startup_timeout_ns: 1_500_000_000,
-        saved_files: vec![],
+        ..RuntimesConfig::default()
     };
     let t0 = Instant::now();
     let out = runtimes::run(&config, targets, true, &Progress::hidden()).unwrap();

@@ -1,7 +1,8 @@
 //! `sleeplab runtimes` through the real binary: a tiny run on the C and Python probes
 //! whose JSON validates against the committed schema and round-trips, whose CSV holds
-//! one row per sample, whose probes saw the timer slack that was set; bad input exits 2
-//! with one line; Ctrl-C kills the running probe and keeps what was measured.
+//! one row per sample, whose probes saw the timer slack that was set; Ctrl-C kills the
+//! running probe and keeps what was measured; a SIGKILLed sleeplab leaves no probe
+//! running (bad input: `bad_input.rs`).
 //!
 //! Needs `cc` and `python3` (both always installed where the tests run).
 
@@ -13,13 +14,23 @@ use sleeplab_cli::model::ExperimentData;
 
 use std::time::{Duration, Instant};
 
+/// The quickest thing to measure: the C probe's nanosleep (quiet; more arguments follow).
+const C_NANOSLEEP: [&str; 6] = [
+    "runtimes",
+    "-q",
+    "--runtimes",
+    "c",
+    "--methods",
+    "nanosleep",
+];
+
 #[test]
 fn tiny_run_validates_round_trips_and_writes_one_csv_row_per_sample() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("rt.json");
     let csv = dir.path().join("rt.csv");
-    let out = sleeplab()
-        .args([
+    let stdout = run_saving(
+        [
             "runtimes",
             "-q",
             "--runtimes",
@@ -38,14 +49,10 @@ fn tiny_run_validates_round_trips_and_writes_one_csv_row_per_sample() {
             "4",
             "--timer-slack",
             "1us",
-        ])
-        .arg("--json")
-        .arg(&json)
-        .arg("--csv")
-        .arg(&csv)
-        .assert()
-        .success();
-    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        ],
+        &json,
+        &csv,
+    );
     for needle in [
         "ideal total",
         "actual total",
@@ -57,13 +64,8 @@ fn tiny_run_validates_round_trips_and_writes_one_csv_row_per_sample() {
         assert!(stdout.contains(needle), "{needle:?} not in\n{stdout}");
     }
 
-    let text = std::fs::read_to_string(&json).unwrap();
-    let instance: serde_json::Value = serde_json::from_str(&text).unwrap();
-    common::assert_matches_schema(&instance, "result");
-
-    let result = sleeplab_cli::model::load_result(&json).unwrap();
+    let result = common::load_checked_result(&json);
     assert!(result.complete);
-    assert_eq!(serde_json::to_value(&result).unwrap(), instance);
     let ExperimentData::Runtimes(data) = &result.data else {
         panic!("not a runtimes result");
     };
@@ -117,63 +119,12 @@ fn tiny_run_validates_round_trips_and_writes_one_csv_row_per_sample() {
     }
 }
 
-/// Each bad invocation exits 2 with exactly one line on stderr naming the bad value.
+/// A probes directory that is not one exits 2 naming it and the variable (the other
+/// bad invocations: `bad_input.rs`).
 #[test]
-fn bad_input_exits_2_with_one_line() {
+fn a_probes_dir_that_is_not_one_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let dir_s = dir.path().to_str().unwrap();
-    let missing = format!("{dir_s}/no/such/dir/out.json");
-    let invalid_vector = repo_root()
-        .join("spec/vectors/invalid/count_mismatch.txt")
-        .display()
-        .to_string();
-    let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--runtimes", "pyhton"], "did you mean python?"),
-        (vec!["--runtimes", "rust"], "rust"),
-        (vec!["--runtimes", "c,,go"], "c,,go"),
-        (vec!["--durations", "5"], "\"5\""),
-        (vec!["--durations", "-1ms"], "-1ms"),
-        (vec!["--budget", "0"], "\"0\""),
-        (vec!["--count", "0"], "\"0\""),
-        (vec!["--count", "3", "--budget", "1s"], "--budget"),
-        (vec!["--max-count", "x"], "\"x\""),
-        (vec!["--warmup", "-1"], "-1"),
-        (vec!["--period", "0"], "\"0\""),
-        (vec!["--ticks", "0"], "\"0\""),
-        (vec!["--load", "-1"], "-1"),
-        (vec!["--timer-slack", "0"], "\"0\""),
-        (vec!["--pin", "4096"], "4096"),
-        (vec!["--list", "--json", "x.json"], "--json"),
-        (vec!["--json", &missing], "no/such/dir"),
-        (
-            vec!["--runtimes", "c", "--methods", "nanoslep"],
-            "did you mean nanosleep?",
-        ),
-        (
-            vec!["--saved", &invalid_vector],
-            "count_mismatch.txt: line 4:",
-        ),
-        (vec!["--saved", &missing], "cannot read saved probe output"),
-    ];
-    for (args, needle) in cases {
-        let out = sleeplab()
-            .arg("runtimes")
-            .args(&args)
-            .env("SLEEPLAB_PROBES", repo_root().join("probes"))
-            .timeout(Duration::from_secs(60))
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-        assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
-        assert!(
-            out.stdout.is_empty(),
-            "{args:?} printed {:?}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
-    // A probes directory that is not one.
     let out = sleeplab()
         .args(["runtimes", "--runtimes", "c"])
         .env("SLEEPLAB_PROBES", dir.path())
@@ -230,13 +181,8 @@ fn ctrl_c_kills_the_probe_and_keeps_its_finished_cells() {
     // first cell of 1 ms that finishes at once.
     let marker = "3141592653";
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleeplab"))
+        .args(C_NANOSLEEP)
         .args([
-            "runtimes",
-            "-q",
-            "--runtimes",
-            "c",
-            "--methods",
-            "nanosleep",
             "--durations",
             &format!("1ms,{marker}ns"),
             "--count",
@@ -329,13 +275,8 @@ fn the_probe_runs_under_the_settings_asked_for_or_the_run_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("rt.json");
     let out = sleeplab()
+        .args(C_NANOSLEEP)
         .args([
-            "runtimes",
-            "-q",
-            "--runtimes",
-            "c",
-            "--methods",
-            "nanosleep",
             "--durations",
             "100us",
             "--count",
@@ -419,14 +360,7 @@ fn saved_probe_outputs_are_included() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("rt.json");
     let out = sleeplab()
-        .args([
-            "runtimes",
-            "-q",
-            "--runtimes",
-            "c",
-            "--methods",
-            "nanosleep",
-        ])
+        .args(C_NANOSLEEP)
         .args(["--durations", "1ms", "--count", "2", "--saved", &files])
         .arg("--json")
         .arg(&json)
@@ -572,22 +506,21 @@ fn survivors_after(procs: &[Seen], limit: Duration) -> Vec<String> {
         .collect()
 }
 
+/// Fails unless every process of `procs` is gone within `limit` of sleeplab's death.
+fn assert_all_gone_within(procs: &[Seen], limit: Duration) {
+    let left = survivors_after(procs, limit);
+    assert!(
+        left.is_empty(),
+        "still running after sleeplab died: {left:?}"
+    );
+}
+
 /// SIGKILL of `sleeplab runtimes` while the Python probe measures: the probe (and the
 /// watchdog of its group) are gone within seconds.
 #[test]
 fn a_sigkilled_sleeplab_leaves_no_probe_running() {
     let (procs, _) = sigkill_sleeplab_when(
-        &[
-            "-q",
-            "--runtimes",
-            "python",
-            "--methods",
-            "time.sleep",
-            "--durations",
-            "100ms",
-            "--count",
-            "300",
-        ],
+        &[&["-q"], &PYTHON_SLEEPING[..], &["--count", "300"]].concat(),
         &[],
         |seen| {
             seen.iter()
@@ -598,11 +531,7 @@ fn a_sigkilled_sleeplab_leaves_no_probe_running() {
         procs.iter().any(|p| p.cmdline.contains("probe.py")),
         "{procs:?}"
     );
-    let left = survivors_after(&procs, Duration::from_secs(5));
-    assert!(
-        left.is_empty(),
-        "still running after sleeplab died: {left:?}"
-    );
+    assert_all_gone_within(&procs, Duration::from_secs(5));
 }
 
 /// A probe that starts processes of its own (a child, a child's child, and an orphan
@@ -649,11 +578,7 @@ time.sleep(300)
                 .all(|s| seen.iter().any(|p| p.cmdline.trim_end() == *s))
         },
     );
-    let left = survivors_after(&procs, Duration::from_secs(5));
-    assert!(
-        left.is_empty(),
-        "still running after sleeplab died: {left:?}"
-    );
+    assert_all_gone_within(&procs, Duration::from_secs(5));
 }
 
 /// The Windows probe under Wine: the probe dies with sleeplab; Wine's server and
@@ -688,11 +613,7 @@ fn a_sigkilled_sleeplab_leaves_no_wine_probe_running() {
         .into_iter()
         .partition(|p| p.cmdline.contains("probe.exe") || p.cmdline.contains("sleeplab"));
     assert!(!probe.is_empty(), "no probe.exe among {server:?}");
-    let left = survivors_after(&probe, Duration::from_secs(5));
-    assert!(
-        left.is_empty(),
-        "still running after sleeplab died: {left:?}"
-    );
+    assert_all_gone_within(&probe, Duration::from_secs(5));
     let prefix = probe
         .iter()
         .flat_map(|p| p.env.iter())

@@ -20,15 +20,8 @@ fn short_data(path: &std::path::Path) -> (sleeplab_cli::model::ResultFile, Short
 /// Runs `sleeplab short -q ARGS --json JSON --csv CSV` (`args` split at spaces);
 /// returns what it printed.
 fn short(json: &std::path::Path, csv: &std::path::Path, args: &str) -> String {
-    common::stdout_of(
-        common::sleeplab()
-            .args(["short", "-q"])
-            .args(args.split_whitespace())
-            .arg("--json")
-            .arg(json)
-            .arg("--csv")
-            .arg(csv),
-    )
+    let args = ["short", "-q"].into_iter().chain(args.split_whitespace());
+    common::run_saving(args, json, csv)
 }
 
 fn csv_rows(path: &std::path::Path) -> (Vec<String>, Vec<csv::StringRecord>) {
@@ -66,11 +59,8 @@ fn counts_add_up_in_json_and_csv() {
     }
 
     // The JSON validates against the result schema and round-trips through the model.
-    let instance: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    common::assert_matches_schema(&instance, "result");
+    common::load_checked_result(&json);
     let (result, data) = short_data(&json);
-    assert_eq!(serde_json::to_value(&result).unwrap(), instance);
     assert!(result.complete);
     assert_eq!(result.data.name(), "short");
     // nanosleep 0, 1 ns; yield 0; timerfd 1 ns; pselect 0, 1 ns; std-sleep 0, 1 ns.

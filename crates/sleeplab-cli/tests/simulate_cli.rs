@@ -46,14 +46,7 @@ const SMALL: [&str; 14] = [
 fn run_small(dir: &Path) -> (String, serde_json::Value, PathBuf) {
     let json = dir.join("sim.json");
     let csv = dir.join("sim.csv");
-    let text = stdout_of(
-        sleeplab()
-            .args(SMALL)
-            .arg("--json")
-            .arg(&json)
-            .arg("--csv")
-            .arg(&csv),
-    );
+    let text = run_saving(SMALL, &json, &csv);
     let value: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     (text, value, csv)

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 fn tiny_sweep(dir: &Path) -> (PathBuf, PathBuf) {
     let json = dir.join("sweep.json");
     let csv = dir.join("sweep.csv");
-    sleeplab()
-        .args([
+    run_saving(
+        [
             "sweep",
             "-q",
             "--mechanisms",
@@ -28,13 +28,10 @@ fn tiny_sweep(dir: &Path) -> (PathBuf, PathBuf) {
             "0,1",
             "--timer-slack",
             "50us,1ns",
-        ])
-        .arg("--json")
-        .arg(&json)
-        .arg("--csv")
-        .arg(&csv)
-        .assert()
-        .success();
+        ],
+        &json,
+        &csv,
+    );
     (json, csv)
 }
 
@@ -53,15 +50,9 @@ fn json_matches_schema_and_round_trips_and_csv_loads_with_pandas() {
         "spec/result.schema.json is stale: run `cargo run -- schema --output spec/result.schema.json`"
     );
 
-    // The result validates against it.
-    let text = std::fs::read_to_string(&json).unwrap();
-    let instance: serde_json::Value = serde_json::from_str(&text).unwrap();
-    common::assert_matches_schema(&instance, "result");
-
-    // It round-trips through the model.
-    let result = sleeplab_cli::model::load_result(&json).unwrap();
+    // The result validates against it and round-trips through the model.
+    let result = common::load_checked_result(&json);
     assert!(result.complete);
-    assert_eq!(serde_json::to_value(&result).unwrap(), instance);
     let sleeplab_cli::model::ExperimentData::Sweep(data) = &result.data else {
         panic!("not a sweep");
     };
@@ -91,16 +82,7 @@ print("ok")
         path = csv.display().to_string(),
         cols = sleeplab_cli::experiments::sweep::CSV_COLUMNS.to_vec(),
     );
-    let out = std::process::Command::new("python3")
-        .arg("-c")
-        .arg(&script)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "pandas check failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_python_check(&script);
 }
 
 #[test]

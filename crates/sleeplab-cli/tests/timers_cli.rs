@@ -1,7 +1,7 @@
 //! `sleeplab timers` through the real binary: counts add up in the JSON, which validates
 //! against the result schema and round-trips; the CSV loads with pandas; the histogram
-//! file has cyclictest's layout and its totals match the tick counts; bad input exits 2
-//! with one line naming the value.
+//! file has cyclictest's layout and its totals match the tick counts (bad input:
+//! `bad_input.rs`).
 
 mod common;
 use common::*;
@@ -43,12 +43,8 @@ fn json_csv_and_histogram_agree() {
     assert!(stdout.contains("thread 1"), "{stdout}");
 
     // The JSON validates against the schema this build generates and round-trips.
-    let text = std::fs::read_to_string(&json).unwrap();
-    let instance: serde_json::Value = serde_json::from_str(&text).unwrap();
-    common::assert_matches_schema(&instance, "result");
-    let result = sleeplab_cli::model::load_result(&json).unwrap();
+    let result = common::load_checked_result(&json);
     assert!(result.complete);
-    assert_eq!(serde_json::to_value(&result).unwrap(), instance);
     let sleeplab_cli::model::ExperimentData::Timers(data) = &result.data else {
         panic!("not a timers result");
     };
@@ -85,16 +81,7 @@ print("ok")
         path = csv.display().to_string(),
         cols = sleeplab_cli::experiments::timers::CSV_COLUMNS.to_vec(),
     );
-    let out = std::process::Command::new("python3")
-        .arg("-c")
-        .arg(&script)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "pandas check failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_python_check(&script);
 
     check_histogram(&hist, &per_thread_expected);
 }
@@ -158,68 +145,4 @@ fn help_names_the_knobs_and_the_total() {
     ] {
         assert!(out.contains(needle), "help lacks {needle}: {out}");
     }
-}
-
-/// Each bad invocation exits 2 with exactly one line on stderr that names the bad value,
-/// and writes no output file.
-#[test]
-fn bad_input_exits_2_with_one_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.json");
-    let dir_s = dir.path().to_str().unwrap();
-    let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--periods", "-1ms"], "-1ms"),
-        (vec!["--periods", "0"], "\"0\""),
-        (vec!["--periods", "500ns"], "500ns"),
-        (vec!["--periods", "1ms,,2ms"], "1ms,,2ms"),
-        (vec!["--periods", "NaN"], "NaN"),
-        (vec!["--periods", "2s"], "2.000 s"),
-        (vec!["--periods", "1us", "--seconds", "10"], "1.000 µs"),
-        (vec!["--seconds", "0"], "\"0\""),
-        (vec!["--seconds", "-1"], "-1"),
-        (vec!["--seconds", "abc"], "abc"),
-        (vec!["--seconds", "7200"], "7200"),
-        (vec!["--threads", "0"], "\"0\""),
-        (vec!["--threads", "65"], "65"),
-        (vec!["--load", "-1"], "-1"),
-        (vec!["--timer-slack", "0"], "\"0\""),
-        (vec!["--histogram-max", "0"], "\"0\""),
-        (vec!["--mechanisms", "timerfd"], "timerfd"),
-        (vec!["--mechanisms", "busy-wait,"], "busy-wait,"),
-        (vec!["--policy", "fifo", "--priority", "0"], "0"),
-        (vec!["--pin", "4096"], "4096"),
-        (vec!["--histogram", dir_s], dir_s),
-        (
-            vec!["--json", "/nonexistent/dir/x.json"],
-            "/nonexistent/dir",
-        ),
-        (vec!["--frobnicate"], "--frobnicate"),
-    ];
-    for (args, needle) in &cases {
-        let mut cmd = sleeplab();
-        cmd.arg("timers").args(args).arg("-q");
-        if !args.contains(&"--json") {
-            cmd.arg("--json").arg(&out);
-        }
-        let assert = cmd.assert().code(2);
-        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
-        assert_eq!(
-            stderr.trim_end().lines().count(),
-            1,
-            "{args:?}: expected one line, got {stderr:?}"
-        );
-        assert!(
-            stderr.contains(needle),
-            "{args:?}: message {stderr:?} does not name {needle:?}"
-        );
-        assert!(!stderr.contains("panicked"), "{args:?} panicked");
-    }
-    let assert = sleeplab()
-        .args(["timers", "--mechanisms", "busy-wiat"])
-        .assert()
-        .code(2);
-    assert!(
-        String::from_utf8_lossy(&assert.get_output().stderr).contains("did you mean busy-wait")
-    );
-    assert!(!out.exists(), "a failed run must not write its JSON");
 }

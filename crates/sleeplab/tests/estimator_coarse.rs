@@ -4,25 +4,17 @@
 //! to the estimator's cap and the p99 of the oversleep is spun. Rare or huge stalls and
 //! an explicit budget never lift it.
 
+mod support;
+
 use sleeplab::precise::{
     CpuBudget, MarginEstimator, Observation, PreciseSleeper, SleepCall, Tradeoff, VirtualCosts,
     VirtualEnv, Wake,
 };
+use support::rng::Rng;
 
 const MS: u64 = 1_000_000;
 const FRAME: u64 = 16_666_667;
 const BASE: u64 = 20_000;
-
-/// A deterministic pseudo-random sequence (xorshift64).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// A sleeper whose native sleeps wake as `model` says, with coarse spin iterations so
 /// long spins stay cheap to simulate.

@@ -12,6 +12,7 @@ use sleeplab::precise::{
 };
 use sleeplab::wait::periodic::{self, Options};
 use support::periodic::{early_wakes, run_periodic};
+use support::rng::Rng;
 
 /// Coarse costs keep the spin loops short; never-early does not depend on them.
 fn costs() -> VirtualCosts {
@@ -20,17 +21,6 @@ fn costs() -> VirtualCosts {
         spin_pause_ns: 700,
         yield_ns: 900,
         sleep_cpu_ns: 1_000,
-    }
-}
-
-/// A small xorshift generator: deterministic pseudo-random scripts without dependencies.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
     }
 }
 

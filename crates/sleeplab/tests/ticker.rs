@@ -86,58 +86,54 @@ fn run_with_stall(b: MissedTickBehavior) -> (Vec<(u64, u64, u64)>, u64) {
     (out, t.missed_ticks())
 }
 
+/// After the stall, each behaviour's ticks `(scheduled, woke, missed)`; every one counts
+/// the two ticks the stall missed.
 #[test]
-fn burst_fires_missed_ticks_at_once_until_caught_up() {
+fn each_missed_tick_behavior_after_a_stall() {
     let stalled = 4 * MS + MS / 2;
-    let (ticks, missed) = run_with_stall(Burst);
-    assert_eq!(
-        ticks,
-        vec![
-            (0, 0, 0),
-            (MS, MS, 0),
-            (2 * MS, stalled, 1),
-            (3 * MS, stalled, 1),
-            (4 * MS, stalled, 0),
-            (5 * MS, 5 * MS, 0),
-        ]
-    );
-    assert_eq!(missed, 2);
-}
-
-#[test]
-fn delay_reschedules_from_the_late_tick() {
-    let stalled = 4 * MS + MS / 2;
-    let (ticks, missed) = run_with_stall(Delay);
-    assert_eq!(
-        ticks,
-        vec![
-            (0, 0, 0),
-            (MS, MS, 0),
-            (2 * MS, stalled, 2),
-            (stalled + MS, stalled + MS, 0),
-            (stalled + 2 * MS, stalled + 2 * MS, 0),
-            (stalled + 3 * MS, stalled + 3 * MS, 0),
-        ]
-    );
-    assert_eq!(missed, 2);
-}
-
-#[test]
-fn skip_jumps_to_the_next_instant_of_the_original_grid() {
-    let stalled = 4 * MS + MS / 2;
-    let (ticks, missed) = run_with_stall(Skip);
-    assert_eq!(
-        ticks,
-        vec![
-            (0, 0, 0),
-            (MS, MS, 0),
-            (2 * MS, stalled, 2),
-            (5 * MS, 5 * MS, 0),
-            (6 * MS, 6 * MS, 0),
-            (7 * MS, 7 * MS, 0),
-        ]
-    );
-    assert_eq!(missed, 2);
+    let cases = [
+        // Burst fires the missed ticks at once until caught up.
+        (
+            Burst,
+            vec![
+                (0, 0, 0),
+                (MS, MS, 0),
+                (2 * MS, stalled, 1),
+                (3 * MS, stalled, 1),
+                (4 * MS, stalled, 0),
+                (5 * MS, 5 * MS, 0),
+            ],
+        ),
+        // Delay reschedules from the late tick.
+        (
+            Delay,
+            vec![
+                (0, 0, 0),
+                (MS, MS, 0),
+                (2 * MS, stalled, 2),
+                (stalled + MS, stalled + MS, 0),
+                (stalled + 2 * MS, stalled + 2 * MS, 0),
+                (stalled + 3 * MS, stalled + 3 * MS, 0),
+            ],
+        ),
+        // Skip jumps to the next instant of the original grid.
+        (
+            Skip,
+            vec![
+                (0, 0, 0),
+                (MS, MS, 0),
+                (2 * MS, stalled, 2),
+                (5 * MS, 5 * MS, 0),
+                (6 * MS, 6 * MS, 0),
+                (7 * MS, 7 * MS, 0),
+            ],
+        ),
+    ];
+    for (behavior, expected) in cases {
+        let (ticks, missed) = run_with_stall(behavior);
+        assert_eq!(ticks, expected, "{behavior:?}");
+        assert_eq!(missed, 2, "{behavior:?}");
+    }
 }
 
 #[test]

@@ -27,13 +27,14 @@ pub struct OutputArgs {
 }
 
 /// Settings that change how long waits take (`--pin`, `--policy`, `--priority`,
-/// `--mlock`).
+/// `--mlock`). Each command applies them to what measures for it: its measuring threads,
+/// or (`runtimes`) the probe processes, so the help names neither.
 #[derive(Debug, Clone, Args, Default)]
 pub struct ThreadArgs {
-    /// Pin the measuring thread to this CPU.
+    /// Pin the measuring threads or processes to this CPU.
     #[arg(long, value_name = "CPU")]
     pub pin: Option<usize>,
-    /// Scheduling policy of the measuring thread: other, fifo or rr.
+    /// Scheduling policy of the measuring threads or processes: other, fifo or rr.
     #[arg(long, default_value = "other", value_parser = parse_policy)]
     pub policy: Policy,
     /// Priority for fifo/rr (1–99).

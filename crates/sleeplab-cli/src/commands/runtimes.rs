@@ -120,9 +120,9 @@ pub fn config(args: &RuntimesArgs, ids: &[RuntimeId], probes: ThreadSettings) ->
         priority: probes.priority,
         mlock: probes.mlock,
         json_samples: args.json_samples as usize,
-        output_cap_bytes: 64 << 20,
-        startup_timeout_ns: 120_000_000_000,
         saved_files: args.saved.as_ref().map_or_else(Vec::new, |l| l.0.clone()),
+        // The output cap and the start-up allowance have no flags.
+        ..RuntimesConfig::default()
     }
 }
 
@@ -174,4 +174,26 @@ fn no_probe_measured(data: &RuntimesData) -> bool {
                 .any(|m| matches!(m.status, MethodStatus::Failed { .. }))
     });
     !measured && failed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        args: RuntimesArgs,
+    }
+
+    /// The flags' defaults are the experiment's (the survey and the tests start from
+    /// them).
+    #[test]
+    fn defaults_are_the_experiments() {
+        let args = Cmd::try_parse_from(["runtimes"]).unwrap().args;
+        let ids = resolve_runtimes(None).unwrap();
+        let probes = args.threads.settings().unwrap();
+        assert_eq!(config(&args, &ids, probes), RuntimesConfig::default());
+    }
 }

@@ -4,7 +4,6 @@
 //! a temporary directory renamed into place, so a half-finished build is never used and
 //! concurrent builds (parallel tests) do not collide.
 
-use super::catalog::Catalog;
 use super::child::ChildSettings;
 use super::command::ProbeCommand;
 use super::runner::{self, Limits, Verdict};
@@ -20,104 +19,101 @@ pub(super) const QUERY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Output kept from a build or a query.
 pub(super) const TOOL_OUTPUT_CAP: usize = 16 << 20;
 
-impl Catalog {
-    /// The build command for `id`, writing into `out` (a fresh directory).
-    fn build_command(&self, id: RuntimeId, dir: &Path, out: &Path) -> ProbeCommand {
-        let src = dir.join(id.main_source());
-        match id {
-            RuntimeId::C => ProbeCommand::new("cc")
-                .with_args(["-O2", "-std=c11", "-Wall", "-Wextra", "-o"])
-                .with_args([out.join("probe").into_os_string(), src.into_os_string()]),
-            RuntimeId::Cpp => ProbeCommand::new("c++")
-                .with_args(["-O2", "-std=c++17", "-pthread", "-Wall", "-Wextra", "-o"])
-                .with_args([out.join("probe").into_os_string(), src.into_os_string()]),
-            RuntimeId::Go => ProbeCommand::new("go")
-                .with_args(["build", "-o"])
-                .with_args([out.join("probe").into_os_string(), ".".into()])
-                .with_env("GOFLAGS", "-mod=mod -buildvcs=false")
-                .with_env("GOTOOLCHAIN", "local")
-                .in_dir(dir),
-            RuntimeId::Java => ProbeCommand::new("javac")
-                .with_args(["-d"])
-                .with_args([out.join("classes").into_os_string(), src.into_os_string()]),
-            RuntimeId::Windows => ProbeCommand::new("x86_64-w64-mingw32-gcc")
-                .with_args(["-O2", "-Wall", "-Wextra", "-o"])
-                .with_args([out.join("probe.exe").into_os_string(), src.into_os_string()])
-                .with_args(["-lwinmm"]),
-            _ => ProbeCommand::new("true"),
-        }
+/// The build command for `id`, writing into `out` (a fresh directory).
+fn build_command(id: RuntimeId, dir: &Path, out: &Path) -> ProbeCommand {
+    let src = dir.join(id.main_source());
+    match id {
+        RuntimeId::C => ProbeCommand::new("cc")
+            .with_args(["-O2", "-std=c11", "-Wall", "-Wextra", "-o"])
+            .with_args([out.join("probe").into_os_string(), src.into_os_string()]),
+        RuntimeId::Cpp => ProbeCommand::new("c++")
+            .with_args(["-O2", "-std=c++17", "-pthread", "-Wall", "-Wextra", "-o"])
+            .with_args([out.join("probe").into_os_string(), src.into_os_string()]),
+        RuntimeId::Go => ProbeCommand::new("go")
+            .with_args(["build", "-o"])
+            .with_args([out.join("probe").into_os_string(), ".".into()])
+            .with_env("GOFLAGS", "-mod=mod -buildvcs=false")
+            .with_env("GOTOOLCHAIN", "local")
+            .in_dir(dir),
+        RuntimeId::Java => ProbeCommand::new("javac")
+            .with_args(["-d"])
+            .with_args([out.join("classes").into_os_string(), src.into_os_string()]),
+        RuntimeId::Windows => ProbeCommand::new("x86_64-w64-mingw32-gcc")
+            .with_args(["-O2", "-Wall", "-Wextra", "-o"])
+            .with_args([out.join("probe.exe").into_os_string(), src.into_os_string()])
+            .with_args(["-lwinmm"]),
+        _ => ProbeCommand::new("true"),
     }
+}
 
-    /// Builds the probe of `id` into the cache (or finds the cached build): the build's
-    /// directory and a note.
-    pub(super) fn build(&self, id: RuntimeId, dir: &Path) -> Result<(PathBuf, String), String> {
-        let version = match id.version_command() {
-            Some(argv) => tool_output(argv)?,
-            None => String::new(),
+/// Builds the probe of `id` (its sources in `dir`) into the build cache `cache` (or finds
+/// the cached build): the build's directory and a note.
+pub(super) fn build(cache: &Path, id: RuntimeId, dir: &Path) -> Result<(PathBuf, String), String> {
+    let version = match id.version_command() {
+        Some(argv) => tool_output(argv)?,
+        None => String::new(),
+    };
+    let sources = source_files(id, dir).map_err(|e| format!("reading {}: {e}", dir.display()))?;
+    // The key covers the command as written for a fixed output path, so a change of
+    // flags rebuilds too.
+    let template = build_command(id, dir, Path::new("OUT")).words(&[]);
+    let key = build_key(id, &template, &version, &sources);
+    let final_dir = cache.join(format!("{}-{key:016x}", id.name()));
+    if final_dir.is_dir() {
+        return Ok((final_dir, "cached build".into()));
+    }
+    std::fs::create_dir_all(cache)
+        .map_err(|e| format!("cannot create the cache {}: {e}", cache.display()))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("{}-{key:016x}.tmp", id.name()))
+        .tempdir_in(cache)
+        .map_err(|e| {
+            format!(
+                "cannot create a build directory in {}: {e}",
+                cache.display()
+            )
+        })?;
+    let cmd = build_command(id, dir, tmp.path());
+    let t0 = Instant::now();
+    let out = runner::run(
+        &cmd,
+        &[],
+        ChildSettings::default(),
+        Limits {
+            timeout: BUILD_TIMEOUT,
+            output_cap: TOOL_OUTPUT_CAP,
+        },
+    )
+    .map_err(|e| format!("build failed: {e}"))?;
+    if out.verdict() != Verdict::Ok {
+        let why = match out.verdict() {
+            Verdict::Failed(w) | Verdict::BadArguments(w) | Verdict::Unavailable(w) => w,
+            Verdict::Ok => String::new(),
         };
-        let sources =
-            source_files(id, dir).map_err(|e| format!("reading {}: {e}", dir.display()))?;
-        // The key covers the command as written for a fixed output path, so a change of
-        // flags rebuilds too.
-        let template = self.build_command(id, dir, Path::new("OUT")).words(&[]);
-        let key = build_key(id, &template, &version, &sources);
-        let final_dir = self.cache_dir.join(format!("{}-{key:016x}", id.name()));
-        if final_dir.is_dir() {
-            return Ok((final_dir, "cached build".into()));
+        return Err(format!(
+            "build failed ({}): {why}",
+            cmd.words(&[]).join(" ")
+        ));
+    }
+    let built = tmp.keep();
+    match std::fs::rename(&built, &final_dir) {
+        Ok(()) => {}
+        Err(_) if final_dir.is_dir() => {
+            // Someone else finished the same build first: use theirs.
+            let _ = std::fs::remove_dir_all(&built);
         }
-        std::fs::create_dir_all(&self.cache_dir)
-            .map_err(|e| format!("cannot create the cache {}: {e}", self.cache_dir.display()))?;
-        let tmp = tempfile::Builder::new()
-            .prefix(&format!("{}-{key:016x}.tmp", id.name()))
-            .tempdir_in(&self.cache_dir)
-            .map_err(|e| {
-                format!(
-                    "cannot create a build directory in {}: {e}",
-                    self.cache_dir.display()
-                )
-            })?;
-        let cmd = self.build_command(id, dir, tmp.path());
-        let t0 = Instant::now();
-        let out = runner::run(
-            &cmd,
-            &[],
-            ChildSettings::default(),
-            Limits {
-                timeout: BUILD_TIMEOUT,
-                output_cap: TOOL_OUTPUT_CAP,
-            },
-        )
-        .map_err(|e| format!("build failed: {e}"))?;
-        if out.verdict() != Verdict::Ok {
-            let why = match out.verdict() {
-                Verdict::Failed(w) | Verdict::BadArguments(w) | Verdict::Unavailable(w) => w,
-                Verdict::Ok => String::new(),
-            };
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&built);
             return Err(format!(
-                "build failed ({}): {why}",
-                cmd.words(&[]).join(" ")
+                "cannot move the build into {}: {e}",
+                final_dir.display()
             ));
         }
-        let built = tmp.keep();
-        match std::fs::rename(&built, &final_dir) {
-            Ok(()) => {}
-            Err(_) if final_dir.is_dir() => {
-                // Someone else finished the same build first: use theirs.
-                let _ = std::fs::remove_dir_all(&built);
-            }
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&built);
-                return Err(format!(
-                    "cannot move the build into {}: {e}",
-                    final_dir.display()
-                ));
-            }
-        }
-        Ok((
-            final_dir,
-            format!("built in {:.1} s", t0.elapsed().as_secs_f64()),
-        ))
     }
+    Ok((
+        final_dir,
+        format!("built in {:.1} s", t0.elapsed().as_secs_f64()),
+    ))
 }
 
 /// Runs a version query and returns its stdout and stderr.

@@ -8,7 +8,7 @@
 //! else next to the executable's ancestors (`target/release/sleeplab` → `probes/`), else
 //! the source tree this binary was built from, else `./probes`.
 
-use super::build::{BUILD_TIMEOUT, QUERY_TIMEOUT, TOOL_OUTPUT_CAP, cache_dir};
+use super::build::{self, BUILD_TIMEOUT, QUERY_TIMEOUT, TOOL_OUTPUT_CAP, cache_dir};
 use super::child::ChildSettings;
 use super::command::ProbeCommand;
 use super::runner::{self, Limits, Verdict};
@@ -150,7 +150,7 @@ impl Catalog {
             | RuntimeId::Go
             | RuntimeId::Java
             | RuntimeId::Windows => {
-                let (out, note) = self.build(id, dir)?;
+                let (out, note) = build::build(&self.cache_dir, id, dir)?;
                 let command = match id {
                     RuntimeId::Java => ProbeCommand::new("java")
                         .with_args(JAVA_FLAGS)

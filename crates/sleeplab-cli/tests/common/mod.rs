@@ -1,6 +1,6 @@
 //! Helpers shared by the CLI integration tests: the binary, the repository root,
-//! validation against the committed result schema, and the check of a bad invocation
-//! ([`exit2`]).
+//! validation against the committed result schema (and a result file's round trip), the
+//! pandas checks of CSV files, and the check of a bad invocation ([`exit2`]).
 
 #![allow(dead_code)] // each test binary uses its own subset
 
@@ -14,6 +14,17 @@ use std::path::{Path, PathBuf};
 pub fn sleeplab() -> Command {
     Command::cargo_bin("sleeplab").expect("the sleeplab binary is built")
 }
+
+/// `runtimes` arguments that keep the Python probe busy in 100 ms sleeps (for as many
+/// calls as a `--count` after them says): a run to stop while a probe measures.
+pub const PYTHON_SLEEPING: [&str; 6] = [
+    "--runtimes",
+    "python",
+    "--methods",
+    "time.sleep",
+    "--durations",
+    "100ms",
+];
 
 /// The repository root (two levels above this crate).
 pub fn repo_root() -> PathBuf {
@@ -38,6 +49,64 @@ pub fn assert_matches_schema(instance: &serde_json::Value, what: &str) {
         .take(5)
         .collect();
     assert!(errors.is_empty(), "{what}: schema errors: {errors:?}");
+}
+
+/// Loads the result file at `path`, failing unless it validates against the committed
+/// result schema and round-trips through the model (loaded and serialised again, it is
+/// the same JSON).
+pub fn load_checked_result(path: &Path) -> sleeplab_cli::model::ResultFile {
+    let text = std::fs::read_to_string(path).expect("the result file is readable");
+    let instance: serde_json::Value = serde_json::from_str(&text).expect("the result is JSON");
+    assert_matches_schema(&instance, "result");
+    let result = sleeplab_cli::model::load_result(path).expect("the result loads");
+    assert_eq!(serde_json::to_value(&result).unwrap(), instance);
+    result
+}
+
+/// Runs `python3 -c script` (a pandas check of a CSV), failing unless it succeeds.
+pub fn assert_python_check(script: &str) {
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "pandas check failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Starts the binary with `args` in the background: no stdin, stdout discarded, stderr
+/// piped for the caller to read (its progress and errors).
+pub fn spawn_piping_stderr<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+) -> std::process::Child {
+    use std::process::Stdio;
+    std::process::Command::new(env!("CARGO_BIN_EXE_sleeplab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sleeplab starts")
+}
+
+/// Runs `sleeplab ARGS --json JSON --csv CSV`, fails unless it succeeds, and returns its
+/// stdout.
+pub fn run_saving<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+    json: &Path,
+    csv: &Path,
+) -> String {
+    stdout_of(
+        sleeplab()
+            .args(args)
+            .arg("--json")
+            .arg(json)
+            .arg("--csv")
+            .arg(csv),
+    )
 }
 
 /// Runs `cmd`, fails unless it succeeds, and returns its stdout.

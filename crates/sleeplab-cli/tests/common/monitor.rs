@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStderr, ExitStatus};
 use std::time::{Duration, Instant};
 
 /// A monitor process, killed on drop if a test failed before stopping it.
@@ -19,14 +19,8 @@ pub struct Monitor {
 impl Monitor {
     /// Starts `sleeplab monitor --listen 127.0.0.1:0` with `args`.
     pub fn start(args: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sleeplab"))
-            .args(["monitor", "--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("sleeplab starts");
+        let mut child =
+            super::spawn_piping_stderr(["monitor", "--listen", "127.0.0.1:0"].iter().chain(args));
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();
         stderr.read_line(&mut line).unwrap();

@@ -3,4 +3,5 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod periodic;
+pub mod rng;
 pub mod storm;

@@ -262,22 +262,15 @@ pub(super) mod tests {
     pub fn config() -> RuntimesConfig {
         RuntimesConfig {
             runtimes: vec![],
-            methods: None,
             durations_ns: vec![1_000_000, 10_000],
             quota: ProbeQuota::Count { count: 2 },
             warmup: 1,
             period_ns: 1_000,
             ticks: 3,
-            loads: vec![0],
-            timer_slacks_ns: vec![],
-            pin_cpu: None,
-            policy: Default::default(),
-            priority: 0,
-            mlock: false,
             json_samples: 10,
             output_cap_bytes: 1 << 20,
             startup_timeout_ns: 1_000_000_000,
-            saved_files: vec![],
+            ..RuntimesConfig::default()
         }
     }
 

@@ -141,29 +141,15 @@ fn write_method(
 mod tests {
     use super::*;
     use crate::experiments::runtimes::{
-        MethodStatus, OneshotCell, PartialRun, PeriodicCell, ProbeQuota, RuntimeStatus,
-        RuntimesConfig, periodic_stats,
+        OneshotCell, PartialRun, PeriodicCell, ProbeQuota, RuntimeStatus, RuntimesConfig,
+        periodic_stats,
     };
     use crate::probe::observe::InForce;
     use crate::probe::protocol::Kind;
     use crate::stats::summarize;
 
     fn data() -> RuntimesData {
-        let method = |name: &str, kind| MethodResult {
-            method: name.into(),
-            kind,
-            description: String::new(),
-            load: 0,
-            timer_slack_ns: Some(1),
-            probe_timer_slack_ns: None,
-            status: MethodStatus::Measured,
-            cells: vec![],
-            periodic: None,
-            notes: vec![],
-            wall_ns: 0,
-            in_force: None,
-            partial: None,
-        };
+        let method = |name: &str, kind| MethodResult::new(name, kind, "", 0, Some(1));
         let mut sleep = method("sleep", Kind::Oneshot);
         sleep.cells.push(OneshotCell {
             requested_ns: 100,
@@ -188,22 +174,16 @@ mod tests {
         RuntimesData {
             config: RuntimesConfig {
                 runtimes: vec!["jruby".into()],
-                methods: None,
                 durations_ns: vec![100],
                 quota: ProbeQuota::Count { count: 2 },
                 warmup: 1,
                 period_ns: 10,
                 ticks: 2,
-                loads: vec![0],
                 timer_slacks_ns: vec![1],
-                pin_cpu: None,
-                policy: Default::default(),
-                priority: 0,
-                mlock: false,
                 json_samples: 10,
                 output_cap_bytes: 1,
                 startup_timeout_ns: 1,
-                saved_files: vec![],
+                ..RuntimesConfig::default()
             },
             runtimes: vec![RuntimeResult {
                 id: "jruby".into(),

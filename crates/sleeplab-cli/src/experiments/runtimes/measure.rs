@@ -35,21 +35,7 @@ pub(super) fn measure(
     load: usize,
 ) -> MethodResult {
     let req = Request::new(config, &m.method, m.kind, expected_runtime);
-    let mut res = MethodResult {
-        method: m.method.clone(),
-        kind: m.kind,
-        description: m.description.clone(),
-        load,
-        timer_slack_ns: slack,
-        probe_timer_slack_ns: None,
-        status: MethodStatus::Measured,
-        cells: vec![],
-        periodic: None,
-        notes: vec![],
-        wall_ns: 0,
-        in_force: None,
-        partial: None,
-    };
+    let mut res = MethodResult::new(m.method.clone(), m.kind, m.description.clone(), load, slack);
     let fail = |mut res: MethodResult, reason: String| {
         res.status = MethodStatus::Failed { reason };
         res

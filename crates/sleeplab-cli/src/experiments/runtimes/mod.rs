@@ -29,6 +29,7 @@ pub use settings::{in_force_notes, in_force_summary};
 
 use crate::probe::observe::InForce;
 use crate::probe::protocol::{Kind, MethodInfo};
+use crate::probe::runtime::RuntimeId;
 use crate::stats::Summary;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -100,6 +101,41 @@ pub struct RuntimesConfig {
     /// Saved probe outputs included as runtimes of their own (`--saved`).
     #[serde(default)]
     pub saved_files: Vec<String>,
+}
+
+impl Default for RuntimesConfig {
+    /// What `sleeplab runtimes` measures without flags (a test checks its flags agree):
+    /// every runtime's every method at [`DEFAULT_DURATIONS_NS`], 150 ms of samples per
+    /// cell (at most 20 000), 5 warm-up calls, 100 ticks of 10 ms, idle, the inherited
+    /// timer slack and scheduling, 1000 samples per cell in the JSON, a 64 MiB output cap
+    /// and 120 s for a probe's start-up.
+    fn default() -> Self {
+        Self {
+            runtimes: RuntimeId::ALL
+                .iter()
+                .map(|r| r.name().to_string())
+                .collect(),
+            methods: None,
+            durations_ns: DEFAULT_DURATIONS_NS.to_vec(),
+            quota: ProbeQuota::Budget {
+                budget_ns: 150_000_000,
+                max_count: 20_000,
+            },
+            warmup: 5,
+            period_ns: 10_000_000,
+            ticks: 100,
+            loads: vec![0],
+            timer_slacks_ns: vec![],
+            pin_cpu: None,
+            policy: Policy::default(),
+            priority: 0,
+            mlock: false,
+            json_samples: 1000,
+            output_cap_bytes: 64 << 20,
+            startup_timeout_ns: 120_000_000_000,
+            saved_files: vec![],
+        }
+    }
 }
 
 /// Whether a runtime was measured.
@@ -257,6 +293,35 @@ pub struct MethodResult {
     /// are kept (status `measured`), the rest were not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial: Option<PartialRun>,
+}
+
+impl MethodResult {
+    /// `method` (of `kind`, calling what `description` says) measured under `load` busy
+    /// threads and the timer slack `timer_slack_ns`, before anything is filled in: no
+    /// cells, notes or wall time yet, nothing read back.
+    pub fn new(
+        method: impl Into<String>,
+        kind: Kind,
+        description: impl Into<String>,
+        load: usize,
+        timer_slack_ns: Option<u64>,
+    ) -> Self {
+        Self {
+            method: method.into(),
+            kind,
+            description: description.into(),
+            load,
+            timer_slack_ns,
+            probe_timer_slack_ns: None,
+            status: MethodStatus::Measured,
+            cells: vec![],
+            periodic: None,
+            notes: vec![],
+            wall_ns: 0,
+            in_force: None,
+            partial: None,
+        }
+    }
 }
 
 /// A probe run stopped before its end, its finished cells kept.

@@ -5,7 +5,7 @@
 //! runtime of the result. A saved `--list` output adds the methods' descriptions.
 
 use super::measure::fill_cells;
-use super::{MethodResult, MethodStatus, RuntimeResult, RuntimeStatus, UnavailableMethod};
+use super::{MethodResult, RuntimeResult, RuntimeStatus, UnavailableMethod};
 use crate::error::UsageError;
 use crate::probe::catalog::RuntimeId;
 use crate::probe::protocol::{self, Header, Kind, MethodInfo, Mode, Output};
@@ -65,23 +65,13 @@ pub fn saved_runtimes(
                     Kind::Oneshot
                 };
                 let mut res = MethodResult {
-                    method: m.method.clone(),
-                    kind,
-                    description: String::new(),
-                    load: 0,
-                    timer_slack_ns: None,
                     probe_timer_slack_ns: m
                         .header
                         .extra
                         .get("timerslack_ns")
                         .and_then(|v| v.as_u64()),
-                    status: MethodStatus::Measured,
-                    cells: vec![],
-                    periodic: None,
                     notes: vec![format!("saved output {name}")],
-                    wall_ns: 0,
-                    in_force: None,
-                    partial: None,
+                    ..MethodResult::new(m.method.clone(), kind, "", 0, None)
                 };
                 fill_cells(&mut res, m, json_samples);
                 g.methods.push(res);

@@ -2,7 +2,7 @@
 //! range of a value axis, and the category chart (rows of names, a value axis across)
 //! that bars and dumbbells draw on.
 
-use super::xy::{Axis, Scale};
+use super::axis::{Axis, Scale};
 use super::{
     Area, DESC_SIZE, DrawResult, FONT, TICK_SIZE, bold_grid, decade_range, label_width, light_grid,
     log_axis,

@@ -7,12 +7,14 @@
 //! simulator). Every chart is an `<svg data-chart="ID">` so tests and the browser check
 //! can find it; it scales down with the page (`max-width: 100%`).
 //!
-//! [`frame`] holds the set-up they share (mesh style, legend box, value ranges, the
-//! category chart of bars and dumbbells).
+//! [`axis`] holds the axes they all take (scale, tick unit, range); [`frame`] the set-up
+//! they share (mesh style, legend box, value ranges, the category chart of bars and
+//! dumbbells).
 //!
 //! Text drawn by plotters is escaped by plotters (checked by the report's escaping
 //! test), so names from result files are safe in legends and tick labels.
 
+pub mod axis;
 pub mod bars;
 pub mod dumbbell;
 pub(crate) mod frame;
