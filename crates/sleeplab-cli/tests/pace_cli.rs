@@ -6,7 +6,7 @@ mod common;
 
 use sleeplab_cli::experiments::pace::PaceData;
 use sleeplab_cli::experiments::pace::evidence::{LATE_FRAME_NS, LATE_FRAMES_KEPT};
-use sleeplab_cli::model::{ExperimentData, load_result};
+use sleeplab_cli::model::ExperimentData;
 
 const FRAMES: u64 = 120;
 
@@ -35,10 +35,7 @@ fn evidence_counts_add_up_in_every_result() {
     ] {
         assert!(stdout.contains(needle), "missing {needle:?} in:\n{stdout}");
     }
-    let instance: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    common::assert_matches_schema(&instance, "result");
-    let result = load_result(&json).unwrap();
+    let result = common::load_checked_result(&json);
     let ExperimentData::Pace(data) = &result.data else {
         panic!("a pace result");
     };
