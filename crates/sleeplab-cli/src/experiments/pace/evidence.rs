@@ -114,6 +114,11 @@ impl Evidence {
         }
     }
 
+    /// True when no frame was observed (a result written before the evidence existed).
+    pub fn is_empty(&self) -> bool {
+        self.frames == 0
+    }
+
     /// Adds one frame.
     pub fn record(&mut self, frame: LateFrame) {
         self.frames += 1;

@@ -101,8 +101,9 @@ pub struct PaceResult {
     /// Involuntary context switches per frame.
     pub involuntary_csw_per_frame: f64,
     /// Why frames were late: preempted while spinning, woken late, context switches and
-    /// run-queue waits per frame (absent in results written before it existed).
-    #[serde(default)]
+    /// run-queue waits per frame (absent in results written before it existed, and
+    /// written only when frames were observed, so older results round-trip unchanged).
+    #[serde(default, skip_serializing_if = "Evidence::is_empty")]
     pub evidence: Evidence,
     /// Histogram of errors: `[bucket upper bound ns, count]`.
     pub histogram: Vec<[u64; 2]>,
