@@ -4,9 +4,16 @@
 
 Usage: bench_frontier_report.py PACE.json "PACE COMMAND" "LOAD_BEFORE" "LOAD_AFTER"
                                 REPLAY.txt "REPLAY COMMAND" BENCHMARKS.md
+                                [FOCUS.json "FOCUS COMMAND"]
        bench_frontier_report.py --self-test
+
+FOCUS.json is the focused loaded run (few contenders, many frames): its table adds n, the
+frames more than 1 ms late with a 95 % Wilson interval (so two contenders' tails can be
+told apart), and why the frames more than 100 µs late were late (the `evidence` of each
+result).
 """
 import json
+import math
 import sys
 
 from bench_doc import markers, write_section
@@ -118,12 +125,78 @@ def table(results):
     return rows
 
 
-def section(r, command, load_before, load_after, replay_text, replay_command):
+# A frame later than this counts toward the tail rate of the focused table.
+TAIL_NS = 1_000_000
+
+
+def wilson(k, n, z=1.96):
+    """The 95 % Wilson score interval of a proportion k/n, as (low, high) fractions."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def tail(x):
+    """(frames later than TAIL_NS, frames kept) from the result's raw samples."""
+    kept = x.get("samples_ns") or []
+    return sum(1 for v in kept if v > TAIL_NS), len(kept)
+
+
+def focus_table(results):
+    rows = ["| strategy | n | p50 | p99 | p99.9 | CPU % | > 1 ms late (95 % interval) | "
+            "> 100 µs late | started late | preempted spinning | woken late | other | "
+            "waited on run queue | all frames: preempted spinning | beaten on both by |",
+            "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for x in results:
+        e, ev = x["error"], x.get("evidence") or {}
+        k, n = tail(x)
+        lo, hi = wilson(k, n)
+        b = beaters(results, x)
+        best = min(b, key=lambda y: p99(y))["strategy"] if b else "– (on the frontier)" if p99(x) is not None else "– (n < 100)"
+        rq = ev.get("late_runqueue_wait")
+        rows.append(
+            f"| {x['strategy']} | {e['count']} | {us(e['median_ns'])} | {us(p99(x))} | {us(p999(x))} | "
+            f"{x['cpu_percent']:.2f} | {k} of {n} ({100 * lo:.2f}–{100 * hi:.2f} %) | "
+            f"{ev.get('late_frames', '–')} | {ev.get('late_started_late', '–')} | "
+            f"{ev.get('late_preempted_while_spinning', '–')} | {ev.get('late_woken_late', '–')} | "
+            f"{ev.get('late_other', '–')} | {'–' if rq is None else rq} | "
+            f"{ev.get('preempted_while_spinning', '–')} | {best} |")
+    return rows
+
+
+def by_level(r):
+    out = {}
+    for x in r["data"]["results"]:
+        out.setdefault(x.get("load", 0), []).append(x)
+    return out
+
+
+def focus_section(f, command, cpus):
+    body = ["", "Focused loaded run (interleaved, the same blocks of 50):", "", "```sh", command, "```"]
+    levels = by_level(f)
+    for load, results in levels.items():
+        body += ["", f"Load {load} (busy threads on {cpus} CPUs), {f['data']['config']['frames']} frames per contender:",
+                 "", *focus_table(results)]
+    body += ["", "A frame more than 100 µs late is counted once, by the first cause that holds: "
+             "*started late* (the wait began after its deadline: an earlier frame overran), "
+             "*preempted spinning* (its spin phase had a gap of ≥ 100 µs between clock reads: it "
+             "lost its CPU while spinning), *woken late* (its native sleep ended after the "
+             "deadline), else *other* (the `spin-sleep` crate's spin is not observed, so its late "
+             "frames are *woken late* or *other*). *Waited on run queue*: late frames that spent "
+             "at least half their lateness runnable but not running (`/proc/thread-self/schedstat`): "
+             "the scheduler, not the timer or the host, kept them waiting.",
+             "", "Targets (issue 14) on the focused run:", "", *verdicts(levels, cpus)]
+    return body
+
+
+def section(r, command, load_before, load_after, replay_text, replay_command, focus=None):
     fp = r["fingerprint"]
     cpus = fp["cpu_count"]
-    by_load = {}
-    for x in r["data"]["results"]:
-        by_load.setdefault(x.get("load", 0), []).append(x)
+    by_load = by_level(r)
     body = []
     for load, results in by_load.items():
         body += ["", f"Load {load} (busy threads on {cpus} CPUs):", "", *table(results)]
@@ -139,6 +212,7 @@ def section(r, command, load_before, load_after, replay_text, replay_command):
         "```sh",
         "scripts/bench-frontier.sh   # runs:",
         command,
+        *([focus[1]] if focus else []),
         replay_command,
         "```",
         "",
@@ -155,10 +229,11 @@ def section(r, command, load_before, load_after, replay_text, replay_command):
         "",
         *replay_md,
         "",
-        "Targets (issue 14):",
+        "Targets (issue 14)" + (" on the broad run:" if focus else ":"),
         "",
         *verdicts(by_load, cpus),
         *oracle_verdicts(rows),
+        *(focus_section(focus[0], focus[1], cpus) if focus else []),
         END,
     ])
 
@@ -182,6 +257,17 @@ def self_test():
     o = oracle_verdicts(rows)
     assert o[0].startswith("- ✅ 60hz-idle") and o[1].startswith("- ❌ 60hz-load-1"), o
     assert o[2].startswith("- ✅ 60hz-floor:") and o[3].startswith("- ❌ 60hz-floor2"), o
+    # Wilson: 0 of 1200 is not "no tail", and 12 of 1200 and 36 of 1200 are told apart.
+    lo, hi = wilson(0, 1200)
+    assert lo == 0.0 and 0.002 < hi < 0.004, (lo, hi)
+    assert wilson(12, 1200)[1] < wilson(36, 1200)[0]
+    assert wilson(0, 0) == (0.0, 1.0)
+    ev = {"late_frames": 3, "late_started_late": 0, "late_preempted_while_spinning": 2,
+          "late_woken_late": 1, "late_other": 0, "late_runqueue_wait": 2, "preempted_while_spinning": 5}
+    x = dict(res(OURS, 2, 3e6, 1.0, n=1200), evidence=ev, samples_ns=[0] * 1197 + [2e6, 3e6, 500_000])
+    assert tail(x) == (2, 1200)
+    row = focus_table([x])[2]
+    assert f"| {OURS} | 1200 |" in row and "| 2 of 1200 (" in row and "| 3 | 0 | 2 | 1 | 0 | 2 | 5 |" in row, row
     print("self-test ok")
 
 
@@ -191,7 +277,8 @@ def main():
         return
     path, command, load_before, load_after, replay_path, replay_command, doc = sys.argv[1:8]
     r = json.load(open(path))
-    s = section(r, command, load_before, load_after, open(replay_path).read(), replay_command)
+    focus = (json.load(open(sys.argv[8])), sys.argv[9]) if len(sys.argv) > 9 else None
+    s = section(r, command, load_before, load_after, open(replay_path).read(), replay_command, focus)
     write_section(doc, "frontier", s)
     print(s)
 

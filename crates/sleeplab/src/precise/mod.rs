@@ -74,6 +74,7 @@
 //! ```
 
 mod contenders;
+mod contention;
 mod estimator;
 mod oracle;
 mod precise_strategy;
@@ -94,18 +95,19 @@ pub use contenders::{
     SeedHybrid, SettingError, StdSleep, StrategyInfo, UnknownStrategy, parse_duration_ns,
     strategies, strategy_by_name, strategy_by_setting,
 };
+pub use contention::Contention;
 pub use estimator::{EstimatorConfig, MarginEstimator, Observation};
 pub use oracle::{
     FrontierPoint, fixed_margin_on_trace, oracle_at_cpu, oracle_at_p99, oracle_frontier,
 };
 pub use precise_strategy::Precise;
-pub use replay::{REPLAY_COSTS, REPLAY_RESOLUTION_NS, Replay, replay};
+pub use replay::{REPLAY_COSTS, REPLAY_RESOLUTION_NS, Replay, replay, replay_with_preemption};
 pub use sleep_report::{SleepReport, SleepStats};
 pub use sleeper::{PreciseSleeper, PreciseSleeperBuilder, SlackPolicy};
 pub use spin::SpinStrategy;
 pub use summary::{WaitSummary, quantile_ns};
 pub use ticker::{MissedTickBehavior, Tick, Ticker, next_tick};
 pub use trace::{TRACE_COLUMNS, TRACE_MAGIC, Trace, TraceError, TraceWait};
-pub use tradeoff::{CpuBudget, Tradeoff};
+pub use tradeoff::{ContentionPolicy, CpuBudget, Tradeoff};
 pub use virtual_env::{SleepCall, VirtualCosts, VirtualEnv, Wake};
 pub use wait_strategy::WaitStrategy;

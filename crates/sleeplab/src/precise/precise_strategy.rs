@@ -2,10 +2,11 @@
 //! margin learned by a [`MarginEstimator`] and bounded by the caller's [`Tradeoff`], then
 //! a spin to the deadline.
 
+use super::contention::Contention;
 use super::estimator::{EstimatorConfig, MarginEstimator};
 use super::sleep_report::{SleepReport, SleepStats};
 use super::spin::{SpinStrategy, native_sleep_until, spin_until};
-use super::tradeoff::Tradeoff;
+use super::tradeoff::{ContentionPolicy, Tradeoff};
 use super::wait_strategy::WaitStrategy;
 use crate::clock::Env;
 
@@ -22,7 +23,10 @@ use crate::clock::Env;
 ///    oversleep (wake − native target);
 /// 4. spins (or yields, see [`SpinStrategy`]) until a clock read is at or after the
 ///    target, so it never returns before it whatever the native sleep or signals did;
-/// 5. only then feeds the oversleep to the estimator (so learning never adds lateness).
+/// 5. only then feeds the oversleep to the estimator (so learning never adds lateness),
+///    and notes whether the spin lost its CPU ([`Contention`]): while spins keep being
+///    preempted, step 2's margin is capped at what recent spins survived (unless the
+///    trade-off says [`ContentionPolicy::Ignore`]).
 ///
 /// It keeps running [`SleepStats`] and does not touch the timer slack.
 #[derive(Debug, Clone, Default)]
@@ -30,6 +34,7 @@ pub struct Precise {
     estimator: MarginEstimator,
     spin: SpinStrategy,
     tradeoff: Tradeoff,
+    contention: Contention,
     stats: SleepStats,
 }
 
@@ -44,6 +49,7 @@ impl Precise {
             estimator: MarginEstimator::new(config),
             spin,
             tradeoff: Tradeoff::default(),
+            contention: Contention::default(),
             stats: SleepStats::default(),
         }
     }
@@ -66,12 +72,23 @@ impl Precise {
 
     /// The margin the next wait will use if it is long (no CPU ceiling applies), ns.
     pub fn margin_ns(&self) -> u64 {
-        self.tradeoff.margin_ns(&self.estimator, u64::MAX)
+        self.margin_for_ns(u64::MAX)
     }
 
-    /// The margin the next wait will use with `wait_ns` left to its target, ns.
+    /// The margin the next wait will use with `wait_ns` left to its target, ns: the
+    /// trade-off's, capped by the contended regime's spin ceiling while it holds.
     pub fn margin_for_ns(&self, wait_ns: u64) -> u64 {
-        self.tradeoff.margin_ns(&self.estimator, wait_ns)
+        let margin = self.tradeoff.margin_ns(&self.estimator, wait_ns);
+        match (self.tradeoff.contention, self.contention.spin_ceiling_ns()) {
+            (ContentionPolicy::Adapt, Some(ceiling)) => margin.min(ceiling),
+            _ => margin,
+        }
+    }
+
+    /// Recent preemptions of the spin phase (read-only): whether the spin is contended
+    /// and the ceiling it imposes.
+    pub fn contention(&self) -> &Contention {
+        &self.contention
     }
 
     /// How the spin phase waits.
@@ -99,7 +116,7 @@ impl Precise {
             return r;
         }
         let left = target - start;
-        let margin = self.tradeoff.margin_ns(&self.estimator, left);
+        let margin = self.margin_for_ns(left);
         let (native_end, oversleep) = if left > margin {
             let native_target = target - margin;
             let t = native_sleep_until(env, native_target);
@@ -107,9 +124,15 @@ impl Precise {
         } else {
             (start, None)
         };
-        let woke = spin_until(env, target, self.spin);
+        let spun = spin_until(env, native_end, target, self.spin);
         let report =
-            SleepReport::from_instants(start, deadline, native_end, woke, oversleep, margin);
+            SleepReport::from_instants(start, deadline, native_end, spun.woke, oversleep, margin)
+                .with_spin_gap(spun.max_gap_ns);
+        self.contention.observe(
+            report
+                .preempted_while_spinning()
+                .then_some(spun.run_before_gap_ns),
+        );
         match oversleep {
             Some(o) => {
                 // Beyond what any margin the trade-off allowed could have covered.

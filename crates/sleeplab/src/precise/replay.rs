@@ -62,13 +62,40 @@ impl Replay {
 /// oversleeps as a frame-long one did), not a recording of it. A wait without a native
 /// phase draws no wakeup.
 pub fn replay<S: WaitStrategy<VirtualEnv> + ?Sized>(trace: &Trace, strategy: &mut S) -> Replay {
+    run(trace, strategy, replay_env(trace))
+}
+
+/// [`replay`] on a loaded machine's scheduler: the recorded wakeups, and a preemption
+/// model ([`VirtualEnv::with_preemption`]) that decides at every spin iteration, from the
+/// ns run since the last wakeup, how long the spinner loses its CPU.
+pub fn replay_with_preemption<S: WaitStrategy<VirtualEnv> + ?Sized>(
+    trace: &Trace,
+    strategy: &mut S,
+    preemption: impl FnMut(u64) -> u64 + Send + 'static,
+) -> Replay {
+    run(
+        trace,
+        strategy,
+        replay_env(trace).with_preemption(preemption),
+    )
+}
+
+/// The replay's environment: native sleep `k` wakes `oversleep_ns[k]` late (cycled).
+fn replay_env(trace: &Trace) -> VirtualEnv {
     let wakeups: Vec<u64> = trace.waits.iter().map(|w| w.oversleep_ns).collect();
-    let mut env = VirtualEnv::starting_at(1_000_000_000)
+    VirtualEnv::starting_at(1_000_000_000)
         .with_costs(REPLAY_COSTS)
         .with_model(move |call| {
             let k = usize::try_from(call.index).unwrap_or(usize::MAX) % wakeups.len().max(1);
             Wake::Late(wakeups.get(k).copied().unwrap_or(0))
-        });
+        })
+}
+
+fn run<S: WaitStrategy<VirtualEnv> + ?Sized>(
+    trace: &Trace,
+    strategy: &mut S,
+    mut env: VirtualEnv,
+) -> Replay {
     let reports = trace
         .waits
         .iter()

@@ -25,6 +25,12 @@ pub struct SleepReport {
     pub native_oversleep_ns: Option<u64>,
     /// The margin the strategy planned to spin before the deadline (0 for pure sleeps).
     pub margin_ns: u64,
+    /// The longest time between two consecutive clock reads of the spin phase, counted
+    /// from the native wakeup's reading (0 for pure sleeps). One spin iteration takes
+    /// tens of ns; a gap of hundreds of µs or more means the thread lost its CPU while
+    /// spinning (preempted by another thread, or the host descheduled the vCPU):
+    /// [`preempted_while_spinning`](Self::preempted_while_spinning).
+    pub max_spin_gap_ns: u64,
 }
 
 impl SleepReport {
@@ -51,7 +57,31 @@ impl SleepReport {
             spin_ns: woke.saturating_sub(native_end),
             native_oversleep_ns,
             margin_ns,
+            max_spin_gap_ns: 0,
         }
+    }
+
+    /// A spin gap at least this long, ns (100 µs), means the thread lost its CPU while
+    /// spinning: far above a spin iteration (tens of ns) or an interrupt (a few µs),
+    /// far below a scheduler slice (ms).
+    pub const PREEMPT_GAP_NS: u64 = 100_000;
+
+    /// The same report with the spin phase's longest gap between clock reads.
+    pub fn with_spin_gap(mut self, max_spin_gap_ns: u64) -> Self {
+        self.max_spin_gap_ns = max_spin_gap_ns;
+        self
+    }
+
+    /// True when the spin phase lost its CPU: a gap between consecutive clock reads of
+    /// at least [`PREEMPT_GAP_NS`](Self::PREEMPT_GAP_NS).
+    pub fn preempted_while_spinning(&self) -> bool {
+        self.max_spin_gap_ns >= Self::PREEMPT_GAP_NS
+    }
+
+    /// True when the native phase itself ended after the deadline: the wakeup, not the
+    /// spin, made the wait late.
+    pub fn woken_late(&self) -> bool {
+        self.native_oversleep_ns.is_some() && self.start + self.native_ns > self.deadline
     }
 
     /// The report of a wait whose deadline had already passed when it began at `start`:
@@ -94,6 +124,11 @@ pub struct SleepStats {
     pub stalls: u64,
     /// The earliest return before a deadline, ns (0 unless an early tolerance allowed it).
     pub max_early_ns: u64,
+    /// Waits whose spin phase lost its CPU
+    /// ([`SleepReport::preempted_while_spinning`]).
+    pub preempted_spins: u64,
+    /// Waits whose native phase ended after the deadline ([`SleepReport::woken_late`]).
+    pub woken_late: u64,
 }
 
 impl SleepStats {
@@ -108,6 +143,10 @@ impl SleepStats {
         if r.native_oversleep_ns.is_some() {
             self.native_sleeps = self.native_sleeps.saturating_add(1);
         }
+        self.preempted_spins = self
+            .preempted_spins
+            .saturating_add(u64::from(r.preempted_while_spinning()));
+        self.woken_late = self.woken_late.saturating_add(u64::from(r.woken_late()));
     }
 
     /// Mean lateness in nanoseconds (0 when nothing was recorded).

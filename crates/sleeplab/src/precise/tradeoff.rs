@@ -30,6 +30,19 @@ pub enum CpuBudget {
     Unlimited,
 }
 
+/// What the spin does when it keeps losing its CPU (see
+/// [`Contention`](super::Contention)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContentionPolicy {
+    /// The default: after preemptions while spinning, cap the margin at what recent
+    /// spins survived (sleep closer to the deadline).
+    #[default]
+    Adapt,
+    /// Keep the margin whatever happens to the spin (the behaviour before the contended
+    /// regime existed; for comparison).
+    Ignore,
+}
+
 /// The caller's trade-off between lateness and CPU; see each field. The default is the
 /// never-early, cover-the-quantile sleeper with the [`CpuBudget::Auto`] ceiling.
 ///
@@ -47,6 +60,9 @@ pub struct Tradeoff {
     /// return up to that much before the deadline, never earlier (default 0: never
     /// early). At the same CPU every late wakeup is up to this much less late.
     pub early_tolerance_ns: u64,
+    /// Whether the margin shrinks while spins keep being preempted (default
+    /// [`ContentionPolicy::Adapt`]).
+    pub contention: ContentionPolicy,
 }
 
 impl Tradeoff {

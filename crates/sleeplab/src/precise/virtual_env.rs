@@ -12,6 +12,10 @@
 //!   that time as CPU, so spin loops terminate and their CPU cost is measurable;
 //!   each native sleep adds [`VirtualCosts::sleep_cpu_ns`] of CPU (not of time).
 //! * [`advance`](VirtualEnv::advance) injects a stall: time passes, no CPU is used.
+//! * A preemption model ([`with_preemption`](VirtualEnv::with_preemption)) is asked at
+//!   every spin-loop pause and yield how long the thread loses its CPU, given how long it
+//!   has run since its last native wakeup: a loaded machine's scheduler, where a waiter
+//!   that spins too long waits a whole slice behind a busy thread.
 
 use crate::clock::Env;
 
@@ -63,6 +67,7 @@ impl Default for VirtualCosts {
 }
 
 type WakeFn = Box<dyn FnMut(&SleepCall) -> Wake + Send>;
+type PreemptFn = Box<dyn FnMut(u64) -> u64 + Send>;
 
 enum Model {
     Exact,
@@ -76,6 +81,10 @@ pub struct VirtualEnv {
     cpu_ns: u64,
     costs: VirtualCosts,
     model: Model,
+    preempt: Option<PreemptFn>,
+    /// When the thread last started running (its last native wakeup or preemption).
+    run_start: u64,
+    preemptions: u64,
     native_sleeps: u64,
     interruptions: u64,
     clock_reads: u64,
@@ -120,6 +129,9 @@ impl VirtualEnv {
             cpu_ns: 0,
             costs: VirtualCosts::default(),
             model: Model::Exact,
+            preempt: None,
+            run_start: now_ns,
+            preemptions: 0,
             native_sleeps: 0,
             interruptions: 0,
             clock_reads: 0,
@@ -150,6 +162,19 @@ impl VirtualEnv {
     pub fn with_model(mut self, model: impl FnMut(&SleepCall) -> Wake + Send + 'static) -> Self {
         self.model = Model::Func(Box::new(model));
         self
+    }
+
+    /// At every spin-loop pause and yield, `model` gets the ns the thread has run since
+    /// its last native wakeup (or its last preemption) and returns how long it now loses
+    /// its CPU, ns (0: not preempted). Lost time passes without CPU use.
+    pub fn with_preemption(mut self, model: impl FnMut(u64) -> u64 + Send + 'static) -> Self {
+        self.preempt = Some(Box::new(model));
+        self
+    }
+
+    /// Preemptions the model decided so far.
+    pub fn preemptions(&self) -> u64 {
+        self.preemptions
     }
 
     /// Replaces the operation costs (spin and yield costs are raised to at least 1 ns).
@@ -218,6 +243,17 @@ impl VirtualEnv {
         self.cpu_ns = self.cpu_ns.saturating_add(ns);
     }
 
+    /// Asks the preemption model whether the running thread loses its CPU now.
+    fn maybe_preempt(&mut self) {
+        let run = self.now.saturating_sub(self.run_start);
+        let lost = self.preempt.as_mut().map_or(0, |f| f(run));
+        if lost > 0 {
+            self.preemptions = self.preemptions.saturating_add(1);
+            self.now = self.now.saturating_add(lost);
+            self.run_start = self.now;
+        }
+    }
+
     fn native_sleep(&mut self, target: u64, absolute: bool) {
         self.cpu_ns = self.cpu_ns.saturating_add(self.costs.sleep_cpu_ns);
         if target <= self.now {
@@ -251,6 +287,8 @@ impl VirtualEnv {
                 }
             }
         }
+        // The thread runs again from its wakeup.
+        self.run_start = self.now;
     }
 }
 
@@ -273,11 +311,13 @@ impl Env for VirtualEnv {
     fn spin_pause(&mut self) {
         self.spin_pauses = self.spin_pauses.saturating_add(1);
         self.busy(self.costs.spin_pause_ns.max(1));
+        self.maybe_preempt();
     }
 
     fn yield_now(&mut self) {
         self.yields = self.yields.saturating_add(1);
         self.busy(self.costs.yield_ns.max(1));
+        self.maybe_preempt();
     }
 }
 
@@ -310,6 +350,30 @@ mod tests {
         assert_eq!(env.time(), u64::MAX);
         env.sleep_for(u64::MAX); // target saturates to now: returns at once
         assert_eq!(env.time(), u64::MAX);
+    }
+
+    #[test]
+    fn a_preemption_model_sees_the_run_since_the_wakeup_and_costs_no_cpu() {
+        // Loses 1 ms once the thread has run 100 ns since it last got its CPU.
+        let mut env = VirtualEnv::new()
+            .with_costs(VirtualCosts {
+                clock_read_ns: 0,
+                spin_pause_ns: 50,
+                yield_ns: 50,
+                sleep_cpu_ns: 0,
+            })
+            .with_preemption(|run| if run >= 100 { 1_000_000 } else { 0 });
+        env.sleep_until(1_000);
+        env.spin_pause(); // ran 50
+        assert_eq!((env.time(), env.preemptions()), (1_050, 0));
+        env.yield_now(); // ran 100: preempted
+        assert_eq!((env.time(), env.preemptions()), (1_001_100, 1));
+        env.spin_pause(); // ran 50 since the preemption
+        assert_eq!(env.preemptions(), 1);
+        assert_eq!(env.cpu_ns(), 150);
+        env.sleep_until(2_000_000); // a wakeup restarts the run
+        env.spin_pause();
+        assert_eq!(env.preemptions(), 1);
     }
 
     #[test]

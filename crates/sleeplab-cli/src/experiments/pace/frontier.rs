@@ -111,29 +111,9 @@ pub fn frontier_sentence(load: usize, standings: &[Standing]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::{Recorder, RecorderConfig};
 
-    /// A result of `n` frames all `late` ns late, at `cpu` %.
     fn result(name: &str, n: u64, late: u64, cpu: f64) -> PaceResult {
-        let mut rec = Recorder::new(0, RecorderConfig::default());
-        for _ in 0..n {
-            rec.record(late);
-        }
-        PaceResult {
-            strategy: name.into(),
-            load: 0,
-            error: rec.summary(),
-            missed_frames: 0,
-            ideal_total_ns: 0,
-            actual_total_ns: 0,
-            cpu_percent: cpu,
-            spin_percent: 0.0,
-            voluntary_csw_per_frame: 0.0,
-            involuntary_csw_per_frame: 0.0,
-            histogram: vec![],
-            samples_ns: vec![],
-            all_samples_ns: vec![],
-        }
+        PaceResult::uniform(name, 0, n, late, cpu)
     }
 
     #[test]

@@ -8,11 +8,13 @@
 //! threads run while the contenders take their turns at that level.
 
 mod csv_out;
+pub mod evidence;
 mod frontier;
 mod render;
 mod run;
 
 pub use csv_out::to_csv;
+pub use evidence::{Evidence, LateFrame};
 pub use frontier::{Standing, frontier_sentence, standings};
 pub use render::render;
 pub use run::run;
@@ -88,7 +90,9 @@ pub struct PaceResult {
     pub ideal_total_ns: u64,
     /// Actual length: the sum over blocks of (last wake − block start), ns.
     pub actual_total_ns: u64,
-    /// CPU time of the measuring thread as % of one core over the contender's blocks.
+    /// CPU time of the measuring thread as % of one core over the contender's blocks
+    /// (without the CPU of the per-frame evidence snapshots, which is measured and taken
+    /// out).
     pub cpu_percent: f64,
     /// Time spent in the spin phase (as the strategy reports it) as % of wall time.
     pub spin_percent: f64,
@@ -96,6 +100,11 @@ pub struct PaceResult {
     pub voluntary_csw_per_frame: f64,
     /// Involuntary context switches per frame.
     pub involuntary_csw_per_frame: f64,
+    /// Why frames were late: preempted while spinning, woken late, context switches and
+    /// run-queue waits per frame (absent in results written before it existed, and
+    /// written only when frames were observed, so older results round-trip unchanged).
+    #[serde(default, skip_serializing_if = "Evidence::is_empty")]
+    pub evidence: Evidence,
     /// Histogram of errors: `[bucket upper bound ns, count]`.
     pub histogram: Vec<[u64; 2]>,
     /// The first frame errors, ns, in order.
@@ -107,6 +116,31 @@ pub struct PaceResult {
 }
 
 impl PaceResult {
+    /// A result of `n` frames all `late` ns late at `cpu` % (tests).
+    #[cfg(test)]
+    pub(crate) fn uniform(name: &str, load: usize, n: u64, late: u64, cpu: f64) -> Self {
+        let mut rec = crate::stats::Recorder::new(0, crate::stats::RecorderConfig::default());
+        for _ in 0..n {
+            rec.record(late);
+        }
+        Self {
+            strategy: name.into(),
+            load,
+            error: rec.summary(),
+            missed_frames: 0,
+            ideal_total_ns: 0,
+            actual_total_ns: 0,
+            cpu_percent: cpu,
+            spin_percent: 0.0,
+            voluntary_csw_per_frame: 0.0,
+            involuntary_csw_per_frame: 0.0,
+            evidence: Evidence::new(),
+            histogram: vec![],
+            samples_ns: vec![],
+            all_samples_ns: vec![],
+        }
+    }
+
     /// The contender's name, with its load level when there was one (`precise @ load 2`).
     pub fn label(&self) -> String {
         if self.load > 0 {

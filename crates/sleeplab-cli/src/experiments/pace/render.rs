@@ -1,6 +1,7 @@
 //! `pace` in the terminal: one row per contender (and load level), then the
 //! accuracy-versus-CPU frontier of each level.
 
+use super::evidence::LATE_FRAME_NS;
 use super::{PaceData, PaceResult, frontier_sentence, standings};
 use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
 use std::fmt::Write;
@@ -62,6 +63,7 @@ pub fn render(data: &PaceData) -> String {
             ""
         }
     );
+    let _ = writeln!(out, "{}", evidence_table(data, loaded));
     for &load in &c.loads {
         let level: Vec<&PaceResult> = data.results.iter().filter(|r| r.load == load).collect();
         if !level.is_empty() {
@@ -69,4 +71,54 @@ pub fn render(data: &PaceData) -> String {
         }
     }
     out
+}
+
+/// Why frames were late: one row per contender (and load level).
+fn evidence_table(data: &PaceData, loaded: bool) -> String {
+    let mut header = vec!["strategy"];
+    if loaded {
+        header.push("load");
+    }
+    header.extend([
+        "n",
+        "p99",
+        "late",
+        "started late",
+        "preempted spinning",
+        "woken late",
+        "other",
+        "inv csw",
+        "run queue",
+        "all: preempted spinning",
+        "all: woken late",
+        "max spin gap",
+    ]);
+    let mut t = new_table(header);
+    for r in &data.results {
+        let e = &r.evidence;
+        let mut row = vec![r.strategy.clone()];
+        if loaded {
+            row.push(r.load.to_string());
+        }
+        row.extend([
+            e.frames.to_string(),
+            fmt_ns_f(r.error.p99_ns),
+            e.late_frames.to_string(),
+            e.late_started_late.to_string(),
+            e.late_preempted_while_spinning.to_string(),
+            e.late_woken_late.to_string(),
+            e.late_other.to_string(),
+            e.late_involuntary_switched.to_string(),
+            e.late_runqueue_wait.map_or("–".into(), |n| n.to_string()),
+            e.preempted_while_spinning.to_string(),
+            e.woken_late.to_string(),
+            fmt_ns(e.max_spin_gap_ns),
+        ]);
+        t.add_row(row);
+    }
+    format!(
+        "why frames were late (frames more than {} late, counted once each: started late = the wait began after its deadline; else preempted while spinning = a gap of ≥ {} between clock reads of the spin; else woken late = the native sleep ended after the deadline; else other; inv csw = with an involuntary context switch; run queue = waited runnable for ≥ half the lateness; all: = every frame)\n{t}",
+        fmt_ns(LATE_FRAME_NS),
+        fmt_ns(sleeplab::precise::SleepReport::PREEMPT_GAP_NS)
+    )
 }

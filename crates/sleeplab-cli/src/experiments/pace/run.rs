@@ -1,6 +1,7 @@
 //! The pace loop: one load level after another, the contenders interleaved in blocks
 //! within each level.
 
+use super::evidence::{Evidence, Probe};
 use super::{PaceConfig, PaceData, PaceResult};
 use crate::contenders::strategies::{self, RealStrategy};
 use crate::experiments::{Context, Outcome, histogram, load_note};
@@ -19,6 +20,9 @@ struct State<'a> {
     wall: u64,
     spin: u64,
     usage: ThreadUsage,
+    evidence: Evidence,
+    /// CPU of the evidence snapshots, ns (taken out of `usage`).
+    evidence_cpu: u64,
 }
 
 /// Runs `config` on a dedicated measuring thread with the context's settings applied.
@@ -55,6 +59,8 @@ fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceDat
                     wall: 0,
                     spin: 0,
                     usage: ThreadUsage::default(),
+                    evidence: Evidence::new(),
+                    evidence_cpu: 0,
                 })
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
@@ -79,6 +85,7 @@ fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceDat
 fn run_level(config: &PaceConfig, ctx: &Context, load: usize, states: &mut [State]) -> bool {
     let progress = &ctx.progress;
     let mut env = RealEnv;
+    let mut probe = Probe::for_this_thread();
     let blocks = config.frames.div_ceil(config.block);
     for b in 0..blocks {
         let frames = config.block.min(config.frames - b * config.block);
@@ -88,6 +95,7 @@ fn run_level(config: &PaceConfig, ctx: &Context, load: usize, states: &mut [Stat
             }
             progress.message(format!("{} load {load} block {}/{blocks}", s.name, b + 1));
             let usage0 = ThreadUsage::now();
+            let cost0 = probe.cost_ns;
             let start = env.now();
             let mut last = start;
             for k in 1..=frames {
@@ -98,7 +106,11 @@ fn run_level(config: &PaceConfig, ctx: &Context, load: usize, states: &mut [Stat
                     }
                 }
                 let deadline = start + k * config.period_ns;
+                let before = probe.snapshot();
                 let r = s.strategy.sleep_until(&mut env, deadline);
+                let after = probe.snapshot();
+                s.evidence
+                    .record(Probe::frame(s.evidence.frames, before, after, &r));
                 s.rec.record(r.lateness_ns);
                 s.missed += u64::from(r.lateness_ns > config.period_ns);
                 s.spin += r.spin_ns;
@@ -110,6 +122,7 @@ fn run_level(config: &PaceConfig, ctx: &Context, load: usize, states: &mut [Stat
             s.actual_total += last - start;
             s.wall += env.now() - start;
             s.usage.add_since(&usage0);
+            s.evidence_cpu += probe.cost_ns - cost0;
             progress.inc(frames);
         }
     }
@@ -127,10 +140,11 @@ fn finish(s: State, load: usize, config: &PaceConfig) -> PaceResult {
         missed_frames: s.missed,
         ideal_total_ns: s.rec.count() * config.period_ns,
         actual_total_ns: s.actual_total,
-        cpu_percent: 100.0 * s.usage.cpu_ns as f64 / wall,
+        cpu_percent: 100.0 * s.usage.cpu_ns.saturating_sub(s.evidence_cpu) as f64 / wall,
         spin_percent: 100.0 * s.spin as f64 / wall,
         voluntary_csw_per_frame: s.usage.voluntary_csw as f64 / n,
         involuntary_csw_per_frame: s.usage.involuntary_csw as f64 / n,
+        evidence: s.evidence,
         histogram: histogram(&s.rec),
         samples_ns: s
             .rec

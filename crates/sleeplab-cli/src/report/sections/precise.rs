@@ -19,6 +19,7 @@ pub fn sections(r: &Results<'_>) -> Vec<Section> {
     let mut out = Vec::new();
     if let Some((_, p)) = r.pace().filter(|(_, p)| !p.results.is_empty()) {
         out.push(pace(p));
+        out.extend(super::frontier::section(p));
     }
     if let Some((_, c)) = r.cpu().filter(|(_, c)| !c.points.is_empty()) {
         out.push(cpu(c));

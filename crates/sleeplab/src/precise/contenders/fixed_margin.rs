@@ -7,7 +7,9 @@ use crate::precise::wait_strategy::WaitStrategy;
 
 /// Relative native sleep of `remaining − margin` (when the remaining time exceeds the
 /// margin), then spin. `spin_sleep`'s Linux defaults: a 125 µs margin ("native
-/// accuracy") and a `sched_yield` spin loop. The margin never adapts.
+/// accuracy") and a `sched_yield` spin loop. The margin never adapts. With a busy thread
+/// per CPU the yield hands the CPU away for a slice (see [`SpinStrategy::YieldSpin`]);
+/// `fixed-margin:…,spin=pause` spins instead.
 #[derive(Debug, Clone, Copy)]
 pub struct FixedMargin {
     /// The time left to the spin phase, ns.
@@ -52,7 +54,15 @@ impl<E: Env> WaitStrategy<E> for FixedMargin {
         } else {
             (start, None)
         };
-        let woke = spin_until(env, deadline, self.spin);
-        SleepReport::from_instants(start, deadline, native_end, woke, oversleep, self.margin_ns)
+        let spun = spin_until(env, native_end, deadline, self.spin);
+        SleepReport::from_instants(
+            start,
+            deadline,
+            native_end,
+            spun.woke,
+            oversleep,
+            self.margin_ns,
+        )
+        .with_spin_gap(spun.max_gap_ns)
     }
 }

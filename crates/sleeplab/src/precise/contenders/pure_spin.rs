@@ -25,7 +25,8 @@ impl<E: Env> WaitStrategy<E> for PureSpin {
         if start >= deadline {
             return SleepReport::already_past(start, deadline);
         }
-        let woke = spin_until(env, deadline, SpinStrategy::Spin);
-        SleepReport::from_instants(start, deadline, start, woke, None, deadline - start)
+        let spun = spin_until(env, start, deadline, SpinStrategy::Spin);
+        SleepReport::from_instants(start, deadline, start, spun.woke, None, deadline - start)
+            .with_spin_gap(spun.max_gap_ns)
     }
 }

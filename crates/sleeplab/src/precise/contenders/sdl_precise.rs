@@ -35,7 +35,8 @@ impl<E: Env> WaitStrategy<E> for SdlPrecise {
             oversleep = Some((t - now).saturating_sub(ONE_MS));
             now = t;
         }
-        let woke = spin_until(env, deadline, SpinStrategy::Spin);
-        SleepReport::from_instants(start, deadline, now, woke, oversleep, max_sleep)
+        let spun = spin_until(env, now, deadline, SpinStrategy::Spin);
+        SleepReport::from_instants(start, deadline, now, spun.woke, oversleep, max_sleep)
+            .with_spin_gap(spun.max_gap_ns)
     }
 }

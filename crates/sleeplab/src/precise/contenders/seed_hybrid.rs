@@ -91,8 +91,9 @@ impl<E: Env> WaitStrategy<E> for SeedHybrid {
             oversleep = Some((t - now).saturating_sub(ONE_MS));
             now = t;
         }
-        let woke = spin_until(env, deadline, SpinStrategy::Spin);
+        let spun = spin_until(env, now, deadline, SpinStrategy::Spin);
         let margin = self.estimate.ceil() as u64;
-        SleepReport::from_instants(start, deadline, now, woke, oversleep, margin)
+        SleepReport::from_instants(start, deadline, now, spun.woke, oversleep, margin)
+            .with_spin_gap(spun.max_gap_ns)
     }
 }

@@ -6,7 +6,7 @@ use std::fmt;
 use super::settings::ContenderSetting;
 use super::values::format_duration;
 use crate::precise::spin::SpinStrategy;
-use crate::precise::tradeoff::CpuBudget;
+use crate::precise::tradeoff::{ContentionPolicy, CpuBudget};
 
 impl fmt::Display for ContenderSetting {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -70,6 +70,14 @@ impl fmt::Display for ContenderSetting {
                     format!("early={}", format_duration(early)),
                 );
                 push(*spin != ds, format!("spin={}", spin_name(*spin)));
+                let contention = match t.contention {
+                    ContentionPolicy::Adapt => "adapt",
+                    ContentionPolicy::Ignore => "ignore",
+                };
+                push(
+                    t.contention != dt.contention,
+                    format!("contention={contention}"),
+                );
             }
             _ => {}
         }

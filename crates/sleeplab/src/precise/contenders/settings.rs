@@ -13,7 +13,7 @@ use crate::clock::Env;
 use crate::precise::estimator::EstimatorConfig;
 use crate::precise::precise_strategy::Precise;
 use crate::precise::spin::SpinStrategy;
-use crate::precise::tradeoff::{CpuBudget, Tradeoff};
+use crate::precise::tradeoff::{ContentionPolicy, CpuBudget, Tradeoff};
 use crate::precise::wait_strategy::WaitStrategy;
 
 use super::values::{parse_duration_ns, parse_number};
@@ -92,7 +92,8 @@ pub enum ContenderSetting {
         /// How the spin phase waits.
         spin: SpinStrategy,
     },
-    /// `precise[:q=Q,cap=D,window=N,tol=D,budget=auto|none|P%,early=D,spin=pause|yield]`.
+    /// `precise[:q=Q,cap=D,window=N,tol=D,budget=auto|none|P%,early=D,spin=pause|yield,
+    /// contention=adapt|ignore]`.
     Precise {
         /// The estimator's parameters (`q`, `cap`, `window`).
         estimator: EstimatorConfig,
@@ -150,6 +151,10 @@ const PRECISE_PARAMS: &[ParamInfo] = &[
         "return up to this long before the deadline (default 0)",
     ),
     p("spin", "pause or yield (default pause)"),
+    p(
+        "contention",
+        "adapt (shorten the spin while it keeps being preempted) or ignore (default adapt)",
+    ),
 ];
 
 /// Why a setting name was refused.
@@ -371,6 +376,13 @@ impl ContenderSetting {
                 tradeoff.early_tolerance_ns =
                     parse_duration_ns(value).ok_or_else(|| bad(DURATION))?;
             }
+            (Self::Precise { tradeoff, .. }, "contention") => {
+                tradeoff.contention = match value {
+                    "adapt" => ContentionPolicy::Adapt,
+                    "ignore" => ContentionPolicy::Ignore,
+                    _ => return Err(bad("adapt or ignore")),
+                };
+            }
             (Self::Precise { tradeoff, .. }, "budget") => {
                 tradeoff.cpu_budget = match value {
                     "auto" => CpuBudget::Auto,
@@ -458,6 +470,12 @@ mod tests {
         );
         assert_eq!(parse("precise:budget=auto").to_string(), "precise");
         assert_eq!(parse("precise:q=0.99").to_string(), "precise");
+        assert_eq!(
+            parse("precise:contention=ignore").to_string(),
+            "precise:contention=ignore"
+        );
+        assert_eq!(parse("precise:contention=adapt").to_string(), "precise");
+        assert!(ContenderSetting::parse("precise:contention=maybe").is_err());
     }
 
     #[test]
@@ -488,7 +506,7 @@ mod tests {
         );
         assert_eq!(
             err("precise:0.999").to_string(),
-            "`precise` has no parameter `0.999` (known: q, cap, window, tol, budget, early, spin)"
+            "`precise` has no parameter `0.999` (known: q, cap, window, tol, budget, early, spin, contention)"
         );
         assert_eq!(
             err("fixed-margin:250").to_string(),

@@ -1,0 +1,124 @@
+//! The contended regime of `precise` in virtual time: on a modelled loaded scheduler
+//! where a spin that runs longer than [`SLICE_RUN_NS`] since its wakeup loses its CPU
+//! for a whole slice ([`STALL_NS`]), the default `precise` shortens its spin, and
+//! `precise:contention=ignore` (the behaviour before the regime existed) does not.
+//! The recorded traces on the same model: `estimator_traces.rs`. No real clock is read.
+
+use sleeplab::precise::{
+    Contention, ContentionPolicy, EstimatorConfig, Precise, SleepReport, SpinStrategy, Tradeoff,
+    VirtualEnv, WaitSummary,
+};
+
+/// A spinner that has run this long since its wakeup is preempted (the model's slice).
+const SLICE_RUN_NS: u64 = 300_000;
+/// ... and waits this long behind the busy thread.
+const STALL_NS: u64 = 3_000_000;
+const FRAME_NS: u64 = 16_666_667;
+const WAITS: usize = 3_000;
+
+fn slice_model(run_ns: u64) -> u64 {
+    if run_ns >= SLICE_RUN_NS { STALL_NS } else { 0 }
+}
+
+fn precise(contention: ContentionPolicy) -> Precise {
+    Precise::new(EstimatorConfig::default(), SpinStrategy::Spin).with_tradeoff(Tradeoff {
+        contention,
+        ..Tradeoff::default()
+    })
+}
+
+/// A loaded machine's wakeups: 97 of 100 are 20 µs late, 3 are 400 µs late (enough of
+/// them for the estimator's p99 to sit in the slow mode, so the margin is ~0.4 ms).
+fn loaded_oversleeps() -> Vec<u64> {
+    (0..100)
+        .map(|i| if i % 33 == 0 { 400_000 } else { 20_000 })
+        .collect()
+}
+
+fn run(contention: ContentionPolicy) -> (Vec<SleepReport>, VirtualEnv) {
+    let mut env = VirtualEnv::starting_at(1_000_000_000)
+        .with_oversleeps(loaded_oversleeps())
+        .with_preemption(slice_model);
+    let mut s = precise(contention);
+    let reports = (0..WAITS)
+        .map(|_| {
+            let deadline = env.time() + FRAME_NS;
+            s.wait_until(&mut env, deadline)
+        })
+        .collect();
+    (reports, env)
+}
+
+fn summary(reports: &[SleepReport]) -> WaitSummary {
+    WaitSummary::from_waits(
+        reports
+            .iter()
+            .map(|r| (r.lateness_ns, r.spin_ns, r.woke - r.start)),
+    )
+}
+
+#[test]
+fn on_a_loaded_scheduler_the_adapted_spin_is_rarely_preempted_and_less_late() {
+    let (adapt, adapt_env) = run(ContentionPolicy::Adapt);
+    let (ignore, ignore_env) = run(ContentionPolicy::Ignore);
+    for r in adapt.iter().chain(&ignore) {
+        assert!(r.woke >= r.deadline, "never early");
+    }
+    let (a, i) = (summary(&adapt), summary(&ignore));
+    let (a99, i99) = (a.p99_ns.unwrap(), i.p99_ns.unwrap());
+    // Ignoring contention, most spins outlast the slice: p99 is a whole stall.
+    assert!(i99 >= STALL_NS - SLICE_RUN_NS, "ignore: p99 {i99} ns");
+    // Adapting, only the slow wakeups are late, by at most their oversleep.
+    assert!(a99 <= 400_000, "adapt: p99 {a99} ns");
+    assert!(a.cpu_percent() < i.cpu_percent());
+    // Each entry into the regime takes two preemptions; it holds for HOLD_WAITS waits.
+    let entries = WAITS as u64 / Contention::HOLD_WAITS + 1;
+    assert!(
+        adapt_env.preemptions() <= 2 * entries,
+        "{} preemptions",
+        adapt_env.preemptions()
+    );
+    assert!(ignore_env.preemptions() > WAITS as u64 / 2);
+    // The reports name what happened: every preemption the model made is a spin gap.
+    let gaps = adapt
+        .iter()
+        .filter(|r| r.preempted_while_spinning())
+        .count() as u64;
+    assert_eq!(gaps, adapt_env.preemptions());
+}
+
+#[test]
+fn one_preemption_is_not_contention() {
+    // A single host hiccup in a quiet run changes nothing: both policies wait alike.
+    let run = |contention| {
+        let mut env = VirtualEnv::starting_at(1_000_000_000)
+            .with_oversleeps([60_000])
+            .with_preemption({
+                let mut calls = 0u64;
+                move |_| {
+                    calls += 1;
+                    if calls == 1_000 { STALL_NS } else { 0 }
+                }
+            });
+        let mut s = precise(contention);
+        let reports: Vec<SleepReport> = (0..200)
+            .map(|_| {
+                let deadline = env.time() + FRAME_NS;
+                s.wait_until(&mut env, deadline)
+            })
+            .collect();
+        assert_eq!(env.preemptions(), 1);
+        assert!(!s.contention().is_contended());
+        assert_eq!(s.contention().spin_ceiling_ns(), None);
+        reports
+    };
+    let adapt = run(ContentionPolicy::Adapt);
+    assert_eq!(adapt, run(ContentionPolicy::Ignore));
+    assert_eq!(
+        adapt
+            .iter()
+            .filter(|r| r.preempted_while_spinning())
+            .count(),
+        1
+    );
+}
