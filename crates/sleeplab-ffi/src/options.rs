@@ -403,6 +403,7 @@ mod tests {
                     lateness_tolerance_ns: 50,
                     cpu_budget: CpuBudget::Percent(3.0),
                     early_tolerance_ns: 70,
+                    ..Tradeoff::default()
                 };
                 assert_eq!((*o).tradeoff, tradeoff);
                 assert_eq!((*o).builder().unwrap().strategy().tradeoff(), tradeoff);

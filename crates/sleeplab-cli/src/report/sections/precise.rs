@@ -416,6 +416,7 @@ mod tests {
             histogram: vec![],
             samples_ns: vec![],
             all_samples_ns: vec![],
+            evidence: Default::default(),
         }
     }
 

@@ -78,11 +78,18 @@ pub fn table(d: &RuntimesData) -> Table {
 pub fn caption(d: &RuntimesData) -> Sentence {
     let design = match d.config.quota {
         ProbeQuota::Budget { budget_ns, .. } => format!(
-            "Here each cell ran until its calls added up to {} (a time budget): the actual length is about fixed and the ideal one follows from the repetitions, the reverse of the seed's script, which fixed the repetitions (seconds ÷ duration) and so the ideal length; `sleeplab runtimes --count N` runs the seed's design. Either way actual ÷ ideal is the seed's measure",
+            "Here each cell ran until its calls added up to {} (a time budget): the actual length is about fixed and the ideal one follows from the repetitions, the reverse of the seed's script, which fixed the repetitions (seconds ÷ duration) and so the ideal length; `sleeplab runtimes` without `--budget` runs the seed's design. Either way actual ÷ ideal is the seed's measure",
             ns(budget_ns as f64)
         ),
         ProbeQuota::Count { count } => format!(
             "Here each cell ran {count} calls, as the seed's script fixed its repetitions: the ideal length is count × duration and the actual one what they took"
+        ),
+        ProbeQuota::PerRequest {
+            count,
+            max_ideal_ns,
+        } => format!(
+            "Here each cell ran {count} calls (fewer where {count} calls would ask for more than {} of sleep), fixed before measuring as the seed's script fixed its repetitions: the ideal length is count × duration and the actual one what they took",
+            ns(max_ideal_ns as f64)
         ),
     };
     let mut s = Sentence::new(format!("{design}. {SIGMA_N}."));
@@ -174,5 +181,35 @@ mod tests {
         let s = caption(&d);
         s.check().unwrap();
         assert!(s.text.contains("σ divides by n"));
+    }
+
+    #[test]
+    fn the_caption_names_how_the_run_chose_its_repetitions() {
+        let ExperimentData::Runtimes(mut d) = stored("runtimes").data else {
+            panic!("runtimes");
+        };
+        let cases = [
+            (
+                ProbeQuota::Budget {
+                    budget_ns: 10_000_000,
+                    max_count: 1_000,
+                },
+                "ran until its calls added up to 10 ms (a time budget)",
+            ),
+            (ProbeQuota::Count { count: 7 }, "each cell ran 7 calls"),
+            (
+                ProbeQuota::PerRequest {
+                    count: 100,
+                    max_ideal_ns: 1_000_000_000,
+                },
+                "each cell ran 100 calls (fewer where 100 calls would ask for more than 1 s of sleep)",
+            ),
+        ];
+        for (quota, says) in cases {
+            d.config.quota = quota;
+            let s = caption(&d);
+            s.check().unwrap();
+            assert!(s.text.contains(says), "{quota:?}: {}", s.text);
+        }
     }
 }
