@@ -1,9 +1,9 @@
 //! `fixed-margin`: the `spin_sleep` crate's idea with a fixed margin.
 
+use super::one_shot::OneShot;
 use crate::clock::Env;
 use crate::precise::sleep_report::SleepReport;
 use crate::precise::spin::{SpinStrategy, native_sleep_for_from, spin_until};
-use crate::precise::wait_strategy::WaitStrategy;
 
 /// Relative native sleep of `remaining − margin` (when the remaining time exceeds the
 /// margin), then spin. `spin_sleep`'s Linux defaults: a 125 µs margin ("native
@@ -36,16 +36,10 @@ impl Default for FixedMargin {
     }
 }
 
-impl<E: Env> WaitStrategy<E> for FixedMargin {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
+impl OneShot for FixedMargin {
+    const NAME: &'static str = FixedMargin::NAME;
 
-    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
-        let start = env.now();
-        if start >= deadline {
-            return SleepReport::already_past(start, deadline);
-        }
+    fn wait_from<E: Env>(&mut self, env: &mut E, start: u64, deadline: u64) -> SleepReport {
         let remaining = deadline - start;
         let (native_end, oversleep) = if remaining > self.margin_ns {
             let ns = remaining - self.margin_ns;

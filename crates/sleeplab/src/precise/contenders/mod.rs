@@ -4,6 +4,7 @@
 
 mod abs_sleep;
 mod fixed_margin;
+mod one_shot;
 mod pure_spin;
 mod registry;
 mod sdl_precise;

@@ -1,9 +1,9 @@
 //! `sdl-precise`: the idea of SDL3's `SDL_DelayPrecise`.
 
+use super::one_shot::OneShot;
 use crate::clock::Env;
 use crate::precise::sleep_report::SleepReport;
 use crate::precise::spin::{ONE_MS, SpinStrategy, native_sleep_for_from, spin_until};
-use crate::precise::wait_strategy::WaitStrategy;
 
 /// Within each call: sleep 1 ms at a time while the remaining time exceeds the longest
 /// 1 ms sleep seen *in this call* (starting at 1 ms), then spin with a pause instruction.
@@ -16,16 +16,10 @@ impl SdlPrecise {
     pub const NAME: &'static str = "sdl-precise";
 }
 
-impl<E: Env> WaitStrategy<E> for SdlPrecise {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
+impl OneShot for SdlPrecise {
+    const NAME: &'static str = SdlPrecise::NAME;
 
-    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
-        let start = env.now();
-        if start >= deadline {
-            return SleepReport::already_past(start, deadline);
-        }
+    fn wait_from<E: Env>(&mut self, env: &mut E, start: u64, deadline: u64) -> SleepReport {
         let mut now = start;
         let mut max_sleep = ONE_MS;
         let mut oversleep = None;

@@ -1,9 +1,9 @@
 //! `seed-hybrid`: seed 002's `preciseSleep`.
 
+use super::one_shot::OneShot;
 use crate::clock::Env;
 use crate::precise::sleep_report::SleepReport;
 use crate::precise::spin::{ONE_MS, SpinStrategy, native_sleep_for_from, spin_until};
-use crate::precise::wait_strategy::WaitStrategy;
 
 /// Seed 002: sleep 1 ms at a time while the remaining time exceeds `mean + X·σ` of the
 /// observed durations of 1 ms sleeps (Welford's online algorithm, kept across calls,
@@ -73,16 +73,10 @@ impl Default for SeedHybrid {
     }
 }
 
-impl<E: Env> WaitStrategy<E> for SeedHybrid {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
+impl OneShot for SeedHybrid {
+    const NAME: &'static str = SeedHybrid::NAME;
 
-    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
-        let start = env.now();
-        if start >= deadline {
-            return SleepReport::already_past(start, deadline);
-        }
+    fn wait_from<E: Env>(&mut self, env: &mut E, start: u64, deadline: u64) -> SleepReport {
         let mut now = start;
         let mut oversleep = None;
         while (deadline.saturating_sub(now)) as f64 > self.estimate {

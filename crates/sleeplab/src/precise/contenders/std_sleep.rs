@@ -1,9 +1,9 @@
 //! `std-sleep`: what `std::thread::sleep(deadline - now)` does.
 
+use super::one_shot::OneShot;
 use crate::clock::Env;
 use crate::precise::sleep_report::SleepReport;
 use crate::precise::spin::native_sleep_for_from;
-use crate::precise::wait_strategy::WaitStrategy;
 
 /// Relative native sleep of the remaining time, resumed after early returns, no spin.
 /// Always late by the native oversleep; uses almost no CPU.
@@ -15,16 +15,10 @@ impl StdSleep {
     pub const NAME: &'static str = "std-sleep";
 }
 
-impl<E: Env> WaitStrategy<E> for StdSleep {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
+impl OneShot for StdSleep {
+    const NAME: &'static str = StdSleep::NAME;
 
-    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
-        let start = env.now();
-        if start >= deadline {
-            return SleepReport::already_past(start, deadline);
-        }
+    fn wait_from<E: Env>(&mut self, env: &mut E, start: u64, deadline: u64) -> SleepReport {
         let woke = native_sleep_for_from(env, start, deadline - start);
         SleepReport::from_instants(start, deadline, woke, woke, Some(woke - deadline), 0)
     }
