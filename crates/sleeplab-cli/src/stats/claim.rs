@@ -15,7 +15,7 @@
 //! * a wait with fewer than [`BLOCKED_CSW`] voluntary context switches per call is said
 //!   to return without sleeping ([`NEVER_BLOCKED`]), never called a sleep.
 
-use super::Stat;
+use super::{Stat, Summary};
 
 /// Samples below this size are named in a sentence that quotes them (`n = 22`).
 pub const SMALL_SAMPLE: u64 = 100;
@@ -25,6 +25,12 @@ pub const BLOCKED_CSW: f64 = 0.5;
 
 /// The words a sentence uses for a call that did not block.
 pub const NEVER_BLOCKED: &str = "without sleeping";
+
+/// The rule behind [`NEVER_BLOCKED`] as a sentence states it: `under 0.5 voluntary
+/// context switches per call` (from [`BLOCKED_CSW`], so text and check agree).
+pub fn never_blocked_rule() -> String {
+    format!("under {BLOCKED_CSW} voluntary context switches per call")
+}
 
 /// The direction of a change, and the words for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,6 +266,51 @@ impl Sentence {
     pub fn claim(&mut self, c: Claim) -> &mut Self {
         self.claims.push(c);
         self
+    }
+
+    /// `shown`, a value of `stat` over `n` samples, with its [`Claim::Quote`] recorded;
+    /// returned with ` (n = 22)` appended for a sample under [`SMALL_SAMPLE`].
+    pub fn quoted(&mut self, stat: Stat, n: u64, shown: String) -> String {
+        let text = format!("{shown}{}", small_n(n));
+        self.claim(Claim::Quote { stat, n, shown });
+        text
+    }
+
+    /// The indices of the least and the most of `values` (signed), each recorded as a
+    /// [`Claim::Rank`]; `None`, and nothing recorded, unless the most exceeds the least.
+    pub fn least_and_most(&mut self, values: &[f64]) -> Option<(usize, usize)> {
+        let lo = extreme_index(values, Extreme::Least, RankBy::Signed)?;
+        let hi = extreme_index(values, Extreme::Most, RankBy::Signed)?;
+        if values[hi] <= values[lo] {
+            return None;
+        }
+        for (extreme, chosen) in [(Extreme::Least, lo), (Extreme::Most, hi)] {
+            self.claim(Claim::Rank {
+                extreme,
+                by: RankBy::Signed,
+                chosen,
+                among: values.to_vec(),
+            });
+        }
+        Some((lo, hi))
+    }
+
+    /// `stat` of `s` as `fmt` writes it, with its [`Claim::Quote`] recorded (the checker
+    /// then demands that text and, for a sample under [`SMALL_SAMPLE`], `n = …`); `None`,
+    /// and nothing recorded, where the sample cannot resolve the statistic.
+    pub fn quote(
+        &mut self,
+        s: &Summary,
+        stat: Stat,
+        fmt: impl Fn(f64) -> String,
+    ) -> Option<String> {
+        let shown = fmt(s.get(stat)?);
+        self.claim(Claim::Quote {
+            stat,
+            n: s.count,
+            shown: shown.clone(),
+        });
+        Some(shown)
     }
 
     /// Appends another sentence (its text and claims).

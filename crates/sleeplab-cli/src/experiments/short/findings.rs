@@ -355,13 +355,13 @@ pub fn paired_wins(a: &ShortCell, b: &ShortCell) -> (usize, usize) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::experiments::short::BatchRecord;
 
     /// A synthetic cell whose per-repetition net costs are `net` (100 calls per batch,
-    /// no floor) with `vol` voluntary switches per call.
-    fn cell(m: &str, ns: u64, net: &[f64], vol: f64) -> ShortCell {
+    /// no floor) with `vol` voluntary switches per call (the report's tests use it too).
+    pub(crate) fn cell(m: &str, ns: u64, net: &[f64], vol: f64) -> ShortCell {
         let batches = net
             .iter()
             .enumerate()

@@ -124,17 +124,9 @@ fn short_request(m: &MainSweep<'_>) -> Option<u64> {
     m.requests().into_iter().find(|&d| d > 0 && d < 10_000)
 }
 
-/// `stat` of `s`, written, with its [`Claim::Quote`] recorded in `out`. `None` (and
-/// nothing recorded) where the sample cannot resolve it.
+/// `stat` of `s` in the terminal's units, quoted ([`Sentence::quote`]).
 fn quote(out: &mut Sentence, s: &Summary, stat: Stat) -> Option<String> {
-    let v = s.get(stat)?;
-    let shown = ns(v);
-    out.claim(Claim::Quote {
-        stat,
-        n: s.count,
-        shown: shown.clone(),
-    });
-    Some(shown)
+    out.quote(s, stat, ns)
 }
 
 /// The highest of `prefer` that every sample of `sizes` resolves.

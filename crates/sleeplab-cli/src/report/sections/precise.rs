@@ -166,16 +166,9 @@ fn cpu_note(values: impl IntoIterator<Item = f64>) -> String {
     }
 }
 
-/// `stat` of `e` written, with its quote claimed; ` (n = 30)` follows under 100.
+/// `stat` of `e` in the report's units, quoted ([`Sentence::quote`]).
 fn quote(s: &mut Sentence, e: &Summary, stat: Stat) -> Option<String> {
-    let v = e.get(stat)?;
-    let shown = ns(v);
-    s.claim(Claim::Quote {
-        stat,
-        n: e.count,
-        shown: shown.clone(),
-    });
-    Some(shown)
+    s.quote(e, stat, ns)
 }
 
 /// The pace caption: how late precise, std-sleep and spin woke (mean and max of their

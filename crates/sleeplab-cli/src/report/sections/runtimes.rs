@@ -13,7 +13,7 @@ use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::Results;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Extreme, RankBy, Sentence, extreme_index, small_n};
+use crate::stats::claim::{Claim, Extreme, RankBy, Sentence, extreme_index};
 
 /// Whether a probe method calls sleeplab itself (its name starts with `sleeplab`): never
 /// a language's plain sleep.
@@ -208,13 +208,7 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
 
 /// A cell's median written, its quote claimed, ` (n = 10)` under 100 samples.
 fn median(s: &mut Sentence, c: &OneshotCell) -> String {
-    let shown = ns(c.summary.median_ns);
-    s.claim(Claim::Quote {
-        stat: Stat::Median,
-        n: c.summary.count,
-        shown: shown.clone(),
-    });
-    format!("{shown}{}", small_n(c.summary.count))
+    s.quoted(Stat::Median, c.summary.count, ns(c.summary.median_ns))
 }
 
 /// The requested-vs-actual caption: each runtime's plain sleep at the smallest request,

@@ -12,7 +12,7 @@ use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::Results;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Sentence, ratio, small_n};
+use crate::stats::claim::{Claim, Sentence, ratio};
 
 /// The short section, when the results hold a `short` run.
 pub fn section(r: &Results<'_>) -> Option<Section> {
@@ -128,15 +128,7 @@ pub fn caption(d: &ShortData, slack: u64) -> Sentence {
     let yld = d.cell("yield", 0, slack);
     let mut s = Sentence::default();
     let mut parts = Vec::new();
-    let quote = |s: &mut Sentence, c: &ShortCell| {
-        let shown = ns(c.net.mean_ns);
-        s.claim(Claim::Quote {
-            stat: Stat::Mean,
-            n: c.net.n,
-            shown: shown.clone(),
-        });
-        format!("{shown}{}", small_n(c.net.n))
-    };
+    let quote = |s: &mut Sentence, c: &ShortCell| s.quoted(Stat::Mean, c.net.n, ns(c.net.mean_ns));
     if let (Some(n), Some(t)) = (nano, tfd) {
         // The ratio finding 3 quotes (times_sooner), or its inverse when slower.
         let (of, to, word) = if times_sooner(n, t) >= 1.0 {
@@ -173,25 +165,12 @@ pub fn caption(d: &ShortData, slack: u64) -> Sentence {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::short::{BatchRecord, findings};
+    use crate::experiments::short::findings;
     use proptest::prelude::*;
 
+    /// A synthetic cell of `net` costs per repetition, one voluntary switch per call.
     fn cell(m: &str, req: u64, net: &[f64]) -> ShortCell {
-        let batches = net
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| BatchRecord {
-                repetition: i as u64,
-                position: 0,
-                calls: 100,
-                elapsed_ns: (v * 100.0) as u64,
-                floor_elapsed_ns: 0,
-                cpu_ns: 0,
-                voluntary_csw: 100,
-                involuntary_csw: 0,
-            })
-            .collect();
-        ShortCell::from_batches(m, req, 50_000, 100, 0.0, batches, 0.999)
+        findings::tests::cell(m, req, net, 1.0)
     }
 
     fn data(cells: Vec<ShortCell>) -> ShortData {

@@ -9,7 +9,7 @@ use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::{Results, distinct};
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Extreme, RankBy, Sentence, extreme_index, small_n};
+use crate::stats::claim::Sentence;
 
 /// The timers section, when the results hold a `timers` run.
 pub fn section(r: &Results<'_>) -> Option<Section> {
@@ -138,24 +138,12 @@ pub fn caption(cells: &[&TimersCell]) -> Sentence {
         return s;
     }
     let errs: Vec<f64> = at.iter().map(|c| c.merged.avg_error_pct).collect();
-    let (Some(bi), Some(wi)) = (
-        extreme_index(&errs, Extreme::Least, RankBy::Signed),
-        extreme_index(&errs, Extreme::Most, RankBy::Signed),
-    ) else {
+    let Some((bi, wi)) = s.least_and_most(&errs) else {
         return s;
     };
     let (best, worst): (&TimersCell, &TimersCell) = (at[bi], at[wi]);
-    if errs[bi] == errs[wi] {
-        return s;
-    }
     let quote = |s: &mut Sentence, c: &TimersCell| {
-        let shown = pct(c.merged.avg_error_pct);
-        s.claim(Claim::Quote {
-            stat: Stat::Mean,
-            n: c.merged.received,
-            shown: shown.clone(),
-        });
-        format!("{shown}{}", small_n(c.merged.received))
+        s.quoted(Stat::Mean, c.merged.received, pct(c.merged.avg_error_pct))
     };
     let (b, w) = (quote(&mut s, best), quote(&mut s, worst));
     s.push(&format!(
@@ -164,14 +152,6 @@ pub fn caption(cells: &[&TimersCell]) -> Sentence {
         best.mechanism,
         worst.mechanism,
     ));
-    for (extreme, chosen) in [(Extreme::Least, bi), (Extreme::Most, wi)] {
-        s.claim(Claim::Rank {
-            extreme,
-            by: RankBy::Signed,
-            chosen,
-            among: errs.clone(),
-        });
-    }
     s
 }
 

@@ -11,7 +11,7 @@ use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::Results;
-use crate::stats::claim::{Claim, Extreme, RankBy, Sentence, extreme_index};
+use crate::stats::claim::Sentence;
 
 /// One row of the seed's table.
 #[derive(Debug, Clone, PartialEq)]
@@ -167,19 +167,7 @@ pub fn caption(rows: &[Row]) -> Sentence {
     };
     let at: Vec<&Row> = rows.iter().filter(|x| x.period_ns == p).collect();
     let errs: Vec<f64> = at.iter().map(|x| x.avg_error_pct).collect();
-    if let (Some(lo), Some(hi)) = (
-        extreme_index(&errs, Extreme::Least, RankBy::Signed),
-        extreme_index(&errs, Extreme::Most, RankBy::Signed),
-    ) && errs[hi] > errs[lo]
-    {
-        for (extreme, chosen) in [(Extreme::Least, lo), (Extreme::Most, hi)] {
-            s.claim(Claim::Rank {
-                extreme,
-                by: RankBy::Signed,
-                chosen,
-                among: errs.clone(),
-            });
-        }
+    if let Some((lo, hi)) = s.least_and_most(&errs) {
         s.push(&format!(
             " At {}, {} {} erred least on average ({}) and {} {} most ({}); seed 004 saw 1.27 % for timeSetEvent and 1450 % for SetTimer at 1 ms on Windows.",
             ns(p as f64),

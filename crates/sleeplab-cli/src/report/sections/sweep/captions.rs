@@ -24,22 +24,28 @@ pub(super) fn within(s: &mut Sentence, d: Direction) -> String {
     format!(" (within {shown})")
 }
 
-/// `(mechanism, idle p99, loaded p99)` → "grew"/"shrank"/"did not change" sentence part,
-/// with its change claim recorded.
-fn change(s: &mut Sentence, name: &str, from: f64, to: f64) -> String {
+/// The word `verb` calls for when `stat` went from `from` to `to` ("grew", "shrank",
+/// "did not change (within 2 %)"), with the change claim (and the threshold, when
+/// stated) recorded.
+pub(super) fn changed(s: &mut Sentence, stat: Stat, verb: Verb, from: f64, to: f64) -> String {
     let d = direction(from, to, SAME);
     s.claim(Claim::Change {
-        stat: Stat::P99,
+        stat,
         from,
         to,
-        verb: Verb::Grew,
+        verb,
         tolerance: SAME,
         stated: d,
     });
+    format!("{}{}", verb.word(d), within(s, d))
+}
+
+/// `(mechanism, idle p99, loaded p99)` → "grew"/"shrank"/"did not change" sentence part,
+/// with its change claim recorded.
+fn change(s: &mut Sentence, name: &str, from: f64, to: f64) -> String {
     format!(
-        "{}{} for {name} ({} → {}, {})",
-        Verb::Grew.word(d),
-        within(s, d),
+        "{} for {name} ({} → {}, {})",
+        changed(s, Stat::P99, Verb::Grew, from, to),
         ns(from),
         ns(to),
         ratio(to / from.max(1.0))
@@ -124,14 +130,13 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
     };
     let (h, l) = pairs[most];
     let dir = direction(h.summary.median_ns, l.summary.median_ns, SAME);
-    s.claim(Claim::Change {
-        stat: Stat::Median,
-        from: h.summary.median_ns,
-        to: l.summary.median_ns,
-        verb: Verb::Longer,
-        tolerance: SAME,
-        stated: dir,
-    });
+    let word = changed(
+        &mut s,
+        Stat::Median,
+        Verb::Longer,
+        h.summary.median_ns,
+        l.summary.median_ns,
+    );
     if pairs.len() >= 2 {
         s.claim(Claim::Rank {
             extreme: Extreme::Most,
@@ -140,16 +145,14 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
             among: gains.clone(),
         });
     }
-    let w = within(&mut s, dir);
     let q = medians_quoted(&mut s, h, l);
     s.push(&format!(
-        "Dropping the timer slack from {} to {} made a {} {} {}{} (median {} → {}{}){}",
+        "Dropping the timer slack from {} to {} made a {} {} {} (median {} → {}{}){}",
         ns(high as f64),
         ns(low as f64),
         ns(d as f64),
         h.mechanism,
-        Verb::Longer.word(dir),
-        w,
+        word,
         ns(h.summary.median_ns),
         ns(l.summary.median_ns),
         q,

@@ -12,7 +12,7 @@ use crate::report::sections::figure;
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::MainSweep;
-use crate::stats::claim::{Claim, Extreme, RankBy, Sentence};
+use crate::stats::claim::{Claim, Sentence};
 use plotters::style::{BLACK, RGBColor};
 
 /// CPU per call above this share of the time per call cannot be the call's own.
@@ -132,19 +132,7 @@ pub(super) fn caption(m: &MainSweep<'_>, hl: &[(&str, RGBColor)]) -> Sentence {
             .filter(|c| c.summary.count > 0)
             .collect();
         let v: Vec<f64> = cells.iter().map(|c| cpu_pct(c)).collect();
-        let hi = crate::stats::claim::extreme_index(&v, Extreme::Most, RankBy::Signed);
-        let lo = crate::stats::claim::extreme_index(&v, Extreme::Least, RankBy::Signed);
-        if let (Some(hi), Some(lo)) = (hi, lo)
-            && v[hi] > v[lo]
-        {
-            for (extreme, chosen) in [(Extreme::Most, hi), (Extreme::Least, lo)] {
-                s.claim(Claim::Rank {
-                    extreme,
-                    by: RankBy::Signed,
-                    chosen,
-                    among: v.clone(),
-                });
-            }
+        if let Some((lo, hi)) = s.least_and_most(&v) {
             s.push(&format!(
                 "While waiting {}, {} used the most CPU ({} of a core) and {} the least ({}, {:.2} voluntary context switches per call: it gave the CPU away)",
                 ns(d as f64),

@@ -12,7 +12,7 @@ use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::MainSweep;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Sentence};
+use crate::stats::claim::{Claim, NEVER_BLOCKED, Sentence, never_blocked_rule};
 use plotters::style::RGBColor;
 
 /// (elapsed, cumulative % of calls) of a cell: the exact step function when the result
@@ -183,9 +183,12 @@ pub(super) fn caption(m: &MainSweep<'_>, hl: &[(&str, RGBColor)], d: u64) -> Sen
         best.mechanism,
         small_n(best.summary.count),
         if blocked(best) {
-            ""
+            String::new()
         } else {
-            " (which returned without sleeping: under 0.5 voluntary context switches per call)"
+            format!(
+                " (which returned {NEVER_BLOCKED}: {})",
+                never_blocked_rule()
+            )
         },
     ));
     if let Some((stat, _)) = best.summary.tail() {

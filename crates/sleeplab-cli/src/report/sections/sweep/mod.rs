@@ -21,7 +21,7 @@ use crate::report::charts::color;
 use crate::report::html::Section;
 use crate::report::units::ns;
 use crate::report::view::{MainSweep, Results};
-use crate::stats::claim::{Claim, SMALL_SAMPLE, Sentence};
+use crate::stats::claim::{Sentence, n_clause, small_n};
 use crate::stats::{Stat, Summary};
 use plotters::style::RGBColor;
 use sleeplab::wait::{self, Family};
@@ -109,33 +109,7 @@ fn load_name(load: usize) -> String {
     }
 }
 
-/// `stat` of `s` as the text writes it, with its quote recorded in `out` (the checker
-/// then demands the value in the text and `n = …` for a sample under 100); `None`, and
-/// nothing recorded, where the sample cannot resolve it.
+/// `stat` of `s` in the report's units, quoted ([`Sentence::quote`]).
 fn quote(out: &mut Sentence, s: &Summary, stat: Stat) -> Option<String> {
-    let shown = ns(s.get(stat)?);
-    out.claim(Claim::Quote {
-        stat,
-        n: s.count,
-        shown: shown.clone(),
-    });
-    Some(shown)
-}
-
-/// `, n = 22` for a sample under 100, else nothing (small samples are always named).
-fn n_clause(n: u64) -> String {
-    if n < SMALL_SAMPLE {
-        format!(", n = {n}")
-    } else {
-        String::new()
-    }
-}
-
-/// ` (n = 22)` for a sample under 100, else nothing.
-fn small_n(n: u64) -> String {
-    if n < SMALL_SAMPLE {
-        format!(" (n = {n})")
-    } else {
-        String::new()
-    }
+    out.quote(s, stat, ns)
 }

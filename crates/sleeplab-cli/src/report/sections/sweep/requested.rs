@@ -13,7 +13,7 @@ use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, ratio};
 use crate::report::view::MainSweep;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Extreme, RankBy, Sentence};
+use crate::stats::claim::{Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence, never_blocked_rule};
 
 /// Within this share of the request a median counts as accurate (stated in the caption).
 const ACCURATE: f64 = 0.10;
@@ -194,9 +194,10 @@ pub(super) fn hero_caption(m: &MainSweep<'_>) -> Sentence {
                 });
             }
             s.push(&format!(
-                "{}{} returned without sleeping (under 0.5 voluntary context switches per call)",
+                "{}{} returned {NEVER_BLOCKED} ({})",
                 if s.text.is_empty() { "" } else { "; " },
-                names.join(", ")
+                names.join(", "),
+                never_blocked_rule()
             ));
         }
     }

@@ -4,7 +4,7 @@
 //! sample (here: every sample the result keeps), by load, with the 0 request on a strip
 //! of its own.
 
-use super::captions::{SAME, within};
+use super::captions::changed;
 use super::{load_color, load_name, n_clause};
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::css;
@@ -17,7 +17,7 @@ use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::MainSweep;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Sentence, Verb, direction};
+use crate::stats::claim::{Claim, Sentence, Verb};
 
 /// The sleep calls, in order of preference: the first measured at two or more requests
 /// is the one the seed's tables show (the seed measured Windows' `Sleep`).
@@ -91,16 +91,7 @@ pub(super) fn tables_caption(m: &MainSweep<'_>, mech: &str) -> Sentence {
     });
     if let Some((d, a, b)) = pair.filter(|_| max > 0) {
         let (from, to) = (a.summary.mean_ns, b.summary.mean_ns);
-        let dir = direction(from, to, SAME);
-        s.claim(Claim::Change {
-            stat: Stat::Mean,
-            from,
-            to,
-            verb: Verb::Grew,
-            tolerance: SAME,
-            stated: dir,
-        });
-        let within = within(&mut s, dir);
+        let word = changed(&mut s, Stat::Mean, Verb::Grew, from, to);
         for c in [a, b] {
             s.claim(Claim::Quote {
                 stat: Stat::Mean,
@@ -109,9 +100,8 @@ pub(super) fn tables_caption(m: &MainSweep<'_>, mech: &str) -> Sentence {
             });
         }
         s.push(&format!(
-            " The mean of a {} {mech} {}{within} from {} (no load{}) to {} ({}{}).",
+            " The mean of a {} {mech} {word} from {} (no load{}) to {} ({}{}).",
             ns(d as f64),
-            Verb::Grew.word(dir),
             ns(from),
             n_clause(a.summary.count),
             ns(to),
