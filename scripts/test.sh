@@ -12,6 +12,8 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace --release
 python3 scripts/bench_frontier_report.py --self-test
+# The scheduler experiment behind precise's contended regimes compiles warning-free.
+cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/eevdf-lag.c -lpthread
 
 py=$(scripts/python-env.sh)
 (cd bindings/python && "$py" -m pytest -q)
