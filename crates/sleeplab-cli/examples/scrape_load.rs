@@ -6,13 +6,16 @@
 //! scrape time (connect to the last byte) and of its phases (connect, first byte), the
 //! throughput, and the client's own CPU per scrape.
 //!
-//! The scrapers never pause, so the server and the client always have CLIENTS scrapes
-//! in flight on the machine's CPUs: by Little's law the mean scrape time is CLIENTS /
-//! throughput, so on a small machine it is set by the CPU one scrape costs both sides
-//! (printed, so the two can be compared), not by any wait of its own.
+//! By default the scrapers never pause, so the server and the client always have
+//! CLIENTS scrapes in flight on the machine's CPUs: by Little's law the mean scrape time
+//! is CLIENTS / throughput, so on a small machine it is set by the CPU one scrape costs
+//! both sides (printed, so the two can be compared), not by any wait of its own. With
+//! `--every` each scraper starts one scrape per period (a stated offered load, as
+//! Prometheus servers on a scrape interval would), timed from when it was due.
 //!
 //!     cargo run --release -p sleeplab-cli --example scrape_load -- 127.0.0.1:9477 100 20
 //!     cargo run --release -p sleeplab-cli --example scrape_load -- 127.0.0.1:9477 100 20 --keep-alive
+//!     cargo run --release -p sleeplab-cli --example scrape_load -- 127.0.0.1:9477 100 20 --every 100ms
 
 use clap::Parser;
 use std::io::{Read, Write};
@@ -33,6 +36,12 @@ struct Args {
     /// One keep-alive connection per scraper instead of a new one per scrape.
     #[arg(long)]
     keep_alive: bool,
+    /// Each scraper starts a scrape every DURATION (e.g. 100ms; the scrapers staggered
+    /// over it) instead of at once after the last: a stated offered load instead of
+    /// the most the machine can take. A scrape's time then counts from when it was due,
+    /// so one that had to wait for the previous is charged for it.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    every: Option<Duration>,
 }
 
 /// One scrape's times from its start (the connect, or the request on a kept connection).
@@ -165,13 +174,29 @@ fn main() {
     let (clients, scrapes) = (args.clients, args.scrapes);
     // The scrapers and this thread: the clock and CPU start when all are ready.
     let start = Arc::new(Barrier::new(clients + 1));
+    let every = args.every;
     let threads: Vec<_> = (0..clients)
-        .map(|_| {
+        .map(|i| {
             let start = Arc::clone(&start);
             let mut scraper = Scraper::new(args.addr, args.keep_alive);
             std::thread::spawn(move || {
                 start.wait();
-                (0..scrapes).map(|_| scraper.scrape()).collect::<Vec<_>>()
+                let t0 = Instant::now();
+                (0..scrapes)
+                    .map(|k| match every {
+                        None => scraper.scrape(),
+                        Some(every) => {
+                            let due = t0 + every * k as u32 + every * i as u32 / clients as u32;
+                            std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                            // Past due when the previous scrape overran (or the sleep woke late).
+                            let late = due.elapsed();
+                            scraper.scrape().map(|p| Phases {
+                                last_byte: late + p.last_byte,
+                                ..p
+                            })
+                        }
+                    })
+                    .collect::<Vec<_>>()
             })
         })
         .collect();
@@ -195,11 +220,17 @@ fn main() {
         sorted(|p| p.first_byte),
     );
     let n = total.len();
-    let how = if args.keep_alive {
-        "one keep-alive connection per scraper"
+    let mut how = if args.keep_alive {
+        "one keep-alive connection per scraper".to_string()
     } else {
-        "a new connection per scrape"
+        "a new connection per scrape".to_string()
     };
+    if let Some(every) = every {
+        how += &format!(
+            ", each scraper every {every:?} ({:.0} scrapes/s offered; times from when each was due)",
+            clients as f64 / every.as_secs_f64()
+        );
+    }
     println!(
         "scrape latency, {clients} concurrent scrapers x {scrapes}, {how}: answered {n} of {}, p50 {}, p99 {} (target p99 <= 5 ms)",
         clients * scrapes,
@@ -207,17 +238,23 @@ fn main() {
         quantile(&total, 0.99)
     );
     let per_scrape_us = |d: Duration| d.as_secs_f64() * 1e6 / n.max(1) as f64;
+    // Without pauses every scraper always has a scrape in flight: Little's law.
+    let little = match every {
+        None => format!(
+            " (Little's law: mean scrape time = {clients} / throughput = {:.2} ms)",
+            clients as f64 * wall.as_secs_f64() * 1e3 / n.max(1) as f64
+        ),
+        Some(_) => String::new(),
+    };
     println!(
-        "  phases p50/p99: connected {}/{}, first byte {}/{}; {:.0} scrapes/s over {:.2} s \
-         (Little's law: mean scrape time = {clients} / throughput = {:.2} ms); \
-         the client's CPU {:.0} us per scrape",
+        "  phases p50/p99 from the connect or request: connected {}/{}, first byte {}/{}; \
+         {:.0} scrapes/s over {:.2} s{little}; the client's CPU {:.0} us per scrape",
         quantile(&connect, 0.5),
         quantile(&connect, 0.99),
         quantile(&first, 0.5),
         quantile(&first, 0.99),
         n as f64 / wall.as_secs_f64(),
         wall.as_secs_f64(),
-        clients as f64 * wall.as_secs_f64() * 1e3 / n.max(1) as f64,
         per_scrape_us(cpu),
     );
     if let Some(Err(e)) = failures.first() {
