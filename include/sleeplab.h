@@ -48,6 +48,13 @@
 // Timer slack: leave the creating thread's slack as it is.
 #define SLEEPLAB_SLACK_LEAVE_ALONE 1
 
+// Scheduler slice: ask EEVDF for its shortest slice (100 µs) on the creating thread, so
+// that a wakeup preempts a busy thread at once (the default).
+#define SLEEPLAB_SLICE_SHORT 0
+
+// Scheduler slice: leave the creating thread's slice as it is.
+#define SLEEPLAB_SLICE_INHERIT 1
+
 // CPU budget: spin at most 5 % of each wait, at least 500 µs, lifted to the cap when
 // most native wakeups take half of that (coarse schedulers). The default.
 #define SLEEPLAB_BUDGET_AUTO 0
@@ -223,6 +230,14 @@ int sleeplab_options_set_spin(struct sleeplab_options *options,
 // # Safety
 // `options` is NULL or a live pointer from `sleeplab_options_new`.
 int sleeplab_options_set_timer_slack(struct sleeplab_options *options,
+                                     int policy);
+
+// What building does with the calling thread's scheduler slice:
+// `SLEEPLAB_SLICE_SHORT` or `SLEEPLAB_SLICE_INHERIT`.
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_sched_slice(struct sleeplab_options *options,
                                      int policy);
 
 // The margin estimate before any data, ns (default 200 µs; at most the cap, checked

@@ -22,8 +22,8 @@ cpus=$(nproc)
 LOADS=${LOADS:-0,$cpus,$((cpus + 3))}
 FOCUS_LOADS=${FOCUS_LOADS:-$cpus,$((cpus + 3))}
 DOC=${DOC:-docs/BENCHMARKS.md}
-STRATEGIES=${STRATEGIES:-std-sleep,spin,sdl-precise,seed-hybrid:x=0,seed-hybrid,seed-hybrid:x=2,seed-hybrid:x=3,spin-sleep:50us,spin-sleep,spin-sleep:500us,spin-sleep:1ms,fixed-margin:50us,fixed-margin:250us,fixed-margin:500us,fixed-margin:1ms,fixed-margin:250us,spin=pause,precise:q=0.999,precise:cap=500us,precise:budget=none,precise:contention=ignore,precise}
-FOCUS=${FOCUS:-std-sleep,spin,sdl-precise,seed-hybrid:x=0,precise:contention=ignore,precise}
+STRATEGIES=${STRATEGIES:-std-sleep,spin,sdl-precise,seed-hybrid:x=0,seed-hybrid,seed-hybrid:x=2,seed-hybrid:x=3,spin-sleep:50us,spin-sleep,spin-sleep:500us,spin-sleep:1ms,fixed-margin:50us,fixed-margin:250us,fixed-margin:500us,fixed-margin:1ms,fixed-margin:250us,spin=pause,precise:q=0.999,precise:cap=500us,precise:budget=none,precise:contention=ignore,precise:slice=inherit,precise}
+FOCUS=${FOCUS:-std-sleep,spin,sdl-precise,seed-hybrid:x=0,precise:slice=inherit,contention=ignore,precise:slice=inherit,precise}
 cargo build --release -q -p sleeplab-cli
 cargo build --release -q -p sleeplab --example frontier_replay
 out=$(mktemp -d)

@@ -7,7 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use sleeplab::precise::{
-    CpuBudget, EstimatorConfig, PreciseSleeperBuilder, SlackPolicy, SpinStrategy, Tradeoff,
+    CpuBudget, EstimatorConfig, PreciseSleeperBuilder, SlackPolicy, SlicePolicy, SpinStrategy,
+    Tradeoff,
 };
 
 use crate::duration::{ns_to_seconds, seconds_to_ns};
@@ -16,6 +17,7 @@ use crate::duration::{ns_to_seconds, seconds_to_ns};
 pub(crate) const NAMES: &[&str] = &[
     "spin",
     "timer_slack",
+    "sched_slice",
     "prior",
     "cap",
     "window",
@@ -66,6 +68,13 @@ impl Options {
                     "minimal" => SlackPolicy::SetMinimal,
                     "leave" => SlackPolicy::LeaveAlone,
                     other => return Err(bad(key, other, "'minimal' or 'leave'")),
+                }
+            }
+            "sched_slice" => {
+                self.tradeoff.slice = match value.extract::<String>()?.as_str() {
+                    "short" => SlicePolicy::Short,
+                    "inherit" => SlicePolicy::Inherit,
+                    other => return Err(bad(key, other, "'short' or 'inherit'")),
                 }
             }
             "prior" => e.prior_ns = seconds_to_ns(value.extract()?, key)?,
@@ -133,6 +142,7 @@ pub(crate) fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("spin", "pause")?;
     d.set_item("timer_slack", "minimal")?;
+    d.set_item("sched_slice", "short")?;
     d.set_item("prior", ns_to_seconds(e.prior_ns))?;
     d.set_item("cap", ns_to_seconds(e.cap_ns))?;
     d.set_item("window", e.window)?;

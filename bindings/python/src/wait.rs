@@ -56,6 +56,10 @@ impl Env for GilEnv {
         // A yield lets other threads run: Python threads too.
         Python::attach(|py| py.detach(|| RealEnv.yield_now()));
     }
+
+    fn run_queue_ns(&mut self) -> Option<u64> {
+        RealEnv.run_queue_ns()
+    }
 }
 
 /// A sleeper on [`GilEnv`] from `builder`, with the building thread's timer slack read

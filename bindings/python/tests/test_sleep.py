@@ -137,6 +137,7 @@ def test_options_map_onto_the_builder():
     s = sleeplab.PreciseSleeper(
         spin="yield",
         timer_slack="leave",
+        sched_slice="inherit",
         prior=300e-6,
         cap=1e-3,
         window=64,
@@ -148,7 +149,7 @@ def test_options_map_onto_the_builder():
     assert s.margin_ns == 300_000
     assert s.sleep(0.001).woke_ns >= 0
     assert set(sleeplab.OPTIONS) == {
-        "spin", "timer_slack", "prior", "cap", "window", "quantile", "half_life", "headroom",
+        "spin", "timer_slack", "sched_slice", "prior", "cap", "window", "quantile", "half_life", "headroom",
         "lateness_tolerance", "cpu_budget", "early_tolerance",
     }
 
@@ -158,6 +159,7 @@ def test_options_map_onto_the_builder():
     [
         ({"spin": "busy"}, ValueError),
         ({"timer_slack": "max"}, ValueError),
+        ({"sched_slice": "long"}, ValueError),
         ({"quantile": 0.2}, ValueError),
         ({"quantile": math.nan}, ValueError),
         ({"window": 0}, ValueError),

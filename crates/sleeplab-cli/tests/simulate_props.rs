@@ -206,6 +206,7 @@ fn a_model_closure_sees_relative_and_absolute_sleeps_alike() {
             now: 0,
             target: 1_000,
             absolute,
+            cpu_ns: 0,
         };
         assert_eq!(a(&call(true)), b(&call(false)));
     }

@@ -7,7 +7,8 @@
 use std::ffi::c_int;
 
 use sleeplab_core::precise::{
-    CpuBudget, EstimatorConfig, PreciseSleeperBuilder, SlackPolicy, SpinStrategy, Tradeoff,
+    CpuBudget, EstimatorConfig, PreciseSleeperBuilder, SlackPolicy, SlicePolicy, SpinStrategy,
+    Tradeoff,
 };
 
 use crate::error::{Error, guard, guard_value};
@@ -21,6 +22,12 @@ pub const SLEEPLAB_SPIN_YIELD: c_int = 1;
 pub const SLEEPLAB_SLACK_SET_MINIMAL: c_int = 0;
 /// Timer slack: leave the creating thread's slack as it is.
 pub const SLEEPLAB_SLACK_LEAVE_ALONE: c_int = 1;
+
+/// Scheduler slice: ask EEVDF for its shortest slice (100 µs) on the creating thread, so
+/// that a wakeup preempts a busy thread at once (the default).
+pub const SLEEPLAB_SLICE_SHORT: c_int = 0;
+/// Scheduler slice: leave the creating thread's slice as it is.
+pub const SLEEPLAB_SLICE_INHERIT: c_int = 1;
 
 /// CPU budget: spin at most 5 % of each wait, at least 500 µs, lifted to the cap when
 /// most native wakeups take half of that (coarse schedulers). The default.
@@ -141,6 +148,29 @@ pub unsafe extern "C" fn sleeplab_options_set_timer_slack(
             o.slack = match policy {
                 SLEEPLAB_SLACK_SET_MINIMAL => SlackPolicy::SetMinimal,
                 SLEEPLAB_SLACK_LEAVE_ALONE => SlackPolicy::LeaveAlone,
+                _ => return Err(Error::Invalid),
+            };
+            Ok(())
+        })
+    }
+}
+
+/// What building does with the calling thread's scheduler slice:
+/// `SLEEPLAB_SLICE_SHORT` or `SLEEPLAB_SLICE_INHERIT`.
+///
+/// # Safety
+/// `options` is NULL or a live pointer from `sleeplab_options_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sleeplab_options_set_sched_slice(
+    options: *mut Options,
+    policy: c_int,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        set(options, |o| {
+            o.tradeoff.slice = match policy {
+                SLEEPLAB_SLICE_SHORT => SlicePolicy::Short,
+                SLEEPLAB_SLICE_INHERIT => SlicePolicy::Inherit,
                 _ => return Err(Error::Invalid),
             };
             Ok(())
@@ -315,6 +345,7 @@ mod tests {
         // SAFETY: NULL is an allowed argument.
         unsafe {
             assert_eq!(sleeplab_options_set_spin(null, 0), SLEEPLAB_EFAULT);
+            assert_eq!(sleeplab_options_set_sched_slice(null, 0), SLEEPLAB_EFAULT);
             assert_eq!(sleeplab_options_set_quantile(null, 0.9), SLEEPLAB_EFAULT);
             assert_eq!(
                 sleeplab_options_set_cpu_budget(null, SLEEPLAB_BUDGET_AUTO, 0.0),
@@ -339,6 +370,7 @@ mod tests {
             unsafe {
                 assert_eq!(sleeplab_options_set_spin(o, 2), SLEEPLAB_EINVAL);
                 assert_eq!(sleeplab_options_set_timer_slack(o, -1), SLEEPLAB_EINVAL);
+                assert_eq!(sleeplab_options_set_sched_slice(o, 2), SLEEPLAB_EINVAL);
                 assert_eq!(sleeplab_options_set_quantile(o, f64::NAN), SLEEPLAB_EINVAL);
                 assert_eq!(sleeplab_options_set_quantile(o, 0.2), SLEEPLAB_EINVAL);
                 assert_eq!(sleeplab_options_set_quantile(o, 1.5), SLEEPLAB_EINVAL);
@@ -375,6 +407,11 @@ mod tests {
                     sleeplab_options_set_timer_slack(o, SLEEPLAB_SLACK_LEAVE_ALONE),
                     SLEEPLAB_OK
                 );
+                assert_eq!(
+                    sleeplab_options_set_sched_slice(o, SLEEPLAB_SLICE_INHERIT),
+                    SLEEPLAB_OK
+                );
+                assert_eq!((*o).tradeoff.slice, SlicePolicy::Inherit);
                 assert_eq!(sleeplab_options_set_quantile(o, 0.999), SLEEPLAB_OK);
                 assert_eq!(sleeplab_options_set_window(o, 4096), SLEEPLAB_OK);
                 assert_eq!(sleeplab_options_set_half_life(o, 8), SLEEPLAB_OK);
@@ -403,6 +440,7 @@ mod tests {
                     lateness_tolerance_ns: 50,
                     cpu_budget: CpuBudget::Percent(3.0),
                     early_tolerance_ns: 70,
+                    slice: SlicePolicy::Inherit,
                     ..Tradeoff::default()
                 };
                 assert_eq!((*o).tradeoff, tradeoff);

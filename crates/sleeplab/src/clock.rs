@@ -82,6 +82,12 @@ pub trait Env {
     fn spin_pause(&mut self);
     /// Gives up the CPU (`sched_yield`).
     fn yield_now(&mut self);
+    /// The thread's total time spent runnable but not running, ns, where the environment
+    /// knows it (default `None`): a late wakeup that grew it was delayed by the
+    /// scheduler, not by a timer or the host.
+    fn run_queue_ns(&mut self) -> Option<u64> {
+        None
+    }
 }
 
 /// The real machine: `CLOCK_MONOTONIC`, `clock_nanosleep`, `sched_yield`.
@@ -111,6 +117,10 @@ impl Env for RealEnv {
 
     fn yield_now(&mut self) {
         sys::sched_yield();
+    }
+
+    fn run_queue_ns(&mut self) -> Option<u64> {
+        crate::system::run_queue_ns()
     }
 }
 

@@ -5,8 +5,8 @@
 //! The recorded traces on the same model: `estimator_traces.rs`. No real clock is read.
 
 use sleeplab::precise::{
-    Contention, ContentionPolicy, EstimatorConfig, Precise, SleepReport, SpinStrategy, Tradeoff,
-    VirtualEnv, WaitSummary,
+    Contention, ContentionPolicy, EstimatorConfig, Precise, SleepCall, SleepReport, SpinStrategy,
+    Tradeoff, VirtualEnv, WaitSummary, Wake,
 };
 
 /// A spinner that has run this long since its wakeup is preempted (the model's slice).
@@ -121,4 +121,91 @@ fn one_preemption_is_not_contention() {
             .count(),
         1
     );
+}
+
+/// An oversubscribed scheduler (the lag model of `contention`'s module docs): a thread
+/// that used more than [`OWED_CPU_NS`] of CPU since its previous native sleep has spent
+/// what it was owed, and its next wakeup waits [`STALL_NS`] behind the busy threads;
+/// otherwise it wakes [`QUICK_NS`] late.
+const OWED_CPU_NS: u64 = 5_000;
+const QUICK_NS: u64 = 30_000;
+
+fn lag_model() -> impl FnMut(&SleepCall) -> Wake + Send + 'static {
+    let mut last_cpu = 0;
+    move |call| {
+        let ran = call.cpu_ns - last_cpu;
+        last_cpu = call.cpu_ns;
+        Wake::Late(if ran > OWED_CPU_NS {
+            STALL_NS
+        } else {
+            QUICK_NS
+        })
+    }
+}
+
+#[test]
+fn on_an_oversubscribed_scheduler_a_starved_sleeper_stops_spinning() {
+    let run = |contention| {
+        let mut env = VirtualEnv::starting_at(1_000_000_000)
+            .with_model(lag_model())
+            .with_run_queue_waits();
+        let mut s = precise(contention);
+        let reports: Vec<SleepReport> = (0..WAITS)
+            .map(|_| {
+                let deadline = env.time() + FRAME_NS;
+                s.wait_until(&mut env, deadline)
+            })
+            .collect();
+        (reports, s)
+    };
+    let (adapt, s) = run(ContentionPolicy::Adapt);
+    let (ignore, _) = run(ContentionPolicy::Ignore);
+    let stalled = |reports: &[SleepReport]| {
+        reports
+            .iter()
+            .filter(|r| r.lateness_ns >= STALL_NS - 1_000_000)
+            .count() as u64
+    };
+    for r in adapt.iter().chain(&ignore) {
+        assert!(r.woke >= r.deadline, "never early");
+    }
+    // Ignoring it, every wait after a spin is a stall (a stalled wait wakes past its
+    // deadline and does not spin, so the next one is quick: every other wait).
+    assert!(
+        stalled(&ignore) >= WAITS as u64 / 2 - 1,
+        "{}",
+        stalled(&ignore)
+    );
+    // Adapting, each try at spinning costs the starved wakeups that detect it, then the
+    // sleeper sleeps plainly for the hold: 4 per hold.
+    let tries = WAITS as u64 / Contention::STARVED_HOLD + 1;
+    let n = stalled(&adapt);
+    assert!(
+        n <= Contention::STARVED_EVENTS as u64 * tries,
+        "{n} stalls in {tries} tries"
+    );
+    let (a, i) = (summary(&adapt), summary(&ignore));
+    // Adapting, p99 is the quick wakeup's lateness; ignoring, half a stall or more.
+    assert!(a.p99_ns.unwrap() <= QUICK_NS + 1_000, "adapt: {a:?}");
+    assert!(i.p99_ns.unwrap() >= STALL_NS / 2, "ignore: {i:?}");
+    assert!(a.cpu_percent() < i.cpu_percent());
+    // The state is observable: where the run ended, whether starved or not, the
+    // ceiling says so.
+    assert_eq!(
+        s.contention().spin_ceiling_ns() == Some(0),
+        s.contention().is_starved()
+    );
+}
+
+#[test]
+fn late_wakeups_without_run_queue_time_are_not_starved() {
+    // The same late wakeups, but the environment reports no run-queue time (a timer or
+    // the host made them late): the spin goes on.
+    let mut env = VirtualEnv::starting_at(1_000_000_000).with_model(lag_model());
+    let mut s = precise(ContentionPolicy::Adapt);
+    for _ in 0..WAITS {
+        let deadline = env.time() + FRAME_NS;
+        s.wait_until(&mut env, deadline);
+        assert!(!s.contention().is_starved());
+    }
 }

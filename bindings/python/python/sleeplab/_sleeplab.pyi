@@ -4,6 +4,7 @@ from typing import Literal, Optional, Union, final
 
 SpinOption = Literal["pause", "yield"]
 SlackOption = Literal["minimal", "leave"]
+SliceOption = Literal["short", "inherit"]
 BudgetOption = Literal["auto", "none"]
 Missed = Literal["burst", "delay", "skip"]
 
@@ -108,7 +109,9 @@ class PreciseSleeper:
 
     The options are those of the Rust builder, durations in seconds; `cpu_budget` is
     "auto", "none" (unlimited) or a percentage of each wait. Building it applies
-    `timer_slack` to the calling thread: use it from that thread, one call at a time. The
+    `timer_slack` and `sched_slice` ("short": ask the scheduler for a 100 µs slice, so a
+    wakeup preempts a busy thread at once; "inherit": leave it) to the calling thread: use
+    it from that thread, one call at a time. The
     GIL is released during the native sleep and held through the final spin (at most the
     margin), so taking it back does not come after the deadline.
     """
@@ -118,6 +121,7 @@ class PreciseSleeper:
         *,
         spin: SpinOption = "pause",
         timer_slack: SlackOption = "minimal",
+        sched_slice: SliceOption = "short",
         prior: float = 200e-6,
         cap: float = 50e-3,
         window: int = 512,
@@ -163,6 +167,7 @@ class Ticker:
         *,
         spin: SpinOption = "pause",
         timer_slack: SlackOption = "minimal",
+        sched_slice: SliceOption = "short",
         prior: float = 200e-6,
         cap: float = 50e-3,
         window: int = 512,

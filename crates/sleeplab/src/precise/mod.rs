@@ -108,6 +108,6 @@ pub use spin::SpinStrategy;
 pub use summary::{WaitSummary, quantile_ns};
 pub use ticker::{MissedTickBehavior, Tick, Ticker, next_tick};
 pub use trace::{TRACE_COLUMNS, TRACE_MAGIC, Trace, TraceError, TraceWait};
-pub use tradeoff::{ContentionPolicy, CpuBudget, Tradeoff};
+pub use tradeoff::{ContentionPolicy, CpuBudget, SlicePolicy, Tradeoff};
 pub use virtual_env::{SleepCall, VirtualCosts, VirtualEnv, Wake};
 pub use wait_strategy::WaitStrategy;

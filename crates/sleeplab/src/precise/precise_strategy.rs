@@ -24,9 +24,10 @@ use crate::clock::Env;
 /// 4. spins (or yields, see [`SpinStrategy`]) until a clock read is at or after the
 ///    target, so it never returns before it whatever the native sleep or signals did;
 /// 5. only then feeds the oversleep to the estimator (so learning never adds lateness),
-///    and notes whether the spin lost its CPU ([`Contention`]): while spins keep being
-///    preempted, step 2's margin is capped at what recent spins survived (unless the
-///    trade-off says [`ContentionPolicy::Ignore`]).
+///    and notes whether the spin lost its CPU and whether the native wakeup was starved
+///    ([`Contention`]): while spins keep being preempted, step 2's margin is capped at
+///    what recent spins survived, and while wakeups keep being starved it is 0 (unless
+///    the trade-off says [`ContentionPolicy::Ignore`]).
 ///
 /// It keeps running [`SleepStats`] and does not touch the timer slack.
 #[derive(Debug, Clone, Default)]
@@ -117,13 +118,15 @@ impl Precise {
         }
         let left = target - start;
         let margin = self.margin_for_ns(left);
-        let (native_end, oversleep) = if left > margin {
+        let (native_end, oversleep, run_queue_before) = if left > margin {
             let native_target = target - margin;
+            let run_queue_before = if margin > 0 { env.run_queue_ns() } else { None };
             let t = native_sleep_until(env, native_target);
-            (t, Some(t - native_target))
+            (t, Some(t - native_target), run_queue_before)
         } else {
-            (start, None)
+            (start, None, None)
         };
+        let starved = self.starved(env, target, native_end, run_queue_before);
         // Learning touches the estimator's window, which a long sleep left cold in the
         // cache (about 2 µs of misses): done before the spin when the spin has time to
         // hide it, so the caller gets control back at the deadline, not 2 µs after. The
@@ -140,12 +143,35 @@ impl Precise {
             report
                 .preempted_while_spinning()
                 .then_some(spun.run_before_gap_ns),
+            starved,
         );
         if !learn_early {
             self.learn(oversleep, left);
         }
         self.stats.record(&report);
         report
+    }
+
+    /// Whether a native wakeup was starved (see [`Contention`]): it ended at least
+    /// [`STARVED_NS`](Contention::STARVED_NS) after the target, in a wait that planned to
+    /// spin, and the thread spent at least half of that lateness runnable but not running
+    /// (the scheduler delayed it, not a timer or the host). `false` where the environment
+    /// does not report run-queue time.
+    fn starved<E: Env>(
+        &self,
+        env: &mut E,
+        target: u64,
+        native_end: u64,
+        run_queue_before: Option<u64>,
+    ) -> bool {
+        let late = native_end.saturating_sub(target);
+        if late < Contention::STARVED_NS {
+            return false;
+        }
+        match (run_queue_before, env.run_queue_ns()) {
+            (Some(before), Some(after)) => after.saturating_sub(before) >= late / 2,
+            _ => false,
+        }
     }
 
     /// Spin time left after the native wake above which learning happens before the spin.
@@ -174,5 +200,9 @@ impl<E: Env> WaitStrategy<E> for Precise {
 
     fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
         self.wait_until(env, deadline)
+    }
+
+    fn sched_slice_ns(&self) -> Option<u64> {
+        self.tradeoff.slice.request_ns()
     }
 }

@@ -7,10 +7,10 @@ use super::estimator::{EstimatorConfig, MarginEstimator};
 use super::precise_strategy::Precise;
 use super::sleep_report::{SleepReport, SleepStats};
 use super::spin::SpinStrategy;
-use super::tradeoff::{CpuBudget, Tradeoff};
+use super::tradeoff::{CpuBudget, SlicePolicy, Tradeoff};
 use super::virtual_env::VirtualEnv;
 use crate::clock::{Env, RealEnv, duration_ns, instant_to_ns};
-use crate::system::{set_timer_slack_ns, timer_slack_ns};
+use crate::system::{sched_slice_ns, set_sched_slice_ns, set_timer_slack_ns, timer_slack_ns};
 
 /// What a sleeper does with the calling thread's timer slack when it is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -29,15 +29,16 @@ pub enum SlackPolicy {
 /// then a spin to the deadline, with the margin learned online per sleeper (see
 /// [`MarginEstimator`]). It never returns before the deadline.
 ///
-/// One sleeper per thread: timer slack is a per-thread setting applied when the sleeper
-/// is built (on the building thread), and the learned margin describes that thread's
-/// wakeups. Generic over [`Env`] so tests and the simulator run this exact code in
+/// One sleeper per thread: timer slack and the scheduler slice ([`SlicePolicy`]) are
+/// per-thread settings applied when the sleeper is built (on the building thread), and
+/// the learned margin describes that thread's wakeups. Generic over [`Env`] so tests and the simulator run this exact code in
 /// virtual time.
 #[derive(Debug)]
 pub struct PreciseSleeper<E: Env = RealEnv> {
     env: E,
     wait: Precise,
     slack_ns: Option<u64>,
+    slice_ns: Option<u64>,
 }
 
 impl PreciseSleeper<RealEnv> {
@@ -74,10 +75,12 @@ impl PreciseSleeper<VirtualEnv> {
 }
 
 impl<E: Env> PreciseSleeper<E> {
-    /// A sleeper over `env` with default parameters; leaves the timer slack alone.
+    /// A sleeper over `env` with default parameters; leaves the timer slack and the
+    /// scheduler slice alone.
     pub fn with_env(env: E) -> Self {
         PreciseSleeperBuilder::default()
             .slack_policy(SlackPolicy::LeaveAlone)
+            .slice_policy(SlicePolicy::Inherit)
             .build_with_env(env)
     }
 
@@ -143,6 +146,13 @@ impl<E: Env> PreciseSleeper<E> {
     /// environment left it alone.
     pub fn timer_slack_ns(&self) -> Option<u64> {
         self.slack_ns
+    }
+
+    /// The building thread's scheduler slice read right after construction (after
+    /// requesting the short one under [`SlicePolicy::Short`]), ns (0: the kernel reports
+    /// none); `None` when a sleeper over a non-real environment left it alone.
+    pub fn sched_slice_ns(&self) -> Option<u64> {
+        self.slice_ns
     }
 
     /// The underlying strategy.
@@ -249,7 +259,14 @@ impl PreciseSleeperBuilder {
         self
     }
 
-    /// The whole trade-off at once (replaces the three options above).
+    /// Whether the building thread asks the scheduler for a short slice (default
+    /// [`SlicePolicy::Short`]; [`Tradeoff::slice`]).
+    pub fn slice_policy(mut self, slice: SlicePolicy) -> Self {
+        self.tradeoff.slice = slice;
+        self
+    }
+
+    /// The whole trade-off at once (replaces the options above).
     pub fn tradeoff(mut self, tradeoff: Tradeoff) -> Self {
         self.tradeoff = tradeoff;
         self
@@ -266,10 +283,12 @@ impl PreciseSleeperBuilder {
     pub fn build(self) -> PreciseSleeper<RealEnv> {
         let mut s = self.build_with_env(RealEnv);
         s.slack_ns = Some(timer_slack_ns());
+        s.slice_ns = Some(sched_slice_ns());
         s
     }
 
-    /// A sleeper over any environment; applies the slack policy to the calling thread.
+    /// A sleeper over any environment; applies the slack and slice policies to the
+    /// calling thread.
     pub fn build_with_env<E: Env>(self, env: E) -> PreciseSleeper<E> {
         let slack_ns = match self.slack {
             SlackPolicy::SetMinimal => {
@@ -278,10 +297,19 @@ impl PreciseSleeperBuilder {
             }
             SlackPolicy::LeaveAlone => None,
         };
+        let slice_ns = match self.tradeoff.slice {
+            // As for the slack, a refusal is not fatal: report what is in force.
+            SlicePolicy::Short => Some(
+                set_sched_slice_ns(self.tradeoff.slice.request_ns())
+                    .unwrap_or_else(|_| sched_slice_ns()),
+            ),
+            SlicePolicy::Inherit => None,
+        };
         PreciseSleeper {
             env,
             wait: self.strategy(),
             slack_ns,
+            slice_ns,
         }
     }
 }

@@ -43,6 +43,30 @@ pub enum ContentionPolicy {
     Ignore,
 }
 
+/// Whether the waiting thread asks the scheduler for a short slice (see
+/// [`system::slice`](crate::system::set_sched_slice_ns)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SlicePolicy {
+    /// The default: ask EEVDF for its shortest slice
+    /// ([`MIN_SLICE_NS`](crate::system::MIN_SLICE_NS), 100 µs), so that a wakeup
+    /// preempts a busy thread on its CPU at once instead of waiting for the end of that
+    /// thread's slice (milliseconds). It does not change the thread's share of the CPU.
+    #[default]
+    Short,
+    /// Keep the thread's slice as it is (the kernel's default unless the caller set one).
+    Inherit,
+}
+
+impl SlicePolicy {
+    /// The slice to request on the waiting thread, ns; `None`: the kernel's default.
+    pub fn request_ns(self) -> Option<u64> {
+        match self {
+            Self::Short => Some(crate::system::MIN_SLICE_NS),
+            Self::Inherit => None,
+        }
+    }
+}
+
 /// The caller's trade-off between lateness and CPU; see each field. The default is the
 /// never-early, cover-the-quantile sleeper with the [`CpuBudget::Auto`] ceiling.
 ///
@@ -63,6 +87,10 @@ pub struct Tradeoff {
     /// Whether the margin shrinks while spins keep being preempted (default
     /// [`ContentionPolicy::Adapt`]).
     pub contention: ContentionPolicy,
+    /// Whether the waiting thread asks for a short scheduler slice (default
+    /// [`SlicePolicy::Short`]); applied when a
+    /// [`PreciseSleeper`](super::PreciseSleeper) is built, on the building thread.
+    pub slice: SlicePolicy,
 }
 
 impl Tradeoff {

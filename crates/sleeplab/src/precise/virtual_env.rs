@@ -40,6 +40,9 @@ pub struct SleepCall {
     pub target: u64,
     /// `true` for [`Env::sleep_until`], `false` for [`Env::sleep_for`].
     pub absolute: bool,
+    /// CPU the thread has used so far, ns (for models where what a thread ran decides
+    /// how soon the scheduler runs it again).
+    pub cpu_ns: u64,
 }
 
 /// Fixed costs of the virtual environment's operations, ns.
@@ -90,6 +93,8 @@ pub struct VirtualEnv {
     clock_reads: u64,
     spin_pauses: u64,
     yields: u64,
+    /// Time spent on a run queue so far, ns; `None` unless a model accounts for it.
+    run_queue_ns: Option<u64>,
 }
 
 impl std::fmt::Debug for VirtualEnv {
@@ -137,7 +142,16 @@ impl VirtualEnv {
             clock_reads: 0,
             spin_pauses: 0,
             yields: 0,
+            run_queue_ns: None,
         }
+    }
+
+    /// Every native wakeup's lateness is time spent on a run queue (a scheduler, not a
+    /// timer, made it late), reported by [`Env::run_queue_ns`]; without this the
+    /// environment reports no run-queue time, as a kernel without schedstat.
+    pub fn with_run_queue_waits(mut self) -> Self {
+        self.run_queue_ns = Some(0);
+        self
     }
 
     /// Native sleeps wake according to `script`, cycled (an empty script means on time).
@@ -264,6 +278,7 @@ impl VirtualEnv {
             now: self.now,
             target,
             absolute,
+            cpu_ns: self.cpu_ns,
         };
         self.native_sleeps = self.native_sleeps.saturating_add(1);
         let wake = match &mut self.model {
@@ -276,7 +291,10 @@ impl VirtualEnv {
             Model::Func(f) => f(&call),
         };
         match wake {
-            Wake::Late(ns) => self.now = target.saturating_add(ns),
+            Wake::Late(ns) => {
+                self.now = target.saturating_add(ns);
+                self.run_queue_ns = self.run_queue_ns.map(|q| q.saturating_add(ns));
+            }
             Wake::Interrupted(after) => {
                 let t = self.now.saturating_add(after.max(1));
                 if t < target {
@@ -318,6 +336,10 @@ impl Env for VirtualEnv {
         self.yields = self.yields.saturating_add(1);
         self.busy(self.costs.yield_ns.max(1));
         self.maybe_preempt();
+    }
+
+    fn run_queue_ns(&mut self) -> Option<u64> {
+        self.run_queue_ns
     }
 }
 

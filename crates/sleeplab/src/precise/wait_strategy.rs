@@ -19,6 +19,14 @@ pub trait WaitStrategy<E: Env> {
     /// A deadline in the past returns at once.
     fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport;
 
+    /// The scheduler slice this strategy asks for on the thread that waits, ns
+    /// (see [`set_sched_slice_ns`](crate::system::set_sched_slice_ns)); `None`, the
+    /// default: the kernel's. A harness running several strategies on one thread applies
+    /// it before each one's turn.
+    fn sched_slice_ns(&self) -> Option<u64> {
+        None
+    }
+
     /// Waits for `ns` from now (saturating at `u64::MAX`).
     fn sleep_for(&mut self, env: &mut E, ns: u64) -> SleepReport {
         let deadline = env.now().saturating_add(ns);

@@ -3,13 +3,17 @@
 
 mod fingerprint;
 mod idle;
+mod run_queue;
 mod sched;
 mod slack;
+mod slice;
 
 pub use fingerprint::{Fingerprint, cpu_model_from_cpuinfo, preemption_from_version};
 pub use idle::{Idle, IdleState, QOS_DEFAULT_US, parse_qos};
+pub use run_queue::{parse_run_delay, run_queue_ns};
 pub use sched::{Policy, lock_memory, pin_to_cpu, set_policy};
 pub use slack::{SlackGuard, reset_timer_slack, set_timer_slack_ns, timer_slack_ns};
+pub use slice::{MIN_SLICE_NS, sched_slice_ns, set_sched_slice_ns};
 
 /// An error from changing a system setting.
 #[derive(Debug, thiserror::Error)]

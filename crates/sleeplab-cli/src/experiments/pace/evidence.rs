@@ -11,8 +11,6 @@ use serde::{Deserialize, Serialize};
 use sleeplab::clock::thread_cpu_ns;
 use sleeplab::precise::SleepReport;
 use sleeplab::wait::ThreadUsage;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
 
 /// A frame later than this is "late" for the evidence, ns (100 µs: above an idle VM's
 /// ordinary wakeup, far below a scheduler slice).
@@ -168,7 +166,6 @@ impl Evidence {
 
 /// Reads the measuring thread's context switches and run-queue time around a wait.
 pub struct Probe {
-    schedstat: Option<File>,
     /// CPU time spent taking snapshots, ns (taken out of the contender's CPU).
     pub cost_ns: u64,
 }
@@ -183,16 +180,13 @@ pub struct Snapshot {
 impl Probe {
     /// A probe for the calling thread (the measuring thread: build it there).
     pub fn for_this_thread() -> Self {
-        Self {
-            schedstat: File::open("/proc/thread-self/schedstat").ok(),
-            cost_ns: 0,
-        }
+        Self { cost_ns: 0 }
     }
 
     /// The calling thread's counters now.
     pub fn snapshot(&mut self) -> Snapshot {
         let usage = ThreadUsage::now();
-        let runqueue_ns = self.schedstat.as_ref().and_then(read_run_delay);
+        let runqueue_ns = sleeplab::system::run_queue_ns();
         self.cost_ns += thread_cpu_ns().saturating_sub(usage.cpu_ns);
         Snapshot {
             involuntary_csw: usage.involuntary_csw,
@@ -217,18 +211,6 @@ impl Probe {
             margin_ns: r.margin_ns,
         }
     }
-}
-
-/// The run-queue wait (second field of schedstat), ns.
-fn read_run_delay(f: &File) -> Option<u64> {
-    let mut buf = [0u8; 96];
-    let n = f.read_at(&mut buf, 0).ok()?;
-    parse_run_delay(std::str::from_utf8(&buf[..n]).ok()?)
-}
-
-/// The second number of a schedstat line (`on-CPU ns, run-queue ns, timeslices`).
-fn parse_run_delay(line: &str) -> Option<u64> {
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[cfg(test)]
@@ -312,13 +294,12 @@ mod tests {
     }
 
     #[test]
-    fn schedstat_lines_parse_and_garbage_does_not() {
-        assert_eq!(parse_run_delay("0 3724954 1\n"), Some(3_724_954));
-        assert_eq!(parse_run_delay("12"), None);
-        assert_eq!(parse_run_delay("a b c"), None);
-        // The measuring thread can read its own.
+    fn the_measuring_thread_reads_its_own_run_queue_time() {
         let mut p = Probe::for_this_thread();
         let s = p.snapshot();
-        assert!(p.schedstat.is_none() || s.runqueue_ns.is_some());
+        assert_eq!(
+            s.runqueue_ns.is_some(),
+            sleeplab::system::run_queue_ns().is_some()
+        );
     }
 }

@@ -172,6 +172,7 @@ mod tests {
             now: 0,
             target: 10,
             absolute: true,
+            cpu_ns: 0,
         };
         for _ in 0..1_000 {
             let Wake::Late(o) = f(&call) else {

@@ -6,7 +6,7 @@ use std::fmt;
 use super::settings::ContenderSetting;
 use super::values::format_duration;
 use crate::precise::spin::SpinStrategy;
-use crate::precise::tradeoff::{ContentionPolicy, CpuBudget};
+use crate::precise::tradeoff::{ContentionPolicy, CpuBudget, SlicePolicy};
 
 impl fmt::Display for ContenderSetting {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -78,6 +78,11 @@ impl fmt::Display for ContenderSetting {
                     t.contention != dt.contention,
                     format!("contention={contention}"),
                 );
+                let slice = match t.slice {
+                    SlicePolicy::Short => "short",
+                    SlicePolicy::Inherit => "inherit",
+                };
+                push(t.slice != dt.slice, format!("slice={slice}"));
             }
             _ => {}
         }

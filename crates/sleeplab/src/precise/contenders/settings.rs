@@ -13,7 +13,7 @@ use crate::clock::Env;
 use crate::precise::estimator::EstimatorConfig;
 use crate::precise::precise_strategy::Precise;
 use crate::precise::spin::SpinStrategy;
-use crate::precise::tradeoff::{ContentionPolicy, CpuBudget, Tradeoff};
+use crate::precise::tradeoff::{ContentionPolicy, CpuBudget, SlicePolicy, Tradeoff};
 use crate::precise::wait_strategy::WaitStrategy;
 
 use super::values::{parse_duration_ns, parse_number};
@@ -93,7 +93,7 @@ pub enum ContenderSetting {
         spin: SpinStrategy,
     },
     /// `precise[:q=Q,cap=D,window=N,tol=D,budget=auto|none|P%,early=D,spin=pause|yield,
-    /// contention=adapt|ignore]`.
+    /// contention=adapt|ignore,slice=short|inherit]`.
     Precise {
         /// The estimator's parameters (`q`, `cap`, `window`).
         estimator: EstimatorConfig,
@@ -153,7 +153,11 @@ const PRECISE_PARAMS: &[ParamInfo] = &[
     p("spin", "pause or yield (default pause)"),
     p(
         "contention",
-        "adapt (shorten the spin while it keeps being preempted) or ignore (default adapt)",
+        "adapt (shorten or stop the spin while it keeps being preempted or starved) or ignore (default adapt)",
+    ),
+    p(
+        "slice",
+        "short (ask the scheduler for a 100 µs slice) or inherit (default short)",
     ),
 ];
 
@@ -383,6 +387,13 @@ impl ContenderSetting {
                     _ => return Err(bad("adapt or ignore")),
                 };
             }
+            (Self::Precise { tradeoff, .. }, "slice") => {
+                tradeoff.slice = match value {
+                    "short" => SlicePolicy::Short,
+                    "inherit" => SlicePolicy::Inherit,
+                    _ => return Err(bad("short or inherit")),
+                };
+            }
             (Self::Precise { tradeoff, .. }, "budget") => {
                 tradeoff.cpu_budget = match value {
                     "auto" => CpuBudget::Auto,
@@ -476,6 +487,12 @@ mod tests {
         );
         assert_eq!(parse("precise:contention=adapt").to_string(), "precise");
         assert!(ContenderSetting::parse("precise:contention=maybe").is_err());
+        assert_eq!(
+            parse("precise:slice=inherit").to_string(),
+            "precise:slice=inherit"
+        );
+        assert_eq!(parse("precise:slice=short").to_string(), "precise");
+        assert!(ContenderSetting::parse("precise:slice=long").is_err());
     }
 
     #[test]
@@ -506,7 +523,7 @@ mod tests {
         );
         assert_eq!(
             err("precise:0.999").to_string(),
-            "`precise` has no parameter `0.999` (known: q, cap, window, tol, budget, early, spin, contention)"
+            "`precise` has no parameter `0.999` (known: q, cap, window, tol, budget, early, spin, contention, slice)"
         );
         assert_eq!(
             err("fixed-margin:250").to_string(),
