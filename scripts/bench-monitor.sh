@@ -6,8 +6,14 @@
 #      (target ≤ 0.5 %);
 #      and where it went: each thread's share over the same span (/proc/PID/task/*/schedstat);
 #   2. 100 concurrent scrapers on the loopback, 20 scrapes each (the scrape_load
-#      example: threads, one connection per scrape): the p50/p99 of the scrape time
-#      (target p99 ≤ 5 ms), while the measurements go on.
+#      example: threads, each scraping without pause), while the measurements go on:
+#      the p50/p99 of the scrape time (target p99 ≤ 5 ms) and its phases, with a new
+#      connection per scrape, then over one keep-alive connection per scraper (as
+#      Prometheus scrapes); for each, the throughput and the CPU a scrape costs the
+#      client and the monitor (its threads' run time over the load / scrapes). These
+#      scrapers never pause (the most the machine takes: by Little's law the mean is
+#      100 / throughput); a third run paces each scraper to one scrape every 100 ms
+#      (1000 scrapes/s offered, timed from when each was due).
 #
 #   scripts/bench-monitor.sh          # 60 s
 #   scripts/bench-monitor.sh 300
@@ -43,11 +49,18 @@ def read(p):
         d[name] += int(ns)
     return d
 a, b, span = read(sys.argv[1]), read(sys.argv[2]), float(sys.argv[4]) - float(sys.argv[3])
-# monitor-0.. are the cells in --mechanisms order; sleeplab is the main thread (and tiny_http's).
+# monitor-0.. are the cells in --mechanisms order; monitor-http serves; sleeplab is the main thread.
 print("  by thread: " + ", ".join(f"{k} {100 * (b[k] - a[k]) / 1e9 / span:.3f} %" for k in sorted(b)))
 PY
 
 addr="${url#http://}"
-"$load" "${addr%/metrics}" 100 20
+run_ns() { cat /proc/"$pid"/task/*/schedstat | awk '{s += $1} END {printf "%d", s}'; }
+for mode in "" --keep-alive "--every 100ms"; do
+  r0=$(run_ns)
+  # shellcheck disable=SC2086 # mode is a list of flags
+  "$load" "${addr%/metrics}" 100 20 $mode
+  r1=$(run_ns)
+  echo "  the monitor's CPU: $(( (r1 - r0) / 2000 / 1000 )) us per scrape"
+done
 kill -TERM "$pid"
 wait "$pid"

@@ -1,11 +1,12 @@
 //! `sleeplab monitor` through the real binary on the loopback: the exposition parses,
 //! its histograms are cumulative and add up, nothing wakes early, `/healthz` answers,
+//! HEAD gets the head alone and other methods 405,
 //! 100 concurrent scrapes are answered while the measurements go on, SIGTERM and
 //! Ctrl-C stop it with exit 0, and a busy port is exit 2 naming it.
 
 mod common;
 
-use common::monitor::{Monitor, histogram, value};
+use common::monitor::{Monitor, histogram, request, value};
 use std::time::{Duration, Instant};
 
 const LATENCY: &str = "sleeplab_wake_latency_seconds";
@@ -36,6 +37,16 @@ fn serves_metrics_that_add_up_and_stops_on_sigterm() {
     let mut m = Monitor::start(FAST);
     assert_eq!(m.get("/healthz"), (200, "ok\n".to_string()));
     assert_eq!(m.get("/nope").0, 404);
+    assert_eq!(request(m.addr, "POST", "/metrics").0, 405);
+    // HEAD: the GET answer's head (its length, the OpenMetrics type), no body.
+    let (status, head, body) = request(m.addr, "HEAD", "/metrics");
+    assert_eq!((status, body.as_str()), (200, ""), "{head}");
+    let head = head.to_ascii_lowercase();
+    assert!(
+        head.contains("content-type: application/openmetrics-text"),
+        "{head}"
+    );
+    assert!(!head.contains("content-length: 0\r"), "{head}");
     let text = until_counted(&m, 6.0);
     let h = histogram(&text, LATENCY);
     let names: Vec<&str> = h.keys().map(String::as_str).collect();

@@ -93,7 +93,8 @@ fn prometheus_scrapes_the_monitor_and_computes_a_p99() {
                rate(sleeplab_wake_latency_seconds_bucket{mechanism=\"tick:clock-nanosleep-abs\"}[10s]))";
     let t0 = Instant::now();
     let values = loop {
-        let ready = std::net::TcpStream::connect(api).is_ok();
+        // Listening is not ready: the API answers 503 until its storage is up.
+        let ready = std::net::TcpStream::connect(api).is_ok() && get(api, "/-/ready").0 == 200;
         if ready {
             let v = query(api, p99);
             if v.iter().any(|x| x.is_finite()) {

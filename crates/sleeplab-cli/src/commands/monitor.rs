@@ -77,10 +77,10 @@ pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
         },
         threads: args.threads_args.settings()?,
     };
-    let server = tiny_http::Server::http(args.listen)
+    let listener = std::net::TcpListener::bind(args.listen)
         .map_err(|e| UsageError::new(format!("cannot listen on --listen {}: {e}", args.listen)))?;
     // The address bound (the port chosen, for --listen …:0).
-    let bound = server.server_addr().to_ip().unwrap_or(args.listen);
+    let bound = listener.local_addr().unwrap_or(args.listen);
     if !quiet {
         eprintln!(
             "sleeplab monitor: serving http://{bound}/metrics ({} cells, a burst of {} every {}); Ctrl-C stops",
@@ -91,6 +91,6 @@ pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
     }
     // Nothing is saved: the metrics were served as they were measured.
     crate::interrupt::say_on_stop("sleeplab monitor: stopping (nothing to save)");
-    monitor::serve(&config, server, &Stop::on_interrupt()).map_err(args::name_flags)?;
+    monitor::serve(&config, listener, &Stop::on_interrupt()).map_err(args::name_flags)?;
     Ok(0)
 }

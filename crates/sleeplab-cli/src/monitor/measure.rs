@@ -155,7 +155,7 @@ impl ProbeState {
                 let mut seen = 0;
                 while seen < pacing.burst && !stop.requested() {
                     let e = timer.wait()?;
-                    out.record(e.lateness_ns(), stall);
+                    record_ticks(out, &e, ns, pacing.burst - seen, stall);
                     out.missed += e.overruns();
                     seen += e.expirations;
                 }
@@ -179,6 +179,17 @@ impl ProbeState {
             }
         }
         Ok(())
+    }
+}
+
+/// Records every scheduled deadline `e` stands for, at most the `left` earliest (the
+/// burst's rest): each delivered at this wake, so the one `j` periods before the wake's
+/// own deadline is `j·period` later than it. A stall thus shows in every tick it delays,
+/// as `sleeplab timers` counts lateness per scheduled tick (no coordinated omission).
+fn record_ticks(out: &mut CellRecord, e: &periodic::Expiry, period_ns: u64, left: u64, stall: u64) {
+    let covered = e.expirations.max(1);
+    for j in covered.saturating_sub(left)..covered {
+        out.record(e.lateness_ns() + signed(j * period_ns), stall);
     }
 }
 
@@ -239,5 +250,25 @@ mod tests {
             assert_eq!(in_buckets, r.count());
             assert_eq!(r.margin_ns.is_some(), cell.probe == Probe::Precise);
         }
+    }
+
+    /// A wake that swallowed two ticks counts three: its own and the two before, one
+    /// and two periods later; only the burst's rest is counted.
+    #[test]
+    fn a_late_wake_counts_every_tick_it_delivered() {
+        let e = periodic::Expiry {
+            deadline_ns: 10_000_000,
+            wake_ns: 10_300_000,
+            expirations: 3,
+        };
+        let mut all = CellRecord::default();
+        record_ticks(&mut all, &e, 1_000_000, 10, 1_000_000);
+        assert_eq!(all.count(), 3);
+        assert_eq!(all.sum_ns, 300_000 + 1_300_000 + 2_300_000);
+        assert_eq!(all.stalls, 2, "1.3 ms and 2.3 ms reach the 1 ms threshold");
+        let mut rest = CellRecord::default();
+        record_ticks(&mut rest, &e, 1_000_000, 2, 1_000_000);
+        assert_eq!(rest.count(), 2);
+        assert_eq!(rest.sum_ns, 1_300_000 + 2_300_000, "the earliest two");
     }
 }

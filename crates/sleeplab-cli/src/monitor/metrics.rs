@@ -10,6 +10,7 @@
 
 use super::cells::Cell;
 use super::record::CellRecord;
+use bytes::Bytes;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
 use prometheus_client::metrics::MetricType;
@@ -36,7 +37,7 @@ pub struct Metrics {
     scrapes: Counter,
     /// The last encoding and when it was made (taken by scrapes only, never by a
     /// measuring thread).
-    cache: Mutex<Option<(Instant, Arc<[u8]>)>>,
+    cache: Mutex<Option<(Instant, Bytes)>>,
 }
 
 impl Metrics {
@@ -77,21 +78,21 @@ impl Metrics {
     /// The exposition for one scrape (counted): the shared encoding while it is younger
     /// than [`REFRESH`], else a fresh one (made by this scrape while the others that
     /// arrive meanwhile wait for it).
-    pub fn scrape(&self) -> Result<Arc<[u8]>, std::fmt::Error> {
+    pub fn scrape(&self) -> Result<Bytes, std::fmt::Error> {
         self.scrape_at(Instant::now())
     }
 
     /// [`scrape`](Self::scrape) at `now` (injected in tests).
-    fn scrape_at(&self, now: Instant) -> Result<Arc<[u8]>, std::fmt::Error> {
+    fn scrape_at(&self, now: Instant) -> Result<Bytes, std::fmt::Error> {
         self.scrapes.inc();
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((at, text)) = cache.as_ref()
             && now.saturating_duration_since(*at) < REFRESH
         {
-            return Ok(Arc::clone(text));
+            return Ok(text.clone());
         }
-        let text: Arc<[u8]> = self.encode()?.into_bytes().into();
-        *cache = Some((now, Arc::clone(&text)));
+        let text = Bytes::from(self.encode()?.into_bytes());
+        *cache = Some((now, text.clone()));
         Ok(text)
     }
 
@@ -148,7 +149,7 @@ impl Collector for Cells {
 
         let mut m = encoder.encode_descriptor(
             "sleeplab_wake_latency",
-            "How late each wake came: wake - deadline (one-shot waits: elapsed - requested); early wakes count as 0",
+            "How late each wake came: wake - deadline, for a periodic timer per scheduled tick (a tick a late wake swallowed counts with its own lateness); one-shot waits: elapsed - requested; early wakes count as 0",
             Some(&Unit::Seconds),
             MetricType::Histogram,
         )?;
@@ -348,11 +349,11 @@ mod tests {
         records[0].lock().unwrap().record(5_000, u64::MAX);
         // Within REFRESH: the same bytes (the new wake is not in them yet).
         let second = metrics.scrape_at(t0 + REFRESH / 2).unwrap();
-        assert!(Arc::ptr_eq(&first, &second));
+        assert_eq!(first.as_ptr(), second.as_ptr());
         assert_eq!(count(&second), 0.0);
         // At REFRESH: a fresh encoding with the wake, and every scrape counted.
         let third = metrics.scrape_at(t0 + REFRESH).unwrap();
-        assert!(!Arc::ptr_eq(&first, &third));
+        assert_ne!(first.as_ptr(), third.as_ptr());
         assert_eq!(count(&third), 1.0);
         let text = std::str::from_utf8(&third).unwrap();
         assert!(

@@ -3,7 +3,7 @@
 //! One measuring thread per cell ([`cells`]) runs a short burst of waits every
 //! interval ([`measure`]) into bounded records ([`record`]); `/metrics` encodes them
 //! with `prometheus-client` ([`metrics`]) at most every [`metrics::REFRESH`], served
-//! from that shared encoding by `tiny_http` workers ([`server`]). The stop flag
+//! from that shared encoding by one `hyper` thread ([`server`]). The stop flag
 //! (Ctrl-C, SIGTERM) ends both sides within about 250 ms plus one wait.
 
 pub mod cells;
@@ -38,10 +38,14 @@ pub struct MonitorConfig {
 /// wake the monitor spends on watching; a stop then unparks the measuring threads).
 const WATCH: std::time::Duration = std::time::Duration::from_millis(250);
 
-/// Serves the metrics of `config` on `server` until `stop`; then stops the measuring
-/// threads and the HTTP workers and returns. A measuring thread that fails ends the
+/// Serves the metrics of `config` on `listener` until `stop`; then stops the measuring
+/// threads and the HTTP thread and returns. A measuring thread that fails ends the
 /// monitor with its error.
-pub fn serve(config: &MonitorConfig, server: tiny_http::Server, stop: &Stop) -> anyhow::Result<()> {
+pub fn serve(
+    config: &MonitorConfig,
+    listener: std::net::TcpListener,
+    stop: &Stop,
+) -> anyhow::Result<()> {
     let records: Vec<Arc<Mutex<CellRecord>>> =
         config.cells.iter().map(|_| Arc::default()).collect();
     let metrics = Arc::new(Metrics::new(
@@ -55,9 +59,7 @@ pub fn serve(config: &MonitorConfig, server: tiny_http::Server, stop: &Stop) -> 
         let (stop, ended) = (stop.clone(), Arc::clone(&ended));
         Stop::when(move || ended.load(Ordering::Relaxed) || stop.requested())
     };
-    let server = Arc::new(server);
-    let workers = server::spawn(Arc::clone(&server), metrics, &both)
-        .context("cannot start the HTTP workers")?;
+    let serving = server::spawn(listener, metrics).context("cannot start the HTTP thread")?;
     let measuring = measure::spawn(
         &config.cells,
         &records,
@@ -85,9 +87,8 @@ pub fn serve(config: &MonitorConfig, server: tiny_http::Server, stop: &Stop) -> 
             first_error.get_or_insert(e);
         }
     }
-    server::unblock(&server);
-    for w in workers {
-        let _ = w.join();
+    if let Err(e) = serving.stop() {
+        first_error.get_or_insert(anyhow::anyhow!(e).context("the HTTP thread failed"));
     }
     first_error.map_or(Ok(()), Err)
 }

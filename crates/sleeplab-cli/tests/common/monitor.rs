@@ -79,9 +79,15 @@ impl Drop for Monitor {
 
 /// A plain HTTP/1.0 GET on `addr`: the status and the body.
 pub fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let (status, _, body) = request(addr, "GET", path);
+    (status, body)
+}
+
+/// A plain HTTP/1.0 `method` on `addr`: the status, the head and the body.
+pub fn request(addr: SocketAddr, method: &str, path: &str) -> (u16, String, String) {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(10)).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    write!(s, "{method} {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
     let mut text = String::new();
     s.read_to_string(&mut text).expect("a whole response");
     let (head, body) = text.split_once("\r\n\r\n").expect("a header and a body");
@@ -90,7 +96,7 @@ pub fn get(addr: SocketAddr, path: &str) -> (u16, String) {
         .nth(1)
         .and_then(|c| c.parse().ok())
         .expect("a status code");
-    (status, body.to_string())
+    (status, head.to_string(), body.to_string())
 }
 
 /// One series of a histogram: its `le` bounds with cumulative counts, `_sum`, `_count`.
