@@ -209,3 +209,54 @@ fn late_wakeups_without_run_queue_time_are_not_starved() {
         assert!(!s.contention().is_starved());
     }
 }
+
+#[test]
+fn host_stalls_while_spinning_are_not_contention() {
+    // The slice model's stalls, but the environment's run-queue time does not grow (a
+    // virtual machine's host stopped the vCPU): the margin is kept.
+    let mut host = VirtualEnv::starting_at(1_000_000_000)
+        .with_oversleeps(loaded_oversleeps())
+        .with_preemption(slice_model);
+    // The same stalls seen on a run queue: a scheduler took them.
+    let mut scheduler = VirtualEnv::starting_at(1_000_000_000)
+        .with_oversleeps(loaded_oversleeps())
+        .with_preemption(slice_model)
+        .with_run_queue_waits();
+    let (mut on_host, mut on_scheduler) = (
+        precise(ContentionPolicy::Adapt),
+        precise(ContentionPolicy::Adapt),
+    );
+    for _ in 0..200 {
+        let d = host.time() + FRAME_NS;
+        on_host.wait_until(&mut FrozenRunQueue(&mut host), d);
+        let d = scheduler.time() + FRAME_NS;
+        on_scheduler.wait_until(&mut scheduler, d);
+    }
+    assert!(host.preemptions() > 20, "{}", host.preemptions());
+    assert!(!on_host.contention().is_contended());
+    assert!(on_scheduler.contention().is_contended());
+}
+
+/// A [`VirtualEnv`] whose run-queue time reads 0 throughout.
+struct FrozenRunQueue<'a>(&'a mut VirtualEnv);
+
+impl sleeplab::clock::Env for FrozenRunQueue<'_> {
+    fn now(&mut self) -> u64 {
+        self.0.now()
+    }
+    fn sleep_until(&mut self, deadline: u64) {
+        self.0.sleep_until(deadline)
+    }
+    fn sleep_for(&mut self, ns: u64) {
+        self.0.sleep_for(ns)
+    }
+    fn spin_pause(&mut self) {
+        self.0.spin_pause()
+    }
+    fn yield_now(&mut self) {
+        self.0.yield_now()
+    }
+    fn run_queue_ns(&mut self) -> Option<u64> {
+        Some(0)
+    }
+}

@@ -118,13 +118,15 @@ impl Precise {
         }
         let left = target - start;
         let margin = self.margin_for_ns(left);
-        let (native_end, oversleep, run_queue_before) = if left > margin {
+        // Run-queue time tells the scheduler's delays from the host's (one pread, only
+        // when this wait may spin).
+        let run_queue_before = if margin > 0 { env.run_queue_ns() } else { None };
+        let (native_end, oversleep) = if left > margin {
             let native_target = target - margin;
-            let run_queue_before = if margin > 0 { env.run_queue_ns() } else { None };
             let t = native_sleep_until(env, native_target);
-            (t, Some(t - native_target), run_queue_before)
+            (t, Some(t - native_target))
         } else {
-            (start, None, None)
+            (start, None)
         };
         let starved = self.starved(env, target, native_end, run_queue_before);
         // Learning touches the estimator's window, which a long sleep left cold in the
@@ -139,17 +141,32 @@ impl Precise {
         let report =
             SleepReport::from_instants(start, deadline, native_end, spun.woke, oversleep, margin)
                 .with_spin_gap(spun.max_gap_ns);
-        self.contention.observe(
-            report
-                .preempted_while_spinning()
-                .then_some(spun.run_before_gap_ns),
-            starved,
-        );
+        let preempted = report.preempted_while_spinning()
+            && self.scheduler_took(env, run_queue_before, spun.max_gap_ns);
+        self.contention
+            .observe(preempted.then_some(spun.run_before_gap_ns), starved);
         if !learn_early {
             self.learn(oversleep, left);
         }
         self.stats.record(&report);
         report
+    }
+
+    /// Whether the scheduler took a spin's longest gap, `gap_ns`: the thread spent at
+    /// least half of it on a run queue since `run_queue_before`. A virtual machine's host
+    /// can stop the vCPU for as long, which the guest does not see as run-queue time;
+    /// shortening the spin would not help there. Without run-queue readings every gap
+    /// counts.
+    fn scheduler_took<E: Env>(
+        &self,
+        env: &mut E,
+        run_queue_before: Option<u64>,
+        gap_ns: u64,
+    ) -> bool {
+        match (run_queue_before, env.run_queue_ns()) {
+            (Some(before), Some(after)) => after.saturating_sub(before) >= gap_ns / 2,
+            _ => true,
+        }
     }
 
     /// Whether a native wakeup was starved (see [`Contention`]): it ended at least

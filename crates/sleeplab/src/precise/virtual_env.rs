@@ -146,9 +146,10 @@ impl VirtualEnv {
         }
     }
 
-    /// Every native wakeup's lateness is time spent on a run queue (a scheduler, not a
-    /// timer, made it late), reported by [`Env::run_queue_ns`]; without this the
-    /// environment reports no run-queue time, as a kernel without schedstat.
+    /// Every native wakeup's lateness and every preemption is time spent on a run queue
+    /// (a scheduler, not a timer or a host, made it late), reported by
+    /// [`Env::run_queue_ns`]; without this the environment reports no run-queue time, as
+    /// a kernel without schedstat.
     pub fn with_run_queue_waits(mut self) -> Self {
         self.run_queue_ns = Some(0);
         self
@@ -265,6 +266,7 @@ impl VirtualEnv {
             self.preemptions = self.preemptions.saturating_add(1);
             self.now = self.now.saturating_add(lost);
             self.run_start = self.now;
+            self.run_queue_ns = self.run_queue_ns.map(|q| q.saturating_add(lost));
         }
     }
 
