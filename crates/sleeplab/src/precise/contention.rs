@@ -36,9 +36,10 @@
 //! and on an oversubscribed machine (more busy threads than CPUs) it earns too little
 //! back: once its lag is gone its next wakeup waits behind the busy threads for a slice,
 //! milliseconds. Measured on the project's 2-core VM with five busy threads, 60 Hz, with
-//! a 100 µs scheduler slice: a plain absolute sleep was p99 85 µs late; the same sleep
-//! followed by as little as 20 µs of spinning, p99 3.3 ms. No margin helps there: the
-//! only precise wait is the plain sleep.
+//! a 100 µs scheduler slice (`scripts/eevdf-lag.c`, docs/BENCHMARKS.md): a plain
+//! absolute sleep was p99 30.5 µs late; the same sleep followed by 100 µs of CPU, or
+//! ending in a 200 µs spin, p99 3.8 ms. No margin helps there: the precise wait is the
+//! plain sleep.
 //!
 //! So a native wakeup that ends [`STARVED_NS`](Contention::STARVED_NS) or more after the
 //! wait's target, in a wait that planned to spin, having spent at least half of that

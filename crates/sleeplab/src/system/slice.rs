@@ -13,7 +13,8 @@
 //! runs at once. With the default slice it often waits until the running thread's slice
 //! ends at a scheduler tick, milliseconds later (4 ms ticks at `HZ=250`). Measured on the
 //! project's 2-core VM with one busy thread per CPU, a 60 Hz absolute sleep that spins the
-//! last 200 µs: p99 lateness 3.56 ms with the default slice, 115 µs with a 100 µs slice.
+//! last 200 µs (`scripts/eevdf-lag.c`): p99 lateness 3.79 ms with the default slice,
+//! 0.1 µs with a 100 µs slice.
 //! The request needs no privilege and does not change the thread's share of the CPU,
 //! only how the share is cut.
 //!
