@@ -5,7 +5,8 @@
  * the deadline, then burns `burn` more µs of CPU (as a frame's work would), with or
  * without asking the scheduler for its shortest slice (sched_setattr's sched_runtime,
  * 100 µs, Linux 6.12+). Printed per variant: the native wakeup's oversleep (wake - its
- * target) and the frame's lateness (wake - deadline), p50/p99, and the thread's CPU.
+ * target) and the frame's lateness (wake - deadline), p50/p99 (p99 from 100 frames, so
+ * BLOCKS >= 2), and the thread's CPU.
  *
  *   cc -O2 -o /tmp/eevdf-lag scripts/eevdf-lag.c -lpthread
  *   /tmp/eevdf-lag BUSY BLOCKS      # e.g. 2 12 (one busy thread per CPU), 5 12
@@ -80,6 +81,16 @@ static int cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The q-th percentile of the sorted `v` by nearest rank (the ceil(q·n/100)-th smallest),
+ * or "–" where n·(1 − q/100) < 1: the sample does not resolve it (p99 needs 100). */
+static void print_quantile(const uint64_t *v, int n, int q) {
+    if (n * (100 - q) < 100) {
+        printf(" %12s", "–");
+        return;
+    }
+    printf(" %9.1f µs", v[(n * q + 99) / 100 - 1] / 1e3);
+}
+
 struct variant {
     const char *name;
     unsigned margin_us, burn_us;
@@ -149,11 +160,12 @@ int main(int argc, char **argv) {
         struct variant *x = &variants[v];
         qsort(x->over, (size_t)x->n, 8, cmp);
         qsort(x->late, (size_t)x->n, 8, cmp);
-        /* nearest rank: the ceil(q·n)-th smallest */
-        int p50 = (x->n + 1) / 2 - 1, p99 = (x->n * 99 + 99) / 100 - 1;
-        printf("%-34s %10.1f µs %9.1f µs %9.1f µs %9.1f µs %8.2f\n", x->name, x->over[p50] / 1e3,
-               x->over[p99] / 1e3, x->late[p50] / 1e3, x->late[p99] / 1e3,
-               100.0 * (double)x->cpu / ((double)x->n * (double)period));
+        printf("%-34s", x->name);
+        print_quantile(x->over, x->n, 50);
+        print_quantile(x->over, x->n, 99);
+        print_quantile(x->late, x->n, 50);
+        print_quantile(x->late, x->n, 99);
+        printf(" %8.2f\n", 100.0 * (double)x->cpu / ((double)x->n * (double)period));
     }
     return 0;
 }

@@ -128,7 +128,13 @@ impl Precise {
         } else {
             (start, None)
         };
-        let starved = self.starved(env, target, native_end, run_queue_before);
+        // A starved wakeup (see `Contention`): at least STARVED_NS after the target, in a
+        // wait that planned to spin (only those read the run queue before), and mostly
+        // spent runnable but not running (the scheduler delayed it, not a timer or the
+        // host). Read only when that late, so already past the deadline.
+        let late = native_end.saturating_sub(target);
+        let starved = late >= Contention::STARVED_NS
+            && mostly_on_run_queue(env, run_queue_before, late).unwrap_or(false);
         // Learning touches the estimator's window, which a long sleep left cold in the
         // cache (about 2 µs of misses): done before the spin when the spin has time to
         // hide it, so the caller gets control back at the deadline, not 2 µs after. The
@@ -141,8 +147,11 @@ impl Precise {
         let report =
             SleepReport::from_instants(start, deadline, native_end, spun.woke, oversleep, margin)
                 .with_spin_gap(spun.max_gap_ns);
+        // A spin gap is contention only if the scheduler took it: a virtual machine's host
+        // can stop the vCPU as long, unseen as run-queue time, and a shorter spin would
+        // not help there. Without readings every gap counts.
         let preempted = report.preempted_while_spinning()
-            && self.scheduler_took(env, run_queue_before, spun.max_gap_ns);
+            && mostly_on_run_queue(env, run_queue_before, spun.max_gap_ns).unwrap_or(true);
         self.contention
             .observe(preempted.then_some(spun.run_before_gap_ns), starved);
         if !learn_early {
@@ -150,45 +159,6 @@ impl Precise {
         }
         self.stats.record(&report);
         report
-    }
-
-    /// Whether the scheduler took a spin's longest gap, `gap_ns`: the thread spent at
-    /// least half of it on a run queue since `run_queue_before`. A virtual machine's host
-    /// can stop the vCPU for as long, which the guest does not see as run-queue time;
-    /// shortening the spin would not help there. Without run-queue readings every gap
-    /// counts.
-    fn scheduler_took<E: Env>(
-        &self,
-        env: &mut E,
-        run_queue_before: Option<u64>,
-        gap_ns: u64,
-    ) -> bool {
-        match (run_queue_before, env.run_queue_ns()) {
-            (Some(before), Some(after)) => after.saturating_sub(before) >= gap_ns / 2,
-            _ => true,
-        }
-    }
-
-    /// Whether a native wakeup was starved (see [`Contention`]): it ended at least
-    /// [`STARVED_NS`](Contention::STARVED_NS) after the target, in a wait that planned to
-    /// spin, and the thread spent at least half of that lateness runnable but not running
-    /// (the scheduler delayed it, not a timer or the host). `false` where the environment
-    /// does not report run-queue time.
-    fn starved<E: Env>(
-        &self,
-        env: &mut E,
-        target: u64,
-        native_end: u64,
-        run_queue_before: Option<u64>,
-    ) -> bool {
-        let late = native_end.saturating_sub(target);
-        if late < Contention::STARVED_NS {
-            return false;
-        }
-        match (run_queue_before, env.run_queue_ns()) {
-            (Some(before), Some(after)) => after.saturating_sub(before) >= late / 2,
-            _ => false,
-        }
     }
 
     /// Spin time left after the native wake above which learning happens before the spin.
@@ -208,6 +178,13 @@ impl Precise {
             None => self.estimator.observe_none(),
         }
     }
+}
+
+/// Whether the thread spent at least half of `ns` on a run queue since the reading
+/// `before`; `None` where the environment gives no run-queue readings.
+fn mostly_on_run_queue<E: Env>(env: &mut E, before: Option<u64>, ns: u64) -> Option<bool> {
+    let (before, after) = (before?, env.run_queue_ns()?);
+    Some(after.saturating_sub(before) >= ns / 2)
 }
 
 impl<E: Env> WaitStrategy<E> for Precise {

@@ -53,18 +53,16 @@ fn get_attr() -> Result<SchedAttr, SystemError> {
     Ok(attr)
 }
 
+/// Whether `attr`'s policy is one with a slice (`SCHED_OTHER`, `SCHED_BATCH`).
+fn has_slice(attr: &SchedAttr) -> bool {
+    [libc::SCHED_OTHER, libc::SCHED_BATCH].contains(&(attr.sched_policy as libc::c_int))
+}
+
 /// The calling thread's scheduler slice, ns: its custom request if it made one, else the
 /// kernel's default; 0 where the kernel reports none (before 6.12) or for a real-time
 /// policy.
 pub fn sched_slice_ns() -> u64 {
-    get_attr().map_or(0, |a| {
-        if a.sched_policy == libc::SCHED_OTHER as u32 || a.sched_policy == libc::SCHED_BATCH as u32
-        {
-            a.sched_runtime
-        } else {
-            0
-        }
-    })
+    get_attr().map_or(0, |a| if has_slice(&a) { a.sched_runtime } else { 0 })
 }
 
 /// Requests a slice of `ns` for the calling thread (`None`: back to the kernel's default),
@@ -73,10 +71,8 @@ pub fn sched_slice_ns() -> u64 {
 /// ([`sched_slice_ns`]).
 pub fn set_sched_slice_ns(ns: Option<u64>) -> Result<u64, SystemError> {
     let mut attr = get_attr()?;
-    if attr.sched_policy != libc::SCHED_OTHER as u32
-        && attr.sched_policy != libc::SCHED_BATCH as u32
-    {
-        return Ok(sched_slice_ns());
+    if !has_slice(&attr) {
+        return Ok(0);
     }
     attr.size = std::mem::size_of::<SchedAttr>() as u32;
     // 0 asks for the default; the kernel clamps the rest to 0.1–100 ms.
