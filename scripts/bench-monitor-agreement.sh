@@ -58,9 +58,11 @@ wait "$pid"
 pid=""
 
 python3 - "$work" "$runs" "$seconds" "$started" "$root/docs/BENCHMARKS.md" "${MONITOR_ARGS:-}" <<'PY'
-import json, math, os, re, sys, tempfile
+import json, math, os, re, sys
 
 work, runs, seconds, started, doc, monitor_args = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+sys.path.insert(0, os.path.join(os.path.dirname(doc), "..", "scripts"))
+from bench_doc import markers, write_section
 which = f"the monitor with `{monitor_args}`" if monitor_args else "the default monitor"
 CELL = 'mechanism="tick:clock-nanosleep-abs",requested="0.001"'
 
@@ -152,23 +154,15 @@ if bucket is not None:
 lines.append(f"timer slack {monitor_slack_ns} ns in both; {verdict}")
 print("\n".join(lines))
 
-block = (
-    "<!-- monitor-agreement:begin -->\n"
-    f"Run {started} (`"
+begin, end = markers("monitor-agreement")
+write_section(
+    doc,
+    "monitor-agreement",
+    f"{begin}\nRun {started} (`"
     + (f"MONITOR_ARGS=\"{monitor_args}\" " if monitor_args else "")
     + f"scripts/bench-monitor-agreement.sh {runs} {seconds}`):\n\n"
     + "".join(f"- {l}\n" for l in lines)
-    + "<!-- monitor-agreement:end -->"
+    + end,
 )
-text = open(doc).read()
-marked = re.compile(r"<!-- monitor-agreement:begin -->.*?<!-- monitor-agreement:end -->", re.S)
-if not marked.search(text):
-    sys.exit("docs/BENCHMARKS.md has no monitor-agreement markers; the result is above")
-# Whole or not at all: a temp file beside it, renamed over it.
-fd, tmp = tempfile.mkstemp(dir=os.path.dirname(doc))
-with os.fdopen(fd, "w") as f:
-    f.write(marked.sub(lambda _: block, text))
-os.chmod(tmp, os.stat(doc).st_mode & 0o777)
-os.replace(tmp, doc)
 print(f"written into {doc}")
 PY
