@@ -75,6 +75,13 @@ def verdicts(by_load, cpus):
         out.append(check("idle: precise p99 ≤ 1.5 × spin's p99, at ≤ 1.5 % of a core", ok,
                          f"p99 {us(p99(ours))} vs 1.5 × {us(p99(spin))} = {us(1.5 * p99(spin))}; "
                          f"CPU {ours['cpu_percent']:.2f} %"))
+        spinners = [x for x in idle.values() if x is not spin and x is not ours
+                    and p99(x) is not None and x["cpu_percent"] > ours["cpu_percent"]]
+        if spinners and p99(spin) > 0:
+            out.append("- idle, for scale: the contenders that spent more CPU than precise, "
+                       "p99 as a multiple of spin's: " + ", ".join(
+                           f"{x['strategy']} {p99(x) / p99(spin):.1f}× at {x['cpu_percent']:.2f} %"
+                           for x in sorted(spinners, key=lambda x: x["cpu_percent"])))
     full = {x["strategy"]: x for x in by_load.get(cpus, [])}
     ours, sdl = full.get(OURS), full.get("sdl-precise")
     if ours and sdl and p99(ours) is not None and p99(sdl) is not None:
@@ -175,12 +182,17 @@ def by_level(r):
     return out
 
 
-def focus_section(f, command, cpus):
-    body = ["", "Focused loaded run (interleaved, the same blocks of 50):", "", "```sh", command, "```"]
-    levels = by_level(f)
-    for load, results in levels.items():
-        body += ["", f"Load {load} (busy threads on {cpus} CPUs), {f['data']['config']['frames']} frames per contender:",
-                 "", *focus_table(results)]
+def focus_section(runs, cpus):
+    """The focused runs ([(pace JSON, command)]: their levels in order), their causes
+    table and the targets read on them."""
+    body = ["", "Focused runs (interleaved, the same blocks of 50):", "", "```sh",
+            *[command for _, command in runs], "```"]
+    levels = {}
+    for f, _ in runs:
+        for load, results in by_level(f).items():
+            levels.setdefault(load, []).extend(results)
+            body += ["", f"Load {load} (busy threads on {cpus} CPUs), {f['data']['config']['frames']} frames per contender:",
+                     "", *focus_table(results)]
     body += ["", "A frame more than 100 µs late is counted once, by the first cause that holds: "
              "*started late* (the wait began after its deadline: an earlier frame overran), "
              "*preempted spinning* (its spin phase had a gap of ≥ 100 µs between clock reads: it "
@@ -189,11 +201,11 @@ def focus_section(f, command, cpus):
              "frames are *woken late* or *other*). *Waited on run queue*: late frames that spent "
              "at least half their lateness runnable but not running (`/proc/thread-self/schedstat`): "
              "the scheduler, not the timer or the host, kept them waiting.",
-             "", "Targets (issue 14) on the focused run:", "", *verdicts(levels, cpus)]
+             "", "Targets (issue 14) on the focused runs:", "", *verdicts(levels, cpus)]
     return body
 
 
-def section(r, command, load_before, load_after, replay_text, replay_command, focus=None):
+def section(r, command, load_before, load_after, replay_text, replay_command, focus=()):
     fp = r["fingerprint"]
     cpus = fp["cpu_count"]
     by_load = by_level(r)
@@ -212,7 +224,7 @@ def section(r, command, load_before, load_after, replay_text, replay_command, fo
         "```sh",
         "scripts/bench-frontier.sh   # runs:",
         command,
-        *([focus[1]] if focus else []),
+        *[c for _, c in focus],
         replay_command,
         "```",
         "",
@@ -233,7 +245,7 @@ def section(r, command, load_before, load_after, replay_text, replay_command, fo
         "",
         *verdicts(by_load, cpus),
         *oracle_verdicts(rows),
-        *(focus_section(focus[0], focus[1], cpus) if focus else []),
+        *(focus_section(focus, cpus) if focus else []),
         END,
     ])
 
@@ -248,7 +260,9 @@ def self_test():
     assert v[0].startswith("- ✅ load 0:"), v[0]
     assert v[1].startswith("- ❌ load 2:") and "sdl-precise (p99 84.00 µs vs 200.00 µs" in v[1], v[1]
     assert v[2].startswith("- ✅ idle:"), v[2]  # 25 µs ≤ 30 µs, 1.2 % ≤ 1.5 %
-    assert v[3].startswith("- ❌ load 2 (one"), v[3]
+    assert v[3] == ("- idle, for scale: the contenders that spent more CPU than precise, p99 as a "
+                    "multiple of spin's: sdl-precise 1.5× at 7.00 %"), v[3]
+    assert v[4].startswith("- ❌ load 2 (one"), v[4]
     assert beaters(idle, idle[2]) == [idle[1]]
     assert p99(res("x", 0, 5, 1.0, n=99)) is None
     rows = replay_rows("trace | setting | p99 µs | p99.9 µs | CPU % | oracle p99 µs at that CPU\n"
@@ -277,7 +291,9 @@ def main():
         return
     path, command, load_before, load_after, replay_path, replay_command, doc = sys.argv[1:8]
     r = json.load(open(path))
-    focus = (json.load(open(sys.argv[8])), sys.argv[9]) if len(sys.argv) > 9 else None
+    # Then the focused runs: pairs of (pace JSON, its command).
+    rest = sys.argv[8:]
+    focus = [(json.load(open(rest[i])), rest[i + 1]) for i in range(0, len(rest) - 1, 2)]
     s = section(r, command, load_before, load_after, open(replay_path).read(), replay_command, focus)
     write_section(doc, "frontier", s)
     print(s)

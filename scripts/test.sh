@@ -12,8 +12,9 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace --release
 python3 scripts/bench_frontier_report.py --self-test
-# The scheduler experiment behind precise's contended regimes compiles warning-free.
+# The experiments behind precise's regimes and the benchmarks' noise compile warning-free.
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/eevdf-lag.c -lpthread
+cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/host-gaps.c -lpthread
 
 py=$(scripts/python-env.sh)
 (cd bindings/python && "$py" -m pytest -q)

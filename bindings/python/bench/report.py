@@ -39,16 +39,37 @@ PAIRS = {
 # a clock read of the deadline).
 LATE_NS = 1_000
 
-# The three exact parts of a sleeplab frame's lateness, from the sleeper's own report:
-# lateness = own lateness (the sleeper's wake − the deadline it was given: its native wake
-# overslept the margin) + deadline shift (that deadline − the loop's) + return path (the
-# loop's wake reading − the sleeper's).
+# The exact parts of a sleeplab frame's lateness, from the sleeper's own report:
+# lateness = own lateness (the sleeper's wake − the deadline it was given) + deadline shift
+# (that deadline − the loop's) + return path (the loop's wake reading − the sleeper's).
+# Own lateness is told by its cause: the native sleep overslept the margin (its wake came
+# after the deadline), or the native wake was in time and the thread lost the time after
+# it (the spin did not run: a preemption, a stall of the host, waiting for the GIL).
 PARTS = (
-    ("lateness_ns", "native wake past the margin"),
+    ("overslept_ns", "native sleep overslept the margin"),
+    ("lost_ns", "time lost after a timely native wake"),
     ("deadline_shift_ns", "deadline shift"),
     ("return_ns", "return path"),
 )
 PARTS_KEYS = tuple(key for key, _ in PARTS)
+
+
+def frame_parts(v: dict, k: int) -> dict[str, int]:
+    """Frame k's lateness in PARTS (they add up to it exactly), from the sleeper view `v`."""
+    own = v["lateness_ns"][k]
+    oversleep = v["native_oversleep_ns"][k]
+    overslept = oversleep >= 0 and oversleep > v["margin_ns"][k]
+    return {
+        "overslept_ns": own if overslept else 0,
+        "lost_ns": 0 if overslept else own,
+        "deadline_shift_ns": v["deadline_shift_ns"][k],
+        "return_ns": v["return_ns"][k],
+    }
+
+
+def largest_part(parts: dict[str, int]) -> str:
+    """The key of the largest part (ties go to the first in PARTS)."""
+    return max(PARTS_KEYS, key=lambda key: (parts[key], -PARTS_KEYS.index(key)))
 
 
 def quantile(values: list[int], q: float) -> int | None:
@@ -127,48 +148,71 @@ def overhead_verdict(o: dict) -> str:
 def attribution(c: dict) -> dict | None:
     """Where a sleeplab contender's lateness came from, from its per-frame sleeper view
     (`c["sleeper"]`, see PARTS), or None without one. `late` counts frames later than
-    LATE_NS; `by_part` counts, per part, the late frames in which that part was the
-    largest (ties go to the first in PARTS); `p50` holds the medians over all frames of
-    the parts, the margin and the native oversleep (frames with a native phase only)."""
+    LATE_NS and `by_part`, per part, the late frames in which that part was the largest;
+    `tail` and `tail_by_part` the same for the frames at or above the contender's p99 (what
+    set the p99; empty when the sample does not resolve it); `p50` holds the medians over
+    all frames of the parts, the margin and the native oversleep (frames with a native
+    phase only)."""
     v = c.get("sleeper")
     if not v:
         return None
     lat = c["lateness_ns"]
+    parts = [frame_parts(v, k) for k in range(len(lat))]
     late = [k for k, x in enumerate(lat) if x > LATE_NS]
-    by_part = {key: 0 for key, _ in PARTS}
-    for k in late:
-        biggest = max(PARTS, key=lambda p: (v[p[0]][k], -PARTS.index(p)))
-        by_part[biggest[0]] += 1
-    p50 = {key: quantile(v[key], 0.5) for key, _ in PARTS}
+    p99 = quantile(lat, 0.99)
+    tail = [] if p99 is None else [k for k, x in enumerate(lat) if x >= p99 and x > LATE_NS]
+
+    def count(frames: list[int]) -> dict[str, int]:
+        out = {key: 0 for key in PARTS_KEYS}
+        for k in frames:
+            out[largest_part(parts[k])] += 1
+        return out
+
+    p50 = {key: quantile([p[key] for p in parts], 0.5) for key in PARTS_KEYS}
     p50["margin_ns"] = quantile(v["margin_ns"], 0.5)
     p50["native_oversleep_ns"] = quantile([x for x in v["native_oversleep_ns"] if x >= 0], 0.5)
-    return {"name": c["name"], "n": len(lat), "late": len(late), "by_part": by_part, "p50": p50}
+    return {"name": c["name"], "n": len(lat), "late": len(late), "by_part": count(late),
+            "tail": len(tail), "tail_by_part": count(tail), "p50": p50}
 
 
 def attribution_lines(parts: list[dict]) -> list[str]:
-    """The attribution table and one sentence per contender naming the part that made
-    most of its late frames late."""
+    """The attribution tables (which part was the largest, in the late frames and in the
+    frames that set the p99; the parts' medians) and the sentences naming the part that
+    made most of them late."""
     if not parts:
         return []
-    heads = " | ".join(f"largest: {label}" for _, label in PARTS)
-    p50s = " | ".join(f"p50 {label}" for _, label in PARTS)
+    heads = " | ".join(label for _, label in PARTS)
     out = [
-        "Where the lateness came from, per frame from the sleeper's own report "
-        "(lateness = native wake past the margin + deadline shift + return path, exactly; "
-        f"late = more than {fmt_ns(LATE_NS)}):",
+        "Where the lateness came from, per frame from the sleeper's own report (lateness = "
+        + " + ".join(label for _, label in PARTS)
+        + f", exactly): how many frames had each as their largest part, among the frames "
+        f"later than {fmt_ns(LATE_NS)} and among those at or above the contender's p99:",
         "",
-        f"| contender | late frames | {heads} | {p50s} | p50 margin | p50 native oversleep |",
-        "|---|---:|" + "---:|" * (2 * len(PARTS) + 2),
+        f"| contender | frames | n | {heads} |",
+        "|---|---|---:|" + "---:|" * len(PARTS),
     ]
     for a in parts:
-        counts = " | ".join(str(a["by_part"][key]) for key, _ in PARTS)
-        meds = " | ".join(fmt_ns(a["p50"][key]) for key, _ in PARTS)
+        for which, n, counts in (
+            (f"later than {fmt_ns(LATE_NS)}", f"{a['late']} of {a['n']}", a["by_part"]),
+            ("at or above p99", str(a["tail"]), a["tail_by_part"]),
+        ):
+            cells = " | ".join(str(counts[key]) for key in PARTS_KEYS)
+            out.append(f"| {a['name']} | {which} | {n} | {cells} |")
+    out += [
+        "",
+        f"| contender | {' | '.join(f'p50 {label}' for _, label in PARTS)} | p50 margin | "
+        "p50 native oversleep |",
+        "|---|" + "---:|" * (len(PARTS) + 2),
+    ]
+    for a in parts:
+        meds = " | ".join(fmt_ns(a["p50"][key]) for key in PARTS_KEYS)
         out.append(
-            f"| {a['name']} | {a['late']} of {a['n']} | {counts} | {meds} | "
-            f"{fmt_ns(a['p50']['margin_ns'])} | {fmt_ns(a['p50']['native_oversleep_ns'])} |"
+            f"| {a['name']} | {meds} | {fmt_ns(a['p50']['margin_ns'])} | "
+            f"{fmt_ns(a['p50']['native_oversleep_ns'])} |"
         )
     out.append("")
-    out += [cause_sentence(a) for a in parts]
+    for a in parts:
+        out += [cause_sentence(a), tail_sentence(a)]
     return out + [""]
 
 
@@ -176,10 +220,21 @@ def cause_sentence(a: dict) -> str:
     """Names the part that was the largest in most late frames (or says none was late)."""
     if a["late"] == 0:
         return f"- {a['name']}: no frame later than {fmt_ns(LATE_NS)}."
-    key, label = max(PARTS, key=lambda p: (a["by_part"][p[0]], -PARTS.index(p)))
+    key = max(PARTS_KEYS, key=lambda k: (a["by_part"][k], -PARTS_KEYS.index(k)))
     return (
-        f"- {a['name']}: the {label} was the largest part in {a['by_part'][key]} of its "
-        f"{a['late']} late frames."
+        f"- {a['name']}: the {dict(PARTS)[key]} was the largest part in {a['by_part'][key]} "
+        f"of its {a['late']} late frames."
+    )
+
+
+def tail_sentence(a: dict) -> str:
+    """Names the part that was the largest in most of the frames that set the p99."""
+    if a["tail"] == 0:
+        return f"- {a['name']}: no frame at or above its p99 was later than {fmt_ns(LATE_NS)}."
+    key = max(PARTS_KEYS, key=lambda k: (a["tail_by_part"][k], -PARTS_KEYS.index(k)))
+    return (
+        f"- {a['name']}: in {a['tail_by_part'][key]} of the {a['tail']} frames at or above "
+        f"its p99, the largest part was the {dict(PARTS)[key]}."
     )
 
 

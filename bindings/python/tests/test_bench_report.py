@@ -75,8 +75,10 @@ def with_view(name, lateness, own, shift, ret, margin=None, oversleep=None):
 
 
 def test_attribution_counts_the_largest_part_of_each_late_frame():
-    # Frame 0 on time; 1: return path; 2: native wake past the margin; 3: deadline shift;
-    # 4: a tie between own lateness and return path goes to the first part (own).
+    # Frame 0 on time; 1: return path; 2: the native sleep overslept its margin (150 µs >
+    # 100 µs); 3: deadline shift; 4: a tie between own lateness and return path goes to
+    # the first part, and its native wake was in time (oversleep = margin): time lost after
+    # it.
     c = with_view(
         "sleeplab.sleep",
         lateness=[500, 3_000, 50_000, 12_000, 4_000],
@@ -85,15 +87,47 @@ def test_attribution_counts_the_largest_part_of_each_late_frame():
         ret=[200, 2_500, 500, 500, 2_000],
         oversleep=[-1, 90_000, 150_000, 95_000, 100_000],
     )
+    for k in range(5):
+        assert sum(report.frame_parts(c["sleeper"], k).values()) == c["lateness_ns"][k]
     a = report.attribution(c)
     assert a["late"] == 4 and a["n"] == 5
-    assert a["by_part"] == {"lateness_ns": 2, "deadline_shift_ns": 1, "return_ns": 1}
+    assert a["by_part"] == {"overslept_ns": 1, "lost_ns": 1, "deadline_shift_ns": 1,
+                            "return_ns": 1}
+    assert a["tail"] == 0, "5 frames do not resolve a p99"
     assert a["p50"]["return_ns"] == 500  # nearest rank over all 5 frames
+    assert a["p50"]["overslept_ns"] == 0 and a["p50"]["lost_ns"] == 200
     assert a["p50"]["native_oversleep_ns"] == 95_000  # the 4 frames with a native phase
+    # Ties between the parts' counts go to the first part.
     assert report.cause_sentence(a) == (
-        "- sleeplab.sleep: the native wake past the margin was the largest part in 2 of its "
-        "4 late frames.")
+        "- sleeplab.sleep: the native sleep overslept the margin was the largest part in 1 "
+        "of its 4 late frames.")
+    assert report.tail_sentence(a) == (
+        "- sleeplab.sleep: no frame at or above its p99 was later than 1.00 µs.")
     assert report.attribution({"name": "spin", "lateness_ns": [1]}) is None
+
+
+def test_the_tail_attribution_counts_the_frames_at_or_above_p99():
+    # 200 frames: 197 with a 20 µs return path, then three late ones: two stalls after a
+    # timely native wake (own 300 µs, oversleep 80 µs ≤ margin 100 µs) and one oversleep of
+    # the margin (own 120 µs, oversleep 220 µs). p99 (nearest rank 198) = 140 µs: the three.
+    n = 200
+    own = [0] * 197 + [300_000, 300_000, 120_000]
+    ret = [20_000] * n
+    over = [80_000] * 199 + [220_000]
+    c = with_view("sleeplab.sleep", [o + r for o, r in zip(own, ret)], own, [0] * n, ret,
+                  oversleep=over)
+    a = report.attribution(c)
+    assert report.quantile(c["lateness_ns"], 0.99) == 140_000
+    assert a["tail"] == 3
+    assert a["tail_by_part"] == {"overslept_ns": 1, "lost_ns": 2, "deadline_shift_ns": 0,
+                                 "return_ns": 0}
+    assert a["by_part"]["return_ns"] == 197
+    assert report.tail_sentence(a) == (
+        "- sleeplab.sleep: in 2 of the 3 frames at or above its p99, the largest part was "
+        "the time lost after a timely native wake.")
+    text = "\n".join(report.attribution_lines([a]))
+    assert "| sleeplab.sleep | at or above p99 | 3 | 1 | 2 | 0 | 0 |" in text
+    assert "| sleeplab.sleep | later than 1.00 µs | 200 of 200 | 1 | 2 | 0 | 197 |" in text
 
 
 def test_attribution_says_when_no_frame_was_late():
@@ -103,7 +137,7 @@ def test_attribution_says_when_no_frame_was_late():
     assert report.cause_sentence(a) == (
         "- sleeplab_sleep_until_ns: no frame later than 1.00 µs.")
     lines = report.attribution_lines([a])
-    assert "| sleeplab_sleep_until_ns | 0 of 2 | 0 | 0 | 0 |" in "\n".join(lines)
+    assert "| sleeplab_sleep_until_ns | later than 1.00 µs | 0 of 2 | 0 | 0 | 0 | 0 |" in "\n".join(lines)
     assert report.attribution_lines([]) == []
 
 
@@ -146,12 +180,12 @@ def test_tiny_end_to_end_run(tmp_path):
         if c["name"] != "sleeplab.sleep_until":
             assert all(x >= 0 for x in c["lateness_ns"])  # never early
         if view:
-            fields = set(report.PARTS_KEYS) | {"margin_ns", "native_oversleep_ns", "spin_ns"}
-            assert set(view) == fields
+            assert set(view) == {"margin_ns", "native_oversleep_ns", "spin_ns", "lateness_ns",
+                                 "deadline_shift_ns", "return_ns"}
             for k, lat in enumerate(c["lateness_ns"]):
-                # The three parts add up to the loop's lateness, each frame; the sleeper
-                # is never early against the deadline it was given.
-                assert sum(view[key][k] for key in report.PARTS_KEYS) == lat
+                # The parts add up to the loop's lateness, each frame; the sleeper is never
+                # early against the deadline it was given.
+                assert sum(report.frame_parts(view, k).values()) == lat
                 assert view["lateness_ns"][k] >= 0 and view["return_ns"][k] >= 0
             # The relative form computes its deadline a little after the loop did; the
             # absolute one is handed the loop's, through float seconds (exact to a few ns
