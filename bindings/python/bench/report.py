@@ -46,7 +46,7 @@ LATE_NS = 1_000
 # after the deadline), or the native wake was in time and the thread lost the time after
 # it (the spin did not run: a preemption, a stall of the host, waiting for the GIL).
 PARTS = (
-    ("overslept_ns", "native sleep overslept the margin"),
+    ("overslept_ns", "native oversleep past the margin"),
     ("lost_ns", "time lost after a timely native wake"),
     ("deadline_shift_ns", "deadline shift"),
     ("return_ns", "return path"),

@@ -99,7 +99,7 @@ def test_attribution_counts_the_largest_part_of_each_late_frame():
     assert a["p50"]["native_oversleep_ns"] == 95_000  # the 4 frames with a native phase
     # Ties between the parts' counts go to the first part.
     assert report.cause_sentence(a) == (
-        "- sleeplab.sleep: the native sleep overslept the margin was the largest part in 1 "
+        "- sleeplab.sleep: the native oversleep past the margin was the largest part in 1 "
         "of its 4 late frames.")
     assert report.tail_sentence(a) == (
         "- sleeplab.sleep: no frame at or above its p99 was later than 1.00 µs.")
