@@ -75,6 +75,22 @@ fn request_skip(name: &str, min_ns: u64, takes_duration: bool, ns: u64) -> Optio
 pub trait Wait {
     /// Waits for `ns` nanoseconds.
     fn wait(&mut self, ns: u64);
+
+    /// The scheduler slice this contender's thread asks for, ns (`None`: the kernel's
+    /// default). A measuring thread that runs several contenders applies each one's
+    /// before measuring it ([`apply_sched_slice`]), as a program using only that
+    /// contender would have it.
+    fn sched_slice_ns(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// Gives the calling thread the slice a contender asks for (`None`: the kernel's
+/// default), before measuring that contender on a thread shared with others. A refusal
+/// (an old kernel, a real-time policy) leaves the thread as it was, as for a sleeper
+/// built on a thread that may not change it.
+pub fn apply_sched_slice(ns: Option<u64>) {
+    let _ = sleeplab::system::set_sched_slice_ns(ns);
 }
 
 impl Wait for Waiter {
@@ -94,6 +110,10 @@ impl Wait for StrategyWait {
     #[inline]
     fn wait(&mut self, ns: u64) {
         self.strategy.sleep_for(&mut self.env, ns);
+    }
+
+    fn sched_slice_ns(&self) -> Option<u64> {
+        self.strategy.sched_slice_ns()
     }
 }
 
@@ -155,6 +175,22 @@ pub fn build(name: &str) -> Result<Box<dyn Wait>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn precise_asks_for_the_short_slice_and_the_others_for_the_default() {
+        let slice = |name: &str| build(name).unwrap().sched_slice_ns();
+        assert_eq!(slice("precise"), Some(sleeplab::system::MIN_SLICE_NS));
+        assert_eq!(slice("precise:slice=inherit"), None);
+        for name in [
+            "nanosleep",
+            "clock-nanosleep",
+            "sdl-precise",
+            "spin",
+            "std-sleep",
+        ] {
+            assert_eq!(slice(name), None, "{name}");
+        }
+    }
 
     #[test]
     fn names_are_unique_and_build() {

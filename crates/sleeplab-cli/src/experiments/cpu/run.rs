@@ -40,6 +40,8 @@ fn measure(config: &CpuConfig, ctx: &Context) -> anyhow::Result<Outcome<CpuData>
                 break 'all;
             }
             progress.message(format!("{name} {}", fmt_ns(interval)));
+            // Each contender's own slice (precise asks for a short one), as in pace.
+            crate::contenders::apply_sched_slice(s.sched_slice_ns());
             let mut rec = Recorder::new(0, RecorderConfig { raw_cap: 10_000 });
             let usage0 = ThreadUsage::now();
             let start = env.now();

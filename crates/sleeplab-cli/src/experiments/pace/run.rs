@@ -95,9 +95,8 @@ fn run_level(config: &PaceConfig, ctx: &Context, load: usize, states: &mut [Stat
             }
             progress.message(format!("{} load {load} block {}/{blocks}", s.name, b + 1));
             // Each contender's own thread setting (precise asks for a short scheduler
-            // slice; the others run with the kernel's default). A refusal leaves the
-            // default, as for a sleeper built on a thread that may not change it.
-            let _ = sleeplab::system::set_sched_slice_ns(s.strategy.sched_slice_ns());
+            // slice; the others run with the kernel's default).
+            crate::contenders::apply_sched_slice(s.strategy.sched_slice_ns());
             let usage0 = ThreadUsage::now();
             let cost0 = probe.cost_ns;
             let start = env.now();

@@ -117,6 +117,8 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
                         config.rounds
                     ));
                     cell.slack_in_force = in_force;
+                    // Each contender's own slice (precise asks for a short one), as in pace.
+                    contenders::apply_sched_slice(waiter.sched_slice_ns());
                     if round == 0 {
                         for _ in 0..config.warmup {
                             let t0 = monotonic_ns();
