@@ -1,21 +1,23 @@
 /* What interrupts a thread that never sleeps: an experiment.
  *
- * One thread per CPU, pinned, reads CLOCK_MONOTONIC in a tight loop for SECONDS and
- * records every gap of at least 10 µs between two consecutive reads: the time the
- * thread did not run. For each CPU it prints how many gaps of each size it saw, the
- * share of the time they took, how much of it the guest scheduler accounts as waiting
- * on a run queue (/proc/thread-self/schedstat: another task of this machine ran; the
- * rest is interrupts or, on a virtual machine, the host), and whether the gaps of at
- * least 50 µs recur with a fixed period (the most common interval between consecutive
- * ones, to 0.1 ms, and how many intervals are multiples of it).
+ * A thread per CPU (or on the one CPU given), pinned, reads CLOCK_MONOTONIC in a tight
+ * loop for SECONDS and records every gap of at least 10 µs between two consecutive
+ * reads: the time the thread did not run. For each CPU it prints how many gaps of each
+ * size it saw, the share of the time they took, how much of it the guest scheduler
+ * accounts as waiting on a run queue (/proc/thread-self/schedstat: another task of this
+ * machine ran; the rest is interrupts or, on a virtual machine, the host), and whether
+ * the gaps of at least 50 µs recur with a fixed period (the most common distance between
+ * two of them, to 0.1 ms, and how many have another exactly that much later).
  *
  *   cc -O2 -o /tmp/host-gaps scripts/host-gaps.c -lpthread
- *   /tmp/host-gaps 5          # 5 s per CPU, all CPUs at once
+ *   /tmp/host-gaps 5          # 5 s, every CPU at once (the guest's own threads then
+ *                             # have to preempt a spinner: run-queue time)
+ *   /tmp/host-gaps 5 0        # 5 s on CPU 0 alone, the other CPUs left to the guest
  *
  * Why it matters here (docs/BENCHMARKS.md, "reading the frontier benchmark"): on the
- * project's 2-core VM a spinning thread loses 10–20 µs about once a millisecond and
- * ~90 µs every 100.0 ms, none of it on a run queue. Six 60 Hz frames are exactly
- * 100 ms, so the 100 ms stall keeps hitting the same frame of every sixth while its
+ * project's 2-core VM a spinning thread loses 10–20 µs many hundred times a second, and
+ * at times ~90 µs every 100.0 ms, almost none of it on a run queue. Six 60 Hz frames are
+ * exactly 100 ms, so such a stall keeps hitting the same frame of every sixth while its
  * phase drifts past a deadline: a cluster of late frames in whichever contender's block
  * runs then, whatever that contender does.
  */
@@ -107,6 +109,10 @@ static void report(const struct result *r) {
      * another exactly one period later (±0.1 ms). */
     enum { BINS = 10001 };
     unsigned *hist = calloc(BINS, sizeof *hist);
+    if (!hist) {
+        printf("  gaps >= 50 µs: no memory to look for a period\n");
+        return;
+    }
     size_t big = 0;
     for (size_t i = 0; i < r->n; i++) {
         if (r->gaps[i].len < BIG_GAP_NS)
@@ -149,19 +155,34 @@ int main(int argc, char **argv) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus < 1 || cpus > 1024)
         cpus = 1;
-    struct result *r = calloc((size_t)cpus, sizeof *r);
-    pthread_t *t = calloc((size_t)cpus, sizeof *t);
-    for (long c = 0; c < cpus; c++) {
-        r[c].cpu = (int)c;
-        r[c].gaps = malloc(MAX_GAPS * sizeof(struct gap));
-        if (!r[c].gaps || pthread_create(&t[c], NULL, spin, &r[c]) != 0) {
-            fprintf(stderr, "host-gaps: cannot start the thread for CPU %ld\n", c);
+    long first = 0, last = cpus - 1;
+    if (argc > 2) {
+        char *end;
+        long c = strtol(argv[2], &end, 10);
+        if (*argv[2] == '\0' || *end != '\0' || c < 0 || c >= cpus) {
+            fprintf(stderr, "host-gaps: CPU must be 0..%ld, not %s\n", cpus - 1, argv[2]);
+            return 2;
+        }
+        first = last = c;
+    }
+    long n = last - first + 1;
+    struct result *r = calloc((size_t)n, sizeof *r);
+    pthread_t *t = calloc((size_t)n, sizeof *t);
+    if (!r || !t) {
+        fprintf(stderr, "host-gaps: out of memory\n");
+        return 1;
+    }
+    for (long i = 0; i < n; i++) {
+        r[i].cpu = (int)(first + i);
+        r[i].gaps = malloc(MAX_GAPS * sizeof(struct gap));
+        if (!r[i].gaps || pthread_create(&t[i], NULL, spin, &r[i]) != 0) {
+            fprintf(stderr, "host-gaps: cannot start the thread for CPU %d\n", r[i].cpu);
             return 1;
         }
     }
-    for (long c = 0; c < cpus; c++)
-        pthread_join(t[c], NULL);
-    for (long c = 0; c < cpus; c++)
-        report(&r[c]);
+    for (long i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
+    for (long i = 0; i < n; i++)
+        report(&r[i]);
     return 0;
 }

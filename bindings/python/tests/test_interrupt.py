@@ -17,17 +17,13 @@ import sleeplab
 DELAY = 0.2  # when SIGINT arrives, seconds after the wait began
 
 
-def default_sigint() -> None:
-    """SIGINT back to its default action: Python installs its KeyboardInterrupt handler at
-    start-up only if SIGINT was not ignored, and a test command started in the background
-    by a non-interactive shell (`cmd &`) inherits it ignored."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.fixture(autouse=True)
 def python_sigint_handler():
     """These tests are about what a wait does on Ctrl-C under Python's own handler, so
-    each runs with it whatever this process inherited (see `default_sigint`)."""
+    each runs with it whatever this process inherited: Python installs it at start-up only
+    if SIGINT was not ignored, and a test command started in the background by a
+    non-interactive shell (`cmd &`) inherits SIGINT ignored. A handled signal goes back to
+    its default action across exec, so a child started meanwhile installs its own."""
     old = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, old)
@@ -80,7 +76,6 @@ def test_ctrl_c_interrupts_asleep_under_asyncio_run():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=default_sigint,
     )
     assert proc.stdout.readline().strip() == "ready"
     time.sleep(DELAY)

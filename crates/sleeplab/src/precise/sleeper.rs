@@ -297,14 +297,12 @@ impl PreciseSleeperBuilder {
             }
             SlackPolicy::LeaveAlone => None,
         };
-        let slice_ns = match self.tradeoff.slice {
-            // As for the slack, a refusal is not fatal: report what is in force.
-            SlicePolicy::Short => Some(
-                set_sched_slice_ns(self.tradeoff.slice.request_ns())
-                    .unwrap_or_else(|_| sched_slice_ns()),
-            ),
-            SlicePolicy::Inherit => None,
-        };
+        // As for the slack, a refusal is not fatal: report what is in force.
+        let slice_ns = self
+            .tradeoff
+            .slice
+            .request_ns()
+            .map(|ns| set_sched_slice_ns(Some(ns)).unwrap_or_else(|_| sched_slice_ns()));
         PreciseSleeper {
             env,
             wait: self.strategy(),
