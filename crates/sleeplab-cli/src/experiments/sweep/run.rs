@@ -3,14 +3,13 @@
 use super::{Quota, SkippedCell, SweepCell, SweepConfig, SweepData};
 use crate::contenders::{self, Wait};
 use crate::error::UsageError;
+use crate::experiments::rounds::{Placed, interleave, share};
 use crate::experiments::{Context, Outcome, histogram, load_note};
-use crate::load::LoadThreads;
 use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
-use crate::settings::{set_slack, slack_levels};
+use crate::settings::slack_levels;
 use crate::stats::{Recorder, RecorderConfig};
 use sleeplab::clock::monotonic_ns;
-use sleeplab::system::timer_slack_ns;
 
 /// One cell's accumulating state.
 struct CellState {
@@ -26,9 +25,13 @@ struct CellState {
     round_counts: Vec<u64>,
 }
 
-/// Splits `total` into `rounds` near-equal shares; the share of round `r`.
-fn share(total: u64, rounds: u64, r: u64) -> u64 {
-    total / rounds + u64::from(r < total % rounds)
+impl Placed for CellState {
+    fn load(&self) -> usize {
+        self.load
+    }
+    fn slack(&self) -> Option<u64> {
+        self.slack
+    }
 }
 
 /// Runs `config` on a dedicated measuring thread with the context's settings applied.
@@ -90,53 +93,45 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
         }
     }
 
-    let mut complete = true;
-    'rounds: for round in 0..config.rounds {
-        for &load in &config.loads {
-            let _load = LoadThreads::start(load);
-            for &slack in &slacks {
-                let _guard = set_slack(slack)?;
-                let in_force = timer_slack_ns();
-                for cell in cells
-                    .iter_mut()
-                    .filter(|c| c.load == load && c.slack == slack)
-                {
-                    if ctx.stopped() {
-                        complete = false;
-                        break 'rounds;
-                    }
-                    let waiter = &mut waiters[cell.mechanism];
-                    progress.message(format!(
-                        "{} {} load {load}{} round {}/{}",
-                        config.mechanisms[cell.mechanism],
-                        fmt_ns(cell.requested_ns),
-                        slack
-                            .map(|s| format!(" slack {}", fmt_ns(s)))
-                            .unwrap_or_default(),
-                        round + 1,
-                        config.rounds
-                    ));
-                    cell.slack_in_force = in_force;
-                    // Each contender's own slice (precise asks for a short one), as in pace.
-                    contenders::apply_sched_slice(waiter.sched_slice_ns());
-                    if round == 0 {
-                        for _ in 0..config.warmup {
-                            let t0 = monotonic_ns();
-                            waiter.wait(cell.requested_ns);
-                            let t1 = monotonic_ns();
-                            cell.first_calls.push(t1 - t0);
-                        }
-                    }
-                    let before = cell.rec.count();
-                    let usage0 = ThreadUsage::now();
-                    run_chunk(waiter.as_mut(), cell, config, round, ctx);
-                    cell.usage.add_since(&usage0);
-                    cell.round_counts.push(cell.rec.count() - before);
-                    progress.inc(1);
+    let complete = interleave(
+        ctx,
+        config.rounds,
+        &config.loads,
+        &slacks,
+        &mut cells,
+        |cell, v| {
+            let waiter = &mut waiters[cell.mechanism];
+            progress.message(format!(
+                "{} {} load {}{} round {}/{}",
+                config.mechanisms[cell.mechanism],
+                fmt_ns(cell.requested_ns),
+                cell.load,
+                cell.slack
+                    .map(|s| format!(" slack {}", fmt_ns(s)))
+                    .unwrap_or_default(),
+                v.round + 1,
+                config.rounds
+            ));
+            cell.slack_in_force = v.slack_in_force;
+            // Each contender's own slice (precise asks for a short one), as in pace.
+            contenders::apply_sched_slice(waiter.sched_slice_ns());
+            if v.round == 0 {
+                for _ in 0..config.warmup {
+                    let t0 = monotonic_ns();
+                    waiter.wait(cell.requested_ns);
+                    let t1 = monotonic_ns();
+                    cell.first_calls.push(t1 - t0);
                 }
             }
-        }
-    }
+            let before = cell.rec.count();
+            let usage0 = ThreadUsage::now();
+            run_chunk(waiter.as_mut(), cell, config, v.round, ctx);
+            cell.usage.add_since(&usage0);
+            cell.round_counts.push(cell.rec.count() - before);
+            progress.inc(1);
+            Ok(())
+        },
+    )?;
 
     let settings = ctx.threads.record();
     let cells = cells
@@ -220,14 +215,6 @@ fn run_chunk(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shares_add_up() {
-        for (total, rounds) in [(50, 5), (7, 3), (1, 5), (0, 4), (100_001, 7)] {
-            let sum: u64 = (0..rounds).map(|r| share(total, rounds, r)).sum();
-            assert_eq!(sum, total);
-        }
-    }
 
     fn tiny_config(mechanisms: &[&str], durations: &[u64], quota: Quota) -> SweepConfig {
         SweepConfig {
