@@ -19,3 +19,4 @@ pub mod report;
 pub mod rusage;
 pub mod settings;
 pub mod stats;
+pub mod ticks;
