@@ -11,6 +11,7 @@ pub mod experiments;
 pub mod interrupt;
 pub mod load;
 pub mod model;
+#[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod output;
 pub mod parse;
