@@ -8,8 +8,7 @@ use crate::error::UsageError;
 use crate::experiments::explain::{
     DEFAULT_DURATIONS, DEFAULT_ITERATIONS, DEFAULT_MECHANISMS, ExplainConfig, ExplainItem,
 };
-use crate::monitor::cells::duration_or_rate_ns;
-use crate::parse::{self, Names, ParseError, dedup};
+use crate::parse::{self, Names, ParseError, dedup, duration_or_rate_ns};
 use clap::Args;
 use sleeplab::wait;
 
