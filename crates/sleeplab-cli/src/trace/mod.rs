@@ -23,6 +23,8 @@ pub mod event;
 pub mod explanation;
 pub mod fallback;
 pub mod format;
+pub mod log;
+pub mod render;
 pub mod session;
 pub mod timeline;
 pub mod tracefs;
@@ -30,11 +32,14 @@ pub mod tracefs;
 pub use account::{Holder, WakeAccount, Window, account};
 pub use component::{Component, Parts};
 pub use explanation::{ComponentsNs, Explanation, WakeRecord};
+pub use log::{TraceRun, WakeLog};
 pub use session::Session;
 pub use timeline::Timeline;
 
 use decode::Tracepoint;
 use event::Event;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// Why tracing is unavailable, or failed.
@@ -136,4 +141,33 @@ impl Tracer {
         let lost = self.session.lost();
         (Timeline::new(std::mem::take(&mut self.events)), lost)
     }
+}
+
+/// Whether a run recorded the kernel's tracepoints, as its result keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Tracing {
+    /// True when the kernel's events were recorded; false: the partial /proc account.
+    pub kernel: bool,
+    /// Why not, and what to run instead (when `kernel` is false).
+    pub note: Option<String>,
+    /// Events the kernel could not record (full buffers), over the run.
+    pub lost_events: u64,
+}
+
+/// A tracer for the calling thread when `wanted`, or the note that says why there is
+/// none (tracing unavailable, or not asked for).
+pub fn start_if(wanted: bool) -> (Option<Tracer>, Option<String>) {
+    if !wanted {
+        return (None, None);
+    }
+    match Tracer::start() {
+        Ok(t) => (Some(t), None),
+        Err(e) => (None, Some(e.note())),
+    }
+}
+
+/// Splits every window of `windows` on `timeline`, and summarises them.
+pub fn explain_windows(timeline: &Timeline, windows: &[Window], lost_events: u64) -> Explanation {
+    let accounts: Vec<WakeAccount> = windows.iter().map(|w| account(timeline, w)).collect();
+    Explanation::of(&accounts, lost_events, false)
 }

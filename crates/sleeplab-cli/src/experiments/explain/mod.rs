@@ -17,7 +17,7 @@ pub use render::render;
 pub use run::run;
 
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
-use crate::trace::{Explanation, WakeRecord};
+use crate::trace::{Explanation, Tracing, WakeRecord};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -86,17 +86,6 @@ pub struct ExplainCell {
     #[serde(skip)]
     #[schemars(skip)]
     pub all_wakes: Vec<WakeRecord>,
-}
-
-/// Whether the kernel's tracepoints were recorded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Tracing {
-    /// True when the kernel's events were recorded; false: the partial /proc account.
-    pub kernel: bool,
-    /// Why not, and what to run instead (when `kernel` is false).
-    pub note: Option<String>,
-    /// Events the kernel could not record (full buffers), over the run.
-    pub lost_events: u64,
 }
 
 /// The result of `explain`.

@@ -2,27 +2,24 @@
 //! the kernel's events recorded for that thread and drained between cells; each wake
 //! split once the run is over.
 
-use super::{ExplainCell, ExplainConfig, ExplainData, Tracing};
+use super::{ExplainCell, ExplainConfig, ExplainData};
 use crate::contenders::strategies::{self, RealStrategy};
 use crate::error::UsageError;
 use crate::experiments::rounds::{Placed, interleave, share};
 use crate::experiments::{Context, Outcome, load_note};
 use crate::output::fmt_ns;
 use crate::settings::slack_levels;
-use crate::trace::fallback::partial_account;
-use crate::trace::{self, Explanation, Timeline, Tracer, WakeAccount, WakeRecord, Window};
+use crate::trace::{TraceRun, WakeLog, Window};
 use sleeplab::clock::{RealEnv, monotonic_ns};
-use sleeplab::system::run_queue_ns;
-use sleeplab::wait::{self, Waiter, oneshot::Family};
+use sleeplab::wait::{self, Waiter};
 
 /// Calls per cell made before its first measured wake, in the first round.
 const WARMUP: u64 = 2;
 
 /// A way of waiting, with what a wake's window needs of it.
 enum Waiting {
-    /// An OS mechanism: a relative wait, timed around the call; `slack` says whether
-    /// timer slack applies to it (not to timerfd, nor to a wait that never sleeps).
-    Os { waiter: Waiter, slack: bool },
+    /// An OS mechanism: a relative wait, timed around the call.
+    Os(Waiter),
     /// A precise-sleep strategy: its own report gives the window and the spin.
     Strategy(RealStrategy),
 }
@@ -30,10 +27,7 @@ enum Waiting {
 impl Waiting {
     fn build(name: &str) -> Result<Self, String> {
         match wait::find(name) {
-            Some(m) => Ok(Waiting::Os {
-                waiter: Waiter::new(name).map_err(|e| e.to_string())?,
-                slack: !matches!(m.family, Family::Timerfd | Family::Busy),
-            }),
+            Some(_) => Ok(Waiting::Os(Waiter::new(name).map_err(|e| e.to_string())?)),
             None => strategies::build(name).map(Waiting::Strategy),
         }
     }
@@ -41,7 +35,7 @@ impl Waiting {
     /// Waits `ns`; the wake's window.
     fn wait(&mut self, tid: i32, ns: u64) -> Window {
         match self {
-            Waiting::Os { waiter, .. } => {
+            Waiting::Os(waiter) => {
                 let t0 = monotonic_ns();
                 waiter.wait(ns);
                 let t1 = monotonic_ns();
@@ -62,15 +56,8 @@ impl Waiting {
 
     fn sched_slice_ns(&self) -> Option<u64> {
         match self {
-            Waiting::Os { .. } => None,
+            Waiting::Os(_) => None,
             Waiting::Strategy(s) => s.sched_slice_ns(),
-        }
-    }
-
-    fn slack_applies(&self) -> bool {
-        match self {
-            Waiting::Os { slack, .. } => *slack,
-            Waiting::Strategy(_) => true,
         }
     }
 }
@@ -81,10 +68,7 @@ struct CellState {
     load: usize,
     slack: Option<u64>,
     slack_in_force: u64,
-    windows: Vec<Window>,
-    /// Per wake, its run-queue time from /proc (the partial account only).
-    run_queue: Vec<u64>,
-    lost: u64,
+    log: WakeLog,
 }
 
 impl Placed for CellState {
@@ -111,7 +95,6 @@ pub fn run(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
 }
 
 fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<ExplainData>> {
-    let tid = trace::this_tid();
     let mut waitings = Vec::with_capacity(config.items.len());
     for item in &config.items {
         waitings.push(
@@ -119,19 +102,14 @@ fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
                 .map_err(|e| UsageError::new(format!("{}: {e}", item.mechanism)))?,
         );
     }
-    let (mut tracer, note) = if config.trace {
-        match Tracer::start() {
-            Ok(t) => (Some(t), None),
-            Err(e) => (None, Some(e.note())),
-        }
+    let mut tracing = if config.trace {
+        TraceRun::start(true)
     } else {
-        (
-            None,
-            Some(
-                "kernel tracing off: the account is partial (/proc: run queue, timer slack)".into(),
-            ),
+        TraceRun::without_kernel(
+            "kernel tracing off: the account is partial (/proc: run queue, timer slack)".into(),
         )
     };
+    let tid = tracing.tid();
 
     let slacks = slack_levels(&config.timer_slacks_ns);
     let mut cells = Vec::new();
@@ -143,9 +121,7 @@ fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
                     load,
                     slack,
                     slack_in_force: 0,
-                    windows: Vec::new(),
-                    run_queue: Vec::new(),
-                    lost: 0,
+                    log: WakeLog::default(),
                 });
             }
         }
@@ -175,61 +151,36 @@ fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
                     waiting.wait(tid, item.requested_ns);
                 }
             }
-            if let Some(t) = tracer.as_mut() {
-                cell.lost += t.drain().lost;
-            }
+            cell.log.add_lost(tracing.drain());
             for _ in 0..share(config.iterations, config.rounds, v.round) {
-                let rq0 = tracer.is_none().then(run_queue_ns).flatten();
+                let before = tracing.before_wait();
                 let w = waiting.wait(tid, item.requested_ns);
-                if let (Some(a), Some(b)) = (rq0, run_queue_ns()) {
-                    cell.run_queue.push(b.saturating_sub(a));
-                }
-                cell.windows.push(w);
+                cell.log.push(w, before);
                 if ctx.stopped() {
                     break;
                 }
             }
-            if let Some(t) = tracer.as_mut() {
-                cell.lost += t.drain().lost;
-            }
+            cell.log.add_lost(tracing.drain());
             ctx.progress.inc(1);
             Ok(())
         },
     )?;
 
-    let kernel = tracer.is_some();
-    let (timeline, lost_events) = match tracer {
-        Some(t) => t.finish(),
-        None => (Timeline::default(), 0),
-    };
+    let (timeline, status) = tracing.finish();
     let cells = cells
         .into_iter()
-        .filter(|c| !c.windows.is_empty())
+        .filter(|c| !c.log.is_empty())
         .map(|c| {
             let item = &config.items[c.item];
-            let slack = waitings[c.item].slack_applies().then_some(c.slack_in_force);
-            let accounts: Vec<WakeAccount> = if kernel {
-                c.windows
-                    .iter()
-                    .map(|w| trace::account(&timeline, w))
-                    .collect()
-            } else {
-                c.windows
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| {
-                        let late = w.end_ns as i64 - w.deadline_ns as i64;
-                        partial_account(late, c.run_queue.get(i).copied().unwrap_or(0), slack)
-                    })
-                    .collect()
-            };
-            let all_wakes: Vec<WakeRecord> = accounts.iter().map(WakeRecord::of).collect();
+            let slack =
+                crate::contenders::slack_applies(&item.mechanism).then_some(c.slack_in_force);
+            let (explanation, all_wakes) = c.log.explain_with_records(timeline.as_ref(), slack);
             ExplainCell {
                 mechanism: item.mechanism.clone(),
                 requested_ns: item.requested_ns,
                 load: c.load,
                 timer_slack_ns: c.slack_in_force,
-                explanation: Explanation::of(&accounts, c.lost, !kernel),
+                explanation,
                 wakes: all_wakes[..all_wakes.len().min(config.json_wakes)].to_vec(),
                 all_wakes,
             }
@@ -237,11 +188,7 @@ fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
         .collect();
     let data = ExplainData {
         config: config.clone(),
-        tracing: Tracing {
-            kernel,
-            note,
-            lost_events,
-        },
+        tracing: status.expect("explain always logs its wakes"),
         cells,
     };
     Ok(Outcome::new(data, ctx.threads.record(), complete))

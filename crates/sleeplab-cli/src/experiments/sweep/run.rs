@@ -9,6 +9,7 @@ use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
 use crate::settings::slack_levels;
 use crate::stats::{Recorder, RecorderConfig};
+use crate::trace::{TraceRun, WakeLog, Window};
 use sleeplab::clock::monotonic_ns;
 
 /// One cell's accumulating state.
@@ -23,6 +24,7 @@ struct CellState {
     first_calls: Vec<u64>,
     usage: ThreadUsage,
     round_counts: Vec<u64>,
+    log: WakeLog,
 }
 
 impl Placed for CellState {
@@ -47,6 +49,7 @@ pub fn run(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
 
 fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepData>> {
     let progress = &ctx.progress;
+    let mut tracing = TraceRun::start(config.trace);
     let mut waiters: Vec<Box<dyn Wait>> = Vec::with_capacity(config.mechanisms.len());
     for name in &config.mechanisms {
         waiters.push(contenders::build(name).map_err(|e| UsageError::new(format!("{name}: {e}")))?);
@@ -87,6 +90,7 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
                         first_calls: Vec::new(),
                         usage: ThreadUsage::default(),
                         round_counts: Vec::new(),
+                        log: WakeLog::default(),
                     });
                 }
             }
@@ -124,9 +128,11 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
                 }
             }
             let before = cell.rec.count();
+            cell.log.add_lost(tracing.drain());
             let usage0 = ThreadUsage::now();
-            run_chunk(waiter.as_mut(), cell, config, v.round, ctx);
+            run_chunk(waiter.as_mut(), cell, config, v.round, ctx, &tracing);
             cell.usage.add_since(&usage0);
+            cell.log.add_lost(tracing.drain());
             cell.round_counts.push(cell.rec.count() - before);
             progress.inc(1);
             Ok(())
@@ -134,6 +140,7 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
     )?;
 
     let settings = ctx.threads.record();
+    let (timeline, status) = tracing.finish();
     let cells = cells
         .into_iter()
         .filter(|c| c.rec.count() > 0)
@@ -154,6 +161,11 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
                 round_counts: c.round_counts,
                 samples_ns: raw[..raw.len().min(config.json_samples)].to_vec(),
                 all_samples_ns: raw.to_vec(),
+                explanation: status.as_ref().map(|_| {
+                    let slack = contenders::slack_applies(&config.mechanisms[c.mechanism])
+                        .then_some(c.slack_in_force);
+                    c.log.explain(timeline.as_ref(), slack)
+                }),
             }
         })
         .collect();
@@ -161,6 +173,7 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
         config: config.clone(),
         cells,
         skipped,
+        tracing: status,
     };
     Ok(Outcome::new(data, settings, complete))
 }
@@ -173,7 +186,11 @@ fn run_chunk(
     config: &SweepConfig,
     round: u64,
     ctx: &Context,
+    tracing: &TraceRun,
 ) {
+    if tracing.wanted() {
+        return run_traced_chunk(waiter, cell, config, round, ctx, tracing);
+    }
     let d = cell.requested_ns;
     match cell.quota {
         Quota::Iterations { count } => {
@@ -208,6 +225,50 @@ fn run_chunk(
                     break;
                 }
             }
+        }
+    }
+}
+
+/// [`run_chunk`] when tracing: the same timed region, each wake's window logged
+/// (with the spin a strategy reports), and the chunk's share taken by count (a budget's
+/// share is taken as its minimum count: traced runs are for the account, not the
+/// budget).
+fn run_traced_chunk(
+    waiter: &mut dyn Wait,
+    cell: &mut CellState,
+    config: &SweepConfig,
+    round: u64,
+    ctx: &Context,
+    tracing: &TraceRun,
+) {
+    let d = cell.requested_ns;
+    let n = match cell.quota {
+        Quota::Iterations { count } => share(count, config.rounds, round),
+        Quota::Budget {
+            budget_ns,
+            min_count,
+            max_count,
+        } => {
+            let by_budget = budget_ns / d.max(1);
+            share(by_budget.clamp(min_count, max_count), config.rounds, round).max(1)
+        }
+    };
+    let tid = tracing.tid();
+    for _ in 0..n {
+        let before = tracing.before_wait();
+        let t0 = monotonic_ns();
+        let spin_ns = waiter.wait_spin(d);
+        let t1 = monotonic_ns();
+        cell.rec.record(t1 - t0);
+        cell.log.push(
+            Window {
+                spin_ns,
+                ..Window::relative(tid, t0, d, t1)
+            },
+            before,
+        );
+        if ctx.stopped() {
+            break;
         }
     }
 }
