@@ -6,9 +6,8 @@
 //! every command is checked in `bad_input.rs`.)
 
 use sleeplab::clock::{Env, RealEnv, monotonic_ns};
-use sleeplab::precise::{
-    PreciseSleeper, VirtualCosts, VirtualEnv, strategies as lib_strategies, strategy_by_name,
-};
+use sleeplab::lab::{VirtualCosts, VirtualEnv, strategies as lib_strategies, strategy_by_name};
+use sleeplab::precise::PreciseSleeper;
 use sleeplab::wait::Support;
 use sleeplab_cli::contenders::{self, strategies};
 use sleeplab_cli::experiments::Context;

@@ -2,10 +2,10 @@
 //! names are a clear error, and the contenders behave as their descriptions say.
 
 use sleeplab::clock::RealEnv;
-use sleeplab::precise::{
-    FixedMargin, SeedHybrid, SpinStrategy, VirtualCosts, VirtualEnv, WaitStrategy, strategies,
-    strategy_by_name,
+use sleeplab::lab::{
+    FixedMargin, SeedHybrid, VirtualCosts, VirtualEnv, WaitStrategy, strategies, strategy_by_name,
 };
+use sleeplab::precise::SpinStrategy;
 
 #[test]
 fn every_listed_strategy_builds_under_its_name() {

@@ -2,9 +2,10 @@
 //! scripted stalls in virtual time (exact instants and missed counts), no drift over
 //! 10 000 ticks, and overflow safety near `u64::MAX`.
 
+use sleeplab::lab::{VirtualCosts, VirtualEnv};
 use sleeplab::precise::{
     MissedTickBehavior::{self, Burst, Delay, Skip},
-    PreciseSleeper, Ticker, VirtualCosts, VirtualEnv, next_tick,
+    PreciseSleeper, Ticker, next_tick,
 };
 
 const MS: u64 = 1_000_000;
@@ -141,7 +142,7 @@ fn drift_free_over_ten_thousand_ticks() {
     for b in [Burst, Delay, Skip] {
         // Oversleeps 0–190 µs, never a whole period: no tick is missed.
         let env = VirtualEnv::starting_at(123_456_789)
-            .with_model(|c| sleeplab::precise::Wake::Late((c.index * 7_919) % 190_000))
+            .with_model(|c| sleeplab::lab::NativeWake::Late((c.index * 7_919) % 190_000))
             .with_costs(VirtualCosts {
                 clock_read_ns: 25,
                 spin_pause_ns: 200,
