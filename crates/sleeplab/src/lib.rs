@@ -26,3 +26,9 @@ pub mod precise;
 mod sys;
 pub mod system;
 pub mod wait;
+
+/// The README's Rust snippets, compiled (and run where they end) as doc tests, so the
+/// front page cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeSnippets;
