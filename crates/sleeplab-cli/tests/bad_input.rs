@@ -130,8 +130,6 @@ const CASES: &[Case] = &[
     case(&["pace", "--strategies", "seed-hybrid:y=1", "--json", "@J"], "`y`"),
     case(&["pace", "--strategies", "spin-sleep:2s", "--json", "@J"], "`2s`"),
     case(&["pace", "--strategies", "precise:tol=0.5ns", "--json", "@J"], "`0.5ns`"),
-    case(&["pace", "--strategies", "spin-sleep:0.5ns", "--json", "@J"], "`0.5ns`"),
-    case(&["pace", "--strategies", "precise:prior=1ms,cap=500us", "--json", "@J"], "prior 1ms"),
     case(&["pace", "--load", "many", "--json", "@J"], "many"),
     case(&["pace", "--load=-1", "--json", "@J"], "-1"),
     case(&["cpu", "--strategies", "nope", "--json", "@J"], "nope"),

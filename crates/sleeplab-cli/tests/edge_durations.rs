@@ -16,19 +16,10 @@ use sleeplab_cli::parse::MAX_DURATION_NS;
 use sleeplab_cli::rusage::ThreadUsage;
 use sleeplab_cli::stats::{Recorder, RecorderConfig};
 
-fn free() -> VirtualCosts {
-    VirtualCosts {
-        clock_read_ns: 0,
-        spin_pause_ns: 1,
-        yield_ns: 1,
-        sleep_cpu_ns: 0,
-    }
-}
-
 #[test]
 fn past_deadlines_return_at_once_in_virtual_time() {
     for info in lib_strategies() {
-        let mut env = VirtualEnv::starting_at(10_000_000).with_costs(free());
+        let mut env = VirtualEnv::starting_at(10_000_000).with_costs(VirtualCosts::EXACT);
         let mut s = strategy_by_name::<VirtualEnv>(info.name).unwrap();
         for deadline in [0, 1, 9_999_999, 10_000_000] {
             let r = s.sleep_until(&mut env, deadline);
@@ -40,7 +31,9 @@ fn past_deadlines_return_at_once_in_virtual_time() {
         assert_eq!(env.yields(), 0, "{}", info.name);
         assert_eq!(env.time(), 10_000_000, "{}: time passed", info.name);
     }
-    let mut s = PreciseSleeper::new_virtual(VirtualEnv::starting_at(10_000_000).with_costs(free()));
+    let mut s = PreciseSleeper::new_virtual(
+        VirtualEnv::starting_at(10_000_000).with_costs(VirtualCosts::EXACT),
+    );
     for deadline in [0, 1, 10_000_000] {
         let r = s.sleep_until_ns(deadline);
         assert_eq!(r.woke, r.start);

@@ -52,12 +52,7 @@ fn unknown_names_are_a_clear_error() {
 fn env(oversleep: u64) -> VirtualEnv {
     VirtualEnv::new()
         .with_oversleeps([oversleep])
-        .with_costs(VirtualCosts {
-            clock_read_ns: 0,
-            spin_pause_ns: 1,
-            yield_ns: 1,
-            sleep_cpu_ns: 0,
-        })
+        .with_costs(VirtualCosts::EXACT)
 }
 
 #[test]

@@ -7,15 +7,6 @@ use sleeplab::system::timer_slack_ns;
 
 const FRAME: u64 = 16_666_667;
 
-fn exact_costs() -> VirtualCosts {
-    VirtualCosts {
-        clock_read_ns: 0,
-        spin_pause_ns: 1,
-        yield_ns: 1,
-        sleep_cpu_ns: 0,
-    }
-}
-
 #[test]
 fn past_deadline_returns_at_once_without_sleeping() {
     let mut s = PreciseSleeper::new_virtual(VirtualEnv::starting_at(1_000_000));
@@ -34,7 +25,7 @@ fn past_deadline_returns_at_once_without_sleeping() {
 
 #[test]
 fn within_the_margin_it_only_spins() {
-    let mut s = PreciseSleeper::new_virtual(VirtualEnv::new().with_costs(exact_costs()));
+    let mut s = PreciseSleeper::new_virtual(VirtualEnv::new().with_costs(VirtualCosts::EXACT));
     let margin = s.margin_ns();
     let r = s.sleep_for_ns(margin);
     assert_eq!(s.env().native_sleeps(), 0);
@@ -47,7 +38,7 @@ fn within_the_margin_it_only_spins() {
 #[test]
 fn sleeps_to_deadline_minus_margin_then_spins_exactly() {
     let env = VirtualEnv::new()
-        .with_costs(exact_costs())
+        .with_costs(VirtualCosts::EXACT)
         .with_oversleeps([30_000]);
     let mut s = PreciseSleeper::new_virtual(env);
     let margin = s.margin_ns();
@@ -71,7 +62,7 @@ fn sleeps_to_deadline_minus_margin_then_spins_exactly() {
 #[test]
 fn an_oversleep_beyond_the_margin_is_late_but_not_lost() {
     let env = VirtualEnv::new()
-        .with_costs(exact_costs())
+        .with_costs(VirtualCosts::EXACT)
         .with_oversleeps([300_000, 5_000_000]);
     let mut s = PreciseSleeper::new_virtual(env);
     let m0 = s.margin_ns();

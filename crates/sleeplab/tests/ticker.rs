@@ -61,12 +61,7 @@ fn next_tick_is_overflow_safe() {
 /// A ticker at 1 ms from t = 0 over a virtual clock whose sleeps wake on time and whose
 /// clock reads are free, so every on-time tick fires exactly at its instant.
 fn exact_ticker(b: MissedTickBehavior) -> Ticker<VirtualEnv> {
-    let env = VirtualEnv::new().with_costs(VirtualCosts {
-        clock_read_ns: 0,
-        spin_pause_ns: 1,
-        yield_ns: 1,
-        sleep_cpu_ns: 0,
-    });
+    let env = VirtualEnv::new().with_costs(VirtualCosts::EXACT);
     Ticker::with_sleeper_at_ns(PreciseSleeper::new_virtual(env), 0, MS).with_missed_tick_behavior(b)
 }
 

@@ -59,6 +59,17 @@ pub struct VirtualCosts {
     pub sleep_cpu_ns: u64,
 }
 
+impl VirtualCosts {
+    /// Free clock reads and native calls, 1 ns per spin iteration and yield: a wait ends
+    /// at most 1 ns after the instant it spins to, so tests can assert exact instants.
+    pub const EXACT: Self = Self {
+        clock_read_ns: 0,
+        spin_pause_ns: 1,
+        yield_ns: 1,
+        sleep_cpu_ns: 0,
+    };
+}
+
 impl Default for VirtualCosts {
     fn default() -> Self {
         Self {
