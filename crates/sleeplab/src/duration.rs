@@ -238,6 +238,11 @@ mod tests {
             ("5 ms", 5_000_000),
             ("18446744073709551615ns", u64::MAX),
             ("18446744073.709551615s", u64::MAX),
+            // The cases of the settings' former parser (lab/strategies/values.rs).
+            ("250us", 250_000),
+            ("250µs", 250_000),
+            ("2s", 2_000_000_000),
+            ("7ns", 7),
         ];
         for (text, ns) in cases {
             assert_eq!(parse_ns(text), Ok(ns), "{text}");
@@ -266,6 +271,9 @@ mod tests {
             ("18446744073709551616ns", P::Overflow),
             ("18446744074s", P::Overflow),
             ("99999999999999999999999s", P::Overflow),
+            ("99999999999999s", P::Overflow),
+            ("1e3ns", P::UnknownUnit("e3ns".into())),
+            ("1.2.3ms", P::TwoPoints),
         ];
         for (text, problem) in cases {
             let e = parse_ns(text).unwrap_err();

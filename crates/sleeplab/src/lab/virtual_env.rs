@@ -90,7 +90,9 @@ enum Model {
     Func(NativeWakeFn),
 }
 
-/// A virtual clock and native sleep; see the [module docs](self).
+/// A virtual clock and native sleep: the clock moves only when the code under test reads
+/// it, spins, yields or sleeps; native sleeps wake as scripted or modelled
+/// ([`NativeWake`]), spins may be preempted, and CPU is accounted.
 pub struct VirtualEnv {
     now: u64,
     cpu_ns: u64,
