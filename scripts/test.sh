@@ -10,6 +10,8 @@ scripts/install-deps.sh
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+# The CLI without its monitor (no HTTP server, no Prometheus encoding) builds and lints clean.
+cargo clippy -p sleeplab-cli --no-default-features --all-targets -- -D warnings
 cargo test --workspace --release
 python3 scripts/bench_frontier_report.py --self-test
 # The experiments behind precise's regimes and the benchmarks' noise compile warning-free.
