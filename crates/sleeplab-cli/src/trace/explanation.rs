@@ -2,7 +2,7 @@
 //! wakes; the composition of a typical wake and of the tail; who held the CPU in the
 //! tail. What result files keep, tables print and findings quote.
 
-use super::account::WakeAccount;
+use super::account::{WakeAccount, Window};
 use super::component::{Component, Parts};
 use crate::stats::{Summary, quantile_sorted, resolves, summarize};
 use schemars::JsonSchema;
@@ -15,6 +15,11 @@ pub type ComponentsNs = BTreeMap<Component, u64>;
 /// One wake as result files keep it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WakeRecord {
+    /// When it asked to wake, CLOCK_MONOTONIC ns (the kernel trace's clock: a record
+    /// lines up with other tools' traces of the same run).
+    pub deadline_ns: u64,
+    /// When it woke (the caller's clock read after the wait), CLOCK_MONOTONIC ns.
+    pub end_ns: u64,
     /// `woke − deadline`, ns.
     pub lateness_ns: i64,
     /// The lateness per component, ns; they add up to the lateness (0 when early).
@@ -28,9 +33,11 @@ pub struct WakeRecord {
 }
 
 impl WakeRecord {
-    /// The record of `a`.
-    pub fn of(a: &WakeAccount) -> Self {
+    /// The record of `a`, the account of the wake `w`.
+    pub fn of(w: &Window, a: &WakeAccount) -> Self {
         Self {
+            deadline_ns: w.deadline_ns,
+            end_ns: w.end_ns,
             lateness_ns: a.lateness_ns,
             components: components_ns(&a.parts),
             holder: a.holder.as_ref().map(|h| h.comm.clone()),
@@ -339,7 +346,8 @@ mod tests {
 
     #[test]
     fn wake_records_name_every_component() {
-        let r = WakeRecord::of(&wake(5, 7, Some("x")));
+        let r = WakeRecord::of(&Window::relative(1, 0, 0, 12), &wake(5, 7, Some("x")));
+        assert_eq!((r.deadline_ns, r.end_ns), (0, 12));
         assert_eq!(r.components.len(), Component::COUNT);
         assert_eq!(r.components[&Component::RunQueue], 7);
         let json = serde_json::to_value(&r).unwrap();

@@ -164,7 +164,11 @@ impl WakeLog {
         let accounts = self.accounts(timeline, slack_ns);
         (
             Explanation::of(&accounts, self.lost, timeline.is_none()),
-            accounts.iter().map(WakeRecord::of).collect(),
+            self.windows
+                .iter()
+                .zip(&accounts)
+                .map(|(w, a)| WakeRecord::of(w, a))
+                .collect(),
         )
     }
 }

@@ -8,12 +8,14 @@ use crate::trace::Component;
 use serde::Serialize;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
-pub const CSV_COLUMNS: [&str; 20] = [
+pub const CSV_COLUMNS: [&str; 22] = [
     "mechanism",
     "requested_ns",
     "load",
     "timer_slack_ns",
     "index",
+    "deadline_ns",
+    "end_ns",
     "lateness_ns",
     "entry_ns",
     "slack_ns",
@@ -39,6 +41,8 @@ struct Row<'a> {
     load: usize,
     timer_slack_ns: u64,
     index: usize,
+    deadline_ns: u64,
+    end_ns: u64,
     lateness_ns: i64,
     parts: [u64; Component::COUNT],
     holder: &'a str,
@@ -57,6 +61,8 @@ pub fn to_csv(data: &ExplainData) -> anyhow::Result<Vec<u8>> {
             load: c.load,
             timer_slack_ns: c.timer_slack_ns,
             index,
+            deadline_ns: w.deadline_ns,
+            end_ns: w.end_ns,
             lateness_ns: w.lateness_ns,
             parts: Component::ALL.map(|k| w.components.get(&k).copied().unwrap_or(0)),
             holder: w.holder.as_deref().unwrap_or(""),
@@ -80,6 +86,6 @@ mod tests {
             .iter()
             .map(|c| format!("{}_ns", c.name()))
             .collect();
-        assert_eq!(&CSV_COLUMNS[6..6 + Component::COUNT], names.as_slice());
+        assert_eq!(&CSV_COLUMNS[8..8 + Component::COUNT], names.as_slice());
     }
 }
