@@ -10,7 +10,7 @@ use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
 use crate::settings::{ThreadSettings, lock_memory, set_slack, slack_levels};
 use crate::ticks::{Wake, account};
-use crate::trace::{Explanation, Tracer, Tracing, Window};
+use crate::trace::{Explanation, Tracer, Tracing};
 use sleeplab::system::timer_slack_ns;
 use std::sync::{Barrier, mpsc};
 
@@ -375,7 +375,7 @@ impl CellTracing {
         let mut accounts = Vec::new();
         for r in runs {
             let schedule = r.report.schedule(plan, &r.wakes);
-            for w in wake_windows(&schedule, &r.wakes, r.tid) {
+            for w in crate::ticks::windows(&schedule, &r.wakes, r.tid) {
                 accounts.push(crate::trace::account(&timeline, &w));
             }
         }
@@ -399,32 +399,6 @@ fn wakes_on_measuring_thread(name: &str) -> bool {
     sleeplab::wait::periodic::find(name).is_none_or(|m| m.exact_counts)
 }
 
-/// Each wake's window on `schedule`: from the previous wake (or the origin) to this
-/// one, due at the deadline it stands for last (the one its timer fired for).
-fn wake_windows(schedule: &crate::ticks::Schedule, wakes: &[Wake], tid: i32) -> Vec<Window> {
-    let mut covered = 0u64;
-    let mut prev = schedule.t0_ns;
-    let mut out = Vec::with_capacity(wakes.len());
-    for w in wakes {
-        if covered >= schedule.ticks {
-            break;
-        }
-        if w.expirations == 0 {
-            continue;
-        }
-        covered = covered.saturating_add(w.expirations);
-        out.push(Window {
-            tid,
-            start_ns: prev,
-            deadline_ns: schedule.deadline(covered),
-            end_ns: w.wake_ns,
-            spin_ns: 0,
-        });
-        prev = w.wake_ns;
-    }
-    out
-}
-
 fn pct(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
@@ -436,51 +410,6 @@ fn pct(part: u64, whole: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_wake_is_due_at_the_deadline_its_timer_fired_for() {
-        let schedule = crate::ticks::Schedule {
-            t0_ns: 1_000,
-            period_ns: 100,
-            ticks: 4,
-        };
-        let wakes = [
-            Wake {
-                wake_ns: 1_110,
-                expirations: 1,
-            },
-            Wake {
-                wake_ns: 1_305,
-                expirations: 2,
-            },
-            Wake {
-                wake_ns: 1_306,
-                expirations: 0,
-            },
-            Wake {
-                wake_ns: 1_402,
-                expirations: 1,
-            },
-            Wake {
-                wake_ns: 1_500,
-                expirations: 1,
-            },
-        ];
-        let w = wake_windows(&schedule, &wakes, 7);
-        let got: Vec<(u64, u64, u64)> = w
-            .iter()
-            .map(|w| (w.start_ns, w.deadline_ns, w.end_ns))
-            .collect();
-        assert_eq!(
-            got,
-            vec![
-                (1_000, 1_100, 1_110),
-                (1_110, 1_300, 1_305),
-                (1_305, 1_400, 1_402)
-            ]
-        );
-        assert!(w.iter().all(|w| w.tid == 7 && w.spin_ns == 0));
-    }
 
     fn config(mechanisms: &[&str], threads: usize) -> TimersConfig {
         TimersConfig {
