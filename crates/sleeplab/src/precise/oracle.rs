@@ -189,9 +189,12 @@ mod tests {
     #[test]
     fn cheapest_margin_for_a_p99_target() {
         let t = hand_made();
-        assert_eq!(oracle_at_p99(&t, 0).unwrap().margin_ns, 300_000);
-        assert_eq!(oracle_at_p99(&t, 100_000).unwrap().margin_ns, 200_000);
-        assert_eq!(oracle_at_p99(&t, 300_000).unwrap().margin_ns, 0);
+        // Below 300 µs the p99 (position 98.01) is 0.99 · (300 µs − m) + 0.01 · (2 ms − m)
+        // = 317 µs − m; from 300 µs on, 0.01 · (2 ms − m), which rounds to 0 ns from
+        // m = 2 ms − 49 ns on (0.49 ns).
+        assert_eq!(oracle_at_p99(&t, 0).unwrap().margin_ns, 1_999_951);
+        assert_eq!(oracle_at_p99(&t, 100_000).unwrap().margin_ns, 217_000);
+        assert_eq!(oracle_at_p99(&t, 300_000).unwrap().margin_ns, 17_000);
         let short = Trace::from_pairs([(1_000, 5); 99]);
         assert_eq!(oracle_at_p99(&short, 0), None, "99 waits give no p99");
     }
