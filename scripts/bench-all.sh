@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 # script | sections it writes (BENCHMARKS.md, README.md) | tiny parameters for --smoke
 STEPS=(
   "scripts/bench-options.sh|README: options|"
-  "scripts/bench-survey.sh|survey-time; README: readme-survey-time|SMOKE=1"
+  "scripts/bench-survey.sh|survey-time|SMOKE=1"
   "scripts/bench-pace.sh|pace|FRAMES=10 REPEAT=2"
   "scripts/bench-frontier.sh|frontier; README: readme-frontier|FRAMES=10 FOCUS_FRAMES=10 REPEAT=2 LOADS=0 FOCUS_LOADS=1 STRATEGIES=std-sleep,spin,sdl-precise,precise FOCUS=std-sleep,sdl-precise,precise IDLE_FOCUS=std-sleep,spin,precise"
   "scripts/bench-python.sh|python, python-return-path, python-warm-finish|FRAMES=6 BLOCK=3 CALLS=1000 REPEAT=2 RETURN_N=5 WARM_FRAMES=50"

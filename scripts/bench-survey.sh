@@ -1,15 +1,13 @@
 #!/usr/bin/env bash
 # How long the default survey and `--quick` take on this machine: runs both (release
 # build), checks their results, and rewrites the "survey-time" section of
-# docs/BENCHMARKS.md (or BENCH_DOC) and the survey's time in README.md (or README_DOC).
-# Run it on a quiet machine (about 90 s).
+# docs/BENCHMARKS.md (or BENCH_DOC). Run it on a quiet machine (about 90 s).
 #
 #   scripts/bench-survey.sh
-#   SMOKE=1 BENCH_DOC=/tmp/b.md README_DOC=/tmp/r.md scripts/bench-survey.sh   # smoke: --quick twice
+#   SMOKE=1 BENCH_DOC=/tmp/b.md scripts/bench-survey.sh   # smoke: --quick twice
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
-README=${README_DOC:-README.md}
 cargo build --release -q -p sleeplab-cli
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -26,4 +24,4 @@ timed() {
 full_s=$(timed "${full[@]}")
 quick_s=$(timed "${quick[@]}")
 python3 scripts/bench_survey_report.py "$full_s" "$out/full" "${full[*]% -o*}" \
-    "$quick_s" "$out/quick" "${quick[*]% -o*}" "$DOC" "$README"
+    "$quick_s" "$out/quick" "${quick[*]% -o*}" "$DOC"

@@ -1,20 +1,15 @@
 #!/usr/bin/env python3
 """Writes how long the default survey takes: the "survey-time" section of
-docs/BENCHMARKS.md (the runs, their result files checked) and the inline
-"readme-survey-time" section of README.md ("about 70 s … about 15 s").
+docs/BENCHMARKS.md (the runs, their result files checked). The README states the plan's
+own estimate (`RUN_TIME`, printed by `--help`), not this measurement.
 
-Usage: bench_survey_report.py FULL_SECONDS FULL_DIR "FULL_CMD" QUICK_SECONDS QUICK_DIR "QUICK_CMD" BENCHMARKS.md README.md
+Usage: bench_survey_report.py FULL_SECONDS FULL_DIR "FULL_CMD" QUICK_SECONDS QUICK_DIR "QUICK_CMD" BENCHMARKS.md
        bench_survey_report.py --self-test
 """
 import json
 import sys
 
 from bench_doc import markers, write_section
-
-
-def about(seconds):
-    """A duration as the README states it: to 5 s above 30 s, to 1 s below."""
-    return f"about {round(seconds / 5) * 5 if seconds >= 30 else round(seconds)} s"
 
 
 def unresolved(v):
@@ -37,8 +32,8 @@ def unresolved(v):
     return bad, total
 
 
-def sections(full, quick):
-    """(BENCHMARKS section, README inline section) from (seconds, result, command) pairs."""
+def section(full, quick):
+    """The BENCHMARKS section from (seconds, result, command) pairs."""
     lines = [markers("survey-time")[0], "## How long the default runs take", "", "```sh"]
     lines += [f"{cmd}" for _, _, cmd in (full, quick)]
     lines += ["```", ""]
@@ -48,21 +43,16 @@ def sections(full, quick):
                      f"{str(r['complete']).lower()}`, {total} summaries, {bad} with a quantile "
                      "its sample cannot resolve.")
     lines.append(markers("survey-time")[1])
-    readme = (f"{markers('readme-survey-time')[0]}{about(full[0])} (`--quick` for a glance, "
-              f"{about(quick[0])}){markers('readme-survey-time')[1]}")
-    return "\n".join(lines), readme
+    return "\n".join(lines)
 
 
 def self_test():
-    assert about(71.2) == "about 70 s" and about(14.8) == "about 15 s" and about(9.4) == "about 9 s"
     r = {"started_at": "T", "complete": True,
          "data": {"cells": [{"summary": {"count": 2, "p90_ns": None, "p99_ns": None, "p999_ns": None}},
                             {"summary": {"count": 50, "p90_ns": 1.0, "p99_ns": 2.0, "p999_ns": None}}]}}
     assert unresolved(r) == (1, 2)
-    b, rd = sections((71.2, r, "sleeplab -q"), (14.8, r, "sleeplab --quick -q"))
+    b = section((71.2, r, "sleeplab -q"), (14.8, r, "sleeplab --quick -q"))
     assert "- `sleeplab -q`: 71.2 s, run T; `complete: true`, 2 summaries, 1 with a quantile" in b, b
-    assert rd == ("<!-- readme-survey-time:begin -->about 70 s (`--quick` for a glance, about 15 s)"
-                  "<!-- readme-survey-time:end -->"), rd
     print("self-test ok")
 
 
@@ -70,13 +60,11 @@ def main():
     if sys.argv[1:] == ["--self-test"]:
         self_test()
         return
-    fs, fdir, fcmd, qs, qdir, qcmd, bench, readme = sys.argv[1:9]
+    fs, fdir, fcmd, qs, qdir, qcmd, bench = sys.argv[1:8]
     load = lambda d: json.load(open(f"{d}/results.json"))  # noqa: E731
-    b, r = sections((float(fs), load(fdir), fcmd), (float(qs), load(qdir), qcmd))
+    b = section((float(fs), load(fdir), fcmd), (float(qs), load(qdir), qcmd))
     write_section(bench, "survey-time", b)
-    write_section(readme, "readme-survey-time", r)
     print(b)
-    print(r)
 
 
 if __name__ == "__main__":
