@@ -13,7 +13,7 @@ from bench_doc import markers, write_section
 # (the setting frontier_replay replays, how the README names it: the builder call).
 SETTINGS = [
     ("precise", "default (`precise`)"),
-    ("precise:cap=500us", "`precise:cap=500us` (the margin capped at 500 µs, as before issue 14)"),
+    ("precise:cap=500us", "`precise:cap=500us` (its margin capped at 500 µs)"),
     ("precise:q=0.999", "`.quantile(0.999)`"),
     ("precise:q=0.95", "`.quantile(0.95)`"),
     ("precise:tol=50us", "`.lateness_tolerance(50 µs)`"),
