@@ -64,7 +64,7 @@ def test_p99_verdict_wording_follows_the_numbers():
 
 def test_out_of_reach_needs_three_runs_missed_in_all():
     two = report.target_summary("t", ["missed", "missed"])
-    assert "out of reach" not in two and "fewer than 3 runs" in two
+    assert "out of reach here" not in two and "fewer than 3 runs" in two
     three = report.target_summary("t", ["missed"] * 3)
     assert three.endswith("out of reach here (missed in all 3 runs)")
     mixed = report.target_summary("t", ["missed", "met", "indistinguishable in this run"])

@@ -45,12 +45,14 @@ def test_sleep_accepts_ints():
     assert sleeplab._sleeplab._duration_ns(1) == 1_000_000_000
     assert sleeplab._sleeplab._duration_ns(0) == 0
     assert sleeplab.sleep(0) is None
+    # Zero seconds: no native sleep and no spin, never early.
     r = sleeplab.PreciseSleeper().sleep(0)
-    assert r.deadline_ns == r.start_ns and r.woke_ns >= r.deadline_ns
+    assert r.native_oversleep_ns is None and r.spin_ns == 0
+    assert r.start_ns <= r.deadline_ns <= r.woke_ns
     # An int deadline on time.monotonic()'s timeline (in the past here: no wait).
     s = sleeplab.PreciseSleeper()
     r = s.sleep_until(int(time.monotonic()))
-    assert r.native_ns == 0 and r.spin_ns == 0
+    assert r.native_oversleep_ns is None and r.spin_ns == 0
 
 
 def test_sleep_until_is_never_early_on_both_timelines():
@@ -64,18 +66,19 @@ def test_sleep_until_is_never_early_on_both_timelines():
 
 
 def test_deadlines_in_the_past_return_at_once():
-    # "At once": no native sleep and no spin, whatever the deadline's form.
+    # "At once": no native sleep (no native phase to oversleep) and no spin, whatever the
+    # deadline's form.
     s = sleeplab.PreciseSleeper()
     r = s.sleep_until(time.monotonic() - 10)
     assert r.lateness_ns > 9_000_000_000
-    assert (r.native_ns, r.spin_ns) == (0, 0)
+    assert (r.native_oversleep_ns, r.spin_ns) == (None, 0)
     for call in (lambda: sleeplab.sleep_until(-5.0), lambda: sleeplab.sleep_until_ns(0)):
         assert call() is None
         last = sleeplab.last_report()
-        assert (last.native_ns, last.spin_ns) == (0, 0)
+        assert (last.native_oversleep_ns, last.spin_ns) == (None, 0)
     r = s.sleep_until_ns(0)
     assert r.deadline_ns == 0 and r.lateness_ns == r.woke_ns
-    assert (r.native_ns, r.spin_ns) == (0, 0)
+    assert (r.native_oversleep_ns, r.spin_ns) == (None, 0)
 
 
 def test_report_and_stats_add_up():
