@@ -23,5 +23,8 @@ timed() {
 }
 full_s=$(timed "${full[@]}")
 quick_s=$(timed "${quick[@]}")
-python3 scripts/bench_survey_report.py "$full_s" "$out/full" "${full[*]% -o*}" \
-    "$quick_s" "$out/quick" "${quick[*]% -o*}" "$DOC"
+# The commands as the section shows them: without the temp output directory.
+full_cmd="${full[*]}"
+quick_cmd="${quick[*]}"
+python3 scripts/bench_survey_report.py "$full_s" "$out/full" "${full_cmd% -o*}" \
+    "$quick_s" "$out/quick" "${quick_cmd% -o*}" "$DOC"

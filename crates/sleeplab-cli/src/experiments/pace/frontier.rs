@@ -108,31 +108,29 @@ pub fn frontier_sentence(load: usize, standings: &[Standing]) -> Sentence {
     let mut undecided = Vec::new();
     for me in standings {
         let Some(mine) = me.p99() else { continue };
-        if let Some(by) = me.dominated_by.map(|i| &standings[i]) {
-            let theirs = by.p99().expect("a dominator has a p99");
-            s.claim(Claim::Verdict {
-                stat: Stat::P99,
-                a: theirs,
-                b: mine,
-                stated: Order::Below,
-            });
+        let (other, stated) = match (me.dominated_by, me.undecided_with) {
+            (Some(i), _) => (&standings[i], Order::Below),
+            (None, Some(i)) => (&standings[i], Order::Indistinguishable),
+            (None, None) => continue,
+        };
+        let theirs = other.p99().expect("a contender compared has a p99");
+        s.claim(Claim::Verdict {
+            stat: Stat::P99,
+            a: theirs,
+            b: mine,
+            stated,
+        });
+        if stated == Order::Below {
             below.push(format!(
                 "{} (p99 {} at {} CPU; {} has a lower p99, {}, at less CPU, {})",
                 me.strategy,
                 with_interval(&mine, ns),
                 pct(me.cpu_percent),
-                by.strategy,
+                other.strategy,
                 with_interval(&theirs, ns),
-                pct(by.cpu_percent)
+                pct(other.cpu_percent)
             ));
-        } else if let Some(other) = me.undecided_with.map(|i| &standings[i]) {
-            let theirs = other.p99().expect("an undecided pair has p99s");
-            s.claim(Claim::Verdict {
-                stat: Stat::P99,
-                a: theirs,
-                b: mine,
-                stated: Order::Indistinguishable,
-            });
+        } else {
             undecided.push(format!(
                 "{} at {} CPU against {} at {}, {}",
                 me.strategy,
