@@ -13,6 +13,8 @@ export CI=${CI:-1}
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+# The CLI without its monitor (no HTTP server, no Prometheus encoding) builds and lints clean.
+cargo clippy -p sleeplab-cli --no-default-features --all-targets -- -D warnings
 cargo test --workspace --release
 python3 scripts/bench_frontier_report.py --self-test
 python3 scripts/quantiles.py

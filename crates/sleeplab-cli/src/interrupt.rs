@@ -1,9 +1,11 @@
 //! Ctrl-C: the first SIGINT asks the running experiment to stop and keep what it has
 //! measured (the run is then marked incomplete and the process exits 130); a second
-//! one exits at once.
+//! one exits at once. A measurement asks whether to stop through a [`Stop`] (Ctrl-C, or
+//! a condition a test or the monitor injects).
 
-use std::sync::OnceLock;
+use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -45,4 +47,33 @@ pub fn interrupted() -> bool {
 /// Marks the run as interrupted (used by tests and by stages that fail hard).
 pub fn request_stop() {
     INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Asks a running measurement (an experiment, the monitor, a periodic run) to stop and
+/// keep what it has measured.
+#[derive(Clone)]
+pub struct Stop(Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl Stop {
+    /// Stops on Ctrl-C (SIGINT, SIGTERM): what the commands and the survey use.
+    pub fn on_interrupt() -> Self {
+        Self(Arc::new(interrupted))
+    }
+
+    /// Stops once `when` says so (tests: "after the third batch").
+    pub fn when(when: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        Self(Arc::new(when))
+    }
+
+    /// Whether to stop now.
+    #[inline]
+    pub fn requested(&self) -> bool {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Stop")
+    }
 }

@@ -11,6 +11,7 @@ pub mod experiments;
 pub mod interrupt;
 pub mod load;
 pub mod model;
+#[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod output;
 pub mod parse;
@@ -19,3 +20,4 @@ pub mod report;
 pub mod rusage;
 pub mod settings;
 pub mod stats;
+pub mod ticks;

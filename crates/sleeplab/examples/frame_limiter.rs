@@ -9,7 +9,8 @@
 use std::time::Duration;
 
 use sleeplab::clock::{monotonic_ns, thread_cpu_ns};
-use sleeplab::precise::{MissedTickBehavior, Ticker, quantile_ns};
+use sleeplab::lab::quantile_ns;
+use sleeplab::precise::{MissedTickBehavior, Ticker};
 
 const FPS: u64 = 60;
 

@@ -10,7 +10,7 @@
 //! thread's timer slack to 1 ns for every strategy; `default` leaves it at 50 µs.
 
 use sleeplab::clock::{RealEnv, monotonic_ns, thread_cpu_ns};
-use sleeplab::precise::{WaitStrategy, quantile_ns, strategy_by_name};
+use sleeplab::lab::{WaitStrategy, quantile_ns, strategy_by_name};
 use sleeplab::system::{set_timer_slack_ns, timer_slack_ns};
 
 /// The `q` quantile of `sorted` in µs as sleeplab reports every quantile (linear

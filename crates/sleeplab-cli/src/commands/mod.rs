@@ -7,7 +7,12 @@ pub mod args;
 pub mod compare;
 pub mod cpu;
 pub mod list;
+#[cfg(feature = "monitor")]
 pub mod monitor;
+#[cfg(not(feature = "monitor"))]
+pub mod monitor_absent;
+#[cfg(not(feature = "monitor"))]
+pub use monitor_absent as monitor;
 pub mod outputs;
 pub mod pace;
 pub mod report;
@@ -53,6 +58,10 @@ pub enum Command {
     /// The precise-sleep strategies under virtual schedulers: error and CPU heatmaps (seed 002 fig. 4).
     Simulate(Box<simulate::SimulateArgs>),
     /// Measure wake-up latency continuously at a low duty cycle and serve it to Prometheus.
+    #[cfg_attr(
+        not(feature = "monitor"),
+        command(about = "Not in this build (built without the cargo feature `monitor`)")
+    )]
     Monitor(Box<monitor::MonitorArgs>),
     /// Print the JSON Schema of result files.
     Schema {

@@ -28,7 +28,8 @@ pub struct MonitorArgs {
     /// One burst per cell every INTERVAL (at least 10ms).
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = interval, default_value = "1s")]
     pub interval: u64,
-    /// Waits per burst (1–100000).
+    /// Waits per burst, or scheduled ticks per burst for `tick:` and precise cells
+    /// (1–100000).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = burst, default_value = "10")]
     pub burst: u64,
     /// A wake at least this late counts as a stall.

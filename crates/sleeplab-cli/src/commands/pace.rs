@@ -132,3 +132,20 @@ pub fn run(args: &PaceArgs, quiet: bool) -> anyhow::Result<i32> {
     let config = config(args)?;
     tail::measure(&config, "pace", quiet, threads)?.save(&args.output, vec![])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--repeat`: 1 to 1000 runs; anything else is refused naming the value (the binary's
+    /// exit 2 for `--repeat 0` is in tests/bad_input.rs).
+    #[test]
+    fn repeat_takes_1_to_1000_runs() {
+        assert_eq!(repeat("1").unwrap(), 1);
+        assert_eq!(repeat("1000").unwrap(), 1000);
+        for bad in ["0", "-3", "two", "1001", "2.5", ""] {
+            let e = repeat(bad).unwrap_err();
+            assert_eq!(e.value, bad, "{e:?}");
+        }
+    }
+}

@@ -1,38 +1,9 @@
 //! What an experiment runs with besides its config: the progress bar, the stop flag,
 //! the thread settings and the machine's CPU count ([`Context`]).
 
+pub use crate::interrupt::Stop;
 use crate::output::Progress;
 use crate::settings::ThreadSettings;
-use std::fmt;
-use std::sync::Arc;
-
-/// Asks a running experiment to stop and keep what it has measured.
-#[derive(Clone)]
-pub struct Stop(Arc<dyn Fn() -> bool + Send + Sync>);
-
-impl Stop {
-    /// Stops on Ctrl-C (SIGINT, SIGTERM): what the commands and the survey use.
-    pub fn on_interrupt() -> Self {
-        Self(Arc::new(crate::interrupt::interrupted))
-    }
-
-    /// Stops once `when` says so (tests: "after the third batch").
-    pub fn when(when: impl Fn() -> bool + Send + Sync + 'static) -> Self {
-        Self(Arc::new(when))
-    }
-
-    /// Whether to stop now.
-    #[inline]
-    pub fn requested(&self) -> bool {
-        (self.0)()
-    }
-}
-
-impl fmt::Debug for Stop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Stop")
-    }
-}
 
 /// What an experiment runs with besides its config.
 #[derive(Debug, Clone)]
@@ -107,6 +78,7 @@ pub fn load_note(loads: &[usize], cpus: usize, who: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[test]

@@ -5,15 +5,23 @@
 //!
 //! Between bursts a thread parks until its next burst (the monitor unparks it on a
 //! stop), so an idle cell costs one wake per burst, not a wake per stop-flag check.
+//!
+//! A `tick:` cell's burst is a run of `burst` scheduled deadlines through the loop and
+//! the accounting `sleeplab timers` uses ([`crate::ticks`]); a precise cell's burst puts
+//! the precise sleeper on the same kind of grid and accounts its wakes the same way. So
+//! each scheduled tick is recorded with its own lateness, and a stall shows in every tick
+//! it delayed.
 
 use super::cells::{Cell, Probe};
 use super::record::CellRecord;
 use crate::experiments::Stop;
 use crate::settings::ThreadSettings;
+use crate::ticks::{self, Plan, Schedule, Wake};
 use anyhow::Context as _;
 use sleeplab::clock::{monotonic_ns, thread_cpu_ns};
 use sleeplab::precise::PreciseSleeper;
-use sleeplab::wait::{Waiter, periodic};
+use sleeplab::wait::Waiter;
+use sleeplab::wait::periodic::{self, Grid};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -22,7 +30,8 @@ use std::thread::JoinHandle;
 pub struct Pacing {
     /// One burst per cell every this many ns.
     pub interval_ns: u64,
-    /// Waits per burst.
+    /// Waits per burst (one-shot cells), scheduled ticks per burst (`tick:` and precise
+    /// cells).
     pub burst: u64,
     /// A wake at least this late is a stall, ns.
     pub stall_ns: u64,
@@ -70,7 +79,7 @@ fn run_cell(
     offset_ns: u64,
     stop: &Stop,
 ) -> anyhow::Result<()> {
-    let mut probe = ProbeState::new(cell)?;
+    let mut probe = ProbeState::new(cell, pacing.burst)?;
     let mut next = monotonic_ns() + offset_ns;
     while idle_until(next, stop) {
         let mut burst = CellRecord::default();
@@ -112,24 +121,28 @@ fn idle_until(deadline: u64, stop: &Stop) -> bool {
     }
 }
 
-/// A probe's per-thread state, kept across bursts.
+/// A probe's per-thread state, kept across bursts; a periodic probe's wake buffer is
+/// reserved once, for a whole burst.
 enum ProbeState {
     OneShot(Waiter),
-    Periodic(periodic::PeriodicTimer),
-    Precise(Box<PreciseSleeper>),
+    Periodic(periodic::PeriodicTimer, Vec<Wake>),
+    Precise(Box<PreciseSleeper>, Vec<Wake>),
 }
 
 impl ProbeState {
-    fn new(cell: &Cell) -> anyhow::Result<Self> {
+    fn new(cell: &Cell, burst: u64) -> anyhow::Result<Self> {
+        // One more than the burst's deadlines: a wake may come after the last.
+        let wakes = || Vec::with_capacity(usize::try_from(burst).unwrap_or(0).saturating_add(1));
         Ok(match cell.probe {
             Probe::OneShot(m) => Self::OneShot(Waiter::of(m)?),
-            Probe::Periodic(m) => Self::Periodic(m.build(&periodic::Options::default())?),
+            Probe::Periodic(m) => Self::Periodic(m.build(&periodic::Options::default())?, wakes()),
             // Built here: it sets this thread's timer slack to 1 ns, as in use.
-            Probe::Precise => Self::Precise(Box::new(PreciseSleeper::new())),
+            Probe::Precise => Self::Precise(Box::new(PreciseSleeper::new()), wakes()),
         })
     }
 
-    /// One burst of `pacing.burst` waits of `ns` into `out`, stopping early on `stop`.
+    /// One burst into `out`: `pacing.burst` waits of `ns`, or `pacing.burst` scheduled
+    /// ticks of period `ns`; stopping early on `stop`.
     fn burst(
         &mut self,
         ns: u64,
@@ -150,46 +163,38 @@ impl ProbeState {
                     }
                 }
             }
-            Self::Periodic(timer) => {
-                timer.arm(ns, pacing.burst)?;
-                let mut seen = 0;
-                while seen < pacing.burst && !stop.requested() {
-                    let e = timer.wait()?;
-                    record_ticks(out, &e, ns, pacing.burst - seen, stall);
-                    out.missed += e.overruns();
-                    seen += e.expirations;
-                }
-                timer.disarm();
+            Self::Periodic(timer, wakes) => {
+                let plan = Plan {
+                    period_ns: ns,
+                    ticks: pacing.burst,
+                    slack_given: false,
+                };
+                wakes.clear();
+                let run = ticks::run(timer, &plan, wakes, stop)?;
+                out.record_ticks(&ticks::account(&run.schedule(&plan, wakes), wakes), stall);
             }
-            Self::Precise(sleeper) => {
-                let mut deadline = sleeper.now_ns() + ns;
-                for _ in 0..pacing.burst {
-                    let r = sleeper.sleep_until_ns(deadline);
-                    out.record(signed(r.woke) - signed(r.deadline), stall);
+            Self::Precise(sleeper, wakes) => {
+                wakes.clear();
+                let mut grid = Grid::new(sleeper.now_ns(), ns);
+                while grid.covered() < pacing.burst && !stop.requested() {
+                    let r = sleeper.sleep_until_ns(grid.next_deadline());
+                    // It stands for every deadline passed while it slept: the next sleep
+                    // aims at the first one still ahead (skip ahead, as a ticker does).
+                    let wake = Wake {
+                        wake_ns: r.woke,
+                        expirations: grid.passed(r.woke),
+                    };
+                    grid.advance(wake);
+                    wakes.push(wake);
                     out.spin_ns += r.spin_ns;
-                    // Deadlines passed while it slept are missed ticks (skip ahead).
-                    let passed = r.woke.saturating_sub(deadline) / ns;
-                    out.missed += passed;
-                    deadline += (passed + 1) * ns;
-                    if stop.requested() {
-                        break;
-                    }
                 }
+                let cut = grid.covered() < pacing.burst;
+                let schedule = Schedule::of_run(grid.t0_ns(), ns, pacing.burst, cut, wakes);
+                out.record_ticks(&ticks::account(&schedule, wakes), stall);
                 out.margin_ns = Some(sleeper.margin_ns());
             }
         }
         Ok(())
-    }
-}
-
-/// Records every scheduled deadline `e` stands for, at most the `left` earliest (the
-/// burst's rest): each delivered at this wake, so the one `j` periods before the wake's
-/// own deadline is `j·period` later than it. A stall thus shows in every tick it delays,
-/// as `sleeplab timers` counts lateness per scheduled tick (no coordinated omission).
-fn record_ticks(out: &mut CellRecord, e: &periodic::Expiry, period_ns: u64, left: u64, stall: u64) {
-    let covered = e.expirations.max(1);
-    for j in covered.saturating_sub(left)..covered {
-        out.record(e.lateness_ns() + signed(j * period_ns), stall);
     }
 }
 
@@ -252,23 +257,51 @@ mod tests {
         }
     }
 
-    /// A wake that swallowed two ticks counts three: its own and the two before, one
-    /// and two periods later; only the burst's rest is counted.
+    /// A burst of a `tick:` or precise cell records each of its scheduled ticks once,
+    /// however late its wakes came (every one, where the mechanism's counts are exact;
+    /// estimated counts may leave a deadline to no wake, which is then missed), and no
+    /// wake is early: the estimated counts are reconciled with the wake times as
+    /// `sleeplab timers` does.
     #[test]
-    fn a_late_wake_counts_every_tick_it_delivered() {
-        let e = periodic::Expiry {
-            deadline_ns: 10_000_000,
-            wake_ns: 10_300_000,
-            expirations: 3,
+    fn a_burst_records_each_scheduled_tick_once() {
+        let cells = parse_cells(
+            &[
+                "tick:timerfd-interval@1ms".into(),
+                "tick:posix-timer-thread@1ms".into(),
+                "tick:setitimer@1ms".into(),
+                "precise@1ms".into(),
+                "nanosleep@100us".into(),
+            ],
+            &[],
+        )
+        .unwrap();
+        let pacing = Pacing {
+            interval_ns: 20_000_000,
+            burst: 20,
+            stall_ns: u64::MAX,
         };
-        let mut all = CellRecord::default();
-        record_ticks(&mut all, &e, 1_000_000, 10, 1_000_000);
-        assert_eq!(all.count(), 3);
-        assert_eq!(all.sum_ns, 300_000 + 1_300_000 + 2_300_000);
-        assert_eq!(all.stalls, 2, "1.3 ms and 2.3 ms reach the 1 ms threshold");
-        let mut rest = CellRecord::default();
-        record_ticks(&mut rest, &e, 1_000_000, 2, 1_000_000);
-        assert_eq!(rest.count(), 2);
-        assert_eq!(rest.sum_ns, 1_300_000 + 2_300_000, "the earliest two");
+        let never = Stop::when(|| false);
+        for cell in &cells {
+            let name = &cell.name;
+            let mut probe = ProbeState::new(cell, pacing.burst).unwrap();
+            for _ in 0..2 {
+                let mut out = CellRecord::default();
+                probe
+                    .burst(cell.requested_ns, pacing, &mut out, &never)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                let exact = match cell.probe {
+                    Probe::Periodic(m) => m.exact_counts,
+                    _ => true,
+                };
+                if exact {
+                    assert_eq!(out.count(), pacing.burst, "{name}");
+                } else {
+                    assert!(out.count() <= pacing.burst, "{name}: {}", out.count());
+                }
+                assert_eq!(out.early, 0, "{name} woke early");
+                assert!(out.missed < pacing.burst, "{name}: {out:?}");
+                assert_eq!(out.stalls, 0, "nothing reaches an infinite threshold");
+            }
+        }
     }
 }

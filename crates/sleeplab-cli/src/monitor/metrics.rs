@@ -149,7 +149,7 @@ impl Collector for Cells {
 
         let mut m = encoder.encode_descriptor(
             "sleeplab_wake_latency",
-            "How late each wake came: wake - deadline, for a periodic timer per scheduled tick (a tick a late wake swallowed counts with its own lateness); one-shot waits: elapsed - requested; early wakes count as 0",
+            "How late each wake came: wake - deadline, for a periodic timer and the precise sleeper per scheduled tick (a tick a late wake swallowed counts with its own lateness); one-shot waits: elapsed - requested; early wakes count as 0",
             Some(&Unit::Seconds),
             MetricType::Histogram,
         )?;
@@ -174,7 +174,7 @@ impl Collector for Cells {
             ),
             (
                 "sleeplab_stalls",
-                "Wakes at least the stall threshold (--stall) late",
+                "Waits, or scheduled ticks of a periodic timer or the precise sleeper, at least the stall threshold (--stall) late",
                 |r| r.stalls,
             ),
         ];

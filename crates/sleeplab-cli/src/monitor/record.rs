@@ -3,6 +3,8 @@
 //! counters beside it ([`CellRecord`]). Recording is a binary search over 16 bounds;
 //! copying a record (a burst's merge, a scrape's snapshot) is a memcpy.
 
+use crate::ticks::Account;
+
 /// The upper bounds of the exported latency buckets, ns (`+Inf` follows): 1 µs to
 /// 100 ms in 1-2-5 steps, which covers a busy-wait's sub-microsecond lateness and a
 /// host stall alike.
@@ -42,8 +44,9 @@ pub const BUCKETS_S: [f64; BUCKETS_NS.len()] = {
 /// small value, so a scrape never holds up a wait for longer than that.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CellRecord {
-    /// Wakes per bucket of [`BUCKETS_NS`] (latency ≤ the bound and above the previous
-    /// one), the last for `+Inf`; not cumulative. An early wake counts as latency 0.
+    /// Waits or scheduled ticks per bucket of [`BUCKETS_NS`] (latency ≤ the bound and
+    /// above the previous one), the last for `+Inf`; not cumulative. An early wake
+    /// counts as latency 0.
     counts: [u64; BUCKETS_NS.len() + 1],
     /// Exact sum of the recorded latencies, ns.
     pub sum_ns: u64,
@@ -51,7 +54,7 @@ pub struct CellRecord {
     pub early: u64,
     /// Periodic deadlines that passed without a wake of their own (overruns).
     pub missed: u64,
-    /// Wakes at least the stall threshold late.
+    /// Waits or scheduled ticks at least the stall threshold late.
     pub stalls: u64,
     /// CPU time of the cell's measuring thread, ns (a total, not a sum of bursts).
     pub cpu_ns: u64,
@@ -62,19 +65,36 @@ pub struct CellRecord {
 }
 
 impl CellRecord {
-    /// Records one wake `lateness_ns` after its deadline (negative: early), counting a
-    /// stall when it is at least `stall_ns` late.
+    /// Records one wait that woke `lateness_ns` after its deadline (negative: early),
+    /// counting a stall when it is at least `stall_ns` late.
     #[inline]
     pub fn record(&mut self, lateness_ns: i64, stall_ns: u64) {
-        let late = u64::try_from(lateness_ns).unwrap_or(0);
         self.early += u64::from(lateness_ns < 0);
+        self.place(lateness_ns, stall_ns);
+    }
+
+    /// Records an accounted periodic run: every scheduled tick a wake delivered, each
+    /// with its own lateness (a stall counts in every tick it delayed), and the run's
+    /// early wakes and missed ticks.
+    pub fn record_ticks(&mut self, account: &Account, stall_ns: u64) {
+        for tick in &account.ticks {
+            self.place(tick.lateness_ns, stall_ns);
+        }
+        self.early += account.early;
+        self.missed += account.missed;
+    }
+
+    /// Counts one latency (early: 0) into its bucket, the sum and the stalls.
+    #[inline]
+    fn place(&mut self, lateness_ns: i64, stall_ns: u64) {
+        let late = u64::try_from(lateness_ns).unwrap_or(0);
         self.stalls += u64::from(late >= stall_ns);
         // The first bound ≥ late (Prometheus buckets are `le`); past the last: +Inf.
         self.counts[BUCKETS_NS.partition_point(|&b| b < late)] += 1;
         self.sum_ns = self.sum_ns.saturating_add(late);
     }
 
-    /// Wakes recorded.
+    /// Waits or scheduled ticks recorded.
     pub fn count(&self) -> u64 {
         self.counts.iter().sum()
     }
@@ -152,6 +172,45 @@ mod tests {
         r.record(5, 1_000);
         assert_eq!((r.early, r.count(), r.sum_ns), (1, 2, 5));
         assert_eq!(r.buckets()[0].1, 2);
+    }
+
+    /// A wake that swallowed two ticks counts three: its own and the two before, one
+    /// and two periods later; only the run's deadlines are counted.
+    #[test]
+    fn a_late_wake_counts_every_tick_it_delivered() {
+        use crate::ticks::{Schedule, Wake, account};
+        // Deadlines at 8, 9, 10 ms; one wake at 10.3 ms standing for all three.
+        let wake = [Wake {
+            wake_ns: 10_300_000,
+            expirations: 3,
+        }];
+        let run = |ticks| Schedule {
+            t0_ns: 7_000_000,
+            period_ns: 1_000_000,
+            ticks,
+        };
+        let mut all = CellRecord::default();
+        all.record_ticks(&account(&run(3), &wake), 1_000_000);
+        assert_eq!(all.count(), 3);
+        assert_eq!(all.sum_ns, 300_000 + 1_300_000 + 2_300_000);
+        assert_eq!(all.stalls, 2, "1.3 ms and 2.3 ms reach the 1 ms threshold");
+        assert_eq!((all.missed, all.early), (2, 0));
+        let mut rest = CellRecord::default();
+        rest.record_ticks(&account(&run(2), &wake), 1_000_000);
+        assert_eq!(rest.count(), 2);
+        assert_eq!(rest.sum_ns, 1_300_000 + 2_300_000, "the earliest two");
+        assert_eq!(rest.missed, 1, "a run of two deadlines with one wake");
+        // An early wake is one early wake, its tick recorded as 0.
+        let early = [Wake {
+            wake_ns: 7_999_000,
+            expirations: 1,
+        }];
+        let mut e = CellRecord::default();
+        e.record_ticks(&account(&run(1), &early), 1_000_000);
+        assert_eq!(
+            (e.count(), e.early, e.sum_ns, e.buckets()[0].1),
+            (1, 1, 0, 1)
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //!
 //! cyclictest has one column per thread; here a column is one thread of one cell
 //! (mechanism × period × load × slack), named in `# column` comment lines before
-//! `# Histogram`. Lateness is per scheduled tick (see `accounting`); a tick at or beyond
+//! `# Histogram`. Lateness is per scheduled tick (see `crate::ticks`); a tick at or beyond
 //! `max_us` µs is an overflow, and its cycle number is its 0-based tick index. An early
 //! tick (negative lateness, never expected) is counted in bucket 0 and reported in an
 //! extra `# Early ticks:` line.
@@ -153,9 +153,9 @@ pub fn write_histogram(path: &Path, data: &TimersData, max_us: u64) -> anyhow::R
 
 #[cfg(test)]
 mod tests {
-    use super::super::accounting::TickRecord;
     use super::super::{ThreadResult, TickStats, TimersCell, TimersConfig};
     use super::*;
+    use crate::ticks::TickRecord;
 
     fn thread(i: usize, lateness: &[i64]) -> ThreadResult {
         ThreadResult {

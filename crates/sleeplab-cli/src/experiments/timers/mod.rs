@@ -2,14 +2,13 @@
 //!
 //! Each cell runs one mechanism at one period for one contiguous stretch of `seconds`
 //! on `threads` measuring threads at once (each with its own timer), and accounts every
-//! wake against the absolute schedule `t0 + k·P` ([`accounting`]): ticks expected and
+//! wake against the absolute schedule `t0 + k·P` ([`crate::ticks`]): ticks expected and
 //! received, missed ticks (overruns), the seed's interval error, lateness per scheduled
 //! tick, drift, CPU and context switches. Cells are interleaved period-major (every
 //! mechanism at 100 ms, then every mechanism at 50 ms, …) inside load and timer-slack
 //! levels. The result renders as the seed's table per period ([`render`]), as a
 //! cyclictest-style histogram file ([`write_histogram`]), JSON and CSV.
 
-pub mod accounting;
 mod csv_out;
 mod experiment;
 mod histogram;
@@ -94,7 +93,7 @@ pub struct ThreadResult {
     /// Every scheduled tick (for CSV and the histogram); not serialized.
     #[serde(skip)]
     #[schemars(skip)]
-    pub ticks: Vec<accounting::TickRecord>,
+    pub ticks: Vec<crate::ticks::TickRecord>,
 }
 
 /// One measured cell: a mechanism at a period, load and slack.

@@ -2,7 +2,6 @@
 //! mechanisms; each cell runs `threads` measuring threads at once (started together at a
 //! barrier), each with its own timer, for one contiguous run.
 
-use super::accounting::{Schedule, Wake, account};
 use super::mechanisms::{self, Plan};
 use super::{SkippedTimerCell, ThreadResult, TickStats, TimersCell, TimersConfig, TimersData};
 use crate::experiments::{Context, Outcome, Stop};
@@ -10,6 +9,7 @@ use crate::load::LoadThreads;
 use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
 use crate::settings::{ThreadSettings, lock_memory, set_slack, slack_levels};
+use crate::ticks::{Wake, account};
 use sleeplab::system::timer_slack_ns;
 use std::sync::Barrier;
 
@@ -239,24 +239,7 @@ fn assemble(
     let interrupted_any = runs.iter().any(|r| r.report.interrupted);
     let accounts: Vec<_> = runs
         .iter()
-        .map(|r| {
-            // An interrupted run is accounted up to the deadlines it reached.
-            let ticks = if r.report.interrupted {
-                r.wakes
-                    .iter()
-                    .map(|w| w.expirations)
-                    .sum::<u64>()
-                    .min(plan.ticks)
-            } else {
-                plan.ticks
-            };
-            let schedule = Schedule {
-                t0_ns: r.report.t0_ns,
-                period_ns: period,
-                ticks,
-            };
-            account(&schedule, &r.wakes)
-        })
+        .map(|r| account(&r.report.schedule(plan, &r.wakes), &r.wakes))
         .collect();
     let mut threads = Vec::with_capacity(runs.len());
     let (mut cpu_total, mut vol, mut invol) = (0u64, 0u64, 0u64);

@@ -1,9 +1,9 @@
 //! The statistics of one or more accounted runs (one measuring thread, or all of them
 //! merged): counts, the seed's error, lateness quantiles, drift.
 
-use super::accounting::Account;
 use crate::stats::quantile_ci::ci_sorted;
 use crate::stats::{Ci, quantile_sorted, tail_quantile};
+use crate::ticks::Account;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -123,8 +123,8 @@ impl TickStats {
 
 #[cfg(test)]
 mod tests {
-    use super::super::accounting::{Schedule, Wake, account};
     use super::*;
+    use crate::ticks::{Schedule, Wake, account};
 
     #[test]
     fn hand_computed() {

@@ -1,17 +1,16 @@
 //! Every periodic mechanism `sleeplab timers` compares: the library's
 //! ([`sleeplab::wait::periodic`]) and the `spin_sleep` crate's interval
-//! ([`SPIN_SLEEP_INTERVAL`]), each run through the one loop [`run`].
+//! ([`SPIN_SLEEP_INTERVAL`]), each run through the one loop [`run`] (in
+//! [`crate::ticks`], which the monitor's `tick:` cells run through too).
 //!
 //! A mechanism arms its timer (or starts its loop) on the absolute schedule `t0 + k·P`,
 //! with `t0` read right before arming, and reports one [`Wake`] per wake-up: the clock
 //! read right after the wait, and how many deadlines the wake stands for (the kernel's
 //! expiration or overrun count, or for loops the deadlines already passed).
 
-mod drive;
 mod spin_interval;
 
-pub use super::accounting::Wake;
-pub use drive::{Plan, RunReport, run};
+pub use crate::ticks::{Plan, RunReport, Wake, run};
 pub use spin_interval::SPIN_SLEEP_INTERVAL;
 
 use sleeplab::wait::periodic::{self, Options, PeriodicMechanism, PeriodicTimer};
@@ -66,9 +65,9 @@ pub fn shared_helper_usage(name: &str) -> Option<ThreadUsage> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::accounting::{Schedule, account};
     use super::*;
     use crate::experiments::Stop;
+    use crate::ticks::{Schedule, account};
     use sleeplab::clock::monotonic_ns;
 
     /// Every mechanism delivers 20 ticks of 2 ms and no wake comes before its deadline

@@ -1,11 +1,13 @@
-//! The one loop every periodic mechanism runs through in `sleeplab timers`: arm on the
-//! absolute grid `t0 + k·P` (`t0` read right before arming), collect wakes into a buffer
-//! the caller allocated beforehand until `plan.ticks` deadlines are covered or the user
-//! pressed Ctrl-C, disarm. The timed region is the mechanism's wait and its clock read;
-//! the push into the buffer and the stop check come after.
+//! The one loop every periodic mechanism runs through, in a `sleeplab timers` cell and in
+//! a `sleeplab monitor` burst of a `tick:` cell: arm on the absolute grid `t0 + k·P`
+//! (`t0` read right before arming), collect wakes into a buffer the caller allocated
+//! beforehand until `plan.ticks` deadlines are covered or the stop flag is raised
+//! (Ctrl-C, the monitor's stop), disarm; estimated counts are reconciled with the wake
+//! times. The timed region is the mechanism's wait and its clock read; the push into the
+//! buffer and the stop check come after.
 
-use super::Wake;
-use crate::experiments::Stop;
+use super::{Schedule, Wake};
+use crate::interrupt::Stop;
 use sleeplab::wait::periodic::{Grid, PeriodicTimer, reconcile};
 use sleeplab::wait::{ThreadUsage, WaitError};
 
@@ -33,8 +35,21 @@ pub struct RunReport {
     pub helper: ThreadUsage,
     /// The timer slack in force while waiting, when the mechanism changed it.
     pub timer_slack_ns: Option<u64>,
-    /// True when Ctrl-C stopped the run early.
+    /// True when the stop flag (Ctrl-C) ended the run early.
     pub interrupted: bool,
+}
+
+impl RunReport {
+    /// The schedule this run of `plan` is accounted against ([`Schedule::of_run`]).
+    pub fn schedule(&self, plan: &Plan, wakes: &[Wake]) -> Schedule {
+        Schedule::of_run(
+            self.t0_ns,
+            plan.period_ns,
+            plan.ticks,
+            self.interrupted,
+            wakes,
+        )
+    }
 }
 
 /// Runs `plan` on `timer`, appending one [`Wake`] per wake-up to `wakes` (whose capacity

@@ -25,7 +25,8 @@
 //!
 //! A wake reporting 0 expirations stands for no deadline: it is counted as *extra* and
 //! left out of everything else. Wakes after the last scheduled deadline is covered are
-//! ignored.
+//! ignored, and a run cut short is accounted up to the deadlines it reached
+//! ([`Schedule::of_run`]).
 
 pub use sleeplab::wait::periodic::{Wake, passed_deadlines, reconcile};
 
@@ -45,6 +46,32 @@ impl Schedule {
     /// When deadline `k` is due, ns (saturating).
     pub fn deadline(&self, k: u64) -> u64 {
         self.t0_ns.saturating_add(k.saturating_mul(self.period_ns))
+    }
+
+    /// The schedule a run of `planned` deadlines from `t0_ns` is accounted against: all
+    /// of them, or when the run was `interrupted`, only the deadlines its `wakes`
+    /// reached (a stopped run is not charged with deadlines it never waited for).
+    pub fn of_run(
+        t0_ns: u64,
+        period_ns: u64,
+        planned: u64,
+        interrupted: bool,
+        wakes: &[Wake],
+    ) -> Self {
+        let ticks = if interrupted {
+            wakes
+                .iter()
+                .map(|w| w.expirations)
+                .fold(0u64, u64::saturating_add)
+                .min(planned)
+        } else {
+            planned
+        };
+        Self {
+            t0_ns,
+            period_ns,
+            ticks,
+        }
     }
 }
 
@@ -343,6 +370,28 @@ mod tests {
         assert_eq!(account(&sched(3), &too_many).early, 1);
         // Empty input is fine.
         reconcile(t0, MS, &mut []);
+    }
+
+    #[test]
+    fn an_interrupted_run_is_accounted_up_to_the_deadlines_it_reached() {
+        // Deadline 1 on time, then a wake that swallowed deadline 2; 10 were planned.
+        let t0 = 10 * MS;
+        let wakes = vec![w(t0 + MS + 1_000, 1), w(t0 + 3 * MS + 1_000, 2)];
+        let whole = Schedule::of_run(t0, MS, 10, false, &wakes);
+        assert_eq!(whole, sched(10));
+        let a = account(&whole, &wakes);
+        assert_eq!((a.received, a.missed, a.undelivered), (2, 8, 7));
+        // Stopped after them: charged with the three deadlines it reached.
+        let cut = Schedule::of_run(t0, MS, 10, true, &wakes);
+        assert_eq!(cut, sched(3));
+        let a = account(&cut, &wakes);
+        assert_eq!(
+            (a.expected, a.received, a.missed, a.undelivered),
+            (3, 2, 1, 0)
+        );
+        // Never more than planned, and nothing reached is nothing to account.
+        assert_eq!(Schedule::of_run(t0, MS, 2, true, &wakes).ticks, 2);
+        assert_eq!(Schedule::of_run(t0, MS, 5, true, &[]).ticks, 0);
     }
 
     #[test]
