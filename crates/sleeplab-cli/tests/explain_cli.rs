@@ -389,3 +389,66 @@ fn timers_trace_explains_the_measuring_threads_wakes() {
         }
     }
 }
+
+/// `pace --trace`: every frame of the first run is split; the late frames' causes add up
+/// to the late frames; the report's "why frames were late" is the kernel's table.
+#[test]
+fn pace_trace_counts_late_frames_by_their_cause() {
+    if !traceable() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let result = traced_run(
+        dir.path(),
+        "pace",
+        &[
+            "--strategies",
+            "std-sleep,precise",
+            "--frames",
+            "120",
+            "--rate",
+            "500",
+            "--load",
+            "0,1",
+            "--trace",
+        ],
+    );
+    let data = <&sleeplab_cli::experiments::pace::PaceData>::try_from(&result.data).unwrap();
+    assert!(data.tracing.as_ref().unwrap().kernel);
+    for r in &data.results {
+        let x = r.explanation.as_ref().expect("every contender explained");
+        assert_eq!(x.wakes, r.error.count, "{}", r.strategy);
+        let late = x.late.as_ref().unwrap();
+        assert_eq!(
+            r.samples_ns.len() as u64,
+            r.error.count,
+            "every frame in the JSON"
+        );
+        let over = r
+            .samples_ns
+            .iter()
+            .filter(|&&l| l > late.threshold_ns)
+            .count() as u64;
+        // The frames late by the recorder and by the account: the same frames.
+        assert_eq!(late.wakes, over, "{}", r.strategy);
+        assert_eq!(
+            late.by_cause.iter().map(|c| c.wakes).sum::<u64>(),
+            late.wakes
+        );
+    }
+    let report = dir.path().join("report");
+    let out = Command::new(bin())
+        .args(["report", "-q"])
+        .arg(dir.path().join("out.json"))
+        .arg("-o")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(
+        html.contains("from the kernel&#39;s own timestamps")
+            || html.contains("from the kernel's own timestamps"),
+        "the kernel's table"
+    );
+}

@@ -17,7 +17,8 @@
 //! * Preemptions (switched out while runnable, then back in) count as run queue
 //!   wherever they fall, naming the task that took the CPU.
 //! * Only the part of each stretch after the deadline counts: the stretches add up to
-//!   the lateness exactly. A stretch whose events are missing is `unexplained`, and the
+//!   the lateness exactly. A wait that began after its deadline (a paced frame whose
+//!   work overran) was `overrun` from the deadline to its start. A stretch whose events are missing is `unexplained`, and the
 //!   wake is marked untraced.
 //!
 //! Pure: the tests build timelines by hand.
@@ -138,6 +139,10 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
     let mut parts = Parts::default();
     let lo = w.deadline_ns.max(w.start_ns);
     let mut run_queue_by: Vec<(Holder, u64)> = Vec::new();
+    if lateness_ns > 0 && w.start_ns > w.deadline_ns {
+        // The wait began after its deadline: that much was late before any wait.
+        parts.add(Component::Overrun, w.start_ns.min(w.end_ns) - w.deadline_ns);
+    }
     if lateness_ns > 0 {
         split(
             &marks,

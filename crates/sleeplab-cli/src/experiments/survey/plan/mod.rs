@@ -240,6 +240,7 @@ fn pace_stage(level: Level, cpus: usize) -> StagePlan {
             timer_slack_ns: Some(1),
             json_samples: 200,
             repeat: 1,
+            trace: false,
         },
     )
 }
