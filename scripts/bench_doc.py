@@ -1,8 +1,13 @@
 """The one way a benchmark writes its section of docs/BENCHMARKS.md: between
 `<!-- NAME:begin -->` and `<!-- NAME:end -->`, replaced in place (or appended), the file
 written whole or not at all. Used by bench_pace_report.py, bench_frontier_report.py and
-bindings/python/bench/report.py (Python and C)."""
+bindings/python/bench/report.py (Python and C); from a shell script, the section's body
+on standard input:
+
+    python3 scripts/bench_doc.py DOC NAME <body.md   # e.g. explain-crosscheck.sh, bench-trace.sh
+"""
 import os
+import sys
 
 HEADER = "# Benchmarks\n\nEvery number here comes from a command in this file; rerun it to refresh.\n\n"
 
@@ -34,3 +39,15 @@ def write_section(path, name, text):
     with open(tmp, "w") as f:
         f.write(replace_section(doc, name, text))
     os.replace(tmp, path)
+
+
+def wrapped(name, body):
+    """`body` between the markers of section NAME."""
+    begin, end = markers(name)
+    return f"{begin}\n{body.strip()}\n{end}"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: bench_doc.py DOC NAME <body")
+    write_section(sys.argv[1], sys.argv[2], wrapped(sys.argv[2], sys.stdin.read()))

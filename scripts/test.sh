@@ -14,6 +14,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p sleeplab-cli --no-default-features --all-targets -- -D warnings
 cargo test --workspace --release
 python3 scripts/bench_frontier_report.py --self-test
+python3 scripts/explain_crosscheck.py --self-test
 # The experiments behind precise's regimes and the benchmarks' noise compile warning-free.
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/eevdf-lag.c -lpthread
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/host-gaps.c -lpthread
