@@ -48,6 +48,7 @@ pub fn cell(mechanism: &str, requested_ns: u64, load: usize, slack: u64, median:
         round_counts: vec![100],
         samples_ns: vec![median as u64; 3],
         all_samples_ns: vec![],
+        explanation: None,
     }
 }
 
@@ -76,9 +77,11 @@ pub fn sweep(cells: Vec<SweepCell>) -> SweepData {
             json_samples: 3,
             raw_cap: 100,
             focus: vec![],
+            trace: false,
         },
         cells,
         skipped: vec![],
+        tracing: None,
     }
 }
 
