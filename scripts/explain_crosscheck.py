@@ -10,7 +10,10 @@ that timehist shows in it (normally one: the wake's own; more when the thread wa
 preempted after it), each one's sch delay counted from the deadline on, as explain
 counts: timehist's lines are printed when the thread leaves the CPU, so a switch-in is
 the line's time less its run time. timehist prints µs (truncated), so one switch-in is
-placed to ±1 µs and its delay is up to 1 µs short: agreement is read within 2 µs.
+placed to ±1 µs and its delay is up to 1 µs short: agreement is read within 2 µs, and a
+cell agrees per wake when the 95 % Wilson interval of its share of agreeing wakes lies at
+or above AGREE_SHARE (disagrees when it lies below; undecided between). Quantiles and
+their intervals: scripts/quantiles.py.
 
     python3 scripts/explain_crosscheck.py EXPLAIN.csv TIMEHIST.txt COMMAND [PERF_NOTES]
     python3 scripts/explain_crosscheck.py --self-test
@@ -20,10 +23,12 @@ docs/BENCHMARKS.md.
 """
 import bisect
 import csv
-import math
 import re
 import sys
 from decimal import Decimal
+
+from bench_doc import mark
+from quantiles import INDISTINGUISHABLE, ci, fmt_ci, quantile, wilson
 
 # The measuring thread's name as the kernel keeps it (15 bytes of "sleeplab-explain").
 THREAD = "sleeplab-explai"
@@ -57,18 +62,6 @@ def switch_ins(timehist, thread=THREAD):
         out.append((t_out - run, delay))
     out.sort()
     return out
-
-
-def quantile(values, q):
-    """numpy's default (linear) quantile of `values`, or None where n·(1−q) < 1 (the
-    sample-size rule: p90 needs 10 values, p99 100)."""
-    n = len(values)
-    if n == 0 or n * (1 - q) < 1 - 1e-9:
-        return None
-    s = sorted(values)
-    pos = q * (n - 1)
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
 def match(wakes, ins):
@@ -110,8 +103,21 @@ def cells(rows):
     return out
 
 
+def agreement(within, n):
+    """"met" when the Wilson interval of the share within/n lies at or above AGREE_SHARE,
+    "missed" when it lies below, else undecided; None without wakes."""
+    if n == 0:
+        return None
+    lo, hi = wilson(within, n)
+    if lo >= AGREE_SHARE:
+        return "met"
+    if hi < AGREE_SHARE:
+        return "missed"
+    return INDISTINGUISHABLE
+
+
 def cell_row(key, cell, ins):
-    """The table row of one cell, and whether it agrees per wake."""
+    """The table row of one cell, and its per-wake agreement (`agreement`)."""
     mech, req, load = key
     pairs, unmatched = match(cell["wakes"], ins)
     th = [p[0] for p in pairs]
@@ -119,13 +125,14 @@ def cell_row(key, cell, ins):
     diff = [a - b for a, b in pairs]
     within = sum(abs(d) <= AGREE_NS for d in diff)
     n = len(pairs)
-    share = within / n if n else 0.0
+    outcome = agreement(within, n)
+    lo, hi = wilson(within, n)
     dist = lambda v: " / ".join(us(quantile(v, q)) for q in (0.5, 0.9, 0.99))
     row = (f"| {mech} | {us(req)} | {load} | {n} (of {len(cell['wakes']) + cell['skipped']}; "
            f"{unmatched} unmatched, {cell['skipped']} not fully traced) | "
-           f"{us(quantile(diff, 0.5))} | {us(quantile(diff, 0.99))} | "
-           f"{within} ({100 * share:.1f} %) | {dist(th)} | {dist(ex)} |")
-    return row, n > 0 and share >= AGREE_SHARE
+           f"{us(quantile(diff, 0.5))} {fmt_ci(ci(diff, 0.5), us)} | {us(quantile(diff, 0.99))} | "
+           f"{mark(outcome)} {within} ({100 * lo:.1f}–{100 * hi:.1f} %) | {dist(th)} | {dist(ex)} |")
+    return row, outcome
 
 
 def section(csv_text, timehist, command, perf_notes=""):
@@ -136,25 +143,29 @@ def section(csv_text, timehist, command, perf_notes=""):
         f"Command: `{command}`",
         "",
         f"{len(ins)} switch-ins of `{THREAD}` in `perf sched timehist`. Per wake: "
-        "timehist's sch delay − explain's idle wakeup + run queue (median, p99) and how many "
-        f"agree within {us(AGREE_NS)}; in distribution: p50 / p90 / p99 of each (– where n "
-        "is too small: p90 needs 10 wakes, p99 100).",
+        "timehist's sch delay − explain's idle wakeup + run queue (median with its 95 % "
+        f"interval, p99) and how many agree within {us(AGREE_NS)} (the share's 95 % Wilson "
+        f"interval: ✅ at or above {100 * AGREE_SHARE:.0f} %, ❌ below, ⚪ undecided); in "
+        "distribution: p50 / p90 / p99 of each (– where n is too small: p90 needs 10 wakes, "
+        "p99 100).",
         "",
-        "| mechanism | requested | load | wakes compared | difference p50 | difference p99 | "
+        "| mechanism | requested | load | wakes compared | difference p50 [95 %] | difference p99 | "
         f"within {us(AGREE_NS)} | timehist sch delay p50 / p90 / p99 | "
         "explain idle wakeup + run queue p50 / p90 / p99 |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    verdicts = []
+    outcomes = []
     for key, cell in by_cell.items():
-        row, ok = cell_row(key, cell, ins)
+        row, outcome = cell_row(key, cell, ins)
         lines.append(row)
-        verdicts.append(ok)
+        outcomes.append(outcome)
     lines.append("")
-    agree = sum(verdicts)
-    mark = "✅" if verdicts and all(verdicts) else "❌"
-    lines.append(f"- {mark} {agree} of {len(verdicts)} cells agree per wake (at least "
-                 f"{100 * AGREE_SHARE:.0f} % of their wakes within {us(AGREE_NS)})")
+    met = outcomes.count("met")
+    missed = outcomes.count("missed")
+    overall = "met" if outcomes and met == len(outcomes) else "missed" if missed else INDISTINGUISHABLE
+    lines.append(f"- {mark(overall)} per wake, {met} of {len(outcomes)} cells agree (at least "
+                 f"{100 * AGREE_SHARE:.0f} % of their wakes within {us(AGREE_NS)}), {missed} "
+                 f"disagree, {len(outcomes) - met - missed} undecided ({INDISTINGUISHABLE})")
     if perf_notes.strip():
         lines.append(f"- perf: {perf_notes.strip()}")
     return "\n".join(lines)
@@ -173,10 +184,6 @@ def self_test():
     ins = switch_ins(th)
     # 752.625 − 0.019 ms: on at 752.606; 753.720 − 0.015: 753.705; 753.750 − 0.010: 753.740.
     assert ins == [(6917752606000, 12000), (6917753705000, 13000), (6917753740000, 20000)], ins
-    assert quantile([1, 2, 3, 4], 0.5) == 2.5
-    assert abs(quantile(list(range(1, 11)), 0.9) - 9.1) < 1e-9  # numpy: 9.1
-    assert quantile(list(range(9)), 0.9) is None and quantile(list(range(99)), 0.99) is None
-    assert quantile([], 0.5) is None and quantile([5], 0.5) is None
     wakes = [
         (6917752500000, 6917752611000, 12_849),  # one switch-in: 12 µs vs 12.849
         (6917753600000, 6917753745000, 30_000),  # the wake's 13 µs and a preemption's 20 µs
@@ -192,14 +199,18 @@ def self_test():
     rows.append(dict(rows[0], traced="false"))
     c = cells(rows)
     assert list(c) == [("nanosleep", 1_000_000, 0)] and c[("nanosleep", 1_000_000, 0)]["skipped"] == 1
-    row, ok = cell_row(("nanosleep", 1_000_000, 0), c[("nanosleep", 1_000_000, 0)], ins)
-    # Differences −0.849, 3 and −2 µs: two of three within 2 µs.
-    assert not ok
-    assert "| 3 (of 5; 1 unmatched, 1 not fully traced) | -0.85 µs | – | 2 (66.7 %) |" in row, row
+    row, outcome = cell_row(("nanosleep", 1_000_000, 0), c[("nanosleep", 1_000_000, 0)], ins)
+    # Differences −0.849, 3 and −2 µs: two of three within 2 µs; even the share's upper
+    # end (93.9 %) is below 95 %.
+    assert outcome == "missed"
+    assert "| 3 (of 5; 1 unmatched, 1 not fully traced) | -0.85 µs [–] | – | ❌ 2 (20.8–93.9 %) |" in row, row
+    assert agreement(0, 0) is None
+    assert agreement(1000, 1000) == "met" and agreement(900, 1000) == "missed"
     body = section("mechanism,requested_ns,load,deadline_ns,end_ns,idle_wakeup_ns,run_queue_ns,"
                    "traced,blocked\nnanosleep,1000000,0,6917752500000,6917752611000,12849,0,true,true\n",
                    th, "scripts/explain-crosscheck.sh", "lost 0 chunks")
-    assert "- ✅ 1 of 1 cells agree per wake" in body and "- perf: lost 0 chunks" in body, body
+    # One wake within: its share's interval reaches below 95 %: undecided.
+    assert "- ⚪ per wake, 0 of 1 cells agree" in body and "- perf: lost 0 chunks" in body, body
     print("self-test ok")
 
 

@@ -27,9 +27,9 @@
 
 use clap::Parser;
 use sleeplab::clock::{monotonic_ns, process_cpu_ns};
-use sleeplab_cli::stats::tail_quantile_i64;
+use sleeplab_cli::stats::quantile_ci::ci_sorted;
+use sleeplab_cli::stats::{Ci, tail_quantile_i64};
 use sleeplab_cli::trace::{Tracer, Window, account, this_tid};
-use statrs::distribution::{Binomial, DiscreteCDF};
 use std::time::Duration;
 
 #[derive(Parser)]
@@ -229,21 +229,44 @@ fn block(
     Ok(b)
 }
 
-/// The 1-based ranks `(l, u)` of the order statistics that bound a distribution-free
-/// interval of the median of `n` samples with coverage ≥ `level`: the largest `l` with
-/// P(B ≤ l − 1) ≤ (1 − level)/2 for B ~ Binomial(n, ½), and `u = n + 1 − l`. `None`
-/// when no ranks reach the level (n < 6 at 95 %).
-fn median_ranks(n: u64, level: f64) -> Option<(u64, u64)> {
-    if n == 0 {
-        return None;
+/// The target on the median: at most this much added by tracing (issue 24).
+const MEDIAN_TARGET_NS: f64 = 2_000.0;
+/// The target on the CPU: at most this share of a core, in %, at 1 kHz (issue 24).
+const CPU_TARGET_PCT: f64 = 1.0;
+
+/// How a measured difference stands against its target, judged on its interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// The whole interval at or under the target.
+    Met,
+    /// The whole interval above it.
+    Missed,
+    /// The interval straddles it: indistinguishable in this run.
+    Undecided,
+}
+
+impl Outcome {
+    /// `interval` against `target` (at most): `None` without an interval.
+    fn of(interval: Option<Ci>, target: f64) -> Option<Self> {
+        let c = interval?;
+        Some(if c.high().is_some_and(|h| h <= target) {
+            Outcome::Met
+        } else if c.low().is_some_and(|l| l > target) {
+            Outcome::Missed
+        } else {
+            Outcome::Undecided
+        })
     }
-    let b = Binomial::new(0.5, n).ok()?;
-    let tail = (1.0 - level) / 2.0;
-    // cdf(l − 1) grows with l: the last l whose lower tail stays within `tail`.
-    let l = (1..=n.div_ceil(2))
-        .take_while(|&l| b.cdf(l - 1) <= tail + 1e-12)
-        .last()?;
-    Some((l, n + 1 - l))
+
+    /// The mark a verdict line starts with (as scripts/bench_doc.py marks them).
+    fn mark(outcome: Option<Self>) -> &'static str {
+        match outcome {
+            Some(Outcome::Met) => "✅",
+            Some(Outcome::Missed) => "❌",
+            Some(Outcome::Undecided) => "⚪",
+            None => "–",
+        }
+    }
 }
 
 /// One side (traced or not) of one loop, pooled over its blocks.
@@ -252,7 +275,7 @@ struct Side {
     n: u64,
     median_ns: Option<f64>,
     /// The median's 95 % interval (order statistics).
-    interval_ns: Option<(f64, f64)>,
+    interval: Option<Ci>,
     p99_ns: Option<f64>,
     busy_pct: f64,
     process_pct: f64,
@@ -279,8 +302,7 @@ impl Side {
         Self {
             n,
             median_ns: tail_quantile_i64(&all, 0.5),
-            interval_ns: median_ranks(n, 0.95)
-                .map(|(l, u)| (all[l as usize - 1] as f64, all[u as usize - 1] as f64)),
+            interval: ci_sorted(&all, 0.5, |v| v as f64),
             p99_ns: tail_quantile_i64(&all, 0.99),
             busy_pct,
             process_pct: pct(blocks.iter().map(|b| b.process_ns).sum()),
@@ -305,31 +327,32 @@ fn opt_us(ns: Option<f64>) -> String {
     ns.map_or("–".into(), fmt_us)
 }
 
-fn mark(ok: bool) -> &'static str {
-    if ok { "✅" } else { "❌" }
+/// `[a–b]`, `[≥ a]`, `[≤ b]` or `[–]`, each end written by `f`.
+fn fmt_ci(c: Option<Ci>, f: impl Fn(f64) -> String) -> String {
+    match c.map(|c| (c.low(), c.high())) {
+        Some((Some(l), Some(h))) => format!("[{} – {}]", f(l), f(h)),
+        Some((Some(l), None)) => format!("[≥ {}]", f(l)),
+        Some((None, Some(h))) => format!("[≤ {}]", f(h)),
+        _ => "[–]".into(),
+    }
 }
 
-/// The median of `v` (unsorted), or None when empty.
-fn median_f64(v: &[f64]) -> Option<f64> {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    (n > 0).then(|| (s[(n - 1) / 2] + s[n / 2]) / 2.0)
+/// The interval of `b − a` from the intervals of `b` and `a` (each 95 %: together they
+/// cover at least 90 %); an end is open where either end it comes from is.
+fn difference(b: Option<Ci>, a: Option<Ci>) -> Option<Ci> {
+    let (b, a) = (b?, a?);
+    let end = |x: Option<f64>, y: Option<f64>| Some(x? - y?);
+    Some(Ci(end(b.low(), a.high()), end(b.high(), a.low())))
 }
 
 /// The report's lines for one loop: `pairs` holds each round's (untraced, traced).
 fn report(label: &str, pairs: &[(Block, Block)], period_ns: u64) -> Vec<String> {
     let off = Side::of(&pairs.iter().map(|p| &p.0).collect::<Vec<_>>());
     let on = Side::of(&pairs.iter().map(|p| &p.1).collect::<Vec<_>>());
-    let interval = |s: &Side| {
-        s.interval_ns.map_or("–".into(), |(l, u)| {
-            format!("{} – {}", fmt_us(l), fmt_us(u))
-        })
-    };
     let mut out = vec![
         format!("**{label}** ({} rounds):", pairs.len()),
         String::new(),
-        "| | n | median lateness (95 % interval) | p99 | machine busy, % of a core | \
+        "| | n | median lateness [95 %] | p99 | machine busy, % of a core | \
          process CPU, % of a core | events/s | drain per event | wakes fully traced |"
             .into(),
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|".into(),
@@ -341,10 +364,10 @@ fn report(label: &str, pairs: &[(Block, Block)], period_ns: u64) -> Vec<String> 
             "–".into()
         };
         out.push(format!(
-            "| {name} | {} | {} ({}) | {} | {:.3} | {:.3} | {:.0} | {} | {traced} |",
+            "| {name} | {} | {} {} | {} | {:.3} | {:.3} | {:.0} | {} | {traced} |",
             s.n,
             opt_us(s.median_ns),
-            interval(s),
+            fmt_ci(s.interval, fmt_us),
             opt_us(s.p99_ns),
             s.busy_pct,
             s.process_pct,
@@ -355,51 +378,47 @@ fn report(label: &str, pairs: &[(Block, Block)], period_ns: u64) -> Vec<String> 
     }
     out.push(String::new());
     if let (Some(a), Some(b)) = (off.median_ns, on.median_ns) {
-        let d = b - a;
-        let bound = match (off.interval_ns, on.interval_ns) {
-            (Some((al, au)), Some((bl, bu))) => format!(
-                " (from the two intervals: {} to {}, covering ≥ 90 %)",
-                fmt_us(bl - au),
-                fmt_us(bu - al)
-            ),
-            _ => String::new(),
-        };
+        let d = difference(on.interval, off.interval);
         out.push(format!(
-            "- {} added to the median: {}{bound}; target ≤ 2 µs",
-            mark(d <= 2_000.0),
-            fmt_us(d)
+            "- {} added to the median: {} {} (from the two 95 % intervals: covers ≥ 90 %); \
+             target ≤ {}",
+            Outcome::mark(Outcome::of(d, MEDIAN_TARGET_NS)),
+            fmt_us(b - a),
+            fmt_ci(d, fmt_us),
+            fmt_us(MEDIAN_TARGET_NS),
         ));
     }
-    let busy = on.busy_pct - off.busy_pct;
-    let per_round: Vec<f64> = pairs
+    // Each round's difference, in ns of busy time per s of run (1e7 is 1 % of a core).
+    let mut per_round: Vec<i64> = pairs
         .iter()
         .map(|(a, b)| {
-            100.0
-                * (b.busy_ns as f64 / b.wall_ns.max(1) as f64
-                    - a.busy_ns as f64 / a.wall_ns.max(1) as f64)
+            (1e9 * (b.busy_ns as f64 / b.wall_ns.max(1) as f64
+                - a.busy_ns as f64 / a.wall_ns.max(1) as f64)) as i64
         })
         .collect();
-    let spread = match (
-        median_f64(&per_round),
-        per_round.iter().copied().reduce(f64::min),
-        per_round.iter().copied().reduce(f64::max),
-    ) {
-        (Some(m), Some(lo), Some(hi)) => {
-            format!(" (per round: median {m:.3}, from {lo:.3} to {hi:.3})")
-        }
-        _ => String::new(),
-    };
-    let rate = 1e9 / period_ns as f64;
+    per_round.sort_unstable();
+    let round_ci = ci_sorted(&per_round, 0.5, |v| v as f64 / 1e7);
+    let pct = |v: f64| format!("{v:.3}");
     let verdict = if off.saturated || on.saturated {
-        "– (the machine was busy ≥ 95 % of the time: its busy time cannot show the \
-         tracer's; rerun on a quiet machine)"
+        "– (not judged: the machine was busy ≥ 95 % of the time, so its busy time cannot \
+         show the tracer's; rerun on a quiet machine)"
             .to_string()
+    } else if round_ci.is_none() {
+        format!(
+            "– (not judged: {} rounds give the rounds' median no interval)",
+            per_round.len()
+        )
     } else {
-        mark(busy <= 1.0).to_string()
+        Outcome::mark(Outcome::of(round_ci, CPU_TARGET_PCT)).to_string()
     };
     out.push(format!(
-        "- {verdict} CPU the tracing takes at {rate:.0} Hz: {busy:.3} % of a core of the whole \
-         machine (traced − untraced){spread}, of which the measuring process {:.3} %; target ≤ 1 %",
+        "- {verdict} CPU the tracing takes at {:.0} Hz: {:.3} % of a core of the whole machine \
+         (traced − untraced over the run; per round: median {} {}), of which the measuring \
+         process {:.3} %; target ≤ {CPU_TARGET_PCT} % (judged on the rounds' median)",
+        1e9 / period_ns as f64,
+        on.busy_pct - off.busy_pct,
+        tail_quantile_i64(&per_round, 0.5).map_or("–".into(), |v| pct(v / 1e7)),
+        fmt_ci(round_ci, pct),
         on.process_pct - off.process_pct,
     ));
     if on.lost > 0 {
@@ -462,23 +481,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn median_ranks_match_the_binomial_tables() {
-        // The classic table: n = 6 → (1, 6) at 96.9 %, n = 100 → (40, 61) at 96.5 %.
-        assert_eq!(median_ranks(5, 0.95), None);
-        assert_eq!(median_ranks(6, 0.95), Some((1, 6)));
-        assert_eq!(median_ranks(10, 0.95), Some((2, 9)));
-        assert_eq!(median_ranks(100, 0.95), Some((40, 61)));
-        // The coverage reaches the level, and one rank inward it would not.
-        for n in [6u64, 17, 100, 999, 20_000] {
-            let (l, u) = median_ranks(n, 0.95).unwrap();
-            assert_eq!(u, n + 1 - l);
-            let b = Binomial::new(0.5, n).unwrap();
-            assert!(1.0 - 2.0 * b.cdf(l - 1) >= 0.95, "n = {n}");
-            assert!(1.0 - 2.0 * b.cdf(l) < 0.95, "n = {n}");
-        }
-    }
-
-    #[test]
     fn idle_time_is_idle_plus_iowait_of_the_cpu_line() {
         let stat = "cpu  100 5 20 300 7 0 1 2 0 0\ncpu0 50 2 10 150 3 0 1 1 0 0\n\
                     cpu1 50 3 10 150 4 0 0 1 0 0\nintr 1 2\nctxt 9\n";
@@ -510,17 +512,16 @@ mod tests {
         assert_eq!(s.n, 6);
         // Sorted: -5 10 20 30 40 60: the linear median is 25.
         assert_eq!(s.median_ns, Some(25.0));
-        assert_eq!(s.interval_ns, Some((-5.0, 60.0)));
+        // Six samples: the median's interval runs from the first to the sixth.
+        assert_eq!(s.interval, Some(Ci(Some(-5.0), Some(60.0))));
         assert_eq!(s.p99_ns, None);
         assert_eq!((s.busy_pct, s.process_pct), (4.0, 2.0));
         assert_eq!(s.drain_ns_per_event, Some(10.0));
         assert_eq!(s.traced_wakes, 3);
-        assert_eq!(median_f64(&[3.0, 1.0, 2.0, 10.0]), Some(2.5));
-        assert_eq!(median_f64(&[]), None);
     }
 
     #[test]
-    fn the_report_judges_the_difference_of_the_medians_and_of_the_busy_time() {
+    fn the_report_judges_on_intervals() {
         let blk = |late: i64, busy: u64| Block {
             lateness_ns: vec![late; 10],
             wall_ns: 1_000_000_000,
@@ -528,30 +529,80 @@ mod tests {
             cpus: 2,
             ..Block::default()
         };
-        let pairs = vec![
-            (blk(50_000, 10_000_000), blk(51_000, 14_000_000)),
-            (blk(50_000, 10_000_000), blk(51_000, 16_000_000)),
-        ];
-        let lines = report("x", &pairs, 1_000_000).join("\n");
-        assert!(lines.contains("✅ added to the median: 1.00 µs"), "{lines}");
+        // Six rounds; tracing adds 1 µs to every wake and 4–6 ms of busy time a second.
+        let rounds = |late: i64, extra: [u64; 6]| -> Vec<(Block, Block)> {
+            extra
+                .iter()
+                .map(|&e| (blk(50_000, 10_000_000), blk(late, 10_000_000 + e)))
+                .collect()
+        };
+        let ms = 1_000_000;
+        let lines = report(
+            "x",
+            &rounds(51_000, [4 * ms, 5 * ms, 6 * ms, 4 * ms, 5 * ms, 6 * ms]),
+            ms,
+        )
+        .join("\n");
         assert!(
-            lines.contains("✅ CPU the tracing takes at 1000 Hz: 0.500 %"),
+            lines.contains("- ✅ added to the median: 1.00 µs [1.00 µs – 1.00 µs]"),
             "{lines}"
         );
-        assert!(lines.contains("from 0.400 to 0.600"), "{lines}");
-        let pairs = vec![(blk(50_000, 10_000_000), blk(53_000, 30_000_000))];
-        let lines = report("x", &pairs, 1_000_000).join("\n");
-        assert!(lines.contains("❌ added to the median: 3.00 µs"), "{lines}");
         assert!(
-            lines.contains("❌ CPU the tracing takes at 1000 Hz: 2.000 %"),
+            lines.contains("- ✅ CPU the tracing takes at 1000 Hz: 0.500 % of a core"),
             "{lines}"
         );
-        // A saturated machine (2 CPUs, 1.95 s busy a second) gives no verdict on the CPU.
-        let pairs = vec![(blk(50_000, 1_950_000_000), blk(50_000, 2_000_000_000))];
-        let lines = report("x", &pairs, 1_000_000).join("\n");
         assert!(
-            lines.contains("- – (the machine was busy ≥ 95 %"),
+            lines.contains("per round: median 0.500 [0.400 – 0.600]"),
             "{lines}"
         );
+        // 3 µs and 2 % of a core: both missed; 0.5–1.5 %: undecided.
+        let lines = report("x", &rounds(53_000, [20 * ms; 6]), ms).join("\n");
+        assert!(
+            lines.contains("- ❌ added to the median: 3.00 µs"),
+            "{lines}"
+        );
+        assert!(lines.contains("- ❌ CPU the tracing takes"), "{lines}");
+        let spread = [5 * ms, 15 * ms, 8 * ms, 12 * ms, 6 * ms, 14 * ms];
+        let lines = report("x", &rounds(51_000, spread), ms).join("\n");
+        assert!(lines.contains("- ⚪ CPU the tracing takes"), "{lines}");
+        // Two rounds give the rounds' median no interval; a saturated machine no verdict.
+        let two: Vec<_> = rounds(51_000, [4 * ms; 6]).into_iter().take(2).collect();
+        let lines = report("x", &two, ms).join("\n");
+        assert!(lines.contains("- – (not judged: 2 rounds"), "{lines}");
+        let pairs = vec![(blk(50_000, 1_950 * ms), blk(50_000, 2_000 * ms)); 6];
+        let lines = report("x", &pairs, ms).join("\n");
+        assert!(
+            lines.contains("- – (not judged: the machine was busy"),
+            "{lines}"
+        );
+    }
+
+    #[test]
+    fn outcomes_and_differences_of_intervals() {
+        let c = |l: f64, h: f64| Some(Ci(Some(l), Some(h)));
+        assert_eq!(Outcome::of(c(1.0, 2.0), 2.0), Some(Outcome::Met));
+        assert_eq!(Outcome::of(c(2.5, 3.0), 2.0), Some(Outcome::Missed));
+        assert_eq!(Outcome::of(c(1.0, 3.0), 2.0), Some(Outcome::Undecided));
+        assert_eq!(
+            Outcome::of(Some(Ci(None, Some(1.0))), 2.0),
+            Some(Outcome::Met)
+        );
+        assert_eq!(
+            Outcome::of(Some(Ci(Some(1.0), None)), 2.0),
+            Some(Outcome::Undecided)
+        );
+        assert_eq!(Outcome::of(None, 2.0), None);
+        assert_eq!(difference(c(10.0, 12.0), c(3.0, 4.0)), c(6.0, 9.0));
+        assert_eq!(
+            difference(Some(Ci(Some(10.0), None)), c(3.0, 4.0)),
+            Some(Ci(Some(6.0), None))
+        );
+        assert_eq!(difference(None, c(3.0, 4.0)), None);
+        assert_eq!(fmt_ci(c(1.0, 2.0), |v| format!("{v}")), "[1 – 2]");
+        assert_eq!(
+            fmt_ci(Some(Ci(Some(1.0), None)), |v| format!("{v}")),
+            "[≥ 1]"
+        );
+        assert_eq!(fmt_ci(None, |v| format!("{v}")), "[–]");
     }
 }

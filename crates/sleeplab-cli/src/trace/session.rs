@@ -25,6 +25,7 @@ use perf_event_open::count::Counter;
 use perf_event_open::event::tp::Tracepoint as PerfTracepoint;
 use perf_event_open::sample::Sampler;
 use perf_event_open::sample::record::Record;
+use std::cell::Cell;
 use std::ffi::CString;
 
 /// Each ring buffer holds 2^7 pages (512 KiB): a few thousand wakes' events between
@@ -60,8 +61,9 @@ pub struct Session {
     streams: Vec<Stream>,
     lost: u64,
     tids: Vec<i32>,
-    /// Whether the events record (set once `start` has enabled them).
-    enabled: bool,
+    /// Whether the events record: set once `start` has enabled them, cleared while
+    /// paused (the events a change of the set opens start only when it is set).
+    enabled: Cell<bool>,
 }
 
 impl std::fmt::Debug for Session {
@@ -105,7 +107,7 @@ impl Session {
             cpus,
             lost: 0,
             tids: Vec::new(),
-            enabled: false,
+            enabled: Cell::new(false),
         };
         for tp in Tracepoint::ALL {
             if tp.of_every_thread() {
@@ -118,7 +120,7 @@ impl Session {
         for s in &session.streams {
             enable(&s.counter)?;
         }
-        session.enabled = true;
+        session.enabled.set(true);
         Ok(session)
     }
 
@@ -195,17 +197,35 @@ impl Session {
         for s in &mut self.streams[..first_new] {
             if s.of_the_set && !s.retired && !kept(s) {
                 s.retired = true;
-                s.counter
-                    .disable()
-                    .map_err(|e| TraceError::Io(format!("disabling a perf event: {e}")))?;
+                disable(&s.counter)?;
             }
         }
-        if self.enabled {
+        if self.enabled.get() {
             for s in &self.streams[first_new..] {
                 enable(&s.counter)?;
             }
         }
         self.tids = filter_tids.to_vec();
+        Ok(())
+    }
+
+    /// Stops recording until [`Session::resume`] (the events stay open; a long-running
+    /// caller traces only while it measures, and pays nothing in between).
+    pub fn pause(&self) -> Result<(), TraceError> {
+        self.enabled.set(false);
+        for s in &self.streams {
+            disable(&s.counter)?;
+        }
+        Ok(())
+    }
+
+    /// Records again after [`Session::pause`] (not the events a change of the set
+    /// replaced).
+    pub fn resume(&self) -> Result<(), TraceError> {
+        for s in self.streams.iter().filter(|s| !s.retired) {
+            enable(&s.counter)?;
+        }
+        self.enabled.set(true);
         Ok(())
     }
 
@@ -256,6 +276,13 @@ fn enable(counter: &Counter) -> Result<(), TraceError> {
     counter
         .enable()
         .map_err(|e| TraceError::Io(format!("enabling a perf event: {e}")))
+}
+
+/// Stops `counter` recording.
+fn disable(counter: &Counter) -> Result<(), TraceError> {
+    counter
+        .disable()
+        .map_err(|e| TraceError::Io(format!("disabling a perf event: {e}")))
 }
 
 /// The online CPUs, from `/sys/devices/system/cpu/online` ("0-1,4").

@@ -98,6 +98,8 @@ fn composition(s: &mut Sentence, c: &Composition, verb: &str) {
             by: RankBy::Signed,
             chosen: ranked[0].0.index(),
             among,
+            // Means of one group's components, not quantiles: ranked as measured.
+            intervals: Vec::new(),
         });
     }
     let named: Vec<String> = ranked
