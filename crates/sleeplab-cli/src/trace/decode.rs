@@ -42,11 +42,29 @@ impl Tracepoint {
         }
     }
 
+    /// Whether the tracepoint is recorded per followed thread (on any CPU) rather than
+    /// per CPU with a filter: `raw_syscalls:sys_exit` fires in the context of the thread
+    /// whose system call returns, and a per-CPU event would make every system call on
+    /// the machine build a record for the filter to drop (see [`super::session`]).
+    pub fn per_thread(self) -> bool {
+        matches!(self, Tracepoint::SysExit)
+    }
+
+    /// Whether every occurrence is recorded, whichever thread it concerns: the timer
+    /// events, because the timer that wakes a thread may be re-armed in interrupt
+    /// context by no thread of ours.
+    pub fn of_every_thread(self) -> bool {
+        matches!(self, Tracepoint::TimerStart | Tracepoint::TimerExpire)
+    }
+
     /// The kernel-side filter that keeps the events of the threads `tids` (ftrace
-    /// filter syntax); `None` for the timer events, recorded for every timer because
-    /// the one that wakes a thread may be re-armed in interrupt context by no thread
-    /// of ours.
+    /// filter syntax); `None` for the events of every thread
+    /// ([`Tracepoint::of_every_thread`]) and the per-thread events
+    /// ([`Tracepoint::per_thread`]), which see only their thread.
     pub fn filter(self, tids: &[i32]) -> Option<String> {
+        if self.of_every_thread() || self.per_thread() {
+            return None;
+        }
         let any = |field: &str| {
             tids.iter()
                 .map(|t| format!("{field} == {t}"))
@@ -54,10 +72,9 @@ impl Tracepoint {
                 .join(" || ")
         };
         match self {
-            Tracepoint::TimerStart | Tracepoint::TimerExpire => None,
             Tracepoint::Waking => Some(any("pid")),
             Tracepoint::Switch => Some(format!("{} || {}", any("prev_pid"), any("next_pid"))),
-            Tracepoint::SysExit => Some(any("common_pid")),
+            _ => Some(any("common_pid")),
         }
     }
 }
@@ -256,6 +273,14 @@ mod tests {
             Tracepoint::Switch.filter(&[3]).unwrap(),
             "prev_pid == 3 || next_pid == 3"
         );
-        assert_eq!(Tracepoint::SysExit.filter(&[4]).unwrap(), "common_pid == 4");
+        assert_eq!(Tracepoint::SysExit.filter(&[4]), None);
+        let of = |f: fn(Tracepoint) -> bool| -> Vec<_> {
+            Tracepoint::ALL.into_iter().filter(|&t| f(t)).collect()
+        };
+        assert_eq!(of(Tracepoint::per_thread), vec![Tracepoint::SysExit]);
+        assert_eq!(
+            of(Tracepoint::of_every_thread),
+            vec![Tracepoint::TimerStart, Tracepoint::TimerExpire]
+        );
     }
 }
