@@ -132,16 +132,16 @@ impl ResultData for ExplainData {
         self.cells
             .iter()
             .filter(|c| c.explanation.wakes > 0)
-            .map(|c| Point {
-                key: vec![
-                    KeyPart::text(c.mechanism.clone()),
-                    KeyPart::Ns(c.requested_ns),
-                    KeyPart::text(format!("load {}", c.load)),
-                    KeyPart::text("(lateness)"),
-                ],
-                n: c.explanation.lateness.count,
-                median_ns: c.explanation.lateness.median_ns,
-                p99_ns: c.explanation.lateness.p99_ns,
+            .map(|c| {
+                Point::of_summary(
+                    vec![
+                        KeyPart::text(c.mechanism.clone()),
+                        KeyPart::Ns(c.requested_ns),
+                        KeyPart::text(format!("load {}", c.load)),
+                        KeyPart::text("(lateness)"),
+                    ],
+                    &c.explanation.lateness,
+                )
             })
             .collect()
     }

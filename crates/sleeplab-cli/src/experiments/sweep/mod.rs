@@ -277,12 +277,7 @@ impl ResultData for SweepData {
                 if multi_slack {
                     key.extend([KeyPart::text("slack"), KeyPart::Ns(c.timer_slack_ns)]);
                 }
-                Point {
-                    key,
-                    n: c.summary.count,
-                    median_ns: c.summary.median_ns,
-                    p99_ns: c.summary.p99_ns,
-                }
+                Point::of_summary(key, &c.summary)
             })
             .collect()
     }

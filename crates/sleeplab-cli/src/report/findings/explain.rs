@@ -140,6 +140,8 @@ fn composition(s: &mut Sentence, c: &Composition, verb: &str) {
             by: RankBy::Signed,
             chosen: ranked[0].0.index(),
             among,
+            // Means of the group's components, not quantiles: no intervals to clear.
+            intervals: Vec::new(),
         });
     }
     let named: Vec<String> = ranked

@@ -245,6 +245,7 @@ fn pace_stage(level: Level, cpus: usize) -> StagePlan {
             work_ns: 0,
             timer_slack_ns: Some(1),
             json_samples: 200,
+            repeat: 1,
         },
     )
 }
