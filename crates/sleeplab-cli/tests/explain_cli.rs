@@ -267,3 +267,106 @@ fn an_unprivileged_run_falls_back_with_a_note() {
         assert_eq!(total as i64, w.lateness_ns.max(0));
     }
 }
+
+/// Runs `sleeplab COMMAND -q ARGS --json DIR/out.json`; the result.
+fn traced_run(dir: &Path, command: &str, args: &[&str]) -> sleeplab_cli::model::ResultFile {
+    let json = dir.join("out.json");
+    let out = Command::new(bin())
+        .arg(command)
+        .arg("-q")
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{command} {args:?}: {out:?}");
+    common::load_checked_result(&json)
+}
+
+/// `sweep --trace` splits every measured call of every cell; a spin never blocks.
+#[test]
+fn sweep_trace_explains_every_call() {
+    if !traceable() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let result = traced_run(
+        dir.path(),
+        "sweep",
+        &[
+            "--mechanisms",
+            "nanosleep,precise,spin",
+            "--durations",
+            "100us,1ms",
+        ],
+    );
+    let data = <&sleeplab_cli::experiments::sweep::SweepData>::try_from(&result.data).unwrap();
+    assert!(data.tracing.is_none(), "untraced runs carry no tracing");
+    let result = traced_run(
+        dir.path(),
+        "sweep",
+        &[
+            "--mechanisms",
+            "nanosleep,precise,spin",
+            "--durations",
+            "100us,1ms",
+            "--iterations",
+            "30",
+            "--trace",
+        ],
+    );
+    let data = <&sleeplab_cli::experiments::sweep::SweepData>::try_from(&result.data).unwrap();
+    assert!(data.tracing.as_ref().unwrap().kernel);
+    for c in &data.cells {
+        let x = c.explanation.as_ref().expect("every cell explained");
+        assert_eq!(x.wakes, c.summary.count, "{}", c.mechanism);
+        if c.mechanism == "spin" {
+            assert_eq!(x.never_blocked, x.wakes);
+        }
+        if c.mechanism == "nanosleep" {
+            assert_eq!(x.never_blocked, 0);
+        }
+    }
+}
+
+/// `timers --trace` explains the cells whose wakes reach the measuring thread, one wake
+/// per received tick, and says which it could not trace.
+#[test]
+fn timers_trace_explains_the_measuring_threads_wakes() {
+    if !traceable() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let result = traced_run(
+        dir.path(),
+        "timers",
+        &[
+            "--mechanisms",
+            "timerfd-interval,posix-timer-thread",
+            "--periods",
+            "1ms",
+            "--seconds",
+            "0.2",
+            "--threads",
+            "2",
+            "--trace",
+        ],
+    );
+    let data = <&sleeplab_cli::experiments::timers::TimersData>::try_from(&result.data).unwrap();
+    assert!(data.tracing.as_ref().unwrap().kernel);
+    for c in &data.cells {
+        match c.mechanism.as_str() {
+            "timerfd-interval" => {
+                let x = c.explanation.as_ref().unwrap();
+                assert_eq!(x.wakes, c.merged.received, "one wake per received tick");
+                assert!(
+                    x.untraced * 10 <= x.wakes,
+                    "{} of {} untraced",
+                    x.untraced,
+                    x.wakes
+                );
+            }
+            _ => assert!(c.explanation.is_none()),
+        }
+    }
+}

@@ -4,7 +4,7 @@
 
 use super::account::{WakeAccount, Window};
 use super::component::{Component, Parts};
-use crate::stats::{Summary, quantile_sorted, resolves, summarize};
+use crate::stats::{Ci, Summary, quantile_sorted, resolves, summarize};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -59,8 +59,13 @@ pub struct ComponentStats {
     pub component: Component,
     /// Median over the wakes, ns.
     pub median_ns: f64,
+    /// The median's distribution-free 95 % interval, ns (`null` where the sample
+    /// cannot bound it; an end the sample cannot reach is `null`).
+    pub median_ci_ns: Option<Ci>,
     /// 99th percentile over the wakes, ns; `null` below 100 wakes.
     pub p99_ns: Option<f64>,
+    /// The p99's distribution-free 95 % interval, ns (as the median's).
+    pub p99_ci_ns: Option<Ci>,
     /// Mean over the wakes, ns.
     pub mean_ns: f64,
     /// Its share of the cell's total lateness (0–1).
@@ -158,7 +163,9 @@ impl Explanation {
                 ComponentStats {
                     component: c,
                     median_ns: s.median_ns,
+                    median_ci_ns: s.median_ci_ns,
                     p99_ns: s.p99_ns,
+                    p99_ci_ns: s.p99_ci_ns,
                     mean_ns: s.mean_ns,
                     share: if total > 0 {
                         sum as f64 / total as f64

@@ -135,6 +135,23 @@ impl Tracer {
         self.session.drain(&mut self.events)
     }
 
+    /// Stops recording until [`Tracer::resume`].
+    pub fn pause(&self) -> Result<(), TraceError> {
+        self.session.pause()
+    }
+
+    /// Records again after [`Tracer::pause`].
+    pub fn resume(&self) -> Result<(), TraceError> {
+        self.session.resume()
+    }
+
+    /// The recorded events so far as a timeline, emptying the tracer (it goes on
+    /// recording); and the events lost since the last take.
+    pub fn take(&mut self) -> (Timeline, u64) {
+        let lost = self.drain().lost;
+        (Timeline::new(std::mem::take(&mut self.events)), lost)
+    }
+
     /// Stops tracing: the timeline of everything recorded and the events lost.
     pub fn finish(mut self) -> (Timeline, u64) {
         self.drain();

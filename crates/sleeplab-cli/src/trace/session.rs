@@ -120,6 +120,27 @@ impl Session {
         Ok(())
     }
 
+    /// Stops recording until [`Session::resume`] (the events stay open; a long-running
+    /// caller traces only while it measures, and pays nothing in between).
+    pub fn pause(&self) -> Result<(), TraceError> {
+        for s in &self.streams {
+            s.counter
+                .disable()
+                .map_err(|e| TraceError::Io(format!("disabling a perf event: {e}")))?;
+        }
+        Ok(())
+    }
+
+    /// Records again after [`Session::pause`].
+    pub fn resume(&self) -> Result<(), TraceError> {
+        for s in &self.streams {
+            s.counter
+                .enable()
+                .map_err(|e| TraceError::Io(format!("enabling a perf event: {e}")))?;
+        }
+        Ok(())
+    }
+
     /// The threads followed.
     pub fn tids(&self) -> &[i32] {
         &self.tids

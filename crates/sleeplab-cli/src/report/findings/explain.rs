@@ -140,7 +140,7 @@ fn composition(s: &mut Sentence, c: &Composition, verb: &str) {
             by: RankBy::Signed,
             chosen: ranked[0].0.index(),
             among,
-            // Means of the group's components, not quantiles: no intervals to clear.
+            // Means of one group's components, not quantiles: ranked as measured.
             intervals: Vec::new(),
         });
     }

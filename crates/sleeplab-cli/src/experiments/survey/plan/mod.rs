@@ -291,6 +291,7 @@ fn timers_stage(level: Level, env: &PlanEnv) -> StagePlan {
             loads: vec![0],
             timer_slacks_ns: vec![],
             json_samples: 200,
+            trace: false,
         },
     )
 }
