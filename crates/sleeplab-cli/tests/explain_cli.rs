@@ -8,6 +8,7 @@
 //! them.
 
 mod common;
+use common::tracing::{AS_NOBODY, nobodys_dir, traceable};
 
 use sleeplab_cli::experiments::explain::{ExplainCell, ExplainData};
 use sleeplab_cli::trace::Component;
@@ -17,18 +18,6 @@ use std::process::{Command, Stdio};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_sleeplab")
-}
-
-/// Whether the kernel can be traced here; fails under CI when not.
-fn traceable() -> bool {
-    match sleeplab_cli::trace::available() {
-        Ok(()) => true,
-        Err(e) if std::env::var_os("CI").is_some() => panic!("tracing unavailable under CI: {e}"),
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            false
-        }
-    }
 }
 
 /// Runs `explain -q ARGS --json DIR/out.json`; its data.
@@ -240,20 +229,12 @@ fn tracefs_is_left_as_it_was() {
 /// partial one of /proc, and the run succeeds.
 #[test]
 fn an_unprivileged_run_falls_back_with_a_note() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: needs root to become nobody");
+    let Some(dir) = nobodys_dir() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(
-        dir.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o777),
-    )
-    .unwrap();
+    };
     let json = dir.path().join("out.json");
-    let out = Command::new("setpriv")
-        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+    let out = Command::new(AS_NOBODY[0])
+        .args(&AS_NOBODY[1..])
         .arg(bin())
         .args([
             "explain",

@@ -80,6 +80,24 @@ pub struct WakeAccount {
     pub traced: bool,
 }
 
+impl WakeAccount {
+    /// A wake that blocked and whose every event was found, late by the sum of `parts`
+    /// (what synthetic cells in tests are made of).
+    pub fn of_parts(parts: &[(Component, u64)]) -> Self {
+        let mut p = Parts::default();
+        for &(c, ns) in parts {
+            p.add(c, ns);
+        }
+        Self {
+            lateness_ns: p.total() as i64,
+            parts: p,
+            holder: None,
+            blocked: true,
+            traced: true,
+        }
+    }
+}
+
 /// A stretch's start: from `at_ns` on (until the next mark), time counts to `what`.
 #[derive(Debug, Clone, Copy)]
 struct Mark {
