@@ -36,25 +36,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-// Spin phase: busy-wait with a pause instruction between clock reads (the default).
-#define SLEEPLAB_SPIN_PAUSE 0
-
-// Spin phase: `sched_yield()` between clock reads.
-#define SLEEPLAB_SPIN_YIELD 1
-
-// Timer slack: set the creating thread's slack to 1 ns (the default).
-#define SLEEPLAB_SLACK_SET_MINIMAL 0
-
-// Timer slack: leave the creating thread's slack as it is.
-#define SLEEPLAB_SLACK_LEAVE_ALONE 1
-
-// Scheduler slice: ask EEVDF for its shortest slice (100 µs) on the creating thread, so
-// that a wakeup preempts a busy thread at once (the default).
-#define SLEEPLAB_SLICE_SHORT 0
-
-// Scheduler slice: leave the creating thread's slice as it is.
-#define SLEEPLAB_SLICE_INHERIT 1
-
 // CPU budget: spin at most 5 % of each wait, at least 500 µs, lifted to the cap when
 // most native wakeups take half of that (coarse schedulers). The default.
 #define SLEEPLAB_BUDGET_AUTO 0
@@ -64,6 +45,30 @@
 
 // CPU budget: no ceiling but the estimator's cap.
 #define SLEEPLAB_BUDGET_UNLIMITED 2
+
+// `spin` pause (the default): see `sleeplab_options_set_spin`.
+#define SLEEPLAB_SPIN_PAUSE 0
+
+// `spin` yield: see `sleeplab_options_set_spin`.
+#define SLEEPLAB_SPIN_YIELD 1
+
+// `contention` adapt (the default): see `sleeplab_options_set_contention`.
+#define SLEEPLAB_CONTENTION_ADAPT 0
+
+// `contention` ignore: see `sleeplab_options_set_contention`.
+#define SLEEPLAB_CONTENTION_IGNORE 1
+
+// `sched_slice` short (the default): see `sleeplab_options_set_sched_slice`.
+#define SLEEPLAB_SLICE_SHORT 0
+
+// `sched_slice` inherit: see `sleeplab_options_set_sched_slice`.
+#define SLEEPLAB_SLICE_INHERIT 1
+
+// `timer_slack` minimal (the default): see `sleeplab_options_set_timer_slack`.
+#define SLEEPLAB_SLACK_SET_MINIMAL 0
+
+// `timer_slack` leave: see `sleeplab_options_set_timer_slack`.
+#define SLEEPLAB_SLACK_LEAVE_ALONE 1
 
 // Missed ticks fire at once, one per call, until caught up; the grid is kept.
 #define SLEEPLAB_MISSED_BURST 0
@@ -217,98 +222,117 @@ struct sleeplab_options *sleeplab_options_new(void);
 // `options` is NULL or a pointer from `sleeplab_options_new` not yet freed.
 void sleeplab_options_free(struct sleeplab_options *options);
 
-// How the spin phase waits: `SLEEPLAB_SPIN_PAUSE` or `SLEEPLAB_SPIN_YIELD`.
+// The `quantile` option: the quantile of the native oversleep the margin covers. From 0.5
+// to 1, not NaN (default 0.99).
 //
 // # Safety
 // `options` is NULL or a live pointer from `sleeplab_options_new`.
-int sleeplab_options_set_spin(struct sleeplab_options *options,
-                              int spin);
+int sleeplab_options_set_quantile(struct sleeplab_options *options,
+                                  double value);
 
-// What building does with the calling thread's timer slack:
-// `SLEEPLAB_SLACK_SET_MINIMAL` or `SLEEPLAB_SLACK_LEAVE_ALONE`.
-//
-// # Safety
-// `options` is NULL or a live pointer from `sleeplab_options_new`.
-int sleeplab_options_set_timer_slack(struct sleeplab_options *options,
-                                     int policy);
-
-// What building does with the calling thread's scheduler slice:
-// `SLEEPLAB_SLICE_SHORT` or `SLEEPLAB_SLICE_INHERIT`.
-//
-// # Safety
-// `options` is NULL or a live pointer from `sleeplab_options_new`.
-int sleeplab_options_set_sched_slice(struct sleeplab_options *options,
-                                     int policy);
-
-// The margin estimate before any data, ns (default 200 µs; at most the cap, checked
-// when a sleeper is built).
-//
-// # Safety
-// `options` is NULL or a live pointer from `sleeplab_options_new`.
-int sleeplab_options_set_prior_ns(struct sleeplab_options *options,
-                                  uint64_t ns);
-
-// The largest oversleep learned and the largest margin, ns (default 50 ms; at least
-// 1). Larger native oversleeps are counted as stalls.
+// The `cap` option: the largest oversleep learned and the largest margin; longer native
+// oversleeps count as stalls. In ns, at least 1 (default 50000000: 50ms).
 //
 // # Safety
 // `options` is NULL or a live pointer from `sleeplab_options_new`.
 int sleeplab_options_set_cap_ns(struct sleeplab_options *options,
                                 uint64_t ns);
 
-// Number of recent waits in the estimator's quantile window (default 512; 1..=4096).
+// The `window` option: recent waits in the estimator's quantile window. From 1 to 4096
+// waits (default 512).
 //
 // # Safety
 // `options` is NULL or a live pointer from `sleeplab_options_new`.
 int sleeplab_options_set_window(struct sleeplab_options *options,
-                                uint32_t waits);
+                                uint32_t n);
 
-// The window quantile used as the margin's baseline (default 0.99; 0.5..=1.0, not NaN).
-//
-// # Safety
-// `options` is NULL or a live pointer from `sleeplab_options_new`.
-int sleeplab_options_set_quantile(struct sleeplab_options *options,
-                                  double q);
-
-// Waits for the margin's excess over the baseline to halve (default 8; at least 1).
-//
-// # Safety
-// `options` is NULL or a live pointer from `sleeplab_options_new`.
-int sleeplab_options_set_half_life(struct sleeplab_options *options,
-                                   uint32_t waits);
-
-// Added to the estimate to form the margin, ns (default 10 µs).
-//
-// # Safety
-// `options` is NULL or a live pointer from `sleeplab_options_new`.
-int sleeplab_options_set_headroom_ns(struct sleeplab_options *options,
-                                     uint64_t ns);
-
-// Lateness accepted at the quantile, ns (default 0): the margin is shortened by it, so
-// the sleeper spins only as much as needed to be within it late.
+// The `lateness_tolerance` option: lateness accepted at the quantile: the margin is that
+// much shorter, and each wait spins up to that much less. In ns, at least 0 (default 0:
+// 0ns).
 //
 // # Safety
 // `options` is NULL or a live pointer from `sleeplab_options_new`.
 int sleeplab_options_set_lateness_tolerance_ns(struct sleeplab_options *options,
                                                uint64_t ns);
 
-// "Early rather than late": a sleep may return up to `ns` before its deadline instead of
-// spinning to it, never earlier (default 0: never early).
-//
-// # Safety
-// `options` is NULL or a live pointer from `sleeplab_options_new`.
-int sleeplab_options_set_early_tolerance_ns(struct sleeplab_options *options,
-                                            uint64_t ns);
-
-// How much of each wait may be spun: `SLEEPLAB_BUDGET_AUTO` (the default),
-// `SLEEPLAB_BUDGET_UNLIMITED`, or `SLEEPLAB_BUDGET_PERCENT` with `percent` in 0..=100
-// (ignored for the other two).
+// The `cpu_budget` option: how much of each wait may be spun: auto (5 % of the wait, at
+// least 500 µs, lifted on coarse schedulers), none (up to the cap) or a percentage.
+// `SLEEPLAB_BUDGET_AUTO` (the default), `SLEEPLAB_BUDGET_UNLIMITED`, or
+// `SLEEPLAB_BUDGET_PERCENT` with `percent` from 0 to 100 (ignored by the other two).
 //
 // # Safety
 // `options` is NULL or a live pointer from `sleeplab_options_new`.
 int sleeplab_options_set_cpu_budget(struct sleeplab_options *options,
                                     int budget,
                                     double percent);
+
+// The `early_tolerance` option: return up to this long before the deadline instead of
+// spinning to it, never earlier. In ns, at least 0 (default 0: 0ns).
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_early_tolerance_ns(struct sleeplab_options *options,
+                                            uint64_t ns);
+
+// The `spin` option: how the spin phase waits between clock reads: a pause instruction, or
+// sched_yield. One of `SLEEPLAB_SPIN_PAUSE` (pause, the default) or `SLEEPLAB_SPIN_YIELD`
+// (yield).
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_spin(struct sleeplab_options *options,
+                              int value);
+
+// The `contention` option: adapt: shorten or stop the spin while it keeps being preempted
+// or starved; ignore: keep the margin. One of `SLEEPLAB_CONTENTION_ADAPT` (adapt, the
+// default) or `SLEEPLAB_CONTENTION_IGNORE` (ignore).
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_contention(struct sleeplab_options *options,
+                                    int value);
+
+// The `sched_slice` option: short: ask the scheduler for a 100 µs slice on the building
+// thread, so a wakeup preempts a busy thread; inherit: leave it. One of
+// `SLEEPLAB_SLICE_SHORT` (short, the default) or `SLEEPLAB_SLICE_INHERIT` (inherit).
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_sched_slice(struct sleeplab_options *options,
+                                     int value);
+
+// The `prior` option: the margin's estimate before any data, at most the cap (unstated:
+// 200 µs or the cap, whichever is less). In ns, at least 0 (default 200000: 200us).
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_prior_ns(struct sleeplab_options *options,
+                                  uint64_t ns);
+
+// The `half_life` option: waits for the margin's excess over the baseline to halve. From 1
+// to 4294967295 waits (default 8).
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_half_life(struct sleeplab_options *options,
+                                   uint32_t n);
+
+// The `headroom` option: added to the estimate to form the margin (the clock reads and
+// wakeup path the oversleep does not see). In ns, at least 0 (default 10000: 10us).
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_headroom_ns(struct sleeplab_options *options,
+                                     uint64_t ns);
+
+// The `timer_slack` option: minimal: set the building thread's timer slack to 1 ns; leave:
+// do not touch it. One of `SLEEPLAB_SLACK_SET_MINIMAL` (minimal, the default) or
+// `SLEEPLAB_SLACK_LEAVE_ALONE` (leave).
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_timer_slack(struct sleeplab_options *options,
+                                     int value);
 
 // The current `CLOCK_MONOTONIC` time in nanoseconds: the time line of every deadline
 // and timestamp in this library.

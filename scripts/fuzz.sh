@@ -5,8 +5,8 @@
 # dictionary from fuzz/dicts/. Prints libFuzzer's final statistics per target and a
 # summary line; a crash stops with exit 1 and leaves its input in fuzz/artifacts/<target>/.
 #
-#   scripts/fuzz.sh                 # 3 × 5 minutes
-#   scripts/fuzz.sh 30              # 3 × 30 s
+#   scripts/fuzz.sh                 # 4 × 5 minutes
+#   scripts/fuzz.sh 30              # 4 × 30 s
 #   scripts/fuzz.sh 300 durations   # one target
 #
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`). Logs go to
@@ -18,7 +18,7 @@ seconds="${1:-300}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(durations result_json probe_output)
+    targets=(durations settings result_json probe_output)
 fi
 
 mkdir -p logs

@@ -1,10 +1,12 @@
-//! The duration, list and count parsers never panic, and what they accept is consistent:
-//! a parsed duration is at most a day and reads back the same when written in ns, the
-//! positive and timer-slack variants accept exactly the non-zero durations, and a list
-//! parses element by element.
+//! The duration grammar (the library's, which every surface reads) never panics and
+//! agrees with itself: an accepted duration reads back the same from its own canonical
+//! text and from `<ns>ns`; the CLI accepts exactly the library's durations of at most a
+//! day, and its positive and timer-slack variants exactly the non-zero ones; a list
+//! parses element by element; a count lies in its range.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use sleeplab::duration::{format_ns, parse_ns};
 use sleeplab_cli::parse::{
     MAX_DURATION_NS, count, duration_ns, list, positive_duration_ns, slack_ns,
 };
@@ -13,7 +15,16 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    let library = parse_ns(text);
+    if let Ok(ns) = library {
+        assert_eq!(parse_ns(&format_ns(ns)), Ok(ns));
+        assert_eq!(parse_ns(&format!("{ns}ns")), Ok(ns));
+    }
     let parsed = duration_ns(text);
+    assert_eq!(
+        parsed.as_ref().ok(),
+        library.as_ref().ok().filter(|&&ns| ns <= MAX_DURATION_NS)
+    );
     if let Ok(ns) = parsed {
         assert!(ns <= MAX_DURATION_NS);
         assert_eq!(duration_ns(&format!("{ns}ns")), Ok(ns));

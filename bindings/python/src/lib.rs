@@ -4,7 +4,7 @@
 //! * [`ticker`]: `Ticker`, an iterator of `Tick`s.
 //! * [`report`]: the read-only records (`SleepReport`, `SleepStats`, `Tick`).
 //! * [`wait`]: how a wait releases the GIL and honours Ctrl-C without returning early.
-//! * [`options`]: keyword options → the library's `PreciseSleeperBuilder`.
+//! * [`options`]: keyword options through the library's option table.
 //! * [`duration`]: seconds → nanoseconds with Python's errors.
 
 use pyo3::prelude::*;
@@ -25,13 +25,15 @@ fn _sleeplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sleeper::last_report, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::_duration_ns, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::_direct_zero_sleeps_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(options::_option_samples, m)?)?;
+    m.add_function(wrap_pyfunction!(options::_stub_options, m)?)?;
     m.add_class::<sleeper::PySleeper>()?;
     m.add_class::<ticker::PyTicker>()?;
     m.add_class::<report::PySleepReport>()?;
     m.add_class::<report::PySleepStats>()?;
     m.add_class::<report::PyTick>()?;
     m.add("SLICE_NS", wait::SLICE_NS)?;
-    m.add("OPTIONS", options::NAMES.to_vec())?;
+    m.add("OPTIONS", options::names())?;
     m.add("DEFAULTS", options::defaults(m.py())?)?;
     Ok(())
 }

@@ -1,182 +1,176 @@
-//! The keyword options of `PreciseSleeper(...)` and `Ticker(...)`, mapped onto the Rust
-//! `PreciseSleeperBuilder`. The only place that does so: a new builder option is one
-//! match arm here and one line in the stub.
+//! The keyword options of `PreciseSleeper(...)` and `Ticker(...)`: the library's option
+//! table (`sleeplab::precise::OPTIONS`), whose names are the keywords and whose checks
+//! are the only ones. Here is only how a Python value becomes a table value (durations
+//! in seconds or as a duration string, `"250us"`), and what the table gives Python:
+//! `sleeplab.OPTIONS`, `sleeplab.DEFAULTS` and the stubs' keyword lines.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList, PyString};
 
+use sleeplab::lab::option_samples;
 use sleeplab::precise::{
-    CpuBudget, EstimatorConfig, PreciseSleeperBuilder, SlackPolicy, SlicePolicy, SpinStrategy,
-    Tradeoff,
+    CpuBudget, OPTIONS, OptionError, OptionKind, OptionValue, PreciseSleeperBuilder, SleeperOption,
 };
 
 use crate::duration::{ns_to_seconds, seconds_to_ns};
 
-/// The option names, in the order the docs list them.
-pub(crate) const NAMES: &[&str] = &[
-    "spin",
-    "timer_slack",
-    "sched_slice",
-    "prior",
-    "cap",
-    "window",
-    "quantile",
-    "half_life",
-    "headroom",
-    "lateness_tolerance",
-    "cpu_budget",
-    "early_tolerance",
-];
+/// The option names, in the table's order.
+pub(crate) fn names() -> Vec<&'static str> {
+    OPTIONS.iter().map(|o| o.name).collect()
+}
 
 /// Parsed options.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Options {
-    spin: SpinStrategy,
-    slack: SlackPolicy,
-    estimator: EstimatorConfig,
-    tradeoff: Tradeoff,
-}
+pub(crate) struct Options(PreciseSleeperBuilder);
 
 impl Options {
-    /// Parses `**kwargs`: unknown names raise `TypeError`, bad values `ValueError`.
+    /// Parses `**kwargs`: unknown names raise `TypeError`, values of the wrong Python
+    /// type `TypeError` (a negative count `OverflowError`), values the table refuses
+    /// and options that do not go together `ValueError`.
     pub(crate) fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let mut o = Options::default();
-        let Some(kwargs) = kwargs else {
-            return Ok(o);
-        };
-        for (key, value) in kwargs.iter() {
+        let mut builder = PreciseSleeperBuilder::default();
+        for (key, value) in kwargs.into_iter().flat_map(|k| k.iter()) {
             let key: String = key.extract()?;
-            o.set(&key, &value)?;
-        }
-        o.check()?;
-        Ok(o)
-    }
-
-    fn set(&mut self, key: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let e = &mut self.estimator;
-        match key {
-            "spin" => {
-                self.spin = match value.extract::<String>()?.as_str() {
-                    "pause" => SpinStrategy::Spin,
-                    "yield" => SpinStrategy::YieldSpin,
-                    other => return Err(bad(key, other, "'pause' or 'yield'")),
-                }
-            }
-            "timer_slack" => {
-                self.slack = match value.extract::<String>()?.as_str() {
-                    "minimal" => SlackPolicy::SetMinimal,
-                    "leave" => SlackPolicy::LeaveAlone,
-                    other => return Err(bad(key, other, "'minimal' or 'leave'")),
-                }
-            }
-            "sched_slice" => {
-                self.tradeoff.slice = match value.extract::<String>()?.as_str() {
-                    "short" => SlicePolicy::Short,
-                    "inherit" => SlicePolicy::Inherit,
-                    other => return Err(bad(key, other, "'short' or 'inherit'")),
-                }
-            }
-            "prior" => e.prior_ns = seconds_to_ns(value.extract()?, key)?,
-            "cap" => e.cap_ns = seconds_to_ns(value.extract()?, key)?,
-            "headroom" => e.headroom_ns = seconds_to_ns(value.extract()?, key)?,
-            "window" => e.window = value.extract()?,
-            "quantile" => e.quantile = value.extract()?,
-            "half_life" => e.half_life = value.extract()?,
-            "lateness_tolerance" => {
-                self.tradeoff.lateness_tolerance_ns = seconds_to_ns(value.extract()?, key)?;
-            }
-            "early_tolerance" => {
-                self.tradeoff.early_tolerance_ns = seconds_to_ns(value.extract()?, key)?;
-            }
-            "cpu_budget" => self.tradeoff.cpu_budget = cpu_budget(value)?,
-            _ => {
-                return Err(PyTypeError::new_err(format!(
+            let option = SleeperOption::named(&key).map_err(|_| {
+                PyTypeError::new_err(format!(
                     "unexpected keyword argument '{key}' (options: {})",
-                    NAMES.join(", ")
-                )));
-            }
+                    names().join(", ")
+                ))
+            })?;
+            let value = table_value(option, &value)?;
+            option.set(&mut builder, value).map_err(value_error)?;
         }
-        Ok(())
-    }
-
-    /// Every estimator parameter within the range the library documents (its
-    /// `EstimatorConfig::normalized` leaves it unchanged).
-    fn check(&self) -> PyResult<()> {
-        let c = self.estimator;
-        let n = c.normalized();
-        let fields = [
-            ("cap", c.cap_ns != n.cap_ns, "at least 1 ns"),
-            ("window", c.window != n.window, "1..=4096 waits"),
-            (
-                "quantile",
-                c.quantile.to_bits() != n.quantile.to_bits(),
-                "0.5..=1.0",
-            ),
-            ("half_life", c.half_life != n.half_life, "at least 1 wait"),
-            ("prior", c.prior_ns != n.prior_ns, "at most the cap"),
-        ];
-        match fields.iter().find(|f| f.1) {
-            Some((name, _, range)) => Err(PyValueError::new_err(format!(
-                "option {name} is out of range (want {range})"
-            ))),
-            None => Ok(()),
-        }
+        builder.validate().map_err(value_error)?;
+        Ok(Self(builder))
     }
 
     /// The library builder.
     pub(crate) fn builder(&self) -> PreciseSleeperBuilder {
-        PreciseSleeperBuilder::default()
-            .spin_strategy(self.spin)
-            .slack_policy(self.slack)
-            .estimator(self.estimator)
-            .tradeoff(self.tradeoff)
+        self.0
     }
+}
+
+fn value_error(e: OptionError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// A Python value as the table's value for `option`: a word (str) for a choice; seconds
+/// (a number, rounded up to the ns) or a duration string for a duration; an int for a
+/// count; a float for a number; "auto", "none" or a percentage (a number or "3%") for
+/// the budget. The table checks the range after.
+fn table_value(option: &SleeperOption, value: &Bound<'_, PyAny>) -> PyResult<OptionValue> {
+    let text = value
+        .is_instance_of::<PyString>()
+        .then(|| value.extract::<String>())
+        .transpose()?;
+    let value = match (option.kind, text) {
+        (OptionKind::Choice(_), None) => {
+            return Err(PyTypeError::new_err(format!(
+                "option {} takes a string ({}), got {}",
+                option.name,
+                option.expected,
+                value.get_type().name()?
+            )));
+        }
+        (OptionKind::Count { .. } | OptionKind::Number { .. }, Some(_)) => {
+            return Err(PyTypeError::new_err(format!(
+                "option {} takes a number, not a string",
+                option.name
+            )));
+        }
+        (_, Some(text)) => option.parse(&text).map_err(value_error)?,
+        (OptionKind::Duration { .. }, None) => OptionValue::Ns(seconds_to_ns(
+            value.extract()?,
+            &format!("option {}", option.name),
+        )?),
+        (OptionKind::Count { .. }, None) => OptionValue::Count(value.extract()?),
+        (OptionKind::Number { .. }, None) => OptionValue::Number(value.extract()?),
+        (OptionKind::Budget, None) => OptionValue::Budget(CpuBudget::Percent(value.extract()?)),
+    };
+    Ok(value)
+}
+
+/// A table value as Python takes and shows it (durations in seconds).
+fn python_value<'py>(
+    py: Python<'py>,
+    option: &SleeperOption,
+    value: OptionValue,
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        OptionValue::Choice(_) | OptionValue::Budget(CpuBudget::Auto | CpuBudget::Unlimited) => {
+            option.format(value).into_pyobject(py)?.into_any()
+        }
+        OptionValue::Ns(ns) => ns_to_seconds(ns).into_pyobject(py)?.into_any(),
+        OptionValue::Count(n) => n.into_pyobject(py)?.into_any(),
+        OptionValue::Number(x) | OptionValue::Budget(CpuBudget::Percent(x)) => {
+            x.into_pyobject(py)?.into_any()
+        }
+    })
 }
 
 /// The default of every option, as `PreciseSleeper(...)` takes it (durations in seconds):
-/// the library's defaults, exported as `sleeplab.DEFAULTS` so the stubs can be checked
-/// against them.
+/// the library's defaults, exported as `sleeplab.DEFAULTS`.
 pub(crate) fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
-    let e = EstimatorConfig::default();
     let d = PyDict::new(py);
-    d.set_item("spin", "pause")?;
-    d.set_item("timer_slack", "minimal")?;
-    d.set_item("sched_slice", "short")?;
-    d.set_item("prior", ns_to_seconds(e.prior_ns))?;
-    d.set_item("cap", ns_to_seconds(e.cap_ns))?;
-    d.set_item("window", e.window)?;
-    d.set_item("quantile", e.quantile)?;
-    d.set_item("half_life", e.half_life)?;
-    d.set_item("headroom", ns_to_seconds(e.headroom_ns))?;
-    let t = Tradeoff::default();
-    d.set_item("lateness_tolerance", ns_to_seconds(t.lateness_tolerance_ns))?;
-    d.set_item("cpu_budget", "auto")?;
-    d.set_item("early_tolerance", ns_to_seconds(t.early_tolerance_ns))?;
+    for o in OPTIONS {
+        d.set_item(o.name, python_value(py, o, o.default_value())?)?;
+    }
     Ok(d)
 }
 
-/// `cpu_budget`: "auto" (5 % of each wait, at least 500 µs, lifted on coarse
-/// schedulers), "none" (unlimited: up to the cap) or a percentage of each wait (0–100).
-fn cpu_budget(value: &Bound<'_, PyAny>) -> PyResult<CpuBudget> {
-    if let Ok(name) = value.extract::<String>() {
-        return match name.as_str() {
-            "auto" => Ok(CpuBudget::Auto),
-            "none" => Ok(CpuBudget::Unlimited),
-            other => Err(bad("cpu_budget", other, "'auto', 'none' or a percentage")),
-        };
+/// Every option's samples (`sleeplab::lab::option_samples`) in Python's forms, as
+/// `(name, value, ok)`: what the keyword must accept (`ok`) or refuse with `ValueError`.
+/// Text samples of counts and numbers are left out (a string there is a `TypeError`).
+#[pyfunction]
+pub(crate) fn _option_samples(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let out = PyList::empty(py);
+    for o in OPTIONS {
+        for sample in option_samples(o) {
+            let text = sample.text.as_str().into_pyobject(py)?.into_any();
+            let forms = match (o.kind, sample.value) {
+                (OptionKind::Choice(_), _) => vec![text],
+                (OptionKind::Duration { .. }, Some(v)) => vec![text, python_value(py, o, v)?],
+                (OptionKind::Budget, Some(v)) => vec![python_value(py, o, v)?],
+                (OptionKind::Duration { .. } | OptionKind::Budget, None) => vec![text],
+                (_, Some(v)) => vec![python_value(py, o, v)?],
+                (_, None) => vec![],
+            };
+            for value in forms {
+                out.append((o.name, value, sample.ok))?;
+            }
+        }
     }
-    let percent: f64 = value.extract()?;
-    if (0.0..=100.0).contains(&percent) {
-        Ok(CpuBudget::Percent(percent))
-    } else {
-        Err(PyValueError::new_err(format!(
-            "option cpu_budget is out of range (want 0..=100 percent), got {}",
-            crate::duration::float_repr(percent)
-        )))
-    }
+    Ok(out)
 }
 
-fn bad(key: &str, got: &str, want: &str) -> PyErr {
-    PyValueError::new_err(format!("option {key} must be {want}, got '{got}'"))
+/// The keyword lines of `PreciseSleeper.__init__` and `Ticker.__init__` in the stubs
+/// (`python/sleeplab/_sleeplab.pyi`), from the table: tests/test_package.py checks that
+/// the stubs hold them (and rewrites them under `SLEEPLAB_BLESS=1`).
+#[pyfunction]
+pub(crate) fn _stub_options(py: Python<'_>) -> PyResult<String> {
+    let mut lines = Vec::with_capacity(OPTIONS.len());
+    for o in OPTIONS {
+        let annotation = match o.kind {
+            OptionKind::Choice(words) => format!(
+                "Literal[{}]",
+                words
+                    .iter()
+                    .map(|w| format!("\"{w}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            OptionKind::Duration { .. } => "Union[float, str]".into(),
+            OptionKind::Count { .. } => "int".into(),
+            OptionKind::Number { .. } => "float".into(),
+            OptionKind::Budget => "Union[Literal[\"auto\", \"none\"], float]".into(),
+        };
+        let default = python_value(py, o, o.default_value())?;
+        let default = match default.extract::<String>() {
+            Ok(word) => format!("\"{word}\""),
+            Err(_) => default.repr()?.to_string(),
+        };
+        lines.push(format!("        {}: {annotation} = {default},", o.name));
+    }
+    Ok(lines.join("\n"))
 }

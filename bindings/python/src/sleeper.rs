@@ -158,11 +158,10 @@ pub(crate) fn _direct_zero_sleeps_ns(n: u64) -> u64 {
 
 /// A precise sleeper with its own learned margin and statistics.
 ///
-/// PreciseSleeper(*, spin="pause", timer_slack="minimal", sched_slice="short",
-/// prior=200e-6, cap=50e-3,
-/// window=512, quantile=0.99, half_life=8, headroom=10e-6, lateness_tolerance=0.0,
-/// cpu_budget="auto", early_tolerance=0.0): the options of the Rust builder; durations
-/// in seconds; cpu_budget is "auto", "none" (unlimited) or a percentage of each wait.
+/// PreciseSleeper(**options): the options are the Rust library's option table
+/// (sleeplab.OPTIONS, defaults in sleeplab.DEFAULTS); durations in seconds or as a
+/// string such as "250us"; cpu_budget is "auto", "none" (unlimited) or a percentage of
+/// each wait; out-of-range values raise ValueError, as they fail in C and Rust.
 /// Building it applies timer_slack and sched_slice to the calling thread: use it from that thread (one
 /// call at a time; a second thread gets RuntimeError). The GIL is released during the
 /// native sleep and held through the final spin (at most the margin).

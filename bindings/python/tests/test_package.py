@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import importlib.resources
 import inspect
+import os
+from pathlib import Path
 
 import sleeplab
 from sleeplab import _sleeplab
@@ -24,6 +26,32 @@ def stub_names() -> set[str]:
 
 def native_names() -> set[str]:
     return {n for n in dir(_sleeplab) if not n.startswith("__")}
+
+
+# The stubs in the source tree (the installed copy is what the other tests read).
+STUB = Path(__file__).resolve().parent.parent / "python" / "sleeplab" / "_sleeplab.pyi"
+OPEN = "        # <options> generated from sleeplab::precise::OPTIONS (tests/test_package.py)\n"
+CLOSE = "        # </options>\n"
+
+
+def with_table_options(text: str) -> str:
+    """`text` with the keyword lines between the markers written from the table."""
+    block = _sleeplab._stub_options() + "\n"
+    head, *parts = text.split(OPEN)
+    return head + "".join(OPEN + block + CLOSE + p.split(CLOSE, 1)[1] for p in parts)
+
+
+def test_stub_options_come_from_the_option_table():
+    text = STUB.read_text()
+    expected = with_table_options(text)
+    if os.environ.get("SLEEPLAB_BLESS"):
+        STUB.write_text(expected)
+        return
+    assert text.count(OPEN) == 2, "PreciseSleeper and Ticker"
+    assert text == expected, (
+        "the stubs' keyword options are stale: run `SLEEPLAB_BLESS=1 pytest tests/test_package.py`"
+        " in bindings/python (with the package installed: scripts/python-env.sh) and commit"
+    )
 
 
 def test_stubs_cover_exactly_the_native_module():

@@ -150,7 +150,7 @@ def test_options_map_onto_the_builder():
     assert s.sleep(0.001).woke_ns >= 0
     assert set(sleeplab.OPTIONS) == {
         "spin", "timer_slack", "sched_slice", "prior", "cap", "window", "quantile", "half_life", "headroom",
-        "lateness_tolerance", "cpu_budget", "early_tolerance",
+        "lateness_tolerance", "cpu_budget", "early_tolerance", "contention",
     }
 
 

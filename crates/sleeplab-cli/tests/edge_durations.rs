@@ -6,9 +6,8 @@
 //! every command is checked in `bad_input.rs`.)
 
 use sleeplab::clock::{Env, RealEnv, monotonic_ns};
-use sleeplab::precise::{
-    PreciseSleeper, VirtualCosts, VirtualEnv, strategies as lib_strategies, strategy_by_name,
-};
+use sleeplab::lab::{VirtualCosts, VirtualEnv, strategies as lib_strategies, strategy_by_name};
+use sleeplab::precise::PreciseSleeper;
 use sleeplab::wait::Support;
 use sleeplab_cli::contenders::{self, strategies};
 use sleeplab_cli::experiments::Context;
@@ -17,19 +16,10 @@ use sleeplab_cli::parse::MAX_DURATION_NS;
 use sleeplab_cli::rusage::ThreadUsage;
 use sleeplab_cli::stats::{Recorder, RecorderConfig};
 
-fn free() -> VirtualCosts {
-    VirtualCosts {
-        clock_read_ns: 0,
-        spin_pause_ns: 1,
-        yield_ns: 1,
-        sleep_cpu_ns: 0,
-    }
-}
-
 #[test]
 fn past_deadlines_return_at_once_in_virtual_time() {
     for info in lib_strategies() {
-        let mut env = VirtualEnv::starting_at(10_000_000).with_costs(free());
+        let mut env = VirtualEnv::starting_at(10_000_000).with_costs(VirtualCosts::EXACT);
         let mut s = strategy_by_name::<VirtualEnv>(info.name).unwrap();
         for deadline in [0, 1, 9_999_999, 10_000_000] {
             let r = s.sleep_until(&mut env, deadline);
@@ -41,7 +31,9 @@ fn past_deadlines_return_at_once_in_virtual_time() {
         assert_eq!(env.yields(), 0, "{}", info.name);
         assert_eq!(env.time(), 10_000_000, "{}: time passed", info.name);
     }
-    let mut s = PreciseSleeper::new_virtual(VirtualEnv::starting_at(10_000_000).with_costs(free()));
+    let mut s = PreciseSleeper::new_virtual(
+        VirtualEnv::starting_at(10_000_000).with_costs(VirtualCosts::EXACT),
+    );
     for deadline in [0, 1, 10_000_000] {
         let r = s.sleep_until_ns(deadline);
         assert_eq!(r.woke, r.start);

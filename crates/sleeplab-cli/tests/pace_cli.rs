@@ -89,3 +89,41 @@ fn evidence_counts_add_up_in_every_result() {
         assert!(html.contains(needle), "missing {needle:?}");
     }
 }
+
+/// One duration grammar on the command line (issue 26): `1μs` (U+03BC) is read alike by
+/// a flag and by a strategy setting, and the setting's canonical name writes it `1us`.
+/// (`0.5ns` is refused in both places: `tests/bad_input.rs`.)
+#[test]
+fn a_greek_mu_reads_alike_in_flags_and_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = dir.path().join("sweep.json");
+    common::sleeplab()
+        .args(["-q", "sweep", "--mechanisms", "clock-nanosleep-abs"])
+        .args(["--durations", "0,1μs", "--iterations", "5", "--rounds", "1"])
+        .args(["--warmup", "0", "--json"])
+        .arg(&sweep)
+        .assert()
+        .success();
+    let result = common::load_checked_result(&sweep);
+    let ExperimentData::Sweep(data) = &result.data else {
+        panic!("a sweep result");
+    };
+    let requested: Vec<u64> = data.cells.iter().map(|c| c.requested_ns).collect();
+    assert_eq!(requested, [0, 1_000]);
+
+    let pace = dir.path().join("pace.json");
+    common::sleeplab()
+        .args([
+            "-q", "pace", "--rate", "500", "--frames", "5", "--block", "5",
+        ])
+        .args(["--strategies", "precise:tol=1μs,spin-sleep:1μs", "--json"])
+        .arg(&pace)
+        .assert()
+        .success();
+    let result = common::load_checked_result(&pace);
+    let ExperimentData::Pace(data) = &result.data else {
+        panic!("a pace result");
+    };
+    let names: Vec<&str> = data.results.iter().map(|r| r.strategy.as_str()).collect();
+    assert_eq!(names, ["precise:tol=1us", "spin-sleep:1us"]);
+}

@@ -19,7 +19,9 @@
 //! 3. The grid's result does not depend on the number of worker threads.
 
 use proptest::prelude::*;
-use sleeplab::precise::{SleepCall, VirtualCosts, VirtualEnv, Wake, strategies, strategy_by_name};
+use sleeplab::lab::{
+    NativeWake, SleepCall, VirtualCosts, VirtualEnv, strategies, strategy_by_name,
+};
 use sleeplab_cli::experiments::Context;
 use sleeplab_cli::experiments::simulate::{
     self as sim, Empirical, Model, ModelSpec, SchedulerModel, SimCosts, SimulateConfig,
@@ -44,13 +46,13 @@ fn quick_costs() -> VirtualCosts {
 enum AnyModel {
     Scheduler(SchedulerModel),
     Empirical(Vec<(u64, Vec<u64>)>),
-    Script(Vec<Wake>),
+    Script(Vec<NativeWake>),
 }
 
 fn any_model() -> impl Strategy<Value = AnyModel> {
     let wake = prop_oneof![
-        (0u64..5_000_000).prop_map(Wake::Late),
-        (1u64..10_000_000).prop_map(Wake::Interrupted),
+        (0u64..5_000_000).prop_map(NativeWake::Late),
+        (1u64..10_000_000).prop_map(NativeWake::Interrupted),
     ];
     prop_oneof![
         (1u64..20_000_000, 0.0f64..0.5).prop_map(|(period_ns, preempt_prob)| {

@@ -11,7 +11,7 @@
 
 use std::process::ExitCode;
 
-use sleeplab::precise::{
+use sleeplab::lab::{
     Trace, VirtualEnv, WaitSummary, oracle_at_cpu, oracle_at_p99, replay, strategy_by_setting,
 };
 

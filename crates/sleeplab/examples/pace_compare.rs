@@ -10,7 +10,7 @@
 //! thread's timer slack to 1 ns for every strategy; `default` leaves it at 50 µs.
 
 use sleeplab::clock::{RealEnv, monotonic_ns, thread_cpu_ns};
-use sleeplab::precise::{WaitStrategy, strategy_by_name};
+use sleeplab::lab::{WaitStrategy, strategy_by_name};
 use sleeplab::system::{set_timer_slack_ns, timer_slack_ns};
 
 fn percentile(sorted: &[u64], q: f64) -> u64 {

@@ -1,7 +1,7 @@
 //! Records a native-oversleep trace: the exact native primitive `PreciseSleeper` uses
 //! (`clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)` at 1 ns timer slack) on a drift-free
 //! frame grid, optionally beside busy threads. Each row is one wait: the native sleep
-//! asked for and wake − target, ns (format: `sleeplab::precise::Trace`).
+//! asked for and wake − target, ns (format: `sleeplab::lab::Trace`).
 //!
 //! ```text
 //! cargo run -p sleeplab --release --example record_trace -- \
@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use sleeplab::clock::{Env, RealEnv, monotonic_ns};
-use sleeplab::precise::{Trace, TraceWait};
+use sleeplab::lab::{Trace, TraceWait};
 use sleeplab::system::{Fingerprint, set_timer_slack_ns};
 
 /// Grid instants discarded at the start, while the busy threads get going.

@@ -7,15 +7,28 @@
 //!   condvar, yield, spin…) and periodic [`wait::PeriodicMechanism`]s (timerfd interval,
 //!   POSIX timers, setitimer, sleep loops, busy wait, the [`precise::Ticker`]), each of
 //!   which resumes toward the same deadline when a signal interrupts it.
-//! * [`precise`]: [`precise::PreciseSleeper`] and the drift-free [`precise::Ticker`], plus
-//!   the contender strategies they are measured against.
+//! * [`precise`]: the product: [`precise::PreciseSleeper`], its builder and the
+//!   trade-off it states, the drift-free [`precise::Ticker`], their reports and
+//!   statistics, and the option table every binding goes through.
+//! * [`lab`]: what the sleeper is measured with: the strategies it is compared to (by
+//!   name and setting), recorded traces, replays, the oracle, a virtual clock.
+//! * [`duration`]: the one grammar of durations as text (`250us`, `1.5ms`, `1μs`) and
+//!   the units they are written in.
 //! * [`clock`]: the monotonic clock and the [`clock::Env`] trait that lets the same
 //!   algorithms run in virtual time.
 //! * [`system`]: timer slack, CPU affinity, scheduling policy, memory locking and the
 //!   machine fingerprint.
 
 pub mod clock;
+pub mod duration;
+pub mod lab;
 pub mod precise;
 mod sys;
 pub mod system;
 pub mod wait;
+
+/// The README's Rust snippets, compiled (and run where they end) as doc tests, so the
+/// front page cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeSnippets;

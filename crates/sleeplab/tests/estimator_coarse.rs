@@ -6,10 +6,8 @@
 
 mod support;
 
-use sleeplab::precise::{
-    CpuBudget, MarginEstimator, Observation, PreciseSleeper, SleepCall, Tradeoff, VirtualCosts,
-    VirtualEnv, Wake,
-};
+use sleeplab::lab::{NativeWake, SleepCall, VirtualCosts, VirtualEnv};
+use sleeplab::precise::{CpuBudget, MarginEstimator, Observation, PreciseSleeper, Tradeoff};
 use support::rng::Rng;
 
 const MS: u64 = 1_000_000;
@@ -18,7 +16,9 @@ const BASE: u64 = 20_000;
 
 /// A sleeper whose native sleeps wake as `model` says, with coarse spin iterations so
 /// long spins stay cheap to simulate.
-fn sleeper(model: impl FnMut(&SleepCall) -> Wake + Send + 'static) -> PreciseSleeper<VirtualEnv> {
+fn sleeper(
+    model: impl FnMut(&SleepCall) -> NativeWake + Send + 'static,
+) -> PreciseSleeper<VirtualEnv> {
     let env = VirtualEnv::starting_at(MS)
         .with_costs(VirtualCosts {
             clock_read_ns: 100,
@@ -30,15 +30,15 @@ fn sleeper(model: impl FnMut(&SleepCall) -> Wake + Send + 'static) -> PreciseSle
 }
 
 /// U(0, 10 ms): seed 002's scheduler at a 10 ms tick, without preemption.
-fn ten_ms_tick(seed: u64) -> impl FnMut(&SleepCall) -> Wake + Send + 'static {
+fn ten_ms_tick(seed: u64) -> impl FnMut(&SleepCall) -> NativeWake + Send + 'static {
     let mut rng = Rng(seed);
-    move |_| Wake::Late(rng.next() % (10 * MS))
+    move |_| NativeWake::Late(rng.next() % (10 * MS))
 }
 
 #[test]
 fn rare_stalls_keep_the_ceiling() {
     // One wakeup in five is 3 ms late: 20 % is not more than half.
-    let mut s = sleeper(|c| Wake::Late(if c.index % 5 == 4 { 3 * MS } else { BASE }));
+    let mut s = sleeper(|c| NativeWake::Late(if c.index % 5 == 4 { 3 * MS } else { BASE }));
     for _ in 0..2_000 {
         let r = s.sleep_for_ns(FRAME);
         assert!(r.margin_ns <= 833_333, "margin {}", r.margin_ns);
@@ -102,7 +102,7 @@ fn the_lift_ends_when_the_machine_calms_down() {
     let mut tick = ten_ms_tick(7);
     let mut s = sleeper(move |c| {
         if flag.load(std::sync::atomic::Ordering::Relaxed) {
-            Wake::Late(BASE)
+            NativeWake::Late(BASE)
         } else {
             tick(c)
         }
@@ -134,7 +134,7 @@ fn the_lift_ends_when_the_machine_calms_down() {
 fn huge_stalls_never_lift_the_ceiling() {
     let mut s = sleeper(|c| {
         // 40 % of wakeups 0.1–2 s late: a suspended VM, not a scheduler tick.
-        Wake::Late(if c.index % 5 < 2 {
+        NativeWake::Late(if c.index % 5 < 2 {
             100 * MS + c.index * MS
         } else {
             BASE

@@ -4,10 +4,8 @@
 //! `precise:contention=ignore` (the behaviour before the regime existed) does not.
 //! The recorded traces on the same model: `estimator_traces.rs`. No real clock is read.
 
-use sleeplab::precise::{
-    Contention, ContentionPolicy, EstimatorConfig, Precise, SleepCall, SleepReport, SpinStrategy,
-    Tradeoff, VirtualEnv, WaitSummary, Wake,
-};
+use sleeplab::lab::{Contention, NativeWake, Precise, SleepCall, VirtualEnv, WaitSummary};
+use sleeplab::precise::{ContentionPolicy, EstimatorConfig, SleepReport, SpinStrategy, Tradeoff};
 
 /// A spinner that has run this long since its wakeup is preempted (the model's slice).
 const SLICE_RUN_NS: u64 = 300_000;
@@ -130,12 +128,12 @@ fn one_preemption_is_not_contention() {
 const OWED_CPU_NS: u64 = 5_000;
 const QUICK_NS: u64 = 30_000;
 
-fn lag_model() -> impl FnMut(&SleepCall) -> Wake + Send + 'static {
+fn lag_model() -> impl FnMut(&SleepCall) -> NativeWake + Send + 'static {
     let mut last_cpu = 0;
     move |call| {
         let ran = call.cpu_ns - last_cpu;
         last_cpu = call.cpu_ns;
-        Wake::Late(if ran > OWED_CPU_NS {
+        NativeWake::Late(if ran > OWED_CPU_NS {
             STALL_NS
         } else {
             QUICK_NS

@@ -11,10 +11,11 @@
 
 use std::path::PathBuf;
 
-use sleeplab::precise::{
-    ContentionPolicy, Precise, PreciseSleeper, REPLAY_RESOLUTION_NS, Replay, Trace, Tradeoff,
-    oracle_at_cpu, oracle_at_p99, replay, replay_with_preemption,
+use sleeplab::lab::{
+    Precise, REPLAY_RESOLUTION_NS, Replay, Trace, oracle_at_cpu, oracle_at_p99, replay,
+    replay_with_preemption,
 };
+use sleeplab::precise::{ContentionPolicy, PreciseSleeper, Tradeoff};
 
 /// The target: within 1.5× of the oracle.
 const WITHIN: f64 = 1.5;

@@ -6,10 +6,10 @@
 mod support;
 
 use sleeplab::clock::Env;
-use sleeplab::precise::{
-    PreciseSleeper, SleepCall, VirtualCosts, VirtualEnv, WaitStrategy, Wake, strategies,
-    strategy_by_name,
+use sleeplab::lab::{
+    NativeWake, SleepCall, VirtualCosts, VirtualEnv, WaitStrategy, strategies, strategy_by_name,
 };
+use sleeplab::precise::PreciseSleeper;
 use sleeplab::wait::periodic::{self, Options};
 use support::periodic::{early_wakes, run_periodic};
 use support::rng::Rng;
@@ -28,13 +28,13 @@ fn scripts() -> Vec<(&'static str, VirtualEnv)> {
     let start = 1_000_000_000;
     let base = || VirtualEnv::starting_at(start).with_costs(costs());
     let mut rng = Rng(0x1234_5678_9abc_def1);
-    let noisy: Vec<Wake> = (0..997)
+    let noisy: Vec<NativeWake> = (0..997)
         .map(|i| {
             let r = rng.next();
             if i % 97 == 0 {
-                Wake::Late(2_000_000 + r % 5_000_000) // a host stall
+                NativeWake::Late(2_000_000 + r % 5_000_000) // a host stall
             } else {
-                Wake::Late(r % 300_000)
+                NativeWake::Late(r % 300_000)
             }
         })
         .collect();
@@ -45,12 +45,12 @@ fn scripts() -> Vec<(&'static str, VirtualEnv)> {
         (
             "interrupted",
             base().with_script(vec![
-                Wake::Interrupted(1_000),
-                Wake::Late(20_000),
-                Wake::Interrupted(100_000),
-                Wake::Interrupted(1),
-                Wake::Late(0),
-                Wake::Interrupted(700_000),
+                NativeWake::Interrupted(1_000),
+                NativeWake::Late(20_000),
+                NativeWake::Interrupted(100_000),
+                NativeWake::Interrupted(1),
+                NativeWake::Late(0),
+                NativeWake::Interrupted(700_000),
             ]),
         ),
         (
@@ -58,9 +58,9 @@ fn scripts() -> Vec<(&'static str, VirtualEnv)> {
             // Two calls in three are cut short 10 µs in: a signal every ~10 µs.
             base().with_model(|c: &SleepCall| {
                 if c.index % 3 == 0 {
-                    Wake::Late(c.index % 40_000)
+                    NativeWake::Late(c.index % 40_000)
                 } else {
-                    Wake::Interrupted(10_000)
+                    NativeWake::Interrupted(10_000)
                 }
             }),
         ),

@@ -2,10 +2,10 @@
 //! names are a clear error, and the contenders behave as their descriptions say.
 
 use sleeplab::clock::RealEnv;
-use sleeplab::precise::{
-    FixedMargin, SeedHybrid, SpinStrategy, VirtualCosts, VirtualEnv, WaitStrategy, strategies,
-    strategy_by_name,
+use sleeplab::lab::{
+    FixedMargin, SeedHybrid, VirtualCosts, VirtualEnv, WaitStrategy, strategies, strategy_by_name,
 };
+use sleeplab::precise::SpinStrategy;
 
 #[test]
 fn every_listed_strategy_builds_under_its_name() {
@@ -52,12 +52,7 @@ fn unknown_names_are_a_clear_error() {
 fn env(oversleep: u64) -> VirtualEnv {
     VirtualEnv::new()
         .with_oversleeps([oversleep])
-        .with_costs(VirtualCosts {
-            clock_read_ns: 0,
-            spin_pause_ns: 1,
-            yield_ns: 1,
-            sleep_cpu_ns: 0,
-        })
+        .with_costs(VirtualCosts::EXACT)
 }
 
 #[test]

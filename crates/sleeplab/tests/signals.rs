@@ -10,7 +10,8 @@ mod support;
 use std::sync::atomic::Ordering;
 
 use sleeplab::clock::{Env, RealEnv, monotonic_ns};
-use sleeplab::precise::{PreciseSleeper, strategies, strategy_by_name};
+use sleeplab::lab::{strategies, strategy_by_name};
+use sleeplab::precise::PreciseSleeper;
 use support::storm::{DELIVERED, Storm, install_handler_without_restart};
 
 fn wait_ns(i: u64) -> u64 {

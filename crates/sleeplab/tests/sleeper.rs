@@ -1,22 +1,11 @@
 //! `PreciseSleeper` in virtual time: its phases, what it learns, what it costs, and the
 //! timer-slack policy on the real thread.
 
-use sleeplab::precise::{
-    EstimatorConfig, PreciseSleeper, SlackPolicy, SpinStrategy, VirtualCosts, VirtualEnv, Wake,
-    strategy_by_name,
-};
+use sleeplab::lab::{NativeWake, VirtualCosts, VirtualEnv, strategy_by_name};
+use sleeplab::precise::{EstimatorConfig, PreciseSleeper, SlackPolicy, SpinStrategy};
 use sleeplab::system::timer_slack_ns;
 
 const FRAME: u64 = 16_666_667;
-
-fn exact_costs() -> VirtualCosts {
-    VirtualCosts {
-        clock_read_ns: 0,
-        spin_pause_ns: 1,
-        yield_ns: 1,
-        sleep_cpu_ns: 0,
-    }
-}
 
 #[test]
 fn past_deadline_returns_at_once_without_sleeping() {
@@ -36,7 +25,7 @@ fn past_deadline_returns_at_once_without_sleeping() {
 
 #[test]
 fn within_the_margin_it_only_spins() {
-    let mut s = PreciseSleeper::new_virtual(VirtualEnv::new().with_costs(exact_costs()));
+    let mut s = PreciseSleeper::new_virtual(VirtualEnv::new().with_costs(VirtualCosts::EXACT));
     let margin = s.margin_ns();
     let r = s.sleep_for_ns(margin);
     assert_eq!(s.env().native_sleeps(), 0);
@@ -49,7 +38,7 @@ fn within_the_margin_it_only_spins() {
 #[test]
 fn sleeps_to_deadline_minus_margin_then_spins_exactly() {
     let env = VirtualEnv::new()
-        .with_costs(exact_costs())
+        .with_costs(VirtualCosts::EXACT)
         .with_oversleeps([30_000]);
     let mut s = PreciseSleeper::new_virtual(env);
     let margin = s.margin_ns();
@@ -73,7 +62,7 @@ fn sleeps_to_deadline_minus_margin_then_spins_exactly() {
 #[test]
 fn an_oversleep_beyond_the_margin_is_late_but_not_lost() {
     let env = VirtualEnv::new()
-        .with_costs(exact_costs())
+        .with_costs(VirtualCosts::EXACT)
         .with_oversleeps([300_000, 5_000_000]);
     let mut s = PreciseSleeper::new_virtual(env);
     let m0 = s.margin_ns();
@@ -99,7 +88,7 @@ fn learns_a_margin_that_covers_the_p99_of_its_wakeups() {
     // Oversleeps 40–119 µs with a 1-in-50 spike to 180 µs, and a 1-in-200 4 ms stall.
     let env = VirtualEnv::new().with_model(|c| {
         let i = c.index;
-        Wake::Late(if i % 200 == 199 {
+        NativeWake::Late(if i % 200 == 199 {
             4_000_000
         } else if i % 50 == 7 {
             180_000
@@ -131,7 +120,7 @@ fn learns_a_margin_that_covers_the_p99_of_its_wakeups() {
 
 #[test]
 fn costs_far_less_cpu_than_the_seed_hybrid_and_spinning() {
-    let model = |c: &sleeplab::precise::SleepCall| Wake::Late(60_000 + (c.index * 7919) % 60_000);
+    let model = |c: &sleeplab::lab::SleepCall| NativeWake::Late(60_000 + (c.index * 7919) % 60_000);
     let cpu_of = |name: &str| {
         // 1 µs spin iterations keep the pure spin short; CPU shares are unaffected.
         let mut env = VirtualEnv::new()
@@ -241,9 +230,9 @@ fn the_early_tolerance_is_a_bound_even_under_interruptions() {
         x ^= x >> 7;
         x ^= x << 17;
         if x % 3 == 0 {
-            Wake::Interrupted(1 + x % 2_000_000)
+            NativeWake::Interrupted(1 + x % 2_000_000)
         } else {
-            Wake::Late(x % 1_200_000)
+            NativeWake::Late(x % 1_200_000)
         }
     });
     let early = 300_000;
@@ -267,9 +256,10 @@ fn the_early_tolerance_is_a_bound_even_under_interruptions() {
     assert!(s.stats().max_early_ns <= early);
     assert!(s.env().interruptions() > 0);
     // Without a tolerance the same machine never returns early.
-    let mut never = PreciseSleeper::new_virtual(
-        VirtualEnv::new().with_script(vec![Wake::Interrupted(5_000), Wake::Late(900_000)]),
-    );
+    let mut never = PreciseSleeper::new_virtual(VirtualEnv::new().with_script(vec![
+        NativeWake::Interrupted(5_000),
+        NativeWake::Late(900_000),
+    ]));
     for i in 0..500u64 {
         let r = never.sleep_for_ns(50_000 + i * 40_000);
         assert!(!r.is_early());

@@ -2,9 +2,10 @@
 //! scripted stalls in virtual time (exact instants and missed counts), no drift over
 //! 10 000 ticks, and overflow safety near `u64::MAX`.
 
+use sleeplab::lab::{VirtualCosts, VirtualEnv};
 use sleeplab::precise::{
     MissedTickBehavior::{self, Burst, Delay, Skip},
-    PreciseSleeper, Ticker, VirtualCosts, VirtualEnv, next_tick,
+    PreciseSleeper, Ticker, next_tick,
 };
 
 const MS: u64 = 1_000_000;
@@ -60,12 +61,7 @@ fn next_tick_is_overflow_safe() {
 /// A ticker at 1 ms from t = 0 over a virtual clock whose sleeps wake on time and whose
 /// clock reads are free, so every on-time tick fires exactly at its instant.
 fn exact_ticker(b: MissedTickBehavior) -> Ticker<VirtualEnv> {
-    let env = VirtualEnv::new().with_costs(VirtualCosts {
-        clock_read_ns: 0,
-        spin_pause_ns: 1,
-        yield_ns: 1,
-        sleep_cpu_ns: 0,
-    });
+    let env = VirtualEnv::new().with_costs(VirtualCosts::EXACT);
     Ticker::with_sleeper_at_ns(PreciseSleeper::new_virtual(env), 0, MS).with_missed_tick_behavior(b)
 }
 
@@ -141,7 +137,7 @@ fn drift_free_over_ten_thousand_ticks() {
     for b in [Burst, Delay, Skip] {
         // Oversleeps 0–190 µs, never a whole period: no tick is missed.
         let env = VirtualEnv::starting_at(123_456_789)
-            .with_model(|c| sleeplab::precise::Wake::Late((c.index * 7_919) % 190_000))
+            .with_model(|c| sleeplab::lab::NativeWake::Late((c.index * 7_919) % 190_000))
             .with_costs(VirtualCosts {
                 clock_read_ns: 25,
                 spin_pause_ns: 200,

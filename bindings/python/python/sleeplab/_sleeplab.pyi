@@ -2,15 +2,11 @@
 
 from typing import Literal, Optional, Union, final
 
-SpinOption = Literal["pause", "yield"]
-SlackOption = Literal["minimal", "leave"]
-SliceOption = Literal["short", "inherit"]
-BudgetOption = Literal["auto", "none"]
 Missed = Literal["burst", "delay", "skip"]
 
 #: The longest coarse sleep between two signal checks, ns (Ctrl-C is seen within it).
 SLICE_NS: int
-#: The keyword options PreciseSleeper and Ticker accept.
+#: The keyword options PreciseSleeper and Ticker accept: the Rust library's option table.
 OPTIONS: list[str]
 #: The default of every option (durations in seconds): the Rust library's defaults.
 DEFAULTS: dict[str, object]
@@ -43,6 +39,13 @@ def _duration_ns(seconds: float) -> int:
 
 def _direct_zero_sleeps_ns(n: int) -> int:
     """Benchmark helper: total ns of `n` zero-length sleeps called directly in Rust."""
+
+def _option_samples() -> list[tuple[str, object, bool]]:
+    """Test helper: (option, value, accepted) for each end of every option's range and
+    the values beyond them, in Python's forms."""
+
+def _stub_options() -> str:
+    """Test helper: the keyword lines of PreciseSleeper and Ticker in these stubs."""
 
 @final
 class SleepReport:
@@ -107,11 +110,12 @@ class Tick:
 class PreciseSleeper:
     """A precise sleeper with its own learned margin and statistics.
 
-    The options are those of the Rust builder, durations in seconds; `cpu_budget` is
-    "auto", "none" (unlimited) or a percentage of each wait. Building it applies
-    `timer_slack` and `sched_slice` ("short": ask the scheduler for a 100 µs slice, so a
-    wakeup preempts a busy thread at once; "inherit": leave it) to the calling thread: use
-    it from that thread, one call at a time. The
+    The options are the Rust library's option table (OPTIONS; defaults in DEFAULTS),
+    durations in seconds or as a string such as "250us"; `cpu_budget` is "auto", "none"
+    (unlimited) or a percentage of each wait; a value out of range raises ValueError.
+    Building it applies `timer_slack` and `sched_slice` ("short": ask the scheduler for a
+    100 µs slice, so a wakeup preempts a busy thread at once; "inherit": leave it) to the
+    calling thread: use it from that thread, one call at a time. The
     GIL is released during the native sleep and held through the final spin (at most the
     margin), so taking it back does not come after the deadline.
     """
@@ -119,18 +123,21 @@ class PreciseSleeper:
     def __init__(
         self,
         *,
-        spin: SpinOption = "pause",
-        timer_slack: SlackOption = "minimal",
-        sched_slice: SliceOption = "short",
-        prior: float = 200e-6,
-        cap: float = 50e-3,
-        window: int = 512,
+        # <options> generated from sleeplab::precise::OPTIONS (tests/test_package.py)
         quantile: float = 0.99,
+        cap: Union[float, str] = 0.05,
+        window: int = 512,
+        lateness_tolerance: Union[float, str] = 0.0,
+        cpu_budget: Union[Literal["auto", "none"], float] = "auto",
+        early_tolerance: Union[float, str] = 0.0,
+        spin: Literal["pause", "yield"] = "pause",
+        contention: Literal["adapt", "ignore"] = "adapt",
+        sched_slice: Literal["short", "inherit"] = "short",
+        prior: Union[float, str] = 0.0002,
         half_life: int = 8,
-        headroom: float = 10e-6,
-        lateness_tolerance: float = 0.0,
-        cpu_budget: Union[BudgetOption, float] = "auto",
-        early_tolerance: float = 0.0,
+        headroom: Union[float, str] = 1e-05,
+        timer_slack: Literal["minimal", "leave"] = "minimal",
+        # </options>
     ) -> None: ...
     def sleep(self, seconds: float) -> SleepReport:
         """Sleep `seconds` precisely (see sleeplab.sleep)."""
@@ -165,18 +172,21 @@ class Ticker:
         period: float,
         missed: Missed = "burst",
         *,
-        spin: SpinOption = "pause",
-        timer_slack: SlackOption = "minimal",
-        sched_slice: SliceOption = "short",
-        prior: float = 200e-6,
-        cap: float = 50e-3,
-        window: int = 512,
+        # <options> generated from sleeplab::precise::OPTIONS (tests/test_package.py)
         quantile: float = 0.99,
+        cap: Union[float, str] = 0.05,
+        window: int = 512,
+        lateness_tolerance: Union[float, str] = 0.0,
+        cpu_budget: Union[Literal["auto", "none"], float] = "auto",
+        early_tolerance: Union[float, str] = 0.0,
+        spin: Literal["pause", "yield"] = "pause",
+        contention: Literal["adapt", "ignore"] = "adapt",
+        sched_slice: Literal["short", "inherit"] = "short",
+        prior: Union[float, str] = 0.0002,
         half_life: int = 8,
-        headroom: float = 10e-6,
-        lateness_tolerance: float = 0.0,
-        cpu_budget: Union[BudgetOption, float] = "auto",
-        early_tolerance: float = 0.0,
+        headroom: Union[float, str] = 1e-05,
+        timer_slack: Literal["minimal", "leave"] = "minimal",
+        # </options>
     ) -> None: ...
     def tick(self) -> Tick:
         """Wait for the next tick (never before it is due) and return it."""

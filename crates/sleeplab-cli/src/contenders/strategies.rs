@@ -1,18 +1,18 @@
 //! The precise-sleep contenders by name: the library's strategies
-//! ([`sleeplab::precise::strategies`]) plus `spin-sleep`, the `spin_sleep` crate (by
+//! ([`sleeplab::lab::strategies`]) plus `spin-sleep`, the `spin_sleep` crate (by
 //! default a fixed 125 µs native-accuracy margin, relative deadlines).
 //!
 //! A contender may be named with a setting, `NAME[:PARAM[,PARAM]…]`: the library's
-//! grammar ([`ContenderSetting`]: `seed-hybrid:x=2`, `fixed-margin:250us`,
+//! grammar ([`StrategySetting`]: `seed-hybrid:x=2`, `fixed-margin:250us`,
 //! `precise:q=0.999,budget=3%`), and `spin-sleep:DURATION` for the crate's native accuracy.
 //!
 //! None of them touches the thread's timer slack: the experiment sets one slack for all
 //! contenders, so they are compared under the same conditions.
 
 use sleeplab::clock::{Env, RealEnv, monotonic_ns};
-use sleeplab::precise::{
-    ContenderSetting, SleepReport, WaitStrategy, parse_duration_ns, strategies, strategy_by_setting,
-};
+use sleeplab::duration::{format_ns, parse_ns};
+use sleeplab::lab::{StrategySetting, WaitStrategy, strategies, strategy_by_setting};
+use sleeplab::precise::SleepReport;
 use std::time::{Duration, Instant};
 
 /// The `spin_sleep` crate's name here.
@@ -81,8 +81,8 @@ fn spin_sleep_accuracy(setting: &str) -> Result<u64, String> {
     };
     let value = value.trim();
     let value = value.strip_prefix("accuracy=").unwrap_or(value);
-    match parse_duration_ns(value) {
-        Some(ns) if ns <= SPIN_SLEEP_MAX_NS => Ok(ns),
+    match parse_ns(value) {
+        Ok(ns) if ns <= SPIN_SLEEP_MAX_NS => Ok(ns),
         _ => Err(format!(
             "bad value `{value}` for `{SPIN_SLEEP}`: expected the native accuracy, a duration under 1s (e.g. 50us)"
         )),
@@ -97,24 +97,13 @@ pub fn canonical(setting: &str) -> Result<String, String> {
             if ns == SPIN_SLEEP_DEFAULT_NS {
                 SPIN_SLEEP.to_string()
             } else {
-                format!("{SPIN_SLEEP}:{}", fmt_accuracy(ns))
+                format!("{SPIN_SLEEP}:{}", format_ns(ns))
             }
         });
     }
-    ContenderSetting::parse(setting)
+    StrategySetting::parse(setting)
         .map(|s| s.to_string())
         .map_err(|e| e.to_string())
-}
-
-/// A native accuracy as the setting grammar reads it back (`50us`, `1500ns`).
-fn fmt_accuracy(ns: u64) -> String {
-    if ns % 1_000_000 == 0 {
-        format!("{}ms", ns / 1_000_000)
-    } else if ns % 1_000 == 0 {
-        format!("{}us", ns / 1_000)
-    } else {
-        format!("{ns}ns")
-    }
 }
 
 /// Builds a fresh contender from a name or a setting.
@@ -183,6 +172,8 @@ mod tests {
             ("spin-sleep:125us", "spin-sleep"),
             ("spin-sleep:50us", "spin-sleep:50us"),
             ("spin-sleep:accuracy=1ms", "spin-sleep:1ms"),
+            ("spin-sleep:50μs", "spin-sleep:50us"),
+            ("precise:tol=1μs", "precise:tol=1us"),
             ("seed-hybrid:x=2", "seed-hybrid:x=2"),
             ("precise", "precise"),
         ] {
@@ -194,6 +185,8 @@ mod tests {
         for bad in [
             "spin-sleep:2s",
             "spin-sleep:soon",
+            "spin-sleep:0.5ns",
+            "precise:tol=0.5ns",
             "seed-hybrid:y=1",
             "nope:1",
         ] {

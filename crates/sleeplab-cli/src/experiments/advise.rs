@@ -215,7 +215,7 @@ pub fn snippet(strategy: &str, need: &Need) -> String {
                 }
             };
             format!(
-                "use sleeplab::clock::{{Env, RealEnv}};\nuse sleeplab::precise::strategy_by_name;\n\
+                "use sleeplab::clock::{{Env, RealEnv}};\nuse sleeplab::lab::strategy_by_name;\n\
                  use sleeplab::system::set_timer_slack_ns;\n\n\
                  set_timer_slack_ns(1)?; // as measured\n\
                  let mut env = RealEnv;\nlet mut wait = strategy_by_name::<RealEnv>(\"{strategy}\")?;\n{body}"

@@ -7,7 +7,11 @@
 //!   HTML tables and axis ticks.
 //!
 //! Both write an absent statistic (`None`, e.g. a p99 of fewer than 100 samples) and a
-//! non-finite value as "–".
+//! non-finite value as "–", and both pick the unit with the library's
+//! [`Unit::fit`] (the largest not above the value), whose units the duration grammar
+//! reads back.
+
+use sleeplab::duration::Unit;
 
 // ---- terminal style
 /// Formats a duration given in (possibly fractional, possibly negative) nanoseconds;
@@ -17,17 +21,9 @@ pub fn fmt_ns_f(ns: impl Into<Option<f64>>) -> String {
         return "–".into();
     };
     let sign = if ns < 0.0 { "-" } else { "" };
-    let a = ns.abs();
-    let (v, unit) = if a < 1e3 {
-        (a, "ns")
-    } else if a < 1e6 {
-        (a / 1e3, "µs")
-    } else if a < 1e9 {
-        (a / 1e6, "ms")
-    } else {
-        (a / 1e9, "s")
-    };
-    let digits = if unit == "ns" && v.fract() == 0.0 {
+    let unit = Unit::fit(ns);
+    let v = ns.abs() / unit.ns() as f64;
+    let digits = if unit == Unit::Ns && v.fract() == 0.0 {
         0
     } else if v >= 100.0 {
         1
@@ -36,7 +32,7 @@ pub fn fmt_ns_f(ns: impl Into<Option<f64>>) -> String {
     } else {
         3
     };
-    format!("{sign}{v:.digits$} {unit}")
+    format!("{sign}{v:.digits$} {}", unit.symbol())
 }
 
 /// Formats whole nanoseconds.
@@ -64,17 +60,17 @@ pub fn ns(ns: impl Into<Option<f64>>) -> String {
     if ns == 0.0 {
         return "0".into();
     }
-    const UNITS: [(f64, &str); 4] = [(1.0, "ns"), (1e3, "µs"), (1e6, "ms"), (1e9, "s")];
     let a = ns.abs();
-    let mut i = UNITS
-        .iter()
-        .rposition(|(scale, _)| a >= *scale)
-        .unwrap_or(0);
+    let mut unit = Unit::fit(ns);
     // 999.96 µs rounds to "1000 µs": write it as 1 ms instead.
-    if i + 1 < UNITS.len() && num(a / UNITS[i].0).len() >= 4 && a / UNITS[i].0 >= 999.5 {
-        i += 1;
+    let scaled = a / unit.ns() as f64;
+    if let Some(larger) = unit.larger()
+        && num(scaled).len() >= 4
+        && scaled >= 999.5
+    {
+        unit = larger;
     }
-    format!("{} {}", num(ns / UNITS[i].0), UNITS[i].1)
+    format!("{} {}", num(ns / unit.ns() as f64), unit.symbol())
 }
 
 /// A number with three significant digits (at most two decimals), no trailing zeros.

@@ -38,18 +38,25 @@ impl Default for EstimatorConfig {
 }
 
 impl EstimatorConfig {
+    /// The smallest [`quantile`](Self::quantile).
+    pub const MIN_QUANTILE: f64 = 0.5;
+    /// The largest [`quantile`](Self::quantile).
+    pub const MAX_QUANTILE: f64 = 1.0;
+    /// The largest [`window`](Self::window).
+    pub const MAX_WINDOW: usize = MAX_WINDOW;
+
     /// The same configuration with every field brought into its documented range.
     pub fn normalized(self) -> Self {
         let cap_ns = self.cap_ns.max(1);
         let quantile = if self.quantile.is_nan() {
             0.99
         } else {
-            self.quantile.clamp(0.5, 1.0)
+            self.quantile.clamp(Self::MIN_QUANTILE, Self::MAX_QUANTILE)
         };
         Self {
             prior_ns: self.prior_ns.min(cap_ns),
             cap_ns,
-            window: self.window.clamp(1, MAX_WINDOW),
+            window: self.window.clamp(1, Self::MAX_WINDOW),
             quantile,
             half_life: self.half_life.max(1),
             headroom_ns: self.headroom_ns,

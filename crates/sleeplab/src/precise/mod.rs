@@ -10,17 +10,12 @@
 //!   never returns early.
 //! * [`Ticker`]: a drift-free schedule `start + k·period` on a sleeper, with tokio's
 //!   [`MissedTickBehavior`]s; the arithmetic is the pure function [`next_tick`].
-//! * [`WaitStrategy`]: the interface shared by our [`Precise`] strategy and the
-//!   contenders it is measured against (`std-sleep`, `clock-nanosleep-abs`, `spin`,
-//!   `seed-hybrid`, `sdl-precise`, `fixed-margin`), listed by [`strategies`] and built by
-//!   name with [`strategy_by_name`], or at any setting with [`strategy_by_setting`]
-//!   (`seed-hybrid:x=2`, `fixed-margin:250us`, `precise:q=0.999`; [`ContenderSetting`]).
-//! * [`Trace`]: a recorded native-oversleep trace (the `record_trace` example records
-//!   one); [`replay`] runs any strategy through it in virtual time, and the oracle
-//!   ([`oracle_at_cpu`], [`oracle_at_p99`], [`oracle_frontier`]) gives the best fixed
-//!   margin in hindsight on it, the frontier no online estimator can be expected to beat.
-//! * [`VirtualEnv`]: a virtual clock with scripted oversleeps, interruptions and CPU
-//!   accounting, on which all of the above run unchanged (tests, the simulator).
+//! * [`OPTIONS`]: every option of the sleeper once (name, kind, range, unit, doc; the
+//!   default is the builder's), which the C and Python bindings and the lab's strategy
+//!   settings all go through ([`PreciseSleeperBuilder::set`]).
+//!
+//! The lab's tools (the strategies the sleeper is measured against, recorded traces,
+//! replays, the oracle, a virtual clock) are in [`crate::lab`].
 //!
 //! Everything is generic over [`Env`](crate::clock::Env) and takes time only from it.
 //!
@@ -60,11 +55,12 @@
 //! # The same code in virtual time
 //!
 //! ```
-//! use sleeplab::precise::{PreciseSleeper, VirtualEnv, Wake};
+//! use sleeplab::lab::{NativeWake, VirtualEnv};
+//! use sleeplab::precise::PreciseSleeper;
 //!
 //! // Native sleeps oversleep 30 µs, then one is interrupted by a signal after 1 µs.
 //! let env = VirtualEnv::starting_at(1_000_000)
-//!     .with_script(vec![Wake::Late(30_000), Wake::Interrupted(1_000)]);
+//!     .with_script(vec![NativeWake::Late(30_000), NativeWake::Interrupted(1_000)]);
 //! let mut sleeper = PreciseSleeper::new_virtual(env);
 //! for _ in 0..100 {
 //!     let r = sleeper.sleep_for_ns(16_666_667);
@@ -73,41 +69,23 @@
 //! println!("margin learned: {} ns", sleeper.margin_ns());
 //! ```
 
-mod contenders;
-mod contention;
+mod builder;
+pub(crate) mod contention;
 mod estimator;
-mod oracle;
-mod precise_strategy;
-mod replay;
+pub(crate) mod options;
+pub(crate) mod precise_strategy;
 mod sleep_report;
 mod sleeper;
-mod spin;
-mod summary;
+pub(crate) mod spin;
 mod ticker;
-mod trace;
 mod tradeoff;
-pub mod virtual_env;
-mod wait_strategy;
 mod window;
 
-pub use contenders::{
-    AbsSleep, ContenderSetting, FixedMargin, ParamInfo, PureSpin, STRATEGIES, SdlPrecise,
-    SeedHybrid, SettingError, StdSleep, StrategyInfo, UnknownStrategy, parse_duration_ns,
-    strategies, strategy_by_name, strategy_by_setting,
-};
-pub use contention::Contention;
+pub use builder::PreciseSleeperBuilder;
 pub use estimator::{EstimatorConfig, MarginEstimator, Observation};
-pub use oracle::{
-    FrontierPoint, fixed_margin_on_trace, oracle_at_cpu, oracle_at_p99, oracle_frontier,
-};
-pub use precise_strategy::Precise;
-pub use replay::{REPLAY_COSTS, REPLAY_RESOLUTION_NS, Replay, replay, replay_with_preemption};
+pub use options::{OPTIONS, OptionError, OptionKind, OptionValue, SleeperOption};
 pub use sleep_report::{SleepReport, SleepStats};
-pub use sleeper::{PreciseSleeper, PreciseSleeperBuilder, SlackPolicy};
+pub use sleeper::{PreciseSleeper, SlackPolicy};
 pub use spin::SpinStrategy;
-pub use summary::{WaitSummary, quantile_ns};
 pub use ticker::{MissedTickBehavior, Tick, Ticker, next_tick};
-pub use trace::{TRACE_COLUMNS, TRACE_MAGIC, Trace, TraceError, TraceWait};
 pub use tradeoff::{ContentionPolicy, CpuBudget, SlicePolicy, Tradeoff};
-pub use virtual_env::{SleepCall, VirtualCosts, VirtualEnv, Wake};
-pub use wait_strategy::WaitStrategy;

@@ -7,11 +7,11 @@ use super::estimator::{EstimatorConfig, MarginEstimator};
 use super::sleep_report::{SleepReport, SleepStats};
 use super::spin::{SpinStrategy, native_sleep_until, spin_until};
 use super::tradeoff::{ContentionPolicy, Tradeoff};
-use super::wait_strategy::WaitStrategy;
 use crate::clock::Env;
 
 /// The `precise` wait strategy: the algorithm inside
-/// [`PreciseSleeper`](super::PreciseSleeper), usable on its own over any [`Env`].
+/// [`PreciseSleeper`](crate::precise::PreciseSleeper), usable on its own over any [`Env`]
+/// (a [`WaitStrategy`](crate::lab::WaitStrategy) of the lab, for replays and comparisons).
 ///
 /// Each wait, with `target = deadline − early tolerance` (the deadline itself unless the
 /// [`Tradeoff`] allows early returns):
@@ -185,18 +185,4 @@ impl Precise {
 fn mostly_on_run_queue<E: Env>(env: &mut E, before: Option<u64>, ns: u64) -> Option<bool> {
     let (before, after) = (before?, env.run_queue_ns()?);
     Some(after.saturating_sub(before) >= ns / 2)
-}
-
-impl<E: Env> WaitStrategy<E> for Precise {
-    fn name(&self) -> &'static str {
-        Self::NAME
-    }
-
-    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
-        self.wait_until(env, deadline)
-    }
-
-    fn sched_slice_ns(&self) -> Option<u64> {
-        self.tradeoff.slice.request_ns()
-    }
 }

@@ -3,14 +3,13 @@
 
 use std::time::{Duration, Instant};
 
-use super::estimator::{EstimatorConfig, MarginEstimator};
+use super::builder::PreciseSleeperBuilder;
+use super::estimator::MarginEstimator;
 use super::precise_strategy::Precise;
 use super::sleep_report::{SleepReport, SleepStats};
 use super::spin::SpinStrategy;
-use super::tradeoff::{CpuBudget, SlicePolicy, Tradeoff};
-use super::virtual_env::VirtualEnv;
+use super::tradeoff::{SlicePolicy, Tradeoff};
 use crate::clock::{Env, RealEnv, duration_ns, instant_to_ns};
-use crate::system::{sched_slice_ns, set_sched_slice_ns, set_timer_slack_ns, timer_slack_ns};
 
 /// What a sleeper does with the calling thread's timer slack when it is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,14 +30,15 @@ pub enum SlackPolicy {
 ///
 /// One sleeper per thread: timer slack and the scheduler slice ([`SlicePolicy`]) are
 /// per-thread settings applied when the sleeper is built (on the building thread), and
-/// the learned margin describes that thread's wakeups. Generic over [`Env`] so tests and the simulator run this exact code in
-/// virtual time.
+/// the learned margin describes that thread's wakeups. Generic over [`Env`] so tests and
+/// the simulator run this exact code in virtual time
+/// ([`VirtualEnv`](crate::lab::VirtualEnv)).
 #[derive(Debug)]
 pub struct PreciseSleeper<E: Env = RealEnv> {
-    env: E,
-    wait: Precise,
-    slack_ns: Option<u64>,
-    slice_ns: Option<u64>,
+    pub(super) env: E,
+    pub(super) wait: Precise,
+    pub(super) slack_ns: Option<u64>,
+    pub(super) slice_ns: Option<u64>,
 }
 
 impl PreciseSleeper<RealEnv> {
@@ -63,14 +63,6 @@ impl PreciseSleeper<RealEnv> {
 impl Default for PreciseSleeper<RealEnv> {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-impl PreciseSleeper<VirtualEnv> {
-    /// A sleeper over a [`VirtualEnv`] with default parameters; leaves the timer slack
-    /// alone. Same as [`with_env`](PreciseSleeper::with_env).
-    pub fn new_virtual(env: VirtualEnv) -> Self {
-        Self::with_env(env)
     }
 }
 
@@ -165,7 +157,8 @@ impl<E: Env> PreciseSleeper<E> {
         &self.env
     }
 
-    /// The environment, mutably (e.g. to inject a stall into a [`VirtualEnv`]).
+    /// The environment, mutably (e.g. to inject a stall into a
+    /// [`VirtualEnv`](crate::lab::VirtualEnv)).
     pub fn env_mut(&mut self) -> &mut E {
         &mut self.env
     }
@@ -173,141 +166,5 @@ impl<E: Env> PreciseSleeper<E> {
     /// Takes the environment back.
     pub fn into_env(self) -> E {
         self.env
-    }
-}
-
-/// Builds a [`PreciseSleeper`] with non-default parameters.
-///
-/// The trade-off between lateness and CPU (see [`Tradeoff`]); each option's effect on
-/// the project's recorded 60 Hz traces, replayed in virtual time, is in the README's
-/// library section:
-///
-/// ```
-/// use std::time::Duration;
-/// use sleeplab::precise::{PreciseSleeper, SlackPolicy, VirtualEnv};
-///
-/// let mut sleeper = PreciseSleeper::builder()
-///     .quantile(0.99)                                   // the lateness quantile to hold…
-///     .lateness_tolerance(Duration::from_micros(50))    // …to within 50 µs late,
-///     .cpu_budget_percent(3.0)                          // spinning ≤ 3 % of each wait,
-///     .early_tolerance(Duration::from_micros(100))      // returning ≤ 100 µs early.
-///     .slack_policy(SlackPolicy::LeaveAlone)
-///     .build_with_env(VirtualEnv::new());
-/// let r = sleeper.sleep_for_ns(16_666_667);
-/// assert!(r.woke + 100_000 >= r.deadline); // never more than the early tolerance
-/// ```
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PreciseSleeperBuilder {
-    spin: SpinStrategy,
-    slack: SlackPolicy,
-    estimator: EstimatorConfig,
-    tradeoff: Tradeoff,
-}
-
-impl PreciseSleeperBuilder {
-    /// How the spin phase waits (default [`SpinStrategy::Spin`]).
-    pub fn spin_strategy(mut self, spin: SpinStrategy) -> Self {
-        self.spin = spin;
-        self
-    }
-
-    /// What to do with the timer slack (default [`SlackPolicy::SetMinimal`]).
-    pub fn slack_policy(mut self, slack: SlackPolicy) -> Self {
-        self.slack = slack;
-        self
-    }
-
-    /// The margin estimator's parameters (default [`EstimatorConfig::default`]).
-    pub fn estimator(mut self, config: EstimatorConfig) -> Self {
-        self.estimator = config;
-        self
-    }
-
-    /// The lateness quantile the margin covers (default 0.99; 0.5..=1.0): the
-    /// estimator's [`quantile`](EstimatorConfig::quantile).
-    pub fn quantile(mut self, quantile: f64) -> Self {
-        self.estimator.quantile = quantile;
-        self
-    }
-
-    /// Lateness accepted at that quantile (default 0): the sleeper spins only as much as
-    /// needed to be within `tolerance` late at the quantile
-    /// ([`Tradeoff::lateness_tolerance_ns`]).
-    pub fn lateness_tolerance(mut self, tolerance: Duration) -> Self {
-        self.tradeoff.lateness_tolerance_ns = duration_ns(tolerance);
-        self
-    }
-
-    /// Spin at most `percent` % (0–100) of each wait ([`CpuBudget::Percent`]); the default
-    /// is [`CpuBudget::Auto`].
-    pub fn cpu_budget_percent(mut self, percent: f64) -> Self {
-        self.tradeoff.cpu_budget = CpuBudget::Percent(percent);
-        self
-    }
-
-    /// How much of a wait may be spun (default [`CpuBudget::Auto`]).
-    pub fn cpu_budget(mut self, budget: CpuBudget) -> Self {
-        self.tradeoff.cpu_budget = budget;
-        self
-    }
-
-    /// "Early rather than late": return up to `tolerance` before the deadline instead of
-    /// spinning to it, never earlier ([`Tradeoff::early_tolerance_ns`]). Default 0: never
-    /// early.
-    pub fn early_tolerance(mut self, tolerance: Duration) -> Self {
-        self.tradeoff.early_tolerance_ns = duration_ns(tolerance);
-        self
-    }
-
-    /// Whether the building thread asks the scheduler for a short slice (default
-    /// [`SlicePolicy::Short`]; [`Tradeoff::slice`]).
-    pub fn slice_policy(mut self, slice: SlicePolicy) -> Self {
-        self.tradeoff.slice = slice;
-        self
-    }
-
-    /// The whole trade-off at once (replaces the options above).
-    pub fn tradeoff(mut self, tradeoff: Tradeoff) -> Self {
-        self.tradeoff = tradeoff;
-        self
-    }
-
-    /// The strategy alone, without a thread setting or an environment (for replays and
-    /// the registry).
-    pub fn strategy(self) -> Precise {
-        Precise::new(self.estimator, self.spin).with_tradeoff(self.tradeoff)
-    }
-
-    /// A sleeper on the real clock. With [`SlackPolicy::LeaveAlone`] it still reports the
-    /// slack in force.
-    pub fn build(self) -> PreciseSleeper<RealEnv> {
-        let mut s = self.build_with_env(RealEnv);
-        s.slack_ns = Some(timer_slack_ns());
-        s.slice_ns = Some(sched_slice_ns());
-        s
-    }
-
-    /// A sleeper over any environment; applies the slack and slice policies to the
-    /// calling thread.
-    pub fn build_with_env<E: Env>(self, env: E) -> PreciseSleeper<E> {
-        let slack_ns = match self.slack {
-            SlackPolicy::SetMinimal => {
-                // A refusal (e.g. a seccomp sandbox) is not fatal: report what is in force.
-                Some(set_timer_slack_ns(1).unwrap_or_else(|_| timer_slack_ns()))
-            }
-            SlackPolicy::LeaveAlone => None,
-        };
-        // As for the slack, a refusal is not fatal: report what is in force.
-        let slice_ns = self
-            .tradeoff
-            .slice
-            .request_ns()
-            .map(|ns| set_sched_slice_ns(Some(ns)).unwrap_or_else(|_| sched_slice_ns()));
-        PreciseSleeper {
-            env,
-            wait: self.strategy(),
-            slack_ns,
-            slice_ns,
-        }
     }
 }

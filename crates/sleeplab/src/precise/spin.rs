@@ -103,7 +103,7 @@ pub(crate) fn native_sleep_for_from<E: Env>(env: &mut E, from: u64, ns: u64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::precise::{VirtualCosts, VirtualEnv};
+    use crate::lab::{VirtualCosts, VirtualEnv};
 
     #[test]
     fn a_spin_reports_its_longest_gap_and_when_it_began() {

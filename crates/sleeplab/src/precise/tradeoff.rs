@@ -31,7 +31,7 @@ pub enum CpuBudget {
 }
 
 /// What the spin does when it keeps losing its CPU (see
-/// [`Contention`](super::Contention)).
+/// [`Contention`](crate::lab::Contention)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ContentionPolicy {
     /// The default: after preemptions while spinning, cap the margin at what recent

@@ -4,7 +4,7 @@
 use super::models::ModelSpec;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sleeplab::precise::VirtualCosts;
+use sleeplab::lab::VirtualCosts;
 
 /// The fixed costs of the virtual environment's operations (see
 /// [`VirtualCosts`]), ns.

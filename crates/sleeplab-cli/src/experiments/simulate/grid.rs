@@ -1,6 +1,6 @@
 //! The grid engine: every (strategy, interval, model) cell is a pure function of the
 //! configuration — a fresh strategy from the library's registry
-//! ([`strategy_by_name::<VirtualEnv>`](sleeplab::precise::strategy_by_name)), a fresh
+//! ([`strategy_by_name::<VirtualEnv>`](sleeplab::lab::strategy_by_name)), a fresh
 //! [`VirtualEnv`] whose native sleeps follow the cell's model with its own seeded
 //! generator, `warmup` unmeasured sleeps, then `sleeps` measured ones. Cells run on
 //! worker threads and are put back in config order, so the thread count never changes
@@ -12,7 +12,7 @@ use super::rng::rng_for;
 use crate::experiments::{Context, Outcome};
 use crate::settings::RunSettings;
 use crate::stats::quantile_sorted;
-use sleeplab::precise::{VirtualEnv, strategy_by_name};
+use sleeplab::lab::{VirtualEnv, strategy_by_name};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -25,7 +25,7 @@ pub const START_NS: u64 = 1_000_000_000;
 pub enum GridError {
     /// A strategy name the library does not know.
     #[error(transparent)]
-    UnknownStrategy(#[from] sleeplab::precise::UnknownStrategy),
+    UnknownStrategy(#[from] sleeplab::lab::UnknownStrategy),
     /// The configuration's models and the loaded ones differ in number.
     #[error("{specs} model specs but {models} loaded models")]
     ModelMismatch {

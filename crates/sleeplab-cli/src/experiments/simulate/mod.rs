@@ -1,6 +1,6 @@
 //! The virtual-time scheduler simulator behind `sleeplab simulate` (seed 002, figure 4):
 //! the library's production wait strategies run unchanged over
-//! [`VirtualEnv`](sleeplab::precise::VirtualEnv), whose "native sleep" follows a model
+//! [`VirtualEnv`](sleeplab::lab::VirtualEnv), whose "native sleep" follows a model
 //! instead of a kernel, so one can ask how a strategy fares on a machine one does not
 //! have (a 7 ms scheduler, old Windows at 15.6 ms, a loaded VM) — deterministically and
 //! in milliseconds.
@@ -15,7 +15,7 @@
 //!   same numbers on every machine.
 //!
 //! No real clock is read anywhere on this path; spinning advances virtual time by
-//! [`VirtualCosts`](sleeplab::precise::VirtualCosts) and counts as virtual CPU, which is
+//! [`VirtualCosts`](sleeplab::lab::VirtualCosts) and counts as virtual CPU, which is
 //! how the simulator predicts CPU use too.
 
 pub mod csv_out;

@@ -1,5 +1,5 @@
 //! The "native sleep" models the simulator plugs into
-//! [`VirtualEnv::with_model`](sleeplab::precise::VirtualEnv::with_model): each decides,
+//! [`VirtualEnv::with_model`](sleeplab::lab::VirtualEnv::with_model): each decides,
 //! per native sleep, how far past its target the sleeping thread wakes. Virtual time
 //! advances by that amount; nothing really waits.
 //!
@@ -17,7 +17,7 @@ use super::empirical::{Empirical, ReplaySource};
 use super::rng::{SimRng, below, chance, threshold};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sleeplab::precise::{SleepCall, Wake};
+use sleeplab::lab::{NativeWake, SleepCall};
 use std::sync::Arc;
 
 /// The longest chain of preemptions one wakeup can suffer (a guard against
@@ -52,11 +52,11 @@ impl SchedulerModel {
         o
     }
 
-    /// The closure for [`VirtualEnv::with_model`](sleeplab::precise::VirtualEnv::with_model),
+    /// The closure for [`VirtualEnv::with_model`](sleeplab::lab::VirtualEnv::with_model),
     /// drawing from `rng`.
-    pub fn wake_fn(self, mut rng: SimRng) -> impl FnMut(&SleepCall) -> Wake + Send + 'static {
+    pub fn wake_fn(self, mut rng: SimRng) -> impl FnMut(&SleepCall) -> NativeWake + Send + 'static {
         let t = threshold(self.preempt_prob);
-        move |_call: &SleepCall| Wake::Late(self.oversleep(&mut rng, t))
+        move |_call: &SleepCall| NativeWake::Late(self.oversleep(&mut rng, t))
     }
 
     /// The mean oversleep, ns: `P/2 + P·p/(1 − p)` (for documentation and tests).
@@ -118,14 +118,17 @@ pub enum Model {
 
 impl Model {
     /// The wake closure for one cell, drawing from `rng`.
-    pub fn wake_fn(&self, rng: SimRng) -> Box<dyn FnMut(&SleepCall) -> Wake + Send + 'static> {
+    pub fn wake_fn(
+        &self,
+        rng: SimRng,
+    ) -> Box<dyn FnMut(&SleepCall) -> NativeWake + Send + 'static> {
         match self {
             Model::Scheduler(m) => Box::new(m.wake_fn(rng)),
             Model::Replay(e) => {
                 let e = Arc::clone(e);
                 let mut rng = rng;
                 Box::new(move |call: &SleepCall| {
-                    Wake::Late(e.draw(call.target.saturating_sub(call.now), &mut rng))
+                    NativeWake::Late(e.draw(call.target.saturating_sub(call.now), &mut rng))
                 })
             }
         }
@@ -175,7 +178,7 @@ mod tests {
             cpu_ns: 0,
         };
         for _ in 0..1_000 {
-            let Wake::Late(o) = f(&call) else {
+            let NativeWake::Late(o) = f(&call) else {
                 panic!("the scheduler model never interrupts")
             };
             assert!(o < 1_000);

@@ -9,7 +9,7 @@ use crate::error::UsageError;
 use crate::experiments::sweep::SweepData;
 use crate::output::fmt_ns;
 use crate::parse::{Names, dedup};
-use sleeplab::precise::{VirtualCosts, strategies};
+use sleeplab::lab::{VirtualCosts, strategies};
 use std::sync::Arc;
 
 /// The native-sleep models to simulate under: the grid's columns.

@@ -49,7 +49,7 @@ mod itimer;
 mod loops;
 mod posix_signal;
 mod posix_thread;
-mod ticker;
+mod precise_ticker;
 mod timerfd;
 
 pub use grid::{Expiry, Grid, Wake, passed_deadlines, reconcile};
@@ -217,7 +217,7 @@ pub const MECHANISMS: &[PeriodicMechanism] = &[
     loops::CLOCK_NANOSLEEP_ABS,
     loops::NANOSLEEP,
     loops::BUSY_WAIT,
-    ticker::TICKER,
+    precise_ticker::TICKER,
 ];
 
 assert_unique_names!(MECHANISMS);

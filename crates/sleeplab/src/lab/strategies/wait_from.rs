@@ -1,15 +1,15 @@
 //! The one preamble every contender shares: its registry name, and a deadline already
-//! past returns at once. A contender implements [`OneShot`] (the wait from a clock
+//! past returns at once. A contender implements [`WaitFrom`] (the wait from a clock
 //! reading before its deadline) and gets [`WaitStrategy`] from the blanket impl here.
 
 use crate::clock::Env;
-use crate::precise::sleep_report::SleepReport;
-use crate::precise::wait_strategy::WaitStrategy;
+use crate::lab::WaitStrategy;
+use crate::precise::SleepReport;
 
 /// A contender's wait, from `start` (a clock reading) to `deadline`, called only when
 /// `start < deadline`. Public in a private module: the contenders' own, not an extension
 /// point (implement [`WaitStrategy`] directly instead).
-pub trait OneShot {
+pub trait WaitFrom {
     /// The registry name.
     const NAME: &'static str;
 
@@ -17,7 +17,7 @@ pub trait OneShot {
     fn wait_from<E: Env>(&mut self, env: &mut E, start: u64, deadline: u64) -> SleepReport;
 }
 
-impl<E: Env, T: OneShot> WaitStrategy<E> for T {
+impl<E: Env, T: WaitFrom> WaitStrategy<E> for T {
     fn name(&self) -> &'static str {
         T::NAME
     }

@@ -1,6 +1,7 @@
-//! Contender settings by name: the one parser of `NAME[:PARAM[,PARAM]…]`, so a benchmark
-//! can run each contender at several settings (`seed-hybrid:x=2`, `fixed-margin:250us`,
-//! `precise:q=0.999,budget=3%`).
+//! Strategy settings by name: the one parser of `NAME[:PARAM[,PARAM]…]`, so a benchmark
+//! can run each strategy at several settings (`seed-hybrid:x=2`, `fixed-margin:250us`,
+//! `precise:q=0.999,budget=3%`). `precise`'s parameters are the sleeper's option table
+//! ([`OPTIONS`](crate::precise::OPTIONS)), read and checked by it.
 
 use super::abs_sleep::AbsSleep;
 use super::fixed_margin::FixedMargin;
@@ -10,13 +11,12 @@ use super::sdl_precise::SdlPrecise;
 use super::seed_hybrid::SeedHybrid;
 use super::std_sleep::StdSleep;
 use crate::clock::Env;
-use crate::precise::estimator::EstimatorConfig;
+use crate::duration::{format_ns, parse_ns};
+use crate::lab::WaitStrategy;
+use crate::precise::options::{SPINS, parse_decimal};
 use crate::precise::precise_strategy::Precise;
 use crate::precise::spin::SpinStrategy;
-use crate::precise::tradeoff::{ContentionPolicy, CpuBudget, SlicePolicy, Tradeoff};
-use crate::precise::wait_strategy::WaitStrategy;
-
-use super::values::{parse_duration_ns, parse_number};
+use crate::precise::{OptionError, OptionValue, PreciseSleeperBuilder, SleeperOption};
 
 /// A strategy name that is not in the registry.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -46,32 +46,35 @@ impl UnknownStrategy {
 /// [`strategy_by_setting`].
 ///
 /// The strategies do not touch the thread's timer slack (not even `precise`): the
-/// caller decides it, so every contender in a comparison runs under the same slack. Use
+/// caller decides it, so every strategy in a comparison runs under the same slack. Use
 /// [`PreciseSleeper`](crate::precise::PreciseSleeper) for the self-configuring version.
 pub fn strategy_by_name<E: Env>(
     name: &str,
 ) -> Result<Box<dyn WaitStrategy<E> + Send>, UnknownStrategy> {
-    ContenderSetting::from_name(name).map(|s| s.build())
+    StrategySetting::from_name(name).map(|s| s.build())
 }
 
 /// Builds the strategy a setting names, e.g. `seed-hybrid:x=2` or
-/// `precise:q=0.999,budget=3%` (see [`ContenderSetting::parse`]), fresh.
+/// `precise:q=0.999,budget=3%` (see [`StrategySetting::parse`]), fresh.
 pub fn strategy_by_setting<E: Env>(
     setting: &str,
 ) -> Result<Box<dyn WaitStrategy<E> + Send>, SettingError> {
-    ContenderSetting::parse(setting).map(|s| s.build())
+    StrategySetting::parse(setting).map(|s| s.build())
 }
 
-/// A contender with its parameters, parsed from a setting name (see the
-/// grammar below); [`build`](Self::build) makes the strategy. Its `Display` is the
-/// canonical setting name (parameters that differ from the defaults, in a fixed order).
+/// A strategy with its parameters, parsed from a setting name (see the grammar below);
+/// [`build`](Self::build) makes the strategy. Its `Display` is the canonical setting
+/// name (parameters that differ from the defaults, in a fixed order).
 ///
-/// A `PARAM` is `key=value`, or a bare value for the contender's primary parameter
-/// (seed-hybrid's `x`, fixed-margin's `margin`). Durations take a unit (`ns`, `us`, `µs`,
-/// `ms`, `s`; decimals allowed: `1.5ms`). Unknown names, unknown keys, repeated keys and
-/// bad values are a [`SettingError`] naming what was wrong and what is known.
+/// A `PARAM` is `key=value`, or a bare value for the strategy's primary parameter
+/// (seed-hybrid's `x`, fixed-margin's `margin`). Durations are written in the grammar
+/// of [`crate::duration`] (`250us`, `1.5ms`, `1μs`; whole nanoseconds). `precise` takes
+/// every option of the sleeper's table but the timer slack, by its short key (`q`,
+/// `tol`, `budget`, `early`, `slice`) or its name (`quantile`, `lateness_tolerance`…),
+/// with the table's ranges. Unknown names, unknown keys, repeated keys and bad values
+/// are a [`SettingError`] naming what was wrong and what is known.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ContenderSetting {
+pub enum StrategySetting {
     /// `std-sleep`.
     StdSleep,
     /// `clock-nanosleep-abs`.
@@ -93,73 +96,19 @@ pub enum ContenderSetting {
         spin: SpinStrategy,
     },
     /// `precise[:q=Q,cap=D,window=N,tol=D,budget=auto|none|P%,early=D,spin=pause|yield,
-    /// contention=adapt|ignore,slice=short|inherit]`.
-    Precise {
-        /// The estimator's parameters (`q`, `cap`, `window`).
-        estimator: EstimatorConfig,
-        /// The trade-off (`tol`, `budget`, `early`).
-        tradeoff: Tradeoff,
-        /// How the spin phase waits (`spin`).
-        spin: SpinStrategy,
-    },
+    /// contention=adapt|ignore,slice=short|inherit,prior=D,half_life=N,headroom=D]`: the
+    /// sleeper's options (its timer slack aside).
+    Precise(PreciseSleeperBuilder),
 }
 
-/// One parameter a contender setting accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One parameter a strategy setting accepts.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParamInfo {
     /// The key, e.g. `q`.
     pub key: &'static str,
-    /// What it sets, in one line.
-    pub description: &'static str,
+    /// What it sets, in one line, with its default.
+    pub description: String,
 }
-
-const fn p(key: &'static str, description: &'static str) -> ParamInfo {
-    ParamInfo { key, description }
-}
-
-const SEED_PARAMS: &[ParamInfo] = &[p("x", "estimate = mean + x·σ of 1 ms sleeps (default 1)")];
-const FIXED_PARAMS: &[ParamInfo] = &[
-    p(
-        "margin",
-        "time left to the spin phase, a duration (default 125us)",
-    ),
-    p("spin", "pause or yield (default yield)"),
-];
-const PRECISE_PARAMS: &[ParamInfo] = &[
-    p(
-        "q",
-        "the lateness quantile the margin covers, 0.5..1 (default 0.99)",
-    ),
-    p(
-        "cap",
-        "largest oversleep learned and largest margin (default 50ms)",
-    ),
-    p(
-        "window",
-        "recent waits in the quantile window, 1..4096 (default 512)",
-    ),
-    p(
-        "tol",
-        "lateness accepted at the quantile, a duration (default 0)",
-    ),
-    p(
-        "budget",
-        "auto, none, or the % of each wait that may be spun (default auto)",
-    ),
-    p(
-        "early",
-        "return up to this long before the deadline (default 0)",
-    ),
-    p("spin", "pause or yield (default pause)"),
-    p(
-        "contention",
-        "adapt (shorten or stop the spin while it keeps being preempted or starved) or ignore (default adapt)",
-    ),
-    p(
-        "slice",
-        "short (ask the scheduler for a 100 µs slice) or inherit (default short)",
-    ),
-];
 
 /// Why a setting name was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -167,10 +116,10 @@ pub enum SettingError {
     /// The name before `:` is not a strategy.
     #[error(transparent)]
     Unknown(#[from] UnknownStrategy),
-    /// A key the contender does not have.
+    /// A key the strategy does not have.
     #[error("`{strategy}` has no parameter `{key}` (known: {known})")]
     UnknownParam {
-        /// The contender.
+        /// The strategy.
         strategy: &'static str,
         /// The key as given (for a bare value: the value).
         key: String,
@@ -180,7 +129,7 @@ pub enum SettingError {
     /// A value that does not parse or is out of range.
     #[error("bad value `{value}` for `{strategy}:{key}`: expected {expected}")]
     BadValue {
-        /// The contender.
+        /// The strategy.
         strategy: &'static str,
         /// The key.
         key: &'static str,
@@ -192,7 +141,7 @@ pub enum SettingError {
     /// The same key twice.
     #[error("parameter `{key}` of `{strategy}` given twice")]
     Repeated {
-        /// The contender.
+        /// The strategy.
         strategy: &'static str,
         /// The key.
         key: &'static str,
@@ -203,10 +152,27 @@ pub enum SettingError {
         /// The whole setting as given.
         setting: String,
     },
+    /// Values each in range that do not go together (a prior above the cap).
+    #[error("`{strategy}`: {error}")]
+    Inconsistent {
+        /// The strategy.
+        strategy: &'static str,
+        /// What does not go together.
+        error: OptionError,
+    },
 }
 
-impl ContenderSetting {
-    /// The contender called `name` with its default parameters (exact names, see
+/// seed-hybrid's and fixed-margin's own parameters: key, what it sets.
+const SEED_PARAMS: &[(&str, &str)] = &[("x", "estimate = mean + x·σ of 1 ms sleeps")];
+const FIXED_PARAMS: &[(&str, &str)] = &[
+    ("margin", "time left to the spin phase, a duration"),
+    ("spin", "pause or yield"),
+];
+const SIGMAS: &str = "a number from 0 to 100";
+const MARGIN: &str = "a duration with a unit (ns, us, ms, s), e.g. 250us";
+
+impl StrategySetting {
+    /// The strategy called `name` with its default parameters (exact names, see
     /// [`STRATEGIES`](super::STRATEGIES)).
     pub fn from_name(name: &str) -> Result<Self, UnknownStrategy> {
         Ok(match name {
@@ -219,11 +185,7 @@ impl ContenderSetting {
                 margin_ns: FixedMargin::DEFAULT_MARGIN_NS,
                 spin: SpinStrategy::YieldSpin,
             },
-            Precise::NAME => Self::Precise {
-                estimator: EstimatorConfig::default(),
-                tradeoff: Tradeoff::default(),
-                spin: SpinStrategy::Spin,
-            },
+            Precise::NAME => Self::Precise(PreciseSleeperBuilder::default()),
             _ => return Err(UnknownStrategy::new(name)),
         })
     }
@@ -257,6 +219,14 @@ impl ContenderSetting {
             seen.push(key);
             out.set(key, value)?;
         }
+        if let Self::Precise(builder) = &out {
+            builder
+                .validate()
+                .map_err(|error| SettingError::Inconsistent {
+                    strategy: Precise::NAME,
+                    error,
+                })?;
+        }
         Ok(out)
     }
 
@@ -269,15 +239,11 @@ impl ContenderSetting {
             Self::SdlPrecise => Box::new(SdlPrecise),
             Self::SeedHybrid { sigmas } => Box::new(SeedHybrid::with_sigmas(sigmas)),
             Self::FixedMargin { margin_ns, spin } => Box::new(FixedMargin::new(margin_ns, spin)),
-            Self::Precise {
-                estimator,
-                tradeoff,
-                spin,
-            } => Box::new(Precise::new(estimator, spin).with_tradeoff(tradeoff)),
+            Self::Precise(builder) => Box::new(builder.strategy()),
         }
     }
 
-    /// The contender's registry name.
+    /// The strategy's registry name.
     pub fn name(&self) -> &'static str {
         match self {
             Self::StdSleep => StdSleep::NAME,
@@ -286,21 +252,61 @@ impl ContenderSetting {
             Self::SdlPrecise => SdlPrecise::NAME,
             Self::SeedHybrid { .. } => SeedHybrid::NAME,
             Self::FixedMargin { .. } => FixedMargin::NAME,
-            Self::Precise { .. } => Precise::NAME,
+            Self::Precise(_) => Precise::NAME,
         }
     }
 
-    /// The parameters this contender accepts.
-    pub fn params(&self) -> &'static [ParamInfo] {
+    /// The parameters this strategy accepts, each with its default, in the order its
+    /// canonical name lists them.
+    pub fn params(&self) -> Vec<ParamInfo> {
+        let defaults = Self::from_name(self.name()).unwrap_or(*self);
+        let own = |params: &[(&'static str, &str)]| -> Vec<ParamInfo> {
+            params
+                .iter()
+                .map(|&(key, what)| ParamInfo {
+                    key,
+                    description: format!(
+                        "{what} (default {})",
+                        defaults.param_value(key).unwrap_or_default()
+                    ),
+                })
+                .collect()
+        };
         match self {
-            Self::SeedHybrid { .. } => SEED_PARAMS,
-            Self::FixedMargin { .. } => FIXED_PARAMS,
-            Self::Precise { .. } => PRECISE_PARAMS,
-            _ => &[],
+            Self::SeedHybrid { .. } => own(SEED_PARAMS),
+            Self::FixedMargin { .. } => own(FIXED_PARAMS),
+            Self::Precise(_) => setting_options()
+                .map(|(key, o)| ParamInfo {
+                    key,
+                    description: format!(
+                        "{}: {} (default {})",
+                        o.doc,
+                        o.expected,
+                        o.format(o.default_value())
+                    ),
+                })
+                .collect(),
+            _ => Vec::new(),
         }
     }
 
-    /// The key a bare value sets, if the contender has a primary parameter.
+    /// The text of parameter `key`'s value here (as the setting grammar reads it).
+    pub(super) fn param_value(&self, key: &str) -> Option<String> {
+        match (self, key) {
+            (Self::SeedHybrid { sigmas }, "x") => Some(sigmas.to_string()),
+            (Self::FixedMargin { margin_ns, .. }, "margin") => Some(format_ns(*margin_ns)),
+            (Self::FixedMargin { spin, .. }, "spin") => {
+                let i = SPINS.iter().position(|s| s == spin).unwrap_or(0);
+                Some(spin_option().format(OptionValue::Choice(i)))
+            }
+            (Self::Precise(builder), key) => {
+                SleeperOption::by_setting_key(key).map(|o| o.format(o.get(builder)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The key a bare value sets, if the strategy has a primary parameter.
     fn primary(&self) -> Option<&'static str> {
         match self {
             Self::SeedHybrid { .. } => Some("x"),
@@ -309,24 +315,31 @@ impl ContenderSetting {
         }
     }
 
+    /// The canonical key of `key` (for `precise`, an option's name reads as its key).
     fn known_key(&self, key: &str) -> Result<&'static str, SettingError> {
-        let params = self.params();
-        params
-            .iter()
-            .find(|p| p.key == key)
-            .map(|p| p.key)
-            .ok_or_else(|| {
-                let known = params.iter().map(|p| p.key).collect::<Vec<_>>().join(", ");
-                SettingError::UnknownParam {
-                    strategy: self.name(),
-                    key: key.to_owned(),
-                    known: if known.is_empty() {
-                        "none".into()
-                    } else {
-                        known
-                    },
-                }
-            })
+        let found = match self {
+            Self::SeedHybrid { .. } => SEED_PARAMS.iter().map(|p| p.0).find(|k| *k == key),
+            Self::FixedMargin { .. } => FIXED_PARAMS.iter().map(|p| p.0).find(|k| *k == key),
+            Self::Precise(_) => SleeperOption::by_setting_key(key).and_then(|o| o.setting_key),
+            _ => None,
+        };
+        found.ok_or_else(|| {
+            let known = self
+                .params()
+                .iter()
+                .map(|p| p.key)
+                .collect::<Vec<_>>()
+                .join(", ");
+            SettingError::UnknownParam {
+                strategy: self.name(),
+                key: key.to_owned(),
+                known: if known.is_empty() {
+                    "none".into()
+                } else {
+                    known
+                },
+            }
+        })
     }
 
     fn set(&mut self, key: &'static str, value: &str) -> Result<(), SettingError> {
@@ -337,88 +350,59 @@ impl ContenderSetting {
             value: value.to_owned(),
             expected,
         };
-        const DURATION: &str = "a duration with a unit (ns, us, ms, s), e.g. 250us";
         match (self, key) {
             (Self::SeedHybrid { sigmas }, "x") => {
-                *sigmas = parse_number(value)
+                *sigmas = parse_decimal(value)
                     .filter(|x| (0.0..=100.0).contains(x))
-                    .ok_or_else(|| bad("a number from 0 to 100"))?;
+                    .ok_or_else(|| bad(SIGMAS))?;
             }
             (Self::FixedMargin { margin_ns, .. }, "margin") => {
-                *margin_ns = parse_duration_ns(value).ok_or_else(|| bad(DURATION))?;
+                *margin_ns = parse_ns(value).map_err(|_| bad(MARGIN))?;
             }
-            (Self::FixedMargin { spin, .. } | Self::Precise { spin, .. }, "spin") => {
-                *spin = match value {
-                    "pause" => SpinStrategy::Spin,
-                    "yield" => SpinStrategy::YieldSpin,
-                    _ => return Err(bad("pause or yield")),
+            (Self::FixedMargin { spin, .. }, "spin") => {
+                let option = spin_option();
+                *spin = match option.parse(value) {
+                    Ok(OptionValue::Choice(i)) => SPINS[i],
+                    _ => return Err(bad(option.expected)),
                 };
             }
-            (Self::Precise { estimator, .. }, "q") => {
-                estimator.quantile = parse_number(value)
-                    .filter(|q| (0.5..=1.0).contains(q))
-                    .ok_or_else(|| bad("a quantile from 0.5 to 1"))?;
+            (Self::Precise(builder), key) => {
+                let option = SleeperOption::by_setting_key(key).ok_or_else(|| bad(""))?;
+                option
+                    .parse(value)
+                    .and_then(|v| option.set(builder, v))
+                    .map_err(|_| bad(option.expected))?;
             }
-            (Self::Precise { estimator, .. }, "cap") => {
-                estimator.cap_ns = parse_duration_ns(value)
-                    .filter(|&ns| ns > 0)
-                    .ok_or_else(|| bad(DURATION))?;
-                estimator.prior_ns = estimator.prior_ns.min(estimator.cap_ns);
-            }
-            (Self::Precise { estimator, .. }, "window") => {
-                estimator.window = value
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=4096).contains(n))
-                    .ok_or_else(|| bad("a whole number from 1 to 4096"))?;
-            }
-            (Self::Precise { tradeoff, .. }, "tol") => {
-                tradeoff.lateness_tolerance_ns =
-                    parse_duration_ns(value).ok_or_else(|| bad(DURATION))?;
-            }
-            (Self::Precise { tradeoff, .. }, "early") => {
-                tradeoff.early_tolerance_ns =
-                    parse_duration_ns(value).ok_or_else(|| bad(DURATION))?;
-            }
-            (Self::Precise { tradeoff, .. }, "contention") => {
-                tradeoff.contention = match value {
-                    "adapt" => ContentionPolicy::Adapt,
-                    "ignore" => ContentionPolicy::Ignore,
-                    _ => return Err(bad("adapt or ignore")),
-                };
-            }
-            (Self::Precise { tradeoff, .. }, "slice") => {
-                tradeoff.slice = match value {
-                    "short" => SlicePolicy::Short,
-                    "inherit" => SlicePolicy::Inherit,
-                    _ => return Err(bad("short or inherit")),
-                };
-            }
-            (Self::Precise { tradeoff, .. }, "budget") => {
-                tradeoff.cpu_budget = match value {
-                    "auto" => CpuBudget::Auto,
-                    "none" => CpuBudget::Unlimited,
-                    _ => CpuBudget::Percent(
-                        parse_number(value.strip_suffix('%').unwrap_or(value))
-                            .filter(|p| (0.0..=100.0).contains(p))
-                            .ok_or_else(|| bad("auto, none, or a percentage from 0 to 100"))?,
-                    ),
-                };
-            }
-            // `known_key` admitted only this contender's keys.
+            // `known_key` admitted only this strategy's keys.
             _ => unreachable!("key {key} checked by known_key"),
         }
         Ok(())
     }
 }
 
+/// The sleeper's options that are strategy settings, with their keys, in table order.
+pub(super) fn setting_options() -> impl Iterator<Item = (&'static str, &'static SleeperOption)> {
+    crate::precise::OPTIONS
+        .iter()
+        .filter_map(|o| o.setting_key.map(|k| (k, o)))
+}
+
+/// The table's `spin` option: its words and errors serve fixed-margin's `spin` too.
+fn spin_option() -> &'static SleeperOption {
+    crate::precise::OPTIONS
+        .iter()
+        .find(|o| o.name == "spin")
+        .unwrap_or(&crate::precise::OPTIONS[0])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::precise::VirtualEnv;
+    use crate::lab::VirtualEnv;
+    use crate::precise::CpuBudget;
 
-    fn parse(s: &str) -> ContenderSetting {
-        ContenderSetting::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    fn parse(s: &str) -> StrategySetting {
+        StrategySetting::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
     }
 
     #[test]
@@ -436,15 +420,15 @@ mod tests {
     fn parameters_by_key_and_bare_primary_values() {
         assert_eq!(
             parse("seed-hybrid:x=2"),
-            ContenderSetting::SeedHybrid { sigmas: 2.0 }
+            StrategySetting::SeedHybrid { sigmas: 2.0 }
         );
         assert_eq!(
             parse("seed-hybrid:0"),
-            ContenderSetting::SeedHybrid { sigmas: 0.0 }
+            StrategySetting::SeedHybrid { sigmas: 0.0 }
         );
         assert_eq!(
             parse("fixed-margin:250us"),
-            ContenderSetting::FixedMargin {
+            StrategySetting::FixedMargin {
                 margin_ns: 250_000,
                 spin: SpinStrategy::YieldSpin
             }
@@ -453,14 +437,17 @@ mod tests {
             parse(" fixed-margin : margin=1.5ms , spin=pause ").to_string(),
             "fixed-margin:1500us,spin=pause"
         );
-        let ContenderSetting::Precise {
-            estimator,
-            tradeoff,
-            spin,
-        } = parse("precise:q=0.999,cap=2ms,window=1024,tol=50us,budget=3%,early=100µs,spin=yield")
+        let StrategySetting::Precise(builder) =
+            parse("precise:q=0.999,cap=2ms,window=1024,tol=50us,budget=3%,early=100µs,spin=yield")
         else {
             panic!("not precise");
         };
+        let strategy = builder.strategy();
+        let (estimator, tradeoff, spin) = (
+            *strategy.estimator().config(),
+            strategy.tradeoff(),
+            strategy.spin_strategy(),
+        );
         assert_eq!(
             (estimator.quantile, estimator.cap_ns, estimator.window),
             (0.999, 2_000_000, 1024)
@@ -486,13 +473,13 @@ mod tests {
             "precise:contention=ignore"
         );
         assert_eq!(parse("precise:contention=adapt").to_string(), "precise");
-        assert!(ContenderSetting::parse("precise:contention=maybe").is_err());
+        assert!(StrategySetting::parse("precise:contention=maybe").is_err());
         assert_eq!(
             parse("precise:slice=inherit").to_string(),
             "precise:slice=inherit"
         );
         assert_eq!(parse("precise:slice=short").to_string(), "precise");
-        assert!(ContenderSetting::parse("precise:slice=long").is_err());
+        assert!(StrategySetting::parse("precise:slice=long").is_err());
     }
 
     #[test]
@@ -510,7 +497,7 @@ mod tests {
 
     #[test]
     fn bad_settings_are_typed_errors_naming_the_problem() {
-        let err = |s: &str| ContenderSetting::parse(s).unwrap_err();
+        let err = |s: &str| StrategySetting::parse(s).unwrap_err();
         assert!(matches!(err("nope"), SettingError::Unknown(u) if u.name == "nope"));
         assert!(matches!(err("nope:x=1"), SettingError::Unknown(_)));
         assert_eq!(
@@ -523,7 +510,7 @@ mod tests {
         );
         assert_eq!(
             err("precise:0.999").to_string(),
-            "`precise` has no parameter `0.999` (known: q, cap, window, tol, budget, early, spin, contention, slice)"
+            "`precise` has no parameter `0.999` (known: q, cap, window, tol, budget, early, spin, contention, slice, prior, half_life, headroom)"
         );
         assert_eq!(
             err("fixed-margin:250").to_string(),

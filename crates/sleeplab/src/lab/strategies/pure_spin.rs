@@ -1,8 +1,8 @@
 //! `spin`: busy-wait the whole time.
 
-use super::one_shot::OneShot;
+use super::wait_from::WaitFrom;
 use crate::clock::Env;
-use crate::precise::sleep_report::SleepReport;
+use crate::precise::SleepReport;
 use crate::precise::spin::{SpinStrategy, spin_until};
 
 /// Busy-waits with a pause instruction until the deadline: the precision floor, at the
@@ -15,7 +15,7 @@ impl PureSpin {
     pub const NAME: &'static str = "spin";
 }
 
-impl OneShot for PureSpin {
+impl WaitFrom for PureSpin {
     const NAME: &'static str = PureSpin::NAME;
 
     fn wait_from<E: Env>(&mut self, env: &mut E, start: u64, deadline: u64) -> SleepReport {

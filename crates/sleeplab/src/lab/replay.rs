@@ -5,11 +5,11 @@
 //! tuned and tested on recorded machines and compared with the
 //! [oracle](super::oracle_at_cpu).
 
-use super::sleep_report::SleepReport;
 use super::summary::WaitSummary;
 use super::trace::Trace;
-use super::virtual_env::{VirtualCosts, VirtualEnv, Wake};
+use super::virtual_env::{NativeWake, VirtualCosts, VirtualEnv};
 use super::wait_strategy::WaitStrategy;
+use crate::precise::SleepReport;
 
 /// The replay's resolution: a spin ends less than this many ns after its deadline (one
 /// spin iteration of [`REPLAY_COSTS`]), so lateness below it is the replay's, not the
@@ -87,7 +87,7 @@ fn replay_env(trace: &Trace) -> VirtualEnv {
         .with_costs(REPLAY_COSTS)
         .with_model(move |call| {
             let k = usize::try_from(call.index).unwrap_or(usize::MAX) % wakeups.len().max(1);
-            Wake::Late(wakeups.get(k).copied().unwrap_or(0))
+            NativeWake::Late(wakeups.get(k).copied().unwrap_or(0))
         })
 }
 
@@ -110,7 +110,8 @@ fn run<S: WaitStrategy<VirtualEnv> + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::precise::{AbsSleep, FixedMargin, SpinStrategy, fixed_margin_on_trace};
+    use crate::lab::{AbsSleep, FixedMargin, fixed_margin_on_trace};
+    use crate::precise::SpinStrategy;
 
     fn trace() -> Trace {
         Trace::from_pairs((0..300u64).map(|i| (16_000_000 - i * 1_000, 50_000 + (i % 7) * 40_000)))

@@ -3,8 +3,8 @@
 //! runs deterministically and instantly.
 //!
 //! * A native sleep advances the clock to its target plus an injected oversleep
-//!   ([`Wake::Late`]), or returns early as if a signal interrupted it
-//!   ([`Wake::Interrupted`]). The wake comes from a scripted sequence (cycled) or a
+//!   ([`NativeWake::Late`]), or returns early as if a signal interrupted it
+//!   ([`NativeWake::Interrupted`]). The wake comes from a scripted sequence (cycled) or a
 //!   closure that sees each [`SleepCall`]. A sleep whose target has already passed
 //!   returns at once without consulting the model (the kernel does not arm a timer).
 //! * [`now`](Env::now), [`spin_pause`](Env::spin_pause) and
@@ -18,10 +18,11 @@
 //!   that spins too long waits a whole slice behind a busy thread.
 
 use crate::clock::Env;
+use crate::precise::PreciseSleeper;
 
 /// How one virtual native sleep ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wake {
+pub enum NativeWake {
     /// Returns this many ns after its target (0 = exactly on time).
     Late(u64),
     /// Returns this many ns (at least 1) after the call began, as if a signal interrupted
@@ -58,6 +59,17 @@ pub struct VirtualCosts {
     pub sleep_cpu_ns: u64,
 }
 
+impl VirtualCosts {
+    /// Free clock reads and native calls, 1 ns per spin iteration and yield: a wait ends
+    /// at most 1 ns after the instant it spins to, so tests can assert exact instants.
+    pub const EXACT: Self = Self {
+        clock_read_ns: 0,
+        spin_pause_ns: 1,
+        yield_ns: 1,
+        sleep_cpu_ns: 0,
+    };
+}
+
 impl Default for VirtualCosts {
     fn default() -> Self {
         Self {
@@ -69,16 +81,18 @@ impl Default for VirtualCosts {
     }
 }
 
-type WakeFn = Box<dyn FnMut(&SleepCall) -> Wake + Send>;
+type NativeWakeFn = Box<dyn FnMut(&SleepCall) -> NativeWake + Send>;
 type PreemptFn = Box<dyn FnMut(u64) -> u64 + Send>;
 
 enum Model {
     Exact,
-    Script { seq: Vec<Wake>, pos: usize },
-    Func(WakeFn),
+    Script { seq: Vec<NativeWake>, pos: usize },
+    Func(NativeWakeFn),
 }
 
-/// A virtual clock and native sleep; see the [module docs](self).
+/// A virtual clock and native sleep: the clock moves only when the code under test reads
+/// it, spins, yields or sleeps; native sleeps wake as scripted or modelled
+/// ([`NativeWake`]), spins may be preempted, and CPU is accounted.
 pub struct VirtualEnv {
     now: u64,
     cpu_ns: u64,
@@ -156,7 +170,7 @@ impl VirtualEnv {
     }
 
     /// Native sleeps wake according to `script`, cycled (an empty script means on time).
-    pub fn with_script(mut self, script: Vec<Wake>) -> Self {
+    pub fn with_script(mut self, script: Vec<NativeWake>) -> Self {
         self.model = if script.is_empty() {
             Model::Exact
         } else {
@@ -170,11 +184,14 @@ impl VirtualEnv {
 
     /// Native sleeps oversleep by these amounts in turn (cycled), ns.
     pub fn with_oversleeps(self, oversleeps: impl IntoIterator<Item = u64>) -> Self {
-        self.with_script(oversleeps.into_iter().map(Wake::Late).collect())
+        self.with_script(oversleeps.into_iter().map(NativeWake::Late).collect())
     }
 
     /// Native sleeps wake as `model` decides for each call.
-    pub fn with_model(mut self, model: impl FnMut(&SleepCall) -> Wake + Send + 'static) -> Self {
+    pub fn with_model(
+        mut self,
+        model: impl FnMut(&SleepCall) -> NativeWake + Send + 'static,
+    ) -> Self {
         self.model = Model::Func(Box::new(model));
         self
     }
@@ -233,7 +250,7 @@ impl VirtualEnv {
         self.native_sleeps
     }
 
-    /// Native sleeps that returned early ([`Wake::Interrupted`]).
+    /// Native sleeps that returned early ([`NativeWake::Interrupted`]).
     pub fn interruptions(&self) -> u64 {
         self.interruptions
     }
@@ -284,7 +301,7 @@ impl VirtualEnv {
         };
         self.native_sleeps = self.native_sleeps.saturating_add(1);
         let wake = match &mut self.model {
-            Model::Exact => Wake::Late(0),
+            Model::Exact => NativeWake::Late(0),
             Model::Script { seq, pos } => {
                 let w = seq[*pos % seq.len()];
                 *pos = (*pos + 1) % seq.len();
@@ -293,11 +310,11 @@ impl VirtualEnv {
             Model::Func(f) => f(&call),
         };
         match wake {
-            Wake::Late(ns) => {
+            NativeWake::Late(ns) => {
                 self.now = target.saturating_add(ns);
                 self.run_queue_ns = self.run_queue_ns.map(|q| q.saturating_add(ns));
             }
-            Wake::Interrupted(after) => {
+            NativeWake::Interrupted(after) => {
                 let t = self.now.saturating_add(after.max(1));
                 if t < target {
                     self.interruptions = self.interruptions.saturating_add(1);
@@ -309,6 +326,14 @@ impl VirtualEnv {
         }
         // The thread runs again from its wakeup.
         self.run_start = self.now;
+    }
+}
+
+impl PreciseSleeper<VirtualEnv> {
+    /// A sleeper over a [`VirtualEnv`] with default parameters; leaves the timer slack
+    /// alone. Same as [`with_env`](PreciseSleeper::with_env).
+    pub fn new_virtual(env: VirtualEnv) -> Self {
+        Self::with_env(env)
     }
 }
 
@@ -352,7 +377,7 @@ mod tests {
     #[test]
     fn sleeps_follow_the_script_and_costs_are_cpu() {
         let mut env = VirtualEnv::starting_at(1_000)
-            .with_script(vec![Wake::Late(5), Wake::Interrupted(10)])
+            .with_script(vec![NativeWake::Late(5), NativeWake::Interrupted(10)])
             .with_costs(VirtualCosts {
                 clock_read_ns: 1,
                 spin_pause_ns: 0,
@@ -402,7 +427,7 @@ mod tests {
 
     #[test]
     fn closure_model_sees_each_call() {
-        let mut env = VirtualEnv::new().with_model(|c: &SleepCall| Wake::Late(c.index * 10));
+        let mut env = VirtualEnv::new().with_model(|c: &SleepCall| NativeWake::Late(c.index * 10));
         env.sleep_until(100);
         env.sleep_until(200);
         assert_eq!(env.time(), 210);

@@ -1,8 +1,8 @@
 //! `clock-nanosleep-abs`: an absolute native sleep to the deadline.
 
-use super::one_shot::OneShot;
+use super::wait_from::WaitFrom;
 use crate::clock::Env;
-use crate::precise::sleep_report::SleepReport;
+use crate::precise::SleepReport;
 use crate::precise::spin::native_sleep_until;
 
 /// Absolute native sleep (`clock_nanosleep(TIMER_ABSTIME)`) to the deadline, again after
@@ -16,7 +16,7 @@ impl AbsSleep {
     pub const NAME: &'static str = "clock-nanosleep-abs";
 }
 
-impl OneShot for AbsSleep {
+impl WaitFrom for AbsSleep {
     const NAME: &'static str = AbsSleep::NAME;
 
     fn wait_from<E: Env>(&mut self, env: &mut E, start: u64, deadline: u64) -> SleepReport {

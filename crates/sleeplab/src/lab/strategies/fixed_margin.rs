@@ -1,8 +1,8 @@
 //! `fixed-margin`: the `spin_sleep` crate's idea with a fixed margin.
 
-use super::one_shot::OneShot;
+use super::wait_from::WaitFrom;
 use crate::clock::Env;
-use crate::precise::sleep_report::SleepReport;
+use crate::precise::SleepReport;
 use crate::precise::spin::{SpinStrategy, native_sleep_for_from, spin_until};
 
 /// Relative native sleep of `remaining − margin` (when the remaining time exceeds the
@@ -36,7 +36,7 @@ impl Default for FixedMargin {
     }
 }
 
-impl OneShot for FixedMargin {
+impl WaitFrom for FixedMargin {
     const NAME: &'static str = FixedMargin::NAME;
 
     fn wait_from<E: Env>(&mut self, env: &mut E, start: u64, deadline: u64) -> SleepReport {

@@ -1,10 +1,9 @@
-//! The strategies [`Precise`](super::Precise) is measured against, one small type each,
-//! all implementing [`WaitStrategy`](super::WaitStrategy) over any
-//! [`Env`](crate::clock::Env).
+//! The strategies [`Precise`](crate::lab::Precise) is measured against, one small type
+//! each, all implementing [`WaitStrategy`](crate::lab::WaitStrategy) over any
+//! [`Env`](crate::clock::Env); their registry and their settings by name.
 
 mod abs_sleep;
 mod fixed_margin;
-mod one_shot;
 mod pure_spin;
 mod registry;
 mod sdl_precise;
@@ -12,7 +11,7 @@ mod seed_hybrid;
 mod setting_name;
 mod settings;
 mod std_sleep;
-mod values;
+mod wait_from;
 
 pub use abs_sleep::AbsSleep;
 pub use fixed_margin::FixedMargin;
@@ -21,8 +20,7 @@ pub use registry::{STRATEGIES, StrategyInfo, strategies};
 pub use sdl_precise::SdlPrecise;
 pub use seed_hybrid::SeedHybrid;
 pub use settings::{
-    ContenderSetting, ParamInfo, SettingError, UnknownStrategy, strategy_by_name,
+    ParamInfo, SettingError, StrategySetting, UnknownStrategy, strategy_by_name,
     strategy_by_setting,
 };
 pub use std_sleep::StdSleep;
-pub use values::parse_duration_ns;

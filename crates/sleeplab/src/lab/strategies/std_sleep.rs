@@ -1,8 +1,8 @@
 //! `std-sleep`: what `std::thread::sleep(deadline - now)` does.
 
-use super::one_shot::OneShot;
+use super::wait_from::WaitFrom;
 use crate::clock::Env;
-use crate::precise::sleep_report::SleepReport;
+use crate::precise::SleepReport;
 use crate::precise::spin::native_sleep_for_from;
 
 /// Relative native sleep of the remaining time, resumed after early returns, no spin.
@@ -15,7 +15,7 @@ impl StdSleep {
     pub const NAME: &'static str = "std-sleep";
 }
 
-impl OneShot for StdSleep {
+impl WaitFrom for StdSleep {
     const NAME: &'static str = StdSleep::NAME;
 
     fn wait_from<E: Env>(&mut self, env: &mut E, start: u64, deadline: u64) -> SleepReport {

@@ -1,7 +1,8 @@
 //! The common interface of every wait strategy.
 
-use super::sleep_report::SleepReport;
 use crate::clock::Env;
+use crate::precise::SleepReport;
+use crate::precise::precise_strategy::Precise;
 
 /// A way of waiting until a deadline, written once and run over any [`Env`]: the real
 /// machine ([`RealEnv`](crate::clock::RealEnv)) or a virtual clock (the tests' and the
@@ -31,5 +32,20 @@ pub trait WaitStrategy<E: Env> {
     fn sleep_for(&mut self, env: &mut E, ns: u64) -> SleepReport {
         let deadline = env.now().saturating_add(ns);
         self.sleep_until(env, deadline)
+    }
+}
+
+/// The sleeper's algorithm as a strategy, beside the ones it is measured against.
+impl<E: Env> WaitStrategy<E> for Precise {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn sleep_until(&mut self, env: &mut E, deadline: u64) -> SleepReport {
+        self.wait_until(env, deadline)
+    }
+
+    fn sched_slice_ns(&self) -> Option<u64> {
+        self.tradeoff().slice.request_ns()
     }
 }

@@ -1,8 +1,8 @@
 //! `seed-hybrid`: seed 002's `preciseSleep`.
 
-use super::one_shot::OneShot;
+use super::wait_from::WaitFrom;
 use crate::clock::Env;
-use crate::precise::sleep_report::SleepReport;
+use crate::precise::SleepReport;
 use crate::precise::spin::{ONE_MS, SpinStrategy, native_sleep_for_from, spin_until};
 
 /// Seed 002: sleep 1 ms at a time while the remaining time exceeds `mean + X·σ` of the
@@ -73,7 +73,7 @@ impl Default for SeedHybrid {
     }
 }
 
-impl OneShot for SeedHybrid {
+impl WaitFrom for SeedHybrid {
     const NAME: &'static str = SeedHybrid::NAME;
 
     fn wait_from<E: Env>(&mut self, env: &mut E, start: u64, deadline: u64) -> SleepReport {

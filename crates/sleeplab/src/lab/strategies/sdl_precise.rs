@@ -1,8 +1,8 @@
 //! `sdl-precise`: the idea of SDL3's `SDL_DelayPrecise`.
 
-use super::one_shot::OneShot;
+use super::wait_from::WaitFrom;
 use crate::clock::Env;
-use crate::precise::sleep_report::SleepReport;
+use crate::precise::SleepReport;
 use crate::precise::spin::{ONE_MS, SpinStrategy, native_sleep_for_from, spin_until};
 
 /// Within each call: sleep 1 ms at a time while the remaining time exceeds the longest
@@ -16,7 +16,7 @@ impl SdlPrecise {
     pub const NAME: &'static str = "sdl-precise";
 }
 
-impl OneShot for SdlPrecise {
+impl WaitFrom for SdlPrecise {
     const NAME: &'static str = SdlPrecise::NAME;
 
     fn wait_from<E: Env>(&mut self, env: &mut E, start: u64, deadline: u64) -> SleepReport {

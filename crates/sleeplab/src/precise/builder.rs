@@ -1,0 +1,206 @@
+//! [`PreciseSleeperBuilder`]: the sleeper's options, set by typed methods or by name
+//! through the option table ([`OPTIONS`](super::OPTIONS)).
+
+use std::time::Duration;
+
+use super::estimator::EstimatorConfig;
+use super::options::{OptionError, OptionValue, SleeperOption};
+use super::precise_strategy::Precise;
+use super::sleeper::{PreciseSleeper, SlackPolicy};
+use super::spin::SpinStrategy;
+use super::tradeoff::{CpuBudget, SlicePolicy, Tradeoff};
+use crate::clock::{Env, RealEnv, duration_ns};
+use crate::system::{sched_slice_ns, set_sched_slice_ns, set_timer_slack_ns, timer_slack_ns};
+/// Builds a [`PreciseSleeper`] with non-default parameters.
+///
+/// The trade-off between lateness and CPU (see [`Tradeoff`]); each option's effect on
+/// the project's recorded 60 Hz traces, replayed in virtual time, is in the README's
+/// library section:
+///
+/// ```
+/// use std::time::Duration;
+/// use sleeplab::lab::VirtualEnv;
+/// use sleeplab::precise::{PreciseSleeper, SlackPolicy};
+///
+/// let mut sleeper = PreciseSleeper::builder()
+///     .quantile(0.99)                                   // the lateness quantile to hold…
+///     .lateness_tolerance(Duration::from_micros(50))    // …to within 50 µs late,
+///     .cpu_budget_percent(3.0)                          // spinning ≤ 3 % of each wait,
+///     .early_tolerance(Duration::from_micros(100))      // returning ≤ 100 µs early.
+///     .slack_policy(SlackPolicy::LeaveAlone)
+///     .build_with_env(VirtualEnv::new());
+/// let r = sleeper.sleep_for_ns(16_666_667);
+/// assert!(r.woke + 100_000 >= r.deadline); // never more than the early tolerance
+/// ```
+///
+/// The typed methods take any value and the sleeper brings it into range when it is
+/// built (see [`EstimatorConfig::normalized`]). The same options by name, checked against
+/// their documented ranges, are [`set`](Self::set) and [`set_text`](Self::set_text) (the
+/// option table [`OPTIONS`](super::OPTIONS), which the C and Python bindings and the
+/// strategy settings go through), with [`validate`](Self::validate) once all are set:
+///
+/// ```
+/// use sleeplab::precise::{OptionValue, PreciseSleeperBuilder};
+///
+/// let mut b = PreciseSleeperBuilder::default();
+/// b.set("quantile", OptionValue::Number(0.999)).unwrap();
+/// b.set_text("lateness_tolerance", "50us").unwrap();
+/// assert!(b.set_text("cap", "0.5ns").is_err()); // finer than 1 ns
+/// assert!(b.set("window", OptionValue::Count(5000)).is_err()); // 1..=4096
+/// b.validate().unwrap();
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PreciseSleeperBuilder {
+    pub(super) spin: SpinStrategy,
+    pub(super) slack: SlackPolicy,
+    pub(super) estimator: EstimatorConfig,
+    /// Whether the prior was stated (by name or with the whole [`EstimatorConfig`]): a
+    /// stated prior above the cap is an error for [`validate`](Self::validate); the
+    /// default one follows the cap down.
+    pub(super) prior_stated: bool,
+    pub(super) tradeoff: Tradeoff,
+}
+
+impl PreciseSleeperBuilder {
+    /// How the spin phase waits (default [`SpinStrategy::Spin`]).
+    pub fn spin_strategy(mut self, spin: SpinStrategy) -> Self {
+        self.spin = spin;
+        self
+    }
+
+    /// What to do with the timer slack (default [`SlackPolicy::SetMinimal`]).
+    pub fn slack_policy(mut self, slack: SlackPolicy) -> Self {
+        self.slack = slack;
+        self
+    }
+
+    /// The margin estimator's parameters (default [`EstimatorConfig::default`]).
+    pub fn estimator(mut self, config: EstimatorConfig) -> Self {
+        self.estimator = config;
+        self.prior_stated = true;
+        self
+    }
+
+    /// The lateness quantile the margin covers (default 0.99; 0.5..=1.0): the
+    /// estimator's [`quantile`](EstimatorConfig::quantile).
+    pub fn quantile(mut self, quantile: f64) -> Self {
+        self.estimator.quantile = quantile;
+        self
+    }
+
+    /// Lateness accepted at that quantile (default 0): the sleeper spins only as much as
+    /// needed to be within `tolerance` late at the quantile
+    /// ([`Tradeoff::lateness_tolerance_ns`]).
+    pub fn lateness_tolerance(mut self, tolerance: Duration) -> Self {
+        self.tradeoff.lateness_tolerance_ns = duration_ns(tolerance);
+        self
+    }
+
+    /// Spin at most `percent` % (0–100) of each wait ([`CpuBudget::Percent`]); the default
+    /// is [`CpuBudget::Auto`].
+    pub fn cpu_budget_percent(mut self, percent: f64) -> Self {
+        self.tradeoff.cpu_budget = CpuBudget::Percent(percent);
+        self
+    }
+
+    /// How much of a wait may be spun (default [`CpuBudget::Auto`]).
+    pub fn cpu_budget(mut self, budget: CpuBudget) -> Self {
+        self.tradeoff.cpu_budget = budget;
+        self
+    }
+
+    /// "Early rather than late": return up to `tolerance` before the deadline instead of
+    /// spinning to it, never earlier ([`Tradeoff::early_tolerance_ns`]). Default 0: never
+    /// early.
+    pub fn early_tolerance(mut self, tolerance: Duration) -> Self {
+        self.tradeoff.early_tolerance_ns = duration_ns(tolerance);
+        self
+    }
+
+    /// Whether the building thread asks the scheduler for a short slice (default
+    /// [`SlicePolicy::Short`]; [`Tradeoff::slice`]).
+    pub fn slice_policy(mut self, slice: SlicePolicy) -> Self {
+        self.tradeoff.slice = slice;
+        self
+    }
+
+    /// The whole trade-off at once (replaces the options above).
+    pub fn tradeoff(mut self, tradeoff: Tradeoff) -> Self {
+        self.tradeoff = tradeoff;
+        self
+    }
+
+    /// Sets the option called `name` (see [`OPTIONS`](super::OPTIONS)) if `value` is of
+    /// its kind and in its range; otherwise leaves everything as it was.
+    pub fn set(&mut self, name: &str, value: OptionValue) -> Result<(), OptionError> {
+        SleeperOption::named(name)?.set(self, value)
+    }
+
+    /// Sets the option called `name` from its text form (`"50us"`, `"0.999"`, `"3%"`,
+    /// `"yield"`; see [`SleeperOption::parse`]).
+    pub fn set_text(&mut self, name: &str, text: &str) -> Result<(), OptionError> {
+        let option = SleeperOption::named(name)?;
+        let value = option.parse(text)?;
+        option.set(self, value)
+    }
+
+    /// The value of the option called `name`.
+    pub fn get(&self, name: &str) -> Result<OptionValue, OptionError> {
+        Ok(SleeperOption::named(name)?.get(self))
+    }
+
+    /// Whether every option is in its documented range, the typed methods' values
+    /// included, and the options agree with each other: a stated prior is at most the
+    /// cap (an unstated one follows the cap down: 200 µs or the cap, whichever is less).
+    pub fn validate(&self) -> Result<(), OptionError> {
+        for option in super::OPTIONS {
+            option.check(option.get(self))?;
+        }
+        if self.prior_stated && self.estimator.prior_ns > self.estimator.cap_ns {
+            return Err(OptionError::PriorAboveCap {
+                prior_ns: self.estimator.prior_ns,
+                cap_ns: self.estimator.cap_ns,
+            });
+        }
+        Ok(())
+    }
+
+    /// The strategy alone, without a thread setting or an environment (for replays and
+    /// the registry).
+    pub fn strategy(self) -> Precise {
+        Precise::new(self.estimator, self.spin).with_tradeoff(self.tradeoff)
+    }
+
+    /// A sleeper on the real clock. With [`SlackPolicy::LeaveAlone`] it still reports the
+    /// slack in force.
+    pub fn build(self) -> PreciseSleeper<RealEnv> {
+        let mut s = self.build_with_env(RealEnv);
+        s.slack_ns = Some(timer_slack_ns());
+        s.slice_ns = Some(sched_slice_ns());
+        s
+    }
+
+    /// A sleeper over any environment; applies the slack and slice policies to the
+    /// calling thread.
+    pub fn build_with_env<E: Env>(self, env: E) -> PreciseSleeper<E> {
+        let slack_ns = match self.slack {
+            SlackPolicy::SetMinimal => {
+                // A refusal (e.g. a seccomp sandbox) is not fatal: report what is in force.
+                Some(set_timer_slack_ns(1).unwrap_or_else(|_| timer_slack_ns()))
+            }
+            SlackPolicy::LeaveAlone => None,
+        };
+        // As for the slack, a refusal is not fatal: report what is in force.
+        let slice_ns = self
+            .tradeoff
+            .slice
+            .request_ns()
+            .map(|ns| set_sched_slice_ns(Some(ns)).unwrap_or_else(|_| sched_slice_ns()));
+        PreciseSleeper {
+            env,
+            wait: self.strategy(),
+            slack_ns,
+            slice_ns,
+        }
+    }
+}
