@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Issue 15's C benchmark: a 60 Hz loop, nanosleep vs sleeplab_sleep_ns vs sleeplab_sleep_until_ns (libsleeplab.so)
 # vs a pure spin, interleaved in blocks of 60 frames (p99 lateness with n, CPU % per
-# contender). Rewrites the "c" section of docs/BENCHMARKS.md. Run it on a quiet machine
-# (about 4 min), never beside compilers. 3600 frames a contender, as the Python benchmark:
+# contender), REPEAT (3) times. Rewrites the "c" section of docs/BENCHMARKS.md. Run it on a
+# quiet machine (about 12 min), never beside compilers. 3600 frames a contender, as the Python benchmark:
 # p99 is the 36th-worst frame, which one stretch of host stalls sets less often.
 #
 #   scripts/bench-c.sh
-#   FRAMES=6 BLOCK=3 BENCH_DOC=/tmp/b.md scripts/bench-c.sh   # smoke run
+#   FRAMES=6 BLOCK=3 REPEAT=2 BENCH_DOC=/tmp/b.md scripts/bench-c.sh   # smoke run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FRAMES=${FRAMES:-3600}
 BLOCK=${BLOCK:-60}
+REPEAT=${REPEAT:-3}
 DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 
 cargo build --release -q -p sleeplab-ffi
@@ -20,6 +21,11 @@ lib=$PWD/target/release
 cc -O2 -std=c11 -Wall -Wextra -Iinclude -o "$out/pace" crates/sleeplab-ffi/bench/pace.c \
     -L"$lib" -Wl,-rpath,"$lib" -lsleeplab
 args=(--frames "$FRAMES" --block "$BLOCK" --rate 60)
-"$out/pace" "${args[@]}" >"$out/c.json"
-python3 bindings/python/bench/report.py "$out/c.json" c \
-    "scripts/bench-c.sh   # runs: crates/sleeplab-ffi/bench/pace.c ${args[*]}" "$DOC"
+# REPEAT runs of the whole comparison (see bench-python.sh).
+files=()
+for i in $(seq 1 "$REPEAT"); do
+    "$out/pace" "${args[@]}" >"$out/c-$i.json"
+    files+=("$out/c-$i.json")
+done
+python3 bindings/python/bench/report.py "$(IFS=,; echo "${files[*]}")" c \
+    "scripts/bench-c.sh   # runs $REPEAT times: crates/sleeplab-ffi/bench/pace.c ${args[*]}" "$DOC"

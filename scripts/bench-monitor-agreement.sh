@@ -25,6 +25,7 @@
 #   MONITOR_ARGS="--mechanisms tick:clock-nanosleep-abs@1ms" scripts/bench-monitor-agreement.sh
 #       # the monitor with other flags (here: the tick cell alone), to tell a difference
 #       # the other cells make from one the duty cycle makes
+#   BENCH_DOC=/tmp/b.md scripts/bench-monitor-agreement.sh 1 3   # smoke run, docs untouched
 set -euo pipefail
 
 runs="${1:-3}"
@@ -57,12 +58,13 @@ kill -TERM "$pid"
 wait "$pid"
 pid=""
 
-python3 - "$work" "$runs" "$seconds" "$started" "$root/docs/BENCHMARKS.md" "${MONITOR_ARGS:-}" <<'PY'
+python3 - "$work" "$runs" "$seconds" "$started" "${BENCH_DOC:-$root/docs/BENCHMARKS.md}" "${MONITOR_ARGS:-}" "$root" <<'PY'
 import json, math, os, re, sys
 
-work, runs, seconds, started, doc, monitor_args = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
-sys.path.insert(0, os.path.join(os.path.dirname(doc), "..", "scripts"))
+work, runs, seconds, started, doc, monitor_args, root = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7]
+sys.path.insert(0, os.path.join(root, "scripts"))
 from bench_doc import markers, write_section
+from quantiles import ci_ranks
 which = f"the monitor with `{monitor_args}`" if monitor_args else "the default monitor"
 CELL = 'mechanism="tick:clock-nanosleep-abs",requested="0.001"'
 
@@ -141,15 +143,18 @@ lines.append(
     + ("–" if bucket is None else f"({us(bucket[0])}, {us(bucket[1])}]")
 )
 if bucket is not None:
-    # How far the p99 of n ticks may stray by sampling alone: the ranks n·0.99 ± 1.96 σ
-    # of the binomial count below it (95 %), read off the buckets as histogram_quantile
-    # would (information, not part of the verdict).
-    spread = 1.96 * math.sqrt(n * 0.99 * 0.01)
-    ranks = (max(1.0, math.floor(n * 0.99 - spread)), min(n, math.ceil(n * 0.99 + spread)))
-    (_, (ci_lo, _)), (_, (_, ci_hi)) = (histogram_quantile(r / n, cumulative) for r in ranks)
+    # How far the p99 of n ticks may stray by sampling alone: the order statistics of
+    # its 95 % interval (exact binomial ranks, as every sleeplab interval:
+    # scripts/quantiles.py), read off the buckets as histogram_quantile would
+    # (information, not part of the verdict). An upper rank that runs off the sample
+    # leaves the interval open above.
+    lo_rank, hi_rank = ci_ranks(round(n), 0.99)
+    ci_lo = None if lo_rank is None else histogram_quantile(lo_rank / n, cumulative)[1][0]
+    ci_hi = math.inf if hi_rank is None else histogram_quantile(hi_rank / n, cumulative)[1][1]
+    ranks = f"{'–' if lo_rank is None else lo_rank}–{'(none)' if hi_rank is None else hi_rank}"
     lines[-1] += (
-        f"; by sampling alone (95 %, ranks {ranks[0]:.0f}–{ranks[1]:.0f} of {n:.0f}) "
-        f"its p99 could lie anywhere in ({us(ci_lo)}, {us(ci_hi)}]"
+        f"; by sampling alone (95 %, ranks {ranks} of {n:.0f}) "
+        f"its p99 could lie anywhere in ({us(ci_lo)}, {us(ci_hi) if not math.isinf(ci_hi) else '∞'}]"
     )
 lines.append(f"timer slack {monitor_slack_ns} ns in both; {verdict}")
 print("\n".join(lines))

@@ -19,7 +19,7 @@
 #
 #   scripts/bench-monitor.sh          # 60 s
 #   LOAD_SECONDS=30 scripts/bench-monitor.sh 300
-#   LOAD_SECONDS=2 BENCH_DOC=/tmp/b.md scripts/bench-monitor.sh 5   # smoke run, docs untouched
+#   LOAD_SECONDS=2 BENCH_DOC=/tmp/b.md README_DOC=/tmp/r.md scripts/bench-monitor.sh 5   # smoke run, docs untouched
 set -euo pipefail
 
 seconds="${1:-60}"
@@ -67,10 +67,10 @@ echo "$((r1 - r0))" >"$work/ab.ns"
 kill -TERM "$pid"
 wait "$pid"
 
-python3 - "$work" "$seconds" "$load_seconds" "$started" "$root" "${BENCH_DOC:-$root/docs/BENCHMARKS.md}" <<'PY'
+python3 - "$work" "$seconds" "$load_seconds" "$started" "$root" "${BENCH_DOC:-$root/docs/BENCHMARKS.md}" "${README_DOC:-$root/README.md}" <<'PY'
 import collections, re, sys
 
-work, seconds, load_seconds, started, root, doc = sys.argv[1:7]
+work, seconds, load_seconds, started, root, doc, readme = sys.argv[1:8]
 sys.path.insert(0, f"{root}/scripts")
 from bench_doc import markers, write_section
 
@@ -149,5 +149,13 @@ write_section(
     + (f"LOAD_SECONDS={load_seconds} " if load_seconds != "10" else "")
     + f"scripts/bench-monitor.sh {seconds}`):\n\n{text}{end}",
 )
-print(f"written into {doc}")
+# The README's summary of the same run (inline, in its monitor paragraph).
+begin, end = markers("readme-monitor")
+write_section(
+    readme,
+    "readme-monitor",
+    f"{begin}{cpu_pct:.2f} % of a core over {span:.0f} s and a scrape p99 of {ms(wrk_q(99))} over "
+    f"keep-alive connections (`wrk`'s percentile), measured {started[:10]}{end}",
+)
+print(f"written into {doc} and {readme}")
 PY

@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # The precise-sleep benchmark (issue 4): a 60 Hz loop × 1000 frames for every contender,
-# interleaved in blocks of 50 frames, all under 1 ns timer slack. Prints the table and
-# rewrites the "pace" section of docs/BENCHMARKS.md with the numbers, the ratios and
-# the verdict on each target.
+# interleaved in blocks of 50 frames, all under 1 ns timer slack, the whole comparison
+# REPEAT (3) times (`sleeplab pace --repeat`: a tail moves from run to run). Prints the
+# table and rewrites the "pace" section of docs/BENCHMARKS.md (or BENCH_DOC) with the
+# numbers, their 95 % intervals, the verdict on each target in the first run and how often
+# each held across the runs.
 #
-#   scripts/bench-pace.sh                 # the benchmark (about 2 min 15 s)
-#   FRAMES=300 scripts/bench-pace.sh      # a quicker look
+#   scripts/bench-pace.sh                                           # the benchmark (about 7 min)
+#   FRAMES=300 REPEAT=1 scripts/bench-pace.sh                       # a quicker look
+#   FRAMES=10 REPEAT=2 BENCH_DOC=/tmp/b.md scripts/bench-pace.sh    # smoke run, docs untouched
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FRAMES=${FRAMES:-1000}
+REPEAT=${REPEAT:-3}
+DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 STRATEGIES=std-sleep,clock-nanosleep-abs,spin,seed-hybrid,sdl-precise,fixed-margin,spin-sleep,precise
-cargo build --release -q
+cargo build --release -q -p sleeplab-cli
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-cmd=(target/release/sleeplab pace --rate 60 --frames "$FRAMES" --block 50 --strategies "$STRATEGIES" --timer-slack 1ns --json "$out/pace.json" -q)
-"${cmd[@]}"
+cmd=(sleeplab pace --rate 60 --frames "$FRAMES" --block 50 --strategies "$STRATEGIES" --timer-slack 1ns --repeat "$REPEAT")
+"target/release/${cmd[0]}" "${cmd[@]:1}" --json "$out/pace.json" -q
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-python3 scripts/bench_pace_report.py "$out/pace.json" "sleeplab pace --rate 60 --frames $FRAMES --block 50 --strategies $STRATEGIES --timer-slack 1ns" "$load_before" "$load_after" docs/BENCHMARKS.md
+python3 scripts/bench_pace_report.py "$out/pace.json" "${cmd[*]}" "$load_before" "$load_after" "$DOC"

@@ -34,3 +34,60 @@ def write_section(path, name, text):
     with open(tmp, "w") as f:
         f.write(replace_section(doc, name, text))
     os.replace(tmp, path)
+
+
+# ---- Verdicts over runs, shared by every benchmark report.
+
+# A target is called out of reach only when it was missed in at least this many runs and
+# met in none (issue 25: one run is not evidence that something cannot be done).
+OUT_OF_REACH_RUNS = 3
+
+# How a verdict line starts, by outcome: met, missed, undecided (the intervals overlap:
+# "indistinguishable in this run"), not judged (too few samples).
+MARKS = {"met": "✅", "missed": "❌", None: "–"}
+
+
+def mark(outcome) -> str:
+    """The mark of an outcome ("met", "missed", None, or anything else: undecided)."""
+    return MARKS.get(outcome, "⚪")
+
+
+def verdict_line(label: str, outcome, detail: str, undecided: str) -> str:
+    """A target's line in one run: ✅ met, ❌ missed, ⚪ undecided (the intervals overlap:
+    `undecided` names it), – not judged (too few samples)."""
+    if outcome is None:
+        return f"- – {label}: not judged ({detail})"
+    if outcome not in ("met", "missed"):
+        return f"- ⚪ {label}: undecided, {undecided}: {detail}"
+    return f"- {mark(outcome)} {label}: {detail}"
+
+
+def target_summary(label: str, outcomes: list, undecided: str) -> str:
+    """`- label: met in 2 of 3 runs, missed in 1, undecided (…) in 0`, and "out of reach
+    here" only where it was missed in every one of at least OUT_OF_REACH_RUNS runs.
+    `undecided` is the outcome (and the words) of overlapping intervals."""
+    met = sum(o == "met" for o in outcomes)
+    missed = sum(o == "missed" for o in outcomes)
+    unjudged = sum(o is None for o in outcomes)
+    between = len(outcomes) - met - missed - unjudged
+    n = len(outcomes)
+    text = f"- {label}: met in {met} of {n} runs, missed in {missed}, undecided ({undecided}) in {between}"
+    if unjudged:
+        text += f", not judged (too few frames) in {unjudged}"
+    if n >= OUT_OF_REACH_RUNS and missed == n:
+        text += f": out of reach here (missed in all {n} runs)"
+    elif missed and met == 0 and n < OUT_OF_REACH_RUNS:
+        text += f" (fewer than {OUT_OF_REACH_RUNS} runs: not called out of reach)"
+    return text
+
+
+def pace_runs(data: dict) -> list[list[dict]]:
+    """The runs of a `sleeplab pace --repeat N` result (`data`), each as a list of results
+    shaped like `data["results"]` entries (strategy, load, cpu_percent, error with count,
+    p99_ns, p99_ci_ns); one run (the results themselves) without `runs`."""
+    runs = data.get("runs") or []
+    if not runs:
+        return [data["results"]]
+    return [[{"strategy": p["strategy"], "load": p["load"], "cpu_percent": p["cpu_percent"],
+              "error": {"count": p["frames"], "p99_ns": p["p99_ns"], "p99_ci_ns": p["p99_ci_ns"]}}
+             for p in run["points"]] for run in runs]

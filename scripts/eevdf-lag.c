@@ -5,7 +5,7 @@
  * the deadline, then burns `burn` more µs of CPU (as a frame's work would), with or
  * without asking the scheduler for its shortest slice (sched_setattr's sched_runtime,
  * 100 µs, Linux 6.12+). Printed per variant: the native wakeup's oversleep (wake - its
- * target) and the frame's lateness (wake - deadline), p50/p99 (p99 from 100 frames, so
+ * target) and the frame's lateness (wake - deadline), p50/p99 (linear interpolation; p99 from 100 frames, so
  * BLOCKS >= 2), and the thread's CPU.
  *
  *   cc -O2 -o /tmp/eevdf-lag scripts/eevdf-lag.c -lpthread
@@ -81,14 +81,18 @@ static int cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The q-th percentile of the sorted `v` by nearest rank (the ceil(q·n/100)-th smallest),
- * or "–" where n·(1 − q/100) < 1: the sample does not resolve it (p99 needs 100). */
+/* The q-th percentile of the sorted `v` as every sleeplab report computes it (linear
+ * interpolation between closest ranks, position q/100·(n − 1), numpy's default), or "–"
+ * where n·(1 − q/100) < 1: the sample does not resolve it (p99 needs 100). */
 static void print_quantile(const uint64_t *v, int n, int q) {
-    if (n * (100 - q) < 100) {
+    if (n < 1 || (q > 50 && n * (100 - q) < 100)) {
         printf(" %12s", "–");
         return;
     }
-    printf(" %9.1f µs", v[(n * q + 99) / 100 - 1] / 1e3);
+    double pos = q / 100.0 * (n - 1);
+    int lo = (int)pos, hi = lo + 1 < n ? lo + 1 : lo;
+    double x = (double)v[lo] + ((double)v[hi] - (double)v[lo]) * (pos - lo);
+    printf(" %9.1f µs", x / 1e3);
 }
 
 struct variant {

@@ -1,16 +1,31 @@
 #!/usr/bin/env python3
-"""A 60 Hz Python loop: time.sleep vs sleeplab.sleep vs sleeplab.sleep_until vs a pure spin,
-interleaved in blocks.
+"""A 60 Hz Python loop: time.sleep vs sleeplab.sleep vs sleeplab.PreciseSleeper.sleep_until
+vs a pure spin, interleaved in blocks.
 
 Each frame k of a block is due at start + k*period (absolute schedule); the loop waits the
 remaining time with the contender, as a game loop would (`wait(deadline - now)`; the
 absolute form is handed the deadline itself, as `time.monotonic()` seconds), and records
 lateness = wake - deadline. Contenders take turns block by block, so a drift of the
-machine spreads over all of them. For the sleeplab contenders it also records, per frame,
-the sleeper's own view from `sleeplab.last_report()` (see SLEEPER_FIELDS). Both share
-this thread's sleeper, as a program calling both would. CPU is the thread CPU time over the blocks' wall
-time. time.sleep and the spin run at the thread's default timer slack (prctl reset),
-sleeplab at the 1 ns its sleeper sets. Then the binding's per-call overhead:
+machine spreads over all of them.
+
+Every contender does the same work per frame (issue 25): the same loop, one call of its
+wait only while the deadline is ahead (a frame whose deadline has passed calls no
+contender), and the same bookkeeping after it: the frame's timestamps (when the wait was
+called, when Python got control back) and, for the sleeplab contenders, the sleeper's own
+view of the frame (SLEEPER_FIELDS; for the others the same step records nothing). The
+bookkeeping's CPU is measured for every contender and left out of every contender's CPU.
+Each sleeplab contender has a sleeper of its own: sleeplab.sleep the thread's (its view
+from `sleeplab.last_report()`), the absolute form a `sleeplab.PreciseSleeper` (its view
+the report it returns), so neither learns from the other's waits.
+
+Where a sleeplab frame's time went, per frame, in absolute `time.monotonic_ns()` readings:
+`called_ns` (the loop's clock read before the call), `native_end_ns` (the sleeper's native
+sleep returned: start + native time), `sleeper_woke_ns` (its last clock read, at or after
+the deadline), `returned_ns` (the loop's read after the call: Python has control again).
+The C benchmark (crates/sleeplab-ffi/bench/pace.c) records the same, so the two tails can
+be taken apart step by step. CPU is the thread CPU time over the blocks' wall time, minus
+the bookkeeping. time.sleep and the spin run at the thread's default timer slack (prctl
+reset), sleeplab at the 1 ns its sleepers set. Then the binding's per-call overhead:
 sleeplab.sleep(0) from a Python loop, minus the same loop calling a trivial builtin,
 minus the same zero sleep called directly in Rust.
 
@@ -51,70 +66,93 @@ def spin_ns(ns: int) -> None:
         pass
 
 
-# name, wait(deadline_ns, remaining_ns), whether it wants the default slack, whether it is
-# sleeplab's (called even when the deadline passed, so every frame has a report)
-CONTENDERS = [
-    ("time.sleep", lambda d, ns: time.sleep(ns / 1e9), True, False),
-    ("sleeplab.sleep", lambda d, ns: sleeplab.sleep(max(ns, 0) / 1e9), False, True),
-    ("sleeplab.sleep_until", lambda d, ns: sleeplab.sleep_until(d / 1e9), False, True),
-    ("spin", lambda d, ns: spin_ns(ns), True, False),
-]
+def contenders() -> list[tuple]:
+    """(name, wait(deadline_ns, remaining_ns), whether it wants the default slack, and for
+    sleeplab's: report(what wait returned) -> its SleepReport, taken in the bookkeeping
+    after the frame's clock read), each sleeplab contender with a sleeper of its own: the
+    thread's for sleeplab.sleep, a PreciseSleeper for the absolute form."""
+    own = sleeplab.PreciseSleeper()
+    return [
+        ("time.sleep", lambda d, ns: time.sleep(ns / 1e9), True, None),
+        ("sleeplab.sleep", lambda d, ns: sleeplab.sleep(ns / 1e9), False,
+         lambda _: sleeplab.last_report()),
+        ("sleeplab.PreciseSleeper.sleep_until", lambda d, ns: own.sleep_until(d / 1e9), False,
+         lambda returned: returned),
+        ("spin", lambda d, ns: spin_ns(ns), True, None),
+    ]
 
-# The sleeper's view of a frame, from sleeplab.last_report(): the margin it planned, its
-# native oversleep (-1 without a native phase), its spin, its own lateness against the
-# deadline it computed, that deadline minus the loop's (the relative form's deadline is
-# now + remaining, read a little later; the absolute form's is rounded up from float
-# seconds), and the return path (the loop's wake reading minus the sleeper's).
+
+# The sleeper's view of a frame, from its report: the margin it planned, its native
+# oversleep (-1 without a native phase), its spin, its own lateness against the deadline it
+# computed, that deadline minus the loop's (the relative form's deadline is now + remaining,
+# read a little later; the absolute form's is rounded up from float seconds), the return
+# path (the loop's wake reading minus the sleeper's), and two absolute readings: when its
+# native sleep returned (start + native time) and its own last clock read. A frame whose
+# deadline had passed before the wait began has no view (None in every field).
 SLEEPER_FIELDS = ("margin_ns", "native_oversleep_ns", "spin_ns", "lateness_ns",
-                  "deadline_shift_ns", "return_ns")
+                  "deadline_shift_ns", "return_ns", "native_end_ns", "sleeper_woke_ns")
+
+# Every contender's per-frame readings (absolute time.monotonic_ns()).
+FRAME_FIELDS = ("deadline_ns", "called_ns", "returned_ns")
 
 
-def sleeper_view(deadline: int, woke: int) -> tuple[int, ...]:
-    r = sleeplab.last_report()
+def sleeper_view(r, deadline: int, woke: int) -> tuple:
+    if r is None:
+        return (None,) * len(SLEEPER_FIELDS)
     oversleep = -1 if r.native_oversleep_ns is None else r.native_oversleep_ns
     return (r.margin_ns, oversleep, r.spin_ns, r.lateness_ns, r.deadline_ns - deadline,
-            woke - r.woke_ns)
+            woke - r.woke_ns, r.start_ns + r.native_ns, r.woke_ns)
 
 
-def run_block(wait, frames: int, period_ns: int, out: list[int],
-              view: dict[str, list[int]] | None) -> tuple[int, int]:
-    """One block of frames; appends each frame's lateness (and, with `view`, the
-    sleeper's view of it); returns (cpu_ns, wall_ns)."""
+def run_block(wait, report_of, frames: int, period_ns: int, r: dict) -> None:
+    """One block of frames into the contender's record `r`: each frame's lateness and
+    readings (and its sleeper's view, where it has a sleeper); adds the block's CPU, its
+    wall time and the CPU of the bookkeeping (the same steps for every contender)."""
+    out, stamps, view = r["lateness_ns"], r["frames"], r.get("sleeper")
+    bookkeeping = 0
     cpu0, wall0 = time.thread_time_ns(), time.monotonic_ns()
     start = wall0 + period_ns
     for k in range(frames):
         deadline = start + k * period_ns
-        remaining = deadline - time.monotonic_ns()
-        if remaining > 0 or view is not None:
-            wait(deadline, remaining)
-        woke = time.monotonic_ns()
-        out.append(woke - deadline)
+        called = time.monotonic_ns()
+        remaining = deadline - called
+        waited = remaining > 0
+        got = wait(deadline, remaining) if waited else None
+        returned = time.monotonic_ns()
+        out.append(returned - deadline)
+        b0 = time.thread_time_ns()
+        for f, v in zip(FRAME_FIELDS, (deadline, called, returned)):
+            stamps[f].append(v)
         if view is not None:
-            for f, v in zip(SLEEPER_FIELDS, sleeper_view(deadline, woke)):
+            report = report_of(got) if waited else None
+            for f, v in zip(SLEEPER_FIELDS, sleeper_view(report, deadline, returned)):
                 view[f].append(v)
-    return time.thread_time_ns() - cpu0, time.monotonic_ns() - wall0
+        bookkeeping += time.thread_time_ns() - b0
+    r["cpu_ns"] += time.thread_time_ns() - cpu0 - bookkeeping
+    r["bookkeeping_cpu_ns"] += bookkeeping
+    r["wall_ns"] += time.monotonic_ns() - wall0
 
 
 def pace(frames: int, block: int, rate: float) -> list[dict]:
     period_ns = round(1e9 / rate)
     sleeplab.sleep(0)  # build this thread's sleeper (sets the slack to 1 ns) before timing
+    lanes = contenders()
     results = [
-        {"name": n, "lateness_ns": [], "cpu_ns": 0, "wall_ns": 0, "timer_slack_ns": None}
-        | ({"sleeper": {f: [] for f in SLEEPER_FIELDS}} if ours else {})
-        for n, _, _, ours in CONTENDERS
+        {"name": n, "lateness_ns": [], "cpu_ns": 0, "bookkeeping_cpu_ns": 0, "wall_ns": 0,
+         "timer_slack_ns": None, "frames": {f: [] for f in FRAME_FIELDS}}
+        | ({"sleeper": {f: [] for f in SLEEPER_FIELDS}} if report_of else {})
+        for n, _, _, report_of in lanes
     ]
     done = 0
     while done < frames:
         n = min(block, frames - done)
-        for (name, wait, default_slack, _), r in zip(CONTENDERS, results):
+        for (name, wait, default_slack, report_of), r in zip(lanes, results):
             if default_slack:
                 set_default_slack()
             else:
                 _libc.prctl(PR_SET_TIMERSLACK, ctypes.c_ulong(1), 0, 0, 0)
             r["timer_slack_ns"] = timer_slack_ns()
-            cpu, wall = run_block(wait, n, period_ns, r["lateness_ns"], r.get("sleeper"))
-            r["cpu_ns"] += cpu
-            r["wall_ns"] += wall
+            run_block(wait, report_of, n, period_ns, r)
         done += n
     return results
 

@@ -3,25 +3,35 @@
 for C) as a Markdown section and writes it into docs/BENCHMARKS.md between
 `<!-- NAME:begin -->` and `<!-- NAME:end -->`.
 
-Usage: report.py RESULT.json NAME "COMMAND" BENCHMARKS.md   (NAME: python or c)
+Usage: report.py RESULT.json[,RESULT.json…] NAME "COMMAND" BENCHMARKS.md   (NAME: python or c)
 
-Statistics are honest: a quantile is shown only where n*(1-q) >= 1 (p99 needs n >= 100,
-p99.9 needs n >= 1000), otherwise "–" with n shown; every sentence comes from a function
-tested against its numbers (tests/test_bench_report.py).
+Several results (the benchmark repeated: `REPEAT=3 scripts/bench-python.sh`) are one
+section: the first run in full, then each contender's p99 and CPU range across the runs
+and how often each target held.
+
+Statistics are honest and the same as the Rust crates' (scripts/quantiles.py): quantiles by
+linear interpolation, shown only where n*(1-q) >= 1 (p99 needs n >= 100, p99.9 needs
+n >= 1000), otherwise "–" with n shown; the p99 with its 95 % interval from order
+statistics; a target compared with another contender's p99 is met or missed only where the
+intervals separate, else undecided ("indistinguishable in this run"); no target is called
+out of reach from fewer than 3 runs. Every sentence comes from a function tested against
+its numbers (tests/test_bench_report.py).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 
 # The section writer every benchmark shares (scripts/bench_doc.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
 from bench_doc import markers, replace_section, write_section  # noqa: E402,F401  (tests use replace_section)
+import bench_doc  # noqa: E402
+import quantiles  # noqa: E402
+from quantiles import INDISTINGUISHABLE, fmt_ci  # noqa: E402
 
-USAGE = 'usage: report.py RESULT.json {python|c} "COMMAND" BENCHMARKS.md'
+USAGE = 'usage: report.py RESULT.json[,RESULT.json…] {python|c} "COMMAND" BENCHMARKS.md'
 
 # Issue 15's targets, one interleaved run at 60 Hz.
 P99_RATIO_TARGET = 5.0  # precise p99 lateness at most 1/5 of the plain sleep's
@@ -31,7 +41,7 @@ BINDING_TARGET_NS = 1_000.0  # the Python binding adds at most 1 µs per call
 # (plain sleep, the precise sleeps judged against it) per benchmark; the relative form is
 # issue 15's target, the absolute form is shown beside it.
 PAIRS = {
-    "python": ("time.sleep", ("sleeplab.sleep", "sleeplab.sleep_until")),
+    "python": ("time.sleep", ("sleeplab.sleep", "sleeplab.PreciseSleeper.sleep_until")),
     "c": ("nanosleep", ("sleeplab_sleep_ns", "sleeplab_sleep_until_ns")),
 }
 
@@ -54,6 +64,12 @@ PARTS = (
 PARTS_KEYS = tuple(key for key, _ in PARTS)
 
 
+def has_view(v: dict, k: int) -> bool:
+    """Whether frame k has a sleeper view (a frame whose deadline had passed before the
+    wait began calls no contender, so it has none)."""
+    return v["lateness_ns"][k] is not None
+
+
 def frame_parts(v: dict, k: int) -> dict[str, int]:
     """Frame k's lateness in PARTS (they add up to it exactly), from the sleeper view `v`."""
     own = v["lateness_ns"][k]
@@ -72,14 +88,11 @@ def largest_part(parts: dict[str, int]) -> str:
     return max(PARTS_KEYS, key=lambda key: (parts[key], -PARTS_KEYS.index(key)))
 
 
-def quantile(values: list[int], q: float) -> int | None:
-    """Nearest-rank quantile of `values`, or None when n*(1-q) < 1 (too few samples to
-    say anything about that tail)."""
-    n = len(values)
-    if n == 0 or n * (1 - q) < 1 - 1e-9:
-        return None
-    s = sorted(values)
-    return s[max(0, math.ceil(q * n) - 1)]
+def quantile(values: list[int], q: float) -> float | None:
+    """The q quantile of `values` as every sleeplab report computes it (linear
+    interpolation), or None when n*(1-q) < 1 (too few samples to say anything about that
+    tail): scripts/quantiles.py."""
+    return quantiles.quantile(values, q)
 
 
 def summarize(c: dict) -> dict:
@@ -89,6 +102,7 @@ def summarize(c: dict) -> dict:
         "n": len(lat),
         "p50": quantile(lat, 0.5),
         "p99": quantile(lat, 0.99),
+        "p99_ci": quantiles.ci(lat, 0.99),
         "p999": quantile(lat, 0.999),
         "max": max(lat) if lat else None,
         "early": sum(x < 0 for x in lat),
@@ -109,21 +123,42 @@ def mark(ok: bool) -> str:
     return "✅" if ok else "❌"
 
 
-def p99_verdict(plain: dict, precise: dict) -> str:
-    """Whether precise's p99 lateness is at most 1/P99_RATIO_TARGET of plain's."""
-    label = f"{precise['name']} p99 lateness ≤ 1/{P99_RATIO_TARGET:g} of {plain['name']}'s"
+def scaled(c, k: float):
+    """An interval times k (an open end stays open)."""
+    return None if c is None else tuple(None if v is None else v * k for v in c)
+
+
+def p99_outcome(plain: dict, precise: dict) -> str | None:
+    """"met", "missed" or INDISTINGUISHABLE for the target p99(precise) ≤ p99(plain) / 5,
+    decided by the 95 % intervals (precise's interval × 5 against plain's); None where
+    either has no p99."""
     if plain["p99"] is None or precise["p99"] is None:
+        return None
+    o = quantiles.order(scaled(precise["p99_ci"], P99_RATIO_TARGET), plain["p99_ci"])
+    return {"below": "met", "above": "missed"}.get(o, INDISTINGUISHABLE)
+
+
+def p99_verdict(plain: dict, precise: dict) -> str:
+    """Whether precise's p99 lateness is at most 1/P99_RATIO_TARGET of plain's: met or
+    missed only where the intervals separate (precise's interval × 5 below or above
+    plain's), else undecided, with both intervals."""
+    label = f"{precise['name']} p99 lateness ≤ 1/{P99_RATIO_TARGET:g} of {plain['name']}'s"
+    outcome = p99_outcome(plain, precise)
+    if outcome is None:
         n = min(plain["n"], precise["n"])
         return f"- – {label}: not judged, p99 needs n ≥ 100 (n = {n})"
     a, b = precise["p99"], plain["p99"]
-    ok = a * P99_RATIO_TARGET <= b
     if a < b:
         rel = f"{b / max(a, 1):.1f}× lower"
     elif a > b:
         rel = f"{a / max(b, 1):.1f}× higher"
     else:
         rel = "equal"
-    return f"- {mark(ok)} {label}: {fmt_ns(a)} vs {fmt_ns(b)} ({rel}, n = {precise['n']})"
+    shown = (f"{fmt_ns(a)} {fmt_ci(precise['p99_ci'], fmt_ns)} vs {fmt_ns(b)} "
+             f"{fmt_ci(plain['p99_ci'], fmt_ns)} ({rel}, n = {precise['n']})")
+    if outcome == INDISTINGUISHABLE:
+        return f"- ⚪ {label}: undecided, {INDISTINGUISHABLE}: {shown}"
+    return f"- {bench_doc.mark(outcome)} {label}: {shown}"
 
 
 def cpu_verdict(precise: dict) -> str:
@@ -157,10 +192,12 @@ def attribution(c: dict) -> dict | None:
     if not v:
         return None
     lat = c["lateness_ns"]
-    parts = [frame_parts(v, k) for k in range(len(lat))]
-    late = [k for k, x in enumerate(lat) if x > LATE_NS]
+    # Frames whose deadline had passed before the wait began called no contender: no view.
+    viewed = [k for k in range(len(lat)) if has_view(v, k)]
+    parts = {k: frame_parts(v, k) for k in viewed}
+    late = [k for k in viewed if lat[k] > LATE_NS]
     p99 = quantile(lat, 0.99)
-    tail = [] if p99 is None else [k for k, x in enumerate(lat) if x >= p99 and x > LATE_NS]
+    tail = [] if p99 is None else [k for k in viewed if lat[k] >= p99 and lat[k] > LATE_NS]
 
     def count(frames: list[int]) -> dict[str, int]:
         out = {key: 0 for key in PARTS_KEYS}
@@ -168,9 +205,10 @@ def attribution(c: dict) -> dict | None:
             out[largest_part(parts[k])] += 1
         return out
 
-    p50 = {key: quantile([p[key] for p in parts], 0.5) for key in PARTS_KEYS}
-    p50["margin_ns"] = quantile(v["margin_ns"], 0.5)
-    p50["native_oversleep_ns"] = quantile([x for x in v["native_oversleep_ns"] if x >= 0], 0.5)
+    p50 = {key: quantile([parts[k][key] for k in viewed], 0.5) for key in PARTS_KEYS}
+    p50["margin_ns"] = quantile([v["margin_ns"][k] for k in viewed], 0.5)
+    p50["native_oversleep_ns"] = quantile(
+        [v["native_oversleep_ns"][k] for k in viewed if v["native_oversleep_ns"][k] >= 0], 0.5)
     return {"name": c["name"], "n": len(lat), "late": len(late), "by_part": count(late),
             "tail": len(tail), "tail_by_part": count(tail), "p50": p50}
 
@@ -240,20 +278,61 @@ def tail_sentence(a: dict) -> str:
 
 def table(rows: list[dict]) -> list[str]:
     out = [
-        "| contender | n | p50 | p99 | p99.9 | max | early | CPU % | timer slack |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| contender | n | p50 | p99 | p99 95 % interval | p99.9 | max | early | CPU % | timer slack |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         cpu = "–" if r["cpu_pct"] is None else f"{r['cpu_pct']:.2f}"
         slack = "–" if r["slack"] is None else f"{r['slack']} ns"
+        ci = "–" if r["p99"] is None else fmt_ci(r["p99_ci"], fmt_ns)
         out.append(
-            f"| {r['name']} | {r['n']} | {fmt_ns(r['p50'])} | {fmt_ns(r['p99'])} | "
+            f"| {r['name']} | {r['n']} | {fmt_ns(r['p50'])} | {fmt_ns(r['p99'])} | {ci} | "
             f"{fmt_ns(r['p999'])} | {fmt_ns(r['max'])} | {r['early']} | {cpu} | {slack} |"
         )
     return out
 
 
-def section(result: dict, name: str, command: str) -> str:
+def repeat_lines(results: list[dict], name: str) -> list[str]:
+    """With several runs: each contender's p99 and CPU range across them, and how often
+    each target was met, missed or undecided. A target is called out of reach only where
+    it was missed in every one of at least OUT_OF_REACH_RUNS runs."""
+    if len(results) < 2:
+        return []
+    runs = [{r["name"]: r for r in map(summarize, res["contenders"])} for res in results]
+    out = [f"Across {len(runs)} runs of the same command (the tables above are the first run's):", "",
+           "| contender | runs | p99 min | p99 max | CPU % min | CPU % max |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for cname in runs[0]:
+        rows = [r[cname] for r in runs if cname in r]
+        p99s = [r["p99"] for r in rows if r["p99"] is not None]
+        cpus = [r["cpu_pct"] for r in rows if r["cpu_pct"] is not None]
+        lo, hi = (min(p99s), max(p99s)) if p99s else (None, None)
+        out.append(f"| {cname} | {len(rows)} | {fmt_ns(lo)} | {fmt_ns(hi)} | "
+                   f"{'–' if not cpus else f'{min(cpus):.2f}'} | {'–' if not cpus else f'{max(cpus):.2f}'} |")
+    plain_name, precise_names = PAIRS[name]
+    out.append("")
+    for pname in precise_names:
+        outcomes = [p99_outcome(r[plain_name], r[pname]) for r in runs if plain_name in r and pname in r]
+        cpu_ok = [r[pname]["cpu_pct"] is not None and r[pname]["cpu_pct"] <= CPU_TARGET_PCT
+                  for r in runs if pname in r]
+        out.append(target_summary(f"{pname} p99 lateness ≤ 1/{P99_RATIO_TARGET:g} of {plain_name}'s",
+                                  outcomes))
+        out.append(target_summary(f"{pname} CPU ≤ {CPU_TARGET_PCT:g} % of a core",
+                                  ["met" if ok else "missed" for ok in cpu_ok]))
+    return out + [""]
+
+
+def target_summary(label: str, outcomes: list) -> str:
+    """How often a target held over the runs (bench_doc.target_summary): "out of reach"
+    only where it was missed in every one of at least 3 runs."""
+    return bench_doc.target_summary(label, outcomes, INDISTINGUISHABLE)
+
+
+def section(result, name: str, command: str) -> str:
+    """The Markdown section of one result, or of several runs (a list: the first in
+    full, then the ranges across them)."""
+    results = result if isinstance(result, list) else [result]
+    result = results[0]
     rows = [summarize(c) for c in result["contenders"]]
     by_name = {r["name"]: r for r in rows}
     plain = by_name.get(PAIRS[name][0])
@@ -272,19 +351,23 @@ def section(result: dict, name: str, command: str) -> str:
         f"load average before/after: {fmt_load(result['load_before'])} / "
         f"{fmt_load(result['load_after'])}. Lateness = wake − deadline on an absolute "
         f"schedule, waiting the remaining time each frame; contenders interleaved in blocks "
-        f"of {result['block']} frames; CPU = thread CPU time / wall time; quantiles by "
-        "nearest rank, shown only where n·(1−q) ≥ 1.",
+        f"of {result['block']} frames; CPU = thread CPU time / wall time (the per-frame "
+        "bookkeeping of the report, taken the same way for every contender, left out); "
+        "quantiles by linear interpolation, shown only where n·(1−q) ≥ 1, the p99 with its "
+        "95 % interval from order statistics (≥: open above, too few frames to bound it).",
         "",
         *table(rows),
         "",
         *attribution_lines(parts),
     ]
     if plain and precise:
-        lines += ["Targets (issue 15):", ""]
+        lines += ["Targets (issue 15), this run:", ""]
         for p in precise:
             lines += [p99_verdict(plain, p), cpu_verdict(p)]
     if "overhead" in result:
         lines.append(overhead_verdict(result["overhead"]))
+    if len(results) > 1:
+        lines += ["", *repeat_lines(results, name)]
     lines.append(markers(name)[1])
     return "\n".join(lines)
 
@@ -297,10 +380,12 @@ def main(argv: list[str]) -> int:
     if len(argv) != 4 or argv[1] not in PAIRS:
         print(USAGE, file=sys.stderr)
         return 2
-    path, name, command, doc_path = argv
-    with open(path) as f:
-        result = json.load(f)
-    text = section(result, name, command)
+    paths, name, command, doc_path = argv
+    results = []
+    for path in paths.split(","):
+        with open(path) as f:
+            results.append(json.load(f))
+    text = section(results, name, command)
     write_section(doc_path, name, text)
     print(text)
     return 0

@@ -13,17 +13,21 @@ Two measurements, medians of N calls each (default 300):
     .venv/bin/python bindings/python/bench/return_path.py [N]
 """
 
+import os
 import sys
 import time
 
 import sleeplab
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from quantiles import quantile  # noqa: E402
+
 mono = time.monotonic_ns
 
 
 def median(v: list[int]) -> float:
-    v = sorted(v)
-    return v[(len(v) + 1) // 2 - 1]
+    """The median as every sleeplab report computes it (scripts/quantiles.py)."""
+    return quantile(v, 0.5)
 
 
 def return_path(seconds: float, n: int) -> tuple[float, int]:

@@ -4,17 +4,21 @@ A 60 Hz loop, interleaved in blocks of 50 frames: `time.sleep`, `sleeplab.sleep_
 to the deadline, and `sleeplab.sleep_until_ns` to W µs before the deadline followed by a
 Python loop reading `time.monotonic_ns()` until the deadline (so the interpreter is
 running, its caches warm, when the deadline comes; never early, since the loop checks the
-deadline itself). Prints p50/p90/p99/max lateness (nearest rank; p99 needs 100 frames),
+deadline itself). Prints p50/p90/p99/max lateness (linear interpolation, as every sleeplab
+report: scripts/quantiles.py; p99 needs 100 frames, with its 95 % interval),
 early frames and CPU per contender.
 
     .venv/bin/python bindings/python/bench/warm_finish.py [FRAMES] [W_US]   # 3600 40
 """
 
-import math
+import os
 import sys
 import time
 
 import sleeplab
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from quantiles import ci, fmt_ci, quantile  # noqa: E402
 
 mono = time.monotonic_ns
 PERIOD = 16_666_667
@@ -54,11 +58,11 @@ def main() -> int:
         n = len(v)
 
         def q(p: float) -> str:
-            if n * (1 - p) < 1:
-                return "–"
-            return f"{v[max(0, math.ceil(p * n - 1e-9) - 1)] / 1e3:.1f}"
+            x = quantile(v, p)
+            return "–" if x is None else f"{x / 1e3:.1f}"
 
-        print(f"{name:40s} n={n} p50 {q(0.5)} p90 {q(0.9)} p99 {q(0.99)} max {v[-1] / 1e3:.1f} µs, "
+        p99ci = fmt_ci(ci(v, 0.99), lambda x: f"{x / 1e3:.1f}")
+        print(f"{name:40s} n={n} p50 {q(0.5)} p90 {q(0.9)} p99 {q(0.99)} {p99ci} max {v[-1] / 1e3:.1f} µs, "
               f"early {sum(x < 0 for x in v)}, CPU {100 * cpu[name] / (n * PERIOD):.2f} %")
     return 0
 

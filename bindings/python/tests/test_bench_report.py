@@ -15,12 +15,13 @@ sys.path.insert(0, str(BENCH))
 import report  # noqa: E402
 
 
-def test_quantiles_are_nearest_rank_and_honest():
-    assert report.quantile([4, 1, 3, 2], 0.5) == 2
+def test_quantiles_are_linear_and_honest():
+    # numpy.quantile's default: position q·(n − 1), as the Rust crates (docs/REPORT.md).
+    assert report.quantile([4, 1, 3, 2], 0.5) == 2.5
     assert report.quantile(list(range(1, 100)), 0.99) is None  # n = 99 < 100
-    assert report.quantile(list(range(1, 101)), 0.99) == 99
+    assert abs(report.quantile(list(range(1, 101)), 0.99) - 99.01) < 1e-9
     assert report.quantile(list(range(1, 1000)), 0.999) is None
-    assert report.quantile(list(range(1, 1001)), 0.999) == 999
+    assert abs(report.quantile(list(range(1, 1001)), 0.999) - 999.001) < 1e-9
     assert report.quantile([], 0.5) is None
 
 
@@ -32,24 +33,59 @@ def contender(name, lateness, cpu_ns=1, wall_ns=100):
 
 def test_summary_counts_and_cpu():
     s = contender("x", [-5, 0, 10, 20], cpu_ns=3, wall_ns=200)
-    assert (s["n"], s["early"], s["max"], s["p50"]) == (4, 1, 20, 0)
+    assert (s["n"], s["early"], s["max"], s["p50"]) == (4, 1, 20, 5.0)
     assert s["cpu_pct"] == 1.5
-    assert s["p99"] is None
+    assert s["p99"] is None and s["p99_ci"] is None
+    # 100 frames bound a p99 from below only: the 97th smallest, open above.
+    t = contender("y", list(range(1, 101)))
+    assert t["p99_ci"] == (97, None)
 
 
 def test_p99_verdict_wording_follows_the_numbers():
-    plain = contender("time.sleep", [100_000] * 100)
-    good = contender("sleeplab.sleep", [20_000] * 100)  # exactly 1/5: met
-    bad = contender("sleeplab.sleep", [30_000] * 100)
-    worse = contender("sleeplab.sleep", [200_000] * 100)
+    # 400 frames: each p99's interval is closed (from 368 on) and, all frames equal, a point.
+    plain = contender("time.sleep", [100_000] * 400)
+    good = contender("sleeplab.sleep", [19_000] * 400)  # × 5 = 95 µs: below 100 µs
+    bad = contender("sleeplab.sleep", [30_000] * 400)
+    worse = contender("sleeplab.sleep", [200_000] * 400)
     assert report.p99_verdict(plain, good).startswith("- ✅")
-    assert "5.0× lower" in report.p99_verdict(plain, good)
+    assert "5.3× lower" in report.p99_verdict(plain, good)
     assert report.p99_verdict(plain, bad).startswith("- ❌")
     assert "3.3× lower" in report.p99_verdict(plain, bad)
     assert "2.0× higher" in report.p99_verdict(plain, worse)
     small = contender("sleeplab.sleep", [1] * 99)
     v = report.p99_verdict(plain, small)
     assert v.startswith("- –") and "not judged" in v and "n = 99" in v
+    # Exactly 1/5, and 200 frames (open above): the intervals decide nothing.
+    for undecided in (contender("s", [20_000] * 400), contender("s", [19_000] * 200)):
+        v = report.p99_verdict(plain, undecided)
+        assert v.startswith("- ⚪") and "indistinguishable in this run" in v, v
+    assert "[≥ 19.00 µs]" in report.p99_verdict(plain, contender("s", [19_000] * 200))
+
+
+def test_out_of_reach_needs_three_runs_missed_in_all():
+    two = report.target_summary("t", ["missed", "missed"])
+    assert "out of reach here" not in two and "fewer than 3 runs" in two
+    three = report.target_summary("t", ["missed"] * 3)
+    assert three.endswith("out of reach here (missed in all 3 runs)")
+    mixed = report.target_summary("t", ["missed", "met", "indistinguishable in this run"])
+    assert mixed == ("- t: met in 1 of 3 runs, missed in 1, undecided (indistinguishable in "
+                     "this run) in 1")
+    assert "out of reach" not in report.target_summary("t", ["missed", "missed", None])
+
+
+def test_several_runs_give_ranges_and_how_often_each_target_held():
+    def run(p99_ns, cpu_ns):
+        plain = {"name": "nanosleep", "lateness_ns": [100_000] * 400, "cpu_ns": 1, "wall_ns": 100}
+        rel = {"name": "sleeplab_sleep_ns", "lateness_ns": [p99_ns] * 400, "cpu_ns": cpu_ns,
+               "wall_ns": 100}
+        return {"rate_hz": 60, "block": 10, "runtime": "C", "machine": {"system": "L", "cpus": 2},
+                "load_before": [0, 0, 0], "load_after": [0, 0, 0], "contenders": [plain, rel]}
+    text = report.section([run(10_000, 1), run(30_000, 3), run(15_000, 1)], "c", "cmd")
+    assert "Across 3 runs of the same command" in text
+    assert "| sleeplab_sleep_ns | 3 | 10.00 µs | 30.00 µs | 1.00 | 3.00 |" in text
+    assert ("- sleeplab_sleep_ns p99 lateness ≤ 1/5 of nanosleep's: met in 2 of 3 runs, missed "
+            "in 1, undecided (indistinguishable in this run) in 0") in text
+    assert "- sleeplab_sleep_ns CPU ≤ 2 % of a core: met in 2 of 3 runs, missed in 1" in text
 
 
 def test_cpu_and_overhead_verdicts():
@@ -94,9 +130,10 @@ def test_attribution_counts_the_largest_part_of_each_late_frame():
     assert a["by_part"] == {"overslept_ns": 1, "lost_ns": 1, "deadline_shift_ns": 1,
                             "return_ns": 1}
     assert a["tail"] == 0, "5 frames do not resolve a p99"
-    assert a["p50"]["return_ns"] == 500  # nearest rank over all 5 frames
+    assert a["p50"]["return_ns"] == 500  # the middle of all 5 frames
     assert a["p50"]["overslept_ns"] == 0 and a["p50"]["lost_ns"] == 200
-    assert a["p50"]["native_oversleep_ns"] == 95_000  # the 4 frames with a native phase
+    # The 4 frames with a native phase: the mean of the two middle ones, 95 and 100 µs.
+    assert a["p50"]["native_oversleep_ns"] == 97_500
     # Ties between the parts' counts go to the first part.
     assert report.cause_sentence(a) == (
         "- sleeplab.sleep: the native oversleep past the margin was the largest part in 1 "
@@ -109,15 +146,16 @@ def test_attribution_counts_the_largest_part_of_each_late_frame():
 def test_the_tail_attribution_counts_the_frames_at_or_above_p99():
     # 200 frames: 197 with a 20 µs return path, then three late ones: two stalls after a
     # timely native wake (own 300 µs, oversleep 80 µs ≤ margin 100 µs) and one oversleep of
-    # the margin (own 120 µs, oversleep 220 µs). p99 (nearest rank 198) = 140 µs: the three.
+    # the margin (own 310 µs, oversleep 220 µs). p99 at position 0.99 · 199 = 197.01, between
+    # the 198th and 199th smallest (320 µs both): 320 µs, and the three are at or above it.
     n = 200
-    own = [0] * 197 + [300_000, 300_000, 120_000]
+    own = [0] * 197 + [300_000, 300_000, 310_000]
     ret = [20_000] * n
     over = [80_000] * 199 + [220_000]
     c = with_view("sleeplab.sleep", [o + r for o, r in zip(own, ret)], own, [0] * n, ret,
                   oversleep=over)
     a = report.attribution(c)
-    assert report.quantile(c["lateness_ns"], 0.99) == 140_000
+    assert report.quantile(c["lateness_ns"], 0.99) == 320_000
     assert a["tail"] == 3
     assert a["tail_by_part"] == {"overslept_ns": 1, "lost_ns": 2, "deadline_shift_ns": 0,
                                  "return_ns": 0}
@@ -142,16 +180,17 @@ def test_attribution_says_when_no_frame_was_late():
 
 
 def test_section_judges_both_forms_and_attributes_their_lateness():
-    plain = {"name": "nanosleep", "lateness_ns": [100_000] * 100, "cpu_ns": 1, "wall_ns": 100}
-    rel = with_view("sleeplab_sleep_ns", [20_000] * 100, [0] * 100, [0] * 100, [20_000] * 100)
-    ab = with_view("sleeplab_sleep_until_ns", [30_000] * 100, [0] * 100, [0] * 100,
-                   [30_000] * 100)
+    n = 400
+    plain = {"name": "nanosleep", "lateness_ns": [100_000] * n, "cpu_ns": 1, "wall_ns": 100}
+    rel = with_view("sleeplab_sleep_ns", [19_000] * n, [0] * n, [0] * n, [19_000] * n)
+    ab = with_view("sleeplab_sleep_until_ns", [30_000] * n, [0] * n, [0] * n, [30_000] * n)
     result = {"rate_hz": 60, "block": 10, "runtime": "C", "machine": {"system": "L", "cpus": 2},
               "load_before": [0, 0, 0], "load_after": [0, 0, 0], "contenders": [plain, rel, ab]}
     text = report.section(result, "c", "cmd")
     assert "- ✅ sleeplab_sleep_ns p99 lateness" in text
     assert "- ❌ sleeplab_sleep_until_ns p99 lateness" in text
-    assert "- sleeplab_sleep_ns: the return path was the largest part in 100 of its 100" in text
+    assert "- sleeplab_sleep_ns: the return path was the largest part in 400 of its 400" in text
+    assert "| sleeplab_sleep_ns | 400 | 19.00 µs | 19.00 µs | [19.00 µs–19.00 µs] |" in text
 
 
 def test_replace_section_keeps_the_rest():
@@ -170,33 +209,47 @@ def test_tiny_end_to_end_run(tmp_path):
         check=True,
     )
     result = json.loads(out.read_text())
+    until = "sleeplab.PreciseSleeper.sleep_until"
     assert [c["name"] for c in result["contenders"]] == [
-        "time.sleep", "sleeplab.sleep", "sleeplab.sleep_until", "spin"]
+        "time.sleep", "sleeplab.sleep", until, "spin"]
     for c in result["contenders"]:
         assert len(c["lateness_ns"]) == 4
-        assert 0 < c["cpu_ns"] and 0 < c["wall_ns"]
+        assert 0 < c["cpu_ns"] and 0 < c["wall_ns"] and 0 <= c["bookkeeping_cpu_ns"]
+        # Every contender's readings: the call before the deadline or none at all.
+        f = c["frames"]
+        assert set(f) == {"deadline_ns", "called_ns", "returned_ns"}
+        for k in range(4):
+            assert f["called_ns"][k] <= f["returned_ns"][k]
+            assert c["lateness_ns"][k] == f["returned_ns"][k] - f["deadline_ns"][k]
         view = c.get("sleeper")
         assert (view is not None) == c["name"].startswith("sleeplab")
-        if c["name"] != "sleeplab.sleep_until":
+        if c["name"] != until:
             assert all(x >= 0 for x in c["lateness_ns"])  # never early
         if view:
             assert set(view) == {"margin_ns", "native_oversleep_ns", "spin_ns", "lateness_ns",
-                                 "deadline_shift_ns", "return_ns"}
+                                 "deadline_shift_ns", "return_ns", "native_end_ns",
+                                 "sleeper_woke_ns"}
             for k, lat in enumerate(c["lateness_ns"]):
+                # No call, so no view, exactly where the deadline had passed before the call.
+                assert report.has_view(view, k) == (f["called_ns"][k] < f["deadline_ns"][k])
+                if not report.has_view(view, k):
+                    continue
                 # The parts add up to the loop's lateness, each frame; the sleeper is never
-                # early against the deadline it was given.
+                # early against the deadline it was given; its readings come in order.
                 assert sum(report.frame_parts(view, k).values()) == lat
                 assert view["lateness_ns"][k] >= 0 and view["return_ns"][k] >= 0
+                assert (f["called_ns"][k] <= view["native_end_ns"][k]
+                        <= view["sleeper_woke_ns"][k] <= f["returned_ns"][k])
             # The relative form computes its deadline a little after the loop did; the
             # absolute one is handed the loop's, through float seconds (exact to a few ns
             # unless the machine has been up for months).
-            shifts = view["deadline_shift_ns"]
-            if c["name"] == "sleeplab.sleep_until":
+            shifts = [x for x in view["deadline_shift_ns"] if x is not None]
+            if c["name"] == until:
                 assert all(abs(x) <= 1_000 for x in shifts)
             else:
                 assert all(x >= 0 for x in shifts)
     slack = {c["name"]: c["timer_slack_ns"] for c in result["contenders"]}
-    assert slack["sleeplab.sleep"] == 1 and slack["sleeplab.sleep_until"] == 1
+    assert slack["sleeplab.sleep"] == 1 and slack[until] == 1
     doc = tmp_path / "B.md"
     doc.write_text("# Benchmarks\n")
     subprocess.run(
@@ -205,7 +258,7 @@ def test_tiny_end_to_end_run(tmp_path):
     )
     text = doc.read_text()
     assert "| sleeplab.sleep | 4 |" in text and "not judged" in text
-    assert "| sleeplab.sleep_until | " in text and " of 4 | " in text  # the attribution row
+    assert "| sleeplab.PreciseSleeper.sleep_until | " in text and " of 4 | " in text
 
 
 @pytest.mark.parametrize("args", [["--frames", "0"], ["--rate", "-1"]])

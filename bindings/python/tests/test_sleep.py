@@ -41,10 +41,18 @@ def test_sleep_is_never_early(seconds):
 
 
 def test_sleep_accepts_ints():
-    before = time.monotonic_ns()
-    sleeplab.sleep(0)
-    sleeplab.PreciseSleeper().sleep(0)
-    assert time.monotonic_ns() >= before
+    # An int is a number of seconds, as for time.sleep: 1 is a second, not a nanosecond.
+    assert sleeplab._sleeplab._duration_ns(1) == 1_000_000_000
+    assert sleeplab._sleeplab._duration_ns(0) == 0
+    assert sleeplab.sleep(0) is None
+    # Zero seconds: no native sleep and no spin, never early.
+    r = sleeplab.PreciseSleeper().sleep(0)
+    assert r.native_oversleep_ns is None and r.spin_ns == 0
+    assert r.start_ns <= r.deadline_ns <= r.woke_ns
+    # An int deadline on time.monotonic()'s timeline (in the past here: no wait).
+    s = sleeplab.PreciseSleeper()
+    r = s.sleep_until(int(time.monotonic()))
+    assert r.native_oversleep_ns is None and r.spin_ns == 0
 
 
 def test_sleep_until_is_never_early_on_both_timelines():
@@ -58,12 +66,19 @@ def test_sleep_until_is_never_early_on_both_timelines():
 
 
 def test_deadlines_in_the_past_return_at_once():
+    # "At once": no native sleep (no native phase to oversleep) and no spin, whatever the
+    # deadline's form.
     s = sleeplab.PreciseSleeper()
     r = s.sleep_until(time.monotonic() - 10)
     assert r.lateness_ns > 9_000_000_000
-    sleeplab.sleep_until(-5.0)
-    sleeplab.sleep_until_ns(0)
-    assert s.sleep_until_ns(0).woke_ns >= 0
+    assert (r.native_oversleep_ns, r.spin_ns) == (None, 0)
+    for call in (lambda: sleeplab.sleep_until(-5.0), lambda: sleeplab.sleep_until_ns(0)):
+        assert call() is None
+        last = sleeplab.last_report()
+        assert (last.native_oversleep_ns, last.spin_ns) == (None, 0)
+    r = s.sleep_until_ns(0)
+    assert r.deadline_ns == 0 and r.lateness_ns == r.woke_ns
+    assert (r.native_oversleep_ns, r.spin_ns) == (None, 0)
 
 
 def test_report_and_stats_add_up():
@@ -147,7 +162,13 @@ def test_options_map_onto_the_builder():
     )
     # Before any sleep the margin is the prior plus the headroom.
     assert s.margin_ns == 300_000
-    assert s.sleep(0.001).woke_ns >= 0
+    r = s.sleep(0.001)
+    # The wait is what was asked, never early, and its margin within the 1 ms cap.
+    assert r.deadline_ns - r.start_ns >= 1_000_000 and r.woke_ns >= r.deadline_ns
+    assert 0 < r.margin_ns <= 1_000_000
+    # timer_slack="leave" left this thread's slack as it was: another sleeper built with
+    # "leave" reads the same value.
+    assert sleeplab.PreciseSleeper(timer_slack="leave").timer_slack_ns == s.timer_slack_ns
     assert set(sleeplab.OPTIONS) == {
         "spin", "timer_slack", "sched_slice", "prior", "cap", "window", "quantile", "half_life", "headroom",
         "lateness_tolerance", "cpu_budget", "early_tolerance", "contention",

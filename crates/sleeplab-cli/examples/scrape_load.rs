@@ -148,13 +148,12 @@ fn whole_response(buf: &[u8]) -> Result<Option<usize>, String> {
 }
 
 /// Nearest rank; a p99 needs n ≥ 100 (the project's quantile rule).
+/// The `p` quantile of `sorted` as sleeplab reports every quantile (linear
+/// interpolation, only where `n·(1 − p) ≥ 1`), in ms; "–" otherwise.
 fn quantile(sorted: &[Duration], p: f64) -> String {
-    let n = sorted.len();
-    if n == 0 || (n as f64) * (1.0 - p) < 1.0 {
-        return "–".into();
-    }
-    let i = ((p * n as f64).ceil() as usize).clamp(1, n) - 1;
-    format!("{:.2} ms", sorted[i].as_secs_f64() * 1e3)
+    let ns: Vec<u64> = sorted.iter().map(|d| d.as_nanos() as u64).collect();
+    sleeplab_cli::stats::tail_quantile(&ns, p)
+        .map_or("–".into(), |v| format!("{:.2} ms", v / 1e6))
 }
 
 /// This process's user + system CPU time so far.

@@ -21,3 +21,4 @@ pub mod rusage;
 pub mod settings;
 pub mod stats;
 pub mod ticks;
+pub mod trace;

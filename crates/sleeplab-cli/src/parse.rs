@@ -267,12 +267,48 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// A requested duration `1ms` or a rate `60hz` (its period, rounded to the nearest ns).
+pub fn duration_or_rate_ns(text: &str) -> Result<u64, ParseError> {
+    let t = text.trim();
+    let Some(rate) = t
+        .strip_suffix("hz")
+        .or_else(|| t.strip_suffix("Hz"))
+        .map(str::trim)
+    else {
+        return positive_duration_ns("duration", t);
+    };
+    let bad = |reason: &str| ParseError {
+        what: "rate",
+        value: text.into(),
+        reason: reason.into(),
+    };
+    let hz: f64 = rate
+        .parse()
+        .ok()
+        .filter(|_| rate.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .ok_or_else(|| bad("not a number of hertz, e.g. 60hz"))?;
+    if !(1.0 / 86_400.0..=1e9).contains(&hz) {
+        return Err(bad("must be between one per day and 1 GHz"));
+    }
+    Ok((1e9 / hz).round() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// The grammar's own cases are the library's (`sleeplab::duration`); here, that the
     /// command line reads it whole up to its one-day limit.
+    #[test]
+    fn durations_or_rates() {
+        assert_eq!(duration_or_rate_ns("60hz").unwrap(), 16_666_667);
+        assert_eq!(duration_or_rate_ns("1000Hz").unwrap(), 1_000_000);
+        assert_eq!(duration_or_rate_ns("1ms").unwrap(), 1_000_000);
+        for bad in ["0hz", "-5hz", "NaNhz", "0", "1e3hz"] {
+            assert!(duration_or_rate_ns(bad).is_err(), "{bad}");
+        }
+    }
+
     #[test]
     fn good_durations() {
         for (text, ns) in [("0", 0), ("50μs", 50_000), (" 3ms ", 3_000_000)] {

@@ -325,6 +325,18 @@ fn sweep_keeps_what_it_measured() {
     assert!(rows > 0, "no sample kept");
 }
 
+/// Interrupted, explain still splits the wakes it measured (traced or not).
+#[test]
+fn explain_keeps_what_it_measured() {
+    let rows = experiment(
+        "explain",
+        "--mechanisms nanosleep,timerfd --durations 1ms --iterations 100000 --load 0,1",
+        true,
+        Trigger::Delay(SOON),
+    );
+    assert!(rows > 0, "no wake kept");
+}
+
 /// Every cell ends short of its repetitions by at most one. Interrupted during the
 /// calibration there are no batches yet, which says nothing: it waits longer and tries
 /// again, and fails if it never gets past the calibration.

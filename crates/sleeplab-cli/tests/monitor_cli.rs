@@ -136,3 +136,62 @@ fn a_busy_port_is_exit_2_naming_it() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// With `--trace` (as root): each one-shot wake is split into components whose sums add
+/// up to the latency's, one observation per wake in every component.
+#[test]
+fn traced_wakes_are_split_into_components_that_add_up() {
+    if let Err(e) = sleeplab_cli::trace::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tracing unavailable under CI: {e}"
+        );
+        eprintln!("skipped: {e}");
+        return;
+    }
+    let mut m = Monitor::start(&[
+        "--interval",
+        "50ms",
+        "--burst",
+        "5",
+        "--trace",
+        "--mechanisms",
+        "nanosleep@100us,tick:timerfd-interval@1ms",
+    ]);
+    let t0 = Instant::now();
+    let text = loop {
+        let (_, text) = m.get("/metrics");
+        let h = histogram(&text, LATENCY);
+        if h.values().all(|s| s.count >= 20.0) && h.len() == 2 {
+            break text;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "never counted:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let latency = histogram(&text, LATENCY);
+    let parts = histogram(&text, "sleeplab_wake_component_seconds");
+    let cell = "mechanism=\"nanosleep\",requested=\"0.0001\"";
+    let of_cell: Vec<_> = parts.iter().filter(|(k, _)| k.starts_with(cell)).collect();
+    assert_eq!(
+        of_cell.len(),
+        sleeplab_cli::trace::Component::COUNT,
+        "{parts:?}"
+    );
+    let total: f64 = of_cell.iter().map(|(_, s)| s.sum).sum();
+    let want = latency[cell].sum;
+    assert!(
+        (total - want).abs() <= 1e-9 * latency[cell].count + 1e-12,
+        "{total} vs {want}"
+    );
+    for (k, s) in &of_cell {
+        assert_eq!(s.count, latency[cell].count, "{k}");
+    }
+    // The periodic cell is split per wake: as many observations per component as wakes.
+    let tick = "mechanism=\"tick:timerfd-interval\",requested=\"0.001\"";
+    assert!(parts.keys().any(|k| k.starts_with(tick)));
+    assert!(value(&text, "sleeplab_untraced_wakes_total", cell).is_some());
+    m.stop(libc::SIGTERM, Duration::from_secs(10));
+}

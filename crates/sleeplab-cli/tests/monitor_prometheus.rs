@@ -1,7 +1,11 @@
 //! A real Prometheus (the Debian `prometheus` package, installed by
 //! scripts/install-deps.sh) scrapes `sleeplab monitor` on the loopback, and its HTTP API
 //! answers `histogram_quantile(0.99, rate(…_bucket[…]))` with a number: the exposition
-//! is one Prometheus parses and the histogram one PromQL can use.
+//! is one Prometheus parses and the histogram one PromQL can use. The deploy files are
+//! valid (`promtool check`), every quantile they compute is guarded by the window's
+//! count (the quantile rule: ≥ 100 wakes for a p99), and the rules' unit tests pass
+//! (`promtool test rules`: no p99 and no alert from a window of 50 wakes). Without
+//! Prometheus or promtool the tests fail under CI (`CI` set) and say so elsewhere.
 
 mod common;
 
@@ -55,7 +59,7 @@ fn query(api: SocketAddr, promql: &str) -> Vec<f64> {
 #[test]
 fn prometheus_scrapes_the_monitor_and_computes_a_p99() {
     let Some(bin) = prometheus_binary() else {
-        eprintln!("SKIPPED: no `prometheus` on PATH (scripts/install-deps.sh installs it)");
+        common::missing_dependency("`prometheus` on PATH");
         return;
     };
     let mut monitor = Monitor::start(&["--interval", "100ms", "--burst", "5"]);
@@ -165,8 +169,18 @@ fn the_deploy_files_are_valid_and_name_only_served_metrics() {
         m.stop(libc::SIGTERM, Duration::from_secs(10)).0.code(),
         Some(0)
     );
+    // Every quantile computed from the histogram is guarded by the window's count.
+    for (name, text) in [("rules", &rules_text), ("dashboard", &dashboard)] {
+        let quantiles = text.matches("histogram_quantile(").count();
+        assert!(quantiles > 0, "{name}: no p99 to guard");
+        let guards = text.matches(">= 100").count();
+        assert_eq!(
+            guards, quantiles,
+            "{name}: every histogram_quantile needs its `… >= 100` count guard"
+        );
+    }
     let Ok(promtool) = Command::new("promtool").arg("--version").output() else {
-        eprintln!("SKIPPED promtool checks: no `promtool` (the prometheus package has it)");
+        common::missing_dependency("`promtool` (the prometheus package has it)");
         return;
     };
     assert!(promtool.status.success());
@@ -185,4 +199,16 @@ fn the_deploy_files_are_valid_and_name_only_served_metrics() {
             String::from_utf8_lossy(&o.stdout)
         );
     }
+    // The rules' unit tests: the guard keeps a 50-wake window's "p99" and its alert out.
+    let o = Command::new("promtool")
+        .args(["test", "rules"])
+        .arg(deploy.join("prometheus/sleeplab.rules.test.yml"))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "promtool test rules: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

@@ -105,10 +105,7 @@ fn svg_chart_ids(html: &str) -> Vec<String> {
 #[test]
 fn the_report_loads_in_chromium_with_every_chart() {
     let Some(bin) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is missing; scripts/install-deps.sh installs it");
-        }
-        eprintln!("skipped: chromium is not installed (apt-get install chromium)");
+        common::missing_dependency("chromium (apt-get install chromium)");
         return;
     };
     let dir = tempfile::tempdir().unwrap();

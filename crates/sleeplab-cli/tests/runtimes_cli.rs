@@ -603,10 +603,7 @@ time.sleep(300)
 #[test]
 fn a_sigkilled_sleeplab_leaves_no_wine_probe_running() {
     if which("wine").is_none() || which("x86_64-w64-mingw32-gcc").is_none() {
-        if std::env::var_os("CI").is_some() {
-            panic!("CI installs Wine (scripts/install-deps.sh)");
-        }
-        eprintln!("windows: skipped: wine or mingw-w64 not installed");
+        common::missing_dependency("wine or mingw-w64 (for the Windows probe)");
         return;
     }
     let (procs, entry) = sigkill_sleeplab_when(

@@ -117,7 +117,14 @@ fn json_validates_round_trips_and_csv_has_a_row_per_cell() {
     for c in &data.cells {
         assert_eq!(c.early, 0, "{c:?}");
         assert_eq!(c.sleeps, 40);
-        assert!(c.p50_rel_error <= c.p99_rel_error && c.p99_rel_error <= c.max_rel_error);
+        assert!(c.p50_rel_error <= c.max_rel_error);
+        // The quantile rule, as every experiment applies it: 40 sleeps resolve no p99,
+        // in the JSON, the CSV and the terminal alike.
+        assert_eq!((c.p99_rel_error, c.p99_lateness_ns), (None, None), "{c:?}");
+        assert_eq!((c.p99_rel_error_ci, c.p99_lateness_ci_ns), (None, None));
+        // The median's interval holds it (40 sleeps bound a median at 95 %).
+        let ci = c.p50_rel_error_ci.expect("40 sleeps bound their median");
+        assert!(ci.low().unwrap() <= c.p50_rel_error && c.p50_rel_error <= ci.high().unwrap());
         assert!((0.0..=100.0 + 1e-9).contains(&c.cpu_percent), "{c:?}");
         // Relative error and lateness agree.
         let req = c.requested_ns as f64;
@@ -144,6 +151,15 @@ fn json_validates_round_trips_and_csv_has_a_row_per_cell() {
     assert_eq!(&rows[0][0], "std-sleep");
     assert_eq!(&rows[0][3], "scheduler");
     assert_eq!(&rows[0][4], "1000000");
+    // The p99 columns are empty: 40 sleeps resolve no p99.
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    for name in ["p99_rel_error", "p99_lateness_ns"] {
+        assert!(rows.iter().all(|r| r[col(name)].is_empty()), "{name}");
+    }
+    assert!(rows.iter().all(|r| !r[col("p50_rel_error")].is_empty()));
+    // And the terminal's p99 heat table says why.
+    assert!(text.contains("std-sleep: p99 relative error"));
+    assert!(text.contains("– (n = 40)"), "{text}");
 }
 
 #[test]
@@ -229,6 +245,14 @@ fn replays_a_sweep_measured_on_this_machine() {
         src.anchors
             .iter()
             .all(|a| a.samples == 20 && a.from == "samples")
+    );
+    // 20 oversleeps per anchor resolve a median but no p99 (the quantile rule).
+    assert!(
+        src.anchors
+            .iter()
+            .all(|a| a.p99_oversleep_ns.is_none() && a.p99_oversleep_ci_ns.is_none()),
+        "{:?}",
+        src.anchors
     );
     assert_eq!(data.cells.len(), 6);
     assert!(data.cells.iter().all(|c| c.early == 0));

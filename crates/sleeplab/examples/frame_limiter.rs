@@ -9,16 +9,15 @@
 use std::time::Duration;
 
 use sleeplab::clock::{monotonic_ns, thread_cpu_ns};
+use sleeplab::lab::quantile_ns;
 use sleeplab::precise::{MissedTickBehavior, Ticker};
 
 const FPS: u64 = 60;
 
-fn percentile(sorted: &[u64], q: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
+/// The `q` quantile of `sorted` in µs as sleeplab reports every quantile (linear
+/// interpolation, only where `n·(1 − q) ≥ 1`), "–" otherwise; `q = 1` is the maximum.
+fn percentile(sorted: &[u64], q: f64) -> String {
+    quantile_ns(sorted, q).map_or("–".into(), |v| format!("{:.2}", us(v)))
 }
 
 fn us(ns: u64) -> f64 {
@@ -65,18 +64,18 @@ fn main() {
         ticker.sleeper().timer_slack_ns()
     );
     println!(
-        "frame-time |error| µs: mean {:.2}  p50 {:.2}  p99 {:.2}  max {:.2}",
+        "frame-time |error| µs: mean {:.2}  p50 {}  p99 {}  max {}",
         mean(&frame_error) / 1e3,
-        us(percentile(&frame_error, 0.50)),
-        us(percentile(&frame_error, 0.99)),
-        us(percentile(&frame_error, 1.0)),
+        percentile(&frame_error, 0.50),
+        percentile(&frame_error, 0.99),
+        percentile(&frame_error, 1.0),
     );
     println!(
-        "tick lateness   µs: mean {:.2}  p50 {:.2}  p99 {:.2}  max {:.2}",
+        "tick lateness   µs: mean {:.2}  p50 {}  p99 {}  max {}",
         mean(&lateness) / 1e3,
-        us(percentile(&lateness, 0.50)),
-        us(percentile(&lateness, 0.99)),
-        us(percentile(&lateness, 1.0)),
+        percentile(&lateness, 0.50),
+        percentile(&lateness, 0.99),
+        percentile(&lateness, 1.0),
     );
     println!(
         "CPU {:.2} % of a core (spin {:.2} ms total), margin now {:.1} µs, stalls {}, missed ticks {}",

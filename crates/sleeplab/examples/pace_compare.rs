@@ -10,15 +10,13 @@
 //! thread's timer slack to 1 ns for every strategy; `default` leaves it at 50 µs.
 
 use sleeplab::clock::{RealEnv, monotonic_ns, thread_cpu_ns};
-use sleeplab::lab::{WaitStrategy, strategy_by_name};
+use sleeplab::lab::{WaitStrategy, quantile_ns, strategy_by_name};
 use sleeplab::system::{set_timer_slack_ns, timer_slack_ns};
 
-fn percentile(sorted: &[u64], q: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
+/// The `q` quantile of `sorted` in µs as sleeplab reports every quantile (linear
+/// interpolation, only where `n·(1 − q) ≥ 1`), "–" otherwise; `q = 1` is the maximum.
+fn percentile(sorted: &[u64], q: f64) -> String {
+    quantile_ns(sorted, q).map_or("–".into(), |v| format!("{:.2}", v as f64 / 1e3))
 }
 
 struct Lane {
@@ -104,10 +102,10 @@ fn main() {
     for lane in &mut lanes {
         lane.lateness.sort_unstable();
         let l = &lane.lateness;
-        let us = |q: f64| percentile(l, q) as f64 / 1e3;
+        let us = |q: f64| percentile(l, q);
         let wall = (l.len() as u64 * period) as f64;
         println!(
-            "{:<14} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>8.3} {:>10.1}",
+            "{:<14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8.3} {:>10.1}",
             lane.name,
             us(0.5),
             us(0.9),

@@ -6,6 +6,7 @@ pub mod advise;
 pub mod args;
 pub mod compare;
 pub mod cpu;
+pub mod explain;
 pub mod list;
 #[cfg(feature = "monitor")]
 pub mod monitor;
@@ -53,6 +54,8 @@ pub enum Command {
     Short(Box<short::ShortArgs>),
     /// Every language runtime's own sleep, measured the same way through probes (seed 003).
     Runtimes(Box<runtimes::RuntimesArgs>),
+    /// Why waits were late: each wake's lateness split by the kernel's own timestamps.
+    Explain(Box<explain::ExplainArgs>),
     /// Periodic timers compared: count, avg error %, σ, lateness, missed ticks (seed 004).
     Timers(Box<timers::TimersArgs>),
     /// The precise-sleep strategies under virtual schedulers: error and CPU heatmaps (seed 002 fig. 4).
@@ -83,6 +86,7 @@ impl Command {
             Command::Short(args) => short::run(args, quiet),
             Command::Runtimes(args) => runtimes::run(args, quiet),
             Command::Timers(args) => timers::run(args, quiet),
+            Command::Explain(args) => explain::run(args, quiet),
             Command::Simulate(args) => simulate::run(args, quiet),
             Command::Schema { output } => schema::run(output.as_deref()),
             Command::Survey(args) => survey::run(args, quiet),

@@ -35,6 +35,11 @@ pub struct MonitorArgs {
     /// A wake at least this late counts as a stall.
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = args::positive_duration, default_value = "1ms")]
     pub stall: u64,
+    /// Split each wake's lateness with the kernel's tracepoints, recorded only while a
+    /// burst runs, and export it as `sleeplab_wake_component_seconds{component=…}`
+    /// (as root; without tracing one line says why and the monitor goes on).
+    #[arg(long)]
+    pub trace: bool,
     #[command(flatten)]
     pub threads_args: ThreadArgs,
 }
@@ -69,12 +74,21 @@ fn burst(s: &str) -> Result<u64, ParseError> {
 
 /// Checks the flags, listens, and serves until Ctrl-C or SIGTERM (exit 0).
 pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
+    let trace = args.trace
+        && match crate::trace::available() {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!("sleeplab monitor: {}", e.note());
+                false
+            }
+        };
     let config = MonitorConfig {
         cells: cells::parse_cells(&args.mechanisms.0, &args.durations.0)?,
         pacing: Pacing {
             interval_ns: args.interval,
             burst: args.burst,
             stall_ns: args.stall,
+            trace,
         },
         threads: args.threads_args.settings()?,
     };

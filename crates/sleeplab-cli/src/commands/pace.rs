@@ -41,6 +41,11 @@ pub struct PaceArgs {
     /// Raw frame errors per contender kept in the JSON.
     #[arg(long, value_name = "N", default_value = "1000")]
     pub json_samples: usize,
+    /// Runs of the whole interleaved comparison: a tail moves from run to run, so the
+    /// result adds each contender's p99 and CPU range across the runs and how often each
+    /// frontier verdict held (the tables show the first run).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = repeat)]
+    pub repeat: u64,
     #[command(flatten)]
     pub threads: ThreadArgs,
     #[command(flatten)]
@@ -49,6 +54,10 @@ pub struct PaceArgs {
 
 fn frames(s: &str) -> Result<u64, ParseError> {
     parse::count("frame count", s, 1, 10_000_000)
+}
+
+fn repeat(s: &str) -> Result<u64, ParseError> {
+    parse::count("repeat count", s, 1, 1000)
 }
 
 fn rate(s: &str) -> Result<f64, ParseError> {
@@ -112,6 +121,7 @@ pub fn config(args: &PaceArgs) -> Result<PaceConfig, UsageError> {
         work_ns: args.work,
         timer_slack_ns: Some(args.timer_slack),
         json_samples: args.json_samples,
+        repeat: args.repeat,
     })
 }
 
@@ -121,4 +131,21 @@ pub fn run(args: &PaceArgs, quiet: bool) -> anyhow::Result<i32> {
     check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
     let config = config(args)?;
     tail::measure(&config, "pace", quiet, threads)?.save(&args.output, vec![])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--repeat`: 1 to 1000 runs; anything else is refused naming the value (the binary's
+    /// exit 2 for `--repeat 0` is in tests/bad_input.rs).
+    #[test]
+    fn repeat_takes_1_to_1000_runs() {
+        assert_eq!(repeat("1").unwrap(), 1);
+        assert_eq!(repeat("1000").unwrap(), 1000);
+        for bad in ["0", "-3", "two", "1001", "2.5", ""] {
+            let e = repeat(bad).unwrap_err();
+            assert_eq!(e.value, bad, "{e:?}");
+        }
+    }
 }

@@ -48,6 +48,10 @@ pub struct SweepArgs {
     /// Raw samples per cell kept in the JSON (the CSV gets all kept samples).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = args::json_samples, default_value = "1000")]
     pub json_samples: u64,
+    /// Split each wake's lateness with the kernel's tracepoints (timer slack, timer
+    /// interrupt, run queue, …; as root; see `sleeplab explain`).
+    #[arg(long)]
+    pub trace: bool,
     #[command(flatten)]
     pub threads: ThreadArgs,
     #[command(flatten)]
@@ -116,6 +120,7 @@ pub fn config(args: &SweepArgs) -> Result<SweepConfig, UsageError> {
         json_samples: args.json_samples as usize,
         raw_cap: 100_000,
         focus: vec![],
+        trace: args.trace,
     })
 }
 

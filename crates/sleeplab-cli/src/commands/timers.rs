@@ -47,6 +47,11 @@ pub struct TimersArgs {
     /// Lateness samples per thread and cell kept in the JSON (the CSV gets all).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = args::json_samples, default_value = "1000")]
     pub json_samples: u64,
+    /// Split each wake's lateness with the kernel's tracepoints (timer interrupt, run
+    /// queue, …; as root; see `sleeplab explain`). Wakes delivered outside the measuring
+    /// threads (posix-timer-thread's callbacks, setitimer's child) are not traced.
+    #[arg(long)]
+    pub trace: bool,
     #[command(flatten)]
     pub threads_args: ThreadArgs,
     #[command(flatten)]
@@ -118,6 +123,7 @@ pub fn config(args: &TimersArgs) -> anyhow::Result<TimersConfig> {
             .as_ref()
             .map_or_else(Vec::new, |l| dedup(&l.0)),
         json_samples: args.json_samples as usize,
+        trace: args.trace,
     })
 }
 

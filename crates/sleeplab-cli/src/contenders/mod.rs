@@ -71,10 +71,29 @@ fn request_skip(name: &str, min_ns: u64, takes_duration: bool, ns: u64) -> Optio
     }
 }
 
+/// Whether timer slack delays the wake of the contender `name`: not a timerfd's (its
+/// expiry takes no slack), nor a wait that never sleeps; a strategy's native sleeps do
+/// take it.
+pub fn slack_applies(name: &str) -> bool {
+    wait::find(name).is_none_or(|m| {
+        !matches!(
+            m.family,
+            wait::oneshot::Family::Timerfd | wait::oneshot::Family::Busy
+        )
+    })
+}
+
 /// Something that waits for a requested number of nanoseconds.
 pub trait Wait {
     /// Waits for `ns` nanoseconds.
     fn wait(&mut self, ns: u64);
+
+    /// Waits for `ns` nanoseconds; how long it spun at the end on purpose (a precise
+    /// strategy's spin after its native wake), ns: what a traced run counts as spin.
+    fn wait_spin(&mut self, ns: u64) -> u64 {
+        self.wait(ns);
+        0
+    }
 
     /// The scheduler slice this contender's thread asks for, ns (`None`: the kernel's
     /// default). A measuring thread that runs several contenders applies each one's
@@ -110,6 +129,10 @@ impl Wait for StrategyWait {
     #[inline]
     fn wait(&mut self, ns: u64) {
         self.strategy.sleep_for(&mut self.env, ns);
+    }
+
+    fn wait_spin(&mut self, ns: u64) -> u64 {
+        self.strategy.sleep_for(&mut self.env, ns).spin_ns
     }
 
     fn sched_slice_ns(&self) -> Option<u64> {

@@ -4,7 +4,7 @@
 
 use super::Context;
 use crate::settings::RunSettings;
-use crate::stats::Recorder;
+use crate::stats::{Ci, Recorder, Summary};
 
 /// What one run of an experiment produced.
 #[derive(Debug, Clone)]
@@ -131,9 +131,28 @@ pub struct Point {
     pub n: u64,
     /// Median, ns.
     pub median_ns: f64,
+    /// 95 % interval of the median, ns (`None` where the sample cannot bound it).
+    pub median_ci_ns: Option<Ci>,
     /// 99th percentile, ns (`None` where the experiment has none, or where n cannot
     /// resolve it: fewer than 100).
     pub p99_ns: Option<f64>,
+    /// 95 % interval of the 99th percentile, ns.
+    pub p99_ci_ns: Option<Ci>,
+}
+
+impl Point {
+    /// The point of `key` read from a cell's summary: its count, median and p99 with
+    /// their intervals.
+    pub fn of_summary(key: Vec<KeyPart>, s: &Summary) -> Self {
+        Self {
+            key,
+            n: s.count,
+            median_ns: s.median_ns,
+            median_ci_ns: s.median_ci_ns,
+            p99_ns: s.p99_ns,
+            p99_ci_ns: s.p99_ci_ns,
+        }
+    }
 }
 
 /// What a sample's value is.

@@ -8,9 +8,11 @@
 
 mod context;
 mod experiment;
+pub mod rounds;
 
 pub mod advise;
 pub mod cpu;
+pub mod explain;
 pub mod pace;
 pub mod runtimes;
 pub mod short;

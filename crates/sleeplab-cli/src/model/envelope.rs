@@ -4,6 +4,7 @@
 use super::survey::{Level, StageStatus};
 use crate::experiments::advise::AdviseData;
 use crate::experiments::cpu::CpuData;
+use crate::experiments::explain::ExplainData;
 use crate::experiments::pace::PaceData;
 use crate::experiments::runtimes::RuntimesData;
 use crate::experiments::short::ShortData;
@@ -101,6 +102,8 @@ experiment_data! {
     Timers(TimersData),
     /// `sleeplab simulate`: the precise-sleep strategies under virtual schedulers.
     Simulate(SimulateData),
+    /// `sleeplab explain`: why waits were late, from the kernel's own timestamps.
+    Explain(ExplainData),
 }
 
 impl ExperimentData {

@@ -17,6 +17,7 @@ use super::record::CellRecord;
 use crate::experiments::Stop;
 use crate::settings::ThreadSettings;
 use crate::ticks::{self, Plan, Schedule, Wake};
+use crate::trace::{Tracer, Window};
 use anyhow::Context as _;
 use sleeplab::clock::{monotonic_ns, thread_cpu_ns};
 use sleeplab::precise::PreciseSleeper;
@@ -35,6 +36,9 @@ pub struct Pacing {
     pub burst: u64,
     /// A wake at least this late is a stall, ns.
     pub stall_ns: u64,
+    /// Whether to split each wake's lateness with the kernel's tracepoints (recorded
+    /// only while a burst runs).
+    pub trace: bool,
 }
 
 /// The longest a measuring thread parks between bursts before it checks the stop flag
@@ -80,10 +84,19 @@ fn run_cell(
     stop: &Stop,
 ) -> anyhow::Result<()> {
     let mut probe = ProbeState::new(cell, pacing.burst)?;
+    let mut tracing = BurstTracing::start(pacing)?;
     let mut next = monotonic_ns() + offset_ns;
     while idle_until(next, stop) {
         let mut burst = CellRecord::default();
-        probe.burst(cell.requested_ns, pacing, &mut burst, stop)?;
+        tracing.begin()?;
+        probe.burst(
+            cell.requested_ns,
+            pacing,
+            &mut burst,
+            stop,
+            &mut tracing.windows,
+        )?;
+        tracing.end(&mut burst)?;
         burst.cpu_ns = thread_cpu_ns();
         shared
             .lock()
@@ -97,6 +110,61 @@ fn run_cell(
         }
     }
     Ok(())
+}
+
+/// The kernel's tracing of one measuring thread's bursts (`--trace`): recording only
+/// while a burst runs, its wakes split once it is over.
+struct BurstTracing {
+    tracer: Option<Tracer>,
+    tid: i32,
+    /// The burst's wakes, reserved once.
+    windows: Vec<Window>,
+}
+
+impl BurstTracing {
+    /// Tracing this thread when `pacing.trace` (paused until a burst begins).
+    fn start(pacing: Pacing) -> anyhow::Result<Self> {
+        let tracer = if pacing.trace {
+            let t = Tracer::start()?;
+            t.pause()?;
+            Some(t)
+        } else {
+            None
+        };
+        let cap = if pacing.trace {
+            usize::try_from(pacing.burst).unwrap_or(0).saturating_add(1)
+        } else {
+            0
+        };
+        Ok(Self {
+            tracer,
+            tid: crate::trace::this_tid(),
+            windows: Vec::with_capacity(cap),
+        })
+    }
+
+    fn begin(&mut self) -> anyhow::Result<()> {
+        self.windows.clear();
+        if let Some(t) = &self.tracer {
+            t.resume()?;
+        }
+        Ok(())
+    }
+
+    /// Stops recording and records each wake's components into `out`.
+    fn end(&mut self, out: &mut CellRecord) -> anyhow::Result<()> {
+        let Some(t) = self.tracer.as_mut() else {
+            return Ok(());
+        };
+        t.pause()?;
+        let (timeline, _lost) = t.take();
+        for w in &self.windows {
+            let mut w = *w;
+            w.tid = self.tid;
+            out.record_components(&crate::trace::account(&timeline, &w));
+        }
+        Ok(())
+    }
 }
 
 /// Unparks every measuring thread idling between bursts, so it sees a stop at once.
@@ -149,8 +217,11 @@ impl ProbeState {
         pacing: Pacing,
         out: &mut CellRecord,
         stop: &Stop,
+        windows: &mut Vec<Window>,
     ) -> anyhow::Result<()> {
         let stall = pacing.stall_ns;
+        // The thread id is set when the burst's wakes are split (BurstTracing::end).
+        let tid = 0;
         match self {
             Self::OneShot(waiter) => {
                 for _ in 0..pacing.burst {
@@ -158,6 +229,9 @@ impl ProbeState {
                     waiter.wait(ns);
                     let t1 = monotonic_ns();
                     out.record(signed(t1 - t0) - signed(ns), stall);
+                    if pacing.trace {
+                        windows.push(Window::relative(tid, t0, ns, t1));
+                    }
                     if stop.requested() {
                         break;
                     }
@@ -171,7 +245,11 @@ impl ProbeState {
                 };
                 wakes.clear();
                 let run = ticks::run(timer, &plan, wakes, stop)?;
-                out.record_ticks(&ticks::account(&run.schedule(&plan, wakes), wakes), stall);
+                let schedule = run.schedule(&plan, wakes);
+                out.record_ticks(&ticks::account(&schedule, wakes), stall);
+                if pacing.trace {
+                    windows.extend(ticks::windows(&schedule, wakes, tid));
+                }
             }
             Self::Precise(sleeper, wakes) => {
                 wakes.clear();
@@ -187,6 +265,15 @@ impl ProbeState {
                     grid.advance(wake);
                     wakes.push(wake);
                     out.spin_ns += r.spin_ns;
+                    if pacing.trace {
+                        windows.push(Window {
+                            tid,
+                            start_ns: r.start,
+                            deadline_ns: r.deadline,
+                            end_ns: r.woke,
+                            spin_ns: r.spin_ns,
+                        });
+                    }
                 }
                 let cut = grid.covered() < pacing.burst;
                 let schedule = Schedule::of_run(grid.t0_ns(), ns, pacing.burst, cut, wakes);
@@ -226,6 +313,7 @@ mod tests {
             interval_ns: 20_000_000,
             burst: 5,
             stall_ns: u64::MAX,
+            trace: false,
         };
         let stopped = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stopped);
@@ -279,6 +367,7 @@ mod tests {
             interval_ns: 20_000_000,
             burst: 20,
             stall_ns: u64::MAX,
+            trace: false,
         };
         let never = Stop::when(|| false);
         for cell in &cells {
@@ -287,7 +376,7 @@ mod tests {
             for _ in 0..2 {
                 let mut out = CellRecord::default();
                 probe
-                    .burst(cell.requested_ns, pacing, &mut out, &never)
+                    .burst(cell.requested_ns, pacing, &mut out, &never, &mut Vec::new())
                     .unwrap_or_else(|e| panic!("{name}: {e}"));
                 let exact = match cell.probe {
                     Probe::Periodic(m) => m.exact_counts,

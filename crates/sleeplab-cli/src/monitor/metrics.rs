@@ -10,6 +10,7 @@
 
 use super::cells::Cell;
 use super::record::CellRecord;
+use crate::trace::Component;
 use bytes::Bytes;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
@@ -155,7 +156,7 @@ impl Collector for Cells {
         )?;
         for (l, r) in &snapshot {
             m.encode_family(*l)?.encode_histogram::<NoLabelSet>(
-                secs(r.sum_ns),
+                secs(r.latency.sum_ns),
                 r.count(),
                 &r.buckets(),
                 None,
@@ -192,6 +193,40 @@ impl Collector for Cells {
         )?;
         for (l, r) in &snapshot {
             ConstCounter::new(secs(r.cpu_ns)).encode(m.encode_family(*l)?)?;
+        }
+        let traced: Vec<_> = snapshot
+            .iter()
+            .filter(|(_, r)| r.traced + r.untraced > 0)
+            .collect();
+        if !traced.is_empty() {
+            let mut m = encoder.encode_descriptor(
+                "sleeplab_wake_component",
+                "Each wake's lateness split by the kernel's tracepoints (--trace): its time in one component (entry, slack, timer_irq, idle_wakeup, run_queue, kernel_exit, return, spin, unexplained); per wake, the components add up to its lateness",
+                Some(&Unit::Seconds),
+                MetricType::Histogram,
+            )?;
+            for (l, r) in &traced {
+                for c in Component::ALL {
+                    let b = &r.components[c.index()];
+                    let mut labels = (*l).clone();
+                    labels.push(("component", c.name().to_string()));
+                    m.encode_family(&labels)?.encode_histogram::<NoLabelSet>(
+                        secs(b.sum_ns),
+                        b.count(),
+                        &b.buckets(),
+                        None,
+                    )?;
+                }
+            }
+            let mut m = encoder.encode_descriptor(
+                "sleeplab_untraced_wakes",
+                "Wakes whose split missed an event of their way (that part counts as unexplained)",
+                None,
+                MetricType::Counter,
+            )?;
+            for (l, r) in &traced {
+                ConstCounter::new(r.untraced).encode(m.encode_family(*l)?)?;
+            }
         }
         let precise: Vec<_> = snapshot
             .iter()

@@ -1,9 +1,10 @@
-//! What one cell has measured since the monitor started, in a fixed few hundred bytes:
+//! What one cell has measured since the monitor started, in a fixed couple of kilobytes:
 //! the wake-up latency counted straight into the exported Prometheus buckets, and the
 //! counters beside it ([`CellRecord`]). Recording is a binary search over 16 bounds;
 //! copying a record (a burst's merge, a scrape's snapshot) is a memcpy.
 
 use crate::ticks::Account;
+use crate::trace::{Component, WakeAccount};
 
 /// The upper bounds of the exported latency buckets, ns (`+Inf` follows): 1 µs to
 /// 100 ms in 1-2-5 steps, which covers a busy-wait's sub-microsecond lateness and a
@@ -39,17 +40,59 @@ pub const BUCKETS_S: [f64; BUCKETS_NS.len()] = {
     out
 };
 
+/// Latencies counted into the exported buckets: a count per bucket of [`BUCKETS_NS`]
+/// (latency ≤ the bound and above the previous one; the last for `+Inf`; not
+/// cumulative), and their exact sum.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Buckets {
+    counts: [u64; BUCKETS_NS.len() + 1],
+    /// Exact sum of the counted latencies, ns.
+    pub sum_ns: u64,
+}
+
+impl Buckets {
+    /// Counts one latency of `ns` into its bucket and the sum.
+    #[inline]
+    pub fn place(&mut self, ns: u64) {
+        // The first bound ≥ ns (Prometheus buckets are `le`); past the last: +Inf.
+        self.counts[BUCKETS_NS.partition_point(|&b| b < ns)] += 1;
+        self.sum_ns = self.sum_ns.saturating_add(ns);
+    }
+
+    /// Latencies counted.
+    pub fn count(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// Adds another's counts and sum.
+    pub fn add(&mut self, other: &Buckets) {
+        for (c, o) in self.counts.iter_mut().zip(other.counts) {
+            *c += o;
+        }
+        self.sum_ns = self.sum_ns.saturating_add(other.sum_ns);
+    }
+
+    /// The count in each bucket (upper bound in seconds; `+Inf` last), not cumulative
+    /// (the encoder accumulates); they add up to [`count`](Self::count).
+    pub fn buckets(&self) -> [(f64, u64); BUCKETS_NS.len() + 1] {
+        let mut out = [(f64::INFINITY, 0); BUCKETS_NS.len() + 1];
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = (
+                BUCKETS_S.get(i).copied().unwrap_or(f64::INFINITY),
+                self.counts[i],
+            );
+        }
+        out
+    }
+}
+
 /// One cell's measurements. The measuring thread fills a burst's record and merges it
 /// into the shared one ([`merge`](Self::merge)) under a lock held for a copy of this
 /// small value, so a scrape never holds up a wait for longer than that.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CellRecord {
-    /// Waits or scheduled ticks per bucket of [`BUCKETS_NS`] (latency ≤ the bound and
-    /// above the previous one), the last for `+Inf`; not cumulative. An early wake
-    /// counts as latency 0.
-    counts: [u64; BUCKETS_NS.len() + 1],
-    /// Exact sum of the recorded latencies, ns.
-    pub sum_ns: u64,
+    /// Wake latencies (waits or scheduled ticks); an early wake counts as 0.
+    pub latency: Buckets,
     /// Wakes that came before their deadline (never, for an honest mechanism).
     pub early: u64,
     /// Periodic deadlines that passed without a wake of their own (overruns).
@@ -62,6 +105,13 @@ pub struct CellRecord {
     pub margin_ns: Option<u64>,
     /// Time the precise sleeper spent spinning, ns (precise cells only).
     pub spin_ns: u64,
+    /// With `--trace`: each wake's time per component of its lateness
+    /// ([`Component::ALL`] order), one latency per wake and component.
+    pub components: [Buckets; Component::COUNT],
+    /// With `--trace`: wakes split with every event of their way found.
+    pub traced: u64,
+    /// With `--trace`: wakes split with an event missing (part of them unexplained).
+    pub untraced: u64,
 }
 
 impl CellRecord {
@@ -84,47 +134,51 @@ impl CellRecord {
         self.missed += account.missed;
     }
 
+    /// Records the kernel's account of one wake: its time in each component.
+    pub fn record_components(&mut self, wake: &WakeAccount) {
+        for c in Component::ALL {
+            self.components[c.index()].place(wake.parts.get(c));
+        }
+        if wake.traced {
+            self.traced += 1;
+        } else {
+            self.untraced += 1;
+        }
+    }
+
     /// Counts one latency (early: 0) into its bucket, the sum and the stalls.
     #[inline]
     fn place(&mut self, lateness_ns: i64, stall_ns: u64) {
         let late = u64::try_from(lateness_ns).unwrap_or(0);
         self.stalls += u64::from(late >= stall_ns);
-        // The first bound ≥ late (Prometheus buckets are `le`); past the last: +Inf.
-        self.counts[BUCKETS_NS.partition_point(|&b| b < late)] += 1;
-        self.sum_ns = self.sum_ns.saturating_add(late);
+        self.latency.place(late);
     }
 
     /// Waits or scheduled ticks recorded.
     pub fn count(&self) -> u64 {
-        self.counts.iter().sum()
+        self.latency.count()
+    }
+
+    /// The latency buckets ([`Buckets::buckets`]).
+    pub fn buckets(&self) -> [(f64, u64); BUCKETS_NS.len() + 1] {
+        self.latency.buckets()
     }
 
     /// Adds a burst's record; the totals that are not sums (CPU, margin) are taken
     /// from `burst` when it has them.
     pub fn merge(&mut self, burst: &CellRecord) {
-        for (c, b) in self.counts.iter_mut().zip(burst.counts) {
-            *c += b;
-        }
-        self.sum_ns = self.sum_ns.saturating_add(burst.sum_ns);
+        self.latency.add(&burst.latency);
         self.early += burst.early;
         self.missed += burst.missed;
         self.stalls += burst.stalls;
         self.cpu_ns = self.cpu_ns.max(burst.cpu_ns);
         self.margin_ns = burst.margin_ns.or(self.margin_ns);
         self.spin_ns = self.spin_ns.saturating_add(burst.spin_ns);
-    }
-
-    /// The count in each bucket (upper bound in seconds; `+Inf` last), not cumulative
-    /// (the encoder accumulates); they add up to [`count`](Self::count).
-    pub fn buckets(&self) -> [(f64, u64); BUCKETS_NS.len() + 1] {
-        let mut out = [(f64::INFINITY, 0); BUCKETS_NS.len() + 1];
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = (
-                BUCKETS_S.get(i).copied().unwrap_or(f64::INFINITY),
-                self.counts[i],
-            );
+        for (c, b) in self.components.iter_mut().zip(&burst.components) {
+            c.add(b);
         }
-        out
+        self.traced += burst.traced;
+        self.untraced += burst.untraced;
     }
 }
 
@@ -151,7 +205,7 @@ mod tests {
         assert_eq!(at(1e-4), 1);
         assert_eq!(at(2e-3), 1);
         assert_eq!(at(f64::INFINITY), 1);
-        assert_eq!(r.sum_ns, values.iter().sum::<i64>() as u64);
+        assert_eq!(r.latency.sum_ns, values.iter().sum::<i64>() as u64);
         assert_eq!(r.stalls, 2, "2 ms and 0.9 s are at least 1 ms late");
     }
 
@@ -170,7 +224,7 @@ mod tests {
         let mut r = CellRecord::default();
         r.record(-5, 1_000);
         r.record(5, 1_000);
-        assert_eq!((r.early, r.count(), r.sum_ns), (1, 2, 5));
+        assert_eq!((r.early, r.count(), r.latency.sum_ns), (1, 2, 5));
         assert_eq!(r.buckets()[0].1, 2);
     }
 
@@ -192,13 +246,17 @@ mod tests {
         let mut all = CellRecord::default();
         all.record_ticks(&account(&run(3), &wake), 1_000_000);
         assert_eq!(all.count(), 3);
-        assert_eq!(all.sum_ns, 300_000 + 1_300_000 + 2_300_000);
+        assert_eq!(all.latency.sum_ns, 300_000 + 1_300_000 + 2_300_000);
         assert_eq!(all.stalls, 2, "1.3 ms and 2.3 ms reach the 1 ms threshold");
         assert_eq!((all.missed, all.early), (2, 0));
         let mut rest = CellRecord::default();
         rest.record_ticks(&account(&run(2), &wake), 1_000_000);
         assert_eq!(rest.count(), 2);
-        assert_eq!(rest.sum_ns, 1_300_000 + 2_300_000, "the earliest two");
+        assert_eq!(
+            rest.latency.sum_ns,
+            1_300_000 + 2_300_000,
+            "the earliest two"
+        );
         assert_eq!(rest.missed, 1, "a run of two deadlines with one wake");
         // An early wake is one early wake, its tick recorded as 0.
         let early = [Wake {
@@ -208,7 +266,7 @@ mod tests {
         let mut e = CellRecord::default();
         e.record_ticks(&account(&run(1), &early), 1_000_000);
         assert_eq!(
-            (e.count(), e.early, e.sum_ns, e.buckets()[0].1),
+            (e.count(), e.early, e.latency.sum_ns, e.buckets()[0].1),
             (1, 1, 0, 1)
         );
     }
@@ -227,7 +285,7 @@ mod tests {
         shared.merge(&burst);
         assert_eq!(shared.count(), 4);
         assert_eq!(shared.buckets()[0].1, 4);
-        assert_eq!(shared.sum_ns, 420);
+        assert_eq!(shared.latency.sum_ns, 420);
         assert_eq!((shared.missed, shared.stalls), (6, 2));
         assert_eq!(
             (shared.cpu_ns, shared.margin_ns, shared.spin_ns),

@@ -3,7 +3,7 @@
 use crate::experiments::survey::{Level, StageState, StageStatus, SurveyData};
 use crate::experiments::sweep::{Quota, SweepCell, SweepConfig, SweepData};
 use crate::model::{ExperimentData, ResultFile, RunSettings, SCHEMA_VERSION, ToolInfo};
-use crate::stats::Summary;
+use crate::stats::{Ci, Summary};
 use sleeplab::system::Fingerprint;
 
 /// A cell of 100 samples with this median (p99 = 1.5 × median, no p99.9).
@@ -19,10 +19,15 @@ pub fn cell(mechanism: &str, requested_ns: u64, load: usize, slack: u64, median:
             stddev_ns: median / 10.0,
             min_ns: (median * 0.9) as u64,
             median_ns: median,
+            median_ci_ns: Some(Ci(Some(median * 0.95), Some(median * 1.05))),
             p90_ns: Some(median * 1.2),
+            p90_ci_ns: Some(Ci(Some(median * 1.1), Some(median * 1.3))),
             p99_ns: Some(median * 1.5),
+            // 100 samples bound a p99 from below only (stats::quantile_ci).
+            p99_ci_ns: Some(Ci(Some(median * 1.4), None)),
             // 100 samples cannot resolve a p99.9 (the quantile rule).
             p999_ns: None,
+            p999_ci_ns: None,
             max_ns: (median * 3.0) as u64,
             mean_overshoot_ns: median - requested_ns as f64,
             ci999_low_ns: None,
@@ -43,6 +48,7 @@ pub fn cell(mechanism: &str, requested_ns: u64, load: usize, slack: u64, median:
         round_counts: vec![100],
         samples_ns: vec![median as u64; 3],
         all_samples_ns: vec![],
+        explanation: None,
     }
 }
 
@@ -71,9 +77,11 @@ pub fn sweep(cells: Vec<SweepCell>) -> SweepData {
             json_samples: 3,
             raw_cap: 100,
             focus: vec![],
+            trace: false,
         },
         cells,
         skipped: vec![],
+        tracing: None,
     }
 }
 

@@ -1,11 +1,13 @@
 //! Statistics shared by every experiment: a bounded-memory recorder of samples, the
-//! summary it produces, confidence intervals, quantiles under the quantile rule, the
+//! summary it produces, confidence intervals (of a mean; of a quantile, from order
+//! statistics: [`quantile_ci`]), quantiles under the quantile rule, the
 //! named statistics sentences quote, the claims a sentence makes about them
 //! ([`claim`]), and the re-check of quantiles read from files.
 
 mod ci;
 pub mod claim;
 pub mod quantile;
+pub mod quantile_ci;
 mod recheck;
 mod recorder;
 mod stat;
@@ -13,6 +15,7 @@ mod summary;
 
 pub use ci::{mean_ci, t_quantile};
 pub use quantile::{min_samples, quantile_sorted, resolves, tail_quantile, tail_quantile_i64};
+pub use quantile_ci::{CI_LEVEL, Ci, ci_below};
 pub use recheck::recheck_quantiles;
 pub use recorder::{Recorder, RecorderConfig};
 pub use stat::Stat;

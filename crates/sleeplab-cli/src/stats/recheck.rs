@@ -7,7 +7,12 @@
 //! * the timers' tick statistics (`received` beside `p99_lateness_ns`): `received`, the
 //!   wakes that delivered a deadline (a lower bound of the ticks the lateness is over,
 //!   so a quantile is never kept on too few);
-//! * a runtime's periodic cell (`ticks` beside a `lateness` object with `p99_ns`): `ticks`.
+//! * a runtime's periodic cell (`ticks` beside a `lateness` object with `p99_ns`): `ticks`;
+//! * a simulate cell (`sleeps` beside `p99_rel_error`, `p99_lateness_ns`): `sleeps`;
+//! * a replay anchor (`samples` beside `p99_oversleep_ns`): `samples`.
+//!
+//! A quantile's interval (`p99_ci_ns` beside `p99_ns`, `p99_rel_error_ci` beside
+//! `p99_rel_error`) is nulled with it.
 
 use super::Stat;
 use serde_json::Value;
@@ -23,12 +28,17 @@ pub fn recheck_quantiles(v: &mut Value) -> usize {
             };
             let mut null_if =
                 |map: &mut serde_json::Map<String, Value>, key: &str, stat: Stat, n: u64| {
+                    if stat.resolved_by(n) {
+                        return;
+                    }
                     if let Some(slot) = map.get_mut(key)
                         && !slot.is_null()
-                        && !stat.resolved_by(n)
                     {
                         *slot = Value::Null;
                         nulled += 1;
+                    }
+                    if let Some(slot) = map.get_mut(&ci_key(key)) {
+                        *slot = Value::Null;
                     }
                 };
             if let Some(n) = count("count", map) {
@@ -48,9 +58,25 @@ pub fn recheck_quantiles(v: &mut Value) -> usize {
             {
                 null_if(lateness, "p99_ns", Stat::P99, n);
             }
+            if let Some(n) = count("sleeps", map) {
+                null_if(map, "p99_rel_error", Stat::P99, n);
+                null_if(map, "p99_lateness_ns", Stat::P99, n);
+            }
+            if let Some(n) = count("samples", map) {
+                null_if(map, "p99_oversleep_ns", Stat::P99, n);
+            }
             nulled + map.values_mut().map(recheck_quantiles).sum::<usize>()
         }
         _ => 0,
+    }
+}
+
+/// The key of a quantile's interval: `p99_ci_ns` for `p99_ns`, `p99_rel_error_ci` for
+/// `p99_rel_error`.
+pub fn ci_key(key: &str) -> String {
+    match key.strip_suffix("_ns") {
+        Some(stem) => format!("{stem}_ci_ns"),
+        None => format!("{key}_ci"),
     }
 }
 
@@ -63,13 +89,23 @@ mod tests {
     fn nulls_what_the_sample_cannot_resolve_and_keeps_the_rest() {
         let mut v = json!({
             "cells": [
-                {"summary": {"count": 2, "median_ns": 5.0, "p90_ns": 6.0, "p99_ns": 7.0, "p999_ns": 8.0}},
+                {"summary": {"count": 2, "median_ns": 5.0, "p90_ns": 6.0, "p99_ns": 7.0, "p99_ci_ns": [6.0, null], "p999_ns": 8.0}},
                 {"summary": {"count": 150, "p90_ns": 6.0, "p99_ns": 7.0, "p999_ns": 8.0}},
             ],
             "merged": {"received": 99, "p99_lateness_ns": 4.0},
             "periodic": {"ticks": 100, "lateness": {"p99_ns": 3.0}},
+            "sim": {"sleeps": 40, "p99_rel_error": 0.5, "p99_rel_error_ci": [0.1, null], "p99_lateness_ns": 9.0},
+            "anchor": {"samples": 150, "p99_oversleep_ns": 9},
         });
-        assert_eq!(recheck_quantiles(&mut v), 5);
+        assert_eq!(recheck_quantiles(&mut v), 7);
+        assert_eq!(v["cells"][0]["summary"]["p99_ci_ns"], Value::Null);
+        assert_eq!(v["sim"]["p99_rel_error"], Value::Null);
+        assert_eq!(v["sim"]["p99_rel_error_ci"], Value::Null);
+        assert_eq!(v["anchor"]["p99_oversleep_ns"], json!(9));
+        assert_eq!(
+            (ci_key("p99_ns"), ci_key("p50_rel_error")),
+            ("p99_ci_ns".into(), "p50_rel_error_ci".into())
+        );
         assert_eq!(v["cells"][0]["summary"]["median_ns"], json!(5.0));
         assert_eq!(v["cells"][0]["summary"]["p90_ns"], Value::Null);
         assert_eq!(v["cells"][1]["summary"]["p99_ns"], json!(7.0));
@@ -100,6 +136,22 @@ mod fixture_tests {
         let loaded = crate::model::parse_result(text, "fixture").unwrap();
         let mut again = serde_json::to_value(&loaded).unwrap();
         assert_eq!(recheck_quantiles(&mut again), 0);
+        // A version-1 file holds no intervals: they load as null, written beside their
+        // quantiles; without them the file is what the rule left of it.
+        assert!(drop_null_intervals(&mut again) > 100);
         assert_eq!(again, raw, "loading nulls exactly what the rule rejects");
+    }
+
+    /// Removes every null `*_ci_ns` / `*_ci` key; returns how many.
+    fn drop_null_intervals(v: &mut Value) -> usize {
+        match v {
+            Value::Array(items) => items.iter_mut().map(drop_null_intervals).sum(),
+            Value::Object(map) => {
+                let before = map.len();
+                map.retain(|k, v| !(v.is_null() && (k.ends_with("_ci_ns") || k.ends_with("_ci"))));
+                before - map.len() + map.values_mut().map(drop_null_intervals).sum::<usize>()
+            }
+            _ => 0,
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Bounded-memory recording of samples: exact moments, an HDR histogram for quantiles,
 //! and raw samples up to a cap.
 
+use super::quantile_ci::ci_by_rank;
 use super::{Summary, mean_ci, resolves, summarize};
 use hdrhistogram::Histogram;
 
@@ -110,15 +111,20 @@ impl Recorder {
         };
         let ci = mean_ci(self.mean, sd, n, 0.999);
         let q = |p: f64| resolves(n, p).then(|| self.hist.value_at_quantile(p) as f64);
+        let qci = |p: f64| ci_by_rank(n, p, |k| self.value_at_rank(k) as f64);
         Summary {
             count: n,
             mean_ns: self.mean,
             stddev_ns: sd,
             min_ns: self.min,
             median_ns: self.hist.value_at_quantile(0.5) as f64,
+            median_ci_ns: qci(0.5),
             p90_ns: q(0.9),
+            p90_ci_ns: qci(0.9),
             p99_ns: q(0.99),
+            p99_ci_ns: qci(0.99),
             p999_ns: q(0.999),
+            p999_ci_ns: qci(0.999),
             max_ns: self.max,
             mean_overshoot_ns: self.mean - self.requested_ns as f64,
             ci999_low_ns: ci.map(|c| c.0),
@@ -127,6 +133,20 @@ impl Recorder {
             total_ns: self.total,
             quantiles_exact: false,
         }
+    }
+
+    /// The `k`-th smallest recorded value (1-based) as the histogram holds it: the highest
+    /// value of the bucket where the running count reaches `k` (as `value_at_quantile`
+    /// reads a quantile).
+    fn value_at_rank(&self, k: u64) -> u64 {
+        let mut seen = 0u64;
+        for v in self.hist.iter_recorded() {
+            seen += v.count_at_value();
+            if seen >= k {
+                return self.hist.highest_equivalent(v.value_iterated_to());
+            }
+        }
+        self.hist.max()
     }
 
     /// The histogram as (bucket upper value ns, count) pairs of its non-empty
@@ -180,5 +200,18 @@ mod tests {
         );
         assert_eq!(s.early_count, 0);
         assert!(!r.histogram_buckets().is_empty());
+        // The intervals come from the histogram's ranks: each end within 3 significant
+        // digits of the exact order statistic (value 1000 + rank − 1), around the quantile.
+        let (l, u) = crate::stats::quantile_ci::ci_ranks(n, 0.99);
+        let ci = s.p99_ci_ns.unwrap();
+        for (end, rank) in [(ci.low(), l), (ci.high(), u)] {
+            let exact = (1_000 + rank.unwrap() - 1) as f64;
+            assert!(
+                (end.unwrap() - exact).abs() / exact < 2e-3,
+                "{end:?} vs {exact}"
+            );
+        }
+        let p99 = s.p99_ns.unwrap();
+        assert!(ci.low().unwrap() <= p99 && p99 <= ci.high().unwrap());
     }
 }

@@ -46,6 +46,12 @@ impl Stat {
         }
     }
 
+    /// Whether it is a quantile of the sample (median, p90, p99, p99.9): a value with a
+    /// 95 % interval from order statistics.
+    pub fn is_quantile(self) -> bool {
+        matches!(self, Stat::Median | Stat::P90 | Stat::P99 | Stat::P999)
+    }
+
     /// The fewest samples that resolve it: 10, 100, 1000 for the tail quantiles, 1
     /// for the rest.
     pub fn min_samples(self) -> u64 {
@@ -77,5 +83,7 @@ mod tests {
         );
         assert!(!Stat::P99.resolved_by(99) && Stat::P99.resolved_by(100));
         assert!(Stat::Max.resolved_by(1) && !Stat::Mean.resolved_by(0));
+        assert!(Stat::Median.is_quantile() && Stat::P999.is_quantile());
+        assert!(!Stat::Mean.is_quantile() && !Stat::Max.is_quantile());
     }
 }

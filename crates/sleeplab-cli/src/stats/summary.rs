@@ -1,5 +1,6 @@
 //! The summary of one cell of samples: what every table, chart and comparison reads.
 
+use super::quantile_ci::{Ci, ci_sorted_u64};
 use super::{Stat, quantile_sorted, tail_quantile};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -9,7 +10,10 @@ use serde::{Deserialize, Serialize};
 /// Quantiles are exact (linear interpolation, as numpy/pandas) when every sample was
 /// kept, and read from the HDR histogram (3 significant digits) otherwise;
 /// `quantiles_exact` says which. The tail quantiles follow the quantile rule
-/// (`stats::quantile`): `None` (JSON `null`) where `count·(1−q) < 1`.
+/// (`stats::quantile`): `None` (JSON `null`) where `count·(1−q) < 1`. Beside each
+/// quantile, its distribution-free 95 % interval from order statistics
+/// (`stats::quantile_ci`): `[low, high]`, an end `null` where its rank runs off the
+/// sample, the whole `null` where the quantile is or neither end is bounded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct Summary {
     /// Number of samples.
@@ -22,12 +26,25 @@ pub struct Summary {
     pub min_ns: u64,
     /// Median, ns.
     pub median_ns: f64,
+    /// 95 % interval of the median, ns.
+    #[serde(default)]
+    pub median_ci_ns: Option<Ci>,
     /// 90th percentile, ns; `null` below 10 samples.
     pub p90_ns: Option<f64>,
+    /// 95 % interval of the 90th percentile, ns.
+    #[serde(default)]
+    pub p90_ci_ns: Option<Ci>,
     /// 99th percentile, ns; `null` below 100 samples.
     pub p99_ns: Option<f64>,
+    /// 95 % interval of the 99th percentile, ns (open above, `[low, null]`, below 368
+    /// samples).
+    #[serde(default)]
+    pub p99_ci_ns: Option<Ci>,
     /// 99.9th percentile, ns; `null` below 1000 samples.
     pub p999_ns: Option<f64>,
+    /// 95 % interval of the 99.9th percentile, ns (open above below 3688 samples).
+    #[serde(default)]
+    pub p999_ci_ns: Option<Ci>,
     /// Largest sample, ns.
     pub max_ns: u64,
     /// Mean of (elapsed − requested), ns; negative when the mechanism returns early.
@@ -72,6 +89,7 @@ pub fn summarize(samples: &[u64], requested_ns: u64) -> Summary {
         0.0
     };
     let q = |p| tail_quantile(&sorted, p);
+    let qci = |p| ci_sorted_u64(&sorted, p);
     let ci = super::mean_ci(mean, sd, n, 0.999);
     Summary {
         count: n,
@@ -79,9 +97,13 @@ pub fn summarize(samples: &[u64], requested_ns: u64) -> Summary {
         stddev_ns: sd,
         min_ns: sorted[0],
         median_ns: quantile_sorted(&sorted, 0.5).unwrap_or(0.0),
+        median_ci_ns: qci(0.5),
         p90_ns: q(0.9),
+        p90_ci_ns: qci(0.9),
         p99_ns: q(0.99),
+        p99_ci_ns: qci(0.99),
         p999_ns: q(0.999),
+        p999_ci_ns: qci(0.999),
         max_ns: sorted[sorted.len() - 1],
         mean_overshoot_ns: mean - requested_ns as f64,
         ci999_low_ns: ci.map(|c| c.0),
@@ -110,6 +132,18 @@ impl Summary {
         }
     }
 
+    /// The 95 % interval of `stat` (a quantile: median, p90, p99, p99.9); `None` for the
+    /// other statistics and where the sample cannot bound it.
+    pub fn ci(&self, stat: Stat) -> Option<Ci> {
+        match stat {
+            Stat::Median => self.median_ci_ns,
+            Stat::P90 => self.p90_ci_ns,
+            Stat::P99 => self.p99_ci_ns,
+            Stat::P999 => self.p999_ci_ns,
+            _ => None,
+        }
+    }
+
     /// The highest tail quantile this sample resolves (p99.9, p99 or p90) and its value.
     pub fn tail(&self) -> Option<(Stat, f64)> {
         [Stat::P999, Stat::P99, Stat::P90]
@@ -120,13 +154,14 @@ impl Summary {
     /// Applies the quantile rule to quantiles read from elsewhere (an old file, a
     /// hand-built summary): any the count cannot resolve become `None`.
     pub fn enforce_quantile_rule(&mut self) {
-        for (stat, v) in [
-            (Stat::P90, &mut self.p90_ns),
-            (Stat::P99, &mut self.p99_ns),
-            (Stat::P999, &mut self.p999_ns),
+        for (stat, v, ci) in [
+            (Stat::P90, &mut self.p90_ns, &mut self.p90_ci_ns),
+            (Stat::P99, &mut self.p99_ns, &mut self.p99_ci_ns),
+            (Stat::P999, &mut self.p999_ns, &mut self.p999_ci_ns),
         ] {
             if !stat.resolved_by(self.count) {
                 *v = None;
+                *ci = None;
             }
         }
     }
@@ -149,6 +184,9 @@ mod tests {
         assert!((s.median_ns - 14.0).abs() < 1e-12);
         // Five samples resolve no tail quantile: p90 needs 10, p99 100, p99.9 1000.
         assert_eq!((s.p90_ns, s.p99_ns, s.p999_ns), (None, None, None));
+        assert_eq!((s.p90_ci_ns, s.p99_ci_ns, s.p999_ci_ns), (None, None, None));
+        // Nor can five bound their median at 95 % (P(all five above it) = 3.1 %).
+        assert_eq!(s.median_ci_ns, None);
         assert_eq!(s.tail(), None);
         assert_eq!(s.early_count, 2);
         assert!((s.mean_overshoot_ns - 1.0).abs() < 1e-12);
@@ -176,6 +214,12 @@ mod tests {
         let s = summarize(&(1..=100).collect::<Vec<u64>>(), 0);
         assert!((s.p99_ns.unwrap() - 99.01).abs() < 1e-9);
         assert_eq!(s.p999_ns, None);
+        // Their intervals: the 40th and 61st of 100 for the median, the 97th and an open
+        // upper end for the p99 (stats::quantile_ci's hand-computed ranks).
+        assert_eq!(s.median_ci_ns, Some(Ci(Some(40.0), Some(61.0))));
+        assert_eq!(s.p99_ci_ns, Some(Ci(Some(97.0), None)));
+        assert_eq!(s.ci(Stat::P99), s.p99_ci_ns);
+        assert_eq!((s.p999_ci_ns, s.ci(Stat::Mean)), (None, None));
         let s = summarize(&(1..=1000).collect::<Vec<u64>>(), 0);
         assert!((s.p999_ns.unwrap() - 999.001).abs() < 1e-9);
         assert_eq!(s.tail().map(|t| t.0), Some(Stat::P999));
@@ -190,6 +234,7 @@ mod tests {
         s.p999_ns = Some(1.0);
         s.enforce_quantile_rule();
         assert_eq!((s.p99_ns.is_some(), s.p999_ns), (false, None));
+        assert_eq!(s.p99_ci_ns, None);
         assert!(s.p90_ns.is_some());
     }
 }

@@ -28,6 +28,7 @@
 //! ignored, and a run cut short is accounted up to the deadlines it reached
 //! ([`Schedule::of_run`]).
 
+use crate::trace::Window;
 pub use sleeplab::wait::periodic::{Wake, passed_deadlines, reconcile};
 
 /// An absolute periodic schedule: deadline `k` is due at `t0_ns + k·period_ns`,
@@ -172,9 +173,81 @@ pub fn account(schedule: &Schedule, wakes: &[Wake]) -> Account {
     acc
 }
 
+/// Each wake of thread `tid` as a window for the kernel's account ([`crate::trace`]):
+/// from the previous wake (or the origin) to this one, due at the deadline it stands
+/// for last (the one its timer fired for). Wakes for no deadline are left out.
+pub fn windows(schedule: &Schedule, wakes: &[Wake], tid: i32) -> Vec<Window> {
+    let mut covered = 0u64;
+    let mut prev = schedule.t0_ns;
+    let mut out = Vec::with_capacity(wakes.len());
+    for w in wakes {
+        if covered >= schedule.ticks {
+            break;
+        }
+        if w.expirations == 0 {
+            continue;
+        }
+        covered = covered.saturating_add(w.expirations);
+        out.push(Window {
+            tid,
+            start_ns: prev,
+            deadline_ns: schedule.deadline(covered),
+            end_ns: w.wake_ns,
+            spin_ns: 0,
+        });
+        prev = w.wake_ns;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wake_is_due_at_the_deadline_its_timer_fired_for() {
+        let schedule = Schedule {
+            t0_ns: 1_000,
+            period_ns: 100,
+            ticks: 4,
+        };
+        let wakes = [
+            Wake {
+                wake_ns: 1_110,
+                expirations: 1,
+            },
+            Wake {
+                wake_ns: 1_305,
+                expirations: 2,
+            },
+            Wake {
+                wake_ns: 1_306,
+                expirations: 0,
+            },
+            Wake {
+                wake_ns: 1_402,
+                expirations: 1,
+            },
+            Wake {
+                wake_ns: 1_500,
+                expirations: 1,
+            },
+        ];
+        let w = windows(&schedule, &wakes, 7);
+        let got: Vec<(u64, u64, u64)> = w
+            .iter()
+            .map(|w| (w.start_ns, w.deadline_ns, w.end_ns))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (1_000, 1_100, 1_110),
+                (1_110, 1_300, 1_305),
+                (1_305, 1_400, 1_402)
+            ]
+        );
+        assert!(w.iter().all(|w| w.tid == 7 && w.spin_ns == 0));
+    }
 
     const MS: u64 = 1_000_000;
 

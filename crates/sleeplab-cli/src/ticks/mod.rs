@@ -9,5 +9,7 @@
 mod account;
 mod drive;
 
-pub use account::{Account, Schedule, TickRecord, Wake, account, passed_deadlines, reconcile};
+pub use account::{
+    Account, Schedule, TickRecord, Wake, account, passed_deadlines, reconcile, windows,
+};
 pub use drive::{Plan, RunReport, run};

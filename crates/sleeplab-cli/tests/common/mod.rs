@@ -26,6 +26,20 @@ pub const PYTHON_SLEEPING: [&str; 6] = [
     "100ms",
 ];
 
+/// A dependency a test needs is missing: under CI (`CI` set; `scripts/test.sh` sets it,
+/// since it installs every dependency first) the test fails; elsewhere it says why it
+/// checks nothing and the caller returns.
+pub fn missing_dependency(what: &str) {
+    if std::env::var_os("CI").is_some() {
+        panic!(
+            "{what} is missing, and under CI (`CI` set) a test that cannot run fails: scripts/install-deps.sh installs it"
+        );
+    }
+    eprintln!(
+        "SKIPPED: {what} is missing (scripts/install-deps.sh installs it; with `CI` set this fails)"
+    );
+}
+
 /// The repository root (two levels above this crate).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

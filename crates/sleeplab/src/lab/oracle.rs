@@ -140,18 +140,23 @@ mod tests {
         let p = fixed_margin_on_trace(&t, 0).summary;
         assert_eq!((p.late_waits, p.spin_ns, p.max_ns), (100, 0, 2_000_000));
         assert_eq!(p.p50_ns, Some(100_000));
-        // p99 = 99th smallest of 97×100 µs, 2×300 µs, 1×2 ms = 300 µs.
-        assert_eq!(p.p99_ns, Some(300_000));
+        // p99 at position 0.99 · 99 = 98.01 of 97×100 µs, 2×300 µs, 1×2 ms: between the
+        // 99th (300 µs) and the 100th (2 ms): 300 + 0.01 · 1700 = 317 µs.
+        assert_eq!(p.p99_ns, Some(317_000));
         // m = 150 µs: 97 waits spin 50 µs; 3 late by 150, 150, 1850 µs.
         let p = fixed_margin_on_trace(&t, 150_000).summary;
         assert_eq!(p.late_waits, 3);
         assert_eq!(p.spin_ns, 97 * 50_000);
         assert_eq!(p.span_ns, 100 * 10_000_000 + 150_000 + 150_000 + 1_850_000);
-        assert_eq!(p.p99_ns, Some(150_000));
+        // 150 + 0.01 · (1850 − 150) = 167 µs.
+        assert_eq!(p.p99_ns, Some(167_000));
         assert_eq!(p.max_ns, 1_850_000);
-        // m = 300 µs: p99 = 0 (only the 2 ms wait is late, by 1.7 ms).
+        // m = 300 µs: only the 2 ms wait is late, by 1.7 ms: p99 = 0 + 0.01 · 1.7 ms.
         let p = fixed_margin_on_trace(&t, 300_000).summary;
-        assert_eq!((p.late_waits, p.p99_ns, p.max_ns), (1, Some(0), 1_700_000));
+        assert_eq!(
+            (p.late_waits, p.p99_ns, p.max_ns),
+            (1, Some(17_000), 1_700_000)
+        );
         assert_eq!(p.spin_ns, 97 * 200_000);
         // A margin longer than the wait: spin only, never late.
         let p = fixed_margin_on_trace(&t, 20_000_000).summary;
@@ -166,11 +171,12 @@ mod tests {
         let cpu300 = 100.0 * (97.0 * 200_000.0) / (1e9 + 1_700_000.0);
         let best = oracle_at_cpu(&t, cpu300);
         assert_eq!(best.margin_ns, 300_000);
-        assert_eq!(best.summary.p99_ns, Some(0));
-        // A hair less budget: the largest margin that fits is 299 999 ns, p99 1 ns.
+        assert_eq!(best.summary.p99_ns, Some(17_000));
+        // A hair less budget: the largest margin that fits is 299 999 ns; the two 300 µs
+        // waits are 1 ns late: p99 = 1 + 0.01 · (1 700 001 − 1) ns.
         let below = oracle_at_cpu(&t, cpu300 - 1e-9);
         assert_eq!(below.margin_ns, 299_999);
-        assert_eq!(below.summary.p99_ns, Some(1));
+        assert_eq!(below.summary.p99_ns, Some(17_001));
         // No budget: margin 0. All the budget there is: the longest wait.
         assert_eq!(
             oracle_at_cpu(&t, 0.0).margin_ns,
@@ -183,9 +189,12 @@ mod tests {
     #[test]
     fn cheapest_margin_for_a_p99_target() {
         let t = hand_made();
-        assert_eq!(oracle_at_p99(&t, 0).unwrap().margin_ns, 300_000);
-        assert_eq!(oracle_at_p99(&t, 100_000).unwrap().margin_ns, 200_000);
-        assert_eq!(oracle_at_p99(&t, 300_000).unwrap().margin_ns, 0);
+        // Below 300 µs the p99 (position 98.01) is 0.99 · (300 µs − m) + 0.01 · (2 ms − m)
+        // = 317 µs − m; from 300 µs on, 0.01 · (2 ms − m), which rounds to 0 ns from
+        // m = 2 ms − 49 ns on (0.49 ns).
+        assert_eq!(oracle_at_p99(&t, 0).unwrap().margin_ns, 1_999_951);
+        assert_eq!(oracle_at_p99(&t, 100_000).unwrap().margin_ns, 217_000);
+        assert_eq!(oracle_at_p99(&t, 300_000).unwrap().margin_ns, 17_000);
         let short = Trace::from_pairs([(1_000, 5); 99]);
         assert_eq!(oracle_at_p99(&short, 0), None, "99 waits give no p99");
     }

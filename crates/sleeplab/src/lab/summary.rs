@@ -3,7 +3,8 @@
 
 /// Lateness percentiles and spin CPU of a run of waits.
 ///
-/// Percentiles are nearest-rank (`⌈q·n⌉`-th smallest) and reported only where
+/// Percentiles interpolate linearly between closest ranks (numpy's default, as every
+/// quantile sleeplab reports), rounded to the nearest ns, and are reported only where
 /// `n·(1 − q) ≥ 1` (p99 needs 100 waits, p99.9 needs 1000); otherwise `None`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct WaitSummary {
@@ -58,8 +59,9 @@ impl WaitSummary {
     }
 }
 
-/// The nearest-rank `q`-quantile of `sorted` (ascending): its `⌈q·n⌉`-th smallest value,
-/// or `None` where `n·(1 − q) < 1` (too few values to tell that quantile from the
+/// The `q`-quantile of `sorted` (ascending) by linear interpolation between closest
+/// ranks (numpy's and pandas' default: position `q·(n − 1)`), rounded to the nearest
+/// ns; `None` where `n·(1 − q) < 1` (too few values to tell that quantile from the
 /// maximum; for `q = 1` the maximum itself) or there are no values.
 pub fn quantile_ns(sorted: &[u64], q: f64) -> Option<u64> {
     let n = sorted.len();
@@ -69,8 +71,10 @@ pub fn quantile_ns(sorted: &[u64], q: f64) -> Option<u64> {
     if q < 1.0 && (n as f64) * (1.0 - q) < 1.0 - 1e-9 {
         return None;
     }
-    let rank = ((q * n as f64) - 1e-9).ceil().max(1.0) as usize;
-    sorted.get(rank.min(n) - 1).copied()
+    let pos = q * (n - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    let (a, b) = (sorted[lo] as f64, sorted[hi] as f64);
+    Some((a + (b - a) * (pos - lo as f64)).round() as u64)
 }
 
 #[cfg(test)]
@@ -78,18 +82,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn nearest_rank_quantiles_only_where_honest() {
+    fn linear_quantiles_only_where_honest() {
+        // numpy.quantile(range(1, 101), [0.5, 0.9, 0.99]) = 50.5, 90.1, 99.01.
         let v: Vec<u64> = (1..=100).collect();
-        assert_eq!(quantile_ns(&v, 0.5), Some(50));
+        assert_eq!(quantile_ns(&v, 0.5), Some(51), "50.5 rounds to 51");
+        assert_eq!(quantile_ns(&v, 0.9), Some(90));
         assert_eq!(quantile_ns(&v, 0.99), Some(99));
         assert_eq!(quantile_ns(&v, 0.999), None, "100 values cannot give p99.9");
         assert_eq!(quantile_ns(&v, 1.0), Some(100));
         assert_eq!(quantile_ns(&v[..99], 0.99), None);
+        // 0, 10, …, 990: p99 at position 98.01 → 980 + 0.01 · 10 = 980.1.
+        let t: Vec<u64> = (0..100).map(|i| 10 * i).collect();
+        assert_eq!(quantile_ns(&t, 0.99), Some(980));
         let w: Vec<u64> = (1..=1000).collect();
         assert_eq!(quantile_ns(&w, 0.999), Some(999));
         assert_eq!(quantile_ns(&[], 0.5), None);
         assert_eq!(quantile_ns(&[7], 0.5), None, "one value is no median");
-        assert_eq!(quantile_ns(&[7, 9], 0.5), Some(7));
+        assert_eq!(quantile_ns(&[7, 9], 0.5), Some(8));
         assert_eq!(quantile_ns(&[7], f64::NAN), None);
     }
 
@@ -97,7 +106,8 @@ mod tests {
     fn summary_counts_and_cpu() {
         let s = WaitSummary::from_waits([(0, 10, 100), (5, 0, 105), (0, 30, 100), (2, 0, 102)]);
         assert_eq!((s.waits, s.late_waits, s.max_ns), (4, 2, 5));
-        assert_eq!(s.p50_ns, Some(0));
+        // Lateness 0, 0, 2, 5: the median is the mean of the two middle ones.
+        assert_eq!(s.p50_ns, Some(1));
         assert_eq!(s.p99_ns, None);
         assert_eq!((s.spin_ns, s.span_ns), (40, 407));
         assert!((s.cpu_percent() - 4000.0 / 407.0).abs() < 1e-12);

@@ -149,10 +149,32 @@ mod tests {
         assert!(set_policy(Policy::Other, 5).is_err());
     }
 
+    /// The calling thread's affinity, read back with sched_getaffinity: the CPUs it may
+    /// run on.
+    fn affinity() -> Vec<usize> {
+        // SAFETY: a zeroed cpu_set_t is a valid empty set for sched_getaffinity to fill;
+        // CPU_ISSET reads indices below CPU_SETSIZE only.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            let r = libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
+            assert_eq!(r, 0, "sched_getaffinity");
+            (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &set))
+                .collect()
+        }
+    }
+
     #[test]
-    fn pin_to_cpu_zero_works() {
-        std::thread::spawn(|| pin_to_cpu(0).unwrap())
+    fn pin_to_cpu_sets_the_affinity_it_names() {
+        let last = std::thread::available_parallelism().map_or(1, |n| n.get()) - 1;
+        for cpu in [0, last] {
+            let got = std::thread::spawn(move || {
+                pin_to_cpu(cpu).unwrap();
+                affinity()
+            })
             .join()
             .unwrap();
+            assert_eq!(got, [cpu], "pinned to {cpu}");
+        }
     }
 }

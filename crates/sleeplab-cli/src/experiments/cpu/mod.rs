@@ -91,15 +91,15 @@ impl ResultData for CpuData {
         self.points
             .iter()
             .filter(|p| p.error.count > 0)
-            .map(|p| Point {
-                key: vec![
-                    KeyPart::text(format!("{} sleeping", p.strategy)),
-                    KeyPart::Ns(p.interval_ns),
-                    KeyPart::text("(lateness)"),
-                ],
-                n: p.error.count,
-                median_ns: p.error.median_ns,
-                p99_ns: p.error.p99_ns,
+            .map(|p| {
+                Point::of_summary(
+                    vec![
+                        KeyPart::text(format!("{} sleeping", p.strategy)),
+                        KeyPart::Ns(p.interval_ns),
+                        KeyPart::text("(lateness)"),
+                    ],
+                    &p.error,
+                )
             })
             .collect()
     }

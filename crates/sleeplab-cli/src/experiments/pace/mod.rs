@@ -11,12 +11,14 @@ mod csv_out;
 pub mod evidence;
 mod frontier;
 mod render;
+pub mod repeat;
 mod run;
 
 pub use csv_out::to_csv;
 pub use evidence::{Evidence, LateFrame};
 pub use frontier::{Standing, frontier_sentence, standings};
 pub use render::render;
+pub use repeat::{PaceRun, RepeatRange};
 pub use run::run;
 
 use crate::experiments::{
@@ -60,6 +62,17 @@ pub struct PaceConfig {
     pub timer_slack_ns: Option<u64>,
     /// Raw errors kept per contender in the JSON.
     pub json_samples: usize,
+    /// Runs of the whole interleaved comparison (`--repeat`; absent: 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub repeat: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 fn no_load() -> Vec<usize> {
@@ -157,8 +170,17 @@ pub struct PaceData {
     /// What was run.
     pub config: PaceConfig,
     /// One entry per load level and contender, levels in config order, contenders in
-    /// config order within a level.
+    /// config order within a level: the first run's (with `--repeat`, the others are
+    /// summarized in `runs`).
     pub results: Vec<PaceResult>,
+    /// With `--repeat N` (N > 1): every run's p99, CPU and frontier verdict per
+    /// contender and level, the first run included (absent for one run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<PaceRun>,
+    /// With `--repeat N`: per contender and level, the range of its p99 and CPU across
+    /// the runs and how often each verdict held.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeat: Vec<RepeatRange>,
 }
 
 /// `sleeplab pace`.
@@ -166,9 +188,12 @@ impl Experiment for PaceConfig {
     const NAME: &'static str = "pace";
     type Data = PaceData;
 
-    /// One step per frame of every contender at every load level.
+    /// One step per frame of every contender at every load level, in every run.
     fn steps(&self) -> u64 {
-        self.frames * self.strategies.len() as u64 * self.loads.len().max(1) as u64
+        self.frames
+            * self.strategies.len() as u64
+            * self.loads.len().max(1) as u64
+            * self.repeat.max(1)
     }
 
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {
@@ -204,12 +229,7 @@ impl ResultData for PaceData {
                 if r.load > 0 {
                     key.push(KeyPart::text(format!("load {}", r.load)));
                 }
-                Point {
-                    key,
-                    n: r.error.count,
-                    median_ns: r.error.median_ns,
-                    p99_ns: r.error.p99_ns,
-                }
+                Point::of_summary(key, &r.error)
             })
             .collect()
     }

@@ -25,7 +25,18 @@ pub fn render(data: &PaceData) -> String {
         header.push("load");
     }
     header.extend([
-        "n", "mean", "min", "p50", "p99", "p99.9", "max", "missed", "drift", "CPU", "spin",
+        "n",
+        "mean",
+        "min",
+        "p50",
+        "p99",
+        "p99 95 % interval",
+        "p99.9",
+        "max",
+        "missed",
+        "drift",
+        "CPU",
+        "spin",
         "csw v/i",
     ]);
     let mut t = new_table(header);
@@ -41,6 +52,7 @@ pub fn render(data: &PaceData) -> String {
             fmt_ns(e.min_ns),
             fmt_ns_f(e.median_ns),
             fmt_ns_f(e.p99_ns),
+            p99_interval(e),
             fmt_ns_f(e.p999_ns),
             fmt_ns(e.max_ns),
             r.missed_frames.to_string(),
@@ -67,10 +79,27 @@ pub fn render(data: &PaceData) -> String {
     for &load in &c.loads {
         let level: Vec<&PaceResult> = data.results.iter().filter(|r| r.load == load).collect();
         if !level.is_empty() {
-            let _ = writeln!(out, "{}", frontier_sentence(load, &standings(&level)));
+            let _ = writeln!(out, "{}", frontier_sentence(load, &standings(&level)).text);
         }
     }
+    if !data.repeat.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nThe tables and the frontier above are the first run's.\n{}",
+            super::repeat::render(data.runs.len(), &data.repeat)
+        );
+    }
     out
+}
+
+/// The p99's 95 % interval as the terminal writes it (`[12.11 µs–2.62 ms]`, `[≥ 40.00 µs]`),
+/// "–" without a p99.
+pub fn p99_interval(e: &crate::stats::Summary) -> String {
+    if e.p99_ns.is_some() {
+        crate::stats::claim::interval_text(e.p99_ci_ns, fmt_ns_f)
+    } else {
+        "–".into()
+    }
 }
 
 /// Why frames were late: one row per contender (and load level).

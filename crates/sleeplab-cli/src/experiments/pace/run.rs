@@ -2,7 +2,7 @@
 //! within each level.
 
 use super::evidence::{Evidence, Probe};
-use super::{PaceConfig, PaceData, PaceResult};
+use super::{PaceConfig, PaceData, PaceResult, PaceRun};
 use crate::contenders::strategies::{self, RealStrategy};
 use crate::experiments::{Context, Outcome, histogram, load_note};
 use crate::load::LoadThreads;
@@ -38,6 +38,39 @@ pub fn run(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceDat
 
 fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {
     let _slack = set_slack(config.timer_slack_ns)?;
+    let mut first: Option<Vec<PaceResult>> = None;
+    let mut runs = Vec::new();
+    let mut complete = true;
+    for _ in 0..config.repeat.max(1) {
+        if ctx.stopped() {
+            complete = false;
+            break;
+        }
+        let (results, done) = measure_once(config, ctx)?;
+        complete &= done;
+        runs.push(PaceRun::of(&results, &config.loads));
+        first.get_or_insert(results);
+        if !done {
+            break;
+        }
+    }
+    let (runs, repeat) = if config.repeat > 1 {
+        (runs.clone(), super::repeat::ranges(&runs))
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let data = PaceData {
+        config: config.clone(),
+        results: first.unwrap_or_default(),
+        runs,
+        repeat,
+    };
+    Ok(Outcome::new(data, ctx.threads.record(), complete))
+}
+
+/// One run of the comparison: every level, contenders interleaved; the results and
+/// whether it ran to the end.
+fn measure_once(config: &PaceConfig, ctx: &Context) -> anyhow::Result<(Vec<PaceResult>, bool)> {
     let mut results = Vec::new();
     let mut complete = true;
     for &load in &config.loads {
@@ -74,11 +107,7 @@ fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceDat
                 .map(|s| finish(s, load, config)),
         );
     }
-    let data = PaceData {
-        config: config.clone(),
-        results,
-    };
-    Ok(Outcome::new(data, ctx.threads.record(), complete))
+    Ok((results, complete))
 }
 
 /// Every block of one level, contenders taking turns; false when stopped.
@@ -175,6 +204,7 @@ mod tests {
             work_ns: 100_000,
             timer_slack_ns: Some(1),
             json_samples: 5,
+            repeat: 1,
         }
     }
 
@@ -224,5 +254,43 @@ mod tests {
             ]
         );
         assert!(out.data.results.iter().all(|r| r.error.early_count == 0));
+        assert!(
+            out.data.runs.is_empty() && out.data.repeat.is_empty(),
+            "one run"
+        );
+    }
+
+    #[test]
+    fn repeat_runs_the_comparison_again_and_counts_every_run() {
+        use crate::experiments::Experiment;
+        let names = vec!["std-sleep".to_string(), "precise".to_string()];
+        let mut c = config(names, vec![0]);
+        c.repeat = 3;
+        let out = run(&c, &Context::hidden()).unwrap();
+        assert!(out.complete);
+        assert_eq!(out.data.runs.len(), 3);
+        for run in &out.data.runs {
+            let got: Vec<(&str, u64)> = run
+                .points
+                .iter()
+                .map(|p| (p.strategy.as_str(), p.frames))
+                .collect();
+            assert_eq!(got, [("std-sleep", 7), ("precise", 7)]);
+            // 7 frames resolve no p99: no verdict either.
+            assert!(
+                run.points
+                    .iter()
+                    .all(|p| p.p99_ns.is_none() && p.verdict == super::super::repeat::NO_P99)
+            );
+        }
+        assert_eq!(out.data.repeat.len(), 2);
+        for r in &out.data.repeat {
+            assert_eq!((r.runs, r.p99_runs, r.p99_range_ns), (3, 0, None));
+            assert!(r.cpu_range_percent[0] <= r.cpu_range_percent[1]);
+            assert_eq!(r.verdicts.iter().map(|v| v.runs).sum::<u64>(), 3);
+        }
+        // The first run's full results stay, as for one run.
+        assert_eq!(out.data.results.len(), 2);
+        assert_eq!(c.steps(), 7 * 2 * 3);
     }
 }

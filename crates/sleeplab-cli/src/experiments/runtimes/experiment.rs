@@ -106,16 +106,14 @@ impl ResultData for RuntimesData {
         for rt in &self.runtimes {
             for m in &rt.methods {
                 for c in m.cells.iter().filter(|c| c.summary.count > 0) {
-                    out.push(Point {
-                        key: vec![
+                    out.push(Point::of_summary(
+                        vec![
                             KeyPart::text(format!("{} {}", rt.title, m.method)),
                             KeyPart::Ns(c.requested_ns),
                             KeyPart::text(format!("load {}", m.load)),
                         ],
-                        n: c.summary.count,
-                        median_ns: c.summary.median_ns,
-                        p99_ns: c.summary.p99_ns,
-                    });
+                        &c.summary,
+                    ));
                 }
             }
         }

@@ -30,7 +30,7 @@ pub use settings::{in_force_notes, in_force_summary};
 use crate::probe::observe::InForce;
 use crate::probe::protocol::{Kind, MethodInfo};
 use crate::probe::runtime::RuntimeId;
-use crate::stats::Summary;
+use crate::stats::{Ci, Summary};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::system::Policy;
@@ -262,8 +262,14 @@ pub struct Lateness {
     pub mean_ns: f64,
     /// Median, ns.
     pub median_ns: f64,
+    /// 95 % interval of the median, ns (`stats::quantile_ci`).
+    #[serde(default)]
+    pub median_ci_ns: Option<Ci>,
     /// 99th percentile, ns; `null` below 100 ticks (the quantile rule).
     pub p99_ns: Option<f64>,
+    /// 95 % interval of the 99th percentile, ns.
+    #[serde(default)]
+    pub p99_ci_ns: Option<Ci>,
     /// Largest, ns.
     pub max_ns: i64,
     /// Lateness of the last tick, ns: the drift accumulated over the run.

@@ -37,7 +37,8 @@ pub use run::{planned_batches, run};
 use crate::contenders;
 use crate::experiments::sweep::SkippedCell;
 use crate::experiments::{self, Context, Experiment, KeyPart, Point, ResultData};
-use crate::stats::mean_ci;
+use crate::stats::quantile_ci::ci_sorted;
+use crate::stats::{Ci, mean_ci};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::wait::Mechanism;
@@ -132,6 +133,10 @@ pub struct RepStats {
     pub min_ns: f64,
     /// Median (mean of the two middle values for an even count), ns.
     pub median_ns: f64,
+    /// 95 % interval of the median, ns (`stats::quantile_ci`; `null` under 6
+    /// repetitions).
+    #[serde(default)]
+    pub median_ci_ns: Option<Ci>,
     /// Largest value, ns.
     pub max_ns: f64,
 }
@@ -151,6 +156,8 @@ impl RepStats {
             0.0
         };
         let ci = mean_ci(mean, sd, n, confidence);
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
         Self {
             n,
             mean_ns: mean,
@@ -160,6 +167,7 @@ impl RepStats {
             ci_high_ns: ci.map(|c| c.1),
             min_ns: Statistics::min(values),
             median_ns: Data::new(values.to_vec()).median(),
+            median_ci_ns: ci_sorted(&sorted, 0.5, |v| v),
             max_ns: Statistics::max(values),
         }
     }
@@ -342,7 +350,9 @@ impl ResultData for ShortData {
                 ],
                 n: c.net.n,
                 median_ns: c.net.median_ns,
+                median_ci_ns: c.net.median_ci_ns,
                 p99_ns: None,
+                p99_ci_ns: None,
             })
             .collect()
     }

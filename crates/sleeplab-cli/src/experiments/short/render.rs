@@ -139,6 +139,7 @@ fn scaled(s: &super::RepStats, k: f64) -> super::RepStats {
         ci_high_ns: s.ci_high_ns.map(|v| v * k),
         min_ns: s.min_ns * k,
         median_ns: s.median_ns * k,
+        median_ci_ns: s.median_ci_ns.map(|c| c.map(|v| v * k)),
         max_ns: s.max_ns * k,
     }
 }

@@ -2,6 +2,7 @@
 //! (strategy, requested interval, model) — the value every renderer reads.
 
 use super::models::ModelSpec;
+use crate::stats::Ci;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::lab::VirtualCosts;
@@ -77,14 +78,24 @@ pub struct SimCell {
     pub mean_rel_error: f64,
     /// Median relative error.
     pub p50_rel_error: f64,
-    /// 99th-percentile relative error (linear interpolation between ranks).
-    pub p99_rel_error: f64,
+    /// 95 % interval of the median relative error (`stats::quantile_ci`).
+    #[serde(default)]
+    pub p50_rel_error_ci: Option<Ci>,
+    /// 99th-percentile relative error (linear interpolation between ranks); `null`
+    /// below 100 sleeps (the quantile rule).
+    pub p99_rel_error: Option<f64>,
+    /// 95 % interval of the p99 relative error.
+    #[serde(default)]
+    pub p99_rel_error_ci: Option<Ci>,
     /// Largest relative error.
     pub max_rel_error: f64,
     /// Mean lateness (actual − requested), ns.
     pub mean_lateness_ns: f64,
-    /// 99th-percentile lateness, ns.
-    pub p99_lateness_ns: f64,
+    /// 99th-percentile lateness, ns; `null` below 100 sleeps.
+    pub p99_lateness_ns: Option<f64>,
+    /// 95 % interval of the p99 lateness, ns.
+    #[serde(default)]
+    pub p99_lateness_ci_ns: Option<Ci>,
     /// Largest lateness, ns.
     pub max_lateness_ns: u64,
     /// Virtual CPU time as % of virtual wall time over the measured sleeps (spinning,

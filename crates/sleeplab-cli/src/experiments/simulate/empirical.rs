@@ -16,6 +16,8 @@
 
 use super::rng::SimRng;
 use crate::experiments::sweep::{SweepCell, SweepData};
+use crate::stats::quantile_ci::ci_sorted_u64;
+use crate::stats::{Ci, quantile_sorted, tail_quantile};
 use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -101,10 +103,16 @@ pub struct ReplayAnchor {
     /// `samples` (raw samples of the cell) or `histogram` (the cell kept no raw samples;
     /// values spread evenly within each histogram bucket).
     pub from: String,
-    /// Median oversleep, ns.
-    pub p50_oversleep_ns: u64,
-    /// 99th-percentile oversleep, ns.
-    pub p99_oversleep_ns: u64,
+    /// Median oversleep, ns (linear interpolation, as every quantile here).
+    pub p50_oversleep_ns: f64,
+    /// 95 % interval of the median oversleep, ns (`stats::quantile_ci`).
+    #[serde(default)]
+    pub p50_oversleep_ci_ns: Option<Ci>,
+    /// 99th-percentile oversleep, ns; `null` below 100 values (the quantile rule).
+    pub p99_oversleep_ns: Option<f64>,
+    /// 95 % interval of the p99 oversleep, ns.
+    #[serde(default)]
+    pub p99_oversleep_ci_ns: Option<Ci>,
 }
 
 /// Which cells of a sweep to replay.
@@ -241,8 +249,10 @@ impl Empirical {
                 requested_ns: c.requested_ns,
                 samples: sorted.len() as u64,
                 from: from.into(),
-                p50_oversleep_ns: nearest_rank(&sorted, 50),
-                p99_oversleep_ns: nearest_rank(&sorted, 99),
+                p50_oversleep_ns: quantile_sorted(&sorted, 0.5).unwrap_or(0.0),
+                p50_oversleep_ci_ns: ci_sorted_u64(&sorted, 0.5),
+                p99_oversleep_ns: tail_quantile(&sorted, 0.99),
+                p99_oversleep_ci_ns: ci_sorted_u64(&sorted, 0.99),
             });
             anchors.push((c.requested_ns, sorted));
         }
@@ -303,13 +313,6 @@ fn distinct(values: impl Iterator<Item = u64>) -> Vec<u64> {
     v.sort_unstable();
     v.dedup();
     v
-}
-
-/// The nearest-rank `pct` percentile of sorted values.
-fn nearest_rank(sorted: &[u64], pct: u64) -> u64 {
-    let n = sorted.len() as u64;
-    let rank = (pct * n).div_ceil(100).clamp(1, n);
-    sorted[(rank - 1) as usize]
 }
 
 /// Oversleeps from a sweep histogram of elapsed times (`[upper bound, count]` of
@@ -383,7 +386,5 @@ mod tests {
         assert_eq!(v.len(), 6);
         assert!(v[..4].iter().all(|&o| o <= 414_213));
         assert!(v[4..].iter().all(|&o| (414_213..=1_000_000).contains(&o)));
-        assert_eq!(nearest_rank(&[1, 2, 3, 4], 50), 2);
-        assert_eq!(nearest_rank(&[1, 2, 3, 4], 99), 4);
     }
 }

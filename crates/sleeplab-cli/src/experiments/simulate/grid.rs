@@ -11,7 +11,8 @@ use super::models::Model;
 use super::rng::rng_for;
 use crate::experiments::{Context, Outcome};
 use crate::settings::RunSettings;
-use crate::stats::quantile_sorted;
+use crate::stats::quantile_ci::ci_sorted_u64;
+use crate::stats::{Ci, quantile_sorted, tail_quantile};
 use sleeplab::lab::{VirtualEnv, strategy_by_name};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -117,6 +118,10 @@ pub fn run_cell_until(
     let total: u128 = lateness.iter().map(|&l| u128::from(l)).sum();
     let mean = if n == 0 { 0.0 } else { total as f64 / n as f64 };
     let q = |p: f64| quantile_sorted(&lateness, p).unwrap_or(0.0);
+    // The tail under the quantile rule, as every other experiment reports it.
+    let p99 = tail_quantile(&lateness, 0.99);
+    let ci = |p: f64| ci_sorted_u64(&lateness, p);
+    let rel = |c: Option<Ci>| c.map(|c| c.map(|v| v / req));
     let max = lateness.last().copied().unwrap_or(0);
     Ok(Some(SimCell {
         strategy: strategy.to_string(),
@@ -125,10 +130,13 @@ pub fn run_cell_until(
         sleeps: n as u64,
         mean_rel_error: mean / req,
         p50_rel_error: q(0.5) / req,
-        p99_rel_error: q(0.99) / req,
+        p50_rel_error_ci: rel(ci(0.5)),
+        p99_rel_error: p99.map(|v| v / req),
+        p99_rel_error_ci: rel(ci(0.99)),
         max_rel_error: max as f64 / req,
         mean_lateness_ns: mean,
-        p99_lateness_ns: q(0.99),
+        p99_lateness_ns: p99,
+        p99_lateness_ci_ns: ci(0.99),
         max_lateness_ns: max,
         cpu_percent: if wall == 0 {
             0.0

@@ -45,10 +45,11 @@ pub fn fmt_percent(p: f64) -> String {
     }
 }
 
-/// The metrics shown, each with its title, value (as a percentage) and grade steps.
+/// The metrics shown, each with its title, value (as a percentage; `None` where the
+/// cell's sample cannot resolve it) and grade steps.
 struct Metric {
     title: &'static str,
-    value: fn(&SimCell) -> f64,
+    value: fn(&SimCell) -> Option<f64>,
     steps: &'static [f64; 9],
     error: bool,
 }
@@ -56,19 +57,19 @@ struct Metric {
 const METRICS: [Metric; 3] = [
     Metric {
         title: "mean relative error",
-        value: |c| 100.0 * c.mean_rel_error,
+        value: |c| Some(100.0 * c.mean_rel_error),
         steps: &ERROR_STEPS,
         error: true,
     },
     Metric {
         title: "p99 relative error",
-        value: |c| 100.0 * c.p99_rel_error,
+        value: |c| c.p99_rel_error.map(|v| 100.0 * v),
         steps: &ERROR_STEPS,
         error: true,
     },
     Metric {
         title: "CPU",
-        value: |c| c.cpu_percent,
+        value: |c| Some(c.cpu_percent),
         steps: &CPU_STEPS,
         error: false,
     },
@@ -78,7 +79,10 @@ fn heat(m: &Metric, c: Option<&SimCell>) -> String {
     match c {
         None => "–".into(),
         Some(c) => {
-            let v = (m.value)(c);
+            // The quantile rule: a p99 of fewer than 100 sleeps is not shown.
+            let Some(v) = (m.value)(c) else {
+                return format!("– (n = {})", c.sleeps);
+            };
             let g = if m.error {
                 grade(v / 100.0, m.steps)
             } else {

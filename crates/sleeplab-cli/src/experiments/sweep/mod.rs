@@ -20,6 +20,7 @@ use crate::experiments::{
     Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
 };
 use crate::stats::Summary;
+use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +70,9 @@ pub struct SweepConfig {
     /// spends its samples where the questions are); empty = every cell by `quota`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub focus: Vec<Focus>,
+    /// Whether to split each wake's lateness with the kernel's tracepoints (`--trace`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trace: bool,
 }
 
 /// The cells at `requests_ns` × `loads` are measured only for `mechanisms`, `count`
@@ -101,6 +105,7 @@ impl SweepConfig {
             json_samples: 0,
             raw_cap: 100_000,
             focus: vec![],
+            trace: false,
         }
     }
 
@@ -172,6 +177,9 @@ pub struct SweepCell {
     #[serde(skip)]
     #[schemars(skip)]
     pub all_samples_ns: Vec<u64>,
+    /// Where its wakes' lateness went (`--trace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<Explanation>,
 }
 
 /// A cell that was not measured, and why.
@@ -194,6 +202,9 @@ pub struct SweepData {
     pub cells: Vec<SweepCell>,
     /// Cells not measured (a mechanism that cannot express a duration).
     pub skipped: Vec<SkippedCell>,
+    /// Whether the kernel was traced (`--trace`; absent without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracing: Option<Tracing>,
 }
 
 impl SweepData {
@@ -266,12 +277,7 @@ impl ResultData for SweepData {
                 if multi_slack {
                     key.extend([KeyPart::text("slack"), KeyPart::Ns(c.timer_slack_ns)]);
                 }
-                Point {
-                    key,
-                    n: c.summary.count,
-                    median_ns: c.summary.median_ns,
-                    p99_ns: c.summary.p99_ns,
-                }
+                Point::of_summary(key, &c.summary)
             })
             .collect()
     }

@@ -3,6 +3,7 @@
 
 use super::{SweepCell, SweepData};
 use crate::output::{fmt_ns, fmt_ns_f, new_table, not_measured};
+use crate::trace::render::{CELL_KEYS, cell_key, components_table};
 use std::fmt::Write;
 
 /// Renders the sweep as text.
@@ -127,6 +128,21 @@ pub fn render(data: &SweepData) -> String {
             .iter()
             .map(|s| (s.mechanism.as_str(), s.requested_ns, s.reason.as_str())),
     ));
+    if let Some(tracing) = &data.tracing {
+        let rows: Vec<(Vec<String>, &crate::trace::Explanation)> = data
+            .cells
+            .iter()
+            .filter_map(|c| {
+                let x = c.explanation.as_ref()?;
+                Some((
+                    cell_key(&c.mechanism, c.requested_ns, c.load, c.timer_slack_ns),
+                    x,
+                ))
+            })
+            .collect();
+        out.push('\n');
+        out.push_str(&components_table(&CELL_KEYS, &rows, tracing));
+    }
     out
 }
 

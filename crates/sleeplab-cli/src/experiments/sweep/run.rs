@@ -3,14 +3,14 @@
 use super::{Quota, SkippedCell, SweepCell, SweepConfig, SweepData};
 use crate::contenders::{self, Wait};
 use crate::error::UsageError;
+use crate::experiments::rounds::{Placed, interleave, share};
 use crate::experiments::{Context, Outcome, histogram, load_note};
-use crate::load::LoadThreads;
 use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
-use crate::settings::{set_slack, slack_levels};
+use crate::settings::slack_levels;
 use crate::stats::{Recorder, RecorderConfig};
+use crate::trace::{TraceRun, WakeLog, Window};
 use sleeplab::clock::monotonic_ns;
-use sleeplab::system::timer_slack_ns;
 
 /// One cell's accumulating state.
 struct CellState {
@@ -24,11 +24,16 @@ struct CellState {
     first_calls: Vec<u64>,
     usage: ThreadUsage,
     round_counts: Vec<u64>,
+    log: WakeLog,
 }
 
-/// Splits `total` into `rounds` near-equal shares; the share of round `r`.
-fn share(total: u64, rounds: u64, r: u64) -> u64 {
-    total / rounds + u64::from(r < total % rounds)
+impl Placed for CellState {
+    fn load(&self) -> usize {
+        self.load
+    }
+    fn slack(&self) -> Option<u64> {
+        self.slack
+    }
 }
 
 /// Runs `config` on a dedicated measuring thread with the context's settings applied.
@@ -44,6 +49,7 @@ pub fn run(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
 
 fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepData>> {
     let progress = &ctx.progress;
+    let mut tracing = TraceRun::start(config.trace);
     let mut waiters: Vec<Box<dyn Wait>> = Vec::with_capacity(config.mechanisms.len());
     for name in &config.mechanisms {
         waiters.push(contenders::build(name).map_err(|e| UsageError::new(format!("{name}: {e}")))?);
@@ -84,61 +90,57 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
                         first_calls: Vec::new(),
                         usage: ThreadUsage::default(),
                         round_counts: Vec::new(),
+                        log: WakeLog::default(),
                     });
                 }
             }
         }
     }
 
-    let mut complete = true;
-    'rounds: for round in 0..config.rounds {
-        for &load in &config.loads {
-            let _load = LoadThreads::start(load);
-            for &slack in &slacks {
-                let _guard = set_slack(slack)?;
-                let in_force = timer_slack_ns();
-                for cell in cells
-                    .iter_mut()
-                    .filter(|c| c.load == load && c.slack == slack)
-                {
-                    if ctx.stopped() {
-                        complete = false;
-                        break 'rounds;
-                    }
-                    let waiter = &mut waiters[cell.mechanism];
-                    progress.message(format!(
-                        "{} {} load {load}{} round {}/{}",
-                        config.mechanisms[cell.mechanism],
-                        fmt_ns(cell.requested_ns),
-                        slack
-                            .map(|s| format!(" slack {}", fmt_ns(s)))
-                            .unwrap_or_default(),
-                        round + 1,
-                        config.rounds
-                    ));
-                    cell.slack_in_force = in_force;
-                    // Each contender's own slice (precise asks for a short one), as in pace.
-                    contenders::apply_sched_slice(waiter.sched_slice_ns());
-                    if round == 0 {
-                        for _ in 0..config.warmup {
-                            let t0 = monotonic_ns();
-                            waiter.wait(cell.requested_ns);
-                            let t1 = monotonic_ns();
-                            cell.first_calls.push(t1 - t0);
-                        }
-                    }
-                    let before = cell.rec.count();
-                    let usage0 = ThreadUsage::now();
-                    run_chunk(waiter.as_mut(), cell, config, round, ctx);
-                    cell.usage.add_since(&usage0);
-                    cell.round_counts.push(cell.rec.count() - before);
-                    progress.inc(1);
+    let complete = interleave(
+        ctx,
+        config.rounds,
+        &config.loads,
+        &slacks,
+        &mut cells,
+        |cell, v| {
+            let waiter = &mut waiters[cell.mechanism];
+            progress.message(format!(
+                "{} {} load {}{} round {}/{}",
+                config.mechanisms[cell.mechanism],
+                fmt_ns(cell.requested_ns),
+                cell.load,
+                cell.slack
+                    .map(|s| format!(" slack {}", fmt_ns(s)))
+                    .unwrap_or_default(),
+                v.round + 1,
+                config.rounds
+            ));
+            cell.slack_in_force = v.slack_in_force;
+            // Each contender's own slice (precise asks for a short one), as in pace.
+            contenders::apply_sched_slice(waiter.sched_slice_ns());
+            if v.round == 0 {
+                for _ in 0..config.warmup {
+                    let t0 = monotonic_ns();
+                    waiter.wait(cell.requested_ns);
+                    let t1 = monotonic_ns();
+                    cell.first_calls.push(t1 - t0);
                 }
             }
-        }
-    }
+            let before = cell.rec.count();
+            cell.log.add_lost(tracing.drain());
+            let usage0 = ThreadUsage::now();
+            run_chunk(waiter.as_mut(), cell, config, v.round, ctx, &tracing);
+            cell.usage.add_since(&usage0);
+            cell.log.add_lost(tracing.drain());
+            cell.round_counts.push(cell.rec.count() - before);
+            progress.inc(1);
+            Ok(())
+        },
+    )?;
 
     let settings = ctx.threads.record();
+    let (timeline, status) = tracing.finish();
     let cells = cells
         .into_iter()
         .filter(|c| c.rec.count() > 0)
@@ -159,6 +161,11 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
                 round_counts: c.round_counts,
                 samples_ns: raw[..raw.len().min(config.json_samples)].to_vec(),
                 all_samples_ns: raw.to_vec(),
+                explanation: status.as_ref().map(|_| {
+                    let slack = contenders::slack_applies(&config.mechanisms[c.mechanism])
+                        .then_some(c.slack_in_force);
+                    c.log.explain(timeline.as_ref(), slack)
+                }),
             }
         })
         .collect();
@@ -166,6 +173,7 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
         config: config.clone(),
         cells,
         skipped,
+        tracing: status,
     };
     Ok(Outcome::new(data, settings, complete))
 }
@@ -178,7 +186,11 @@ fn run_chunk(
     config: &SweepConfig,
     round: u64,
     ctx: &Context,
+    tracing: &TraceRun,
 ) {
+    if tracing.wanted() {
+        return run_traced_chunk(waiter, cell, config, round, ctx, tracing);
+    }
     let d = cell.requested_ns;
     match cell.quota {
         Quota::Iterations { count } => {
@@ -217,17 +229,53 @@ fn run_chunk(
     }
 }
 
+/// [`run_chunk`] when tracing: the same timed region, each wake's window logged
+/// (with the spin a strategy reports), and the chunk's share taken by count (a budget's
+/// share is taken as its minimum count: traced runs are for the account, not the
+/// budget).
+fn run_traced_chunk(
+    waiter: &mut dyn Wait,
+    cell: &mut CellState,
+    config: &SweepConfig,
+    round: u64,
+    ctx: &Context,
+    tracing: &TraceRun,
+) {
+    let d = cell.requested_ns;
+    let n = match cell.quota {
+        Quota::Iterations { count } => share(count, config.rounds, round),
+        Quota::Budget {
+            budget_ns,
+            min_count,
+            max_count,
+        } => {
+            let by_budget = budget_ns / d.max(1);
+            share(by_budget.clamp(min_count, max_count), config.rounds, round).max(1)
+        }
+    };
+    let tid = tracing.tid();
+    for _ in 0..n {
+        let before = tracing.before_wait();
+        let t0 = monotonic_ns();
+        let spin_ns = waiter.wait_spin(d);
+        let t1 = monotonic_ns();
+        cell.rec.record(t1 - t0);
+        cell.log.push(
+            Window {
+                spin_ns,
+                ..Window::relative(tid, t0, d, t1)
+            },
+            before,
+        );
+        if ctx.stopped() {
+            break;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shares_add_up() {
-        for (total, rounds) in [(50, 5), (7, 3), (1, 5), (0, 4), (100_001, 7)] {
-            let sum: u64 = (0..rounds).map(|r| share(total, rounds, r)).sum();
-            assert_eq!(sum, total);
-        }
-    }
 
     fn tiny_config(mechanisms: &[&str], durations: &[u64], quota: Quota) -> SweepConfig {
         SweepConfig {

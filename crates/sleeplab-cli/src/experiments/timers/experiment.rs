@@ -53,7 +53,9 @@ impl ResultData for TimersData {
                 ],
                 n: c.merged.received,
                 median_ns: c.merged.median_lateness_ns,
+                median_ci_ns: c.merged.median_lateness_ci_ns,
                 p99_ns: c.merged.p99_lateness_ns,
+                p99_ci_ns: c.merged.p99_lateness_ci_ns,
             })
             .collect()
     }

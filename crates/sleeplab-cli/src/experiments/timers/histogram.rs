@@ -198,6 +198,7 @@ mod tests {
                 thread(0, &[1_200, 1_900, 3_000, 5_000, 7_500]),
                 thread(1, &[0, 999, 4_999]),
             ],
+            explanation: None,
         };
         let data = TimersData {
             config: TimersConfig {
@@ -208,9 +209,11 @@ mod tests {
                 loads: vec![0],
                 timer_slacks_ns: vec![],
                 json_samples: 0,
+                trace: false,
             },
             cells: vec![cell],
             skipped: vec![],
+            tracing: None,
         };
         let text = histogram_text(&data, 5);
         let lines: Vec<&str> = text.lines().collect();

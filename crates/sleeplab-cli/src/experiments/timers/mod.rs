@@ -23,6 +23,7 @@ pub use render::render;
 pub use run::{cell_count, run};
 pub use summary::TickStats;
 
+use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +58,9 @@ pub struct TimersConfig {
     pub timer_slacks_ns: Vec<u64>,
     /// Lateness samples per thread and cell kept in the JSON (all go to CSV).
     pub json_samples: usize,
+    /// Whether to split each wake's lateness with the kernel's tracepoints (`--trace`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trace: bool,
 }
 
 impl TimersConfig {
@@ -122,6 +126,10 @@ pub struct TimersCell {
     pub involuntary_csw: u64,
     /// Per measuring thread.
     pub threads: Vec<ThreadResult>,
+    /// Where its wakes' lateness went, over every thread (`--trace`; each wake against
+    /// the deadline its timer fired for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<Explanation>,
 }
 
 /// A cell that was not measured, and why.
@@ -144,4 +152,7 @@ pub struct TimersData {
     pub cells: Vec<TimersCell>,
     /// Cells not measured.
     pub skipped: Vec<SkippedTimerCell>,
+    /// Whether the kernel was traced (`--trace`; absent without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracing: Option<Tracing>,
 }

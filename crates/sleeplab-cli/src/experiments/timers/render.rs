@@ -162,6 +162,40 @@ pub fn render(data: &TimersData) -> String {
          a later wake; end late = last wake − its tick; drift = last wake − received × period; \
          CPU = thread(s) + helpers / wall.\n",
     );
+    if let Some(tracing) = &data.tracing {
+        let rows: Vec<(Vec<String>, &crate::trace::Explanation)> = data
+            .cells
+            .iter()
+            .filter_map(|c| {
+                let key = vec![
+                    c.mechanism.clone(),
+                    fmt_ns(c.period_ns),
+                    c.load.to_string(),
+                    fmt_ns(c.timer_slack_ns),
+                ];
+                c.explanation.as_ref().map(|x| (key, x))
+            })
+            .collect();
+        out.push('\n');
+        out.push_str(&crate::trace::render::components_table(
+            &["mechanism", "period", "load", "slack set"],
+            &rows,
+            tracing,
+        ));
+        let untraced: Vec<&str> = data
+            .cells
+            .iter()
+            .filter(|c| c.explanation.is_none())
+            .map(|c| c.mechanism.as_str())
+            .collect();
+        if tracing.kernel && !untraced.is_empty() {
+            let _ = writeln!(
+                out,
+                "not traced: {} (their wakes come on other threads or processes than the measuring one)",
+                untraced.join(", ")
+            );
+        }
+    }
     out
 }
 

@@ -10,8 +10,9 @@ use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
 use crate::settings::{ThreadSettings, lock_memory, set_slack, slack_levels};
 use crate::ticks::{Wake, account};
+use crate::trace::{Explanation, Tracer, Tracing};
 use sleeplab::system::timer_slack_ns;
-use std::sync::Barrier;
+use std::sync::{Barrier, mpsc};
 
 /// One thread's raw run.
 struct ThreadRun {
@@ -19,6 +20,7 @@ struct ThreadRun {
     wakes: Vec<Wake>,
     usage: ThreadUsage,
     slack: u64,
+    tid: i32,
 }
 
 /// Runs `config` with the context's settings applied to every measuring thread; its
@@ -30,6 +32,7 @@ pub fn run(config: &TimersConfig, ctx: &Context) -> anyhow::Result<Outcome<Timer
         lock_memory()?;
     }
     let per_thread = threads.without_mlock();
+    let mut tracing = CellTracing::new(config.trace);
     let slacks = slack_levels(&config.timer_slacks_ns);
     let mut cells = Vec::new();
     let mut skipped = Vec::new();
@@ -71,7 +74,15 @@ pub fn run(config: &TimersConfig, ctx: &Context) -> anyhow::Result<Outcome<Timer
                             .unwrap_or_default(),
                         total as f64 * config.duration_ns as f64 / 1e9,
                     ));
-                    match run_cell(config, name, period, load, slack, &per_thread, &ctx.stop)? {
+                    match run_cell(
+                        config,
+                        name,
+                        period,
+                        (load, slack),
+                        &per_thread,
+                        &ctx.stop,
+                        &mut tracing,
+                    )? {
                         Ok(cell) => {
                             let cut = !cell.complete;
                             cells.push(cell);
@@ -100,6 +111,7 @@ pub fn run(config: &TimersConfig, ctx: &Context) -> anyhow::Result<Outcome<Timer
         config: config.clone(),
         cells,
         skipped,
+        tracing: tracing.status(),
     };
     Ok(Outcome::new(data, settings, complete))
 }
@@ -125,10 +137,10 @@ fn run_cell(
     config: &TimersConfig,
     name: &str,
     period: u64,
-    load: usize,
-    slack: Option<u64>,
+    (load, slack): (usize, Option<u64>),
     thread_args: &ThreadSettings,
     stop: &Stop,
+    tracing: &mut CellTracing,
 ) -> anyhow::Result<Result<TimersCell, String>> {
     let plan = Plan {
         period_ns: period,
@@ -136,19 +148,39 @@ fn run_cell(
         slack_given: slack.is_some(),
     };
     let n = config.threads.max(1);
-    let barrier = Barrier::new(n);
+    // Traced, this thread is one more party at the barrier: it starts the tracer for the
+    // measuring threads' ids before they start, and drains it while they run.
+    let traced = tracing.wanted() && wakes_on_measuring_thread(name);
+    let barrier = Barrier::new(n + usize::from(traced));
+    let (tid_tx, tid_rx) = mpsc::channel::<i32>();
     let helper_before = mechanisms::shared_helper_usage(name);
+    let mut tracer = None;
     let runs: Vec<anyhow::Result<Result<ThreadRun, String>>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..n)
             .map(|i| {
-                let barrier = &barrier;
+                let (barrier, tid_tx) = (&barrier, tid_tx.clone());
                 std::thread::Builder::new()
                     .name(format!("sleeplab-timer{i}"))
                     .spawn_scoped(s, move || {
+                        let _ = tid_tx.send(crate::trace::this_tid());
                         measure(name, &plan, slack, thread_args, barrier, stop)
                     })
             })
             .collect();
+        if traced {
+            let tids: Vec<i32> = tid_rx.iter().take(n).collect();
+            tracer = tracing.start(&tids);
+            barrier.wait();
+            while handles
+                .iter()
+                .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
+            {
+                std::thread::sleep(DRAIN_EVERY);
+                if let Some(t) = tracer.as_mut() {
+                    t.drain();
+                }
+            }
+        }
         handles
             .into_iter()
             .map(|h| match h {
@@ -170,15 +202,10 @@ fn run_cell(
             Err(reason) => return Ok(Err(reason)),
         }
     }
-    Ok(Ok(assemble(
-        config,
-        name,
-        period,
-        (load, slack),
-        &plan,
-        ok,
-        helper,
-    )))
+    let explanation = tracing.explain(tracer, &plan, &ok);
+    let mut cell = assemble(config, name, period, (load, slack), &plan, ok, helper);
+    cell.explanation = explanation;
+    Ok(Ok(cell))
 }
 
 /// One measuring thread: settings, slack, the mechanism, the barrier, the run.
@@ -222,6 +249,7 @@ fn measure(
         wakes,
         usage,
         slack,
+        tid: crate::trace::this_tid(),
     }))
 }
 
@@ -289,7 +317,86 @@ fn assemble(
         voluntary_csw: vol,
         involuntary_csw: invol,
         threads,
+        explanation: None,
     }
+}
+
+/// How often a traced cell's coordinator drains the kernel's buffers while its
+/// measuring threads run.
+const DRAIN_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// The kernel's tracing over a timers run: asked for or not, and once asked, either
+/// working or the note that says why not (then no cell is explained: a periodic run
+/// has no per-wake /proc reading to give a partial account from).
+struct CellTracing {
+    wanted: bool,
+    note: Option<String>,
+    lost: u64,
+}
+
+impl CellTracing {
+    fn new(wanted: bool) -> Self {
+        Self {
+            wanted,
+            note: None,
+            lost: 0,
+        }
+    }
+
+    /// Whether cells are to be traced (asked for, and not found impossible yet).
+    fn wanted(&self) -> bool {
+        self.wanted && self.note.is_none()
+    }
+
+    /// A tracer following `tids`, or none (and the note) when the kernel refuses.
+    fn start(&mut self, tids: &[i32]) -> Option<Tracer> {
+        match Tracer::for_threads(tids) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                self.note = Some(format!(
+                    "{}; timers keeps no per-wake /proc reading, so its cells carry no account",
+                    e.note()
+                ));
+                None
+            }
+        }
+    }
+
+    /// The cell's explanation: each thread's wakes against the deadlines their timer
+    /// fired for, split on the recorded events.
+    fn explain(
+        &mut self,
+        tracer: Option<Tracer>,
+        plan: &Plan,
+        runs: &[ThreadRun],
+    ) -> Option<Explanation> {
+        let (timeline, lost) = tracer?.finish();
+        self.lost += lost;
+        let mut accounts = Vec::new();
+        for r in runs {
+            let schedule = r.report.schedule(plan, &r.wakes);
+            for w in crate::ticks::windows(&schedule, &r.wakes, r.tid) {
+                accounts.push(crate::trace::account(&timeline, &w));
+            }
+        }
+        Some(Explanation::of(&accounts, lost, false))
+    }
+
+    /// What the result keeps (`None` when not asked for).
+    fn status(&self) -> Option<Tracing> {
+        self.wanted.then(|| Tracing {
+            kernel: self.note.is_none(),
+            note: self.note.clone(),
+            lost_events: self.lost,
+        })
+    }
+}
+
+/// Whether `name`'s wakes happen on the measuring thread, where the tracer follows
+/// them: not those of the mechanisms whose counts are estimates because their wakes
+/// come elsewhere (glibc's SIGEV_THREAD callback threads, setitimer's child process).
+fn wakes_on_measuring_thread(name: &str) -> bool {
+    sleeplab::wait::periodic::find(name).is_none_or(|m| m.exact_counts)
 }
 
 fn pct(part: u64, whole: u64) -> f64 {
@@ -313,6 +420,7 @@ mod tests {
             loads: vec![0],
             timer_slacks_ns: vec![],
             json_samples: 5,
+            trace: false,
         }
     }
 

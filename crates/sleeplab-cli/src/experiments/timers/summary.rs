@@ -1,7 +1,8 @@
 //! The statistics of one or more accounted runs (one measuring thread, or all of them
 //! merged): counts, the seed's error, lateness quantiles, drift.
 
-use crate::stats::{quantile_sorted, tail_quantile};
+use crate::stats::quantile_ci::ci_sorted;
+use crate::stats::{Ci, quantile_sorted, tail_quantile};
 use crate::ticks::Account;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -36,9 +37,15 @@ pub struct TickStats {
     pub min_lateness_ns: i64,
     /// Median lateness, ns.
     pub median_lateness_ns: f64,
+    /// 95 % interval of the median lateness, ns (`stats::quantile_ci`).
+    #[serde(default)]
+    pub median_lateness_ci_ns: Option<Ci>,
     /// 99th percentile of the lateness, ns (linear interpolation, as numpy); `null`
     /// below 100 delivered ticks (the quantile rule).
     pub p99_lateness_ns: Option<f64>,
+    /// 95 % interval of the p99 lateness, ns.
+    #[serde(default)]
+    pub p99_lateness_ci_ns: Option<Ci>,
     /// Largest lateness, ns.
     pub max_lateness_ns: i64,
     /// The last received wake − its own deadline, ns (worst thread when merged).
@@ -104,7 +111,9 @@ impl TickStats {
             lateness_stddev_ns,
             min_lateness_ns: min,
             median_lateness_ns: q(0.5),
+            median_lateness_ci_ns: ci_sorted(&sorted, 0.5, |v| v as f64),
             p99_lateness_ns: p99,
+            p99_lateness_ci_ns: ci_sorted(&sorted, 0.99, |v| v as f64),
             max_lateness_ns: sorted.last().copied().unwrap_or(0),
             end_lateness_ns: worst(|a| a.end_lateness_ns),
             drift_ns: worst(|a| a.drift_ns),
@@ -160,6 +169,12 @@ mod tests {
         assert!((both.mean_lateness_ns - 200_000.0).abs() < 1e-6);
         assert_eq!(both.max_lateness_ns, 1_050_000);
         assert!((both.median_lateness_ns - 35_000.0).abs() < 1e-6);
+        // Six ticks bound their median by the 1st and 6th smallest (P(B = 0) = 1.6 %).
+        assert_eq!(
+            both.median_lateness_ci_ns,
+            Some(Ci(Some(10_000.0), Some(1_050_000.0)))
+        );
+        assert_eq!(both.p99_lateness_ci_ns, None);
         // b's drift: 2.05 ms − 1 ms = 1.05 ms is the worst.
         assert_eq!(both.drift_ns, 1_050_000);
         assert_eq!(TickStats::of(&[]), TickStats::default());

@@ -9,7 +9,7 @@ use crate::output::units::ns;
 use crate::probe::protocol::Kind;
 use crate::report::sections::runtimes::is_sleeplab;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Sentence};
+use crate::stats::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, interval_text, order};
 
 /// A measured one-shot method.
 fn measured_oneshot(m: &MethodResult) -> bool {
@@ -99,7 +99,9 @@ pub fn binding_gain(r: &Results<'_>) -> Option<Finding> {
 }
 
 /// One runtime's part: both median oversleeps (each a quoted median, n named when under
-/// 100) and how much less the precise one overslept.
+/// 100) and how much less the precise one overslept: "less" only where the 95 %
+/// intervals of the two medians separate; else the two are indistinguishable in this
+/// run, with both intervals.
 fn pair_sentence(
     title: &str,
     precise: &MethodResult,
@@ -108,16 +110,46 @@ fn pair_sentence(
     q: &OneshotCell,
 ) -> Sentence {
     let over = |c: &OneshotCell| c.summary.median_ns - c.requested_ns as f64;
+    let est = |c: &OneshotCell| {
+        let req = c.requested_ns as f64;
+        Est::new(
+            over(c),
+            c.summary.median_ci_ns.map(|ci| ci.map(|v| v - req)),
+        )
+    };
     let (po, qo) = (ns(over(p)), ns(over(q)));
+    let (ep, eq) = (est(p), est(q));
+    let verdict = if ep.value < eq.value {
+        order(&ep, &eq)
+    } else {
+        // "not less" claims no order.
+        Order::Indistinguishable
+    };
+    let gain = match verdict {
+        Order::Below => comparison(over(p), over(q)),
+        _ if ep.value >= eq.value => comparison(over(p), over(q)),
+        _ => format!(
+            "{INDISTINGUISHABLE} ({} vs {})",
+            interval_text(ep.ci, ns),
+            interval_text(eq.ci, ns)
+        ),
+    };
     let mut s = Sentence::new(format!(
-        "asked for {}, {title}'s {} overslept by a median of {po}{}, {} by {qo}{}: {}",
+        "asked for {}, {title}'s {} overslept by a median of {po}{}, {} by {qo}{}: {gain}",
         ns(p.requested_ns as f64),
         precise.method,
         small_n(p.summary.count),
         plain.method,
         small_n(q.summary.count),
-        comparison(over(p), over(q))
     ));
+    if ep.value < eq.value && verdict != Order::Above {
+        s.claim(Claim::Verdict {
+            stat: Stat::Median,
+            a: ep,
+            b: eq,
+            stated: verdict,
+        });
+    }
     for (c, shown) in [(p, po), (q, qo)] {
         s.claim(Claim::Quote {
             stat: Stat::Median,
@@ -170,6 +202,9 @@ mod tests {
                         c.requested_ns = requested;
                         c.summary.count = 100;
                         c.summary.median_ns = median;
+                        // A ±1 % interval: the gains below are told apart.
+                        c.summary.median_ci_ns =
+                            Some(crate::stats::Ci(Some(0.99 * median), Some(1.01 * median)));
                         c
                     })
                     .collect();

@@ -2,9 +2,13 @@
 //! under load, with the idle-state evidence that explains it when the fingerprint has it.
 
 use super::{Finding, Results, blocked, common_stat, count, quote, sleep_call};
+use crate::experiments::sweep::SweepCell;
 use crate::output::units::{ns, pct};
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Direction, Extreme, RankBy, Sentence, Verb, direction};
+use crate::stats::claim::{
+    Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, Verb, direction,
+    interval_text, order,
+};
 
 /// A change within this share is "no change" for the tail under load.
 const LOAD_TOLERANCE: f64 = 0.2;
@@ -30,7 +34,8 @@ fn load_phrase(load: usize, cpus: usize) -> String {
 
 /// "Under load, a 1 ms sleep's p99 grew from X to Y": the highest tail quantile both
 /// cells resolve (p99, else p90, else the median), named; a change within 20 % (stated)
-/// is no change.
+/// is no change, and a change is stated only where the two 95 % intervals separate
+/// (else: indistinguishable in this run, with both intervals).
 pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
     let m = r.main_sweep()?;
     let max_load = *m.loads().iter().max()?;
@@ -52,7 +57,50 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
         quote(&mut s, &a.summary, stat)?,
         quote(&mut s, &b.summary, stat)?,
     );
+    let (ea, eb) = (
+        Est::new(va, a.summary.ci(stat)),
+        Est::new(vb, b.summary.ci(stat)),
+    );
     let stated = direction(va, vb, LOAD_TOLERANCE);
+    let cpus = r.top.fingerprint.cpu_count;
+    let setting = load_phrase(max_load, cpus);
+    let what = format!("a {} {mech}'s {stat}", ns(d as f64));
+    let shown = match stated {
+        Direction::Up => Order::Below,
+        Direction::Down => Order::Above,
+        Direction::Same => Order::Indistinguishable,
+    };
+    if stated != Direction::Same && order(&ea, &eb) != shown {
+        // (An interval that excludes its own value orders nothing either.)
+        if order(&ea, &eb) == Order::Indistinguishable {
+            s.claim(Claim::Verdict {
+                stat,
+                a: ea,
+                b: eb,
+                stated: Order::Indistinguishable,
+            });
+        }
+        let n = a.summary.count.min(b.summary.count);
+        let sizes = if n < crate::stats::claim::SMALL_SAMPLE {
+            format!("; n = {} and n = {}", a.summary.count, b.summary.count)
+        } else {
+            String::new()
+        };
+        s.push(&format!(
+            "Load's effect on the tail is unclear here: {setting}, {what} was {sa} {} idle and {sb} {} loaded, {INDISTINGUISHABLE} (95 % intervals{sizes}).",
+            interval_text(ea.ci, ns),
+            interval_text(eb.ci, ns),
+        ));
+        return Some(Finding::new("load", s));
+    }
+    if stated != Direction::Same {
+        s.claim(Claim::Verdict {
+            stat,
+            a: ea,
+            b: eb,
+            stated: shown,
+        });
+    }
     s.claim(Claim::Change {
         stat,
         from: va,
@@ -69,9 +117,6 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
     } else {
         String::new()
     };
-    let cpus = r.top.fingerprint.cpu_count;
-    let setting = load_phrase(max_load, cpus);
-    let what = format!("a {} {mech}'s {stat}", ns(d as f64));
     let word = Verb::Grew.word(stated);
     s.push(&match stated {
         Direction::Up => format!(
@@ -88,7 +133,8 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
 }
 
 /// "Sleeps got faster under load": sleeping cells (idle and at the highest load, both
-/// blocked) whose loaded median is more than 10 % (stated) below the idle one. The
+/// blocked) whose loaded median is more than 10 % (stated) below the idle one, its 95 %
+/// interval below the idle one's (a drop the intervals do not separate is not counted). The
 /// mechanism is stated only when the fingerprint records the idle behaviour that
 /// explains it ([`halted_idle`]).
 pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
@@ -106,9 +152,12 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
                 .map(|b| (a, b))
         })
         .collect();
+    let med = |c: &SweepCell| Est::new(c.summary.median_ns, c.summary.median_ci_ns);
     let faster: Vec<_> = pairs
         .iter()
-        .filter(|(a, b)| b.summary.median_ns < (1.0 - FASTER_BY) * a.summary.median_ns)
+        .filter(|(a, b)| {
+            b.summary.median_ns < (1.0 - FASTER_BY) * a.summary.median_ns && med(b).below(&med(a))
+        })
         .collect();
     if faster.is_empty() {
         return None;
@@ -124,6 +173,12 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
         quote(&mut s, &a.summary, Stat::Median)?,
         quote(&mut s, &b.summary, Stat::Median)?,
     );
+    s.claim(Claim::Verdict {
+        stat: Stat::Median,
+        a: med(a),
+        b: med(b),
+        stated: Order::Above,
+    });
     s.claim(Claim::Change {
         stat: Stat::Median,
         from: a.summary.median_ns,
@@ -138,6 +193,7 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
             by: RankBy::Signed,
             chosen: i,
             among: ratios.clone(),
+            intervals: Vec::new(),
         });
     }
     let tol = pct(100.0 * FASTER_BY);
@@ -149,7 +205,7 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
         String::new()
     };
     s.push(&format!(
-        "Under load, sleeps got faster, not slower: {}, the median of {} of {} sleeping cells shrank by more than {tol} (the largest drop: {} {} from {sa} idle to {sb}{sizes}).",
+        "Under load, sleeps got faster, not slower: {}, the median of {} of {} sleeping cells shrank by more than {tol}, beyond both 95 % intervals (the largest drop: {} {} from {sa} idle to {sb}{sizes}).",
         load_phrase(max_load, r.top.fingerprint.cpu_count),
         count(faster.len() as u64),
         count(pairs.len() as u64),

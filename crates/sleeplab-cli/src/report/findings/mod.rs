@@ -12,6 +12,7 @@
 //! sleeps, spinning's cost, early wake-ups, first calls), [`pace`], [`runtimes`].
 
 mod binding_gain;
+mod explain;
 mod load;
 mod pace;
 #[cfg(test)]
@@ -24,6 +25,7 @@ mod sweep;
 mod tests;
 
 pub use binding_gain::binding_gain;
+pub use explain::{cell_sentence as why_late_sentence, why_late, why_late_of};
 pub use load::{load_effect, loaded_faster};
 pub use pace::pace_loop;
 pub use runtimes::runtime_floors;
@@ -84,7 +86,9 @@ pub fn findings(r: &Results<'_>) -> Vec<Finding> {
         early_wakeups,
         first_calls,
     ];
-    all.iter().filter_map(|f| f(r)).collect()
+    let mut out: Vec<Finding> = all.iter().filter_map(|f| f(r)).collect();
+    out.extend(why_late(r));
+    out
 }
 
 /// The family of a mechanism by name (from the library's table; `None` if unknown).

@@ -4,6 +4,7 @@
 use super::*;
 use crate::model::ExperimentData;
 use crate::report::testdata::{cell, result, sweep};
+use crate::stats::Ci;
 use proptest::prelude::*;
 
 const MECHS: [&str; 10] = [
@@ -36,14 +37,34 @@ fn arb_cell(
         0u64..3,
         proptest::option::of(0u64..10_000_000),
         1.0f64..20.0,
+        0.0f64..0.5,
     )
-        .prop_map(move |(n, over, csw, cpu, early, first, tail)| {
+        .prop_map(move |(n, over, csw, cpu, early, first, tail, w)| {
             let median = req as f64 + over;
             let mut c = cell(mech, req, load, slack, median);
             c.summary.count = n;
-            c.summary.p90_ns = Some(median * (1.0 + tail / 10.0));
-            c.summary.p99_ns = Some(median * (1.0 + tail / 2.0));
-            c.summary.p999_ns = Some(median * (1.0 + tail));
+            // Each quantile's interval: ±w around it, open above where its upper rank
+            // runs off the sample, none where nothing bounds it (stats::quantile_ci).
+            let ci = |v: f64, q: f64| {
+                let (lo, hi) = crate::stats::quantile_ci::ci_ranks(n, q);
+                (lo.is_some() || hi.is_some())
+                    .then(|| Ci(lo.map(|_| v * (1.0 - w)), hi.map(|_| v * (1.0 + w))))
+            };
+            c.summary.median_ci_ns = ci(median, 0.5);
+            for (q, k, slot, ci_slot) in [
+                (0.9, 10.0, &mut c.summary.p90_ns, &mut c.summary.p90_ci_ns),
+                (0.99, 2.0, &mut c.summary.p99_ns, &mut c.summary.p99_ci_ns),
+                (
+                    0.999,
+                    1.0,
+                    &mut c.summary.p999_ns,
+                    &mut c.summary.p999_ci_ns,
+                ),
+            ] {
+                let v = median * (1.0 + tail / k);
+                *slot = Some(v);
+                *ci_slot = ci(v, q);
+            }
             c.summary.enforce_quantile_rule();
             c.summary.early_count = early.min(n);
             c.voluntary_csw_per_call = csw;

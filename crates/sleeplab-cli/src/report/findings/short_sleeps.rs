@@ -7,12 +7,18 @@ use super::{
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::ns;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence};
+use crate::stats::ci_below;
+use crate::stats::claim::{
+    Claim, Est, Extreme, INDISTINGUISHABLE, NEVER_BLOCKED, RankBy, Sentence, interval_text,
+    with_interval,
+};
 
 /// "The cheapest short sleep here is X: 1 µs took a median Y." Only calls that blocked
 /// (≥ 0.5 voluntary context switches per call) count as sleeps; those that did not are
 /// named as returning without sleeping, with their CPU cost. Cells where some call
-/// returned early (a periodic timer's expiry) are not compared.
+/// returned early (a periodic timer's expiry) are not compared. The cheapest is a
+/// verdict only where its median's 95 % interval lies below every other's; the others
+/// whose interval overlaps it are named as indistinguishable from it in this run.
 pub fn cheapest_short_sleep(r: &Results<'_>) -> Option<Finding> {
     let m = r.main_sweep()?;
     let d = short_request(&m)?;
@@ -33,8 +39,25 @@ pub fn cheapest_short_sleep(r: &Results<'_>) -> Option<Finding> {
     let best = slept[bi];
     let mut s = Sentence::default();
     let v = quote(&mut s, &best.summary, Stat::Median)?;
+    let med = |c: &SweepCell| Est::new(c.summary.median_ns, c.summary.median_ci_ns);
+    let close: Vec<String> = slept
+        .iter()
+        .filter(|c| {
+            !std::ptr::eq(**c, best) && !ci_below(best.summary.median_ci_ns, c.summary.median_ci_ns)
+        })
+        .map(|c| format!("{} {}", c.mechanism, with_interval(&med(c), ns)))
+        .collect();
+    let tie = if close.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " by point value, {INDISTINGUISHABLE} from {} (its median {})",
+            and_list(&close),
+            interval_text(best.summary.median_ci_ns, ns)
+        )
+    };
     s.push(&format!(
-        "The cheapest short sleep here is {}: asking for {} took a median {v}{}",
+        "The cheapest short sleep here is {}{tie}: asking for {} took a median {v}{}",
         best.mechanism,
         ns(d as f64),
         small_n(best.summary.count)
@@ -50,6 +73,7 @@ pub fn cheapest_short_sleep(r: &Results<'_>) -> Option<Finding> {
             by: RankBy::Signed,
             chosen: bi,
             among: medians.clone(),
+            intervals: slept.iter().map(|c| c.summary.median_ci_ns).collect(),
         });
     }
     match sleep_call(&m)

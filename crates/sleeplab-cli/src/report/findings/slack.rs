@@ -3,7 +3,10 @@
 use super::{Finding, Results, SLEEP_CALLS, blocked, count, quote};
 use crate::output::units::ns;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Direction, Sentence, Verb, direction, median};
+use crate::stats::claim::{
+    Claim, Direction, Est, INDISTINGUISHABLE, Order, Sentence, Verb, difference, direction,
+    interval_text, median, median_interval, order,
+};
 
 /// Below this a slack's effect "hardly matters".
 const MATTERS_NS: f64 = 2_000.0;
@@ -13,7 +16,10 @@ const MATTERS_NS: f64 = 2_000.0;
 /// the low). Pairs where either side did not block are left out (the slack delays a
 /// sleeping timer; a call that never slept shows nothing of it). When the effect exceeds
 /// the slack difference itself, the excess is stated, and its likely cause only when the
-/// fingerprint records idle states that the longer wait can reach.
+/// fingerprint records idle states that the longer wait can reach. Longer or shorter is a
+/// verdict: the interval of the median difference (from the medians' 95 % intervals,
+/// [`median_interval`] of each pair's [`difference`]) must exclude zero; where it does
+/// not, the finding says the difference is indistinguishable from none.
 pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
     let sw = r.slack_sweep()?;
     let pairs: Vec<_> = sw
@@ -38,11 +44,19 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
     } else {
         sleep_pairs
     };
-    let diffs: Vec<f64> = used
+    let med = |c: &crate::experiments::sweep::SweepCell| {
+        Est::new(c.summary.median_ns, c.summary.median_ci_ns)
+    };
+    let diffs: Vec<Est> = used
         .iter()
-        .map(|(h, l)| h.summary.median_ns - l.summary.median_ns)
+        .map(|(h, l)| difference(&med(h), &med(l)))
         .collect();
-    let added = median(&diffs)?;
+    let added = median(&diffs.iter().map(|d| d.value).collect::<Vec<_>>())?;
+    let added_est = Est::new(
+        added,
+        median_interval(&diffs.iter().map(|d| d.ci).collect::<Vec<_>>()),
+    );
+    let diffs: Vec<f64> = diffs.iter().map(|d| d.value).collect();
     // An example: the 10 µs (or first) pair.
     let (h, l) = used
         .iter()
@@ -79,6 +93,29 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
     s.claim(Claim::Threshold {
         shown: threshold.clone(),
     });
+    // Only intervals clear of zero decide a direction.
+    let verdict = order(&Est::exact(0.0), &added_est);
+    s.claim(Claim::Verdict {
+        stat: Stat::Median,
+        a: Est::exact(0.0),
+        b: added_est,
+        stated: verdict,
+    });
+    if verdict == Order::Indistinguishable {
+        let head = if added.abs() < MATTERS_NS {
+            format!("Timer slack hardly matters here (under {threshold}): ")
+        } else {
+            "Timer slack's effect is unclear here: ".to_string()
+        };
+        s.push(&format!(
+            "{head}the median difference between sleeps of 1–100 µs at {} slack and at {} was {}, {INDISTINGUISHABLE} from none ({}; {how}; under {threshold} would count as noise; {example}).",
+            ns(sw.high as f64),
+            ns(sw.low as f64),
+            ns(added),
+            interval_text(added_est.ci, ns),
+        ));
+        return Some(Finding::new("timer-slack", s));
+    }
     // The sign decides the word: a slack that made sleeps shorter is said so.
     let stated = direction(0.0, added, 0.0);
     s.claim(Claim::Change {

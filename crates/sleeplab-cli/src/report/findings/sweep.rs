@@ -176,6 +176,7 @@ pub fn first_calls(r: &Results<'_>) -> Option<Finding> {
             by: RankBy::Signed,
             chosen: i,
             among: ratios.clone(),
+            intervals: Vec::new(),
         });
     }
     let floor = ns(SLOW_FLOOR_NS as f64);

@@ -4,6 +4,7 @@
 use super::*;
 use crate::model::ExperimentData;
 use crate::report::testdata::{cell, result, stored, survey, sweep};
+use crate::stats::Ci;
 use crate::stats::claim::NEVER_BLOCKED;
 
 fn ids(f: &[Finding]) -> Vec<&str> {
@@ -106,11 +107,18 @@ fn slack_finding_needs_two_slacks() {
     assert!(timer_slack(&Results::of(&r)).is_none());
 }
 
+/// A cell whose median's 95 % interval is ±1 % (narrower than the testdata's ±5 %).
+fn sharp(mut c: crate::experiments::sweep::SweepCell) -> crate::experiments::sweep::SweepCell {
+    let m = c.summary.median_ns;
+    c.summary.median_ci_ns = Some(Ci(Some(0.99 * m), Some(1.01 * m)));
+    c
+}
+
 #[test]
 fn small_slack_difference_says_it_hardly_matters_and_states_the_line() {
     let cells = vec![
-        cell("nanosleep", 10_000, 0, 50_000, 11_000.0),
-        cell("nanosleep", 10_000, 0, 1, 10_500.0),
+        sharp(cell("nanosleep", 10_000, 0, 50_000, 11_000.0)),
+        sharp(cell("nanosleep", 10_000, 0, 1, 10_500.0)),
     ];
     let r = result(ExperimentData::Sweep(sweep(cells)));
     let f = checked(timer_slack(&Results::of(&r)));
@@ -121,6 +129,29 @@ fn small_slack_difference_says_it_hardly_matters_and_states_the_line() {
         f.text
     );
     assert!(f.text.contains("500 ns longer"), "{}", f.text);
+}
+
+/// Issue 25: a difference whose interval holds zero is not called longer or shorter.
+#[test]
+fn a_slack_difference_within_the_intervals_is_indistinguishable() {
+    let cells = vec![
+        cell("nanosleep", 10_000, 0, 50_000, 11_000.0),
+        cell("nanosleep", 10_000, 0, 1, 10_500.0),
+    ];
+    let r = result(ExperimentData::Sweep(sweep(cells)));
+    let f = checked(timer_slack(&Results::of(&r)));
+    assert!(
+        f.text.starts_with(
+            "Timer slack hardly matters here (under 2 µs): the median difference between sleeps of 1–100 µs at 50 µs slack and at 1 ns was 500 ns, indistinguishable in this run from none ([-575 ns–1.57 µs];"
+        ),
+        "{}",
+        f.text
+    );
+    assert!(
+        !f.text.contains("longer") && !f.text.contains("shorter"),
+        "{}",
+        f.text
+    );
 }
 
 #[test]
@@ -189,14 +220,27 @@ fn a_call_that_never_blocked_is_not_the_cheapest_sleep() {
 fn load_effect_compares_one_statistic_idle_and_loaded() {
     let mut a = cell("nanosleep", 1_000_000, 0, 50_000, 1_060_000.0);
     a.summary.p99_ns = Some(1_200_000.0);
+    a.summary.p99_ci_ns = Some(Ci(Some(1_100_000.0), Some(1_300_000.0)));
     let mut b = cell("nanosleep", 1_000_000, 2, 50_000, 1_100_000.0);
     b.summary.p99_ns = Some(8_600_000.0);
-    let mut r = result(ExperimentData::Sweep(sweep(vec![a, b])));
+    b.summary.p99_ci_ns = Some(Ci(Some(8_000_000.0), Some(9_000_000.0)));
+    let mut r = result(ExperimentData::Sweep(sweep(vec![a.clone(), b.clone()])));
     r.fingerprint.cpu_count = 2;
     let f = checked(load_effect(&Results::of(&r)));
     assert_eq!(
         f.text,
         "Load stretches the tail: with 2 busy threads on 2 CPUs, a 1 ms nanosleep's p99 grew from 1.2 ms idle to 8.6 ms (more than 20 %)."
+    );
+    // Issue 25: the same p99s whose intervals overlap (100 samples bound a p99 from
+    // below only) draw no verdict; both intervals are given.
+    a.summary.p99_ci_ns = Some(Ci(Some(1_100_000.0), None));
+    b.summary.p99_ci_ns = Some(Ci(Some(1_000_000.0), None));
+    let mut r = result(ExperimentData::Sweep(sweep(vec![a, b])));
+    r.fingerprint.cpu_count = 2;
+    let f = checked(load_effect(&Results::of(&r)));
+    assert_eq!(
+        f.text,
+        "Load's effect on the tail is unclear here: with 2 busy threads on 2 CPUs, a 1 ms nanosleep's p99 was 1.2 ms [≥ 1.1 ms] idle and 8.6 ms [≥ 1 ms] loaded, indistinguishable in this run (95 % intervals)."
     );
 }
 

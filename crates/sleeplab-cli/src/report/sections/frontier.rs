@@ -10,6 +10,7 @@ use crate::report::charts::{color, css};
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
+use crate::stats::claim::interval_text;
 use plotters::style::RGBColor;
 
 /// The CPU axis spans these percentages (log scale): a plain sleep's 0.05 % to a spin's
@@ -39,7 +40,7 @@ pub fn section(p: &PaceData) -> Option<Section> {
             continue;
         }
         let st = standings(&level);
-        captions.push(frontier_sentence(load, &st));
+        captions.push(frontier_sentence(load, &st).text);
         let spec = level_chart(load, &st, &paint);
         charts.push(chart(
             &format!("pace-frontier-load-{load}"),
@@ -61,7 +62,7 @@ pub fn section(p: &PaceData) -> Option<Section> {
         title: "The accuracy-versus-CPU frontier, by load".into(),
         blocks: vec![
             Block::Text(format!(
-                "Each contender's p99 lateness against the CPU it used, one chart per load level ({} frames per contender; p99 needs n ≥ 100). Lower left is better; the line joins the contenders that no other one beats on both.",
+                "Each contender's p99 lateness against the CPU it used, one chart per load level ({} frames per contender; p99 needs n ≥ 100). Lower left is better; the line joins the contenders that no other one is shown to beat on both (a lower CPU and a p99 whose 95 % interval lies below; the table gives each interval).",
                 p.config.frames
             )),
             Block::Grid {
@@ -135,6 +136,7 @@ fn evidence_table(p: &PaceData) -> Table {
         "load",
         "frames (n)",
         "p99",
+        "p99 95 % interval",
         "CPU",
         "late",
         "started late",
@@ -154,6 +156,11 @@ fn evidence_table(p: &PaceData) -> Table {
             Cell::Num(r.load.to_string()),
             count(e.frames),
             Cell::Num(ns(r.error.p99_ns)),
+            if r.error.p99_ns.is_some() {
+                Cell::Num(interval_text(r.error.p99_ci_ns, ns))
+            } else {
+                Cell::Empty
+            },
             Cell::Num(pct(r.cpu_percent)),
             count(e.late_frames),
             count(e.late_started_late),
@@ -174,8 +181,9 @@ mod tests {
     use super::*;
     use crate::experiments::pace::PaceConfig;
 
+    /// 400 frames: enough for a p99 interval closed above (368).
     fn result(name: &str, load: usize, late: u64, cpu: f64) -> PaceResult {
-        PaceResult::uniform(name, load, 200, late, cpu)
+        PaceResult::uniform(name, load, 400, late, cpu)
     }
 
     fn data(loads: Vec<usize>, results: Vec<PaceResult>) -> PaceData {
@@ -185,13 +193,16 @@ mod tests {
                 loads,
                 rate_hz: 60.0,
                 period_ns: 16_666_667,
-                frames: 200,
+                frames: 400,
                 block: 50,
                 work_ns: 0,
                 timer_slack_ns: Some(1),
                 json_samples: 0,
+                repeat: 1,
             },
             results,
+            runs: vec![],
+            repeat: vec![],
         }
     }
 

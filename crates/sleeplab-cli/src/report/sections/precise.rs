@@ -11,7 +11,10 @@ use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, num, pct};
 use crate::report::view::Results;
-use crate::stats::claim::{Claim, Extreme, RankBy, Sentence, extreme_index, n_clause, small_n};
+use crate::stats::claim::{
+    Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, extreme_index, interval_text,
+    n_clause, small_n, with_interval,
+};
 use crate::stats::{Stat, Summary};
 
 /// The pace and cpu sections the results support.
@@ -81,6 +84,7 @@ fn pace(p: &PaceData) -> Section {
         "mean",
         "p50",
         "p99",
+        "p99 95 % interval",
         "max",
         "missed frames",
         "CPU",
@@ -95,6 +99,11 @@ fn pace(p: &PaceData) -> Section {
             Cell::Num(ns(e.mean_ns)),
             Cell::Num(ns(e.median_ns)),
             Cell::Num(ns(e.p99_ns)),
+            if e.p99_ns.is_some() {
+                Cell::Num(interval_text(e.p99_ci_ns, ns))
+            } else {
+                Cell::Empty
+            },
             Cell::Num(ns(e.max_ns as f64)),
             if r.missed_frames > 0 {
                 Cell::Warn(r.missed_frames.to_string())
@@ -206,7 +215,8 @@ const FRUGAL_PCT: f64 = 50.0;
 
 /// The trade-off caption: among contenders under [`FRUGAL_PCT`] of a core, the one with
 /// the lowest tail lateness, by the highest of p99, p90 and median every one of them
-/// resolves.
+/// resolves; those whose 95 % interval overlaps its own are named as indistinguishable
+/// from it in this run.
 pub fn tradeoff_caption(p: &PaceData) -> Sentence {
     let frugal: Vec<&PaceResult> = p
         .results
@@ -232,8 +242,23 @@ pub fn tradeoff_caption(p: &PaceData) -> Sentence {
     let best = frugal[bi];
     let mut s = Sentence::default();
     let v = quote(&mut s, &best.error, stat).unwrap_or_default();
+    let est = |r: &PaceResult| Est::new(r.error.get(stat).unwrap_or(f64::NAN), r.error.ci(stat));
+    let close: Vec<String> = frugal
+        .iter()
+        .filter(|r| !std::ptr::eq(**r, best) && !est(best).below(&est(r)))
+        .map(|r| format!("{} {}", r.strategy, with_interval(&est(r), ns)))
+        .collect();
+    let tie = if close.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {INDISTINGUISHABLE} from {} (its {stat} {})",
+            close.join(", "),
+            interval_text(best.error.ci(stat), ns)
+        )
+    };
     s.push(&format!(
-        "Lower left is best. Among the {} contenders using under {line} of a core, {} had the lowest {stat}: {v}{} at {} CPU.",
+        "Lower left is best. Among the {} contenders using under {line} of a core, {} had the lowest {stat}: {v}{} at {} CPU{tie}.",
         frugal.len(),
         best.strategy,
         small_n(best.error.count),
@@ -246,6 +271,7 @@ pub fn tradeoff_caption(p: &PaceData) -> Sentence {
             by: RankBy::Signed,
             chosen: bi,
             among: values,
+            intervals: frugal.iter().map(|r| r.error.ci(stat)).collect(),
         });
     }
     s
@@ -381,6 +407,7 @@ pub fn cpu_caption(c: &CpuData) -> Sentence {
             by: RankBy::Signed,
             chosen,
             among,
+            intervals: Vec::new(),
         });
     }
     s
@@ -425,8 +452,11 @@ mod tests {
                 work_ns: 0,
                 timer_slack_ns: Some(1),
                 json_samples: 0,
+                repeat: 1,
             },
             results,
+            runs: vec![],
+            repeat: vec![],
         }
     }
 

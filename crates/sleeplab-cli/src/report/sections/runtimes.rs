@@ -257,8 +257,25 @@ pub fn floor_caption(floors: &[(String, &OneshotCell, usize)]) -> Sentence {
     if let Some(bi) = extreme_index(&medians, Extreme::Least, RankBy::Signed) {
         let b = honest[bi];
         let v = median(&mut s, b.1);
+        let close: Vec<&str> = honest
+            .iter()
+            .filter(|f| {
+                !std::ptr::eq(**f, b)
+                    && !crate::stats::ci_below(b.1.summary.median_ci_ns, f.1.summary.median_ci_ns)
+            })
+            .map(|f| f.0.as_str())
+            .collect();
+        let tie = if close.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (by point value: {} from {}, by the 95 % intervals of the medians)",
+                crate::stats::claim::INDISTINGUISHABLE,
+                close.join(", ")
+            )
+        };
         s.push(&format!(
-            "The quickest wait that never returned early was {}: median {v}.",
+            "The quickest wait that never returned early was {}: median {v}{tie}.",
             b.0
         ));
         if medians.len() >= 2 {
@@ -267,6 +284,7 @@ pub fn floor_caption(floors: &[(String, &OneshotCell, usize)]) -> Sentence {
                 by: RankBy::Signed,
                 chosen: bi,
                 among: medians,
+                intervals: honest.iter().map(|f| f.1.summary.median_ci_ns).collect(),
             });
         }
     }

@@ -96,10 +96,9 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
                 Cell::Num(columns.get(c.model).cloned().unwrap_or_default()),
                 Cell::Num(pct(100.0 * c.mean_rel_error)),
                 // The quantile rule: a p99 needs 100 sleeps.
-                Cell::Num(if Stat::P99.resolved_by(c.sleeps) {
-                    pct(100.0 * c.p99_rel_error)
-                } else {
-                    format!("– (n = {})", c.sleeps)
+                Cell::Num(match c.p99_rel_error {
+                    Some(v) => pct(100.0 * v),
+                    None => format!("– (n = {})", c.sleeps),
                 }),
                 Cell::Num(pct(c.cpu_percent)),
                 if c.early > 0 {
@@ -154,6 +153,7 @@ pub fn caption(d: &SimulateData, strategy: &str) -> Sentence {
             by: RankBy::Signed,
             chosen: wi,
             among: errs,
+            intervals: Vec::new(),
         });
     }
     s
@@ -191,10 +191,13 @@ mod tests {
                     sleeps,
                     mean_rel_error: e,
                     p50_rel_error: e,
-                    p99_rel_error: e,
+                    p50_rel_error_ci: None,
+                    p99_rel_error: Some(e),
+                    p99_rel_error_ci: None,
                     max_rel_error: e,
                     mean_lateness_ns: 0.0,
-                    p99_lateness_ns: 0.0,
+                    p99_lateness_ns: Some(0.0),
+                    p99_lateness_ci_ns: None,
                     max_lateness_ns: 0,
                     cpu_percent: 0.0,
                     native_sleeps_per_wait: 1.0,

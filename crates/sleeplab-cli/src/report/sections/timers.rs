@@ -179,6 +179,7 @@ mod tests {
             voluntary_csw: 0,
             involuntary_csw: 0,
             threads: vec![],
+            explanation: None,
         }
     }
 

@@ -239,6 +239,7 @@ fn pace_stage(level: Level, cpus: usize) -> StagePlan {
             work_ns: 0,
             timer_slack_ns: Some(1),
             json_samples: 200,
+            repeat: 1,
         },
     )
 }
@@ -284,6 +285,7 @@ fn timers_stage(level: Level, env: &PlanEnv) -> StagePlan {
             loads: vec![0],
             timer_slacks_ns: vec![],
             json_samples: 200,
+            trace: false,
         },
     )
 }

@@ -164,6 +164,7 @@ pub(super) fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
             json_samples: 100,
             raw_cap: 100_000,
             focus,
+            trace: false,
         },
     )
 }
@@ -206,6 +207,7 @@ pub(super) fn slack_stage(level: Level, env: &PlanEnv) -> Option<StagePlan> {
             json_samples: 100,
             raw_cap: 100_000,
             focus: vec![],
+            trace: false,
         },
     ))
 }

@@ -106,6 +106,7 @@ pub fn caption(d: &RuntimesData) -> Sentence {
             by: RankBy::Signed,
             chosen: i,
             among: ratios.clone(),
+            intervals: Vec::new(),
         });
         let (rt, method, c) = rows[i];
         s.push(&format!(

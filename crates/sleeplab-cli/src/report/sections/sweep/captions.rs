@@ -6,7 +6,10 @@
 use crate::experiments::sweep::SweepCell;
 use crate::report::units::{ns, ratio};
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Direction, Extreme, RankBy, Sentence, Verb, direction};
+use crate::stats::claim::{
+    Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, Verb, direction,
+    interval_text, order,
+};
 
 /// A relative change within this is "did not change".
 pub(super) const SAME: f64 = 0.02;
@@ -26,13 +29,41 @@ pub(super) fn within(s: &mut Sentence, d: Direction) -> String {
 
 /// The word `verb` calls for when `stat` went from `from` to `to` ("grew", "shrank",
 /// "did not change (within 2 %)"), with the change claim (and the threshold, when
-/// stated) recorded.
-pub(super) fn changed(s: &mut Sentence, stat: Stat, verb: Verb, from: f64, to: f64) -> String {
-    let d = direction(from, to, SAME);
+/// stated) recorded. A quantile said to rise or fall needs intervals that separate
+/// (its verdict recorded beside the change); where they overlap, the words are
+/// [`INDISTINGUISHABLE`] and no direction is claimed.
+pub(super) fn changed(s: &mut Sentence, stat: Stat, verb: Verb, from: Est, to: Est) -> String {
+    let d = direction(from.value, to.value, SAME);
+    if stat.is_quantile() && d != Direction::Same {
+        let want = if d == Direction::Up {
+            Order::Below
+        } else {
+            Order::Above
+        };
+        let o = order(&from, &to);
+        if o != want {
+            // (An interval that excludes its own value orders nothing either.)
+            if o == Order::Indistinguishable {
+                s.claim(Claim::Verdict {
+                    stat,
+                    a: from,
+                    b: to,
+                    stated: o,
+                });
+            }
+            return format!("not measurably different ({INDISTINGUISHABLE})");
+        }
+        s.claim(Claim::Verdict {
+            stat,
+            a: from,
+            b: to,
+            stated: o,
+        });
+    }
     s.claim(Claim::Change {
         stat,
-        from,
-        to,
+        from: from.value,
+        to: to.value,
         verb,
         tolerance: SAME,
         stated: d,
@@ -40,24 +71,42 @@ pub(super) fn changed(s: &mut Sentence, stat: Stat, verb: Verb, from: f64, to: f
     format!("{}{}", verb.word(d), within(s, d))
 }
 
+/// `from → to` with the intervals where the change was indistinguishable (`word` says
+/// so), without them otherwise.
+pub(super) fn from_to(word: &str, from: &Est, to: &Est) -> String {
+    if word.contains(INDISTINGUISHABLE) {
+        format!(
+            "{} {} → {} {}",
+            ns(from.value),
+            interval_text(from.ci, ns),
+            ns(to.value),
+            interval_text(to.ci, ns)
+        )
+    } else {
+        format!("{} → {}", ns(from.value), ns(to.value))
+    }
+}
+
 /// `(mechanism, idle p99, loaded p99)` → "grew"/"shrank"/"did not change" sentence part,
 /// with its change claim recorded.
-fn change(s: &mut Sentence, name: &str, from: f64, to: f64) -> String {
+fn change(s: &mut Sentence, name: &str, from: Est, to: Est) -> String {
+    let word = changed(s, Stat::P99, Verb::Grew, from, to);
     format!(
-        "{} for {name} ({} → {}, {})",
-        changed(s, Stat::P99, Verb::Grew, from, to),
-        ns(from),
-        ns(to),
-        ratio(to / from.max(1.0))
+        "{word} for {name} ({}, {})",
+        from_to(&word, &from, &to),
+        ratio(to.value / from.value.max(1.0))
     )
 }
 
 /// The tail under load: `rows` are (mechanism, idle p99, loaded p99) of a `d` wait,
 /// cells whose samples resolve a p99. With two or more, the largest and the smallest
 /// loaded/idle ratio are named as such; with one, its change alone.
-pub fn load(rows: &[(&str, f64, f64)], d: u64, setting: &str) -> Sentence {
+pub fn load(rows: &[(&str, Est, Est)], d: u64, setting: &str) -> Sentence {
     let mut s = Sentence::default();
-    let ratios: Vec<f64> = rows.iter().map(|r| r.2 / r.1.max(1.0)).collect();
+    let ratios: Vec<f64> = rows
+        .iter()
+        .map(|r| r.2.value / r.1.value.max(1.0))
+        .collect();
     let (Some(hi), Some(lo)) = (
         crate::stats::claim::extreme_index(&ratios, Extreme::Most, RankBy::Signed),
         crate::stats::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed),
@@ -77,12 +126,14 @@ pub fn load(rows: &[(&str, f64, f64)], d: u64, setting: &str) -> Sentence {
         by: RankBy::Signed,
         chosen: hi,
         among: ratios.clone(),
+        intervals: Vec::new(),
     });
     s.claim(Claim::Rank {
         extreme: Extreme::Least,
         by: RankBy::Signed,
         chosen: lo,
         among: ratios,
+        intervals: Vec::new(),
     });
     let (h, l) = (rows[hi], rows[lo]);
     let ph = change(&mut s, h.0, h.1, h.2);
@@ -129,34 +180,30 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
         return s;
     };
     let (h, l) = pairs[most];
-    let dir = direction(h.summary.median_ns, l.summary.median_ns, SAME);
-    let word = changed(
-        &mut s,
-        Stat::Median,
-        Verb::Longer,
-        h.summary.median_ns,
-        l.summary.median_ns,
-    );
+    let median = |c: &SweepCell| Est::new(c.summary.median_ns, c.summary.median_ci_ns);
+    let word = changed(&mut s, Stat::Median, Verb::Longer, median(h), median(l));
+    let cut = !word.contains(INDISTINGUISHABLE)
+        && direction(h.summary.median_ns, l.summary.median_ns, SAME) == Direction::Down;
     if pairs.len() >= 2 {
         s.claim(Claim::Rank {
             extreme: Extreme::Most,
             by: RankBy::Signed,
             chosen: most,
             among: gains.clone(),
+            intervals: Vec::new(),
         });
     }
     let q = medians_quoted(&mut s, h, l);
     s.push(&format!(
-        "Dropping the timer slack from {} to {} made a {} {} {} (median {} → {}{}){}",
+        "Dropping the timer slack from {} to {} made a {} {} {} (median {}{}){}",
         ns(high as f64),
         ns(low as f64),
         ns(d as f64),
         h.mechanism,
         word,
-        ns(h.summary.median_ns),
-        ns(l.summary.median_ns),
+        from_to(&word, &median(h), &median(l)),
         q,
-        if pairs.len() >= 2 && dir == Direction::Down {
+        if pairs.len() >= 2 && cut {
             ", the largest cut"
         } else {
             ""
@@ -169,6 +216,7 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
             by: RankBy::Size,
             chosen: i,
             among: gains,
+            intervals: Vec::new(),
         });
         let (h, l) = pairs[i];
         let q = medians_quoted(&mut s, h, l);
@@ -188,13 +236,36 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
 mod tests {
     use super::*;
     use crate::report::testdata::cell;
+    use crate::stats::Ci;
     use proptest::prelude::*;
+
+    /// A value with a ±1 % interval.
+    fn narrow(v: f64) -> Est {
+        Est::new(v, Some(Ci(Some(0.99 * v), Some(1.01 * v))))
+    }
+
+    /// Where the intervals overlap, no direction is claimed and the intervals are shown.
+    #[test]
+    fn overlapping_intervals_are_not_called_a_change() {
+        let wide = |v: f64| Est::new(v, Some(Ci(Some(0.5 * v), Some(2.0 * v))));
+        let rows = [("select", wide(3.0e6), wide(4.0e6))];
+        let s = load(&rows, 1_000_000, "With 2 busy threads on 2 CPUs");
+        assert_eq!(s.check(), Ok(()));
+        assert!(
+            s.text.contains("not measurably different (indistinguishable in this run) for select (3 ms [1.5–6 ms] → 4 ms [2–8 ms]"),
+            "{}",
+            s.text
+        );
+    }
 
     /// Issue 13: "grew … least for select (3.26 ms → 1.09 ms, ×0.33)", and one
     /// mechanism named both most and least.
     #[test]
     fn load_caption_words_follow_the_sign() {
-        let rows = [("select", 3.26e6, 1.09e6), ("nanosleep", 1.1e6, 3.18e6)];
+        let rows = [
+            ("select", narrow(3.26e6), narrow(1.09e6)),
+            ("nanosleep", narrow(1.1e6), narrow(3.18e6)),
+        ];
         let s = load(&rows, 1_000_000, "With 2 busy threads on 2 CPUs");
         s.check().unwrap();
         assert!(
@@ -242,17 +313,21 @@ mod tests {
     proptest! {
         #[test]
         fn captions_are_true_of_their_numbers(
-            v in proptest::collection::vec((1.0f64..1e7, 1.0f64..1e7), 1..6)
+            v in proptest::collection::vec((1.0f64..1e7, 1.0f64..1e7, 0.0f64..0.6), 1..6)
         ) {
             const NAMES: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
-            let rows: Vec<(&str, f64, f64)> =
-                v.iter().enumerate().map(|(i, &(x, y))| (NAMES[i], x, y)).collect();
+            let est = |x: f64, w: f64| Est::new(x, Some(Ci(Some(x * (1.0 - w)), Some(x * (1.0 + w)))));
+            let rows: Vec<(&str, Est, Est)> = v
+                .iter()
+                .enumerate()
+                .map(|(i, &(x, y, w))| (NAMES[i], est(x, w), est(y, w)))
+                .collect();
             let s = load(&rows, 1_000_000, "With 5 busy threads on 2 CPUs");
             prop_assert!(s.check().is_ok(), "{:?}", s.check());
             let cells: Vec<(SweepCell, SweepCell)> = v
                 .iter()
                 .enumerate()
-                .map(|(i, &(x, y))| (cell(NAMES[i], 10_000, 0, 50_000, x), cell(NAMES[i], 10_000, 0, 1, y)))
+                .map(|(i, &(x, y, _))| (cell(NAMES[i], 10_000, 0, 50_000, x), cell(NAMES[i], 10_000, 0, 1, y)))
                 .collect();
             let pairs: Vec<(&SweepCell, &SweepCell)> = cells.iter().map(|(h, l)| (h, l)).collect();
             let s = slack(&pairs, 50_000, 1, 10_000);

@@ -12,8 +12,10 @@ use crate::report::sections::{chart, figure};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, ratio};
 use crate::report::view::MainSweep;
-use crate::stats::Stat;
-use crate::stats::claim::{Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence, never_blocked_rule};
+use crate::stats::claim::{
+    Claim, Est, Extreme, NEVER_BLOCKED, RankBy, Sentence, never_blocked_rule,
+};
+use crate::stats::{Stat, ci_below};
 
 /// Within this share of the request a median counts as accurate (stated in the caption).
 const ACCURATE: f64 = 0.10;
@@ -152,20 +154,38 @@ pub(super) fn hero_caption(m: &MainSweep<'_>) -> Sentence {
                 });
             }
             if cells.len() >= 2 {
+                let intervals: Vec<_> = cells.iter().map(|c| c.summary.median_ci_ns).collect();
+                let clear = |i: usize, most: bool| {
+                    intervals.iter().enumerate().all(|(j, o)| {
+                        j == i
+                            || if most {
+                                ci_below(*o, intervals[i])
+                            } else {
+                                ci_below(intervals[i], *o)
+                            }
+                    })
+                };
+                let tie = if clear(0, false) && clear(cells.len() - 1, true) {
+                    ""
+                } else {
+                    " (by point value: by the 95 % intervals of the medians, the least or the most is indistinguishable in this run from another)"
+                };
                 s.claim(Claim::Rank {
                     extreme: Extreme::Least,
                     by: RankBy::Signed,
                     chosen: 0,
                     among: medians.clone(),
+                    intervals: intervals.clone(),
                 });
                 s.claim(Claim::Rank {
                     extreme: Extreme::Most,
                     by: RankBy::Signed,
                     chosen: medians.len() - 1,
                     among: medians,
+                    intervals,
                 });
                 s.push(&format!(
-                    "With no load, asking to sleep {} took a median from {a} ({}{}, the least) to {b} ({}{}, the most) among the mechanisms that blocked, {} to {} the request",
+                    "With no load, asking to sleep {} took a median from {a} ({}{}, the least) to {b} ({}{}, the most) among the mechanisms that blocked{tie}, {} to {} the request",
                     ns(d as f64),
                     lo.mechanism,
                     n_clause(lo.summary.count),
@@ -263,12 +283,13 @@ fn load_caption(m: &MainSweep<'_>, cpus: usize) -> Sentence {
                 .join(", ")
         ));
     };
-    let rows: Vec<(&str, f64, f64)> = m
+    let p99 = |c: &SweepCell| Some(Est::new(c.summary.p99_ns?, c.summary.p99_ci_ns));
+    let rows: Vec<(&str, Est, Est)> = m
         .cells()
         .filter(|c| c.load == 0 && c.requested_ns == d && honest(c))
         .filter_map(|a| {
             let b = m.cell(&a.mechanism, d, max)?;
-            Some((a.mechanism.as_str(), a.summary.p99_ns?, b.summary.p99_ns?))
+            Some((a.mechanism.as_str(), p99(a)?, p99(b)?))
         })
         .collect();
     let over = if max > cpus { ", oversubscribed" } else { "" };

@@ -17,7 +17,7 @@ use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::MainSweep;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Sentence, Verb};
+use crate::stats::claim::{Claim, Est, Sentence, Verb};
 
 /// The sleep calls, in order of preference: the first measured at two or more requests
 /// is the one the seed's tables show (the seed measured Windows' `Sleep`).
@@ -91,7 +91,13 @@ pub(super) fn tables_caption(m: &MainSweep<'_>, mech: &str) -> Sentence {
     });
     if let Some((d, a, b)) = pair.filter(|_| max > 0) {
         let (from, to) = (a.summary.mean_ns, b.summary.mean_ns);
-        let word = changed(&mut s, Stat::Mean, Verb::Grew, from, to);
+        let word = changed(
+            &mut s,
+            Stat::Mean,
+            Verb::Grew,
+            Est::new(from, None),
+            Est::new(to, None),
+        );
         for c in [a, b] {
             s.claim(Claim::Quote {
                 stat: Stat::Mean,

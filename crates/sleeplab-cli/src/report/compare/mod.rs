@@ -2,6 +2,10 @@
 //! change. Every measurement both hold (the same experiment, the same cell) is matched
 //! and shown with the ratios b/a of its median and p99.
 //!
+//! A ratio is a verdict (faster, slower) only where the two 95 % intervals separate
+//! (`stats::quantile_ci`); a ratio beyond ×0.9–×1.1 whose intervals overlap is marked
+//! `≈`, indistinguishable in this run, and is not counted as faster or slower.
+//!
 //! A measurement is keyed by the survey stage (or experiment) it comes from and the
 //! cell's coordinates: mechanism, request, load; the timer slack joins the key only when
 //! a result holds several slacks for the same cell (so `sweep --timer-slack 50us` and
@@ -16,6 +20,8 @@ use super::view::Results;
 use crate::experiments::KeyPart;
 use crate::model::ResultFile;
 use crate::output::new_table;
+use crate::stats::claim::{Claim, Est, Order, Sentence, order, with_interval};
+use crate::stats::{Ci, Stat};
 use std::fmt::Write;
 
 /// One comparable measurement of a result, with where it comes from.
@@ -30,9 +36,25 @@ pub struct Measurement {
     pub n: u64,
     /// Median, ns.
     pub median_ns: f64,
+    /// 95 % interval of the median, ns.
+    pub median_ci_ns: Option<Ci>,
     /// 99th percentile, ns (`None` where the experiment has none, e.g. `short`'s
     /// per-repetition means, or where n cannot resolve it: fewer than 100).
     pub p99_ns: Option<f64>,
+    /// 95 % interval of the 99th percentile, ns.
+    pub p99_ci_ns: Option<Ci>,
+}
+
+impl Measurement {
+    /// The median with its interval.
+    pub fn median(&self) -> Est {
+        Est::new(self.median_ns, self.median_ci_ns)
+    }
+
+    /// The p99 with its interval (`None` without a p99).
+    pub fn p99(&self) -> Option<Est> {
+        self.p99_ns.map(|v| Est::new(v, self.p99_ci_ns))
+    }
 }
 
 /// A point's key as text: its parts joined by spaces, numbers in the report's units.
@@ -67,7 +89,9 @@ pub fn points(result: &ResultFile) -> Vec<Measurement> {
                     key: key_text(&p.key),
                     n: p.n,
                     median_ns: p.median_ns,
+                    median_ci_ns: p.median_ci_ns,
                     p99_ns: p.p99_ns,
+                    p99_ci_ns: p.p99_ci_ns,
                 }),
         );
     }
@@ -113,6 +137,46 @@ impl Row {
             (Some(a), Some(b)) => b / a.max(1.0),
             _ => f64::NAN,
         }
+    }
+
+    /// How b's median stands against a's by their intervals (Below: b faster).
+    pub fn median_order(&self) -> Order {
+        order(&self.b.median(), &self.a.median())
+    }
+
+    /// How b's p99 stands against a's (Indistinguishable without both).
+    pub fn p99_order(&self) -> Order {
+        match (self.b.p99(), self.a.p99()) {
+            (Some(b), Some(a)) => order(&b, &a),
+            _ => Order::Indistinguishable,
+        }
+    }
+
+    /// b's median more than 10 % below a's, beyond both intervals.
+    pub fn faster(&self) -> bool {
+        self.median_ratio() < FASTER && self.median_order() == Order::Below
+    }
+
+    /// b's median more than 10 % above a's, beyond both intervals.
+    pub fn slower(&self) -> bool {
+        self.median_ratio() > SLOWER && self.median_order() == Order::Above
+    }
+}
+
+/// A ratio b/a below this is "faster" (where the intervals separate)…
+const FASTER: f64 = 0.9;
+/// … above this "slower".
+const SLOWER: f64 = 1.1;
+
+/// A ratio as the comparison writes it: `×0.2`, with ` ≈` where it lies beyond
+/// ×0.9–×1.1 but the intervals overlap (indistinguishable in this run); "–" for none.
+fn ratio_text(r: f64, o: Order) -> String {
+    if !r.is_finite() {
+        "–".into()
+    } else if !(FASTER..=SLOWER).contains(&r) && o == Order::Indistinguishable {
+        format!("{} ≈", ratio(r))
+    } else {
+        ratio(r)
     }
 }
 
@@ -192,42 +256,76 @@ fn geomean(v: impl Iterator<Item = f64>) -> Option<f64> {
 impl Comparison<'_> {
     /// The headline numbers, as sentences.
     pub fn summary(&self) -> Vec<String> {
+        self.summary_sentences()
+            .into_iter()
+            .map(|s| s.text)
+            .collect()
+    }
+
+    /// The headline sentences with their claims: faster and slower are counted only
+    /// where the medians' 95 % intervals separate (the rest beyond ×0.9–×1.1 are
+    /// counted as indistinguishable), and the biggest slow-down and speed-up are chosen
+    /// among those, each with its verdict.
+    pub fn summary_sentences(&self) -> Vec<Sentence> {
         let mut out = Vec::new();
         let n = self.rows.len();
         if let Some(g) = geomean(self.rows.iter().map(Row::median_ratio)) {
-            let faster = self.rows.iter().filter(|r| r.median_ratio() < 0.9).count();
-            let slower = self.rows.iter().filter(|r| r.median_ratio() > 1.1).count();
-            out.push(format!(
-                "Across {n} matching measurements, b's medians are {} a's (geometric mean of b/a); b is more than 10 % faster in {faster} and more than 10 % slower in {slower}.",
+            let faster = self.rows.iter().filter(|r| r.faster()).count();
+            let slower = self.rows.iter().filter(|r| r.slower()).count();
+            let unclear = self
+                .rows
+                .iter()
+                .filter(|r| {
+                    let x = r.median_ratio();
+                    !(FASTER..=SLOWER).contains(&x) && r.median_order() == Order::Indistinguishable
+                })
+                .count();
+            let mut text = format!(
+                "Across {n} matching measurements, b's medians are {} a's (geometric mean of b/a); b is more than 10 % faster in {faster} and more than 10 % slower in {slower}, counting only medians whose 95 % intervals separate",
                 ratio(g)
-            ));
+            );
+            if unclear > 0 {
+                text.push_str(&format!(
+                    "; {unclear} more differ by more than 10 % but are {} (marked ≈)",
+                    crate::stats::claim::INDISTINGUISHABLE
+                ));
+            }
+            text.push('.');
+            out.push(Sentence::new(text));
         }
         if let Some(g) = geomean(self.rows.iter().map(Row::p99_ratio)) {
-            out.push(format!(
+            out.push(Sentence::new(format!(
                 "The tails (p99) moved by {} on the same geometric mean.",
                 ratio(g)
-            ));
+            )));
         }
-        let by = |f: fn(&Row) -> f64| {
+        let by = |f: fn(&Row) -> f64, keep: fn(&Row) -> bool| {
             self.rows
                 .iter()
-                .filter(|r| f(r).is_finite())
+                .filter(|r| f(r).is_finite() && keep(r))
                 .max_by(|x, y| f(x).total_cmp(&f(y)))
         };
         let biggest = |what: &str, r: &Row| {
-            format!(
+            let mut s = Sentence::new(format!(
                 "Biggest {what}: {} ({}): median {} → {} ({}).",
                 r.key,
                 r.group,
-                ns(r.a.median_ns),
-                ns(r.b.median_ns),
+                with_interval(&r.a.median(), ns),
+                with_interval(&r.b.median(), ns),
                 ratio(r.median_ratio())
-            )
+            ));
+            s.claim(Claim::Verdict {
+                stat: Stat::Median,
+                a: r.b.median(),
+                b: r.a.median(),
+                stated: r.median_order(),
+            });
+            s
         };
-        if let Some(r) = by(Row::median_ratio).filter(|r| r.median_ratio() > 1.1) {
+        if let Some(r) = by(Row::median_ratio, Row::slower) {
             out.push(biggest("slow-down", r));
         }
-        if let Some(r) = by(|r| 1.0 / r.median_ratio()).filter(|r| r.median_ratio() < 0.9) {
+        if let Some(r) = by(|r| 1.0 / r.median_ratio(), Row::faster) {
             out.push(biggest("speed-up", r));
         }
         out
@@ -257,19 +355,19 @@ impl Comparison<'_> {
                 r.key.clone(),
                 r.a.n.to_string(),
                 r.b.n.to_string(),
-                ns(r.a.median_ns),
-                ns(r.b.median_ns),
-                ratio(r.median_ratio()),
-                r.a.p99_ns.map_or("–".into(), ns),
-                r.b.p99_ns.map_or("–".into(), ns),
-                if r.p99_ratio().is_finite() {
-                    ratio(r.p99_ratio())
-                } else {
-                    "–".into()
-                },
+                with_interval(&r.a.median(), ns),
+                with_interval(&r.b.median(), ns),
+                ratio_text(r.median_ratio(), r.median_order()),
+                r.a.p99().map_or("–".into(), |p| with_interval(&p, ns)),
+                r.b.p99().map_or("–".into(), |p| with_interval(&p, ns)),
+                ratio_text(r.p99_ratio(), r.p99_order()),
             ]);
         }
-        let _ = writeln!(out, "{t}");
+        let _ = writeln!(
+            out,
+            "{t}\nEach value with its 95 % interval; ≈: the ratio lies beyond ×0.9–×1.1 but the intervals overlap ({})",
+            crate::stats::claim::INDISTINGUISHABLE
+        );
         for s in self.summary() {
             let _ = writeln!(out, "{s}");
         }
@@ -309,22 +407,22 @@ impl Comparison<'_> {
             ideal: true,
             legend: Legend::UpperLeft,
         };
-        let above = self.rows.iter().filter(|r| r.median_ratio() > 1.1).count();
-        let below = self.rows.iter().filter(|r| r.median_ratio() < 0.9).count();
+        let above = self.rows.iter().filter(|r| r.slower()).count();
+        let below = self.rows.iter().filter(|r| r.faster()).count();
         let caption = format!(
-            "Each point is one measurement both runs hold: above the dashed line b was slower, below it faster. {above} of {} points are more than 10 % above, {below} more than 10 % below.",
+            "Each point is one measurement both runs hold: above the dashed line b was slower, below it faster. {above} of {} points are more than 10 % above and {below} more than 10 % below with the 95 % intervals of the two medians apart.",
             self.rows.len()
         );
         let mut t = Table::new(COLUMNS);
-        let tone = |x: f64| {
+        let tone = |x: f64, o: Order| {
             if !x.is_finite() {
                 Cell::Empty
-            } else if x > 1.1 {
+            } else if x > SLOWER && o == Order::Above {
                 Cell::Warn(ratio(x))
-            } else if x < 0.9 {
+            } else if x < FASTER && o == Order::Below {
                 Cell::Good(ratio(x))
             } else {
-                Cell::Num(ratio(x))
+                Cell::Num(ratio_text(x, o))
             }
         };
         for r in &self.rows {
@@ -333,12 +431,14 @@ impl Comparison<'_> {
                 Cell::Text(r.key.clone()),
                 Cell::Num(r.a.n.to_string()),
                 Cell::Num(r.b.n.to_string()),
-                Cell::Num(ns(r.a.median_ns)),
-                Cell::Num(ns(r.b.median_ns)),
-                tone(r.median_ratio()),
-                r.a.p99_ns.map_or(Cell::Empty, |v| Cell::Num(ns(v))),
-                r.b.p99_ns.map_or(Cell::Empty, |v| Cell::Num(ns(v))),
-                tone(r.p99_ratio()),
+                Cell::Num(with_interval(&r.a.median(), ns)),
+                Cell::Num(with_interval(&r.b.median(), ns)),
+                tone(r.median_ratio(), r.median_order()),
+                r.a.p99()
+                    .map_or(Cell::Empty, |p| Cell::Num(with_interval(&p, ns))),
+                r.b.p99()
+                    .map_or(Cell::Empty, |p| Cell::Num(with_interval(&p, ns))),
+                tone(r.p99_ratio(), r.p99_order()),
             ]);
         }
         let mut machines = Table::new(["", "a", "b"]);
@@ -415,7 +515,7 @@ impl Comparison<'_> {
                 },
             ],
             footer: vec![format!(
-                "Compared by sleeplab {}: {} (a) and {} (b). Ratios are b/a; more than ×1.1 is marked slower, less than ×0.9 faster ({} cells).",
+                "Compared by sleeplab {}: {} (a) and {} (b). Ratios are b/a; more than ×1.1 is marked slower, less than ×0.9 faster, where the 95 % intervals of the two values separate (≈: they overlap, indistinguishable in this run) ({} cells).",
                 env!("CARGO_PKG_VERSION"),
                 self.a_name,
                 self.b_name,
@@ -426,86 +526,4 @@ impl Comparison<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::ExperimentData;
-    use crate::report::testdata::{cell, result, survey, sweep};
-
-    #[test]
-    fn matches_cells_and_computes_ratios() {
-        let a = result(ExperimentData::Sweep(sweep(vec![
-            cell("nanosleep", 1_000, 0, 50_000, 60_000.0),
-            cell("poll", 1_000, 0, 50_000, 1_000_000.0),
-        ])));
-        let b = result(ExperimentData::Sweep(sweep(vec![
-            cell("nanosleep", 1_000, 0, 1, 12_000.0),
-            cell("timerfd", 1_000, 0, 1, 9_000.0),
-        ])));
-        let c = compare(&a, &b, "a.json", "b.json").unwrap();
-        assert_eq!(c.rows.len(), 1);
-        assert_eq!(c.rows[0].key, "nanosleep 1 µs load 0");
-        assert!((c.rows[0].median_ratio() - 0.2).abs() < 1e-12);
-        assert!((c.rows[0].p99_ratio() - 0.2).abs() < 1e-12);
-        let s = c.summary();
-        assert!(
-            s[0].starts_with("Across 1 matching measurements, b's medians are ×0.2 a's"),
-            "{s:?}"
-        );
-        assert!(c.terminal().contains("×0.2"));
-        assert!(c.page().render().contains("data-chart=\"compare-scatter\""));
-    }
-
-    #[test]
-    fn slack_joins_the_key_only_when_a_result_holds_several() {
-        let two = result(ExperimentData::Sweep(sweep(vec![
-            cell("nanosleep", 1_000, 0, 50_000, 60_000.0),
-            cell("nanosleep", 1_000, 0, 1, 12_000.0),
-        ])));
-        let keys: Vec<String> = points(&two).into_iter().map(|p| p.key).collect();
-        assert_eq!(
-            keys,
-            vec![
-                "nanosleep 1 µs load 0 slack 50 µs",
-                "nanosleep 1 µs load 0 slack 1 ns"
-            ]
-        );
-    }
-
-    #[test]
-    fn surveys_match_stage_by_stage_and_strangers_do_not_match() {
-        let s1 = survey(vec![(
-            "sweep",
-            result(ExperimentData::Sweep(sweep(vec![cell(
-                "nanosleep",
-                1_000,
-                0,
-                50_000,
-                60_000.0,
-            )]))),
-        )]);
-        let s2 = s1.clone();
-        assert_eq!(compare(&s1, &s2, "x", "y").unwrap().rows.len(), 1);
-        // A standalone sweep matches the survey's `sweep` stage.
-        let lone = result(ExperimentData::Sweep(sweep(vec![cell(
-            "nanosleep",
-            1_000,
-            0,
-            50_000,
-            50_000.0,
-        )])));
-        assert_eq!(compare(&s1, &lone, "x", "y").unwrap().rows.len(), 1);
-        let other = result(ExperimentData::Sweep(sweep(vec![cell(
-            "poll", 5, 3, 1, 1.0,
-        )])));
-        let e = compare(&s1, &other, "x.json", "y.json").unwrap_err();
-        assert_eq!(
-            e.0,
-            "x.json (survey) and y.json (sweep) share no measurements to compare (no common experiment and cell)"
-        );
-        let empty = result(ExperimentData::Sweep(sweep(vec![])));
-        assert_eq!(
-            compare(&empty, &s1, "e.json", "x").unwrap_err().0,
-            "e.json (sweep) holds no measurements to compare"
-        );
-    }
-}
+mod tests;

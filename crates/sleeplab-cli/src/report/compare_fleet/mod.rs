@@ -2,7 +2,9 @@
 //! and CPU), the measurements several machines hold as columns (each machine's median),
 //! and the outliers named by one stated rule: a machine whose median of a cell is more
 //! than [`OUTLIER_FACTOR`] times the fleet median of that cell (the median of the
-//! medians of the machines that hold it).
+//! medians of the machines that hold it), beyond the 95 % interval of its median (its
+//! lower end above the bar). A median above the bar whose interval reaches below it is
+//! not called an outlier: it is named as indistinguishable from the bar in this run.
 //!
 //! Measurements are matched as in [`compare`](super::compare): by stage (or experiment)
 //! and cell key. A cell joins the report when at least two machines hold it.
@@ -12,8 +14,10 @@ use super::html::{Badge, Block, Page, Section, Tone};
 use super::table::{Cell, Table};
 use super::units::{ns, num, ratio};
 use crate::model::ResultFile;
-use crate::stats::Stat;
-use crate::stats::claim::{Claim, SMALL_SAMPLE, Sentence, median};
+use crate::stats::claim::{
+    Claim, Est, INDISTINGUISHABLE, Order, SMALL_SAMPLE, Sentence, median, with_interval,
+};
+use crate::stats::{Ci, Stat};
 use serde::Serialize;
 
 /// A machine is an outlier in a cell when its median is more than this many times the
@@ -46,6 +50,9 @@ pub struct FleetCell {
     pub measurement: String,
     /// Each machine's median, ns (`None` where the machine does not hold the cell).
     pub medians_ns: Vec<Option<f64>>,
+    /// The 95 % interval of each machine's median, ns (`None` where it does not hold the
+    /// cell or nothing bounds it).
+    pub medians_ci_ns: Vec<Option<Ci>>,
     /// The sample size of each machine's median.
     pub n: Vec<Option<u64>>,
     /// The median of the machines' medians, ns.
@@ -81,6 +88,9 @@ pub struct Fleet {
     pub outlier_factor: f64,
     /// Every (machine, cell) beyond the rule, by machine, worst first.
     pub outliers: Vec<Outlier>,
+    /// Every (machine, cell) whose median is above the bar but whose interval reaches
+    /// below it (indistinguishable from the bar in this run), by machine, worst first.
+    pub unclear: Vec<Outlier>,
     /// The report's sentences (the rule, then one per outlier machine).
     pub sentences: Vec<String>,
 }
@@ -120,6 +130,10 @@ pub fn fleet(results: &[(String, &ResultFile)]) -> Result<Fleet, CompareError> {
                 n: found.iter().map(|m| m.map(|m| m.n)).collect(),
                 fleet_median_ns: median(&held).unwrap_or(f64::NAN),
                 medians_ns,
+                medians_ci_ns: found
+                    .iter()
+                    .map(|m| m.and_then(|m| m.median_ci_ns))
+                    .collect(),
             })
         })
         .collect();
@@ -141,7 +155,8 @@ pub fn fleet(results: &[(String, &ResultFile)]) -> Result<Fleet, CompareError> {
         .collect();
     let mut f = Fleet {
         machines,
-        outliers: outliers(&cells, OUTLIER_FACTOR),
+        outliers: outliers(&cells, OUTLIER_FACTOR, true),
+        unclear: outliers(&cells, OUTLIER_FACTOR, false),
         cells,
         outlier_factor: OUTLIER_FACTOR,
         sentences: Vec::new(),
@@ -150,9 +165,10 @@ pub fn fleet(results: &[(String, &ResultFile)]) -> Result<Fleet, CompareError> {
     Ok(f)
 }
 
-/// Every (machine, cell) whose median is more than `factor` × the cell's fleet median,
-/// by machine, each machine's worst first.
-fn outliers(cells: &[FleetCell], factor: f64) -> Vec<Outlier> {
+/// Every (machine, cell) whose median is more than `factor` × the cell's fleet median
+/// and, as `clear` asks, whose interval lies above that bar (true) or reaches below it
+/// (false), by machine, each machine's worst first.
+fn outliers(cells: &[FleetCell], factor: f64, clear: bool) -> Vec<Outlier> {
     let mut out: Vec<Outlier> = cells
         .iter()
         .enumerate()
@@ -162,7 +178,9 @@ fn outliers(cells: &[FleetCell], factor: f64) -> Vec<Outlier> {
                 .enumerate()
                 .filter_map(move |(m, v)| {
                     let v = (*v)?;
-                    (v > factor * cell.fleet_median_ns).then(|| Outlier {
+                    let bar = Est::exact(factor * cell.fleet_median_ns);
+                    let above = bar.below(&Est::new(v, cell.medians_ci_ns[m]));
+                    (v > bar.value && above == clear).then(|| Outlier {
                         machine: m,
                         cell: c,
                         ratio: v / cell.fleet_median_ns.max(f64::MIN_POSITIVE),
@@ -181,8 +199,56 @@ impl Fleet {
     }
 
     /// The sentences of the report, each with its claims: the rule and how many cells
-    /// it judged, then one per machine with outliers (or that there are none).
+    /// it judged, then one per machine with outliers (or that there are none), then the
+    /// medians above the bar that their intervals do not separate from it.
     pub fn findings(&self) -> Vec<Sentence> {
+        let mut out = self.outlier_findings();
+        if !self.unclear.is_empty() {
+            let k = self.factor_text();
+            let mut s = Sentence::new(format!(
+                "{} more {} above {k} the fleet median by point value, but {INDISTINGUISHABLE} from that bar (the 95 % interval of the median reaches below it): ",
+                self.unclear.len(),
+                if self.unclear.len() == 1 {
+                    "median lies"
+                } else {
+                    "medians lie"
+                }
+            ));
+            s.claim(Claim::Threshold { shown: k });
+            for (i, o) in self.unclear.iter().take(NAMED_CELLS).enumerate() {
+                let cell = &self.cells[o.cell];
+                let mine = Est::new(
+                    cell.medians_ns[o.machine].unwrap_or(f64::NAN),
+                    cell.medians_ci_ns[o.machine],
+                );
+                let bar = Est::exact(self.outlier_factor * cell.fleet_median_ns);
+                s.claim(Claim::Verdict {
+                    stat: Stat::Median,
+                    a: bar,
+                    b: mine,
+                    stated: Order::Indistinguishable,
+                });
+                s.push(&format!(
+                    "{}{} on {} ({}), {} against a bar of {}",
+                    if i > 0 { "; " } else { "" },
+                    cell.measurement,
+                    self.machines[o.machine].hostname,
+                    cell.stage,
+                    with_interval(&mine, ns),
+                    ns(bar.value)
+                ));
+            }
+            if self.unclear.len() > NAMED_CELLS {
+                s.push(&format!("; and {} more", self.unclear.len() - NAMED_CELLS));
+            }
+            s.push(".");
+            out.push(s);
+        }
+        out
+    }
+
+    /// The rule, then one sentence per machine with outliers (or that there are none).
+    fn outlier_findings(&self) -> Vec<Sentence> {
         let k = self.factor_text();
         let mut rule = Sentence::new(format!(
             "{} machines, {} measurements held by at least two of them. An outlier is a machine whose median of a measurement is more than {k} the fleet median of that measurement (the median of the medians of the machines that hold it).",
@@ -192,9 +258,15 @@ impl Fleet {
         rule.claim(Claim::Threshold { shown: k.clone() });
         let mut out = vec![rule];
         if self.outliers.is_empty() {
-            let mut s = Sentence::new(format!(
-                "No machine is an outlier: no median is more than {k} the fleet median of its measurement."
-            ));
+            let mut s = Sentence::new(if self.unclear.is_empty() {
+                format!(
+                    "No machine is an outlier: no median is more than {k} the fleet median of its measurement."
+                )
+            } else {
+                format!(
+                    "No machine is shown to be an outlier: no median's 95 % interval lies above {k} the fleet median of its measurement."
+                )
+            });
             s.claim(Claim::Threshold { shown: k });
             out.push(s);
             return out;
@@ -262,6 +334,12 @@ impl Fleet {
         .claim(Claim::Median {
             of: cell.held(),
             value: cell.fleet_median_ns,
+        })
+        .claim(Claim::Verdict {
+            stat: Stat::Median,
+            a: Est::exact(self.outlier_factor * cell.fleet_median_ns),
+            b: Est::new(value, cell.medians_ci_ns[o.machine]),
+            stated: Order::Below,
         });
         s
     }
@@ -364,147 +442,4 @@ impl Fleet {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::ExperimentData;
-    use crate::report::testdata::{cell, result, sweep};
-
-    /// A sweep on `host` with these (mechanism, median) cells at 1 µs, load 0.
-    fn host(name: &str, cells: &[(&str, f64)]) -> ResultFile {
-        let mut r = result(ExperimentData::Sweep(sweep(
-            cells
-                .iter()
-                .map(|(m, median)| cell(m, 1_000, 0, 50_000, *median))
-                .collect(),
-        )));
-        r.fingerprint.hostname = name.into();
-        r
-    }
-
-    fn of(rs: &[ResultFile]) -> Result<Fleet, CompareError> {
-        let named: Vec<(String, &ResultFile)> = rs
-            .iter()
-            .map(|r| (format!("{}.json", r.fingerprint.hostname), r))
-            .collect();
-        fleet(&named)
-    }
-
-    #[test]
-    fn outliers_by_hand() {
-        let rs = [
-            host(
-                "h1",
-                &[("nanosleep", 10_000.0), ("poll", 1_000.0), ("timerfd", 5.0)],
-            ),
-            host("h2", &[("nanosleep", 12_000.0), ("poll", 2_000.0)]),
-            host("h3", &[("nanosleep", 40_000.0), ("poll", 3_000.0)]),
-            host(
-                "h4",
-                &[("nanosleep", 11_000.0), ("poll", 4_000.0), ("spin", 1.0)],
-            ),
-        ];
-        let f = of(&rs).unwrap();
-        // timerfd and spin are held by one machine each: left out.
-        let keys: Vec<&str> = f.cells.iter().map(|c| c.measurement.as_str()).collect();
-        assert_eq!(keys, ["nanosleep 1 µs load 0", "poll 1 µs load 0"]);
-        // nanosleep: medians 10, 12, 40, 11 µs → fleet median (11 + 12) / 2 = 11.5 µs;
-        // 2 × 11.5 = 23 µs: only h3 (40 µs) is beyond. poll: 1, 2, 3, 4 µs → 2.5 µs;
-        // 5 µs is the bar, 4 µs is not beyond it.
-        assert_eq!(f.cells[0].fleet_median_ns, 11_500.0);
-        assert_eq!(f.cells[1].fleet_median_ns, 2_500.0);
-        assert_eq!(
-            f.outliers,
-            vec![Outlier {
-                machine: 2,
-                cell: 0,
-                ratio: 40_000.0 / 11_500.0
-            }]
-        );
-        let s = f.findings();
-        for x in &s {
-            x.check().unwrap();
-        }
-        assert_eq!(s.len(), 2);
-        assert_eq!(
-            s[1].text,
-            "h3 (h3.json) is an outlier in 1 of the 2 measurements it holds (median more than ×2 the fleet median): nanosleep 1 µs load 0 (sweep): 40 µs against a fleet median of 11.5 µs (×3.48)."
-        );
-        assert!(s[0].text.contains("more than ×2 the fleet median"));
-        let text = f.terminal();
-        assert!(text.contains("40 µs !"), "{text}");
-        assert!(text.contains("h3.json"));
-        assert!(f.page().render().contains("h3 (h3.json) is an outlier"));
-    }
-
-    #[test]
-    fn an_outlier_machine_names_its_worst_cells_first_and_counts_the_rest() {
-        let mechs = ["a", "b", "c", "d", "e"];
-        let calm: Vec<(&str, f64)> = mechs.iter().map(|m| (*m, 1_000.0)).collect();
-        // h3 is 3, 9, 5, 4, 7 × the fleet median (the median of 1, 1, x is 1 µs).
-        let loud: Vec<(&str, f64)> = mechs
-            .iter()
-            .zip([3.0, 9.0, 5.0, 4.0, 7.0])
-            .map(|(m, x)| (*m, x * 1_000.0))
-            .collect();
-        let f = of(&[host("h1", &calm), host("h2", &calm), host("h3", &loud)]).unwrap();
-        let ratios: Vec<f64> = f.outliers.iter().map(|o| o.ratio).collect();
-        assert_eq!(ratios, [9.0, 7.0, 5.0, 4.0, 3.0]);
-        let s = &f.findings()[1];
-        s.check().unwrap();
-        assert!(s.text.contains("in 5 of the 5 measurements"), "{}", s.text);
-        assert!(
-            s.text.contains(
-                "b 1 µs load 0 (sweep): 9 µs against a fleet median of 1 µs (×9); e 1 µs"
-            )
-        );
-        assert!(s.text.ends_with("; and 2 more."), "{}", s.text);
-    }
-
-    #[test]
-    fn a_calm_fleet_says_so_and_strangers_are_an_error() {
-        let f = of(&[
-            host("h1", &[("nanosleep", 10_000.0)]),
-            host("h2", &[("nanosleep", 20_000.0)]),
-            host("h3", &[("nanosleep", 30_000.0)]),
-        ])
-        .unwrap();
-        // 30 µs is not more than 2 × 20 µs.
-        assert!(f.outliers.is_empty());
-        let s = f.findings();
-        s[1].check().unwrap();
-        assert!(s[1].text.starts_with("No machine is an outlier"));
-        let e = of(&[
-            host("h1", &[("nanosleep", 1.0)]),
-            host("h2", &[("poll", 1.0)]),
-            host("h3", &[("timerfd", 1.0)]),
-        ])
-        .unwrap_err();
-        assert_eq!(
-            e.0,
-            "h1.json, h2.json, h3.json share no measurements to compare (no experiment and cell held by two of them)"
-        );
-        let empty = result(ExperimentData::Sweep(sweep(vec![])));
-        let named = [("e.json".to_string(), &empty)];
-        assert_eq!(
-            fleet(&named).unwrap_err().0,
-            "e.json (sweep) holds no measurements to compare"
-        );
-    }
-
-    #[test]
-    fn the_json_names_the_rule_and_every_machine() {
-        let f = of(&[
-            host("h1", &[("nanosleep", 10_000.0)]),
-            host("h2", &[("nanosleep", 10_000.0)]),
-            host("h3", &[("nanosleep", 90_000.0)]),
-        ])
-        .unwrap();
-        let v = serde_json::to_value(&f).unwrap();
-        assert_eq!(v["outlier_factor"], 2.0);
-        assert_eq!(v["machines"][2]["hostname"], "h3");
-        assert_eq!(v["cells"][0]["medians_ns"][2], 90_000.0);
-        assert_eq!(v["cells"][0]["fleet_median_ns"], 10_000.0);
-        assert_eq!(v["outliers"][0]["machine"], 2);
-        assert_eq!(v["sentences"].as_array().unwrap().len(), 2);
-    }
-}
+mod tests;

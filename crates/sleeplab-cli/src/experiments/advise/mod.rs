@@ -5,13 +5,23 @@
 //! does: relative sleeps) — under 1 ns timer slack, plus the plain absolute sleep at the
 //! slack the thread inherited (what a program gets without changing anything). The
 //! choice is a pure function of those measurements ([`choose`]).
+//!
+//! A candidate *meets* the tolerance only where the 95 % interval of its p99 lies below
+//! it, and *misses* it only where the interval lies above; in between the run cannot
+//! tell, and the reason says so ([`reason`], every claim checked).
 
-use crate::contenders::strategies::SPIN_SLEEP;
+mod choice;
+mod snippet;
+
+pub use choice::{choose, reason, runner_up, runner_up_sentence};
+pub use snippet::snippet;
+
 use crate::experiments::cpu::{self, CpuConfig};
 use crate::experiments::pace::{self, PaceConfig};
 use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
 use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
-use crate::stats::Summary;
+use crate::stats::claim::interval_text;
+use crate::stats::{Ci, Summary};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -54,9 +64,16 @@ pub struct Candidate {
     pub waits: u64,
     /// Median lateness (woke − deadline), ns.
     pub p50_ns: f64,
+    /// 95 % interval of the median lateness, ns (`stats::quantile_ci`).
+    #[serde(default)]
+    pub p50_ci_ns: Option<Ci>,
     /// 99th percentile lateness, ns; `null` below 100 waits (the quantile rule): such a
     /// candidate cannot be shown to meet a p99 tolerance.
     pub p99_ns: Option<f64>,
+    /// 95 % interval of the p99 lateness, ns; a candidate meets the tolerance only
+    /// where this lies below it (open above under 368 waits: never shown to meet).
+    #[serde(default)]
+    pub p99_ci_ns: Option<Ci>,
     /// Largest lateness, ns.
     pub max_ns: u64,
     /// CPU of one core, %.
@@ -71,7 +88,9 @@ impl Candidate {
             timer_slack_ns: slack,
             waits,
             p50_ns: error.median_ns,
+            p50_ci_ns: error.median_ci_ns,
             p99_ns: error.p99_ns,
+            p99_ci_ns: error.p99_ci_ns,
             max_ns: error.max_ns,
             cpu_percent: cpu,
         }
@@ -83,8 +102,8 @@ impl Candidate {
 pub struct Advice {
     /// Index into the candidates of the recommendation.
     pub chosen: usize,
-    /// Whether the recommendation meets the tolerance (false: nothing did; the best p99
-    /// is recommended instead).
+    /// Whether the recommendation meets the tolerance: its p99's 95 % interval lies
+    /// below it (false: no candidate was shown to; the best p99 is recommended instead).
     pub meets_tolerance: bool,
     /// The reasoning in one paragraph, with the numbers.
     pub reason: String,
@@ -117,113 +136,6 @@ pub const CANDIDATES: [&str; 7] = [
     "precise",
     "spin",
 ];
-
-impl Candidate {
-    /// Whether its p99 is known and within `tolerance_ns`.
-    pub fn meets(&self, tolerance_ns: u64) -> bool {
-        self.p99_ns.is_some_and(|p| p <= tolerance_ns as f64)
-    }
-
-    /// Its p99 for ranking: unknown ranks last.
-    fn p99_rank(&self) -> f64 {
-        self.p99_ns.unwrap_or(f64::INFINITY)
-    }
-}
-
-/// Picks the candidate that meets `tolerance_ns` at p99 with the lowest CPU (ties: the
-/// lower p99); if none does, the one with the lowest p99. `None` for no candidates.
-pub fn choose(candidates: &[Candidate], tolerance_ns: u64) -> Option<(usize, bool)> {
-    let meets = candidates
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.meets(tolerance_ns))
-        .min_by(|(_, a), (_, b)| {
-            a.cpu_percent
-                .total_cmp(&b.cpu_percent)
-                .then(a.p99_rank().total_cmp(&b.p99_rank()))
-        });
-    if let Some((i, _)) = meets {
-        return Some((i, true));
-    }
-    candidates
-        .iter()
-        .enumerate()
-        .min_by(|(_, a), (_, b)| a.p99_rank().total_cmp(&b.p99_rank()))
-        .map(|(i, _)| (i, false))
-}
-
-/// The frontier's next point after the chosen one: of the other contenders that also
-/// meet `tolerance_ns` at p99, the one with the lowest CPU (the price of the runner-up).
-pub fn runner_up(candidates: &[Candidate], tolerance_ns: u64, chosen: usize) -> Option<usize> {
-    let name = &candidates.get(chosen)?.strategy;
-    candidates
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| &c.strategy != name && c.meets(tolerance_ns))
-        .min_by(|(_, a), (_, b)| a.cpu_percent.total_cmp(&b.cpu_percent))
-        .map(|(i, _)| i)
-}
-
-/// The sentence on the runner-up (see [`runner_up`]): what it needs to meet the same
-/// tolerance; empty when no other contender meets it.
-pub fn runner_up_sentence(candidates: &[Candidate], tolerance_ns: u64, chosen: usize) -> String {
-    match runner_up(candidates, tolerance_ns, chosen) {
-        Some(i) => format!(
-            " The next cheapest that meets it, {}, needs {} of a core (p99 {}).",
-            candidates[i].strategy,
-            fmt_pct(candidates[i].cpu_percent),
-            fmt_ns_f(candidates[i].p99_ns)
-        ),
-        None => String::new(),
-    }
-}
-
-/// A Rust snippet for `strategy` and the need.
-pub fn snippet(strategy: &str, need: &Need) -> String {
-    let (what, ns) = match need {
-        Need::Period { period_ns } => ("period", *period_ns),
-        Need::Duration { duration_ns } => ("duration", *duration_ns),
-    };
-    match (strategy, need) {
-        ("precise", Need::Period { .. }) => format!(
-            "use std::time::Duration;\nuse sleeplab::precise::{{MissedTickBehavior, Ticker}};\n\n\
-             // sets this thread's timer slack to 1 ns; learns its spin margin online\n\
-             let mut ticker = Ticker::new(Duration::from_nanos({ns}))\n    \
-             .with_missed_tick_behavior(MissedTickBehavior::Skip);\n\
-             loop {{\n    let tick = ticker.tick(); // wakes at start + k·{what}\n    \
-             // ... work ...\n}}\n"
-        ),
-        ("precise", Need::Duration { .. }) => format!(
-            "use std::time::Duration;\nuse sleeplab::precise::PreciseSleeper;\n\n\
-             let mut sleeper = PreciseSleeper::new(); // one per thread; sets slack to 1 ns\n\
-             sleeper.sleep(Duration::from_nanos({ns}));\n"
-        ),
-        (SPIN_SLEEP, _) => format!(
-            "// the spin_sleep crate, default settings (125 µs margin)\n\
-             let sleeper = spin_sleep::SpinSleeper::default();\n\
-             sleeper.sleep(std::time::Duration::from_nanos({ns})); // {what} {}\n",
-            fmt_ns(ns)
-        ),
-        _ => {
-            let body = match need {
-                Need::Period { .. } => format!(
-                    "let mut next = env.now();\nloop {{\n    next += {ns}; // absolute deadlines: no drift\n    \
-                     wait.sleep_until(&mut env, next);\n    // ... work ...\n}}\n"
-                ),
-                Need::Duration { .. } => {
-                    format!("wait.sleep_for(&mut env, {ns}); // {}\n", fmt_ns(ns))
-                }
-            };
-            format!(
-                "use sleeplab::clock::{{Env, RealEnv}};\nuse sleeplab::lab::strategy_by_name;\n\
-                 use sleeplab::system::set_timer_slack_ns;\n\n\
-                 set_timer_slack_ns(1)?; // as measured\n\
-                 let mut env = RealEnv;\nlet mut wait = strategy_by_name::<RealEnv>(\"{strategy}\")?;\n{body}"
-            )
-        }
-    }
-}
-
 /// Frames per candidate of a periodic case: `seconds / period`, within 20 and a million.
 fn frames(seconds_ns: u64, period_ns: u64) -> u64 {
     (seconds_ns / period_ns).clamp(20, 1_000_000)
@@ -301,6 +213,7 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
                     work_ns: 0,
                     timer_slack_ns: Some(slack),
                     json_samples: 0,
+                    repeat: 1,
                 };
                 let out = pace::run(&config, ctx)?;
                 complete &= out.complete;
@@ -329,29 +242,7 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
     }
     let (chosen, meets) = choose(&candidates, tolerance_ns).unwrap_or((0, false));
     let c = candidates.get(chosen).cloned();
-    let reason = match &c {
-        None => "nothing was measured (interrupted)".to_string(),
-        Some(c) if meets => {
-            format!(
-                "{} (timer slack {}) meets p99 ≤ {} with p99 {} at {} of a core, the lowest CPU of the {} candidates that do.",
-                c.strategy,
-                fmt_ns(c.timer_slack_ns),
-                fmt_ns(tolerance_ns),
-                fmt_ns_f(c.p99_ns),
-                fmt_pct(c.cpu_percent),
-                candidates.iter().filter(|x| x.meets(tolerance_ns)).count()
-            ) + &runner_up_sentence(&candidates, tolerance_ns, chosen)
-        }
-        Some(c) => format!(
-            "no candidate met p99 ≤ {} here; the best p99 was {} ({} at {} of a core). \
-             This machine cannot promise that tolerance; consider a real-time policy \
-             (--policy fifo), an isolated CPU, or a looser tolerance.",
-            fmt_ns(tolerance_ns),
-            c.strategy,
-            fmt_ns_f(c.p99_ns),
-            fmt_pct(c.cpu_percent)
-        ),
-    };
+    let reason = reason(&candidates, tolerance_ns, chosen, meets).text;
     let snippet = c
         .as_ref()
         .map(|c| snippet(&c.strategy, need))
@@ -380,10 +271,20 @@ pub fn render(data: &AdviseData) -> String {
     };
     let _ = writeln!(
         out,
-        "\nadvice for {case}, tolerance p99 ≤ {}\n",
+        "\nadvice for {case}, tolerance p99 ≤ {} (✓: the p99's 95 % interval lies below it)\n",
         fmt_ns(data.tolerance_ns)
     );
-    let mut t = new_table(["", "strategy", "slack", "waits", "p50", "p99", "max", "CPU"]);
+    let mut t = new_table([
+        "",
+        "strategy",
+        "slack",
+        "waits",
+        "p50",
+        "p99",
+        "p99 95 % interval",
+        "max",
+        "CPU",
+    ]);
     for (i, c) in data.candidates.iter().enumerate() {
         let mark = if i == data.advice.chosen {
             "→"
@@ -399,6 +300,11 @@ pub fn render(data: &AdviseData) -> String {
             c.waits.to_string(),
             fmt_ns_f(c.p50_ns),
             fmt_ns_f(c.p99_ns),
+            if c.p99_ns.is_some() {
+                interval_text(c.p99_ci_ns, fmt_ns_f)
+            } else {
+                "–".into()
+            },
             fmt_ns(c.max_ns),
             fmt_pct(c.cpu_percent),
         ]);
@@ -408,81 +314,4 @@ pub fn render(data: &AdviseData) -> String {
         let _ = writeln!(out, "in Rust:\n\n{}", data.advice.snippet);
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cand(strategy: &str, p99: f64, cpu: f64) -> Candidate {
-        Candidate {
-            strategy: strategy.into(),
-            timer_slack_ns: 1,
-            waits: 100,
-            p50_ns: p99 / 2.0,
-            p99_ns: Some(p99),
-            max_ns: p99 as u64 * 2,
-            cpu_percent: cpu,
-        }
-    }
-
-    #[test]
-    fn chooses_lowest_cpu_that_meets_the_tolerance() {
-        let c = [
-            cand("clock-nanosleep-abs", 80_000.0, 0.1),
-            cand("precise", 1_500.0, 0.9),
-            cand("seed-hybrid", 3_000.0, 5.0),
-            cand("spin", 100.0, 99.0),
-        ];
-        assert_eq!(choose(&c, 20_000), Some((1, true)));
-        assert_eq!(choose(&c, 100_000), Some((0, true)));
-        assert_eq!(choose(&c, 500), Some((3, true)));
-        // Nothing meets 50 ns: the best p99 is recommended, flagged.
-        assert_eq!(choose(&c, 50), Some((3, false)));
-        assert_eq!(choose(&[], 50), None);
-    }
-
-    #[test]
-    fn the_runner_up_meets_the_tolerance_at_no_less_cpu_and_is_another_contender() {
-        let c = [
-            cand("clock-nanosleep-abs", 80_000.0, 0.1),
-            cand("precise", 1_500.0, 0.9),
-            cand("precise", 1_200.0, 1.1),
-            cand("sdl-precise", 3_000.0, 7.0),
-            cand("seed-hybrid", 30_000.0, 5.0),
-            cand("spin", 100.0, 99.0),
-        ];
-        let (chosen, meets) = choose(&c, 20_000).unwrap();
-        assert!(meets);
-        let i = runner_up(&c, 20_000, chosen).unwrap();
-        assert_eq!(c[i].strategy, "sdl-precise");
-        assert!(c[i].cpu_percent >= c[chosen].cpu_percent && c[i].meets(20_000));
-        assert_eq!(
-            runner_up_sentence(&c, 20_000, chosen),
-            " The next cheapest that meets it, sdl-precise, needs 7.00 % of a core (p99 3.000 µs)."
-        );
-        // Nothing else meets 500 ns.
-        assert_eq!(runner_up(&c, 500, 5), None);
-        assert_eq!(runner_up_sentence(&c, 500, 5), "");
-    }
-
-    #[test]
-    fn ties_on_cpu_go_to_the_lower_p99() {
-        let c = [cand("a", 900.0, 1.0), cand("b", 500.0, 1.0)];
-        assert_eq!(choose(&c, 1_000), Some((1, true)));
-    }
-
-    #[test]
-    fn snippets_name_the_strategy() {
-        let p = Need::Period {
-            period_ns: 1_000_000,
-        };
-        assert!(snippet("precise", &p).contains("Ticker::new"));
-        let d = Need::Duration {
-            duration_ns: 500_000,
-        };
-        assert!(snippet("precise", &d).contains("PreciseSleeper"));
-        assert!(snippet("spin-sleep", &d).contains("SpinSleeper"));
-        assert!(snippet("seed-hybrid", &d).contains("\"seed-hybrid\""));
-    }
 }

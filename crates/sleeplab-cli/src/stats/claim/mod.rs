@@ -13,9 +13,21 @@
 //! * a threshold the claim applies is stated in it;
 //! * a median is the median of its values (even n: the mean of the two middle ones);
 //! * a wait with fewer than [`BLOCKED_CSW`] voluntary context switches per call is said
-//!   to return without sleeping ([`NEVER_BLOCKED`]), never called a sleep.
+//!   to return without sleeping ([`NEVER_BLOCKED`]), never called a sleep;
+//! * a verdict between two quantiles (lower, faster, "grew", meets a tolerance) holds
+//!   only where their 95 % intervals separate ([`Claim::Verdict`], [`verdict`]); where
+//!   they overlap the text says [`INDISTINGUISHABLE`]. A change of a quantile stated as
+//!   a rise or a fall needs the verdict beside it, and a ranking of quantiles carries
+//!   their intervals: the one named must clear every other's.
 
-use super::{Stat, Summary};
+mod verdict;
+
+pub use verdict::{
+    Est, INDISTINGUISHABLE, Order, difference, indistinguishable, interval_text, median_interval,
+    order, with_interval,
+};
+
+use super::{Ci, Stat, Summary};
 
 /// Samples below this size are named in a sentence that quotes them (`n = 22`).
 pub const SMALL_SAMPLE: u64 = 100;
@@ -140,6 +152,23 @@ pub enum Claim {
         chosen: usize,
         /// Every value ranked.
         among: Vec<f64>,
+        /// Their 95 % intervals where the values are quantiles of samples (empty for
+        /// other values: ratios, CPU shares): the one named must clear every other's,
+        /// or the text says [`INDISTINGUISHABLE`].
+        intervals: Vec<Option<Ci>>,
+    },
+    /// `a` and `b`, two values of `stat` with their intervals, are ordered as `stated`:
+    /// below or above only where the intervals separate, indistinguishable (and said to
+    /// be) where they overlap.
+    Verdict {
+        /// The statistic both are.
+        stat: Stat,
+        /// The first.
+        a: Est,
+        /// The second (a fixed threshold: [`Est::exact`]).
+        b: Est,
+        /// The order the text states.
+        stated: Order,
     },
     /// `of / to` is quoted as `shown` (written by [`ratio`]): two values of the same
     /// statistic `stat`, which the text names.
@@ -290,6 +319,7 @@ impl Sentence {
                 by: RankBy::Signed,
                 chosen,
                 among: values.to_vec(),
+                intervals: Vec::new(),
             });
         }
         Some((lo, hi))
@@ -338,13 +368,29 @@ impl Sentence {
                     }
                 }
                 Claim::Change {
+                    stat,
                     from,
                     to,
                     verb,
                     tolerance,
                     stated,
-                    ..
                 } => {
+                    if stat.is_quantile() && *stated != Direction::Same {
+                        let want = if *stated == Direction::Up {
+                            Order::Below
+                        } else {
+                            Order::Above
+                        };
+                        let backed = self.claims.iter().any(|c| {
+                            matches!(c, Claim::Verdict { stat: s, a, b, stated: o }
+                                if s == stat && a.value == *from && b.value == *to && *o == want)
+                        });
+                        if !backed {
+                            return fail(format!(
+                                "a {stat} change {from} → {to} stated without intervals that separate"
+                            ));
+                        }
+                    }
                     let truth = direction(*from, *to, *tolerance);
                     if truth != *stated {
                         return fail(format!(
@@ -360,6 +406,7 @@ impl Sentence {
                     by,
                     chosen,
                     among,
+                    intervals,
                 } => {
                     let want = extreme_index(among, *extreme, *by);
                     let key = |i: usize| match by {
@@ -375,6 +422,11 @@ impl Sentence {
                     if among.len() < 2 {
                         return fail("a ranking of fewer than two".to_string());
                     }
+                    let most = *extreme == Extreme::Most;
+                    verdict::check_ranked(t, most, *chosen, among, intervals).or_else(fail)?;
+                }
+                Claim::Verdict { stat, a, b, stated } => {
+                    verdict::check_verdict(t, *stat, a, b, *stated).or_else(fail)?;
                 }
                 Claim::Ratio {
                     stat,
@@ -431,154 +483,4 @@ impl std::fmt::Display for Sentence {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    #[test]
-    fn medians_are_true_medians() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
-        // Even n: the mean of the two middle values, not the upper one.
-        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
-        assert_eq!(median(&[]), None);
-    }
-
-    #[test]
-    fn extremes_by_sign_and_by_size() {
-        let v = [5.0, -20.0, 1.0];
-        assert_eq!(extreme_index(&v, Extreme::Least, RankBy::Signed), Some(1));
-        assert_eq!(extreme_index(&v, Extreme::Least, RankBy::Size), Some(2));
-        assert_eq!(extreme_index(&v, Extreme::Most, RankBy::Size), Some(1));
-    }
-
-    #[test]
-    fn the_checker_catches_each_kind_of_untruth() {
-        let bad = |text: &str, c: Claim| {
-            let mut s = Sentence::new(text);
-            s.claim(c);
-            assert!(s.check().is_err(), "{text}");
-        };
-        // A threefold shrink called growth (issue 13: "grew … least for select (×0.33)").
-        bad(
-            "the p99 grew least for select (3.26 ms → 1.09 ms)",
-            Claim::Change {
-                stat: Stat::P99,
-                from: 3.26e6,
-                to: 1.09e6,
-                verb: Verb::Grew,
-                tolerance: 0.02,
-                stated: Direction::Up,
-            },
-        );
-        // "changed least" sorted by signed gain.
-        bad(
-            "timerfd changed least",
-            Claim::Rank {
-                extreme: Extreme::Least,
-                by: RankBy::Size,
-                chosen: 0,
-                among: vec![-11.6, 0.3, 40.0],
-            },
-        );
-        // One mechanism both most and least.
-        bad(
-            "grew most for std-sleep and least for std-sleep",
-            Claim::Rank {
-                extreme: Extreme::Most,
-                by: RankBy::Signed,
-                chosen: 0,
-                among: vec![2.0],
-            },
-        );
-        // The upper median of an even count.
-        bad(
-            "adds ~67.2 µs",
-            Claim::Median {
-                of: vec![60.0, 64.0, 65.2, 67.2],
-                value: 67.2,
-            },
-        );
-        // A p99 of two samples.
-        bad(
-            "p99 189 µs (n = 2)",
-            Claim::Quote {
-                stat: Stat::P99,
-                n: 2,
-                shown: "189 µs".into(),
-            },
-        );
-        // A small sample not stated.
-        bad(
-            "a median 189 µs",
-            Claim::Quote {
-                stat: Stat::Median,
-                n: 2,
-                shown: "189 µs".into(),
-            },
-        );
-        // A ratio of medians in a sentence that names no statistic (issue 13: the short
-        // caption's 4.05× of medians beside the finding's 4.3× of means).
-        bad(
-            "timerfd was 4.0× faster",
-            Claim::Ratio {
-                stat: Stat::Median,
-                of: 4.05,
-                to: 1.0,
-                shown: "4.0×".into(),
-            },
-        );
-        bad(
-            "timerfd was 4.0× faster by mean",
-            Claim::Ratio {
-                stat: Stat::Mean,
-                of: 4.3,
-                to: 1.0,
-                shown: "4.0×".into(),
-            },
-        );
-        // An unstated floor.
-        bad(
-            "the first call took over 3× the p99",
-            Claim::Threshold {
-                shown: "100 µs".into(),
-            },
-        );
-        // A call that never blocked, called the cheapest sleep.
-        bad(
-            "the cheapest short sleep is timerfd",
-            Claim::Blocking {
-                name: "timerfd".into(),
-                voluntary_csw_per_call: 0.0,
-                called_a_sleep: true,
-            },
-        );
-    }
-
-    proptest! {
-        /// The word a change is given always matches the sign of the numbers.
-        #[test]
-        fn words_follow_signs(from in 1.0f64..1e9, to in 1.0f64..1e9) {
-            let d = direction(from, to, 0.02);
-            for verb in [Verb::Grew, Verb::Slower, Verb::Longer] {
-                let mut s = Sentence::new(format!("it {} ({from} → {to})", verb.word(d)));
-                s.claim(Claim::Change { stat: Stat::Median, from, to, verb, tolerance: 0.02, stated: d });
-                prop_assert!(s.check().is_ok(), "{:?}", s.check());
-            }
-            if to > 1.03 * from {
-                prop_assert_eq!(d, Direction::Up);
-            }
-            if to < from / 1.03 {
-                prop_assert_eq!(d, Direction::Down);
-            }
-        }
-
-        /// The median of any values has as many values at or below it as at or above.
-        #[test]
-        fn median_splits_the_values(v in proptest::collection::vec(-1e6f64..1e6, 1..40)) {
-            let m = median(&v).unwrap();
-            let below = v.iter().filter(|&&x| x <= m).count();
-            let above = v.iter().filter(|&&x| x >= m).count();
-            prop_assert!(2 * below >= v.len() && 2 * above >= v.len());
-        }
-    }
-}
+mod tests;

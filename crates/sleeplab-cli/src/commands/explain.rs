@@ -1,0 +1,161 @@
+//! `sleeplab explain`.
+
+use super::args::{self, List, OutputArgs, ThreadArgs};
+use super::outputs::check_outputs;
+use super::tail;
+use crate::contenders::{self, strategies};
+use crate::error::UsageError;
+use crate::experiments::explain::{
+    DEFAULT_DURATIONS, DEFAULT_ITERATIONS, DEFAULT_MECHANISMS, ExplainConfig, ExplainItem,
+};
+use crate::parse::{self, Names, ParseError, dedup, duration_or_rate_ns};
+use clap::Args;
+use sleeplab::wait;
+
+/// `sleeplab explain`: why waits are late, from the kernel's own timestamps.
+#[derive(Debug, Clone, Args)]
+pub struct ExplainArgs {
+    /// Mechanisms, each NAME or NAME@DURATION (a rate such as 60hz is its period): one-shot
+    /// mechanisms (`sleeplab list`) or precise-sleep strategies (precise, sdl-precise, …).
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("mechanism list"),
+          default_value = DEFAULT_MECHANISMS)]
+    pub mechanisms: List<String>,
+    /// Requested durations of the mechanisms named without one.
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::durations,
+          default_value = DEFAULT_DURATIONS)]
+    pub durations: List<u64>,
+    /// Competing busy threads, a list of levels (default: 0 and one per CPU).
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::loads)]
+    pub load: Option<List<usize>>,
+    /// Timer slack(s) to measure under, e.g. 50us,1ns (default: leave it as it is).
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::slacks)]
+    pub timer_slack: Option<List<u64>>,
+    /// Wakes per cell.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = iterations,
+          default_value_t = DEFAULT_ITERATIONS)]
+    pub iterations: u64,
+    /// Interleaved passes over all cells.
+    #[arg(long, allow_hyphen_values = true, value_name = "R", value_parser = rounds, default_value = "4")]
+    pub rounds: u64,
+    /// Per-wake records kept per cell in the JSON (the CSV gets every wake).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = args::json_samples, default_value = "100000")]
+    pub json_wakes: u64,
+    /// Do not trace the kernel: the partial account of /proc only (run queue, timer slack).
+    #[arg(long)]
+    pub no_trace: bool,
+    #[command(flatten)]
+    pub threads: ThreadArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn iterations(s: &str) -> Result<u64, ParseError> {
+    parse::count("count", s, 1, 10_000_000)
+}
+
+fn rounds(s: &str) -> Result<u64, ParseError> {
+    parse::count("rounds", s, 1, 1_000)
+}
+
+/// Every name `--mechanisms` takes: the one-shot mechanisms and the strategies.
+fn known() -> Vec<&'static str> {
+    contenders::names()
+}
+
+/// The items of `--mechanisms` (`NAME[@DURATION]`; settings such as
+/// `precise:q=0.999,budget=3%` rejoined), each name at its own duration or at every one
+/// of `durations`.
+pub fn items(given: &[String], durations: &[u64]) -> Result<Vec<ExplainItem>, UsageError> {
+    let names = known();
+    let check = Names::new("mechanism", names.iter().copied()).otherwise("see `sleeplab list`");
+    let mut out: Vec<ExplainItem> = Vec::new();
+    for item in strategies::join_settings(given) {
+        let (name, at) = match item.rsplit_once('@') {
+            Some((n, d)) => (n.trim().to_string(), Some(duration_or_rate_ns(d)?)),
+            None => (item.trim().to_string(), None),
+        };
+        let base = strategies::base_name(&name);
+        if wait::find(&name).is_none() {
+            check.check(base)?;
+            if strategies::names().contains(&base) {
+                strategies::canonical(&name)
+                    .map_err(|e| UsageError::new(format!("invalid mechanism `{name}`: {e}")))?;
+            }
+        }
+        for ns in at.map_or_else(|| durations.to_vec(), |ns| vec![ns]) {
+            if let Some(reason) = contenders::skip_reason(&name, ns) {
+                return Err(UsageError::new(format!(
+                    "invalid mechanism `{item}`: {reason}"
+                )));
+            }
+            let it = ExplainItem {
+                mechanism: name.clone(),
+                requested_ns: ns,
+            };
+            if !out.contains(&it) {
+                out.push(it);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Builds the config from the arguments.
+pub fn config(args: &ExplainArgs) -> Result<ExplainConfig, UsageError> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Ok(ExplainConfig {
+        items: items(&args.mechanisms.0, &dedup(&args.durations.0))?,
+        loads: args
+            .load
+            .as_ref()
+            .map_or_else(|| vec![0, cpus], |l| dedup(&l.0)),
+        timer_slacks_ns: args
+            .timer_slack
+            .as_ref()
+            .map_or_else(Vec::new, |l| l.0.clone()),
+        iterations: args.iterations,
+        rounds: args.rounds.min(args.iterations),
+        json_wakes: args.json_wakes as usize,
+        trace: !args.no_trace,
+    })
+}
+
+/// Runs `explain`, prints its tables and findings, writes the requested files.
+pub fn run(args: &ExplainArgs, quiet: bool) -> anyhow::Result<i32> {
+    let threads = args.threads.settings()?;
+    check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
+    let config = config(args)?;
+    tail::measure(&config, "explain", quiet, threads)?.save(&args.output, vec![])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(s: &str) -> Vec<String> {
+        s.split(',').map(String::from).collect()
+    }
+
+    #[test]
+    fn the_defaults_are_five_mechanisms_at_two_durations_and_precise_at_60hz() {
+        let it = items(&list(DEFAULT_MECHANISMS), &[100_000, 1_000_000]).unwrap();
+        assert_eq!(it.len(), 11);
+        assert_eq!(
+            it.last().unwrap(),
+            &ExplainItem {
+                mechanism: "precise".into(),
+                requested_ns: 16_666_667
+            }
+        );
+    }
+
+    #[test]
+    fn settings_and_bad_items() {
+        let it = items(&list("precise:q=0.999,budget=3%@1ms"), &[5]).unwrap();
+        assert_eq!(it[0].mechanism, "precise:q=0.999,budget=3%");
+        assert_eq!(it[0].requested_ns, 1_000_000);
+        for bad in ["nope", "nanosleep@soon", "precise:q=2", "precise@0hz"] {
+            assert!(items(&list(bad), &[1_000_000]).is_err(), "{bad}");
+        }
+    }
+}

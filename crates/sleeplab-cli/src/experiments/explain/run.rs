@@ -1,0 +1,195 @@
+//! The explain engine: interleaved rounds over every cell on one measuring thread,
+//! the kernel's events recorded for that thread and drained between cells; each wake
+//! split once the run is over.
+
+use super::{ExplainCell, ExplainConfig, ExplainData};
+use crate::contenders::strategies::{self, RealStrategy};
+use crate::error::UsageError;
+use crate::experiments::rounds::{Placed, interleave, share};
+use crate::experiments::{Context, Outcome, load_note};
+use crate::output::fmt_ns;
+use crate::settings::slack_levels;
+use crate::trace::{TraceRun, WakeLog, Window};
+use sleeplab::clock::{RealEnv, monotonic_ns};
+use sleeplab::wait::{self, Waiter};
+
+/// Calls per cell made before its first measured wake, in the first round.
+const WARMUP: u64 = 2;
+
+/// A way of waiting, with what a wake's window needs of it.
+enum Waiting {
+    /// An OS mechanism: a relative wait, timed around the call.
+    Os(Waiter),
+    /// A precise-sleep strategy: its own report gives the window and the spin.
+    Strategy(RealStrategy),
+}
+
+impl Waiting {
+    fn build(name: &str) -> Result<Self, String> {
+        match wait::find(name) {
+            Some(_) => Ok(Waiting::Os(Waiter::new(name).map_err(|e| e.to_string())?)),
+            None => strategies::build(name).map(Waiting::Strategy),
+        }
+    }
+
+    /// Waits `ns`; the wake's window.
+    fn wait(&mut self, tid: i32, ns: u64) -> Window {
+        match self {
+            Waiting::Os(waiter) => {
+                let t0 = monotonic_ns();
+                waiter.wait(ns);
+                let t1 = monotonic_ns();
+                Window::relative(tid, t0, ns, t1)
+            }
+            Waiting::Strategy(s) => {
+                let r = s.sleep_for(&mut RealEnv, ns);
+                Window {
+                    tid,
+                    start_ns: r.start,
+                    deadline_ns: r.deadline,
+                    end_ns: r.woke,
+                    spin_ns: r.spin_ns,
+                }
+            }
+        }
+    }
+
+    fn sched_slice_ns(&self) -> Option<u64> {
+        match self {
+            Waiting::Os(_) => None,
+            Waiting::Strategy(s) => s.sched_slice_ns(),
+        }
+    }
+}
+
+/// One cell's accumulating state.
+struct CellState {
+    item: usize,
+    load: usize,
+    slack: Option<u64>,
+    slack_in_force: u64,
+    log: WakeLog,
+}
+
+impl Placed for CellState {
+    fn load(&self) -> usize {
+        self.load
+    }
+    fn slack(&self) -> Option<u64> {
+        self.slack
+    }
+}
+
+/// Runs `config` on a dedicated measuring thread with the context's settings applied.
+pub fn run(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<ExplainData>> {
+    let mut out = ctx.on_measuring_thread("sleeplab-explain", || measure(config, ctx))?;
+    out.notes.extend(load_note(
+        &config.loads,
+        ctx.cpus,
+        "the measuring thread competes for a CPU",
+    ));
+    if let Some(note) = &out.data.tracing.note {
+        out.notes.push(note.clone());
+    }
+    Ok(out)
+}
+
+fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<ExplainData>> {
+    let mut waitings = Vec::with_capacity(config.items.len());
+    for item in &config.items {
+        waitings.push(
+            Waiting::build(&item.mechanism)
+                .map_err(|e| UsageError::new(format!("{}: {e}", item.mechanism)))?,
+        );
+    }
+    let mut tracing = if config.trace {
+        TraceRun::start(true)
+    } else {
+        TraceRun::without_kernel(
+            "kernel tracing off: the account is partial (/proc: run queue, timer slack)".into(),
+        )
+    };
+    let tid = tracing.tid();
+
+    let slacks = slack_levels(&config.timer_slacks_ns);
+    let mut cells = Vec::new();
+    for item in 0..config.items.len() {
+        for &slack in &slacks {
+            for &load in &config.loads {
+                cells.push(CellState {
+                    item,
+                    load,
+                    slack,
+                    slack_in_force: 0,
+                    log: WakeLog::default(),
+                });
+            }
+        }
+    }
+
+    let complete = interleave(
+        ctx,
+        config.rounds,
+        &config.loads,
+        &slacks,
+        &mut cells,
+        |cell, v| {
+            let item = &config.items[cell.item];
+            let waiting = &mut waitings[cell.item];
+            ctx.progress.message(format!(
+                "{} {} load {} round {}/{}",
+                item.mechanism,
+                fmt_ns(item.requested_ns),
+                cell.load,
+                v.round + 1,
+                config.rounds
+            ));
+            cell.slack_in_force = v.slack_in_force;
+            crate::contenders::apply_sched_slice(waiting.sched_slice_ns());
+            if v.round == 0 {
+                for _ in 0..WARMUP {
+                    waiting.wait(tid, item.requested_ns);
+                }
+            }
+            cell.log.add_lost(tracing.drain());
+            for _ in 0..share(config.iterations, config.rounds, v.round) {
+                let before = tracing.before_wait();
+                let w = waiting.wait(tid, item.requested_ns);
+                cell.log.push(w, before);
+                if ctx.stopped() {
+                    break;
+                }
+            }
+            cell.log.add_lost(tracing.drain());
+            ctx.progress.inc(1);
+            Ok(())
+        },
+    )?;
+
+    let (timeline, status) = tracing.finish();
+    let cells = cells
+        .into_iter()
+        .filter(|c| !c.log.is_empty())
+        .map(|c| {
+            let item = &config.items[c.item];
+            let slack =
+                crate::contenders::slack_applies(&item.mechanism).then_some(c.slack_in_force);
+            let (explanation, all_wakes) = c.log.explain_with_records(timeline.as_ref(), slack);
+            ExplainCell {
+                mechanism: item.mechanism.clone(),
+                requested_ns: item.requested_ns,
+                load: c.load,
+                timer_slack_ns: c.slack_in_force,
+                explanation,
+                wakes: all_wakes[..all_wakes.len().min(config.json_wakes)].to_vec(),
+                all_wakes,
+            }
+        })
+        .collect();
+    let data = ExplainData {
+        config: config.clone(),
+        tracing: status.expect("explain always logs its wakes"),
+        cells,
+    };
+    Ok(Outcome::new(data, ctx.threads.record(), complete))
+}

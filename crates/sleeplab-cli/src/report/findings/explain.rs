@@ -1,0 +1,239 @@
+//! Why waits were late, from the kernel's account (`sleeplab explain`, or `--trace` on
+//! another experiment): per mechanism, the typical wake's biggest components and what
+//! held up the tail.
+
+use super::{Finding, Results};
+use crate::experiments::explain::{ExplainCell, ExplainData};
+use crate::output::units::ns;
+use crate::stats::Stat;
+use crate::stats::claim::{BLOCKED_CSW, Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence};
+use crate::trace::explanation::Composition;
+use crate::trace::{Component, Explanation};
+
+/// How many components a sentence names at most.
+const NAMED: usize = 3;
+
+/// One finding per explained cell (mechanism × duration) at the lowest load measured,
+/// and one per cell of a higher load whose tail was set by the run queue.
+pub fn why_late(r: &Results<'_>) -> Vec<Finding> {
+    let Some((_, data)) = r.first::<ExplainData>() else {
+        return Vec::new();
+    };
+    why_late_of(data)
+}
+
+/// The findings of one explain result.
+pub fn why_late_of(data: &ExplainData) -> Vec<Finding> {
+    let lowest = data.cells.iter().map(|c| c.load).min();
+    data.cells
+        .iter()
+        .filter(|c| Some(c.load) == lowest || c.explanation.tail.is_some())
+        .filter_map(|c| cell_sentence(c).map(|s| Finding::new("why-late", s)))
+        .collect()
+}
+
+/// `nanosleep 1 ms (load 0): 78 µs late at the median; …`: the typical wake's biggest
+/// components (the means over the wakes between p40 and p60 of lateness, which add up
+/// to their mean lateness), then the tail's biggest component and who held the CPU.
+/// `None` for a cell without wakes.
+pub fn cell_sentence(c: &ExplainCell) -> Option<Sentence> {
+    let x = &c.explanation;
+    let typical = x.typical.as_ref()?;
+    let mut s = Sentence::default();
+    let median = s.quote(&x.lateness, Stat::Median, ns)?;
+    s.push(&format!(
+        "{} {} (load {}): {median} late at the median{}",
+        c.mechanism,
+        ns(c.requested_ns as f64),
+        c.load,
+        crate::stats::claim::small_n(x.lateness.count)
+    ));
+    blocking(&mut s, c, x);
+    s.push("; the wakes between its p40 and p60");
+    composition(&mut s, typical, "spent on average");
+    if let Some(tail) = &x.tail {
+        let p99 = s.quote(&x.lateness, Stat::P99, ns)?;
+        s.push(&format!(
+            "; its slowest wakes (at or above the p99 of {p99})"
+        ));
+        composition(&mut s, tail, "spent on average");
+        if let Some(h) = x.tail_holders.first() {
+            if tail
+                .biggest()
+                .is_some_and(|(c, _)| c == Component::RunQueue)
+            {
+                s.push(&format!(", most behind {}", h.comm));
+            }
+        }
+    }
+    if x.partial {
+        s.push(" (a partial account: run queue and timer slack from /proc, no kernel trace)");
+    } else if x.untraced > 0 {
+        s.push(&format!(
+            " ({} of {} wakes partly unexplained: an event of their way was not recorded)",
+            x.untraced, x.wakes
+        ));
+    }
+    s.push(".");
+    Some(s)
+}
+
+/// ` (n = 40) spent on average 50 µs in timer slack, 24 µs in the timer interrupt and
+/// 3 µs in the run queue`: the group's biggest components, largest first, the first
+/// ranked as the most.
+fn composition(s: &mut Sentence, c: &Composition, verb: &str) {
+    let ranked = c.ranked();
+    s.push(&format!(" (n = {})", c.wakes));
+    if ranked.is_empty() {
+        s.push(" were not late at all");
+        return;
+    }
+    let among: Vec<f64> = Component::ALL
+        .iter()
+        .map(|k| c.parts_ns.get(k).copied().unwrap_or(0.0))
+        .collect();
+    if among.iter().filter(|&&v| v > 0.0).count() >= 2 {
+        s.claim(Claim::Rank {
+            extreme: Extreme::Most,
+            by: RankBy::Signed,
+            chosen: ranked[0].0.index(),
+            among,
+            // Means of one group's components, not quantiles: ranked as measured.
+            intervals: Vec::new(),
+        });
+    }
+    let named: Vec<String> = ranked
+        .iter()
+        .take(NAMED)
+        .map(|&(k, v)| {
+            let shown = ns(v);
+            s.claim(Claim::Quote {
+                stat: Stat::Mean,
+                n: c.wakes,
+                shown: shown.clone(),
+            });
+            format!("{shown} in the {}", k.label())
+        })
+        .collect();
+    s.push(&format!(" {verb} {}", super::and_list(&named)));
+}
+
+/// States a cell whose waits mostly never blocked as such, and records the claim.
+fn blocking(s: &mut Sentence, c: &ExplainCell, x: &Explanation) {
+    let blocked = if x.wakes == 0 {
+        0.0
+    } else {
+        (x.wakes - x.never_blocked) as f64 / x.wakes as f64
+    };
+    let sleeps = blocked >= BLOCKED_CSW;
+    if !sleeps {
+        s.push(&format!(
+            ", {NEVER_BLOCKED} (it blocked in {} of {} waits)",
+            x.wakes - x.never_blocked,
+            x.wakes
+        ));
+    }
+    s.claim(Claim::Blocking {
+        name: c.mechanism.clone(),
+        voluntary_csw_per_call: blocked,
+        called_a_sleep: false,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Holder, Parts, WakeAccount};
+    use proptest::prelude::*;
+
+    fn cell(accounts: &[WakeAccount]) -> ExplainCell {
+        ExplainCell {
+            mechanism: "nanosleep".into(),
+            requested_ns: 1_000_000,
+            load: 0,
+            timer_slack_ns: 50_000,
+            explanation: Explanation::of(accounts, 0, false),
+            wakes: vec![],
+            all_wakes: vec![],
+        }
+    }
+
+    fn wake(parts: &[(Component, u64)], holder: Option<&str>, blocked: bool) -> WakeAccount {
+        let mut p = Parts::default();
+        for &(c, ns) in parts {
+            p.add(c, ns);
+        }
+        WakeAccount {
+            lateness_ns: p.total() as i64,
+            parts: p,
+            holder: holder.map(|h| Holder {
+                comm: h.into(),
+                pid: 3,
+            }),
+            blocked,
+            traced: true,
+        }
+    }
+
+    #[test]
+    fn the_typical_wake_and_the_tail_in_words() {
+        let typical = [
+            (Component::Slack, 50_000),
+            (Component::TimerIrq, 24_000),
+            (Component::RunQueue, 3_000),
+            (Component::Return, 1_000),
+        ];
+        let mut w: Vec<WakeAccount> = (0..198).map(|_| wake(&typical, None, true)).collect();
+        for _ in 0..2 {
+            w.push(wake(
+                &[(Component::Slack, 50_000), (Component::RunQueue, 2_000_000)],
+                Some("cc1"),
+                true,
+            ));
+        }
+        let s = cell_sentence(&cell(&w)).unwrap();
+        assert_eq!(
+            s.text,
+            "nanosleep 1 ms (load 0): 78 µs late at the median; the wakes between its p40 and p60 (n = 42) \
+             spent on average 50 µs in the timer slack, 24 µs in the timer interrupt and 3 µs in the run queue; \
+             its slowest wakes (at or above the p99 of 97.7 µs) (n = 2) spent on average 2 ms in the run queue \
+             and 50 µs in the timer slack, most behind cc1."
+        );
+        s.check().unwrap();
+    }
+
+    #[test]
+    fn a_wait_that_never_blocked_is_not_called_a_sleep() {
+        let w: Vec<WakeAccount> = (0..10)
+            .map(|_| wake(&[(Component::Spin, 500)], None, false))
+            .collect();
+        let mut c = cell(&w);
+        c.mechanism = "spin".into();
+        let s = cell_sentence(&c).unwrap();
+        assert!(s.text.contains(NEVER_BLOCKED), "{}", s.text);
+        assert!(s.text.contains("n = 10"));
+        s.check().unwrap();
+    }
+
+    proptest! {
+        /// Every claim of every sentence holds for random cells.
+        #[test]
+        fn sentences_hold_for_random_cells(
+            wakes in prop::collection::vec(
+                (prop::collection::vec(0u64..100_000, Component::COUNT), any::<bool>(), prop::option::of("[a-z]{1,6}")),
+                1..300,
+            )
+        ) {
+            let accounts: Vec<WakeAccount> = wakes
+                .iter()
+                .map(|(v, blocked, h)| {
+                    let parts: Vec<(Component, u64)> =
+                        Component::ALL.into_iter().zip(v.iter().copied()).collect();
+                    wake(&parts, h.as_deref(), *blocked)
+                })
+                .collect();
+            let s = cell_sentence(&cell(&accounts)).unwrap();
+            prop_assert!(s.check().is_ok(), "{:?}", s.check());
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! The checker against each kind of untruth, and the words against the numbers.
+use super::*;
+use proptest::prelude::*;
+
+#[test]
+fn medians_are_true_medians() {
+    assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+    // Even n: the mean of the two middle values, not the upper one.
+    assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+    assert_eq!(median(&[]), None);
+}
+
+#[test]
+fn extremes_by_sign_and_by_size() {
+    let v = [5.0, -20.0, 1.0];
+    assert_eq!(extreme_index(&v, Extreme::Least, RankBy::Signed), Some(1));
+    assert_eq!(extreme_index(&v, Extreme::Least, RankBy::Size), Some(2));
+    assert_eq!(extreme_index(&v, Extreme::Most, RankBy::Size), Some(1));
+}
+
+#[test]
+fn the_checker_catches_each_kind_of_untruth() {
+    let bad = |text: &str, c: Claim| {
+        let mut s = Sentence::new(text);
+        s.claim(c);
+        assert!(s.check().is_err(), "{text}");
+    };
+    // A threefold shrink called growth (issue 13: "grew … least for select (×0.33)").
+    bad(
+        "the p99 grew least for select (3.26 ms → 1.09 ms)",
+        Claim::Change {
+            stat: Stat::P99,
+            from: 3.26e6,
+            to: 1.09e6,
+            verb: Verb::Grew,
+            tolerance: 0.02,
+            stated: Direction::Up,
+        },
+    );
+    // "changed least" sorted by signed gain.
+    bad(
+        "timerfd changed least",
+        Claim::Rank {
+            extreme: Extreme::Least,
+            by: RankBy::Size,
+            chosen: 0,
+            among: vec![-11.6, 0.3, 40.0],
+            intervals: Vec::new(),
+        },
+    );
+    // One mechanism both most and least.
+    bad(
+        "grew most for std-sleep and least for std-sleep",
+        Claim::Rank {
+            extreme: Extreme::Most,
+            by: RankBy::Signed,
+            chosen: 0,
+            among: vec![2.0],
+            intervals: Vec::new(),
+        },
+    );
+    // The upper median of an even count.
+    bad(
+        "adds ~67.2 µs",
+        Claim::Median {
+            of: vec![60.0, 64.0, 65.2, 67.2],
+            value: 67.2,
+        },
+    );
+    // A p99 of two samples.
+    bad(
+        "p99 189 µs (n = 2)",
+        Claim::Quote {
+            stat: Stat::P99,
+            n: 2,
+            shown: "189 µs".into(),
+        },
+    );
+    // A small sample not stated.
+    bad(
+        "a median 189 µs",
+        Claim::Quote {
+            stat: Stat::Median,
+            n: 2,
+            shown: "189 µs".into(),
+        },
+    );
+    // A ratio of medians in a sentence that names no statistic (issue 13: the short
+    // caption's 4.05× of medians beside the finding's 4.3× of means).
+    bad(
+        "timerfd was 4.0× faster",
+        Claim::Ratio {
+            stat: Stat::Median,
+            of: 4.05,
+            to: 1.0,
+            shown: "4.0×".into(),
+        },
+    );
+    bad(
+        "timerfd was 4.0× faster by mean",
+        Claim::Ratio {
+            stat: Stat::Mean,
+            of: 4.3,
+            to: 1.0,
+            shown: "4.0×".into(),
+        },
+    );
+    // An unstated floor.
+    bad(
+        "the first call took over 3× the p99",
+        Claim::Threshold {
+            shown: "100 µs".into(),
+        },
+    );
+    // Issue 25: a verdict read off overlapping intervals ("beaten on both by std-sleep",
+    // p99 1.93 ms against 32 µs, each the 12th-worst of 1200 frames).
+    let wide = Est::new(1.93e6, Some(Ci(Some(30_000.0), Some(3.9e6))));
+    let narrow = Est::new(32_000.0, Some(Ci(Some(20_000.0), Some(2.5e6))));
+    bad(
+        "std-sleep has a lower p99",
+        Claim::Verdict {
+            stat: Stat::P99,
+            a: narrow,
+            b: wide,
+            stated: Order::Below,
+        },
+    );
+    // Overlap, stated as such but without the words.
+    bad(
+        "p99 32 µs vs 1.93 ms",
+        Claim::Verdict {
+            stat: Stat::P99,
+            a: narrow,
+            b: wide,
+            stated: Order::Indistinguishable,
+        },
+    );
+    // Separated intervals called indistinguishable.
+    bad(
+        "indistinguishable in this run",
+        Claim::Verdict {
+            stat: Stat::P99,
+            a: Est::new(1.0, Some(Ci::exact(1.0))),
+            b: Est::exact(2.0),
+            stated: Order::Indistinguishable,
+        },
+    );
+    // A p99 said to grow with no verdict beside the change.
+    bad(
+        "the p99 grew from 3.9 µs to 5 µs",
+        Claim::Change {
+            stat: Stat::P99,
+            from: 3_900.0,
+            to: 5_000.0,
+            verb: Verb::Grew,
+            tolerance: 0.02,
+            stated: Direction::Up,
+        },
+    );
+    // The least of medians whose intervals overlap, said plainly.
+    bad(
+        "the cheapest is nanosleep",
+        Claim::Rank {
+            extreme: Extreme::Least,
+            by: RankBy::Signed,
+            chosen: 0,
+            among: vec![50.0, 51.0],
+            intervals: vec![
+                Some(Ci(Some(49.0), Some(52.0))),
+                Some(Ci(Some(50.0), Some(53.0))),
+            ],
+        },
+    );
+    // A call that never blocked, called the cheapest sleep.
+    bad(
+        "the cheapest short sleep is timerfd",
+        Claim::Blocking {
+            name: "timerfd".into(),
+            voluntary_csw_per_call: 0.0,
+            called_a_sleep: true,
+        },
+    );
+}
+
+#[test]
+fn verdicts_hold_where_intervals_separate_and_overlap_is_said() {
+    let a = Est::new(3_900.0, Some(Ci(Some(2_100.0), Some(6_000.0))));
+    let b = Est::new(5_000.0, Some(Ci(Some(3_300.0), Some(9_400.0))));
+    let c = Est::new(50_000.0, Some(Ci(Some(40_000.0), None)));
+    let mut s = Sentence::new(format!(
+        "p99 {}",
+        indistinguishable(Stat::P99, &a, &b, crate::output::units::ns)
+    ));
+    s.claim(Claim::Verdict {
+        stat: Stat::P99,
+        a,
+        b,
+        stated: Order::Indistinguishable,
+    });
+    assert_eq!(s.check(), Ok(()));
+    // A change backed by its verdict passes; the ranking of separated intervals too.
+    let mut s = Sentence::new("the p99 grew from 3.9 µs to 50 µs");
+    s.claim(Claim::Change {
+        stat: Stat::P99,
+        from: a.value,
+        to: c.value,
+        verb: Verb::Grew,
+        tolerance: 0.02,
+        stated: Direction::Up,
+    });
+    assert!(s.check().is_err());
+    s.claim(Claim::Verdict {
+        stat: Stat::P99,
+        a,
+        b: c,
+        stated: Order::Below,
+    });
+    assert_eq!(s.check(), Ok(()));
+    s.claim(Claim::Rank {
+        extreme: Extreme::Most,
+        by: RankBy::Signed,
+        chosen: 1,
+        among: vec![a.value, c.value],
+        intervals: vec![a.ci, c.ci],
+    });
+    assert_eq!(s.check(), Ok(()));
+    // The same ranking over overlapping intervals passes only when the text says so.
+    let mut s = Sentence::new("b has the most");
+    s.claim(Claim::Rank {
+        extreme: Extreme::Most,
+        by: RankBy::Signed,
+        chosen: 1,
+        among: vec![a.value, b.value],
+        intervals: vec![a.ci, b.ci],
+    });
+    assert!(s.check().is_err());
+    s.push(", indistinguishable in this run from a");
+    assert_eq!(s.check(), Ok(()));
+}
+
+proptest! {
+    /// A verdict passes exactly when its intervals support it: for any two intervals, the
+    /// order [`order`] derives passes and every other fails.
+    #[test]
+    fn a_verdict_passes_only_where_the_intervals_support_it(
+        lo_a in 0.0f64..100.0, w_a in 0.0f64..50.0, lo_b in 0.0f64..100.0, w_b in 0.0f64..50.0,
+        open_a in any::<bool>(), open_b in any::<bool>(),
+    ) {
+        let a = Est::new(lo_a, Some(Ci(Some(lo_a), (!open_a).then_some(lo_a + w_a))));
+        let b = Est::new(lo_b, Some(Ci(Some(lo_b), (!open_b).then_some(lo_b + w_b))));
+        let truth = order(&a, &b);
+        for stated in [Order::Below, Order::Above, Order::Indistinguishable] {
+            let mut s = Sentence::new(format!("p99: {INDISTINGUISHABLE}"));
+            s.claim(Claim::Verdict { stat: Stat::P99, a, b, stated });
+            prop_assert_eq!(s.check().is_ok(), stated == truth, "{:?} {:?} {:?}", a, b, stated);
+        }
+        // Overlap exactly when neither interval lies below the other.
+        let overlap = !(a.ci.unwrap().separated(&b.ci.unwrap()));
+        prop_assert_eq!(truth == Order::Indistinguishable, overlap);
+    }
+
+    /// The word a change is given always matches the sign of the numbers.
+    #[test]
+    fn words_follow_signs(from in 1.0f64..1e9, to in 1.0f64..1e9) {
+        let d = direction(from, to, 0.02);
+        for verb in [Verb::Grew, Verb::Slower, Verb::Longer] {
+            let mut s = Sentence::new(format!("it {} ({from} → {to})", verb.word(d)));
+            s.claim(Claim::Change { stat: Stat::Median, from, to, verb, tolerance: 0.02, stated: d });
+            // Exact values separate whenever they differ: the verdict a median's change needs.
+            if d != Direction::Same {
+                let o = if d == Direction::Up { Order::Below } else { Order::Above };
+                s.claim(Claim::Verdict { stat: Stat::Median, a: Est::exact(from), b: Est::exact(to), stated: o });
+            }
+            prop_assert!(s.check().is_ok(), "{:?}", s.check());
+        }
+        if to > 1.03 * from {
+            prop_assert_eq!(d, Direction::Up);
+        }
+        if to < from / 1.03 {
+            prop_assert_eq!(d, Direction::Down);
+        }
+    }
+
+    /// The median of any values has as many values at or below it as at or above.
+    #[test]
+    fn median_splits_the_values(v in proptest::collection::vec(-1e6f64..1e6, 1..40)) {
+        let m = median(&v).unwrap();
+        let below = v.iter().filter(|&&x| x <= m).count();
+        let above = v.iter().filter(|&&x| x >= m).count();
+        prop_assert!(2 * below >= v.len() && 2 * above >= v.len());
+    }
+}

@@ -1,0 +1,261 @@
+//! The events a wake's account needs, and their decoding from raw records by the
+//! running kernel's layouts.
+
+use super::TraceError;
+use super::event::{Comm, Event, Kind};
+use super::format::{BytesField, Format, FormatError, IntField};
+use super::tracefs::Tracefs;
+
+/// The tracepoints recorded, in the order they are opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tracepoint {
+    /// `timer:hrtimer_start`.
+    TimerStart,
+    /// `timer:hrtimer_expire_entry`.
+    TimerExpire,
+    /// `sched:sched_waking`.
+    Waking,
+    /// `sched:sched_switch`.
+    Switch,
+    /// `raw_syscalls:sys_exit`.
+    SysExit,
+}
+
+impl Tracepoint {
+    /// Every tracepoint recorded.
+    pub const ALL: [Tracepoint; 5] = [
+        Tracepoint::TimerStart,
+        Tracepoint::TimerExpire,
+        Tracepoint::Waking,
+        Tracepoint::Switch,
+        Tracepoint::SysExit,
+    ];
+
+    /// `(system, event)` in tracefs.
+    pub fn path(self) -> (&'static str, &'static str) {
+        match self {
+            Tracepoint::TimerStart => ("timer", "hrtimer_start"),
+            Tracepoint::TimerExpire => ("timer", "hrtimer_expire_entry"),
+            Tracepoint::Waking => ("sched", "sched_waking"),
+            Tracepoint::Switch => ("sched", "sched_switch"),
+            Tracepoint::SysExit => ("raw_syscalls", "sys_exit"),
+        }
+    }
+
+    /// The kernel-side filter that keeps the events of the threads `tids` (ftrace
+    /// filter syntax); `None` for the timer events, recorded for every timer because
+    /// the one that wakes a thread may be re-armed in interrupt context by no thread
+    /// of ours.
+    pub fn filter(self, tids: &[i32]) -> Option<String> {
+        let any = |field: &str| {
+            tids.iter()
+                .map(|t| format!("{field} == {t}"))
+                .collect::<Vec<_>>()
+                .join(" || ")
+        };
+        match self {
+            Tracepoint::TimerStart | Tracepoint::TimerExpire => None,
+            Tracepoint::Waking => Some(any("pid")),
+            Tracepoint::Switch => Some(format!("{} || {}", any("prev_pid"), any("next_pid"))),
+            Tracepoint::SysExit => Some(any("common_pid")),
+        }
+    }
+}
+
+/// Field readers every event has.
+#[derive(Debug, Clone, Copy)]
+struct Common {
+    flags: IntField,
+    pid: IntField,
+}
+
+/// How to read the fields of each recorded event.
+#[derive(Debug, Clone)]
+pub struct Decoders {
+    ids: [u64; 5],
+    common: [Common; 5],
+    start: (IntField, IntField, IntField),
+    expire: (IntField, IntField),
+    waking: (IntField, IntField),
+    switch: (IntField, IntField, BytesField, IntField, BytesField),
+    sys_exit: IntField,
+}
+
+impl Decoders {
+    /// Reads every recorded event's layout from `fs`.
+    pub fn load(fs: &Tracefs) -> Result<Self, TraceError> {
+        let formats: Vec<Format> = Tracepoint::ALL
+            .iter()
+            .map(|t| {
+                let (sys, ev) = t.path();
+                fs.format(sys, ev)
+            })
+            .collect::<Result<_, _>>()?;
+        Self::from_formats(&formats).map_err(|e| TraceError::Format(e.to_string()))
+    }
+
+    /// The decoders of `formats`, given in [`Tracepoint::ALL`] order.
+    pub fn from_formats(formats: &[Format]) -> Result<Self, FormatError> {
+        let common = |f: &Format| -> Result<Common, FormatError> {
+            Ok(Common {
+                flags: f.int("common_flags")?,
+                pid: f.int("common_pid")?,
+            })
+        };
+        let [start, expire, waking, switch, sys_exit] = formats else {
+            return Err(FormatError::NoField("the five tracepoints".into()));
+        };
+        Ok(Self {
+            ids: [start.id, expire.id, waking.id, switch.id, sys_exit.id],
+            common: [
+                common(start)?,
+                common(expire)?,
+                common(waking)?,
+                common(switch)?,
+                common(sys_exit)?,
+            ],
+            start: (
+                start.int("hrtimer")?,
+                start.int("softexpires")?,
+                start.int("expires")?,
+            ),
+            expire: (expire.int("hrtimer")?, expire.int("now")?),
+            waking: (waking.int("pid")?, waking.int("target_cpu")?),
+            switch: (
+                switch.int("prev_pid")?,
+                switch.int("prev_state")?,
+                switch.bytes("prev_comm")?,
+                switch.int("next_pid")?,
+                switch.bytes("next_comm")?,
+            ),
+            sys_exit: sys_exit.int("id")?,
+        })
+    }
+
+    /// The perf tracepoint id of `t`.
+    pub fn id(&self, t: Tracepoint) -> u64 {
+        self.ids[t as usize]
+    }
+
+    /// Decodes the raw record of a `t` event recorded at `time_ns` on `cpu`; `None`
+    /// when the record is too short for its layout.
+    pub fn decode(&self, t: Tracepoint, raw: &[u8], time_ns: u64, cpu: u32) -> Option<Event> {
+        let c = self.common[t as usize];
+        let kind = match t {
+            Tracepoint::TimerStart => Kind::TimerStart {
+                timer: self.start.0.read(raw)? as u64,
+                soft_ns: self.start.1.read(raw)?,
+                hard_ns: self.start.2.read(raw)?,
+            },
+            Tracepoint::TimerExpire => Kind::TimerExpire {
+                timer: self.expire.0.read(raw)? as u64,
+                now_ns: self.expire.1.read(raw)?,
+            },
+            Tracepoint::Waking => Kind::Waking {
+                pid: self.waking.0.read(raw)? as i32,
+                target_cpu: self.waking.1.read(raw)? as i32,
+            },
+            Tracepoint::Switch => Kind::Switch {
+                prev_pid: self.switch.0.read(raw)? as i32,
+                prev_state: self.switch.1.read(raw)?,
+                prev_comm: Comm(self.switch.2.read16(raw)?),
+                next_pid: self.switch.3.read(raw)? as i32,
+                next_comm: Comm(self.switch.4.read16(raw)?),
+            },
+            Tracepoint::SysExit => Kind::SysExit {
+                id: self.sys_exit.read(raw)?,
+            },
+        };
+        Some(Event {
+            time_ns,
+            cpu,
+            pid: c.pid.read(raw)? as i32,
+            flags: c.flags.read(raw)? as u8,
+            kind,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn format(id: u64, fields: &[(&str, usize, usize, bool)]) -> Format {
+        let mut text = format!(
+            "ID: {id}\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+        );
+        for (name, off, size, signed) in fields {
+            text += &format!(
+                "\tfield:x {name};\toffset:{off};\tsize:{size};\tsigned:{};\n",
+                u8::from(*signed)
+            );
+        }
+        Format::parse(&text).unwrap()
+    }
+
+    fn decoders() -> Decoders {
+        Decoders::from_formats(&[
+            format(
+                1,
+                &[
+                    ("hrtimer", 8, 8, false),
+                    ("expires", 24, 8, true),
+                    ("softexpires", 32, 8, true),
+                ],
+            ),
+            format(2, &[("hrtimer", 8, 8, false), ("now", 16, 8, true)]),
+            format(3, &[("pid", 24, 4, true), ("target_cpu", 32, 4, true)]),
+            format(
+                4,
+                &[
+                    ("prev_comm[16]", 8, 16, false),
+                    ("prev_pid", 24, 4, true),
+                    ("prev_state", 32, 8, true),
+                    ("next_comm[16]", 40, 16, false),
+                    ("next_pid", 56, 4, true),
+                ],
+            ),
+            format(5, &[("id", 8, 8, true)]),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn decodes_each_event_by_its_layout() {
+        let d = decoders();
+        assert_eq!(d.id(Tracepoint::Switch), 4);
+        let mut raw = vec![0u8; 64];
+        raw[2] = 0x08;
+        raw[4..8].copy_from_slice(&42i32.to_ne_bytes());
+        raw[8..16].copy_from_slice(&0xdeadu64.to_ne_bytes());
+        raw[24..32].copy_from_slice(&2_050i64.to_ne_bytes());
+        raw[32..40].copy_from_slice(&2_000i64.to_ne_bytes());
+        let e = d.decode(Tracepoint::TimerStart, &raw, 7, 1).unwrap();
+        assert_eq!((e.time_ns, e.cpu, e.pid, e.in_hardirq()), (7, 1, 42, true));
+        assert_eq!(
+            e.kind,
+            Kind::TimerStart {
+                timer: 0xdead,
+                soft_ns: 2_000,
+                hard_ns: 2_050
+            }
+        );
+        assert!(d.decode(Tracepoint::Switch, &raw[..40], 0, 0).is_none());
+        let e = d.decode(Tracepoint::SysExit, &raw, 0, 0).unwrap();
+        assert_eq!(e.kind, Kind::SysExit { id: 0xdead });
+    }
+
+    #[test]
+    fn filters_keep_the_followed_threads() {
+        assert_eq!(Tracepoint::TimerStart.filter(&[1]), None);
+        assert_eq!(
+            Tracepoint::Waking.filter(&[1, 2]).unwrap(),
+            "pid == 1 || pid == 2"
+        );
+        assert_eq!(
+            Tracepoint::Switch.filter(&[3]).unwrap(),
+            "prev_pid == 3 || next_pid == 3"
+        );
+        assert_eq!(Tracepoint::SysExit.filter(&[4]).unwrap(), "common_pid == 4");
+    }
+}

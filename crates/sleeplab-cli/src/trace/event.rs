@@ -1,0 +1,118 @@
+//! The kernel events a wake is explained from, decoded into plain values.
+
+/// The `common_flags` bit set when an event was recorded in hard-interrupt context
+/// (`TRACE_FLAG_HARDIRQ`).
+pub const FLAG_HARDIRQ: u8 = 0x08;
+
+/// The bits of `sched_switch`'s `prev_state` that name a sleeping state (S, D, T, …);
+/// zero means the task was still runnable (preempted, or it yielded).
+pub const SLEEPING_STATES: i64 = 0xff;
+
+/// A task's name as the kernel keeps it (at most 15 bytes and a NUL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Comm(pub [u8; 16]);
+
+impl Comm {
+    /// The name from a string (tests; longer names are cut at 15 bytes).
+    pub fn new(s: &str) -> Self {
+        let mut b = [0u8; 16];
+        let n = s.len().min(15);
+        b[..n].copy_from_slice(&s.as_bytes()[..n]);
+        Self(b)
+    }
+
+    /// The name as text (lossy).
+    pub fn as_string(&self) -> String {
+        let end = self.0.iter().position(|&b| b == 0).unwrap_or(16);
+        String::from_utf8_lossy(&self.0[..end]).into_owned()
+    }
+}
+
+/// What happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `timer:hrtimer_start`: a high-resolution timer armed (by a task, or re-armed by
+    /// its own interrupt), with its soft and hard expiry (CLOCK_MONOTONIC ns for the
+    /// timers waits use).
+    TimerStart {
+        /// The timer's kernel address (its identity).
+        timer: u64,
+        /// Soft expiry: the earliest it may fire.
+        soft_ns: i64,
+        /// Hard expiry: soft + the slack; the interrupt is programmed for this.
+        hard_ns: i64,
+    },
+    /// `timer:hrtimer_expire_entry`: the interrupt handler runs the timer's callback.
+    TimerExpire {
+        /// The timer's kernel address.
+        timer: u64,
+        /// The handler's clock reading, ns.
+        now_ns: i64,
+    },
+    /// `irq_vectors:local_timer_entry`: the local APIC timer interrupt arrived.
+    TimerInterrupt,
+    /// `sched:sched_waking`: a task is being woken.
+    Waking {
+        /// The woken task.
+        pid: i32,
+        /// The CPU it will run on.
+        target_cpu: i32,
+    },
+    /// `sched:sched_switch`: the CPU switches from one task to another.
+    Switch {
+        /// The task leaving the CPU.
+        prev_pid: i32,
+        /// Its state: sleeping bits ([`SLEEPING_STATES`]) or runnable (0, or the
+        /// preemption flag).
+        prev_state: i64,
+        /// Its name.
+        prev_comm: Comm,
+        /// The task taking the CPU.
+        next_pid: i32,
+        /// Its name.
+        next_comm: Comm,
+    },
+    /// `raw_syscalls:sys_exit`: a system call returns.
+    SysExit {
+        /// The system call's number.
+        id: i64,
+    },
+}
+
+/// One recorded event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    /// When, CLOCK_MONOTONIC ns (the clock the measured code reads).
+    pub time_ns: u64,
+    /// The CPU it happened on.
+    pub cpu: u32,
+    /// The task that was current (`common_pid`: for interrupt-context events, whoever
+    /// was interrupted).
+    pub pid: i32,
+    /// `common_flags` (interrupt context and the like).
+    pub flags: u8,
+    /// What happened.
+    pub kind: Kind,
+}
+
+impl Event {
+    /// Whether the event was recorded in hard-interrupt context.
+    pub fn in_hardirq(&self) -> bool {
+        self.flags & FLAG_HARDIRQ != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comm_is_cut_at_its_nul_and_at_15_bytes() {
+        assert_eq!(Comm::new("cc1").as_string(), "cc1");
+        assert_eq!(
+            Comm::new("a-very-long-task-name").as_string(),
+            "a-very-long-tas"
+        );
+        assert_eq!(Comm::default().as_string(), "");
+    }
+}

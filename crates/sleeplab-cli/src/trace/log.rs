@@ -1,0 +1,208 @@
+//! What an experiment run with tracing keeps: a [`TraceRun`] on the measuring thread
+//! (the kernel's events, or, where they cannot be had, the note saying why), and per
+//! cell a [`WakeLog`] of its wakes' windows, split into components once the run is over.
+//! Without the kernel's events a log keeps each wait's run-queue time from /proc, for
+//! the partial account.
+
+use super::fallback::partial_account;
+use super::{
+    Explanation, Timeline, Tracer, Tracing, WakeAccount, WakeRecord, Window, account, this_tid,
+};
+use sleeplab::system::run_queue_ns;
+
+/// Tracing for one run on the calling (measuring) thread, when asked for.
+#[derive(Debug)]
+pub struct TraceRun {
+    wanted: bool,
+    tracer: Option<Tracer>,
+    note: Option<String>,
+    tid: i32,
+}
+
+impl TraceRun {
+    /// Starts tracing the calling thread when `wanted`; where the kernel cannot be
+    /// traced, the run goes on with the note that says why (and the partial account).
+    pub fn start(wanted: bool) -> Self {
+        let (tracer, note) = super::start_if(wanted);
+        Self {
+            wanted,
+            tracer,
+            note,
+            tid: this_tid(),
+        }
+    }
+
+    /// Logs wakes for the partial account only, with `note` saying why the kernel is
+    /// not traced.
+    pub fn without_kernel(note: String) -> Self {
+        Self {
+            wanted: true,
+            tracer: None,
+            note: Some(note),
+            tid: this_tid(),
+        }
+    }
+
+    /// Whether wakes are to be logged at all.
+    pub fn wanted(&self) -> bool {
+        self.wanted
+    }
+
+    /// Whether the kernel's events are recorded.
+    pub fn kernel(&self) -> bool {
+        self.tracer.is_some()
+    }
+
+    /// The traced thread.
+    pub fn tid(&self) -> i32 {
+        self.tid
+    }
+
+    /// Moves the recorded events out of the kernel's buffers (between measurements);
+    /// the events the kernel lost since the last drain.
+    pub fn drain(&mut self) -> u64 {
+        self.tracer.as_mut().map_or(0, |t| t.drain().lost)
+    }
+
+    /// What to read before a wait: its run-queue reading for the partial account
+    /// (tracing wanted, the kernel not traced), else nothing.
+    #[inline]
+    pub fn before_wait(&self) -> Option<u64> {
+        if self.wanted && self.tracer.is_none() {
+            run_queue_ns()
+        } else {
+            None
+        }
+    }
+
+    /// Stops: the timeline (when the kernel was traced) and the run's tracing status
+    /// (`None` when tracing was not wanted).
+    pub fn finish(self) -> (Option<Timeline>, Option<Tracing>) {
+        if !self.wanted {
+            return (None, None);
+        }
+        let kernel = self.tracer.is_some();
+        let (timeline, lost_events) = match self.tracer {
+            Some(t) => {
+                let (tl, lost) = t.finish();
+                (Some(tl), lost)
+            }
+            None => (None, 0),
+        };
+        (
+            timeline,
+            Some(Tracing {
+                kernel,
+                note: self.note,
+                lost_events,
+            }),
+        )
+    }
+}
+
+/// One cell's wakes as a traced run logs them.
+#[derive(Debug, Clone, Default)]
+pub struct WakeLog {
+    windows: Vec<Window>,
+    /// Per wake, its run-queue time from /proc (the partial account only).
+    run_queue: Vec<u64>,
+    lost: u64,
+}
+
+impl WakeLog {
+    /// Logs a wake: its window, and `before` (what [`TraceRun::before_wait`] read).
+    #[inline]
+    pub fn push(&mut self, w: Window, before: Option<u64>) {
+        if let (Some(a), Some(b)) = (before, before.and_then(|_| run_queue_ns())) {
+            self.run_queue.push(b.saturating_sub(a));
+        }
+        self.windows.push(w);
+    }
+
+    /// Counts events the kernel lost while this cell ran.
+    pub fn add_lost(&mut self, n: u64) {
+        self.lost += n;
+    }
+
+    /// Whether no wake was logged.
+    pub fn is_empty(&self) -> bool {
+        self.windows.is_empty()
+    }
+
+    /// Every wake split: on `timeline` when the kernel was traced, else the partial
+    /// account (run queue, then `slack_ns` where slack applies).
+    pub fn accounts(&self, timeline: Option<&Timeline>, slack_ns: Option<u64>) -> Vec<WakeAccount> {
+        match timeline {
+            Some(tl) => self.windows.iter().map(|w| account(tl, w)).collect(),
+            None => self
+                .windows
+                .iter()
+                .enumerate()
+                .map(|(i, w)| {
+                    let late = w.end_ns as i64 - w.deadline_ns as i64;
+                    partial_account(late, self.run_queue.get(i).copied().unwrap_or(0), slack_ns)
+                })
+                .collect(),
+        }
+    }
+
+    /// The cell's explanation ([`WakeLog::accounts`] summarised).
+    pub fn explain(&self, timeline: Option<&Timeline>, slack_ns: Option<u64>) -> Explanation {
+        Explanation::of(
+            &self.accounts(timeline, slack_ns),
+            self.lost,
+            timeline.is_none(),
+        )
+    }
+
+    /// The explanation and every wake's record.
+    pub fn explain_with_records(
+        &self,
+        timeline: Option<&Timeline>,
+        slack_ns: Option<u64>,
+    ) -> (Explanation, Vec<WakeRecord>) {
+        let accounts = self.accounts(timeline, slack_ns);
+        (
+            Explanation::of(&accounts, self.lost, timeline.is_none()),
+            self.windows
+                .iter()
+                .zip(&accounts)
+                .map(|(w, a)| WakeRecord::of(w, a))
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::Component;
+
+    #[test]
+    fn without_the_kernel_the_log_is_the_partial_account() {
+        let mut log = WakeLog::default();
+        log.push(Window::relative(1, 1_000, 1_000, 2_080), None);
+        log.add_lost(2);
+        assert!(!log.is_empty());
+        let x = log.explain(None, Some(50));
+        assert!(x.partial);
+        assert_eq!((x.wakes, x.lost_events), (1, 2));
+        let s = x.component(Component::Slack).unwrap();
+        assert_eq!(s.median_ns, 50.0);
+        assert_eq!(x.component(Component::Unexplained).unwrap().median_ns, 30.0);
+        let (x2, records) = log.explain_with_records(Some(&Timeline::default()), None);
+        assert!(!x2.partial);
+        assert_eq!(records.len(), 1);
+        // No events at all: the wake never blocked, its time is spin.
+        assert_eq!(records[0].components[&Component::Spin], 80);
+    }
+
+    #[test]
+    fn a_run_not_wanted_keeps_nothing() {
+        let run = TraceRun::start(false);
+        assert!(!run.wanted() && !run.kernel());
+        assert_eq!(run.before_wait(), None);
+        let (tl, tracing) = run.finish();
+        assert!(tl.is_none() && tracing.is_none());
+    }
+}

@@ -1,0 +1,125 @@
+//! The terminal table of where the time went, shared by `explain` and every experiment
+//! run with `--trace`: one row per cell (its key columns, n, the lateness median and
+//! p99), then each component's median and, in parentheses, its p99.
+
+use super::{Component, Explanation, Tracing};
+use crate::output::{fmt_ns, fmt_ns_f, new_table};
+use std::fmt::Write;
+
+/// The key columns of a cell of one-shot waits (`explain`, `sweep --trace`).
+pub const CELL_KEYS: [&str; 4] = ["mechanism", "requested", "load", "slack set"];
+
+/// A one-shot cell's key cells, under [`CELL_KEYS`].
+pub fn cell_key(mechanism: &str, requested_ns: u64, load: usize, slack_ns: u64) -> Vec<String> {
+    vec![
+        mechanism.to_string(),
+        fmt_ns(requested_ns),
+        load.to_string(),
+        fmt_ns(slack_ns),
+    ]
+}
+
+/// The components shown: those with time in any row, in the order a wake passes them.
+fn shown(rows: &[(Vec<String>, &Explanation)]) -> Vec<Component> {
+    Component::ALL
+        .into_iter()
+        .filter(|&c| {
+            rows.iter()
+                .any(|(_, x)| x.component(c).is_some_and(|s| s.mean_ns > 0.0))
+        })
+        .collect()
+}
+
+/// The table of `rows` (key cells under `keys`, and the cell's explanation), its legend,
+/// and the tracing status line.
+pub fn components_table(
+    keys: &[&str],
+    rows: &[(Vec<String>, &Explanation)],
+    tracing: &Tracing,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Where the time went: each component's median (p99) over the wakes of a cell; {}",
+        if tracing.kernel {
+            "from the kernel's tracepoints"
+        } else {
+            "a partial account from /proc (no kernel trace)"
+        }
+    );
+    let comps = shown(rows);
+    let mut header: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    header.extend(["n", "late p50", "late p99"].map(String::from));
+    header.extend(comps.iter().map(|c| c.short().to_string()));
+    let mut t = new_table(header);
+    for (key, x) in rows {
+        let mut row = key.clone();
+        row.extend([
+            x.wakes.to_string(),
+            fmt_ns_f(x.lateness.median_ns),
+            fmt_ns_f(x.lateness.p99_ns),
+        ]);
+        for &k in &comps {
+            row.push(match x.component(k) {
+                Some(s) => format!("{} ({})", fmt_ns_f(s.median_ns), fmt_ns_f(s.p99_ns)),
+                None => "–".into(),
+            });
+        }
+        t.add_row(row);
+    }
+    let _ = writeln!(out, "{t}");
+    let legend: Vec<String> = comps
+        .iter()
+        .map(|c| format!("{} = {}", c.short(), c.label()))
+        .collect();
+    if !legend.is_empty() {
+        let _ = writeln!(out, "{}", legend.join(", "));
+    }
+    if tracing.kernel {
+        let wakes: u64 = rows.iter().map(|(_, x)| x.wakes).sum();
+        let untraced: u64 = rows.iter().map(|(_, x)| x.untraced).sum();
+        let _ = writeln!(
+            out,
+            "{wakes} wakes traced; {untraced} partly unexplained (an event of their way not \
+             recorded); {} events lost by the kernel's buffers.",
+            tracing.lost_events
+        );
+    }
+    if let Some(note) = &tracing.note {
+        let _ = writeln!(out, "note: {note}");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Parts, WakeAccount};
+
+    #[test]
+    fn only_components_with_time_get_a_column() {
+        let mut p = Parts::default();
+        p.add(Component::Slack, 50_000);
+        p.add(Component::RunQueue, 2_000);
+        let w = WakeAccount {
+            lateness_ns: 52_000,
+            parts: p,
+            holder: None,
+            blocked: true,
+            traced: true,
+        };
+        let x = Explanation::of(&[w], 0, false);
+        let tracing = Tracing {
+            kernel: true,
+            note: None,
+            lost_events: 3,
+        };
+        let t = components_table(&["mechanism"], &[(vec!["nanosleep".into()], &x)], &tracing);
+        assert!(
+            t.contains("slack") && t.contains("runq") && !t.contains("irq"),
+            "{t}"
+        );
+        assert!(t.contains("50.00 µs (–)"), "{t}");
+        assert!(t.contains("1 wakes traced; 0 partly unexplained") && t.contains("3 events lost"));
+    }
+}

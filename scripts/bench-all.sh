@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Every published number, re-measured: runs each benchmark script in sequence, and each
+# rewrites its sections of docs/BENCHMARKS.md and README.md (between `<!-- NAME:begin -->`
+# and `<!-- NAME:end -->`, scripts/bench_doc.py). Every figure those two files quote
+# outside a generated section fails a test (crates/sleeplab-cli/tests/published_figures.rs).
+# Run it on a quiet machine, with nothing compiling (about 90 min), after a release build.
+#
+#   scripts/bench-all.sh              # the real run: rewrites the docs
+#   scripts/bench-all.sh --smoke      # every script with tiny parameters, into temp copies
+#                                     # of the docs (printed at the end); the docs untouched
+#   scripts/bench-all.sh --list       # the scripts and the sections each writes
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# script | sections it writes (BENCHMARKS.md, README.md) | tiny parameters for --smoke
+STEPS=(
+  "scripts/bench-options.sh|README: options|"
+  "scripts/bench-survey.sh|survey-time|SMOKE=1"
+  "scripts/bench-pace.sh|pace|FRAMES=10 REPEAT=2"
+  "scripts/bench-frontier.sh|frontier; README: readme-frontier|FRAMES=10 FOCUS_FRAMES=10 REPEAT=2 LOADS=0 FOCUS_LOADS=1 STRATEGIES=std-sleep,spin,sdl-precise,precise FOCUS=std-sleep,sdl-precise,precise IDLE_FOCUS=std-sleep,spin,precise"
+  "scripts/bench-python.sh|python, python-return-path, python-warm-finish|FRAMES=6 BLOCK=3 CALLS=1000 REPEAT=2 RETURN_N=5 WARM_FRAMES=50"
+  "scripts/bench-c.sh|c|FRAMES=6 BLOCK=3 REPEAT=2"
+  "scripts/bench-experiments.sh|eevdf-lag, host-gaps|EEVDF_RUNS=2,1 HOST_GAPS_RUNS=1,0"
+  "scripts/bench-monitor.sh 60|monitor-cost; README: readme-monitor|LOAD_SECONDS=1 SECONDS_ARG=3"
+  "scripts/bench-monitor-agreement.sh 3 60|monitor-agreement|RUNS_ARG=1 SECONDS_ARG=3"
+)
+
+mode=${1:-}
+case "$mode" in
+  ""|--smoke|--list) ;;
+  *) echo "bench-all: unknown argument '$mode' (usage: bench-all.sh [--smoke|--list])" >&2; exit 2 ;;
+esac
+
+if [ "$mode" = --list ]; then
+  for s in "${STEPS[@]}"; do
+    IFS='|' read -r cmd sections _ <<<"$s"
+    echo "$cmd: $sections"
+  done
+  exit 0
+fi
+
+export BENCH_DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
+export README_DOC=${README_DOC:-README.md}
+if [ "$mode" = --smoke ]; then
+  tmp=$(mktemp -d)
+  cp docs/BENCHMARKS.md "$tmp/BENCHMARKS.md"
+  cp README.md "$tmp/README.md"
+  export BENCH_DOC="$tmp/BENCHMARKS.md" README_DOC="$tmp/README.md"
+fi
+
+cargo build --release -q --workspace
+t0=$(date +%s)
+for s in "${STEPS[@]}"; do
+  IFS='|' read -r cmd _ smoke <<<"$s"
+  read -ra argv <<<"$cmd"
+  envs=()
+  if [ "$mode" = --smoke ]; then
+    # The tiny parameters: environment variables, except the positional RUNS and SECONDS
+    # of the monitor scripts.
+    for kv in $smoke; do
+      case "$kv" in
+        RUNS_ARG=*) argv[1]=${kv#RUNS_ARG=} ;;
+        SECONDS_ARG=*) argv[${#argv[@]} - 1]=${kv#SECONDS_ARG=} ;;
+        *) envs+=("$kv") ;;
+      esac
+    done
+  fi
+  echo "== ${envs[*]:-} ${argv[*]}" >&2
+  env "${envs[@]}" "${argv[@]}" >/dev/null
+done
+echo "bench-all: done in $(( $(date +%s) - t0 )) s; wrote $BENCH_DOC and $README_DOC" >&2
+if [ "$mode" = --smoke ]; then
+  # Every section each script writes is in the temp copies, whole.
+  python3 - "$BENCH_DOC" "$README_DOC" <<'PY'
+import re, sys
+for path in sys.argv[1:]:
+    text = open(path).read()
+    begins = re.findall(r"<!-- (\S+):begin -->", text)
+    ends = re.findall(r"<!-- (\S+):end -->", text)
+    assert begins == ends, f"{path}: unbalanced sections {begins} vs {ends}"
+    print(f"{path}: sections {', '.join(begins)}")
+PY
+fi
