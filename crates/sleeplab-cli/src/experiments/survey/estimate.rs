@@ -230,6 +230,7 @@ mod tests {
             policy: Default::default(),
             priority: 0,
             mlock: false,
+            timestamps: false,
             json_samples: 0,
             output_cap_bytes: 0,
             startup_timeout_ns: 0,
