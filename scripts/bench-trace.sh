@@ -21,7 +21,7 @@ WAITS=${WAITS:-2000}
 DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 
 if [ "$(id -u)" != 0 ]; then
-    echo "bench-trace: needs root (the tracer opens perf events on kernel tracepoints)" >&2
+    echo "bench-trace: needs root (the tracer records kernel tracepoints in a tracefs instance)" >&2
     exit 2
 fi
 cargo build --release -q -p sleeplab-cli --example trace_cost

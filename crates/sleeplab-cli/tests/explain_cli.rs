@@ -8,7 +8,7 @@
 //! them.
 
 mod common;
-use common::tracing::{AS_NOBODY, nobodys_dir, traceable};
+use common::tracing::{AS_NOBODY, nobodys_dir, traceable_alone};
 
 use sleeplab_cli::experiments::explain::{ExplainCell, ExplainData};
 use sleeplab_cli::trace::Component;
@@ -47,9 +47,9 @@ fn median_of(c: &ExplainCell, k: Component) -> f64 {
 /// 5 %), and the slack component's median is at least 40 µs.
 #[test]
 fn components_add_up_and_slack_is_slack() {
-    if !traceable() {
+    let Some(_alone) = traceable_alone() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let data = explain(
         dir.path(),
@@ -148,9 +148,9 @@ fn run_queue_shares(data: &ExplainData, holder: &str) -> (f64, f64) {
 /// machine move it by as much in either run.
 #[test]
 fn a_busy_thread_on_the_cpu_shows_as_run_queue() {
-    if !traceable() {
+    let Some(_alone) = traceable_alone() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let args = [
         "--mechanisms",
@@ -190,24 +190,26 @@ fn a_busy_thread_on_the_cpu_shows_as_run_queue() {
     );
 }
 
-/// A traced run leaves tracefs' top-level settings as they were and creates no
-/// instance there (the events are perf events, gone with the process).
+/// The names of the tracefs instances there are.
+fn instances(fs: &Tracefs) -> Vec<String> {
+    std::fs::read_dir(fs.root().join("instances"))
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A traced run leaves tracefs' top-level settings as they were, and removes the
+/// instances it created.
 #[test]
 fn tracefs_is_left_as_it_was() {
-    if !traceable() {
+    let Some(_alone) = traceable_alone() else {
         return;
-    }
-    let fs = Tracefs::find_or_mount().unwrap();
-    let instances = || -> Vec<String> {
-        std::fs::read_dir(fs.root().join("instances"))
-            .map(|d| {
-                d.filter_map(|e| e.ok())
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default()
     };
-    let before = (fs.top_level_settings(), instances());
+    let fs = Tracefs::find_or_mount().unwrap();
+    let before = (fs.top_level_settings(), instances(&fs));
     let dir = tempfile::tempdir().unwrap();
     explain(
         dir.path(),
@@ -222,7 +224,50 @@ fn tracefs_is_left_as_it_was() {
             "1",
         ],
     );
-    assert_eq!((fs.top_level_settings(), instances()), before);
+    assert_eq!((fs.top_level_settings(), instances(&fs)), before);
+}
+
+/// A run killed with SIGKILL leaves its instances behind; the next traced run removes
+/// them.
+#[test]
+fn a_killed_runs_instances_are_removed_by_the_next() {
+    let Some(_alone) = traceable_alone() else {
+        return;
+    };
+    let fs = Tracefs::find_or_mount().unwrap();
+    let mut child = Command::new(bin())
+        .args([
+            "explain",
+            "-q",
+            "--mechanisms",
+            "nanosleep@1ms",
+            "--load",
+            "0",
+        ])
+        .args(["--iterations", "100000", "--rounds", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let theirs = format!("sleeplab-{}-", child.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !instances(&fs).iter().any(|n| n.starts_with(&theirs)) {
+        assert!(std::time::Instant::now() < deadline, "no instance appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(instances(&fs).iter().any(|n| n.starts_with(&theirs)));
+    let dir = tempfile::tempdir().unwrap();
+    explain(
+        dir.path(),
+        &["--mechanisms", "nanosleep@100us", "--load", "0"],
+    );
+    assert!(
+        !instances(&fs).iter().any(|n| n.starts_with(&theirs)),
+        "{:?}",
+        instances(&fs)
+    );
 }
 
 /// Run as `nobody`, tracing is not allowed: one note says so, the account is the
@@ -286,9 +331,9 @@ fn traced_run(dir: &Path, command: &str, args: &[&str]) -> sleeplab_cli::model::
 /// `sweep --trace` splits every measured call of every cell; a spin never blocks.
 #[test]
 fn sweep_trace_explains_every_call() {
-    if !traceable() {
+    let Some(_alone) = traceable_alone() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let result = traced_run(
         dir.path(),
@@ -333,9 +378,9 @@ fn sweep_trace_explains_every_call() {
 /// per received tick, and says which it could not trace.
 #[test]
 fn timers_trace_explains_the_measuring_threads_wakes() {
-    if !traceable() {
+    let Some(_alone) = traceable_alone() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let result = traced_run(
         dir.path(),
@@ -375,9 +420,9 @@ fn timers_trace_explains_the_measuring_threads_wakes() {
 /// to the late frames; the report's "why frames were late" is the kernel's table.
 #[test]
 fn pace_trace_counts_late_frames_by_their_cause() {
-    if !traceable() {
+    let Some(_alone) = traceable_alone() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let result = traced_run(
         dir.path(),

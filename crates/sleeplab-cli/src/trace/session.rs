@@ -1,75 +1,59 @@
-//! A tracing session: the recorded tracepoints opened with `perf_event_open`, one event
-//! per tracepoint and CPU, each sampling every occurrence into its own ring buffer with
-//! a CLOCK_MONOTONIC timestamp, filtered in the kernel to the followed threads. Drained
-//! between measurements, never inside one.
+//! A tracing session: two private tracefs instances ([`Instance`]) recording the
+//! tracepoints a wake's account needs, with CLOCK_MONOTONIC nanosecond timestamps
+//! (trace clock `mono`), read page by page from each CPU's `trace_pipe_raw`
+//! ([`super::ring`]). Drained between measurements, never inside one.
 //!
-//! `raw_syscalls:sys_exit` is opened per followed thread instead (any CPU, no filter):
-//! it fires in the context of the thread whose system call returns, and a per-CPU event
-//! would make every system call of every thread on the machine build a record only for
-//! the filter to drop it. On the 2-core VM that doubled a `getppid` (≈ 420 → 820 ns)
-//! for every other process; a per-thread event costs them only the tracepoint's slow
-//! path (≈ 50–100 ns), since the kernel skips a CPU where no event of it is scheduled.
+//! * The scheduling instance records the timer events and `sched_waking` /
+//!   `sched_switch` of every thread; the drain keeps those that concern the followed
+//!   threads ([`concerns`]: a filter in the kernel loses some, see there).
+//! * The system-call instance records `raw_syscalls:sys_exit` for the followed threads
+//!   only, by `set_event_pid`: the kernel then skips other threads' system calls
+//!   before it builds a record, where an event filter would build each one only to
+//!   drop it (on the 2-core VM a filtered per-CPU event doubled a `getppid` of every
+//!   other process, ≈ 420 → 820 ns).
 //!
-//! Why perf events and not a tracefs instance: the kernel frees them with their file
-//! descriptors, so no exit — a panic, Ctrl-C, SIGKILL — can leave tracing state behind
-//! for the next run to clean, and nothing another tool set up in tracefs is touched;
-//! their records carry nanosecond CLOCK_MONOTONIC times (tracefs' text output has
-//! microseconds), and the kernel counts what a full buffer lost.
+//! Why tracefs instances and not `perf_event_open` on the same tracepoints: on the
+//! kernels here (6.18 under a VM) perf loses the tracepoints that fire in a hard
+//! interrupt while a CPU other than the first is idle — `perf record -a` saw 22 of
+//! 100 timer expiries of a thread pinned to CPU 1, and none of its wakeups, where
+//! ftrace saw all of them — and those are exactly the timer interrupt and the wakeup
+//! of a sleeping thread. An instance leaves the top-level buffer's settings alone;
+//! it is removed when the session ends, and after a SIGKILL by the next run.
 
 use super::TraceError;
-use super::decode::{Decoders, Tracepoint};
+use super::decode::{Decoders, Tracepoint, concerns};
 use super::event::Event;
+use super::instance::Instance;
+use super::ring::{PageLayout, read_page};
 use super::tracefs::Tracefs;
-use perf_event_open::config::{Clock, Cpu, Opts, Proc, SampleOn};
-use perf_event_open::count::Counter;
-use perf_event_open::event::tp::Tracepoint as PerfTracepoint;
-use perf_event_open::sample::Sampler;
-use perf_event_open::sample::record::Record;
-use std::cell::Cell;
-use std::ffi::CString;
 
-/// Each ring buffer holds 2^7 pages (512 KiB): a few thousand wakes' events between
-/// drains.
-const RING_PAGES_LOG2: u8 = 7;
-
-struct Stream {
-    tracepoint: Tracepoint,
-    /// The thread of a per-thread event; `None`: every thread on one CPU.
-    tid: Option<i32>,
-    /// Whether it records only for the followed set (filtered, or per thread).
-    of_the_set: bool,
-    /// Stopped by a change of the followed set: dropped once drained.
-    retired: bool,
-    counter: Counter,
-    sampler: Sampler,
-}
-
-/// Where a perf event records.
-#[derive(Debug, Clone, Copy)]
-enum On<'a> {
-    /// One thread, on whichever CPU it runs.
-    Thread(i32),
-    /// Every thread on one CPU, keeping what the filter (if any) lets through.
-    Cpu(u32, Option<&'a str>),
-}
+/// Each CPU's buffer in the scheduling instance, KiB: tens of thousands of events
+/// between drains (the timer events of the whole machine among them).
+const SCHED_BUFFER_KB: u32 = 2048;
+/// Each CPU's buffer in the system-call instance, KiB (the followed threads' only).
+const SYSCALL_BUFFER_KB: u32 = 256;
 
 /// Tracepoints recorded for a set of threads.
 pub struct Session {
     decoders: Decoders,
-    opts: Opts,
-    cpus: Vec<u32>,
-    streams: Vec<Stream>,
+    layout: PageLayout,
+    sched: Instance,
+    syscalls: Instance,
+    page: Vec<u8>,
+    /// Events lost so far, as the instances' statistics last said.
     lost: u64,
     tids: Vec<i32>,
-    /// Whether the events record: set once `start` has enabled them, cleared while
-    /// paused (the events a change of the set opens start only when it is set).
-    enabled: Cell<bool>,
+    /// Events lost before a change of the followed set, for the next drain to report.
+    carried_lost: u64,
+    /// Events drained when the followed set changed, kept for the next drain.
+    pending: Vec<Event>,
 }
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
-            .field("streams", &self.streams.len())
+            .field("sched", &self.sched)
+            .field("syscalls", &self.syscalls)
             .field("lost", &self.lost)
             .field("tids", &self.tids)
             .finish()
@@ -90,143 +74,73 @@ impl Session {
     pub fn start(tids: &[i32]) -> Result<Self, TraceError> {
         let fs = Tracefs::find_or_mount()?;
         let decoders = Decoders::load(&fs)?;
+        let layout = fs.page_layout()?;
         let cpus = online_cpus();
-        let mut opts = Opts {
-            sample_on: SampleOn::Count(1),
-            timer: Some(Clock::Monotonic),
-            ..Opts::default()
-        };
-        opts.sample_format.raw = true;
-        opts.record_id_format.time = true;
-        opts.record_id_format.cpu = true;
-        opts.record_id_format.task = true;
+        let sched = Instance::create(&fs, &cpus, SCHED_BUFFER_KB)?;
+        let syscalls = Instance::create(&fs, &cpus, SYSCALL_BUFFER_KB)?;
         let mut session = Self {
             decoders,
-            opts,
-            streams: Vec::with_capacity(Tracepoint::ALL.len() * cpus.len()),
-            cpus,
+            layout,
+            sched,
+            syscalls,
+            page: vec![0; fs.page_size()],
             lost: 0,
             tids: Vec::new(),
-            enabled: Cell::new(false),
+            carried_lost: 0,
+            pending: Vec::new(),
         };
-        for tp in Tracepoint::ALL {
-            if tp.of_every_thread() {
-                for cpu in session.cpus.clone() {
-                    session.open(tp, On::Cpu(cpu, None))?;
-                }
-            }
-        }
         session.follow(tids)?;
-        for s in &session.streams {
-            enable(&s.counter)?;
+        for tp in Tracepoint::ALL {
+            let (sys, ev) = tp.path();
+            session.instance_of(tp).enable_event(sys, ev)?;
         }
-        session.enabled.set(true);
+        session.resume()?;
         Ok(session)
     }
 
-    /// Opens the perf event of `tp` `on` a thread or a CPU, disabled; nothing when the
-    /// thread is gone.
-    fn open(&mut self, tp: Tracepoint, on: On<'_>) -> Result<(), TraceError> {
-        let event = PerfTracepoint {
-            id: self.decoders.id(tp),
-        };
-        let (counter, tid, filter) = match on {
-            On::Thread(t) => (
-                Counter::new(event, (Proc(t.unsigned_abs()), Cpu::ALL), &self.opts),
-                Some(t),
-                None,
-            ),
-            On::Cpu(cpu, filter) => (
-                Counter::new(event, (Proc::ALL, Cpu(cpu)), &self.opts),
-                None,
-                filter,
-            ),
-        };
-        let counter = match counter {
-            Ok(c) => c,
-            Err(e) if tid.is_some() && e.raw_os_error() == Some(libc::ESRCH) => return Ok(()),
-            Err(e) => return Err(TraceError::from_open(tp, e)),
-        };
-        if let Some(f) = filter {
-            let c = CString::new(f).expect("no NUL in a filter");
-            counter
-                .with_ftrace_filter(&c)
-                .map_err(|e| TraceError::Io(format!("setting a trace filter: {e}")))?;
+    fn instance_of(&self, tp: Tracepoint) -> &Instance {
+        if tp.per_thread() {
+            &self.syscalls
+        } else {
+            &self.sched
         }
-        let sampler = counter
-            .sampler(RING_PAGES_LOG2)
-            .map_err(|e| TraceError::Io(format!("perf ring buffer: {e}")))?;
-        self.streams.push(Stream {
-            tracepoint: tp,
-            tid,
-            of_the_set: tid.is_some() || filter.is_some(),
-            retired: false,
-            counter,
-            sampler,
-        });
-        Ok(())
     }
 
-    /// Follows the threads `tids` from now on (replacing the set). The kernel sets a
-    /// perf event's filter once (EEXIST after), so the filtered events are opened anew
-    /// with the new set's filter, as are per-thread events for threads not followed
-    /// yet (a thread that has exited gets none); the events they replace stop before
-    /// the new ones start (between measurements: no event is recorded twice) and are
-    /// dropped once drained.
+    /// Follows the threads `tids` from now on (replacing the set; between
+    /// measurements). What was recorded until now is drained for the old set first.
     pub fn follow(&mut self, tids: &[i32]) -> Result<(), TraceError> {
-        let filter_tids = if tids.is_empty() { &[-1][..] } else { tids };
-        let kept = |s: &Stream| s.tid.is_some_and(|t| tids.contains(&t));
-        let first_new = self.streams.len();
-        for tp in Tracepoint::ALL {
-            if tp.per_thread() {
-                for &tid in tids.iter().filter(|&&t| t > 0) {
-                    let open = self
-                        .streams
-                        .iter()
-                        .any(|s| !s.retired && s.tid == Some(tid) && s.tracepoint == tp);
-                    if !open {
-                        self.open(tp, On::Thread(tid))?;
-                    }
-                }
-            } else if let Some(filter) = tp.filter(filter_tids) {
-                for cpu in self.cpus.clone() {
-                    self.open(tp, On::Cpu(cpu, Some(&filter)))?;
-                }
-            }
-        }
-        for s in &mut self.streams[..first_new] {
-            if s.of_the_set && !s.retired && !kept(s) {
-                s.retired = true;
-                disable(&s.counter)?;
-            }
-        }
-        if self.enabled.get() {
-            for s in &self.streams[first_new..] {
-                enable(&s.counter)?;
-            }
-        }
-        self.tids = filter_tids.to_vec();
+        let mut pending = std::mem::take(&mut self.pending);
+        let drained = self.drain(&mut pending);
+        self.pending = pending;
+        self.carried_lost += drained.lost;
+        let tids = if tids.is_empty() { &[-1][..] } else { tids };
+        let pids: Vec<String> = tids
+            .iter()
+            .filter(|&&t| t > 0)
+            .map(|t| t.to_string())
+            .collect();
+        // An empty set_event_pid would record every thread: -1 matches none.
+        let pids = if pids.is_empty() {
+            "-1".to_string()
+        } else {
+            pids.join(" ")
+        };
+        self.syscalls.write("set_event_pid", &pids)?;
+        self.tids = tids.to_vec();
         Ok(())
     }
 
-    /// Stops recording until [`Session::resume`] (the events stay open; a long-running
-    /// caller traces only while it measures, and pays nothing in between).
+    /// Stops recording until [`Session::resume`] (a long-running caller traces only
+    /// while it measures, and pays nothing in between).
     pub fn pause(&self) -> Result<(), TraceError> {
-        self.enabled.set(false);
-        for s in &self.streams {
-            disable(&s.counter)?;
-        }
-        Ok(())
+        self.sched.set_on(false)?;
+        self.syscalls.set_on(false)
     }
 
-    /// Records again after [`Session::pause`] (not the events a change of the set
-    /// replaced).
+    /// Records again after [`Session::pause`].
     pub fn resume(&self) -> Result<(), TraceError> {
-        for s in self.streams.iter().filter(|s| !s.retired) {
-            enable(&s.counter)?;
-        }
-        self.enabled.set(true);
-        Ok(())
+        self.sched.set_on(true)?;
+        self.syscalls.set_on(true)
     }
 
     /// The threads followed.
@@ -234,34 +148,37 @@ impl Session {
         &self.tids
     }
 
-    /// Moves every recorded event into `into` (unsorted: streams one after another).
+    /// Moves every recorded event of the followed threads into `into` (unsorted: CPUs
+    /// one after another).
     pub fn drain(&mut self, into: &mut Vec<Event>) -> Drained {
-        let mut d = Drained::default();
-        for s in &self.streams {
-            let Some(iter) = s.sampler.iter() else {
-                continue;
-            };
-            for (_, record) in iter {
-                match record {
-                    Record::Sample(sample) => {
-                        let id = &sample.record_id;
-                        let (Some(time), Some(raw)) = (id.time, sample.raw.as_deref()) else {
-                            continue;
-                        };
-                        let cpu = id.cpu.unwrap_or(0);
-                        if let Some(e) = self.decoders.decode(s.tracepoint, raw, time, cpu) {
-                            into.push(e);
-                            d.events += 1;
-                        }
+        let mut d = Drained {
+            events: self.pending.len(),
+            lost: std::mem::take(&mut self.carried_lost),
+        };
+        into.append(&mut self.pending);
+        let (decoders, layout, tids) = (&self.decoders, &self.layout, &self.tids);
+        // Read up to the first page that reaches past the drain's start; what comes
+        // later waits for the next drain.
+        let now_ns = sleeplab::clock::monotonic_ns();
+        for instance in [&mut self.sched, &mut self.syscalls] {
+            // A read error leaves the rest of this buffer for the next drain; what it
+            // never yields shows as partly unexplained wakes.
+            let _ = instance.read_pages(&mut self.page, |cpu, page| {
+                let mut last_ns = 0;
+                let read = read_page(layout, page, |time_ns, record| {
+                    last_ns = time_ns;
+                    let e = decoders.decode_record(record, time_ns, cpu);
+                    if let Some(e) = e.filter(|e| concerns(e, tids)) {
+                        into.push(e);
+                        d.events += 1;
                     }
-                    Record::LostRecords(lost) => d.lost += lost.lost_records,
-                    Record::LostSamples(lost) => d.lost += lost.lost_samples,
-                    _ => {}
-                }
-            }
+                });
+                read.is_ok() && last_ns < now_ns
+            });
         }
-        self.streams.retain(|s| !s.retired);
-        self.lost += d.lost;
+        let lost = self.sched.lost() + self.syscalls.lost();
+        d.lost += lost.saturating_sub(self.lost);
+        self.lost = self.lost.max(lost);
         d
     }
 
@@ -269,20 +186,6 @@ impl Session {
     pub fn lost(&self) -> u64 {
         self.lost
     }
-}
-
-/// Starts `counter` recording.
-fn enable(counter: &Counter) -> Result<(), TraceError> {
-    counter
-        .enable()
-        .map_err(|e| TraceError::Io(format!("enabling a perf event: {e}")))
-}
-
-/// Stops `counter` recording.
-fn disable(counter: &Counter) -> Result<(), TraceError> {
-    counter
-        .disable()
-        .map_err(|e| TraceError::Io(format!("disabling a perf event: {e}")))
 }
 
 /// The online CPUs, from `/sys/devices/system/cpu/online` ("0-1,4").
@@ -349,11 +252,10 @@ mod tests {
         }
     }
 
-    /// The per-thread `sys_exit` event records the followed thread's system calls and
-    /// no other's, and a new set replaces the old one: the new thread's system calls
-    /// and switches are recorded (the filtered events opened anew: the kernel refuses a
-    /// second filter), the dropped thread's no more (as root; elsewhere skipped, but not
-    /// under CI, which runs as root).
+    /// The session records the followed thread's system calls and switches and no
+    /// other's, and a new set replaces the old one: the new thread's system calls and
+    /// switches are recorded, the dropped thread's no more (as root; elsewhere skipped,
+    /// but not under CI, which runs as root).
     #[test]
     fn events_follow_exactly_the_followed_threads() {
         let me = crate::trace::this_tid();

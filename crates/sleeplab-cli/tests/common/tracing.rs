@@ -14,6 +14,17 @@ pub fn traceable() -> bool {
     }
 }
 
+/// The lock that runs a test binary's traced tests one at a time: the others' load
+/// would change what is measured (a busy CPU's other timers expire a sleeper's timer
+/// inside its slack).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// [`traceable`], holding the binary's tracing lock while the guard lives.
+pub fn traceable_alone() -> Option<std::sync::MutexGuard<'static, ()>> {
+    let guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    traceable().then_some(guard)
+}
+
 /// The command prefix that runs a program as `nobody`.
 pub const AS_NOBODY: [&str; 5] = [
     "setpriv",
