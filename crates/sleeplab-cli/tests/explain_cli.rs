@@ -478,3 +478,70 @@ fn pace_trace_counts_late_frames_by_their_cause() {
         "the kernel's table"
     );
 }
+
+/// `runtimes --trace` splits every call of the C probe's one-shot cells and every tick
+/// of its periodic one (the probe names its measuring thread and gives each call's
+/// start, and t0), at most one in ten partly unexplained.
+#[test]
+fn runtimes_trace_explains_the_probes_calls() {
+    let Some(_alone) = traceable_alone() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let result = traced_run(
+        dir.path(),
+        "runtimes",
+        &[
+            "--runtimes",
+            "c",
+            "--methods",
+            "nanosleep,clock_nanosleep,timerfd-interval",
+            "--durations",
+            "1ms,100us",
+            "--count",
+            "50",
+            "--period",
+            "1ms",
+            "--ticks",
+            "50",
+            "--trace",
+        ],
+    );
+    let data =
+        <&sleeplab_cli::experiments::runtimes::RuntimesData>::try_from(&result.data).unwrap();
+    assert!(data.config.timestamps);
+    assert!(data.tracing.as_ref().unwrap().kernel);
+    let cells: Vec<_> = data.runtimes[0]
+        .methods
+        .iter()
+        .flat_map(|m| &m.cells)
+        .collect();
+    assert_eq!(cells.len(), 4);
+    for c in cells {
+        let x = c.explanation.as_ref().expect("a traced cell");
+        assert_eq!(x.wakes, c.summary.count, "one wake per call");
+        assert!(
+            x.untraced * 10 <= x.wakes,
+            "{} of {} untraced",
+            x.untraced,
+            x.wakes
+        );
+        assert!(x.lateness.median_ns > 0.0);
+    }
+    let periodic = data.runtimes[0]
+        .methods
+        .iter()
+        .find_map(|m| m.periodic.as_ref())
+        .expect("the periodic method");
+    let x = periodic
+        .explanation
+        .as_ref()
+        .expect("a traced periodic cell");
+    assert_eq!(x.wakes, periodic.ticks, "one wake per tick");
+    assert!(
+        x.untraced * 10 <= x.wakes,
+        "{} of {} untraced",
+        x.untraced,
+        x.wakes
+    );
+}

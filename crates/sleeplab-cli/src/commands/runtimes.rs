@@ -81,6 +81,10 @@ pub struct RuntimesArgs {
     /// cannot launch it, e.g. the Windows probe on real Windows, its stdout saved).
     #[arg(long, allow_hyphen_values = true, value_name = "FILES", value_parser = args::names("name list"))]
     pub saved: Option<List<String>>,
+    /// Split each probe call's lateness with the kernel's tracepoints (needs root and
+    /// tracefs; probes that name their measuring thread and give --timestamps).
+    #[arg(long)]
+    pub trace: bool,
     /// Only detect, build and list every runtime's methods; measure nothing.
     #[arg(long, conflicts_with_all = ["json", "csv"])]
     pub list: bool,
@@ -140,6 +144,9 @@ pub fn config(args: &RuntimesArgs, ids: &[RuntimeId], probes: ThreadSettings) ->
         policy: probes.policy,
         priority: probes.priority,
         mlock: probes.mlock,
+        // The trace lines the probes' calls up by their starts on CLOCK_MONOTONIC.
+        timestamps: args.trace,
+        trace: args.trace,
         json_samples: args.json_samples as usize,
         saved_files: args.saved.as_ref().map_or_else(Vec::new, |l| l.0.clone()),
         // The output cap and the start-up allowance have no flags.

@@ -18,6 +18,7 @@
 //! * [`fallback`]: the partial account `/proc` gives where tracing is unavailable.
 
 pub mod account;
+pub mod background;
 pub mod component;
 pub mod decode;
 pub mod event;
@@ -33,6 +34,7 @@ pub mod timeline;
 pub mod tracefs;
 
 pub use account::{Holder, WakeAccount, Window, account};
+pub use background::Background;
 pub use component::{Component, Parts};
 pub use explanation::{ComponentsNs, Explanation, WakeRecord};
 pub use log::{TraceRun, WakeLog};
@@ -108,6 +110,14 @@ impl Tracer {
     pub fn for_threads(tids: &[i32]) -> Result<Self, TraceError> {
         Ok(Self {
             session: Session::start(tids)?,
+            events: Vec::new(),
+        })
+    }
+
+    /// Starts tracing every thread on the machine (see [`Session::start_every_thread`]).
+    pub fn every_thread() -> Result<Self, TraceError> {
+        Ok(Self {
+            session: Session::start_every_thread()?,
             events: Vec::new(),
         })
     }

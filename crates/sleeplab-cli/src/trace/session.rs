@@ -43,6 +43,9 @@ pub struct Session {
     /// Events lost so far, as the instances' statistics last said.
     lost: u64,
     tids: Vec<i32>,
+    /// Keep the events of every thread (a probe process, whose threads are named only
+    /// once it runs): `tids` is ignored.
+    every_thread: bool,
     /// Events lost before a change of the followed set, for the next drain to report.
     carried_lost: u64,
     /// Events drained when the followed set changed, kept for the next drain.
@@ -72,6 +75,17 @@ pub struct Drained {
 impl Session {
     /// Starts recording for the threads `tids` (on every CPU).
     pub fn start(tids: &[i32]) -> Result<Self, TraceError> {
+        Self::open(tids, false)
+    }
+
+    /// Starts recording the events of every thread on the machine (their system
+    /// calls' returns too), for threads not known yet; the account picks each wake's
+    /// thread out of them.
+    pub fn start_every_thread() -> Result<Self, TraceError> {
+        Self::open(&[], true)
+    }
+
+    fn open(tids: &[i32], every_thread: bool) -> Result<Self, TraceError> {
         let fs = Tracefs::find_or_mount()?;
         let decoders = Decoders::load(&fs)?;
         let layout = fs.page_layout()?;
@@ -86,6 +100,7 @@ impl Session {
             page: vec![0; fs.page_size()],
             lost: 0,
             tids: Vec::new(),
+            every_thread,
             carried_lost: 0,
             pending: Vec::new(),
         };
@@ -125,7 +140,9 @@ impl Session {
         } else {
             pids.join(" ")
         };
-        self.syscalls.write("set_event_pid", &pids)?;
+        if !self.every_thread {
+            self.syscalls.write("set_event_pid", &pids)?;
+        }
         self.tids = tids.to_vec();
         Ok(())
     }
@@ -157,6 +174,7 @@ impl Session {
         };
         into.append(&mut self.pending);
         let (decoders, layout, tids) = (&self.decoders, &self.layout, &self.tids);
+        let every_thread = self.every_thread;
         // Read up to the first page that reaches past the drain's start; what comes
         // later waits for the next drain.
         let now_ns = sleeplab::clock::monotonic_ns();
@@ -168,7 +186,7 @@ impl Session {
                 let read = read_page(layout, page, |time_ns, record| {
                     last_ns = time_ns;
                     let e = decoders.decode_record(record, time_ns, cpu);
-                    if let Some(e) = e.filter(|e| concerns(e, tids)) {
+                    if let Some(e) = e.filter(|e| every_thread || concerns(e, tids)) {
                         into.push(e);
                         d.events += 1;
                     }

@@ -158,6 +158,7 @@ mod tests {
             samples_ns: vec![90, 130],
             all_samples_ns: vec![90, 130],
             notes: vec![],
+            explanation: None,
         });
         let mut tick = method("tick", Kind::Periodic);
         let s = periodic_stats(10, &[12], &[19, 31]);
@@ -170,6 +171,7 @@ mod tests {
             arrivals_ns: vec![19, 31],
             all_arrivals_ns: vec![19, 31],
             notes: vec![],
+            explanation: None,
         });
         RuntimesData {
             config: RuntimesConfig {
@@ -201,6 +203,7 @@ mod tests {
                 unavailable: vec![],
                 listed: vec![],
             }],
+            tracing: None,
         }
     }
 

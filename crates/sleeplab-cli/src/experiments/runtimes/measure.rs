@@ -248,6 +248,7 @@ pub(super) fn fill_cells(
                 notes: comment_texts(&c.comments),
                 warmup_ns: c.warmup,
                 all_arrivals_ns: c.samples,
+                explanation: None,
             });
         }
     } else {
@@ -263,6 +264,7 @@ pub(super) fn fill_cells(
                     notes: comment_texts(&c.comments),
                     warmup_ns: c.warmup,
                     all_samples_ns: c.samples,
+                    explanation: None,
                 };
                 (t, cell)
             })

@@ -18,6 +18,7 @@ mod render;
 mod run;
 mod saved;
 mod settings;
+mod trace;
 
 pub use analyze::{PeriodicStats, periodic_stats};
 pub use csv_out::{CSV_COLUMNS, to_csv, write_csv};
@@ -31,6 +32,7 @@ use crate::probe::observe::InForce;
 use crate::probe::protocol::{Kind, MethodInfo};
 use crate::probe::runtime::RuntimeId;
 use crate::stats::{Ci, Summary};
+use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::system::Policy;
@@ -128,6 +130,10 @@ pub struct RuntimesConfig {
     /// starts are kept in memory ([`MethodResult::timing`]), not in the JSON.
     #[serde(default, skip_serializing_if = "is_default")]
     pub timestamps: bool,
+    /// Each probe call's lateness split by the kernel's tracepoints (`--trace`; needs
+    /// `timestamps`): a tracer of every thread beside each method's probe runs.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub trace: bool,
     /// Raw samples per cell kept in the JSON result (the CSV gets all).
     pub json_samples: usize,
     /// A probe writing more than this to stdout is killed, bytes.
@@ -168,6 +174,7 @@ impl Default for RuntimesConfig {
             priority: 0,
             mlock: false,
             timestamps: false,
+            trace: false,
             json_samples: 1000,
             output_cap_bytes: 64 << 20,
             startup_timeout_ns: 120_000_000_000,
@@ -243,6 +250,9 @@ pub struct OneshotCell {
     pub all_samples_ns: Vec<u64>,
     /// The probe's comments on this cell (a clamp, a rounding).
     pub notes: Vec<String>,
+    /// Where its calls' lateness went (`--trace`, where the probe names its thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<Explanation>,
 }
 
 impl OneshotCell {
@@ -301,6 +311,9 @@ pub struct PeriodicCell {
     pub all_arrivals_ns: Vec<u64>,
     /// The probe's comments on this cell.
     pub notes: Vec<String>,
+    /// Where its ticks' lateness went (`--trace`, where the probe names its thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<Explanation>,
 }
 
 /// One method measured under one setting (load, timer slack).
@@ -446,6 +459,9 @@ pub struct RuntimesData {
     pub config: RuntimesConfig,
     /// Every runtime asked for, in order, then those read from saved probe outputs.
     pub runtimes: Vec<RuntimeResult>,
+    /// Whether the kernel was traced (`--trace`; absent without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracing: Option<Tracing>,
 }
 
 /// Whether a setting holds its default, so results that do not use it read as before.

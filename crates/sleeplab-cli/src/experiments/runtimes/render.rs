@@ -4,8 +4,10 @@
 //! early returns spelled out.
 
 use super::settings::in_force_summary;
+use super::trace::{TRACED_KEYS, traced_cells};
 use super::{MethodResult, MethodStatus, ProbeQuota, RuntimeResult, RuntimeStatus, RuntimesData};
 use crate::output::{fmt_ns, fmt_ns_f, new_table};
+use crate::trace::render::components_table;
 use std::fmt::Write;
 
 /// A duration total that may exceed u64 (count × requested), formatted.
@@ -250,6 +252,14 @@ pub fn render(data: &RuntimesData) -> String {
         for e in early {
             let _ = writeln!(out, "  {e}");
         }
+    }
+    if let Some(tracing) = &data.tracing {
+        out.push('\n');
+        out.push_str(&components_table(
+            &TRACED_KEYS,
+            &traced_cells(data),
+            tracing,
+        ));
     }
     out
 }

@@ -231,6 +231,7 @@ mod tests {
             priority: 0,
             mlock: false,
             timestamps: false,
+            trace: false,
             json_samples: 0,
             output_cap_bytes: 0,
             startup_timeout_ns: 0,

@@ -331,6 +331,7 @@ mod tests {
             samples_ns: vec![],
             all_samples_ns: vec![],
             notes: vec![],
+            explanation: None,
         }
     }
 

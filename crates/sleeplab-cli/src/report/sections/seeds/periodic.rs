@@ -213,6 +213,7 @@ mod tests {
             arrivals_ns: vec![1_900, 3_050, 4_300],
             all_arrivals_ns: vec![],
             notes: vec![],
+            explanation: None,
         };
         let e = interval_errors(&p);
         assert_eq!(e.len(), 3);
