@@ -1,5 +1,6 @@
 //! Why waits were late (issue 24): the kernel's account of every wake, for an `explain`
-//! result (alone or in a survey) and for a sweep run with `--trace`.
+//! result (alone or in a survey) and for a `sweep`, `timers` or `runtimes` run with
+//! `--trace` (pace's traced late frames are in its frontier section).
 //!
 //! Per mechanism, a stacked-bar chart ([`Stacked`]) with a bar per cell (requested ×
 //! load, × slack where several were set) split into the components of the lateness:
@@ -13,6 +14,8 @@
 
 use super::chart;
 use crate::experiments::explain::ExplainData;
+use crate::experiments::runtimes::RuntimesData;
+use crate::experiments::timers::TimersData;
 use crate::report::charts::axis::{Axis, Unit};
 use crate::report::charts::stacked::{Stacked, StackedBar};
 use crate::report::charts::{PALETTE, css};
@@ -36,7 +39,7 @@ pub const SHARED_AXIS_MAX_RATIO: f64 = 4.0;
 const WIDTH: (u32, u32) = (860, 430);
 
 /// Every section of the kernel's account the results hold: one per `explain` result,
-/// one per sweep run with `--trace`.
+/// one per `sweep`, `timers` and `runtimes` run with `--trace`.
 pub fn sections(r: &Results<'_>) -> Vec<Section> {
     let mut out = Vec::new();
     for (i, (_, d)) in r.all::<ExplainData>().into_iter().enumerate() {
@@ -59,6 +62,73 @@ pub fn sections(r: &Results<'_>) -> Vec<Section> {
             source: "sleeplab sweep --trace",
             tracing,
             cells: d.cells.iter().filter_map(CellAccount::of_sweep).collect(),
+        }));
+    }
+    let timers = r.all::<TimersData>().into_iter();
+    for (i, (tracing, d)) in timers
+        .filter_map(|(_, d)| Some((d.tracing.as_ref()?, d)))
+        .enumerate()
+    {
+        out.extend(section(&Traced {
+            id: numbered("timers-trace", i),
+            title: "Why the periodic timers' ticks were late: the kernel's account".into(),
+            source: "sleeplab timers --trace",
+            tracing,
+            cells: d
+                .cells
+                .iter()
+                .filter_map(|c| {
+                    Some(CellAccount {
+                        mechanism: &c.mechanism,
+                        requested_ns: c.period_ns,
+                        load: c.load,
+                        timer_slack_ns: c.timer_slack_ns,
+                        explanation: c.explanation.as_ref()?,
+                    })
+                })
+                .collect(),
+        }));
+    }
+    let runtimes = r.all::<RuntimesData>().into_iter();
+    for (i, (tracing, d)) in runtimes
+        .filter_map(|(_, d)| Some((d.tracing.as_ref()?, d)))
+        .enumerate()
+    {
+        // A probe's cells are named "runtime method"; a periodic one by its period.
+        let mut named = Vec::new();
+        for rt in &d.runtimes {
+            for m in &rt.methods {
+                let name = format!("{} {}", rt.id, m.method);
+                let slack = m.probe_timer_slack_ns.or(m.timer_slack_ns).unwrap_or(0);
+                for c in &m.cells {
+                    if let Some(x) = &c.explanation {
+                        named.push((name.clone(), c.requested_ns, m.load, slack, x));
+                    }
+                }
+                if let Some(x) = m
+                    .periodic
+                    .as_ref()
+                    .and_then(|p| Some((p, p.explanation.as_ref()?)))
+                {
+                    named.push((name.clone(), x.0.period_ns, m.load, slack, x.1));
+                }
+            }
+        }
+        out.extend(section(&Traced {
+            id: numbered("runtimes-trace", i),
+            title: "Why the runtimes' sleeps were late: the kernel's account".into(),
+            source: "sleeplab runtimes --trace",
+            tracing,
+            cells: named
+                .iter()
+                .map(|(name, requested_ns, load, slack, x)| CellAccount {
+                    mechanism: name,
+                    requested_ns: *requested_ns,
+                    load: *load,
+                    timer_slack_ns: *slack,
+                    explanation: x,
+                })
+                .collect(),
         }));
     }
     out
