@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Issue 24's question "on an idle VM, what makes the tail: the timer interrupt, the run
+# queue, or something else?", answered by `sleeplab explain` itself: the default
+# mechanisms at 1 ms and 100 µs, idle and with one busy thread per CPU, interleaved
+# rounds, each wake split by the kernel's tracepoints. Prints the components table and
+# the `why-late` sentences (each names the typical wake's and the tail's biggest parts,
+# checked against the numbers) and writes them into the `explain-tail` section of
+# docs/BENCHMARKS.md. As root; run it on a quiet machine, never beside compilers (about
+# 60 s by default).
+#
+#   scripts/bench-explain.sh
+#   ITERATIONS=5000 ROUNDS=5 scripts/bench-explain.sh
+#   ITERATIONS=100 ROUNDS=1 BENCH_DOC=/tmp/b.md scripts/bench-explain.sh   # smoke run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ITERATIONS=${ITERATIONS:-1000}
+ROUNDS=${ROUNDS:-4}
+DURATIONS=${DURATIONS:-100us,1ms}
+LOADS=${LOADS:-0,$(nproc)}
+DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
+
+if [ "$(id -u)" != 0 ]; then
+    echo "bench-explain: needs root (the kernel's tracepoints)" >&2
+    exit 2
+fi
+cargo build --release -q -p sleeplab-cli
+args=(explain --durations "$DURATIONS" --load "$LOADS" --iterations "$ITERATIONS" --rounds "$ROUNDS" -q)
+out=$(target/release/sleeplab "${args[@]}")
+body="Run $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -r), $(nproc) CPUs (\`scripts/bench-explain.sh\`, which runs \`sleeplab ${args[*]}\`):
+
+\`\`\`text
+$out
+\`\`\`"
+echo "$body"
+python3 scripts/bench_doc.py "$DOC" explain-tail <<<"$body"
