@@ -11,6 +11,7 @@
 //! * [`compare`] puts two results side by side; [`compare_fleet`] N of them (a fleet).
 
 pub mod charts;
+pub mod claim;
 pub mod compare;
 pub mod compare_fleet;
 pub mod findings;

@@ -20,7 +20,7 @@ use super::view::Results;
 use crate::experiments::KeyPart;
 use crate::model::ResultFile;
 use crate::output::new_table;
-use crate::stats::claim::{Claim, Est, Order, Sentence, order, with_interval};
+use crate::report::claim::{Claim, Est, Order, Sentence, order, with_interval};
 use crate::stats::{Ci, Stat};
 use std::fmt::Write;
 
@@ -287,7 +287,7 @@ impl Comparison<'_> {
             if unclear > 0 {
                 text.push_str(&format!(
                     "; {unclear} more differ by more than 10 % but are {} (marked ≈)",
-                    crate::stats::claim::INDISTINGUISHABLE
+                    crate::report::claim::INDISTINGUISHABLE
                 ));
             }
             text.push('.');
@@ -366,7 +366,7 @@ impl Comparison<'_> {
         let _ = writeln!(
             out,
             "{t}\nEach value with its 95 % interval; ≈: the ratio lies beyond ×0.9–×1.1 but the intervals overlap ({})",
-            crate::stats::claim::INDISTINGUISHABLE
+            crate::report::claim::INDISTINGUISHABLE
         );
         for s in self.summary() {
             let _ = writeln!(out, "{s}");

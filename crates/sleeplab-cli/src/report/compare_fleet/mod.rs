@@ -14,7 +14,7 @@ use super::html::{Badge, Block, Page, Section, Tone};
 use super::table::{Cell, Table};
 use super::units::{ns, num, ratio};
 use crate::model::ResultFile;
-use crate::stats::claim::{
+use crate::report::claim::{
     Claim, Est, INDISTINGUISHABLE, Order, SMALL_SAMPLE, Sentence, median, with_interval,
 };
 use crate::stats::{Ci, Stat};

@@ -3,9 +3,9 @@
 
 use super::*;
 use crate::model::ExperimentData;
+use crate::report::claim::NEVER_BLOCKED;
 use crate::report::testdata::{cell, result, stored, survey, sweep};
 use crate::stats::Ci;
-use crate::stats::claim::NEVER_BLOCKED;
 
 fn ids(f: &[Finding]) -> Vec<&str> {
     f.iter().map(|f| f.id).collect()
