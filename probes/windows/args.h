@@ -1,6 +1,7 @@
 /*
- * Part of the Windows probe (probe.c includes it once, in order): the arguments: every bad one exits 2 with one line on stderr, before any output.
- * It relies on what probe.c and the parts before it define.
+ * Part of the Windows probe (probe.c includes it once, in order): the arguments: every
+ * bad one exits 2 with one line on stderr, before any output. It relies on what probe.c
+ * and the parts before it define.
  */
 /* ------------------------------------------------------------------------------------ */
 /* argument parsing                                                                     */

@@ -1,7 +1,7 @@
 /*
- * Part of the Windows probe (probe.c includes it once, in order): the methods: their table, which are available here (--list), and finding one
- * by name.
- * It relies on what probe.c and the parts before it define.
+ * Part of the Windows probe (probe.c includes it once, in order): the methods: their
+ * table, which are available here (--list), and finding one by name. It relies on what
+ * probe.c and the parts before it define.
  */
 /* ------------------------------------------------------------------------------------ */
 /* methods                                                                              */

@@ -1,7 +1,7 @@
 /*
- * Part of the Windows probe (probe.c includes it once, in order): the one-shot and yield methods: one timed call per sample (QPC, the wait, QPC),
- * seed 002's timer sleep, and the cells.
- * It relies on what probe.c and the parts before it define.
+ * Part of the Windows probe (probe.c includes it once, in order): the one-shot and yield
+ * methods: one timed call per sample (QPC, the wait, QPC), seed 002's timer sleep, and
+ * the cells. It relies on what probe.c and the parts before it define.
  */
 /* ------------------------------------------------------------------------------------ */
 /* one-shot waits                                                                       */

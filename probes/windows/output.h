@@ -1,7 +1,8 @@
 /*
- * Part of the Windows probe (probe.c includes it once, in order): what the probe prints: numbers by its own u64 formatter, JSON strings, the
- * protocol's lines, and the measurement header with the platform it describes.
- * It relies on what probe.c and the parts before it define.
+ * Part of the Windows probe (probe.c includes it once, in order): what the probe prints:
+ * numbers by its own u64 formatter, JSON strings, the protocol's lines, and the
+ * measurement header with the platform it describes. It relies on what probe.c and the
+ * parts before it define.
  */
 /* ------------------------------------------------------------------------------------ */
 /* output                                                                               */

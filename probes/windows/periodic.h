@@ -1,7 +1,7 @@
 /*
- * Part of the Windows probe (probe.c includes it once, in order): the periodic methods: ticks recorded against t0 (callbacks under a lock), the
- * watchdog, and the cell.
- * It relies on what probe.c and the parts before it define.
+ * Part of the Windows probe (probe.c includes it once, in order): the periodic methods:
+ * ticks recorded against t0 (callbacks under a lock), the watchdog, and the cell. It
+ * relies on what probe.c and the parts before it define.
  */
 /* ------------------------------------------------------------------------------------ */
 /* periodic                                                                             */
