@@ -23,6 +23,8 @@ STEPS=(
   "scripts/bench-experiments.sh|eevdf-lag, host-gaps|EEVDF_RUNS=2,1 HOST_GAPS_RUNS=1,0"
   "scripts/bench-monitor.sh 60|monitor-cost; README: readme-monitor|LOAD_SECONDS=1 SECONDS_ARG=3"
   "scripts/bench-monitor-agreement.sh 3 60|monitor-agreement|RUNS_ARG=1 SECONDS_ARG=3"
+  "scripts/explain-crosscheck.sh|explain-crosscheck|ITERATIONS=20 ROUNDS=1"
+  "scripts/bench-trace.sh|trace-cost|ROUNDS=2 WAITS=50"
 )
 
 mode=${1:-}

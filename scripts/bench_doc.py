@@ -1,8 +1,13 @@
 """The one way a benchmark writes its section of docs/BENCHMARKS.md: between
 `<!-- NAME:begin -->` and `<!-- NAME:end -->`, replaced in place (or appended), the file
 written whole or not at all. Used by bench_pace_report.py, bench_frontier_report.py and
-bindings/python/bench/report.py (Python and C)."""
+bindings/python/bench/report.py (Python and C); from a shell script, the section's body
+on standard input:
+
+    python3 scripts/bench_doc.py DOC NAME <body.md   # e.g. explain-crosscheck.sh, bench-trace.sh
+"""
 import os
+import sys
 
 HEADER = "# Benchmarks\n\nEvery number here comes from a command in this file; rerun it to refresh.\n\n"
 
@@ -34,6 +39,12 @@ def write_section(path, name, text):
     with open(tmp, "w") as f:
         f.write(replace_section(doc, name, text))
     os.replace(tmp, path)
+
+
+def wrapped(name, body):
+    """`body` between the markers of section NAME."""
+    begin, end = markers(name)
+    return f"{begin}\n{body.strip()}\n{end}"
 
 
 # ---- Verdicts over runs, shared by every benchmark report.
@@ -91,3 +102,9 @@ def pace_runs(data: dict) -> list[list[dict]]:
     return [[{"strategy": p["strategy"], "load": p["load"], "cpu_percent": p["cpu_percent"],
               "error": {"count": p["frames"], "p99_ns": p["p99_ns"], "p99_ci_ns": p["p99_ci_ns"]}}
              for p in run["points"]] for run in runs]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: bench_doc.py DOC NAME <body")
+    write_section(sys.argv[1], sys.argv[2], wrapped(sys.argv[2], sys.stdin.read()))

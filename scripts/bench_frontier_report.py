@@ -20,13 +20,12 @@ adds each contender's p99 and CPU range across the runs and how often each targe
 target is called out of reach only when it was missed in all of at least 3 runs.
 """
 import json
-import math
 import os
 import sys
 
 import bench_doc
 from bench_doc import markers, write_section
-from quantiles import INDISTINGUISHABLE, below, fmt_ci, order
+from quantiles import INDISTINGUISHABLE, below, fmt_ci, order, wilson
 
 BEGIN, END = markers("frontier")
 OURS = "precise"
@@ -242,17 +241,6 @@ def table(results):
 TAIL_NS = 1_000_000
 
 
-def wilson(k, n, z=1.96):
-    """The 95 % Wilson score interval of a proportion k/n, as (low, high) fractions."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
-
-
 def tail(x):
     """(frames later than TAIL_NS, frames kept) from the result's raw samples."""
     kept = x.get("samples_ns") or []
@@ -452,11 +440,6 @@ def self_test():
     o = oracle_verdicts(rows)
     assert o[0].startswith("- ✅ 60hz-idle") and o[1].startswith("- ❌ 60hz-load-1"), o
     assert o[2].startswith("- ✅ 60hz-floor:") and o[3].startswith("- ❌ 60hz-floor2"), o
-    # Wilson: 0 of 1200 is not "no tail", and 12 of 1200 and 36 of 1200 are told apart.
-    lo, hi = wilson(0, 1200)
-    assert lo == 0.0 and 0.002 < hi < 0.004, (lo, hi)
-    assert wilson(12, 1200)[1] < wilson(36, 1200)[0]
-    assert wilson(0, 0) == (0.0, 1.0)
     ev = {"late_frames": 3, "late_started_late": 0, "late_preempted_while_spinning": 2,
           "late_woken_late": 1, "late_other": 0, "late_runqueue_wait": 2, "preempted_while_spinning": 5}
     x = dict(res(OURS, 2, 3e6, 1.0, n=1200), evidence=ev, samples_ns=[0] * 1197 + [2e6, 3e6, 500_000])

@@ -117,6 +117,17 @@ def order(a, b) -> str:
     return INDISTINGUISHABLE
 
 
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a proportion k/n, as (low, high) fractions."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
 def fmt_ci(c, fmt) -> str:
     """`[2.10 µs–6.00 µs]`, `[≥ 2.10 µs]`, `[≤ 6.00 µs]` or `[–]`, each end written by `fmt`."""
     if c is None or (c[0] is None and c[1] is None):
@@ -146,6 +157,11 @@ def self_test() -> None:
     assert below((1, 2), (3, None)) and not below((1, None), (5, 6)) and not below((1, 2), (2, 4))
     assert order((1, 2), (3, 4)) == "below" and order((3, 4), (1, 2)) == "above"
     assert order((1, 3), (2, 4)) == INDISTINGUISHABLE
+    # Wilson: 0 of 1200 is not "no tail", and 12 of 1200 and 36 of 1200 are told apart.
+    lo, hi = wilson(0, 1200)
+    assert lo == 0.0 and 0.002 < hi < 0.004, (lo, hi)
+    assert wilson(12, 1200)[1] < wilson(36, 1200)[0]
+    assert wilson(0, 0) == (0.0, 1.0)
 
 
 if __name__ == "__main__":

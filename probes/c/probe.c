@@ -26,6 +26,7 @@
 #include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
 #include <sys/utsname.h>
@@ -54,9 +55,9 @@ struct wait_args {
 
 /* A one-shot wait; `start` is the clock reading that opened the timed region. */
 typedef void (*wait_fn)(const struct wait_args *a, const struct timespec *start);
-/* A periodic run: fills `arrivals` (ns since t0) with `total` ticks. */
+/* A periodic run: fills `arrivals` (ns since t0) with `total` ticks; t0 into `t0_ns`. */
 typedef void (*periodic_fn)(uint64_t period_ns, uint64_t total, uint64_t *arrivals,
-                            uint64_t *multi_reads);
+                            uint64_t *multi_reads, uint64_t *t0_ns);
 
 struct method {
     const char *name;
@@ -97,6 +98,12 @@ static void die_sys(const char *what, int err)
 static inline void now(struct timespec *ts)
 {
     clock_gettime(CLOCK_MONOTONIC, ts);
+}
+
+/* A CLOCK_MONOTONIC reading as the protocol's absolute ns (--timestamps). */
+static inline uint64_t ts_ns(const struct timespec *t)
+{
+    return (uint64_t)t->tv_sec * NS_PER_SEC + (uint64_t)t->tv_nsec;
 }
 
 static inline uint64_t ts_diff_ns(const struct timespec *a, const struct timespec *b)
@@ -212,7 +219,7 @@ static void record_tick(uint64_t *arrivals, uint64_t *k, uint64_t total, uint64_
 }
 
 static void periodic_timerfd(uint64_t period_ns, uint64_t total, uint64_t *arrivals,
-                             uint64_t *multi_reads)
+                             uint64_t *multi_reads, uint64_t *t0_ns)
 {
     int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
     if (fd < 0)
@@ -222,6 +229,7 @@ static void periodic_timerfd(uint64_t period_ns, uint64_t total, uint64_t *arriv
     struct itimerspec its;
     its.it_interval = ns_to_ts(period_ns);
     now(&t0);
+    *t0_ns = ts_ns(&t0);
     /* Armed on an absolute first expiry so that tick k is due exactly at t0 + k*P. */
     its.it_value = ts_add(t0, &its.it_interval);
     if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
@@ -246,11 +254,13 @@ static void periodic_timerfd(uint64_t period_ns, uint64_t total, uint64_t *arriv
 }
 
 static void periodic_clock_nanosleep_abs(uint64_t period_ns, uint64_t total,
-                                         uint64_t *arrivals, uint64_t *multi_reads)
+                                         uint64_t *arrivals, uint64_t *multi_reads,
+                                         uint64_t *t0_ns)
 {
     struct timespec t0, t;
     *multi_reads = 0;
     now(&t0);
+    *t0_ns = ts_ns(&t0);
     for (uint64_t k = 1; k <= total; k++) {
         /*
          * Deadline t0 + k*P computed from t0 each time (as cyclictest does):
@@ -354,7 +364,7 @@ static void wait_sleeplab(const struct wait_args *a, const struct timespec *star
 }
 
 static void periodic_sleeplab_ticker(uint64_t period_ns, uint64_t total, uint64_t *arrivals,
-                                     uint64_t *multi_reads)
+                                     uint64_t *multi_reads, uint64_t *t0_ns)
 {
     void *ticker = NULL;
     int rc = sl.ticker_new(NULL, period_ns, SLEEPLAB_MISSED_BURST, &ticker);
@@ -364,8 +374,8 @@ static void periodic_sleeplab_ticker(uint64_t period_ns, uint64_t total, uint64_
     struct timespec t0, t;
     now(&t0);
     /* Tick j (from 0) is due at t0 + (j+1)*P: tick k counting from 1 at t0 + k*P. */
-    uint64_t t0_ns = (uint64_t)t0.tv_sec * NS_PER_SEC + (uint64_t)t0.tv_nsec;
-    if ((rc = sl.ticker_reset_at_ns(ticker, t0_ns + period_ns)) != 0)
+    *t0_ns = ts_ns(&t0);
+    if ((rc = sl.ticker_reset_at_ns(ticker, *t0_ns + period_ns)) != 0)
         die_sleeplab("sleeplab_ticker_reset_at_ns", rc);
     for (uint64_t k = 0; k < total; k++) {
         if ((rc = sl.ticker_tick(ticker, NULL)) != 0)
@@ -437,6 +447,9 @@ static void print_json_string(const char *s)
     putchar('"');
 }
 
+/* --timestamps: every one-shot line carries its call's start, every periodic cell its t0. */
+static bool timestamps;
+
 static void print_header(const char *method, const char *mode)
 {
     struct utsname u;
@@ -467,12 +480,16 @@ static void print_header(const char *method, const char *mode)
     if (slack >= 0)
         printf(",\"timerslack_ns\":%d", slack);
     if (!method) /* the optional arguments this probe takes (spec: --list header) */
-        fputs(",\"options\":[\"mlock\"]", stdout);
+        fputs(",\"options\":[\"mlock\",\"timestamps\"]", stdout);
     if (method) {
         fputs(",\"method\":", stdout);
         print_json_string(method);
         fputs(",\"mode\":", stdout);
         print_json_string(mode);
+        /* This thread measures: the kernel's id of it, for a trace of its waits. */
+        printf(",\"tid\":%ld", (long)syscall(SYS_gettid));
+        if (timestamps)
+            fputs(",\"timestamps\":true", stdout);
     }
     fputs("}\n", stdout);
 }
@@ -497,14 +514,36 @@ static void print_list(void)
     fputs("end\n", stdout);
 }
 
-static void print_cell(uint64_t value, const char *tag, const uint64_t *warm, uint64_t n_warm,
-                       const uint64_t *samples, uint64_t n)
+/*
+ * What a cell prints with --timestamps (ignored without): each one-shot call's start
+ * (`warm`, `samples`, parallel to the values), or the periodic cell's t0.
+ */
+struct stamps {
+    const uint64_t *warm;
+    const uint64_t *samples;
+    uint64_t t0;
+};
+
+/* One line: tag, value and, with --timestamps, the start when there is one. */
+static void print_line(const char *tag, uint64_t value, const uint64_t *start)
 {
+    if (timestamps && start)
+        printf("%s %" PRIu64 " %" PRIu64 "\n", tag, value, *start);
+    else
+        printf("%s %" PRIu64 "\n", tag, value);
+}
+
+static void print_cell(uint64_t value, const char *tag, const uint64_t *warm, uint64_t n_warm,
+                       const uint64_t *samples, uint64_t n, const struct stamps *st)
+{
+    bool periodic = strcmp(tag, "t") == 0;
     printf("cell %" PRIu64 "\n", value);
+    if (timestamps && periodic)
+        printf("t0 %" PRIu64 "\n", st->t0);
     for (uint64_t i = 0; i < n_warm; i++)
-        printf("w %" PRIu64 "\n", warm[i]);
+        print_line("w", warm[i], periodic ? NULL : &st->warm[i]);
     for (uint64_t i = 0; i < n; i++)
-        printf("%s %" PRIu64 "\n", tag, samples[i]);
+        print_line(tag, samples[i], periodic ? NULL : &st->samples[i]);
     printf("done %" PRIu64 " %" PRIu64 "\n", value, n);
     fflush(stdout);
 }
@@ -556,6 +595,7 @@ static uint64_t *parse_list(const char *flag, const char *s, size_t *n_out)
 struct options {
     bool list;
     bool mlock;
+    bool timestamps;
     const char *method;
     const char *durations;
     const char *count, *budget, *warmup, *max_count, *period;
@@ -576,6 +616,12 @@ static void parse_args(int argc, char **argv, struct options *o)
             if (o->mlock)
                 die_usage("duplicate flag: '%s'", arg);
             o->mlock = true;
+            continue;
+        }
+        if (strcmp(arg, "--timestamps") == 0) {
+            if (o->timestamps)
+                die_usage("duplicate flag: '%s'", arg);
+            o->timestamps = true;
             continue;
         }
         const char **slot = NULL;
@@ -654,6 +700,10 @@ static void run_oneshot(const struct method *m, const uint64_t *durations, size_
     uint64_t capacity = by_budget ? max_count : count;
     uint64_t *warm = alloc_samples(warmup);
     uint64_t *samples = alloc_samples(capacity);
+    /* Each call's start (the clock read that opens its timed region), for --timestamps. */
+    uint64_t *warm_start = alloc_samples(warmup);
+    uint64_t *start = alloc_samples(capacity);
+    const struct stamps st = {.warm = warm_start, .samples = start};
     const wait_fn wait = m->wait;
 
     for (size_t c = 0; c < n_durations; c++) {
@@ -665,6 +715,7 @@ static void run_oneshot(const struct method *m, const uint64_t *durations, size_
             wait(&a, &t1);
             now(&t2);
             warm[i] = ts_diff_ns(&t1, &t2);
+            warm_start[i] = ts_ns(&t1);
         }
 
         uint64_t n = 0, sum = 0;
@@ -673,15 +724,18 @@ static void run_oneshot(const struct method *m, const uint64_t *durations, size_
             wait(&a, &t1);
             now(&t2);
             samples[n] = ts_diff_ns(&t1, &t2);
+            start[n] = ts_ns(&t1);
             sum += samples[n];
             n++;
         } while (by_budget ? (sum < budget && n < capacity) : n < capacity);
 
         note_conversion(m, &a);
-        print_cell(durations[c], "s", warm, warmup, samples, n);
+        print_cell(durations[c], "s", warm, warmup, samples, n, &st);
     }
     free(warm);
     free(samples);
+    free(warm_start);
+    free(start);
 }
 
 static void run_periodic(const struct method *m, uint64_t period, uint64_t count,
@@ -689,12 +743,13 @@ static void run_periodic(const struct method *m, uint64_t period, uint64_t count
 {
     uint64_t total = warmup + count, multi_reads = 0;
     uint64_t *arrivals = alloc_samples(total);
-    m->periodic(period, total, arrivals, &multi_reads);
+    struct stamps st = {0};
+    m->periodic(period, total, arrivals, &multi_reads, &st.t0);
     if (multi_reads)
         printf("# %s: %" PRIu64 " reads returned more than one expiration; "
                "each expiration is reported with that read's arrival time\n",
                m->name, multi_reads);
-    print_cell(period, "t", arrivals, warmup, arrivals + warmup, count);
+    print_cell(period, "t", arrivals, warmup, arrivals + warmup, count, &st);
     free(arrivals);
 }
 
@@ -705,13 +760,14 @@ int main(int argc, char **argv)
 
     if (o.list) {
         if (o.method || o.durations || o.count || o.budget || o.warmup || o.max_count || o.period ||
-            o.mlock)
+            o.mlock || o.timestamps)
             die_usage("%s takes no other flags", "--list");
         print_list();
         return 0;
     }
     if (!o.method)
         die_usage("missing %s (or --list)", "--method");
+    timestamps = o.timestamps;
 
     const struct method *m = NULL;
     for (size_t i = 0; i < N_METHODS; i++)

@@ -21,7 +21,9 @@
 #include <gnu/libc-version.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #endif
 
 namespace {
@@ -109,6 +111,7 @@ std::vector<u64> parse_list(const std::string& flag, const std::string& s) {
 struct Options {
     bool list = false;
     bool mlock = false;
+    bool timestamps = false;
     // A flag that was not given is nullptr; the pointers refer into argv.
     const char* method = nullptr;
     const char* durations = nullptr;
@@ -131,6 +134,11 @@ Options parse_args(int argc, char** argv) {
         if (arg == "--mlock") {
             if (o.mlock) die_usage("duplicate flag: '" + arg + "'");
             o.mlock = true;
+            continue;
+        }
+        if (arg == "--timestamps") {
+            if (o.timestamps) die_usage("duplicate flag: '" + arg + "'");
+            o.timestamps = true;
             continue;
         }
         const char** slot = nullptr;
@@ -169,6 +177,9 @@ std::string json_string(const std::string& s) {
     return out + "\"";
 }
 
+// --timestamps: every line carries its call's start on CLOCK_MONOTONIC.
+bool timestamps = false;
+
 void print_header(const Method* m) {
     std::string version = __VERSION__;
 #if defined(_GLIBCXX_RELEASE)
@@ -204,9 +215,16 @@ void print_header(const Method* m) {
 #endif
 #if defined(__linux__)
     // The optional arguments this probe takes (spec: the --list header's `options`).
-    if (!m) line += ",\"options\":[\"mlock\"]";
+    // Timestamps: on Linux steady_clock is clock_gettime(CLOCK_MONOTONIC), its
+    // time_since_epoch the absolute count the protocol asks for.
+    if (!m) line += ",\"options\":[\"mlock\",\"timestamps\"]";
 #endif
     if (m) line += ",\"method\":" + json_string(m->name) + ",\"mode\":\"oneshot\"";
+#if defined(__linux__)
+    // This thread measures: the kernel's id of it, for a trace of its waits.
+    if (m) line += ",\"tid\":" + std::to_string(static_cast<long>(syscall(SYS_gettid)));
+#endif
+    if (m && timestamps) line += ",\"timestamps\":true";
     line += "}\n";
     std::fputs(line.c_str(), stdout);
 }
@@ -221,12 +239,24 @@ void print_list() {
     std::fputs("end\n", stdout);
 }
 
-void print_cell(u64 value, const std::vector<u64>& warm, const std::vector<u64>& samples,
-                std::size_t n) {
+// One line: tag, value and, with --timestamps, the call's start.
+void print_line(char tag, u64 value, u64 start) {
+    if (timestamps)
+        std::printf("%c %llu %llu\n", tag, static_cast<unsigned long long>(value),
+                    static_cast<unsigned long long>(start));
+    else
+        std::printf("%c %llu\n", tag, static_cast<unsigned long long>(value));
+}
+
+// A cell's values and each call's start (parallel vectors; `n` of the samples are used).
+struct Series {
+    std::vector<u64> warm, warm_start, samples, start;
+};
+
+void print_cell(u64 value, const Series& s, std::size_t n) {
     std::printf("cell %llu\n", static_cast<unsigned long long>(value));
-    for (u64 w : warm) std::printf("w %llu\n", static_cast<unsigned long long>(w));
-    for (std::size_t i = 0; i < n; i++)
-        std::printf("s %llu\n", static_cast<unsigned long long>(samples[i]));
+    for (std::size_t i = 0; i < s.warm.size(); i++) print_line('w', s.warm[i], s.warm_start[i]);
+    for (std::size_t i = 0; i < n; i++) print_line('s', s.samples[i], s.start[i]);
     std::printf("done %llu %llu\n", static_cast<unsigned long long>(value),
                 static_cast<unsigned long long>(n));
     std::fflush(stdout);
@@ -236,6 +266,12 @@ void print_cell(u64 value, const std::vector<u64>& warm, const std::vector<u64>&
 
 u64 elapsed_ns(Clock::time_point a, Clock::time_point b) {
     return static_cast<u64>(std::chrono::duration_cast<nanoseconds>(b - a).count());
+}
+
+// A reading as ns since the clock's epoch (on Linux: CLOCK_MONOTONIC's, for --timestamps).
+u64 since_epoch_ns(Clock::time_point t) {
+    return static_cast<u64>(
+        std::chrono::duration_cast<nanoseconds>(t.time_since_epoch()).count());
 }
 
 // Everything a cell needs, prepared before the cell so that the timed region
@@ -249,10 +285,10 @@ struct Cell {
     u64 no_timeout = 0;             // wait_for returns that claim a notification
 };
 
-// One timed call. Returns elapsed ns; the timed region is
-// clock read, wait, clock read.
+// One timed call. Returns elapsed ns and stores the opening reading in `start`; the
+// timed region is clock read, wait, clock read.
 template <Id id>
-inline u64 timed(Cell& c) {
+inline u64 timed(Cell& c, u64& start) {
     const Clock::time_point t1 = Clock::now();
     if constexpr (id == Id::SleepForNs) {
         std::this_thread::sleep_for(c.ns);
@@ -265,11 +301,13 @@ inline u64 timed(Cell& c) {
         const std::cv_status st = c.cv.wait_for(c.lock, c.ns);
         const Clock::time_point t2 = Clock::now();
         if (st == std::cv_status::no_timeout) c.no_timeout++;
+        start = since_epoch_ns(t1);
         return elapsed_ns(t1, t2);
     } else {
         std::this_thread::yield();
     }
     const Clock::time_point t2 = Clock::now();
+    start = since_epoch_ns(t1);
     return elapsed_ns(t1, t2);
 }
 
@@ -279,28 +317,26 @@ struct Plan {
 };
 
 template <Id id>
-std::size_t measure_cell(Cell& c, const Plan& p, std::vector<u64>& warm,
-                         std::vector<u64>& samples) {
-    for (u64& w : warm) w = timed<id>(c);
+std::size_t measure_cell(Cell& c, const Plan& p, Series& s) {
+    for (std::size_t i = 0; i < s.warm.size(); i++) s.warm[i] = timed<id>(c, s.warm_start[i]);
     std::size_t n = 0;
     u64 sum = 0;
-    const std::size_t capacity = samples.size();
+    const std::size_t capacity = s.samples.size();
     do {
-        const u64 e = timed<id>(c);
-        samples[n++] = e;
+        const u64 e = timed<id>(c, s.start[n]);
+        s.samples[n++] = e;
         sum += e;
     } while (p.by_budget ? (sum < p.budget && n < capacity) : n < capacity);
     return n;
 }
 
-std::size_t measure(Id id, Cell& c, const Plan& p, std::vector<u64>& warm,
-                    std::vector<u64>& samples) {
+std::size_t measure(Id id, Cell& c, const Plan& p, Series& s) {
     switch (id) {
-        case Id::SleepForNs: return measure_cell<Id::SleepForNs>(c, p, warm, samples);
-        case Id::SleepForMs: return measure_cell<Id::SleepForMs>(c, p, warm, samples);
-        case Id::SleepUntil: return measure_cell<Id::SleepUntil>(c, p, warm, samples);
-        case Id::CvWaitFor: return measure_cell<Id::CvWaitFor>(c, p, warm, samples);
-        case Id::Yield: return measure_cell<Id::Yield>(c, p, warm, samples);
+        case Id::SleepForNs: return measure_cell<Id::SleepForNs>(c, p, s);
+        case Id::SleepForMs: return measure_cell<Id::SleepForMs>(c, p, s);
+        case Id::SleepUntil: return measure_cell<Id::SleepUntil>(c, p, s);
+        case Id::CvWaitFor: return measure_cell<Id::CvWaitFor>(c, p, s);
+        case Id::Yield: return measure_cell<Id::Yield>(c, p, s);
     }
     return 0;
 }
@@ -316,8 +352,9 @@ std::vector<u64> alloc_samples(u64 n) {
 }
 
 void run_oneshot(const Method& m, const std::vector<u64>& durations, const Plan& p) {
-    std::vector<u64> warm = alloc_samples(p.warmup);
-    std::vector<u64> samples = alloc_samples(p.by_budget ? p.max_count : p.count);
+    const u64 capacity = p.by_budget ? p.max_count : p.count;
+    Series s{alloc_samples(p.warmup), alloc_samples(p.warmup), alloc_samples(capacity),
+             alloc_samples(capacity)};
 
     for (u64 d : durations) {
         Cell c;
@@ -330,7 +367,7 @@ void run_oneshot(const Method& m, const std::vector<u64>& durations, const Plan&
         const bool clamped = adds_to_now && c.ns > add_limit;
         if (clamped) c.ns = add_limit;
 
-        const std::size_t n = measure(m.id, c, p, warm, samples);
+        const std::size_t n = measure(m.id, c, p, s);
 
         // Notes on conversions and findings, printed before the cell.
         if (clamped)
@@ -348,7 +385,7 @@ void run_oneshot(const Method& m, const std::vector<u64>& durations, const Plan&
             std::printf("# condition_variable::wait_for returned cv_status::no_timeout "
                         "(spurious wakeup) %llu times\n",
                         static_cast<unsigned long long>(c.no_timeout));
-        print_cell(d, warm, samples, n);
+        print_cell(d, s, n);
     }
 }
 
@@ -359,7 +396,7 @@ int main(int argc, char** argv) {
 
     if (o.list) {
         if (o.method || o.durations || o.count || o.budget || o.warmup || o.max_count || o.period ||
-            o.mlock)
+            o.mlock || o.timestamps)
             die_usage("--list takes no other flags");
         print_list();
         return 0;
@@ -409,7 +446,9 @@ int main(int argc, char** argv) {
         die(std::string("mlockall(MCL_CURRENT | MCL_FUTURE) failed: ") + std::strerror(errno));
 #else
     if (o.mlock) die_usage("unknown flag: '--mlock' (Linux only)");
+    if (o.timestamps) die_usage("unknown flag: '--timestamps' (Linux only)");
 #endif
+    timestamps = o.timestamps;
     print_header(m);
     std::fflush(stdout);  // the header goes out before the first measurement
     run_oneshot(*m, durations, p);

@@ -85,8 +85,9 @@ func parseList(flag, s string) []uint64 {
 }
 
 type options struct {
-	list  bool
-	mlock bool
+	list       bool
+	mlock      bool
+	timestamps bool
 	// values holds each given flag's raw value; a missing key means "not given".
 	values map[string]string
 }
@@ -114,6 +115,12 @@ func parseArgs(args []string) options {
 				usageError("duplicate flag: '%s'", arg)
 			}
 			o.mlock = true
+			continue
+		case arg == "--timestamps" && canTimestamp:
+			if o.timestamps {
+				usageError("duplicate flag: '%s'", arg)
+			}
+			o.timestamps = true
 			continue
 		case valueFlags[arg]:
 		case strings.HasPrefix(arg, "--"):
@@ -152,6 +159,9 @@ func jsonString(s string) string {
 	return b.String()
 }
 
+// timestamps: every one-shot line carries its call's start, every periodic cell its t0.
+var timestamps bool
+
 func writeHeader(w *bufio.Writer, m *method) {
 	fmt.Fprintf(w, `{"protocol":"sleeplab-probe/1","runtime":"go","implementation":%s,"runtime_version":%s,"clock":"time.Now (monotonic)","platform":%s`,
 		jsonString(runtime.Compiler), jsonString(runtime.Version()),
@@ -161,9 +171,18 @@ func writeHeader(w *bufio.Writer, m *method) {
 	if s := timerSlack(); s >= 0 {
 		fmt.Fprintf(w, `,"timerslack_ns":%d`, s)
 	}
-	if m == nil && canMlock {
+	if m == nil {
 		// The optional arguments this probe takes (spec: the --list header's "options").
-		w.WriteString(`,"options":["mlock"]`)
+		var opts []string
+		if canMlock {
+			opts = append(opts, `"mlock"`)
+		}
+		if canTimestamp {
+			opts = append(opts, `"timestamps"`)
+		}
+		if len(opts) > 0 {
+			w.WriteString(`,"options":[` + strings.Join(opts, ",") + `]`)
+		}
 	}
 	if m != nil {
 		mode := "oneshot"
@@ -171,6 +190,11 @@ func writeHeader(w *bufio.Writer, m *method) {
 			mode = "periodic"
 		}
 		fmt.Fprintf(w, `,"method":%s,"mode":%s`, jsonString(m.name), jsonString(mode))
+		// No "tid": the measuring goroutine moves between threads (see README), and
+		// runtime.LockOSThread would add a thread hand-off to every wake-up measured.
+		if timestamps {
+			w.WriteString(`,"timestamps":true`)
+		}
 	}
 	w.WriteString("}\n")
 }
@@ -184,17 +208,36 @@ func writeList(w *bufio.Writer) {
 	w.WriteString("end\n")
 }
 
+// stamps is what a cell prints with --timestamps: each one-shot call's start
+// (parallel to the values), or the periodic cell's t0.
+type stamps struct {
+	warm, samples []int64
+	t0            int64
+}
+
+// writeLine prints one line: tag, value and, with --timestamps, the call's start.
+func writeLine(w *bufio.Writer, tag string, v int64, starts []int64, i int) {
+	if timestamps && starts != nil {
+		fmt.Fprintf(w, "%s %d %d\n", tag, v, starts[i])
+	} else {
+		fmt.Fprintf(w, "%s %d\n", tag, v)
+	}
+}
+
 // writeCell prints one cell; tag is "s" (one-shot) or "t" (periodic).
-func writeCell(w *bufio.Writer, value uint64, notes []string, warm []int64, tag string, samples []int64) {
+func writeCell(w *bufio.Writer, value uint64, notes []string, warm []int64, tag string, samples []int64, st stamps) {
 	for _, n := range notes {
 		w.WriteString("# " + n + "\n")
 	}
 	fmt.Fprintf(w, "cell %d\n", value)
-	for _, v := range warm {
-		fmt.Fprintf(w, "w %d\n", v)
+	if timestamps && tag == "t" {
+		fmt.Fprintf(w, "t0 %d\n", st.t0)
 	}
-	for _, v := range samples {
-		fmt.Fprintf(w, "%s %d\n", tag, v)
+	for i, v := range warm {
+		writeLine(w, "w", v, st.warm, i)
+	}
+	for i, v := range samples {
+		writeLine(w, tag, v, st.samples, i)
 	}
 	fmt.Fprintf(w, "done %d %d\n", value, len(samples))
 	if err := w.Flush(); err != nil {
@@ -217,7 +260,7 @@ func main() {
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
 
 	if o.list {
-		if len(o.values) != 0 || o.mlock {
+		if len(o.values) != 0 || o.mlock || o.timestamps {
 			usageError("--list takes no other flags")
 		}
 		writeList(out)
@@ -300,6 +343,7 @@ func main() {
 		fatal("cannot keep %d samples in memory (limit %d)", samplesKept, uint64(maxSamples))
 	}
 
+	timestamps = o.timestamps
 	// --mlock before the header: the harness reads what is in force once it is out.
 	if o.mlock {
 		if err := lockMemory(); err != nil {

@@ -47,9 +47,11 @@ func runOneshot(w *bufio.Writer, m *method, durations []uint64, p plan) {
 	if p.byBudget {
 		capacity = p.maxCount
 	}
-	// Allocated (and zeroed, so touched) once for all cells.
+	// Allocated (and zeroed, so touched) once for all cells. Each call's start is a
+	// CLOCK_MONOTONIC read taken just before the clock read that opens its timed region.
 	warm := make([]int64, p.warmup)
 	samples := make([]int64, capacity)
+	st := stamps{warm: make([]int64, p.warmup), samples: make([]int64, capacity)}
 
 	for _, dn := range durations {
 		d := time.Duration(dn)
@@ -58,17 +60,21 @@ func runOneshot(w *bufio.Writer, m *method, durations []uint64, p plan) {
 		runtime.GC()
 
 		for i := range warm {
+			s := monoNow()
 			t1 := time.Now()
 			wait()
 			warm[i] = int64(time.Since(t1))
+			st.warm[i] = s
 		}
 		n := uint64(0)
 		sum := int64(0)
 		for {
+			s := monoNow()
 			t1 := time.Now()
 			wait()
 			e := int64(time.Since(t1))
 			samples[n] = e
+			st.samples[n] = s
 			n++
 			sum += e
 			if p.byBudget {
@@ -85,13 +91,14 @@ func runOneshot(w *bufio.Writer, m *method, durations []uint64, p plan) {
 		if m.kind == yield && dn != 0 {
 			notes = append(notes, fmt.Sprintf("%s takes no duration; requested %d ns ignored", m.name, dn))
 		}
-		writeCell(w, dn, notes, warm, "s", samples[:n])
+		writeCell(w, dn, notes, warm, "s", samples[:n], stamps{warm: st.warm, samples: st.samples[:n]})
 	}
 }
 
 // runTicker measures time.Ticker: tick k of warmup+count is due at k*P after
 // t0, the clock reading taken just before NewTicker (so the cost of
-// NewTicker counts as lateness, never as earliness).
+// NewTicker counts as lateness, never as earliness). With --timestamps t0 is
+// given as a CLOCK_MONOTONIC read taken just before it.
 func runTicker(w *bufio.Writer, period, count, warmup uint64) {
 	total := warmup + count
 	arrivals := make([]int64, total)
@@ -99,6 +106,7 @@ func runTicker(w *bufio.Writer, period, count, warmup uint64) {
 	p := time.Duration(period)
 	runtime.GC()
 
+	t0mono := monoNow()
 	t0 := time.Now()
 	tk := time.NewTicker(p)
 	for i := range arrivals {
@@ -122,5 +130,5 @@ func runTicker(w *bufio.Writer, period, count, warmup uint64) {
 	if dropped > 0 {
 		notes = append(notes, fmt.Sprintf("time.Ticker: the runtime skipped %d ticks (receiver too late); arrivals are of the ticks delivered", dropped))
 	}
-	writeCell(w, period, notes, arrivals[:warmup], "t", arrivals[warmup:])
+	writeCell(w, period, notes, arrivals[:warmup], "t", arrivals[warmup:], stamps{t0: t0mono})
 }

@@ -13,6 +13,8 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -165,6 +167,7 @@ public final class Probe {
 
     static final class Config {
         boolean list;
+        boolean timestamps;
         int method = -1;
         long[] durations;
         long count = -1;
@@ -177,6 +180,7 @@ public final class Probe {
     static Config parseArgs(String[] args) throws UsageError {
         Map<String, String> seen = new HashMap<>();
         boolean list = false;
+        boolean timestamps = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -185,6 +189,15 @@ public final class Probe {
                         throw new UsageError("--list given twice");
                     }
                     list = true;
+                    break;
+                case "--timestamps":
+                    if (!TIMESTAMPS_OFFERED) {
+                        throw new UsageError("unknown flag '" + a + "' (System.nanoTime is not CLOCK_MONOTONIC here)");
+                    }
+                    if (timestamps) {
+                        throw new UsageError("--timestamps given twice");
+                    }
+                    timestamps = true;
                     break;
                 case "--method":
                 case "--durations-ns":
@@ -209,10 +222,14 @@ public final class Probe {
             }
         }
         Config c = new Config();
+        c.timestamps = timestamps;
         if (list) {
-            if (!seen.isEmpty()) {
-                throw new UsageError("--list takes no other flags (got "
-                    + String.join(", ", seen.keySet()) + ")");
+            if (!seen.isEmpty() || timestamps) {
+                List<String> got = new ArrayList<>(seen.keySet());
+                if (timestamps) {
+                    got.add("--timestamps");
+                }
+                throw new UsageError("--list takes no other flags (got " + String.join(", ", got) + ")");
             }
             c.list = true;
             return c;
@@ -349,7 +366,32 @@ public final class Probe {
         return vm.isEmpty() ? "unknown" : vm;
     }
 
-    static String header(String method, String mode) {
+    /**
+     * Whether --timestamps is offered: on Linux, HotSpot's System.nanoTime is
+     * clock_gettime(CLOCK_MONOTONIC) as an absolute count of ns (os::javaTimeNanos), the
+     * kernel trace's clock, so the reading that opens a timed region is the call's start.
+     */
+    static final boolean TIMESTAMPS_OFFERED =
+        System.getProperty("os.name", "").equals("Linux")
+            && (implementation().equals("HotSpot") || implementation().equals("OpenJDK"));
+
+    /** --timestamps: every one-shot line carries its call's start, a periodic cell its t0. */
+    static boolean timestamps;
+
+    /** The kernel id of the calling thread (Linux: /proc/thread-self is PID/task/TID), or -1. */
+    static long kernelThreadId() {
+        try {
+            return Long.parseLong(Files.readSymbolicLink(Paths.get("/proc/thread-self")).getFileName().toString());
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * The header; a measurement's names its measuring thread `tid` (where it is known, else
+     * -1) and says whether timestamps follow.
+     */
+    static String header(String method, String mode, long tid) {
         StringBuilder b = new StringBuilder(256);
         b.append("{\"protocol\":").append(jsonString(PROTOCOL));
         b.append(",\"runtime\":\"java\"");
@@ -362,6 +404,15 @@ public final class Probe {
         if (method != null) {
             b.append(",\"method\":").append(jsonString(method));
             b.append(",\"mode\":").append(jsonString(mode));
+            if (tid > 0) {
+                b.append(",\"tid\":").append(tid);
+            }
+            if (timestamps) {
+                b.append(",\"timestamps\":true");
+            }
+        } else if (TIMESTAMPS_OFFERED) {
+            // The optional arguments this probe takes (spec: the --list header's "options").
+            b.append(",\"options\":[\"timestamps\"]");
         }
         b.append(",\"java_vm_name\":").append(jsonString(System.getProperty("java.vm.name", "?")));
         b.append(",\"java_vendor\":").append(jsonString(System.getProperty("java.vendor", "?")));
@@ -375,7 +426,7 @@ public final class Probe {
     }
 
     static void printList(BufferedWriter out) throws IOException {
-        out.write(header(null, null));
+        out.write(header(null, null, -1));
         out.write('\n');
         for (int m = 0; m < NAMES.length; m++) {
             StringBuilder b = new StringBuilder(256);
@@ -394,9 +445,25 @@ public final class Probe {
         out.flush();
     }
 
-    /** Prints one finished cell: its notes, w lines, s/t lines, done. */
-    static void printCell(BufferedWriter out, long value, List<String> notes, long[] warm, int nWarm,
-                          char sampleTag, long[] samples, int nSamples) throws IOException {
+    /** One w/s/t line; with --timestamps and `starts` given, the call's start as a second field. */
+    static void printLine(BufferedWriter out, char tag, long value, long[] starts, int i) throws IOException {
+        out.write(tag);
+        out.write(' ');
+        out.write(Long.toString(value));
+        if (timestamps && starts != null) {
+            out.write(' ');
+            out.write(Long.toString(starts[i]));
+        }
+        out.write('\n');
+    }
+
+    /**
+     * Prints one finished cell: its notes, (with --timestamps a periodic cell's t0,) w lines,
+     * s/t lines, done. `warmStarts` and `starts` are the one-shot calls' starts (null for periodic).
+     */
+    static void printCell(BufferedWriter out, long value, List<String> notes, long[] warm, long[] warmStarts,
+                          int nWarm, char sampleTag, long[] samples, long[] starts, int nSamples, long t0)
+        throws IOException {
         out.write("cell ");
         out.write(Long.toString(value));
         out.write('\n');
@@ -405,16 +472,16 @@ public final class Probe {
             out.write(n);
             out.write('\n');
         }
-        for (int i = 0; i < nWarm; i++) {
-            out.write("w ");
-            out.write(Long.toString(warm[i]));
+        if (timestamps && sampleTag == 't') {
+            out.write("t0 ");
+            out.write(Long.toString(t0));
             out.write('\n');
         }
+        for (int i = 0; i < nWarm; i++) {
+            printLine(out, 'w', warm[i], warmStarts, i);
+        }
         for (int i = 0; i < nSamples; i++) {
-            out.write(sampleTag);
-            out.write(' ');
-            out.write(Long.toString(samples[i]));
-            out.write('\n');
+            printLine(out, sampleTag, samples[i], starts, i);
         }
         out.write("done ");
         out.write(Long.toString(value));
@@ -431,32 +498,37 @@ public final class Probe {
 
     /**
      * One timed call. Everything the call needs is computed before: the dispatch happens
-     * before the first clock read, and each case holds clock read, wait, clock read.
+     * before the first clock read, and each case holds clock read, wait, clock read; the
+     * opening read is stored as the call's start (`starts[i]`) after the closing one.
      */
-    static long once(int m, long d, long ms, int ns, Duration dur) throws Throwable {
+    static long once(int m, long d, long ms, int ns, Duration dur, long[] starts, int i) throws Throwable {
         switch (m) {
             case SLEEP_MS: {
                 long t0 = System.nanoTime();
                 Thread.sleep(ms);
                 long t1 = System.nanoTime();
+                starts[i] = t0;
                 return t1 - t0;
             }
             case SLEEP_MS_NS: {
                 long t0 = System.nanoTime();
                 Thread.sleep(ms, ns);
                 long t1 = System.nanoTime();
+                starts[i] = t0;
                 return t1 - t0;
             }
             case SLEEP_DURATION: {
                 long t0 = System.nanoTime();
                 SLEEP_DURATION_MH.invokeExact(dur);
                 long t1 = System.nanoTime();
+                starts[i] = t0;
                 return t1 - t0;
             }
             case PARK_NANOS: {
                 long t0 = System.nanoTime();
                 LockSupport.parkNanos(d);
                 long t1 = System.nanoTime();
+                starts[i] = t0;
                 return t1 - t0;
             }
             case WAIT_MS: {
@@ -464,6 +536,7 @@ public final class Probe {
                     long t0 = System.nanoTime();
                     LOCK.wait(ms);
                     long t1 = System.nanoTime();
+                    starts[i] = t0;
                     return t1 - t0;
                 }
             }
@@ -472,6 +545,7 @@ public final class Probe {
                     long t0 = System.nanoTime();
                     LOCK.wait(ms, ns);
                     long t1 = System.nanoTime();
+                    starts[i] = t0;
                     return t1 - t0;
                 }
             }
@@ -479,6 +553,7 @@ public final class Probe {
                 long t0 = System.nanoTime();
                 Thread.yield();
                 long t1 = System.nanoTime();
+                starts[i] = t0;
                 return t1 - t0;
             }
             case SPIN: {
@@ -487,6 +562,7 @@ public final class Probe {
                     Thread.onSpinWait();
                 }
                 long t1 = System.nanoTime();
+                starts[i] = t0;
                 return t1 - t0;
             }
             default:
@@ -496,12 +572,15 @@ public final class Probe {
 
     static void runOneshot(Config c, BufferedWriter out) throws Throwable {
         int m = c.method;
-        out.write(header(NAMES[m], "oneshot"));
+        // This (main) thread measures.
+        out.write(header(NAMES[m], "oneshot", kernelThreadId()));
         out.write('\n');
         out.flush();
         long[] warm = new long[(int) c.warmup];
+        long[] warmStarts = new long[warm.length];
         int cap = (int) (c.count >= 0 ? c.count : c.maxCount);
         long[] samples = new long[cap];
+        long[] starts = new long[cap];
         for (long d : c.durations) {
             List<String> notes = new ArrayList<>(2);
             long ms = d / 1_000_000L;
@@ -538,22 +617,22 @@ public final class Probe {
                     break;
             }
             for (int i = 0; i < warm.length; i++) {
-                warm[i] = once(m, d, ms, ns, dur);
+                warm[i] = once(m, d, ms, ns, dur, warmStarts, i);
             }
             int n = 0;
             if (c.count >= 0) {
                 for (; n < cap; n++) {
-                    samples[n] = once(m, d, ms, ns, dur);
+                    samples[n] = once(m, d, ms, ns, dur, starts, n);
                 }
             } else {
                 long sum = 0;
                 while (n < cap && sum < c.budget) {
-                    long e = once(m, d, ms, ns, dur);
+                    long e = once(m, d, ms, ns, dur, starts, n);
                     samples[n++] = e;
                     sum += e;
                 }
             }
-            printCell(out, d, notes, warm, warm.length, 's', samples, n);
+            printCell(out, d, notes, warm, warmStarts, warm.length, 's', samples, starts, n, 0);
         }
         out.write("end\n");
         out.flush();
@@ -585,9 +664,6 @@ public final class Probe {
     }
 
     static void runPeriodic(Config c, BufferedWriter out) throws Throwable {
-        out.write(header(NAMES[c.method], "periodic"));
-        out.write('\n');
-        out.flush();
         int w = (int) c.warmup;
         int total = (int) (c.warmup + c.count);
         Ticks ticks = new Ticks(total);
@@ -597,6 +673,11 @@ public final class Probe {
             return t;
         });
         ex.prestartCoreThread();
+        // The executor's one thread receives the ticks and reads their arrival: it measures.
+        long tid = ex.submit(Probe::kernelThreadId).get();
+        out.write(header(NAMES[c.method], "periodic", tid));
+        out.write('\n');
+        out.flush();
         long t0 = System.nanoTime();
         ScheduledFuture<?> f = ex.scheduleAtFixedRate(ticks, c.period, c.period, TimeUnit.NANOSECONDS);
         long armed = System.nanoTime();
@@ -617,7 +698,7 @@ public final class Probe {
         // The executor takes its own start time inside the call; a slow (cold) call shifts
         // every tick by up to this much, which the reader should not blame on the timer.
         notes.add("t0 is read just before scheduleAtFixedRate(); the call returned " + (armed - t0) + " ns after t0");
-        printCell(out, c.period, notes, warm, w, 't', samples, total - w);
+        printCell(out, c.period, notes, warm, null, w, 't', samples, null, total - w, t0);
         out.write("end\n");
         out.flush();
     }
@@ -632,6 +713,7 @@ public final class Probe {
             fail(2, e.getMessage());
             return;
         }
+        timestamps = c.timestamps;
         BufferedWriter out = stdout();
         if (c.list) {
             printList(out);

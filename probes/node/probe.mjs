@@ -12,7 +12,7 @@
 // Output is written with fs.writeSync (one buffered write per cell), so nothing
 // is lost when the process ends; the exit code goes through process.exitCode.
 
-import { writeSync } from 'node:fs';
+import { readlinkSync, writeSync } from 'node:fs';
 import * as os from 'node:os';
 import { setTimeout as sleepPromise } from 'node:timers/promises';
 
@@ -89,23 +89,34 @@ function parseUint(flag, text) {
   return v;
 }
 
+// --timestamps is offered on Linux, where process.hrtime.bigint is libuv's uv_hrtime:
+// clock_gettime(CLOCK_MONOTONIC) as an absolute count of ns, the kernel trace's clock.
+const TIMESTAMPS_OFFERED = process.platform === 'linux';
+
 function parseArgs(argv) {
   if (argv.length === 1 && argv[0] === '--list') return { action: 'list' };
   const raw = new Map();
-  for (let i = 0; i < argv.length; i += 2) {
+  let timestamps = false;
+  for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === '--list') throw new BadArgs("bad argument '--list': it must be used alone");
+    if (arg === '--timestamps' && TIMESTAMPS_OFFERED) {
+      if (timestamps) throw new BadArgs("bad argument '--timestamps': given twice");
+      timestamps = true;
+      continue;
+    }
     if (!VALUE_FLAGS.has(arg)) throw new BadArgs(`unknown argument ${q(arg)}`);
     if (raw.has(arg)) throw new BadArgs(`bad argument ${q(arg)}: given twice`);
     if (i + 1 >= argv.length) throw new BadArgs(`missing value for ${arg}`);
     raw.set(arg, argv[i + 1]);
+    i += 1;
   }
 
   if (!raw.has('--method')) throw new BadArgs('missing --method (or --list)');
   const method = raw.get('--method');
   if (!KIND.has(method)) throw new BadArgs(`unknown method ${q(method)} (see --list)`);
   const kind = KIND.get(method);
-  const opts = { action: 'run', method, kind };
+  const opts = { action: 'run', method, kind, timestamps };
 
   if (kind === PERIODIC) {
     for (const flag of ['--durations-ns', '--budget-ns', '--max-count']) {
@@ -200,19 +211,52 @@ function header(extra) {
   });
 }
 
-// One cell as one string: notes, cell line, w lines, samples, done line.
-function cellText(value, warm, warmLen, samples, sampleLen, tag, notes) {
+// --timestamps: every one-shot line carries its call's start, every periodic cell its t0.
+let timestamps = false;
+
+// The kernel id of this (the main) thread, which runs every wait and callback measured:
+// /proc/thread-self is PID/task/TID. Null where it cannot be read.
+function measuringThread() {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(tid) && tid > 0 ? tid : null;
+  } catch {
+    return null;
+  }
+}
+
+function measurementHeader(method, mode) {
+  const extra = { method, mode };
+  const tid = measuringThread();
+  if (tid !== null) extra.tid = tid;
+  if (timestamps) extra.timestamps = true;
+  return `${header(extra)}\n`;
+}
+
+// `tag value` lines; with --timestamps and `starts`, each call's start as a second field.
+function pushLines(parts, tag, values, starts, len) {
+  for (let i = 0; i < len; i++) {
+    parts.push(timestamps && starts ? `${tag} ${values[i]} ${starts[i]}\n` : `${tag} ${values[i]}\n`);
+  }
+}
+
+// One cell as one string: notes, cell line, (a periodic cell's t0 with --timestamps,)
+// w lines, samples, done line. `stamps` holds the one-shot calls' starts
+// ({ warm, samples }) or the periodic cell's t0 ({ t0 }).
+function cellText(value, warm, warmLen, samples, sampleLen, tag, notes, stamps) {
   const parts = [];
   for (const n of notes) parts.push(`# ${n}\n`);
   parts.push(`cell ${value}\n`);
-  for (let i = 0; i < warmLen; i++) parts.push(`w ${warm[i]}\n`);
-  for (let i = 0; i < sampleLen; i++) parts.push(`${tag} ${samples[i]}\n`);
+  if (timestamps && stamps.t0 !== undefined) parts.push(`t0 ${stamps.t0}\n`);
+  pushLines(parts, 'w', warm, stamps.warm, warmLen);
+  pushLines(parts, tag, samples, stamps.samples, sampleLen);
   parts.push(`done ${value} ${sampleLen}\n`);
   return parts.join('');
 }
 
 function doList() {
-  const lines = [header({})];
+  // The optional arguments this probe takes (spec: the --list header's "options").
+  const lines = [header(TIMESTAMPS_OFFERED ? { options: ['timestamps'] } : {})];
   for (const m of METHODS) {
     const reason = unavailableReason(m.name);
     const obj = { method: m.name, kind: m.kind, available: reason === null };
@@ -258,6 +302,7 @@ function notesFor(method, d) {
 // Timed region everywhere: clock read, the wait, clock read. Callbacks and
 // arrays are created before the first clock read; storing happens after the
 // second. Measurements are strictly sequential: each is awaited before the next.
+// Every call's opening clock read is kept as its start (for --timestamps).
 
 // A growable sample store: exact size for --count, doubling for --budget-ns.
 class Samples {
@@ -277,11 +322,12 @@ class Samples {
 }
 
 // One measurement of a callback API: `schedule(cb, arg)` arms the wait.
-function callbackOnce(schedule, arg) {
+function callbackOnce(schedule, arg, starts) {
   return new Promise((resolve) => {
     let t0 = 0n;
     const cb = () => {
       const t1 = hr();
+      starts.push(t0);
       resolve(t1 - t0);
     };
     t0 = hr();
@@ -292,17 +338,18 @@ function callbackOnce(schedule, arg) {
 const scheduleTimeout = setTimeout;
 const scheduleImmediate = (cb) => setImmediate(cb);
 
-async function measureOne(method, ms, ia) {
+async function measureOne(method, ms, ia, starts) {
   switch (method) {
     case 'setTimeout':
-      return callbackOnce(scheduleTimeout, ms);
+      return callbackOnce(scheduleTimeout, ms, starts);
     case 'setImmediate':
-      return callbackOnce(scheduleImmediate, undefined);
+      return callbackOnce(scheduleImmediate, undefined, starts);
     case 'timers/promises.setTimeout': {
       const sleep = sleepPromise;
       const t0 = hr();
       await sleep(ms);
       const t1 = hr();
+      starts.push(t0);
       return t1 - t0;
     }
     case 'Atomics.wait': {
@@ -310,6 +357,7 @@ async function measureOne(method, ms, ia) {
       const t0 = hr();
       wait(ia, 0, 0, ms);
       const t1 = hr();
+      starts.push(t0);
       return t1 - t0;
     }
     default:
@@ -318,17 +366,18 @@ async function measureOne(method, ms, ia) {
 }
 
 // Atomics.wait is synchronous: a plain loop, no promise between samples.
-function atomicsFill(ia, ms, out, n) {
+function atomicsFill(ia, ms, out, starts, n) {
   const wait = Atomics.wait;
   for (let i = 0; i < n; i++) {
     const t0 = hr();
     wait(ia, 0, 0, ms);
     const t1 = hr();
     out.push(t1 - t0);
+    starts.push(t0);
   }
 }
 
-function atomicsBudget(ia, ms, out, budget, maxCount) {
+function atomicsBudget(ia, ms, out, starts, budget, maxCount) {
   const wait = Atomics.wait;
   let total = 0;
   for (;;) {
@@ -337,6 +386,7 @@ function atomicsBudget(ia, ms, out, budget, maxCount) {
     const t1 = hr();
     const e = t1 - t0;
     out.push(e);
+    starts.push(t0);
     total += Number(e);
     if (total >= budget || out.len >= maxCount) return;
   }
@@ -347,51 +397,51 @@ async function oneshotCell(opts, d, ia) {
   const ms = Number(d) / 1e6;
   const warmup = Number(opts.warmup);
   const warm = new Samples(warmup);
-  let samples;
+  const warmStarts = new Samples(warmup);
+  const capacity = opts.count !== undefined ? Number(opts.count) : Math.min(Number(opts.maxCount), 1 << 16);
+  const samples = new Samples(capacity);
+  const starts = new Samples(capacity);
   if (method === 'Atomics.wait') {
-    atomicsFill(ia, ms, warm, warmup);
+    atomicsFill(ia, ms, warm, warmStarts, warmup);
     if (opts.count !== undefined) {
-      samples = new Samples(Number(opts.count));
-      atomicsFill(ia, ms, samples, Number(opts.count));
+      atomicsFill(ia, ms, samples, starts, Number(opts.count));
     } else {
-      samples = new Samples(Math.min(Number(opts.maxCount), 1 << 16));
-      atomicsBudget(ia, ms, samples, Number(opts.budget), Number(opts.maxCount));
+      atomicsBudget(ia, ms, samples, starts, Number(opts.budget), Number(opts.maxCount));
     }
-    return { warm, samples };
+    return { warm, warmStarts, samples, starts };
   }
-  for (let i = 0; i < warmup; i++) warm.push(await measureOne(method, ms, ia));
+  for (let i = 0; i < warmup; i++) warm.push(await measureOne(method, ms, ia, warmStarts));
   if (opts.count !== undefined) {
     const n = Number(opts.count);
-    samples = new Samples(n);
-    for (let i = 0; i < n; i++) samples.push(await measureOne(method, ms, ia));
+    for (let i = 0; i < n; i++) samples.push(await measureOne(method, ms, ia, starts));
   } else {
     const budget = Number(opts.budget);
     const maxCount = Number(opts.maxCount);
-    samples = new Samples(Math.min(maxCount, 1 << 16));
     let total = 0;
     for (;;) {
-      const e = await measureOne(method, ms, ia);
+      const e = await measureOne(method, ms, ia, starts);
       samples.push(e);
       total += Number(e);
       if (total >= budget || samples.len >= maxCount) break;
     }
   }
-  return { warm, samples };
+  return { warm, warmStarts, samples, starts };
 }
 
 async function runOneshot(opts) {
-  writeAll(1, header({ method: opts.method, mode: ONESHOT }) + '\n');
+  writeAll(1, measurementHeader(opts.method, ONESHOT));
   const ia = new Int32Array(new SharedArrayBuffer(4)); // stays 0, never notified
   for (const d of opts.durations) {
-    const { warm, samples } = await oneshotCell(opts, d, ia);
+    const { warm, warmStarts, samples, starts } = await oneshotCell(opts, d, ia);
     writeAll(1, cellText(d, warm.arr, warm.len, samples.arr, samples.len, 's',
-      notesFor(opts.method, d)));
+      notesFor(opts.method, d), { warm: warmStarts.arr, samples: starts.arr }));
   }
   writeAll(1, 'end\n');
 }
 
 // setInterval: t0 is read just before setInterval; tick k (from 1) is due at k*P.
-// Every callback that arrives is recorded, in arrival order.
+// Every callback that arrives is recorded, in arrival order. Resolves to the
+// arrivals (ns since t0) and t0.
 function intervalRun(ms, total) {
   return new Promise((resolve) => {
     const arrivals = new BigUint64Array(total);
@@ -404,7 +454,7 @@ function intervalRun(ms, total) {
       k += 1;
       if (k === total) {
         clearInterval(handle);
-        resolve(arrivals);
+        resolve({ arrivals, t0 });
       }
     };
     t0 = hr();
@@ -413,16 +463,16 @@ function intervalRun(ms, total) {
 }
 
 async function runPeriodic(opts) {
-  writeAll(1, header({ method: opts.method, mode: PERIODIC }) + '\n');
+  writeAll(1, measurementHeader(opts.method, PERIODIC));
   const ms = Number(opts.period) / 1e6;
   const warmup = Number(opts.warmup);
   const count = Number(opts.count);
-  const arrivals = await intervalRun(ms, warmup + count);
+  const { arrivals, t0 } = await intervalRun(ms, warmup + count);
   const notes = timerNotes('setInterval', ms);
   notes.push('setInterval re-arms each tick from the loop time (whole ms) at which the ' +
     'callback starts, not from the previous due time: lateness accumulates');
   writeAll(1, cellText(opts.period, arrivals, warmup, arrivals.subarray(warmup), count, 't',
-    notes));
+    notes, { t0 }));
   writeAll(1, 'end\n');
 }
 
@@ -441,6 +491,7 @@ async function main(argv) {
     doList();
     return EXIT_OK;
   }
+  timestamps = opts.timestamps;
   const reason = unavailableReason(opts.method);
   if (reason !== null) {
     writeAll(2, `probe.mjs: method ${q(opts.method)} is unavailable: ${reason}\n`);

@@ -115,6 +115,37 @@ def _mlock_flags():
     return 1 | 2
 
 
+# ------------------------------------------------------------ --timestamps ---
+
+def _timestamps_offered():
+    """Whether --timestamps is offered: the clocks the probe reads (perf_counter_ns;
+    monotonic_ns for sleeplab.Ticker) are clock_gettime(CLOCK_MONOTONIC) as an
+    absolute count, the kernel trace's clock (CPython on Linux), as the interpreter
+    itself reports."""
+    try:
+        return all(time.get_clock_info(c).implementation == "clock_gettime(CLOCK_MONOTONIC)"
+                   for c in ("perf_counter", "monotonic"))
+    except (AttributeError, ValueError):
+        return False
+
+
+def _options():
+    """The optional arguments this probe takes (spec: the --list header's "options")."""
+    opts = []
+    if _mlock_flags() is not None:
+        opts.append("mlock")
+    if _timestamps_offered():
+        opts.append("timestamps")
+    return opts
+
+
+def _measuring_thread():
+    """The kernel id of this thread, which measures every method (header "tid")."""
+    import threading
+    get = getattr(threading, "get_native_id", None)
+    return get() if get is not None and sys.platform.startswith("linux") else None
+
+
 def lock_memory():
     """mlockall(MCL_CURRENT | MCL_FUTURE) through ctypes; raises OSError."""
     import ctypes
@@ -151,6 +182,7 @@ def parse_args(argv):
         return "list", None
     raw = {}
     mlock = False
+    timestamps = False
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -160,6 +192,12 @@ def parse_args(argv):
             if mlock:
                 raise BadArgs("bad argument '--mlock': given twice")
             mlock = True
+            i += 1
+            continue
+        if arg == "--timestamps" and _timestamps_offered():
+            if timestamps:
+                raise BadArgs("bad argument '--timestamps': given twice")
+            timestamps = True
             i += 1
             continue
         if arg not in VALUE_FLAGS:
@@ -178,7 +216,7 @@ def parse_args(argv):
         raise BadArgs("unknown method %r (see --list)" % method)
     kind = KIND[method]
 
-    opts = {"method": method, "kind": kind, "mlock": mlock}
+    opts = {"method": method, "kind": kind, "mlock": mlock, "timestamps": timestamps}
     if kind == PERIODIC:
         for flag in ("--durations-ns", "--budget-ns", "--max-count"):
             if flag in raw:
@@ -250,6 +288,10 @@ def _platform():
         return sys.platform
 
 
+# --timestamps: every one-shot line carries its call's start, every periodic cell its t0.
+TIMESTAMPS = False
+
+
 def header(extra=None):
     h = {
         "protocol": PROTOCOL,
@@ -277,19 +319,42 @@ def emit(text, fd=1):
             time.sleep(0.001)
 
 
-def cell_text(value, warm, samples, sample_tag, notes=()):
-    """One cell as a single string: notes, cell line, w lines, samples, done."""
+def measurement_header(method, mode):
+    """The header of a measurement: the method, its mode, the measuring thread and
+    whether timestamps follow."""
+    extra = {"method": method, "mode": mode}
+    tid = _measuring_thread()
+    if tid is not None:
+        extra["tid"] = tid
+    if TIMESTAMPS:
+        extra["timestamps"] = True
+    return header(extra) + "\n"
+
+
+def _lines(tag, values, starts):
+    """`tag value` lines, with each call's start with --timestamps."""
+    if TIMESTAMPS and starts is not None:
+        return ["%s %d %d\n" % (tag, x, t) for x, t in zip(values, starts)]
+    return ["%s %d\n" % (tag, x) for x in values]
+
+
+def cell_text(value, warm, samples, sample_tag, notes=(), starts=(None, None), t0=None):
+    """One cell as a single string: notes, cell line, (t0,) w lines, samples, done.
+    `starts` holds the starts of the warm-up and measured calls (one-shot), `t0` the
+    periodic cell's t0; both are printed only with --timestamps."""
     parts = ["# %s\n" % n for n in notes]
     parts.append("cell %d\n" % value)
-    parts.extend(["w %d\n" % x for x in warm])
-    parts.extend(["%s %d\n" % (sample_tag, x) for x in samples])
+    if TIMESTAMPS and t0 is not None:
+        parts.append("t0 %d\n" % t0)
+    parts.extend(_lines("w", warm, starts[0]))
+    parts.extend(_lines(sample_tag, samples, starts[1]))
     parts.append("done %d %d\n" % (value, len(samples)))
     return "".join(parts)
 
 
 def do_list():
-    # The optional arguments this probe takes (spec: the --list header's "options").
-    lines = [header({"options": ["mlock"]} if _mlock_flags() is not None else None)]
+    opts = _options()
+    lines = [header({"options": opts} if opts else None)]
     for name, kind, desc in METHODS:
         reason = _unavailable_reason(name)
         obj = {"method": name, "kind": kind, "available": reason is None}
@@ -331,20 +396,25 @@ def notes_for(method, d):
 # Timed region everywhere: clock read, the wait, clock read. Everything else
 # (storing, summing, the loop test) happens outside it. Functions and
 # arguments are bound to locals beforehand, so no attribute lookup is timed.
+# Each loop also keeps every call's opening clock read (its start, for
+# --timestamps) in `starts`, after the closing read.
 
-def _fill(fn, arg, out, n):
+def _fill(fn, arg, out, starts, n):
     clk = time.perf_counter_ns
     for i in range(n):
         t0 = clk()
         fn(arg)
         t1 = clk()
         out[i] = t1 - t0
+        starts[i] = t0
 
 
 def _budget(fn, arg, budget, max_count):
     clk = time.perf_counter_ns
     out = []
+    starts = []
     append = out.append
+    start = starts.append
     total = 0
     n = 0
     while True:
@@ -353,25 +423,29 @@ def _budget(fn, arg, budget, max_count):
         t1 = clk()
         e = t1 - t0
         append(e)
+        start(t0)
         total += e
         n += 1
         if total >= budget or n >= max_count:
-            return out
+            return out, starts
 
 
-def _fill0(fn, out, n):
+def _fill0(fn, out, starts, n):
     clk = time.perf_counter_ns
     for i in range(n):
         t0 = clk()
         fn()
         t1 = clk()
         out[i] = t1 - t0
+        starts[i] = t0
 
 
 def _budget0(fn, budget, max_count):
     clk = time.perf_counter_ns
     out = []
+    starts = []
     append = out.append
+    start = starts.append
     total = 0
     n = 0
     while True:
@@ -380,25 +454,29 @@ def _budget0(fn, budget, max_count):
         t1 = clk()
         e = t1 - t0
         append(e)
+        start(t0)
         total += e
         n += 1
         if total >= budget or n >= max_count:
-            return out
+            return out, starts
 
 
-def _fill_select(sel, empty, secs, out, n):
+def _fill_select(sel, empty, secs, out, starts, n):
     clk = time.perf_counter_ns
     for i in range(n):
         t0 = clk()
         sel(empty, empty, empty, secs)
         t1 = clk()
         out[i] = t1 - t0
+        starts[i] = t0
 
 
 def _budget_select(sel, empty, secs, budget, max_count):
     clk = time.perf_counter_ns
     out = []
+    starts = []
     append = out.append
+    start = starts.append
     total = 0
     n = 0
     while True:
@@ -407,50 +485,54 @@ def _budget_select(sel, empty, secs, budget, max_count):
         t1 = clk()
         e = t1 - t0
         append(e)
+        start(t0)
         total += e
         n += 1
         if total >= budget or n >= max_count:
-            return out
+            return out, starts
 
 
 def sync_cell(method, d, opts):
-    """Runs one cell of a blocking method; returns (warm, samples)."""
+    """Runs one cell of a blocking method; returns (warm, samples, starts), starts
+    being (warm-up starts, sample starts)."""
     warmup = opts["warmup"]
     secs = d / 1e9
     warm = [0] * warmup
+    warm_starts = [0] * warmup
     if method in SYNC_CALLS:
         fn, arg = SYNC_CALLS[method](secs)
     elif method == "select.select":
         import select
         sel, empty = select.select, []
-        _fill_select(sel, empty, secs, warm, warmup)
+        _fill_select(sel, empty, secs, warm, warm_starts, warmup)
         if "count" in opts:
-            samples = [0] * opts["count"]
-            _fill_select(sel, empty, secs, samples, opts["count"])
+            samples, starts = [0] * opts["count"], [0] * opts["count"]
+            _fill_select(sel, empty, secs, samples, starts, opts["count"])
         else:
-            samples = _budget_select(sel, empty, secs, opts["budget"], opts["max_count"])
-        return warm, samples
+            samples, starts = _budget_select(sel, empty, secs, opts["budget"],
+                                             opts["max_count"])
+        return warm, samples, (warm_starts, starts)
     else:
         raise AssertionError(method)
 
     if arg is None:
-        _fill0(fn, warm, warmup)
+        _fill0(fn, warm, warm_starts, warmup)
         if "count" in opts:
-            samples = [0] * opts["count"]
-            _fill0(fn, samples, opts["count"])
+            samples, starts = [0] * opts["count"], [0] * opts["count"]
+            _fill0(fn, samples, starts, opts["count"])
         else:
-            samples = _budget0(fn, opts["budget"], opts["max_count"])
+            samples, starts = _budget0(fn, opts["budget"], opts["max_count"])
     else:
-        _fill(fn, arg, warm, warmup)
+        _fill(fn, arg, warm, warm_starts, warmup)
         if "count" in opts:
-            samples = [0] * opts["count"]
-            _fill(fn, arg, samples, opts["count"])
+            samples, starts = [0] * opts["count"], [0] * opts["count"]
+            _fill(fn, arg, samples, starts, opts["count"])
         else:
-            samples = _budget(fn, arg, opts["budget"], opts["max_count"])
-    return warm, samples
+            samples, starts = _budget(fn, arg, opts["budget"], opts["max_count"])
+    return warm, samples, (warm_starts, starts)
 
 
-async def _asyncio_fill(secs, out, n):
+async def _asyncio_fill(secs, out, starts, n):
     import asyncio
     sleep = asyncio.sleep
     clk = time.perf_counter_ns
@@ -459,6 +541,7 @@ async def _asyncio_fill(secs, out, n):
         await sleep(secs)
         t1 = clk()
         out[i] = t1 - t0
+        starts[i] = t0
 
 
 async def _asyncio_budget(secs, budget, max_count):
@@ -466,7 +549,9 @@ async def _asyncio_budget(secs, budget, max_count):
     sleep = asyncio.sleep
     clk = time.perf_counter_ns
     out = []
+    starts = []
     append = out.append
+    start = starts.append
     total = 0
     n = 0
     while True:
@@ -475,15 +560,16 @@ async def _asyncio_budget(secs, budget, max_count):
         t1 = clk()
         e = t1 - t0
         append(e)
+        start(t0)
         total += e
         n += 1
         if total >= budget or n >= max_count:
-            return out
+            return out, starts
 
 
 def run_oneshot(opts):
     method = opts["method"]
-    emit(header({"method": method, "mode": ONESHOT}) + "\n")
+    emit(measurement_header(method, ONESHOT))
     if method == "asyncio.sleep":
         import asyncio
 
@@ -491,20 +577,22 @@ def run_oneshot(opts):
             # One running loop; every cell is timed inside it.
             for d in opts["durations"]:
                 secs = d / 1e9
-                warm = [0] * opts["warmup"]
-                await _asyncio_fill(secs, warm, opts["warmup"])
+                warm, warm_starts = [0] * opts["warmup"], [0] * opts["warmup"]
+                await _asyncio_fill(secs, warm, warm_starts, opts["warmup"])
                 if "count" in opts:
-                    samples = [0] * opts["count"]
-                    await _asyncio_fill(secs, samples, opts["count"])
+                    samples, starts = [0] * opts["count"], [0] * opts["count"]
+                    await _asyncio_fill(secs, samples, starts, opts["count"])
                 else:
-                    samples = await _asyncio_budget(secs, opts["budget"], opts["max_count"])
-                emit(cell_text(d, warm, samples, "s", notes_for(method, d)))
+                    samples, starts = await _asyncio_budget(secs, opts["budget"],
+                                                            opts["max_count"])
+                emit(cell_text(d, warm, samples, "s", notes_for(method, d),
+                               (warm_starts, starts)))
 
         asyncio.run(all_cells())
     else:
         for d in opts["durations"]:
-            warm, samples = sync_cell(method, d, opts)
-            emit(cell_text(d, warm, samples, "s", notes_for(method, d)))
+            warm, samples, starts = sync_cell(method, d, opts)
+            emit(cell_text(d, warm, samples, "s", notes_for(method, d), starts))
     emit("end\n")
 
 
@@ -547,16 +635,17 @@ def run_periodic(opts):
 
         call_at(base + period / 1e9, tick)
         await done
+        return t0
 
-    emit(header({"method": opts["method"], "mode": PERIODIC}) + "\n")
-    asyncio.run(main())
+    emit(measurement_header(opts["method"], PERIODIC))
+    t0 = asyncio.run(main())
     notes = []
     import selectors
     sel = selectors.DefaultSelector.__name__
     if sel in ("EpollSelector", "PollSelector", "DevpollSelector"):
         notes.append("asyncio: %s.select rounds the wait (deadline - now) up to "
                      "whole milliseconds" % sel)
-    emit(cell_text(period, arrivals[:warmup], arrivals[warmup:], "t", notes))
+    emit(cell_text(period, arrivals[:warmup], arrivals[warmup:], "t", notes, t0=t0))
     emit("end\n")
 
 
@@ -571,7 +660,7 @@ def run_sleeplab_ticker(opts):
     warmup = opts["warmup"]
     total = warmup + opts["count"]
     arrivals = [0] * total
-    emit(header({"method": opts["method"], "mode": PERIODIC}) + "\n")
+    emit(measurement_header(opts["method"], PERIODIC))
     ticker = sleeplab.Ticker(period / 1e9, missed="burst")
     if ticker.period_ns != period:
         raise AssertionError("period %d ns became %d ns" % (period, ticker.period_ns))
@@ -581,7 +670,7 @@ def run_sleeplab_ticker(opts):
     for k in range(total):
         tick()
         arrivals[k] = clk() - t0
-    emit(cell_text(period, arrivals[:warmup], arrivals[warmup:], "t"))
+    emit(cell_text(period, arrivals[:warmup], arrivals[warmup:], "t", t0=t0))
     emit("end\n")
 
 
@@ -597,6 +686,8 @@ def main(argv):
     if action == "list":
         do_list()
         return EXIT_OK
+    global TIMESTAMPS
+    TIMESTAMPS = opts["timestamps"]
     reason = _unavailable_reason(opts["method"])
     if reason is not None:
         emit("%s: method %r is unavailable: %s\n" % (prog, opts["method"], reason), 2)

@@ -39,7 +39,8 @@ module SleeplabProbe
 
   # Each method: kind, how the requested ns become the call's argument (done before the
   # timed region), and one timed call: clock read, the wait, clock read. Nothing else
-  # happens between the two clock reads.
+  # happens between the two clock reads. The opening read is the call's start: stored
+  # in starts[i] after the closing read (for --timestamps); the call returns elapsed ns.
   WaitMethod = Struct.new(:name, :kind, :description, :prep, :once, :reason)
 
   METHODS = [
@@ -47,10 +48,11 @@ module SleeplabProbe
       'sleep', 'oneshot',
       'Kernel#sleep(d / 1e9): Float seconds',
       ->(d) { d / 1e9 },
-      lambda do |a|
+      lambda do |a, starts, i|
         t0 = Process.clock_gettime(MONO, :nanosecond)
         sleep(a)
         t1 = Process.clock_gettime(MONO, :nanosecond)
+        starts[i] = t0
         t1 - t0
       end
     ),
@@ -59,13 +61,14 @@ module SleeplabProbe
       'mutex.synchronize { cv.wait(mutex, d / 1e9) }: Float seconds, nobody signals; ' \
         'one call, no loop (an early return is reported, not hidden)',
       ->(d) { d / 1e9 },
-      lambda do |a|
+      lambda do |a, starts, i|
         t0 = t1 = nil
         MUTEX.synchronize do
           t0 = Process.clock_gettime(MONO, :nanosecond)
           COND.wait(MUTEX, a)
           t1 = Process.clock_gettime(MONO, :nanosecond)
         end
+        starts[i] = t0
         t1 - t0
       end
     ),
@@ -73,10 +76,11 @@ module SleeplabProbe
       'IO.select', 'oneshot',
       'IO.select(nil, nil, nil, d / 1e9): Float seconds, no descriptors',
       ->(d) { d / 1e9 },
-      lambda do |a|
+      lambda do |a, starts, i|
         t0 = Process.clock_gettime(MONO, :nanosecond)
         IO.select(nil, nil, nil, a)
         t1 = Process.clock_gettime(MONO, :nanosecond)
+        starts[i] = t0
         t1 - t0
       end
     ),
@@ -84,10 +88,11 @@ module SleeplabProbe
       'Thread.pass', 'yield',
       'Thread.pass',
       ->(_d) { nil },
-      lambda do |_a|
+      lambda do |_a, starts, i|
         t0 = Process.clock_gettime(MONO, :nanosecond)
         Thread.pass
         t1 = Process.clock_gettime(MONO, :nanosecond)
+        starts[i] = t0
         t1 - t0
       end
     ),
@@ -95,10 +100,11 @@ module SleeplabProbe
       'Queue#pop-timeout', 'oneshot',
       'Queue#pop(timeout: d / 1e9) on an empty queue (Ruby 3.2+): Float seconds, nobody pushes',
       ->(d) { d / 1e9 },
-      lambda do |a|
+      lambda do |a, starts, i|
         t0 = Process.clock_gettime(MONO, :nanosecond)
         QUEUE.pop(timeout: a)
         t1 = Process.clock_gettime(MONO, :nanosecond)
+        starts[i] = t0
         t1 - t0
       end,
       queue_pop_timeout_reason
@@ -130,6 +136,30 @@ module SleeplabProbe
       rescue LoadError, Fiddle::DLError, NameError
         nil
       end
+  end
+
+  # Whether --timestamps is offered: on Linux, Process.clock_gettime(CLOCK_MONOTONIC) is
+  # clock_gettime(CLOCK_MONOTONIC) as an absolute count of ns on MRI, and System.nanoTime
+  # (the same clock on HotSpot) on JRuby: the kernel trace's clock.
+  def timestamps_offered?
+    RbConfig::CONFIG['host_os'].include?('linux')
+  end
+
+  # The optional arguments this probe takes (spec: the --list header's "options").
+  def options
+    opts = []
+    opts << 'mlock' if mlockall_function
+    opts << 'timestamps' if timestamps_offered?
+    opts
+  end
+
+  # The kernel id of the calling thread (/proc/thread-self is PID/task/TID), or nil. The
+  # main thread measures every method, on MRI and on JRuby.
+  def kernel_thread_id
+    tid = Integer(File.readlink('/proc/thread-self').split('/').last, 10)
+    tid.positive? ? tid : nil
+  rescue SystemCallError, ArgumentError, NotImplementedError
+    nil
   end
 
   # Keeps every page, now and later, in RAM; raises SystemCallError.
@@ -165,6 +195,7 @@ module SleeplabProbe
     seen = {}
     list = false
     mlock = false
+    timestamps = false
     i = 0
     while i < argv.length
       a = argv[i]
@@ -176,6 +207,10 @@ module SleeplabProbe
         raise UsageError, '--mlock given twice' if mlock
 
         mlock = true
+      elsif a == '--timestamps' && timestamps_offered?
+        raise UsageError, '--timestamps given twice' if timestamps
+
+        timestamps = true
       elsif VALUE_FLAGS.include?(a)
         raise UsageError, "#{a} given twice" if seen.key?(a)
         raise UsageError, "#{a}: missing value" if i + 1 >= argv.length
@@ -193,6 +228,7 @@ module SleeplabProbe
     if list
       raise UsageError, "--list takes no other flags (got #{seen.keys.join(', ')})" unless seen.empty?
       raise UsageError, '--list takes no other flags (got --mlock)' if mlock
+      raise UsageError, '--list takes no other flags (got --timestamps)' if timestamps
 
       return { list: true }
     end
@@ -203,7 +239,7 @@ module SleeplabProbe
     m = METHODS.find { |x| x.name == name }
     raise UsageError, "unknown method '#{name}' (see --list)" if m.nil?
 
-    c = { list: false, method: m, warmup: 0, max_count: DEFAULT_MAX_COUNT, mlock: mlock }
+    c = { list: false, method: m, warmup: 0, max_count: DEFAULT_MAX_COUNT, mlock: mlock, timestamps: timestamps }
     c[:durations] = parse_list('--durations-ns', seen['--durations-ns']) if seen.key?('--durations-ns')
     if seen.key?('--count')
       c[:count] = parse_number('--count', seen['--count'])
@@ -276,7 +312,9 @@ module SleeplabProbe
     RUBY_ENGINE == 'jruby' ? "#{os} #{cpu} (JVM)" : "#{os} #{cpu}"
   end
 
-  def header(method = nil, mode = nil)
+  # The header; a measurement's also names its measuring thread (`tid`) and says whether
+  # timestamps follow.
+  def header(method = nil, mode = nil, tid: nil, timestamps: false)
     h = +'{"protocol":' << json_string(PROTOCOL)
     h << ',"runtime":"ruby"'
     h << ',"implementation":' << json_string(implementation)
@@ -286,9 +324,11 @@ module SleeplabProbe
     if method
       h << ',"method":' << json_string(method)
       h << ',"mode":' << json_string(mode)
+      h << ',"tid":' << tid.to_s if tid
+      h << ',"timestamps":true' if timestamps
+    elsif !options.empty?
+      h << ',"options":[' << options.map { |o| json_string(o) }.join(',') << ']'
     end
-    # The optional arguments this probe takes (spec: the --list header's "options").
-    h << ',"options":["mlock"]' if method.nil? && mlockall_function
     h << ',"ruby_engine":' << json_string(RUBY_ENGINE)
     h << ',"ruby_version":' << json_string(RUBY_VERSION)
     h << '}'
@@ -310,44 +350,55 @@ module SleeplabProbe
     out.flush
   end
 
+  # Appends `tag value` lines for values[0...n], each with its call's start when
+  # `starts` is given (--timestamps).
+  def append_lines(buf, tag, values, starts, n)
+    k = 0
+    while k < n
+      buf << tag << ' ' << values[k].to_s
+      buf << ' ' << starts[k].to_s if starts
+      buf << "\n"
+      k += 1
+    end
+  end
+
   def run_oneshot(c, out)
     m = c[:method]
     once = m.once
-    out.write(header(m.name, 'oneshot') << "\n")
+    stamps = c[:timestamps]
+    out.write(header(m.name, 'oneshot', tid: kernel_thread_id, timestamps: stamps) << "\n")
     out.flush
     warm = Array.new(c[:warmup], 0)
+    warm_starts = Array.new(c[:warmup], 0)
     cap = c[:count] || c[:max_count]
     samples = Array.new(cap, 0)
+    starts = Array.new(cap, 0)
     budget = c[:budget]
     c[:durations].each do |d|
       a = m.prep.call(d)
       i = 0
       while i < warm.length
-        warm[i] = once.call(a)
+        warm[i] = once.call(a, warm_starts, i)
         i += 1
       end
       n = 0
       if budget.nil?
         while n < cap
-          samples[n] = once.call(a)
+          samples[n] = once.call(a, starts, n)
           n += 1
         end
       else
         sum = 0
         while n < cap && sum < budget
-          e = once.call(a)
+          e = once.call(a, starts, n)
           samples[n] = e
           n += 1
           sum += e
         end
       end
       buf = +"cell #{d}\n"
-      warm.each { |v| buf << 'w ' << v.to_s << "\n" }
-      k = 0
-      while k < n
-        buf << 's ' << samples[k].to_s << "\n"
-        k += 1
-      end
+      append_lines(buf, 'w', warm, stamps && warm_starts, warm.length)
+      append_lines(buf, 's', samples, stamps && starts, n)
       buf << "done #{d} #{n}\n"
       out.write(buf)
       out.flush

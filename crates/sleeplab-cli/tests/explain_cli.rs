@@ -8,6 +8,7 @@
 //! them.
 
 mod common;
+use common::tracing::{AS_NOBODY, nobodys_dir, traceable_alone};
 
 use sleeplab_cli::experiments::explain::{ExplainCell, ExplainData};
 use sleeplab_cli::trace::Component;
@@ -17,18 +18,6 @@ use std::process::{Command, Stdio};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_sleeplab")
-}
-
-/// Whether the kernel can be traced here; fails under CI when not.
-fn traceable() -> bool {
-    match sleeplab_cli::trace::available() {
-        Ok(()) => true,
-        Err(e) if std::env::var_os("CI").is_some() => panic!("tracing unavailable under CI: {e}"),
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            false
-        }
-    }
 }
 
 /// Runs `explain -q ARGS --json DIR/out.json`; its data.
@@ -58,9 +47,9 @@ fn median_of(c: &ExplainCell, k: Component) -> f64 {
 /// 5 %), and the slack component's median is at least 40 µs.
 #[test]
 fn components_add_up_and_slack_is_slack() {
-    if !traceable() {
+    let Some(_alone) = traceable_alone() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let data = explain(
         dir.path(),
@@ -159,9 +148,9 @@ fn run_queue_shares(data: &ExplainData, holder: &str) -> (f64, f64) {
 /// machine move it by as much in either run.
 #[test]
 fn a_busy_thread_on_the_cpu_shows_as_run_queue() {
-    if !traceable() {
+    let Some(_alone) = traceable_alone() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let args = [
         "--mechanisms",
@@ -201,24 +190,26 @@ fn a_busy_thread_on_the_cpu_shows_as_run_queue() {
     );
 }
 
-/// A traced run leaves tracefs' top-level settings as they were and creates no
-/// instance there (the events are perf events, gone with the process).
+/// The names of the tracefs instances there are.
+fn instances(fs: &Tracefs) -> Vec<String> {
+    std::fs::read_dir(fs.root().join("instances"))
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A traced run leaves tracefs' top-level settings as they were, and removes the
+/// instances it created.
 #[test]
 fn tracefs_is_left_as_it_was() {
-    if !traceable() {
+    let Some(_alone) = traceable_alone() else {
         return;
-    }
-    let fs = Tracefs::find_or_mount().unwrap();
-    let instances = || -> Vec<String> {
-        std::fs::read_dir(fs.root().join("instances"))
-            .map(|d| {
-                d.filter_map(|e| e.ok())
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default()
     };
-    let before = (fs.top_level_settings(), instances());
+    let fs = Tracefs::find_or_mount().unwrap();
+    let before = (fs.top_level_settings(), instances(&fs));
     let dir = tempfile::tempdir().unwrap();
     explain(
         dir.path(),
@@ -233,27 +224,62 @@ fn tracefs_is_left_as_it_was() {
             "1",
         ],
     );
-    assert_eq!((fs.top_level_settings(), instances()), before);
+    assert_eq!((fs.top_level_settings(), instances(&fs)), before);
+}
+
+/// A run killed with SIGKILL leaves its instances behind; the next traced run removes
+/// them.
+#[test]
+fn a_killed_runs_instances_are_removed_by_the_next() {
+    let Some(_alone) = traceable_alone() else {
+        return;
+    };
+    let fs = Tracefs::find_or_mount().unwrap();
+    let mut child = Command::new(bin())
+        .args([
+            "explain",
+            "-q",
+            "--mechanisms",
+            "nanosleep@1ms",
+            "--load",
+            "0",
+        ])
+        .args(["--iterations", "100000", "--rounds", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let theirs = format!("sleeplab-{}-", child.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !instances(&fs).iter().any(|n| n.starts_with(&theirs)) {
+        assert!(std::time::Instant::now() < deadline, "no instance appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(instances(&fs).iter().any(|n| n.starts_with(&theirs)));
+    let dir = tempfile::tempdir().unwrap();
+    explain(
+        dir.path(),
+        &["--mechanisms", "nanosleep@100us", "--load", "0"],
+    );
+    assert!(
+        !instances(&fs).iter().any(|n| n.starts_with(&theirs)),
+        "{:?}",
+        instances(&fs)
+    );
 }
 
 /// Run as `nobody`, tracing is not allowed: one note says so, the account is the
 /// partial one of /proc, and the run succeeds.
 #[test]
 fn an_unprivileged_run_falls_back_with_a_note() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: needs root to become nobody");
+    let Some(dir) = nobodys_dir() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(
-        dir.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o777),
-    )
-    .unwrap();
+    };
     let json = dir.path().join("out.json");
-    let out = Command::new("setpriv")
-        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+    let out = Command::new(AS_NOBODY[0])
+        .args(&AS_NOBODY[1..])
         .arg(bin())
         .args([
             "explain",
@@ -305,9 +331,9 @@ fn traced_run(dir: &Path, command: &str, args: &[&str]) -> sleeplab_cli::model::
 /// `sweep --trace` splits every measured call of every cell; a spin never blocks.
 #[test]
 fn sweep_trace_explains_every_call() {
-    if !traceable() {
+    let Some(_alone) = traceable_alone() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let result = traced_run(
         dir.path(),
@@ -352,9 +378,9 @@ fn sweep_trace_explains_every_call() {
 /// per received tick, and says which it could not trace.
 #[test]
 fn timers_trace_explains_the_measuring_threads_wakes() {
-    if !traceable() {
+    let Some(_alone) = traceable_alone() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let result = traced_run(
         dir.path(),
@@ -388,4 +414,67 @@ fn timers_trace_explains_the_measuring_threads_wakes() {
             _ => assert!(c.explanation.is_none()),
         }
     }
+}
+
+/// `pace --trace`: every frame of the first run is split; the late frames' causes add up
+/// to the late frames; the report's "why frames were late" is the kernel's table.
+#[test]
+fn pace_trace_counts_late_frames_by_their_cause() {
+    let Some(_alone) = traceable_alone() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let result = traced_run(
+        dir.path(),
+        "pace",
+        &[
+            "--strategies",
+            "std-sleep,precise",
+            "--frames",
+            "120",
+            "--rate",
+            "500",
+            "--load",
+            "0,1",
+            "--trace",
+        ],
+    );
+    let data = <&sleeplab_cli::experiments::pace::PaceData>::try_from(&result.data).unwrap();
+    assert!(data.tracing.as_ref().unwrap().kernel);
+    for r in &data.results {
+        let x = r.explanation.as_ref().expect("every contender explained");
+        assert_eq!(x.wakes, r.error.count, "{}", r.strategy);
+        let late = x.late.as_ref().unwrap();
+        assert_eq!(
+            r.samples_ns.len() as u64,
+            r.error.count,
+            "every frame in the JSON"
+        );
+        let over = r
+            .samples_ns
+            .iter()
+            .filter(|&&l| l > late.threshold_ns)
+            .count() as u64;
+        // The frames late by the recorder and by the account: the same frames.
+        assert_eq!(late.wakes, over, "{}", r.strategy);
+        assert_eq!(
+            late.by_cause.iter().map(|c| c.wakes).sum::<u64>(),
+            late.wakes
+        );
+    }
+    let report = dir.path().join("report");
+    let out = Command::new(bin())
+        .args(["report", "-q"])
+        .arg(dir.path().join("out.json"))
+        .arg("-o")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(
+        html.contains("from the kernel&#39;s own timestamps")
+            || html.contains("from the kernel's own timestamps"),
+        "the kernel's table"
+    );
 }

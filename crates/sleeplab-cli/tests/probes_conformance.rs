@@ -2,7 +2,11 @@
 //! catalog and checked against `spec/probe-protocol.md` — its `--list` parses and has
 //! methods, a tiny one-shot run and (where it has periodic methods) a tiny periodic run
 //! parse with exactly the counts asked for, and bad arguments exit 2 with nothing on
-//! stdout and a message on stderr. No latency is asserted, only counts and protocol.
+//! stdout and a message on stderr. With `--timestamps` (every probe but Windows offers
+//! it), each available method's calls lie on `CLOCK_MONOTONIC` in order, without
+//! overlapping, between the test's own clock reads around the run; the header's `tid`
+//! is there where the probe promises it and is a thread of the probe process. No
+//! latency is asserted, only counts, order and protocol.
 //!
 //! A runtime that is not installed is skipped with a printed reason, except under CI
 //! (`CI` set), where `scripts/install-deps.sh` installs every runtime and a skip fails.
@@ -18,8 +22,8 @@ use sleeplab_cli::output::Progress;
 use sleeplab_cli::probe::catalog::{Catalog, Preparation, RuntimeId};
 use sleeplab_cli::probe::child::ChildSettings;
 use sleeplab_cli::probe::command::ProbeCommand;
-use sleeplab_cli::probe::protocol::{self, Kind, ListOutput};
-use sleeplab_cli::probe::runner::{self, Limits, Termination};
+use sleeplab_cli::probe::protocol::{self, Kind, ListOutput, MethodInfo, OPTION_TIMESTAMPS};
+use sleeplab_cli::probe::runner::{self, Limits, RunOutput, Termination};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -32,12 +36,76 @@ fn args(s: &str) -> Vec<String> {
     s.split(' ').map(String::from).collect()
 }
 
+/// Runs the probe.
+fn run_probe(cmd: &ProbeCommand, a: &[String]) -> RunOutput {
+    runner::run(cmd, a, ChildSettings::default(), LIMITS)
+        .unwrap_or_else(|e| panic!("{}: {e}", cmd.words(a).join(" ")))
+}
+
 /// Runs the probe and returns (exit code, stdout, stderr).
 fn invoke(cmd: &ProbeCommand, a: &[String]) -> (Termination, Vec<u8>, String) {
-    let out = runner::run(cmd, a, ChildSettings::default(), LIMITS)
-        .unwrap_or_else(|e| panic!("{}: {e}", cmd.words(a).join(" ")));
+    let out = run_probe(cmd, a);
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     (out.termination, out.stdout, err)
+}
+
+/// Whether the probe of `id` names its measuring thread (`tid`) in a measurement's
+/// header: all but Go (its goroutine moves between threads, and locking it would change
+/// what is measured; probes/go/README.md) and Windows (a Win32 thread id is not the
+/// kernel's).
+fn promises_tid(id: RuntimeId) -> bool {
+    !matches!(id, RuntimeId::Go | RuntimeId::Windows)
+}
+
+/// Whether the probe of `id` offers `--timestamps`: all but Windows, whose clock under
+/// Wine is not the host's `CLOCK_MONOTONIC`.
+fn offers_timestamps(id: RuntimeId) -> bool {
+    id != RuntimeId::Windows
+}
+
+/// `CLOCK_MONOTONIC` now, ns: the clock of the probes' starts and of a kernel trace.
+fn mono_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec on the stack and touches nothing else.
+    assert_eq!(
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) },
+        0
+    );
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The header's measuring thread is present exactly where the probe promises one.
+fn check_tid(id: RuntimeId, what: &str, m: &protocol::Measurement) {
+    assert_eq!(
+        m.header.tid.is_some(),
+        promises_tid(id),
+        "{id} {what}: tid {:?}",
+        m.header.tid
+    );
+}
+
+/// A run of `m` long enough (≥ 0.3 s) that its threads are read while it measures (a
+/// short run may be over by then, its measuring thread gone): its `tid`, where
+/// promised, is one of them.
+fn tid_is_a_thread_of_the_probe(id: RuntimeId, cmd: &ProbeCommand, m: &MethodInfo) {
+    let a = match m.kind {
+        Kind::Periodic => format!("--method {} --period-ns 100000000 --count 3", m.method),
+        _ => format!("--method {} --durations-ns 300000000 --count 1", m.method),
+    };
+    let (meas, out) = measured(id, cmd, &m.method, m.kind, &a);
+    let threads = out
+        .threads
+        .unwrap_or_else(|| panic!("{id} {a}: the probe's threads were not read while it ran"));
+    if let Some(tid) = meas.header.tid {
+        assert!(
+            threads.contains(&tid),
+            "{id} {a}: tid {tid} is not a thread of process {} ({threads:?})",
+            out.pid
+        );
+    }
 }
 
 /// Builds the probe of `id`, or explains why it is skipped (`None`).
@@ -83,25 +151,102 @@ fn measure(
     kind: Kind,
     a: &str,
 ) -> protocol::Measurement {
+    measured(id, cmd, method, kind, a).0
+}
+
+/// [`measure`], and the run's output (its pid and threads).
+fn measured(
+    id: RuntimeId,
+    cmd: &ProbeCommand,
+    method: &str,
+    kind: Kind,
+    a: &str,
+) -> (protocol::Measurement, RunOutput) {
     let a = args(a);
-    let (term, stdout, stderr) = invoke(cmd, &a);
+    let out = run_probe(cmd, &a);
+    let line = a.join(" ");
     assert_eq!(
-        term,
+        out.termination,
         Termination::Exited(0),
-        "{id} {}: {stderr}",
-        a.join(" ")
+        "{id} {line}: {}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    let m = protocol::parse_measurement(&stdout).unwrap_or_else(|e| {
+    let m = protocol::parse_measurement(&out.stdout).unwrap_or_else(|e| {
         panic!(
-            "{id} {} breaks the protocol: {e}\n{}",
-            a.join(" "),
-            String::from_utf8_lossy(&stdout)
+            "{id} {line} breaks the protocol: {e}\n{}",
+            String::from_utf8_lossy(&out.stdout)
         )
     });
     assert_eq!(m.method, method, "{id}");
     assert_eq!(m.mode, kind.mode(), "{id} {method}");
     assert_eq!(m.header.runtime, id.protocol_runtime(), "{id}");
-    m
+    assert_eq!(
+        m.header.timestamps,
+        line.contains("--timestamps"),
+        "{id} {line}"
+    );
+    check_tid(id, &line, &m);
+    (m, out)
+}
+
+/// Runs `m` with `--timestamps` (`a` asks for the rest) between two reads of the test's
+/// own `CLOCK_MONOTONIC`: every call's start and end lie between them, starts never
+/// decrease and no call ends after the next one starts; a periodic cell's t0 and its
+/// ticks (t0 + arrival) lie between them too.
+fn timestamped(id: RuntimeId, cmd: &ProbeCommand, m: &MethodInfo, a: &str) {
+    let a = format!("--method {} {a} --timestamps", m.method);
+    let before = mono_ns();
+    let (meas, _) = measured(id, cmd, &m.method, m.kind, &a);
+    let after = mono_ns();
+    let what = format!("{id} {a}");
+    assert!(!meas.cells.is_empty(), "{what}");
+    if m.kind == Kind::Periodic {
+        for c in &meas.cells {
+            let t0 = c.t0_ns.unwrap_or_else(|| panic!("{what}: no t0"));
+            let last = c.samples.last().or(c.warmup.last()).copied().unwrap_or(0);
+            assert!(
+                before <= t0 && t0 + last <= after,
+                "{what}: t0 {t0} + last tick {last} outside [{before}, {after}]"
+            );
+        }
+        return;
+    }
+    // (start, elapsed) of every call, in the order they were made.
+    let calls: Vec<(u64, u64)> = meas
+        .cells
+        .iter()
+        .flat_map(|c| {
+            let starts =
+                |s: &Option<Vec<u64>>| s.clone().unwrap_or_else(|| panic!("{what}: no starts"));
+            let warm = starts(&c.warmup_starts_ns)
+                .into_iter()
+                .zip(c.warmup.clone());
+            warm.chain(starts(&c.starts_ns).into_iter().zip(c.samples.clone()))
+        })
+        .collect();
+    let (first, (last, last_elapsed)) = (calls[0].0, calls[calls.len() - 1]);
+    assert!(
+        before <= first,
+        "{what}: first start {first} before the run ({before})"
+    );
+    assert!(
+        last + last_elapsed <= after,
+        "{what}: the last call ends at {} after the run ({after})",
+        last + last_elapsed
+    );
+    for (i, w) in calls.windows(2).enumerate() {
+        let ((s0, e0), (s1, _)) = (w[0], w[1]);
+        assert!(
+            s0 <= s1,
+            "{what}: call {} starts at {s1}, before call {i}'s {s0}",
+            i + 1
+        );
+        assert!(
+            s0 + e0 <= s1,
+            "{what}: call {i} ({s0} + {e0} ns) overlaps call {} starting at {s1}",
+            i + 1
+        );
+    }
 }
 
 /// Bad arguments: exit 2, nothing on stdout, a message on stderr.
@@ -124,12 +269,15 @@ fn rejects(id: RuntimeId, cmd: &ProbeCommand, a: &[String]) {
     );
 }
 
-/// The whole conformance check of one runtime. `full_bad_args` false checks one bad
-/// argument only (JRuby runs the same probe source as MRI, which gets the full set).
-fn conformance(id: RuntimeId, full_bad_args: bool) {
+/// The whole conformance check of one runtime. `full` false checks one bad argument
+/// and timestamps of one method of each kind only (JRuby runs the same probe source as
+/// MRI, which gets the full set).
+fn conformance(id: RuntimeId, full: bool) {
     let t0 = Instant::now();
     let Some(cmd) = prepared(id) else { return };
     let l = list(id, &cmd);
+    let stamps = l.header.options().contains(&OPTION_TIMESTAMPS);
+    assert_eq!(stamps, offers_timestamps(id), "{id} --list options");
     let oneshot = l
         .methods
         .iter()
@@ -157,10 +305,14 @@ fn conformance(id: RuntimeId, full_bad_args: bool) {
         oneshot.method
     );
 
+    tid_is_a_thread_of_the_probe(id, &cmd, oneshot);
     let periodic = l
         .methods
         .iter()
         .find(|m| m.available && m.kind == Kind::Periodic);
+    if let Some(p) = periodic {
+        tid_is_a_thread_of_the_probe(id, &cmd, p);
+    }
     if let Some(p) = periodic {
         let m = measure(
             id,
@@ -182,9 +334,49 @@ fn conformance(id: RuntimeId, full_bad_args: bool) {
         );
     }
 
+    // Every available method (or, not `full`, the first of each kind) with timestamps:
+    // counted cells, then a budget cell.
+    let mut stamped = 0;
+    if stamps {
+        let mut kinds_seen = Vec::new();
+        for m in l.methods.iter().filter(|m| m.available) {
+            if !full && kinds_seen.contains(&m.kind) {
+                continue;
+            }
+            kinds_seen.push(m.kind);
+            if m.kind == Kind::Periodic {
+                timestamped(id, &cmd, m, "--period-ns 2000000 --count 3 --warmup 1");
+                stamped += 1;
+            } else {
+                timestamped(id, &cmd, m, "--durations-ns 0,100000 --count 2 --warmup 1");
+                timestamped(
+                    id,
+                    &cmd,
+                    m,
+                    "--durations-ns 100000 --budget-ns 1 --max-count 2",
+                );
+                stamped += 2;
+            }
+        }
+    }
+
     let om = &oneshot.method;
     let mut bad = vec![args("--no-such-flag")];
-    if full_bad_args {
+    if !stamps {
+        // Not offered: an unknown flag.
+        bad.push(args(&format!(
+            "--method {om} --durations-ns 0 --count 1 --timestamps"
+        )));
+    }
+    if full {
+        if stamps {
+            bad.extend([
+                args("--list --timestamps"),
+                args(&format!(
+                    "--method {om} --durations-ns 0 --count 1 --timestamps --timestamps"
+                )),
+            ]);
+        }
         bad.extend([
             args("--method no-such-method-xyz --durations-ns 0 --count 1"),
             args(&format!("--method {om} --durations-ns 1x --count 1")),
@@ -211,7 +403,7 @@ fn conformance(id: RuntimeId, full_bad_args: bool) {
         rejects(id, &cmd, a);
     }
     eprintln!(
-        "{id}: conforms ({} methods, {} bad-argument runs) in {:.1} s",
+        "{id}: conforms ({} methods, {stamped} runs with timestamps, {} bad-argument runs) in {:.1} s",
         l.methods.len(),
         bad.len(),
         t0.elapsed().as_secs_f64()
@@ -281,10 +473,15 @@ end"#;
 /// Writes an executable shell script that answers `--list` with LIST and a
 /// measurement with `body`.
 fn fake(dir: &Path, name: &str, body: &str) -> ProbeCommand {
+    fake_listing(dir, name, LIST, body)
+}
+
+/// [`fake`] with its own `--list` output.
+fn fake_listing(dir: &Path, name: &str, list: &str, body: &str) -> ProbeCommand {
     use std::os::unix::fs::PermissionsExt;
     let path = dir.join(name);
     let script = format!(
-        "#!/bin/sh\nif [ \"$1\" = --list ]; then\ncat <<'EOF'\n{LIST}\nEOF\nexit 0\nfi\n{body}\n"
+        "#!/bin/sh\nif [ \"$1\" = --list ]; then\ncat <<'EOF'\n{list}\nEOF\nexit 0\nfi\n{body}\n"
     );
     std::fs::write(&path, script).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -410,4 +607,132 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
     ] {
         assert!(text.contains(needle), "{needle:?} not in\n{text}");
     }
+}
+
+/// A fake probe's measurement header, with `extra` fields after `mode`.
+fn fake_header(extra: &str) -> String {
+    format!(
+        r#"{{"protocol":"sleeplab-probe/1","runtime":"fake","implementation":"sh","runtime_version":"1","clock":"date","platform":"test","method":"sleep","mode":"oneshot"{extra}}}"#
+    )
+}
+
+/// `RuntimesConfig::timestamps` passes `--timestamps` to the probes whose `--list`
+/// offers it, and only to them; their starts and measuring thread (checked to be one
+/// of the probe's) are kept in the run's data, not in the JSON.
+#[test]
+fn timestamps_are_asked_only_of_probes_that_offer_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let offering = LIST.replacen(
+        r#""platform":"test""#,
+        r#""platform":"test","options":["timestamps"]"#,
+        1,
+    );
+    // The shell is the probe process: `$$` is its pid, its only thread.
+    let body = |check: &str, extra: &str, cell: &str| {
+        format!(
+            "{check}\ncat <<EOF\n{}\ncell 1000\n{cell}done 1000 2\nend\nEOF",
+            fake_header(extra)
+        )
+    };
+    let stamped_body = body(
+        "case \" $* \" in *\" --timestamps \"*) ;; *) echo 'not asked for timestamps' >&2; exit 9;; esac",
+        r#","tid":$$,"timestamps":true"#,
+        "s 1500 7000000\ns 900 7002000\n",
+    );
+    // Offers nothing: --timestamps would be an unknown flag (exit 2).
+    let plain_body = body(
+        "case \" $* \" in *\" --timestamps \"*) echo \"unknown flag '--timestamps'\" >&2; exit 2;; esac",
+        r#","tid":$$"#,
+        "s 1500\ns 900\n",
+    );
+    // Names a thread that is not its own (pid 1's).
+    let wrong_tid_body = body(
+        "",
+        r#","tid":1,"timestamps":true"#,
+        "s 1500 7000000\ns 900 7002000\n",
+    );
+    let targets = || {
+        vec![
+            target(
+                "stamped",
+                fake_listing(d, "stamped", &offering, &stamped_body),
+            ),
+            target("plain", fake(d, "plain", &plain_body)),
+            target(
+                "wrongtid",
+                fake_listing(d, "wrongtid", &offering, &wrong_tid_body),
+            ),
+        ]
+    };
+    let config = RuntimesConfig {
+        runtimes: vec!["stamped".into(), "plain".into(), "wrongtid".into()],
+        durations_ns: vec![1000],
+        quota: ProbeQuota::Count { count: 2 },
+        warmup: 0,
+        json_samples: 10,
+        startup_timeout_ns: 10_000_000_000,
+        timestamps: true,
+        ..RuntimesConfig::default()
+    };
+    let out = runtimes::run(&config, targets(), true, &Progress::hidden()).unwrap();
+    let method = |id: &str| {
+        let r = out.data.runtimes.iter().find(|r| r.id == id).unwrap();
+        assert_eq!(r.methods.len(), 1, "{id}");
+        r.methods[0].clone()
+    };
+    let stamped = method("stamped");
+    assert_eq!(
+        stamped.status,
+        MethodStatus::Measured,
+        "{:?}",
+        stamped.notes
+    );
+    assert_eq!(stamped.timing.len(), stamped.cells.len());
+    let t = &stamped.timing[0];
+    assert_eq!(t.starts_ns.as_deref(), Some(&[7_000_000, 7_002_000][..]));
+    assert_eq!(t.warmup_starts_ns.as_deref(), Some(&[][..]));
+    assert!(t.pid.is_some() && t.tid == t.pid, "{t:?}");
+    // Without the option the probe was not given the flag, and its tid is kept.
+    let plain = method("plain");
+    assert_eq!(plain.status, MethodStatus::Measured, "{:?}", plain.status);
+    assert_eq!(plain.timing[0].starts_ns, None);
+    assert!(plain.timing[0].tid.is_some() && plain.timing[0].tid == plain.timing[0].pid);
+    // A thread that is not the probe's is dropped with a note.
+    let wrong = method("wrongtid");
+    assert_eq!(wrong.status, MethodStatus::Measured);
+    assert_eq!(wrong.timing[0].tid, None);
+    assert!(
+        wrong
+            .notes
+            .iter()
+            .any(|n| n.contains("named thread 1") && n.contains("a thread of process 1,")),
+        "{:?}",
+        wrong.notes
+    );
+    // Nothing of it reaches the JSON.
+    let json = serde_json::to_string(&out.data).unwrap();
+    assert!(
+        !json.contains("7002000") && !json.contains("starts"),
+        "{json}"
+    );
+
+    // Not asked for: no probe gets the flag (the stamped one would exit 9).
+    let config = RuntimesConfig {
+        timestamps: false,
+        ..config
+    };
+    let out = runtimes::run(&config, targets(), true, &Progress::hidden()).unwrap();
+    let r = out
+        .data
+        .runtimes
+        .iter()
+        .find(|r| r.id == "stamped")
+        .unwrap();
+    match &r.methods[0].status {
+        MethodStatus::Failed { reason } => assert!(reason.contains("exit code 9"), "{reason}"),
+        other => panic!("stamped without timestamps: {other:?}"),
+    }
+    let plain = out.data.runtimes.iter().find(|r| r.id == "plain").unwrap();
+    assert_eq!(plain.methods[0].status, MethodStatus::Measured);
 }

@@ -1,5 +1,6 @@
-//! The report in a real browser: the stored survey (`tests/fixtures/survey.json`) is
-//! rendered with `sleeplab report`, then loaded from disk by headless Chromium.
+//! The report in a real browser: the stored survey (`tests/fixtures/survey.json`), with
+//! a synthetic `explain` stage added (`common::explain`: the stacked charts), is rendered
+//! with `sleeplab report`, then loaded from disk by headless Chromium.
 //!
 //! How "it loads, with no console errors, and every chart is there" is checked:
 //!
@@ -110,8 +111,12 @@ fn the_report_loads_in_chromium_with_every_chart() {
     };
     let dir = tempfile::tempdir().unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/survey.json");
+    let survey = sleeplab_cli::model::load_result(&fixture).expect("the fixture loads");
+    let json = dir.path().join("survey.json");
+    let text = serde_json::to_string(&common::explain::with_explain(survey)).unwrap();
+    std::fs::write(&json, text).unwrap();
     common::page(
-        &[std::ffi::OsStr::new("report"), fixture.as_os_str()],
+        &[std::ffi::OsStr::new("report"), json.as_os_str()],
         dir.path(),
     );
     let page = dir.path().join("index.html");
@@ -135,6 +140,10 @@ fn the_report_loads_in_chromium_with_every_chart() {
     assert!(
         expected.len() >= 10,
         "too few charts in the source: {expected:?}"
+    );
+    assert!(
+        expected.iter().any(|id| id == "explain-nanosleep-tail"),
+        "the explain stage's charts: {expected:?}"
     );
 
     // 2 and 3. Parsed DOM and console.

@@ -89,9 +89,59 @@ fn report_renders_the_survey_with_every_section() {
     }
 }
 
+/// The fixture with a synthetic `explain` stage (`common::explain`): its section, a
+/// stacked chart per mechanism (nanosleep's tails on a chart of their own, timerfd's on
+/// the typical wakes' axis), a bar per cell, the components' legend, the cells' sentences
+/// as captions and as findings, and the table.
+#[test]
+fn report_renders_an_explain_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("survey.json");
+    write(&json, &explain::with_explain(survey()));
+    let out = dir.path().join("report");
+    let html = page(&[OsStr::new("report"), json.as_os_str()], &out);
+    assert!(html.contains("<section class=\"card\" id=\"explain\">"));
+    assert!(html.contains("<a href=\"#explain\">"));
+    let ids = chart_ids(&html);
+    for id in [
+        "explain-nanosleep",
+        "explain-nanosleep-tail",
+        "explain-timerfd",
+    ] {
+        assert!(ids.iter().any(|i| i == id), "{id} missing from {ids:?}");
+    }
+    assert!(!ids.iter().any(|i| i == "explain-timerfd-tail"), "{ids:?}");
+    assert!(!html.contains("could not be drawn"));
+    // A bar per cell, named in each chart.
+    for id in ["explain-nanosleep", "explain-nanosleep-tail"] {
+        let at = html.find(&format!("data-chart=\"{id}\"")).unwrap();
+        let svg = &html[at..at + html[at..].find("</svg>").unwrap()];
+        for row in [
+            "100 µs, load 0",
+            "100 µs, load 2",
+            "1 ms, load 0",
+            "1 ms, load 2",
+        ] {
+            assert!(svg.contains(row), "{id}: {row}");
+        }
+    }
+    // The components' legend, once per mechanism.
+    for (c, _) in explain::TYPICAL {
+        let swatch = format!("</i>{}</span>", c.label());
+        assert_eq!(html.matches(&swatch).count(), 2, "{swatch}");
+    }
+    // Each cell's sentence is a finding at the top and part of its chart's caption.
+    let sentence = "nanosleep 100 µs (load 0): 75 µs late at the median";
+    let findings = &html[html.find("id=\"findings\"").unwrap()..html.find("<nav").unwrap()];
+    assert_eq!(findings.matches("late at the median").count(), 8);
+    assert_eq!(html.matches(sentence).count(), 2, "finding and caption");
+    assert!(html.contains("From the kernel&#39;s tracepoints: 800 wakes traced"));
+    assert!(html.contains("<th class=\"num\">timer slack</th>"));
+}
+
 #[test]
 fn report_renders_each_experiment_saved_alone() {
-    let s = survey();
+    let s = explain::with_explain(survey());
     let ExperimentData::Survey(data) = &s.data else {
         panic!("the fixture is a survey");
     };
@@ -105,6 +155,7 @@ fn report_renders_each_experiment_saved_alone() {
             "timers" => &["timers-error"],
             "runtimes" => &["runtimes-requested-actual", "runtimes-floor"],
             "simulate" => &["simulate-precise"],
+            "explain" => &["explain-nanosleep", "explain-timerfd"],
             _ => &[],
         }
     };
@@ -129,7 +180,7 @@ fn report_renders_each_experiment_saved_alone() {
         seen.push(name);
     }
     for e in [
-        "sweep", "short", "pace", "cpu", "timers", "simulate", "runtimes",
+        "sweep", "short", "pace", "cpu", "timers", "simulate", "runtimes", "explain",
     ] {
         assert!(seen.contains(&e), "the fixture lacks {e}: {seen:?}");
     }
@@ -138,7 +189,7 @@ fn report_renders_each_experiment_saved_alone() {
 #[test]
 fn hostile_strings_are_escaped_everywhere() {
     let evil = "<script>alert(1)</script>\"'&";
-    let mut s = survey();
+    let mut s = explain::with_explain(survey());
     s.fingerprint.hostname = evil.into();
     s.fingerprint.kernel_version = evil.into();
     s.fingerprint.cpu_model = evil.into();
@@ -169,6 +220,12 @@ fn hostile_strings_are_escaped_everywhere() {
         }
         if let ExperimentData::Pace(p) = &mut r.data {
             p.results[0].strategy = evil.into();
+        }
+        if let ExperimentData::Explain(x) = &mut r.data {
+            // In chart titles, legends, captions, findings and the table.
+            for c in x.cells.iter_mut().filter(|c| c.mechanism == "nanosleep") {
+                c.mechanism = evil.into();
+            }
         }
     }
     let dir = tempfile::tempdir().unwrap();

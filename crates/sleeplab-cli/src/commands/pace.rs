@@ -46,6 +46,10 @@ pub struct PaceArgs {
     /// frontier verdict held (the tables show the first run).
     #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = repeat)]
     pub repeat: u64,
+    /// Split each frame's lateness with the kernel's tracepoints (timer interrupt, run
+    /// queue, spin, …; as root): why frames were late, measured (the first run's).
+    #[arg(long)]
+    pub trace: bool,
     #[command(flatten)]
     pub threads: ThreadArgs,
     #[command(flatten)]
@@ -122,6 +126,7 @@ pub fn config(args: &PaceArgs) -> Result<PaceConfig, UsageError> {
         timer_slack_ns: Some(args.timer_slack),
         json_samples: args.json_samples,
         repeat: args.repeat,
+        trace: args.trace,
     })
 }
 

@@ -174,8 +174,12 @@ fn finish(start: RunStart, outcome: SurveyOutcome) -> anyhow::Result<(ResultFile
     let csv = survey::samples_csv(&outcome.data)?;
     let mut notes = Vec::new();
     for s in &outcome.data.stages {
-        if let StageState::Failed { error } = &s.state {
-            notes.push(format!("stage {} failed: {error}", s.name));
+        match &s.state {
+            StageState::Failed { error } => notes.push(format!("stage {} failed: {error}", s.name)),
+            StageState::Skipped { reason } => {
+                notes.push(format!("stage {} skipped: {reason}", s.name))
+            }
+            _ => {}
         }
     }
     let result = start.finish(
@@ -228,6 +232,12 @@ pub fn summary(result: &ResultFile, index: &Path) -> String {
             );
         }
     }
+    if !result.notes.is_empty() {
+        let _ = writeln!(out, "\nNotes:");
+        for n in &result.notes {
+            let _ = writeln!(out, "{}", wrap("  • ", n, 100));
+        }
+    }
     let shown = std::fs::canonicalize(index).unwrap_or_else(|_| index.to_path_buf());
     let _ = writeln!(
         out,
@@ -276,6 +286,7 @@ mod tests {
             timer_slack_ns: 50_000,
             mechanisms: vec![("nanosleep".into(), true, "sleep".into())],
             timer_mechanisms: vec![],
+            untraceable: None,
         };
         let plan = survey::plan(Level::Quick, &env);
         let e = select(plan.clone(), Some(&List(vec!["swep".into()]))).unwrap_err();

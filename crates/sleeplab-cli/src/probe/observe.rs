@@ -2,7 +2,8 @@
 //! policy and priority, how much memory it had locked, its timer slack and the CPUs it
 //! may run on. The runner reads it once the probe has printed its header line (the
 //! protocol has probes apply `--mlock` before that and print it before measuring), so
-//! it describes the process while it measures.
+//! it describes the process while it measures; and the process's threads then, among
+//! which the measuring thread the header names (`tid`) must be.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -54,6 +55,36 @@ pub fn read(pid: u32) -> InForce {
             .and_then(|s| s.trim().parse().ok()),
         cpus: status_field(&status, "Cpus_allowed_list").map(str::to_string),
     }
+}
+
+/// The kernel thread ids of process `pid` now (`/proc/<pid>/task`), ascending; `None`
+/// when they cannot be read: the process is gone, or has exited and not been reaped yet
+/// (a zombie lists its leader alone), or not Linux.
+pub fn threads(pid: u32) -> Option<Vec<u32>> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut ids: Vec<u32> = tasks
+        .flatten()
+        .filter_map(|t| t.file_name().to_str()?.parse().ok())
+        .collect();
+    // Read after the list: alive now, so the list was of a live process.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let state = stat
+        .get(stat.rfind(')')? + 1..)?
+        .trim_start()
+        .chars()
+        .next()?;
+    if matches!(state, 'Z' | 'X') || ids.is_empty() {
+        return None;
+    }
+    ids.sort_unstable();
+    Some(ids)
+}
+
+/// The process that thread `tid` belongs to now (`Tgid` of `/proc/<tid>/status`), or
+/// `None` when no such thread exists (any more).
+pub fn process_of_thread(tid: u32) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    status_field(&status, "Tgid")?.parse().ok()
 }
 
 /// (policy, rt_priority) from the text of `/proc/<pid>/stat` (fields 41 and 40).
@@ -118,5 +149,35 @@ mod tests {
             "{me:?}"
         );
         assert_eq!(read(u32::MAX), InForce::default());
+    }
+
+    #[test]
+    fn this_threads_id_is_among_its_process_threads() {
+        // SAFETY: gettid takes no arguments and cannot fail.
+        let me = unsafe { libc::gettid() } as u32;
+        let other = std::thread::spawn(|| unsafe { libc::gettid() } as u32)
+            .join()
+            .unwrap();
+        let ids = threads(std::process::id()).unwrap();
+        assert!(ids.contains(&me), "{me} not in {ids:?}");
+        assert!(ids.contains(&std::process::id()), "{ids:?}");
+        assert!(
+            !ids.contains(&other),
+            "a thread that ended is gone: {ids:?}"
+        );
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        assert_eq!(threads(u32::MAX), None);
+        // An exited child not yet reaped (a zombie) has no threads to name.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        while std::fs::read_to_string(format!("/proc/{}/stat", child.id()))
+            .is_ok_and(|s| !s.contains(") Z"))
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(threads(child.id()), None);
+        child.wait().unwrap();
+        assert_eq!(process_of_thread(me), Some(std::process::id()));
+        assert_eq!(process_of_thread(1), Some(1));
+        assert_eq!(process_of_thread(u32::MAX), None);
     }
 }

@@ -41,6 +41,7 @@ pub fn page(result: &ResultFile) -> Page {
     let r = Results::of(result);
     let mut sections = Vec::new();
     sections.extend(sections::sweep::sections(&r));
+    sections.extend(sections::explain::sections(&r));
     sections.extend(sections::short::section(&r));
     sections.extend(sections::seeds::short::section(&r));
     sections.extend(sections::precise::sections(&r));

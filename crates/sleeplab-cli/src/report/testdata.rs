@@ -1,9 +1,11 @@
 //! Synthetic results for the report's unit tests.
 
+use crate::experiments::explain::{ExplainCell, ExplainConfig, ExplainData, ExplainItem};
 use crate::experiments::survey::{Level, StageState, StageStatus, SurveyData};
 use crate::experiments::sweep::{Quota, SweepCell, SweepConfig, SweepData};
 use crate::model::{ExperimentData, ResultFile, RunSettings, SCHEMA_VERSION, ToolInfo};
 use crate::stats::{Ci, Summary};
+use crate::trace::{Component, Explanation, Tracing, WakeAccount};
 use sleeplab::system::Fingerprint;
 
 /// A cell of 100 samples with this median (p99 = 1.5 × median, no p99.9).
@@ -82,6 +84,71 @@ pub fn sweep(cells: Vec<SweepCell>) -> SweepData {
         cells,
         skipped: vec![],
         tracing: None,
+    }
+}
+
+/// `n` wakes: the last `slow` of them of the `tail` parts, the others of `typical`.
+pub fn wakes(
+    n: usize,
+    typical: &[(Component, u64)],
+    slow: usize,
+    tail: &[(Component, u64)],
+) -> Vec<WakeAccount> {
+    (0..n)
+        .map(|i| WakeAccount::of_parts(if i + slow >= n { tail } else { typical }))
+        .collect()
+}
+
+/// An `explain` cell of these wakes (50 µs of slack set, no records kept).
+pub fn explain_cell(
+    mechanism: &str,
+    requested_ns: u64,
+    load: usize,
+    wakes: &[WakeAccount],
+) -> ExplainCell {
+    ExplainCell {
+        mechanism: mechanism.into(),
+        requested_ns,
+        load,
+        timer_slack_ns: 50_000,
+        explanation: Explanation::of(wakes, 0, false),
+        wakes: vec![],
+        all_wakes: vec![],
+    }
+}
+
+/// An `explain` result of these cells, the kernel traced (`lost_events` lost).
+pub fn explain(cells: Vec<ExplainCell>, lost_events: u64) -> ExplainData {
+    let mut items: Vec<ExplainItem> = Vec::new();
+    let mut loads: Vec<usize> = Vec::new();
+    for c in &cells {
+        let it = ExplainItem {
+            mechanism: c.mechanism.clone(),
+            requested_ns: c.requested_ns,
+        };
+        if !items.contains(&it) {
+            items.push(it);
+        }
+        if !loads.contains(&c.load) {
+            loads.push(c.load);
+        }
+    }
+    ExplainData {
+        config: ExplainConfig {
+            items,
+            loads,
+            timer_slacks_ns: vec![],
+            iterations: cells.iter().map(|c| c.explanation.wakes).max().unwrap_or(0),
+            rounds: 1,
+            json_wakes: 0,
+            trace: true,
+        },
+        tracing: Tracing {
+            kernel: true,
+            note: None,
+            lost_events,
+        },
+        cells,
     }
 }
 

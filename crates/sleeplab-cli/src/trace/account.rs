@@ -17,7 +17,8 @@
 //! * Preemptions (switched out while runnable, then back in) count as run queue
 //!   wherever they fall, naming the task that took the CPU.
 //! * Only the part of each stretch after the deadline counts: the stretches add up to
-//!   the lateness exactly. A stretch whose events are missing is `unexplained`, and the
+//!   the lateness exactly. A wait that began after its deadline (a paced frame whose
+//!   work overran) was `overrun` from the deadline to its start. A stretch whose events are missing is `unexplained`, and the
 //!   wake is marked untraced.
 //!
 //! Pure: the tests build timelines by hand.
@@ -79,6 +80,24 @@ pub struct WakeAccount {
     pub traced: bool,
 }
 
+impl WakeAccount {
+    /// A wake that blocked and whose every event was found, late by the sum of `parts`
+    /// (what synthetic cells in tests are made of).
+    pub fn of_parts(parts: &[(Component, u64)]) -> Self {
+        let mut p = Parts::default();
+        for &(c, ns) in parts {
+            p.add(c, ns);
+        }
+        Self {
+            lateness_ns: p.total() as i64,
+            parts: p,
+            holder: None,
+            blocked: true,
+            traced: true,
+        }
+    }
+}
+
 /// A stretch's start: from `at_ns` on (until the next mark), time counts to `what`.
 #[derive(Debug, Clone, Copy)]
 struct Mark {
@@ -138,6 +157,10 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
     let mut parts = Parts::default();
     let lo = w.deadline_ns.max(w.start_ns);
     let mut run_queue_by: Vec<(Holder, u64)> = Vec::new();
+    if lateness_ns > 0 && w.start_ns > w.deadline_ns {
+        // The wait began after its deadline: that much was late before any wait.
+        parts.add(Component::Overrun, w.start_ns.min(w.end_ns) - w.deadline_ns);
+    }
     if lateness_ns > 0 {
         split(
             &marks,

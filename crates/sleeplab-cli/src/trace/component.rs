@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Component {
+    /// From the deadline to the start of a wait that began after it (an earlier frame
+    /// overran the schedule): late before it waited at all.
+    Overrun,
     /// From the caller's deadline to the timer's soft expiry: a relative wait's kernel
     /// counts from its own clock read at syscall entry, after the caller's.
     Entry,
@@ -40,7 +43,8 @@ pub enum Component {
 
 impl Component {
     /// Every component, in the order a wake passes them.
-    pub const ALL: [Component; 9] = [
+    pub const ALL: [Component; 10] = [
+        Component::Overrun,
         Component::Entry,
         Component::Slack,
         Component::TimerIrq,
@@ -63,6 +67,7 @@ impl Component {
     /// The name in JSON, CSV column stems and metric labels.
     pub fn name(self) -> &'static str {
         match self {
+            Component::Overrun => "overrun",
             Component::Entry => "entry",
             Component::Slack => "slack",
             Component::TimerIrq => "timer_irq",
@@ -78,6 +83,7 @@ impl Component {
     /// Words for sentences and table headers ("timer slack", "the run queue").
     pub fn label(self) -> &'static str {
         match self {
+            Component::Overrun => "overrun",
             Component::Entry => "syscall entry",
             Component::Slack => "timer slack",
             Component::TimerIrq => "timer interrupt",
@@ -93,6 +99,7 @@ impl Component {
     /// Short header for terminal tables.
     pub fn short(self) -> &'static str {
         match self {
+            Component::Overrun => "ovrun",
             Component::Entry => "entry",
             Component::Slack => "slack",
             Component::TimerIrq => "irq",

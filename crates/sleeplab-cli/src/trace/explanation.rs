@@ -119,6 +119,73 @@ pub struct HolderShare {
     pub run_queue_ns: u64,
 }
 
+/// How many wakes a component made late: each late wake counted once, by its biggest
+/// component.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CauseCount {
+    /// The component.
+    pub component: Component,
+    /// Late wakes whose biggest component it was.
+    pub wakes: u64,
+}
+
+/// The wakes later than a threshold (a pace frame more than 100 µs late), and what
+/// made them late.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LateWakes {
+    /// Late means more than this late, ns.
+    pub threshold_ns: u64,
+    /// Wakes more than the threshold late.
+    pub wakes: u64,
+    /// Their mean composition (`null` when none was late).
+    pub composition: Option<Composition>,
+    /// Each late wake counted once by its biggest component (ties: the earlier on its
+    /// way), most first; the counts add up to `wakes`.
+    pub by_cause: Vec<CauseCount>,
+    /// Who held the CPU in their run-queue time, most first.
+    pub holders: Vec<HolderShare>,
+}
+
+impl LateWakes {
+    /// The late wakes of `wakes`: those more than `threshold_ns` late.
+    pub fn of(wakes: &[WakeAccount], threshold_ns: u64) -> Self {
+        let late: Vec<&WakeAccount> = wakes
+            .iter()
+            .filter(|w| w.lateness_ns > threshold_ns as i64)
+            .collect();
+        let mut by: BTreeMap<Component, u64> = BTreeMap::new();
+        for w in &late {
+            if let Some(c) = biggest_part(&w.parts) {
+                *by.entry(c).or_default() += 1;
+            }
+        }
+        let mut by_cause: Vec<CauseCount> = by
+            .into_iter()
+            .map(|(component, wakes)| CauseCount { component, wakes })
+            .collect();
+        by_cause.sort_by(|a, b| b.wakes.cmp(&a.wakes).then(a.component.cmp(&b.component)));
+        Self {
+            threshold_ns,
+            wakes: late.len() as u64,
+            composition: (!late.is_empty()).then(|| composition(&late, threshold_ns as f64, None)),
+            by_cause,
+            holders: holders(wakes, threshold_ns as f64 + 1.0),
+        }
+    }
+}
+
+/// The component with the most time in `p` (ties: the earlier on the way); `None` when
+/// it has none.
+fn biggest_part(p: &Parts) -> Option<Component> {
+    Component::ALL
+        .into_iter()
+        .filter(|&c| p.get(c) > 0)
+        .fold(None, |best: Option<Component>, c| match best {
+            Some(b) if p.get(b) >= p.get(c) => Some(b),
+            _ => Some(c),
+        })
+}
+
 /// A cell's account of its wakes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Explanation {
@@ -146,6 +213,9 @@ pub struct Explanation {
     pub tail: Option<Composition>,
     /// Who held the CPU in the tail's run-queue time, most first.
     pub tail_holders: Vec<HolderShare>,
+    /// The wakes later than a threshold the experiment sets (pace: its late frames).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<LateWakes>,
 }
 
 impl Explanation {
@@ -216,7 +286,15 @@ impl Explanation {
             typical,
             tail,
             tail_holders,
+            late: None,
         }
+    }
+
+    /// The same account with its wakes more than `threshold_ns` late set apart
+    /// ([`LateWakes`]); `wakes` are the accounts it was made of.
+    pub fn with_late(mut self, wakes: &[WakeAccount], threshold_ns: u64) -> Self {
+        self.late = Some(LateWakes::of(wakes, threshold_ns));
+        self
     }
 
     /// The statistics of `c`.
@@ -337,6 +415,38 @@ mod tests {
             let sum: f64 = c.parts_ns.values().sum();
             assert!((sum - c.lateness_mean_ns).abs() < 1e-6);
         }
+    }
+
+    #[test]
+    fn late_wakes_are_counted_once_by_their_biggest_component() {
+        let wakes = vec![
+            wake(50_000, 0, None),
+            wake(150_000, 0, None),
+            wake(50_000, 900_000, Some("cc1")),
+            wake(60_000, 60_000, Some("cc1")),
+        ];
+        let l = LateWakes::of(&wakes, 100_000);
+        assert_eq!(l.wakes, 3);
+        let counts: Vec<(Component, u64)> =
+            l.by_cause.iter().map(|c| (c.component, c.wakes)).collect();
+        // Slack 150 µs; run queue 900 µs; a tie of 60 and 60 goes to the slack (earlier).
+        assert_eq!(
+            counts,
+            vec![(Component::Slack, 2), (Component::RunQueue, 1)]
+        );
+        assert_eq!(l.by_cause.iter().map(|c| c.wakes).sum::<u64>(), l.wakes);
+        let c = l.composition.as_ref().unwrap();
+        assert_eq!(c.wakes, 3);
+        assert_eq!(l.holders[0].comm, "cc1");
+        assert_eq!(l.holders[0].wakes, 2);
+        let none = LateWakes::of(&wakes, 10_000_000);
+        assert_eq!((none.wakes, none.composition.is_none()), (0, true));
+        assert!(
+            Explanation::of(&wakes, 0, false)
+                .with_late(&wakes, 100_000)
+                .late
+                .is_some()
+        );
     }
 
     #[test]

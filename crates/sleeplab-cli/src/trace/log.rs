@@ -155,6 +155,17 @@ impl WakeLog {
         )
     }
 
+    /// The cell's explanation with its wakes more than `late_ns` late set apart.
+    pub fn explain_late(
+        &self,
+        timeline: Option<&Timeline>,
+        slack_ns: Option<u64>,
+        late_ns: u64,
+    ) -> Explanation {
+        let accounts = self.accounts(timeline, slack_ns);
+        Explanation::of(&accounts, self.lost, timeline.is_none()).with_late(&accounts, late_ns)
+    }
+
     /// The explanation and every wake's record.
     pub fn explain_with_records(
         &self,

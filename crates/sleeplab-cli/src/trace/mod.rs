@@ -10,8 +10,9 @@
 //! ([`Explanation`]).
 //!
 //! * [`tracefs`], [`format`], [`decode`]: the kernel's event layouts, read at run time;
-//! * [`session`]: the perf events that record them (why perf and not a tracefs
-//!   instance: there);
+//! * [`instance`], [`ring`], [`session`]: the private tracefs instances that record
+//!   them, their ring buffer pages, and the session over both (why instances and not
+//!   perf events: there);
 //! * [`timeline`], [`account`]: the events in order, one wake's split (pure);
 //! * [`explanation`]: a cell's statistics of the split, and its JSON form;
 //! * [`fallback`]: the partial account `/proc` gives where tracing is unavailable.
@@ -23,8 +24,10 @@ pub mod event;
 pub mod explanation;
 pub mod fallback;
 pub mod format;
+pub mod instance;
 pub mod log;
 pub mod render;
+pub mod ring;
 pub mod session;
 pub mod timeline;
 pub mod tracefs;
@@ -36,7 +39,6 @@ pub use log::{TraceRun, WakeLog};
 pub use session::Session;
 pub use timeline::Timeline;
 
-use decode::Tracepoint;
 use event::Event;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -45,7 +47,7 @@ use thiserror::Error;
 /// Why tracing is unavailable, or failed.
 #[derive(Debug, Clone, Error, PartialEq, Eq)]
 pub enum TraceError {
-    /// Not allowed (not root, or a restrictive `perf_event_paranoid`).
+    /// Not allowed (not root).
     #[error("{0}")]
     NotPermitted(String),
     /// No tracefs, and none could be mounted.
@@ -63,21 +65,6 @@ pub enum TraceError {
 }
 
 impl TraceError {
-    /// The error of opening the perf event of `tp`.
-    pub fn from_open(tp: Tracepoint, e: std::io::Error) -> Self {
-        let (sys, ev) = tp.path();
-        match e.raw_os_error() {
-            Some(libc::EACCES) | Some(libc::EPERM) => TraceError::NotPermitted(format!(
-                "not allowed to trace {sys}:{ev} (perf_event_open: {e}; tracing needs root, \
-                 or kernel.perf_event_paranoid=-1)"
-            )),
-            Some(libc::ENOENT) | Some(libc::ENODEV) | Some(libc::EOPNOTSUPP) => {
-                TraceError::NoEvent(format!("{sys}:{ev} in perf ({e})"))
-            }
-            _ => TraceError::Io(format!("perf_event_open of {sys}:{ev}: {e}")),
-        }
-    }
-
     /// The one-line note a run prints when it goes on without tracing.
     pub fn note(&self) -> String {
         let hint = match self {

@@ -75,20 +75,33 @@ pub fn components_table(
     if !legend.is_empty() {
         let _ = writeln!(out, "{}", legend.join(", "));
     }
-    if tracing.kernel {
-        let wakes: u64 = rows.iter().map(|(_, x)| x.wakes).sum();
-        let untraced: u64 = rows.iter().map(|(_, x)| x.untraced).sum();
-        let _ = writeln!(
-            out,
-            "{wakes} wakes traced; {untraced} partly unexplained (an event of their way not \
-             recorded); {} events lost by the kernel's buffers.",
-            tracing.lost_events
-        );
+    if let Some(counts) = traced_counts(tracing, rows.iter().map(|(_, x)| *x)) {
+        let _ = writeln!(out, "{counts}");
     }
     if let Some(note) = &tracing.note {
         let _ = writeln!(out, "note: {note}");
     }
     out
+}
+
+/// `2200 wakes traced; 1 partly unexplained (…); 0 events lost by the kernel's buffers.`:
+/// the counts over `cells` of a run that traced the kernel (`None` for the partial
+/// account, where no wake is traced).
+pub fn traced_counts<'a>(
+    tracing: &Tracing,
+    cells: impl IntoIterator<Item = &'a Explanation>,
+) -> Option<String> {
+    if !tracing.kernel {
+        return None;
+    }
+    let (wakes, untraced) = cells
+        .into_iter()
+        .fold((0, 0), |(w, u), x| (w + x.wakes, u + x.untraced));
+    Some(format!(
+        "{wakes} wakes traced; {untraced} partly unexplained (an event of their way not \
+         recorded); {} events lost by the kernel's buffers.",
+        tracing.lost_events
+    ))
 }
 
 #[cfg(test)]

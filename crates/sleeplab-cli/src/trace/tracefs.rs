@@ -1,9 +1,11 @@
 //! Where tracefs is, and what it says of an event: its id and the layout of its
 //! records. Mounted at `/sys/kernel/tracing` when no tracefs is mounted anywhere (as
-//! trace-cmd does); nothing else in it is ever written.
+//! trace-cmd does); nothing outside our own instances ([`super::instance`]) is ever
+//! written.
 
 use super::TraceError;
 use super::format::Format;
+use super::ring::PageLayout;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
@@ -63,6 +65,26 @@ impl Tracefs {
         Format::parse(&text).map_err(|e| TraceError::Format(format!("{system}:{event}: {e}")))
     }
 
+    /// The layout of a ring buffer page's header (`events/header_page`).
+    pub fn page_layout(&self) -> Result<PageLayout, TraceError> {
+        let path = self.root.join("events/header_page");
+        let text =
+            read_in_one(&path).map_err(|e| TraceError::Io(format!("{}: {e}", path.display())))?;
+        PageLayout::parse(&text).map_err(|e| TraceError::Format(e.to_string()))
+    }
+
+    /// How many bytes one read of a `trace_pipe_raw` hands out at most: a ring buffer
+    /// page (`buffer_subbuf_size_kb` where the kernel lets it differ from the system's
+    /// page size).
+    pub fn page_size(&self) -> usize {
+        let sub_kb = std::fs::read_to_string(self.root.join("buffer_subbuf_size_kb"))
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok());
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+        sub_kb.map_or(page, |kb| (kb * 1024).max(page))
+    }
+
     /// The top-level buffer's settings a tracer must never change, as text
     /// (`tracing_on`, `current_tracer`, `trace_clock`, `set_event`): tests compare
     /// them before and after a traced run.
@@ -75,6 +97,17 @@ impl Tracefs {
             })
             .collect()
     }
+}
+
+/// A tracefs file read with one large read: `events/header_page` hands out only its
+/// first read (`read_to_string` probes with 32 bytes first and then gets nothing
+/// more, seen on 6.18).
+fn read_in_one(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut buf = vec![0u8; 1 << 16];
+    let n = std::fs::File::open(path)?.read(&mut buf)?;
+    buf.truncate(n);
+    String::from_utf8(buf).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
 /// The mount point of the first filesystem of type `fstype` in a mounts table.

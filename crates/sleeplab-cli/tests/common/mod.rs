@@ -1,11 +1,15 @@
 //! Helpers shared by the CLI integration tests: the binary, the repository root,
 //! validation against the committed result schema (and a result file's round trip), the
-//! pandas checks of CSV files, and the check of a bad invocation ([`exit2`]).
+//! pandas checks of CSV files, the check of a bad invocation ([`exit2`]), and a synthetic
+//! `explain` stage for the report ([`explain`]), and what the traced tests share
+//! ([`tracing`]).
 
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod exit2;
+pub mod explain;
 pub mod monitor;
+pub mod tracing;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

@@ -214,6 +214,7 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
                     timer_slack_ns: Some(slack),
                     json_samples: 0,
                     repeat: 1,
+                    trace: false,
                 };
                 let out = pace::run(&config, ctx)?;
                 complete &= out.complete;

@@ -8,7 +8,7 @@ use crate::trace::Component;
 use serde::Serialize;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
-pub const CSV_COLUMNS: [&str; 22] = [
+pub const CSV_COLUMNS: [&str; 23] = [
     "mechanism",
     "requested_ns",
     "load",
@@ -17,6 +17,7 @@ pub const CSV_COLUMNS: [&str; 22] = [
     "deadline_ns",
     "end_ns",
     "lateness_ns",
+    "overrun_ns",
     "entry_ns",
     "slack_ns",
     "timer_irq_ns",

@@ -14,7 +14,7 @@ mod run;
 
 pub use csv_out::{CSV_COLUMNS, to_csv};
 pub use render::render;
-pub use run::run;
+pub use run::{WARMUP, run};
 
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
 use crate::trace::{Explanation, Tracing, WakeRecord};

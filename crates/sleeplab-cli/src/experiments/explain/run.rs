@@ -14,7 +14,7 @@ use sleeplab::clock::{RealEnv, monotonic_ns};
 use sleeplab::wait::{self, Waiter};
 
 /// Calls per cell made before its first measured wake, in the first round.
-const WARMUP: u64 = 2;
+pub const WARMUP: u64 = 2;
 
 /// A way of waiting, with what a wake's window needs of it.
 enum Waiting {

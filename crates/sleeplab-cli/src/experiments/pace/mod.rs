@@ -17,7 +17,7 @@ mod run;
 pub use csv_out::to_csv;
 pub use evidence::{Evidence, LateFrame};
 pub use frontier::{Standing, frontier_sentence, standings};
-pub use render::render;
+pub use render::{late_causes_intro, late_causes_table, render};
 pub use repeat::{PaceRun, RepeatRange};
 pub use run::run;
 
@@ -25,6 +25,7 @@ use crate::experiments::{
     Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
 };
 use crate::stats::Summary;
+use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +66,10 @@ pub struct PaceConfig {
     /// Runs of the whole interleaved comparison (`--repeat`; absent: 1).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub repeat: u64,
+    /// Whether to split each frame's lateness with the kernel's tracepoints
+    /// (`--trace`; the first run's frames).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trace: bool,
 }
 
 fn one() -> u64 {
@@ -126,6 +131,10 @@ pub struct PaceResult {
     #[serde(skip)]
     #[schemars(skip)]
     pub all_samples_ns: Vec<u64>,
+    /// Where its frames' lateness went (`--trace`), its late frames (more than
+    /// [`evidence::LATE_FRAME_NS`]) counted by their biggest component.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<Explanation>,
 }
 
 impl PaceResult {
@@ -151,6 +160,7 @@ impl PaceResult {
             histogram: vec![],
             samples_ns: vec![],
             all_samples_ns: vec![],
+            explanation: None,
         }
     }
 
@@ -181,6 +191,9 @@ pub struct PaceData {
     /// the runs and how often each verdict held.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repeat: Vec<RepeatRange>,
+    /// Whether the kernel was traced (`--trace`; absent without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracing: Option<Tracing>,
 }
 
 /// `sleeplab pace`.

@@ -3,7 +3,9 @@
 
 use super::evidence::LATE_FRAME_NS;
 use super::{PaceData, PaceResult, frontier_sentence, standings};
+use crate::output::table::{Cell, Table};
 use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
+use crate::trace::Component;
 use std::fmt::Write;
 
 /// Renders the pace result as text.
@@ -75,7 +77,30 @@ pub fn render(data: &PaceData) -> String {
             ""
         }
     );
-    let _ = writeln!(out, "{}", evidence_table(data, loaded));
+    match &data.tracing {
+        // The kernel's account replaces the heuristics where it exists.
+        Some(tracing) => {
+            if let Some(t) = late_causes_table(data) {
+                let _ = writeln!(out, "{}\n{}", late_causes_intro(), t.terminal());
+            }
+            let rows: Vec<(Vec<String>, &crate::trace::Explanation)> = data
+                .results
+                .iter()
+                .filter_map(|r| {
+                    let x = r.explanation.as_ref()?;
+                    Some((vec![r.strategy.clone(), r.load.to_string()], x))
+                })
+                .collect();
+            out.push_str(&crate::trace::render::components_table(
+                &["strategy", "load"],
+                &rows,
+                tracing,
+            ));
+        }
+        None => {
+            let _ = writeln!(out, "{}", evidence_table(data, loaded));
+        }
+    }
     for &load in &c.loads {
         let level: Vec<&PaceResult> = data.results.iter().filter(|r| r.load == load).collect();
         if !level.is_empty() {
@@ -100,6 +125,72 @@ pub fn p99_interval(e: &crate::stats::Summary) -> String {
     } else {
         "–".into()
     }
+}
+
+/// The components a run's late frames were counted by (those that made any frame
+/// late), in the order a wake passes them.
+fn late_causes(data: &PaceData) -> Vec<Component> {
+    Component::ALL
+        .into_iter()
+        .filter(|&c| {
+            data.results.iter().any(|r| {
+                r.explanation
+                    .as_ref()
+                    .and_then(|x| x.late.as_ref())
+                    .is_some_and(|l| l.by_cause.iter().any(|k| k.component == c))
+            })
+        })
+        .collect()
+}
+
+/// Why frames were late, from the kernel's account (`--trace`): per contender and load
+/// level, its late frames counted once each by their biggest component, and the task
+/// that held the CPU longest in their run-queue time. The terminal and the report draw
+/// this one table; `None` without the account.
+pub fn late_causes_table(data: &PaceData) -> Option<Table> {
+    data.tracing.as_ref()?;
+    let causes = late_causes(data);
+    let mut header: Vec<String> = ["strategy", "load", "frames (n)", "late"]
+        .map(String::from)
+        .to_vec();
+    header.extend(causes.iter().map(|c| c.label().to_string()));
+    header.push("held by".into());
+    let mut t = Table::new(header);
+    for r in &data.results {
+        let Some(late) = r.explanation.as_ref().and_then(|x| x.late.as_ref()) else {
+            continue;
+        };
+        let count = |n: u64| Cell::Num(n.to_string());
+        let mut row = vec![
+            Cell::Text(r.strategy.clone()),
+            count(r.load as u64),
+            count(r.error.count),
+            count(late.wakes),
+        ];
+        for &c in &causes {
+            row.push(count(
+                late.by_cause
+                    .iter()
+                    .find(|k| k.component == c)
+                    .map_or(0, |k| k.wakes),
+            ));
+        }
+        row.push(
+            late.holders
+                .first()
+                .map_or(Cell::Empty, |h| Cell::Text(h.comm.clone())),
+        );
+        t.row(row);
+    }
+    Some(t)
+}
+
+/// The words above [`late_causes_table`].
+pub fn late_causes_intro() -> String {
+    format!(
+        "Why frames were late, from the kernel's own timestamps (`--trace`): each frame more than {} late counted once, by the component that took most of its lateness (timer slack, timer interrupt, idle wakeup, run queue, kernel exit, return path, spin, unexplained); held by: the task that held the CPU longest while late frames waited on a run queue.",
+        crate::output::units::ns(LATE_FRAME_NS as f64)
+    )
 }
 
 /// Why frames were late: one row per contender (and load level).

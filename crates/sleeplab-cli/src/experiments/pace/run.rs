@@ -1,7 +1,7 @@
 //! The pace loop: one load level after another, the contenders interleaved in blocks
 //! within each level.
 
-use super::evidence::{Evidence, Probe};
+use super::evidence::{Evidence, LATE_FRAME_NS, Probe};
 use super::{PaceConfig, PaceData, PaceResult, PaceRun};
 use crate::contenders::strategies::{self, RealStrategy};
 use crate::experiments::{Context, Outcome, histogram, load_note};
@@ -9,7 +9,9 @@ use crate::load::LoadThreads;
 use crate::rusage::ThreadUsage;
 use crate::settings::set_slack;
 use crate::stats::{Recorder, RecorderConfig};
+use crate::trace::{TraceRun, WakeLog, Window};
 use sleeplab::clock::{Env, RealEnv};
+use sleeplab::system::timer_slack_ns;
 
 struct State<'a> {
     name: &'a str,
@@ -23,6 +25,8 @@ struct State<'a> {
     evidence: Evidence,
     /// CPU of the evidence snapshots, ns (taken out of `usage`).
     evidence_cpu: u64,
+    /// Its frames' windows, when traced.
+    log: WakeLog,
 }
 
 /// Runs `config` on a dedicated measuring thread with the context's settings applied.
@@ -38,22 +42,36 @@ pub fn run(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceDat
 
 fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {
     let _slack = set_slack(config.timer_slack_ns)?;
-    let mut first: Option<Vec<PaceResult>> = None;
+    let slack_in_force = timer_slack_ns();
+    let mut tracing = TraceRun::start(config.trace);
+    let mut first: Option<(Vec<PaceResult>, Vec<WakeLog>)> = None;
     let mut runs = Vec::new();
     let mut complete = true;
-    for _ in 0..config.repeat.max(1) {
+    for run in 0..config.repeat.max(1) {
         if ctx.stopped() {
             complete = false;
             break;
         }
-        let (results, done) = measure_once(config, ctx)?;
+        // The first run's frames are the ones explained (the results keep that run).
+        let traced = (run == 0 && tracing.wanted()).then_some(&mut tracing);
+        let (results, logs, done) = measure_once(config, ctx, traced)?;
         complete &= done;
         runs.push(PaceRun::of(&results, &config.loads));
-        first.get_or_insert(results);
+        first.get_or_insert((results, logs));
         if !done {
             break;
         }
     }
+    let (timeline, status) = tracing.finish();
+    let first = first.map(|(mut results, logs)| {
+        if status.is_some() {
+            for (r, log) in results.iter_mut().zip(&logs) {
+                r.explanation =
+                    Some(log.explain_late(timeline.as_ref(), Some(slack_in_force), LATE_FRAME_NS));
+            }
+        }
+        results
+    });
     let (runs, repeat) = if config.repeat > 1 {
         (runs.clone(), super::repeat::ranges(&runs))
     } else {
@@ -64,14 +82,21 @@ fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceDat
         results: first.unwrap_or_default(),
         runs,
         repeat,
+        tracing: status,
     };
     Ok(Outcome::new(data, ctx.threads.record(), complete))
 }
 
-/// One run of the comparison: every level, contenders interleaved; the results and
-/// whether it ran to the end.
-fn measure_once(config: &PaceConfig, ctx: &Context) -> anyhow::Result<(Vec<PaceResult>, bool)> {
+/// One run of the comparison: every level, contenders interleaved; the results, each
+/// result's frames logged for the kernel's account (when `tracing`), and whether it ran
+/// to the end.
+fn measure_once(
+    config: &PaceConfig,
+    ctx: &Context,
+    mut tracing: Option<&mut TraceRun>,
+) -> anyhow::Result<(Vec<PaceResult>, Vec<WakeLog>, bool)> {
     let mut results = Vec::new();
+    let mut logs = Vec::new();
     let mut complete = true;
     for &load in &config.loads {
         if ctx.stopped() {
@@ -94,24 +119,29 @@ fn measure_once(config: &PaceConfig, ctx: &Context) -> anyhow::Result<(Vec<PaceR
                     usage: ThreadUsage::default(),
                     evidence: Evidence::new(),
                     evidence_cpu: 0,
+                    log: WakeLog::default(),
                 })
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let busy = LoadThreads::start(load);
-        complete &= run_level(config, ctx, load, &mut states);
+        complete &= run_level(config, ctx, load, &mut states, tracing.as_deref_mut());
         drop(busy);
-        results.extend(
-            states
-                .into_iter()
-                .filter(|s| s.rec.count() > 0)
-                .map(|s| finish(s, load, config)),
-        );
+        for mut s in states.into_iter().filter(|s| s.rec.count() > 0) {
+            logs.push(std::mem::take(&mut s.log));
+            results.push(finish(s, load, config));
+        }
     }
-    Ok((results, complete))
+    Ok((results, logs, complete))
 }
 
 /// Every block of one level, contenders taking turns; false when stopped.
-fn run_level(config: &PaceConfig, ctx: &Context, load: usize, states: &mut [State]) -> bool {
+fn run_level(
+    config: &PaceConfig,
+    ctx: &Context,
+    load: usize,
+    states: &mut [State],
+    mut tracing: Option<&mut TraceRun>,
+) -> bool {
     let progress = &ctx.progress;
     let mut env = RealEnv;
     let mut probe = Probe::for_this_thread();
@@ -126,6 +156,9 @@ fn run_level(config: &PaceConfig, ctx: &Context, load: usize, states: &mut [Stat
             // Each contender's own thread setting (precise asks for a short scheduler
             // slice; the others run with the kernel's default).
             crate::contenders::apply_sched_slice(s.strategy.sched_slice_ns());
+            if let Some(t) = tracing.as_deref_mut() {
+                s.log.add_lost(t.drain());
+            }
             let usage0 = ThreadUsage::now();
             let cost0 = probe.cost_ns;
             let start = env.now();
@@ -139,10 +172,23 @@ fn run_level(config: &PaceConfig, ctx: &Context, load: usize, states: &mut [Stat
                 }
                 let deadline = start + k * config.period_ns;
                 let before = probe.snapshot();
+                let rq_before = tracing.as_deref().and_then(TraceRun::before_wait);
                 let r = s.strategy.sleep_until(&mut env, deadline);
                 let after = probe.snapshot();
                 s.evidence
                     .record(Probe::frame(s.evidence.frames, before, after, &r));
+                if let Some(t) = tracing.as_deref() {
+                    s.log.push(
+                        Window {
+                            tid: t.tid(),
+                            start_ns: r.start,
+                            deadline_ns: r.deadline,
+                            end_ns: r.woke,
+                            spin_ns: r.spin_ns,
+                        },
+                        rq_before,
+                    );
+                }
                 s.rec.record(r.lateness_ns);
                 s.missed += u64::from(r.lateness_ns > config.period_ns);
                 s.spin += r.spin_ns;
@@ -155,6 +201,9 @@ fn run_level(config: &PaceConfig, ctx: &Context, load: usize, states: &mut [Stat
             s.wall += env.now() - start;
             s.usage.add_since(&usage0);
             s.evidence_cpu += probe.cost_ns - cost0;
+            if let Some(t) = tracing.as_deref_mut() {
+                s.log.add_lost(t.drain());
+            }
             progress.inc(frames);
         }
     }
@@ -186,6 +235,7 @@ fn finish(s: State, load: usize, config: &PaceConfig) -> PaceResult {
             .copied()
             .collect(),
         all_samples_ns: s.rec.raw().to_vec(),
+        explanation: None,
     }
 }
 
@@ -205,6 +255,7 @@ mod tests {
             timer_slack_ns: Some(1),
             json_samples: 5,
             repeat: 1,
+            trace: false,
         }
     }
 

@@ -23,6 +23,9 @@ pub struct Request {
     pub warmup: u64,
     /// The probe locks its memory first (`--mlock`).
     pub mlock: bool,
+    /// The probe gives each call's start on `CLOCK_MONOTONIC` (`--timestamps`): asked
+    /// for by the config; [`super::measure`] clears it for a probe that does not offer it.
+    pub timestamps: bool,
 }
 
 impl Request {
@@ -46,6 +49,7 @@ impl Request {
             quota,
             warmup: config.warmup,
             mlock: config.mlock,
+            timestamps: config.timestamps,
         }
     }
 
@@ -108,6 +112,9 @@ impl Request {
         if self.mlock {
             a.push("--mlock".into());
         }
+        if self.timestamps {
+            a.push("--timestamps".into());
+        }
         a
     }
 
@@ -169,6 +176,13 @@ impl Request {
                     m.header.runtime
                 ));
             }
+        }
+        if m.header.timestamps != self.timestamps {
+            return Err(if self.timestamps {
+                "asked for --timestamps, the header does not say \"timestamps\":true".into()
+            } else {
+                "the output carries timestamps, which were not asked for".into()
+            });
         }
         let values: Vec<u64> = m.cells.iter().map(|c| c.value_ns).collect();
         let expected = if whole {
@@ -370,6 +384,36 @@ pub(super) mod tests {
         c.mlock = true;
         let r = Request::new(&c, "m", Kind::Yield, None);
         assert!(r.args().join(" ").ends_with("--max-count 7 --mlock"));
+        c.timestamps = true;
+        let r = Request::new(&c, "m", Kind::Periodic, None);
+        assert!(
+            r.args().join(" ").ends_with("--mlock --timestamps"),
+            "{r:?}"
+        );
+    }
+
+    /// With timestamps the header must say so, and without them it must not.
+    #[test]
+    fn check_holds_the_header_to_the_timestamps_asked_for() {
+        let mut c = config();
+        c.durations_ns = vec![10_000];
+        c.warmup = 0;
+        c.quota = ProbeQuota::Count { count: 1 };
+        let plain = format!("{HEAD}\ncell 10000\ns 2\ndone 10000 1\nend\n");
+        let stamped = format!(
+            "{}\ncell 10000\ns 2 7000\ndone 10000 1\nend\n",
+            HEAD.replace("}", ",\"timestamps\":true}")
+        );
+        let parse = |t: &str| parse_measurement(t.as_bytes()).unwrap();
+        let without = Request::new(&c, "nanosleep", Kind::Oneshot, None);
+        c.timestamps = true;
+        let with = Request::new(&c, "nanosleep", Kind::Oneshot, None);
+        assert_eq!(with.check(&parse(&stamped), true), Ok(vec![]));
+        assert_eq!(without.check(&parse(&plain), true), Ok(vec![]));
+        let e = with.check(&parse(&plain), true).unwrap_err();
+        assert!(e.starts_with("asked for --timestamps"), "{e}");
+        let e = without.check(&parse(&stamped), true).unwrap_err();
+        assert!(e.contains("not asked for"), "{e}");
     }
 
     /// Seed 003's design: the count is fixed per request before measuring (the ideal

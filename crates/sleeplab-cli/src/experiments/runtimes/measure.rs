@@ -4,8 +4,11 @@
 
 use super::analyze::{Request, periodic_stats};
 use super::settings::in_force_notes;
-use super::{MethodResult, MethodStatus, OneshotCell, PartialRun, PeriodicCell, RuntimesConfig};
+use super::{
+    CellTiming, MethodResult, MethodStatus, OneshotCell, PartialRun, PeriodicCell, RuntimesConfig,
+};
 use crate::probe::command::ProbeCommand;
+use crate::probe::observe;
 use crate::probe::protocol::{self, Comment, Measurement, MethodInfo, Mode};
 use crate::probe::runner::{self, Limits, RunOutput, Termination, Verdict};
 use crate::stats::summarize;
@@ -28,16 +31,19 @@ fn comment_texts(c: &[Comment]) -> Vec<String> {
 /// its output into a result (never fails: a failure is data). A request whose cells
 /// take different counts ([`ProbeQuota::PerRequest`](super::ProbeQuota)) runs the probe
 /// once per group of cells, merged into one result; a failure or a stop ends it there,
-/// keeping the cells measured before.
+/// keeping the cells measured before. `offers_timestamps`: the probe's `--list` offers
+/// `--timestamps` (it is passed only then, when the config asks for timestamps).
 pub(super) fn measure(
     config: &RuntimesConfig,
     command: &ProbeCommand,
     m: &MethodInfo,
     expected_runtime: Option<String>,
+    offers_timestamps: bool,
     slack: Option<u64>,
     load: usize,
 ) -> MethodResult {
-    let whole = Request::new(config, &m.method, m.kind, expected_runtime);
+    let mut whole = Request::new(config, &m.method, m.kind, expected_runtime);
+    whole.timestamps &= offers_timestamps;
     let asked = whole.cells_ns.len() as u64;
     let mut merged: Option<MethodResult> = None;
     for req in whole.clone().split() {
@@ -75,6 +81,7 @@ pub(super) fn measure(
 /// its failure or stop.
 fn merge(acc: &mut MethodResult, r: MethodResult) {
     acc.cells.extend(r.cells);
+    acc.timing.extend(r.timing);
     acc.notes.extend(r.notes);
     acc.wall_ns = acc.wall_ns.saturating_add(r.wall_ns);
     if acc.in_force.is_none() {
@@ -132,7 +139,7 @@ fn measure_one(
             None => Err(w),
         },
     };
-    let (meas, partial) = match parsed {
+    let (mut meas, partial) = match parsed {
         Ok(p) => p,
         Err(reason) => return fail(res, reason),
     };
@@ -155,9 +162,29 @@ fn measure_one(
     if !last.is_empty() {
         res.notes.push(format!("stderr: {last}"));
     }
+    if let Some(note) = meas.header.tid.and_then(|tid| foreign_thread(tid, &out)) {
+        res.notes.push(note);
+        meas.header.tid = None;
+    }
     res.partial = partial;
-    fill_cells(&mut res, meas, config.json_samples);
+    fill_cells(&mut res, meas, config.json_samples, Some(out.pid));
     res
+}
+
+/// Why the thread `tid` a probe named as its measuring thread is not one of its own,
+/// if it is provably not: it was not among the probe's threads when its header came
+/// out and it is now a thread of another process. (A probe done before its threads
+/// were read, or whose measuring thread has ended since, cannot be checked: its `tid`
+/// is kept.) A wrong thread would point a kernel trace at another process.
+fn foreign_thread(tid: u32, out: &RunOutput) -> Option<String> {
+    if out.threads.as_ref().is_some_and(|t| t.contains(&tid)) {
+        return None;
+    }
+    let owner = observe::process_of_thread(tid).filter(|&p| p != out.pid)?;
+    Some(format!(
+        "the probe named thread {tid} as its measuring thread, but that is a thread of process {owner}, not of the probe (process {}); the thread id is dropped",
+        out.pid
+    ))
 }
 
 /// The cells a probe stopped midway (Ctrl-C, a timeout) had finished, with the reason
@@ -190,12 +217,27 @@ fn stopped_midway(
 }
 
 /// Moves a parsed measurement's cells into `res`: periodic statistics for a periodic
-/// measurement, one summarised cell per requested duration otherwise; the probe's
+/// measurement, one summarised cell per requested duration otherwise, each with its
+/// timing (process `pid`, the header's measuring thread, the calls' starts); the probe's
 /// comments become notes.
-pub(super) fn fill_cells(res: &mut MethodResult, meas: Measurement, json_samples: usize) {
+pub(super) fn fill_cells(
+    res: &mut MethodResult,
+    meas: Measurement,
+    json_samples: usize,
+    pid: Option<u32>,
+) {
     res.notes.extend(comment_texts(&meas.trailing_comments));
+    let tid = meas.header.tid;
+    let timing = |c: &mut protocol::Cell| CellTiming {
+        pid,
+        tid,
+        warmup_starts_ns: c.warmup_starts_ns.take(),
+        starts_ns: c.starts_ns.take(),
+        t0_ns: c.t0_ns,
+    };
     if meas.mode == Mode::Periodic {
-        if let Some(c) = meas.cells.into_iter().next() {
+        if let Some(mut c) = meas.cells.into_iter().next() {
+            res.timing = vec![timing(&mut c)];
             let s = periodic_stats(c.value_ns, &c.warmup, &c.samples);
             res.periodic = Some(PeriodicCell {
                 period_ns: c.value_ns,
@@ -209,17 +251,87 @@ pub(super) fn fill_cells(res: &mut MethodResult, meas: Measurement, json_samples
             });
         }
     } else {
-        res.cells = meas
+        (res.timing, res.cells) = meas
             .cells
             .into_iter()
-            .map(|c| OneshotCell {
-                requested_ns: c.value_ns,
-                summary: summarize(&c.samples, c.value_ns),
-                samples_ns: c.samples[..c.samples.len().min(json_samples)].to_vec(),
-                notes: comment_texts(&c.comments),
-                warmup_ns: c.warmup,
-                all_samples_ns: c.samples,
+            .map(|mut c| {
+                let t = timing(&mut c);
+                let cell = OneshotCell {
+                    requested_ns: c.value_ns,
+                    summary: summarize(&c.samples, c.value_ns),
+                    samples_ns: c.samples[..c.samples.len().min(json_samples)].to_vec(),
+                    notes: comment_texts(&c.comments),
+                    warmup_ns: c.warmup,
+                    all_samples_ns: c.samples,
+                };
+                (t, cell)
             })
-            .collect();
+            .unzip();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::protocol::{Kind, parse_measurement};
+
+    fn parsed(body: &str, header_extra: &str, mode: &str) -> Measurement {
+        let text = format!(
+            "{{\"protocol\":\"sleeplab-probe/1\",\"runtime\":\"c\",\"implementation\":\"gcc\",\"runtime_version\":\"12\",\"clock\":\"m\",\"platform\":\"linux\",\"method\":\"m\",\"mode\":\"{mode}\"{header_extra}}}\n{body}end\n"
+        );
+        parse_measurement(text.as_bytes()).unwrap()
+    }
+
+    /// Each cell keeps its calls' starts and who measured it, beside the cell, across
+    /// the probe runs a request is split into.
+    #[test]
+    fn timing_stays_parallel_to_the_cells_across_merged_runs() {
+        let stamps = r#","tid":41,"timestamps":true"#;
+        let mut a = MethodResult::new("m", Kind::Oneshot, "", 0, None);
+        let first = parsed(
+            "cell 100\nw 3 900\ns 5 1000\ns 6 1010\ndone 100 2\n",
+            stamps,
+            "oneshot",
+        );
+        fill_cells(&mut a, first, 1, Some(40));
+        let mut b = MethodResult::new("m", Kind::Oneshot, "", 0, None);
+        let second = parsed("cell 7\ns 8\ndone 7 1\n", r#","tid":51"#, "oneshot");
+        fill_cells(&mut b, second, 1, Some(50));
+        merge(&mut a, b);
+        assert_eq!(a.cells.len(), 2);
+        assert_eq!(a.cells[0].samples_ns, [5], "the JSON cap still holds");
+        assert_eq!(a.cells[0].all_samples_ns, [5, 6]);
+        assert_eq!(
+            a.timing,
+            [
+                CellTiming {
+                    pid: Some(40),
+                    tid: Some(41),
+                    warmup_starts_ns: Some(vec![900]),
+                    starts_ns: Some(vec![1000, 1010]),
+                    t0_ns: None,
+                },
+                CellTiming {
+                    pid: Some(50),
+                    tid: Some(51),
+                    ..CellTiming::default()
+                },
+            ]
+        );
+        let mut p = MethodResult::new("t", Kind::Periodic, "", 0, None);
+        let ticks = parsed(
+            "cell 10\nt0 5000\nw 11\nt 20\ndone 10 1\n",
+            r#","timestamps":true"#,
+            "periodic",
+        );
+        fill_cells(&mut p, ticks, 10, None);
+        assert_eq!(p.periodic.as_ref().map(|c| c.ticks), Some(1));
+        assert_eq!(
+            p.timing,
+            [CellTiming {
+                t0_ns: Some(5000),
+                ..CellTiming::default()
+            }]
+        );
     }
 }

@@ -122,6 +122,12 @@ pub struct RuntimesConfig {
     /// with a probe that cannot is refused).
     #[serde(default, skip_serializing_if = "is_default")]
     pub mlock: bool,
+    /// Each probe that offers it (its `--list` header's `options`) says where each call
+    /// sat on `CLOCK_MONOTONIC`, the clock of a kernel trace (the protocol's
+    /// `--timestamps`); a probe that does not (Windows under Wine) runs without. The
+    /// starts are kept in memory ([`MethodResult::timing`]), not in the JSON.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub timestamps: bool,
     /// Raw samples per cell kept in the JSON result (the CSV gets all).
     pub json_samples: usize,
     /// A probe writing more than this to stdout is killed, bytes.
@@ -138,8 +144,8 @@ impl Default for RuntimesConfig {
     /// every runtime's every method at [`DEFAULT_DURATIONS_NS`], seed 003's count fixed
     /// per request (100 calls, fewer where they would ask for more than 1 s), 5 warm-up
     /// calls, 100 ticks of 10 ms, idle, the inherited
-    /// timer slack and scheduling, 1000 samples per cell in the JSON, a 64 MiB output cap
-    /// and 120 s for a probe's start-up.
+    /// timer slack and scheduling, no timestamps, 1000 samples per cell in the JSON, a
+    /// 64 MiB output cap and 120 s for a probe's start-up.
     fn default() -> Self {
         Self {
             runtimes: RuntimeId::ALL
@@ -161,6 +167,7 @@ impl Default for RuntimesConfig {
             policy: Policy::default(),
             priority: 0,
             mlock: false,
+            timestamps: false,
             json_samples: 1000,
             output_cap_bytes: 64 << 20,
             startup_timeout_ns: 120_000_000_000,
@@ -330,6 +337,31 @@ pub struct MethodResult {
     /// are kept (status `measured`), the rest were not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial: Option<PartialRun>,
+    /// Which process and thread measured each cell, and with timestamps where its calls
+    /// sat on `CLOCK_MONOTONIC`: one entry per one-shot cell (parallel to `cells`), or
+    /// one for the periodic cell. In memory only (for a kernel trace of the probes).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub timing: Vec<CellTiming>,
+}
+
+/// Where one cell's calls ran, for lining them up with a kernel trace (whose `mono`
+/// clock is `CLOCK_MONOTONIC`): the probe process, its measuring thread, and with
+/// timestamps ([`RuntimesConfig::timestamps`]) each call's start.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CellTiming {
+    /// The probe process (`None` for a saved output).
+    pub pid: Option<u32>,
+    /// Its measuring thread (the header's `tid`), where the probe names it.
+    pub tid: Option<u32>,
+    /// One-shot with timestamps: each warm-up call's start, ns (parallel to the cell's
+    /// `warmup_ns`).
+    pub warmup_starts_ns: Option<Vec<u64>>,
+    /// One-shot with timestamps: each measured call's start, ns (parallel to the cell's
+    /// `all_samples_ns`): the call ran from `start` to `start + sample`.
+    pub starts_ns: Option<Vec<u64>>,
+    /// Periodic with timestamps: t0, ns; tick arrival `a` happened at `t0 + a`.
+    pub t0_ns: Option<u64>,
 }
 
 impl MethodResult {
@@ -357,6 +389,7 @@ impl MethodResult {
             wall_ns: 0,
             in_force: None,
             partial: None,
+            timing: vec![],
         }
     }
 }

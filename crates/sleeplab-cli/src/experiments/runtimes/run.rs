@@ -12,7 +12,7 @@ use crate::parse::Names;
 use crate::probe::catalog::Preparation;
 use crate::probe::child::ChildSettings;
 use crate::probe::command::ProbeCommand;
-use crate::probe::protocol::{self, ListOutput, MethodInfo};
+use crate::probe::protocol::{self, ListOutput, MethodInfo, OPTION_TIMESTAMPS};
 use crate::probe::runner::{self, Verdict};
 use crate::settings::slack_levels;
 use std::time::Duration;
@@ -183,7 +183,8 @@ pub fn run(
                             .unwrap_or_default()
                     ));
                     let expected = Some(l.list.header.runtime.clone());
-                    let res = measure(config, &l.command, m, expected, slack, load);
+                    let stamps = l.list.header.options().contains(&OPTION_TIMESTAMPS);
+                    let res = measure(config, &l.command, m, expected, stamps, slack, load);
                     if interrupted() {
                         complete = false;
                     }

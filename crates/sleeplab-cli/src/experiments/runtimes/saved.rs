@@ -73,7 +73,7 @@ pub fn saved_runtimes(
                     notes: vec![format!("saved output {name}")],
                     ..MethodResult::new(m.method.clone(), kind, "", 0, None)
                 };
-                fill_cells(&mut res, m, json_samples);
+                fill_cells(&mut res, m, json_samples, None);
                 g.methods.push(res);
             }
         }

@@ -10,6 +10,7 @@
 
 use crate::contenders;
 use crate::experiments::cpu::CpuConfig;
+use crate::experiments::explain::{self, ExplainConfig};
 use crate::experiments::pace::PaceConfig;
 use crate::experiments::runtimes::{ProbeQuota, RuntimesConfig};
 use crate::experiments::short::ShortConfig;
@@ -88,6 +89,29 @@ impl Estimate for SweepConfig {
                     call += OVERSUBSCRIBED_WAKE_NS;
                 }
                 (samples(quota, call) + self.warmup) * call
+            })
+            .sum();
+        cells * slacks + STAGE_OVERHEAD_NS
+    }
+}
+
+/// Every item at every load (and slack): warm-up + wakes, each the call's cost; a load
+/// above the CPUs adds a wake-up's wait for a CPU to every call.
+impl Estimate for ExplainConfig {
+    fn estimate_ns(&self, cpus: usize) -> u64 {
+        let slacks = self.timer_slacks_ns.len().max(1) as u64;
+        let waits = self.iterations + explain::WARMUP;
+        let cells: u64 = self
+            .loads
+            .iter()
+            .flat_map(|&load| {
+                self.items.iter().map(move |i| {
+                    let mut call = call_ns(&i.mechanism, i.requested_ns);
+                    if load > cpus {
+                        call += OVERSUBSCRIBED_WAKE_NS;
+                    }
+                    waits * call
+                })
             })
             .sum();
         cells * slacks + STAGE_OVERHEAD_NS
@@ -206,6 +230,7 @@ mod tests {
             policy: Default::default(),
             priority: 0,
             mlock: false,
+            timestamps: false,
             json_samples: 0,
             output_cap_bytes: 0,
             startup_timeout_ns: 0,
@@ -216,6 +241,32 @@ mod tests {
         assert_eq!(
             c.estimate_ns(2),
             PROBE_START_NS + PROBE_ONESHOT_METHODS * cells + STAGE_OVERHEAD_NS
+        );
+    }
+
+    /// (iterations + warm-up) × each item's call per load: a 100 µs nanosleep and the
+    /// precise sleeper at 60 Hz, idle and oversubscribed.
+    #[test]
+    fn explain_is_estimated_per_item_and_load() {
+        use crate::experiments::explain::ExplainItem;
+        let item = |m: &str, ns: u64| ExplainItem {
+            mechanism: m.into(),
+            requested_ns: ns,
+        };
+        let c = ExplainConfig {
+            items: vec![item("nanosleep", 100_000), item("precise", 16_666_667)],
+            loads: vec![0, 3],
+            timer_slacks_ns: vec![],
+            iterations: 40,
+            rounds: 2,
+            json_wakes: 0,
+            trace: true,
+        };
+        let calls = (100_000 + CALL_OVERHEAD_NS) + (16_666_667 + CALL_OVERHEAD_NS);
+        let waits = 40 + explain::WARMUP;
+        assert_eq!(
+            c.estimate_ns(2),
+            waits * (2 * calls + 2 * OVERSUBSCRIBED_WAKE_NS) + STAGE_OVERHEAD_NS
         );
     }
 

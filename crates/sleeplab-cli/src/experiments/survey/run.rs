@@ -54,6 +54,14 @@ pub fn run(
             continue;
         }
         on_stage(i, None);
+        if let Some(reason) = plan.skip_reason() {
+            status.state = StageState::Skipped {
+                reason: reason.to_string(),
+            };
+            on_stage(i, Some(&status));
+            data.stages.push(status);
+            continue;
+        }
         let ctx = Context::new(
             Progress::new(plan.name, plan.steps(), quiet),
             ThreadSettings::default(),
@@ -129,20 +137,23 @@ mod tests {
         StagePlan::new(name, "tiny", 1, config)
     }
 
+    /// Runs `stages` quick and quiet; the outcome and each (stage, state label) the
+    /// callback saw (`None` before a stage).
+    fn run_quietly(stages: &[StagePlan]) -> (SurveyOutcome, Vec<(usize, Option<&'static str>)>) {
+        let mut events = Vec::new();
+        let out = run(Level::Quick, stages, &RunStart::now(), true, &mut |i, s| {
+            events.push((i, s.map(|s| s.state.label())))
+        });
+        (out, events)
+    }
+
     #[test]
     fn a_failing_stage_is_recorded_and_the_others_go_on() {
         let stages = [
             tiny_sweep("first", &["no-such-mechanism"]),
             tiny_sweep("second", &["clock-nanosleep"]),
         ];
-        let mut events = Vec::new();
-        let out = run(
-            Level::Quick,
-            &stages,
-            &RunStart::now(),
-            true,
-            &mut |i, s| events.push((i, s.map(|s| s.state.label()))),
-        );
+        let (out, events) = run_quietly(&stages);
         assert!(!out.complete);
         assert!(!out.interrupted);
         assert_eq!(out.data.stages.len(), 2);
@@ -164,5 +175,29 @@ mod tests {
         let s = <&SweepData>::try_from(&out.data.results[0].data).unwrap();
         assert_eq!(s.cells.len(), 2);
         assert!(s.cells.iter().all(|c| c.summary.count == 3));
+    }
+
+    #[test]
+    fn a_skipped_stage_is_recorded_with_its_reason_and_the_next_one_runs() {
+        let stages = [
+            tiny_sweep("first", &["clock-nanosleep"]).skipped("no tracing here".into()),
+            tiny_sweep("second", &["clock-nanosleep"]),
+        ];
+        assert_eq!(stages[0].budget_ms, 0);
+        let (out, events) = run_quietly(&stages);
+        assert!(out.complete && !out.interrupted);
+        assert_eq!(
+            out.data.stages[0].state,
+            StageState::Skipped {
+                reason: "no tracing here".into()
+            }
+        );
+        assert_eq!(out.data.stages[0].result, None);
+        assert_eq!(out.data.results.len(), 1);
+        assert_eq!(out.data.stages[1].result, Some(0));
+        assert_eq!(
+            events,
+            vec![(0, None), (0, Some("skipped")), (1, None), (1, Some("ok"))]
+        );
     }
 }

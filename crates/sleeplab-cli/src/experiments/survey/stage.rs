@@ -45,9 +45,12 @@ pub struct StagePlan {
     pub name: &'static str,
     /// What it asks, in a few words.
     pub title: &'static str,
-    /// The time it should take, ms: its config's [`Estimate`], rounded up.
+    /// The time it should take, ms: its config's [`Estimate`], rounded up (0 for a
+    /// stage that is skipped).
     pub budget_ms: u64,
     job: Arc<dyn Job>,
+    /// Why it cannot run on this machine (and what to run instead), if it cannot.
+    skip: Option<String>,
 }
 
 impl StagePlan {
@@ -63,7 +66,23 @@ impl StagePlan {
             title,
             budget_ms: config.estimate_ns(cpus).div_ceil(1_000_000),
             job: Arc::new(config),
+            skip: None,
         }
+    }
+
+    /// The stage, planned but not to be run here, for `reason` (the survey records it as
+    /// skipped, with the reason in its notes); it takes no time.
+    pub fn skipped(self, reason: String) -> Self {
+        Self {
+            budget_ms: 0,
+            skip: Some(reason),
+            ..self
+        }
+    }
+
+    /// Why it is skipped, when it is.
+    pub fn skip_reason(&self) -> Option<&str> {
+        self.skip.as_deref()
     }
 
     /// The experiment it runs, e.g. `sweep`.
@@ -94,6 +113,7 @@ impl fmt::Debug for StagePlan {
             .field("title", &self.title)
             .field("budget_ms", &self.budget_ms)
             .field("experiment", &self.experiment())
+            .field("skip", &self.skip)
             .finish()
     }
 }

@@ -121,6 +121,42 @@ pub enum ErrorKind {
         /// This line's value.
         value: u64,
     },
+    /// A one-shot `w`/`s` line without its start, though the header says timestamps.
+    #[error(
+        "`{line_type}` line needs two fields, elapsed and start (the header says \"timestamps\":true): {excerpt:?}"
+    )]
+    MissingStart {
+        /// The line type.
+        line_type: &'static str,
+        /// The line.
+        excerpt: String,
+    },
+    /// A second field where no start belongs.
+    #[error("`{line_type}` line has a second field, but {why}: {excerpt:?}")]
+    UnexpectedStart {
+        /// The line type.
+        line_type: &'static str,
+        /// Why no start belongs there.
+        why: &'static str,
+        /// The line.
+        excerpt: String,
+    },
+    /// A call that starts before the call printed before it.
+    #[error("call start {value} ns is before the previous call's start {previous} ns")]
+    StartDecreasing {
+        /// The previous call's start.
+        previous: u64,
+        /// This call's start.
+        value: u64,
+    },
+    /// A `t0` line where the grammar has none.
+    #[error("misplaced `t0` line: {0}")]
+    MisplacedT0(String),
+    /// A periodic cell with timestamps whose ticks (or `done`) come without a `t0` line.
+    #[error(
+        "the periodic cell of line {0} has no `t0` line before its ticks (the header says \"timestamps\":true)"
+    )]
+    MissingT0(usize),
     /// `end` while a cell is open.
     #[error("`end` while the cell of line {0} is not done")]
     UnfinishedCell(usize),

@@ -76,6 +76,8 @@ pub(super) fn header(line: &str, measurement: bool) -> Result<Header, ProtocolEr
         platform: string_field(&mut obj, "platform", what, 1)?,
         method: None,
         mode: None,
+        tid: None,
+        timestamps: false,
         extra: BTreeMap::new(),
     };
     if h.runtime.is_empty() {
@@ -117,19 +119,42 @@ pub(super) fn header(line: &str, measurement: bool) -> Result<Header, ProtocolEr
             ),
         });
     }
+    let field_err = |field: &str, problem: &str| ProtocolError {
+        line: 1,
+        kind: ErrorKind::Field {
+            what,
+            field: field.into(),
+            problem: problem.into(),
+        },
+    };
+    let (tid, timestamps) = (obj.remove("tid"), obj.remove("timestamps"));
+    if !measurement && (tid.is_some() || timestamps.is_some()) {
+        return Err(ProtocolError {
+            line: 1,
+            kind: ErrorKind::WrongOutputKind(
+                "the --list header must not have `tid` or `timestamps` (they describe a measurement)"
+                    .into(),
+            ),
+        });
+    }
+    if let Some(t) = tid {
+        let tid = t
+            .as_u64()
+            .filter(|t| (1..=i32::MAX as u64).contains(t))
+            .ok_or_else(|| field_err("tid", "must be a positive integer below 2^31"))?;
+        h.tid = Some(tid as u32);
+    }
+    h.timestamps = match timestamps {
+        None => false,
+        Some(Value::Bool(b)) => b,
+        Some(_) => return Err(field_err("timestamps", "must be true or false")),
+    };
     if let Some(options) = obj.get("options") {
         let strings = options
             .as_array()
             .is_some_and(|a| a.iter().all(Value::is_string));
         if !strings {
-            return Err(ProtocolError {
-                line: 1,
-                kind: ErrorKind::Field {
-                    what,
-                    field: "options".into(),
-                    problem: "must be an array of strings".into(),
-                },
-            });
+            return Err(field_err("options", "must be an array of strings"));
         }
     }
     h.extra = obj.into_iter().collect();

@@ -83,11 +83,7 @@ pub(super) fn fields<const N: usize>(
     line: &str,
     n: usize,
 ) -> Result<[u64; N], ProtocolError> {
-    let parts: Vec<&str> = if rest.is_empty() {
-        Vec::new()
-    } else {
-        rest.split(' ').collect()
-    };
+    let parts: Vec<&str> = split(rest);
     if parts.len() != N {
         return Err(ProtocolError {
             line: n,
@@ -110,6 +106,20 @@ pub(super) fn fields<const N: usize>(
         })?;
     }
     Ok(out)
+}
+
+/// The space-separated fields after a line type (none when there is nothing after it).
+fn split(rest: &str) -> Vec<&str> {
+    if rest.is_empty() {
+        Vec::new()
+    } else {
+        rest.split(' ').collect()
+    }
+}
+
+/// How many space-separated fields follow a line type.
+pub(super) fn field_count(rest: &str) -> usize {
+    split(rest).len()
 }
 
 /// A non-negative decimal integer that fits in 64 bits: ASCII digits only.

@@ -115,6 +115,14 @@ pub struct Header {
     pub method: Option<String>,
     /// The measurement mode (measurement output only).
     pub mode: Option<Mode>,
+    /// The kernel thread id of the probe's measuring thread (measurement output's `tid`),
+    /// where the probe names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tid: Option<u32>,
+    /// Whether the output carries each call's start on `CLOCK_MONOTONIC` (measurement
+    /// output's `"timestamps":true`: the probe was given `--timestamps`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timestamps: bool,
     /// Fields beyond the protocol's (e.g. `timerslack_ns`, `options`), kept as given.
     pub extra: BTreeMap<String, Value>,
 }
@@ -122,6 +130,10 @@ pub struct Header {
 /// The optional argument `--mlock` (the probe locks its memory before measuring), as
 /// the `--list` header's `options` names it.
 pub const OPTION_MLOCK: &str = "mlock";
+
+/// The optional argument `--timestamps` (each call's start on `CLOCK_MONOTONIC`, for a
+/// kernel trace), as the `--list` header's `options` names it.
+pub const OPTION_TIMESTAMPS: &str = "timestamps";
 
 impl Header {
     /// The optional arguments the probe takes (the `--list` header's `options`, an array
@@ -177,6 +189,14 @@ pub struct Cell {
     pub warmup: Vec<u64>,
     /// The `s` (oneshot) or `t` (periodic) lines, in order.
     pub samples: Vec<u64>,
+    /// With timestamps, one-shot: each `w` call's start on `CLOCK_MONOTONIC`, ns (the
+    /// lines' second field, parallel to `warmup`).
+    pub warmup_starts_ns: Option<Vec<u64>>,
+    /// With timestamps, one-shot: each `s` call's start on `CLOCK_MONOTONIC`, ns
+    /// (parallel to `samples`).
+    pub starts_ns: Option<Vec<u64>>,
+    /// With timestamps, periodic: t0 on `CLOCK_MONOTONIC` (the `t0` line), ns.
+    pub t0_ns: Option<u64>,
     /// Comments inside the cell or between the previous cell and this one.
     pub comments: Vec<Comment>,
     /// Line number of the `cell` line.

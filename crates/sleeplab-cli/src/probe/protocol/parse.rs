@@ -3,7 +3,7 @@
 
 use super::error::{ErrorKind, ProtocolError};
 use super::json::{header, json_object, method_entry};
-use super::lines::{Lines, excerpt, fields};
+use super::lines::{Lines, excerpt, field_count, fields};
 use super::{Cell, Comment, Header, ListOutput, Measurement, MethodInfo, Mode, Output};
 
 /// Parses any probe output: measurement output when the header has `method` or
@@ -108,6 +108,8 @@ fn measurement(input: &[u8], stopped: bool) -> Result<Stopped, ProtocolError> {
     let mut open: Option<Cell> = None;
     let mut pending: Vec<Comment> = Vec::new();
     let mut ended = false;
+    // The start of the call printed last (timestamps): starts never decrease.
+    let mut last_start: Option<u64> = None;
     loop {
         let Some((n, line)) = lines.next_line()? else {
             if stopped {
@@ -148,13 +150,23 @@ fn measurement(input: &[u8], stopped: bool) -> Result<Stopped, ProtocolError> {
                     return Err(err(ErrorKind::NestedCell(cell.line)));
                 }
                 let [v] = fields::<1>("cell", rest, line, n)?;
+                let starts = (header.timestamps && mode == Mode::Oneshot).then(Vec::new);
                 open = Some(Cell {
                     value_ns: v,
                     warmup: Vec::new(),
                     samples: Vec::new(),
+                    warmup_starts_ns: starts.clone(),
+                    starts_ns: starts,
+                    t0_ns: None,
                     comments: std::mem::take(&mut pending),
                     line: n,
                 });
+            }
+            "t0" => {
+                let Some(cell) = open.as_mut() else {
+                    return Err(err(ErrorKind::OutsideCell("t0")));
+                };
+                t0_line(cell, header.timestamps, mode, rest, line, n)?;
             }
             "w" | "s" | "t" => {
                 let ty: &'static str = match ty {
@@ -165,7 +177,6 @@ fn measurement(input: &[u8], stopped: bool) -> Result<Stopped, ProtocolError> {
                 let Some(cell) = open.as_mut() else {
                     return Err(err(ErrorKind::OutsideCell(ty)));
                 };
-                let [v] = fields::<1>(ty, rest, line, n)?;
                 if ty != "w" && ty != mode.sample_type() {
                     return Err(err(ErrorKind::WrongSampleType {
                         line_type: ty,
@@ -173,25 +184,45 @@ fn measurement(input: &[u8], stopped: bool) -> Result<Stopped, ProtocolError> {
                         expected: mode.sample_type(),
                     }));
                 }
+                let (v, start) = sample_fields(ty, header.timestamps, mode, rest, line, n)?;
                 if ty == "w" && !cell.samples.is_empty() {
                     return Err(err(ErrorKind::WarmupAfterSample));
                 }
                 if mode == Mode::Periodic {
+                    if header.timestamps && cell.t0_ns.is_none() {
+                        return Err(err(ErrorKind::MissingT0(cell.line)));
+                    }
                     let previous = cell.samples.last().or(cell.warmup.last()).copied();
                     if let Some(previous) = previous.filter(|&p| v < p) {
                         return Err(err(ErrorKind::Decreasing { previous, value: v }));
                     }
                 }
-                if ty == "w" {
-                    cell.warmup.push(v);
+                if let Some(start) = start {
+                    if let Some(previous) = last_start.filter(|&p| start < p) {
+                        return Err(err(ErrorKind::StartDecreasing {
+                            previous,
+                            value: start,
+                        }));
+                    }
+                    last_start = Some(start);
+                }
+                let (values, starts) = if ty == "w" {
+                    (&mut cell.warmup, &mut cell.warmup_starts_ns)
                 } else {
-                    cell.samples.push(v);
+                    (&mut cell.samples, &mut cell.starts_ns)
+                };
+                values.push(v);
+                if let (Some(starts), Some(start)) = (starts.as_mut(), start) {
+                    starts.push(start);
                 }
             }
             "done" => {
                 let Some(cell) = open.take() else {
                     return Err(err(ErrorKind::OutsideCell("done")));
                 };
+                if mode == Mode::Periodic && header.timestamps && cell.t0_ns.is_none() {
+                    return Err(err(ErrorKind::MissingT0(cell.line)));
+                }
                 let [v, count] = fields::<2>("done", rest, line, n)?;
                 if v != cell.value_ns {
                     return Err(err(ErrorKind::DoneValue {
@@ -220,4 +251,81 @@ fn measurement(input: &[u8], stopped: bool) -> Result<Stopped, ProtocolError> {
         ended,
         unfinished_cell: open.map(|c| c.line),
     })
+}
+
+/// The numbers of a `w`/`s`/`t` line: the value, and with timestamps in one-shot mode
+/// the call's start. A start missing where the header promises one, or given where none
+/// belongs, is named as such.
+fn sample_fields(
+    ty: &'static str,
+    timestamps: bool,
+    mode: Mode,
+    rest: &str,
+    line: &str,
+    n: usize,
+) -> Result<(u64, Option<u64>), ProtocolError> {
+    let with_start = timestamps && mode == Mode::Oneshot;
+    let err = |kind| ProtocolError { line: n, kind };
+    match (field_count(rest), with_start) {
+        (1, true) => {
+            return Err(err(ErrorKind::MissingStart {
+                line_type: ty,
+                excerpt: excerpt(line),
+            }));
+        }
+        (2, false) => {
+            return Err(err(ErrorKind::UnexpectedStart {
+                line_type: ty,
+                why: if timestamps {
+                    "a periodic cell gives its start on its `t0` line"
+                } else {
+                    "the header does not say \"timestamps\":true"
+                },
+                excerpt: excerpt(line),
+            }));
+        }
+        _ => {}
+    }
+    if with_start {
+        let [v, start] = fields::<2>(ty, rest, line, n)?;
+        Ok((v, Some(start)))
+    } else {
+        let [v] = fields::<1>(ty, rest, line, n)?;
+        Ok((v, None))
+    }
+}
+
+/// A `t0` line: only in a periodic cell with timestamps, once, before its first tick.
+fn t0_line(
+    cell: &mut Cell,
+    timestamps: bool,
+    mode: Mode,
+    rest: &str,
+    line: &str,
+    n: usize,
+) -> Result<(), ProtocolError> {
+    let misplaced = |why: String| ProtocolError {
+        line: n,
+        kind: ErrorKind::MisplacedT0(why),
+    };
+    if mode == Mode::Oneshot {
+        return Err(misplaced(
+            "in one-shot mode (each call carries its own start)".into(),
+        ));
+    }
+    if !timestamps {
+        return Err(misplaced(
+            "the header does not say \"timestamps\":true".into(),
+        ));
+    }
+    if cell.t0_ns.is_some() {
+        return Err(misplaced(format!(
+            "a second one in the cell of line {}",
+            cell.line
+        )));
+    }
+    // (After a tick is impossible here: a tick without its t0 already failed.)
+    let [t0] = fields::<1>("t0", rest, line, n)?;
+    cell.t0_ns = Some(t0);
+    Ok(())
 }

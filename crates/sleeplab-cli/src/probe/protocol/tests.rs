@@ -34,9 +34,32 @@ fn every_valid_vector_parses() {
     let all = vectors("valid");
     assert!(all.len() >= 4, "{} valid vectors", all.len());
     for (name, bytes) in all {
-        if let Err(e) = parse_output(&bytes) {
-            panic!("valid/{name} was rejected: {e}");
+        match parse_output(&bytes) {
+            Err(e) => panic!("valid/{name} was rejected: {e}"),
+            Ok(Output::Measurement(m)) => starts_match_the_header(&name, &m),
+            Ok(Output::List(_)) => {}
         }
+    }
+}
+
+/// With timestamps, every one-shot line has its start and every periodic cell its t0;
+/// without, none has.
+fn starts_match_the_header(name: &str, m: &Measurement) {
+    let oneshot = m.header.timestamps && m.mode == Mode::Oneshot;
+    let periodic = m.header.timestamps && m.mode == Mode::Periodic;
+    for c in &m.cells {
+        let len = |v: &Option<Vec<u64>>| v.as_ref().map(Vec::len);
+        assert_eq!(
+            len(&c.warmup_starts_ns),
+            oneshot.then_some(c.warmup.len()),
+            "{name}"
+        );
+        assert_eq!(
+            len(&c.starts_ns),
+            oneshot.then_some(c.samples.len()),
+            "{name}"
+        );
+        assert_eq!(c.t0_ns.is_some(), periodic, "{name}");
     }
 }
 
@@ -105,6 +128,124 @@ fn list_options_are_read_from_the_header() {
     );
     let e = parse_list(&load("invalid", "list_options_not_strings.txt")).unwrap_err();
     assert!(e.to_string().contains("options"), "{e}");
+}
+
+#[test]
+fn timestamps_and_tid_are_read() {
+    let m = parse_measurement(&load("valid", "oneshot_timestamps.txt")).unwrap();
+    assert_eq!((m.header.tid, m.header.timestamps), (Some(4242), true));
+    assert!(
+        !m.header.extra.contains_key("tid"),
+        "tid is a field of its own"
+    );
+    let c = &m.cells[0];
+    assert_eq!(
+        c.warmup_starts_ns.as_deref(),
+        Some(&[5_100_000_000_000][..])
+    );
+    assert_eq!(
+        c.starts_ns.as_deref(),
+        Some(&[5_100_001_080_000, 5_100_002_150_000][..])
+    );
+    assert_eq!(c.samples, [1_065_432, 1_071_111]);
+    assert_eq!(c.comments.len(), 2);
+    // Equal starts (a call of 0 ns) are allowed.
+    assert_eq!(
+        m.cells[1].starts_ns.as_deref(),
+        Some(&[5_100_003_300_000, 5_100_003_300_000][..])
+    );
+    assert_eq!(c.t0_ns, None);
+
+    let p = parse_measurement(&load("valid", "periodic_timestamps.txt")).unwrap();
+    assert_eq!((p.header.tid, p.header.timestamps), (None, true));
+    assert_eq!(p.cells[0].t0_ns, Some(5_100_000_000_000));
+    assert_eq!(p.cells[0].warmup, [10_050_000]);
+    assert_eq!(p.cells[0].samples, [20_061_000, 30_049_000]);
+    assert_eq!(p.cells[0].starts_ns, None);
+
+    let t = parse_measurement(&load("valid", "tid_without_timestamps.txt")).unwrap();
+    assert_eq!((t.header.tid, t.header.timestamps), (Some(1), false));
+    assert_eq!(t.cells[0].starts_ns, None);
+    let f = parse_measurement(&load("valid", "timestamps_false.txt")).unwrap();
+    assert_eq!(
+        (f.header.tid, f.header.timestamps),
+        (Some(i32::MAX as u32), false)
+    );
+
+    let l = parse_list(&load("valid", "list_options_timestamps.txt")).unwrap();
+    assert_eq!(
+        l.header.options(),
+        [OPTION_MLOCK, OPTION_TIMESTAMPS, "some-future-option"]
+    );
+    // Outputs from before timestamps read as they did.
+    let old = parse_measurement(&load("valid", "oneshot_two_cells.txt")).unwrap();
+    assert_eq!((old.header.tid, old.header.timestamps), (None, false));
+}
+
+#[test]
+fn timestamp_errors_name_the_line_and_the_problem() {
+    let cases: [(&str, usize, &str); 12] = [
+        (
+            "timestamps_without_option.txt",
+            3,
+            "does not say \"timestamps\":true",
+        ),
+        (
+            "timestamps_missing_start.txt",
+            4,
+            "needs two fields, elapsed and start",
+        ),
+        (
+            "timestamps_warmup_missing_start.txt",
+            3,
+            "`w` line needs two fields",
+        ),
+        ("timestamps_three_fields.txt", 3, "needs 2 field(s)"),
+        (
+            "timestamps_start_decreasing.txt",
+            4,
+            "call start 5100000001000 ns is before",
+        ),
+        (
+            "timestamps_start_decreasing_across_cells.txt",
+            6,
+            "is before the previous",
+        ),
+        (
+            "timestamps_not_bool.txt",
+            1,
+            "\"timestamps\" must be true or false",
+        ),
+        (
+            "t0_missing.txt",
+            3,
+            "the periodic cell of line 2 has no `t0` line",
+        ),
+        ("t0_twice.txt", 4, "a second one in the cell of line 2"),
+        (
+            "t0_tick_with_start.txt",
+            4,
+            "gives its start on its `t0` line",
+        ),
+        (
+            "tid_zero.txt",
+            1,
+            "\"tid\" must be a positive integer below 2^31",
+        ),
+        (
+            "list_with_tid.txt",
+            1,
+            "must not have `tid` or `timestamps`",
+        ),
+    ];
+    for (name, line, needle) in cases {
+        let e = parse_output(&load("invalid", name)).unwrap_err();
+        assert_eq!(e.line, line, "{name}: {e}");
+        assert!(
+            e.to_string().contains(needle),
+            "{name}: {e} lacks {needle:?}"
+        );
+    }
 }
 
 #[test]
@@ -257,11 +398,13 @@ proptest! {
             Just(HEAD.trim_end().to_string()),
             Just(HEAD.trim_end().replace("oneshot", "periodic")),
             Just("{\"protocol\":\"sleeplab-probe/1\",\"runtime\":\"c\",\"implementation\":\"gcc\",\"runtime_version\":\"12\",\"clock\":\"m\",\"platform\":\"linux\"}".to_string()),
+            Just(HEAD.trim_end().replace("}", ",\"timestamps\":true,\"tid\":7}")),
+            Just(HEAD.trim_end().replace("oneshot", "periodic").replace("}", ",\"timestamps\":true}")),
             "\\PC{0,40}",
         ],
         body in proptest::collection::vec(
             prop_oneof![
-                (prop_oneof![Just("cell"), Just("w"), Just("s"), Just("t"), Just("done"), Just("x")],
+                (prop_oneof![Just("cell"), Just("w"), Just("s"), Just("t"), Just("t0"), Just("done"), Just("x")],
                  proptest::collection::vec(prop_oneof![Just("0".to_string()), Just("18446744073709551616".to_string()), "[0-9]{1,20}", "\\PC{0,4}"], 0..3))
                     .prop_map(|(t, f)| if f.is_empty() { t.to_string() } else { format!("{t} {}", f.join(" ")) }),
                 Just("end".to_string()),
@@ -308,6 +451,74 @@ proptest! {
             prop_assert_eq!(c.value_ns, *v);
             prop_assert_eq!(&c.warmup, w);
             prop_assert_eq!(&c.samples, s);
+        }
+    }
+}
+
+/// A well-formed output with timestamps from random cells: every call starts at or
+/// after the previous one's start.
+fn timestamped_text(cells: &[(u64, Vec<u64>, Vec<u64>)], gaps: &[u64], first: u64) -> String {
+    let mut text = HEAD.replace("}", ",\"timestamps\":true}");
+    let mut start = first;
+    let mut gap = gaps.iter().cycle();
+    for (v, w, s) in cells {
+        text.push_str(&format!("cell {v}\n"));
+        for (ty, values) in [("w", w), ("s", s)] {
+            for x in values {
+                text.push_str(&format!("{ty} {x} {start}\n"));
+                start += gap.next().copied().unwrap_or(0);
+            }
+        }
+        text.push_str(&format!("done {v} {}\n", s.len()));
+    }
+    text.push_str("end\n");
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Starts parse back in order beside their samples; moving any start below the one
+    /// before it makes the output invalid.
+    #[test]
+    fn timestamps_round_trip_and_never_decrease(
+        cells in proptest::collection::vec(
+            (any::<u32>().prop_map(u64::from),
+             proptest::collection::vec(0u64..1 << 40, 0..3),
+             proptest::collection::vec(0u64..1 << 40, 0..5)),
+            1..4),
+        gaps in proptest::collection::vec(0u64..1 << 30, 1..8),
+        first in 1u64..1 << 62,
+        victim in any::<prop::sample::Index>(),
+    ) {
+        let text = timestamped_text(&cells, &gaps, first);
+        let m = parse_measurement(text.as_bytes()).unwrap();
+        let mut seen: Vec<u64> = Vec::new();
+        for (c, (_, w, s)) in m.cells.iter().zip(&cells) {
+            prop_assert_eq!(&c.warmup, w);
+            prop_assert_eq!(&c.samples, s);
+            let (ws, ss) = (c.warmup_starts_ns.clone().unwrap(), c.starts_ns.clone().unwrap());
+            prop_assert_eq!((ws.len(), ss.len()), (w.len(), s.len()));
+            seen.extend(ws);
+            seen.extend(ss);
+        }
+        prop_assert!(seen.windows(2).all(|p| p[0] <= p[1]));
+        prop_assert_eq!(seen.first().copied(), (!seen.is_empty()).then_some(first));
+        // A start one below its predecessor's breaks the order.
+        let lines: Vec<&str> = text.lines().collect();
+        let sample_lines: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].starts_with("w ") || lines[i].starts_with("s "))
+            .collect();
+        if sample_lines.len() >= 2 {
+            let k = 1 + victim.index(sample_lines.len() - 1);
+            let previous_start: u64 = lines[sample_lines[k - 1]].rsplit(' ').next().unwrap().parse().unwrap();
+            let mut fields: Vec<String> = lines[sample_lines[k]].split(' ').map(String::from).collect();
+            fields[2] = (previous_start - 1).to_string();
+            let mut broken: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            broken[sample_lines[k]] = fields.join(" ");
+            let e = parse_measurement(format!("{}\n", broken.join("\n")).as_bytes()).unwrap_err();
+            prop_assert_eq!(e.line, sample_lines[k] + 1);
+            prop_assert!(matches!(e.kind, ErrorKind::StartDecreasing { .. }), "{}", e);
         }
     }
 }

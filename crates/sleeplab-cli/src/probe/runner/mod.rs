@@ -62,6 +62,11 @@ pub struct RunOutput {
     /// What was in force for the process, read from `/proc` when its first line of
     /// stdout arrived (`None` when it printed no complete line).
     pub in_force: Option<InForce>,
+    /// The process id (its group's too).
+    pub pid: u32,
+    /// Its kernel thread ids when its first line of stdout arrived (`None` when it
+    /// printed no complete line or they could not be read).
+    pub threads: Option<Vec<u32>>,
 }
 
 /// The protocol's reading of a run.
@@ -215,6 +220,7 @@ pub fn run(
     let mut exited_at: Option<Instant> = None;
     let mut killed: Option<Termination> = None;
     let mut in_force = None;
+    let mut threads = None;
     let mut buf = vec![0u8; 64 * 1024];
     // A timeout too long to represent is no timeout (a run of centuries).
     let deadline = start
@@ -288,6 +294,7 @@ pub fn run(
                         // it applied before printing it.
                         if in_force.is_none() && buf[..n].contains(&b'\n') {
                             in_force = Some(observe::read(pgid));
+                            threads = observe::threads(pgid);
                         }
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -346,6 +353,8 @@ pub fn run(
         wall: start.elapsed(),
         limits,
         in_force,
+        pid: pgid,
+        threads,
     })
 }
 

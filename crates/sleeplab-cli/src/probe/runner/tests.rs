@@ -230,6 +230,27 @@ fn what_was_in_force_is_read_back_once_the_first_line_is_out() {
 }
 
 #[test]
+fn the_threads_are_read_back_with_the_first_line() {
+    // A shell has one thread: itself. `exec` keeps the pid, so the probe is the child.
+    let r = run(
+        &sh("echo header; sleep 0.3"),
+        &[],
+        ChildSettings::default(),
+        limits(5000),
+    )
+    .unwrap();
+    assert_eq!(r.threads, Some(vec![r.pid]));
+    let r = run(
+        &sh("sleep 0.1"),
+        &[],
+        ChildSettings::default(),
+        limits(5000),
+    )
+    .unwrap();
+    assert_eq!(r.threads, None);
+}
+
+#[test]
 fn words_show_env_program_and_args() {
     let c = ProbeCommand::new("wine")
         .with_args(["probe.exe"])

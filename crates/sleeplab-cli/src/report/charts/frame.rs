@@ -12,6 +12,7 @@ use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Applies the house style to a mesh: tick and description fonts, grid and axis ink.
 pub(crate) fn house_style<'m, 'a, 'b, X, Y, DB>(
@@ -110,6 +111,9 @@ pub(crate) trait CategoryCanvas {
     fn legend_entry(&mut self, label: &str, swatch: Swatch) -> DrawResult;
     /// Draws the legend box (lower right).
     fn legend(&mut self) -> DrawResult;
+    /// Writes `text` in tick-label type, left-aligned and vertically centred, 6 px right
+    /// of `at` (a value written at the end of its bar).
+    fn label(&mut self, at: (f64, f64), text: &str) -> DrawResult;
     /// The value where the axis starts.
     fn origin(&self) -> f64;
 }
@@ -191,6 +195,17 @@ where
 
     fn legend(&mut self) -> DrawResult {
         legend_box(self.chart, SeriesLabelPosition::LowerRight)
+    }
+
+    fn label(&mut self, at: (f64, f64), text: &str) -> DrawResult {
+        let ink = BLACK.mix(0.8);
+        let style = TextStyle::from((FONT, TICK_SIZE).into_font())
+            .color(&ink)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        self.chart.draw_series(std::iter::once(
+            EmptyElement::at(at) + Text::new(text.to_string(), (6, 0), style),
+        ))?;
+        Ok(())
     }
 
     fn origin(&self) -> f64 {

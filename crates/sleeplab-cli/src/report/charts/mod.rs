@@ -5,8 +5,9 @@
 //! per category: timer slack's effect), [`bars`] (a value per category with min/max
 //! whiskers: pace error, runtimes), [`heatmap`] (a value per cell of a grid: the
 //! simulator), [`scatter`] (every sample against its request, the 0 request on a strip of
-//! its own: seed 000). Every chart is an `<svg data-chart="ID">` so tests and the browser check
-//! can find it; it scales down with the page (`max-width: 100%`).
+//! its own: seed 000), [`stacked`] (bars stacked by part: where a wake's lateness went).
+//! Every chart is an `<svg data-chart="ID">` so tests and the browser check can find it;
+//! it scales down with the page (`max-width: 100%`).
 //!
 //! [`axis`] holds the axes they all take (scale, tick unit, range); [`frame`] the set-up
 //! they share (mesh style, legend box, value ranges, the category chart of bars and
@@ -21,6 +22,7 @@ pub mod dumbbell;
 pub(crate) mod frame;
 pub mod heatmap;
 pub mod scatter;
+pub mod stacked;
 pub mod xy;
 
 use super::escape;
@@ -152,9 +154,15 @@ where
     let style = TextStyle::from((FONT, TICK_SIZE).into_font())
         .color(&ink)
         .pos(Pos::new(HPos::Right, VPos::Center));
+    // The chart's coordinates are the backend's pixels; `root` may be shifted (titled).
+    let (bx, by) = root.get_base_pixel();
     for (i, name) in names.iter().enumerate() {
         let (px, py) = chart.backend_coord(&(x0.clone(), (n - 1 - i) as f64));
-        root.draw(&Text::new(short_label(name), (px - 8, py), style.clone()))?;
+        root.draw(&Text::new(
+            short_label(name),
+            (px - bx - 8, py - by),
+            style.clone(),
+        ))?;
     }
     Ok(())
 }

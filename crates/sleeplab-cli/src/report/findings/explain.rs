@@ -4,6 +4,7 @@
 
 use super::{Finding, Results};
 use crate::experiments::explain::{ExplainCell, ExplainData};
+use crate::experiments::sweep::SweepCell;
 use crate::output::units::ns;
 use crate::report::claim::{BLOCKED_CSW, Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence};
 use crate::stats::Stat;
@@ -12,6 +13,47 @@ use crate::trace::{Component, Explanation};
 
 /// How many components a sentence names at most.
 const NAMED: usize = 3;
+
+/// One cell's account as the sentences read it: a cell of `explain`, or of a sweep run
+/// with `--trace`.
+#[derive(Debug, Clone, Copy)]
+pub struct CellAccount<'a> {
+    /// Mechanism or strategy.
+    pub mechanism: &'a str,
+    /// Requested duration, ns.
+    pub requested_ns: u64,
+    /// Competing busy threads.
+    pub load: usize,
+    /// Timer slack in force, ns.
+    pub timer_slack_ns: u64,
+    /// Where its lateness went.
+    pub explanation: &'a Explanation,
+}
+
+impl<'a> From<&'a ExplainCell> for CellAccount<'a> {
+    fn from(c: &'a ExplainCell) -> Self {
+        Self {
+            mechanism: &c.mechanism,
+            requested_ns: c.requested_ns,
+            load: c.load,
+            timer_slack_ns: c.timer_slack_ns,
+            explanation: &c.explanation,
+        }
+    }
+}
+
+impl<'a> CellAccount<'a> {
+    /// The account of a sweep cell, when the sweep was traced.
+    pub fn of_sweep(c: &'a SweepCell) -> Option<Self> {
+        Some(Self {
+            mechanism: &c.mechanism,
+            requested_ns: c.requested_ns,
+            load: c.load,
+            timer_slack_ns: c.timer_slack_ns,
+            explanation: c.explanation.as_ref()?,
+        })
+    }
+}
 
 /// One finding per explained cell (mechanism × duration) at the lowest load measured,
 /// and one per cell of a higher load whose tail was set by the run queue.
@@ -28,7 +70,7 @@ pub fn why_late_of(data: &ExplainData) -> Vec<Finding> {
     data.cells
         .iter()
         .filter(|c| Some(c.load) == lowest || c.explanation.tail.is_some())
-        .filter_map(|c| cell_sentence(c).map(|s| Finding::new("why-late", s)))
+        .filter_map(|c| cell_sentence(c.into()).map(|s| Finding::new("why-late", s)))
         .collect()
 }
 
@@ -36,7 +78,7 @@ pub fn why_late_of(data: &ExplainData) -> Vec<Finding> {
 /// components (the means over the wakes between p40 and p60 of lateness, which add up
 /// to their mean lateness), then the tail's biggest component and who held the CPU.
 /// `None` for a cell without wakes.
-pub fn cell_sentence(c: &ExplainCell) -> Option<Sentence> {
+pub fn cell_sentence(c: CellAccount<'_>) -> Option<Sentence> {
     let x = &c.explanation;
     let typical = x.typical.as_ref()?;
     let mut s = Sentence::default();
@@ -119,7 +161,7 @@ fn composition(s: &mut Sentence, c: &Composition, verb: &str) {
 }
 
 /// States a cell whose waits mostly never blocked as such, and records the claim.
-fn blocking(s: &mut Sentence, c: &ExplainCell, x: &Explanation) {
+fn blocking(s: &mut Sentence, c: CellAccount<'_>, x: &Explanation) {
     let blocked = if x.wakes == 0 {
         0.0
     } else {
@@ -134,7 +176,7 @@ fn blocking(s: &mut Sentence, c: &ExplainCell, x: &Explanation) {
         ));
     }
     s.claim(Claim::Blocking {
-        name: c.mechanism.clone(),
+        name: c.mechanism.to_string(),
         voluntary_csw_per_call: blocked,
         called_a_sleep: false,
     });
@@ -143,7 +185,7 @@ fn blocking(s: &mut Sentence, c: &ExplainCell, x: &Explanation) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{Holder, Parts, WakeAccount};
+    use crate::trace::{Holder, WakeAccount};
     use proptest::prelude::*;
 
     fn cell(accounts: &[WakeAccount]) -> ExplainCell {
@@ -159,19 +201,13 @@ mod tests {
     }
 
     fn wake(parts: &[(Component, u64)], holder: Option<&str>, blocked: bool) -> WakeAccount {
-        let mut p = Parts::default();
-        for &(c, ns) in parts {
-            p.add(c, ns);
-        }
         WakeAccount {
-            lateness_ns: p.total() as i64,
-            parts: p,
             holder: holder.map(|h| Holder {
                 comm: h.into(),
                 pid: 3,
             }),
             blocked,
-            traced: true,
+            ..WakeAccount::of_parts(parts)
         }
     }
 
@@ -191,7 +227,7 @@ mod tests {
                 true,
             ));
         }
-        let s = cell_sentence(&cell(&w)).unwrap();
+        let s = cell_sentence((&cell(&w)).into()).unwrap();
         assert_eq!(
             s.text,
             "nanosleep 1 ms (load 0): 78 µs late at the median; the wakes between its p40 and p60 (n = 42) \
@@ -209,7 +245,7 @@ mod tests {
             .collect();
         let mut c = cell(&w);
         c.mechanism = "spin".into();
-        let s = cell_sentence(&c).unwrap();
+        let s = cell_sentence((&c).into()).unwrap();
         assert!(s.text.contains(NEVER_BLOCKED), "{}", s.text);
         assert!(s.text.contains("n = 10"));
         s.check().unwrap();
@@ -232,7 +268,7 @@ mod tests {
                     wake(&parts, h.as_deref(), *blocked)
                 })
                 .collect();
-            let s = cell_sentence(&cell(&accounts)).unwrap();
+            let s = cell_sentence((&cell(&accounts)).into()).unwrap();
             prop_assert!(s.check().is_ok(), "{:?}", s.check());
         }
     }

@@ -25,7 +25,7 @@ mod sweep;
 mod tests;
 
 pub use binding_gain::binding_gain;
-pub use explain::{cell_sentence as why_late_sentence, why_late, why_late_of};
+pub use explain::{CellAccount, cell_sentence as why_late_sentence, why_late, why_late_of};
 pub use load::{load_effect, loaded_faster};
 pub use pace::pace_loop;
 pub use runtimes::runtime_floors;

@@ -4,7 +4,10 @@
 //! per-frame evidence).
 
 use super::chart;
-use crate::experiments::pace::{PaceData, PaceResult, Standing, frontier_sentence, standings};
+use crate::experiments::pace::{
+    PaceData, PaceResult, Standing, frontier_sentence, late_causes_intro, late_causes_table,
+    standings,
+};
 use crate::report::charts::xy::{Axis, Legend, Scale, Series, Style, Unit, XyChart};
 use crate::report::charts::{color, css};
 use crate::report::claim::interval_text;
@@ -72,9 +75,14 @@ pub fn section(p: &PaceData) -> Option<Section> {
                 caption: captions.join(" "),
             },
             Block::Heading("Why frames were late".into()),
-            Block::Text(evidence_intro()),
-            Block::Table(evidence_table(p)),
-        ],
+        ]
+        .into_iter()
+        .chain(match late_causes_table(p) {
+            // The kernel's account replaces the heuristics where it exists.
+            Some(t) => [Block::Text(late_causes_intro()), Block::Table(t)],
+            None => [Block::Text(evidence_intro()), Block::Table(evidence_table(p))],
+        })
+        .collect(),
     })
 }
 
@@ -199,10 +207,12 @@ mod tests {
                 timer_slack_ns: Some(1),
                 json_samples: 0,
                 repeat: 1,
+                trace: false,
             },
             results,
             runs: vec![],
             repeat: vec![],
+            tracing: None,
         }
     }
 

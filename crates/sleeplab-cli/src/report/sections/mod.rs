@@ -1,6 +1,7 @@
 //! One module per kind of section. Each returns the sections its data supports, and
 //! nothing when the result holds none of it.
 
+pub mod explain;
 pub mod frontier;
 pub mod notes;
 pub mod precise;

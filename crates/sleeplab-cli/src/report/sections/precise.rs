@@ -437,6 +437,7 @@ mod tests {
             samples_ns: vec![],
             all_samples_ns: vec![],
             evidence: Default::default(),
+            explanation: None,
         }
     }
 
@@ -453,10 +454,12 @@ mod tests {
                 timer_slack_ns: Some(1),
                 json_samples: 0,
                 repeat: 1,
+                trace: false,
             },
             results,
             runs: vec![],
             repeat: vec![],
+            tracing: None,
         }
     }
 

@@ -384,20 +384,38 @@ fn any_event() -> impl Strategy<Value = Event> {
     })
 }
 
+#[test]
+fn a_wait_that_began_late_counts_its_overrun() {
+    // Deadline 1000, the wait began at 1300 (an overrunning frame) and spun to 1500.
+    let tl = Timeline::new(Vec::new());
+    let w = Window {
+        tid: TID,
+        start_ns: 1_300,
+        deadline_ns: 1_000,
+        end_ns: 1_500,
+        spin_ns: 0,
+    };
+    let a = account(&tl, &w);
+    assert_eq!(a.lateness_ns, 500);
+    assert_eq!(a.parts.get(Component::Overrun), 300);
+    assert_eq!(a.parts.get(Component::Spin), 200);
+    assert_eq!(a.parts.total(), 500);
+}
+
 proptest! {
     /// Whatever the events, the parts add up to the lateness (or to nothing when early).
     #[test]
     fn parts_always_add_up_to_the_lateness(
         events in prop::collection::vec(any_event(), 0..40),
         start in 0u64..1_000,
-        req in 0u64..1_500,
+        deadline in 0u64..2_500,
         end_after in 0u64..2_500,
         spin in 0u64..500,
     ) {
         let tl = Timeline::new(events);
-        let w = Window { tid: TID, start_ns: start, deadline_ns: start + req, end_ns: start + end_after, spin_ns: spin };
+        let w = Window { tid: TID, start_ns: start, deadline_ns: deadline, end_ns: start + end_after, spin_ns: spin };
         let a = account(&tl, &w);
-        prop_assert_eq!(a.lateness_ns, end_after as i64 - req as i64);
+        prop_assert_eq!(a.lateness_ns, (start + end_after) as i64 - deadline as i64);
         prop_assert_eq!(a.parts.total() as i64, a.lateness_ns.max(0));
     }
 }

@@ -8,6 +8,7 @@
 //! representatives only, and the oversubscribed load (CPUs + 3 busy threads) on the
 //! first sleep call.
 
+mod explain;
 mod sweep;
 
 use super::{Level, StagePlan};
@@ -21,6 +22,7 @@ use crate::experiments::simulate::{
 };
 use crate::experiments::timers::{TimersConfig, mechanisms as timer_mechanisms};
 use crate::probe::catalog::RuntimeId;
+use explain::explain_stage;
 use sleeplab::wait::Support;
 pub use sweep::sweep_loads;
 use sweep::{slack_stage, sweep_stage};
@@ -50,6 +52,8 @@ pub struct PlanEnv {
     pub mechanisms: Vec<(String, bool, String)>,
     /// Supported periodic timer mechanisms (`timers`), in table order.
     pub timer_mechanisms: Vec<String>,
+    /// Why the kernel cannot be traced here (`None`: it can; the `explain` stage runs).
+    pub untraceable: Option<String>,
 }
 
 impl PlanEnv {
@@ -68,6 +72,7 @@ impl PlanEnv {
                 .filter(|n| timer_mechanisms::support(n) == Support::Supported)
                 .map(str::to_string)
                 .collect(),
+            untraceable: crate::trace::available().err().map(|e| e.to_string()),
         }
     }
 }
@@ -84,6 +89,7 @@ pub fn plan(level: Level, env: &PlanEnv) -> Vec<StagePlan> {
     if !env.timer_mechanisms.is_empty() {
         stages.push(timers_stage(level, env));
     }
+    stages.push(explain_stage(level, env));
     stages.push(simulate_stage(level, env.cpus));
     stages.push(runtimes_stage(level, env.cpus));
     stages
@@ -240,6 +246,7 @@ fn pace_stage(level: Level, cpus: usize) -> StagePlan {
             timer_slack_ns: Some(1),
             json_samples: 200,
             repeat: 1,
+            trace: false,
         },
     )
 }
@@ -306,6 +313,7 @@ mod tests {
                 ("spin".into(), true, "busy".into()),
             ],
             timer_mechanisms: (0..10).map(|i| format!("timer-{i}")).collect(),
+            untraceable: None,
         }
     }
 
@@ -321,6 +329,7 @@ mod tests {
                 .map(|i| (i.name.to_string(), i.takes_duration, i.family))
                 .collect(),
             timer_mechanisms: (0..10).map(|i| format!("timer-{i}")).collect(),
+            untraceable: None,
         }
     }
 
@@ -340,6 +349,65 @@ mod tests {
             let quick = planned_ms(&plan(Level::Quick, &e));
             assert!(quick <= QUICK_BUDGET_MS, "{cpus} CPUs: {quick} ms");
         }
+    }
+
+    /// The explain stage: nanosleep, timerfd and epoll at 100 µs and 1 ms and the
+    /// precise sleeper at 60 Hz, idle and with a busy thread per CPU; 40 wakes per cell at
+    /// --quick, 100 (a p99, so a tail) normally; a few seconds. Where the kernel cannot
+    /// be traced it is skipped, saying why and what to run.
+    #[test]
+    fn explain_stage_takes_seconds_and_is_skipped_without_tracing() {
+        use crate::experiments::explain::ExplainConfig;
+        let mut e = every_mechanism(2);
+        for (level, wakes, max_ms) in [(Level::Quick, 40, 3_000), (Level::Normal, 100, 6_000)] {
+            let p = plan(level, &e);
+            let s = p.iter().find(|s| s.name == "explain").unwrap();
+            assert_eq!(s.skip_reason(), None);
+            let c = s.config::<ExplainConfig>().unwrap();
+            assert_eq!((c.iterations, c.loads.clone()), (wakes, vec![0, 2]));
+            let items: Vec<(&str, u64)> = c
+                .items
+                .iter()
+                .map(|i| (i.mechanism.as_str(), i.requested_ns))
+                .collect();
+            assert_eq!(
+                items,
+                [
+                    ("nanosleep", 100_000),
+                    ("nanosleep", 1_000_000),
+                    ("timerfd", 100_000),
+                    ("timerfd", 1_000_000),
+                    ("epoll", 100_000),
+                    ("epoll", 1_000_000),
+                    ("precise", 16_666_667)
+                ]
+            );
+            assert!(
+                (1_000..=max_ms).contains(&s.budget_ms),
+                "{level:?}: {} ms",
+                s.budget_ms
+            );
+        }
+        let full = plan(Level::Full, &e);
+        let c = full
+            .iter()
+            .find_map(|s| s.config::<ExplainConfig>())
+            .unwrap();
+        assert_eq!((c.iterations, c.items.len()), (300, 11));
+        // A mechanism this machine lacks is left out.
+        e.mechanisms.retain(|m| m.0 != "epoll");
+        let p = plan(Level::Normal, &e);
+        let c = p.iter().find_map(|s| s.config::<ExplainConfig>()).unwrap();
+        assert!(c.items.iter().all(|i| i.mechanism != "epoll"));
+        e.untraceable = Some("not allowed to trace timer:hrtimer_start".into());
+        let p = plan(Level::Normal, &e);
+        let s = p.iter().find(|s| s.name == "explain").unwrap();
+        assert_eq!(s.budget_ms, 0);
+        let why = s.skip_reason().unwrap();
+        assert!(
+            why.contains("not allowed to trace") && why.contains("`sudo sleeplab explain`"),
+            "{why}"
+        );
     }
 
     /// The runtimes stage follows seed 003: 100 calls at every request, fixed before

@@ -1,0 +1,608 @@
+//! What the tracer (`sleeplab_cli::trace::Tracer`, behind `explain` and `--trace`)
+//! costs, for `scripts/bench-trace.sh`: blocks of WAITS waits with and without it,
+//! interleaved in one run (ROUNDS × each loop × {untraced, traced}, the order of the
+//! pair alternating from round to round so neither always runs first), on two loops:
+//! an absolute `clock_nanosleep` on a PERIOD grid (1 kHz by default) and a relative
+//! `nanosleep` of PERIOD.
+//!
+//! Per loop it prints a Markdown table: the median lateness of each side with its
+//! distribution-free 95 % interval (order statistics: binomial ranks) and p99, the
+//! difference of the medians (traced − untraced), and the CPU:
+//!
+//! * the whole machine's busy time per second of run, from /proc/stat (every CPU's
+//!   elapsed time less its idle and iowait time, which NO_HZ kernels keep to the µs,
+//!   printed in USER_HZ ticks). A tracepoint's work in interrupt context is charged to
+//!   whatever ran, often the idle task: the process's own CPU time misses it, and the
+//!   kernel ends the idle time for the interrupt, so the machine's busy time does not;
+//! * the measuring process's own CPU time (CLOCK_PROCESS_CPUTIME_ID, what
+//!   getrusage(RUSAGE_SELF) sums, in ns): the tracepoints that fire in its context and
+//!   the drain of the ring buffers, which runs at the end of each traced block (as
+//!   `explain` drains between cells) and is counted in it.
+//!
+//! A traced block opens a fresh session (outside the timed span) and is split with the
+//! account `explain` uses afterwards, so the table also says how many of its wakes were
+//! fully traced: a tracer that recorded nothing would cost nothing. Runs as root.
+//!
+//!     cargo run --release -p sleeplab-cli --example trace_cost -- --rounds 10 --waits 2000
+
+use clap::Parser;
+use sleeplab::clock::{monotonic_ns, process_cpu_ns};
+use sleeplab_cli::stats::quantile_ci::ci_sorted;
+use sleeplab_cli::stats::{Ci, tail_quantile_i64};
+use sleeplab_cli::trace::{Tracer, Window, account, this_tid};
+use std::time::Duration;
+
+#[derive(Parser)]
+struct Args {
+    /// Rounds; each runs every loop untraced and traced, one block each.
+    #[arg(long, default_value_t = 10)]
+    rounds: u32,
+    /// Waits per block.
+    #[arg(long, default_value_t = 2000)]
+    waits: u64,
+    /// The grid's period and the relative sleep's length.
+    #[arg(long, default_value = "1ms", value_parser = humantime::parse_duration)]
+    period: Duration,
+}
+
+/// A way of waiting that is measured with and without the tracer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Loop {
+    /// `clock_nanosleep(TIMER_ABSTIME)` to `t0 + k·period`.
+    Grid,
+    /// `nanosleep(period)`.
+    Relative,
+}
+
+impl Loop {
+    const ALL: [Loop; 2] = [Loop::Grid, Loop::Relative];
+
+    fn label(self, period_ns: u64) -> String {
+        let p = fmt_us(period_ns as f64);
+        match self {
+            Loop::Grid => format!("clock_nanosleep abs, {p} grid"),
+            Loop::Relative => format!("nanosleep {p}"),
+        }
+    }
+}
+
+/// Sleeps until `deadline_ns` (CLOCK_MONOTONIC), again after a signal.
+fn sleep_until(deadline_ns: u64) {
+    let ts = libc::timespec {
+        tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long,
+    };
+    // SAFETY: a valid timespec; no remainder is written with TIMER_ABSTIME.
+    while unsafe {
+        libc::clock_nanosleep(
+            libc::CLOCK_MONOTONIC,
+            libc::TIMER_ABSTIME,
+            &ts,
+            std::ptr::null_mut(),
+        )
+    } == libc::EINTR
+    {}
+}
+
+/// Sleeps `ns` with `nanosleep`, resuming with the time left after a signal.
+fn nanosleep(ns: u64) {
+    let mut req = libc::timespec {
+        tv_sec: (ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+    };
+    let mut rem = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid timespec pointers for the duration of the call.
+    while unsafe { libc::nanosleep(&req, &mut rem) } != 0
+        && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+    {
+        req = rem;
+    }
+}
+
+/// The idle time of every CPU together (idle + iowait, USER_HZ ticks) and the number
+/// of online CPUs, from the text of /proc/stat.
+fn idle_ticks(stat: &str) -> Option<(u64, u32)> {
+    let mut idle = None;
+    let mut cpus = 0;
+    for line in stat.lines() {
+        let Some(rest) = line.strip_prefix("cpu") else {
+            continue;
+        };
+        if rest.starts_with(' ') {
+            let f: Vec<u64> = rest
+                .split_whitespace()
+                .map(str::parse)
+                .collect::<Result<_, _>>()
+                .ok()?;
+            idle = Some(f.get(3)? + f.get(4)?);
+        } else if rest.starts_with(|c: char| c.is_ascii_digit()) {
+            cpus += 1;
+        }
+    }
+    Some((idle?, cpus))
+}
+
+/// Clocks read at the edges of a block.
+#[derive(Debug, Clone, Copy)]
+struct Snapshot {
+    wall_ns: u64,
+    idle_ns: u64,
+    cpus: u32,
+    process_ns: u64,
+}
+
+impl Snapshot {
+    fn now(tick_ns: u64) -> anyhow::Result<Self> {
+        let stat = std::fs::read_to_string("/proc/stat")?;
+        let (idle, cpus) =
+            idle_ticks(&stat).ok_or_else(|| anyhow::anyhow!("/proc/stat has no cpu line"))?;
+        Ok(Self {
+            wall_ns: monotonic_ns(),
+            idle_ns: idle * tick_ns,
+            cpus,
+            process_ns: process_cpu_ns(),
+        })
+    }
+}
+
+/// One block's measurements.
+#[derive(Debug, Clone, Default)]
+struct Block {
+    lateness_ns: Vec<i64>,
+    wall_ns: u64,
+    /// The machine's busy time: every CPU's elapsed time less its idle time.
+    busy_ns: u64,
+    process_ns: u64,
+    events: u64,
+    lost: u64,
+    drain_ns: u64,
+    traced_wakes: u64,
+    cpus: u32,
+}
+
+/// Runs one block of `waits` waits of `lp`, traced or not.
+fn block(
+    lp: Loop,
+    traced: bool,
+    waits: u64,
+    period_ns: u64,
+    tick_ns: u64,
+) -> anyhow::Result<Block> {
+    let tid = this_tid();
+    let mut tracer = if traced {
+        Some(Tracer::start().map_err(|e| anyhow::anyhow!("{}", e.note()))?)
+    } else {
+        None
+    };
+    let mut windows = Vec::with_capacity(waits as usize);
+    let before = Snapshot::now(tick_ns)?;
+    let t0 = monotonic_ns() + period_ns;
+    for k in 0..waits {
+        let start_ns = monotonic_ns();
+        let deadline_ns = match lp {
+            Loop::Grid => {
+                let d = t0 + k * period_ns;
+                sleep_until(d);
+                d
+            }
+            Loop::Relative => {
+                nanosleep(period_ns);
+                start_ns + period_ns
+            }
+        };
+        let end_ns = monotonic_ns();
+        windows.push(Window {
+            tid,
+            start_ns,
+            deadline_ns,
+            end_ns,
+            spin_ns: 0,
+        });
+    }
+    let mut b = Block::default();
+    if let Some(t) = tracer.as_mut() {
+        let d0 = monotonic_ns();
+        let drained = t.drain();
+        b.drain_ns = monotonic_ns() - d0;
+        b.events = drained.events as u64;
+    }
+    let after = Snapshot::now(tick_ns)?;
+    b.wall_ns = after.wall_ns - before.wall_ns;
+    b.busy_ns = (u64::from(after.cpus) * b.wall_ns).saturating_sub(after.idle_ns - before.idle_ns);
+    b.process_ns = after.process_ns - before.process_ns;
+    b.cpus = after.cpus;
+    b.lateness_ns = windows
+        .iter()
+        .map(|w| w.end_ns as i64 - w.deadline_ns as i64)
+        .collect();
+    if let Some(t) = tracer {
+        let (timeline, lost) = t.finish();
+        b.lost = lost;
+        b.traced_wakes = windows
+            .iter()
+            .filter(|w| account(&timeline, w).traced)
+            .count() as u64;
+    }
+    Ok(b)
+}
+
+/// The target on the median: at most this much added by tracing (issue 24).
+const MEDIAN_TARGET_NS: f64 = 2_000.0;
+/// The target on the CPU: at most this share of a core, in %, at 1 kHz (issue 24).
+const CPU_TARGET_PCT: f64 = 1.0;
+
+/// How a measured difference stands against its target, judged on its interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// The whole interval at or under the target.
+    Met,
+    /// The whole interval above it.
+    Missed,
+    /// The interval straddles it: indistinguishable in this run.
+    Undecided,
+}
+
+impl Outcome {
+    /// `interval` against `target` (at most): `None` without an interval.
+    fn of(interval: Option<Ci>, target: f64) -> Option<Self> {
+        let c = interval?;
+        Some(if c.high().is_some_and(|h| h <= target) {
+            Outcome::Met
+        } else if c.low().is_some_and(|l| l > target) {
+            Outcome::Missed
+        } else {
+            Outcome::Undecided
+        })
+    }
+
+    /// The mark a verdict line starts with (as scripts/bench_doc.py marks them).
+    fn mark(outcome: Option<Self>) -> &'static str {
+        match outcome {
+            Some(Outcome::Met) => "✅",
+            Some(Outcome::Missed) => "❌",
+            Some(Outcome::Undecided) => "⚪",
+            None => "–",
+        }
+    }
+}
+
+/// One side (traced or not) of one loop, pooled over its blocks.
+#[derive(Debug, Clone)]
+struct Side {
+    n: u64,
+    median_ns: Option<f64>,
+    /// The median's 95 % interval (order statistics).
+    interval: Option<Ci>,
+    p99_ns: Option<f64>,
+    busy_pct: f64,
+    process_pct: f64,
+    events_per_s: f64,
+    lost: u64,
+    drain_ns_per_event: Option<f64>,
+    traced_wakes: u64,
+    /// Whether the machine was busy nearly all the time (≥ 95 % of every CPU): then its
+    /// busy time cannot grow with what the tracer adds.
+    saturated: bool,
+}
+
+impl Side {
+    fn of(blocks: &[&Block]) -> Self {
+        let mut all: Vec<i64> = blocks.iter().flat_map(|b| b.lateness_ns.clone()).collect();
+        all.sort_unstable();
+        let n = all.len() as u64;
+        let wall: u64 = blocks.iter().map(|b| b.wall_ns).sum();
+        let pct = |ns: u64| 100.0 * ns as f64 / wall.max(1) as f64;
+        let events: u64 = blocks.iter().map(|b| b.events).sum();
+        let drain: u64 = blocks.iter().map(|b| b.drain_ns).sum();
+        let busy_pct = pct(blocks.iter().map(|b| b.busy_ns).sum());
+        let cpus = blocks.iter().map(|b| b.cpus).max().unwrap_or(1).max(1);
+        Self {
+            n,
+            median_ns: tail_quantile_i64(&all, 0.5),
+            interval: ci_sorted(&all, 0.5, |v| v as f64),
+            p99_ns: tail_quantile_i64(&all, 0.99),
+            busy_pct,
+            process_pct: pct(blocks.iter().map(|b| b.process_ns).sum()),
+            events_per_s: events as f64 * 1e9 / wall.max(1) as f64,
+            lost: blocks.iter().map(|b| b.lost).sum(),
+            drain_ns_per_event: (events > 0).then(|| drain as f64 / events as f64),
+            traced_wakes: blocks.iter().map(|b| b.traced_wakes).sum(),
+            saturated: busy_pct >= 95.0 * f64::from(cpus),
+        }
+    }
+}
+
+fn fmt_us(ns: f64) -> String {
+    if ns.abs() >= 1e6 {
+        format!("{:.3} ms", ns / 1e6)
+    } else {
+        format!("{:.2} µs", ns / 1e3)
+    }
+}
+
+fn opt_us(ns: Option<f64>) -> String {
+    ns.map_or("–".into(), fmt_us)
+}
+
+/// `[a–b]`, `[≥ a]`, `[≤ b]` or `[–]`, each end written by `f`.
+fn fmt_ci(c: Option<Ci>, f: impl Fn(f64) -> String) -> String {
+    match c.map(|c| (c.low(), c.high())) {
+        Some((Some(l), Some(h))) => format!("[{} – {}]", f(l), f(h)),
+        Some((Some(l), None)) => format!("[≥ {}]", f(l)),
+        Some((None, Some(h))) => format!("[≤ {}]", f(h)),
+        _ => "[–]".into(),
+    }
+}
+
+/// The interval of `b − a` from the intervals of `b` and `a` (each 95 %: together they
+/// cover at least 90 %); an end is open where either end it comes from is.
+fn difference(b: Option<Ci>, a: Option<Ci>) -> Option<Ci> {
+    let (b, a) = (b?, a?);
+    let end = |x: Option<f64>, y: Option<f64>| Some(x? - y?);
+    Some(Ci(end(b.low(), a.high()), end(b.high(), a.low())))
+}
+
+/// The report's lines for one loop: `pairs` holds each round's (untraced, traced).
+fn report(label: &str, pairs: &[(Block, Block)], period_ns: u64) -> Vec<String> {
+    let off = Side::of(&pairs.iter().map(|p| &p.0).collect::<Vec<_>>());
+    let on = Side::of(&pairs.iter().map(|p| &p.1).collect::<Vec<_>>());
+    let mut out = vec![
+        format!("**{label}** ({} rounds):", pairs.len()),
+        String::new(),
+        "| | n | median lateness [95 %] | p99 | machine busy, % of a core | \
+         process CPU, % of a core | events/s | drain per event | wakes fully traced |"
+            .into(),
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|".into(),
+    ];
+    for (name, s) in [("untraced", &off), ("traced", &on)] {
+        let traced = if name == "traced" {
+            format!("{} of {}", s.traced_wakes, s.n)
+        } else {
+            "–".into()
+        };
+        out.push(format!(
+            "| {name} | {} | {} {} | {} | {:.3} | {:.3} | {:.0} | {} | {traced} |",
+            s.n,
+            opt_us(s.median_ns),
+            fmt_ci(s.interval, fmt_us),
+            opt_us(s.p99_ns),
+            s.busy_pct,
+            s.process_pct,
+            s.events_per_s,
+            s.drain_ns_per_event
+                .map_or("–".into(), |ns| format!("{ns:.0} ns")),
+        ));
+    }
+    out.push(String::new());
+    if let (Some(a), Some(b)) = (off.median_ns, on.median_ns) {
+        let d = difference(on.interval, off.interval);
+        out.push(format!(
+            "- {} added to the median: {} {} (from the two 95 % intervals: covers ≥ 90 %); \
+             target ≤ {}",
+            Outcome::mark(Outcome::of(d, MEDIAN_TARGET_NS)),
+            fmt_us(b - a),
+            fmt_ci(d, fmt_us),
+            fmt_us(MEDIAN_TARGET_NS),
+        ));
+    }
+    // Each round's difference, in ns of busy time per s of run (1e7 is 1 % of a core).
+    let mut per_round: Vec<i64> = pairs
+        .iter()
+        .map(|(a, b)| {
+            (1e9 * (b.busy_ns as f64 / b.wall_ns.max(1) as f64
+                - a.busy_ns as f64 / a.wall_ns.max(1) as f64)) as i64
+        })
+        .collect();
+    per_round.sort_unstable();
+    let round_ci = ci_sorted(&per_round, 0.5, |v| v as f64 / 1e7);
+    let pct = |v: f64| format!("{v:.3}");
+    let verdict = if off.saturated || on.saturated {
+        "– (not judged: the machine was busy ≥ 95 % of the time, so its busy time cannot \
+         show the tracer's; rerun on a quiet machine)"
+            .to_string()
+    } else if round_ci.is_none() {
+        format!(
+            "– (not judged: {} rounds give the rounds' median no interval)",
+            per_round.len()
+        )
+    } else {
+        Outcome::mark(Outcome::of(round_ci, CPU_TARGET_PCT)).to_string()
+    };
+    out.push(format!(
+        "- {verdict} CPU the tracing takes at {:.0} Hz: {:.3} % of a core of the whole machine \
+         (traced − untraced over the run; per round: median {} {}), of which the measuring \
+         process {:.3} %; target ≤ {CPU_TARGET_PCT} % (judged on the rounds' median)",
+        1e9 / period_ns as f64,
+        on.busy_pct - off.busy_pct,
+        tail_quantile_i64(&per_round, 0.5).map_or("–".into(), |v| pct(v / 1e7)),
+        fmt_ci(round_ci, pct),
+        on.process_pct - off.process_pct,
+    ));
+    if on.lost > 0 {
+        out.push(format!("- events the kernel lost: {}", on.lost));
+    }
+    out
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let period_ns = u64::try_from(args.period.as_nanos())?;
+    if period_ns == 0 || args.waits == 0 || args.rounds == 0 {
+        eprintln!("trace_cost: --period, --waits and --rounds must be positive");
+        std::process::exit(2);
+    }
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    let tick_ns = 1_000_000_000 / hz;
+    if let Err(e) = Tracer::start() {
+        eprintln!("trace_cost: {}", e.note());
+        std::process::exit(1);
+    }
+    let mut pairs: Vec<Vec<(Block, Block)>> = vec![Vec::new(); Loop::ALL.len()];
+    for round in 0..args.rounds {
+        for (i, &lp) in Loop::ALL.iter().enumerate() {
+            let traced_first = round % 2 == 1;
+            let first = block(lp, traced_first, args.waits, period_ns, tick_ns)?;
+            let second = block(lp, !traced_first, args.waits, period_ns, tick_ns)?;
+            pairs[i].push(if traced_first {
+                (second, first)
+            } else {
+                (first, second)
+            });
+            eprintln!(
+                "round {}/{} {}",
+                round + 1,
+                args.rounds,
+                lp.label(period_ns)
+            );
+        }
+    }
+    let slack = sleeplab::system::timer_slack_ns();
+    println!(
+        "{} waits a block, timer slack {}; the median's interval from order statistics, \
+         p99 where n ≥ 100; the machine's busy time from /proc/stat ({hz} ticks/s).\n",
+        args.waits,
+        fmt_us(slack as f64),
+    );
+    for (i, &lp) in Loop::ALL.iter().enumerate() {
+        println!(
+            "{}\n",
+            report(&lp.label(period_ns), &pairs[i], period_ns).join("\n")
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_time_is_idle_plus_iowait_of_the_cpu_line() {
+        let stat = "cpu  100 5 20 300 7 0 1 2 0 0\ncpu0 50 2 10 150 3 0 1 1 0 0\n\
+                    cpu1 50 3 10 150 4 0 0 1 0 0\nintr 1 2\nctxt 9\n";
+        assert_eq!(idle_ticks(stat), Some((307, 2)));
+        assert_eq!(idle_ticks("intr 1\n"), None);
+        assert_eq!(idle_ticks("cpu  1 2 x\n"), None);
+    }
+
+    #[test]
+    fn a_side_pools_its_blocks() {
+        let a = Block {
+            lateness_ns: vec![10, 30, 20],
+            wall_ns: 1_000,
+            busy_ns: 50,
+            process_ns: 10,
+            events: 4,
+            drain_ns: 40,
+            traced_wakes: 3,
+            ..Block::default()
+        };
+        let b = Block {
+            lateness_ns: vec![40, -5, 60],
+            wall_ns: 1_000,
+            busy_ns: 30,
+            process_ns: 30,
+            ..Block::default()
+        };
+        let s = Side::of(&[&a, &b]);
+        assert_eq!(s.n, 6);
+        // Sorted: -5 10 20 30 40 60: the linear median is 25.
+        assert_eq!(s.median_ns, Some(25.0));
+        // Six samples: the median's interval runs from the first to the sixth.
+        assert_eq!(s.interval, Some(Ci(Some(-5.0), Some(60.0))));
+        assert_eq!(s.p99_ns, None);
+        assert_eq!((s.busy_pct, s.process_pct), (4.0, 2.0));
+        assert_eq!(s.drain_ns_per_event, Some(10.0));
+        assert_eq!(s.traced_wakes, 3);
+    }
+
+    #[test]
+    fn the_report_judges_on_intervals() {
+        let blk = |late: i64, busy: u64| Block {
+            lateness_ns: vec![late; 10],
+            wall_ns: 1_000_000_000,
+            busy_ns: busy,
+            cpus: 2,
+            ..Block::default()
+        };
+        // Six rounds; tracing adds 1 µs to every wake and 4–6 ms of busy time a second.
+        let rounds = |late: i64, extra: [u64; 6]| -> Vec<(Block, Block)> {
+            extra
+                .iter()
+                .map(|&e| (blk(50_000, 10_000_000), blk(late, 10_000_000 + e)))
+                .collect()
+        };
+        let ms = 1_000_000;
+        let lines = report(
+            "x",
+            &rounds(51_000, [4 * ms, 5 * ms, 6 * ms, 4 * ms, 5 * ms, 6 * ms]),
+            ms,
+        )
+        .join("\n");
+        assert!(
+            lines.contains("- ✅ added to the median: 1.00 µs [1.00 µs – 1.00 µs]"),
+            "{lines}"
+        );
+        assert!(
+            lines.contains("- ✅ CPU the tracing takes at 1000 Hz: 0.500 % of a core"),
+            "{lines}"
+        );
+        assert!(
+            lines.contains("per round: median 0.500 [0.400 – 0.600]"),
+            "{lines}"
+        );
+        // 3 µs and 2 % of a core: both missed; 0.5–1.5 %: undecided.
+        let lines = report("x", &rounds(53_000, [20 * ms; 6]), ms).join("\n");
+        assert!(
+            lines.contains("- ❌ added to the median: 3.00 µs"),
+            "{lines}"
+        );
+        assert!(lines.contains("- ❌ CPU the tracing takes"), "{lines}");
+        let spread = [5 * ms, 15 * ms, 8 * ms, 12 * ms, 6 * ms, 14 * ms];
+        let lines = report("x", &rounds(51_000, spread), ms).join("\n");
+        assert!(lines.contains("- ⚪ CPU the tracing takes"), "{lines}");
+        // Two rounds give the rounds' median no interval; a saturated machine no verdict.
+        let two: Vec<_> = rounds(51_000, [4 * ms; 6]).into_iter().take(2).collect();
+        let lines = report("x", &two, ms).join("\n");
+        assert!(lines.contains("- – (not judged: 2 rounds"), "{lines}");
+        let pairs = vec![(blk(50_000, 1_950 * ms), blk(50_000, 2_000 * ms)); 6];
+        let lines = report("x", &pairs, ms).join("\n");
+        assert!(
+            lines.contains("- – (not judged: the machine was busy"),
+            "{lines}"
+        );
+    }
+
+    #[test]
+    fn outcomes_and_differences_of_intervals() {
+        let c = |l: f64, h: f64| Some(Ci(Some(l), Some(h)));
+        assert_eq!(Outcome::of(c(1.0, 2.0), 2.0), Some(Outcome::Met));
+        assert_eq!(Outcome::of(c(2.5, 3.0), 2.0), Some(Outcome::Missed));
+        assert_eq!(Outcome::of(c(1.0, 3.0), 2.0), Some(Outcome::Undecided));
+        assert_eq!(
+            Outcome::of(Some(Ci(None, Some(1.0))), 2.0),
+            Some(Outcome::Met)
+        );
+        assert_eq!(
+            Outcome::of(Some(Ci(Some(1.0), None)), 2.0),
+            Some(Outcome::Undecided)
+        );
+        assert_eq!(Outcome::of(None, 2.0), None);
+        assert_eq!(difference(c(10.0, 12.0), c(3.0, 4.0)), c(6.0, 9.0));
+        assert_eq!(
+            difference(Some(Ci(Some(10.0), None)), c(3.0, 4.0)),
+            Some(Ci(Some(6.0), None))
+        );
+        assert_eq!(difference(None, c(3.0, 4.0)), None);
+        assert_eq!(fmt_ci(c(1.0, 2.0), |v| format!("{v}")), "[1 – 2]");
+        assert_eq!(
+            fmt_ci(Some(Ci(Some(1.0), None)), |v| format!("{v}")),
+            "[≥ 1]"
+        );
+        assert_eq!(fmt_ci(None, |v| format!("{v}")), "[–]");
+    }
+}

@@ -1,0 +1,227 @@
+//! A private tracefs instance (`instances/sleeplab-<pid>-<n>`): its own ring buffer,
+//! trace clock, enabled events and filters, apart from the top-level buffer and any
+//! other tool's instance. Created with its trace clock `mono` (CLOCK_MONOTONIC, the
+//! clock the measuring code reads), not recording until asked; removed when dropped.
+//! An instance whose process is gone (killed before it could remove it) is removed by
+//! the next one created.
+
+use super::TraceError;
+use super::tracefs::Tracefs;
+use std::fs::File;
+use std::io::{ErrorKind, Read};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The name every instance of ours starts with.
+const PREFIX: &str = "sleeplab-";
+
+/// Instances created by this process so far (their names' last part).
+static CREATED: AtomicU32 = AtomicU32::new(0);
+
+/// One CPU's buffer, read page by page.
+struct CpuPipe {
+    cpu: u32,
+    file: File,
+}
+
+/// A tracefs instance of ours.
+pub struct Instance {
+    dir: PathBuf,
+    pipes: Vec<CpuPipe>,
+}
+
+impl std::fmt::Debug for Instance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Instance").field("dir", &self.dir).finish()
+    }
+}
+
+/// The error of writing `value` to `path`, by what the kernel said.
+fn write_error(path: &Path, value: &str, e: &std::io::Error) -> TraceError {
+    match e.kind() {
+        ErrorKind::PermissionDenied => TraceError::NotPermitted(format!(
+            "not allowed to write {} (tracing needs root)",
+            path.display()
+        )),
+        _ => TraceError::Io(format!("writing {value:?} to {}: {e}", path.display())),
+    }
+}
+
+impl Instance {
+    /// Creates an instance of `buffer_kb` KiB per CPU, trace clock `mono`, recording
+    /// off; first removes the instances of processes that no longer run.
+    pub fn create(fs: &Tracefs, cpus: &[u32], buffer_kb: u32) -> Result<Self, TraceError> {
+        let instances = fs.root().join("instances");
+        remove_stale(&instances);
+        let n = CREATED.fetch_add(1, Ordering::Relaxed);
+        let dir = instances.join(format!("{PREFIX}{}-{n}", std::process::id()));
+        std::fs::create_dir(&dir).map_err(|e| match e.kind() {
+            ErrorKind::PermissionDenied => TraceError::NotPermitted(format!(
+                "not allowed to create {} (tracing needs root)",
+                dir.display()
+            )),
+            ErrorKind::NotFound => {
+                TraceError::NoTracefs(format!("{} does not exist", instances.display()))
+            }
+            _ => TraceError::Io(format!("creating {}: {e}", dir.display())),
+        })?;
+        // From here on, dropping `instance` removes the directory again.
+        let mut instance = Self {
+            dir,
+            pipes: Vec::new(),
+        };
+        instance.write("tracing_on", "0")?;
+        instance.write("trace_clock", "mono")?;
+        // Full buffers drop new events (counted) rather than overwrite old ones: a
+        // wake is either whole or counted as partial, never silently half-gone.
+        instance.write("options/overwrite", "0")?;
+        instance.write("buffer_size_kb", &buffer_kb.to_string())?;
+        for &cpu in cpus {
+            let path = instance.cpu_dir(cpu).join("trace_pipe_raw");
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&path)
+                .map_err(|e| TraceError::Io(format!("opening {}: {e}", path.display())))?;
+            instance.pipes.push(CpuPipe { cpu, file });
+        }
+        Ok(instance)
+    }
+
+    fn cpu_dir(&self, cpu: u32) -> PathBuf {
+        self.dir.join("per_cpu").join(format!("cpu{cpu}"))
+    }
+
+    /// Writes `value` to the instance's file `rel` (e.g. `events/sched/sched_switch/enable`).
+    pub fn write(&self, rel: &str, value: &str) -> Result<(), TraceError> {
+        let path = self.dir.join(rel);
+        std::fs::write(&path, value).map_err(|e| write_error(&path, value, &e))
+    }
+
+    /// Enables `system:event` (every occurrence).
+    pub fn enable_event(&self, system: &str, event: &str) -> Result<(), TraceError> {
+        self.write(&format!("events/{system}/{event}/enable"), "1")
+    }
+
+    /// Starts or stops recording.
+    pub fn set_on(&self, on: bool) -> Result<(), TraceError> {
+        self.write("tracing_on", if on { "1" } else { "0" })
+    }
+
+    /// Reads the pages recorded so far, handing each to `on_page` with its CPU, CPU
+    /// after CPU, until the buffer is empty or `on_page` says it has read enough of
+    /// it (returns false: a reader's own system calls, when it follows itself, would
+    /// otherwise keep its buffer from ever running dry).
+    pub fn read_pages(
+        &mut self,
+        page: &mut [u8],
+        mut on_page: impl FnMut(u32, &[u8]) -> bool,
+    ) -> Result<(), TraceError> {
+        for pipe in &mut self.pipes {
+            loop {
+                match pipe.file.read(page) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        if !on_page(pipe.cpu, &page[..n]) {
+                            break;
+                        }
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(TraceError::Io(format!("reading a trace buffer: {e}"))),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Events the buffers could not keep so far (`overrun` + `dropped events` of every
+    /// CPU's `stats`).
+    pub fn lost(&self) -> u64 {
+        self.pipes
+            .iter()
+            .map(|p| {
+                let stats =
+                    std::fs::read_to_string(self.cpu_dir(p.cpu).join("stats")).unwrap_or_default();
+                stat(&stats, "overrun:") + stat(&stats, "dropped events:")
+            })
+            .sum()
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        let _ = self.set_on(false);
+        // The kernel refuses to remove an instance whose files are open.
+        self.pipes.clear();
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+/// The value after `key` in a `per_cpu/cpuN/stats` text (0 when absent).
+fn stat(stats: &str, key: &str) -> u64 {
+    stats
+        .lines()
+        .find_map(|l| l.strip_prefix(key)?.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The pid in an instance name of ours (`sleeplab-<pid>-<n>`).
+fn owner(name: &str) -> Option<u32> {
+    name.strip_prefix(PREFIX)?.split('-').next()?.parse().ok()
+}
+
+/// Removes our instances whose process is gone.
+fn remove_stale(instances: &Path) {
+    let Ok(entries) = std::fs::read_dir(instances) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = owner(&name.to_string_lossy()) else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instance_names_carry_their_owner() {
+        assert_eq!(owner("sleeplab-4242-0"), Some(4242));
+        assert_eq!(owner("sleeplab-17-12"), Some(17));
+        assert_eq!(owner("trace-cmd"), None);
+        assert_eq!(owner("sleeplab-x-1"), None);
+    }
+
+    #[test]
+    fn stats_are_read_by_key() {
+        let s = "entries: 5\noverrun: 3\ncommit overrun: 0\ndropped events: 2\n";
+        assert_eq!(stat(s, "overrun:"), 3);
+        assert_eq!(stat(s, "dropped events:"), 2);
+        assert_eq!(stat(s, "read events:"), 0);
+    }
+
+    /// An instance of a process that is gone is removed; one of a live process is not
+    /// (a directory laid out as tracefs' `instances/` is).
+    #[test]
+    fn stale_instances_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join(format!("{PREFIX}{}-0", u32::MAX - 1));
+        let alive = dir.path().join(format!("{PREFIX}{}-0", std::process::id()));
+        let other = dir.path().join("someone-else");
+        for d in [&gone, &alive, &other] {
+            std::fs::create_dir(d).unwrap();
+        }
+        remove_stale(dir.path());
+        assert!(!gone.exists());
+        assert!(alive.exists());
+        assert!(other.exists());
+    }
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Issue 24's cross-check: does `sleeplab explain`'s run-queue wait agree with an
+# independent tool's on the same run? `perf sched record` (Debian's linux-perf,
+# installed here if missing) records the scheduler's tracepoints system-wide with
+# CLOCK_MONOTONIC timestamps (`-k CLOCK_MONOTONIC`, the clock explain's tracer and its
+# per-wake deadline_ns/end_ns use) while explain runs; `perf sched timehist` then gives
+# each switch-in of the measuring thread its "sch delay" (wakeup → on CPU), which
+# scripts/explain_crosscheck.py matches to explain's wakes and compares with their
+# idle_wakeup + run_queue, per wake (within 2 µs: timehist prints µs) and in
+# distribution (p50/p90/p99). Prints the table and writes it into the
+# `explain-crosscheck` section of docs/BENCHMARKS.md. As root; run it on a quiet
+# machine, never beside compilers (about 30 s with the defaults).
+#
+#   scripts/explain-crosscheck.sh
+#   ITERATIONS=2000 LOADS=0,2 MECHANISMS=nanosleep,timerfd,epoll scripts/explain-crosscheck.sh
+#   ITERATIONS=20 ROUNDS=1 BENCH_DOC=/tmp/b.md scripts/explain-crosscheck.sh   # smoke run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ITERATIONS=${ITERATIONS:-1000}
+ROUNDS=${ROUNDS:-4}
+MECHANISMS=${MECHANISMS:-nanosleep,timerfd}
+DURATIONS=${DURATIONS:-1ms}
+LOADS=${LOADS:-0,$(nproc)}
+DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
+
+if [ "$(id -u)" != 0 ]; then
+    echo "explain-crosscheck: needs root (perf sched record, and explain's tracer)" >&2
+    exit 2
+fi
+if ! perf version >/dev/null 2>&1; then
+    apt-get install -y -qq linux-perf >/dev/null 2>&1 ||
+        { apt-get update -qq && apt-get install -y -qq linux-perf >/dev/null; }
+fi
+cargo build --release -q -p sleeplab-cli --bin sleeplab
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+explain=(explain -q --mechanisms "$MECHANISMS" --durations "$DURATIONS" --load "$LOADS"
+    --iterations "$ITERATIONS" --rounds "$ROUNDS")
+record=(perf sched record -k CLOCK_MONOTONIC -o "$work/perf.data")
+"${record[@]}" -- target/release/sleeplab "${explain[@]}" --csv "$work/explain.csv" \
+    >"$work/explain.txt" 2>"$work/record.err" ||
+    { cat "$work/record.err" "$work/explain.txt" >&2; exit 1; }
+perf sched timehist -i "$work/perf.data" >"$work/timehist.txt" 2>"$work/timehist.err" ||
+    { cat "$work/timehist.err" >&2; exit 1; }
+# What perf says about the recording: its sample count, and any events it lost.
+notes=$( (grep -ohE "[0-9]+ samples" "$work/record.err"; grep -hi "lost" "$work/record.err" "$work/timehist.err") |
+    paste -sd ';' - | sed 's/;/; /g' || true)
+
+command="scripts/explain-crosscheck.sh   # runs: ${record[*]:0:5} -- sleeplab ${explain[*]}; perf sched timehist"
+python3 scripts/explain_crosscheck.py "$work/explain.csv" "$work/timehist.txt" \
+    "$command" "$notes" >"$work/section.md"
+body="Run $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -r), $(perf version).
+
+$(cat "$work/section.md")"
+echo "$body"
+python3 scripts/bench_doc.py "$DOC" explain-crosscheck <<<"$body"

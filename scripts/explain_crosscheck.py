@@ -1,0 +1,233 @@
+"""Issue 24's cross-check of `sleeplab explain` against an independent tool, for
+scripts/explain-crosscheck.sh: the run queue `explain` measured per wake (its
+`idle_wakeup` + `run_queue` components: from sched_waking to the switch onto the CPU,
+and any preemption) against `perf sched timehist`'s "sch delay" of the same run (perf
+recorded the scheduler's tracepoints with CLOCK_MONOTONIC timestamps, as explain's
+tracer does).
+
+Each explain wake (deadline_ns, end_ns] is matched to the measuring thread's switch-ins
+that timehist shows in it (normally one: the wake's own; more when the thread was
+preempted after it), each one's sch delay counted from the deadline on, as explain
+counts: timehist's lines are printed when the thread leaves the CPU, so a switch-in is
+the line's time less its run time. timehist prints µs (truncated), so one switch-in is
+placed to ±1 µs and its delay is up to 1 µs short: agreement is read within 2 µs, and a
+cell agrees per wake when the 95 % Wilson interval of its share of agreeing wakes lies at
+or above AGREE_SHARE (disagrees when it lies below; undecided between). Quantiles and
+their intervals: scripts/quantiles.py.
+
+    python3 scripts/explain_crosscheck.py EXPLAIN.csv TIMEHIST.txt COMMAND [PERF_NOTES]
+    python3 scripts/explain_crosscheck.py --self-test
+
+Prints the section's body (Markdown) on stdout; scripts/bench_doc.py puts it in
+docs/BENCHMARKS.md.
+"""
+import bisect
+import csv
+import re
+import sys
+from decimal import Decimal
+
+from bench_doc import mark
+from quantiles import INDISTINGUISHABLE, ci, fmt_ci, quantile, wilson
+
+# The measuring thread's name as the kernel keeps it (15 bytes of "sleeplab-explain").
+THREAD = "sleeplab-explai"
+# Per-wake agreement: within this many ns (timehist's µs truncation, twice).
+AGREE_NS = 2_000
+# A cell agrees per wake when at least this share of its wakes agree.
+AGREE_SHARE = 0.95
+
+LINE = re.compile(
+    r"^\s*(\d+\.\d+)\s+\[(\d+)\]\s+(.+?)\[(\d+)(?:/(\d+))?\]\s+"
+    r"(\d+\.\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)")
+
+
+def ns_of(text, scale):
+    """A decimal string in units of `scale` ns as integer ns (no float rounding)."""
+    return int(Decimal(text) * scale)
+
+
+def switch_ins(timehist, thread=THREAD):
+    """(switch-in ns, sch delay ns) of every line of `thread` in timehist's output,
+    sorted by time: a line is printed when the thread leaves the CPU, with its run
+    time since it came on."""
+    out = []
+    for line in timehist.splitlines():
+        m = LINE.match(line)
+        if not m or m.group(3).strip() != thread:
+            continue
+        t_out = ns_of(m.group(1), 1_000_000_000)
+        delay = ns_of(m.group(7), 1_000_000)
+        run = ns_of(m.group(8), 1_000_000)
+        out.append((t_out - run, delay))
+    out.sort()
+    return out
+
+
+def match(wakes, ins):
+    """For each wake (deadline, end, explain ns) with switch-ins in (deadline, end]:
+    (timehist ns, explain ns), timehist's delays summed and each cut at the deadline;
+    also the number of wakes with none."""
+    times = [t for t, _ in ins]
+    pairs, unmatched = [], 0
+    for deadline, end, explain in wakes:
+        i = bisect.bisect_right(times, deadline)
+        j = bisect.bisect_right(times, end)
+        if i == j:
+            unmatched += 1
+            continue
+        th = sum(min(d, t - deadline) for t, d in ins[i:j])
+        pairs.append((th, explain))
+    return pairs, unmatched
+
+
+def us(ns):
+    if ns is None:
+        return "–"
+    return f"{ns / 1e3:.2f} µs" if abs(ns) < 1e6 else f"{ns / 1e6:.3f} ms"
+
+
+def cells(rows):
+    """Explain's CSV rows by cell (mechanism, requested_ns, load), in order; a wake is
+    (deadline, end, idle_wakeup + run_queue ns). Wakes not fully traced or that never
+    blocked are counted apart."""
+    out = {}
+    for r in rows:
+        key = (r["mechanism"], int(r["requested_ns"]), int(r["load"]))
+        c = out.setdefault(key, {"wakes": [], "skipped": 0})
+        if r["traced"] != "true" or r["blocked"] != "true":
+            c["skipped"] += 1
+            continue
+        c["wakes"].append((int(r["deadline_ns"]), int(r["end_ns"]),
+                           int(r["idle_wakeup_ns"]) + int(r["run_queue_ns"])))
+    return out
+
+
+def agreement(within, n):
+    """"met" when the Wilson interval of the share within/n lies at or above AGREE_SHARE,
+    "missed" when it lies below, else undecided; None without wakes."""
+    if n == 0:
+        return None
+    lo, hi = wilson(within, n)
+    if lo >= AGREE_SHARE:
+        return "met"
+    if hi < AGREE_SHARE:
+        return "missed"
+    return INDISTINGUISHABLE
+
+
+def cell_row(key, cell, ins):
+    """The table row of one cell, and its per-wake agreement (`agreement`)."""
+    mech, req, load = key
+    pairs, unmatched = match(cell["wakes"], ins)
+    th = [p[0] for p in pairs]
+    ex = [p[1] for p in pairs]
+    diff = [a - b for a, b in pairs]
+    within = sum(abs(d) <= AGREE_NS for d in diff)
+    n = len(pairs)
+    outcome = agreement(within, n)
+    lo, hi = wilson(within, n)
+    dist = lambda v: " / ".join(us(quantile(v, q)) for q in (0.5, 0.9, 0.99))
+    row = (f"| {mech} | {us(req)} | {load} | {n} (of {len(cell['wakes']) + cell['skipped']}; "
+           f"{unmatched} unmatched, {cell['skipped']} not fully traced) | "
+           f"{us(quantile(diff, 0.5))} {fmt_ci(ci(diff, 0.5), us)} | {us(quantile(diff, 0.99))} | "
+           f"{mark(outcome)} {within} ({100 * lo:.1f}–{100 * hi:.1f} %) | {dist(th)} | {dist(ex)} |")
+    return row, outcome
+
+
+def section(csv_text, timehist, command, perf_notes=""):
+    """The section's body: the command, the table, the verdicts."""
+    ins = switch_ins(timehist)
+    by_cell = cells(csv.DictReader(csv_text.splitlines()))
+    lines = [
+        f"Command: `{command}`",
+        "",
+        f"{len(ins)} switch-ins of `{THREAD}` in `perf sched timehist`. Per wake: "
+        "timehist's sch delay − explain's idle wakeup + run queue (median with its 95 % "
+        f"interval, p99) and how many agree within {us(AGREE_NS)} (the share's 95 % Wilson "
+        f"interval: ✅ at or above {100 * AGREE_SHARE:.0f} %, ❌ below, ⚪ undecided); in "
+        "distribution: p50 / p90 / p99 of each (– where n is too small: p90 needs 10 wakes, "
+        "p99 100).",
+        "",
+        "| mechanism | requested | load | wakes compared | difference p50 [95 %] | difference p99 | "
+        f"within {us(AGREE_NS)} | timehist sch delay p50 / p90 / p99 | "
+        "explain idle wakeup + run queue p50 / p90 / p99 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    outcomes = []
+    for key, cell in by_cell.items():
+        row, outcome = cell_row(key, cell, ins)
+        lines.append(row)
+        outcomes.append(outcome)
+    lines.append("")
+    met = outcomes.count("met")
+    missed = outcomes.count("missed")
+    overall = "met" if outcomes and met == len(outcomes) else "missed" if missed else INDISTINGUISHABLE
+    lines.append(f"- {mark(overall)} per wake, {met} of {len(outcomes)} cells agree (at least "
+                 f"{100 * AGREE_SHARE:.0f} % of their wakes within {us(AGREE_NS)}), {missed} "
+                 f"disagree, {len(outcomes) - met - missed} undecided ({INDISTINGUISHABLE})")
+    if perf_notes.strip():
+        lines.append(f"- perf: {perf_notes.strip()}")
+    return "\n".join(lines)
+
+
+def self_test():
+    th = """
+           time    cpu  task name                       wait time  sch delay   run time
+                        [tid/pid]                          (msec)     (msec)     (msec)
+    --------------- ------  ------------------------------  ---------  ---------  ---------
+    6917.752625 [0001]  sleeplab-explai[8994/8991]          1.084      0.012      0.019
+    6917.752700 [0001]  cc1[77]                             0.000      0.000      0.070
+    6917.753720 [0000]  sleeplab-explai[8994/8991]          1.072      0.013      0.015
+    6917.753750 [0000]  sleeplab-explai[8994/8991]          0.000      0.020      0.010
+"""
+    ins = switch_ins(th)
+    # 752.625 − 0.019 ms: on at 752.606; 753.720 − 0.015: 753.705; 753.750 − 0.010: 753.740.
+    assert ins == [(6917752606000, 12000), (6917753705000, 13000), (6917753740000, 20000)], ins
+    wakes = [
+        (6917752500000, 6917752611000, 12_849),  # one switch-in: 12 µs vs 12.849
+        (6917753600000, 6917753745000, 30_000),  # the wake's 13 µs and a preemption's 20 µs
+        (6917753698000, 6917753705000, 9_000),   # 13 µs cut at the deadline, 7 µs before
+        (6917754000000, 6917754100000, 1_000),   # no switch-in: unmatched
+    ]
+    pairs, unmatched = match(wakes, ins)
+    assert pairs == [(12000, 12849), (33000, 30000), (7000, 9000)], pairs
+    assert unmatched == 1
+    rows = [{"mechanism": "nanosleep", "requested_ns": "1000000", "load": "0",
+             "deadline_ns": str(d), "end_ns": str(e), "idle_wakeup_ns": str(x),
+             "run_queue_ns": "0", "traced": "true", "blocked": "true"} for d, e, x in wakes]
+    rows.append(dict(rows[0], traced="false"))
+    c = cells(rows)
+    assert list(c) == [("nanosleep", 1_000_000, 0)] and c[("nanosleep", 1_000_000, 0)]["skipped"] == 1
+    row, outcome = cell_row(("nanosleep", 1_000_000, 0), c[("nanosleep", 1_000_000, 0)], ins)
+    # Differences −0.849, 3 and −2 µs: two of three within 2 µs; even the share's upper
+    # end (93.9 %) is below 95 %.
+    assert outcome == "missed"
+    assert "| 3 (of 5; 1 unmatched, 1 not fully traced) | -0.85 µs [–] | – | ❌ 2 (20.8–93.9 %) |" in row, row
+    assert agreement(0, 0) is None
+    assert agreement(1000, 1000) == "met" and agreement(900, 1000) == "missed"
+    body = section("mechanism,requested_ns,load,deadline_ns,end_ns,idle_wakeup_ns,run_queue_ns,"
+                   "traced,blocked\nnanosleep,1000000,0,6917752500000,6917752611000,12849,0,true,true\n",
+                   th, "scripts/explain-crosscheck.sh", "lost 0 chunks")
+    # One wake within: its share's interval reaches below 95 %: undecided.
+    assert "- ⚪ per wake, 0 of 1 cells agree" in body and "- perf: lost 0 chunks" in body, body
+    print("self-test ok")
+
+
+def main(argv):
+    if argv == ["--self-test"]:
+        self_test()
+        return 0
+    if len(argv) not in (3, 4):
+        print(__doc__, file=sys.stderr)
+        return 2
+    with open(argv[0]) as f:
+        csv_text = f.read()
+    with open(argv[1]) as f:
+        timehist = f.read()
+    print(section(csv_text, timehist, argv[2], argv[3] if len(argv) == 4 else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
