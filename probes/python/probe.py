@@ -5,6 +5,7 @@ Measures Python's own wait functions with time.perf_counter_ns and prints the
 line protocol on stdout. Standard library only; runs on CPython/PyPy 3.8+. The
 methods named `sleeplab.*` measure sleeplab's own Python package (bindings/python)
 when this interpreter can import it, and are listed as unavailable otherwise.
+Its parts: probe_timed.py (the timed loops), probe_roundings.py (known roundings).
 
     python3 probe.py --list
     python3 probe.py --method time.sleep --durations-ns 0,10000,1000000 --count 200 --warmup 5
@@ -16,6 +17,10 @@ import json
 import os
 import sys
 import time
+
+# The parts of this probe, beside it (the script's directory is first on sys.path).
+from probe_roundings import notes_for
+from probe_timed import _budget, _budget0, _budget_select, _fill, _fill0, _fill_select
 
 PROTOCOL = "sleeplab-probe/1"
 U64_MAX = (1 << 64) - 1
@@ -364,132 +369,6 @@ def do_list():
         lines.append(json.dumps(obj, separators=(",", ":")))
     lines.append("end")
     emit("\n".join(lines) + "\n")
-
-
-# --------------------------------------------------------- known roundings ---
-
-def notes_for(method, d):
-    """Comment lines on a rounding or clamp this runtime applies to duration d."""
-    notes = []
-    if method == "time.sleep":
-        if (sys.implementation.name == "cpython" and sys.version_info < (3, 11)
-                and sys.platform != "win32" and d % 1000):
-            notes.append("CPython < 3.11 time.sleep uses select(): the timeout is "
-                         "rounded up to whole microseconds")
-    elif method in ("threading.Event.wait", "select.select"):
-        if d % 1000:
-            notes.append("%s converts the timeout to whole microseconds, rounding up"
-                         % method)
-    elif method == "asyncio.sleep":
-        if d == 0:
-            notes.append("asyncio.sleep(0) is a bare yield to the event loop (no timer)")
-        else:
-            import selectors
-            sel = selectors.DefaultSelector.__name__
-            if sel in ("EpollSelector", "PollSelector", "DevpollSelector"):
-                notes.append("asyncio: %s.select rounds the wait (deadline - now) up to "
-                             "whole milliseconds" % sel)
-    return notes
-
-
-# ---------------------------------------------------------- timed loops ---
-# Timed region everywhere: clock read, the wait, clock read. Everything else
-# (storing, summing, the loop test) happens outside it. Functions and
-# arguments are bound to locals beforehand, so no attribute lookup is timed.
-# Each loop also keeps every call's opening clock read (its start, for
-# --timestamps) in `starts`, after the closing read.
-
-def _fill(fn, arg, out, starts, n):
-    clk = time.perf_counter_ns
-    for i in range(n):
-        t0 = clk()
-        fn(arg)
-        t1 = clk()
-        out[i] = t1 - t0
-        starts[i] = t0
-
-
-def _budget(fn, arg, budget, max_count):
-    clk = time.perf_counter_ns
-    out = []
-    starts = []
-    append = out.append
-    start = starts.append
-    total = 0
-    n = 0
-    while True:
-        t0 = clk()
-        fn(arg)
-        t1 = clk()
-        e = t1 - t0
-        append(e)
-        start(t0)
-        total += e
-        n += 1
-        if total >= budget or n >= max_count:
-            return out, starts
-
-
-def _fill0(fn, out, starts, n):
-    clk = time.perf_counter_ns
-    for i in range(n):
-        t0 = clk()
-        fn()
-        t1 = clk()
-        out[i] = t1 - t0
-        starts[i] = t0
-
-
-def _budget0(fn, budget, max_count):
-    clk = time.perf_counter_ns
-    out = []
-    starts = []
-    append = out.append
-    start = starts.append
-    total = 0
-    n = 0
-    while True:
-        t0 = clk()
-        fn()
-        t1 = clk()
-        e = t1 - t0
-        append(e)
-        start(t0)
-        total += e
-        n += 1
-        if total >= budget or n >= max_count:
-            return out, starts
-
-
-def _fill_select(sel, empty, secs, out, starts, n):
-    clk = time.perf_counter_ns
-    for i in range(n):
-        t0 = clk()
-        sel(empty, empty, empty, secs)
-        t1 = clk()
-        out[i] = t1 - t0
-        starts[i] = t0
-
-
-def _budget_select(sel, empty, secs, budget, max_count):
-    clk = time.perf_counter_ns
-    out = []
-    starts = []
-    append = out.append
-    start = starts.append
-    total = 0
-    n = 0
-    while True:
-        t0 = clk()
-        sel(empty, empty, empty, secs)
-        t1 = clk()
-        e = t1 - t0
-        append(e)
-        start(t0)
-        total += e
-        n += 1
-        if total >= budget or n >= max_count:
-            return out, starts
 
 
 def sync_cell(method, d, opts):

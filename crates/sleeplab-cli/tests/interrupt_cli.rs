@@ -522,3 +522,24 @@ fn a_second_ctrl_c_exits_at_once() {
     no_temp_files(dir.path());
     eprintln!("two Ctrl-C: exited {took:?} after the first");
 }
+
+/// Every subcommand that measures has its Ctrl-C test in this file, named after it
+/// (`<command>_…`), so a new experiment's command fails here until it has one. The
+/// others only read and write files, or (`monitor`, not an experiment: no result file)
+/// are stopped in their own suite, tests/monitor_cli.rs.
+#[test]
+fn every_measuring_command_has_a_ctrl_c_test() {
+    use clap::CommandFactory;
+    const NOT_MEASURING: [&str; 5] = ["report", "compare", "list", "schema", "monitor"];
+    let source = include_str!("interrupt_cli.rs");
+    let missing: Vec<String> = sleeplab_cli::cli::Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .filter(|n| n != "help" && !NOT_MEASURING.contains(&n.as_str()))
+        .filter(|n| !source.contains(&format!("#[test]\nfn {n}_")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no Ctrl-C test for {missing:?} (a test `fn <command>_…` in tests/interrupt_cli.rs)"
+    );
+}

@@ -8,8 +8,7 @@ use crate::model::{ResultFile, load_result};
 use crate::output::atomic_write;
 use crate::report::{
     self,
-    compare::compare,
-    compare_fleet::{Fleet, fleet},
+    compare::{Fleet, Matched, Pair, View},
 };
 use clap::Args;
 use std::path::PathBuf;
@@ -48,38 +47,25 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<i32> {
         .collect::<Result<_, _>>()?;
     let names: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
     let named: Vec<(String, &ResultFile)> = names.iter().cloned().zip(&results).collect();
-    let bad = |e: report::compare::CompareError| UsageError::new(e.0);
-    // Two results keep their own view (a, b and the ratios); three or more (or --json)
-    // are a fleet.
-    let pair = match results.as_slice() {
-        [a, b] => Some(compare(a, b, &names[0], &names[1]).map_err(bad)?),
-        _ => None,
-    };
-    let fleet = if pair.is_none() || args.json.is_some() {
-        Some(fleet(&named).map_err(bad)?)
-    } else {
-        None
-    };
-    let text = pair
+    let matched = Matched::of(&named).map_err(|e| UsageError::new(e.0))?;
+    // Two results are shown as a pair (a, b and the ratios); three or more as a fleet,
+    // which --json writes for two as well.
+    let pair = Pair::of(&matched);
+    let fleet = (pair.is_none() || args.json.is_some()).then(|| Fleet::of(&matched));
+    let shown = pair
         .as_ref()
-        .map(|c| c.terminal())
-        .or_else(|| fleet.as_ref().map(Fleet::terminal))
+        .map(Pair::rendered)
+        .or_else(|| fleet.as_ref().map(Fleet::rendered))
         .unwrap_or_default();
     if let Some(dir) = &args.output {
         prepare_dir(dir)?;
     }
-    print!("{text}");
+    print!("{}", shown.terminal());
     if let (Some(path), Some(f)) = (&args.json, &fleet) {
         atomic_write(path, &serde_json::to_vec_pretty(f)?)?;
     }
-    let page = || {
-        pair.as_ref()
-            .map(|c| c.page())
-            .or_else(|| fleet.as_ref().map(Fleet::page))
-            .unwrap_or_default()
-    };
     if let Some(dir) = &args.output {
-        let index = report::write_index(dir, &page().render())?;
+        let index = report::write_index(dir, &shown.page().render())?;
         let shown = std::fs::canonicalize(&index).unwrap_or(index);
         println!("Report: {}", shown.display());
     }

@@ -145,10 +145,14 @@ fn tool_output(argv: &[&str]) -> Result<String, String> {
 }
 
 /// The files whose content decides a build: `(name relative to the probe dir, bytes)`,
-/// sorted by name.
+/// sorted by name. A C or C++ probe is its main source and the parts it includes from
+/// its directory (`*.h`: the Windows probe is split by topic into one translation unit).
 fn source_files(id: RuntimeId, dir: &Path) -> std::io::Result<Vec<(String, Vec<u8>)>> {
     let wanted = |name: &str| match id {
         RuntimeId::Go => name.ends_with(".go") || name == "go.mod" || name == "go.sum",
+        RuntimeId::C | RuntimeId::Cpp | RuntimeId::Windows => {
+            name == id.main_source() || name.ends_with(".h")
+        }
         other => name == other.main_source(),
     };
     let mut files = Vec::new();
@@ -219,5 +223,29 @@ mod tests {
         assert_ne!(k, build_key(RuntimeId::Cpp, &cmd, "gcc 12", &src));
         let cmd2 = vec!["cc".to_string(), "-O3".to_string()];
         assert_ne!(k, build_key(RuntimeId::C, &cmd2, "gcc 12", &src));
+    }
+
+    /// A part the main source includes decides the build as the main source does; other
+    /// files of the directory (the README) do not.
+    #[test]
+    fn a_probe_is_its_main_source_and_the_parts_it_includes() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [
+            ("probe.c", "#include \"args.h\"\n"),
+            ("args.h", "int x;\n"),
+            ("README.md", "notes\n"),
+        ] {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let names = |id| -> Vec<String> {
+            source_files(id, dir.path())
+                .unwrap()
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect()
+        };
+        assert_eq!(names(RuntimeId::Windows), ["args.h", "probe.c"]);
+        assert_eq!(names(RuntimeId::C), ["args.h", "probe.c"]);
+        assert_eq!(names(RuntimeId::Java), Vec::<String>::new());
     }
 }

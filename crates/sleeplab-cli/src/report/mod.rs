@@ -8,11 +8,13 @@
 //!   result does not hold is simply absent);
 //! * [`charts`] draws the SVG charts with plotters, `output::table` the tables of numbers,
 //!   [`html`] assembles the page, `output::escape` makes every string from a result safe;
-//! * [`compare`] puts two results side by side; [`compare_fleet`] N of them (a fleet).
+//! * [`compare`] puts results side by side: one matched table, viewed as a pair (a/b
+//!   ratios) or a fleet (one row per machine, the outliers);
+//! * [`claim`] holds the sentences every renderer prints, with the claims they make.
 
 pub mod charts;
+pub mod claim;
 pub mod compare;
-pub mod compare_fleet;
 pub mod findings;
 pub mod html;
 mod sections;

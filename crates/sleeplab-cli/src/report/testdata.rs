@@ -178,6 +178,18 @@ pub fn result(data: ExperimentData) -> ResultFile {
     }
 }
 
+/// A sweep on `host` with these (mechanism, median) cells at 1 µs, load 0.
+pub fn host(name: &str, cells: &[(&str, f64)]) -> ResultFile {
+    let mut r = result(ExperimentData::Sweep(sweep(
+        cells
+            .iter()
+            .map(|(m, median)| cell(m, 1_000, 0, 50_000, *median))
+            .collect(),
+    )));
+    r.fingerprint.hostname = name.into();
+    r
+}
+
 /// A survey of these (stage name, result) pairs, all ok.
 pub fn survey(stages: Vec<(&str, ResultFile)>) -> ResultFile {
     let mut data = SurveyData {

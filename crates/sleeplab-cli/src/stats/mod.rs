@@ -1,11 +1,10 @@
-//! Statistics shared by every experiment: a bounded-memory recorder of samples, the
-//! summary it produces, confidence intervals (of a mean; of a quantile, from order
-//! statistics: [`quantile_ci`]), quantiles under the quantile rule, the
-//! named statistics sentences quote, the claims a sentence makes about them
-//! ([`claim`]), and the re-check of quantiles read from files.
+//! Statistics shared by every experiment, numbers only: a bounded-memory recorder of
+//! samples, the summary it produces, confidence intervals (of a mean; of a quantile,
+//! from order statistics: [`quantile_ci`]), quantiles under the quantile rule, the named
+//! statistics ([`Stat`]) and the re-check of quantiles read from files. What a sentence
+//! may say about these numbers lives beside the report (`report::claim`).
 
 mod ci;
-pub mod claim;
 pub mod quantile;
 pub mod quantile_ci;
 mod recheck;

@@ -2,7 +2,8 @@
 //! and raw samples up to a cap.
 
 use super::quantile_ci::ci_by_rank;
-use super::{Summary, mean_ci, resolves, summarize};
+use super::summary::Moments;
+use super::{Summary, resolves, summarize};
 use hdrhistogram::Histogram;
 
 /// How much a [`Recorder`] keeps.
@@ -104,35 +105,22 @@ impl Recorder {
             return summarize(&self.raw, self.requested_ns);
         }
         let n = self.count;
-        let sd = if n > 1 {
-            (self.m2 / (n - 1) as f64).sqrt()
-        } else {
-            0.0
-        };
-        let ci = mean_ci(self.mean, sd, n, 0.999);
-        let q = |p: f64| resolves(n, p).then(|| self.hist.value_at_quantile(p) as f64);
-        let qci = |p: f64| ci_by_rank(n, p, |k| self.value_at_rank(k) as f64);
-        Summary {
-            count: n,
-            mean_ns: self.mean,
-            stddev_ns: sd,
-            min_ns: self.min,
-            median_ns: self.hist.value_at_quantile(0.5) as f64,
-            median_ci_ns: qci(0.5),
-            p90_ns: q(0.9),
-            p90_ci_ns: qci(0.9),
-            p99_ns: q(0.99),
-            p99_ci_ns: qci(0.99),
-            p999_ns: q(0.999),
-            p999_ci_ns: qci(0.999),
-            max_ns: self.max,
-            mean_overshoot_ns: self.mean - self.requested_ns as f64,
-            ci999_low_ns: ci.map(|c| c.0),
-            ci999_high_ns: ci.map(|c| c.1),
-            early_count: self.early,
-            total_ns: self.total,
-            quantiles_exact: false,
+        Moments {
+            n,
+            mean: self.mean,
+            m2: self.m2,
+            min: self.min,
+            max: self.max,
+            early: self.early,
+            total: self.total,
         }
+        .summary(
+            self.requested_ns,
+            self.hist.value_at_quantile(0.5) as f64,
+            |p| resolves(n, p).then(|| self.hist.value_at_quantile(p) as f64),
+            |p| ci_by_rank(n, p, |k| self.value_at_rank(k) as f64),
+            false,
+        )
     }
 
     /// The `k`-th smallest recorded value (1-based) as the histogram holds it: the highest

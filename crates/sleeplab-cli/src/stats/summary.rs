@@ -83,34 +83,84 @@ pub fn summarize(samples: &[u64], requested_ns: u64) -> Summary {
             let mean = mean + delta / (i + 1) as f64;
             (mean, m2 + delta * (x - mean))
         });
-    let sd = if n > 1 {
-        (m2 / (n - 1) as f64).sqrt()
-    } else {
-        0.0
-    };
-    let q = |p| tail_quantile(&sorted, p);
-    let qci = |p| ci_sorted_u64(&sorted, p);
-    let ci = super::mean_ci(mean, sd, n, 0.999);
-    Summary {
-        count: n,
-        mean_ns: mean,
-        stddev_ns: sd,
-        min_ns: sorted[0],
-        median_ns: quantile_sorted(&sorted, 0.5).unwrap_or(0.0),
-        median_ci_ns: qci(0.5),
-        p90_ns: q(0.9),
-        p90_ci_ns: qci(0.9),
-        p99_ns: q(0.99),
-        p99_ci_ns: qci(0.99),
-        p999_ns: q(0.999),
-        p999_ci_ns: qci(0.999),
-        max_ns: sorted[sorted.len() - 1],
-        mean_overshoot_ns: mean - requested_ns as f64,
-        ci999_low_ns: ci.map(|c| c.0),
-        ci999_high_ns: ci.map(|c| c.1),
-        early_count: sorted.iter().filter(|&&x| x < requested_ns).count() as u64,
-        total_ns: sorted.iter().fold(0u64, |a, &x| a.saturating_add(x)),
-        quantiles_exact: true,
+    Moments {
+        n,
+        mean,
+        m2,
+        min: sorted[0],
+        max: sorted[sorted.len() - 1],
+        early: sorted.iter().filter(|&&x| x < requested_ns).count() as u64,
+        total: sorted.iter().fold(0u64, |a, &x| a.saturating_add(x)),
+    }
+    .summary(
+        requested_ns,
+        quantile_sorted(&sorted, 0.5).unwrap_or(0.0),
+        |p| tail_quantile(&sorted, p),
+        |p| ci_sorted_u64(&sorted, p),
+        true,
+    )
+}
+
+/// The exact moments of a sample (Welford's mean and sum of squared deviations, the
+/// extremes, the early count, the total): what both paths to a [`Summary`] (all
+/// samples, or a [`super::Recorder`]'s histogram) know alike.
+pub(super) struct Moments {
+    /// Number of samples (≥ 1).
+    pub n: u64,
+    /// Mean, ns.
+    pub mean: f64,
+    /// Sum of squared deviations from the mean.
+    pub m2: f64,
+    /// Smallest sample, ns.
+    pub min: u64,
+    /// Largest sample, ns.
+    pub max: u64,
+    /// Samples below the request.
+    pub early: u64,
+    /// Sum of the samples (saturating), ns.
+    pub total: u64,
+}
+
+impl Moments {
+    /// The summary of these moments with the median, the tail quantiles (`q`, `None`
+    /// where the sample cannot resolve one) and their intervals (`qci`) read by the
+    /// caller's path; `exact` says which path that is.
+    pub(super) fn summary(
+        &self,
+        requested_ns: u64,
+        median: f64,
+        q: impl Fn(f64) -> Option<f64>,
+        qci: impl Fn(f64) -> Option<Ci>,
+        exact: bool,
+    ) -> Summary {
+        let n = self.n;
+        let sd = if n > 1 {
+            (self.m2 / (n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        let ci = super::mean_ci(self.mean, sd, n, 0.999);
+        Summary {
+            count: n,
+            mean_ns: self.mean,
+            stddev_ns: sd,
+            min_ns: self.min,
+            median_ns: median,
+            median_ci_ns: qci(0.5),
+            p90_ns: q(0.9),
+            p90_ci_ns: qci(0.9),
+            p99_ns: q(0.99),
+            p99_ci_ns: qci(0.99),
+            p999_ns: q(0.999),
+            p999_ci_ns: qci(0.999),
+            max_ns: self.max,
+            mean_overshoot_ns: self.mean - requested_ns as f64,
+            ci999_low_ns: ci.map(|c| c.0),
+            ci999_high_ns: ci.map(|c| c.1),
+            early_count: self.early,
+            total_ns: self.total,
+            quantiles_exact: exact,
+        }
     }
 }
 

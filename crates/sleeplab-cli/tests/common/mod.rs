@@ -44,6 +44,13 @@ pub fn missing_dependency(what: &str) {
     );
 }
 
+/// The first executable named `name` on `PATH`.
+pub fn which(name: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
 /// The repository root (two levels above this crate).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

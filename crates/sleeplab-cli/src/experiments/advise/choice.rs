@@ -3,8 +3,8 @@
 
 use super::Candidate;
 use crate::output::units::{ns, pct};
+use crate::report::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, order, with_interval};
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, order, with_interval};
 
 impl Candidate {
     /// Its p99 with its interval (`None` without a p99).
@@ -130,8 +130,8 @@ pub fn reason(candidates: &[Candidate], tolerance_ns: u64, chosen: usize, meets:
             let cpus: Vec<f64> = met.iter().map(|x| x.cpu_percent).collect();
             let at = met.iter().position(|x| std::ptr::eq(*x, c)).unwrap_or(0);
             s.claim(Claim::Rank {
-                extreme: crate::stats::claim::Extreme::Least,
-                by: crate::stats::claim::RankBy::Signed,
+                extreme: crate::report::claim::Extreme::Least,
+                by: crate::report::claim::RankBy::Signed,
                 chosen: at,
                 among: cpus,
                 intervals: Vec::new(),

@@ -20,7 +20,7 @@ use crate::experiments::cpu::{self, CpuConfig};
 use crate::experiments::pace::{self, PaceConfig};
 use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
 use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
-use crate::stats::claim::interval_text;
+use crate::report::claim::interval_text;
 use crate::stats::{Ci, Summary};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -10,7 +10,7 @@
 
 use super::PaceResult;
 use crate::output::units::{ns, pct};
-use crate::stats::claim::{Claim, Est, Order, Sentence, indistinguishable, with_interval};
+use crate::report::claim::{Claim, Est, Order, Sentence, indistinguishable, with_interval};
 use crate::stats::{Ci, Stat};
 
 /// Frames a p99 needs: n·(1 − 0.99) ≥ 1.

@@ -121,7 +121,7 @@ pub fn render(data: &PaceData) -> String {
 /// "–" without a p99.
 pub fn p99_interval(e: &crate::stats::Summary) -> String {
     if e.p99_ns.is_some() {
-        crate::stats::claim::interval_text(e.p99_ci_ns, fmt_ns_f)
+        crate::report::claim::interval_text(e.p99_ci_ns, fmt_ns_f)
     } else {
         "–".into()
     }

@@ -3,7 +3,7 @@
 
 use super::{RepStats, SYSCALL, ShortCell, ShortData};
 use crate::output::fmt_ns_f;
-use crate::stats::claim::ratio;
+use crate::report::claim::ratio;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

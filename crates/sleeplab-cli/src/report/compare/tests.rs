@@ -1,151 +1,132 @@
-//! Matching, ratios and the verdicts of two results.
+//! The matched table both views are drawn from, and the runs section they share.
 use super::*;
-use crate::model::ExperimentData;
-use crate::report::testdata::{cell, result, survey, sweep};
+use crate::report::html::Block;
+use crate::report::table::Cell;
+use crate::report::testdata::host;
 
-#[test]
-fn matches_cells_and_computes_ratios() {
-    let a = result(ExperimentData::Sweep(sweep(vec![
-        cell("nanosleep", 1_000, 0, 50_000, 60_000.0),
-        cell("poll", 1_000, 0, 50_000, 1_000_000.0),
-    ])));
-    let b = result(ExperimentData::Sweep(sweep(vec![
-        cell("nanosleep", 1_000, 0, 1, 12_000.0),
-        cell("timerfd", 1_000, 0, 1, 9_000.0),
-    ])));
-    let c = compare(&a, &b, "a.json", "b.json").unwrap();
-    assert_eq!(c.rows.len(), 1);
-    assert_eq!(c.rows[0].key, "nanosleep 1 µs load 0");
-    assert!((c.rows[0].median_ratio() - 0.2).abs() < 1e-12);
-    assert!((c.rows[0].p99_ratio() - 0.2).abs() < 1e-12);
-    let s = c.summary();
-    assert!(
-        s[0].starts_with("Across 1 matching measurements, b's medians are ×0.2 a's"),
-        "{s:?}"
-    );
-    assert!(c.terminal().contains("×0.2"));
-    assert!(c.page().render().contains("data-chart=\"compare-scatter\""));
+fn named(rs: &[ResultFile]) -> Vec<(String, &ResultFile)> {
+    rs.iter()
+        .map(|r| (format!("{}.json", r.fingerprint.hostname), r))
+        .collect()
 }
 
 #[test]
-fn slack_joins_the_key_only_when_a_result_holds_several() {
-    let two = result(ExperimentData::Sweep(sweep(vec![
-        cell("nanosleep", 1_000, 0, 50_000, 60_000.0),
-        cell("nanosleep", 1_000, 0, 1, 12_000.0),
-    ])));
-    let keys: Vec<String> = points(&two).into_iter().map(|p| p.key).collect();
+fn rows_are_the_keys_two_results_hold_in_order_of_first_appearance() {
+    let rs = [
+        host("h1", &[("poll", 1.0), ("nanosleep", 2.0), ("spin", 3.0)]),
+        host("h2", &[("timerfd", 4.0), ("nanosleep", 5.0)]),
+        host("h3", &[("timerfd", 6.0), ("poll", 7.0)]),
+    ];
+    let m = Matched::of(&named(&rs)).unwrap();
+    // spin is held by h1 alone; timerfd first appears in h2, after h1's keys.
+    let keys: Vec<&str> = m.rows.iter().map(|r| r.key.as_str()).collect();
     assert_eq!(
         keys,
-        vec![
-            "nanosleep 1 µs load 0 slack 50 µs",
-            "nanosleep 1 µs load 0 slack 1 ns"
+        [
+            "poll 1 µs load 0",
+            "nanosleep 1 µs load 0",
+            "timerfd 1 µs load 0"
         ]
     );
+    let medians = |i: usize| -> Vec<Option<f64>> {
+        m.rows[i]
+            .by_result
+            .iter()
+            .map(|x| x.as_ref().map(|x| x.median_ns))
+            .collect()
+    };
+    assert_eq!(medians(0), [Some(1.0), None, Some(7.0)]);
+    assert_eq!(medians(2), [None, Some(4.0), Some(6.0)]);
+    assert_eq!(m.runs().len(), 3);
+}
+
+/// The one behaviour the two former engines disagreed on: a key a result holds twice.
+/// The pair matched every copy in a (one row each), the fleet the first; now both
+/// views match the first, once.
+#[test]
+fn a_key_held_twice_is_matched_once_by_its_first() {
+    let a = host("a", &[("nanosleep", 60_000.0), ("nanosleep", 70_000.0)]);
+    let b = host("b", &[("nanosleep", 12_000.0)]);
+    let rs = [a, b];
+    let m = Matched::of(&named(&rs)).unwrap();
+    assert_eq!(m.rows.len(), 1);
+    assert_eq!(
+        m.rows[0].by_result[0].as_ref().map(|x| x.median_ns),
+        Some(60_000.0)
+    );
+    let p = Pair::of(&m).unwrap();
+    assert_eq!(p.rows.len(), 1);
+    assert_eq!(Fleet::of(&m).cells.len(), 1);
 }
 
 #[test]
-fn surveys_match_stage_by_stage_and_strangers_do_not_match() {
-    let s1 = survey(vec![(
-        "sweep",
-        result(ExperimentData::Sweep(sweep(vec![cell(
-            "nanosleep",
-            1_000,
-            0,
-            50_000,
-            60_000.0,
-        )]))),
-    )]);
-    let s2 = s1.clone();
-    assert_eq!(compare(&s1, &s2, "x", "y").unwrap().rows.len(), 1);
-    // A standalone sweep matches the survey's `sweep` stage.
-    let lone = result(ExperimentData::Sweep(sweep(vec![cell(
-        "nanosleep",
-        1_000,
-        0,
-        50_000,
-        50_000.0,
-    )])));
-    assert_eq!(compare(&s1, &lone, "x", "y").unwrap().rows.len(), 1);
-    let other = result(ExperimentData::Sweep(sweep(vec![cell(
-        "poll", 5, 3, 1, 1.0,
-    )])));
-    let e = compare(&s1, &other, "x.json", "y.json").unwrap_err();
-    assert_eq!(
-        e.0,
-        "x.json (survey) and y.json (sweep) share no measurements to compare (no common experiment and cell)"
-    );
-    let empty = result(ExperimentData::Sweep(sweep(vec![])));
-    assert_eq!(
-        compare(&empty, &s1, "e.json", "x").unwrap_err().0,
-        "e.json (sweep) holds no measurements to compare"
-    );
+fn a_pair_is_two_results_and_the_fleet_any_number() {
+    let rs = [
+        host("h1", &[("nanosleep", 1.0)]),
+        host("h2", &[("nanosleep", 2.0)]),
+        host("h3", &[("nanosleep", 3.0)]),
+    ];
+    let three = Matched::of(&named(&rs)).unwrap();
+    assert!(Pair::of(&three).is_none());
+    assert_eq!(Fleet::of(&three).machines.len(), 3);
+    let two = Matched::of(&named(&rs[..2])).unwrap();
+    assert_eq!(Pair::of(&two).unwrap().rows.len(), 1);
+    assert_eq!(Fleet::of(&two).machines.len(), 2);
 }
 
 #[test]
-fn a_ratio_is_a_verdict_only_where_the_intervals_separate() {
-    // Medians 60 → 12 µs with ±5 % intervals: faster. 60 → 50 µs with intervals that
-    // overlap: neither faster nor slower, marked ≈.
-    let a = result(ExperimentData::Sweep(sweep(vec![
-        cell("nanosleep", 1_000, 0, 50_000, 60_000.0),
-        cell("poll", 1_000, 0, 50_000, 60_000.0),
-    ])));
-    let mut b = result(ExperimentData::Sweep(sweep(vec![
-        cell("nanosleep", 1_000, 0, 50_000, 12_000.0),
-        cell("poll", 1_000, 0, 50_000, 50_000.0),
-    ])));
-    if let ExperimentData::Sweep(s) = &mut b.data {
-        s.cells[1].summary.median_ci_ns = Some(crate::stats::Ci(Some(30_000.0), Some(70_000.0)));
-    }
-    let c = compare(&a, &b, "a.json", "b.json").unwrap();
-    assert!(c.rows[0].faster() && !c.rows[1].faster() && !c.rows[1].slower());
-    let s = c.summary_sentences();
-    for x in &s {
-        assert_eq!(x.check(), Ok(()), "{}", x.text);
-    }
-    assert!(
-        s[0].text.contains(
-            "b is more than 10 % faster in 1 and more than 10 % slower in 0, counting only medians whose 95 % intervals separate; 1 more differ by more than 10 % but are indistinguishable in this run (marked ≈)."
-        ),
-        "{}",
-        s[0].text
-    );
-    assert!(s.iter().any(|x| {
-        x.text
-            .starts_with("Biggest speed-up: nanosleep 1 µs load 0")
-    }));
-    assert!(c.terminal().contains("×0.83 ≈"), "{}", c.terminal());
-}
-
-proptest::proptest! {
-    /// Whatever the medians and their intervals, every sentence of a comparison holds.
-    #[test]
-    fn every_comparison_sentence_is_true_of_its_numbers(
-        v in proptest::collection::vec((1.0f64..1e7, 1.0f64..1e7, 0.0f64..0.8), 1..6)
-    ) {
-        const NAMES: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
-        let side = |pick: fn(&(f64, f64, f64)) -> f64| {
-            let cells = v
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    let m = pick(t);
-                    let mut c = cell(NAMES[i], 1_000, 0, 50_000, m);
-                    c.summary.median_ci_ns = Some(crate::stats::Ci(Some(m * (1.0 - t.2)), Some(m * (1.0 + t.2))));
-                    c
-                })
-                .collect();
-            result(ExperimentData::Sweep(sweep(cells)))
+fn both_views_share_the_runs_section_and_mark_what_differs() {
+    let mut rs = [
+        host("h1", &[("nanosleep", 1.0)]),
+        host("h2", &[("nanosleep", 2.0)]),
+        host("h3", &[("nanosleep", 3.0)]),
+    ];
+    rs[2].fingerprint.kernel_release = "7.0".into();
+    let runs_of = |page: crate::report::html::Page| {
+        let s = page
+            .sections
+            .into_iter()
+            .find(|s| s.id == "runs")
+            .expect("a runs section");
+        let Some(Block::Table(t)) = s.blocks.into_iter().next() else {
+            panic!("the runs section holds a table");
         };
-        let (a, b) = (side(|t| t.0), side(|t| t.1));
-        let c = compare(&a, &b, "a", "b").unwrap();
-        for s in c.summary_sentences() {
-            proptest::prop_assert!(s.check().is_ok(), "{:?}", s.check());
-        }
-        for r in &c.rows {
-            proptest::prop_assert!(!(r.faster() && r.slower()));
-            if r.faster() {
-                proptest::prop_assert!(r.b.median().below(&r.a.median()));
-            }
-        }
-    }
+        t
+    };
+    let m = Matched::of(&named(&rs)).unwrap();
+    let t = runs_of(Fleet::of(&m).page());
+    assert_eq!(t.header, ["", "h1.json", "h2.json", "h3.json"]);
+    let row = |t: &crate::report::table::Table, k: &str| {
+        t.rows
+            .iter()
+            .find(|r| r[0] == Cell::Text(k.into()))
+            .unwrap_or_else(|| panic!("no {k} row"))
+            .clone()
+    };
+    // Hosts and kernels differ: marked in every column; the CPU is the same: plain.
+    assert!(
+        row(&t, "host")[1..]
+            .iter()
+            .all(|c| matches!(c, Cell::Warn(_)))
+    );
+    assert!(
+        row(&t, "kernel")[1..]
+            .iter()
+            .all(|c| matches!(c, Cell::Warn(_)))
+    );
+    assert!(
+        row(&t, "CPU")[1..]
+            .iter()
+            .all(|c| matches!(c, Cell::Text(_)))
+    );
+    // The file differs by nature and is never marked.
+    assert_eq!(row(&t, "file")[3], Cell::Text("h3.json".into()));
+    let two = Matched::of(&named(&rs[..2])).unwrap();
+    let t = runs_of(Pair::of(&two).unwrap().page());
+    assert_eq!(t.header, ["", "a", "b"]);
+    assert!(
+        row(&t, "kernel")[1..]
+            .iter()
+            .all(|c| matches!(c, Cell::Text(_)))
+    );
 }

@@ -7,9 +7,9 @@ use super::{Finding, Results, small_n};
 use crate::experiments::runtimes::{MethodResult, MethodStatus, OneshotCell, RuntimeStatus};
 use crate::output::units::ns;
 use crate::probe::protocol::Kind;
+use crate::report::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, interval_text, order};
 use crate::report::sections::runtimes::is_sleeplab;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, interval_text, order};
 
 /// A measured one-shot method.
 fn measured_oneshot(m: &MethodResult) -> bool {

@@ -6,8 +6,8 @@ use super::{Finding, Results};
 use crate::experiments::explain::{ExplainCell, ExplainData};
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::ns;
+use crate::report::claim::{BLOCKED_CSW, Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence};
 use crate::stats::Stat;
-use crate::stats::claim::{BLOCKED_CSW, Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence};
 use crate::trace::explanation::Composition;
 use crate::trace::{Component, Explanation};
 
@@ -88,7 +88,7 @@ pub fn cell_sentence(c: CellAccount<'_>) -> Option<Sentence> {
         c.mechanism,
         ns(c.requested_ns as f64),
         c.load,
-        crate::stats::claim::small_n(x.lateness.count)
+        crate::report::claim::small_n(x.lateness.count)
     ));
     blocking(&mut s, c, x);
     s.push("; the wakes between its p40 and p60");

@@ -4,11 +4,11 @@
 use super::{Finding, Results, blocked, common_stat, count, quote, sleep_call};
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::{ns, pct};
-use crate::stats::Stat;
-use crate::stats::claim::{
+use crate::report::claim::{
     Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, Verb, direction,
     interval_text, order,
 };
+use crate::stats::Stat;
 
 /// A change within this share is "no change" for the tail under load.
 const LOAD_TOLERANCE: f64 = 0.2;
@@ -81,7 +81,7 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
             });
         }
         let n = a.summary.count.min(b.summary.count);
-        let sizes = if n < crate::stats::claim::SMALL_SAMPLE {
+        let sizes = if n < crate::report::claim::SMALL_SAMPLE {
             format!("; n = {} and n = {}", a.summary.count, b.summary.count)
         } else {
             String::new()
@@ -112,7 +112,7 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
     let tol = pct(100.0 * LOAD_TOLERANCE);
     s.claim(Claim::Threshold { shown: tol.clone() });
     let n = a.summary.count.min(b.summary.count);
-    let sizes = if n < crate::stats::claim::SMALL_SAMPLE {
+    let sizes = if n < crate::report::claim::SMALL_SAMPLE {
         format!("; n = {} and n = {}", a.summary.count, b.summary.count)
     } else {
         String::new()
@@ -166,7 +166,7 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
         .iter()
         .map(|(a, b)| b.summary.median_ns / a.summary.median_ns.max(1.0))
         .collect();
-    let i = crate::stats::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed)?;
+    let i = crate::report::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed)?;
     let (a, b) = faster[i];
     let mut s = Sentence::default();
     let (sa, sb) = (
@@ -199,7 +199,7 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
     let tol = pct(100.0 * FASTER_BY);
     s.claim(Claim::Threshold { shown: tol.clone() });
     let n = a.summary.count.min(b.summary.count);
-    let sizes = if n < crate::stats::claim::SMALL_SAMPLE {
+    let sizes = if n < crate::report::claim::SMALL_SAMPLE {
         format!(", n = {} and n = {}", a.summary.count, b.summary.count)
     } else {
         String::new()

@@ -1,5 +1,5 @@
 //! Plain-language findings computed from the measured data, each with its numbers and
-//! the claims those numbers must bear out (`stats::claim`).
+//! the claims those numbers must bear out (`report::claim`).
 //!
 //! Every finding is a pure function of the results ([`Results`]) that returns `None`
 //! when the data it needs is absent, so a report of one experiment shows the findings
@@ -37,7 +37,7 @@ pub use sweep::{early_wakeups, first_calls, long_sleeps, spin_cost};
 use super::view::{MainSweep, Results};
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::ns;
-use crate::stats::claim::{BLOCKED_CSW, Claim, Sentence, n_clause, small_n};
+use crate::report::claim::{BLOCKED_CSW, Claim, Sentence, n_clause, small_n};
 use crate::stats::{Stat, Summary};
 use sleeplab::wait::{self, Family};
 

@@ -2,8 +2,8 @@
 
 use super::{Finding, Results, common_stat, quote};
 use crate::output::units::{num, pct};
+use crate::report::claim::Sentence;
 use crate::stats::Stat;
-use crate::stats::claim::Sentence;
 
 /// "For a 60 Hz loop, `precise` woke with p99 X late at Y % CPU": the highest tail
 /// quantile every quoted contender's frame count resolves (p99, else p90), named, with

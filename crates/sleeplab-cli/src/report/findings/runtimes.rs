@@ -4,9 +4,9 @@
 use super::{Finding, Results, and_list, n_clause, quote, small_n};
 use crate::experiments::runtimes::{MethodResult, OneshotCell, RuntimeResult};
 use crate::output::units::ns;
+use crate::report::claim::{Claim, Sentence};
 use crate::report::sections::runtimes::{measured, smallest};
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Sentence};
 
 /// A request below this is "short"; a call of this or more took "a millisecond".
 const MS_NS: f64 = 500_000.0;

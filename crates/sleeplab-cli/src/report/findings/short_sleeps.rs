@@ -6,12 +6,12 @@ use super::{
 };
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::ns;
-use crate::stats::Stat;
-use crate::stats::ci_below;
-use crate::stats::claim::{
+use crate::report::claim::{
     Claim, Est, Extreme, INDISTINGUISHABLE, NEVER_BLOCKED, RankBy, Sentence, interval_text,
     with_interval,
 };
+use crate::stats::Stat;
+use crate::stats::ci_below;
 
 /// "The cheapest short sleep here is X: 1 µs took a median Y." Only calls that blocked
 /// (≥ 0.5 voluntary context switches per call) count as sleeps; those that did not are
@@ -35,7 +35,7 @@ pub fn cheapest_short_sleep(r: &Results<'_>) -> Option<Finding> {
     let (slept, busy): (Vec<&SweepCell>, Vec<&SweepCell>) =
         cells.iter().copied().partition(|c| blocked(c));
     let medians: Vec<f64> = slept.iter().map(|c| c.summary.median_ns).collect();
-    let bi = crate::stats::claim::extreme_index(&medians, Extreme::Least, RankBy::Signed)?;
+    let bi = crate::report::claim::extreme_index(&medians, Extreme::Least, RankBy::Signed)?;
     let best = slept[bi];
     let mut s = Sentence::default();
     let v = quote(&mut s, &best.summary, Stat::Median)?;

@@ -2,11 +2,11 @@
 
 use super::{Finding, Results, SLEEP_CALLS, blocked, count, quote};
 use crate::output::units::ns;
-use crate::stats::Stat;
-use crate::stats::claim::{
+use crate::report::claim::{
     Claim, Direction, Est, INDISTINGUISHABLE, Order, Sentence, Verb, difference, direction,
     interval_text, median, median_interval, order,
 };
+use crate::stats::Stat;
 
 /// Below this a slack's effect "hardly matters".
 const MATTERS_NS: f64 = 2_000.0;
@@ -76,7 +76,7 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
         "{} {}: {vh} vs {vl}{}",
         h.mechanism,
         ns(h.requested_ns as f64),
-        if n < crate::stats::claim::SMALL_SAMPLE {
+        if n < crate::report::claim::SMALL_SAMPLE {
             format!(", n = {} and n = {}", h.summary.count, l.summary.count)
         } else {
             String::new()

@@ -4,8 +4,8 @@
 use super::{Finding, Results, blocked, count, n_clause, quote, sleep_call};
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::{ns, pct};
+use crate::report::claim::{Claim, Extreme, RankBy, Sentence};
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Extreme, RankBy, Sentence};
 
 /// A long sleep is "accurate" when its median overshoot is under this share.
 const ACCURATE_PCT: f64 = 1.0;
@@ -166,7 +166,7 @@ pub fn first_calls(r: &Results<'_>) -> Option<Finding> {
         .iter()
         .map(|(_, f, p99)| *f as f64 / p99.max(1.0))
         .collect();
-    let i = crate::stats::claim::extreme_index(&ratios, Extreme::Most, RankBy::Signed)?;
+    let i = crate::report::claim::extreme_index(&ratios, Extreme::Most, RankBy::Signed)?;
     let (worst, first, _) = slow[i];
     let mut s = Sentence::default();
     let p = quote(&mut s, &worst.summary, Stat::P99)?;

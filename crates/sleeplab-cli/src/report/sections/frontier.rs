@@ -10,10 +10,10 @@ use crate::experiments::pace::{
 };
 use crate::report::charts::xy::{Axis, Legend, Scale, Series, Style, Unit, XyChart};
 use crate::report::charts::{color, css};
+use crate::report::claim::interval_text;
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
-use crate::stats::claim::interval_text;
 use plotters::style::RGBColor;
 
 /// The CPU axis spans these percentages (log scale): a plain sleep's 0.05 % to a spin's

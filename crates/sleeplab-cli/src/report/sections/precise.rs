@@ -7,14 +7,14 @@ use crate::experiments::pace::{PaceData, PaceResult};
 use crate::report::charts::bars::{Bar, Bars};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
+use crate::report::claim::{
+    Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, extreme_index, interval_text,
+    n_clause, small_n, with_interval,
+};
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, num, pct};
 use crate::report::view::Results;
-use crate::stats::claim::{
-    Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, extreme_index, interval_text,
-    n_clause, small_n, with_interval,
-};
 use crate::stats::{Stat, Summary};
 
 /// The pace and cpu sections the results support.

@@ -8,12 +8,12 @@ use crate::probe::protocol::Kind;
 use crate::report::charts::bars::{Bar, Bars};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
+use crate::report::claim::{Claim, Extreme, RankBy, Sentence, extreme_index};
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::Results;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Extreme, RankBy, Sentence, extreme_index};
 
 /// Whether a probe method calls sleeplab itself (its name starts with `sleeplab`): never
 /// a language's plain sleep.
@@ -270,7 +270,7 @@ pub fn floor_caption(floors: &[(String, &OneshotCell, usize)]) -> Sentence {
         } else {
             format!(
                 " (by point value: {} from {}, by the 95 % intervals of the medians)",
-                crate::stats::claim::INDISTINGUISHABLE,
+                crate::report::claim::INDISTINGUISHABLE,
                 close.join(", ")
             )
         };

@@ -7,12 +7,12 @@ use crate::experiments::short::{ShortCell, ShortData};
 use crate::report::charts::color;
 use crate::report::charts::dumbbell::Dumbbell;
 use crate::report::charts::xy::Axis;
+use crate::report::claim::{Claim, Sentence, ratio};
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::Results;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Sentence, ratio};
 
 /// The short section, when the results hold a `short` run.
 pub fn section(r: &Results<'_>) -> Option<Section> {

@@ -4,13 +4,13 @@
 use super::figure;
 use crate::experiments::simulate::SimulateData;
 use crate::report::charts::heatmap::Heatmap;
+use crate::report::claim::{Claim, Extreme, RankBy, Sentence, extreme_index, n_clause};
 use crate::report::escape;
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::Results;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Extreme, RankBy, Sentence, extreme_index, n_clause};
 
 /// The simulate section, when the results hold a `simulate` run.
 pub fn section(r: &Results<'_>) -> Option<Section> {

@@ -4,12 +4,12 @@ use super::figure;
 use crate::experiments::timers::{TimersCell, TimersData};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
+use crate::report::claim::Sentence;
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::{Results, distinct};
 use crate::stats::Stat;
-use crate::stats::claim::Sentence;
 
 /// The timers section, when the results hold a `timers` run.
 pub fn section(r: &Results<'_>) -> Option<Section> {

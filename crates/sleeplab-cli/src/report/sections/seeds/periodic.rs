@@ -7,11 +7,11 @@
 
 use crate::experiments::runtimes::{MethodStatus, PeriodicCell, RuntimesData};
 use crate::experiments::timers::TimersData;
+use crate::report::claim::Sentence;
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::Results;
-use crate::stats::claim::Sentence;
 
 /// One row of the seed's table.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,12 +4,12 @@
 
 use super::{SIGMA_N, sigma_n};
 use crate::experiments::runtimes::{OneshotCell, ProbeQuota, RuntimesData};
+use crate::report::claim::{Claim, Extreme, RankBy, Sentence, extreme_index};
 use crate::report::html::{Block, Section};
 use crate::report::sections::runtimes::measured;
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, ratio};
 use crate::report::view::Results;
-use crate::stats::claim::{Claim, Extreme, RankBy, Sentence, extreme_index};
 
 /// actual total / ideal total of a cell (`None` for a request of 0).
 pub fn actual_over_ideal(c: &OneshotCell) -> Option<f64> {

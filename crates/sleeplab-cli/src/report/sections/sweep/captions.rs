@@ -1,15 +1,15 @@
 //! The sweep section's captions that compare mechanisms, each built as a [`Sentence`]
-//! with its claims (`stats::claim`) so tests check the words against the numbers: the
+//! with its claims (`report::claim`) so tests check the words against the numbers: the
 //! tail under load (ranked by the loaded/idle ratio, each change given the word its sign
 //! calls for) and the timer slack (the largest cut, and the smallest change by size).
 
 use crate::experiments::sweep::SweepCell;
-use crate::report::units::{ns, ratio};
-use crate::stats::Stat;
-use crate::stats::claim::{
+use crate::report::claim::{
     Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, Verb, direction,
     interval_text, order,
 };
+use crate::report::units::{ns, ratio};
+use crate::stats::Stat;
 
 /// A relative change within this is "did not change".
 pub(super) const SAME: f64 = 0.02;
@@ -108,8 +108,8 @@ pub fn load(rows: &[(&str, Est, Est)], d: u64, setting: &str) -> Sentence {
         .map(|r| r.2.value / r.1.value.max(1.0))
         .collect();
     let (Some(hi), Some(lo)) = (
-        crate::stats::claim::extreme_index(&ratios, Extreme::Most, RankBy::Signed),
-        crate::stats::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed),
+        crate::report::claim::extreme_index(&ratios, Extreme::Most, RankBy::Signed),
+        crate::report::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed),
     ) else {
         s.push("No mechanism's p99 was resolved both idle and under load.");
         return s;
@@ -154,7 +154,7 @@ fn medians_quoted(s: &mut Sentence, h: &SweepCell, l: &SweepCell) -> String {
             n: c.summary.count,
             shown: ns(c.summary.median_ns),
         });
-        if c.summary.count < crate::stats::claim::SMALL_SAMPLE {
+        if c.summary.count < crate::report::claim::SMALL_SAMPLE {
             small.push(format!("n = {}", c.summary.count));
         }
     }
@@ -175,7 +175,7 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
         .iter()
         .map(|(h, l)| h.summary.median_ns - l.summary.median_ns)
         .collect();
-    let Some(most) = crate::stats::claim::extreme_index(&gains, Extreme::Most, RankBy::Signed)
+    let Some(most) = crate::report::claim::extreme_index(&gains, Extreme::Most, RankBy::Signed)
     else {
         return s;
     };
@@ -209,7 +209,7 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
             ""
         }
     ));
-    let least = crate::stats::claim::extreme_index(&gains, Extreme::Least, RankBy::Size);
+    let least = crate::report::claim::extreme_index(&gains, Extreme::Least, RankBy::Size);
     if let Some(i) = least.filter(|&i| i != most && pairs.len() >= 2) {
         s.claim(Claim::Rank {
             extreme: Extreme::Least,

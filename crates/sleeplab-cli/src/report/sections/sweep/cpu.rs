@@ -6,13 +6,13 @@
 use super::highlighted;
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
+use crate::report::claim::{Claim, Sentence};
 use crate::report::findings::{CPU_NOTE, cpu_pct};
 use crate::report::html::{Block, Section};
 use crate::report::sections::figure;
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::MainSweep;
-use crate::stats::claim::{Claim, Sentence};
 use plotters::style::{BLACK, RGBColor};
 
 /// CPU per call above this share of the time per call cannot be the call's own.

@@ -5,6 +5,7 @@ use super::{highlighted, honest, quote, small_n};
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::css;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
+use crate::report::claim::{Claim, NEVER_BLOCKED, Sentence, never_blocked_rule};
 use crate::report::findings::blocked;
 use crate::report::html::{Block, Section};
 use crate::report::sections::chart;
@@ -12,7 +13,6 @@ use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::MainSweep;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, NEVER_BLOCKED, Sentence, never_blocked_rule};
 use plotters::style::RGBColor;
 
 /// (elapsed, cumulative % of calls) of a cell: the exact step function when the result

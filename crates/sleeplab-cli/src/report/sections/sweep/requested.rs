@@ -5,6 +5,9 @@ use super::{captions, highlighted, honest, load_color, load_name, n_clause, quot
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::css;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
+use crate::report::claim::{
+    Claim, Est, Extreme, NEVER_BLOCKED, RankBy, Sentence, never_blocked_rule,
+};
 use crate::report::escape;
 use crate::report::findings::blocked;
 use crate::report::html::{Block, Section};
@@ -12,9 +15,6 @@ use crate::report::sections::{chart, figure};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, ratio};
 use crate::report::view::MainSweep;
-use crate::stats::claim::{
-    Claim, Est, Extreme, NEVER_BLOCKED, RankBy, Sentence, never_blocked_rule,
-};
 use crate::stats::{Stat, ci_below};
 
 /// Within this share of the request a median counts as accurate (stated in the caption).

@@ -10,6 +10,7 @@ use crate::experiments::sweep::SweepCell;
 use crate::report::charts::css;
 use crate::report::charts::scatter::Scatter;
 use crate::report::charts::xy::{Axis, Series, Style};
+use crate::report::claim::{Claim, Est, Sentence, Verb};
 use crate::report::html::{Block, Section};
 use crate::report::sections::chart;
 use crate::report::sections::seeds::{SIGMA_N, sigma_n};
@@ -17,7 +18,6 @@ use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::MainSweep;
 use crate::stats::Stat;
-use crate::stats::claim::{Claim, Est, Sentence, Verb};
 
 /// The sleep calls, in order of preference: the first measured at two or more requests
 /// is the one the seed's tables show (the seed measured Windows' `Sleep`).

@@ -6,17 +6,16 @@
 //! lower end above the bar). A median above the bar whose interval reaches below it is
 //! not called an outlier: it is named as indistinguishable from the bar in this run.
 //!
-//! Measurements are matched as in [`compare`](super::compare): by stage (or experiment)
-//! and cell key. A cell joins the report when at least two machines hold it.
+//! The fleet view of the matched table ([`Matched`]): every measurement at least two
+//! machines hold is a cell. It is also what `compare --json` writes (docs/RESULTS.md).
 
-use super::compare::{CompareError, Measurement, points};
-use super::html::{Badge, Block, Page, Section, Tone};
-use super::table::{Cell, Table};
-use super::units::{ns, num, ratio};
-use crate::model::ResultFile;
-use crate::stats::claim::{
+use super::{Matched, Rendered, Run, View};
+use crate::report::claim::{
     Claim, Est, INDISTINGUISHABLE, Order, SMALL_SAMPLE, Sentence, median, with_interval,
 };
+use crate::report::html::{Badge, Tone};
+use crate::report::table::{Cell, Table};
+use crate::report::units::{ns, num, ratio};
 use crate::stats::{Ci, Stat};
 use serde::Serialize;
 
@@ -93,76 +92,63 @@ pub struct Fleet {
     pub unclear: Vec<Outlier>,
     /// The report's sentences (the rule, then one per outlier machine).
     pub sentences: Vec<String>,
+    /// The runs, for the page (not in the JSON: `machines` names them there).
+    #[serde(skip)]
+    pub runs: Vec<Run>,
 }
 
-/// Matches `results` (name, result), at least two of them.
-pub fn fleet(results: &[(String, &ResultFile)]) -> Result<Fleet, CompareError> {
-    let mut all: Vec<Vec<Measurement>> = Vec::with_capacity(results.len());
-    for (name, r) in results {
-        let p = points(r);
-        if p.is_empty() {
-            return Err(CompareError(format!(
-                "{name} ({}) holds no measurements to compare",
-                r.data.name()
-            )));
-        }
-        all.push(p);
-    }
-    let mut keys: Vec<(String, String)> = Vec::new();
-    for m in all.iter().flatten() {
-        if !keys.iter().any(|(g, k)| *g == m.group && *k == m.key) {
-            keys.push((m.group.clone(), m.key.clone()));
-        }
-    }
-    let cells: Vec<FleetCell> = keys
-        .into_iter()
-        .filter_map(|(group, key)| {
-            let found: Vec<Option<&Measurement>> = all
-                .iter()
-                .map(|p| p.iter().find(|m| m.group == group && m.key == key))
-                .collect();
-            let medians_ns: Vec<Option<f64>> =
-                found.iter().map(|m| m.map(|m| m.median_ns)).collect();
-            let held: Vec<f64> = medians_ns.iter().flatten().copied().collect();
-            (held.len() >= 2).then(|| FleetCell {
-                stage: group,
-                measurement: key,
-                n: found.iter().map(|m| m.map(|m| m.n)).collect(),
-                fleet_median_ns: median(&held).unwrap_or(f64::NAN),
-                medians_ns,
-                medians_ci_ns: found
+impl Fleet {
+    /// The fleet view of `m`.
+    pub fn of(m: &Matched) -> Self {
+        let cells: Vec<FleetCell> = m
+            .rows
+            .iter()
+            .map(|r| {
+                let medians_ns: Vec<Option<f64>> = r
+                    .by_result
                     .iter()
-                    .map(|m| m.and_then(|m| m.median_ci_ns))
-                    .collect(),
+                    .map(|x| x.as_ref().map(|x| x.median_ns))
+                    .collect();
+                let held: Vec<f64> = medians_ns.iter().flatten().copied().collect();
+                FleetCell {
+                    stage: r.group.clone(),
+                    measurement: r.key.clone(),
+                    n: r.by_result
+                        .iter()
+                        .map(|x| x.as_ref().map(|x| x.n))
+                        .collect(),
+                    fleet_median_ns: median(&held).unwrap_or(f64::NAN),
+                    medians_ns,
+                    medians_ci_ns: r
+                        .by_result
+                        .iter()
+                        .map(|x| x.as_ref().and_then(|x| x.median_ci_ns))
+                        .collect(),
+                }
             })
-        })
-        .collect();
-    if cells.is_empty() {
-        let names: Vec<&str> = results.iter().map(|(n, _)| n.as_str()).collect();
-        return Err(CompareError(format!(
-            "{} share no measurements to compare (no experiment and cell held by two of them)",
-            names.join(", ")
-        )));
+            .collect();
+        let machines = m
+            .results
+            .iter()
+            .map(|(name, r)| Machine {
+                file: name.clone(),
+                hostname: r.fingerprint.hostname.clone(),
+                kernel: r.fingerprint.kernel_release.clone(),
+                cpu_model: r.fingerprint.cpu_model.clone(),
+            })
+            .collect();
+        let mut f = Fleet {
+            machines,
+            outliers: outliers(&cells, OUTLIER_FACTOR, true),
+            unclear: outliers(&cells, OUTLIER_FACTOR, false),
+            cells,
+            outlier_factor: OUTLIER_FACTOR,
+            sentences: Vec::new(),
+            runs: m.runs(),
+        };
+        f.sentences = f.findings().iter().map(|s| s.text.clone()).collect();
+        f
     }
-    let machines = results
-        .iter()
-        .map(|(name, r)| Machine {
-            file: name.clone(),
-            hostname: r.fingerprint.hostname.clone(),
-            kernel: r.fingerprint.kernel_release.clone(),
-            cpu_model: r.fingerprint.cpu_model.clone(),
-        })
-        .collect();
-    let mut f = Fleet {
-        machines,
-        outliers: outliers(&cells, OUTLIER_FACTOR, true),
-        unclear: outliers(&cells, OUTLIER_FACTOR, false),
-        cells,
-        outlier_factor: OUTLIER_FACTOR,
-        sentences: Vec::new(),
-    };
-    f.sentences = f.findings().iter().map(|s| s.text.clone()).collect();
-    Ok(f)
 }
 
 /// Every (machine, cell) whose median is more than `factor` × the cell's fleet median
@@ -393,28 +379,16 @@ impl Fleet {
         t.row(fleet_row);
         t
     }
+}
 
-    /// The fleet as terminal text: the table, then the sentences.
-    pub fn terminal(&self) -> String {
-        let mut out = format!(
-            "Medians; \"!\" marks an outlier (more than {} the fleet median).\n{}\n",
-            self.factor_text(),
-            self.table().terminal()
-        );
-        for s in &self.sentences {
-            out.push_str(s);
-            out.push('\n');
-        }
-        out
-    }
-
-    /// The fleet as an HTML page.
-    pub fn page(&self) -> Page {
-        Page {
+impl View for Fleet {
+    /// The fleet as both renderers draw it.
+    fn rendered(&self) -> Rendered {
+        let k = self.factor_text();
+        Rendered {
             title: format!("sleeplab compare: a fleet of {}", self.machines.len()),
             subtitle: format!(
-                "Each machine's median of every measurement at least two hold; an outlier is more than {} the fleet median.",
-                self.factor_text()
+                "Each machine's median of every measurement at least two hold; an outlier is more than {k} the fleet median."
             ),
             badges: vec![Badge {
                 text: format!("{} outliers", self.outliers.len()),
@@ -424,19 +398,22 @@ impl Fleet {
                     Tone::Bad
                 },
             }],
-            facts: vec![],
-            findings: self.sentences.clone(),
-            sections: vec![Section {
-                id: "machines".into(),
-                title: "The machines".into(),
-                blocks: vec![Block::Table(self.table())],
-            }],
-            footer: vec![format!(
+            head: vec![format!(
+                "Medians; \"!\" marks an outlier (more than {k} the fleet median)."
+            )],
+            table: self.table(),
+            table_section: ("machines".into(), "The machines".into()),
+            note: None,
+            sentences: self.sentences.clone(),
+            figure: None,
+            runs: self.runs.clone(),
+            run_labels: self.machines.iter().map(|m| m.file.clone()).collect(),
+            footer: format!(
                 "Compared by sleeplab {}: {} results, {} measurements.",
                 env!("CARGO_PKG_VERSION"),
                 self.machines.len(),
                 num(self.cells.len() as f64)
-            )],
+            ),
         }
     }
 }

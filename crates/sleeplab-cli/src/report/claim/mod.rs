@@ -19,6 +19,12 @@
 //!   they overlap the text says [`INDISTINGUISHABLE`]. A change of a quantile stated as
 //!   a rise or a fall needs the verdict beside it, and a ranking of quantiles carries
 //!   their intervals: the one named must clear every other's.
+//!
+//! The claims live beside the report, their main user, as a leaf of it: this module
+//! imports only `stats` and `output`, so the experiments whose own renders state a
+//! verdict (pace's frontier, advise's reason) use it without importing the rest of the
+//! report (docs/ARCHITECTURE.md draws it as a layer below the experiments; a test here
+//! keeps it a leaf).
 
 mod verdict;
 
@@ -27,7 +33,7 @@ pub use verdict::{
     order, with_interval,
 };
 
-use super::{Ci, Stat, Summary};
+use crate::stats::{Ci, Stat, Summary};
 
 /// Samples below this size are named in a sentence that quotes them (`n = 22`).
 pub const SMALL_SAMPLE: u64 = 100;

@@ -1,18 +1,12 @@
 //! The fleet's rule, outliers and sentences against hand-made results.
 use super::*;
-use crate::model::ExperimentData;
-use crate::report::testdata::{cell, result, sweep};
+use crate::model::{ExperimentData, ResultFile};
+use crate::report::compare::CompareError;
+use crate::report::testdata::{cell, host, result, sweep};
 
-/// A sweep on `host` with these (mechanism, median) cells at 1 µs, load 0.
-fn host(name: &str, cells: &[(&str, f64)]) -> ResultFile {
-    let mut r = result(ExperimentData::Sweep(sweep(
-        cells
-            .iter()
-            .map(|(m, median)| cell(m, 1_000, 0, 50_000, *median))
-            .collect(),
-    )));
-    r.fingerprint.hostname = name.into();
-    r
+/// The fleet of `named`, matched.
+fn fleet(named: &[(String, &ResultFile)]) -> Result<Fleet, CompareError> {
+    Matched::of(named).map(|m| Fleet::of(&m))
 }
 
 fn of(rs: &[ResultFile]) -> Result<Fleet, CompareError> {
@@ -178,4 +172,52 @@ fn the_json_names_the_rule_and_every_machine() {
     assert_eq!(v["cells"][0]["fleet_median_ns"], 10_000.0);
     assert_eq!(v["outliers"][0]["machine"], 2);
     assert_eq!(v["sentences"].as_array().unwrap().len(), 2);
+}
+
+proptest::proptest! {
+    /// Whatever the machines' medians and their intervals, every sentence of the fleet
+    /// holds, and the outliers are exactly the medians whose interval lies above the
+    /// bar (the rest above it by point value are the unclear ones).
+    #[test]
+    fn every_fleet_sentence_is_true_of_its_numbers(
+        machines in proptest::collection::vec(
+            proptest::collection::vec((1.0f64..1e6, 0.0f64..0.9), 3),
+            2..6,
+        )
+    ) {
+        const CELLS: [&str; 3] = ["a", "b", "c"];
+        let rs: Vec<ResultFile> = machines
+            .iter()
+            .enumerate()
+            .map(|(i, cells)| {
+                let mut r = host(&format!("h{i}"), &[]);
+                if let ExperimentData::Sweep(s) = &mut r.data {
+                    s.cells = cells
+                        .iter()
+                        .zip(CELLS)
+                        .map(|(&(m, w), name)| {
+                            let mut c = cell(name, 1_000, 0, 50_000, m);
+                            c.summary.median_ci_ns = Some(Ci(Some(m * (1.0 - w)), Some(m * (1.0 + w))));
+                            c
+                        })
+                        .collect();
+                }
+                r
+            })
+            .collect();
+        let f = of(&rs).unwrap();
+        for s in f.findings() {
+            proptest::prop_assert!(s.check().is_ok(), "{:?}", s.check());
+        }
+        for (c, cell) in f.cells.iter().enumerate() {
+            let bar = OUTLIER_FACTOR * cell.fleet_median_ns;
+            for (m, v) in cell.medians_ns.iter().enumerate() {
+                let v = v.unwrap();
+                let low = cell.medians_ci_ns[m].and_then(|ci| ci.0).unwrap();
+                let is = |list: &[Outlier]| list.iter().any(|o| o.machine == m && o.cell == c);
+                proptest::prop_assert_eq!(is(&f.outliers), v > bar && low > bar);
+                proptest::prop_assert_eq!(is(&f.unclear), v > bar && low <= bar);
+            }
+        }
+    }
 }

@@ -1,0 +1,373 @@
+//! The pair view of the matched table: two results, a and b, side by side. Every
+//! measurement both hold is shown with the ratios b/a of its median and p99.
+//!
+//! A ratio is a verdict (faster, slower) only where the two 95 % intervals separate
+//! (`stats::quantile_ci`); a ratio beyond ×0.9–×1.1 whose intervals overlap is marked
+//! `≈`, indistinguishable in this run, and is not counted as faster or slower.
+
+use super::{Matched, Measurement, Rendered, View};
+use crate::model::ResultFile;
+use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
+use crate::report::charts::{color, render};
+use crate::report::claim::{Claim, INDISTINGUISHABLE, Order, Sentence, order, with_interval};
+use crate::report::html::{Badge, Block, Figure, Section, Tone};
+use crate::report::table::{Cell, Table};
+use crate::report::units::{ns, num, ratio};
+use crate::stats::Stat;
+
+/// The columns of the comparison, in the terminal and on the page.
+const COLUMNS: [&str; 10] = [
+    "stage",
+    "measurement",
+    "a n",
+    "b n",
+    "a median",
+    "b median",
+    "b/a",
+    "a p99",
+    "b p99",
+    "b/a p99",
+];
+
+/// One matched measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// Stage or experiment.
+    pub group: String,
+    /// What was measured.
+    pub key: String,
+    /// In the first result.
+    pub a: Measurement,
+    /// In the second result.
+    pub b: Measurement,
+}
+
+impl Row {
+    /// b / a of the medians.
+    pub fn median_ratio(&self) -> f64 {
+        self.b.median_ns / self.a.median_ns.max(1.0)
+    }
+
+    /// b / a of the p99s (NaN where there are none).
+    pub fn p99_ratio(&self) -> f64 {
+        match (self.a.p99_ns, self.b.p99_ns) {
+            (Some(a), Some(b)) => b / a.max(1.0),
+            _ => f64::NAN,
+        }
+    }
+
+    /// How b's median stands against a's by their intervals (Below: b faster).
+    pub fn median_order(&self) -> Order {
+        order(&self.b.median(), &self.a.median())
+    }
+
+    /// How b's p99 stands against a's (Indistinguishable without both).
+    pub fn p99_order(&self) -> Order {
+        match (self.b.p99(), self.a.p99()) {
+            (Some(b), Some(a)) => order(&b, &a),
+            _ => Order::Indistinguishable,
+        }
+    }
+
+    /// b's median more than 10 % below a's, beyond both intervals.
+    pub fn faster(&self) -> bool {
+        self.median_ratio() < FASTER && self.median_order() == Order::Below
+    }
+
+    /// b's median more than 10 % above a's, beyond both intervals.
+    pub fn slower(&self) -> bool {
+        self.median_ratio() > SLOWER && self.median_order() == Order::Above
+    }
+}
+
+/// A ratio b/a below this is "faster" (where the intervals separate)…
+const FASTER: f64 = 0.9;
+/// … above this "slower".
+const SLOWER: f64 = 1.1;
+
+/// A ratio as the comparison writes it: `×0.2`, with ` ≈` where it lies beyond
+/// ×0.9–×1.1 but the intervals overlap (indistinguishable in this run); "–" for none.
+fn ratio_text(r: f64, o: Order) -> String {
+    if !r.is_finite() {
+        "–".into()
+    } else if !(FASTER..=SLOWER).contains(&r) && o == Order::Indistinguishable {
+        format!("{} ≈", ratio(r))
+    } else {
+        ratio(r)
+    }
+}
+
+/// Two results matched cell by cell: the pair view of a [`Matched`] of two.
+#[derive(Debug, Clone)]
+pub struct Pair<'a> {
+    /// The first result ("a").
+    pub a: &'a ResultFile,
+    /// The second result ("b").
+    pub b: &'a ResultFile,
+    /// How to call the first (its path).
+    pub a_name: String,
+    /// How to call the second.
+    pub b_name: String,
+    /// Matched measurements, in the first result's order.
+    pub rows: Vec<Row>,
+    /// The two runs, for the page.
+    runs: Vec<super::Run>,
+}
+
+impl<'a> Pair<'a> {
+    /// The pair view of `m`; `None` unless it matched exactly two results.
+    pub fn of(m: &Matched<'a>) -> Option<Self> {
+        let [(a_name, a), (b_name, b)] = m.results.as_slice() else {
+            return None;
+        };
+        let rows = m
+            .rows
+            .iter()
+            .filter_map(|r| match r.by_result.as_slice() {
+                [Some(a), Some(b)] => Some(Row {
+                    group: r.group.clone(),
+                    key: r.key.clone(),
+                    a: a.clone(),
+                    b: b.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        Some(Self {
+            a,
+            b,
+            a_name: a_name.clone(),
+            b_name: b_name.clone(),
+            rows,
+            runs: m.runs(),
+        })
+    }
+}
+
+/// The geometric mean of positive values.
+fn geomean(v: impl Iterator<Item = f64>) -> Option<f64> {
+    let (sum, n) = v
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .fold((0.0, 0u32), |(s, n), x| (s + x.ln(), n + 1));
+    (n > 0).then(|| (sum / f64::from(n)).exp())
+}
+
+impl Pair<'_> {
+    /// The headline numbers, as sentences.
+    pub fn summary(&self) -> Vec<String> {
+        self.summary_sentences()
+            .into_iter()
+            .map(|s| s.text)
+            .collect()
+    }
+
+    /// The headline sentences with their claims: faster and slower are counted only
+    /// where the medians' 95 % intervals separate (the rest beyond ×0.9–×1.1 are
+    /// counted as indistinguishable), and the biggest slow-down and speed-up are chosen
+    /// among those, each with its verdict.
+    pub fn summary_sentences(&self) -> Vec<Sentence> {
+        let mut out = Vec::new();
+        let n = self.rows.len();
+        if let Some(g) = geomean(self.rows.iter().map(Row::median_ratio)) {
+            let faster = self.rows.iter().filter(|r| r.faster()).count();
+            let slower = self.rows.iter().filter(|r| r.slower()).count();
+            let unclear = self
+                .rows
+                .iter()
+                .filter(|r| {
+                    let x = r.median_ratio();
+                    !(FASTER..=SLOWER).contains(&x) && r.median_order() == Order::Indistinguishable
+                })
+                .count();
+            let mut text = format!(
+                "Across {n} matching measurements, b's medians are {} a's (geometric mean of b/a); b is more than 10 % faster in {faster} and more than 10 % slower in {slower}, counting only medians whose 95 % intervals separate",
+                ratio(g)
+            );
+            if unclear > 0 {
+                text.push_str(&format!(
+                    "; {unclear} more differ by more than 10 % but are {} (marked ≈)",
+                    INDISTINGUISHABLE
+                ));
+            }
+            text.push('.');
+            out.push(Sentence::new(text));
+        }
+        if let Some(g) = geomean(self.rows.iter().map(Row::p99_ratio)) {
+            out.push(Sentence::new(format!(
+                "The tails (p99) moved by {} on the same geometric mean.",
+                ratio(g)
+            )));
+        }
+        let by = |f: fn(&Row) -> f64, keep: fn(&Row) -> bool| {
+            self.rows
+                .iter()
+                .filter(|r| f(r).is_finite() && keep(r))
+                .max_by(|x, y| f(x).total_cmp(&f(y)))
+        };
+        let biggest = |what: &str, r: &Row| {
+            let mut s = Sentence::new(format!(
+                "Biggest {what}: {} ({}): median {} → {} ({}).",
+                r.key,
+                r.group,
+                with_interval(&r.a.median(), ns),
+                with_interval(&r.b.median(), ns),
+                ratio(r.median_ratio())
+            ));
+            s.claim(Claim::Verdict {
+                stat: Stat::Median,
+                a: r.b.median(),
+                b: r.a.median(),
+                stated: r.median_order(),
+            });
+            s
+        };
+        if let Some(r) = by(Row::median_ratio, Row::slower) {
+            out.push(biggest("slow-down", r));
+        }
+        if let Some(r) = by(|r| 1.0 / r.median_ratio(), Row::faster) {
+            out.push(biggest("speed-up", r));
+        }
+        out
+    }
+
+    /// Every matched measurement with both values, their intervals and the ratios; a
+    /// ratio that is a verdict is marked (slower: warn, faster: good), one beyond
+    /// ×0.9–×1.1 whose intervals overlap is written with `≈`.
+    pub fn table(&self) -> Table {
+        let mut t = Table::new(COLUMNS);
+        let tone = |x: f64, o: Order| {
+            if !x.is_finite() {
+                Cell::Empty
+            } else if x > SLOWER && o == Order::Above {
+                Cell::Warn(ratio(x))
+            } else if x < FASTER && o == Order::Below {
+                Cell::Good(ratio(x))
+            } else {
+                Cell::Num(ratio_text(x, o))
+            }
+        };
+        let p99 = |m: &Measurement| {
+            m.p99()
+                .map_or(Cell::Empty, |p| Cell::Num(with_interval(&p, ns)))
+        };
+        for r in &self.rows {
+            t.row(vec![
+                Cell::Text(r.group.clone()),
+                Cell::Text(r.key.clone()),
+                Cell::Num(r.a.n.to_string()),
+                Cell::Num(r.b.n.to_string()),
+                Cell::Num(with_interval(&r.a.median(), ns)),
+                Cell::Num(with_interval(&r.b.median(), ns)),
+                tone(r.median_ratio(), r.median_order()),
+                p99(&r.a),
+                p99(&r.b),
+                tone(r.p99_ratio(), r.p99_order()),
+            ]);
+        }
+        t
+    }
+
+    /// The scatter of b's medians against a's, one series per stage.
+    fn scatter(&self) -> Section {
+        let mut groups: Vec<&str> = Vec::new();
+        for r in &self.rows {
+            if !groups.contains(&r.group.as_str()) {
+                groups.push(&r.group);
+            }
+        }
+        let spec = XyChart {
+            title: None,
+            x: Axis::log_ns(format!("a: median ({}), log scale", self.a_name)),
+            y: Axis::log_ns(format!("b: median ({}), log scale", self.b_name)),
+            series: groups
+                .iter()
+                .enumerate()
+                .map(|(i, g)| Series {
+                    name: g.to_string(),
+                    color: color(i),
+                    points: self
+                        .rows
+                        .iter()
+                        .filter(|r| r.group == *g)
+                        .map(|r| (r.a.median_ns, r.b.median_ns))
+                        .collect(),
+                    style: Style::Markers,
+                })
+                .collect(),
+            ideal: true,
+            legend: Legend::UpperLeft,
+        };
+        let above = self.rows.iter().filter(|r| r.slower()).count();
+        let below = self.rows.iter().filter(|r| r.faster()).count();
+        let caption = format!(
+            "Each point is one measurement both runs hold: above the dashed line b was slower, below it faster. {above} of {} points are more than 10 % above and {below} more than 10 % below with the 95 % intervals of the two medians apart.",
+            self.rows.len()
+        );
+        Section {
+            id: "scatter".into(),
+            title: "b against a".into(),
+            blocks: vec![Block::Figure(Figure {
+                chart: render(
+                    "compare-scatter",
+                    "median of b against median of a",
+                    (760, 560),
+                    |a| spec.draw(a),
+                ),
+                caption,
+                legend: vec![],
+            })],
+        }
+    }
+}
+
+impl View for Pair<'_> {
+    /// The pair as both renderers draw it.
+    fn rendered(&self) -> Rendered {
+        let run = |name: &str, r: &ResultFile| {
+            format!(
+                "{name} ({}, {} on {}, {})",
+                r.data.name(),
+                r.started_at,
+                r.fingerprint.hostname,
+                r.fingerprint.kernel_release
+            )
+        };
+        Rendered {
+            title: format!(
+                "sleeplab compare: {} vs {}",
+                self.a.fingerprint.hostname, self.b.fingerprint.hostname
+            ),
+            subtitle: format!(
+                "a = {}, b = {}; ratios are b / a.",
+                self.a_name, self.b_name
+            ),
+            badges: vec![Badge {
+                text: format!("{} matching measurements", self.rows.len()),
+                tone: Tone::Neutral,
+            }],
+            head: vec![
+                format!("a: {}", run(&self.a_name, self.a)),
+                format!("b: {}", run(&self.b_name, self.b)),
+            ],
+            table: self.table(),
+            table_section: ("measurements".into(), "Every matching measurement".into()),
+            note: Some(format!(
+                "Each value with its 95 % interval; ≈: the ratio lies beyond ×0.9–×1.1 but the intervals overlap ({INDISTINGUISHABLE})"
+            )),
+            sentences: self.summary(),
+            figure: Some(self.scatter()),
+            runs: self.runs.clone(),
+            run_labels: vec!["a".into(), "b".into()],
+            footer: format!(
+                "Compared by sleeplab {}: {} (a) and {} (b). Ratios are b/a; more than ×1.1 is marked slower, less than ×0.9 faster, where the 95 % intervals of the two values separate (≈: they overlap, indistinguishable in this run) ({} cells).",
+                env!("CARGO_PKG_VERSION"),
+                self.a_name,
+                self.b_name,
+                num(self.rows.len() as f64)
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
