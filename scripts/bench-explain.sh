@@ -17,6 +17,9 @@ ITERATIONS=${ITERATIONS:-1000}
 ROUNDS=${ROUNDS:-4}
 DURATIONS=${DURATIONS:-100us,1ms}
 LOADS=${LOADS:-0,$(nproc)}
+# CPU 0: the kernels here record nothing CPU 1's idle task emits (a thread's switch onto
+# an idle CPU 1 is lost, and its wakes there come out partly unexplained).
+PIN=${PIN:-0}
 DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 
 if [ "$(id -u)" != 0 ]; then
@@ -24,7 +27,7 @@ if [ "$(id -u)" != 0 ]; then
     exit 2
 fi
 cargo build --release -q -p sleeplab-cli
-args=(explain --durations "$DURATIONS" --load "$LOADS" --iterations "$ITERATIONS" --rounds "$ROUNDS" -q)
+args=(explain --durations "$DURATIONS" --load "$LOADS" --iterations "$ITERATIONS" --rounds "$ROUNDS" --pin "$PIN" -q)
 out=$(target/release/sleeplab "${args[@]}")
 body="Run $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -r), $(nproc) CPUs (\`scripts/bench-explain.sh\`, which runs \`sleeplab ${args[*]}\`):
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 24's cost of the tracer (sleeplab_cli::trace::Tracer, behind `explain` and
-# `--trace`): the `trace_cost` example (crates/sleeplab-cli/examples/trace_cost.rs)
+# `--trace`): the `trace_cost` example (crates/sleeplab-cli/examples/trace_cost/)
 # runs ROUNDS rounds of {untraced block, traced block} of WAITS waits each (the pair's
 # order alternating by round) on a 1 kHz absolute clock_nanosleep grid and a 1 ms
 # nanosleep, and reports per loop the median lateness of each side with its 95 %

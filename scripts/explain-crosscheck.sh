@@ -21,6 +21,8 @@ ROUNDS=${ROUNDS:-4}
 MECHANISMS=${MECHANISMS:-nanosleep,timerfd}
 DURATIONS=${DURATIONS:-1ms}
 LOADS=${LOADS:-0,$(nproc)}
+# The measuring thread on CPU 0: the kernels here record nothing CPU 1's idle task emits.
+PIN=${PIN:-0}
 DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 
 if [ "$(id -u)" != 0 ]; then
@@ -35,7 +37,7 @@ cargo build --release -q -p sleeplab-cli --bin sleeplab
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-explain=(explain -q --mechanisms "$MECHANISMS" --durations "$DURATIONS" --load "$LOADS"
+explain=(explain -q --pin "$PIN" --mechanisms "$MECHANISMS" --durations "$DURATIONS" --load "$LOADS"
     --iterations "$ITERATIONS" --rounds "$ROUNDS")
 record=(perf sched record -k CLOCK_MONOTONIC -o "$work/perf.data")
 "${record[@]}" -- target/release/sleeplab "${explain[@]}" --csv "$work/explain.csv" \

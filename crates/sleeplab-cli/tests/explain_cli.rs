@@ -21,12 +21,24 @@ fn bin() -> &'static str {
 }
 
 /// Runs `explain -q ARGS --json DIR/out.json`; its data.
+/// `--pin 0` unless `args` pin elsewhere: the kernels here lose every event their
+/// secondary CPUs' idle task emits — a thread's switch onto an idle CPU 1 is never
+/// recorded, so all its wakes there come out partly unexplained (the tool says so) —
+/// and the tests check the account where the kernel records it.
+fn pinned<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut v = args.to_vec();
+    if !args.contains(&"--pin") {
+        v.extend(["--pin", "0"]);
+    }
+    v
+}
+
 fn explain(dir: &Path, args: &[&str]) -> ExplainData {
     let json = dir.join("out.json");
     let out = Command::new(bin())
         .arg("explain")
         .arg("-q")
-        .args(args)
+        .args(pinned(args))
         .arg("--json")
         .arg(&json)
         .output()
@@ -43,13 +55,11 @@ fn median_of(c: &ExplainCell, k: Component) -> f64 {
 }
 
 /// With 50 µs of timer slack, a 100 µs and a 1 ms nanosleep: every wake's components
-/// add up to its lateness, at least 90 % of wakes are explained to within max(5 µs,
+/// add up to its lateness, at least 95 % of wakes are explained to within max(5 µs,
 /// 5 %), and the slack component's median is at least 40 µs.
 ///
-/// Not 100 %: the kernel itself drops a few `sched_switch` events without counting
-/// them (in its own text trace of 204 switches of a thread out, 198 switches in, beside
-/// a compiler), and a wake whose switch in is missing is partly unexplained. The other
-/// traced tests allow as many.
+/// Not 100 %: the kernel itself drops a few `sched_switch` events without counting them,
+/// and a wake whose switch in is missing is partly unexplained (see [`pinned`]).
 #[test]
 fn components_add_up_and_slack_is_slack() {
     let Some(_alone) = traceable_alone() else {
@@ -88,7 +98,7 @@ fn components_add_up_and_slack_is_slack() {
             explained += usize::from(unexplained <= tolerance);
         }
         assert!(
-            explained >= 90,
+            explained >= 95,
             "{} {}: {explained} of 100 explained",
             c.mechanism,
             c.requested_ns
@@ -324,7 +334,7 @@ fn traced_run(dir: &Path, command: &str, args: &[&str]) -> sleeplab_cli::model::
     let out = Command::new(bin())
         .arg(command)
         .arg("-q")
-        .args(args)
+        .args(pinned(args))
         .arg("--json")
         .arg(&json)
         .output()
@@ -423,7 +433,7 @@ fn timers_trace_explains_the_measuring_threads_wakes() {
                 let x = c.explanation.as_ref().unwrap();
                 assert_eq!(x.wakes, c.merged.received, "one wake per received tick");
                 assert!(
-                    x.untraced * 5 <= x.wakes,
+                    x.untraced * 10 <= x.wakes,
                     "{} of {} untraced",
                     x.untraced,
                     x.wakes
@@ -500,7 +510,7 @@ fn pace_trace_counts_late_frames_by_their_cause() {
 
 /// `runtimes --trace` splits every call of the C probe's one-shot cells and every tick
 /// of its periodic one (the probe names its measuring thread and gives each call's
-/// start, and t0), at most one in five partly unexplained.
+/// start, and t0), at most one in ten partly unexplained.
 #[test]
 fn runtimes_trace_explains_the_probes_calls() {
     let Some(_alone) = traceable_alone() else {
@@ -540,7 +550,7 @@ fn runtimes_trace_explains_the_probes_calls() {
         let x = c.explanation.as_ref().expect("a traced cell");
         assert_eq!(x.wakes, c.summary.count, "one wake per call");
         assert!(
-            x.untraced * 5 <= x.wakes,
+            x.untraced * 10 <= x.wakes,
             "{} of {} untraced",
             x.untraced,
             x.wakes
@@ -558,7 +568,7 @@ fn runtimes_trace_explains_the_probes_calls() {
         .expect("a traced periodic cell");
     assert_eq!(x.wakes, periodic.ticks, "one wake per tick");
     assert!(
-        x.untraced * 5 <= x.wakes,
+        x.untraced * 10 <= x.wakes,
         "{} of {} untraced",
         x.untraced,
         x.wakes

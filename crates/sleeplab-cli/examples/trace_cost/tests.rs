@@ -1,0 +1,129 @@
+//! The trace_cost example's tests: its arithmetic, on numbers given by hand.
+
+use super::*;
+
+#[test]
+fn idle_time_is_idle_plus_iowait_of_the_cpu_line() {
+    let stat = "cpu  100 5 20 300 7 0 1 2 0 0\ncpu0 50 2 10 150 3 0 1 1 0 0\n\
+                cpu1 50 3 10 150 4 0 0 1 0 0\nintr 1 2\nctxt 9\n";
+    assert_eq!(idle_ticks(stat), Some((307, 2)));
+    assert_eq!(idle_ticks("intr 1\n"), None);
+    assert_eq!(idle_ticks("cpu  1 2 x\n"), None);
+}
+
+#[test]
+fn a_side_pools_its_blocks() {
+    let a = Block {
+        lateness_ns: vec![10, 30, 20],
+        wall_ns: 1_000,
+        busy_ns: 50,
+        process_ns: 10,
+        events: 4,
+        drain_ns: 40,
+        traced_wakes: 3,
+        ..Block::default()
+    };
+    let b = Block {
+        lateness_ns: vec![40, -5, 60],
+        wall_ns: 1_000,
+        busy_ns: 30,
+        process_ns: 30,
+        ..Block::default()
+    };
+    let s = Side::of(&[&a, &b]);
+    assert_eq!(s.n, 6);
+    // Sorted: -5 10 20 30 40 60: the linear median is 25.
+    assert_eq!(s.median_ns, Some(25.0));
+    // Six samples: the median's interval runs from the first to the sixth.
+    assert_eq!(s.interval, Some(Ci(Some(-5.0), Some(60.0))));
+    assert_eq!(s.p99_ns, None);
+    assert_eq!((s.busy_pct, s.process_pct), (4.0, 2.0));
+    assert_eq!(s.drain_ns_per_event, Some(10.0));
+    assert_eq!(s.traced_wakes, 3);
+}
+
+#[test]
+fn the_report_judges_on_intervals() {
+    let blk = |late: i64, busy: u64| Block {
+        lateness_ns: vec![late; 10],
+        wall_ns: 1_000_000_000,
+        busy_ns: busy,
+        cpus: 2,
+        ..Block::default()
+    };
+    // Six rounds; tracing adds 1 µs to every wake and 4–6 ms of busy time a second.
+    let rounds = |late: i64, extra: [u64; 6]| -> Vec<(Block, Block)> {
+        extra
+            .iter()
+            .map(|&e| (blk(50_000, 10_000_000), blk(late, 10_000_000 + e)))
+            .collect()
+    };
+    let ms = 1_000_000;
+    let lines = report(
+        "x",
+        &rounds(51_000, [4 * ms, 5 * ms, 6 * ms, 4 * ms, 5 * ms, 6 * ms]),
+        ms,
+    )
+    .join("\n");
+    assert!(
+        lines.contains("- ✅ added to the median: 1.00 µs [1.00 µs – 1.00 µs]"),
+        "{lines}"
+    );
+    assert!(
+        lines.contains("- ✅ CPU the tracing takes at 1000 Hz: 0.500 % of a core"),
+        "{lines}"
+    );
+    assert!(
+        lines.contains("per round: median 0.500 [0.400 – 0.600]"),
+        "{lines}"
+    );
+    // 3 µs and 2 % of a core: both missed; 0.5–1.5 %: undecided.
+    let lines = report("x", &rounds(53_000, [20 * ms; 6]), ms).join("\n");
+    assert!(
+        lines.contains("- ❌ added to the median: 3.00 µs"),
+        "{lines}"
+    );
+    assert!(lines.contains("- ❌ CPU the tracing takes"), "{lines}");
+    let spread = [5 * ms, 15 * ms, 8 * ms, 12 * ms, 6 * ms, 14 * ms];
+    let lines = report("x", &rounds(51_000, spread), ms).join("\n");
+    assert!(lines.contains("- ⚪ CPU the tracing takes"), "{lines}");
+    // Two rounds give the rounds' median no interval; a saturated machine no verdict.
+    let two: Vec<_> = rounds(51_000, [4 * ms; 6]).into_iter().take(2).collect();
+    let lines = report("x", &two, ms).join("\n");
+    assert!(lines.contains("- – (not judged: 2 rounds"), "{lines}");
+    let pairs = vec![(blk(50_000, 1_950 * ms), blk(50_000, 2_000 * ms)); 6];
+    let lines = report("x", &pairs, ms).join("\n");
+    assert!(
+        lines.contains("- – (not judged: the machine was busy"),
+        "{lines}"
+    );
+}
+
+#[test]
+fn outcomes_and_differences_of_intervals() {
+    let c = |l: f64, h: f64| Some(Ci(Some(l), Some(h)));
+    assert_eq!(Outcome::of(c(1.0, 2.0), 2.0), Some(Outcome::Met));
+    assert_eq!(Outcome::of(c(2.5, 3.0), 2.0), Some(Outcome::Missed));
+    assert_eq!(Outcome::of(c(1.0, 3.0), 2.0), Some(Outcome::Undecided));
+    assert_eq!(
+        Outcome::of(Some(Ci(None, Some(1.0))), 2.0),
+        Some(Outcome::Met)
+    );
+    assert_eq!(
+        Outcome::of(Some(Ci(Some(1.0), None)), 2.0),
+        Some(Outcome::Undecided)
+    );
+    assert_eq!(Outcome::of(None, 2.0), None);
+    assert_eq!(difference(c(10.0, 12.0), c(3.0, 4.0)), c(6.0, 9.0));
+    assert_eq!(
+        difference(Some(Ci(Some(10.0), None)), c(3.0, 4.0)),
+        Some(Ci(Some(6.0), None))
+    );
+    assert_eq!(difference(None, c(3.0, 4.0)), None);
+    assert_eq!(fmt_ci(c(1.0, 2.0), |v| format!("{v}")), "[1 – 2]");
+    assert_eq!(
+        fmt_ci(Some(Ci(Some(1.0), None)), |v| format!("{v}")),
+        "[≥ 1]"
+    );
+    assert_eq!(fmt_ci(None, |v| format!("{v}")), "[–]");
+}
