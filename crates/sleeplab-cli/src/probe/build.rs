@@ -35,9 +35,12 @@ fn build_command(id: RuntimeId, dir: &Path, out: &Path) -> ProbeCommand {
             .with_env("GOFLAGS", "-mod=mod -buildvcs=false")
             .with_env("GOTOOLCHAIN", "local")
             .in_dir(dir),
+        // -sourcepath: Probe.java's base class (ProbeArgs.java) is compiled with it.
         RuntimeId::Java => ProbeCommand::new("javac")
             .with_args(["-d"])
-            .with_args([out.join("classes").into_os_string(), src.into_os_string()]),
+            .with_args([out.join("classes").into_os_string()])
+            .with_args(["-sourcepath".into(), dir.as_os_str().to_owned()])
+            .with_args([src.into_os_string()]),
         RuntimeId::Windows => ProbeCommand::new("x86_64-w64-mingw32-gcc")
             .with_args(["-O2", "-Wall", "-Wextra", "-o"])
             .with_args([out.join("probe.exe").into_os_string(), src.into_os_string()])
@@ -153,6 +156,7 @@ fn source_files(id: RuntimeId, dir: &Path) -> std::io::Result<Vec<(String, Vec<u
         RuntimeId::C | RuntimeId::Cpp | RuntimeId::Windows => {
             name == id.main_source() || name.ends_with(".h")
         }
+        RuntimeId::Java => name.ends_with(".java"),
         other => name == other.main_source(),
     };
     let mut files = Vec::new();
@@ -234,6 +238,8 @@ mod tests {
             ("probe.c", "#include \"args.h\"\n"),
             ("args.h", "int x;\n"),
             ("README.md", "notes\n"),
+            ("Probe.java", "class Probe extends ProbeArgs {}\n"),
+            ("ProbeArgs.java", "class ProbeArgs {}\n"),
         ] {
             std::fs::write(dir.path().join(name), text).unwrap();
         }
@@ -246,6 +252,6 @@ mod tests {
         };
         assert_eq!(names(RuntimeId::Windows), ["args.h", "probe.c"]);
         assert_eq!(names(RuntimeId::C), ["args.h", "probe.c"]);
-        assert_eq!(names(RuntimeId::Java), Vec::<String>::new());
+        assert_eq!(names(RuntimeId::Java), ["Probe.java", "ProbeArgs.java"]);
     }
 }

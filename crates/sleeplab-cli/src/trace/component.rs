@@ -14,8 +14,10 @@ pub enum Component {
     /// From the deadline to the start of a wait that began after it (an earlier frame
     /// overran the schedule): late before it waited at all.
     Overrun,
-    /// From the caller's deadline to the timer's soft expiry: a relative wait's kernel
-    /// counts from its own clock read at syscall entry, after the caller's.
+    /// From the caller's deadline to the timer's soft expiry: the timer armed later
+    /// than asked — a relative wait's kernel counts from its own clock read at syscall
+    /// entry, after the caller's, and a timeout in coarser units (epoll's milliseconds)
+    /// is rounded up.
     Entry,
     /// From the soft expiry to the hard one (or to an earlier interrupt that ran the
     /// timer): the thread's timer slack.
@@ -84,7 +86,7 @@ impl Component {
     pub fn label(self) -> &'static str {
         match self {
             Component::Overrun => "overrun",
-            Component::Entry => "syscall entry",
+            Component::Entry => "timer arming",
             Component::Slack => "timer slack",
             Component::TimerIrq => "timer interrupt",
             Component::IdleWakeup => "idle wakeup",
@@ -100,7 +102,7 @@ impl Component {
     pub fn short(self) -> &'static str {
         match self {
             Component::Overrun => "ovrun",
-            Component::Entry => "entry",
+            Component::Entry => "arm",
             Component::Slack => "slack",
             Component::TimerIrq => "irq",
             Component::IdleWakeup => "idle",

@@ -175,7 +175,7 @@ fn section(t: &Traced<'_>) -> Option<Section> {
     let show_slack = distinct(cells.iter().map(|c| c.timer_slack_ns)).len() > 1;
     let mut blocks = vec![
         Block::Text(format!(
-            "`{}` split each wake's lateness (woke − deadline) at the kernel's own timestamps into the stretches of its way: syscall entry, timer slack, timer interrupt, idle wakeup, run queue, kernel exit, return path, spin, and what no recorded event explains. A bar is the mean composition of a group of a cell's wakes, so its segments add up to the group's mean lateness: the typical wake (the wakes ranked between the p40 and p60 of lateness) and the tail (the wakes at or above the p99; a cell needs n ≥ 100 for one). The axis is linear from 0; where a tail is more than {}× the typical wake, the tail has a chart of its own.",
+            "`{}` split each wake's lateness (woke − deadline) at the kernel's own timestamps into the stretches of its way: timer arming (deadline to soft expiry: the syscall's own clock read, a timeout rounded up), timer slack, timer interrupt, idle wakeup, run queue, kernel exit, return path, spin, and what no recorded event explains. A bar is the mean composition of a group of a cell's wakes, so its segments add up to the group's mean lateness: the typical wake (the wakes ranked between the p40 and p60 of lateness) and the tail (the wakes at or above the p99; a cell needs n ≥ 100 for one). The axis is linear from 0; where a tail is more than {}× the typical wake, the tail has a chart of its own.",
             t.source, SHARED_AXIS_MAX_RATIO
         )),
         Block::Text(status(t.tracing, &cells)),
