@@ -122,11 +122,6 @@ impl Tracer {
         })
     }
 
-    /// The session (to follow other threads).
-    pub fn session_mut(&mut self) -> &mut Session {
-        &mut self.session
-    }
-
     /// Moves the recorded events out of the kernel's buffers (outside measurements).
     pub fn drain(&mut self) -> session::Drained {
         self.session.drain(&mut self.events)

@@ -165,11 +165,6 @@ impl Session {
         self.syscalls.set_on(true)
     }
 
-    /// The threads followed.
-    pub fn tids(&self) -> &[i32] {
-        &self.tids
-    }
-
     /// Moves every recorded event of the followed threads into `into` (unsorted: CPUs
     /// one after another).
     pub fn drain(&mut self, into: &mut Vec<Event>) -> Drained {
