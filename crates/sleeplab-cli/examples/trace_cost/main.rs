@@ -1,13 +1,16 @@
 //! What the tracer (`sleeplab_cli::trace::Tracer`, behind `explain` and `--trace`)
-//! costs, for `scripts/bench-trace.sh`: blocks of WAITS waits with and without it,
-//! interleaved in one run (ROUNDS × each loop × {untraced, traced}, the order of the
-//! pair alternating from round to round so neither always runs first), on two loops:
-//! an absolute `clock_nanosleep` on a PERIOD grid (1 kHz by default) and a relative
-//! `nanosleep` of PERIOD.
+//! costs, for `scripts/bench-trace.sh`: blocks of WAITS waits without it, with it, and
+//! with it but without the system calls' returns (`Events::NoSyscallExit`: enabling a
+//! system-call tracepoint puts every system call of every thread on the kernel's slow
+//! path), interleaved in one run (ROUNDS × each loop × the three, their order rotating
+//! from round to round so none always runs first), on two loops: an absolute
+//! `clock_nanosleep` on a PERIOD grid (1 kHz by default) and a relative `nanosleep` of
+//! PERIOD.
 //!
 //! Per loop it prints a Markdown table: the median lateness of each side with its
 //! distribution-free 95 % interval (order statistics: binomial ranks) and p99, the
-//! difference of the medians (traced − untraced), and the CPU:
+//! difference of the medians (each traced side − untraced, per round: judged on the
+//! rounds' median, since the wakes of one block share its moment), and the CPU:
 //!
 //! * the whole machine's busy time per second of run, from /proc/stat (every CPU's
 //!   elapsed time less its idle and iowait time, which NO_HZ kernels keep to the µs,
@@ -23,22 +26,22 @@
 //! account `explain` uses afterwards, so the table also says how many of its wakes were
 //! fully traced: a tracer that recorded nothing would cost nothing. Runs as root.
 //!
-//!     cargo run --release -p sleeplab-cli --example trace_cost -- --rounds 10 --waits 2000
+//!     cargo run --release -p sleeplab-cli --example trace_cost -- --rounds 40 --waits 500
 
 use clap::Parser;
 use sleeplab::clock::{monotonic_ns, process_cpu_ns};
 use sleeplab_cli::stats::quantile_ci::ci_sorted;
 use sleeplab_cli::stats::{Ci, tail_quantile_i64};
-use sleeplab_cli::trace::{Tracer, Window, account, this_tid};
+use sleeplab_cli::trace::{Events, Tracer, Window, account, this_tid};
 use std::time::Duration;
 
 #[derive(Parser)]
 struct Args {
     /// Rounds; each runs every loop untraced and traced, one block each.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 40)]
     rounds: u32,
     /// Waits per block.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 500)]
     waits: u64,
     /// The grid's period and the relative sleep's length.
     #[arg(long, default_value = "1ms", value_parser = humantime::parse_duration)]
@@ -56,6 +59,32 @@ enum Loop {
     Grid,
     /// `nanosleep(period)`.
     Relative,
+}
+
+/// How a block is traced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Not at all.
+    Untraced,
+    /// By a tracer recording these events.
+    Traced(Events),
+}
+
+impl Mode {
+    /// Every mode, untraced first (the baseline of the differences).
+    const ALL: [Mode; 3] = [
+        Mode::Untraced,
+        Mode::Traced(Events::All),
+        Mode::Traced(Events::NoSyscallExit),
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            Mode::Untraced => "untraced",
+            Mode::Traced(Events::All) => "traced",
+            Mode::Traced(Events::NoSyscallExit) => "traced, no sys_exit",
+        }
+    }
 }
 
 impl Loop {
@@ -167,19 +196,23 @@ struct Block {
     cpus: u32,
 }
 
-/// Runs one block of `waits` waits of `lp`, traced or not.
-fn block(
-    lp: Loop,
-    traced: bool,
-    waits: u64,
-    period_ns: u64,
-    tick_ns: u64,
-) -> anyhow::Result<Block> {
+impl Block {
+    /// The median lateness of the block, ns.
+    fn median_ns(&self) -> Option<f64> {
+        let mut sorted = self.lateness_ns.clone();
+        sorted.sort_unstable();
+        tail_quantile_i64(&sorted, 0.5)
+    }
+}
+
+/// Runs one block of `waits` waits of `lp`, traced as `mode` says.
+fn block(lp: Loop, mode: Mode, waits: u64, period_ns: u64, tick_ns: u64) -> anyhow::Result<Block> {
     let tid = this_tid();
-    let mut tracer = if traced {
-        Some(Tracer::start().map_err(|e| anyhow::anyhow!("{}", e.note()))?)
-    } else {
-        None
+    let mut tracer = match mode {
+        Mode::Untraced => None,
+        Mode::Traced(events) => {
+            Some(Tracer::start_with(events).map_err(|e| anyhow::anyhow!("{}", e.note()))?)
+        }
     };
     let mut windows = Vec::with_capacity(waits as usize);
     let before = Snapshot::now(tick_ns)?;
@@ -273,7 +306,7 @@ impl Outcome {
     }
 }
 
-/// One side (traced or not) of one loop, pooled over its blocks.
+/// One side (a [`Mode`]) of one loop, pooled over its blocks.
 #[derive(Debug, Clone)]
 struct Side {
     n: u64,
@@ -341,34 +374,29 @@ fn fmt_ci(c: Option<Ci>, f: impl Fn(f64) -> String) -> String {
     }
 }
 
-/// The interval of `b − a` from the intervals of `b` and `a` (each 95 %: together they
-/// cover at least 90 %); an end is open where either end it comes from is.
-fn difference(b: Option<Ci>, a: Option<Ci>) -> Option<Ci> {
-    let (b, a) = (b?, a?);
-    let end = |x: Option<f64>, y: Option<f64>| Some(x? - y?);
-    Some(Ci(end(b.low(), a.high()), end(b.high(), a.low())))
-}
-
-/// The report's lines for one loop: `pairs` holds each round's (untraced, traced).
-fn report(label: &str, pairs: &[(Block, Block)], period_ns: u64) -> Vec<String> {
-    let off = Side::of(&pairs.iter().map(|p| &p.0).collect::<Vec<_>>());
-    let on = Side::of(&pairs.iter().map(|p| &p.1).collect::<Vec<_>>());
+/// The report's lines for one loop: `rounds` holds each round's blocks, one per
+/// [`Mode`] in [`Mode::ALL`] order.
+fn report(label: &str, rounds: &[[Block; 3]], period_ns: u64) -> Vec<String> {
+    let sides: Vec<Side> = (0..Mode::ALL.len())
+        .map(|m| Side::of(&rounds.iter().map(|r| &r[m]).collect::<Vec<_>>()))
+        .collect();
     let mut out = vec![
-        format!("**{label}** ({} rounds):", pairs.len()),
+        format!("**{label}** ({} rounds):", rounds.len()),
         String::new(),
         "| | n | median lateness [95 %] | p99 | machine busy, % of a core | \
          process CPU, % of a core | events/s | drain per event | wakes fully traced |"
             .into(),
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|".into(),
     ];
-    for (name, s) in [("untraced", &off), ("traced", &on)] {
-        let traced = if name == "traced" {
-            format!("{} of {}", s.traced_wakes, s.n)
-        } else {
+    for (mode, s) in Mode::ALL.iter().zip(&sides) {
+        let traced = if *mode == Mode::Untraced {
             "–".into()
+        } else {
+            format!("{} of {}", s.traced_wakes, s.n)
         };
         out.push(format!(
-            "| {name} | {} | {} {} | {} | {:.3} | {:.3} | {:.0} | {} | {traced} |",
+            "| {} | {} | {} {} | {} | {:.3} | {:.3} | {:.0} | {} | {traced} |",
+            mode.label(),
             s.n,
             opt_us(s.median_ns),
             fmt_ci(s.interval, fmt_us),
@@ -381,21 +409,54 @@ fn report(label: &str, pairs: &[(Block, Block)], period_ns: u64) -> Vec<String> 
         ));
     }
     out.push(String::new());
-    if let (Some(a), Some(b)) = (off.median_ns, on.median_ns) {
-        let d = difference(on.interval, off.interval);
+    let off = &sides[0];
+    for (m, mode) in Mode::ALL.iter().enumerate().skip(1) {
+        out.extend(verdicts(mode.label(), off, &sides[m], rounds, m, period_ns));
+    }
+    out
+}
+
+/// The verdict lines of the side in column `m` against the untraced one (column 0).
+fn verdicts(
+    name: &str,
+    off: &Side,
+    on: &Side,
+    rounds: &[[Block; 3]],
+    m: usize,
+    period_ns: u64,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    // Judged on the rounds, not on the pooled wakes: wakes of one block share its
+    // moment (the host's load, the CPUs' idle states), so pooled intervals would be
+    // too narrow; each round's pair of blocks ran back to back.
+    let mut median_diffs: Vec<i64> = rounds
+        .iter()
+        .filter_map(|r| Some((r[m].median_ns()? - r[0].median_ns()?).round() as i64))
+        .collect();
+    median_diffs.sort_unstable();
+    if let Some(d) = tail_quantile_i64(&median_diffs, 0.5) {
+        let ci = ci_sorted(&median_diffs, 0.5, |v| v as f64);
+        let mark = if ci.is_none() {
+            format!(
+                "– (not judged: {} rounds give the rounds' median no interval)",
+                median_diffs.len()
+            )
+        } else {
+            Outcome::mark(Outcome::of(ci, MEDIAN_TARGET_NS)).to_string()
+        };
         out.push(format!(
-            "- {} added to the median: {} {} (from the two 95 % intervals: covers ≥ 90 %); \
-             target ≤ {}",
-            Outcome::mark(Outcome::of(d, MEDIAN_TARGET_NS)),
-            fmt_us(b - a),
-            fmt_ci(d, fmt_us),
+            "- {mark} {name}: added to the median lateness: {} {} (per round, traced block's \
+             median − untraced block's; the rounds' median); target ≤ {}",
+            fmt_us(d),
+            fmt_ci(ci, fmt_us),
             fmt_us(MEDIAN_TARGET_NS),
         ));
     }
     // Each round's difference, in ns of busy time per s of run (1e7 is 1 % of a core).
-    let mut per_round: Vec<i64> = pairs
+    let mut per_round: Vec<i64> = rounds
         .iter()
-        .map(|(a, b)| {
+        .map(|r| {
+            let (a, b) = (&r[0], &r[m]);
             (1e9 * (b.busy_ns as f64 / b.wall_ns.max(1) as f64
                 - a.busy_ns as f64 / a.wall_ns.max(1) as f64)) as i64
         })
@@ -416,9 +477,10 @@ fn report(label: &str, pairs: &[(Block, Block)], period_ns: u64) -> Vec<String> 
         Outcome::mark(Outcome::of(round_ci, CPU_TARGET_PCT)).to_string()
     };
     out.push(format!(
-        "- {verdict} CPU the tracing takes at {:.0} Hz: {:.3} % of a core of the whole machine \
-         (traced − untraced over the run; per round: median {} {}), of which the measuring \
-         process {:.3} %; target ≤ {CPU_TARGET_PCT} % (judged on the rounds' median)",
+        "- {verdict} {name}: CPU the tracing takes at {:.0} Hz: {:.3} % of a core of the \
+         whole machine (traced − untraced over the run; per round: median {} {}), of which \
+         the measuring process {:.3} %; target ≤ {CPU_TARGET_PCT} % (judged on the rounds' \
+         median)",
         1e9 / period_ns as f64,
         on.busy_pct - off.busy_pct,
         tail_quantile_i64(&per_round, 0.5).map_or("–".into(), |v| pct(v / 1e7)),
@@ -426,7 +488,7 @@ fn report(label: &str, pairs: &[(Block, Block)], period_ns: u64) -> Vec<String> 
         on.process_pct - off.process_pct,
     ));
     if on.lost > 0 {
-        out.push(format!("- events the kernel lost: {}", on.lost));
+        out.push(format!("- {name}: events the kernel lost: {}", on.lost));
     }
     out
 }
@@ -449,17 +511,17 @@ fn main() -> anyhow::Result<()> {
         eprintln!("trace_cost: {}", e.note());
         std::process::exit(1);
     }
-    let mut pairs: Vec<Vec<(Block, Block)>> = vec![Vec::new(); Loop::ALL.len()];
+    let mut rounds: Vec<Vec<[Block; 3]>> = vec![Vec::new(); Loop::ALL.len()];
     for round in 0..args.rounds {
         for (i, &lp) in Loop::ALL.iter().enumerate() {
-            let traced_first = round % 2 == 1;
-            let first = block(lp, traced_first, args.waits, period_ns, tick_ns)?;
-            let second = block(lp, !traced_first, args.waits, period_ns, tick_ns)?;
-            pairs[i].push(if traced_first {
-                (second, first)
-            } else {
-                (first, second)
-            });
+            // The modes in an order rotated by the round: each runs first, second and
+            // third equally often.
+            let mut blocks: [Block; 3] = Default::default();
+            for k in 0..Mode::ALL.len() {
+                let m = (k + round as usize) % Mode::ALL.len();
+                blocks[m] = block(lp, Mode::ALL[m], args.waits, period_ns, tick_ns)?;
+            }
+            rounds[i].push(blocks);
             eprintln!(
                 "round {}/{} {}",
                 round + 1,
@@ -478,7 +540,7 @@ fn main() -> anyhow::Result<()> {
     for (i, &lp) in Loop::ALL.iter().enumerate() {
         println!(
             "{}\n",
-            report(&lp.label(period_ns), &pairs[i], period_ns).join("\n")
+            report(&lp.label(period_ns), &rounds[i], period_ns).join("\n")
         );
     }
     Ok(())

@@ -10,6 +10,9 @@
 //!       on CPU ─kernel exit→ syscall return ─return→ (spin →) end
 //! ```
 //!
+//! (A tracer that does not record the system calls' returns,
+//! [`super::Events::NoSyscallExit`], has `on CPU ─return→ end`.)
+//!
 //! * The timer is the one whose interrupt woke the thread: the last expiry on the
 //!   waking CPU before the (hard-interrupt) wakeup; its soft and hard expiry come from
 //!   its last arming, wherever that was (a periodic timer re-arms in its interrupt).
@@ -277,13 +280,18 @@ fn wake_marks(
         }),
         (None, _) => {}
     }
+    // Without the system calls' returns on record, the way out of the kernel is part
+    // of the return path, and its end is not missing.
+    let exits_recorded = tl.records_sys_exit();
     if let Some(r) = on_cpu {
         marks.push(Mark {
             at_ns: r.time_ns,
             what: if returned.is_some() {
                 Component::KernelExit
-            } else {
+            } else if exits_recorded {
                 Component::Unexplained
+            } else {
+                Component::Return
             },
         });
     }
@@ -293,7 +301,10 @@ fn wake_marks(
             what: Component::Return,
         });
     }
-    let traced = timer.is_some() && waking.is_some() && on_cpu.is_some() && returned.is_some();
+    let traced = timer.is_some()
+        && waking.is_some()
+        && on_cpu.is_some()
+        && (returned.is_some() || !exits_recorded);
     (marks, traced, found_holder)
 }
 

@@ -38,6 +38,7 @@ pub use background::Background;
 pub use component::{Component, Parts};
 pub use explanation::{ComponentsNs, Explanation, WakeRecord};
 pub use log::{TraceRun, WakeLog};
+pub use session::Events;
 pub use session::Session;
 pub use timeline::Timeline;
 
@@ -98,6 +99,7 @@ pub fn this_tid() -> i32 {
 pub struct Tracer {
     session: Session,
     events: Vec<Event>,
+    recorded: Events,
 }
 
 impl Tracer {
@@ -106,20 +108,35 @@ impl Tracer {
         Self::for_threads(&[this_tid()])
     }
 
+    /// Starts tracing the calling thread, recording `recorded`.
+    pub fn start_with(recorded: Events) -> Result<Self, TraceError> {
+        Ok(Self::new(
+            Session::start_with(&[this_tid()], recorded)?,
+            recorded,
+        ))
+    }
+
     /// Starts tracing the threads `tids`.
     pub fn for_threads(tids: &[i32]) -> Result<Self, TraceError> {
-        Ok(Self {
-            session: Session::start(tids)?,
-            events: Vec::new(),
-        })
+        Ok(Self::new(Session::start(tids)?, Events::All))
     }
 
     /// Starts tracing every thread on the machine (see [`Session::start_every_thread`]).
     pub fn every_thread() -> Result<Self, TraceError> {
-        Ok(Self {
-            session: Session::start_every_thread()?,
+        Ok(Self::new(Session::start_every_thread()?, Events::All))
+    }
+
+    fn new(session: Session, recorded: Events) -> Self {
+        Self {
+            session,
             events: Vec::new(),
-        })
+            recorded,
+        }
+    }
+
+    /// A timeline of `events`, marked with what this tracer records.
+    fn timeline(&self, events: Vec<Event>) -> Timeline {
+        Timeline::new(events).recording(self.recorded)
     }
 
     /// Moves the recorded events out of the kernel's buffers (outside measurements).
@@ -141,14 +158,16 @@ impl Tracer {
     /// recording); and the events lost since the last take.
     pub fn take(&mut self) -> (Timeline, u64) {
         let lost = self.drain().lost;
-        (Timeline::new(std::mem::take(&mut self.events)), lost)
+        let events = std::mem::take(&mut self.events);
+        (self.timeline(events), lost)
     }
 
     /// Stops tracing: the timeline of everything recorded and the events lost.
     pub fn finish(mut self) -> (Timeline, u64) {
         self.drain();
         let lost = self.session.lost();
-        (Timeline::new(std::mem::take(&mut self.events)), lost)
+        let events = std::mem::take(&mut self.events);
+        (self.timeline(events), lost)
     }
 }
 

@@ -38,6 +38,28 @@ const SCHED_BUFFER_KB: u32 = 2048;
 /// Each CPU's buffer in the system-call instance, KiB (the followed threads' only).
 const SYSCALL_BUFFER_KB: u32 = 256;
 
+/// Which tracepoints a session records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Events {
+    /// All of [`Tracepoint::ALL`]: the account tells the kernel's way out of the system
+    /// call (`kernel exit`) from the way back to the caller's clock read (`return`).
+    #[default]
+    All,
+    /// All but `raw_syscalls:sys_exit`: kernel exit and return are one component
+    /// (`return`). Enabling any system-call tracepoint makes the kernel take the slow
+    /// path of every system call of every thread (its `SYSCALL_TRACEPOINT` work flag is
+    /// set on all of them, whatever `set_event_pid` says), the measured one included;
+    /// this leaves every system call on its fast path.
+    NoSyscallExit,
+}
+
+impl Events {
+    /// Whether `tp` is recorded.
+    pub fn records(self, tp: Tracepoint) -> bool {
+        self == Events::All || tp != Tracepoint::SysExit
+    }
+}
+
 /// Tracepoints recorded for a set of threads.
 pub struct Session {
     decoders: Decoders,
@@ -80,17 +102,22 @@ pub struct Drained {
 impl Session {
     /// Starts recording for the threads `tids` (on every CPU).
     pub fn start(tids: &[i32]) -> Result<Self, TraceError> {
-        Self::open(tids, false)
+        Self::open(tids, false, Events::All)
+    }
+
+    /// Starts recording `recorded` for the threads `tids` (on every CPU).
+    pub fn start_with(tids: &[i32], recorded: Events) -> Result<Self, TraceError> {
+        Self::open(tids, false, recorded)
     }
 
     /// Starts recording the events of every thread on the machine (their system
     /// calls' returns too), for threads not known yet; the account picks each wake's
     /// thread out of them.
     pub fn start_every_thread() -> Result<Self, TraceError> {
-        Self::open(&[], true)
+        Self::open(&[], true, Events::All)
     }
 
-    fn open(tids: &[i32], every_thread: bool) -> Result<Self, TraceError> {
+    fn open(tids: &[i32], every_thread: bool, recorded: Events) -> Result<Self, TraceError> {
         let fs = Tracefs::find_or_mount()?;
         let decoders = Decoders::load(&fs)?;
         let layout = fs.page_layout()?;
@@ -110,7 +137,10 @@ impl Session {
             pending: Vec::new(),
         };
         session.follow(tids)?;
-        for tp in Tracepoint::ALL {
+        for tp in Tracepoint::ALL
+            .into_iter()
+            .filter(|&tp| recorded.records(tp))
+        {
             let (sys, ev) = tp.path();
             session.instance_of(tp).enable_event(sys, ev)?;
         }
@@ -316,6 +346,27 @@ mod tests {
         assert!(switches(&events, other, -1, followed) >= 1, "{events:?}");
         drop(to_helper);
         helper.join().unwrap();
+    }
+
+    /// Without the system calls' returns, none is recorded, and the followed thread's
+    /// switches still are (as root; elsewhere skipped, but not under CI).
+    #[test]
+    fn no_syscall_exit_records_the_rest() {
+        let me = crate::trace::this_tid();
+        let mut s = match Session::start_with(&[me], Events::NoSyscallExit) {
+            Ok(s) => s,
+            Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
+            Err(e) => panic!("tracing unavailable under CI: {e}"),
+        };
+        let from = sleeplab::clock::monotonic_ns();
+        for _ in 0..5 {
+            getppids(10);
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let mut events = Vec::new();
+        s.drain(&mut events);
+        assert_eq!(sys_exits(&events, me, 0), 0, "{events:?}");
+        assert!(switches(&events, me, -1, from) >= 5, "{events:?}");
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! asks: what happened in a time range, which timer interrupt ran last on a CPU, when a
 //! timer was last armed.
 
+use super::decode::Tracepoint;
 use super::event::{Event, Kind};
+use super::session::Events;
 use std::collections::HashMap;
 
 /// A timer's arming: when, and its soft and hard expiry.
@@ -24,6 +26,8 @@ pub struct Timeline {
     armings: HashMap<u64, Vec<Arming>>,
     /// Per CPU: indexes into `events` of its timer expiries, in time order.
     expiries: Vec<Vec<usize>>,
+    /// What the tracer recorded: an event it did not record is not missing.
+    recorded: Events,
 }
 
 impl Timeline {
@@ -58,7 +62,21 @@ impl Timeline {
             events,
             armings,
             expiries,
+            recorded: Events::All,
         }
+    }
+
+    /// The same timeline, from a tracer that recorded `recorded` (a timeline is of
+    /// [`Events::All`] until told otherwise).
+    pub fn recording(mut self, recorded: Events) -> Self {
+        self.recorded = recorded;
+        self
+    }
+
+    /// Whether the system calls' returns were recorded: without them, the kernel's way
+    /// out of the call is counted in the return path.
+    pub fn records_sys_exit(&self) -> bool {
+        self.recorded.records(Tracepoint::SysExit)
     }
 
     /// Every event, in time order.

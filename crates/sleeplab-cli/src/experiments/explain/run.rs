@@ -62,9 +62,12 @@ impl Waiting {
     }
 }
 
-/// One cell's accumulating state.
+/// One cell's accumulating state. Each cell waits with a way of its own: a precise
+/// strategy learns (its margin, its contended and starved regimes), and what it learned
+/// beside busy threads must not carry into the idle cell that follows it in a round.
 struct CellState {
     item: usize,
+    waiting: Waiting,
     load: usize,
     slack: Option<u64>,
     slack_in_force: u64,
@@ -95,13 +98,10 @@ pub fn run(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
 }
 
 fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<ExplainData>> {
-    let mut waitings = Vec::with_capacity(config.items.len());
-    for item in &config.items {
-        waitings.push(
-            Waiting::build(&item.mechanism)
-                .map_err(|e| UsageError::new(format!("{}: {e}", item.mechanism)))?,
-        );
-    }
+    let build = |item: usize| {
+        let name = &config.items[item].mechanism;
+        Waiting::build(name).map_err(|e| UsageError::new(format!("{name}: {e}")))
+    };
     let mut tracing = if config.trace {
         TraceRun::start(true)
     } else {
@@ -118,6 +118,7 @@ fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
             for &load in &config.loads {
                 cells.push(CellState {
                     item,
+                    waiting: build(item)?,
                     load,
                     slack,
                     slack_in_force: 0,
@@ -135,7 +136,7 @@ fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
         &mut cells,
         |cell, v| {
             let item = &config.items[cell.item];
-            let waiting = &mut waitings[cell.item];
+            let waiting = &mut cell.waiting;
             ctx.progress.message(format!(
                 "{} {} load {} round {}/{}",
                 item.mechanism,

@@ -1,4 +1,5 @@
 use super::*;
+use crate::trace::Events;
 use crate::trace::event::FLAG_HARDIRQ;
 use proptest::prelude::*;
 
@@ -189,6 +190,38 @@ fn a_missing_event_leaves_its_stretch_unexplained() {
     assert_eq!(a.parts.get(Component::Unexplained), 600);
     assert_eq!(a.parts.total(), 1_000);
     assert!(!a.traced);
+}
+
+/// The same wake from a tracer that does not record system calls' returns: from the
+/// CPU on, the time is the return path, and the wake is fully traced.
+#[test]
+fn without_recorded_exits_the_way_out_is_the_return_path() {
+    let events = vec![
+        arm(1_000_100, 2_000_000, 2_000_000),
+        sleep_out(1_000_200),
+        expire(2_000_200, 2_000_100),
+        waking(2_000_300),
+        switch(2_000_400, 0, 0, "swapper/0", TID, "x"),
+    ];
+    let tl = Timeline::new(events).recording(Events::NoSyscallExit);
+    assert!(!tl.records_sys_exit());
+    let a = account(&tl, &Window::relative(TID, 1_000_000, 1_000_000, 2_001_000));
+    assert_eq!(
+        parts_of(&a),
+        vec![
+            (Component::TimerIrq, 300),
+            (Component::IdleWakeup, 100),
+            (Component::Return, 600),
+        ]
+    );
+    assert!(a.traced);
+    // A return recorded anyway (a tracer's leftovers) still splits the way out.
+    let mut with_exit = tl.events().to_vec();
+    with_exit.push(exit(2_000_700));
+    let tl = Timeline::new(with_exit).recording(Events::NoSyscallExit);
+    let a = account(&tl, &Window::relative(TID, 1_000_000, 1_000_000, 2_001_000));
+    assert_eq!(a.parts.get(Component::KernelExit), 300);
+    assert_eq!(a.parts.get(Component::Return), 300);
 }
 
 /// A wakeup from another thread (not in an interrupt): no timer to blame.
@@ -412,10 +445,12 @@ proptest! {
         end_after in 0u64..2_500,
         spin in 0u64..500,
     ) {
-        let tl = Timeline::new(events);
         let w = Window { tid: TID, start_ns: start, deadline_ns: deadline, end_ns: start + end_after, spin_ns: spin };
-        let a = account(&tl, &w);
-        prop_assert_eq!(a.lateness_ns, (start + end_after) as i64 - deadline as i64);
-        prop_assert_eq!(a.parts.total() as i64, a.lateness_ns.max(0));
+        for recorded in [Events::All, Events::NoSyscallExit] {
+            let tl = Timeline::new(events.clone()).recording(recorded);
+            let a = account(&tl, &w);
+            prop_assert_eq!(a.lateness_ns, (start + end_after) as i64 - deadline as i64);
+            prop_assert_eq!(a.parts.total() as i64, a.lateness_ns.max(0));
+        }
     }
 }
