@@ -97,11 +97,29 @@ pub fn run(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
     Ok(out)
 }
 
+/// Every cell of `config` under `slacks`, each with a way of waiting of its own.
+fn new_cells(config: &ExplainConfig, slacks: &[Option<u64>]) -> Result<Vec<CellState>, UsageError> {
+    let mut cells = Vec::new();
+    for (item, it) in config.items.iter().enumerate() {
+        for &slack in slacks {
+            for &load in &config.loads {
+                let name = &it.mechanism;
+                cells.push(CellState {
+                    item,
+                    waiting: Waiting::build(name)
+                        .map_err(|e| UsageError::new(format!("{name}: {e}")))?,
+                    load,
+                    slack,
+                    slack_in_force: 0,
+                    log: WakeLog::default(),
+                });
+            }
+        }
+    }
+    Ok(cells)
+}
+
 fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<ExplainData>> {
-    let build = |item: usize| {
-        let name = &config.items[item].mechanism;
-        Waiting::build(name).map_err(|e| UsageError::new(format!("{name}: {e}")))
-    };
     let mut tracing = if config.trace {
         TraceRun::start(true)
     } else {
@@ -112,21 +130,7 @@ fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
     let tid = tracing.tid();
 
     let slacks = slack_levels(&config.timer_slacks_ns);
-    let mut cells = Vec::new();
-    for item in 0..config.items.len() {
-        for &slack in &slacks {
-            for &load in &config.loads {
-                cells.push(CellState {
-                    item,
-                    waiting: build(item)?,
-                    load,
-                    slack,
-                    slack_in_force: 0,
-                    log: WakeLog::default(),
-                });
-            }
-        }
-    }
+    let mut cells = new_cells(config, &slacks)?;
 
     let complete = interleave(
         ctx,
@@ -193,4 +197,64 @@ fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
         cells,
     };
     Ok(Outcome::new(data, ctx.threads.record(), complete))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::explain::ExplainItem;
+
+    fn config(mechanisms: &[&str], loads: &[usize]) -> ExplainConfig {
+        ExplainConfig {
+            items: mechanisms
+                .iter()
+                .map(|m| ExplainItem {
+                    mechanism: m.to_string(),
+                    requested_ns: 100_000,
+                })
+                .collect(),
+            loads: loads.to_vec(),
+            timer_slacks_ns: Vec::new(),
+            iterations: 1,
+            rounds: 1,
+            json_wakes: 0,
+            trace: false,
+        }
+    }
+
+    /// A strategy learns; what it learned in one cell (beside busy threads) must not
+    /// be what the next cell (idle) measures: every cell owns its strategy.
+    #[test]
+    fn every_cell_waits_with_a_strategy_of_its_own() {
+        let cells = new_cells(
+            &config(&["precise", "nanosleep"], &[0, 2]),
+            &[None, Some(1)],
+        )
+        .unwrap();
+        assert_eq!(cells.len(), 2 * 2 * 2);
+        let strategies: Vec<*const u8> = cells
+            .iter()
+            .filter_map(|c| match &c.waiting {
+                Waiting::Strategy(s) => Some(&**s as *const _ as *const u8),
+                Waiting::Os(_) => None,
+            })
+            .collect();
+        assert_eq!(strategies.len(), 4, "precise at 2 loads × 2 slacks");
+        for (i, a) in strategies.iter().enumerate() {
+            assert!(
+                strategies[i + 1..].iter().all(|b| b != a),
+                "cell {i} shares"
+            );
+        }
+        let loads: Vec<usize> = cells.iter().map(|c| c.load).collect();
+        assert_eq!(loads, [0, 2, 0, 2, 0, 2, 0, 2]);
+    }
+
+    #[test]
+    fn an_unknown_mechanism_is_a_usage_error_naming_it() {
+        let err = new_cells(&config(&["warp-drive"], &[0]), &[None])
+            .err()
+            .expect("no such mechanism");
+        assert!(err.to_string().contains("warp-drive"), "{err}");
+    }
 }
