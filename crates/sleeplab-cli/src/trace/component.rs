@@ -152,6 +152,17 @@ impl Parts {
             .map(|c| (c, self.get(c)))
             .filter(|&(_, ns)| ns > 0)
     }
+
+    /// The component with the most time (ties: the earlier on the wake's way); `None`
+    /// when none has any.
+    pub fn biggest(&self) -> Option<Component> {
+        self.nonzero()
+            .fold(None, |best: Option<(Component, u64)>, (c, ns)| match best {
+                Some((_, b)) if b >= ns => best,
+                _ => Some((c, ns)),
+            })
+            .map(|(c, _)| c)
+    }
 }
 
 #[cfg(test)]
@@ -183,5 +194,12 @@ mod tests {
             p.nonzero().collect::<Vec<_>>(),
             vec![(Component::Slack, 51), (Component::Unexplained, 7)]
         );
+        assert_eq!(p.biggest(), Some(Component::Slack));
+        // A tie goes to the earlier component on the wake's way.
+        p.add(Component::Unexplained, 44);
+        assert_eq!(p.biggest(), Some(Component::Slack));
+        p.add(Component::Unexplained, 1);
+        assert_eq!(p.biggest(), Some(Component::Unexplained));
+        assert_eq!(Parts::default().biggest(), None);
     }
 }

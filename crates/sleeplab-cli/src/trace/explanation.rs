@@ -155,7 +155,7 @@ impl LateWakes {
             .collect();
         let mut by: BTreeMap<Component, u64> = BTreeMap::new();
         for w in &late {
-            if let Some(c) = biggest_part(&w.parts) {
+            if let Some(c) = w.parts.biggest() {
                 *by.entry(c).or_default() += 1;
             }
         }
@@ -172,18 +172,6 @@ impl LateWakes {
             holders: holders(wakes, threshold_ns as f64 + 1.0),
         }
     }
-}
-
-/// The component with the most time in `p` (ties: the earlier on the way); `None` when
-/// it has none.
-fn biggest_part(p: &Parts) -> Option<Component> {
-    Component::ALL
-        .into_iter()
-        .filter(|&c| p.get(c) > 0)
-        .fold(None, |best: Option<Component>, c| match best {
-            Some(b) if p.get(b) >= p.get(c) => Some(b),
-            _ => Some(c),
-        })
 }
 
 /// A cell's account of its wakes.
