@@ -4,10 +4,10 @@
 # runs ROUNDS rounds of {untraced, traced, traced without raw_syscalls:sys_exit} blocks
 # of WAITS waits each (their order rotating by round) on a 1 kHz absolute
 # clock_nanosleep grid and a 1 ms nanosleep, and reports per loop the median lateness of
-# each side with its 95 % interval (order statistics), the difference traced − untraced
-# (target ≤ 2 µs), and the CPU the tracing takes: the whole machine's busy time per
-# second from /proc/stat, traced − untraced (target ≤ 1 % of a core at 1 kHz), and the
-# measuring process's own. Prints the tables and writes them into the `trace-cost`
+# each side with its 95 % interval (order statistics), and per round the difference
+# traced − untraced of the median (target ≤ 2 µs) and of the whole machine's busy time
+# per second from /proc/stat (target ≤ 1 % of a core at 1 kHz), each judged on the
+# rounds' median and its interval, with the measuring process's own CPU beside it. Prints the tables and writes them into the `trace-cost`
 # section of docs/BENCHMARKS.md, REPEAT (3) times, with how often each verdict held. As
 # root; run it on a quiet machine, never beside compilers (about 8 min by default: 3 runs
 # of 40 rounds × 2 loops × 3 blocks of 0.5 s; many short rounds, because the judged
@@ -53,7 +53,7 @@ for line in os.environ["RUNS_TEXT"].splitlines():
         loop = m.group(1)
         continue
     m = re.match(r"^- (✅|❌|⚪|–).*? (traced(?:, no sys_exit)?): "
-                 r"(added to the median lateness|CPU the tracing takes)", line)
+                 r"(median lateness, traced − untraced|machine CPU)", line)
     if m and loop:
         key = (loop, m.group(2), m.group(3))
         counts.setdefault(key, {"✅": 0, "❌": 0, "⚪": 0, "–": 0})[m.group(1)] += 1

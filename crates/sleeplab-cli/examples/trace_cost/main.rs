@@ -416,6 +416,15 @@ fn report(label: &str, rounds: &[[Block; 3]], period_ns: u64) -> Vec<String> {
     out
 }
 
+/// The mark of a verdict judged on the rounds' median: its interval `ci` against
+/// `target`, or why there is none (too few `rounds` to bound the median).
+fn rounds_verdict(ci: Option<Ci>, rounds: usize, target: f64) -> String {
+    match ci {
+        None => format!("– (not judged: {rounds} rounds give the rounds' median no interval)"),
+        Some(_) => Outcome::mark(Outcome::of(ci, target)).to_string(),
+    }
+}
+
 /// The verdict lines of the side in column `m` against the untraced one (column 0).
 fn verdicts(
     name: &str,
@@ -436,17 +445,10 @@ fn verdicts(
     median_diffs.sort_unstable();
     if let Some(d) = tail_quantile_i64(&median_diffs, 0.5) {
         let ci = ci_sorted(&median_diffs, 0.5, |v| v as f64);
-        let mark = if ci.is_none() {
-            format!(
-                "– (not judged: {} rounds give the rounds' median no interval)",
-                median_diffs.len()
-            )
-        } else {
-            Outcome::mark(Outcome::of(ci, MEDIAN_TARGET_NS)).to_string()
-        };
+        let mark = rounds_verdict(ci, median_diffs.len(), MEDIAN_TARGET_NS);
         out.push(format!(
-            "- {mark} {name}: added to the median lateness: {} {} (per round, traced block's \
-             median − untraced block's; the rounds' median); target ≤ {}",
+            "- {mark} {name}: median lateness, traced − untraced: {} {} (per round, the traced \
+             block's median less the untraced block's; the rounds' median); target ≤ {}",
             fmt_us(d),
             fmt_ci(ci, fmt_us),
             fmt_us(MEDIAN_TARGET_NS),
@@ -468,21 +470,15 @@ fn verdicts(
         "– (not judged: the machine was busy ≥ 95 % of the time, so its busy time cannot \
          show the tracer's; rerun on a quiet machine)"
             .to_string()
-    } else if round_ci.is_none() {
-        format!(
-            "– (not judged: {} rounds give the rounds' median no interval)",
-            per_round.len()
-        )
     } else {
-        Outcome::mark(Outcome::of(round_ci, CPU_TARGET_PCT)).to_string()
+        rounds_verdict(round_ci, per_round.len(), CPU_TARGET_PCT)
     };
     out.push(format!(
-        "- {verdict} {name}: CPU the tracing takes at {:.0} Hz: {:.3} % of a core of the \
-         whole machine (traced − untraced over the run; per round: median {} {}), of which \
-         the measuring process {:.3} %; target ≤ {CPU_TARGET_PCT} % (judged on the rounds' \
-         median)",
+        "- {verdict} {name}: machine CPU at {:.0} Hz, traced − untraced: {} {} % of a core \
+         (per round, the whole machine's busy time; the rounds' median); target ≤ \
+         {CPU_TARGET_PCT} %; the measuring process's own CPU, traced − untraced over the \
+         run: {:.3} %",
         1e9 / period_ns as f64,
-        on.busy_pct - off.busy_pct,
         tail_quantile_i64(&per_round, 0.5).map_or("–".into(), |v| pct(v / 1e7)),
         fmt_ci(round_ci, pct),
         on.process_pct - off.process_pct,
