@@ -154,7 +154,11 @@ fn composition(s: &mut Sentence, c: &Composition, verb: &str) {
                 n: c.wakes,
                 shown: shown.clone(),
             });
-            format!("{shown} in the {}", k.label())
+            match k {
+                // Time no recorded event accounts for is not a place the wake was in.
+                Component::Unexplained => format!("{shown} unexplained"),
+                _ => format!("{shown} in the {}", k.label()),
+            }
         })
         .collect();
     s.push(&format!(" {verb} {}", super::and_list(&named)));
@@ -234,6 +238,27 @@ mod tests {
              spent on average 50 µs in the timer slack, 24 µs in the timer interrupt and 3 µs in the run queue; \
              its slowest wakes (at or above the p99 of 97.7 µs) (n = 2) spent on average 2 ms in the run queue \
              and 50 µs in the timer slack, most behind cc1."
+        );
+        s.check().unwrap();
+    }
+
+    #[test]
+    fn unexplained_time_is_named_as_such_not_as_a_place() {
+        let w: Vec<WakeAccount> = (0..10)
+            .map(|_| {
+                wake(
+                    &[(Component::Unexplained, 7_000), (Component::Slack, 5_000)],
+                    None,
+                    true,
+                )
+            })
+            .collect();
+        let s = cell_sentence((&cell(&w)).into()).unwrap();
+        assert!(
+            s.text
+                .contains("spent on average 7 µs unexplained and 5 µs in the timer slack"),
+            "{}",
+            s.text
         );
         s.check().unwrap();
     }
