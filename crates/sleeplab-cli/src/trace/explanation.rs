@@ -30,6 +30,12 @@ pub struct WakeRecord {
     pub traced: bool,
     /// Whether it blocked at all.
     pub blocked: bool,
+    /// The thread that waited (its kernel thread id: the `pid` of its trace events).
+    #[serde(default)]
+    pub tid: i32,
+    /// Its clock read before the wait, CLOCK_MONOTONIC ns.
+    #[serde(default)]
+    pub start_ns: u64,
 }
 
 impl WakeRecord {
@@ -43,6 +49,8 @@ impl WakeRecord {
             holder: a.holder.as_ref().map(|h| h.comm.clone()),
             traced: a.traced,
             blocked: a.blocked,
+            tid: w.tid,
+            start_ns: w.start_ns,
         }
     }
 }

@@ -8,7 +8,7 @@ use crate::trace::Component;
 use serde::Serialize;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
-pub const CSV_COLUMNS: [&str; 23] = [
+pub const CSV_COLUMNS: [&str; 25] = [
     "mechanism",
     "requested_ns",
     "load",
@@ -32,6 +32,8 @@ pub const CSV_COLUMNS: [&str; 23] = [
     "blocked",
     "partial",
     "schema_version",
+    "tid",
+    "start_ns",
 ];
 
 /// One wake; the component columns follow [`Component::ALL`].
@@ -51,6 +53,8 @@ struct Row<'a> {
     blocked: bool,
     partial: bool,
     schema_version: u32,
+    tid: i32,
+    start_ns: u64,
 }
 
 /// Every wake of every cell, header first even when there are none.
@@ -71,6 +75,8 @@ pub fn to_csv(data: &ExplainData) -> anyhow::Result<Vec<u8>> {
             blocked: w.blocked,
             partial: c.explanation.partial,
             schema_version: SCHEMA_VERSION,
+            tid: w.tid,
+            start_ns: w.start_ns,
         })
     });
     csv_bytes(Some(&CSV_COLUMNS), rows)
