@@ -102,6 +102,12 @@ pub trait Wait {
     fn sched_slice_ns(&self) -> Option<u64> {
         None
     }
+
+    /// Whether a wait can block (put the thread to sleep); false for the waits that
+    /// yield or spin, whose time a traced run counts as spin.
+    fn blocks(&self) -> bool {
+        true
+    }
 }
 
 /// Gives the calling thread the slice a contender asks for (`None`: the kernel's
@@ -116,6 +122,10 @@ impl Wait for Waiter {
     #[inline]
     fn wait(&mut self, ns: u64) {
         Waiter::wait(self, ns)
+    }
+
+    fn blocks(&self) -> bool {
+        self.mechanism().blocks()
     }
 }
 

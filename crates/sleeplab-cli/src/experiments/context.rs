@@ -36,6 +36,20 @@ impl Context {
         Self::new(Progress::hidden(), ThreadSettings::default(), cpus)
     }
 
+    /// The context a traced run measures in, and what it says about where: when
+    /// `traced`, a run not pinned is pinned to a CPU whose events the kernel records
+    /// fully, and a run pinned to one that loses them is warned
+    /// ([`crate::trace::coverage`]); untraced, the same context.
+    pub fn placed_for_trace(&self, traced: bool) -> (Context, Option<String>) {
+        if !traced {
+            return (self.clone(), None);
+        }
+        let p = crate::trace::placement(self.threads.pin);
+        let mut ctx = self.clone();
+        ctx.threads.pin = p.cpu;
+        (ctx, p.note)
+    }
+
     /// The same context with another stop flag.
     pub fn with_stop(self, stop: Stop) -> Self {
         Self { stop, ..self }

@@ -230,7 +230,10 @@ impl ProbeState {
                     let t1 = monotonic_ns();
                     out.record(signed(t1 - t0) - signed(ns), stall);
                     if pacing.trace {
-                        windows.push(Window::relative(tid, t0, ns, t1));
+                        windows.push(
+                            Window::relative(tid, t0, ns, t1)
+                                .never_blocking(!waiter.mechanism().blocks()),
+                        );
                     }
                     if stop.requested() {
                         break;
@@ -248,7 +251,12 @@ impl ProbeState {
                 let schedule = run.schedule(&plan, wakes);
                 out.record_ticks(&ticks::account(&schedule, wakes), stall);
                 if pacing.trace {
-                    windows.extend(ticks::windows(&schedule, wakes, tid));
+                    windows.extend(ticks::windows(
+                        &schedule,
+                        wakes,
+                        tid,
+                        timer.mechanism().blocks(),
+                    ));
                 }
             }
             Self::Precise(sleeper, wakes) => {
@@ -266,13 +274,9 @@ impl ProbeState {
                     wakes.push(wake);
                     out.spin_ns += r.spin_ns;
                     if pacing.trace {
-                        windows.push(Window {
-                            tid,
-                            start_ns: r.start,
-                            deadline_ns: r.deadline,
-                            end_ns: r.woke,
-                            spin_ns: r.spin_ns,
-                        });
+                        windows.push(
+                            Window::until(tid, r.start, r.deadline, r.woke).spinning(r.spin_ns),
+                        );
                     }
                 }
                 let cut = grid.covered() < pacing.burst;

@@ -175,8 +175,9 @@ pub fn account(schedule: &Schedule, wakes: &[Wake]) -> Account {
 
 /// Each wake of thread `tid` as a window for the kernel's account ([`crate::trace`]):
 /// from the previous wake (or the origin) to this one, due at the deadline it stands
-/// for last (the one its timer fired for). Wakes for no deadline are left out.
-pub fn windows(schedule: &Schedule, wakes: &[Wake], tid: i32) -> Vec<Window> {
+/// for last (the one its timer fired for). Wakes for no deadline are left out. A timer
+/// that never `blocks` (a busy wait) has windows whose time is spin.
+pub fn windows(schedule: &Schedule, wakes: &[Wake], tid: i32, blocks: bool) -> Vec<Window> {
     let mut covered = 0u64;
     let mut prev = schedule.t0_ns;
     let mut out = Vec::with_capacity(wakes.len());
@@ -188,13 +189,9 @@ pub fn windows(schedule: &Schedule, wakes: &[Wake], tid: i32) -> Vec<Window> {
             continue;
         }
         covered = covered.saturating_add(w.expirations);
-        out.push(Window {
-            tid,
-            start_ns: prev,
-            deadline_ns: schedule.deadline(covered),
-            end_ns: w.wake_ns,
-            spin_ns: 0,
-        });
+        out.push(
+            Window::until(tid, prev, schedule.deadline(covered), w.wake_ns).never_blocking(!blocks),
+        );
         prev = w.wake_ns;
     }
     out
@@ -233,7 +230,7 @@ mod tests {
                 expirations: 1,
             },
         ];
-        let w = windows(&schedule, &wakes, 7);
+        let w = windows(&schedule, &wakes, 7, true);
         let got: Vec<(u64, u64, u64)> = w
             .iter()
             .map(|w| (w.start_ns, w.deadline_ns, w.end_ns))

@@ -13,22 +13,32 @@
 //! (A tracer that does not record the system calls' returns,
 //! [`super::Events::NoSyscallExit`], has `on CPU ─return→ end`.)
 //!
-//! * The timer is the one whose interrupt woke the thread: the last expiry on the
-//!   waking CPU before the (hard-interrupt) wakeup; its soft and hard expiry come from
-//!   its last arming, wherever that was (a periodic timer re-arms in its interrupt).
-//!   Its slack ends early when another interrupt ran it before the hard expiry.
+//! * The timer is the thread's own: the one it last armed itself (in a system call of
+//!   its own, not in an interrupt) before it blocked, whose expiry on the waking CPU
+//!   came before the wakeup. Its soft and hard expiry come from its last arming before
+//!   that expiry, wherever that was (a periodic timer re-arms in its interrupt), and
+//!   must lie in the window: an arming of an earlier wait (this one's lost) is not
+//!   used. No own timer, or none that expired before the wakeup: the way to the
+//!   wakeup is unexplained, never another timer's. Its slack ends early when another
+//!   interrupt ran it before the hard expiry.
 //! * Preemptions (switched out while runnable, then back in) count as run queue
 //!   wherever they fall, naming the task that took the CPU.
 //! * Only the part of each stretch after the deadline counts: the stretches add up to
 //!   the lateness exactly. A wait that began after its deadline (a paced frame whose
-//!   work overran) was `overrun` from the deadline to its start. A stretch whose events are missing is `unexplained`, and the
-//!   wake is marked untraced.
+//!   work overran) was `overrun` from the deadline to its start. A stretch whose events
+//!   are missing is `unexplained`, and the wake is marked untraced.
+//! * A wait that did not block: `spin` only for a wait that never blocks (a spin, a
+//!   yield: [`Window::may_block`] false) or the precise sleeper's measured spin. A wait
+//!   that can block whose switch-out is not on record is `unexplained` and untraced
+//!   (the kernel drops a few `sched_switch` events), unless its voluntary context
+//!   switches say it never blocked: then it was in the kernel from its timer's soft
+//!   expiry until the call returned (`kernel exit`).
 //!
 //! Pure: the tests build timelines by hand.
 
 use super::component::{Component, Parts};
 use super::event::{Comm, Event, Kind, SLEEPING_STATES};
-use super::timeline::Timeline;
+use super::timeline::{Arming, Timeline};
 
 /// One wake as the measuring code saw it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,17 +53,53 @@ pub struct Window {
     pub end_ns: u64,
     /// How long it spun at the end on purpose (the precise sleeper's report), ns.
     pub spin_ns: u64,
+    /// Whether the wait can block at all (false: a spin, a yield — its time is spin).
+    pub may_block: bool,
+    /// The thread's voluntary context switches during the wait, where they were read
+    /// (`getrusage` around it): the evidence, independent of the trace, of whether it
+    /// blocked.
+    pub voluntary_switches: Option<u64>,
 }
 
 impl Window {
-    /// A relative wait of `requested_ns` timed from `start_ns` to `end_ns`.
+    /// A relative wait of `requested_ns` timed from `start_ns` to `end_ns` (one that
+    /// can block, its context switches not read).
     pub fn relative(tid: i32, start_ns: u64, requested_ns: u64, end_ns: u64) -> Self {
+        Self::until(tid, start_ns, start_ns.saturating_add(requested_ns), end_ns)
+    }
+
+    /// A wait from `start_ns` for `deadline_ns`, timed to `end_ns` (one that can block,
+    /// its context switches not read).
+    pub fn until(tid: i32, start_ns: u64, deadline_ns: u64, end_ns: u64) -> Self {
         Self {
             tid,
             start_ns,
-            deadline_ns: start_ns.saturating_add(requested_ns),
+            deadline_ns,
             end_ns,
             spin_ns: 0,
+            may_block: true,
+            voluntary_switches: None,
+        }
+    }
+
+    /// The same window, its last `spin_ns` spun on purpose.
+    pub fn spinning(self, spin_ns: u64) -> Self {
+        Self { spin_ns, ..self }
+    }
+
+    /// The same window of a wait that never blocks (a spin, a yield) when `never`.
+    pub fn never_blocking(self, never: bool) -> Self {
+        Self {
+            may_block: self.may_block && !never,
+            ..self
+        }
+    }
+
+    /// The same window with the thread's voluntary context switches during it.
+    pub fn with_switches(self, voluntary: u64) -> Self {
+        Self {
+            voluntary_switches: Some(voluntary),
+            ..self
         }
     }
 }
@@ -135,16 +181,17 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
             if prev_pid == tid && prev_state & SLEEPING_STATES != 0)
     });
     let (marks, traced, wake_holder) = match block {
-        None => (
-            vec![Mark {
-                at_ns: w.start_ns,
-                what: Component::Spin,
-            }],
-            true,
-            None,
-        ),
         Some(b) => wake_marks(tl, w, &events[b..]),
+        None if !w.may_block => (vec![mark(w.start_ns, Component::Spin)], true, None),
+        None if w.voluntary_switches == Some(0) => {
+            let (marks, traced) = unblocked_marks(tl, w, events);
+            (marks, traced, None)
+        }
+        // It can block and did (or may have), but its switch-out is not on record.
+        None => (vec![mark(w.start_ns, Component::Unexplained)], false, None),
     };
+    // Blocked: the trace shows it, or (its switch-out lost) its context switches do.
+    let blocked = block.is_some() || (w.may_block && w.voluntary_switches.is_none_or(|n| n > 0));
     let preemptions = preemptions(events, tid);
     let mut marks = marks;
     if w.spin_ns > 0 {
@@ -190,9 +237,78 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
         lateness_ns,
         parts,
         holder,
-        blocked: block.is_some(),
+        blocked,
         traced,
     }
+}
+
+fn mark(at_ns: u64, what: Component) -> Mark {
+    Mark { at_ns, what }
+}
+
+/// The marks of a wait that can block but did not switch out (its voluntary context
+/// switches say so): the thread was still on its CPU when its own timer expired (it
+/// had already expired when armed, or the wakeup came before the switch — on a VM, the
+/// host took the vCPU between the two). Its timer, as for a wake that blocked, then
+/// from its wakeup (or, none needed, the hard expiry) in the kernel until the call
+/// returned. Returns the marks and whether every event was found.
+fn unblocked_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, bool) {
+    let tid = w.tid;
+    let span = (w.start_ns, w.end_ns);
+    let mut marks = vec![mark(w.start_ns, Component::Entry)];
+    let fired = tl
+        .own_expiry(tid, span, span, None)
+        .and_then(|(own, exp)| Some((timer_marks(tl, w, own, exp)?, exp.time_ns)));
+    let found = match fired {
+        Some(((arm, ran), expired_at)) => {
+            marks.push(mark(arm.soft_ns.max(0) as u64, Component::Slack));
+            marks.push(mark(
+                ran.min(arm.hard_ns.max(0) as u64),
+                Component::TimerIrq,
+            ));
+            // Woken where it ran: from there in the kernel; with no wakeup (it had not
+            // begun to sleep), from the expiry.
+            let woken = events.iter().find(|e| {
+                e.time_ns >= expired_at && matches!(e.kind, Kind::Waking { pid, .. } if pid == tid)
+            });
+            marks.push(mark(
+                woken.map_or(expired_at, |e| e.time_ns),
+                Component::KernelExit,
+            ));
+            true
+        }
+        // Armed already expired: no interrupt; from the soft expiry in the kernel.
+        None => match tl
+            .own_timer(tid, w.end_ns)
+            .filter(|&(t, _)| t >= w.start_ns)
+            .and_then(|(t, timer)| tl.arming_before(timer, t))
+        {
+            Some(arm) => {
+                marks.push(mark(arm.soft_ns.max(0) as u64, Component::KernelExit));
+                true
+            }
+            None => {
+                marks.push(mark(w.start_ns, Component::Unexplained));
+                false
+            }
+        },
+    };
+    let returned = events
+        .iter()
+        .rev()
+        .find(|e| e.pid == tid && matches!(e.kind, Kind::SysExit { .. }));
+    let exits_recorded = tl.records_sys_exit();
+    match returned {
+        Some(x) => marks.push(mark(x.time_ns, Component::Return)),
+        None if exits_recorded => {}
+        // No returns on record: the way out of the kernel is the return path.
+        None => {
+            if let Some(last) = marks.last_mut().filter(|m| m.what == Component::KernelExit) {
+                last.what = Component::Return;
+            }
+        }
+    }
+    (marks, found && (returned.is_some() || !exits_recorded))
 }
 
 /// The marks of a wake that blocked: `after_block` starts with the thread's last
@@ -217,15 +333,13 @@ fn wake_marks(
             e.time_ns >= r.time_ns && e.pid == tid && matches!(e.kind, Kind::SysExit { .. })
         })
     });
-    // The timer whose interrupt made the wakeup.
-    let timer = waking.filter(|e| e.in_hardirq()).and_then(|wk| {
-        let exp = tl.expiry_before(wk.cpu, blocked_at, wk.time_ns)?;
-        let Kind::TimerExpire { timer, now_ns } = exp.kind else {
-            return None;
-        };
-        let arm = tl.arming_before(timer, exp.time_ns)?;
-        let ran = (now_ns.max(0) as u64).min(exp.time_ns);
-        Some((arm, ran))
+    // The thread's own timer, if its expiry made the wakeup: armed by the thread
+    // itself before it blocked, expired on the waking CPU between the block and the
+    // wakeup, and armed (last, before that expiry) for an expiry inside this window.
+    let timer = waking.and_then(|wk| {
+        let (own, exp) =
+            tl.own_expiry(tid, (0, blocked_at), (blocked_at, wk.time_ns), Some(wk.cpu))?;
+        timer_marks(tl, w, own, exp)
     });
 
     let mut marks = vec![Mark {
@@ -306,6 +420,20 @@ fn wake_marks(
         && on_cpu.is_some()
         && (returned.is_some() || !exits_recorded);
     (marks, traced, found_holder)
+}
+
+/// The arming (soft and hard expiry) of the thread's own timer `own` behind its expiry
+/// `exp`, and when the timer ran (its handler's clock, or the expiry event): `None`
+/// where the arming is not this wait's (its soft expiry before the window: an earlier
+/// wait's, this one's lost).
+fn timer_marks(tl: &Timeline, w: &Window, own: u64, exp: &Event) -> Option<(Arming, u64)> {
+    let Kind::TimerExpire { now_ns, .. } = exp.kind else {
+        return None;
+    };
+    let arm = tl
+        .arming_before(own, exp.time_ns)
+        .filter(|a| a.soft_ns.max(0) as u64 >= w.start_ns)?;
+    Some((arm, (now_ns.max(0) as u64).min(exp.time_ns)))
 }
 
 /// The thread's preemptions in `events`: switched out while runnable, until back in.

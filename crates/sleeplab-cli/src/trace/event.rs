@@ -4,6 +4,12 @@
 /// (`TRACE_FLAG_HARDIRQ`).
 pub const FLAG_HARDIRQ: u8 = 0x08;
 
+/// The `common_flags` bit set in softirq context (`TRACE_FLAG_SOFTIRQ`).
+pub const FLAG_SOFTIRQ: u8 = 0x10;
+
+/// The `common_flags` bit set in NMI context (`TRACE_FLAG_NMI`).
+pub const FLAG_NMI: u8 = 0x40;
+
 /// The bits of `sched_switch`'s `prev_state` that name a sleeping state (S, D, T, …);
 /// zero means the task was still runnable (preempted, or it yielded).
 pub const SLEEPING_STATES: i64 = 0xff;
@@ -99,6 +105,13 @@ impl Event {
     /// Whether the event was recorded in hard-interrupt context.
     pub fn in_hardirq(&self) -> bool {
         self.flags & FLAG_HARDIRQ != 0
+    }
+
+    /// Whether the event was recorded in the context of its task (`pid`), not in an
+    /// interrupt that only happened to interrupt it: a timer armed so was armed by
+    /// that task's own system call.
+    pub fn in_task(&self) -> bool {
+        self.flags & (FLAG_HARDIRQ | FLAG_SOFTIRQ | FLAG_NMI) == 0
     }
 }
 

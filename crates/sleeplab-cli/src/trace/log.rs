@@ -9,6 +9,16 @@ use super::{
     Explanation, Timeline, Tracer, Tracing, WakeAccount, WakeRecord, Window, account, this_tid,
 };
 use sleeplab::system::run_queue_ns;
+use sleeplab::wait::ThreadUsage;
+
+/// What a traced run reads before each wait, for what it reads after: the voluntary
+/// context switches (the trace's independent witness of whether the wait blocked), and,
+/// without the kernel's events, the run-queue time for the partial account.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Before {
+    voluntary_switches: Option<u64>,
+    run_queue_ns: Option<u64>,
+}
 
 /// Tracing for one run on the calling (measuring) thread, when asked for.
 #[derive(Debug)]
@@ -64,14 +74,23 @@ impl TraceRun {
         self.tracer.as_mut().map_or(0, |t| t.drain().lost)
     }
 
-    /// What to read before a wait: its run-queue reading for the partial account
-    /// (tracing wanted, the kernel not traced), else nothing.
+    /// What to read before a wait (outside its timed region): the thread's voluntary
+    /// context switches when the kernel is traced, its run-queue time for the partial
+    /// account when not; nothing when tracing is not wanted.
     #[inline]
-    pub fn before_wait(&self) -> Option<u64> {
-        if self.wanted && self.tracer.is_none() {
-            run_queue_ns()
+    pub fn before_wait(&self) -> Before {
+        if !self.wanted {
+            Before::default()
+        } else if self.tracer.is_some() {
+            Before {
+                voluntary_switches: Some(ThreadUsage::now().voluntary_csw),
+                run_queue_ns: None,
+            }
         } else {
-            None
+            Before {
+                voluntary_switches: None,
+                run_queue_ns: run_queue_ns(),
+            }
         }
     }
 
@@ -110,12 +129,18 @@ pub struct WakeLog {
 }
 
 impl WakeLog {
-    /// Logs a wake: its window, and `before` (what [`TraceRun::before_wait`] read).
+    /// Logs a wake: its window, and `before` (what [`TraceRun::before_wait`] read),
+    /// read again now (on the waiting thread, after its clock read).
     #[inline]
-    pub fn push(&mut self, w: Window, before: Option<u64>) {
-        if let (Some(a), Some(b)) = (before, before.and_then(|_| run_queue_ns())) {
-            self.run_queue.push(b.saturating_sub(a));
+    pub fn push(&mut self, w: Window, before: Before) {
+        if let Some(a) = before.run_queue_ns {
+            self.run_queue
+                .push(run_queue_ns().map_or(0, |b| b.saturating_sub(a)));
         }
+        let w = match before.voluntary_switches {
+            Some(a) => w.with_switches(ThreadUsage::now().voluntary_csw.saturating_sub(a)),
+            None => w,
+        };
         self.windows.push(w);
     }
 
@@ -192,7 +217,7 @@ mod tests {
     #[test]
     fn without_the_kernel_the_log_is_the_partial_account() {
         let mut log = WakeLog::default();
-        log.push(Window::relative(1, 1_000, 1_000, 2_080), None);
+        log.push(Window::relative(1, 1_000, 1_000, 2_080), Before::default());
         log.add_lost(2);
         assert!(!log.is_empty());
         let x = log.explain(None, Some(50));
@@ -204,15 +229,16 @@ mod tests {
         let (x2, records) = log.explain_with_records(Some(&Timeline::default()), None);
         assert!(!x2.partial);
         assert_eq!(records.len(), 1);
-        // No events at all: the wake never blocked, its time is spin.
-        assert_eq!(records[0].components[&Component::Spin], 80);
+        // No events at all for a wait that can block: nothing explains it.
+        assert_eq!(records[0].components[&Component::Unexplained], 80);
+        assert!(!records[0].traced);
     }
 
     #[test]
     fn a_run_not_wanted_keeps_nothing() {
         let run = TraceRun::start(false);
         assert!(!run.wanted() && !run.kernel());
-        assert_eq!(run.before_wait(), None);
+        assert_eq!(run.before_wait(), Before::default());
         let (tl, tracing) = run.finish();
         assert!(tl.is_none() && tracing.is_none());
     }

@@ -20,6 +20,7 @@
 pub mod account;
 pub mod background;
 pub mod component;
+pub mod coverage;
 pub mod decode;
 pub mod event;
 pub mod explanation;
@@ -36,8 +37,9 @@ pub mod tracefs;
 pub use account::{Holder, WakeAccount, Window, account};
 pub use background::Background;
 pub use component::{Component, Parts};
+pub use coverage::{Placement, placement};
 pub use explanation::{ComponentsNs, Explanation, WakeRecord};
-pub use log::{TraceRun, WakeLog};
+pub use log::{Before, TraceRun, WakeLog};
 pub use session::Events;
 pub use session::Session;
 pub use timeline::Timeline;

@@ -20,10 +20,10 @@
 //! of a sleeping thread. Ftrace has a blind spot of its own there: it records nothing
 //! the idle task of CPU 1 emits outside interrupts, so a thread's switch onto an idle
 //! CPU 1 is never seen (of 201 switches of a pinned Python thread out, 0 in; on CPU 0
-//! all of them) and its wakes there are partly unexplained — counted, and the tool
-//! suggests `--pin 0` ([`super::render::many_untraced_hint`]). An instance leaves the
-//! top-level buffer's settings alone;
-//! it is removed when the session ends, and after a SIGKILL by the next run.
+//! all of them): a traced run measures on a CPU the kernel records fully
+//! ([`super::coverage`]), and wakes that still lose an event are counted partly
+//! unexplained. An instance leaves the top-level buffer's settings alone; it is removed
+//! when the session ends, and after a SIGKILL by the next run.
 
 use super::TraceError;
 use super::decode::{Decoders, Tracepoint, concerns};
@@ -237,7 +237,7 @@ impl Session {
 }
 
 /// The online CPUs, from `/sys/devices/system/cpu/online` ("0-1,4").
-fn online_cpus() -> Vec<u32> {
+pub(crate) fn online_cpus() -> Vec<u32> {
     let text = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_default();
     let cpus = parse_cpu_list(text.trim());
     if cpus.is_empty() {

@@ -1,11 +1,15 @@
 //! The recorded events of a run, sorted and indexed for the questions a wake's account
-//! asks: what happened in a time range, which timer interrupt ran last on a CPU, when a
-//! timer was last armed.
+//! asks: what happened in a time range, which timer a thread armed itself, when that
+//! timer expired, when a timer was last armed.
 
 use super::decode::Tracepoint;
 use super::event::{Event, Kind};
 use super::session::Events;
 use std::collections::HashMap;
+
+/// How many of a thread's own timers (the latest first) a wake's account looks through
+/// for the one that woke it.
+pub const OWN_TIMERS_SEARCHED: usize = 8;
 
 /// A timer's arming: when, and its soft and hard expiry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,10 +26,15 @@ pub struct Arming {
 #[derive(Debug, Clone, Default)]
 pub struct Timeline {
     events: Vec<Event>,
-    /// Per timer address: its armings in time order.
+    /// Per timer address: its armings in time order (by anyone: a periodic timer is
+    /// re-armed by its own interrupt).
     armings: HashMap<u64, Vec<Arming>>,
-    /// Per CPU: indexes into `events` of its timer expiries, in time order.
-    expiries: Vec<Vec<usize>>,
+    /// Per thread: `(when, timer address)` of every timer it armed in its own context
+    /// (a system call of its own, not an interrupt that happened to interrupt it), in
+    /// time order.
+    own_armings: HashMap<i32, Vec<(u64, u64)>>,
+    /// Per timer address: indexes into `events` of its expiries, in time order.
+    expiries: HashMap<u64, Vec<usize>>,
     /// What the tracer recorded: an event it did not record is not missing.
     recorded: Events,
 }
@@ -36,31 +45,35 @@ impl Timeline {
     pub fn new(mut events: Vec<Event>) -> Self {
         events.sort_by_key(|e| e.time_ns);
         let mut armings: HashMap<u64, Vec<Arming>> = HashMap::new();
-        let mut expiries: Vec<Vec<usize>> = Vec::new();
+        let mut own_armings: HashMap<i32, Vec<(u64, u64)>> = HashMap::new();
+        let mut expiries: HashMap<u64, Vec<usize>> = HashMap::new();
         for (i, e) in events.iter().enumerate() {
             match e.kind {
                 Kind::TimerStart {
                     timer,
                     soft_ns,
                     hard_ns,
-                } => armings.entry(timer).or_default().push(Arming {
-                    time_ns: e.time_ns,
-                    soft_ns,
-                    hard_ns,
-                }),
-                Kind::TimerExpire { .. } => {
-                    let cpu = e.cpu as usize;
-                    if expiries.len() <= cpu {
-                        expiries.resize_with(cpu + 1, Vec::new);
+                } => {
+                    armings.entry(timer).or_default().push(Arming {
+                        time_ns: e.time_ns,
+                        soft_ns,
+                        hard_ns,
+                    });
+                    if e.in_task() && e.pid > 0 {
+                        own_armings
+                            .entry(e.pid)
+                            .or_default()
+                            .push((e.time_ns, timer));
                     }
-                    expiries[cpu].push(i);
                 }
+                Kind::TimerExpire { timer, .. } => expiries.entry(timer).or_default().push(i),
                 _ => {}
             }
         }
         Self {
             events,
             armings,
+            own_armings,
             expiries,
             recorded: Events::All,
         }
@@ -101,12 +114,54 @@ impl Timeline {
         &self.events[lo..hi.max(lo)]
     }
 
-    /// The last timer expiry on `cpu` at or before `at_ns` and not before `not_before_ns`.
-    pub fn expiry_before(&self, cpu: u32, not_before_ns: u64, at_ns: u64) -> Option<&Event> {
-        let list = self.expiries.get(cpu as usize)?;
-        let n = list.partition_point(|&i| self.events[i].time_ns <= at_ns);
+    /// The timer thread `tid` last armed itself at or before `at_ns`: `(when, its
+    /// address)`.
+    pub fn own_timer(&self, tid: i32, at_ns: u64) -> Option<(u64, u64)> {
+        let list = self.own_armings.get(&tid)?;
+        let n = list.partition_point(|&(t, _)| t <= at_ns);
+        list[..n].last().copied()
+    }
+
+    /// The timer thread `tid` armed itself in `armed` (the latest first, among its
+    /// last [`OWN_TIMERS_SEARCHED`] distinct timers) that expired in `expired` (on
+    /// `cpu` when given), and that expiry. Not simply the last one it armed: on its
+    /// way to sleep the scheduler may arm a timer of its own in the thread's context
+    /// (the deadline server's), which does not wake it.
+    pub fn own_expiry(
+        &self,
+        tid: i32,
+        armed: (u64, u64),
+        expired: (u64, u64),
+        cpu: Option<u32>,
+    ) -> Option<(u64, &Event)> {
+        let list = self.own_armings.get(&tid)?;
+        let lo = list.partition_point(|&(t, _)| t < armed.0);
+        let hi = list.partition_point(|&(t, _)| t <= armed.1);
+        let mut tried: Vec<u64> = Vec::new();
+        for &(_, timer) in list[lo..hi.max(lo)].iter().rev() {
+            if tried.contains(&timer) {
+                continue;
+            }
+            if tried.len() == OWN_TIMERS_SEARCHED {
+                break;
+            }
+            tried.push(timer);
+            let hit = self
+                .expiry_of(timer, expired.0, expired.1)
+                .filter(|e| cpu.is_none_or(|c| e.cpu == c));
+            if let Some(e) = hit {
+                return Some((timer, e));
+            }
+        }
+        None
+    }
+
+    /// The last expiry of `timer` with `from_ns ≤ time ≤ to_ns`.
+    pub fn expiry_of(&self, timer: u64, from_ns: u64, to_ns: u64) -> Option<&Event> {
+        let list = self.expiries.get(&timer)?;
+        let n = list.partition_point(|&i| self.events[i].time_ns <= to_ns);
         let e = &self.events[*list[..n].last()?];
-        (e.time_ns >= not_before_ns).then_some(e)
+        (e.time_ns >= from_ns).then_some(e)
     }
 
     /// The last arming of `timer` at or before `at_ns`.
@@ -180,14 +235,46 @@ mod tests {
         );
         assert!(tl.range(41, 59).is_empty());
         assert!(tl.range(70, 60).is_empty());
-        assert_eq!(tl.expiry_before(0, 0, 59).unwrap().time_ns, 30);
-        assert_eq!(tl.expiry_before(0, 0, 60).unwrap().time_ns, 60);
-        assert!(tl.expiry_before(0, 31, 59).is_none());
-        assert!(tl.expiry_before(1, 0, 100).is_none());
-        assert!(tl.expiry_before(9, 0, 100).is_none());
+        assert_eq!(tl.expiry_of(7, 0, 59).unwrap().time_ns, 30);
+        assert_eq!(tl.expiry_of(7, 0, 60).unwrap().time_ns, 60);
+        assert!(tl.expiry_of(7, 31, 59).is_none());
+        assert!(tl.expiry_of(8, 0, 100).is_none());
         assert_eq!(tl.arming_before(7, 39).unwrap().soft_ns, 25);
         assert_eq!(tl.arming_before(7, 40).unwrap().hard_ns, 55);
         assert!(tl.arming_before(7, 9).is_none());
         assert!(tl.arming_before(8, 100).is_none());
+    }
+
+    /// A thread's own timers are those it armed in its own context: an arming in an
+    /// interrupt that happened to interrupt it (the tick's, a periodic timer's re-arm)
+    /// is not its own.
+    #[test]
+    fn own_timers_are_armed_in_the_threads_own_context() {
+        use crate::trace::event::{FLAG_HARDIRQ, FLAG_SOFTIRQ};
+        let arm = |t: u64, pid: i32, flags: u8, timer: u64| Event {
+            time_ns: t,
+            cpu: 0,
+            pid,
+            flags,
+            kind: Kind::TimerStart {
+                timer,
+                soft_ns: 100,
+                hard_ns: 100,
+            },
+        };
+        let tl = Timeline::new(vec![
+            arm(10, 5, 0x01, 0xa),
+            arm(20, 5, FLAG_HARDIRQ, 0xb),
+            arm(30, 5, FLAG_SOFTIRQ, 0xc),
+            arm(40, 6, 0, 0xd),
+            arm(50, 5, 0, 0xe),
+        ]);
+        assert_eq!(tl.own_timer(5, 45), Some((10, 0xa)));
+        assert_eq!(tl.own_timer(5, 50), Some((50, 0xe)));
+        assert_eq!(tl.own_timer(5, 9), None);
+        assert_eq!(tl.own_timer(6, 100), Some((40, 0xd)));
+        assert_eq!(tl.own_timer(7, 100), None);
+        // Every arming still counts for its timer's expiry times.
+        assert_eq!(tl.arming_before(0xb, 25).unwrap().time_ns, 20);
     }
 }

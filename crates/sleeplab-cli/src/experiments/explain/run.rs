@@ -39,17 +39,11 @@ impl Waiting {
                 let t0 = monotonic_ns();
                 waiter.wait(ns);
                 let t1 = monotonic_ns();
-                Window::relative(tid, t0, ns, t1)
+                Window::relative(tid, t0, ns, t1).never_blocking(!waiter.mechanism().blocks())
             }
             Waiting::Strategy(s) => {
                 let r = s.sleep_for(&mut RealEnv, ns);
-                Window {
-                    tid,
-                    start_ns: r.start,
-                    deadline_ns: r.deadline,
-                    end_ns: r.woke,
-                    spin_ns: r.spin_ns,
-                }
+                Window::until(tid, r.start, r.deadline, r.woke).spinning(r.spin_ns)
             }
         }
     }
@@ -85,7 +79,9 @@ impl Placed for CellState {
 
 /// Runs `config` on a dedicated measuring thread with the context's settings applied.
 pub fn run(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<ExplainData>> {
+    let (ctx, placed) = &ctx.placed_for_trace(config.trace);
     let mut out = ctx.on_measuring_thread("sleeplab-explain", || measure(config, ctx))?;
+    out.notes.extend(placed.clone());
     out.notes.extend(load_note(
         &config.loads,
         ctx.cpus,

@@ -31,7 +31,9 @@ struct State<'a> {
 
 /// Runs `config` on a dedicated measuring thread with the context's settings applied.
 pub fn run(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {
+    let (ctx, placed) = &ctx.placed_for_trace(config.trace);
     let mut out = ctx.on_measuring_thread("sleeplab-pace", || measure(config, ctx))?;
+    out.notes.extend(placed.clone());
     out.notes.extend(load_note(
         &config.loads,
         ctx.cpus,
@@ -172,20 +174,17 @@ fn run_level(
                 }
                 let deadline = start + k * config.period_ns;
                 let before = probe.snapshot();
-                let rq_before = tracing.as_deref().and_then(TraceRun::before_wait);
+                let rq_before = tracing
+                    .as_deref()
+                    .map(TraceRun::before_wait)
+                    .unwrap_or_default();
                 let r = s.strategy.sleep_until(&mut env, deadline);
                 let after = probe.snapshot();
                 s.evidence
                     .record(Probe::frame(s.evidence.frames, before, after, &r));
                 if let Some(t) = tracing.as_deref() {
                     s.log.push(
-                        Window {
-                            tid: t.tid(),
-                            start_ns: r.start,
-                            deadline_ns: r.deadline,
-                            end_ns: r.woke,
-                            spin_ns: r.spin_ns,
-                        },
+                        Window::until(t.tid(), r.start, r.deadline, r.woke).spinning(r.spin_ns),
                         rq_before,
                     );
                 }

@@ -20,8 +20,17 @@ impl Experiment for RuntimesConfig {
     }
 
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<RuntimesData>> {
-        let config = self;
-        let saved = read_saved(config)?;
+        let saved = read_saved(self)?;
+        // A traced run places its probes where the kernel records their wakes fully.
+        let mut config = self.clone();
+        let placed = if self.trace {
+            let p = crate::trace::placement(self.pin_cpu);
+            config.pin_cpu = p.cpu;
+            p.note
+        } else {
+            None
+        };
+        let config = &config;
         let targets = prepare_all(config, &ctx.progress)?;
         let mut out = run(config, targets, true, &ctx.progress)?;
         out.data.runtimes.extend(saved);
@@ -29,8 +38,13 @@ impl Experiment for RuntimesConfig {
             data: out.data,
             settings: config.run_settings(),
             complete: out.complete,
-            notes: load_note(&config.loads, ctx.cpus, "the probes compete for a CPU")
+            notes: placed
                 .into_iter()
+                .chain(load_note(
+                    &config.loads,
+                    ctx.cpus,
+                    "the probes compete for a CPU",
+                ))
                 .collect(),
         })
     }

@@ -74,6 +74,9 @@ impl RunTrace {
 /// Splits every call of `res` that has a start and a measuring thread.
 pub fn explain_method(res: &mut MethodResult, timeline: &Timeline, lost: u64) {
     let mut unnamed = false;
+    // A yield never blocks: its time is spin. Any other call can block, and one whose
+    // switch-out is not on record is unexplained (no per-call context switches here).
+    let never = res.kind == super::Kind::Yield;
     for (cell, timing) in res.cells.iter_mut().zip(&res.timing) {
         let (Some(tid), Some(starts)) = (timing.tid, timing.starts_ns.as_ref()) else {
             unnamed |= timing.tid.is_none();
@@ -82,7 +85,9 @@ pub fn explain_method(res: &mut MethodResult, timeline: &Timeline, lost: u64) {
         let windows: Vec<Window> = starts
             .iter()
             .zip(&cell.all_samples_ns)
-            .map(|(&s, &d)| Window::relative(tid as i32, s, cell.requested_ns, s + d))
+            .map(|(&s, &d)| {
+                Window::relative(tid as i32, s, cell.requested_ns, s + d).never_blocking(never)
+            })
             .collect();
         cell.explanation = Some(explain_windows(timeline, &windows, lost));
     }
@@ -109,13 +114,12 @@ pub fn tick_windows(p: &PeriodicCell, tid: u32, t0_ns: u64) -> Vec<Window> {
     for (i, &a) in p.warmup_ns.iter().chain(&p.all_arrivals_ns).enumerate() {
         let end = t0_ns + a;
         if i >= warmup {
-            out.push(Window {
-                tid: tid as i32,
-                start_ns: prev,
-                deadline_ns: t0_ns + (i as u64 + 1) * p.period_ns,
-                end_ns: end,
-                spin_ns: 0,
-            });
+            out.push(Window::until(
+                tid as i32,
+                prev,
+                t0_ns + (i as u64 + 1) * p.period_ns,
+                end,
+            ));
         }
         prev = end;
     }

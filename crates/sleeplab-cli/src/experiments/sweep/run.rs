@@ -38,7 +38,9 @@ impl Placed for CellState {
 
 /// Runs `config` on a dedicated measuring thread with the context's settings applied.
 pub fn run(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepData>> {
+    let (ctx, placed) = &ctx.placed_for_trace(config.trace);
     let mut out = ctx.on_measuring_thread("sleeplab-measure", || measure(config, ctx))?;
+    out.notes.extend(placed.clone());
     out.notes.extend(load_note(
         &config.loads,
         ctx.cpus,
@@ -261,10 +263,9 @@ fn run_traced_chunk(
         let t1 = monotonic_ns();
         cell.rec.record(t1 - t0);
         cell.log.push(
-            Window {
-                spin_ns,
-                ..Window::relative(tid, t0, d, t1)
-            },
+            Window::relative(tid, t0, d, t1)
+                .spinning(spin_ns)
+                .never_blocking(!waiter.blocks()),
             before,
         );
         if ctx.stopped() {

@@ -26,6 +26,13 @@ struct ThreadRun {
 /// Runs `config` with the context's settings applied to every measuring thread; its
 /// progress advances by one per cell.
 pub fn run(config: &TimersConfig, ctx: &Context) -> anyhow::Result<Outcome<TimersData>> {
+    let (ctx, placed) = &ctx.placed_for_trace(config.trace);
+    let mut out = run_cells(config, ctx)?;
+    out.notes.extend(placed.clone());
+    Ok(out)
+}
+
+fn run_cells(config: &TimersConfig, ctx: &Context) -> anyhow::Result<Outcome<TimersData>> {
     let (threads, progress) = (&ctx.threads, &ctx.progress);
     if threads.mlock {
         // Process-wide, once.
@@ -202,7 +209,8 @@ fn run_cell(
             Err(reason) => return Ok(Err(reason)),
         }
     }
-    let explanation = tracing.explain(tracer, &plan, &ok);
+    let blocks = sleeplab::wait::periodic::find(name).is_none_or(|m| m.blocks());
+    let explanation = tracing.explain(tracer, &plan, &ok, blocks);
     let mut cell = assemble(config, name, period, (load, slack), &plan, ok, helper);
     cell.explanation = explanation;
     Ok(Ok(cell))
@@ -369,13 +377,14 @@ impl CellTracing {
         tracer: Option<Tracer>,
         plan: &Plan,
         runs: &[ThreadRun],
+        blocks: bool,
     ) -> Option<Explanation> {
         let (timeline, lost) = tracer?.finish();
         self.lost += lost;
         let mut accounts = Vec::new();
         for r in runs {
             let schedule = r.report.schedule(plan, &r.wakes);
-            for w in crate::ticks::windows(&schedule, &r.wakes, r.tid) {
+            for w in crate::ticks::windows(&schedule, &r.wakes, r.tid, blocks) {
                 accounts.push(crate::trace::account(&timeline, &w));
             }
         }

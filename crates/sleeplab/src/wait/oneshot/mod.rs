@@ -85,6 +85,12 @@ pub struct Mechanism {
 }
 
 impl Mechanism {
+    /// Whether a wait of this mechanism can block (put the thread to sleep): all but
+    /// the [`Family::Busy`] ones, which yield or spin.
+    pub fn blocks(&self) -> bool {
+        self.family != Family::Busy
+    }
+
     /// A row for a mechanism that takes any duration in ns (the common case); the
     /// others set the fields by struct update.
     pub(crate) const fn ns(

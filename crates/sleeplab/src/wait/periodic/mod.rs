@@ -141,6 +141,12 @@ pub struct PeriodicMechanism {
 }
 
 impl PeriodicMechanism {
+    /// Whether its wait for a tick can block (put the thread to sleep): all but the
+    /// busy wait.
+    pub fn blocks(&self) -> bool {
+        self.family != "busy"
+    }
+
     /// A row with exact counts, any period, and no shared helper; the others set the
     /// fields by struct update.
     pub const fn row(

@@ -3,6 +3,8 @@ use crate::trace::Events;
 use crate::trace::event::FLAG_HARDIRQ;
 use proptest::prelude::*;
 
+mod honest;
+
 const TID: i32 = 100;
 const TIMER: u64 = 0xa;
 
@@ -254,14 +256,14 @@ fn a_wake_that_no_timer_made_is_unexplained_until_the_wakeup() {
     assert!(!a.traced && a.blocked);
 }
 
-/// A wait that never blocked is spin, but for the time it was preempted.
+/// A wait that never blocks (a spin) is spin, but for the time it was preempted.
 #[test]
-fn a_wait_that_never_blocked_is_spin_and_preemption() {
+fn a_wait_that_never_blocks_is_spin_and_preemption() {
     let tl = Timeline::new(vec![
         switch(1_500_000, TID, 0x100, "x", 9, "busy"),
         switch(1_700_000, 9, 0, "busy", TID, "x"),
     ]);
-    let w = Window::relative(TID, 1_000_000, 0, 2_000_000);
+    let w = Window::relative(TID, 1_000_000, 0, 2_000_000).never_blocking(true);
     let a = account(&tl, &w);
     assert_eq!(
         parts_of(&a),
@@ -282,13 +284,7 @@ fn a_timely_native_wake_leaves_only_the_spin_past_the_deadline() {
         switch(1_905_000, 0, 0, "swapper/0", TID, "x"),
         exit(1_907_000),
     ]);
-    let w = Window {
-        tid: TID,
-        start_ns: 1_000_000,
-        deadline_ns: 2_000_000,
-        end_ns: 2_000_800,
-        spin_ns: 93_300,
-    };
+    let w = Window::until(TID, 1_000_000, 2_000_000, 2_000_800).spinning(93_300);
     let a = account(&tl, &w);
     assert_eq!(parts_of(&a), vec![(Component::Spin, 800)]);
     assert!(a.traced);
@@ -306,13 +302,7 @@ fn a_late_native_wake_counts_from_the_deadline() {
         switch(2_021_000, 0, 0, "swapper/0", TID, "x"),
         exit(2_021_500),
     ]);
-    let w = Window {
-        tid: TID,
-        start_ns: 1_000_000,
-        deadline_ns: 2_000_000,
-        end_ns: 2_022_000,
-        spin_ns: 0,
-    };
+    let w = Window::until(TID, 1_000_000, 2_000_000, 2_022_000);
     let a = account(&tl, &w);
     assert_eq!(
         parts_of(&a),
@@ -421,13 +411,7 @@ fn any_event() -> impl Strategy<Value = Event> {
 fn a_wait_that_began_late_counts_its_overrun() {
     // Deadline 1000, the wait began at 1300 (an overrunning frame) and spun to 1500.
     let tl = Timeline::new(Vec::new());
-    let w = Window {
-        tid: TID,
-        start_ns: 1_300,
-        deadline_ns: 1_000,
-        end_ns: 1_500,
-        spin_ns: 0,
-    };
+    let w = Window::until(TID, 1_300, 1_000, 1_500).never_blocking(true);
     let a = account(&tl, &w);
     assert_eq!(a.lateness_ns, 500);
     assert_eq!(a.parts.get(Component::Overrun), 300);
@@ -443,14 +427,25 @@ proptest! {
         start in 0u64..1_000,
         deadline in 0u64..2_500,
         end_after in 0u64..2_500,
-        spin in 0u64..500,
+        spin in prop_oneof![Just(0u64), 0u64..500],
+        never in any::<bool>(),
+        switches in prop::option::of(0u64..3),
     ) {
-        let w = Window { tid: TID, start_ns: start, deadline_ns: deadline, end_ns: start + end_after, spin_ns: spin };
+        let w = Window::until(TID, start, deadline, start + end_after)
+            .spinning(spin)
+            .never_blocking(never);
+        let w = match switches { Some(n) => w.with_switches(n), None => w };
         for recorded in [Events::All, Events::NoSyscallExit] {
             let tl = Timeline::new(events.clone()).recording(recorded);
             let a = account(&tl, &w);
             prop_assert_eq!(a.lateness_ns, (start + end_after) as i64 - deadline as i64);
             prop_assert_eq!(a.parts.total() as i64, a.lateness_ns.max(0));
+            // A fully traced wake has nothing unexplained.
+            prop_assert!(!a.traced || a.parts.get(Component::Unexplained) == 0);
+            // Spin comes only from a wait that never blocks or a measured spin.
+            prop_assert!(a.parts.get(Component::Spin) == 0 || never || spin > 0);
+            // One whose switches say it blocked did, whatever the trace lost.
+            prop_assert!(never || switches.is_none_or(|n| n == 0) || a.blocked);
         }
     }
 }

@@ -1,0 +1,223 @@
+//! Honest accounting: what no event explains is unexplained, spin only where the wait
+//! spins, and the timer is the thread's own.
+
+use super::*;
+
+/// The switch-out of a wait that can block was not recorded (the kernel drops a few
+/// `sched_switch` events): nothing explains it, it is not traced, and it blocked unless
+/// its context switches say otherwise. Never `spin`: a nanosleep cannot spin.
+#[test]
+fn a_blocking_wait_without_its_switch_out_is_unexplained() {
+    let events = vec![
+        arm(1_000_300, 2_000_300, 2_050_300),
+        expire(2_056_000, 2_055_500),
+        waking(2_056_500),
+        switch(2_059_500, 0, 0, "swapper/0", TID, "sleeplab"),
+        exit(2_060_500),
+    ];
+    let tl = Timeline::new(events);
+    let w = Window::relative(TID, 1_000_000, 1_000_000, 2_061_000);
+    for w in [w, w.with_switches(1)] {
+        let a = account(&tl, &w);
+        assert_eq!(parts_of(&a), vec![(Component::Unexplained, 61_000)]);
+        assert!(!a.traced && a.blocked);
+    }
+}
+
+/// A wait that can block but did not (no voluntary switch): to its timer's soft expiry
+/// the timer was being armed, then the kernel returned at once.
+#[test]
+fn a_wait_whose_switches_say_it_never_blocked_is_the_kernels_way_out() {
+    let tl = Timeline::new(vec![arm(1_000_400, 1_000_300, 1_000_300), exit(1_001_000)]);
+    let w = Window::relative(TID, 1_000_000, 0, 1_001_200).with_switches(0);
+    let a = account(&tl, &w);
+    assert_eq!(
+        parts_of(&a),
+        vec![
+            (Component::Entry, 300),
+            (Component::KernelExit, 700),
+            (Component::Return, 200),
+        ]
+    );
+    assert!(a.traced && !a.blocked);
+    // Without its arming on record, the way to the return is unexplained.
+    let tl = Timeline::new(vec![exit(1_001_000)]);
+    let a = account(&tl, &w);
+    assert_eq!(
+        parts_of(&a),
+        vec![(Component::Return, 200), (Component::Unexplained, 1_000)]
+    );
+    assert!(!a.traced && !a.blocked);
+}
+
+/// Another timer expiring on the CPU just before the wakeup is not the thread's: a wake
+/// whose own timer's expiry is not on record gets no slack or interrupt time from it.
+#[test]
+fn a_neighbours_timer_never_supplies_slack() {
+    let neighbour = |t: u64| {
+        irq(
+            t,
+            0,
+            Kind::TimerExpire {
+                timer: 0xbad,
+                now_ns: t as i64 - 100,
+            },
+        )
+    };
+    let neighbour_arm = ev(
+        900_000,
+        0,
+        77,
+        Kind::TimerStart {
+            timer: 0xbad,
+            soft_ns: 2_040_000,
+            hard_ns: 2_055_000,
+        },
+    );
+    let tl = Timeline::new(vec![
+        neighbour_arm,
+        arm(1_000_300, 2_000_300, 2_050_300),
+        sleep_out(1_000_500),
+        neighbour(2_056_200),
+        waking(2_056_500),
+        switch(2_059_500, 0, 0, "swapper/0", TID, "sleeplab"),
+        exit(2_060_500),
+    ]);
+    let a = account(&tl, &Window::relative(TID, 1_000_000, 1_000_000, 2_061_000));
+    assert_eq!(a.parts.get(Component::Slack), 0);
+    assert_eq!(a.parts.get(Component::TimerIrq), 0);
+    assert_eq!(a.parts.get(Component::Unexplained), 56_500);
+    assert!(!a.traced);
+}
+
+/// This wait's own arming was lost: the arming of the previous wait (the same timer on
+/// the same kernel stack) is stale and not used.
+#[test]
+fn a_stale_arming_of_an_earlier_wait_is_not_used() {
+    let tl = Timeline::new(vec![
+        arm(10_000, 990_000, 990_050),
+        sleep_out(1_000_500),
+        expire(2_056_000, 2_055_500),
+        waking(2_056_500),
+        switch(2_059_500, 0, 0, "swapper/0", TID, "sleeplab"),
+        exit(2_060_500),
+    ]);
+    let a = account(&tl, &Window::relative(TID, 1_000_000, 1_000_000, 2_061_000));
+    assert_eq!(a.parts.get(Component::Slack), 0);
+    assert_eq!(a.parts.get(Component::Unexplained), 56_500);
+    assert!(!a.traced);
+}
+
+/// A periodic timer the thread armed once, re-armed by its own interrupt each period:
+/// the re-arm gives this tick's expiries.
+#[test]
+fn a_periodic_timer_re_armed_in_its_interrupt_is_still_the_threads() {
+    let rearm = |t: u64, soft: i64| {
+        irq(
+            t,
+            0,
+            Kind::TimerStart {
+                timer: TIMER,
+                soft_ns: soft,
+                hard_ns: soft,
+            },
+        )
+    };
+    let tl = Timeline::new(vec![
+        arm(100, 1_000_000, 1_000_000),
+        expire(1_000_900, 1_000_800),
+        rearm(1_000_950, 2_000_000),
+        sleep_out(1_500_000),
+        expire(2_000_700, 2_000_600),
+        rearm(2_000_750, 3_000_000),
+        waking(2_000_800),
+        switch(2_001_000, 0, 0, "swapper/0", TID, "x"),
+        exit(2_001_100),
+    ]);
+    let w = Window::until(TID, 1_001_500, 2_000_000, 2_001_200);
+    let a = account(&tl, &w);
+    assert_eq!(
+        parts_of(&a),
+        vec![
+            (Component::TimerIrq, 800),
+            (Component::IdleWakeup, 200),
+            (Component::KernelExit, 100),
+            (Component::Return, 100),
+        ]
+    );
+    assert!(a.traced);
+}
+
+/// Woken while still on its CPU (the host took the vCPU between arming the timer and
+/// switching out): no switch-out, no voluntary switch, and the thread's own timer and
+/// wakeup split it as any wake; from the wakeup it was in the kernel until it returned.
+#[test]
+fn a_wake_that_came_before_the_switch_out_splits_at_its_own_timer() {
+    let current = |t: u64, kind: Kind| Event {
+        flags: FLAG_HARDIRQ,
+        ..ev(t, 0, TID, kind)
+    };
+    let tl = Timeline::new(vec![
+        arm(1_000_300, 1_100_300, 1_150_300),
+        current(
+            1_176_000,
+            Kind::TimerExpire {
+                timer: TIMER,
+                now_ns: 1_176_000,
+            },
+        ),
+        current(
+            1_177_000,
+            Kind::Waking {
+                pid: TID,
+                target_cpu: 0,
+            },
+        ),
+        exit(1_185_000),
+    ]);
+    let w = Window::relative(TID, 1_000_000, 100_000, 1_185_400).with_switches(0);
+    let a = account(&tl, &w);
+    assert_eq!(
+        parts_of(&a),
+        vec![
+            (Component::Entry, 300),
+            (Component::Slack, 50_000),
+            (Component::TimerIrq, 26_700),
+            (Component::KernelExit, 8_000),
+            (Component::Return, 400),
+        ]
+    );
+    assert!(a.traced && !a.blocked);
+}
+
+/// On its way to sleep the scheduler armed a timer of its own in the thread's context
+/// (the deadline server's); it never expired: the sleep's timer is still the one found.
+#[test]
+fn a_timer_the_scheduler_armed_on_the_way_to_sleep_is_passed_over() {
+    let dl_server = ev(
+        1_000_450,
+        0,
+        TID,
+        Kind::TimerStart {
+            timer: 0xd1,
+            soft_ns: 1_900_000,
+            hard_ns: 1_900_000,
+        },
+    );
+    let events = vec![
+        arm(1_000_300, 2_000_300, 2_050_300),
+        dl_server,
+        sleep_out(1_000_500),
+        expire(2_056_000, 2_055_500),
+        waking(2_056_500),
+        switch(2_059_500, 0, 0, "swapper/0", TID, "sleeplab"),
+        exit(2_060_500),
+    ];
+    let a = account(
+        &Timeline::new(events),
+        &Window::relative(TID, 1_000_000, 1_000_000, 2_061_000),
+    );
+    assert_eq!(a.parts.get(Component::Slack), 50_000);
+    assert_eq!(a.parts.get(Component::TimerIrq), 6_200);
+    assert!(a.traced);
+}
