@@ -7,7 +7,8 @@ it by the rules below, and each is compared with what explain wrote in its per-w
 Per wake (the CSV's tid, start_ns, deadline_ns, end_ns), from the text trace alone:
 
 * it went to sleep: its last `sched_switch` out with a sleeping state (not R or R+);
-* the wakeup: the first `sched_waking` of the tid after that;
+* the wakeup: the first `sched_waking` of the tid after that (after its start without
+  a switch-out);
 * the thread's own hrtimer: the last `hrtimer_start` the thread itself armed (common pid
   = tid) in its window before it went to sleep, outside an interrupt (the tick re-arms
   itself in the interrupts that come while the thread runs), whose timer address then
@@ -17,6 +18,9 @@ Per wake (the CSV's tid, start_ns, deadline_ns, end_ns), from the text trace alo
 * the timer ran at its hard expiry, or at that expiry's `now` when that is earlier;
 * on CPU: the first `sched_switch` onto the thread (next_pid = tid) after the wakeup;
   out of the kernel: its first `sys_exit` after that;
+* a thread with no switch-out to sleep whose own timer woke it all the same (the
+  `sched_waking` in the interrupt while the thread itself was current: it never left
+  the CPU) was on CPU from its wakeup;
 * a preemption: the thread switched out runnable (R, R+) until switched back in.
 
 Components, each stretch clipped to [max(deadline, start), end] as explain clips it, a
@@ -39,10 +43,11 @@ wake agrees when the two are within AGREE_NS, and a (cell, component) agrees whe
 (disagrees when it lies below; undecided between).
 
 Compared are the wakes explain traced whole whose every event the text trace has too;
-a wake explain says never blocked is compared when the text trace shows it did (explain
-books such a wake as spin). The others are counted apart: not fully traced by explain
-(and how many of those the text trace has whole), never blocked by either reader, some
-event missing from the text trace (which). Each compared wake that disagrees on some
+a wake explain says never blocked is compared when the text trace shows it did, or shows
+its timer waking it on the CPU (explain books such a wake as spin). The others are
+counted apart: not fully traced by explain (and how many of those the text trace has
+whole), never waiting in either reader's trace (no switch-out, no wakeup), some event
+missing from the text trace (which). Each compared wake that disagrees on some
 component is classed by what differs (CLASSES).
 
     python3 scripts/explain_independent.py EXPLAIN.csv SCHED.txt SYS.txt COMMAND [NOTES] [--evidence FILE]
@@ -205,19 +210,19 @@ def read_wake(tr, tid, start, deadline, end):
     """The wake by the reader's rules: ({component: ns}, {instant: ns}, None), or
     (None, None, what is missing)."""
     sleeps = tr.within(("out_sleep", tid), start, end)
-    if not sleeps:
-        return None, None, "did not block"
-    block = sleeps[-1]
-    waking = first_after(tr.within(("waking", tid), start, end), block.seq)
+    # Without a switch-out to sleep its timer may still have woken it while it was on the
+    # CPU (in the interrupt, the thread itself current): the way from there is on CPU.
+    block = sleeps[-1] if sleeps else None
+    waking = first_after(tr.within(("waking", tid), start, end), block.seq if block else -1)
     if waking is None:
-        return None, None, "sched_waking"
+        return None, None, "sched_waking" if block else "did not block"
     # Its own timer: armed by the thread itself (not in an interrupt that came while it
     # ran: the tick re-arms itself there) before it went to sleep, and run before its
     # wakeup (the scheduler arms timers of its own on the thread's way to sleep, which
     # do not run then); the last such.
     own = None
     for arm in tr.within(("start", tid), start, end):
-        if arm.irq or arm.seq > block.seq:
+        if arm.irq or arm.seq > (block or waking).seq:
             continue
         ran = first_after(tr.within(("expire", arm.f["addr"]), start, end), arm.seq)
         if ran is not None and ran.seq < waking.seq:
@@ -227,7 +232,7 @@ def read_wake(tr, tid, start, deadline, end):
     arm, expiry = own
     soft, hard = int(arm.f["soft"]), int(arm.f["hard"])
     ran = min(hard, int(expiry.f["now"]))
-    on_cpu = first_after(tr.within(("in", tid), start, end), waking.seq)
+    on_cpu = first_after(tr.within(("in", tid), start, end), waking.seq) if block else waking
     if on_cpu is None:
         return None, None, "switch-in"
     exit_ = first_after(tr.within(("exit", tid), start, end), on_cpu.seq)
@@ -258,7 +263,8 @@ def read_wake(tr, tid, start, deadline, end):
         "on CPU → sys_exit": stretch(on_cpu.t, exit_.t),
     }
     instants = {"soft": soft, "ran": ran, "waking": waking.t, "on CPU": on_cpu.t,
-                "sys_exit": exit_.t, "timer": arm.f["fn"], "preempted": bool(preempted)}
+                "sys_exit": exit_.t, "timer": arm.f["fn"], "preempted": bool(preempted),
+                "blocked": block is not None}
     return parts, instants, None
 
 
@@ -315,7 +321,7 @@ def wake_evidence(tr, r, parts, instants, why):
 
 # The wakes of a cell, by what became of them (the keys of `compare`'s counts).
 COUNTS = ["wakes", "compared", "untraced", "untraced, text complete", "no block (both)",
-          "no block (explain only)", "text incomplete"]
+          "woken on CPU", "no block (explain only)", "text incomplete"]
 
 
 def compare(tr, rows, evidence=None):
@@ -323,7 +329,8 @@ def compare(tr, rows, evidence=None):
     counts of COUNTS; and what the text trace lacked in the wakes explain traced (event:
     wakes). Compared: explain traced the wake (found every event of its way) and the
     text trace has every event too; a wake explain says never blocked is compared when
-    the text trace shows it blocked (explain then books it all as spin). `evidence` (a
+    the text trace shows it blocked, or shows its timer waking it on the CPU (explain
+    then books it all as spin). `evidence` (a
     list) collects the text of every wake that disagrees, and of every wake only one
     reader has whole."""
     pairs = {name: [] for name, _ in COMPONENTS}
@@ -346,7 +353,8 @@ def compare(tr, rows, evidence=None):
             if missing == "did not block":
                 counts["no block (both)"] += 1
                 continue
-            counts["no block (explain only)"] += 1
+            if parts is not None:
+                counts["woken on CPU" if not instants["blocked"] else "no block (explain only)"] += 1
         if parts is None:
             counts["text incomplete"] += 1
             missing_by[missing] = missing_by.get(missing, 0) + 1
@@ -401,6 +409,10 @@ SAME_NS = 1_500
 CLASSES = {
     "no block": "explain found no switch-out to sleep (it books the whole wake as spin); "
                 "the text trace shows the thread blocked",
+    "woken on CPU": "no switch-out to sleep in either trace, but the thread's own timer "
+                    "ran late and woke it while it was still current (it never left the "
+                    "CPU): explain books the whole wake as spin, the text trace as slack, "
+                    "timer interrupt and the way out from the wakeup",
     "other timer": "explain's timer is not the thread's own: its soft expiry or the time "
                    "the timer ran differs from those of the hrtimer the thread armed",
     "one late record": "one event's record in explain's instance is later than the "
@@ -415,7 +427,7 @@ CLASSES = {
 def classify(r, instants, preempted=False):
     """Why a compared wake disagrees: a key of CLASSES."""
     if r["blocked"] != "true":
-        return "no block"
+        return "no block" if instants["blocked"] else "woken on CPU"
     if preempted:
         return "preempted"
     imp = implied(r)
@@ -445,11 +457,14 @@ def section(csv_text, traces, command, notes="", evidence=None):
         "",
         "Wakes per cell: compared (explain traced the wake, and the text trace has every "
         "event of its way); not fully traced by explain (of which the text trace has the whole "
-        "way); never blocked, by both readers or by explain only (the latter compared); "
-        "traced by explain but some event missing from the text trace (which).",
+        "way); no switch-out to sleep in explain's trace: none in the text trace either, "
+        "and no wakeup (it never waited) / none, but its timer woke it on the CPU / the text "
+        "trace has one (the latter two compared); traced by explain but some event missing "
+        "from the text trace (which).",
         "",
         "| mechanism | requested | load | wakes | compared | not traced by explain (text "
-        "trace whole) | never blocked: both / explain only | text trace incomplete |",
+        "trace whole) | no switch-out: never waited / woken on CPU / explain only | text "
+        "trace incomplete |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for key, (_, c, missing_by) in results.items():
@@ -457,7 +472,7 @@ def section(csv_text, traces, command, notes="", evidence=None):
         lines.append(
             f"| {label(key)} | {c['wakes']} | {c['compared']} | {c['untraced']} "
             f"({c['untraced, text complete']}) | {c['no block (both)']} / "
-            f"{c['no block (explain only)']} | {c['text incomplete']}"
+            f"{c['woken on CPU']} / {c['no block (explain only)']} | {c['text incomplete']}"
             + (f" ({what})" if what else "") + " |")
     lines += [
         "",
@@ -555,6 +570,9 @@ SELF_TEST_SCHED = """\
           <idle>-0       [000] d.h3.  1000.006152: sched_waking: comm=sleeplab-explai pid=500 prio=120 target_cpu=000
           <idle>-0       [000] d..2.  1000.006160: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=sleeplab-explai next_pid=500 next_prio=120
  sleeplab-explai-500     [000] d..1.  1000.007001: hrtimer_start: hrtimer=00000000aaaa0008 function=hrtimer_wakeup expires=1000007150100 softexpires=1000007100100 mode=REL was_armed=0
+ sleeplab-explai-500     [000] d..1.  1000.008001: hrtimer_start: hrtimer=00000000aaaa0009 function=hrtimer_wakeup expires=1000008150300 softexpires=1000008100300 mode=REL was_armed=0
+ sleeplab-explai-500     [000] d.h1.  1000.008176: hrtimer_expire_entry: hrtimer=00000000aaaa0009 function=hrtimer_wakeup now=1000008176000
+ sleeplab-explai-500     [000] d.h2.  1000.008177: sched_waking: comm=sleeplab-explai pid=500 prio=120 target_cpu=000
 CPU:1 [LOST 3 EVENTS]
 """
 SELF_TEST_SYS = """\
@@ -564,6 +582,7 @@ SELF_TEST_SYS = """\
  sleeplab-explai-500     [000] .....  1000.003300: sys_exit: NR 230 = 0
  sleeplab-explai-500     [000] .....  1000.005151: sys_exit: NR 230 = 0
  sleeplab-explai-500     [000] .....  1000.006161: sys_exit: NR 230 = 0
+ sleeplab-explai-500     [000] .....  1000.008185: sys_exit: NR 230 = 0
 """
 # (start, deadline, end, traced, blocked, {component column: ns}) of explain's rows.
 SELF_TEST_ROWS = [
@@ -597,6 +616,8 @@ SELF_TEST_ROWS = [
           return_ns=1000)),
     # H: never blocked, by both.
     (1000007000000, 1000007100000, 1000007100500, "true", "false", dict(spin_ns=500)),
+    # I: no switch-out in either, but its timer ran 26 µs late and woke it on the CPU.
+    (1000008000000, 1000008100000, 1000008186000, "true", "false", dict(spin_ns=86000)),
 ]
 
 
@@ -626,7 +647,7 @@ def self_test():
     assert (x.pid, x.cpu, x.irq, x.t, x.res) == (30428, 0, False, 5000002500, 1), vars(x)
 
     tr = Trace(SELF_TEST_SCHED, SELF_TEST_SYS)
-    assert tr.lost == 3 and len(tr.events) == 47, (tr.lost, len(tr.events))
+    assert tr.lost == 3 and len(tr.events) == 51, (tr.lost, len(tr.events))
     want = {
         # A: own timer aaaa0001 (not the tick armed in the interrupt, nor dl_task_timer):
         # slack 200.3 → 250.3 µs, timer irq → waking 263, on CPU 272, sys_exit 273.
@@ -646,6 +667,9 @@ def self_test():
         6: {"slack": 50000, "timer interrupt": 1900, "waking → on CPU": 8000,
             "on CPU → sys_exit": 1000},
         7: "did not block",
+        # I: on CPU from the wakeup (177 µs) to its sys_exit (185 µs).
+        8: {"slack": 50000, "timer interrupt": 26700, "waking → on CPU": 0,
+            "on CPU → sys_exit": 8000},
     }
     for i, (start, deadline, end, *_rest) in enumerate(SELF_TEST_ROWS):
         parts, instants, missing = read_wake(tr, 500, start, deadline, end)
@@ -657,18 +681,18 @@ def self_test():
     rows = list(csv.DictReader(self_test_csv().splitlines()))
     evidence = []
     pairs, counts, missing_by = compare(tr, rows, evidence)
-    assert counts == {"wakes": 8, "compared": 5, "untraced": 1, "untraced, text complete": 0,
-                      "no block (both)": 1, "no block (explain only)": 1,
+    assert counts == {"wakes": 9, "compared": 6, "untraced": 1, "untraced, text complete": 0,
+                      "no block (both)": 1, "woken on CPU": 1, "no block (explain only)": 1,
                       "text incomplete": 1, "classes": {"no block": 1, "one late record": 1,
-                                                        "other timer": 1}}, counts
+                                                        "other timer": 1, "woken on CPU": 1}}, counts
     assert missing_by == {"sys_exit": 1}, missing_by
-    # Compared: A, B, C, F, G.
+    # Compared: A, B, C, F, G, I.
     assert pairs["slack"] == [(50000, 50000), (30200, 30200), (50000, 0), (30000, 30000),
-                              (50000, 0)], pairs["slack"]
+                              (50000, 0), (50000, 0)], pairs["slack"]
     assert pairs["on CPU → sys_exit"] == [(1000, 900), (0, 300), (1000, 0), (1000, 4600),
-                                          (1000, 1000)], pairs["on CPU → sys_exit"]
+                                          (1000, 1000), (8000, 0)], pairs["on CPU → sys_exit"]
     # Evidence: E (text incomplete) and the three that disagree, with their lines.
-    assert len(evidence) == 4 and "[one late record] on CPU → sys_exit: text trace 1000 ns, " \
+    assert len(evidence) == 5 and "[one late record] on CPU → sys_exit: text trace 1000 ns, " \
         "explain 4600 ns" in evidence[2], evidence
     assert "explain implied: soft 1000005100000 (+20000), ran 1000005130000 (+0), waking " \
         "1000005140200 (+200), on CPU 1000005149900 (-100), sys_exit 1000005154500 (+3500)" \
@@ -682,15 +706,17 @@ def self_test():
     body = section(self_test_csv(), [SELF_TEST_SCHED, SELF_TEST_SYS], "scripts/explain-independent.sh",
                    "sched cpu0: 40 events, 0 overrun, 0 dropped")
     for line in [
-        "47 events read from the text traces, which report 3 lost.",
-        "| nanosleep | 100.00 µs | 0 | 8 | 5 | 1 (0) | 1 / 1 | 1 (1 no sys_exit) |",
-        # Three of five within 2 µs: 23.1–88.2 % (Wilson), below 95 %.
-        "| nanosleep | 100.00 µs | 0 | slack | 5 | ❌ 3 (23.1–88.2 %) | 50.00 µs / – | 30.00 µs / – |",
-        "| nanosleep | 100.00 µs | 0 | waking → on CPU | 5 | ⚪ 4 (37.6–96.4 %) | 9.00 µs / – | 9.30 µs / – |",
+        "51 events read from the text traces, which report 3 lost.",
+        "| nanosleep | 100.00 µs | 0 | 9 | 6 | 1 (0) | 1 / 1 / 1 | 1 (1 no sys_exit) |",
+        # Three of six within 2 µs: 18.8–81.2 % (Wilson), below 95 %.
+        "| nanosleep | 100.00 µs | 0 | slack | 6 | ❌ 3 (18.8–81.2 %) | 50.00 µs / – | 15.00 µs / – |",
+        "| nanosleep | 100.00 µs | 0 | waking → on CPU | 6 | ⚪ 5 (43.6–97.0 %) | 9.00 µs / – | 8.65 µs / – |",
+        "| nanosleep | 100.00 µs | 0 | on CPU → sys_exit | 6 | ❌ 4 (30.0–90.3 %) |",
         "- slack: 0 of 1 cells agree, 1 disagree, 0 undecided or without wakes",
         "- ❌ overall: 0 of 4 (cell, component) pairs agree (at least 95 % of their wakes "
-        "within 2.00 µs), 2 disagree, 2 undecided",
-        "- 3 of 5 compared wakes disagree (beyond 2.00 µs) on at least one component:",
+        "within 2.00 µs), 3 disagree, 1 undecided",
+        "- 4 of 6 compared wakes disagree (beyond 2.00 µs) on at least one component:",
+        "  - 1: no switch-out to sleep in either trace, but the thread's own timer ran late",
         "  - 1: explain found no switch-out to sleep",
         "  - 1: explain's timer is not the thread's own",
         "  - 1: one event's record in explain's instance is later",
