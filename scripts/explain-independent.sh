@@ -9,7 +9,7 @@
 # code with sleeplab's tracer and gives per wake the timer slack, the timer interrupt,
 # waking → on CPU and on CPU → sys_exit, and compares each with explain's. Prints the
 # table and writes it into the `explain-independent` section of docs/BENCHMARKS.md. As
-# root; run it on a quiet machine, never beside compilers (about 40 s with the defaults).
+# root; run it on a quiet machine, never beside compilers (about 30 s with the defaults).
 #
 #   scripts/explain-independent.sh
 #   ITERATIONS=50 ROUNDS=1 BENCH_DOC=/tmp/b.md scripts/explain-independent.sh   # smoke run
@@ -17,6 +17,10 @@
 #                                                     # instances' stats and the evidence
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The settings given in the environment, for the command the section names.
+given=$(for v in ITERATIONS ROUNDS MECHANISMS DURATIONS LOADS PIN BUFFER_KB SYS_BUFFER_KB; do
+    [ -z "${!v:-}" ] || printf '%s=%s ' "$v" "${!v}"
+done)
 ITERATIONS=${ITERATIONS:-1000}
 ROUNDS=${ROUNDS:-4}
 MECHANISMS=${MECHANISMS:-nanosleep,clock-nanosleep-abs,timerfd,futex}
@@ -117,7 +121,7 @@ for side in sched sys; do
     done
 done
 
-command="scripts/explain-independent.sh   # runs: sleeplab ${explain[*]}, traced meanwhile by tracefs instances xcheck-PID (timer and sched events, every thread) and xcheck-PID-sys (sys_exit, sleeplab's threads), read as text"
+command="${given}scripts/explain-independent.sh   # runs: sleeplab ${explain[*]}, traced meanwhile by tracefs instances xcheck-PID (timer and sched events, every thread) and xcheck-PID-sys (sys_exit, sleeplab's threads), read as text"
 python3 scripts/explain_independent.py "$work/explain.csv" "$work/sched.txt" "$work/sys.txt" \
     "$command" "$notes" --evidence "$work/evidence.txt" >"$work/section.md"
 body="Run $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -r), $(nproc) CPUs.
