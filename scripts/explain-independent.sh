@@ -110,14 +110,17 @@ cat "$sys/trace" >"$work/sys.txt"
 
 # What each instance says about its recording: per CPU the events in its buffer, and
 # those overrun or dropped (a full buffer).
+field() {  # stats file, name
+    awk -F': *' -v k="$2" '$1==k{print $2}' "$1"
+}
 notes=""
 for side in sched sys; do
     i=${!side}
     for s in "$i"/per_cpu/cpu*/stats; do
         cpu=$(basename "$(dirname "$s")")
         printf '%s %s %s\n' "$side" "$cpu" "$(tr '\n' ';' <"$s")" >>"$work/stats.txt"
-        stat() { awk -F': *' -v k="$1" '$1==k{print $2}' "$s"; }
-        notes+="${notes:+; }$side $cpu: $(stat entries) events, $(stat overrun) overrun, $(stat 'dropped events') dropped"
+        notes+="${notes:+; }$side $cpu: $(field "$s" entries) events, $(field "$s" overrun) overrun,"
+        notes+=" $(field "$s" 'dropped events') dropped"
     done
 done
 
