@@ -24,6 +24,7 @@ STEPS=(
   "scripts/bench-monitor.sh 60|monitor-cost; README: readme-monitor|LOAD_SECONDS=1 SECONDS_ARG=3"
   "scripts/bench-monitor-agreement.sh 3 60|monitor-agreement|RUNS_ARG=1 SECONDS_ARG=3"
   "scripts/explain-crosscheck.sh|explain-crosscheck|ITERATIONS=20 ROUNDS=1"
+  "scripts/explain-independent.sh|explain-independent|ITERATIONS=20 ROUNDS=1"
   "scripts/bench-trace.sh|trace-cost|ROUNDS=2 WAITS=50 REPEAT=1"
   "scripts/bench-explain.sh|explain-tail|ITERATIONS=100 ROUNDS=1"
 )

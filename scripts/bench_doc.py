@@ -9,6 +9,8 @@ on standard input:
 import os
 import sys
 
+from quantiles import INDISTINGUISHABLE, wilson
+
 HEADER = "# Benchmarks\n\nEvery number here comes from a command in this file; rerun it to refresh.\n\n"
 
 
@@ -61,6 +63,20 @@ MARKS = {"met": "✅", "missed": "❌", None: "–"}
 def mark(outcome) -> str:
     """The mark of an outcome ("met", "missed", None, or anything else: undecided)."""
     return MARKS.get(outcome, "⚪")
+
+
+def share_outcome(k: int, n: int, share: float):
+    """A target "at least `share` of the samples" that k of n samples met: "met" when the
+    95 % Wilson interval of k/n lies at or above `share`, "missed" when it lies below, else
+    undecided (the interval straddles it); None without samples."""
+    if n == 0:
+        return None
+    lo, hi = wilson(k, n)
+    if lo >= share:
+        return "met"
+    if hi < share:
+        return "missed"
+    return INDISTINGUISHABLE
 
 
 def verdict_line(label: str, outcome, detail: str, undecided: str) -> str:

@@ -27,7 +27,7 @@ import re
 import sys
 from decimal import Decimal
 
-from bench_doc import mark
+from bench_doc import mark, share_outcome
 from quantiles import INDISTINGUISHABLE, ci, fmt_ci, quantile, wilson
 
 # The measuring thread's name as the kernel keeps it (15 bytes of "sleeplab-explain").
@@ -104,16 +104,9 @@ def cells(rows):
 
 
 def agreement(within, n):
-    """"met" when the Wilson interval of the share within/n lies at or above AGREE_SHARE,
-    "missed" when it lies below, else undecided; None without wakes."""
-    if n == 0:
-        return None
-    lo, hi = wilson(within, n)
-    if lo >= AGREE_SHARE:
-        return "met"
-    if hi < AGREE_SHARE:
-        return "missed"
-    return INDISTINGUISHABLE
+    """Whether at least AGREE_SHARE of n wakes agree, `within` of them having agreed:
+    bench_doc.share_outcome ("met", "missed", undecided, None without wakes)."""
+    return share_outcome(within, n, AGREE_SHARE)
 
 
 def cell_row(key, cell, ins):

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# An independent reader of every component `sleeplab explain` measures, on the same run:
+# while explain runs, this script's own tracefs instances record the same tracepoints
+# (`xcheck-<pid>`: timer:hrtimer_start, timer:hrtimer_expire_entry, sched:sched_waking
+# and sched:sched_switch of every thread; `xcheck-<pid>-sys`: raw_syscalls:sys_exit of
+# sleeplab's threads only, by set_event_pid and event-fork), trace clock `mono` (the clock
+# of explain's tracer and of its per-wake CSV), overwrite off. Their `trace` files, read
+# as plain text, go with explain's CSV to scripts/explain_independent.py, which shares no
+# code with sleeplab's tracer and gives per wake the timer slack, the timer interrupt,
+# waking → on CPU and on CPU → sys_exit, and compares each with explain's. Prints the
+# table and writes it into the `explain-independent` section of docs/BENCHMARKS.md. As
+# root; run it on a quiet machine, never beside compilers (about 30 s with the defaults).
+#
+#   scripts/explain-independent.sh
+#   ITERATIONS=50 ROUNDS=1 BENCH_DOC=/tmp/b.md scripts/explain-independent.sh   # smoke run
+#   KEEP=/tmp/xcheck scripts/explain-independent.sh   # keeps the CSV, the text traces, the
+#                                                     # instances' stats and the evidence
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# The settings given in the environment, for the command the section names.
+given=$(for v in ITERATIONS ROUNDS MECHANISMS DURATIONS LOADS PIN BUFFER_KB SYS_BUFFER_KB; do
+    [ -z "${!v:-}" ] || printf '%s=%s ' "$v" "${!v}"
+done)
+ITERATIONS=${ITERATIONS:-1000}
+ROUNDS=${ROUNDS:-4}
+MECHANISMS=${MECHANISMS:-nanosleep,clock-nanosleep-abs,timerfd,futex}
+DURATIONS=${DURATIONS:-100us,1ms}
+LOADS=${LOADS:-0,$(nproc)}
+# The measuring thread on CPU 0: the kernels here record nothing CPU 1's idle task emits,
+# so a switch onto an idle CPU 1 would be missing from both readers.
+PIN=${PIN:-0}
+# Each CPU's buffer, KiB: the whole run stays in it (overwrite off: nothing is lost to
+# a wrap; a full buffer drops new events, and the stats say so).
+BUFFER_KB=${BUFFER_KB:-65536}
+SYS_BUFFER_KB=${SYS_BUFFER_KB:-16384}
+DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
+KEEP=${KEEP:-}
+
+if [ "$(id -u)" != 0 ]; then
+    echo "explain-independent: needs root (tracefs instances, and explain's tracer)" >&2
+    exit 2
+fi
+tracefs=/sys/kernel/tracing
+[ -d "$tracefs/instances" ] || tracefs=/sys/kernel/debug/tracing
+if [ ! -d "$tracefs/instances" ]; then
+    mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+    tracefs=/sys/kernel/tracing
+fi
+[ -d "$tracefs/instances" ] || { echo "explain-independent: no tracefs instances" >&2; exit 1; }
+cargo build --release -q -p sleeplab-cli --bin sleeplab
+
+work=$(mktemp -d)
+sched="$tracefs/instances/xcheck-$$"
+sys="$tracefs/instances/xcheck-$$-sys"
+remove() {
+    local i=$1
+    [ -d "$i" ] || return 0
+    echo 0 >"$i/tracing_on" 2>/dev/null || true
+    echo 0 >"$i/events/enable" 2>/dev/null || true
+    : >"$i/set_event_pid" 2>/dev/null || true
+    # A reader that still holds a file keeps the instance busy for a moment.
+    for _ in 1 2 3 4 5; do rmdir "$i" 2>/dev/null && return 0; sleep 0.2; done
+    echo "explain-independent: could not remove $i" >&2
+}
+cleanup() {
+    remove "$sched"
+    remove "$sys"
+    if [ -n "$KEEP" ]; then
+        mkdir -p "$KEEP" && cp -r "$work"/. "$KEEP"/ && echo "explain-independent: kept $KEEP" >&2
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+setup() {  # instance, buffer KiB
+    mkdir "$1"
+    echo 0 >"$1/tracing_on"
+    echo mono >"$1/trace_clock"
+    echo "$2" >"$1/buffer_size_kb"
+    echo 0 >"$1/options/overwrite"
+    # The irq-info column (the reader tells interrupt context from it); no tgid column.
+    echo 1 >"$1/options/irq-info"
+    echo 0 >"$1/options/record-tgid"
+}
+setup "$sched" "$BUFFER_KB"
+setup "$sys" "$SYS_BUFFER_KB"
+# Every thread, unfiltered: a filter on sched_switch loses events on these kernels.
+for e in timer/hrtimer_start timer/hrtimer_expire_entry sched/sched_waking sched/sched_switch; do
+    echo 1 >"$sched/events/$e/enable"
+done
+# sys_exit of sleeplab's threads only: the subshell that becomes sleeplab is the pid
+# followed, and event-fork adds every thread it makes. (A filter instead would build
+# every other process's record only to drop it.)
+echo 1 >"$sys/options/event-fork"
+echo 1 >"$sys/events/raw_syscalls/sys_exit/enable"
+
+explain=(explain -q --pin "$PIN" --mechanisms "$MECHANISMS" --durations "$DURATIONS" --load "$LOADS"
+    --iterations "$ITERATIONS" --rounds "$ROUNDS")
+(
+    echo "$BASHPID" >"$sys/set_event_pid"
+    echo 1 >"$sched/tracing_on"
+    echo 1 >"$sys/tracing_on"
+    exec target/release/sleeplab "${explain[@]}" --csv "$work/explain.csv"
+) >"$work/explain.txt" 2>"$work/explain.err" || { cat "$work/explain.err" "$work/explain.txt" >&2; exit 1; }
+echo 0 >"$sched/tracing_on"
+echo 0 >"$sys/tracing_on"
+cat "$sched/trace" >"$work/sched.txt"
+cat "$sys/trace" >"$work/sys.txt"
+
+# What each instance says about its recording: per CPU the events in its buffer, and
+# those overrun or dropped (a full buffer).
+field() {  # stats file, name
+    awk -F': *' -v k="$2" '$1==k{print $2}' "$1"
+}
+notes=""
+for side in sched sys; do
+    i=${!side}
+    for s in "$i"/per_cpu/cpu*/stats; do
+        cpu=$(basename "$(dirname "$s")")
+        printf '%s %s %s\n' "$side" "$cpu" "$(tr '\n' ';' <"$s")" >>"$work/stats.txt"
+        notes+="${notes:+; }$side $cpu: $(field "$s" entries) events, $(field "$s" overrun) overrun,"
+        notes+=" $(field "$s" 'dropped events') dropped"
+    done
+done
+
+command="${given}scripts/explain-independent.sh   # runs: sleeplab ${explain[*]}, traced meanwhile by tracefs instances xcheck-PID (timer and sched events, every thread) and xcheck-PID-sys (sys_exit, sleeplab's threads), read as text"
+python3 scripts/explain_independent.py "$work/explain.csv" "$work/sched.txt" "$work/sys.txt" \
+    "$command" "$notes" --evidence "$work/evidence.txt" >"$work/section.md"
+body="Run $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -r), $(nproc) CPUs.
+
+$(cat "$work/section.md")"
+echo "$body"
+python3 scripts/bench_doc.py "$DOC" explain-independent <<<"$body"
