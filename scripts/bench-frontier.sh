@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The accuracy-versus-CPU frontier benchmark (issue 14), in two interleaved pace runs,
+# The accuracy-versus-CPU frontier benchmark, in two interleaved pace runs,
 # all under 1 ns timer slack:
 #   1. broad: every contender at several settings, FRAMES (300) frames each, in blocks of
 #      50 within each load level (idle, one busy thread per CPU, CPUs + 3): where each

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Does the monitor measure the 1 ms periodic wake as `sleeplab timers` does alone?
-# (issue 16's third target; run on a quiet machine, not beside compilers)
+# (the monitor's agreement target; run on a quiet machine, not beside compilers)
 #
 #   1. `sleeplab timers --mechanisms clock-nanosleep-abs --periods 1ms --seconds SECONDS`
 #      RUNS times, alone: the run-to-run spread [min, max] of its p99 lateness;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The precise-sleep benchmark (issue 4): a 60 Hz loop × 1000 frames for every contender,
+# The precise-sleep benchmark: a 60 Hz loop × 1000 frames for every contender,
 # interleaved in blocks of 50 frames, all under 1 ns timer slack, the whole comparison
 # REPEAT (3) times (`sleeplab pace --repeat`: a tail moves from run to run). Prints the
 # table and rewrites the "pace" section of docs/BENCHMARKS.md (or BENCH_DOC) with the

@@ -296,7 +296,7 @@ def focus_section(runs, cpus):
              "frames are *woken late* or *other*). *Waited on run queue*: late frames that spent "
              "at least half their lateness runnable but not running (`/proc/thread-self/schedstat`): "
              "the scheduler, not the timer or the host, kept them waiting.",
-             "", "Targets (issue 14) on the focused runs (the first run of each):", "", *verdicts(levels, cpus)]
+             "", "Targets on the focused runs (the first run of each):", "", *verdicts(levels, cpus)]
     # The runs of the focused commands side by side: run i of every command is one run.
     if repeats and all(len(r) > 1 for r in repeats):
         merged = [sum((r[i] for r in repeats), []) for i in range(min(len(r) for r in repeats))]
@@ -318,7 +318,7 @@ def section(r, command, load_before, load_after, replay_text, replay_command, fo
         replay_md += ["| " + " | ".join(x) + " |" for x in rows[1:]]
     return "\n".join([
         BEGIN,
-        "## The accuracy-versus-CPU frontier (`sleeplab pace --load`, issue 14)",
+        "## The accuracy-versus-CPU frontier (`sleeplab pace --load`)",
         "",
         "```sh",
         "scripts/bench-frontier.sh   # runs:",
@@ -344,8 +344,8 @@ def section(r, command, load_before, load_after, replay_text, replay_command, fo
         "",
         # With focused runs the pace targets are read there only: the broad run's p99 is
         # its 3rd-worst frame of 300, which one host stall can set.
-        ("Targets (issue 14) on the replayed traces (the others on the focused runs below):"
-         if focus else "Targets (issue 14):"),
+        ("Targets on the replayed traces (the others on the focused runs below):"
+         if focus else "Targets:"),
         "",
         *([] if focus else verdicts(by_load, cpus)),
         *oracle_verdicts(rows),

@@ -147,7 +147,7 @@ def section(r, command, load_before, load_after):
         "",
         *rows,
         "",
-        "Targets (issue 4), first run:",
+        "Targets, first run:",
         "",
         *[line(*t) for t in targets(res)],
         *across_runs(bench_doc.pace_runs(data)),

@@ -361,7 +361,7 @@ def section(result, name: str, command: str) -> str:
         *attribution_lines(parts),
     ]
     if plain and precise:
-        lines += ["Targets (issue 15), this run:", ""]
+        lines += ["Targets, this run:", ""]
         for p in precise:
             lines += [p99_verdict(plain, p), cpu_verdict(p)]
     if "overhead" in result:
