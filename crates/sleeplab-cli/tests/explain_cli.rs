@@ -12,7 +12,7 @@ use common::tracing::{AS_NOBODY, nobodys_dir, traceable_alone};
 
 use sleeplab_cli::experiments::explain::{ExplainCell, ExplainData};
 use sleeplab_cli::trace::Component;
-use sleeplab_cli::trace::tracefs::Tracefs;
+use sleeplab_cli::trace::capture::tracefs::Tracefs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 

@@ -1,4 +1,4 @@
-//! What the tracer (`sleeplab_cli::trace::Tracer`, behind `explain` and `--trace`)
+//! What the tracer (`sleeplab_cli::trace::capture::Tracer`, behind `explain` and `--trace`)
 //! costs, for `scripts/bench-trace.sh`: blocks of WAITS waits without it, with it, and
 //! with it but without the system calls' returns (`Events::NoSyscallExit`: enabling a
 //! system-call tracepoint puts every system call of every thread on the kernel's slow
@@ -34,7 +34,9 @@ use sleeplab::clock::{monotonic_ns, process_cpu_ns};
 use sleeplab::wait::ThreadUsage;
 use sleeplab_cli::stats::quantile_ci::ci_sorted;
 use sleeplab_cli::stats::{Ci, tail_quantile_i64};
-use sleeplab_cli::trace::{Events, Tracer, Window, account, this_tid};
+use sleeplab_cli::trace::capture::Tracer;
+use sleeplab_cli::trace::recording::unavailable;
+use sleeplab_cli::trace::{Events, Timeline, Window, account, this_tid};
 use std::time::Duration;
 
 #[derive(Parser)]
@@ -212,9 +214,10 @@ fn block(lp: Loop, mode: Mode, waits: u64, period_ns: u64, tick_ns: u64) -> anyh
     let tid = this_tid();
     let mut tracer = match mode {
         Mode::Untraced => None,
-        Mode::Traced(events) => {
-            Some(Tracer::start_with(events).map_err(|e| anyhow::anyhow!("{}", e.note()))?)
-        }
+        Mode::Traced(events) => Some(
+            Tracer::start_with(events)
+                .map_err(|e| anyhow::anyhow!("{}", unavailable(&e, "nothing measured")))?,
+        ),
     };
     let mut windows = Vec::with_capacity(waits as usize);
     let before = Snapshot::now(tick_ns)?;
@@ -256,7 +259,9 @@ fn block(lp: Loop, mode: Mode, waits: u64, period_ns: u64, tick_ns: u64) -> anyh
         .map(|w| w.end_ns as i64 - w.deadline_ns as i64)
         .collect();
     if let Some(t) = tracer {
-        let (timeline, lost) = t.finish();
+        let captured = t.finish();
+        let lost = captured.lost;
+        let timeline = Timeline::of(captured);
         b.lost = lost;
         b.traced_wakes = windows
             .iter()
@@ -505,7 +510,7 @@ fn main() -> anyhow::Result<()> {
         std::process::exit(2);
     }
     if let Err(e) = Tracer::start() {
-        eprintln!("trace_cost: {}", e.note());
+        eprintln!("trace_cost: {}", unavailable(&e, "nothing measured"));
         std::process::exit(1);
     }
     let mut rounds: Vec<Vec<[Block; 3]>> = vec![Vec::new(); Loop::ALL.len()];

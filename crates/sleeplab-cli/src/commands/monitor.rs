@@ -78,7 +78,11 @@ pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
         && match crate::trace::available() {
             Ok(()) => true,
             Err(e) => {
-                eprintln!("sleeplab monitor: {}", e.note());
+                let note = crate::trace::recording::unavailable(
+                    &e,
+                    "serving without the wake component histograms",
+                );
+                eprintln!("sleeplab monitor: {note}");
                 false
             }
         };

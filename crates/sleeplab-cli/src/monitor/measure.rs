@@ -17,7 +17,7 @@ use super::record::CellRecord;
 use crate::experiments::Stop;
 use crate::settings::ThreadSettings;
 use crate::ticks::{self, Plan, Schedule, Wake};
-use crate::trace::{Tracer, Window};
+use crate::trace::{Follow, Recording, Window};
 use anyhow::Context as _;
 use sleeplab::clock::{monotonic_ns, thread_cpu_ns};
 use sleeplab::precise::PreciseSleeper;
@@ -115,7 +115,7 @@ fn run_cell(
 /// The kernel's tracing of one measuring thread's bursts (`--trace`): recording only
 /// while a burst runs, its wakes split once it is over.
 struct BurstTracing {
-    tracer: Option<Tracer>,
+    recording: Recording,
     tid: i32,
     /// The burst's wakes, reserved once.
     windows: Vec<Window>,
@@ -124,40 +124,32 @@ struct BurstTracing {
 impl BurstTracing {
     /// Tracing this thread when `pacing.trace` (paused until a burst begins).
     fn start(pacing: Pacing) -> anyhow::Result<Self> {
-        let tracer = if pacing.trace {
-            let t = Tracer::start()?;
-            t.pause()?;
-            Some(t)
-        } else {
-            None
-        };
+        let recording = Recording::start(pacing.trace, Follow::ThisThread);
+        recording.pause()?;
         let cap = if pacing.trace {
             usize::try_from(pacing.burst).unwrap_or(0).saturating_add(1)
         } else {
             0
         };
         Ok(Self {
-            tracer,
-            tid: crate::trace::this_tid(),
+            tid: recording.tid(),
+            recording,
             windows: Vec::with_capacity(cap),
         })
     }
 
     fn begin(&mut self) -> anyhow::Result<()> {
         self.windows.clear();
-        if let Some(t) = &self.tracer {
-            t.resume()?;
-        }
+        self.recording.resume()?;
         Ok(())
     }
 
     /// Stops recording and records each wake's components into `out`.
     fn end(&mut self, out: &mut CellRecord) -> anyhow::Result<()> {
-        let Some(t) = self.tracer.as_mut() else {
+        self.recording.pause()?;
+        let Some(timeline) = self.recording.take() else {
             return Ok(());
         };
-        t.pause()?;
-        let (timeline, _lost) = t.take();
         for w in &self.windows {
             let mut w = *w;
             w.tid = self.tid;

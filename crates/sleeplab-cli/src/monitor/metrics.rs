@@ -199,9 +199,14 @@ impl Collector for Cells {
             .filter(|(_, r)| r.traced + r.untraced > 0)
             .collect();
         if !traced.is_empty() {
+            let help = format!(
+                "Each wake's lateness split by the kernel's tracepoints (--trace): its time in \
+                 one component ({}); per wake, the components add up to its lateness",
+                Component::ALL.map(Component::name).join(", ")
+            );
             let mut m = encoder.encode_descriptor(
                 "sleeplab_wake_component",
-                "Each wake's lateness split by the kernel's tracepoints (--trace): its time in one component (entry, slack, timer_irq, idle_wakeup, run_queue, kernel_exit, return, spin, unexplained); per wake, the components add up to its lateness",
+                &help,
                 Some(&Unit::Seconds),
                 MetricType::Histogram,
             )?;

@@ -1,4 +1,6 @@
-//! The kernel events a wake is explained from, decoded into plain values.
+//! The kernel events a wake is explained from, decoded into plain values: the contract
+//! between capture (which records and decodes them) and analysis (which splits wakes on
+//! them, live or from a saved trace).
 
 /// The `common_flags` bit set when an event was recorded in hard-interrupt context
 /// (`TRACE_FLAG_HARDIRQ`).
@@ -55,8 +57,6 @@ pub enum Kind {
         /// The handler's clock reading, ns.
         now_ns: i64,
     },
-    /// `irq_vectors:local_timer_entry`: the local APIC timer interrupt arrived.
-    TimerInterrupt,
     /// `sched:sched_waking`: a task is being woken.
     Waking {
         /// The woken task.
@@ -83,6 +83,28 @@ pub enum Kind {
         /// The system call's number.
         id: i64,
     },
+}
+
+/// Which tracepoints a session records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Events {
+    /// Every tracepoint the account reads: it tells the kernel's way out of the system
+    /// call (`kernel exit`) from the way back to the caller's clock read (`return`).
+    #[default]
+    All,
+    /// All but `raw_syscalls:sys_exit`: kernel exit and return are one component
+    /// (`return`). Enabling any system-call tracepoint makes the kernel take the slow
+    /// path of every system call of every thread (its `SYSCALL_TRACEPOINT` work flag is
+    /// set on all of them, whatever `set_event_pid` says), the measured one included;
+    /// this leaves every system call on its fast path.
+    NoSyscallExit,
+}
+
+impl Events {
+    /// Whether the system calls' returns (`raw_syscalls:sys_exit`) are recorded.
+    pub fn records_sys_exit(self) -> bool {
+        self == Events::All
+    }
 }
 
 /// One recorded event.
@@ -113,6 +135,19 @@ impl Event {
     pub fn in_task(&self) -> bool {
         self.flags & (FLAG_HARDIRQ | FLAG_SOFTIRQ | FLAG_NMI) == 0
     }
+}
+
+/// What a tracer captured: the events (any order), which tracepoints it recorded, and
+/// how many events the kernel could not record. All analysis needs: a wake's account
+/// runs on this, live or saved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Captured {
+    /// The events.
+    pub events: Vec<Event>,
+    /// What was recorded (an event not recorded is not missing).
+    pub recorded: Events,
+    /// Events the kernel could not record (a full buffer).
+    pub lost: u64,
 }
 
 #[cfg(test)]

@@ -1,13 +1,13 @@
-//! What an experiment run with tracing keeps: a [`TraceRun`] on the measuring thread
-//! (the kernel's events, or, where they cannot be had, the note saying why), and per
-//! cell a [`WakeLog`] of its wakes' windows, split into components once the run is over.
-//! Without the kernel's events a log keeps each wait's run-queue time from /proc, for
-//! the partial account.
+//! What a traced run keeps per cell: a [`WakeLog`] of its wakes' windows, split into
+//! components once the run is over, and what it reads around each wait ([`Before`]):
+//! the voluntary context switches (the trace's independent witness of whether the wait
+//! blocked) or, without the kernel's events, the run-queue time for the partial
+//! account.
 
-use super::fallback::partial_account;
-use super::{
-    Explanation, Timeline, Tracer, Tracing, WakeAccount, WakeRecord, Window, account, this_tid,
-};
+use super::analysis::account::{WakeAccount, Window, account};
+use super::analysis::explanation::{Explanation, WakeRecord};
+use super::analysis::fallback::partial_account;
+use super::analysis::timeline::Timeline;
 use sleeplab::system::run_queue_ns;
 use sleeplab::wait::ThreadUsage;
 
@@ -20,102 +20,21 @@ pub struct Before {
     run_queue_ns: Option<u64>,
 }
 
-/// Tracing for one run on the calling (measuring) thread, when asked for.
-#[derive(Debug)]
-pub struct TraceRun {
-    wanted: bool,
-    tracer: Option<Tracer>,
-    note: Option<String>,
-    tid: i32,
-}
-
-impl TraceRun {
-    /// Starts tracing the calling thread when `wanted`; where the kernel cannot be
-    /// traced, the run goes on with the note that says why (and the partial account).
-    pub fn start(wanted: bool) -> Self {
-        let (tracer, note) = super::start_if(wanted);
+impl Before {
+    /// The calling thread's voluntary context switches now.
+    pub fn switches() -> Self {
         Self {
-            wanted,
-            tracer,
-            note,
-            tid: this_tid(),
+            voluntary_switches: Some(ThreadUsage::now().voluntary_csw),
+            run_queue_ns: None,
         }
     }
 
-    /// Logs wakes for the partial account only, with `note` saying why the kernel is
-    /// not traced.
-    pub fn without_kernel(note: String) -> Self {
+    /// The calling thread's run-queue time now (`/proc/thread-self/schedstat`).
+    pub fn run_queue() -> Self {
         Self {
-            wanted: true,
-            tracer: None,
-            note: Some(note),
-            tid: this_tid(),
+            voluntary_switches: None,
+            run_queue_ns: run_queue_ns(),
         }
-    }
-
-    /// Whether wakes are to be logged at all.
-    pub fn wanted(&self) -> bool {
-        self.wanted
-    }
-
-    /// Whether the kernel's events are recorded.
-    pub fn kernel(&self) -> bool {
-        self.tracer.is_some()
-    }
-
-    /// The traced thread.
-    pub fn tid(&self) -> i32 {
-        self.tid
-    }
-
-    /// Moves the recorded events out of the kernel's buffers (between measurements);
-    /// the events the kernel lost since the last drain.
-    pub fn drain(&mut self) -> u64 {
-        self.tracer.as_mut().map_or(0, |t| t.drain().lost)
-    }
-
-    /// What to read before a wait (outside its timed region): the thread's voluntary
-    /// context switches when the kernel is traced, its run-queue time for the partial
-    /// account when not; nothing when tracing is not wanted.
-    #[inline]
-    pub fn before_wait(&self) -> Before {
-        if !self.wanted {
-            Before::default()
-        } else if self.tracer.is_some() {
-            Before {
-                voluntary_switches: Some(ThreadUsage::now().voluntary_csw),
-                run_queue_ns: None,
-            }
-        } else {
-            Before {
-                voluntary_switches: None,
-                run_queue_ns: run_queue_ns(),
-            }
-        }
-    }
-
-    /// Stops: the timeline (when the kernel was traced) and the run's tracing status
-    /// (`None` when tracing was not wanted).
-    pub fn finish(self) -> (Option<Timeline>, Option<Tracing>) {
-        if !self.wanted {
-            return (None, None);
-        }
-        let kernel = self.tracer.is_some();
-        let (timeline, lost_events) = match self.tracer {
-            Some(t) => {
-                let (tl, lost) = t.finish();
-                (Some(tl), lost)
-            }
-            None => (None, 0),
-        };
-        (
-            timeline,
-            Some(Tracing {
-                kernel,
-                note: self.note,
-                lost_events,
-            }),
-        )
     }
 }
 
@@ -129,7 +48,7 @@ pub struct WakeLog {
 }
 
 impl WakeLog {
-    /// Logs a wake: its window, and `before` (what [`TraceRun::before_wait`] read),
+    /// Logs a wake: its window, and `before` (what the recording read before it),
     /// read again now (on the waiting thread, after its clock read).
     #[inline]
     pub fn push(&mut self, w: Window, before: Before) {
@@ -232,14 +151,5 @@ mod tests {
         // No events at all for a wait that can block: nothing explains it.
         assert_eq!(records[0].components[&Component::Unexplained], 80);
         assert!(!records[0].traced);
-    }
-
-    #[test]
-    fn a_run_not_wanted_keeps_nothing() {
-        let run = TraceRun::start(false);
-        assert!(!run.wanted() && !run.kernel());
-        assert_eq!(run.before_wait(), Before::default());
-        let (tl, tracing) = run.finish();
-        assert!(tl.is_none() && tracing.is_none());
     }
 }

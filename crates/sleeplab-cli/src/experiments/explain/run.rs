@@ -9,7 +9,7 @@ use crate::experiments::rounds::{Placed, interleave, share};
 use crate::experiments::{Context, Outcome, load_note};
 use crate::output::fmt_ns;
 use crate::settings::slack_levels;
-use crate::trace::{TraceRun, WakeLog, Window};
+use crate::trace::{Follow, Recording, WakeLog, Window};
 use sleeplab::clock::{RealEnv, monotonic_ns};
 use sleeplab::wait::{self, Waiter};
 
@@ -117,11 +117,9 @@ fn new_cells(config: &ExplainConfig, slacks: &[Option<u64>]) -> Result<Vec<CellS
 
 fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<ExplainData>> {
     let mut tracing = if config.trace {
-        TraceRun::start(true)
+        Recording::start(true, Follow::ThisThread)
     } else {
-        TraceRun::without_kernel(
-            "kernel tracing off: the account is partial (/proc: run queue, timer slack)".into(),
-        )
+        Recording::without_kernel("kernel tracing off")
     };
     let tid = tracing.tid();
 

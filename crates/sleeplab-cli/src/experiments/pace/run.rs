@@ -9,7 +9,7 @@ use crate::load::LoadThreads;
 use crate::rusage::ThreadUsage;
 use crate::settings::set_slack;
 use crate::stats::{Recorder, RecorderConfig};
-use crate::trace::{TraceRun, WakeLog, Window};
+use crate::trace::{Follow, Recording, WakeLog, Window};
 use sleeplab::clock::{Env, RealEnv};
 use sleeplab::system::timer_slack_ns;
 
@@ -45,7 +45,7 @@ pub fn run(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceDat
 fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {
     let _slack = set_slack(config.timer_slack_ns)?;
     let slack_in_force = timer_slack_ns();
-    let mut tracing = TraceRun::start(config.trace);
+    let mut tracing = Recording::start(config.trace, Follow::ThisThread);
     let mut first: Option<(Vec<PaceResult>, Vec<WakeLog>)> = None;
     let mut runs = Vec::new();
     let mut complete = true;
@@ -95,7 +95,7 @@ fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceDat
 fn measure_once(
     config: &PaceConfig,
     ctx: &Context,
-    mut tracing: Option<&mut TraceRun>,
+    mut tracing: Option<&mut Recording>,
 ) -> anyhow::Result<(Vec<PaceResult>, Vec<WakeLog>, bool)> {
     let mut results = Vec::new();
     let mut logs = Vec::new();
@@ -142,7 +142,7 @@ fn run_level(
     ctx: &Context,
     load: usize,
     states: &mut [State],
-    mut tracing: Option<&mut TraceRun>,
+    mut tracing: Option<&mut Recording>,
 ) -> bool {
     let progress = &ctx.progress;
     let mut env = RealEnv;
@@ -176,7 +176,7 @@ fn run_level(
                 let before = probe.snapshot();
                 let rq_before = tracing
                     .as_deref()
-                    .map(TraceRun::before_wait)
+                    .map(Recording::before_wait)
                     .unwrap_or_default();
                 let r = s.strategy.sleep_until(&mut env, deadline);
                 let after = probe.snapshot();

@@ -164,7 +164,7 @@ pub fn run(
         .sum();
     let levels = (config.loads.len() * slacks.len()) as u64;
     progress.restart("measure", jobs_per_level * levels);
-    let mut tracing = super::trace::RunTrace::check(config.trace);
+    let mut tracing = super::trace::RunTrace::new(config.trace);
     'levels: for &load in &config.loads {
         let _load = LoadThreads::start(load);
         for &slack in &slacks {
@@ -185,11 +185,9 @@ pub fn run(
                     ));
                     let expected = Some(l.list.header.runtime.clone());
                     let stamps = l.list.header.options().contains(&OPTION_TIMESTAMPS);
-                    let traced = tracing.as_mut().and_then(|t| t.begin());
+                    let recording = tracing.begin();
                     let mut res = measure(config, &l.command, m, expected, stamps, slack, load);
-                    if let (Some(t), Some(bg)) = (tracing.as_mut(), traced) {
-                        t.end(bg, &mut res);
-                    }
+                    tracing.end(recording, &mut res);
                     if interrupted() {
                         complete = false;
                     }
@@ -203,7 +201,7 @@ pub fn run(
         data: RuntimesData {
             config: config.clone(),
             runtimes: results,
-            tracing: tracing.map(|t| t.status()),
+            tracing: tracing.status(),
         },
         complete,
     })

@@ -5,69 +5,56 @@
 //! probe's measuring thread, split like any other wake ([`crate::trace`]).
 
 use super::{MethodResult, PeriodicCell, RuntimesData};
-use crate::trace::{Background, Explanation, Timeline, Tracing, Window, explain_windows};
+use crate::trace::{Explanation, Follow, Recording, Timeline, Tracing, Window, explain_windows};
 
 /// The note on a method whose probe names no measuring thread.
 pub const NO_THREAD: &str = "not traced: the probe names no measuring thread (a Go \
      goroutine moves between threads; the Windows probe runs under Wine)";
 
-/// Whether and how a run traces, decided once before it measures.
+/// A run's tracing: asked for or not, each method's recording of every thread, and
+/// the run's status (once the kernel refused, later methods run untraced).
 #[derive(Debug)]
 pub struct RunTrace {
-    /// The kernel can be traced (else `note` says why).
-    kernel: bool,
-    note: Option<String>,
-    lost_events: u64,
+    wanted: bool,
+    status: Option<Tracing>,
 }
 
 impl RunTrace {
-    /// Checks that the kernel can be traced when `wanted`; `None` when not wanted.
-    pub fn check(wanted: bool) -> Option<Self> {
-        wanted.then(|| match crate::trace::available() {
-            Ok(()) => Self {
+    /// Tracing each method's probe runs when `wanted`.
+    pub fn new(wanted: bool) -> Self {
+        Self {
+            wanted,
+            status: None,
+        }
+    }
+
+    /// Starts recording every thread for one method's probe runs (`None`: not wanted,
+    /// or the kernel refused before).
+    pub fn begin(&mut self) -> Option<Recording> {
+        let able = self.status.as_ref().is_none_or(|s| s.kernel);
+        (self.wanted && able).then(|| Recording::drained(true, Follow::EveryThread))
+    }
+
+    /// Stops `recording` and splits the calls of `res`.
+    pub fn end(&mut self, recording: Option<Recording>, res: &mut MethodResult) {
+        let Some(recording) = recording else { return };
+        let (timeline, status) = recording.finish();
+        let lost = status.as_ref().map_or(0, |s| s.lost_events);
+        Tracing::absorb(&mut self.status, status);
+        if let Some(tl) = timeline {
+            explain_method(res, &tl, lost);
+        }
+    }
+
+    /// The run's tracing status, as the result keeps it (`None` when not asked for).
+    pub fn status(self) -> Option<Tracing> {
+        self.wanted.then(|| {
+            self.status.unwrap_or(Tracing {
                 kernel: true,
                 note: None,
                 lost_events: 0,
-            },
-            Err(e) => Self {
-                kernel: false,
-                note: Some(format!(
-                    "kernel tracing unavailable: {e}; the probes' calls are not split"
-                )),
-                lost_events: 0,
-            },
+            })
         })
-    }
-
-    /// Starts a tracer for one method's probe runs (none where the kernel cannot be
-    /// traced, or a tracer fails to start: then the note says so).
-    pub fn begin(&mut self) -> Option<Background> {
-        if !self.kernel {
-            return None;
-        }
-        match Background::start() {
-            Ok(bg) => Some(bg),
-            Err(e) => {
-                self.note = Some(format!("a method ran untraced: {e}"));
-                None
-            }
-        }
-    }
-
-    /// Stops `bg` and splits the calls of `res`.
-    pub fn end(&mut self, bg: Background, res: &mut MethodResult) {
-        let (timeline, lost) = bg.finish();
-        self.lost_events += lost;
-        explain_method(res, &timeline, lost);
-    }
-
-    /// The run's tracing status, as the result keeps it.
-    pub fn status(self) -> Tracing {
-        Tracing {
-            kernel: self.kernel,
-            note: self.note,
-            lost_events: self.lost_events,
-        }
     }
 }
 

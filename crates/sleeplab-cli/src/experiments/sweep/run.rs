@@ -9,7 +9,7 @@ use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
 use crate::settings::slack_levels;
 use crate::stats::{Recorder, RecorderConfig};
-use crate::trace::{TraceRun, WakeLog, Window};
+use crate::trace::{Follow, Recording, WakeLog, Window};
 use sleeplab::clock::monotonic_ns;
 
 /// One cell's accumulating state.
@@ -51,7 +51,7 @@ pub fn run(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
 
 fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepData>> {
     let progress = &ctx.progress;
-    let mut tracing = TraceRun::start(config.trace);
+    let mut tracing = Recording::start(config.trace, Follow::ThisThread);
     let mut waiters: Vec<Box<dyn Wait>> = Vec::with_capacity(config.mechanisms.len());
     for name in &config.mechanisms {
         waiters.push(contenders::build(name).map_err(|e| UsageError::new(format!("{name}: {e}")))?);
@@ -188,7 +188,7 @@ fn run_chunk(
     config: &SweepConfig,
     round: u64,
     ctx: &Context,
-    tracing: &TraceRun,
+    tracing: &Recording,
 ) {
     if tracing.wanted() {
         return run_traced_chunk(waiter, cell, config, round, ctx, tracing);
@@ -241,7 +241,7 @@ fn run_traced_chunk(
     config: &SweepConfig,
     round: u64,
     ctx: &Context,
-    tracing: &TraceRun,
+    tracing: &Recording,
 ) {
     let d = cell.requested_ns;
     let n = match cell.quota {

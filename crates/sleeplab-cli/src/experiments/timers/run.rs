@@ -10,7 +10,7 @@ use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
 use crate::settings::{ThreadSettings, lock_memory, set_slack, slack_levels};
 use crate::ticks::{Wake, account};
-use crate::trace::{Explanation, Tracer, Tracing};
+use crate::trace::{Explanation, Follow, Recording, Timeline, Tracing};
 use sleeplab::system::timer_slack_ns;
 use std::sync::{Barrier, mpsc};
 
@@ -161,7 +161,7 @@ fn run_cell(
     let barrier = Barrier::new(n + usize::from(traced));
     let (tid_tx, tid_rx) = mpsc::channel::<i32>();
     let helper_before = mechanisms::shared_helper_usage(name);
-    let mut tracer = None;
+    let mut recording = None;
     let runs: Vec<anyhow::Result<Result<ThreadRun, String>>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..n)
             .map(|i| {
@@ -175,18 +175,10 @@ fn run_cell(
             })
             .collect();
         if traced {
+            // Drained on a thread of its own while the measuring threads run.
             let tids: Vec<i32> = tid_rx.iter().take(n).collect();
-            tracer = tracing.start(&tids);
+            recording = Some(Recording::drained(true, Follow::Threads(tids)));
             barrier.wait();
-            while handles
-                .iter()
-                .any(|h| h.as_ref().is_ok_and(|h| !h.is_finished()))
-            {
-                std::thread::sleep(DRAIN_EVERY);
-                if let Some(t) = tracer.as_mut() {
-                    t.drain();
-                }
-            }
         }
         handles
             .into_iter()
@@ -210,7 +202,7 @@ fn run_cell(
         }
     }
     let blocks = sleeplab::wait::periodic::find(name).is_none_or(|m| m.blocks());
-    let explanation = tracing.explain(tracer, &plan, &ok, blocks);
+    let explanation = tracing.explain(recording, &plan, &ok, blocks);
     let mut cell = assemble(config, name, period, (load, slack), &plan, ok, helper);
     cell.explanation = explanation;
     Ok(Ok(cell))
@@ -329,58 +321,40 @@ fn assemble(
     }
 }
 
-/// How often a traced cell's coordinator drains the kernel's buffers while its
-/// measuring threads run.
-const DRAIN_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
-
-/// The kernel's tracing over a timers run: asked for or not, and once asked, either
-/// working or the note that says why not (then no cell is explained: a periodic run
-/// has no per-wake /proc reading to give a partial account from).
+/// The kernel's tracing over a timers run: asked for or not, and the run's status from
+/// each cell's recording (a cell the kernel could not be traced for carries no account:
+/// a periodic run has no per-wake /proc reading to give a partial one from).
 struct CellTracing {
     wanted: bool,
-    note: Option<String>,
-    lost: u64,
+    status: Option<Tracing>,
 }
 
 impl CellTracing {
     fn new(wanted: bool) -> Self {
         Self {
             wanted,
-            note: None,
-            lost: 0,
+            status: None,
         }
     }
 
     /// Whether cells are to be traced (asked for, and not found impossible yet).
     fn wanted(&self) -> bool {
-        self.wanted && self.note.is_none()
-    }
-
-    /// A tracer following `tids`, or none (and the note) when the kernel refuses.
-    fn start(&mut self, tids: &[i32]) -> Option<Tracer> {
-        match Tracer::for_threads(tids) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                self.note = Some(format!(
-                    "{}; timers keeps no per-wake /proc reading, so its cells carry no account",
-                    e.note()
-                ));
-                None
-            }
-        }
+        self.wanted && self.status.as_ref().is_none_or(|s| s.kernel)
     }
 
     /// The cell's explanation: each thread's wakes against the deadlines their timer
     /// fired for, split on the recorded events.
     fn explain(
         &mut self,
-        tracer: Option<Tracer>,
+        recording: Option<Recording>,
         plan: &Plan,
         runs: &[ThreadRun],
         blocks: bool,
     ) -> Option<Explanation> {
-        let (timeline, lost) = tracer?.finish();
-        self.lost += lost;
+        let (timeline, status) = recording?.finish();
+        let lost = status.as_ref().map_or(0, |s| s.lost_events);
+        Tracing::absorb(&mut self.status, status);
+        let timeline: Timeline = timeline?;
         let mut accounts = Vec::new();
         for r in runs {
             let schedule = r.report.schedule(plan, &r.wakes);
@@ -393,10 +367,12 @@ impl CellTracing {
 
     /// What the result keeps (`None` when not asked for).
     fn status(&self) -> Option<Tracing> {
-        self.wanted.then(|| Tracing {
-            kernel: self.note.is_none(),
-            note: self.note.clone(),
-            lost_events: self.lost,
+        self.wanted.then(|| {
+            self.status.clone().unwrap_or(Tracing {
+                kernel: true,
+                note: None,
+                lost_events: 0,
+            })
         })
     }
 }

@@ -8,7 +8,7 @@ use crate::experiments::sweep::SweepCell;
 use crate::output::units::ns;
 use crate::report::claim::{BLOCKED_CSW, Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence};
 use crate::stats::Stat;
-use crate::trace::explanation::Composition;
+use crate::trace::analysis::explanation::Composition;
 use crate::trace::{Component, Explanation};
 
 /// How many components a sentence names at most.

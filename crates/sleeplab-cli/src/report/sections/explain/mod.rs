@@ -17,8 +17,8 @@ use crate::experiments::explain::ExplainData;
 use crate::experiments::runtimes::RuntimesData;
 use crate::experiments::timers::TimersData;
 use crate::report::charts::axis::{Axis, Unit};
+use crate::report::charts::css;
 use crate::report::charts::stacked::{Stacked, StackedBar};
-use crate::report::charts::{PALETTE, css};
 use crate::report::claim::Sentence;
 use crate::report::escape;
 use crate::report::findings::{CellAccount, why_late_sentence as cell_sentence};
@@ -26,7 +26,7 @@ use crate::report::html::{Block, Figure, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::{Results, distinct};
-use crate::trace::explanation::Composition;
+use crate::trace::analysis::explanation::Composition;
 use crate::trace::render::traced_counts;
 use crate::trace::{Component, Tracing};
 use plotters::style::RGBColor;
@@ -153,13 +153,11 @@ struct Traced<'a> {
     cells: Vec<CellAccount<'a>>,
 }
 
-/// The colour of a component, the same in every chart and report: the palette in the
-/// order a wake passes them, and grey for what no event explains.
+/// The colour of a component, the same in every chart and report (the component
+/// table's).
 pub fn component_color(c: Component) -> RGBColor {
-    match c {
-        Component::Unexplained => PALETTE[9],
-        c => PALETTE[c.index()],
-    }
+    let (r, g, b) = c.rgb();
+    RGBColor(r, g, b)
 }
 
 fn section(t: &Traced<'_>) -> Option<Section> {

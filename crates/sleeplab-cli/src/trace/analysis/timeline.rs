@@ -2,9 +2,7 @@
 //! asks: what happened in a time range, which timer a thread armed itself, when that
 //! timer expired, when a timer was last armed.
 
-use super::decode::Tracepoint;
-use super::event::{Event, Kind};
-use super::session::Events;
+use crate::trace::event::{Captured, Event, Events, Kind};
 use std::collections::HashMap;
 
 /// How many of a thread's own timers (the latest first) a wake's account looks through
@@ -79,6 +77,11 @@ impl Timeline {
         }
     }
 
+    /// The timeline of what a tracer captured (its lost count aside).
+    pub fn of(c: Captured) -> Self {
+        Self::new(c.events).recording(c.recorded)
+    }
+
     /// The same timeline, from a tracer that recorded `recorded` (a timeline is of
     /// [`Events::All`] until told otherwise).
     pub fn recording(mut self, recorded: Events) -> Self {
@@ -89,7 +92,7 @@ impl Timeline {
     /// Whether the system calls' returns were recorded: without them, the kernel's way
     /// out of the call is counted in the return path.
     pub fn records_sys_exit(&self) -> bool {
-        self.recorded.records(Tracepoint::SysExit)
+        self.recorded.records_sys_exit()
     }
 
     /// Every event, in time order.
@@ -206,7 +209,6 @@ mod tests {
                     hard_ns: 28,
                 },
             ),
-            ev(20, 1, Kind::TimerInterrupt),
             ev(
                 40,
                 0,
@@ -225,13 +227,13 @@ mod tests {
                 },
             ),
         ]);
-        assert_eq!(tl.len(), 5);
+        assert_eq!(tl.len(), 4);
         assert_eq!(
             tl.range(20, 40)
                 .iter()
                 .map(|e| e.time_ns)
                 .collect::<Vec<_>>(),
-            vec![20, 30, 40]
+            vec![30, 40]
         );
         assert!(tl.range(41, 59).is_empty());
         assert!(tl.range(70, 60).is_empty());

@@ -1,7 +1,9 @@
-//! A tracer of every thread that drains itself on a thread of its own, for waits whose
-//! threads are not ours to drain between (a probe process measuring on its own).
+//! A tracer drained on a thread of its own, for waits whose threads are not ours to
+//! drain between: a probe process measuring on its own, or measuring threads that run
+//! their whole plan at once (a periodic timer's threads).
 
-use super::{Timeline, TraceError, Tracer};
+use super::{TraceError, Tracer};
+use crate::trace::event::Captured;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -9,19 +11,18 @@ use std::time::Duration;
 
 /// How often the kernel's buffers are emptied: well before 2 MiB per CPU fill up on a
 /// busy machine.
-const DRAIN_EVERY: Duration = Duration::from_millis(20);
+pub const DRAIN_EVERY: Duration = Duration::from_millis(20);
 
-/// Every thread's events, recorded until [`Background::finish`].
+/// A tracer's events, drained every [`DRAIN_EVERY`] until [`Drainer::finish`].
 #[derive(Debug)]
-pub struct Background {
+pub struct Drainer {
     stop: Arc<AtomicBool>,
-    handle: JoinHandle<(Timeline, u64)>,
+    handle: JoinHandle<Captured>,
 }
 
-impl Background {
-    /// Starts recording (fails when the kernel cannot be traced).
-    pub fn start() -> Result<Self, TraceError> {
-        let mut tracer = Tracer::every_thread()?;
+impl Drainer {
+    /// Drains `tracer` on a thread of its own from now on.
+    pub fn start(mut tracer: Tracer) -> Result<Self, TraceError> {
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = Arc::clone(&stop);
         let handle = std::thread::Builder::new()
@@ -38,10 +39,8 @@ impl Background {
     }
 
     /// Stops: everything recorded, and the events the kernel lost.
-    pub fn finish(self) -> (Timeline, u64) {
+    pub fn finish(self) -> Captured {
         self.stop.store(true, Ordering::Relaxed);
-        self.handle
-            .join()
-            .unwrap_or_else(|_| (Timeline::new(Vec::new()), 0))
+        self.handle.join().unwrap_or_default()
     }
 }

@@ -43,6 +43,109 @@ pub enum Component {
     Unexplained,
 }
 
+/// Everything said about a component, in one row: what prints, charts or exports a
+/// component reads it from [`Component::spec`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ComponentSpec {
+    /// The component.
+    pub component: Component,
+    /// Its name in JSON, CSV column stems and metric labels.
+    pub name: &'static str,
+    /// Words for sentences and table headers ("timer slack").
+    pub label: &'static str,
+    /// Short header for terminal tables.
+    pub short: &'static str,
+    /// One line on what it is (legends, metric help).
+    pub help: &'static str,
+    /// Its colour in every chart, RGB (Tableau 10, in the order a wake passes them;
+    /// grey for what no event explains).
+    pub rgb: (u8, u8, u8),
+}
+
+/// The components, in the order a wake passes them: the one table.
+pub const COMPONENTS: [ComponentSpec; 10] = [
+    ComponentSpec {
+        component: Component::Overrun,
+        name: "overrun",
+        label: "overrun",
+        short: "ovrun",
+        help: "the wait began after its deadline (an earlier frame overran)",
+        rgb: (0x4e, 0x79, 0xa7),
+    },
+    ComponentSpec {
+        component: Component::Entry,
+        name: "entry",
+        label: "timer arming",
+        short: "arm",
+        help: "deadline to the timer's soft expiry (the kernel's own clock read, a timeout rounded up)",
+        rgb: (0xf2, 0x8e, 0x2b),
+    },
+    ComponentSpec {
+        component: Component::Slack,
+        name: "slack",
+        label: "timer slack",
+        short: "slack",
+        help: "soft to hard expiry: the thread's timer slack",
+        rgb: (0xe1, 0x57, 0x59),
+    },
+    ComponentSpec {
+        component: Component::TimerIrq,
+        name: "timer_irq",
+        label: "timer interrupt",
+        short: "irq",
+        help: "hard expiry to the wakeup its interrupt made (on a VM, the host waking a halted vCPU)",
+        rgb: (0x59, 0xa1, 0x4f),
+    },
+    ComponentSpec {
+        component: Component::IdleWakeup,
+        name: "idle_wakeup",
+        label: "idle wakeup",
+        short: "idle",
+        help: "woken, waiting for an idle CPU to run it",
+        rgb: (0xb0, 0x7a, 0xa1),
+    },
+    ComponentSpec {
+        component: Component::RunQueue,
+        name: "run_queue",
+        label: "run queue",
+        short: "runq",
+        help: "runnable while another task held the CPU",
+        rgb: (0x76, 0xb7, 0xb2),
+    },
+    ComponentSpec {
+        component: Component::KernelExit,
+        name: "kernel_exit",
+        label: "kernel exit",
+        short: "kexit",
+        help: "on the CPU in the kernel until the system call returned (from the wakeup, or the start of a call that did not sleep)",
+        rgb: (0xed, 0xc9, 0x48),
+    },
+    ComponentSpec {
+        component: Component::Return,
+        name: "return",
+        label: "return path",
+        short: "return",
+        help: "the system call's return to the caller's clock read",
+        rgb: (0x9c, 0x75, 0x5f),
+    },
+    ComponentSpec {
+        component: Component::Spin,
+        name: "spin",
+        label: "spin",
+        short: "spin",
+        help: "spinning on purpose after the native wake, or a wait that never blocks",
+        rgb: (0xff, 0x9d, 0xa7),
+    },
+    ComponentSpec {
+        component: Component::Unexplained,
+        name: "unexplained",
+        label: "unexplained",
+        short: "unexpl",
+        help: "time no recorded event accounts for",
+        rgb: (0x79, 0x70, 0x6e),
+    },
+];
+
 impl Component {
     /// Every component, in the order a wake passes them.
     pub const ALL: [Component; 10] = [
@@ -66,52 +169,34 @@ impl Component {
         self as usize
     }
 
-    /// The name in JSON, CSV column stems and metric labels.
-    pub fn name(self) -> &'static str {
-        match self {
-            Component::Overrun => "overrun",
-            Component::Entry => "entry",
-            Component::Slack => "slack",
-            Component::TimerIrq => "timer_irq",
-            Component::IdleWakeup => "idle_wakeup",
-            Component::RunQueue => "run_queue",
-            Component::KernelExit => "kernel_exit",
-            Component::Return => "return",
-            Component::Spin => "spin",
-            Component::Unexplained => "unexplained",
-        }
+    /// Its row of [`COMPONENTS`].
+    pub fn spec(self) -> &'static ComponentSpec {
+        &COMPONENTS[self.index()]
     }
 
-    /// Words for sentences and table headers ("timer slack", "the run queue").
+    /// The name in JSON, CSV column stems and metric labels.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// Words for sentences and table headers ("timer slack", "run queue").
     pub fn label(self) -> &'static str {
-        match self {
-            Component::Overrun => "overrun",
-            Component::Entry => "timer arming",
-            Component::Slack => "timer slack",
-            Component::TimerIrq => "timer interrupt",
-            Component::IdleWakeup => "idle wakeup",
-            Component::RunQueue => "run queue",
-            Component::KernelExit => "kernel exit",
-            Component::Return => "return path",
-            Component::Spin => "spin",
-            Component::Unexplained => "unexplained",
-        }
+        self.spec().label
     }
 
     /// Short header for terminal tables.
     pub fn short(self) -> &'static str {
-        match self {
-            Component::Overrun => "ovrun",
-            Component::Entry => "arm",
-            Component::Slack => "slack",
-            Component::TimerIrq => "irq",
-            Component::IdleWakeup => "idle",
-            Component::RunQueue => "runq",
-            Component::KernelExit => "kexit",
-            Component::Return => "return",
-            Component::Spin => "spin",
-            Component::Unexplained => "unexpl",
-        }
+        self.spec().short
+    }
+
+    /// One line on what it is.
+    pub fn help(self) -> &'static str {
+        self.spec().help
+    }
+
+    /// Its colour in every chart, RGB.
+    pub fn rgb(self) -> (u8, u8, u8) {
+        self.spec().rgb
     }
 
     /// The component by its [`Component::name`].
@@ -173,11 +258,22 @@ mod tests {
     fn names_round_trip_and_index_in_order() {
         for (i, c) in Component::ALL.into_iter().enumerate() {
             assert_eq!(c.index(), i);
+            assert_eq!(
+                COMPONENTS[i].component, c,
+                "the table is in the wake's order"
+            );
             assert_eq!(Component::from_name(c.name()), Some(c));
             let json = serde_json::to_string(&c).unwrap();
             assert_eq!(json, format!("\"{}\"", c.name()));
         }
         assert_eq!(Component::from_name("nope"), None);
+        // Every row says something of its own.
+        for (i, a) in COMPONENTS.iter().enumerate() {
+            for b in &COMPONENTS[i + 1..] {
+                assert!(a.name != b.name && a.label != b.label && a.short != b.short);
+                assert!(a.help != b.help && a.rgb != b.rgb);
+            }
+        }
     }
 
     #[test]

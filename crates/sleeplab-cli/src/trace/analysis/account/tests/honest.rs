@@ -221,3 +221,31 @@ fn a_timer_the_scheduler_armed_on_the_way_to_sleep_is_passed_over() {
     assert_eq!(a.parts.get(Component::TimerIrq), 6_200);
     assert!(a.traced);
 }
+
+/// A timer wait that began after its deadline returns at once: it cannot block, and
+/// from its start it was in the kernel until the call returned. Two ticks in one wake:
+/// the second's window is empty, all overrun, and nothing is left to trace.
+#[test]
+fn a_wait_begun_after_its_deadline_is_the_call_and_an_empty_one_is_all_overrun() {
+    let tl = Timeline::new(vec![exit(2_001_500)]);
+    let w = Window::until(TID, 2_000_000, 1_900_000, 2_002_000);
+    let a = account(&tl, &w);
+    assert_eq!(
+        parts_of(&a),
+        vec![
+            (Component::Overrun, 100_000),
+            (Component::KernelExit, 1_500),
+            (Component::Return, 500),
+        ]
+    );
+    assert!(a.traced && !a.blocked);
+    // Its return lost: the call's time is unexplained.
+    let a = account(&Timeline::new(vec![]), &w);
+    assert_eq!(a.parts.get(Component::Unexplained), 2_000);
+    assert!(!a.traced);
+    // An empty window: all overrun, fully accounted.
+    let empty = Window::until(TID, 2_000_000, 1_900_000, 2_000_000);
+    let a = account(&Timeline::new(vec![]), &empty);
+    assert_eq!(parts_of(&a), vec![(Component::Overrun, 100_000)]);
+    assert!(a.traced && !a.blocked);
+}

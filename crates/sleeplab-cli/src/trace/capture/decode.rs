@@ -2,9 +2,9 @@
 //! running kernel's layouts.
 
 use super::TraceError;
-use super::event::{Comm, Event, Kind};
 use super::format::{BytesField, Format, FormatError, IntField};
 use super::tracefs::Tracefs;
+use crate::trace::event::{Comm, Event, Kind};
 
 /// The tracepoints recorded, in the order they are opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +30,11 @@ impl Tracepoint {
         Tracepoint::Switch,
         Tracepoint::SysExit,
     ];
+
+    /// Whether a session recording `events` records this tracepoint.
+    pub fn recorded_by(self, events: crate::trace::event::Events) -> bool {
+        events.records_sys_exit() || self != Tracepoint::SysExit
+    }
 
     /// `(system, event)` in tracefs.
     pub fn path(self) -> (&'static str, &'static str) {
@@ -67,7 +72,7 @@ impl Tracepoint {
 /// `prev_pid == T || next_pid == T`; all of them unfiltered).
 pub fn concerns(e: &Event, tids: &[i32]) -> bool {
     match e.kind {
-        Kind::TimerStart { .. } | Kind::TimerExpire { .. } | Kind::TimerInterrupt => true,
+        Kind::TimerStart { .. } | Kind::TimerExpire { .. } => true,
         Kind::Waking { pid, .. } => tids.contains(&pid),
         Kind::Switch {
             prev_pid, next_pid, ..

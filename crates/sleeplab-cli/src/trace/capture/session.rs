@@ -27,38 +27,16 @@
 
 use super::TraceError;
 use super::decode::{Decoders, Tracepoint, concerns};
-use super::event::Event;
 use super::instance::Instance;
 use super::ring::{PageLayout, read_page};
 use super::tracefs::Tracefs;
+use crate::trace::event::{Event, Events};
 
 /// Each CPU's buffer in the scheduling instance, KiB: tens of thousands of events
 /// between drains (the timer events of the whole machine among them).
 const SCHED_BUFFER_KB: u32 = 2048;
 /// Each CPU's buffer in the system-call instance, KiB (the followed threads' only).
 const SYSCALL_BUFFER_KB: u32 = 256;
-
-/// Which tracepoints a session records.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Events {
-    /// All of [`Tracepoint::ALL`]: the account tells the kernel's way out of the system
-    /// call (`kernel exit`) from the way back to the caller's clock read (`return`).
-    #[default]
-    All,
-    /// All but `raw_syscalls:sys_exit`: kernel exit and return are one component
-    /// (`return`). Enabling any system-call tracepoint makes the kernel take the slow
-    /// path of every system call of every thread (its `SYSCALL_TRACEPOINT` work flag is
-    /// set on all of them, whatever `set_event_pid` says), the measured one included;
-    /// this leaves every system call on its fast path.
-    NoSyscallExit,
-}
-
-impl Events {
-    /// Whether `tp` is recorded.
-    pub fn records(self, tp: Tracepoint) -> bool {
-        self == Events::All || tp != Tracepoint::SysExit
-    }
-}
 
 /// Tracepoints recorded for a set of threads.
 pub struct Session {
@@ -139,7 +117,7 @@ impl Session {
         session.follow(tids)?;
         for tp in Tracepoint::ALL
             .into_iter()
-            .filter(|&tp| recorded.records(tp))
+            .filter(|&tp| tp.recorded_by(recorded))
         {
             let (sys, ev) = tp.path();
             session.instance_of(tp).enable_event(sys, ev)?;

@@ -32,13 +32,16 @@
 //!   that can block whose switch-out is not on record is `unexplained` and untraced
 //!   (the kernel drops a few `sched_switch` events), unless its voluntary context
 //!   switches say it never blocked: then it was in the kernel from its timer's soft
-//!   expiry until the call returned (`kernel exit`).
+//!   expiry until the call returned (`kernel exit`). A timer wait that began after
+//!   its deadline cannot block: from its start it was in the kernel until the
+//!   call returned. A wake whose whole lateness came before its wait began (two ticks
+//!   in one wake: the second's window is empty) has nothing to trace.
 //!
 //! Pure: the tests build timelines by hand.
 
 use super::component::{Component, Parts};
-use super::event::{Comm, Event, Kind, SLEEPING_STATES};
 use super::timeline::{Arming, Timeline};
+use crate::trace::event::{Comm, Event, Kind, SLEEPING_STATES};
 
 /// One wake as the measuring code saw it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,10 +183,17 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
         matches!(e.kind, Kind::Switch { prev_pid, prev_state, .. }
             if prev_pid == tid && prev_state & SLEEPING_STATES != 0)
     });
+    // A timer wait that begins after its deadline returns at once: it cannot block.
+    let may_block = w.may_block && w.start_ns <= w.deadline_ns;
+    let switches = w.voluntary_switches;
     let (marks, traced, wake_holder) = match block {
         Some(b) => wake_marks(tl, w, &events[b..]),
         None if !w.may_block => (vec![mark(w.start_ns, Component::Spin)], true, None),
-        None if w.voluntary_switches == Some(0) => {
+        None if !may_block && switches.is_none_or(|n| n == 0) => {
+            let (marks, traced) = late_call_marks(tl, w, events);
+            (marks, traced, None)
+        }
+        None if switches == Some(0) => {
             let (marks, traced) = unblocked_marks(tl, w, events);
             (marks, traced, None)
         }
@@ -191,7 +201,13 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
         None => (vec![mark(w.start_ns, Component::Unexplained)], false, None),
     };
     // Blocked: the trace shows it, or (its switch-out lost) its context switches do.
-    let blocked = block.is_some() || (w.may_block && w.voluntary_switches.is_none_or(|n| n > 0));
+    let blocked = block.is_some()
+        || match switches {
+            Some(n) => w.may_block && n > 0,
+            None => may_block,
+        };
+    // Nothing of the lateness after the wait began (it was all overrun): nothing to trace.
+    let traced = traced || w.end_ns <= w.start_ns.max(w.deadline_ns);
     let preemptions = preemptions(events, tid);
     let mut marks = marks;
     if w.spin_ns > 0 {
@@ -309,6 +325,23 @@ fn unblocked_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, b
         }
     }
     (marks, found && (returned.is_some() || !exits_recorded))
+}
+
+/// The marks of a timer wait that began after its deadline and so returned at once:
+/// from its start in the kernel until the call returned, then the return path.
+/// Returns the marks and whether every event was found.
+fn late_call_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, bool) {
+    let mut marks = vec![mark(w.start_ns, Component::KernelExit)];
+    let returned = events
+        .iter()
+        .rev()
+        .find(|e| e.pid == w.tid && matches!(e.kind, Kind::SysExit { .. }));
+    match returned {
+        Some(x) => marks.push(mark(x.time_ns, Component::Return)),
+        None if tl.records_sys_exit() => marks[0].what = Component::Unexplained,
+        None => marks[0].what = Component::Return,
+    }
+    (marks, returned.is_some() || !tl.records_sys_exit())
 }
 
 /// The marks of a wake that blocked: `after_block` starts with the thread's last

@@ -354,7 +354,7 @@ fn holders(wakes: &[WakeAccount], from_ns: f64) -> Vec<HolderShare> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::account::Holder;
+    use crate::trace::Holder;
 
     fn wake(slack: u64, rq: u64, holder: Option<&str>) -> WakeAccount {
         let mut parts = Parts::default();

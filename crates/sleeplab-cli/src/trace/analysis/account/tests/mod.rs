@@ -93,7 +93,6 @@ fn a_plain_sleep_splits_into_its_stretches() {
     let tl = Timeline::new(vec![
         arm(1_000_300, 2_000_300, 2_050_300),
         sleep_out(1_000_500),
-        irq(2_055_300, 0, Kind::TimerInterrupt),
         expire(2_056_000, 2_055_500),
         waking(2_056_500),
         switch(2_059_500, 0, 0, "swapper/0", TID, "sleeplab"),
@@ -379,7 +378,6 @@ fn any_event() -> impl Strategy<Value = Event> {
             timer: TIMER,
             now_ns: n
         }),
-        Just(Kind::TimerInterrupt),
         Just(Kind::Waking {
             pid: TID,
             target_cpu: 0

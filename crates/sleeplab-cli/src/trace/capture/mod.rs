@@ -1,0 +1,132 @@
+//! Capture: the kernel's tracepoints recorded in private tracefs instances and decoded
+//! into [`Event`]s (the contract with analysis). Nothing here splits a wake.
+//!
+//! * [`tracefs`], [`format`], [`decode`]: the kernel's event layouts, read at run time;
+//! * [`instance`], [`ring`], [`session`]: the private tracefs instances that record
+//!   them, their ring buffer pages, and the session over both (why instances and not
+//!   perf events: there);
+//! * [`drain`]: a session drained on a thread of its own;
+//! * [`coverage`]: which CPUs the kernel records fully, and where a traced run measures.
+
+pub mod coverage;
+pub mod decode;
+pub mod drain;
+pub mod format;
+pub mod instance;
+pub mod ring;
+pub mod session;
+pub mod tracefs;
+
+use crate::trace::event::{Captured, Event, Events};
+use session::Session;
+use thiserror::Error;
+
+/// Why tracing is unavailable, or failed.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum TraceError {
+    /// Not allowed (not root).
+    #[error("{0}")]
+    NotPermitted(String),
+    /// No tracefs, and none could be mounted.
+    #[error("{0}")]
+    NoTracefs(String),
+    /// The kernel lacks an event the account needs.
+    #[error("the kernel has no tracepoint {0}")]
+    NoEvent(String),
+    /// An event's layout lacks a field the account reads.
+    #[error("unexpected event layout: {0}")]
+    Format(String),
+    /// Anything else the kernel refused.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Whether tracing works here: opens and closes a session for this thread.
+pub fn available() -> Result<(), TraceError> {
+    Session::start(&[this_tid()]).map(drop)
+}
+
+/// The calling thread's id.
+pub fn this_tid() -> i32 {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::gettid() }
+}
+
+/// Records one thread's waits and the kernel's events around them, then splits each
+/// wait's lateness. Lives on the measuring thread; [`Tracer::drain`] between
+/// measurements keeps the ring buffers from filling.
+#[derive(Debug)]
+pub struct Tracer {
+    session: Session,
+    events: Vec<Event>,
+    recorded: Events,
+}
+
+impl Tracer {
+    /// Starts tracing the calling thread.
+    pub fn start() -> Result<Self, TraceError> {
+        Self::for_threads(&[this_tid()])
+    }
+
+    /// Starts tracing the calling thread, recording `recorded`.
+    pub fn start_with(recorded: Events) -> Result<Self, TraceError> {
+        Ok(Self::new(
+            Session::start_with(&[this_tid()], recorded)?,
+            recorded,
+        ))
+    }
+
+    /// Starts tracing the threads `tids`.
+    pub fn for_threads(tids: &[i32]) -> Result<Self, TraceError> {
+        Ok(Self::new(Session::start(tids)?, Events::All))
+    }
+
+    /// Starts tracing every thread on the machine (see [`Session::start_every_thread`]).
+    pub fn every_thread() -> Result<Self, TraceError> {
+        Ok(Self::new(Session::start_every_thread()?, Events::All))
+    }
+
+    fn new(session: Session, recorded: Events) -> Self {
+        Self {
+            session,
+            events: Vec::new(),
+            recorded,
+        }
+    }
+
+    /// Moves the recorded events out of the kernel's buffers (outside measurements).
+    pub fn drain(&mut self) -> session::Drained {
+        self.session.drain(&mut self.events)
+    }
+
+    /// Stops recording until [`Tracer::resume`].
+    pub fn pause(&self) -> Result<(), TraceError> {
+        self.session.pause()
+    }
+
+    /// Records again after [`Tracer::pause`].
+    pub fn resume(&self) -> Result<(), TraceError> {
+        self.session.resume()
+    }
+
+    /// The recorded events so far, emptying the tracer (it goes on recording); its
+    /// `lost` counts the events lost since the last take.
+    pub fn take(&mut self) -> Captured {
+        let lost = self.drain().lost;
+        Captured {
+            events: std::mem::take(&mut self.events),
+            recorded: self.recorded,
+            lost,
+        }
+    }
+
+    /// Stops tracing: everything recorded, and the events lost over the whole session.
+    pub fn finish(mut self) -> Captured {
+        self.drain();
+        Captured {
+            events: std::mem::take(&mut self.events),
+            recorded: self.recorded,
+            lost: self.session.lost(),
+        }
+    }
+}

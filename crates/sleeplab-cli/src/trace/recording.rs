@@ -1,0 +1,324 @@
+//! The one tracing harness every traced run uses: a [`Recording`] follows this thread,
+//! given threads, or every thread; it is drained between measurements by its caller or
+//! on a thread of its own; and its [`Recording::finish`] gives the timeline and the
+//! run's [`Tracing`] status, whose notes are worded here and nowhere else.
+
+use super::analysis::timeline::Timeline;
+use super::capture::drain::Drainer;
+use super::capture::{TraceError, Tracer, this_tid};
+use super::event::Captured;
+use super::log::Before;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Whose events a recording keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Follow {
+    /// The calling thread (the measuring thread, which drains between its waits).
+    ThisThread,
+    /// These threads (a periodic timer's measuring threads).
+    Threads(Vec<i32>),
+    /// Every thread on the machine (a probe process, whose threads are named only once
+    /// it runs).
+    EveryThread,
+}
+
+/// Whether a run recorded the kernel's tracepoints, as its result keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Tracing {
+    /// True when the kernel's events were recorded; false: the partial /proc account.
+    pub kernel: bool,
+    /// Why not, and what to run instead (when `kernel` is false).
+    pub note: Option<String>,
+    /// Events the kernel could not record (full buffers), over the run.
+    pub lost_events: u64,
+}
+
+impl Tracing {
+    /// Adds the status of one more recording of the same run to `run`: the run traced
+    /// the kernel only if every recording did; its note is the first one; the lost
+    /// events add up.
+    pub fn absorb(run: &mut Option<Tracing>, next: Option<Tracing>) {
+        let Some(next) = next else { return };
+        match run {
+            None => *run = Some(next),
+            Some(r) => {
+                r.kernel &= next.kernel;
+                r.lost_events += next.lost_events;
+                if r.note.is_none() {
+                    r.note = next.note;
+                }
+            }
+        }
+    }
+}
+
+/// What a run without the kernel's events still says about its wakes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fallback {
+    /// The partial account from /proc (run queue, timer slack): a thread that logs its
+    /// own waits.
+    Proc,
+    /// Nothing: the waits are another thread's or another process's.
+    Nothing,
+}
+
+impl Fallback {
+    fn of(follow: &Follow) -> Self {
+        match follow {
+            Follow::ThisThread => Fallback::Proc,
+            _ => Fallback::Nothing,
+        }
+    }
+
+    /// What the run gives instead, as its note ends.
+    fn then(self) -> &'static str {
+        match self {
+            Fallback::Proc => "the account is partial (/proc: run queue, timer slack)",
+            Fallback::Nothing => "no wake is split",
+        }
+    }
+}
+
+/// The note of a run whose kernel could not be traced: why, what to do, what it gives
+/// instead.
+fn unavailable_note(e: &TraceError, fallback: Fallback) -> String {
+    unavailable(e, fallback.then())
+}
+
+/// The one wording of "the kernel cannot be traced": why (`e`), what to do about it,
+/// and what the caller does `instead`.
+pub fn unavailable(e: &TraceError, instead: &str) -> String {
+    let hint = match e {
+        TraceError::NotPermitted(_) => "; run as root (sudo) for the kernel's account",
+        TraceError::NoTracefs(_) => "; mount tracefs at /sys/kernel/tracing as root",
+        _ => "",
+    };
+    format!("kernel tracing unavailable: {e}{hint}; {instead}")
+}
+
+/// The kernel side of a recording.
+#[derive(Debug)]
+enum Kernel {
+    /// Not traced (not wanted, or unavailable: the note says which).
+    None,
+    /// Drained by the caller between its measurements.
+    Caller(Tracer),
+    /// Drained on a thread of its own.
+    Drained(Drainer),
+}
+
+/// Tracing for one run (or one cell of it), when asked for. Never fails: where the
+/// kernel cannot be traced the run goes on, and the status says why.
+#[derive(Debug)]
+pub struct Recording {
+    wanted: bool,
+    kernel: Kernel,
+    fallback: Fallback,
+    note: Option<String>,
+    tid: i32,
+}
+
+impl Recording {
+    /// Records `follow` when `wanted`; the caller drains it between its measurements
+    /// ([`Recording::drain`]).
+    pub fn start(wanted: bool, follow: Follow) -> Self {
+        Self::open(wanted, follow, false)
+    }
+
+    /// Records `follow` when `wanted`, drained on a thread of its own while the
+    /// followed threads measure.
+    pub fn drained(wanted: bool, follow: Follow) -> Self {
+        Self::open(wanted, follow, true)
+    }
+
+    fn open(wanted: bool, follow: Follow, drained: bool) -> Self {
+        let fallback = Fallback::of(&follow);
+        let mut r = Self {
+            wanted,
+            kernel: Kernel::None,
+            fallback,
+            note: None,
+            tid: this_tid(),
+        };
+        if !wanted {
+            return r;
+        }
+        let tracer = match &follow {
+            Follow::ThisThread => Tracer::start(),
+            Follow::Threads(tids) => Tracer::for_threads(tids),
+            Follow::EveryThread => Tracer::every_thread(),
+        };
+        let kernel = tracer.and_then(|t| {
+            Ok(if drained {
+                Kernel::Drained(Drainer::start(t)?)
+            } else {
+                Kernel::Caller(t)
+            })
+        });
+        match kernel {
+            Ok(k) => r.kernel = k,
+            Err(e) => r.note = Some(unavailable_note(&e, fallback)),
+        }
+        r
+    }
+
+    /// Logs the calling thread's wakes for the partial /proc account only: the kernel
+    /// is not traced, for the reason `why` gives ("kernel tracing off").
+    pub fn without_kernel(why: &str) -> Self {
+        let fallback = Fallback::Proc;
+        Self {
+            wanted: true,
+            kernel: Kernel::None,
+            fallback,
+            note: Some(format!("{why}: {}", fallback.then())),
+            tid: this_tid(),
+        }
+    }
+
+    /// Whether wakes are to be logged at all.
+    pub fn wanted(&self) -> bool {
+        self.wanted
+    }
+
+    /// Whether the kernel's events are recorded.
+    pub fn kernel(&self) -> bool {
+        !matches!(self.kernel, Kernel::None)
+    }
+
+    /// The thread that started the recording (the one [`Follow::ThisThread`] follows).
+    pub fn tid(&self) -> i32 {
+        self.tid
+    }
+
+    /// Moves the recorded events out of the kernel's buffers (between measurements);
+    /// the events the kernel lost since the last drain.
+    pub fn drain(&mut self) -> u64 {
+        match &mut self.kernel {
+            Kernel::Caller(t) => t.drain().lost,
+            _ => 0,
+        }
+    }
+
+    /// Stops recording until [`Recording::resume`] (a long-running caller records only
+    /// while it measures, and pays nothing in between).
+    pub fn pause(&self) -> Result<(), TraceError> {
+        match &self.kernel {
+            Kernel::Caller(t) => t.pause(),
+            _ => Ok(()),
+        }
+    }
+
+    /// Records again after [`Recording::pause`].
+    pub fn resume(&self) -> Result<(), TraceError> {
+        match &self.kernel {
+            Kernel::Caller(t) => t.resume(),
+            _ => Ok(()),
+        }
+    }
+
+    /// The events recorded so far, taken (the recording goes on); `None` without the
+    /// kernel, or drained on a thread of its own.
+    pub fn take(&mut self) -> Option<Timeline> {
+        match &mut self.kernel {
+            Kernel::Caller(t) => Some(Timeline::of(t.take())),
+            _ => None,
+        }
+    }
+
+    /// What to read before a wait (outside its timed span): the thread's voluntary
+    /// context switches when the kernel is traced, its run-queue time for the partial
+    /// account when not; nothing when tracing is not wanted.
+    #[inline]
+    pub fn before_wait(&self) -> Before {
+        match (self.wanted, self.kernel()) {
+            (false, _) => Before::default(),
+            (true, true) => Before::switches(),
+            (true, false) => match self.fallback {
+                Fallback::Proc => Before::run_queue(),
+                Fallback::Nothing => Before::default(),
+            },
+        }
+    }
+
+    /// Stops: the timeline (when the kernel was traced) and the run's tracing status
+    /// (`None` when tracing was not wanted).
+    pub fn finish(self) -> (Option<Timeline>, Option<Tracing>) {
+        if !self.wanted {
+            return (None, None);
+        }
+        let captured: Option<Captured> = match self.kernel {
+            Kernel::None => None,
+            Kernel::Caller(t) => Some(t.finish()),
+            Kernel::Drained(d) => Some(d.finish()),
+        };
+        let status = Tracing {
+            kernel: captured.is_some(),
+            note: self.note,
+            lost_events: captured.as_ref().map_or(0, |c| c.lost),
+        };
+        (captured.map(Timeline::of), Some(status))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recording_not_wanted_keeps_nothing() {
+        let r = Recording::start(false, Follow::ThisThread);
+        assert!(!r.wanted() && !r.kernel());
+        assert_eq!(r.before_wait(), Before::default());
+        let (tl, tracing) = r.finish();
+        assert!(tl.is_none() && tracing.is_none());
+    }
+
+    #[test]
+    fn notes_say_why_and_what_the_run_gives_instead() {
+        let e = TraceError::NotPermitted("not root".into());
+        assert_eq!(
+            unavailable_note(&e, Fallback::Proc),
+            "kernel tracing unavailable: not root; run as root (sudo) for the kernel's \
+             account; the account is partial (/proc: run queue, timer slack)"
+        );
+        assert_eq!(
+            unavailable_note(&TraceError::NoEvent("x".into()), Fallback::Nothing),
+            "kernel tracing unavailable: the kernel has no tracepoint x; no wake is split"
+        );
+        let off = Recording::without_kernel("kernel tracing off");
+        assert!(off.wanted() && !off.kernel());
+        let (_, t) = off.finish();
+        assert_eq!(
+            t.unwrap().note.as_deref(),
+            Some("kernel tracing off: the account is partial (/proc: run queue, timer slack)")
+        );
+    }
+
+    #[test]
+    fn a_runs_status_absorbs_each_recordings() {
+        let ok = |lost| {
+            Some(Tracing {
+                kernel: true,
+                note: None,
+                lost_events: lost,
+            })
+        };
+        let mut run = None;
+        Tracing::absorb(&mut run, None);
+        assert_eq!(run, None);
+        Tracing::absorb(&mut run, ok(2));
+        Tracing::absorb(&mut run, ok(3));
+        assert_eq!(run, ok(5));
+        Tracing::absorb(
+            &mut run,
+            Some(Tracing {
+                kernel: false,
+                note: Some("why".into()),
+                lost_events: 0,
+            }),
+        );
+        let r = run.unwrap();
+        assert!(!r.kernel && r.note.as_deref() == Some("why") && r.lost_events == 5);
+    }
+}
