@@ -102,8 +102,9 @@ pub fn unavailable(e: &TraceError, instead: &str) -> String {
 enum Kernel {
     /// Not traced (not wanted, or unavailable: the note says which).
     None,
-    /// Drained by the caller between its measurements.
-    Caller(Tracer),
+    /// Drained by the caller between its measurements (boxed: a session holds its
+    /// page buffers and decoders).
+    Caller(Box<Tracer>),
     /// Drained on a thread of its own.
     Drained(Drainer),
 }
@@ -153,7 +154,7 @@ impl Recording {
             Ok(if drained {
                 Kernel::Drained(Drainer::start(t)?)
             } else {
-                Kernel::Caller(t)
+                Kernel::Caller(Box::new(t))
             })
         });
         match kernel {
