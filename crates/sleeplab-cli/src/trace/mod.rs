@@ -11,9 +11,10 @@
 //!    └──────────── recording (the harness), log ───────────┘
 //! ```
 //!
-//! * [`capture`]: tracefs instances that record the tracepoints, their ring pages, the
-//!   session, a drain thread, which CPUs are recorded fully;
-//! * [`event`]: the decoded events, the one type capture hands analysis;
+//! * [`capture`] (the crate `sleeplab-capture`): tracefs instances that record the
+//!   tracepoints, their ring pages, the session, a drain thread, which CPUs are
+//!   recorded fully; its [`event`]: the decoded events, the one type capture hands
+//!   analysis;
 //! * [`analysis`]: each wake's split into [`Component`]s (pure: runs on a saved trace)
 //!   and a cell's statistics ([`Explanation`]);
 //! * [`recording`]: the one harness every traced run uses ([`Recording`]), and the
@@ -21,11 +22,12 @@
 //! * [`render`]: the terminal table of where the time went.
 
 pub mod analysis;
-pub mod capture;
-pub mod event;
 pub mod log;
 pub mod recording;
 pub mod render;
+
+pub use sleeplab_capture as capture;
+pub use sleeplab_capture::event;
 
 pub use analysis::account::{Holder, WakeAccount, Window, account};
 pub use analysis::component::{Component, Parts};

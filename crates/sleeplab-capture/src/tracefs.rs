@@ -1,11 +1,11 @@
 //! Where tracefs is, and what it says of an event: its id and the layout of its
 //! records. Mounted at `/sys/kernel/tracing` when no tracefs is mounted anywhere (as
-//! trace-cmd does); nothing outside our own instances ([`super::instance`]) is ever
+//! trace-cmd does); nothing outside our own instances ([`crate::instance`]) is ever
 //! written.
 
-use super::TraceError;
-use super::format::Format;
-use super::ring::PageLayout;
+use crate::TraceError;
+use crate::format::Format;
+use crate::ring::PageLayout;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 

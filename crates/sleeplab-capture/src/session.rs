@@ -1,7 +1,7 @@
 //! A tracing session: two private tracefs instances ([`Instance`]) recording the
 //! tracepoints a wake's account needs, with CLOCK_MONOTONIC nanosecond timestamps
 //! (trace clock `mono`), read page by page from each CPU's `trace_pipe_raw`
-//! ([`super::ring`]). Drained between measurements, never inside one.
+//! ([`crate::ring`]). Drained between measurements, never inside one.
 //!
 //! * The scheduling instance records the timer events and `sched_waking` /
 //!   `sched_switch` of every thread; the drain keeps those that concern the followed
@@ -21,16 +21,16 @@
 //! the idle task of CPU 1 emits outside interrupts, so a thread's switch onto an idle
 //! CPU 1 is never seen (of 201 switches of a pinned Python thread out, 0 in; on CPU 0
 //! all of them): a traced run measures on a CPU the kernel records fully
-//! ([`super::coverage`]), and wakes that still lose an event are counted partly
+//! ([`crate::coverage`]), and wakes that still lose an event are counted partly
 //! unexplained. An instance leaves the top-level buffer's settings alone; it is removed
 //! when the session ends, and after a SIGKILL by the next run.
 
-use super::TraceError;
-use super::decode::{Decoders, Tracepoint, concerns};
-use super::instance::Instance;
-use super::ring::{PageLayout, read_page};
-use super::tracefs::Tracefs;
-use crate::trace::event::{Event, Events};
+use crate::TraceError;
+use crate::decode::{Decoders, Tracepoint, concerns};
+use crate::instance::Instance;
+use crate::ring::{PageLayout, read_page};
+use crate::tracefs::Tracefs;
+use crate::event::{Event, Events};
 
 /// Each CPU's buffer in the scheduling instance, KiB: tens of thousands of events
 /// between drains (the timer events of the whole machine among them).
@@ -245,7 +245,7 @@ pub fn parse_cpu_list(s: &str) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::event::Kind;
+    use crate::event::Kind;
     use std::sync::mpsc;
 
     /// The system calls' returns of `tid` among `events`, at or after `from_ns`.
@@ -284,7 +284,7 @@ mod tests {
     /// but not under CI, which runs as root).
     #[test]
     fn events_follow_exactly_the_followed_threads() {
-        let me = crate::trace::this_tid();
+        let me = crate::this_tid();
         let mut s = match Session::start(&[me]) {
             Ok(s) => s,
             Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
@@ -293,7 +293,7 @@ mod tests {
         let (to_helper, orders) = mpsc::channel::<usize>();
         let (to_main, done) = mpsc::channel::<i32>();
         let helper = std::thread::spawn(move || {
-            to_main.send(crate::trace::this_tid()).unwrap();
+            to_main.send(crate::this_tid()).unwrap();
             for n in orders {
                 getppids(n);
                 to_main.send(0).unwrap();
@@ -330,7 +330,7 @@ mod tests {
     /// switches still are (as root; elsewhere skipped, but not under CI).
     #[test]
     fn no_syscall_exit_records_the_rest() {
-        let me = crate::trace::this_tid();
+        let me = crate::this_tid();
         let mut s = match Session::start_with(&[me], Events::NoSyscallExit) {
             Ok(s) => s,
             Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),

@@ -5,8 +5,8 @@
 //! An instance whose process is gone (killed before it could remove it) is removed by
 //! the next one created.
 
-use super::TraceError;
-use super::tracefs::Tracefs;
+use crate::TraceError;
+use crate::tracefs::Tracefs;
 use std::fs::File;
 use std::io::{ErrorKind, Read};
 use std::os::unix::fs::OpenOptionsExt;

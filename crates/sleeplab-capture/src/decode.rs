@@ -1,10 +1,10 @@
 //! The events a wake's account needs, and their decoding from raw records by the
 //! running kernel's layouts.
 
-use super::TraceError;
-use super::format::{BytesField, Format, FormatError, IntField};
-use super::tracefs::Tracefs;
-use crate::trace::event::{Comm, Event, Kind};
+use crate::TraceError;
+use crate::format::{BytesField, Format, FormatError, IntField};
+use crate::tracefs::Tracefs;
+use crate::event::{Comm, Event, Kind};
 
 /// The tracepoints recorded, in the order they are opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ impl Tracepoint {
     ];
 
     /// Whether a session recording `events` records this tracepoint.
-    pub fn recorded_by(self, events: crate::trace::event::Events) -> bool {
+    pub fn recorded_by(self, events: crate::event::Events) -> bool {
         events.records_sys_exit() || self != Tracepoint::SysExit
     }
 
@@ -51,7 +51,7 @@ impl Tracepoint {
     /// (their pids set for the whole instance) rather than behind an event filter:
     /// `raw_syscalls:sys_exit` fires in the context of the thread whose system call
     /// returns, and a filter would make every system call on the machine build a
-    /// record only to drop it (see [`super::session`]).
+    /// record only to drop it (see [`crate::session`]).
     pub fn per_thread(self) -> bool {
         matches!(self, Tracepoint::SysExit)
     }
@@ -313,5 +313,44 @@ mod tests {
             of(Tracepoint::of_every_thread),
             vec![Tracepoint::TimerStart, Tracepoint::TimerExpire]
         );
+    }
+
+    /// The layouts of a real kernel (6.18, x86_64, read from its tracefs) load, and a
+    /// record built by them decodes to what was put in.
+    #[test]
+    fn a_real_kernels_layouts_decode_its_records() {
+        let texts = [
+            include_str!("../testdata/linux-6.18/hrtimer_start.format"),
+            include_str!("../testdata/linux-6.18/hrtimer_expire_entry.format"),
+            include_str!("../testdata/linux-6.18/sched_waking.format"),
+            include_str!("../testdata/linux-6.18/sched_switch.format"),
+            include_str!("../testdata/linux-6.18/sys_exit.format"),
+        ];
+        let formats: Vec<Format> = texts.iter().map(|t| Format::parse(t).unwrap()).collect();
+        let d = Decoders::from_formats(&formats).unwrap();
+        assert_eq!(d.id(Tracepoint::Switch), 372);
+        let mut raw = vec![0u8; 64];
+        raw[..2].copy_from_slice(&372u16.to_le_bytes());
+        raw[2] = 0x08;
+        raw[4..8].copy_from_slice(&77i32.to_le_bytes());
+        raw[8..11].copy_from_slice(b"cc1");
+        raw[24..28].copy_from_slice(&77i32.to_le_bytes());
+        raw[32..40].copy_from_slice(&1i64.to_le_bytes());
+        raw[40..45].copy_from_slice(b"probe");
+        raw[56..60].copy_from_slice(&9i32.to_le_bytes());
+        let e = d.decode_record(&raw, 5, 1).unwrap();
+        assert_eq!((e.time_ns, e.cpu, e.pid, e.flags), (5, 1, 77, 0x08));
+        assert_eq!(
+            e.kind,
+            Kind::Switch {
+                prev_pid: 77,
+                prev_state: 1,
+                prev_comm: Comm::new("cc1"),
+                next_pid: 9,
+                next_comm: Comm::new("probe"),
+            }
+        );
+        // Too short for its layout: no event.
+        assert_eq!(d.decode_record(&raw[..40], 5, 1), None);
     }
 }

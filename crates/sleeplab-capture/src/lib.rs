@@ -1,6 +1,13 @@
-//! Capture: the kernel's tracepoints recorded in private tracefs instances and decoded
-//! into [`Event`]s (the contract with analysis). Nothing here splits a wake.
+//! sleeplab's capture of the kernel's account of a wake: the tracepoints a wake passes
+//! (`timer:hrtimer_start`, `timer:hrtimer_expire_entry`, `sched:sched_waking`,
+//! `sched:sched_switch`, `raw_syscalls:sys_exit`) recorded in private tracefs instances
+//! and decoded into [`event::Event`]s, the contract with the analysis (in the CLI's
+//! `trace`), which splits each wake's lateness into components. Nothing here splits a
+//! wake. A crate of its own, with no dependency beyond `libc`, `thiserror` and the
+//! sleeplab library, so that the decoders of kernel memory layouts are fuzzed cheaply
+//! (`fuzz/`, target `trace_pages`).
 //!
+//! * [`event`]: the decoded events, which tracepoints were recorded, what was captured;
 //! * [`tracefs`], [`format`], [`decode`]: the kernel's event layouts, read at run time;
 //! * [`instance`], [`ring`], [`session`]: the private tracefs instances that record
 //!   them, their ring buffer pages, and the session over both (why instances and not
@@ -9,6 +16,7 @@
 //! * [`coverage`]: which CPUs the kernel records fully, and where a traced run measures.
 
 pub mod coverage;
+pub mod event;
 pub mod decode;
 pub mod drain;
 pub mod format;
@@ -17,7 +25,7 @@ pub mod ring;
 pub mod session;
 pub mod tracefs;
 
-use crate::trace::event::{Captured, Event, Events};
+use event::{Captured, Event, Events};
 use session::Session;
 use thiserror::Error;
 

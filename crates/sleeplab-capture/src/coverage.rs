@@ -12,9 +12,9 @@
 //! and cannot be judged then; what an earlier run of this boot found is remembered
 //! (in `/run`, which a reboot empties) and stands in for it.
 
-use super::session::{Session, online_cpus};
-use super::{TraceError, this_tid};
-use crate::trace::event::{Event, Kind, SLEEPING_STATES};
+use crate::session::{Session, online_cpus};
+use crate::{TraceError, this_tid};
+use crate::event::{Event, Kind, SLEEPING_STATES};
 use std::sync::{Barrier, OnceLock, mpsc};
 use std::time::Duration;
 
@@ -182,6 +182,15 @@ impl Coverage {
 /// Where verdicts are remembered between runs of one boot.
 const REMEMBERED: &str = "/run/sleeplab/trace-coverage";
 
+/// Writes `bytes` to `path` whole or not at all (a temporary file beside it, renamed).
+fn write_whole(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
 /// This boot and kernel, as the remembered file's first line.
 fn this_boot() -> String {
     let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
@@ -207,7 +216,7 @@ pub fn coverage() -> Result<&'static Coverage, TraceError> {
             .parent()
             .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
         {
-            let _ = crate::output::atomic_write(path, c.remember_text(&boot).as_bytes());
+            let _ = write_whole(path, c.remember_text(&boot).as_bytes());
         }
         Ok(c)
     })
@@ -350,7 +359,7 @@ pub fn placement(requested: Option<usize>) -> Placement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::event::Comm;
+    use crate::event::Comm;
 
     fn switch(prev: i32, state: i64, next: i32) -> Event {
         Event {

@@ -1,0 +1,55 @@
+//! The ring-buffer page reader and the record decoders never panic on any bytes (they
+//! read layouts of kernel memory: a page of `trace_pipe_raw` and the records in it, by
+//! the offsets the running kernel's formats give), and what they hand out lies inside
+//! the page: every record is a slice of its data area, the summary counts every record
+//! handed out, and a decoded event keeps the page's CPU and the record's timestamp.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use sleeplab_capture::decode::Decoders;
+use sleeplab_capture::format::Format;
+use sleeplab_capture::ring::{PageLayout, read_page};
+use std::sync::OnceLock;
+
+const HEADER_PAGE: &str = include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/header_page");
+const FORMATS: [&str; 5] = [
+    include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/hrtimer_start.format"),
+    include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/hrtimer_expire_entry.format"),
+    include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/sched_waking.format"),
+    include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/sched_switch.format"),
+    include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/sys_exit.format"),
+];
+
+fn setup() -> &'static (PageLayout, Decoders) {
+    static ONCE: OnceLock<(PageLayout, Decoders)> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let layout = PageLayout::parse(HEADER_PAGE).expect("the kernel's header_page");
+        let formats: Vec<Format> = FORMATS
+            .iter()
+            .map(|t| Format::parse(t).expect("the kernel's format"))
+            .collect();
+        (layout, Decoders::from_formats(&formats).expect("the five layouts"))
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (layout, decoders) = setup();
+    let mut handed = 0usize;
+    let range = data.as_ptr_range();
+    let read = read_page(layout, data, |time_ns, record| {
+        handed += 1;
+        let r = record.as_ptr_range();
+        assert!(range.start <= r.start && r.end <= range.end, "a record outside the page");
+        if let Some(e) = decoders.decode_record(record, time_ns, 3) {
+            assert_eq!((e.time_ns, e.cpu), (time_ns, 3));
+        }
+    });
+    if let Ok(summary) = read {
+        assert_eq!(summary.events, handed);
+    }
+    // A layout read from arbitrary text never panics either.
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = PageLayout::parse(text);
+        let _ = Format::parse(text);
+    }
+});
