@@ -15,7 +15,7 @@ use sleeplab::clock::monotonic_ns;
 use sleeplab::system::SlackGuard;
 use sleeplab_cli::stats::quantile_ci::ci_sorted;
 use sleeplab_cli::stats::{Ci, tail_quantile_i64};
-use sleeplab_cli::trace::{Component, Tracer, Window, account, this_tid};
+use sleeplab_cli::trace::{Component, Parts, Tracer, Window, account, this_tid};
 
 /// Where the waits' deadlines sit on the millisecond grid: half-way between two
 /// possible ticks, so that the companion's running tick never coincides with them.
@@ -26,36 +26,47 @@ const GAP_NS: u64 = 1_000_000;
 /// at or under this.
 pub const IDLE_ZERO_NS: f64 = 1_000.0;
 
-/// One block's per-wake figures, ns.
+/// The components shown per side: where an idle CPU and a busy one differ.
+const SHOWN: [Component; 5] = [
+    Component::TimerIrq,
+    Component::IdleWakeup,
+    Component::RunQueue,
+    Component::KernelExit,
+    Component::Return,
+];
+
+/// One block's wakes.
 #[derive(Debug, Clone, Default)]
 pub struct Block {
-    /// Lateness of each wake.
+    /// Lateness of each wake, ns.
     pub lateness: Vec<i64>,
-    /// `idle_wakeup` of each wake.
-    pub idle_wakeup: Vec<i64>,
-    /// `timer_irq` of each wake.
-    pub timer_irq: Vec<i64>,
-    /// `run_queue` of each wake.
-    pub run_queue: Vec<i64>,
+    /// The account's split of each wake.
+    pub parts: Vec<Parts>,
     /// Wakes not fully traced.
     pub untraced: usize,
 }
 
 impl Block {
-    /// The median of one figure over the block's wakes.
+    /// The median of `v` (unsorted).
     fn median(v: &[i64]) -> Option<f64> {
         let mut s = v.to_vec();
         s.sort_unstable();
         tail_quantile_i64(&s, 0.5)
     }
 
-    /// What the idle CPU's components said per wake: `idle_wakeup + timer_irq`.
-    fn said(&self) -> Vec<i64> {
-        self.idle_wakeup
+    /// The median over the block's wakes of the sum of `cs`, ns.
+    fn median_of(&self, cs: &[Component]) -> Option<f64> {
+        let v: Vec<i64> = self
+            .parts
             .iter()
-            .zip(&self.timer_irq)
-            .map(|(a, b)| a + b)
-            .collect()
+            .map(|p| cs.iter().map(|&c| p.get(c) as i64).sum())
+            .collect();
+        Self::median(&v)
+    }
+
+    /// The median lateness, ns.
+    fn median_lateness(&self) -> Option<f64> {
+        Self::median(&self.lateness)
     }
 }
 
@@ -88,11 +99,8 @@ pub fn block(with_companion: bool, waits: usize, cpu: usize) -> anyhow::Result<B
     let mut b = Block::default();
     for w in &windows {
         let a = account(&timeline, w);
-        let get = |c| a.parts.get(c) as i64;
         b.lateness.push(a.lateness_ns);
-        b.idle_wakeup.push(get(Component::IdleWakeup));
-        b.timer_irq.push(get(Component::TimerIrq));
-        b.run_queue.push(get(Component::RunQueue));
+        b.parts.push(a.parts);
         b.untraced += usize::from(!a.traced);
     }
     Ok(b)
@@ -122,6 +130,32 @@ fn over_rounds(mut per_round: Vec<i64>) -> (Option<f64>, Option<Ci>) {
     )
 }
 
+/// One figure of one side (`0` without the companion, `1` with it): the rounds' median
+/// of its block medians, and its interval.
+fn side(
+    rounds: &[[Block; 2]],
+    i: usize,
+    f: &dyn Fn(&Block) -> Option<f64>,
+) -> (Option<f64>, Option<Ci>) {
+    over_rounds(
+        rounds
+            .iter()
+            .filter_map(|r| f(&r[i]).map(|m| m.round() as i64))
+            .collect(),
+    )
+}
+
+/// How far one figure fell with the companion: per round, its block median without
+/// less its block median with; the rounds' median and its interval.
+fn fall(rounds: &[[Block; 2]], f: &dyn Fn(&Block) -> Option<f64>) -> (Option<f64>, Option<Ci>) {
+    over_rounds(
+        rounds
+            .iter()
+            .filter_map(|[a, b]| Some((f(a)? - f(b)?).round() as i64))
+            .collect(),
+    )
+}
+
 /// The comparison's verdicts, from its rounds.
 #[derive(Debug, Clone)]
 pub struct Verdict {
@@ -139,29 +173,14 @@ pub struct Verdict {
 impl Verdict {
     /// The verdicts of `rounds`.
     pub fn of(rounds: &[[Block; 2]]) -> Self {
-        let per_round = |f: &dyn Fn(&Block) -> Option<f64>| -> Vec<i64> {
-            rounds
-                .iter()
-                .filter_map(|[a, b]| Some((f(a)? - f(b)?).round() as i64))
-                .collect()
-        };
-        let lat = |b: &Block| Block::median(&b.lateness);
-        let said = |b: &Block| Block::median(&b.said());
-        let fall = per_round(&lat);
-        let saids = per_round(&said);
-        let residual = rounds
-            .iter()
-            .filter_map(|[a, b]| Some((lat(a)? - lat(b)? - (said(a)? - said(b)?)).round() as i64))
-            .collect();
-        let idle_with = rounds
-            .iter()
-            .filter_map(|[_, b]| Block::median(&b.idle_wakeup).map(|v| v.round() as i64))
-            .collect();
+        let lat = |b: &Block| b.median_lateness();
+        let said = |b: &Block| b.median_of(&[Component::IdleWakeup, Component::TimerIrq]);
+        let residual = |b: &Block| Some(lat(b)? - said(b)?);
         Self {
-            idle_with: over_rounds(idle_with),
-            fall: over_rounds(fall),
-            said: over_rounds(saids),
-            residual: over_rounds(residual),
+            idle_with: side(rounds, 1, &|b| b.median_of(&[Component::IdleWakeup])),
+            fall: fall(rounds, &lat),
+            said: fall(rounds, &said),
+            residual: fall(rounds, &residual),
         }
     }
 
@@ -172,9 +191,17 @@ impl Verdict {
         Some(ci.high().is_some_and(|h| h <= IDLE_ZERO_NS))
     }
 
-    /// Whether the fall and what the components said agree: their intervals overlap
-    /// (`None`: too few rounds for intervals).
+    /// Whether the components account for the fall: the interval of the per-round
+    /// difference, fall − components, holds zero (the rounds pair their blocks, so the
+    /// paired difference is judged; `None`: too few rounds for an interval).
     pub fn fall_agrees(&self) -> Option<bool> {
+        let ci = self.residual.1?;
+        Some(ci.low().is_none_or(|l| l <= 0.0) && ci.high().is_none_or(|h| h >= 0.0))
+    }
+
+    /// Whether the intervals of the fall and of what the components said overlap (the
+    /// weaker reading; `None`: too few rounds).
+    pub fn intervals_overlap(&self) -> Option<bool> {
         let (f, s) = (self.fall.1?, self.said.1?);
         Some(!f.separated(&s))
     }
@@ -189,43 +216,57 @@ fn mark(v: Option<bool>) -> &'static str {
     }
 }
 
-/// The comparison's lines: each side's medians over blocks, then the verdicts.
+/// The comparison's lines: each side's medians over blocks and how far each fell,
+/// then the verdicts.
 pub fn report(rounds: &[[Block; 2]], waits: usize) -> Vec<String> {
     let v = Verdict::of(rounds);
-    let side = |i: usize, f: &dyn Fn(&Block) -> &Vec<i64>| {
-        over_rounds(
-            rounds
-                .iter()
-                .filter_map(|r| Block::median(f(&r[i])).map(|m| m.round() as i64))
-                .collect(),
-        )
-    };
     let cell =
         |(m, ci): (Option<f64>, Option<Ci>)| format!("{} {}", fmt_dur(m), fmt_ci(ci, fmt_dur));
+    // The lateness (`None`), then each shown component.
+    let figures: Vec<Option<Component>> = std::iter::once(None)
+        .chain(SHOWN.iter().map(|&c| Some(c)))
+        .collect();
+    let median = |fig: Option<Component>| {
+        move |b: &Block| match fig {
+            None => b.median_lateness(),
+            Some(c) => b.median_of(&[c]),
+        }
+    };
+    let names: Vec<&str> = figures
+        .iter()
+        .map(|f| f.map_or("lateness", Component::name))
+        .collect();
     let mut out = vec![
         format!(
             "{} rounds, each a block of {waits} idle waits (absolute sleeps of about {}, \
              timer slack 1 ns) without and one with a SCHED_IDLE thread spinning on the \
-             measuring CPU. Per side, the median over blocks of each block's median, with \
-             its 95 % interval (order statistics over blocks):",
+             measuring CPU. Per side, the median over blocks of each block's median, and per \
+             round how far it fell (without − with), each with its 95 % interval (order \
+             statistics over blocks or rounds; medians do not add up):",
             rounds.len(),
             fmt_dur(GAP_NS as f64)
         ),
         String::new(),
-        "| side | lateness | idle_wakeup | timer_irq | run_queue | not fully traced |".into(),
-        "|---|---:|---:|---:|---:|---:|".into(),
+        format!("| | {} | not fully traced |", names.join(" | ")),
+        format!("|---|{}---:|", "---:|".repeat(names.len())),
     ];
     for (i, name) in ["without companion", "with companion"].iter().enumerate() {
+        let cells: Vec<String> = figures
+            .iter()
+            .map(|&f| cell(side(rounds, i, &median(f))))
+            .collect();
         let untraced: usize = rounds.iter().map(|r| r[i].untraced).sum();
         out.push(format!(
-            "| {name} | {} | {} | {} | {} | {untraced} of {} |",
-            cell(side(i, &|b| &b.lateness)),
-            cell(side(i, &|b| &b.idle_wakeup)),
-            cell(side(i, &|b| &b.timer_irq)),
-            cell(side(i, &|b| &b.run_queue)),
-            rounds.len() * waits,
+            "| {name} | {} | {untraced} of {} |",
+            cells.join(" | "),
+            rounds.len() * waits
         ));
     }
+    let cells: Vec<String> = figures
+        .iter()
+        .map(|&f| cell(fall(rounds, &median(f))))
+        .collect();
+    out.push(format!("| fell by | {} | |", cells.join(" | ")));
     out.push(String::new());
     out.push(format!(
         "- {} with the companion, idle_wakeup's median is {} (the rounds' median of the \
@@ -235,13 +276,19 @@ pub fn report(rounds: &[[Block; 2]], waits: usize) -> Vec<String> {
         fmt_dur(IDLE_ZERO_NS),
     ));
     out.push(format!(
-        "- {} the median lateness fell by {} (per round, without − with); \
-         idle_wakeup + timer_irq fell by {}: they agree when the intervals overlap; \
-         the difference, fall − components, {}",
+        "- {} the median lateness fell by {} (per round, without − with), idle_wakeup + \
+         timer_irq by {}; per round the difference, fall − components, is {}: the \
+         components account for the fall when that interval holds zero ({}; the table's \
+         last row shows where the rest went)",
         mark(v.fall_agrees()),
         cell(v.fall),
         cell(v.said),
         cell(v.residual),
+        match v.intervals_overlap() {
+            Some(true) => "the two intervals overlap",
+            Some(false) => "the two intervals are apart",
+            None => "no intervals",
+        },
     ));
     out
 }

@@ -106,12 +106,13 @@ fn a_run_queue_row_counts_the_holder_named() {
 
 /// A block of `n` wakes, each late by `late` with `idle` in idle_wakeup and `irq` in
 /// timer_irq.
-fn block(n: usize, late: i64, idle: i64, irq: i64) -> Block {
+fn block(n: usize, late: i64, idle: u64, irq: u64) -> Block {
+    let mut p = sleeplab_cli::trace::Parts::default();
+    p.add(Component::IdleWakeup, idle);
+    p.add(Component::TimerIrq, irq);
     Block {
         lateness: vec![late; n],
-        idle_wakeup: vec![idle; n],
-        timer_irq: vec![irq; n],
-        run_queue: vec![0; n],
+        parts: vec![p; n],
         untraced: 0,
     }
 }
@@ -134,28 +135,46 @@ fn the_companion_is_judged_over_rounds() {
     assert_eq!(v.idle_is_zero(), Some(true));
     assert_eq!(v.said.0, Some(38_000.0));
     assert_eq!(v.fall.0, Some(31_500.0));
-    // The falls run 28–35 µs, the components' 38 µs each: the intervals are apart.
+    // The falls run 28–35 µs, the components' 38 µs each: 3–10 µs apart per round.
     assert_eq!(v.fall_agrees(), Some(false));
+    assert_eq!(v.intervals_overlap(), Some(false));
     let lines = companion::report(&rounds, 5).join("\n");
     assert!(
         lines.contains("- ✅ with the companion, idle_wakeup's median is 0 [0–0]"),
         "{lines}"
     );
     assert!(
-        lines.contains("- ❌ the median lateness fell by 31.5 µs [28–35 µs]"),
+        lines.contains("- ❌ the median lateness fell by 31.5 µs [28–35 µs] (per round"),
         "{lines}"
     );
-    // Agreeing: the lateness falls by what the components said.
+    assert!(
+        lines.contains("| fell by | 31.5 µs [28–35 µs] | 18 µs [18–18 µs] | 20 µs"),
+        "{lines}"
+    );
+    // Agreeing: the lateness falls by what the components said, to within ±400 ns.
     let rounds: Vec<[Block; 2]> = (0..8)
         .map(|r| {
             [
-                block(5, 60_000, 20_000, 30_000 + r * 100),
+                block(5, 60_000, 20_000, 29_600 + r * 100),
                 block(5, 22_000, 0, 12_000),
             ]
         })
         .collect();
     let v = Verdict::of(&rounds);
     assert_eq!(v.fall_agrees(), Some(true));
+    // Rounds that move both by as much (the host's moment) overlap widely, but each
+    // round's fall is 5 µs more than its components said: the paired difference decides.
+    let rounds: Vec<[Block; 2]> = (0..8)
+        .map(|r| {
+            [
+                block(5, 60_000 + r as i64 * 5_000, 20_000, 25_000 + r * 5_000),
+                block(5, 20_000, 0, 10_000),
+            ]
+        })
+        .collect();
+    let v = Verdict::of(&rounds);
+    assert_eq!(v.intervals_overlap(), Some(true));
+    assert_eq!(v.fall_agrees(), Some(false));
     // Too few rounds for an interval: not judged.
     let v = Verdict::of(&rounds[..2]);
     assert_eq!((v.idle_is_zero(), v.fall_agrees()), (None, None));
