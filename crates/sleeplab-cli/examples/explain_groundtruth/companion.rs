@@ -11,11 +11,12 @@
 
 use crate::inject::{Companion, grid_deadline, sleep_until};
 use crate::judge::{fmt_ci, fmt_dur};
+use crate::scenarios::window;
 use sleeplab::clock::monotonic_ns;
 use sleeplab::system::SlackGuard;
 use sleeplab_cli::stats::quantile_ci::ci_sorted;
 use sleeplab_cli::stats::{Ci, tail_quantile_i64};
-use sleeplab_cli::trace::{Component, Parts, Tracer, Window, account, this_tid};
+use sleeplab_cli::trace::{Component, Parts, Tracer, account, this_tid};
 
 /// Where the waits' deadlines sit on the millisecond grid: half-way between two
 /// possible ticks, so that the companion's running tick never coincides with them.
@@ -86,13 +87,7 @@ pub fn block(with_companion: bool, waits: usize, cpu: usize) -> anyhow::Result<B
         let start_ns = monotonic_ns();
         let deadline_ns = grid_deadline(start_ns, GAP_NS, OFFSET_NS);
         sleep_until(deadline_ns);
-        windows.push(Window {
-            tid,
-            start_ns,
-            deadline_ns,
-            end_ns: monotonic_ns(),
-            spin_ns: 0,
-        });
+        windows.push(window(tid, start_ns, deadline_ns, monotonic_ns()));
     }
     drop(companion);
     let (timeline, _lost) = tracer.finish();

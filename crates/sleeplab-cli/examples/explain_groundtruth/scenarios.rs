@@ -185,15 +185,20 @@ pub fn run(scenario: Scenario, wakes: usize, cpu: usize) -> anyhow::Result<(Vec<
     Ok((scored, lost))
 }
 
+/// The window of a wait by thread `tid` that read the clock at `start_ns`, asked to
+/// wake at `deadline_ns` (before `start_ns` too: an overrun) and read it again at
+/// `end_ns`; built through `Window::relative`, so fields the window gains keep their
+/// defaults.
+pub fn window(tid: i32, start_ns: u64, deadline_ns: u64, end_ns: u64) -> Window {
+    Window {
+        deadline_ns,
+        ..Window::relative(tid, start_ns, 0, end_ns)
+    }
+}
+
 /// One wake of `scenario` by thread `tid`.
 fn wake(scenario: Scenario, tid: i32, hog: Option<&FifoHog>) -> anyhow::Result<Measured> {
-    let window = |start_ns, deadline_ns, end_ns| Window {
-        tid,
-        start_ns,
-        deadline_ns,
-        end_ns,
-        spin_ns: 0,
-    };
+    let window = |start_ns, deadline_ns, end_ns| window(tid, start_ns, deadline_ns, end_ns);
     let m = match scenario {
         Scenario::Slack(slack_ns) => {
             let start = monotonic_ns();

@@ -6,16 +6,16 @@
 use super::*;
 use companion::{Block, Verdict};
 use judge::{passes, table, wilson};
-use scenarios::Scored;
+use scenarios::{Scored, window};
 use sleeplab_cli::trace::event::{Comm, Event, FLAG_HARDIRQ, Kind};
-use sleeplab_cli::trace::{Component, Holder, Timeline, WakeAccount, Window, account};
+use sleeplab_cli::trace::{Component, Holder, Timeline, WakeAccount, account};
 
 fn scored(injected_ns: u64, parts: &[(Component, u64)], holder_named: Option<bool>) -> Scored {
     Scored {
         injected_ns,
         account: WakeAccount::of_parts(parts),
         holder_named,
-        window: Window::relative(1, 0, 1_000, 2_000),
+        window: window(1, 0, 1_000, 2_000),
         events: Vec::new(),
     }
 }
@@ -283,13 +283,7 @@ fn the_holder_is_the_task_that_held_the_cpu_longest() {
         switch(2_040_000, (OTHER, "other"), 1, (TID, "measuring")),
         ev(2_041_000, TID, 0, Kind::SysExit { id: 230 }),
     ]);
-    let w = Window {
-        tid: TID,
-        start_ns: 0,
-        deadline_ns: 1_000_000,
-        end_ns: 2_042_000,
-        spin_ns: 0,
-    };
+    let w = window(TID, 0, 1_000_000, 2_042_000);
     let a = account(&Timeline::new(events), &w);
     assert_eq!(a.parts.get(Component::RunQueue), 1_039_500);
     assert_eq!(
@@ -308,13 +302,7 @@ fn the_holder_is_the_task_that_held_the_cpu_longest() {
 fn the_return_path_is_known_without_the_switch_in() {
     let mut events = sleep_and_wake();
     events.push(ev(1_020_000, TID, 0, Kind::SysExit { id: 230 }));
-    let w = Window {
-        tid: TID,
-        start_ns: 0,
-        deadline_ns: 1_000_000,
-        end_ns: 1_120_000,
-        spin_ns: 0,
-    };
+    let w = window(TID, 0, 1_000_000, 1_120_000);
     let a = account(&Timeline::new(events), &w);
     assert_eq!(a.parts.get(Component::Return), 100_000);
 }
