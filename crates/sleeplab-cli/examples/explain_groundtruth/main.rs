@@ -9,22 +9,24 @@
 //!   cannot cut short → `slack`, the slack being the injected size;
 //! * a SCHED_FIFO thread on the measuring CPU that wakes shortly before the deadline
 //!   and burns until each `--burn` after it → `run_queue`, the thread named as holder;
-//!   the injected size is its own clock read as it stopped, less the deadline;
+//!   the injected size is its own clock read as it stopped, less the deadline (or its
+//!   start, when its wakeup came late). The measuring thread is SCHED_FIFO below it;
+//!   `--burn-other` runs the same with the measuring thread SCHED_OTHER, as `explain`
+//!   measures, where other tasks may run between;
 //! * a busy stretch of each `--entry` between the deadline's clock read and a relative
-//!   sleep's system call → `entry` (timer arming), the stretch as measured;
-//! * a busy stretch of each `--return` between the system call's return and the clock
-//!   read → `return`, the thread's own CPU time over it (a preemption inside is the run
-//!   queue's);
-//! * a paced frame whose work takes its period and each `--overrun` more → `overrun`,
-//!   the next wait's start less its deadline.
+//!   sleep's system call → `entry` (timer arming), and of each `--return` between the
+//!   system call's return and the clock read → `return`; the injected size is the
+//!   thread's own CPU time over the stretch (a preemption inside is the run queue's);
+//! * a paced frame whose work runs each `--overrun` past the next frame's deadline →
+//!   `overrun`, the next wait's start less its deadline.
 //!
 //! A wake passes when its component holds at least 90 % of the injected size; a cause
 //! passes when at least 95 % of its wakes do (the count and its Wilson interval
 //! printed). Then the SCHED_IDLE comparison (`companion`): `--rounds` rounds of idle
 //! waits with and without a SCHED_IDLE thread spinning on the measuring CPU, judged
-//! over blocks. Prints Markdown; `--bench-doc FILE` also writes it as the
-//! `explain-groundtruth` section of FILE (scripts/bench_doc.py), with this command.
-//! Runs as root.
+//! over blocks (each round's difference of block medians). Prints Markdown; `--bench-doc FILE` also writes it as the
+//! `explain-groundtruth` section of FILE (scripts/bench_doc.py), with this command;
+//! `--events` prints the recorded events of the failing wakes shown. Runs as root.
 //!
 //!     cargo run --release -p sleeplab-cli --example explain_groundtruth -- --wakes 500
 
