@@ -125,6 +125,15 @@ fn kernel() -> String {
         .map_or_else(|_| "an unknown kernel".into(), |s| s.trim().to_string())
 }
 
+/// The machine's load: the one-minute average of runnable tasks (/proc/loadavg), "?"
+/// where unreadable.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
+}
+
 /// The command that reproduces this run: the example's arguments but `--bench-doc`.
 fn command() -> String {
     let mut args = std::env::args().skip(1);
@@ -187,17 +196,21 @@ fn main() -> anyhow::Result<()> {
         eprintln!("explain_groundtruth: {}", e.note());
         std::process::exit(1);
     }
+    let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now());
+    let load_before = load();
     let rows = run_all(&scenarios(&args), args.wakes, args.cpu)?;
+    let rounds = companion::run(args.rounds, args.block_waits, args.cpu)?;
     let mut body = vec![
         format!(
-            "Run {} on {}, {} CPUs, measuring on CPU {} (`{}`; `scripts/explain-groundtruth.sh` \
-             runs it):",
-            humantime::format_rfc3339_seconds(std::time::SystemTime::now()),
+            "Run {started} on {}, {} CPUs, measuring on CPU {} (`{}`; \
+             `scripts/explain-groundtruth.sh` runs it); the machine's load (runnable tasks, \
+             one-minute average) {load_before} at the start, {} at the end:",
             kernel(),
             // SAFETY: sysconf has no preconditions (the affinity, pinned, says 1).
             unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) },
             args.cpu,
             command(),
+            load(),
         ),
         String::new(),
         "**Each cause, wake by wake**".into(),
@@ -205,7 +218,6 @@ fn main() -> anyhow::Result<()> {
     ];
     body.extend(judge::table(&rows));
     if args.rounds > 0 {
-        let rounds = companion::run(args.rounds, args.block_waits, args.cpu)?;
         body.push(String::new());
         body.push("**The SCHED_IDLE companion, block by block**".into());
         body.push(String::new());
