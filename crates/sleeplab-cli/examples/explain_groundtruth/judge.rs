@@ -46,6 +46,10 @@ pub struct Row {
     pub passing: usize,
     /// The injected size's median over the wakes, ns.
     pub injected_median_ns: Option<f64>,
+    /// Wakes whose injected size came out under [`SHARE_OF_INJECTED`] of the nominal:
+    /// the cause did not fully take (another timer's interrupt ended a slack early, the
+    /// FIFO thread's wakeup came late).
+    pub cut_short: usize,
     /// The median of component / injected over the wakes.
     pub ratio_median: Option<f64>,
     /// Wakes whose holder was the FIFO thread, of those that ask for it.
@@ -84,6 +88,10 @@ impl Row {
             wakes: scored.len(),
             passing: scored.iter().filter(|s| passes(s, c)).count(),
             injected_median_ns: tail_quantile(&injected, 0.5),
+            cut_short: scored
+                .iter()
+                .filter(|s| (s.injected_ns as f64) < SHARE_OF_INJECTED * scenario.size_ns() as f64)
+                .count(),
             ratio_median: median_f64(&ratios),
             holder_named: (!asked.is_empty())
                 .then(|| (asked.iter().filter(|&&b| b).count(), asked.len())),
@@ -158,15 +166,19 @@ pub fn table(rows: &[Row]) -> Vec<String> {
             "A wake passes when its component holds at least {:.0} % of the size injected \
              into it (and, for the run queue, the account names the SCHED_FIFO thread as \
              the holder); a cause passes when at least {:.0} % of its wakes pass (✅, else \
-             ❌). The share's 95 % Wilson interval stands beside it.",
+             ❌). The share's 95 % Wilson interval stands beside it. The injected size is \
+             measured per wake where it can be; \"cut short\" counts the wakes where it came \
+             out under {:.0} % of the nominal size (another timer's interrupt ended a slack \
+             early, the FIFO thread's wakeup came late).",
             100.0 * SHARE_OF_INJECTED,
-            100.0 * SHARE_OF_WAKES
+            100.0 * SHARE_OF_WAKES,
+            100.0 * SHARE_OF_INJECTED,
         ),
         String::new(),
-        "| cause | component | injected (median) | wakes | passing [95 %] | component / \
-         injected (median) | holder named | not fully traced |"
+        "| cause | component | injected (median) | cut short | wakes | passing [95 %] | \
+         component / injected (median) | holder named | not fully traced |"
             .into(),
-        "|---|---|---:|---:|---:|---:|---:|---:|".into(),
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|".into(),
     ];
     for r in rows {
         let share = wilson(r.passing, r.wakes).map_or("–".into(), |(lo, hi)| {
@@ -181,10 +193,11 @@ pub fn table(rows: &[Row]) -> Vec<String> {
             )
         });
         out.push(format!(
-            "| {} | {} | {} | {} | {share} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {share} | {} | {} | {} |",
             r.label,
             r.component.name(),
             fmt_dur(r.injected_median_ns),
+            r.cut_short,
             r.wakes,
             r.ratio_median.map_or("–".into(), |v| format!("{v:.3}")),
             r.holder_named

@@ -6,7 +6,9 @@
 //! lost), traced by `Tracer` as `explain` traces, and each wake is split by `account`:
 //!
 //! * timer slack set to each `--slack`, absolute sleeps to deadlines the scheduler tick
-//!   cannot cut short → `slack`, the slack being the injected size;
+//!   cannot cut short → `slack`; the injected size is the slack in effect: less where
+//!   another timer's interrupt ran the wake's timer early (read from the kernel's
+//!   expiry events on the measuring CPU, any timer's, not from the account's split);
 //! * a SCHED_FIFO thread on the measuring CPU that wakes shortly before the deadline
 //!   and burns until each `--burn` after it → `run_queue`, the thread named as holder;
 //!   the injected size is its own clock read as it stopped, less the deadline (or its

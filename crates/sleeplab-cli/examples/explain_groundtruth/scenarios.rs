@@ -7,8 +7,8 @@ use crate::inject::{
 };
 use sleeplab::clock::{monotonic_ns, thread_cpu_ns};
 use sleeplab::system::{Policy, SlackGuard, set_policy};
-use sleeplab_cli::trace::event::Event;
-use sleeplab_cli::trace::{Component, Tracer, WakeAccount, Window, account, this_tid};
+use sleeplab_cli::trace::event::{Event, Kind};
+use sleeplab_cli::trace::{Component, Timeline, Tracer, WakeAccount, Window, account, this_tid};
 
 /// The gap between a wake's clock read and its deadline (the wait itself).
 const GAP_NS: u64 = 1_000_000;
@@ -30,7 +30,9 @@ const DRAIN_EVERY: usize = 50;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scenario {
     /// The thread's timer slack set to `0` ns; absolute sleeps to deadlines the tick
-    /// cannot cut short ([`OFFSET_NS`]).
+    /// cannot cut short ([`OFFSET_NS`]). The injected size is the slack in effect: `0`
+    /// ns, or less where another timer's interrupt ran the wake's timer early
+    /// ([`slack_in_effect`]).
     Slack(u64),
     /// A SCHED_FIFO thread on the measuring CPU wakes [`HOG_LEAD_NS`] before the
     /// deadline and holds the CPU until `0` ns after it; the measuring thread is
@@ -173,8 +175,12 @@ pub fn run(scenario: Scenario, wakes: usize, cpu: usize) -> anyhow::Result<(Vec<
             let holder_named = m
                 .hog
                 .then(|| account.holder.as_ref().is_some_and(|h| h.comm == HOG_COMM));
+            let injected_ns = match scenario {
+                Scenario::Slack(_) => slack_in_effect(&timeline, &m.window, cpu, m.injected_ns),
+                _ => m.injected_ns,
+            };
             Scored {
-                injected_ns: m.injected_ns,
+                injected_ns,
                 account,
                 holder_named,
                 window: m.window,
@@ -183,6 +189,26 @@ pub fn run(scenario: Scenario, wakes: usize, cpu: usize) -> anyhow::Result<(Vec<
         })
         .collect();
     Ok((scored, lost))
+}
+
+/// The slack that delayed the wake of `w` (an absolute sleep whose soft expiry is its
+/// deadline), at most `slack_ns`: the kernel runs every timer whose soft expiry has
+/// passed in the first timer interrupt on the CPU after it, so on a busy CPU another
+/// task's timer ends the slack early. Measured from the kernel's expiry events on the
+/// measuring CPU `cpu` (any timer's: the interrupt's own clock reading), not from the
+/// account's split; `slack_ns` where none is recorded.
+pub fn slack_in_effect(tl: &Timeline, w: &Window, cpu: usize, slack_ns: u64) -> u64 {
+    let soft = w.deadline_ns;
+    tl.range(soft, w.end_ns)
+        .iter()
+        .filter(|e| e.cpu as usize == cpu)
+        .find_map(|e| match e.kind {
+            Kind::TimerExpire { now_ns, .. } if now_ns >= soft as i64 => {
+                Some((now_ns as u64 - soft).min(slack_ns))
+            }
+            _ => None,
+        })
+        .unwrap_or(slack_ns)
 }
 
 /// The window of a wait by thread `tid` that read the clock at `start_ns`, asked to
