@@ -27,6 +27,7 @@ STEPS=(
   "scripts/explain-independent.sh|explain-independent|ITERATIONS=20 ROUNDS=1"
   "scripts/bench-trace.sh|trace-cost|ROUNDS=2 WAITS=50 REPEAT=1"
   "scripts/bench-explain.sh|explain-tail|ITERATIONS=100 ROUNDS=1"
+  "scripts/explain-groundtruth.sh|explain-groundtruth|WAKES=20 ROUNDS=6 BLOCK_WAITS=20"
 )
 
 mode=${1:-}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of sleeplab on a fresh machine: installs what the tests need, then
 # format and lint checks, then the whole cargo test suite (unit, integration, probe
-# conformance, browser test of the report, the C ABI's C programs), then the Python
-# package's tests (built as an abi3 wheel and installed into .venv).
+# conformance, browser test of the report, the C ABI's C programs, the ground truth of
+# explain's account as root), then the Python package's tests (built as an abi3 wheel
+# and installed into .venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,0 +1,302 @@
+//! The scenarios: each causes one component of a wake's lateness with a size known
+//! outside the trace, waits WAKES times on the measuring CPU with the tracer on, and
+//! splits every wake with the account `explain` uses.
+
+use crate::inject::{
+    FifoHog, HOG_COMM, OFFSET_NS, grid_deadline, sleep_for, sleep_until, spin_until,
+};
+use sleeplab::clock::{monotonic_ns, thread_cpu_ns};
+use sleeplab::system::{Policy, SlackGuard, set_policy};
+use sleeplab_cli::trace::event::{Event, Kind};
+use sleeplab_cli::trace::{Component, Timeline, Tracer, WakeAccount, Window, account, this_tid};
+
+/// The gap between a wake's clock read and its deadline (the wait itself).
+const GAP_NS: u64 = 1_000_000;
+/// The slack of every scenario but the slack one: 1 ns, the least a normal thread may
+/// have, so that no slack blurs the injected cause.
+const NO_SLACK_NS: u64 = 1;
+/// How far before the deadline the FIFO thread wakes: it must be on the CPU when the
+/// deadline comes (waking an idle vCPU here takes tens of µs).
+pub const HOG_LEAD_NS: u64 = 200_000;
+/// The paced loop's period in the overrun scenario.
+const FRAME_NS: u64 = 2_000_000;
+/// The measuring thread's SCHED_FIFO priority in [`Scenario::RunQueue`]: under the
+/// FIFO thread's.
+pub const MEASURING_PRIORITY: i32 = 1;
+/// Wakes between two drains of the tracer's buffers (outside any window).
+const DRAIN_EVERY: usize = 50;
+
+/// A cause of known size, and the component it must land in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scenario {
+    /// The thread's timer slack set to `0` ns; absolute sleeps to deadlines the tick
+    /// cannot cut short ([`OFFSET_NS`]). The injected size is the slack in effect: `0`
+    /// ns, or less where another timer's interrupt ran the wake's timer early
+    /// ([`slack_in_effect`]).
+    Slack(u64),
+    /// A SCHED_FIFO thread on the measuring CPU wakes [`HOG_LEAD_NS`] before the
+    /// deadline and holds the CPU until `0` ns after it; the measuring thread is
+    /// SCHED_FIFO too, at a lower priority ([`MEASURING_PRIORITY`]), so that nothing but
+    /// that thread holds it up (on a busy machine, SCHED_OTHER tasks woken during the
+    /// burn would run before a SCHED_OTHER measuring thread: [`Scenario::RunQueueOther`]).
+    RunQueue(u64),
+    /// The same with the measuring thread SCHED_OTHER, as `explain` measures: other
+    /// tasks of a busy machine may run between the FIFO thread and it.
+    RunQueueOther(u64),
+    /// A busy stretch of `0` ns between the deadline's clock read and the relative
+    /// sleep's system call.
+    Entry(u64),
+    /// A busy stretch of `0` ns between the system call's return and the clock read.
+    Return(u64),
+    /// A paced frame whose work runs `0` ns past the next frame's deadline: the next
+    /// wait begins that late.
+    Overrun(u64),
+}
+
+impl Scenario {
+    /// The component the cause must land in.
+    pub fn component(self) -> Component {
+        match self {
+            Scenario::Slack(_) => Component::Slack,
+            Scenario::RunQueue(_) | Scenario::RunQueueOther(_) => Component::RunQueue,
+            Scenario::Entry(_) => Component::Entry,
+            Scenario::Return(_) => Component::Return,
+            Scenario::Overrun(_) => Component::Overrun,
+        }
+    }
+
+    /// The nominal size of the cause, ns.
+    pub fn size_ns(self) -> u64 {
+        match self {
+            Scenario::Slack(n)
+            | Scenario::RunQueue(n)
+            | Scenario::RunQueueOther(n)
+            | Scenario::Entry(n)
+            | Scenario::Return(n)
+            | Scenario::Overrun(n) => n,
+        }
+    }
+
+    /// What the scenario does, for the table.
+    pub fn label(self) -> String {
+        let size = crate::judge::fmt_dur(self.size_ns() as f64);
+        match self {
+            Scenario::Slack(_) => format!("timer slack {size}"),
+            Scenario::RunQueue(_) => format!("SCHED_FIFO thread burns {size} past the deadline"),
+            Scenario::RunQueueOther(_) => format!(
+                "SCHED_FIFO thread burns {size} past the deadline, measuring thread SCHED_OTHER"
+            ),
+            Scenario::Entry(_) => format!("{size} busy before the system call"),
+            Scenario::Return(_) => format!("{size} busy after the system call"),
+            Scenario::Overrun(_) => format!("frame work overruns its period by {size}"),
+        }
+    }
+}
+
+/// One wake of a scenario: the size injected (measured where the cause allows) and
+/// the account's split.
+#[derive(Debug, Clone)]
+pub struct Scored {
+    /// The injected size for this wake, ns.
+    pub injected_ns: u64,
+    /// The account of the wake.
+    pub account: WakeAccount,
+    /// For a run-queue cause: whether the account named the FIFO thread as holder.
+    pub holder_named: Option<bool>,
+    /// The wake's window.
+    pub window: Window,
+    /// The recorded events of its window (`--events` prints a failing wake's).
+    pub events: Vec<Event>,
+}
+
+impl Scored {
+    /// What the account put in the scenario's component, ns.
+    pub fn got_ns(&self, c: Component) -> u64 {
+        self.account.parts.get(c)
+    }
+}
+
+/// The calling thread at SCHED_FIFO [`MEASURING_PRIORITY`] while it lives, SCHED_OTHER
+/// again after.
+struct FifoGuard;
+
+impl FifoGuard {
+    fn set() -> anyhow::Result<Self> {
+        set_policy(Policy::Fifo, MEASURING_PRIORITY)?;
+        Ok(Self)
+    }
+}
+
+impl Drop for FifoGuard {
+    fn drop(&mut self) {
+        let _ = set_policy(Policy::Other, 0);
+    }
+}
+
+/// One wake as measured, before the account: its window, the injected size, and
+/// whether the run queue's holder must be the FIFO thread.
+struct Measured {
+    window: Window,
+    injected_ns: u64,
+    hog: bool,
+}
+
+/// Runs `wakes` wakes of `scenario` on the calling thread (pinned by the caller to the
+/// measuring CPU `cpu`), traced, and splits each; also the events the kernel lost.
+pub fn run(scenario: Scenario, wakes: usize, cpu: usize) -> anyhow::Result<(Vec<Scored>, u64)> {
+    let slack = match scenario {
+        Scenario::Slack(s) => s,
+        _ => NO_SLACK_NS,
+    };
+    let _slack = SlackGuard::set(slack)?;
+    let hog = match scenario {
+        Scenario::RunQueue(_) | Scenario::RunQueueOther(_) => Some(FifoHog::start(cpu)?),
+        _ => None,
+    };
+    let _policy = match scenario {
+        Scenario::RunQueue(_) => Some(FifoGuard::set()?),
+        _ => None,
+    };
+    let tid = this_tid();
+    let mut tracer = Tracer::start().map_err(|e| anyhow::anyhow!("{}", e.note()))?;
+    let mut measured = Vec::with_capacity(wakes);
+    for k in 0..wakes {
+        measured.push(wake(scenario, tid, hog.as_ref())?);
+        if k % DRAIN_EVERY == DRAIN_EVERY - 1 {
+            tracer.drain();
+        }
+    }
+    drop(hog);
+    let (timeline, lost) = tracer.finish();
+    let scored = measured
+        .into_iter()
+        .map(|m| {
+            let account = account(&timeline, &m.window);
+            let holder_named = m
+                .hog
+                .then(|| account.holder.as_ref().is_some_and(|h| h.comm == HOG_COMM));
+            let injected_ns = match scenario {
+                Scenario::Slack(_) => slack_in_effect(&timeline, &m.window, cpu, m.injected_ns),
+                _ => m.injected_ns,
+            };
+            Scored {
+                injected_ns,
+                account,
+                holder_named,
+                window: m.window,
+                events: timeline.range(m.window.start_ns, m.window.end_ns).to_vec(),
+            }
+        })
+        .collect();
+    Ok((scored, lost))
+}
+
+/// The slack that delayed the wake of `w` (an absolute sleep whose soft expiry is its
+/// deadline), at most `slack_ns`: the kernel runs every timer whose soft expiry has
+/// passed in the first timer interrupt on the CPU after it, so on a busy CPU another
+/// task's timer ends the slack early. Measured from the kernel's expiry events on the
+/// measuring CPU `cpu` (any timer's: the interrupt's own clock reading), not from the
+/// account's split; `slack_ns` where none is recorded.
+pub fn slack_in_effect(tl: &Timeline, w: &Window, cpu: usize, slack_ns: u64) -> u64 {
+    let soft = w.deadline_ns;
+    tl.range(soft, w.end_ns)
+        .iter()
+        .filter(|e| e.cpu as usize == cpu)
+        .find_map(|e| match e.kind {
+            Kind::TimerExpire { now_ns, .. } if now_ns >= soft as i64 => {
+                Some((now_ns as u64 - soft).min(slack_ns))
+            }
+            _ => None,
+        })
+        .unwrap_or(slack_ns)
+}
+
+/// The window of a wait by thread `tid` that read the clock at `start_ns`, asked to
+/// wake at `deadline_ns` (before `start_ns` too: an overrun) and read it again at
+/// `end_ns`; built through `Window::relative`, so fields the window gains keep their
+/// defaults.
+pub fn window(tid: i32, start_ns: u64, deadline_ns: u64, end_ns: u64) -> Window {
+    Window {
+        deadline_ns,
+        ..Window::relative(tid, start_ns, 0, end_ns)
+    }
+}
+
+/// One wake of `scenario` by thread `tid`.
+fn wake(scenario: Scenario, tid: i32, hog: Option<&FifoHog>) -> anyhow::Result<Measured> {
+    let window = |start_ns, deadline_ns, end_ns| window(tid, start_ns, deadline_ns, end_ns);
+    let m = match scenario {
+        Scenario::Slack(slack_ns) => {
+            let start = monotonic_ns();
+            let d = grid_deadline(start, GAP_NS, OFFSET_NS);
+            sleep_until(d);
+            Measured {
+                window: window(start, d, monotonic_ns()),
+                injected_ns: slack_ns,
+                hog: false,
+            }
+        }
+        Scenario::RunQueue(burn_ns) | Scenario::RunQueueOther(burn_ns) => {
+            let hog = hog.expect("the run-queue scenario has its FIFO thread");
+            let start = monotonic_ns();
+            let d = grid_deadline(start, 2 * GAP_NS, OFFSET_NS);
+            hog.order(d - HOG_LEAD_NS, d + burn_ns);
+            sleep_until(d);
+            let end = monotonic_ns();
+            let burn = hog.burn()?;
+            Measured {
+                window: window(start, d, end),
+                // The FIFO thread's own clock reads: from the deadline (or from its
+                // start, when its wakeup came late) until it stopped, the measuring
+                // thread could not run.
+                injected_ns: burn.end_ns.saturating_sub(d.max(burn.start_ns)),
+                hog: true,
+            }
+        }
+        Scenario::Entry(delay_ns) => {
+            let start = monotonic_ns();
+            let cpu0 = thread_cpu_ns();
+            spin_until(start + delay_ns);
+            let cpu1 = thread_cpu_ns();
+            sleep_for(GAP_NS);
+            Measured {
+                window: window(start, start + GAP_NS, monotonic_ns()),
+                // The thread's own CPU time over the stretch between the deadline's
+                // clock read and the call: a preemption inside it is the run queue's
+                // where it reaches past the deadline.
+                injected_ns: cpu1 - cpu0,
+                hog: false,
+            }
+        }
+        Scenario::Return(busy_ns) => {
+            let start = monotonic_ns();
+            let d = grid_deadline(start, GAP_NS, OFFSET_NS);
+            sleep_until(d);
+            let cpu0 = thread_cpu_ns();
+            spin_until(monotonic_ns() + busy_ns);
+            let cpu1 = thread_cpu_ns();
+            Measured {
+                window: window(start, d, monotonic_ns()),
+                // The thread's own CPU time over the stretch: a preemption inside it
+                // is the run queue's, not the return path's.
+                injected_ns: cpu1 - cpu0,
+                hog: false,
+            }
+        }
+        Scenario::Overrun(over_ns) => {
+            let d0 = grid_deadline(monotonic_ns(), GAP_NS, OFFSET_NS);
+            sleep_until(d0);
+            // The frame's work, from its scheduled start: its period and `over_ns`
+            // more, so the next wait begins that far past its deadline.
+            let d = d0 + FRAME_NS;
+            let start = spin_until(d + over_ns);
+            sleep_until(d);
+            Measured {
+                window: window(start, d, monotonic_ns()),
+                injected_ns: start - d,
+                hog: false,
+            }
+        }
+    };
+    Ok(m)
+}
