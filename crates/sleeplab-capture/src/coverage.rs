@@ -12,9 +12,9 @@
 //! and cannot be judged then; what an earlier run of this boot found is remembered
 //! (in `/run`, which a reboot empties) and stands in for it.
 
+use crate::event::{Event, Kind, SLEEPING_STATES};
 use crate::session::{Session, online_cpus};
 use crate::{TraceError, this_tid};
-use crate::event::{Event, Kind, SLEEPING_STATES};
 use std::sync::{Barrier, OnceLock, mpsc};
 use std::time::Duration;
 

@@ -2,9 +2,9 @@
 //! running kernel's layouts.
 
 use crate::TraceError;
+use crate::event::{Comm, Event, Kind};
 use crate::format::{BytesField, Format, FormatError, IntField};
 use crate::tracefs::Tracefs;
-use crate::event::{Comm, Event, Kind};
 
 /// The tracepoints recorded, in the order they are opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,18 +65,16 @@ impl Tracepoint {
 }
 
 /// Whether `e` concerns one of the threads `tids`: a timer event (any), the wakeup of
-/// one, a switch from or to one, a system call's return in one. The scheduler's
+/// one, any switch (who held a CPU while a followed thread waited for it is named from
+/// the switches between other tasks), a system call's return in one. The scheduler's
 /// events are kept by this test rather than by a filter in the kernel: on the kernels
 /// here a filtered `sched_switch` loses, at random and for whole runs, the switches
 /// of a thread onto a CPU that was idle (of 100 switches in, 0 to 102 recorded behind
 /// `prev_pid == T || next_pid == T`; all of them unfiltered).
 pub fn concerns(e: &Event, tids: &[i32]) -> bool {
     match e.kind {
-        Kind::TimerStart { .. } | Kind::TimerExpire { .. } => true,
+        Kind::TimerStart { .. } | Kind::TimerExpire { .. } | Kind::Switch { .. } => true,
         Kind::Waking { pid, .. } => tids.contains(&pid),
-        Kind::Switch {
-            prev_pid, next_pid, ..
-        } => tids.contains(&prev_pid) || tids.contains(&next_pid),
         Kind::SysExit { .. } => tids.contains(&e.pid),
     }
 }
@@ -277,7 +275,7 @@ mod tests {
     }
 
     #[test]
-    fn only_the_followed_threads_events_are_kept() {
+    fn the_followed_threads_events_and_every_switch_are_kept() {
         let ev = |pid: i32, kind: Kind| Event {
             time_ns: 0,
             cpu: 0,
@@ -302,7 +300,8 @@ mod tests {
         assert!(!concerns(&ev(1, waking(3)), &[1, 2]));
         assert!(concerns(&ev(0, switch(0, 3)), &[3]));
         assert!(concerns(&ev(3, switch(3, 0)), &[3]));
-        assert!(!concerns(&ev(3, switch(4, 5)), &[3]));
+        // Every switch: the tasks that held a CPU are named from them.
+        assert!(concerns(&ev(3, switch(4, 5)), &[3]));
         assert!(concerns(&ev(4, Kind::SysExit { id: 0 }), &[4]));
         assert!(!concerns(&ev(5, Kind::SysExit { id: 0 }), &[4]));
         let of = |f: fn(Tracepoint) -> bool| -> Vec<_> {

@@ -2,8 +2,8 @@
 //! drain between: a probe process measuring on its own, or measuring threads that run
 //! their whole plan at once (a periodic timer's threads).
 
-use crate::{TraceError, Tracer};
 use crate::event::Captured;
+use crate::{TraceError, Tracer};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;

@@ -16,9 +16,9 @@
 //! * [`coverage`]: which CPUs the kernel records fully, and where a traced run measures.
 
 pub mod coverage;
-pub mod event;
 pub mod decode;
 pub mod drain;
+pub mod event;
 pub mod format;
 pub mod instance;
 pub mod ring;

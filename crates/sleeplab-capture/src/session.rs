@@ -27,10 +27,10 @@
 
 use crate::TraceError;
 use crate::decode::{Decoders, Tracepoint, concerns};
+use crate::event::{Event, Events};
 use crate::instance::Instance;
 use crate::ring::{PageLayout, read_page};
 use crate::tracefs::Tracefs;
-use crate::event::{Event, Events};
 
 /// Each CPU's buffer in the scheduling instance, KiB: tens of thousands of events
 /// between drains (the timer events of the whole machine among them).
@@ -278,10 +278,10 @@ mod tests {
         }
     }
 
-    /// The session records the followed thread's system calls and switches and no
-    /// other's, and a new set replaces the old one: the new thread's system calls and
-    /// switches are recorded, the dropped thread's no more (as root; elsewhere skipped,
-    /// but not under CI, which runs as root).
+    /// The session records the followed thread's system calls and no other's (and every
+    /// task's switches: who held a CPU is named from them), and a new set replaces the
+    /// old one: the new thread's system calls are recorded, the dropped thread's no more
+    /// (as root; elsewhere skipped, but not under CI, which runs as root).
     #[test]
     fn events_follow_exactly_the_followed_threads() {
         let me = crate::this_tid();
@@ -307,7 +307,9 @@ mod tests {
         s.drain(&mut events);
         assert!(sys_exits(&events, me, 0) >= 10, "{events:?}");
         assert_eq!(sys_exits(&events, other, 0), 0);
-        assert_eq!(switches(&events, other, me, 0), 0);
+        // Every task's switches are kept (who held a CPU is named from them): the
+        // helper blocked in `recv`.
+        assert!(switches(&events, other, me, 0) >= 1, "{events:?}");
 
         s.follow(&[other]).unwrap();
         let followed = sleeplab::clock::monotonic_ns();
@@ -318,7 +320,7 @@ mod tests {
         s.drain(&mut events);
         assert_eq!(sys_exits(&events, me, followed), 0);
         assert!(sys_exits(&events, other, followed) >= 10, "{events:?}");
-        assert_eq!(switches(&events, me, other, followed), 0);
+        assert!(switches(&events, me, other, followed) >= 1, "{events:?}");
         // The helper was asleep in `recv` when its order came: it was switched in (from
         // this thread or another, which the filter keeps now for the helper's sake).
         assert!(switches(&events, other, -1, followed) >= 1, "{events:?}");

@@ -16,7 +16,7 @@ use sleeplab::clock::monotonic_ns;
 use sleeplab::system::SlackGuard;
 use sleeplab_cli::stats::quantile_ci::ci_sorted;
 use sleeplab_cli::stats::{Ci, tail_quantile_i64};
-use sleeplab_cli::trace::{Component, Parts, Tracer, account, this_tid};
+use sleeplab_cli::trace::{Component, Parts, account, this_tid};
 
 /// Where the waits' deadlines sit on the millisecond grid: half-way between two
 /// possible ticks, so that the companion's running tick never coincides with them.
@@ -81,7 +81,7 @@ pub fn block(with_companion: bool, waits: usize, cpu: usize) -> anyhow::Result<B
         None
     };
     let tid = this_tid();
-    let tracer = Tracer::start().map_err(|e| anyhow::anyhow!("{}", e.note()))?;
+    let recording = super::recording()?;
     let mut windows = Vec::with_capacity(waits);
     for _ in 0..waits {
         let start_ns = monotonic_ns();
@@ -90,7 +90,8 @@ pub fn block(with_companion: bool, waits: usize, cpu: usize) -> anyhow::Result<B
         windows.push(window(tid, start_ns, deadline_ns, monotonic_ns()));
     }
     drop(companion);
-    let (timeline, _lost) = tracer.finish();
+    let (timeline, _) = recording.finish();
+    let timeline = timeline.unwrap_or_default();
     let mut b = Block::default();
     for w in &windows {
         let a = account(&timeline, w);

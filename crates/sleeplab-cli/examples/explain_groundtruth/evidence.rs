@@ -20,7 +20,6 @@ pub fn line(e: &Event, deadline_ns: u64) -> String {
         Kind::TimerExpire { timer, now_ns } => {
             format!("hrtimer_expire_entry {timer:#x} now {}", rel(now_ns))
         }
-        Kind::TimerInterrupt => "local_timer_entry".into(),
         Kind::Waking { pid, target_cpu } => format!("sched_waking {pid} → CPU {target_cpu}"),
         Kind::Switch {
             prev_pid,

@@ -41,7 +41,7 @@ mod scenarios;
 use clap::Parser;
 use judge::Row;
 use scenarios::Scenario;
-use sleeplab_cli::trace::Tracer;
+use sleeplab_cli::trace::{Follow, Recording};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -194,8 +194,8 @@ fn main() -> anyhow::Result<()> {
         eprintln!("explain_groundtruth: cannot pin to CPU {}: {e}", args.cpu);
         std::process::exit(2);
     }
-    if let Err(e) = Tracer::start() {
-        eprintln!("explain_groundtruth: {}", e.note());
+    if let Err(e) = recording() {
+        eprintln!("explain_groundtruth: {e}");
         std::process::exit(1);
     }
     let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now());
@@ -242,3 +242,14 @@ fn main() -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests;
+
+/// A recording of this thread's events, or why the kernel cannot be traced.
+fn recording() -> anyhow::Result<Recording> {
+    let r = Recording::start(true, Follow::ThisThread);
+    if r.kernel() {
+        Ok(r)
+    } else {
+        let (_, status) = r.finish();
+        anyhow::bail!("{}", status.and_then(|s| s.note).unwrap_or_default())
+    }
+}

@@ -8,7 +8,7 @@ use crate::inject::{
 use sleeplab::clock::{monotonic_ns, thread_cpu_ns};
 use sleeplab::system::{Policy, SlackGuard, set_policy};
 use sleeplab_cli::trace::event::{Event, Kind};
-use sleeplab_cli::trace::{Component, Timeline, Tracer, WakeAccount, Window, account, this_tid};
+use sleeplab_cli::trace::{Component, Timeline, WakeAccount, Window, account, this_tid};
 
 /// The gap between a wake's clock read and its deadline (the wait itself).
 const GAP_NS: u64 = 1_000_000;
@@ -158,16 +158,18 @@ pub fn run(scenario: Scenario, wakes: usize, cpu: usize) -> anyhow::Result<(Vec<
         _ => None,
     };
     let tid = this_tid();
-    let mut tracer = Tracer::start().map_err(|e| anyhow::anyhow!("{}", e.note()))?;
+    let mut recording = super::recording()?;
     let mut measured = Vec::with_capacity(wakes);
     for k in 0..wakes {
         measured.push(wake(scenario, tid, hog.as_ref())?);
         if k % DRAIN_EVERY == DRAIN_EVERY - 1 {
-            tracer.drain();
+            recording.drain();
         }
     }
     drop(hog);
-    let (timeline, lost) = tracer.finish();
+    let (timeline, status) = recording.finish();
+    let lost = status.map_or(0, |s| s.lost_events);
+    let timeline: Timeline = timeline.unwrap_or_default();
     let scored = measured
         .into_iter()
         .map(|m| {

@@ -312,7 +312,7 @@ fn sleep_and_wake() -> Vec<Event> {
 /// thread's switches (neither side is a followed thread), so the account could not
 /// tell even if it looked.
 #[test]
-#[ignore = "the account names the last holder, not the longest one"]
+
 fn the_holder_is_the_task_that_held_the_cpu_longest() {
     let mut events = sleep_and_wake();
     events.extend([
@@ -336,7 +336,7 @@ fn the_holder_is_the_task_that_held_the_cpu_longest() {
 /// stretch from that return to the clock read is known, and still comes out
 /// unexplained with everything from the wakeup on.
 #[test]
-#[ignore = "a wake without its switch-in loses its known return path to unexplained"]
+
 fn the_return_path_is_known_without_the_switch_in() {
     let mut events = sleep_and_wake();
     events.push(ev(1_020_000, TID, 0, Kind::SysExit { id: 230 }));

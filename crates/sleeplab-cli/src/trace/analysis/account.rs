@@ -21,8 +21,11 @@
 //!   used. No own timer, or none that expired before the wakeup: the way to the
 //!   wakeup is unexplained, never another timer's. Its slack ends early when another
 //!   interrupt ran it before the hard expiry.
-//! * Preemptions (switched out while runnable, then back in) count as run queue
-//!   wherever they fall, naming the task that took the CPU.
+//! * From the wakeup to the switch onto the CPU: run queue while another task held the
+//!   CPU the thread came on (from every switch on that CPU), idle wakeup while none did.
+//!   Preemptions (switched out while runnable, then back in) count as run queue
+//!   wherever they fall. Each run-queue stretch is credited to the task that held the
+//!   CPU; the wake's holder is the one credited most.
 //! * Only the part of each stretch after the deadline counts: the stretches add up to
 //!   the lateness exactly. A wait that began after its deadline (a paced frame whose
 //!   work overran) was `overrun` from the deadline to its start. A stretch whose events
@@ -157,7 +160,8 @@ struct Mark {
     what: Component,
 }
 
-/// A time the thread spent runnable but off the CPU after a preemption.
+/// A time the thread was runnable while another task held its CPU: after a preemption,
+/// or between its wakeup and its switch onto the CPU.
 #[derive(Debug, Clone)]
 struct Preemption {
     from_ns: u64,
@@ -186,19 +190,23 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
     // A timer wait that begins after its deadline returns at once: it cannot block.
     let may_block = w.may_block && w.start_ns <= w.deadline_ns;
     let switches = w.voluntary_switches;
-    let (marks, traced, wake_holder) = match block {
+    let (marks, traced, held) = match block {
         Some(b) => wake_marks(tl, w, &events[b..]),
-        None if !w.may_block => (vec![mark(w.start_ns, Component::Spin)], true, None),
+        None if !w.may_block => (vec![mark(w.start_ns, Component::Spin)], true, vec![]),
         None if !may_block && switches.is_none_or(|n| n == 0) => {
             let (marks, traced) = late_call_marks(tl, w, events);
-            (marks, traced, None)
+            (marks, traced, vec![])
         }
         None if switches == Some(0) => {
             let (marks, traced) = unblocked_marks(tl, w, events);
-            (marks, traced, None)
+            (marks, traced, vec![])
         }
         // It can block and did (or may have), but its switch-out is not on record.
-        None => (vec![mark(w.start_ns, Component::Unexplained)], false, None),
+        None => (
+            vec![mark(w.start_ns, Component::Unexplained)],
+            false,
+            vec![],
+        ),
     };
     // Blocked: the trace shows it, or (its switch-out lost) its context switches do.
     let blocked = block.is_some()
@@ -208,7 +216,10 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
         };
     // Nothing of the lateness after the wait began (it was all overrun): nothing to trace.
     let traced = traced || w.end_ns <= w.start_ns.max(w.deadline_ns);
-    let preemptions = preemptions(events, tid);
+    // Run queue, each stretch credited to the task that held the CPU: the thread's
+    // preemptions, and the stretches of its wakeup's wait another task held the CPU.
+    let mut preemptions = preemptions(events, tid);
+    preemptions.extend(held);
     let mut marks = marks;
     if w.spin_ns > 0 {
         let spin_from = w.end_ns.saturating_sub(w.spin_ns);
@@ -236,14 +247,6 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
             &mut parts,
             &mut run_queue_by,
         );
-    }
-    // The wake's own run-queue wait counts for the task that held the CPU then.
-    let wake_rq =
-        parts.get(Component::RunQueue) - run_queue_by.iter().map(|(_, ns)| ns).sum::<u64>();
-    if let Some(h) = wake_holder {
-        if wake_rq > 0 {
-            run_queue_by.push((h, wake_rq));
-        }
     }
     let holder = run_queue_by
         .into_iter()
@@ -351,7 +354,7 @@ fn wake_marks(
     tl: &Timeline,
     w: &Window,
     after_block: &[Event],
-) -> (Vec<Mark>, bool, Option<Holder>) {
+) -> (Vec<Mark>, bool, Vec<Preemption>) {
     let tid = w.tid;
     let blocked_at = after_block[0].time_ns;
     let waking = after_block
@@ -361,10 +364,12 @@ fn wake_marks(
     let on_cpu = after_block.iter().find(|e| {
         e.time_ns >= from && matches!(e.kind, Kind::Switch { next_pid, .. } if next_pid == tid)
     });
-    let returned = on_cpu.and_then(|r| {
-        after_block.iter().find(|e| {
-            e.time_ns >= r.time_ns && e.pid == tid && matches!(e.kind, Kind::SysExit { .. })
-        })
+    // The call's return: after the switch-in, or, that one lost, after the wakeup.
+    let returned = waking.and_then(|wk| {
+        let after = on_cpu.map_or(wk.time_ns, |r| r.time_ns);
+        after_block
+            .iter()
+            .find(|e| e.time_ns >= after && e.pid == tid && matches!(e.kind, Kind::SysExit { .. }))
     });
     // The thread's own timer, if its expiry made the wakeup: armed by the thread
     // itself before it blocked, expired on the waking CPU between the block and the
@@ -375,84 +380,86 @@ fn wake_marks(
         timer_marks(tl, w, own, exp)
     });
 
-    let mut marks = vec![Mark {
-        at_ns: w.start_ns,
-        what: Component::Entry,
-    }];
+    let mut marks = vec![mark(w.start_ns, Component::Entry)];
     match timer {
         Some((arm, ran)) => {
             let soft = arm.soft_ns.max(0) as u64;
             let hard = arm.hard_ns.max(0) as u64;
-            marks.push(Mark {
-                at_ns: soft,
-                what: Component::Slack,
-            });
-            marks.push(Mark {
-                at_ns: ran.min(hard),
-                what: Component::TimerIrq,
-            });
+            marks.push(mark(soft, Component::Slack));
+            marks.push(mark(ran.min(hard), Component::TimerIrq));
         }
-        None => marks.push(Mark {
-            at_ns: blocked_at,
-            what: Component::Unexplained,
-        }),
+        None => marks.push(mark(blocked_at, Component::Unexplained)),
     }
-    let mut found_holder = None;
+    // From the wakeup to the switch-in: idle wakeup, but for the stretches another task
+    // held the CPU it came on (run queue, each credited to that task).
+    let mut held = Vec::new();
     match (waking, on_cpu) {
         (Some(wk), Some(r)) => {
-            let Kind::Switch {
-                prev_pid,
-                prev_comm,
-                ..
-            } = r.kind
-            else {
-                unreachable!("on_cpu is a switch")
-            };
-            let idle = prev_pid == 0;
-            if !idle {
-                found_holder = Some(holder(prev_pid, prev_comm));
-            }
-            marks.push(Mark {
-                at_ns: wk.time_ns,
-                what: if idle {
-                    Component::IdleWakeup
-                } else {
-                    Component::RunQueue
-                },
-            });
+            marks.push(mark(wk.time_ns, Component::IdleWakeup));
+            held = occupants(tl, wk.time_ns, r, tid);
         }
-        (Some(wk), None) => marks.push(Mark {
-            at_ns: wk.time_ns,
-            what: Component::Unexplained,
-        }),
+        (Some(wk), None) => marks.push(mark(wk.time_ns, Component::Unexplained)),
         (None, _) => {}
     }
     // Without the system calls' returns on record, the way out of the kernel is part
     // of the return path, and its end is not missing.
     let exits_recorded = tl.records_sys_exit();
     if let Some(r) = on_cpu {
-        marks.push(Mark {
-            at_ns: r.time_ns,
-            what: if returned.is_some() {
+        marks.push(mark(
+            r.time_ns,
+            if returned.is_some() {
                 Component::KernelExit
             } else if exits_recorded {
                 Component::Unexplained
             } else {
                 Component::Return
             },
-        });
+        ));
     }
     if let Some(x) = returned {
-        marks.push(Mark {
-            at_ns: x.time_ns,
-            what: Component::Return,
-        });
+        marks.push(mark(x.time_ns, Component::Return));
     }
     let traced = timer.is_some()
         && waking.is_some()
         && on_cpu.is_some()
         && (returned.is_some() || !exits_recorded);
-    (marks, traced, found_holder)
+    (marks, traced, held)
+}
+
+/// Who held the CPU the thread came on (`switch_in`'s) from `from` until then: each
+/// task's stretch, from the switches on that CPU (the task on it at `from` is the one
+/// the first of them switched out). The idle task and the thread itself hold nothing.
+fn occupants(tl: &Timeline, from: u64, switch_in: &Event, tid: i32) -> Vec<Preemption> {
+    let cpu = switch_in.cpu;
+    let switches: Vec<(u64, i32, Comm, i32, Comm)> = tl
+        .range(from, switch_in.time_ns)
+        .iter()
+        .filter(|e| e.cpu == cpu && e.time_ns < switch_in.time_ns)
+        .chain(std::iter::once(switch_in))
+        .filter_map(|e| match e.kind {
+            Kind::Switch {
+                prev_pid,
+                prev_comm,
+                next_pid,
+                next_comm,
+                ..
+            } => Some((e.time_ns, prev_pid, prev_comm, next_pid, next_comm)),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut at = from;
+    for &(t, prev_pid, prev_comm, _, _) in &switches {
+        if prev_pid != 0 && prev_pid != tid && t > at {
+            out.push(Preemption {
+                from_ns: at,
+                to_ns: t,
+                by: holder(prev_pid, prev_comm),
+            });
+        }
+        at = t;
+    }
+    out
 }
 
 /// The arming (soft and hard expiry) of the thread's own timer `own` behind its expiry
