@@ -38,7 +38,7 @@ mod trace;
 mod virtual_env;
 mod wait_strategy;
 
-pub use crate::precise::contention::Contention;
+pub use crate::precise::contention::{Contention, LossCause, Regime};
 pub use crate::precise::precise_strategy::Precise;
 pub use noise::{
     GapRecorder, Noise, NoiseConfig, NoiseError, NoiseSource, ProbeKind, Schedule, probe_cpus,
