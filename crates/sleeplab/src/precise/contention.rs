@@ -147,6 +147,14 @@ pub struct Contention {
     stopped_until: u64,
     /// Who took the CPU from the spin that last stopped it.
     stopped_by: Option<LossCause>,
+    /// The holds' length in units of [`HOLD_WAITS`](Self::HOLD_WAITS) and
+    /// [`STOPPED_HOLD`](Self::STOPPED_HOLD): 1, doubled at each relapse up to
+    /// [`MAX_HOLD_FACTOR`](Self::MAX_HOLD_FACTOR) (0 in a fresh state: read as 1).
+    hold_factor: u64,
+    /// Whether the contended or stopped regime held after the last wait.
+    in_regime: bool,
+    /// The wait number at which it last ended.
+    ended_at: Option<u64>,
 }
 
 impl Contention {
@@ -164,6 +172,11 @@ impl Contention {
     /// How many waits the stopped regime lasts (512, ≈ 8.5 s at 60 Hz), after which the
     /// sleeper spins again.
     pub const STOPPED_HOLD: u64 = 512;
+    /// A regime that comes back within [`HOLD_WAITS`](Self::HOLD_WAITS) of its end (a
+    /// relapse: whatever punished the spin still does) holds twice as long as the last
+    /// time, up to this many times its hold (4: ≈ 34 s at 60 Hz); one that comes back
+    /// later starts again at one hold.
+    pub const MAX_HOLD_FACTOR: u64 = 4;
 
     /// A native wakeup this late after the wait's target, in a wait that planned to spin,
     /// is starved, ns (1 ms: beyond any wakeup a runnable thread gets without waiting for
@@ -193,7 +206,7 @@ impl Contention {
             self.next = (self.next + 1) % Self::EVENTS;
             let punished_anyway = self.recent_events().filter(|e| e.backed_off).count();
             if backed_off && punished_anyway >= Self::MIN_EVENTS {
-                self.stopped_until = self.waits + 1 + Self::STOPPED_HOLD;
+                self.stopped_until = self.waits + 1 + Self::STOPPED_HOLD * self.factor();
                 self.stopped_by = Some(cause);
                 self.events = Default::default();
             }
@@ -213,6 +226,31 @@ impl Contention {
             }
         }
         self.waits = self.waits.saturating_add(1);
+        let in_regime = self.is_contended() || self.is_stopped();
+        if in_regime && !self.in_regime {
+            let relapse = self
+                .ended_at
+                .is_some_and(|end| self.waits - end <= Self::HOLD_WAITS);
+            self.hold_factor = if relapse {
+                (self.factor() * 2).min(Self::MAX_HOLD_FACTOR)
+            } else {
+                1
+            };
+        }
+        if self.in_regime && !in_regime {
+            self.ended_at = Some(self.waits);
+        }
+        self.in_regime = in_regime;
+    }
+
+    /// The holds' length now, in units of one hold (see
+    /// [`MAX_HOLD_FACTOR`](Self::MAX_HOLD_FACTOR)).
+    pub fn hold_factor(&self) -> u64 {
+        self.factor()
+    }
+
+    fn factor(&self) -> u64 {
+        self.hold_factor.max(1)
     }
 
     /// True while the sleeper is starved: its margin is 0 (see the module docs).
@@ -231,7 +269,7 @@ impl Contention {
         self.events
             .iter()
             .flatten()
-            .filter(|e| self.waits.saturating_sub(e.at) <= Self::HOLD_WAITS)
+            .filter(|e| self.waits.saturating_sub(e.at) <= Self::HOLD_WAITS * self.factor())
     }
 
     /// The runs before preemption of the events still within the hold.
@@ -407,5 +445,41 @@ mod tests {
             }
         }
         assert_eq!(c.regime(), Regime::Free);
+    }
+
+    #[test]
+    fn a_relapse_doubles_the_hold_and_a_quiet_hold_resets_it() {
+        let mut c = Contention::default();
+        let enter = |c: &mut Contention| {
+            c.observe(Some((400_000, LossCause::Host)), false);
+            c.observe(Some((400_000, LossCause::Host)), false);
+            assert!(c.is_contended());
+        };
+        // Waits until the regime ends, counted (the hold runs from the first of the two
+        // losses, one wait before the second).
+        let until_free = |c: &mut Contention| {
+            let mut n = 0;
+            while c.regime() != Regime::Free {
+                c.observe(None, false);
+                n += 1;
+            }
+            n
+        };
+        enter(&mut c);
+        assert_eq!(c.hold_factor(), 1);
+        assert_eq!(until_free(&mut c), Contention::HOLD_WAITS - 1);
+        // Back within a hold of the end: twice as long, then four times, no more.
+        for factor in [2, 4, 4] {
+            c.observe(None, false);
+            enter(&mut c);
+            assert_eq!(c.hold_factor(), factor);
+            assert_eq!(until_free(&mut c), Contention::HOLD_WAITS * factor - 1);
+        }
+        // Back only after a quiet hold: one hold again.
+        for _ in 0..=Contention::HOLD_WAITS {
+            c.observe(None, false);
+        }
+        enter(&mut c);
+        assert_eq!(c.hold_factor(), 1);
     }
 }

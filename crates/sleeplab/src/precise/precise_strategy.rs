@@ -151,8 +151,10 @@ impl Precise {
                 .with_spin_gap(spun.max_gap_ns);
         // Who took the CPU from the spin: the scheduler where the run queue grew by at
         // least half the gap (or without readings), else the host (a virtual machine's
-        // vCPU did not run; on bare metal the hardware), which counts unless the
-        // trade-off ignores it.
+        // vCPU did not run; on bare metal the hardware). The host's counts unless the
+        // trade-off ignores it, and only a gap longer than the wait's margin: it cost
+        // more than sleeping through the margin would have (a quiet host's interrupts
+        // are shorter than the oversleeps the margin covers).
         let lost = report
             .preempted_while_spinning()
             .then(
@@ -162,7 +164,8 @@ impl Precise {
                 },
             )
             .filter(|&cause| {
-                cause == LossCause::Scheduler || self.tradeoff.host == HostPolicy::Adapt
+                cause == LossCause::Scheduler
+                    || (self.tradeoff.host == HostPolicy::Adapt && spun.max_gap_ns > margin)
             })
             .map(|cause| (spun.run_before_gap_ns, cause));
         self.contention.observe(lost, starved);
