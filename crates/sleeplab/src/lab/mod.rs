@@ -54,7 +54,7 @@ pub use strategies::{
 };
 pub use summary::{WaitSummary, quantile_ns};
 pub use trace::{TRACE_COLUMNS, TRACE_MAGIC, Trace, TraceError, TraceWait};
-pub use virtual_env::{NativeWake, SleepCall, VirtualCosts, VirtualEnv};
+pub use virtual_env::{NativeWake, Running, SleepCall, VirtualCosts, VirtualEnv};
 pub use wait_strategy::WaitStrategy;
 
 use crate::precise::{CpuBudget, OptionKind, OptionValue, SleeperOption};
