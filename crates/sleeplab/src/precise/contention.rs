@@ -35,14 +35,17 @@
 //! (`/proc/thread-self/schedstat`) grew by at least half of it during the wait, or when
 //! there are no readings; otherwise it is the *host's* ([`LossCause::Host`]): on a
 //! virtual machine the vCPU did not run (the host ran something else), on bare metal the
-//! hardware stopped the CPU (SMIs, firmware). Both count alike unless the trade-off says
-//! [`HostPolicy::Ignore`](super::HostPolicy::Ignore). Why the host's count: a halted vCPU
-//! is a sleeping thread to the host's scheduler and is woken with priority, while a
-//! spinning one is a CPU hog that a busy host may deschedule for milliseconds. On the
-//! project's 2-core KVM guest, one measurement with a busy host had a 300 µs-margin spin
-//! p99 1465 µs late where a plain sleep was p99 112 µs; on a quiet host the spins'
-//! gaps off the run queue were at most tens of µs (`noise_probe`'s spins after sleeps:
-//! p99 39–45 µs), below the 100 µs a loss needs, so a quiet host keeps the spin.
+//! hardware stopped the CPU (SMIs, firmware). The host's counts unless the trade-off says
+//! [`HostPolicy::Ignore`](super::HostPolicy::Ignore), and only when the gap is also
+//! longer than the wait's margin: it cost the wait more than sleeping through the margin
+//! would have, since the margin covers the native wakeup's p99. Why the host's count: a
+//! halted vCPU is a sleeping thread to the host's scheduler and is woken with priority,
+//! while a spinning one is a CPU hog that a busy host may deschedule for milliseconds.
+//! On the project's 2-core KVM guest, one measurement with a busy host had a
+//! 300 µs-margin spin p99 1465 µs late where a plain sleep was p99 112 µs; on a quiet
+//! host the gaps off the run queue of spins after sleeps were p99 39–83 µs, at most
+//! 67–210 µs (`noise_probe`, docs/SIMULATE.md), mostly below the margin they interrupt,
+//! so a quiet host keeps the spin.
 //!
 //! # Stopped: shortening did not help
 //!
@@ -53,9 +56,18 @@
 //! within the hold happened in waits that already had the contended ceiling, the spin is
 //! *stopped*: margin 0 (a plain absolute sleep to the target) for
 //! [`STOPPED_HOLD`](Contention::STOPPED_HOLD) waits, the events forgotten. Then it spins
-//! again: a host that became quiet gets the spin (and its p99) back within a hold, one
-//! that still punishes costs two losses at full margin and two shortened ones per hold
-//! (≈ 0.8 % of the waits, below the 1 % a p99 allows).
+//! again: a host that became quiet gets the spin (and its p99) back within a hold.
+//!
+//! # Relapses hold longer
+//!
+//! Each return to a full spin is a probe of whether the host (or the load) still
+//! punishes it, and one that does costs a few late waits. So a regime (contended or
+//! stopped) that comes back within [`HOLD_WAITS`](Contention::HOLD_WAITS) of its end
+//! holds twice as long as the last time, up to
+//! [`MAX_HOLD_FACTOR`](Contention::MAX_HOLD_FACTOR) times (≈ 34 s at 60 Hz): a host that
+//! keeps punishing is probed about every four holds (two losses at full margin, and for a
+//! stopped spin two shortened ones: ≈ 0.2 % of the waits, well below the 1 % a p99
+//! allows); one that turned quiet gets the spin back within the hold in force.
 //!
 //! # Starved wakeups
 //!
