@@ -58,6 +58,12 @@
 // `contention` ignore: see `sleeplab_options_set_contention`.
 #define SLEEPLAB_CONTENTION_IGNORE 1
 
+// `host` adapt (the default): see `sleeplab_options_set_host`.
+#define SLEEPLAB_HOST_ADAPT 0
+
+// `host` ignore: see `sleeplab_options_set_host`.
+#define SLEEPLAB_HOST_IGNORE 1
+
 // `sched_slice` short (the default): see `sleeplab_options_set_sched_slice`.
 #define SLEEPLAB_SLICE_SHORT 0
 
@@ -291,6 +297,16 @@ int sleeplab_options_set_spin(struct sleeplab_options *options,
 // `options` is NULL or a live pointer from `sleeplab_options_new`.
 int sleeplab_options_set_contention(struct sleeplab_options *options,
                                     int value);
+
+// The `host` option: adapt: a spin the host (or, on bare metal, the hardware) keeps
+// interrupting is shortened or stopped like one the scheduler preempts, and comes back
+// when the host is quiet; ignore: only the scheduler's preemptions count. One of
+// `SLEEPLAB_HOST_ADAPT` (adapt, the default) or `SLEEPLAB_HOST_IGNORE` (ignore).
+//
+// # Safety
+// `options` is NULL or a live pointer from `sleeplab_options_new`.
+int sleeplab_options_set_host(struct sleeplab_options *options,
+                              int value);
 
 // The `sched_slice` option: short: ask the scheduler for a 100 µs slice on the building
 // thread, so a wakeup preempts a busy thread; inherit: leave it. One of

@@ -21,6 +21,7 @@ STEPS=(
   "scripts/bench-python.sh|python, python-return-path, python-warm-finish|FRAMES=6 BLOCK=3 CALLS=1000 REPEAT=2 RETURN_N=5 WARM_FRAMES=50"
   "scripts/bench-c.sh|c|FRAMES=6 BLOCK=3 REPEAT=2"
   "scripts/bench-experiments.sh|eevdf-lag, host-gaps|EEVDF_RUNS=2,1 HOST_GAPS_RUNS=1,0"
+  "scripts/bench-host.sh|host|FRAMES=100 BLOCK=50 REPEAT=1 PROBE=200ms"
   "scripts/bench-monitor.sh 60|monitor-cost; README: readme-monitor|LOAD_SECONDS=1 SECONDS_ARG=3"
   "scripts/bench-monitor-agreement.sh 3 60|monitor-agreement|RUNS_ARG=1 SECONDS_ARG=3"
   "scripts/explain-crosscheck.sh|explain-crosscheck|ITERATIONS=20 ROUNDS=1"

@@ -171,7 +171,7 @@ def test_options_map_onto_the_builder():
     assert sleeplab.PreciseSleeper(timer_slack="leave").timer_slack_ns == s.timer_slack_ns
     assert set(sleeplab.OPTIONS) == {
         "spin", "timer_slack", "sched_slice", "prior", "cap", "window", "quantile", "half_life", "headroom",
-        "lateness_tolerance", "cpu_budget", "early_tolerance", "contention",
+        "lateness_tolerance", "cpu_budget", "early_tolerance", "contention", "host",
     }
 
 

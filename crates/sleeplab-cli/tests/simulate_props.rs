@@ -151,6 +151,7 @@ proptest! {
             warmup: 50,
             seed,
             costs: SimCosts::from(quick_costs()),
+            host: None,
         };
         let cell = sim::run_cell(&config, &Model::Scheduler(model), "precise", requested_ns, 0).unwrap();
         prop_assert_eq!(cell.early, 0);
@@ -179,6 +180,7 @@ fn the_thread_count_does_not_change_the_result() {
         warmup: 5,
         seed: 99,
         costs: SimCosts::from(quick_costs()),
+        host: None,
     };
     let loaded: Vec<Model> = models.into_iter().map(Model::Scheduler).collect();
     let one = sim::grid::run(&config, &loaded, &Context::hidden(), 1).unwrap();

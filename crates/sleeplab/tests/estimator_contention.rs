@@ -4,8 +4,10 @@
 //! `precise:contention=ignore` (the behaviour before the regime existed) does not.
 //! The recorded traces on the same model: `estimator_traces.rs`. No real clock is read.
 
-use sleeplab::lab::{Contention, NativeWake, Precise, SleepCall, VirtualEnv, WaitSummary};
-use sleeplab::precise::{ContentionPolicy, EstimatorConfig, SleepReport, SpinStrategy, Tradeoff};
+use sleeplab::lab::{Contention, NativeWake, Precise, Regime, SleepCall, VirtualEnv, WaitSummary};
+use sleeplab::precise::{
+    ContentionPolicy, EstimatorConfig, HostPolicy, SleepReport, SpinStrategy, Tradeoff,
+};
 
 /// A spinner that has run this long since its wakeup is preempted (the model's slice).
 const SLICE_RUN_NS: u64 = 300_000;
@@ -209,30 +211,47 @@ fn late_wakeups_without_run_queue_time_are_not_starved() {
 }
 
 #[test]
-fn host_stalls_while_spinning_are_not_contention() {
+fn host_stalls_while_spinning_are_the_hosts_and_count_unless_ignored() {
     // The slice model's stalls, but the environment's run-queue time does not grow (a
-    // virtual machine's host stopped the vCPU): the margin is kept.
-    let mut host = VirtualEnv::starting_at(1_000_000_000)
-        .with_oversleeps(loaded_oversleeps())
-        .with_preemption(slice_model);
-    // The same stalls seen on a run queue: a scheduler took them.
-    let mut scheduler = VirtualEnv::starting_at(1_000_000_000)
-        .with_oversleeps(loaded_oversleeps())
-        .with_preemption(slice_model)
-        .with_run_queue_waits();
-    let (mut on_host, mut on_scheduler) = (
-        precise(ContentionPolicy::Adapt),
-        precise(ContentionPolicy::Adapt),
-    );
-    for _ in 0..200 {
-        let d = host.time() + FRAME_NS;
-        on_host.wait_until(&mut FrozenRunQueue(&mut host), d);
-        let d = scheduler.time() + FRAME_NS;
-        on_scheduler.wait_until(&mut scheduler, d);
-    }
-    assert!(host.preemptions() > 20, "{}", host.preemptions());
-    assert!(!on_host.contention().is_contended());
-    assert!(on_scheduler.contention().is_contended());
+    // virtual machine's host stopped the vCPU): the host's. The same stalls seen on a
+    // run queue: the scheduler's.
+    let run = |host_policy: HostPolicy, frozen: bool| {
+        let mut env = VirtualEnv::starting_at(1_000_000_000)
+            .with_oversleeps(loaded_oversleeps())
+            .with_preemption(slice_model)
+            .with_run_queue_waits();
+        let mut s =
+            Precise::new(EstimatorConfig::default(), SpinStrategy::Spin).with_tradeoff(Tradeoff {
+                host: host_policy,
+                ..Tradeoff::default()
+            });
+        for _ in 0..200 {
+            let d = env.time() + FRAME_NS;
+            if frozen {
+                s.wait_until(&mut FrozenRunQueue(&mut env), d);
+            } else {
+                s.wait_until(&mut env, d);
+            }
+        }
+        assert!(env.preemptions() >= 2, "{}", env.preemptions());
+        s.contention().regime()
+    };
+    // Shortened to half the slice (half of what the spin had run when it lost the CPU),
+    // the spin is never preempted again: contended, not stopped, by whoever took it.
+    let host_events = |r: Regime| match r {
+        Regime::Contended {
+            ceiling_ns,
+            host_events,
+        } if (SLICE_RUN_NS / 2 - 1_000..=SLICE_RUN_NS / 2).contains(&ceiling_ns) => {
+            Some(host_events)
+        }
+        _ => None,
+    };
+    assert_eq!(host_events(run(HostPolicy::Adapt, true)), Some(2));
+    assert_eq!(host_events(run(HostPolicy::Adapt, false)), Some(0));
+    assert_eq!(host_events(run(HostPolicy::Ignore, false)), Some(0));
+    // Ignoring the host, its stalls change nothing.
+    assert_eq!(run(HostPolicy::Ignore, true), Regime::Free);
 }
 
 /// A [`VirtualEnv`] whose run-queue time reads 0 throughout.

@@ -268,6 +268,7 @@ pub const CASES: &[Case] = &[
     case(&["simulate", "-q", "--period", "-1ms"], "-1ms"),
     case(&["simulate", "-q", "--preempt-prob", "1.5"], "1.5"),
     case(&["simulate", "-q", "--preempt-prob", "NaN"], "NaN"),
+    case(&["simulate", "-q", "--host", "loud"], "loud"),
     case(&["simulate", "-q", "--sleeps", "0"], "\"0\""),
     case(&["simulate", "-q", "--warmup", "-1"], "-1"),
     case(&["simulate", "-q", "--seed", "x"], "\"x\""),

@@ -31,6 +31,7 @@ pub(crate) const CHOICE_NAMES: &[(&str, &[&str])] = &[
         "contention",
         &["SLEEPLAB_CONTENTION_ADAPT", "SLEEPLAB_CONTENTION_IGNORE"],
     ),
+    ("host", &["SLEEPLAB_HOST_ADAPT", "SLEEPLAB_HOST_IGNORE"]),
     (
         "sched_slice",
         &["SLEEPLAB_SLICE_SHORT", "SLEEPLAB_SLICE_INHERIT"],

@@ -126,6 +126,25 @@ pub unsafe extern "C" fn sleeplab_options_set_contention(
     unsafe { set(options, "contention", choice_value(value)) }
 }
 
+/// `host` adapt (the default): see `sleeplab_options_set_host`.
+pub const SLEEPLAB_HOST_ADAPT: c_int = 0;
+
+/// `host` ignore: see `sleeplab_options_set_host`.
+pub const SLEEPLAB_HOST_IGNORE: c_int = 1;
+
+/// The `host` option: adapt: a spin the host (or, on bare metal, the hardware) keeps
+/// interrupting is shortened or stopped like one the scheduler preempts, and comes back
+/// when the host is quiet; ignore: only the scheduler's preemptions count. One of
+/// `SLEEPLAB_HOST_ADAPT` (adapt, the default) or `SLEEPLAB_HOST_IGNORE` (ignore).
+///
+/// # Safety
+/// `options` is NULL or a live pointer from `sleeplab_options_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sleeplab_options_set_host(options: *mut Options, value: c_int) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe { set(options, "host", choice_value(value)) }
+}
+
 /// `sched_slice` short (the default): see `sleeplab_options_set_sched_slice`.
 pub const SLEEPLAB_SLICE_SHORT: c_int = 0;
 
@@ -236,6 +255,9 @@ pub(super) unsafe fn call_setter(
         }
         ("contention", OptionValue::Choice(v)) => {
             Some(unsafe { sleeplab_options_set_contention(options, c_int::try_from(v).ok()?) })
+        }
+        ("host", OptionValue::Choice(v)) => {
+            Some(unsafe { sleeplab_options_set_host(options, c_int::try_from(v).ok()?) })
         }
         ("sched_slice", OptionValue::Choice(v)) => {
             Some(unsafe { sleeplab_options_set_sched_slice(options, c_int::try_from(v).ok()?) })

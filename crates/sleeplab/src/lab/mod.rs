@@ -17,6 +17,9 @@
 //! * [`VirtualEnv`]: a virtual clock with scripted or modelled native wakes
 //!   ([`NativeWake`]), a preemption model for spins and CPU accounting, on which the
 //!   sleeper and every strategy run unchanged.
+//! * [`noise`]: what a thread that never sleeps loses, probed from user space (gaps
+//!   between back-to-back clock reads, per CPU), and whether it is the host's or the
+//!   hardware's ([`NoiseSource`]).
 //! * [`option_samples`]: values at and beyond the ends of each option's range, which
 //!   every binding of the option table must accept or refuse alike (the binding tests
 //!   walk them).
@@ -26,6 +29,7 @@
 //! which would otherwise have to become public API; as a module they stay private and
 //! the docs still show [`precise`](crate::precise) as the product.
 
+pub mod noise;
 mod oracle;
 mod replay;
 mod strategies;
@@ -34,8 +38,11 @@ mod trace;
 mod virtual_env;
 mod wait_strategy;
 
-pub use crate::precise::contention::Contention;
+pub use crate::precise::contention::{Contention, LossCause, Regime};
 pub use crate::precise::precise_strategy::Precise;
+pub use noise::{
+    GapRecorder, Noise, NoiseConfig, NoiseError, NoiseSource, ProbeKind, Schedule, probe_cpus,
+};
 pub use oracle::{
     FrontierPoint, fixed_margin_on_trace, oracle_at_cpu, oracle_at_p99, oracle_frontier,
 };
@@ -47,7 +54,7 @@ pub use strategies::{
 };
 pub use summary::{WaitSummary, quantile_ns};
 pub use trace::{TRACE_COLUMNS, TRACE_MAGIC, Trace, TraceError, TraceWait};
-pub use virtual_env::{NativeWake, SleepCall, VirtualCosts, VirtualEnv};
+pub use virtual_env::{NativeWake, Running, SleepCall, VirtualCosts, VirtualEnv};
 pub use wait_strategy::WaitStrategy;
 
 use crate::precise::{CpuBudget, OptionKind, OptionValue, SleeperOption};

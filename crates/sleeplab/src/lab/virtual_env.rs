@@ -15,7 +15,11 @@
 //! * A preemption model ([`with_preemption`](VirtualEnv::with_preemption)) is asked at
 //!   every spin-loop pause and yield how long the thread loses its CPU, given how long it
 //!   has run since its last native wakeup: a loaded machine's scheduler, where a waiter
-//!   that spins too long waits a whole slice behind a busy thread.
+//!   that spins too long waits a whole slice behind a busy thread. With
+//!   [`with_preemption_at`](VirtualEnv::with_preemption_at) the model also sees the time
+//!   and the run since the wakeup across preemptions ([`Running`]): a virtual machine's
+//!   host, which interrupts a running vCPU and may deschedule one that has run long
+//!   since it woke from a halt.
 
 use crate::clock::Env;
 use crate::precise::PreciseSleeper;
@@ -82,7 +86,23 @@ impl Default for VirtualCosts {
 }
 
 type NativeWakeFn = Box<dyn FnMut(&SleepCall) -> NativeWake + Send>;
-type PreemptFn = Box<dyn FnMut(u64) -> u64 + Send>;
+type PreemptFn = Box<dyn FnMut(&Running) -> u64 + Send>;
+
+/// What a preemption model ([`VirtualEnv::with_preemption_at`]) is told at each spin-loop
+/// pause and yield.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Running {
+    /// The virtual time, ns.
+    pub now: u64,
+    /// How long the thread has run since its last native wakeup or preemption, ns (what
+    /// [`VirtualEnv::with_preemption`]'s model gets).
+    pub run_ns: u64,
+    /// How long it has run since its last native wakeup, ns, preemptions left out: what
+    /// a host's scheduler charged a vCPU that woke from a halt.
+    pub since_wake_ns: u64,
+    /// When that wakeup was (virtual time, ns): a new value is a new run.
+    pub woke_at: u64,
+}
 
 enum Model {
     Exact,
@@ -101,6 +121,10 @@ pub struct VirtualEnv {
     preempt: Option<PreemptFn>,
     /// When the thread last started running (its last native wakeup or preemption).
     run_start: u64,
+    /// Its last native wakeup.
+    wake_at: u64,
+    /// Time lost to preemptions since then.
+    lost_since_wake: u64,
     preemptions: u64,
     native_sleeps: u64,
     interruptions: u64,
@@ -109,6 +133,8 @@ pub struct VirtualEnv {
     yields: u64,
     /// Time spent on a run queue so far, ns; `None` unless a model accounts for it.
     run_queue_ns: Option<u64>,
+    /// Whether late wakeups and preemptions add to it.
+    queue_grows: bool,
 }
 
 impl std::fmt::Debug for VirtualEnv {
@@ -150,6 +176,8 @@ impl VirtualEnv {
             model: Model::Exact,
             preempt: None,
             run_start: now_ns,
+            wake_at: now_ns,
+            lost_since_wake: 0,
             preemptions: 0,
             native_sleeps: 0,
             interruptions: 0,
@@ -157,6 +185,7 @@ impl VirtualEnv {
             spin_pauses: 0,
             yields: 0,
             run_queue_ns: None,
+            queue_grows: false,
         }
     }
 
@@ -166,6 +195,16 @@ impl VirtualEnv {
     /// a kernel without schedstat.
     pub fn with_run_queue_waits(mut self) -> Self {
         self.run_queue_ns = Some(0);
+        self.queue_grows = true;
+        self
+    }
+
+    /// The environment reports run-queue time ([`Env::run_queue_ns`]) that never grows:
+    /// no late wakeup or preemption is the scheduler's, every one is a timer's or the
+    /// host's (a virtual machine's guest with nothing else to run).
+    pub fn with_empty_run_queue(mut self) -> Self {
+        self.run_queue_ns = Some(0);
+        self.queue_grows = false;
         self
     }
 
@@ -199,7 +238,17 @@ impl VirtualEnv {
     /// At every spin-loop pause and yield, `model` gets the ns the thread has run since
     /// its last native wakeup (or its last preemption) and returns how long it now loses
     /// its CPU, ns (0: not preempted). Lost time passes without CPU use.
-    pub fn with_preemption(mut self, model: impl FnMut(u64) -> u64 + Send + 'static) -> Self {
+    pub fn with_preemption(self, mut model: impl FnMut(u64) -> u64 + Send + 'static) -> Self {
+        self.with_preemption_at(move |r: &Running| model(r.run_ns))
+    }
+
+    /// [`with_preemption`](Self::with_preemption) with a model that also sees the time
+    /// and the thread's run since its last native wakeup ([`Running`]): a host that
+    /// charges a vCPU from its wake, a model that changes over time.
+    pub fn with_preemption_at(
+        mut self,
+        model: impl FnMut(&Running) -> u64 + Send + 'static,
+    ) -> Self {
         self.preempt = Some(Box::new(model));
         self
     }
@@ -277,13 +326,27 @@ impl VirtualEnv {
 
     /// Asks the preemption model whether the running thread loses its CPU now.
     fn maybe_preempt(&mut self) {
-        let run = self.now.saturating_sub(self.run_start);
-        let lost = self.preempt.as_mut().map_or(0, |f| f(run));
+        let Some(f) = self.preempt.as_mut() else {
+            return;
+        };
+        let running = Running {
+            now: self.now,
+            run_ns: self.now.saturating_sub(self.run_start),
+            since_wake_ns: self
+                .now
+                .saturating_sub(self.wake_at)
+                .saturating_sub(self.lost_since_wake),
+            woke_at: self.wake_at,
+        };
+        let lost = f(&running);
         if lost > 0 {
             self.preemptions = self.preemptions.saturating_add(1);
             self.now = self.now.saturating_add(lost);
+            self.lost_since_wake = self.lost_since_wake.saturating_add(lost);
             self.run_start = self.now;
-            self.run_queue_ns = self.run_queue_ns.map(|q| q.saturating_add(lost));
+            if self.queue_grows {
+                self.run_queue_ns = self.run_queue_ns.map(|q| q.saturating_add(lost));
+            }
         }
     }
 
@@ -312,7 +375,9 @@ impl VirtualEnv {
         match wake {
             NativeWake::Late(ns) => {
                 self.now = target.saturating_add(ns);
-                self.run_queue_ns = self.run_queue_ns.map(|q| q.saturating_add(ns));
+                if self.queue_grows {
+                    self.run_queue_ns = self.run_queue_ns.map(|q| q.saturating_add(ns));
+                }
             }
             NativeWake::Interrupted(after) => {
                 let t = self.now.saturating_add(after.max(1));
@@ -326,6 +391,8 @@ impl VirtualEnv {
         }
         // The thread runs again from its wakeup.
         self.run_start = self.now;
+        self.wake_at = self.now;
+        self.lost_since_wake = 0;
     }
 }
 
@@ -423,6 +490,66 @@ mod tests {
         env.sleep_until(2_000_000); // a wakeup restarts the run
         env.spin_pause();
         assert_eq!(env.preemptions(), 1);
+    }
+
+    #[test]
+    fn a_model_at_sees_the_time_and_the_run_since_the_wake() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = std::sync::Arc::clone(&seen);
+        let mut env = VirtualEnv::new()
+            .with_costs(VirtualCosts {
+                clock_read_ns: 0,
+                spin_pause_ns: 50,
+                yield_ns: 50,
+                sleep_cpu_ns: 0,
+            })
+            .with_preemption_at(move |r: &Running| {
+                log.lock().unwrap().push(*r);
+                if r.run_ns == 100 { 1_000 } else { 0 }
+            });
+        env.sleep_until(1_000);
+        for _ in 0..3 {
+            env.spin_pause();
+        }
+        env.sleep_until(5_000);
+        env.spin_pause();
+        let seen = seen.lock().unwrap();
+        let at = |now, run_ns, since_wake_ns, woke_at| Running {
+            now,
+            run_ns,
+            since_wake_ns,
+            woke_at,
+        };
+        // The preemption after 100 ns restarts the run, not the run since the wake; a
+        // native wakeup restarts both.
+        assert_eq!(
+            *seen,
+            [
+                at(1_050, 50, 50, 1_000),
+                at(1_100, 100, 100, 1_000),
+                at(2_150, 50, 150, 1_000),
+                at(5_050, 50, 50, 5_000)
+            ]
+        );
+    }
+
+    #[test]
+    fn an_empty_run_queue_is_read_but_never_grows() {
+        let mut env = VirtualEnv::new()
+            .with_oversleeps([5_000])
+            .with_preemption(|run| if run >= 100 { 1_000 } else { 0 })
+            .with_empty_run_queue();
+        env.sleep_until(1_000);
+        for _ in 0..10 {
+            env.spin_pause();
+        }
+        assert!(env.preemptions() > 0);
+        assert_eq!(env.run_queue_ns(), Some(0));
+        let mut counted = VirtualEnv::new()
+            .with_oversleeps([5_000])
+            .with_run_queue_waits();
+        counted.sleep_until(1_000);
+        assert_eq!(counted.run_queue_ns(), Some(5_000));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::options::{OptionError, OptionValue, SleeperOption};
 use super::precise_strategy::Precise;
 use super::sleeper::{PreciseSleeper, SlackPolicy};
 use super::spin::SpinStrategy;
-use super::tradeoff::{CpuBudget, SlicePolicy, Tradeoff};
+use super::tradeoff::{CpuBudget, HostPolicy, SlicePolicy, Tradeoff};
 use crate::clock::{Env, RealEnv, duration_ns};
 use crate::system::{sched_slice_ns, set_sched_slice_ns, set_timer_slack_ns, timer_slack_ns};
 /// Builds a [`PreciseSleeper`] with non-default parameters.
@@ -114,6 +114,13 @@ impl PreciseSleeperBuilder {
     /// early.
     pub fn early_tolerance(mut self, tolerance: Duration) -> Self {
         self.tradeoff.early_tolerance_ns = duration_ns(tolerance);
+        self
+    }
+
+    /// Whether a spin's losses to the host (or the hardware) shorten and stop the spin
+    /// like the scheduler's (default [`HostPolicy::Adapt`]; [`Tradeoff::host`]).
+    pub fn host_policy(mut self, host: HostPolicy) -> Self {
+        self.tradeoff.host = host;
         self
     }
 

@@ -1,5 +1,6 @@
-//! The contended regimes: a spin that keeps losing its CPU is shortened, and a sleeper
-//! whose spinning keeps making its wakeups milliseconds late stops spinning.
+//! The contended regimes: a spin that keeps losing its CPU is shortened, one that keeps
+//! losing it although shortened is stopped, and a sleeper whose spinning keeps making its
+//! wakeups milliseconds late stops spinning.
 //!
 //! # The mechanism
 //!
@@ -28,6 +29,46 @@
 //! survived. Without preemptions while spinning (an idle machine, a recorded trace
 //! replayed without a preemption model) nothing changes.
 //!
+//! # Who took the CPU: the scheduler or the host
+//!
+//! A gap is the *scheduler's* ([`LossCause::Scheduler`]) when the thread's run-queue time
+//! (`/proc/thread-self/schedstat`) grew by at least half of it during the wait, or when
+//! there are no readings; otherwise it is the *host's* ([`LossCause::Host`]): on a
+//! virtual machine the vCPU did not run (the host ran something else), on bare metal the
+//! hardware stopped the CPU (SMIs, firmware). The host's counts unless the trade-off says
+//! [`HostPolicy::Ignore`](super::HostPolicy::Ignore), and only when the gap is also
+//! longer than the wait's margin: it cost the wait more than sleeping through the margin
+//! would have, since the margin covers the native wakeup's p99. Why the host's count: a
+//! halted vCPU is a sleeping thread to the host's scheduler and is woken with priority,
+//! while a spinning one is a CPU hog that a busy host may deschedule for milliseconds.
+//! On the project's 2-core KVM guest, one measurement with a busy host had a
+//! 300 µs-margin spin p99 1465 µs late where a plain sleep was p99 112 µs; on a quiet
+//! host the gaps off the run queue of spins after sleeps were p99 39–83 µs, at most
+//! 67–210 µs (`noise_probe`, docs/SIMULATE.md), mostly below the margin they interrupt,
+//! so a quiet host keeps the spin.
+//!
+//! # Stopped: shortening did not help
+//!
+//! A shorter spin helps where losses come once a spin has run a while (a slice, a
+//! host's fair share). Where they come at any time (a host that deschedules running
+//! vCPUs at random), a shorter spin only loses its CPU less often, and each loss still
+//! costs milliseconds. So when [`MIN_EVENTS`](Contention::MIN_EVENTS) of the events
+//! within the hold happened in waits that already had the contended ceiling, the spin is
+//! *stopped*: margin 0 (a plain absolute sleep to the target) for
+//! [`STOPPED_HOLD`](Contention::STOPPED_HOLD) waits, the events forgotten. Then it spins
+//! again: a host that became quiet gets the spin (and its p99) back within a hold.
+//!
+//! # Relapses hold longer
+//!
+//! Each return to a full spin is a probe of whether the host (or the load) still
+//! punishes it, and one that does costs a few late waits. So a regime (contended or
+//! stopped) that comes back within [`HOLD_WAITS`](Contention::HOLD_WAITS) of its end
+//! holds twice as long as the last time, up to
+//! [`MAX_HOLD_FACTOR`](Contention::MAX_HOLD_FACTOR) times (≈ 34 s at 60 Hz): a host that
+//! keeps punishing is probed about every four holds (two losses at full margin, and for a
+//! stopped spin two shortened ones: ≈ 0.2 % of the waits, well below the 1 % a p99
+//! allows); one that turned quiet gets the spin back within the hold in force.
+//!
 //! # Starved wakeups
 //!
 //! EEVDF runs a woken thread at once only while it is owed CPU time (positive *lag*):
@@ -50,13 +91,62 @@
 //! target, still never early) for the next [`STARVED_HOLD`](Contention::STARVED_HOLD)
 //! waits, after which it tries spinning again.
 
+/// Who took the CPU from a spin: what a gap of at least
+/// [`PREEMPT_GAP_NS`](super::SleepReport::PREEMPT_GAP_NS) between two of its clock reads
+/// was spent on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossCause {
+    /// The thread's own kernel: at least half of the gap on its run queue (or no
+    /// run-queue readings to tell).
+    Scheduler,
+    /// Not this machine's scheduler: on a virtual machine the host (the vCPU did not run),
+    /// on bare metal the hardware (SMIs, firmware).
+    Host,
+}
+
+/// One spin that lost its CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Event {
+    /// The wait number.
+    at: u64,
+    /// How long the spin had run when it lost the CPU, ns.
+    run: u64,
+    /// Who took it.
+    cause: LossCause,
+    /// Whether the contended regime's ceiling was in force in that wait.
+    backed_off: bool,
+}
+
+/// What the contended regimes make of the spin now (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Regime {
+    /// Nothing limits the margin.
+    Free,
+    /// Spins keep losing their CPU: the margin is at most `ceiling_ns`.
+    Contended {
+        /// The largest margin, ns.
+        ceiling_ns: u64,
+        /// Of the recent losses, how many the host (or the hardware) took; the rest
+        /// were the scheduler's.
+        host_events: usize,
+    },
+    /// Spins kept losing their CPU although they were already shortened: no spin
+    /// (margin 0) until the hold ends.
+    Stopped {
+        /// Who took the CPU from the spin that stopped it.
+        by: LossCause,
+    },
+    /// Native wakeups were starved after spins: no spin (margin 0) until the hold ends.
+    Starved,
+}
+
 /// Recent preemptions of the spin phase, and the spin ceiling they call for.
 #[derive(Debug, Clone, Default)]
 pub struct Contention {
     /// Waits observed so far.
     waits: u64,
-    /// The last events: (wait number, ns the spin had run when it lost the CPU).
-    events: [Option<(u64, u64)>; Contention::EVENTS],
+    /// The last events.
+    events: [Option<Event>; Contention::EVENTS],
     /// Where the next event goes in `events`.
     next: usize,
     /// The wait numbers of the last starved wakeups.
@@ -65,12 +155,25 @@ pub struct Contention {
     next_starved: usize,
     /// The first wait number after the starved regime (0: never entered).
     starved_until: u64,
+    /// The first wait number after the stopped regime (0: never entered).
+    stopped_until: u64,
+    /// Who took the CPU from the spin that last stopped it.
+    stopped_by: Option<LossCause>,
+    /// The holds' length in units of [`HOLD_WAITS`](Self::HOLD_WAITS) and
+    /// [`STOPPED_HOLD`](Self::STOPPED_HOLD): 1, doubled at each relapse up to
+    /// [`MAX_HOLD_FACTOR`](Self::MAX_HOLD_FACTOR) (0 in a fresh state: read as 1).
+    hold_factor: u64,
+    /// Whether the contended or stopped regime held after the last wait.
+    in_regime: bool,
+    /// The wait number at which it last ended.
+    ended_at: Option<u64>,
 }
 
 impl Contention {
     /// Events remembered.
     pub const EVENTS: usize = 4;
-    /// Events within the hold that make the spin contended.
+    /// Events within the hold that make the spin contended, and events in waits already
+    /// backed off that stop it.
     pub const MIN_EVENTS: usize = 2;
     /// How many waits an event counts for (512: the estimator's window, ≈ 8.5 s at
     /// 60 Hz).
@@ -78,6 +181,14 @@ impl Contention {
     /// The shortest margin the contended regime imposes, ns (20 µs: a loaded machine's
     /// typical wakeup, so most frames still end in a short spin).
     pub const MIN_SPIN_NS: u64 = 20_000;
+    /// How many waits the stopped regime lasts (512, ≈ 8.5 s at 60 Hz), after which the
+    /// sleeper spins again.
+    pub const STOPPED_HOLD: u64 = 512;
+    /// A regime that comes back within [`HOLD_WAITS`](Self::HOLD_WAITS) of its end (a
+    /// relapse: whatever punished the spin still does) holds twice as long as the last
+    /// time, up to this many times its hold (4: ≈ 34 s at 60 Hz); one that comes back
+    /// later starts again at one hold.
+    pub const MAX_HOLD_FACTOR: u64 = 4;
 
     /// A native wakeup this late after the wait's target, in a wait that planned to spin,
     /// is starved, ns (1 ms: beyond any wakeup a runnable thread gets without waiting for
@@ -92,13 +203,25 @@ impl Contention {
     /// How many waits the starved regime lasts (512, ≈ 8.5 s at 60 Hz).
     pub const STARVED_HOLD: u64 = 512;
 
-    /// Notes one wait: `preempted_after_ns` is how long its spin had run when it lost
-    /// the CPU, or `None` when it did not; `starved` whether its native wakeup was
+    /// Notes one wait: `lost` is how long its spin had run when it lost the CPU and who
+    /// took it, or `None` when it did not; `starved` whether its native wakeup was
     /// starved (see the module docs).
-    pub fn observe(&mut self, preempted_after_ns: Option<u64>, starved: bool) {
-        if let Some(run) = preempted_after_ns {
-            self.events[self.next] = Some((self.waits, run));
+    pub fn observe(&mut self, lost: Option<(u64, LossCause)>, starved: bool) {
+        if let Some((run, cause)) = lost {
+            let backed_off = self.is_contended();
+            self.events[self.next] = Some(Event {
+                at: self.waits,
+                run,
+                cause,
+                backed_off,
+            });
             self.next = (self.next + 1) % Self::EVENTS;
+            let punished_anyway = self.recent_events().filter(|e| e.backed_off).count();
+            if backed_off && punished_anyway >= Self::MIN_EVENTS {
+                self.stopped_until = self.waits + 1 + Self::STOPPED_HOLD * self.factor();
+                self.stopped_by = Some(cause);
+                self.events = Default::default();
+            }
         }
         if starved {
             self.starved[self.next_starved] = Some(self.waits);
@@ -115,6 +238,31 @@ impl Contention {
             }
         }
         self.waits = self.waits.saturating_add(1);
+        let in_regime = self.is_contended() || self.is_stopped();
+        if in_regime && !self.in_regime {
+            let relapse = self
+                .ended_at
+                .is_some_and(|end| self.waits - end <= Self::HOLD_WAITS);
+            self.hold_factor = if relapse {
+                (self.factor() * 2).min(Self::MAX_HOLD_FACTOR)
+            } else {
+                1
+            };
+        }
+        if self.in_regime && !in_regime {
+            self.ended_at = Some(self.waits);
+        }
+        self.in_regime = in_regime;
+    }
+
+    /// The holds' length now, in units of one hold (see
+    /// [`MAX_HOLD_FACTOR`](Self::MAX_HOLD_FACTOR)).
+    pub fn hold_factor(&self) -> u64 {
+        self.factor()
+    }
+
+    fn factor(&self) -> u64 {
+        self.hold_factor.max(1)
     }
 
     /// True while the sleeper is starved: its margin is 0 (see the module docs).
@@ -122,13 +270,23 @@ impl Contention {
         self.waits < self.starved_until
     }
 
-    /// The events still within the hold: (wait number, run before preemption).
-    fn recent(&self) -> impl Iterator<Item = u64> + '_ {
+    /// True while the spin is stopped because shortened spins kept losing their CPU: its
+    /// margin is 0 (see the module docs).
+    pub fn is_stopped(&self) -> bool {
+        self.waits < self.stopped_until
+    }
+
+    /// The events still within the hold.
+    fn recent_events(&self) -> impl Iterator<Item = &Event> + '_ {
         self.events
             .iter()
             .flatten()
-            .filter(|(at, _)| self.waits.saturating_sub(*at) <= Self::HOLD_WAITS)
-            .map(|&(_, run)| run)
+            .filter(|e| self.waits.saturating_sub(e.at) <= Self::HOLD_WAITS * self.factor())
+    }
+
+    /// The runs before preemption of the events still within the hold.
+    fn recent(&self) -> impl Iterator<Item = u64> + '_ {
+        self.recent_events().map(|e| e.run)
     }
 
     /// True while the spin is contended (see the module docs).
@@ -136,11 +294,11 @@ impl Contention {
         self.recent().count() >= Self::MIN_EVENTS
     }
 
-    /// The largest margin: 0 while starved; while contended, half the shortest recent run
-    /// before a preemption, at least [`MIN_SPIN_NS`](Self::MIN_SPIN_NS); `None` when
-    /// neither.
+    /// The largest margin: 0 while starved or stopped; while contended, half the
+    /// shortest recent run before a preemption, at least
+    /// [`MIN_SPIN_NS`](Self::MIN_SPIN_NS); `None` when none of these.
     pub fn spin_ceiling_ns(&self) -> Option<u64> {
-        if self.is_starved() {
+        if self.is_starved() || self.is_stopped() {
             return Some(0);
         }
         if !self.is_contended() {
@@ -149,6 +307,28 @@ impl Contention {
         self.recent()
             .min()
             .map(|run| (run / 2).max(Self::MIN_SPIN_NS))
+    }
+
+    /// The regime in force for the next wait.
+    pub fn regime(&self) -> Regime {
+        if self.is_starved() {
+            return Regime::Starved;
+        }
+        if self.is_stopped() {
+            return Regime::Stopped {
+                by: self.stopped_by.unwrap_or(LossCause::Scheduler),
+            };
+        }
+        match self.spin_ceiling_ns() {
+            Some(ceiling_ns) => Regime::Contended {
+                ceiling_ns,
+                host_events: self
+                    .recent_events()
+                    .filter(|e| e.cause == LossCause::Host)
+                    .count(),
+            },
+            None => Regime::Free,
+        }
     }
 
     /// Forgets every event.
@@ -164,13 +344,13 @@ mod tests {
     #[test]
     fn one_event_is_not_contention_two_are_and_they_expire() {
         let mut c = Contention::default();
-        c.observe(Some(600_000), false);
+        c.observe(Some((600_000, LossCause::Scheduler)), false);
         assert!(!c.is_contended());
         assert_eq!(c.spin_ceiling_ns(), None);
         for _ in 0..10 {
             c.observe(None, false);
         }
-        c.observe(Some(400_000), false);
+        c.observe(Some((400_000, LossCause::Scheduler)), false);
         assert!(c.is_contended());
         assert_eq!(c.spin_ceiling_ns(), Some(200_000), "half the shortest run");
         // The first event leaves the hold first: contention ends with it.
@@ -221,18 +401,97 @@ mod tests {
     }
 
     #[test]
-    fn the_ceiling_has_a_floor_and_only_the_last_events_count() {
+    fn the_ceiling_has_a_floor() {
         let mut c = Contention::default();
-        c.observe(Some(1_000), false);
-        c.observe(Some(5_000), false);
+        c.observe(Some((1_000, LossCause::Scheduler)), false);
+        c.observe(Some((5_000, LossCause::Host)), false);
         assert_eq!(c.spin_ceiling_ns(), Some(Contention::MIN_SPIN_NS));
-        for _ in 0..Contention::EVENTS {
-            c.observe(Some(800_000), false);
-        }
         assert_eq!(
-            c.spin_ceiling_ns(),
-            Some(400_000),
-            "older events overwritten"
+            c.regime(),
+            Regime::Contended {
+                ceiling_ns: Contention::MIN_SPIN_NS,
+                host_events: 1
+            }
         );
+    }
+
+    #[test]
+    fn losses_in_shortened_spins_stop_the_spin_for_the_hold() {
+        let mut c = Contention::default();
+        c.observe(Some((800_000, LossCause::Host)), false);
+        c.observe(Some((600_000, LossCause::Host)), false);
+        assert_eq!(c.spin_ceiling_ns(), Some(300_000));
+        // One loss while shortened: still contended, at the shorter run's half.
+        c.observe(Some((100_000, LossCause::Host)), false);
+        assert_eq!(c.spin_ceiling_ns(), Some(50_000));
+        assert!(!c.is_stopped());
+        for _ in 0..10 {
+            c.observe(None, false);
+        }
+        // A second: backing off did not help, no spin.
+        c.observe(Some((30_000, LossCause::Host)), false);
+        assert!(c.is_stopped());
+        assert_eq!(c.spin_ceiling_ns(), Some(0));
+        assert_eq!(
+            c.regime(),
+            Regime::Stopped {
+                by: LossCause::Host
+            }
+        );
+        for _ in 0..Contention::STOPPED_HOLD - 1 {
+            c.observe(None, false);
+        }
+        assert!(c.is_stopped());
+        c.observe(None, false);
+        assert_eq!(
+            c.regime(),
+            Regime::Free,
+            "the hold is over, the events forgotten"
+        );
+        // A loss in a wait that was not shortened never stops the spin.
+        let mut c = Contention::default();
+        for _ in 0..Contention::EVENTS * 4 {
+            c.observe(Some((500_000, LossCause::Scheduler)), false);
+            for _ in 0..Contention::HOLD_WAITS {
+                c.observe(None, false);
+            }
+        }
+        assert_eq!(c.regime(), Regime::Free);
+    }
+
+    #[test]
+    fn a_relapse_doubles_the_hold_and_a_quiet_hold_resets_it() {
+        let mut c = Contention::default();
+        let enter = |c: &mut Contention| {
+            c.observe(Some((400_000, LossCause::Host)), false);
+            c.observe(Some((400_000, LossCause::Host)), false);
+            assert!(c.is_contended());
+        };
+        // Waits until the regime ends, counted (the hold runs from the first of the two
+        // losses, one wait before the second).
+        let until_free = |c: &mut Contention| {
+            let mut n = 0;
+            while c.regime() != Regime::Free {
+                c.observe(None, false);
+                n += 1;
+            }
+            n
+        };
+        enter(&mut c);
+        assert_eq!(c.hold_factor(), 1);
+        assert_eq!(until_free(&mut c), Contention::HOLD_WAITS - 1);
+        // Back within a hold of the end: twice as long, then four times, no more.
+        for factor in [2, 4, 4] {
+            c.observe(None, false);
+            enter(&mut c);
+            assert_eq!(c.hold_factor(), factor);
+            assert_eq!(until_free(&mut c), Contention::HOLD_WAITS * factor - 1);
+        }
+        // Back only after a quiet hold: one hold again.
+        for _ in 0..=Contention::HOLD_WAITS {
+            c.observe(None, false);
+        }
+        enter(&mut c);
+        assert_eq!(c.hold_factor(), 1);
     }
 }

@@ -88,4 +88,4 @@ pub use sleep_report::{SleepReport, SleepStats};
 pub use sleeper::{PreciseSleeper, SlackPolicy};
 pub use spin::SpinStrategy;
 pub use ticker::{MissedTickBehavior, Tick, Ticker, next_tick};
-pub use tradeoff::{ContentionPolicy, CpuBudget, SlicePolicy, Tradeoff};
+pub use tradeoff::{ContentionPolicy, CpuBudget, HostPolicy, SlicePolicy, Tradeoff};

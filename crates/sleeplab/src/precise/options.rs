@@ -16,7 +16,7 @@ use super::builder::PreciseSleeperBuilder;
 use super::estimator::EstimatorConfig;
 use super::sleeper::SlackPolicy;
 use super::spin::SpinStrategy;
-use super::tradeoff::{ContentionPolicy, CpuBudget, SlicePolicy};
+use super::tradeoff::{ContentionPolicy, CpuBudget, HostPolicy, SlicePolicy};
 use crate::duration::{format_ns, parse_ns};
 
 type B = PreciseSleeperBuilder;
@@ -146,6 +146,7 @@ const DURATION: &str = "a whole number of ns with a unit (ns, us, µs, ms, s), e
 
 pub(crate) const SPINS: [SpinStrategy; 2] = [SpinStrategy::Spin, SpinStrategy::YieldSpin];
 const CONTENTIONS: [ContentionPolicy; 2] = [ContentionPolicy::Adapt, ContentionPolicy::Ignore];
+const HOSTS: [HostPolicy; 2] = [HostPolicy::Adapt, HostPolicy::Ignore];
 const SLICES: [SlicePolicy; 2] = [SlicePolicy::Short, SlicePolicy::Inherit];
 const SLACKS: [SlackPolicy; 2] = [SlackPolicy::SetMinimal, SlackPolicy::LeaveAlone];
 
@@ -246,6 +247,18 @@ pub const OPTIONS: &[SleeperOption] = &[
         access: Access::Choice(
             |b| index_of(&CONTENTIONS, &b.tradeoff.contention),
             |b, i| b.tradeoff.contention = CONTENTIONS[i],
+        ),
+    },
+    SleeperOption {
+        name: "host",
+        setting_key: Some("host"),
+        kind: OptionKind::Choice(&["adapt", "ignore"]),
+        unit: "",
+        doc: "adapt: a spin the host (or, on bare metal, the hardware) keeps interrupting is shortened or stopped like one the scheduler preempts, and comes back when the host is quiet; ignore: only the scheduler's preemptions count",
+        expected: "adapt or ignore",
+        access: Access::Choice(
+            |b| index_of(&HOSTS, &b.tradeoff.host),
+            |b, i| b.tradeoff.host = HOSTS[i],
         ),
     },
     SleeperOption {
@@ -492,6 +505,7 @@ mod tests {
         let s = b.strategy();
         assert_eq!(s.spin_strategy(), SpinStrategy::YieldSpin);
         assert_eq!(s.tradeoff().contention, ContentionPolicy::Ignore);
+        assert_eq!(s.tradeoff().host, HostPolicy::Ignore);
         assert_eq!(s.tradeoff().slice, SlicePolicy::Inherit);
         assert_eq!(s.tradeoff().cpu_budget, CpuBudget::Percent(2.5));
         assert_eq!(b.slack, SlackPolicy::LeaveAlone);

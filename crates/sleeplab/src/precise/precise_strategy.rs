@@ -2,11 +2,11 @@
 //! margin learned by a [`MarginEstimator`] and bounded by the caller's [`Tradeoff`], then
 //! a spin to the deadline.
 
-use super::contention::Contention;
+use super::contention::{Contention, LossCause};
 use super::estimator::{EstimatorConfig, MarginEstimator};
 use super::sleep_report::{SleepReport, SleepStats};
 use super::spin::{SpinStrategy, native_sleep_until, spin_until};
-use super::tradeoff::{ContentionPolicy, Tradeoff};
+use super::tradeoff::{ContentionPolicy, HostPolicy, Tradeoff};
 use crate::clock::Env;
 
 /// The `precise` wait strategy: the algorithm inside
@@ -24,10 +24,12 @@ use crate::clock::Env;
 /// 4. spins (or yields, see [`SpinStrategy`]) until a clock read is at or after the
 ///    target, so it never returns before it whatever the native sleep or signals did;
 /// 5. only then feeds the oversleep to the estimator (so learning never adds lateness),
-///    and notes whether the spin lost its CPU and whether the native wakeup was starved
+///    and notes whether the spin lost its CPU, to whom (the scheduler, or the host: see
+///    [`HostPolicy`](super::HostPolicy)), and whether the native wakeup was starved
 ///    ([`Contention`]): while spins keep being preempted, step 2's margin is capped at
-///    what recent spins survived, and while wakeups keep being starved it is 0 (unless
-///    the trade-off says [`ContentionPolicy::Ignore`]).
+///    what recent spins survived, while shortened spins still lose their CPU or wakeups
+///    keep being starved it is 0 (unless the trade-off says
+///    [`ContentionPolicy::Ignore`]).
 ///
 /// It keeps running [`SleepStats`] and does not touch the timer slack.
 #[derive(Debug, Clone, Default)]
@@ -147,13 +149,26 @@ impl Precise {
         let report =
             SleepReport::from_instants(start, deadline, native_end, spun.woke, oversleep, margin)
                 .with_spin_gap(spun.max_gap_ns);
-        // A spin gap is contention only if the scheduler took it: a virtual machine's host
-        // can stop the vCPU as long, unseen as run-queue time, and a shorter spin would
-        // not help there. Without readings every gap counts.
-        let preempted = report.preempted_while_spinning()
-            && mostly_on_run_queue(env, run_queue_before, spun.max_gap_ns).unwrap_or(true);
-        self.contention
-            .observe(preempted.then_some(spun.run_before_gap_ns), starved);
+        // Who took the CPU from the spin: the scheduler where the run queue grew by at
+        // least half the gap (or without readings), else the host (a virtual machine's
+        // vCPU did not run; on bare metal the hardware). The host's counts unless the
+        // trade-off ignores it, and only a gap longer than the wait's margin: it cost
+        // more than sleeping through the margin would have (a quiet host's interrupts
+        // are shorter than the oversleeps the margin covers).
+        let lost = report
+            .preempted_while_spinning()
+            .then(
+                || match mostly_on_run_queue(env, run_queue_before, spun.max_gap_ns) {
+                    Some(false) => LossCause::Host,
+                    _ => LossCause::Scheduler,
+                },
+            )
+            .filter(|&cause| {
+                cause == LossCause::Scheduler
+                    || (self.tradeoff.host == HostPolicy::Adapt && spun.max_gap_ns > margin)
+            })
+            .map(|cause| (spun.run_before_gap_ns, cause));
+        self.contention.observe(lost, starved);
         if !learn_early {
             self.learn(oversleep, left);
         }

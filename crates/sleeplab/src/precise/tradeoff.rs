@@ -43,6 +43,21 @@ pub enum ContentionPolicy {
     Ignore,
 }
 
+/// Whether a spin that loses its CPU to the host counts (see
+/// [`Contention`](crate::lab::Contention)): on a virtual machine the host may deschedule
+/// a spinning vCPU, on bare metal the hardware (SMIs) stops it; a gap in the spin that
+/// the guest's own run queue does not account for is theirs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HostPolicy {
+    /// The default: such losses count like the scheduler's (shorten the spin, stop it
+    /// while shortened spins keep losing), so a host that punishes spinning vCPUs makes
+    /// the sleeper sleep closer to the deadline, and a quiet one gets its spin back.
+    #[default]
+    Adapt,
+    /// Only the guest's own scheduler counts (the behaviour before; for comparison).
+    Ignore,
+}
+
 /// Whether the waiting thread asks the scheduler for a short slice (see
 /// [`system::slice`](crate::system::set_sched_slice_ns)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -87,6 +102,9 @@ pub struct Tradeoff {
     /// Whether the margin shrinks while spins keep being preempted (default
     /// [`ContentionPolicy::Adapt`]).
     pub contention: ContentionPolicy,
+    /// Whether losses to the host (or the hardware) count as contention (default
+    /// [`HostPolicy::Adapt`]; only with [`ContentionPolicy::Adapt`]).
+    pub host: HostPolicy,
     /// Whether the waiting thread asks for a short scheduler slice (default
     /// [`SlicePolicy::Short`]); applied when a
     /// [`PreciseSleeper`](super::PreciseSleeper) is built, on the building thread.

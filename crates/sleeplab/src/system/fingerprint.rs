@@ -106,6 +106,14 @@ pub fn preemption_from_version(version: &str) -> Option<String> {
     }
 }
 
+/// The hypervisor this machine runs under, as [`Fingerprint::virtualization`] names it
+/// (`kvm`, `vmware`, …, or `unknown hypervisor` when the CPU says it is virtual but not
+/// whose); `None` on bare metal (or where nothing tells). What interrupts a spinning
+/// thread is then the host, else the hardware ([`NoiseSource`](crate::lab::NoiseSource)).
+pub fn hypervisor() -> Option<String> {
+    virtualization(&fs::read_to_string("/proc/cpuinfo").unwrap_or_default())
+}
+
 fn virtualization(cpuinfo: &str) -> Option<String> {
     let vendor = read_trim("/sys/class/dmi/id/sys_vendor").unwrap_or_default();
     let product = read_trim("/sys/class/dmi/id/product_name").unwrap_or_default();

@@ -8,7 +8,7 @@ mod sched;
 mod slack;
 mod slice;
 
-pub use fingerprint::{Fingerprint, cpu_model_from_cpuinfo, preemption_from_version};
+pub use fingerprint::{Fingerprint, cpu_model_from_cpuinfo, hypervisor, preemption_from_version};
 pub use idle::{Idle, IdleState, QOS_DEFAULT_US, parse_qos};
 pub use run_queue::{parse_run_delay, run_queue_ns};
 pub use sched::{Policy, lock_memory, pin_to_cpu, set_policy};

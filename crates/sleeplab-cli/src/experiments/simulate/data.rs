@@ -1,6 +1,7 @@
 //! What `sleeplab simulate` records: its configuration and one [`SimCell`] per
 //! (strategy, requested interval, model) — the value every renderer reads.
 
+use super::host::HostModel;
 use super::models::ModelSpec;
 use crate::stats::Ci;
 use schemars::JsonSchema;
@@ -60,6 +61,10 @@ pub struct SimulateConfig {
     pub seed: u64,
     /// The virtual environment's operation costs.
     pub costs: SimCosts,
+    /// The virtual machine's host, which interrupts (and, busy, punishes) spins; absent:
+    /// spins run undisturbed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostModel>,
 }
 
 /// One cell: a fresh strategy, warmed up, then `sleeps` back-to-back sleeps of

@@ -50,6 +50,9 @@ pub fn cell_indices(config: &SimulateConfig) -> Vec<(usize, usize, usize)> {
     v
 }
 
+/// The word that tells the host's stream from the native wakes' in the seed mix.
+const HOST_STREAM: u64 = 0x484F_5354;
+
 /// A cell's outcome on a worker thread: the cell (`None` if stopped before measuring).
 type CellOutcome = Result<Option<SimCell>, GridError>;
 
@@ -89,6 +92,17 @@ pub fn run_cell_until(
     let mut env = VirtualEnv::starting_at(START_NS)
         .with_costs(config.costs.into())
         .with_model(model.wake_fn(rng));
+    if let Some(host) = &config.host {
+        // A stream of its own: adding a host changes no native wake.
+        let rng = rng_for(
+            config.seed,
+            &[requested_ns, a, b, model_index as u64, HOST_STREAM],
+        );
+        // The guest's own scheduler delays nothing: a lost spin is the host's.
+        env = env
+            .with_preemption_at(host.preempt_fn(rng))
+            .with_empty_run_queue();
+    }
     for k in 0..config.warmup {
         if k % STOP_CHECK_EVERY == 0 && stop() {
             return Ok(None);

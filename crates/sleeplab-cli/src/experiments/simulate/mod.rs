@@ -7,6 +7,8 @@
 //!
 //! * [`models`]: seed 002's fake scheduler ([`SchedulerModel`]) and the replay of a
 //!   measured sweep ([`Empirical`], built in [`empirical`]).
+//! * [`host`]: a virtual machine's host ([`HostModel`]), which interrupts spins (quiet,
+//!   fitted from this VM's noise probe) and may punish long ones (busy).
 //! * [`setup`]: from the plain [`SimulateOptions`] (what a command line or the survey
 //!   asks for) to the recorded [`SimulateConfig`] and the loaded models, with the notes.
 //! * [`grid`]: strategy × interval × model cells, each a pure function of the config.
@@ -22,6 +24,7 @@ pub mod csv_out;
 pub mod data;
 pub mod empirical;
 pub mod grid;
+pub mod host;
 pub mod models;
 pub mod render;
 pub mod rng;
@@ -31,6 +34,7 @@ pub use csv_out::{CSV_COLUMNS, to_csv};
 pub use data::{SimCell, SimCosts, SimulateConfig, SimulateData};
 pub use empirical::{Empirical, ReplayAnchor, ReplayChoice, ReplayError, ReplaySource};
 pub use grid::{run_cell, run_cell_until};
+pub use host::{GapQuantile, HostModel, Punishment};
 pub use models::{Model, ModelSpec, SchedulerModel};
 pub use render::render;
 pub use setup::{Models, Replay, SimulateOptions};

@@ -2,6 +2,7 @@
 //! becomes the recorded [`SimulateConfig`] with its loaded models and notes.
 
 use super::empirical::{Empirical, ReplayChoice};
+use super::host::HostModel;
 use super::models::{Model, ModelSpec, SchedulerModel};
 use super::{DEFAULT_PREEMPT_PROB, DEFAULT_STRATEGIES, SimCosts, SimulateConfig};
 use crate::contenders::strategies::SPIN_SLEEP;
@@ -9,6 +10,7 @@ use crate::error::UsageError;
 use crate::experiments::sweep::SweepData;
 use crate::output::fmt_ns;
 use crate::parse::{Names, dedup};
+use crate::report::claim::Sentence;
 use sleeplab::lab::{VirtualCosts, strategies};
 use std::sync::Arc;
 
@@ -52,6 +54,8 @@ pub struct SimulateOptions {
     pub warmup: u64,
     /// The seed.
     pub seed: u64,
+    /// A virtual machine's host that interrupts spins, or none.
+    pub host: Option<HostModel>,
 }
 
 impl SimulateOptions {
@@ -142,6 +146,9 @@ impl SimulateOptions {
                 "preemption probability {preempt_prob} (seed 002 used {DEFAULT_PREEMPT_PROB})"
             ));
         }
+        if let Some(h) = &self.host {
+            notes.push(host_note(h).text);
+        }
         let config = SimulateConfig {
             strategies,
             intervals_ns: dedup(&self.intervals_ns),
@@ -150,7 +157,31 @@ impl SimulateOptions {
             warmup: self.warmup,
             seed: self.seed,
             costs: SimCosts::from(VirtualCosts::default()),
+            host: self.host.clone(),
         };
         Ok((config, models, notes))
     }
+}
+
+/// What the result says about its host model: the model's own numbers (no claim about a
+/// measurement).
+pub fn host_note(h: &HostModel) -> Sentence {
+    let mut note = format!(
+        "host {}: spins lose their CPU {:.0} times per second of running (gaps of {} to {}, {:.2} % of the time); sleeps are woken as the model says",
+        h.name,
+        h.gaps_per_s,
+        h.gap_quantiles.first().map_or("–".into(), |g| fmt_ns(g.ns)),
+        h.gap_quantiles.last().map_or("–".into(), |g| fmt_ns(g.ns)),
+        100.0 * h.noise_share(),
+    );
+    if let Some(p) = h.punishment {
+        note.push_str(&format!(
+            "; after {} of running since a wake, {:.0} deschedules of {} to {} per second of further running",
+            fmt_ns(p.after_run_ns),
+            p.per_s,
+            fmt_ns(p.min_ns),
+            fmt_ns(p.max_ns),
+        ));
+    }
+    Sentence::new(note)
 }

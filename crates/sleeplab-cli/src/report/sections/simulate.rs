@@ -168,6 +168,7 @@ mod tests {
     fn data(errs: &[f64], sleeps: u64) -> SimulateData {
         SimulateData {
             config: SimulateConfig {
+                host: None,
                 strategies: vec!["precise".into()],
                 intervals_ns: vec![1_000_000],
                 models: vec![],

@@ -510,7 +510,7 @@ mod tests {
         );
         assert_eq!(
             err("precise:0.999").to_string(),
-            "`precise` has no parameter `0.999` (known: q, cap, window, tol, budget, early, spin, contention, slice, prior, half_life, headroom)"
+            "`precise` has no parameter `0.999` (known: q, cap, window, tol, budget, early, spin, contention, host, slice, prior, half_life, headroom)"
         );
         assert_eq!(
             err("fixed-margin:250").to_string(),

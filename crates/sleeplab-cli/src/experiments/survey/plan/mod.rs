@@ -129,6 +129,7 @@ fn simulate_stage(level: Level, cpus: usize) -> StagePlan {
         sleeps,
         warmup,
         seed: 1,
+        host: None,
     };
     StagePlan::new(
         "simulate",
