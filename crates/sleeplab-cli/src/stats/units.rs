@@ -129,6 +129,34 @@ impl UnitIntervals {
         Self::of(unit, &groups)
     }
 
+    /// The intervals of `samples` (ns, in measurement order) taken `counts` per unit;
+    /// `None` unless the counts add up to the samples (every sample kept).
+    pub fn of_counted(unit: Unit, samples: &[u64], counts: &[u64]) -> Option<Self> {
+        if counts.iter().sum::<u64>() != samples.len() as u64 {
+            return None;
+        }
+        let mut rest = samples;
+        let groups: Vec<&[u64]> = counts
+            .iter()
+            .map(|&n| {
+                let (g, r) = rest.split_at(n as usize);
+                rest = r;
+                g
+            })
+            .collect();
+        Some(Self::of_ns(unit, &groups))
+    }
+
+    /// The intervals of `samples` (ns, in measurement order) cut into `k` contiguous
+    /// blocks of near-equal size (batch means: the blocks of one stretch of calls carry
+    /// its drift, not the variation between stretches measured apart).
+    pub fn of_batches(samples: &[u64], k: u64) -> Self {
+        let n = samples.len() as u64;
+        let k = k.max(1);
+        let counts: Vec<u64> = (0..k).map(|b| n / k + u64::from(b < n % k)).collect();
+        Self::of_counted(Unit::Block, samples, &counts).expect("the counts add up to n")
+    }
+
     /// The interval of `stat` (a quantile or the mean; `None` for the others).
     pub fn ci(&self, stat: Stat) -> Option<Ci> {
         match stat {
@@ -228,6 +256,59 @@ pub fn ratio_ci(num: &[f64], den: &[f64]) -> Option<Ci> {
     let se = (k as f64 / (k - 1) as f64 * spread).sqrt() / total;
     let half = t_quantile(CI_LEVEL, k - 1)? * se;
     Some(Ci(Some(r - half), Some(r + half)))
+}
+
+/// The fewest runs a side of a comparison needs for its runs to be the units
+/// (`compare --against`): fewer leave the spread between runs unestimated.
+pub const MIN_RUNS: usize = 3;
+
+/// Per-run values on the log scale (a value under 1 ns counts as 1 ns).
+fn logs(v: &[f64]) -> Vec<f64> {
+    v.iter().map(|x| x.max(1.0).ln()).collect()
+}
+
+/// The mean and the sample variance (n − 1) of `v`.
+fn mean_var(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    (
+        m,
+        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0),
+    )
+}
+
+/// The geometric mean of per-run values (each run's median, ns) with its 95 % interval:
+/// Student's t over the runs' logarithms, k − 1 degrees of freedom. Runs are few, so no
+/// order statistic can bound anything; a run's median is a statistic of many samples,
+/// near normal on the log scale. `None` below [`MIN_RUNS`] runs.
+pub fn geometric_ci(v: &[f64]) -> Option<(f64, Ci)> {
+    if v.len() < MIN_RUNS {
+        return None;
+    }
+    let (m, var) = mean_var(&logs(v));
+    let half = t_quantile(CI_LEVEL, v.len() as u64 - 1)? * (var / v.len() as f64).sqrt();
+    Some((m.exp(), Ci(Some((m - half).exp()), Some((m + half).exp()))))
+}
+
+/// The ratio `b / a` of two sides' geometric means over their runs, with its 95 %
+/// interval: Welch's t on the difference of the logs (the Welch–Satterthwaite degrees
+/// of freedom, rounded down). `None` unless each side has [`MIN_RUNS`] runs.
+pub fn ratio_of_runs(a: &[f64], b: &[f64]) -> Option<(f64, Ci)> {
+    if a.len() < MIN_RUNS || b.len() < MIN_RUNS {
+        return None;
+    }
+    let ((ma, va), (mb, vb)) = (mean_var(&logs(a)), mean_var(&logs(b)));
+    let (na, nb) = (a.len() as f64, b.len() as f64);
+    let (sa, sb) = (va / na, vb / nb);
+    let se = (sa + sb).sqrt();
+    let df = if se > 0.0 {
+        ((sa + sb).powi(2) / (sa * sa / (na - 1.0) + sb * sb / (nb - 1.0))).floor() as u64
+    } else {
+        (a.len() + b.len() - 2) as u64
+    };
+    let half = t_quantile(CI_LEVEL, df.max(1))? * se;
+    let d = mb - ma;
+    Some((d.exp(), Ci(Some((d - half).exp()), Some((d + half).exp()))))
 }
 
 #[cfg(test)]

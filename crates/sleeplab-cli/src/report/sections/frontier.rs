@@ -89,8 +89,8 @@ pub fn section(p: &PaceData) -> Option<Section> {
 /// One level's chart: a marker per contender with a p99, the frontier as a line.
 fn level_chart(load: usize, st: &[Standing], paint: &dyn Fn(&str) -> RGBColor) -> XyChart {
     let at = |s: &Standing| {
-        s.p99_ns
-            .map(|p| (s.cpu_percent.clamp(CPU_RANGE.0, CPU_RANGE.1), p.max(1.0)))
+        s.p99_ns()
+            .map(|p| (s.cpu_percent().clamp(CPU_RANGE.0, CPU_RANGE.1), p.max(1.0)))
     };
     let mut series: Vec<Series> = st
         .iter()

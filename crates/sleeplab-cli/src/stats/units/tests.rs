@@ -214,3 +214,60 @@ fn bootstrap_coverage(seed: u64, reps: usize, k: usize, m: usize, between: f64, 
     }
     hit as f64 / reps as f64
 }
+
+#[test]
+fn runs_as_units_by_hand() {
+    // Three runs each: a at 100, 110, 90 µs; b at 50, 55, 45 µs: b/a = ×0.5 on the log
+    // scale exactly, with Welch's interval around it.
+    let a = [100e3, 110e3, 90e3];
+    let b = [50e3, 55e3, 45e3];
+    let (r, ci) = ratio_of_runs(&a, &b).unwrap();
+    assert!((r - 0.5).abs() < 1e-9, "{r}");
+    assert!(
+        ci.high().unwrap() < 1.0 && ci.low().unwrap() < 0.5,
+        "{ci:?}"
+    );
+    let (g, ci) = geometric_ci(&a).unwrap();
+    assert!(
+        (g - 99.7e3).abs() < 200.0 && ci.low().unwrap() < 90e3,
+        "{g} {ci:?}"
+    );
+    // Two runs a side: not enough.
+    assert_eq!(ratio_of_runs(&a[..2], &b), None);
+    assert_eq!(geometric_ci(&a[..2]), None);
+    // Identical runs: the interval is the point.
+    let (r, ci) = ratio_of_runs(&[2.0; 3], &[4.0; 4]).unwrap();
+    assert!((r - 2.0).abs() < 1e-12 && ci.low() == ci.high());
+}
+
+/// Runs that vary as much as the difference: the interval holds ×1 (no verdict).
+#[test]
+fn runs_that_vary_hold_no_ratio() {
+    let a = [100e3, 200e3, 60e3];
+    let b = [80e3, 150e3, 70e3];
+    let (_, ci) = ratio_of_runs(&a, &b).unwrap();
+    assert!(
+        ci.low().unwrap() < 1.0 && ci.high().unwrap() > 1.0,
+        "{ci:?}"
+    );
+}
+
+/// scripts/quantiles.py ports the interval; on the same data both give the same numbers
+/// (its self-test pins these too).
+#[test]
+fn the_python_port_agrees() {
+    let g: Vec<Vec<f64>> = (0..12u64)
+        .map(|i| {
+            (0..40u64)
+                .map(|j| (((i * 37 + j * 101) % 997) + 150 * (i % 4)) as f64)
+                .collect()
+        })
+        .collect();
+    let refs: Vec<&[f64]> = g.iter().map(Vec::as_slice).collect();
+    assert_eq!(quantile_ci(&refs, 0.5), Some(Ci(Some(608.0), Some(836.0))));
+    assert_eq!(
+        quantile_ci(&refs, 0.9),
+        Some(Ci(Some(1066.0), Some(1382.0)))
+    );
+    assert_eq!(quantile_ci(&refs, 0.99), Some(Ci(Some(1328.0), None)));
+}
