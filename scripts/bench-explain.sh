@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ITERATIONS=${ITERATIONS:-1000}
-ROUNDS=${ROUNDS:-4}
+ROUNDS=${ROUNDS:-10}
 DURATIONS=${DURATIONS:-100us,1ms}
 LOADS=${LOADS:-0,$(nproc)}
 # CPU 0: the kernels here record nothing CPU 1's idle task emits (a thread's switch onto
