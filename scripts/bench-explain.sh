@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24's question "on an idle VM, what makes the tail: the timer interrupt, the run
+# The question "on an idle VM, what makes the tail: the timer interrupt, the run
 # queue, or something else?", answered by `sleeplab explain` itself: the default
 # mechanisms at 1 ms and 100 µs, idle and with one busy thread per CPU, interleaved
 # rounds, each wake split by the kernel's tracepoints. Prints the components table and

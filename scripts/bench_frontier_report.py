@@ -91,7 +91,7 @@ def line(label, outcome, detail):
 
 
 def targets(by_load, cpus):
-    """Issue 14's targets the pace run can decide: (label, outcome, detail), outcome
+    """The frontier's targets the pace run can decide: (label, outcome, detail), outcome
     "met", "missed", INDISTINGUISHABLE (the intervals overlap) or None (no p99)."""
     out = []
     for load, results in by_load.items():
@@ -438,7 +438,7 @@ def self_test():
     pooled = [dict(x, units=None) for x in idle]
     assert beaters(pooled, pooled[2]) == [] and p99_text(pooled[1]) == "22.00 µs [–]"
     assert p99(res("x", 0, 5, 1.0, n=99)) is None
-    # Issue 25: the same numbers with intervals that overlap decide nothing.
+    # The same numbers with intervals that overlap decide nothing.
     wide = [res("spin", 0, 20_000, 99.0), res(OURS, 0, 25_000, 1.2, ci=[10_000, None]),
             res("std-sleep", 0, 24_000, 0.1, n=200, ci=[15_000, None])]
     v = verdicts({0: wide}, 2)

@@ -31,7 +31,7 @@ fn the_checker_catches_each_kind_of_untruth() {
         s.claim(c);
         assert!(s.check().is_err(), "{text}");
     };
-    // A threefold shrink called growth (issue 13: "grew … least for select (×0.33)").
+    // A threefold shrink called growth (a past caption: "grew … least for select (×0.33)").
     bad(
         "the p99 grew least for select (3.26 ms → 1.09 ms)",
         Claim::Change {
@@ -91,7 +91,7 @@ fn the_checker_catches_each_kind_of_untruth() {
             shown: "189 µs".into(),
         },
     );
-    // A ratio of medians in a sentence that names no statistic (issue 13: the short
+    // A ratio of medians in a sentence that names no statistic (a past caption: the short
     // caption's 4.05× of medians beside the finding's 4.3× of means).
     bad(
         "timerfd was 4.0× faster",
@@ -118,7 +118,7 @@ fn the_checker_catches_each_kind_of_untruth() {
             shown: "100 µs".into(),
         },
     );
-    // Issue 25: a verdict read off overlapping intervals ("beaten on both by std-sleep",
+    // A verdict read off overlapping intervals ("beaten on both by std-sleep",
     // p99 1.93 ms against 32 µs, each the 12th-worst of 1200 frames).
     let wide = est(1.93e6, Some(Ci(Some(30_000.0), Some(3.9e6))));
     let narrow = est(32_000.0, Some(Ci(Some(20_000.0), Some(2.5e6))));

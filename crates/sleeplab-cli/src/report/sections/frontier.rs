@@ -1,4 +1,4 @@
-//! The accuracy-versus-CPU frontier of a `pace --load` result (issue 14): one chart per
+//! The accuracy-versus-CPU frontier of a `pace --load` result: one chart per
 //! load level (p99 lateness against CPU, a marker per contender, a line through the
 //! contenders no other one beats on both), and why frames were late (each result's
 //! per-frame evidence).

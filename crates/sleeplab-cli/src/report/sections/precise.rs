@@ -508,7 +508,7 @@ mod tests {
         }
     }
 
-    /// Issue 13: CPU above 100 % was clamped to 100 % silently. It is plotted and
+    /// A past report: CPU above 100 % was clamped to 100 % silently. It is plotted and
     /// written as measured, and the caption says why it can exceed a core.
     #[test]
     fn cpu_over_a_core_is_shown_and_explained() {

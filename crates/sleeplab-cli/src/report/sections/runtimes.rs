@@ -248,7 +248,7 @@ pub fn caption(mains: &[(&RuntimeResult, &MethodResult)]) -> Sentence {
 
 /// The floor caption: the quickest wait by median among those that never returned
 /// early; those whose median was below the request (most calls early) apart from those
-/// where only some calls were, counted (issue 13: Atomics.wait, 12 of 135 early with a
+/// where only some calls were, counted (a past report: Atomics.wait, 12 of 135 early with a
 /// median of 79.9 µs, was listed as returning before the requested time).
 pub fn floor_caption(floors: &[(String, &OneshotCell, usize)]) -> Sentence {
     let mut s = Sentence::default();
@@ -346,7 +346,7 @@ mod tests {
         }
     }
 
-    /// Issue 13: Node's Atomics.wait (12 of 135 calls early, median 79.9 µs for a 10 µs
+    /// A past report: Node's Atomics.wait (12 of 135 calls early, median 79.9 µs for a 10 µs
     /// request) was listed among waits that "returned before the requested time".
     #[test]
     fn sometimes_early_is_counted_not_called_early() {

@@ -118,7 +118,7 @@ fn a_calm_fleet_says_so_and_strangers_are_an_error() {
     );
 }
 
-/// Issue 25: a median above the bar whose interval reaches below it is named as
+/// A median above the bar whose interval reaches below it is named as
 /// indistinguishable from the bar, not as an outlier.
 #[test]
 fn a_median_whose_interval_reaches_below_the_bar_is_not_an_outlier() {

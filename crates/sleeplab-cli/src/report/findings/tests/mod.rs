@@ -1,4 +1,4 @@
-//! The findings against hand-made results: one regression test per untruth issue 13
+//! The findings against hand-made results: one regression test per untruth a past report
 //! found (the property tests over random sweeps are in `props.rs`).
 
 use super::*;
@@ -46,7 +46,7 @@ fn slack_finding_uses_the_true_median_difference_of_sleep_calls() {
     );
 }
 
-/// Issue 13: "Timer slack adds ~67.2 µs" took the upper of the two middle differences.
+/// A past report: "Timer slack adds ~67.2 µs" took the upper of the two middle differences.
 #[test]
 fn slack_takes_the_mean_of_the_two_middle_differences() {
     let mut cells = Vec::new();
@@ -214,7 +214,7 @@ fn cheapest_short_sleep_ignores_spin_and_yield() {
     );
 }
 
-/// Issue 13: timerfd was "the cheapest short sleep" with 0.00 voluntary context
+/// A past report: timerfd was "the cheapest short sleep" with 0.00 voluntary context
 /// switches per call: it never blocked.
 #[test]
 fn a_call_that_never_blocked_is_not_the_cheapest_sleep() {
@@ -257,7 +257,7 @@ fn load_effect_compares_one_statistic_idle_and_loaded() {
         f.text,
         "Load stretches the tail: with 2 busy threads on 2 CPUs, a 1 ms nanosleep's p99 grew from 1.2 ms idle to 8.6 ms (more than 20 %)."
     );
-    // Issue 25: the same p99s whose intervals overlap (100 samples bound a p99 from
+    // The same p99s whose intervals overlap (100 samples bound a p99 from
     // below only) draw no verdict; both intervals are given.
     a.summary.p99_ci_ns = Some(Ci(Some(1_100_000.0), None));
     b.summary.p99_ci_ns = Some(Ci(Some(1_000_000.0), None));
@@ -295,7 +295,7 @@ fn oversubscribed_load_is_named_and_small_samples_fall_back_to_a_resolved_statis
     );
 }
 
-/// Issue 13: loaded medians lower than idle ones were not explained, and "Load hardly
+/// A past report: loaded medians lower than idle ones were not explained, and "Load hardly
 /// changes sleeps" rested on them.
 #[test]
 fn loaded_faster_than_idle_states_the_cause_only_with_evidence() {
@@ -378,7 +378,7 @@ fn long_sleeps_state_their_line_and_small_samples() {
     );
 }
 
-/// Issue 13: CPU per call above the time per call was clamped to 100 %.
+/// A past report: CPU per call above the time per call was clamped to 100 %.
 #[test]
 fn cpu_above_wall_time_is_shown_and_explained() {
     let mut spin = cell("spin", 1_000_000, 0, 50_000, 26.0);
@@ -392,7 +392,7 @@ fn cpu_above_wall_time_is_shown_and_explained() {
     );
 }
 
-/// Issue 13: the first-calls finding applied an unstated 100 µs floor, and compared
+/// A past report: the first-calls finding applied an unstated 100 µs floor, and compared
 /// with p99s of cells too small to have one.
 #[test]
 fn first_calls_state_both_thresholds_and_use_resolved_p99s_only() {

@@ -294,7 +294,7 @@ mod tests {
         );
     }
 
-    /// Issue 13: "grew … least for select (3.26 ms → 1.09 ms, ×0.33)", and one
+    /// A past report: "grew … least for select (3.26 ms → 1.09 ms, ×0.33)", and one
     /// mechanism named both most and least.
     #[test]
     fn load_caption_words_follow_the_sign() {
@@ -319,7 +319,7 @@ mod tests {
         );
     }
 
-    /// Issue 13: timerfd "changed least (30 µs vs 41.6 µs)": sorted by signed gain.
+    /// A past report: timerfd "changed least (30 µs vs 41.6 µs)": sorted by signed gain.
     #[test]
     fn slack_caption_ranks_least_by_size() {
         let a = (
