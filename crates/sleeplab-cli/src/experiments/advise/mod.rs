@@ -170,12 +170,12 @@ impl Experiment for AdviseConfig {
     const NAME: &'static str = "advise";
     type Data = AdviseData;
 
-    /// Frames (periodic) or points (one-shot) of every candidate, and of the plain
+    /// Frames (periodic) or blocks (one-shot) of every candidate, and of the plain
     /// sleep at the inherited slack.
     fn steps(&self) -> u64 {
         let per_candidate = match self.need {
             Need::Period { period_ns } => frames(self.seconds_ns, period_ns),
-            Need::Duration { .. } => 1,
+            Need::Duration { .. } => BLOCKS,
         };
         per_candidate * (CANDIDATES.len() as u64 + 1)
     }

@@ -212,4 +212,29 @@ mod tests {
         }
         assert!(render(&data).contains("CPU %"));
     }
+
+    /// With blocks, the contenders take turns block by block and each point carries its
+    /// intervals over them (lateness and CPU).
+    #[test]
+    fn blocks_take_turns_and_give_intervals_over_them() {
+        use crate::experiments::Experiment;
+        let config = CpuConfig {
+            strategies: vec!["precise".into(), "seed-hybrid".into()],
+            intervals_ns: vec![1_000_000],
+            seconds_ns: 40_000_000,
+            timer_slack_ns: None,
+            blocks: 8,
+        };
+        let out = run(&config, &Context::hidden()).unwrap();
+        assert!(out.complete);
+        assert_eq!(out.data.points.len(), 2);
+        for p in &out.data.points {
+            let u = p.units.as_ref().expect("intervals over blocks");
+            assert_eq!((u.unit, u.units), (Unit::Block, 8), "{}", p.strategy);
+            let ci = p.cpu_ci_percent.expect("a CPU interval over 8 blocks");
+            assert!(ci.low() <= Some(p.cpu_percent) && ci.high() >= Some(p.cpu_percent));
+            assert_eq!(p.error.count, p.sleeps);
+        }
+        assert_eq!(config.steps(), 2 * 8);
+    }
 }

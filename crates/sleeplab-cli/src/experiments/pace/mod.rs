@@ -17,7 +17,7 @@ mod run;
 pub use csv_out::to_csv;
 pub use evidence::{Evidence, LateFrame};
 pub use frontier::{Standing, frontier_sentence, standings};
-pub use render::{late_causes_intro, late_causes_table, render};
+pub use render::{cpu_with_interval, late_causes_intro, late_causes_table, p99_interval, render};
 pub use repeat::{PaceRun, RepeatRange};
 pub use run::run;
 

@@ -317,6 +317,10 @@ mod tests {
                 r.cpu_percent
             );
             assert!(r.spin_percent <= 100.0 + 1e-9, "{}", r.strategy);
+            // 3 blocks (3, 3, 1 frames): counted, too few for any interval over them.
+            let u = r.units.as_ref().expect("every frame kept");
+            assert_eq!((u.units, u.median_ci_ns), (3, None), "{}", r.strategy);
+            assert_eq!(r.cpu_ci_percent, None);
         }
     }
 

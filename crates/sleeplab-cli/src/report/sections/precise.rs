@@ -84,7 +84,7 @@ fn pace(p: &PaceData) -> Section {
         "mean",
         "p50",
         "p99",
-        "p99 95 % interval",
+        "p99 95 % interval over blocks",
         "max",
         "missed frames",
         "CPU",
@@ -99,11 +99,7 @@ fn pace(p: &PaceData) -> Section {
             Cell::Num(ns(e.mean_ns)),
             Cell::Num(ns(e.median_ns)),
             Cell::Num(ns(e.p99_ns)),
-            if e.p99_ns.is_some() {
-                Cell::Num(interval_text(e.p99_ci_ns, ns))
-            } else {
-                Cell::Empty
-            },
+            Cell::Num(crate::experiments::pace::p99_interval(r)),
             Cell::Num(ns(e.max_ns as f64)),
             if r.missed_frames > 0 {
                 Cell::Warn(r.missed_frames.to_string())
