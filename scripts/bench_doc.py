@@ -9,7 +9,7 @@ on standard input:
 import os
 import sys
 
-from quantiles import BY_POINT_VALUE, INDISTINGUISHABLE
+from quantiles import BY_POINT_VALUE, INDISTINGUISHABLE, MIN_UNITS
 
 HEADER = "# Benchmarks\n\nEvery number here comes from a command in this file; rerun it to refresh.\n\n"
 
@@ -123,6 +123,17 @@ def blocks(x: dict) -> int:
     return (x.get("units") or {}).get("units", 0)
 
 
+def why_no_interval(x: dict) -> str:
+    """Why a pace result has no interval over blocks: `3 blocks; an interval needs 8`,
+    or that the result holds none (written before them)."""
+    n = blocks(x)
+    if not x.get("units"):
+        return "no intervals over blocks in this result"
+    if n >= MIN_UNITS:
+        return f"no interval over its {n} blocks"
+    return f"{n} blocks; an interval needs {MIN_UNITS}"
+
+
 def cpu_ci(x: dict):
     """A pace result's CPU interval over its blocks, % of a core, or None."""
     c = x.get("cpu_ci_percent")
@@ -134,7 +145,7 @@ def cpu_text(x: dict) -> str:
     value: no interval over blocks)`."""
     c = cpu_ci(x)
     if c is None:
-        return f"{x['cpu_percent']:.2f} % ({BY_POINT_VALUE}: no interval over blocks)"
+        return f"{x['cpu_percent']:.2f} % ({BY_POINT_VALUE}: {why_no_interval(x)})"
     return f"{x['cpu_percent']:.2f} % [{c[0]:.2f}–{c[1]:.2f} %]"
 
 

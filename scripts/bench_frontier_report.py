@@ -53,8 +53,12 @@ def p99_ci(x):
 
 
 def p99_text(x):
-    """`12.11 µs [9.80 µs–16.02 µs]`, or – without a p99."""
-    return "–" if p99(x) is None else f"{us(p99(x))} {fmt_ci(p99_ci(x), us)}"
+    """`12.11 µs [9.80 µs–16.02 µs]` (over blocks; `[–] (4 blocks; …)` without an
+    interval), or – without a p99."""
+    if p99(x) is None:
+        return "–"
+    c = p99_ci(x)
+    return f"{us(p99(x))} {fmt_ci(c, us)}" + ("" if c is not None else f" ({bench_doc.why_no_interval(x)})")
 
 
 def scaled(c, k):
@@ -436,7 +440,8 @@ def self_test():
     assert beaters(close, close[1]) == [] and undecided(close, close[1]) == [close[0]]
     # The pooled frames' interval decides nothing: without intervals over blocks, no verdict.
     pooled = [dict(x, units=None) for x in idle]
-    assert beaters(pooled, pooled[2]) == [] and p99_text(pooled[1]) == "22.00 µs [–]"
+    assert beaters(pooled, pooled[2]) == [] and (
+        p99_text(pooled[1]) == "22.00 µs [–] (no intervals over blocks in this result)"), p99_text(pooled[1])
     assert p99(res("x", 0, 5, 1.0, n=99)) is None
     # The same numbers with intervals that overlap decide nothing.
     wide = [res("spin", 0, 20_000, 99.0), res(OURS, 0, 25_000, 1.2, ci=[10_000, None]),

@@ -43,9 +43,13 @@ def ci(x, key):
 
 
 def with_ci(x, key):
-    """`61.28 µs [52.10 µs–70.00 µs]`, or – without the quantile."""
+    """`61.28 µs [52.10 µs–70.00 µs]` (its interval over blocks; `[–] (3 blocks; an
+    interval needs 8)` without one), or – without the quantile."""
     v = x["error"].get(f"{key}_ns")
-    return "–" if v is None else f"{us(v)} {fmt_ci(ci(x, key), us)}"
+    if v is None:
+        return "–"
+    c = ci(x, key)
+    return f"{us(v)} {fmt_ci(c, us)}" + ("" if c is not None else f" ({bench_doc.why_no_interval(x)})")
 
 
 def bound_outcome(x, key, bound):
@@ -206,7 +210,10 @@ def self_test():
                           True) == INDISTINGUISHABLE
     bare = dict(res(OURS, 1_500, 1.4), cpu_ci_percent=None)
     assert bench_doc.cpu_bound_outcome(bare, CPU_TARGET_PCT) == "met"
-    assert bench_doc.cpu_text(bare) == "1.40 % (by point value: no interval over blocks)"
+    assert bench_doc.cpu_text(bare) == "1.40 % (by point value: no interval over its 20 blocks)"
+    assert with_ci(few, "p99") == "1.50 µs [–] (4 blocks; an interval needs 8)", with_ci(few, "p99")
+    assert bench_doc.cpu_text(dict(bare, units=None)) == (
+        "1.40 % (by point value: no intervals over blocks in this result)")
     # Across runs.
     runs = [[ours], [res(OURS, 3_000, 0.9)], [res(OURS, 1_000, 2.0)]]
     a = "\n".join(across_runs(runs))
