@@ -226,8 +226,9 @@ def units_ci(groups, q: float):
 def ratio_ci(num, den):
     """The 95 % interval of sum(num) / sum(den) over units (one pair each: a block's CPU
     time and wall time, a block's late frames and frames): the ratio estimator's variance
-    across units and Student's t at k − 1 degrees of freedom, as stats/units.rs. None
-    below MIN_UNITS units or without a positive total."""
+    across units and Student's t at k − 1 degrees of freedom, as stats/units.rs (the lower
+    end stops at 0 where no `num` is negative). None below MIN_UNITS units or without a
+    positive total."""
     k = min(len(num), len(den))
     total = sum(den)
     if k < MIN_UNITS or total <= 0:
@@ -235,7 +236,8 @@ def ratio_ci(num, den):
     r = sum(num) / total
     spread = sum((a - r * b) ** 2 for a, b in zip(num, den))
     half = t_quantile(CI_LEVEL, k - 1) * math.sqrt(k / (k - 1) * spread) / total
-    return (r - half, r + half)
+    low = r - half if any(a < 0 for a in num) else max(r - half, 0.0)
+    return (low, r + half)
 
 
 def chunks(values, size: int):
@@ -309,6 +311,7 @@ def self_test() -> None:
     r = ratio_ci([1.0, 3.0] * 5, [100.0] * 10)
     assert abs(r[1] - 0.02 - 2.262 * math.sqrt(10 / 9 * 10e-4) / 10) < 1e-4, r
     assert ratio_ci([1.0] * 7, [2.0] * 7) is None
+    assert ratio_ci([0.0] * 9 + [10.0], [100.0] * 10)[0] == 0.0
     assert chunks([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]
     # Against a simulation with a shared offset per unit (docs/REPORT.md): the pooled
     # interval misses the true median far more often than the interval over units.

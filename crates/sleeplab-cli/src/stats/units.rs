@@ -243,8 +243,9 @@ pub fn quantile_ci(groups: &[&[f64]], q: f64) -> Option<Ci> {
 
 /// The 95 % interval of `Σ num / Σ den` over units (one `num`, `den` pair each: a
 /// block's CPU time and wall time, a unit's sum and count): the ratio estimator's
-/// variance across units, Student's t at k − 1 degrees of freedom. `None` below
-/// [`MIN_UNITS`] units or without a positive total `den`.
+/// variance across units, Student's t at k − 1 degrees of freedom; where no `num` is
+/// negative (a CPU time, a count) the ratio cannot be and the lower end stops at 0.
+/// `None` below [`MIN_UNITS`] units or without a positive total `den`.
 pub fn ratio_ci(num: &[f64], den: &[f64]) -> Option<Ci> {
     let k = num.len().min(den.len()) as u64;
     let total: f64 = den.iter().sum();
@@ -255,7 +256,12 @@ pub fn ratio_ci(num: &[f64], den: &[f64]) -> Option<Ci> {
     let spread: f64 = num.iter().zip(den).map(|(a, b)| (a - r * b).powi(2)).sum();
     let se = (k as f64 / (k - 1) as f64 * spread).sqrt() / total;
     let half = t_quantile(CI_LEVEL, k - 1)? * se;
-    Some(Ci(Some(r - half), Some(r + half)))
+    let floor = if num.iter().all(|&x| x >= 0.0) {
+        0.0
+    } else {
+        f64::NEG_INFINITY
+    };
+    Some(Ci(Some((r - half).max(floor)), Some(r + half)))
 }
 
 /// The fewest runs a side of a comparison needs for its runs to be the units

@@ -160,6 +160,13 @@ fn a_ratio_over_units_and_its_edges() {
     let half = 2.262 * (10.0f64 / 9.0 * 10.0 * 1e-4).sqrt() / 10.0;
     assert!((ci.high().unwrap() - 0.02 - half).abs() < 1e-4, "{ci:?}");
     assert_eq!(ratio_ci(&[1.0; 10], &[0.0; 10]), None);
+    // A share near 0 with blocks that vary: the lower end stops at 0 (no CPU time is
+    // negative); a signed quantity keeps its negative end.
+    let mut busy = vec![0.0; 9];
+    busy.push(10.0);
+    assert_eq!(ratio_ci(&busy, &[100.0; 10]).unwrap().low(), Some(0.0));
+    let signed: Vec<f64> = busy.iter().map(|x| x - 0.5).collect();
+    assert!(ratio_ci(&signed, &[100.0; 10]).unwrap().low().unwrap() < 0.0);
     assert_eq!(Unit::Block.count(1), "1 block");
     assert_eq!(Unit::Round.count(4), "4 rounds");
 }
