@@ -90,11 +90,22 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
         } else {
             String::new()
         };
+        let why = if order(&ea, &eb) == Order::Indistinguishable {
+            format!(
+                "{INDISTINGUISHABLE} (95 % intervals over rounds{sizes}){}",
+                basis_note(&[&ea, &eb])
+            )
+        } else if stated == Direction::Same {
+            format!(
+                "within {tol} in point values but not shown to be (95 % intervals over rounds{sizes})"
+            )
+        } else {
+            format!("the 95 % intervals over rounds do not bear the point values out{sizes}")
+        };
         s.push(&format!(
-            "Load's effect on the tail is unclear here: {setting}, {what} was {sa} {} idle and {sb} {} loaded, {INDISTINGUISHABLE} (95 % intervals over rounds{sizes}){}.",
+            "Load's effect on the tail is unclear here: {setting}, {what} was {sa} {} idle and {sb} {} loaded, {why}.",
             interval_text(ea.ci, ns),
             interval_text(eb.ci, ns),
-            basis_note(&[&ea, &eb]),
         ));
         return Some(Finding::new("load", s));
     }

@@ -53,8 +53,13 @@ pub(super) fn changed(s: &mut Sentence, stat: Stat, verb: Verb, from: Est, to: E
         let margin = SAME * from.value.abs().max(to.value.abs());
         if !equivalent(&from, &to, margin) {
             let note = undecided(s);
+            let why = if o == Order::Indistinguishable {
+                format!("{INDISTINGUISHABLE}{note}")
+            } else {
+                "the intervals separate".into()
+            };
             return format!(
-                "within {} in point values, not shown to be ({INDISTINGUISHABLE}{note})",
+                "within {} in point values, not shown to be ({why})",
                 same_shown()
             );
         }
