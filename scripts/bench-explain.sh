@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24's question "on an idle VM, what makes the tail: the timer interrupt, the run
+# The question "on an idle VM, what makes the tail: the timer interrupt, the run
 # queue, or something else?", answered by `sleeplab explain` itself: the default
 # mechanisms at 1 ms and 100 µs, idle and with one busy thread per CPU, interleaved
 # rounds, each wake split by the kernel's tracepoints. Prints the components table and
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ITERATIONS=${ITERATIONS:-1000}
-ROUNDS=${ROUNDS:-4}
+ROUNDS=${ROUNDS:-10}
 DURATIONS=${DURATIONS:-100us,1ms}
 LOADS=${LOADS:-0,$(nproc)}
 # CPU 0: the kernels here record nothing CPU 1's idle task emits (a thread's switch onto

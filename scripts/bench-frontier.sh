@@ -2,8 +2,8 @@
 # The accuracy-versus-CPU frontier benchmark, in two interleaved pace runs,
 # all under 1 ns timer slack:
 #   1. broad: every contender at several settings, FRAMES (300) frames each, in blocks of
-#      50 within each load level (idle, one busy thread per CPU, CPUs + 3): where each
-#      setting sits;
+#      25 within each load level (idle, one busy thread per CPU, CPUs + 3; 12 blocks, the
+#      units its verdicts rest on): where each setting sits;
 #   2. focused: the few contenders the targets are about, FOCUS_FRAMES (1200) frames each,
 #      so p99 is the 12th-worst frame, not the 3rd (the targets are read here), and each
 #      late frame's cause (preempted while spinning, woken late, ...) is counted: at the
@@ -13,7 +13,7 @@
 #      often each target held, and calls one out of reach only when missed in all of ≥ 3;
 # then the recorded traces replayed through precise against the oracle (best fixed
 # margin in hindsight). Prints the tables and rewrites the "frontier" section of
-# docs/BENCHMARKS.md with the numbers and the verdict on each of the targets.
+# docs/BENCHMARKS.md with the numbers and the verdict on each of its targets.
 #
 #   scripts/bench-frontier.sh                         # the benchmark (about 12 min)
 #   FRAMES=100 FOCUS_FRAMES=200 LOADS=0 FOCUS_LOADS=2 scripts/bench-frontier.sh   # a quicker look
@@ -35,7 +35,7 @@ cargo build --release -q -p sleeplab --example frontier_replay
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-pace=(sleeplab pace --rate 60 --frames "$FRAMES" --block 50 --load "$LOADS" --strategies "$STRATEGIES" --timer-slack 1ns)
+pace=(sleeplab pace --rate 60 --frames "$FRAMES" --block 25 --load "$LOADS" --strategies "$STRATEGIES" --timer-slack 1ns)
 "target/release/${pace[0]}" "${pace[@]:1}" --json "$out/pace.json"
 focus=(sleeplab pace --rate 60 --frames "$FOCUS_FRAMES" --block 50 --load "$FOCUS_LOADS" --strategies "$FOCUS" --timer-slack 1ns --json-samples "$FOCUS_FRAMES" --repeat "$REPEAT")
 "target/release/${focus[0]}" "${focus[@]:1}" --json "$out/focus.json"

@@ -9,7 +9,7 @@ on standard input:
 import os
 import sys
 
-from quantiles import INDISTINGUISHABLE, wilson
+from quantiles import BY_POINT_VALUE, INDISTINGUISHABLE, MIN_UNITS, wilson
 
 HEADER = "# Benchmarks\n\nEvery number here comes from a command in this file; rerun it to refresh.\n\n"
 
@@ -52,7 +52,7 @@ def wrapped(name, body):
 # ---- Verdicts over runs, shared by every benchmark report.
 
 # A target is called out of reach only when it was missed in at least this many runs and
-# met in none (issue 25: one run is not evidence that something cannot be done).
+# met in none (one run is not evidence that something cannot be done).
 OUT_OF_REACH_RUNS = 3
 
 # How a verdict line starts, by outcome: met, missed, undecided (the intervals overlap:
@@ -110,14 +110,68 @@ def target_summary(label: str, outcomes: list, undecided: str) -> str:
 
 def pace_runs(data: dict) -> list[list[dict]]:
     """The runs of a `sleeplab pace --repeat N` result (`data`), each as a list of results
-    shaped like `data["results"]` entries (strategy, load, cpu_percent, error with count,
-    p99_ns, p99_ci_ns); one run (the results themselves) without `runs`."""
+    shaped like `data["results"]` entries (strategy, load, cpu_percent and its interval
+    over the run's blocks, error with count, p99_ns, p99_ci_ns, and the intervals over the
+    run's blocks, `units`); one run (the results themselves) without `runs`."""
     runs = data.get("runs") or []
     if not runs:
         return [data["results"]]
     return [[{"strategy": p["strategy"], "load": p["load"], "cpu_percent": p["cpu_percent"],
+              "cpu_ci_percent": p.get("cpu_ci_percent"), "units": p.get("units"),
               "error": {"count": p["frames"], "p99_ns": p["p99_ns"], "p99_ci_ns": p["p99_ci_ns"]}}
              for p in run["points"]] for run in runs]
+
+
+# ---- Intervals over units, shared by the pace reports.
+
+def units_ci(x: dict, key: str):
+    """The interval of quantile `key` (e.g. "p99") of a pace result over its blocks (the
+    JSON's `units`), a tuple, or None: a result without one (too few blocks, or written
+    before them) decides nothing."""
+    c = (x.get("units") or {}).get(f"{key}_ci_ns")
+    return None if c is None or x["error"].get(f"{key}_ns") is None else tuple(c)
+
+
+def blocks(x: dict) -> int:
+    """How many blocks a pace result's intervals rest on (0 without them)."""
+    return (x.get("units") or {}).get("units", 0)
+
+
+def why_no_interval(x: dict) -> str:
+    """Why a pace result has no interval over blocks: `3 blocks; an interval needs 8`,
+    or that the result holds none (written before them)."""
+    n = blocks(x)
+    if not x.get("units"):
+        return "no intervals over blocks in this result"
+    if n >= MIN_UNITS:
+        return f"no interval over its {n} blocks"
+    return f"{n} blocks; an interval needs {MIN_UNITS}"
+
+
+def cpu_ci(x: dict):
+    """A pace result's CPU interval over its blocks, % of a core, or None."""
+    c = x.get("cpu_ci_percent")
+    return None if c is None else tuple(c)
+
+
+def cpu_text(x: dict) -> str:
+    """`1.40 % [1.20–1.60 %]` with its interval over the blocks, or `1.40 % (by point
+    value: no interval over blocks)`."""
+    c = cpu_ci(x)
+    if c is None:
+        return f"{x['cpu_percent']:.2f} % ({BY_POINT_VALUE}: {why_no_interval(x)})"
+    return f"{x['cpu_percent']:.2f} % [{c[0]:.2f}–{c[1]:.2f} %]"
+
+
+def cpu_bound_outcome(x: dict, bound: float) -> str:
+    """CPU at most `bound` % of a core: "met" where its interval over blocks lies at or
+    below it, "missed" where above, else undecided; by point value where it has none."""
+    c = cpu_ci(x)
+    if c is None:
+        return "met" if x["cpu_percent"] <= bound else "missed"
+    if c[1] <= bound:
+        return "met"
+    return "missed" if c[0] > bound else INDISTINGUISHABLE
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the frontier benchmark's section of docs/BENCHMARKS.md (issue 14) from a
+"""Writes the frontier benchmark's section of docs/BENCHMARKS.md from a
 `sleeplab pace --load` JSON and the `frontier_replay` example's output.
 
 Usage: bench_frontier_report.py PACE.json "PACE COMMAND" "LOAD_BEFORE" "LOAD_AFTER"
@@ -8,16 +8,18 @@ Usage: bench_frontier_report.py PACE.json "PACE COMMAND" "LOAD_BEFORE" "LOAD_AFT
        bench_frontier_report.py --self-test
 
 FOCUS.json is the focused loaded run (few contenders, many frames): its table adds n, the
-frames more than 1 ms late with a 95 % Wilson interval (so two contenders' tails can be
-told apart), and why the frames more than 100 µs late were late (the `evidence` of each
-result).
+share of frames more than 1 ms late with its 95 % interval over the blocks (so two
+contenders' tails can be told apart), and why the frames more than 100 µs late were late
+(the `evidence` of each result).
 
-Every p99 is shown with its 95 % interval (from the JSON: `p99_ci_ns`, order statistics,
-scripts/quantiles.py), and every verdict is drawn on intervals: "beaten on both by" needs a
-lower CPU and a p99 interval below, a target is met or missed only where the intervals
-separate, else undecided ("indistinguishable in this run"). A focused run with `--repeat N`
-adds each contender's p99 and CPU range across the runs and how often each target held; a
-target is called out of reach only when it was missed in all of at least 3 runs.
+Every p99 is shown with its 95 % interval over the blocks (the JSON's `units`: the frames of
+a block share its moment, so the pooled frames' intervals decide nothing;
+scripts/quantiles.py), the CPU with its interval over the blocks, and every verdict is drawn
+on those intervals: "beaten on both by" needs a p99 interval and a CPU interval below, a
+target is met or missed only where the intervals separate, else undecided
+("indistinguishable in this run"). A focused run with `--repeat N` adds each contender's
+p99 and CPU range across the runs and how often each target held; a target is called out
+of reach only when it was missed in all of at least 3 runs.
 """
 import json
 import os
@@ -25,7 +27,8 @@ import sys
 
 import bench_doc
 from bench_doc import markers, write_section
-from quantiles import INDISTINGUISHABLE, below, fmt_ci, order, wilson
+from bench_doc import cpu_bound_outcome, cpu_ci, cpu_text
+from quantiles import INDISTINGUISHABLE, below, chunks, fmt_ci, order, ratio_ci
 
 BEGIN, END = markers("frontier")
 OURS = "precise"
@@ -44,15 +47,18 @@ def p99(x):
 
 
 def p99_ci(x):
-    """The 95 % interval of a result's p99 as a (low, high) tuple (an open end None), or
-    None (no p99, or a result written before intervals existed)."""
-    c = x["error"].get("p99_ci_ns")
-    return None if p99(x) is None or c is None else tuple(c)
+    """The 95 % interval of a result's p99 over its blocks as a (low, high) tuple (an open
+    end None), or None (no p99, too few blocks, or a result written before them)."""
+    return None if p99(x) is None else bench_doc.units_ci(x, "p99")
 
 
 def p99_text(x):
-    """`12.11 µs [9.80 µs–16.02 µs]`, or – without a p99."""
-    return "–" if p99(x) is None else f"{us(p99(x))} {fmt_ci(p99_ci(x), us)}"
+    """`12.11 µs [9.80 µs–16.02 µs]` (over blocks; `[–] (4 blocks; …)` without an
+    interval), or – without a p99."""
+    if p99(x) is None:
+        return "–"
+    c = p99_ci(x)
+    return f"{us(p99(x))} {fmt_ci(c, us)}" + ("" if c is not None else f" ({bench_doc.why_no_interval(x)})")
 
 
 def scaled(c, k):
@@ -66,17 +72,17 @@ def p999(x):
 
 
 def beaters(results, ours):
-    """Contenders shown to beat `ours` on both: a lower CPU and a p99 whose 95 % interval
-    lies below its own (the rule of `sleeplab pace`'s frontier)."""
+    """Contenders shown to beat `ours` on both: a p99 and a CPU whose 95 % intervals over
+    the blocks lie below its own (the rule of `sleeplab pace`'s frontier)."""
     if p99(ours) is None:
         return []
     return [x for x in results if x is not ours and p99(x) is not None
-            and below(p99_ci(x), p99_ci(ours)) and x["cpu_percent"] < ours["cpu_percent"]]
+            and below(p99_ci(x), p99_ci(ours)) and below(cpu_ci(x), cpu_ci(ours))]
 
 
 def undecided(results, ours):
-    """Contenders with a lower point p99 and a lower CPU than `ours` whose p99 interval
-    overlaps its own: the run cannot tell whether they beat it."""
+    """Contenders with a lower point p99 and a lower point CPU than `ours` not shown to
+    beat it (a p99 or CPU interval overlaps its own): the run cannot tell."""
     if p99(ours) is None:
         return []
     return [x for x in results if x is not ours and p99(x) is not None and x not in beaters(results, ours)
@@ -89,7 +95,7 @@ def line(label, outcome, detail):
 
 
 def targets(by_load, cpus):
-    """Issue 14's targets the pace run can decide: (label, outcome, detail), outcome
+    """The frontier's targets the pace run can decide: (label, outcome, detail), outcome
     "met", "missed", INDISTINGUISHABLE (the intervals overlap) or None (no p99)."""
     out = []
     for load, results in by_load.items():
@@ -101,7 +107,7 @@ def targets(by_load, cpus):
         b, u = beaters(results, ours), undecided(results, ours)
         detail = lambda xs: ", ".join(  # noqa: E731
             f"{x['strategy']} (p99 {p99_text(x)} vs {p99_text(ours)}, CPU "
-            f"{x['cpu_percent']:.2f} % vs {ours['cpu_percent']:.2f} %)" for x in xs)
+            f"{cpu_text(x)} vs {cpu_text(ours)})" for x in xs)
         if b:
             out.append((label, "missed", detail(b)))
         elif u:
@@ -111,25 +117,36 @@ def targets(by_load, cpus):
     idle = {x["strategy"]: x for x in by_load.get(0, [])}
     ours, spin = idle.get(OURS), idle.get("spin")
     if ours and spin and p99(ours) is not None and p99(spin) is not None:
-        cpu_ok = ours["cpu_percent"] <= 1.5
+        cpu = cpu_bound_outcome(ours, 1.5)
         o = order(p99_ci(ours), scaled(p99_ci(spin), 1.5))
-        outcome = ("missed" if not cpu_ok or o == "above" else "met" if o == "below" else INDISTINGUISHABLE)
-        out.append(("idle: precise p99 ≤ 1.5 × spin's p99, at ≤ 1.5 % of a core", outcome,
-                    f"p99 {p99_text(ours)} vs 1.5 × {p99_text(spin)}; CPU {ours['cpu_percent']:.2f} %"))
+        out.append(("idle: precise p99 ≤ 1.5 × spin's p99, at ≤ 1.5 % of a core", both(o, cpu),
+                    f"p99 {p99_text(ours)} vs 1.5 × {p99_text(spin)}; CPU {cpu_text(ours)}"))
     full = {x["strategy"]: x for x in by_load.get(cpus, [])}
     ours, sdl = full.get(OURS), full.get("sdl-precise")
     if ours and sdl and p99(ours) is not None and p99(sdl) is not None:
-        cpu_ok = ours["cpu_percent"] <= sdl["cpu_percent"] / 3
+        a, b = cpu_ci(ours), scaled(cpu_ci(sdl), 1 / 3)
+        if a is None or b is None:  # by point value
+            cpu = "met" if ours["cpu_percent"] <= sdl["cpu_percent"] / 3 else "missed"
+        else:
+            cpu = {"below": "met", "above": "missed"}.get(order(a, b), INDISTINGUISHABLE)
         o = order(p99_ci(ours), p99_ci(sdl))
-        outcome = ("missed" if not cpu_ok or o == "above" else "met" if o == "below" else INDISTINGUISHABLE)
         out.append((f"load {cpus} (one busy thread per CPU): precise p99 below sdl-precise's, at ≤ 1/3 of its CPU",
-                    outcome, f"p99 {p99_text(ours)} vs {p99_text(sdl)}; CPU {ours['cpu_percent']:.2f} % vs "
-                             f"{sdl['cpu_percent']:.2f} % / 3 = {sdl['cpu_percent'] / 3:.2f} %"))
+                    both(o, cpu), f"p99 {p99_text(ours)} vs {p99_text(sdl)}; CPU {cpu_text(ours)} vs "
+                                  f"{cpu_text(sdl)} / 3"))
     return out
 
 
+def both(p99_order, cpu):
+    """A target on a p99 (`p99_order`: how precise's interval stands against the bound's)
+    and on the CPU (`cpu`: "met", "missed" or undecided): missed where either is, met
+    where both are, else undecided."""
+    if p99_order == "above" or cpu == "missed":
+        return "missed"
+    return "met" if p99_order == "below" and cpu == "met" else INDISTINGUISHABLE
+
+
 def verdicts(by_load, cpus):
-    """One line per target of issue 14 that the pace run can decide, with the idle
+    """One line per target of the frontier that the pace run can decide, with the idle
     contenders' p99 in multiples of spin's, for scale, after the idle target."""
     out = []
     for label, outcome, detail in targets(by_load, cpus):
@@ -228,12 +245,13 @@ def standing(results, x):
 
 
 def table(results):
-    rows = ["| strategy | p50 | p99 [95 % interval] | p99.9 | max | CPU % | beaten on both by |",
+    rows = ["| strategy | p50 | p99 [95 % interval over blocks] | p99.9 | max | CPU % [interval] | "
+            "beaten on both by |",
             "|---|---:|---:|---:|---:|---:|---|"]
     for x in results:
         e = x["error"]
         rows.append(f"| {x['strategy']} | {us(e['median_ns'])} | {p99_text(x)} | {us(p999(x))} | "
-                    f"{us(e['max_ns'])} | {x['cpu_percent']:.2f} | {standing(results, x)} |")
+                    f"{us(e['max_ns'])} | {cpu_text(x)} | {standing(results, x)} |")
     return rows
 
 
@@ -241,26 +259,30 @@ def table(results):
 TAIL_NS = 1_000_000
 
 
-def tail(x):
-    """(frames later than TAIL_NS, frames kept) from the result's raw samples."""
+def tail(x, block):
+    """(frames later than TAIL_NS, frames kept, the share's 95 % interval over blocks of
+    `block` frames or None) from the result's raw samples (in frame order)."""
     kept = x.get("samples_ns") or []
-    return sum(1 for v in kept if v > TAIL_NS), len(kept)
+    units = chunks(kept, block)
+    share = ratio_ci([sum(1 for v in u if v > TAIL_NS) for u in units], [len(u) for u in units])
+    return sum(1 for v in kept if v > TAIL_NS), len(kept), share
 
 
-def focus_table(results):
-    rows = ["| strategy | n | p50 | p99 [95 % interval] | p99.9 | CPU % | > 1 ms late (95 % interval) | "
+def focus_table(results, block):
+    rows = ["| strategy | n | p50 | p99 [95 % interval over blocks] | p99.9 | CPU % [interval] | "
+            "> 1 ms late (95 % interval over blocks) | "
             "> 100 µs late | started late | preempted spinning | woken late | other | "
             "waited on run queue | all frames: preempted spinning | beaten on both by |",
             "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for x in results:
         e, ev = x["error"], x.get("evidence") or {}
-        k, n = tail(x)
-        lo, hi = wilson(k, n)
+        k, n, share = tail(x, block)
+        shown = "–" if share is None else f"{100 * max(share[0], 0.0):.2f}–{100 * min(share[1], 1.0):.2f} %"
         best = standing(results, x)
         rq = ev.get("late_runqueue_wait")
         rows.append(
             f"| {x['strategy']} | {e['count']} | {us(e['median_ns'])} | {p99_text(x)} | {us(p999(x))} | "
-            f"{x['cpu_percent']:.2f} | {k} of {n} ({100 * lo:.2f}–{100 * hi:.2f} %) | "
+            f"{cpu_text(x)} | {k} of {n} ({shown}) | "
             f"{ev.get('late_frames', '–')} | {ev.get('late_started_late', '–')} | "
             f"{ev.get('late_preempted_while_spinning', '–')} | {ev.get('late_woken_late', '–')} | "
             f"{ev.get('late_other', '–')} | {'–' if rq is None else rq} | "
@@ -278,7 +300,8 @@ def by_level(r):
 def focus_section(runs, cpus):
     """The focused runs ([(pace JSON, command)]: their levels in order), their causes
     table and the targets read on them."""
-    body = ["", "Focused runs (interleaved, the same blocks of 50):", "", "```sh",
+    block = runs[0][0]["data"]["config"]["block"] if runs else 50
+    body = ["", f"Focused runs (interleaved, in blocks of {block}):", "", "```sh",
             *[command for _, command in runs], "```"]
     levels = {}
     repeats = []
@@ -286,7 +309,7 @@ def focus_section(runs, cpus):
         for load, results in by_level(f).items():
             levels.setdefault(load, []).extend(results)
             body += ["", f"Load {load} (busy threads on {cpus} CPUs), {f['data']['config']['frames']} frames per contender:",
-                     "", *focus_table(results)]
+                     "", *focus_table(results, f["data"]["config"]["block"])]
         repeats.append(bench_doc.pace_runs(f["data"]))
     body += ["", "A frame more than 100 µs late is counted once, by the first cause that holds: "
              "*started late* (the wait began after its deadline: an earlier frame overran), "
@@ -330,11 +353,13 @@ def section(r, command, load_before, load_after, replay_text, replay_command, fo
         f"Run {r['started_at']} on {fp['cpu_model']} × {cpus}, kernel {fp['kernel_release']}, "
         f"clocksource {fp.get('clocksource')}, virtualization {fp.get('virtualization')}. "
         f"Load average before/after: {load_before} / {load_after}. Frame error = wake − deadline on "
-        "an absolute schedule; contenders interleaved in blocks of 50 frames within each load level; "
-        "each p99 with its 95 % interval (order statistics; ≥: open above, fewer than 368 frames "
-        "cannot bound it); \"beaten on both by\" names the contender with the lowest p99 among those "
-        "with a lower CPU and a p99 interval below this one's; where the intervals overlap the run "
-        f"cannot tell ({INDISTINGUISHABLE}). p99 needs n ≥ 100, p99.9 n ≥ 1000 (otherwise –).",
+        f"an absolute schedule; contenders interleaved in blocks of {r['data']['config']['block']} frames "
+        "within each load level; each p99 with its 95 % interval over the blocks (the frames of a "
+        "block share its moment: order statistics at the effective sample size, docs/REPORT.md; ≥: "
+        "open above; – with fewer than 8 blocks), each CPU with its interval over the blocks; "
+        "\"beaten on both by\" names the contender with the lowest p99 among those whose p99 and CPU "
+        "intervals both lie below this one's; where an interval overlaps the run cannot tell "
+        f"({INDISTINGUISHABLE}). p99 needs n ≥ 100, p99.9 n ≥ 1000 (otherwise –).",
         *body,
         "",
         "The recorded traces (crates/sleeplab/tests/traces/) replayed in virtual time, against the "
@@ -393,10 +418,12 @@ def readme_summary(focus, cpus):
 
 
 def self_test():
-    def res(name, load, p99_ns, cpu, n=400, ci=None):
+    def res(name, load, p99_ns, cpu, n=400, ci=None, cpu_ci=None):
         ci = ci if ci is not None else [0.9 * p99_ns, 1.1 * p99_ns]
         return {"strategy": name, "load": load, "cpu_percent": cpu,
-                "error": {"count": n, "median_ns": 1, "p99_ns": p99_ns, "p99_ci_ns": ci,
+                "cpu_ci_percent": cpu_ci if cpu_ci is not None else [0.95 * cpu, 1.05 * cpu],
+                "units": {"unit": "block", "units": 20, "p99_ci_ns": ci},
+                "error": {"count": n, "median_ns": 1, "p99_ns": p99_ns, "p99_ci_ns": [p99_ns, p99_ns],
                           "p999_ns": p99_ns, "max_ns": p99_ns}}
     idle = [res("spin", 0, 20_000, 99.0), res(OURS, 0, 22_000, 1.2), res("sdl-precise", 0, 30_000, 7.0)]
     loaded = [res("spin", 2, 3e6, 98.0), res(OURS, 2, 200_000, 1.1), res("sdl-precise", 2, 84_000, 0.9)]
@@ -408,8 +435,15 @@ def self_test():
                     "multiple of spin's: sdl-precise 1.5× at 7.00 %"), v[3]
     assert v[4].startswith("- ❌ load 2 (one"), v[4]
     assert beaters(idle, idle[2]) == [idle[1]]
+    # CPU intervals that overlap: not beaten on both, only undecided.
+    close = [res("a", 0, 10_000, 1.0, cpu_ci=[0.5, 1.5]), res("b", 0, 20_000, 1.2, cpu_ci=[0.6, 1.8])]
+    assert beaters(close, close[1]) == [] and undecided(close, close[1]) == [close[0]]
+    # The pooled frames' interval decides nothing: without intervals over blocks, no verdict.
+    pooled = [dict(x, units=None) for x in idle]
+    assert beaters(pooled, pooled[2]) == [] and (
+        p99_text(pooled[1]) == "22.00 µs [–] (no intervals over blocks in this result)"), p99_text(pooled[1])
     assert p99(res("x", 0, 5, 1.0, n=99)) is None
-    # Issue 25: the same numbers with intervals that overlap decide nothing.
+    # The same numbers with intervals that overlap decide nothing.
     wide = [res("spin", 0, 20_000, 99.0), res(OURS, 0, 25_000, 1.2, ci=[10_000, None]),
             res("std-sleep", 0, 24_000, 0.1, n=200, ci=[15_000, None])]
     v = verdicts({0: wide}, 2)
@@ -443,8 +477,9 @@ def self_test():
     ev = {"late_frames": 3, "late_started_late": 0, "late_preempted_while_spinning": 2,
           "late_woken_late": 1, "late_other": 0, "late_runqueue_wait": 2, "preempted_while_spinning": 5}
     x = dict(res(OURS, 2, 3e6, 1.0, n=1200), evidence=ev, samples_ns=[0] * 1197 + [2e6, 3e6, 500_000])
-    assert tail(x) == (2, 1200)
-    row = focus_table([x])[2]
+    k, n, share = tail(x, 50)
+    assert (k, n) == (2, 1200) and share[0] < 2 / 1200 < share[1], share
+    row = focus_table([x], 50)[2]
     assert f"| {OURS} | 1200 |" in row and "| 2 of 1200 (" in row and "| 3 | 0 | 2 | 1 | 0 | 2 | 5 |" in row, row
     print("self-test ok")
 

@@ -11,10 +11,13 @@ and how often each target held.
 
 Statistics are honest and the same as the Rust crates' (scripts/quantiles.py): quantiles by
 linear interpolation, shown only where n*(1-q) >= 1 (p99 needs n >= 100, p99.9 needs
-n >= 1000), otherwise "–" with n shown; the p99 with its 95 % interval from order
-statistics; a target compared with another contender's p99 is met or missed only where the
-intervals separate, else undecided ("indistinguishable in this run"); no target is called
-out of reach from fewer than 3 runs. Every sentence comes from a function tested against
+n >= 1000), otherwise "–" with n shown; the p99 with its 95 % interval over the blocks
+the contenders took turns in (the frames of a block share its moment, so intervals of the
+pooled frames would be far too narrow: quantiles.units_ci, docs/REPORT.md; none below 8
+blocks); a target compared with another contender's p99 is met or missed only where those
+intervals separate, else undecided ("indistinguishable in this run"); the CPU, one total
+per contender, is judged by point value and says so; no target is called out of reach
+from fewer than 3 runs. Every sentence comes from a function tested against
 its numbers (tests/test_bench_report.py).
 """
 
@@ -33,13 +36,13 @@ from quantiles import INDISTINGUISHABLE, fmt_ci  # noqa: E402
 
 USAGE = 'usage: report.py RESULT.json[,RESULT.json…] {python|c} "COMMAND" BENCHMARKS.md'
 
-# Issue 15's targets, one interleaved run at 60 Hz.
+# The targets, one interleaved run at 60 Hz.
 P99_RATIO_TARGET = 5.0  # precise p99 lateness at most 1/5 of the plain sleep's
 CPU_TARGET_PCT = 2.0  # at most 2 % of a core
 BINDING_TARGET_NS = 1_000.0  # the Python binding adds at most 1 µs per call
 
 # (plain sleep, the precise sleeps judged against it) per benchmark; the relative form is
-# issue 15's target, the absolute form is shown beside it.
+# the target, the absolute form is shown beside it.
 PAIRS = {
     "python": ("time.sleep", ("sleeplab.sleep", "sleeplab.PreciseSleeper.sleep_until")),
     "c": ("nanosleep", ("sleeplab_sleep_ns", "sleeplab_sleep_until_ns")),
@@ -95,14 +98,18 @@ def quantile(values: list[int], q: float) -> float | None:
     return quantiles.quantile(values, q)
 
 
-def summarize(c: dict) -> dict:
+def summarize(c: dict, block: int) -> dict:
+    """A contender's numbers; its frames (in order) are cut into the run's blocks of
+    `block` frames, the units its p99's interval rests on."""
     lat = c["lateness_ns"]
+    units = quantiles.chunks(lat, block)
     return {
         "name": c["name"],
         "n": len(lat),
+        "blocks": len(units),
         "p50": quantile(lat, 0.5),
         "p99": quantile(lat, 0.99),
-        "p99_ci": quantiles.ci(lat, 0.99),
+        "p99_ci": quantiles.units_ci(units, 0.99),
         "p999": quantile(lat, 0.999),
         "max": max(lat) if lat else None,
         "early": sum(x < 0 for x in lat),
@@ -154,17 +161,20 @@ def p99_verdict(plain: dict, precise: dict) -> str:
         rel = f"{a / max(b, 1):.1f}× higher"
     else:
         rel = "equal"
+    blocks = min(precise["blocks"], plain["blocks"])
+    few = "" if blocks >= quantiles.MIN_UNITS else f"; {blocks} blocks: an interval needs {quantiles.MIN_UNITS}"
     shown = (f"{fmt_ns(a)} {fmt_ci(precise['p99_ci'], fmt_ns)} vs {fmt_ns(b)} "
-             f"{fmt_ci(plain['p99_ci'], fmt_ns)} ({rel}, n = {precise['n']})")
+             f"{fmt_ci(plain['p99_ci'], fmt_ns)} ({rel}, n = {precise['n']}, intervals over {blocks} blocks{few})")
     if outcome == INDISTINGUISHABLE:
         return f"- ⚪ {label}: undecided, {INDISTINGUISHABLE}: {shown}"
     return f"- {bench_doc.mark(outcome)} {label}: {shown}"
 
 
 def cpu_verdict(precise: dict) -> str:
-    """Whether precise used at most CPU_TARGET_PCT % of a core."""
+    """Whether precise used at most CPU_TARGET_PCT % of a core: one CPU total per
+    contender (no blocks' CPU in the result), so by point value, said so."""
     ok = precise["cpu_pct"] is not None and precise["cpu_pct"] <= CPU_TARGET_PCT
-    got = "–" if precise["cpu_pct"] is None else f"{precise['cpu_pct']:.2f} %"
+    got = "–" if precise["cpu_pct"] is None else f"{precise['cpu_pct']:.2f} % ({quantiles.BY_POINT_VALUE})"
     return f"- {mark(ok)} {precise['name']} CPU ≤ {CPU_TARGET_PCT:g} % of a core: {got}"
 
 
@@ -278,7 +288,7 @@ def tail_sentence(a: dict) -> str:
 
 def table(rows: list[dict]) -> list[str]:
     out = [
-        "| contender | n | p50 | p99 | p99 95 % interval | p99.9 | max | early | CPU % | timer slack |",
+        "| contender | n | p50 | p99 | p99 95 % interval over blocks | p99.9 | max | early | CPU % | timer slack |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
@@ -298,7 +308,8 @@ def repeat_lines(results: list[dict], name: str) -> list[str]:
     it was missed in every one of at least OUT_OF_REACH_RUNS runs."""
     if len(results) < 2:
         return []
-    runs = [{r["name"]: r for r in map(summarize, res["contenders"])} for res in results]
+    runs = [{r["name"]: r for r in (summarize(c, res["block"]) for c in res["contenders"])}
+            for res in results]
     out = [f"Across {len(runs)} runs of the same command (the tables above are the first run's):", "",
            "| contender | runs | p99 min | p99 max | CPU % min | CPU % max |",
            "|---|---:|---:|---:|---:|---:|"]
@@ -333,7 +344,7 @@ def section(result, name: str, command: str) -> str:
     full, then the ranges across them)."""
     results = result if isinstance(result, list) else [result]
     result = results[0]
-    rows = [summarize(c) for c in result["contenders"]]
+    rows = [summarize(c, result["block"]) for c in result["contenders"]]
     by_name = {r["name"]: r for r in rows}
     plain = by_name.get(PAIRS[name][0])
     precise = [by_name[n] for n in PAIRS[name][1] if n in by_name]
@@ -354,7 +365,9 @@ def section(result, name: str, command: str) -> str:
         f"of {result['block']} frames; CPU = thread CPU time / wall time (the per-frame "
         "bookkeeping of the report, taken the same way for every contender, left out); "
         "quantiles by linear interpolation, shown only where n·(1−q) ≥ 1, the p99 with its "
-        "95 % interval from order statistics (≥: open above, too few frames to bound it).",
+        "95 % interval over the blocks (the frames of a block share its moment: order statistics "
+        "at the effective sample size, docs/REPORT.md; ≥: open above; [–] with fewer than 8 blocks "
+        "or too few effective frames).",
         "",
         *table(rows),
         "",

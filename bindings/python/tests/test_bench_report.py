@@ -25,9 +25,9 @@ def test_quantiles_are_linear_and_honest():
     assert report.quantile([], 0.5) is None
 
 
-def contender(name, lateness, cpu_ns=1, wall_ns=100):
+def contender(name, lateness, cpu_ns=1, wall_ns=100, block=10):
     return report.summarize(
-        {"name": name, "lateness_ns": lateness, "cpu_ns": cpu_ns, "wall_ns": wall_ns}
+        {"name": name, "lateness_ns": lateness, "cpu_ns": cpu_ns, "wall_ns": wall_ns}, block
     )
 
 
@@ -36,9 +36,17 @@ def test_summary_counts_and_cpu():
     assert (s["n"], s["early"], s["max"], s["p50"]) == (4, 1, 20, 5.0)
     assert s["cpu_pct"] == 1.5
     assert s["p99"] is None and s["p99_ci"] is None
-    # 100 frames bound a p99 from below only: the 97th smallest, open above.
-    t = contender("y", list(range(1, 101)))
-    assert t["p99_ci"] == (97, None)
+    # 400 frames in 40 blocks that do not differ: the p99's interval over them is the
+    # pooled one, closed (each frame the same, a point).
+    t = contender("y", [7] * 400)
+    assert (t["blocks"], t["p99_ci"]) == (40, (7, 7))
+    # 100 frames rising block by block (1..10, 11..20, …): the blocks differ so much that
+    # their effective sample cannot resolve a p99 at all, where the pooled frames would
+    # have bounded it at the 97th.
+    u = contender("z", list(range(1, 101)))
+    assert u["blocks"] == 10 and u["p99_ci"] is None
+    # 4 blocks: too few for any interval.
+    assert contender("w", [7] * 400, block=100)["p99_ci"] is None
 
 
 def test_p99_verdict_wording_follows_the_numbers():
@@ -90,6 +98,7 @@ def test_several_runs_give_ranges_and_how_often_each_target_held():
 
 def test_cpu_and_overhead_verdicts():
     assert report.cpu_verdict(contender("s", [0], cpu_ns=2, wall_ns=100)).startswith("- ✅")
+    assert "2.00 % (by point value)" in report.cpu_verdict(contender("s", [0], cpu_ns=2, wall_ns=100))
     assert report.cpu_verdict(contender("s", [0], cpu_ns=3, wall_ns=100)).startswith("- ❌")
     o = {"python_sleep0": 900.0, "python_builtin": 50.0, "rust_direct": 80.0,
          "binding_ns": 770.0, "calls": 10, "repeats": 5}

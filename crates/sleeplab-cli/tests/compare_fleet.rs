@@ -8,6 +8,7 @@ use common::*;
 
 use serde_json::Value;
 use sleeplab_cli::model::{ExperimentData, ResultFile, load_result};
+use sleeplab_cli::stats::{Unit, UnitIntervals};
 use std::path::Path;
 
 fn survey_on(host: &str, sweep_factor: f64) -> ResultFile {
@@ -23,10 +24,20 @@ fn survey_on(host: &str, sweep_factor: f64) -> ResultFile {
             for c in &mut sw.cells {
                 c.summary.median_ns *= sweep_factor;
                 // The fixture was written before intervals existed (they load as null, and
-                // nothing is an outlier without one): a ±5 % interval around each median.
+                // nothing is an outlier without one): a ±5 % interval around each median,
+                // over 10 rounds.
                 let m = c.summary.median_ns;
-                c.summary.median_ci_ns =
-                    Some(sleeplab_cli::stats::Ci(Some(0.95 * m), Some(1.05 * m)));
+                let ci = Some(sleeplab_cli::stats::Ci(Some(0.95 * m), Some(1.05 * m)));
+                c.summary.median_ci_ns = ci;
+                c.units = Some(UnitIntervals {
+                    unit: Unit::Round,
+                    units: 10,
+                    median_ci_ns: ci,
+                    p90_ci_ns: None,
+                    p99_ci_ns: None,
+                    p999_ci_ns: None,
+                    mean_ci_ns: None,
+                });
             }
         }
     }

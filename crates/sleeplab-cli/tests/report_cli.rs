@@ -313,6 +313,73 @@ fn compare_two_surveys_shows_ratios_in_the_terminal_and_as_html() {
     assert!(text.contains("b's medians are ×1 a's"));
 }
 
+/// The fixture with every sweep median and p99 scaled by `k`.
+fn scaled(k: f64) -> ResultFile {
+    let mut r = survey();
+    let ExperimentData::Survey(data) = &mut r.data else {
+        panic!("the fixture is a survey");
+    };
+    for r in &mut data.results {
+        if let ExperimentData::Sweep(sw) = &mut r.data {
+            for c in &mut sw.cells {
+                c.summary.median_ns *= k;
+                c.summary.p99_ns = c.summary.p99_ns.map(|p| p * k);
+            }
+        }
+    }
+    r
+}
+
+#[test]
+fn compare_sides_of_three_runs_take_the_runs_as_the_units() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = Vec::new();
+    for (name, k) in [
+        ("a1", 1.0),
+        ("a2", 1.05),
+        ("a3", 0.95),
+        ("b1", 2.0),
+        ("b2", 2.1),
+        ("b3", 1.9),
+    ] {
+        let p = dir.path().join(format!("{name}.json"));
+        write(&p, &scaled(k));
+        paths.push(p);
+    }
+    let text = stdout_of(
+        sleeplab()
+            .arg("compare")
+            .args(&paths[..3])
+            .arg("--against")
+            .args(&paths[3..])
+            .arg("-o")
+            .arg(dir.path().join("cmp")),
+    );
+    assert!(text.contains("the runs are the units"), "{text}");
+    let slower: usize = text
+        .split("more than 10 % slower in ")
+        .nth(1)
+        .and_then(|t| t.split(',').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(slower > 0, "{text}");
+    assert!(text.contains("Biggest slow-down: "), "{text}");
+    let html = std::fs::read_to_string(dir.path().join("cmp/index.html")).unwrap();
+    assert!(html.contains("The 6 runs"));
+    // One a side is the pair: within-run intervals, said so.
+    let text = stdout_of(
+        sleeplab()
+            .arg("compare")
+            .arg(&paths[0])
+            .arg("--against")
+            .arg(&paths[3]),
+    );
+    assert!(
+        text.contains("within-run intervals; run-to-run variation not included"),
+        "{text}"
+    );
+}
+
 #[test]
 fn the_fixture_and_a_fresh_survey_validate_against_the_committed_schema() {
     let schema: Value = serde_json::from_str(

@@ -52,6 +52,7 @@ pub fn run(args: &CpuArgs, quiet: bool) -> anyhow::Result<i32> {
         intervals_ns: args.intervals.0.clone(),
         seconds_ns: args.seconds,
         timer_slack_ns: Some(args.timer_slack),
+        blocks: 1,
     };
     tail::measure(&config, "cpu", quiet, threads)?.save(&args.output, vec![])
 }

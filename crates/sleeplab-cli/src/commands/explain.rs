@@ -34,8 +34,9 @@ pub struct ExplainArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = iterations,
           default_value_t = DEFAULT_ITERATIONS)]
     pub iterations: u64,
-    /// Interleaved passes over all cells.
-    #[arg(long, allow_hyphen_values = true, value_name = "R", value_parser = rounds, default_value = "4")]
+    /// Interleaved passes over all cells: the units a cell's verdicts rest on (an
+    /// interval over rounds needs 8).
+    #[arg(long, allow_hyphen_values = true, value_name = "R", value_parser = rounds, default_value = "10")]
     pub rounds: u64,
     /// Per-wake records kept per cell in the JSON (the CSV gets every wake).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = args::json_samples, default_value = "100000")]

@@ -39,8 +39,9 @@ pub struct SweepArgs {
     /// Calls per cell kept apart as "first calls" (not in the statistics).
     #[arg(long, allow_hyphen_values = true, value_name = "K", value_parser = args::warmup, default_value = "3")]
     pub warmup: u64,
-    /// Interleaved passes over all cells.
-    #[arg(long, allow_hyphen_values = true, value_name = "R", value_parser = rounds, default_value = "5")]
+    /// Interleaved passes over all cells: the units a cell's verdicts rest on (an
+    /// interval over rounds needs 8).
+    #[arg(long, allow_hyphen_values = true, value_name = "R", value_parser = rounds, default_value = "10")]
     pub rounds: u64,
     /// Timer slack(s) to measure under, e.g. 50us,1ns (default: leave it as it is).
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::slacks)]

@@ -4,7 +4,7 @@
 
 use super::Context;
 use crate::settings::RunSettings;
-use crate::stats::{Ci, Recorder, Summary};
+use crate::stats::{Ci, Recorder, Summary, UnitIntervals};
 
 /// What one run of an experiment produced.
 #[derive(Debug, Clone)]
@@ -138,11 +138,15 @@ pub struct Point {
     pub p99_ns: Option<f64>,
     /// 95 % interval of the 99th percentile, ns.
     pub p99_ci_ns: Option<Ci>,
+    /// The intervals over the run's units (rounds, blocks) where the result holds them:
+    /// what a comparison's verdict rests on (`None`: pooled intervals only, which decide
+    /// nothing).
+    pub units: Option<UnitIntervals>,
 }
 
 impl Point {
     /// The point of `key` read from a cell's summary: its count, median and p99 with
-    /// their intervals.
+    /// their intervals (no intervals over units: [`Point::with_units`]).
     pub fn of_summary(key: Vec<KeyPart>, s: &Summary) -> Self {
         Self {
             key,
@@ -151,6 +155,15 @@ impl Point {
             median_ci_ns: s.median_ci_ns,
             p99_ns: s.p99_ns,
             p99_ci_ns: s.p99_ci_ns,
+            units: None,
+        }
+    }
+
+    /// The same point with its intervals over units.
+    pub fn with_units(self, units: Option<&UnitIntervals>) -> Self {
+        Self {
+            units: units.cloned(),
+            ..self
         }
     }
 }

@@ -20,6 +20,8 @@ pub mod html;
 mod sections;
 #[cfg(test)]
 pub(crate) mod testdata;
+#[cfg(test)]
+mod verdicts;
 pub mod view;
 
 // The report writes through the one units, tables and escaping of `output`.

@@ -4,12 +4,47 @@ use crate::experiments::explain::{ExplainCell, ExplainConfig, ExplainData, Expla
 use crate::experiments::survey::{Level, StageState, StageStatus, SurveyData};
 use crate::experiments::sweep::{Quota, SweepCell, SweepConfig, SweepData};
 use crate::model::{ExperimentData, ResultFile, RunSettings, SCHEMA_VERSION, ToolInfo};
-use crate::stats::{Ci, Summary};
+use crate::stats::{Ci, Summary, Unit, UnitIntervals};
 use crate::trace::{Component, Explanation, Tracing, WakeAccount};
 use sleeplab::system::Fingerprint;
 
-/// A cell of 100 samples with this median (p99 = 1.5 × median, no p99.9).
+/// A cell of 100 samples in 10 rounds with this median (p99 = 1.5 × median, no
+/// p99.9); its intervals over the rounds are those of its summary (and the mean's
+/// ±5 %).
 pub fn cell(mechanism: &str, requested_ns: u64, load: usize, slack: u64, median: f64) -> SweepCell {
+    let mut c = pooled_cell(mechanism, requested_ns, load, slack, median);
+    c.units = Some(rounds(&c.summary, 10));
+    c.round_counts = vec![10; 10];
+    c
+}
+
+/// Makes `c`'s intervals over its 10 rounds those of its summary again (after a test
+/// changed the summary).
+pub fn resync(c: &mut SweepCell) {
+    c.units = Some(rounds(&c.summary, 10));
+}
+
+/// Intervals over `n` rounds equal to `s`'s own (the mean's ±5 %).
+pub fn rounds(s: &Summary, n: u64) -> UnitIntervals {
+    UnitIntervals {
+        unit: Unit::Round,
+        units: n,
+        median_ci_ns: s.median_ci_ns,
+        p90_ci_ns: s.p90_ci_ns,
+        p99_ci_ns: s.p99_ci_ns,
+        p999_ci_ns: s.p999_ci_ns,
+        mean_ci_ns: Some(Ci(Some(s.mean_ns * 0.95), Some(s.mean_ns * 1.05))),
+    }
+}
+
+/// The same cell as a result written before intervals over units: pooled intervals only.
+pub fn pooled_cell(
+    mechanism: &str,
+    requested_ns: u64,
+    load: usize,
+    slack: u64,
+    median: f64,
+) -> SweepCell {
     SweepCell {
         mechanism: mechanism.into(),
         requested_ns,
@@ -48,6 +83,7 @@ pub fn cell(mechanism: &str, requested_ns: u64, load: usize, slack: u64, median:
             [(median * 1.5) as u64, 20],
         ],
         round_counts: vec![100],
+        units: None,
         samples_ns: vec![median as u64; 3],
         all_samples_ns: vec![],
         explanation: None,
@@ -112,6 +148,7 @@ pub fn explain_cell(
         load,
         timer_slack_ns: 50_000,
         explanation: Explanation::of(wakes, 0, false),
+        units: None,
         wakes: vec![],
         all_wakes: vec![],
     }

@@ -11,6 +11,7 @@ mod recheck;
 mod recorder;
 mod stat;
 mod summary;
+pub mod units;
 
 pub use ci::{mean_ci, t_quantile};
 pub use quantile::{min_samples, quantile_sorted, resolves, tail_quantile, tail_quantile_i64};
@@ -19,3 +20,4 @@ pub use recheck::recheck_quantiles;
 pub use recorder::{Recorder, RecorderConfig};
 pub use stat::Stat;
 pub use summary::{Summary, summarize};
+pub use units::{MIN_RUNS, MIN_UNITS, Unit, UnitIntervals};

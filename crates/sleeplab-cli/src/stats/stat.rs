@@ -20,6 +20,9 @@ pub enum Stat {
     P999,
     /// The largest sample.
     Max,
+    /// CPU time over wall time, % of one core (of a run, a block or a round): not a
+    /// statistic of the samples a summary holds.
+    Cpu,
 }
 
 impl Stat {
@@ -33,6 +36,7 @@ impl Stat {
             Stat::P99 => "p99",
             Stat::P999 => "p99.9",
             Stat::Max => "max",
+            Stat::Cpu => "CPU",
         }
     }
 

@@ -179,6 +179,7 @@ impl Summary {
             Stat::P99 => self.p99_ns,
             Stat::P999 => self.p999_ns,
             Stat::Max => Some(self.max_ns as f64),
+            Stat::Cpu => None,
         }
     }
 

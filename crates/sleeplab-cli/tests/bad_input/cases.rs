@@ -198,6 +198,10 @@ pub const CASES: &[Case] = &[
     case(&["compare", "%sweep", "%sweep", "%empty", "-o", "@O"], "empty.json"),
     case(&["compare", "%sweep", "%sweep", "%simulate"], "simulate.json"),
     case(&["compare", "%sweep", "%sweep", "--json", "@D"], "is a directory"),
+    // compare of sides (--against): one a side, or three or more a side.
+    case(&["compare", "%sweep", "%sweep", "--against", "%sweep"], "2 result(s) against 1"),
+    case(&["compare", "%sweep", "%sweep", "%sweep", "--against", "%sweep", "%sweep", "%sweep", "--json", "@J"], "--json"),
+    case(&["compare", "%sweep", "%sweep", "%sweep", "--against", "%sweep", "%sweep", "%missing"], "missing.json"),
     case(&["simulate", "--replay", "%empty", "--json", "@J"], "empty.json"),
     case(&["simulate", "--replay", "%simulate", "--json", "@J"], "simulate.json"),
     case(&["simulate", "--replay", "%sweep", "--replay-mechanism", "nope", "--json", "@J"], "nope"),

@@ -43,6 +43,7 @@ pub fn explain_data() -> ExplainData {
                     load,
                     timer_slack_ns: 50_000,
                     explanation: Explanation::of(&w, 0, false),
+                    units: None,
                     wakes: vec![],
                     all_wakes: vec![],
                 });

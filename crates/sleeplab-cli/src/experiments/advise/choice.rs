@@ -1,27 +1,48 @@
-//! The choice: which candidates meet the tolerance (their p99's 95 % interval below it),
-//! the cheapest of them, the runner-up, and the reasoning with its claims.
+//! The choice: which candidates meet the tolerance (their p99's 95 % interval over
+//! their blocks below it), the cheapest of them (its CPU's interval over blocks below
+//! every other's, or said to be indistinguishable), the runner-up, and the reasoning
+//! with its claims.
 
 use super::Candidate;
 use crate::output::units::{ns, pct};
-use crate::report::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, order, with_interval};
-use crate::stats::Stat;
+use crate::report::claim::{
+    Claim, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, basis_note, order,
+    with_interval,
+};
+use crate::stats::{Stat, Unit};
 
 impl Candidate {
-    /// Its p99 with its interval (`None` without a p99).
+    /// Its p99 with its interval over blocks (its pooled interval, which decides
+    /// nothing, in a result written before them); `None` without a p99.
     pub fn p99(&self) -> Option<Est> {
-        self.p99_ns.map(|v| Est::new(v, self.p99_ci_ns))
+        let p = self.p99_ns?;
+        Some(Est::over(
+            p,
+            self.units.as_ref().map(|u| (u.p99_ci_ns, u.unit, u.units)),
+            self.p99_ci_ns,
+        ))
+    }
+
+    /// Its CPU, % of one core, with its interval over blocks (a point value without
+    /// blocks).
+    pub fn cpu(&self) -> Est {
+        match &self.units {
+            Some(u) => Est::units(self.cpu_percent, self.cpu_ci_percent, Unit::Block, u.units),
+            None => Est::point(self.cpu_percent),
+        }
     }
 
     /// How its p99 stands against `tolerance_ns`: below (meets), above (misses), or
-    /// indistinguishable (the interval holds the tolerance, or there is no p99).
+    /// indistinguishable (the interval holds the tolerance, there is none, or there is no
+    /// p99).
     pub fn against(&self, tolerance_ns: u64) -> Order {
         self.p99().map_or(Order::Indistinguishable, |p| {
             order(&p, &Est::exact(tolerance_ns as f64))
         })
     }
 
-    /// Whether its p99 is shown to be within `tolerance_ns`: the 95 % interval lies
-    /// below it.
+    /// Whether its p99 is shown to be within `tolerance_ns`: the 95 % interval over its
+    /// blocks lies below it.
     pub fn meets(&self, tolerance_ns: u64) -> bool {
         self.against(tolerance_ns) == Order::Below
     }
@@ -74,9 +95,9 @@ pub fn runner_up_sentence(candidates: &[Candidate], tolerance_ns: u64, chosen: u
         let c = &candidates[i];
         let p = p99_quoted(&mut s, c, tolerance_ns);
         s.push(&format!(
-            " The next cheapest that meets it, {}, needs {} of a core (p99 {p}).",
+            " The next cheapest that meets it in point values, {}, needs {} of a core (p99 {p}).",
             c.strategy,
-            pct(c.cpu_percent),
+            with_interval(&c.cpu(), pct),
         ));
     }
     s
@@ -99,13 +120,15 @@ fn p99_quoted(s: &mut Sentence, c: &Candidate, tolerance_ns: u64) -> String {
         b: Est::exact(tolerance_ns as f64),
         stated: c.against(tolerance_ns),
     });
-    with_interval(&p, ns)
+    format!("{}{}", with_interval(&p, ns), basis_note(&[&p]))
 }
 
 /// The reasoning for the choice of `chosen` (`meets`: it meets the tolerance), every
 /// claim recorded: a candidate said to meet the tolerance has its p99's interval below
 /// it, one said to miss it above it; where no candidate is shown to meet it, those whose
-/// interval holds the tolerance are named as indistinguishable from it in this run.
+/// interval holds the tolerance are named as indistinguishable from it in this run. The
+/// chosen one's CPU is "the lowest" only where its interval over blocks lies below every
+/// other's that meets; else those it cannot be told from are named.
 pub fn reason(candidates: &[Candidate], tolerance_ns: u64, chosen: usize, meets: bool) -> Sentence {
     let Some(c) = candidates.get(chosen) else {
         return Sentence::new("nothing was measured (interrupted)");
@@ -119,23 +142,44 @@ pub fn reason(candidates: &[Candidate], tolerance_ns: u64, chosen: usize, meets:
             .filter(|x| x.meets(tolerance_ns))
             .collect();
         let p = p99_quoted(&mut s, c, tolerance_ns);
+        let blocks = c.units.as_ref().map_or(0, |u| u.units);
         s.push(&format!(
-            "{} (timer slack {}) meets p99 ≤ {tol} with p99 {p} (its 95 % interval below the tolerance) at {} of a core, the lowest CPU of the {} candidates that do.",
+            "{} (timer slack {}) meets p99 ≤ {tol} with p99 {p} (its 95 % interval over {} below the tolerance) at {} of a core",
             c.strategy,
             ns(c.timer_slack_ns as f64),
-            pct(c.cpu_percent),
-            met.len()
+            Unit::Block.count(blocks),
+            with_interval(&c.cpu(), pct),
         ));
         if met.len() >= 2 {
-            let cpus: Vec<f64> = met.iter().map(|x| x.cpu_percent).collect();
+            let cpus: Vec<Est> = met.iter().map(|x| x.cpu()).collect();
             let at = met.iter().position(|x| std::ptr::eq(*x, c)).unwrap_or(0);
+            let close: Vec<String> = met
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != at && !cpus[at].below(&cpus[*i]))
+                .map(|(i, x)| format!("{} {}", x.strategy, with_interval(&cpus[i], pct)))
+                .collect();
+            if close.is_empty() {
+                s.push(&format!(
+                    ", the lowest CPU of the {} candidates that do.",
+                    met.len()
+                ));
+            } else {
+                s.push(&format!(
+                    ", the lowest CPU of the {} candidates that do in point values; {INDISTINGUISHABLE} from {}.",
+                    met.len(),
+                    close.join(", ")
+                ));
+            }
             s.claim(Claim::Rank {
-                extreme: crate::report::claim::Extreme::Least,
-                by: crate::report::claim::RankBy::Signed,
+                extreme: Extreme::Least,
+                by: RankBy::Signed,
                 chosen: at,
-                among: cpus,
-                intervals: Vec::new(),
+                among: cpus.iter().map(|e| e.value).collect(),
+                intervals: cpus,
             });
+        } else {
+            s.push(", the only candidate that does.");
         }
         s.append(runner_up_sentence(candidates, tolerance_ns, chosen));
         return s;
@@ -146,7 +190,7 @@ pub fn reason(candidates: &[Candidate], tolerance_ns: u64, chosen: usize, meets:
         .collect();
     if undecided.is_empty() {
         s.push(&format!(
-            "no candidate met p99 ≤ {tol} here: every p99's 95 % interval lies above it"
+            "no candidate met p99 ≤ {tol} here: every p99's 95 % interval over its blocks lies above it"
         ));
     } else {
         let parts: Vec<String> = undecided
@@ -179,7 +223,7 @@ pub fn reason(candidates: &[Candidate], tolerance_ns: u64, chosen: usize, meets:
     }
     let p = p99_quoted(&mut s, c, tolerance_ns);
     s.push(&format!(
-        ". The best p99 was {} ({p} at {} of a core). This run cannot promise that tolerance; consider a real-time policy (--policy fifo), an isolated CPU, or a looser tolerance.",
+        ". The lowest p99 in point values was {}'s ({p} at {} of a core). This run cannot promise that tolerance; consider a real-time policy (--policy fifo), an isolated CPU, or a looser tolerance.",
         c.strategy,
         pct(c.cpu_percent)
     ));
@@ -190,11 +234,13 @@ pub fn reason(candidates: &[Candidate], tolerance_ns: u64, chosen: usize, meets:
 mod tests {
     use super::*;
 
-    use crate::stats::Ci;
+    use crate::stats::{Ci, UnitIntervals};
     use proptest::prelude::*;
 
-    /// A candidate of 1000 waits whose p99's interval is ±10 %.
+    /// A candidate of 1000 waits in 20 blocks whose p99's interval over them is ±10 %
+    /// and its CPU's ±5 %.
     fn cand(strategy: &str, p99: f64, cpu: f64) -> Candidate {
+        let ci = Some(Ci(Some(0.9 * p99), Some(1.1 * p99)));
         Candidate {
             strategy: strategy.into(),
             timer_slack_ns: 1,
@@ -202,10 +248,25 @@ mod tests {
             p50_ns: p99 / 2.0,
             p50_ci_ns: None,
             p99_ns: Some(p99),
-            p99_ci_ns: Some(Ci(Some(0.9 * p99), Some(1.1 * p99))),
+            p99_ci_ns: ci,
             max_ns: p99 as u64 * 2,
             cpu_percent: cpu,
+            units: Some(UnitIntervals {
+                unit: Unit::Block,
+                units: 20,
+                median_ci_ns: None,
+                p90_ci_ns: None,
+                p99_ci_ns: ci,
+                p999_ci_ns: None,
+                mean_ci_ns: None,
+            }),
+            cpu_ci_percent: Some(Ci(Some(0.95 * cpu), Some(1.05 * cpu))),
         }
+    }
+
+    /// Sets the p99's interval over blocks.
+    fn with_p99_ci(c: &mut Candidate, ci: Option<Ci>) {
+        c.units.as_mut().unwrap().p99_ci_ns = ci;
     }
 
     #[test]
@@ -241,7 +302,7 @@ mod tests {
         assert!(c[i].cpu_percent >= c[chosen].cpu_percent && c[i].meets(20_000));
         assert_eq!(
             runner_up_sentence(&c, 20_000, chosen).text,
-            " The next cheapest that meets it, sdl-precise, needs 7 % of a core (p99 3 µs [2.7–3.3 µs])."
+            " The next cheapest that meets it in point values, sdl-precise, needs 7 % [6.65–7.35 %] of a core (p99 3 µs [2.7–3.3 µs])."
         );
         // Nothing else meets 500 ns.
         assert_eq!(runner_up(&c, 500, 5), None);
@@ -266,12 +327,12 @@ mod tests {
             r.text
         );
         // An open upper end (fewer than 368 waits) is never shown to meet a tolerance.
-        c[1].p99_ci_ns = Some(Ci(Some(15_000.0), None));
+        with_p99_ci(&mut c[1], Some(Ci(Some(15_000.0), None)));
         assert!(!c[1].meets(1_000_000));
         // Every interval above: said so.
         let r = reason(&c[..1], 20_000, 0, false);
         assert!(r.text.starts_with(
-            "no candidate met p99 ≤ 20 µs here: every p99's 95 % interval lies above it"
+            "no candidate met p99 ≤ 20 µs here: every p99's 95 % interval over its blocks lies above it"
         ));
         assert_eq!(r.check(), Ok(()));
     }
@@ -291,7 +352,9 @@ mod tests {
                     let mut x = cand(&format!("c{i}"), p99, cpu);
                     x.waits = n;
                     x.p99_ns = (n >= 100).then_some(p99);
-                    x.p99_ci_ns = x.p99_ns.map(|_| Ci(Some(p99 * (1.0 - w)), (!open).then_some(p99 * (1.0 + w))));
+                    let ci = x.p99_ns.map(|_| Ci(Some(p99 * (1.0 - w)), (!open).then_some(p99 * (1.0 + w))));
+                    with_p99_ci(&mut x, ci);
+                    x.cpu_ci_percent = Some(Ci(Some(cpu * (1.0 - w)), Some(cpu * (1.0 + w))));
                     x
                 })
                 .collect();

@@ -6,9 +6,11 @@
 //! slack the thread inherited (what a program gets without changing anything). The
 //! choice is a pure function of those measurements ([`choose`]).
 //!
-//! A candidate *meets* the tolerance only where the 95 % interval of its p99 lies below
-//! it, and *misses* it only where the interval lies above; in between the run cannot
-//! tell, and the reason says so ([`reason`], every claim checked).
+//! A candidate *meets* the tolerance only where the 95 % interval of its p99 over its
+//! [`BLOCKS`] blocks (`stats::units`) lies below it, and *misses* it only where the
+//! interval lies above; in between the run cannot tell, and the reason says so
+//! ([`reason`], every claim checked). "The lowest CPU" is a verdict too: over the CPU's
+//! intervals across the blocks.
 
 mod choice;
 mod snippet;
@@ -21,7 +23,7 @@ use crate::experiments::pace::{self, PaceConfig};
 use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
 use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
 use crate::report::claim::interval_text;
-use crate::stats::{Ci, Summary};
+use crate::stats::{Ci, Summary, UnitIntervals};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -78,21 +80,39 @@ pub struct Candidate {
     pub max_ns: u64,
     /// CPU of one core, %.
     pub cpu_percent: f64,
+    /// The 95 % intervals of its lateness statistics over its blocks (`stats::units`):
+    /// what "meets" rests on (absent in results written before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<UnitIntervals>,
+    /// The 95 % interval of its CPU over its blocks, % of one core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ci_percent: Option<Ci>,
+}
+
+/// What one candidate's run measured: its lateness, its CPU, and their intervals over
+/// its blocks.
+struct Measured<'a> {
+    error: &'a Summary,
+    cpu_percent: f64,
+    units: Option<&'a UnitIntervals>,
+    cpu_ci_percent: Option<Ci>,
 }
 
 impl Candidate {
-    /// A strategy measured under `slack`: `waits` waits of lateness `error` at `cpu` %.
-    fn of(strategy: &str, slack: u64, waits: u64, error: &Summary, cpu: f64) -> Self {
+    /// A strategy measured under `slack` in `waits` waits.
+    fn of(strategy: &str, slack: u64, waits: u64, m: Measured) -> Self {
         Self {
             strategy: strategy.to_string(),
             timer_slack_ns: slack,
             waits,
-            p50_ns: error.median_ns,
-            p50_ci_ns: error.median_ci_ns,
-            p99_ns: error.p99_ns,
-            p99_ci_ns: error.p99_ci_ns,
-            max_ns: error.max_ns,
-            cpu_percent: cpu,
+            p50_ns: m.error.median_ns,
+            p50_ci_ns: m.error.median_ci_ns,
+            p99_ns: m.error.p99_ns,
+            p99_ci_ns: m.error.p99_ci_ns,
+            max_ns: m.error.max_ns,
+            cpu_percent: m.cpu_percent,
+            units: m.units.cloned(),
+            cpu_ci_percent: m.cpu_ci_percent,
         }
     }
 }
@@ -136,6 +156,10 @@ pub const CANDIDATES: [&str; 7] = [
     "precise",
     "spin",
 ];
+/// Blocks each candidate's measuring time is split into, the candidates taking turns:
+/// the units its verdicts rest on (`stats::units` needs 8).
+pub const BLOCKS: u64 = 20;
+
 /// Frames per candidate of a periodic case: `seconds / period`, within 20 and a million.
 fn frames(seconds_ns: u64, period_ns: u64) -> u64 {
     (seconds_ns / period_ns).clamp(20, 1_000_000)
@@ -146,12 +170,12 @@ impl Experiment for AdviseConfig {
     const NAME: &'static str = "advise";
     type Data = AdviseData;
 
-    /// Frames (periodic) or points (one-shot) of every candidate, and of the plain
+    /// Frames (periodic) or blocks (one-shot) of every candidate, and of the plain
     /// sleep at the inherited slack.
     fn steps(&self) -> u64 {
         let per_candidate = match self.need {
             Need::Period { period_ns } => frames(self.seconds_ns, period_ns),
-            Need::Duration { .. } => 1,
+            Need::Duration { .. } => BLOCKS,
         };
         per_candidate * (CANDIDATES.len() as u64 + 1)
     }
@@ -209,7 +233,7 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
                     rate_hz: 1e9 / *period_ns as f64,
                     period_ns: *period_ns,
                     frames,
-                    block: (frames / 5).max(1),
+                    block: (frames / BLOCKS).max(1),
                     work_ns: 0,
                     timer_slack_ns: Some(slack),
                     json_samples: 0,
@@ -220,7 +244,13 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
                 complete &= out.complete;
                 settings = out.settings;
                 candidates.extend(out.data.results.iter().map(|r| {
-                    Candidate::of(&r.strategy, slack, r.error.count, &r.error, r.cpu_percent)
+                    let m = Measured {
+                        error: &r.error,
+                        cpu_percent: r.cpu_percent,
+                        units: r.units.as_ref(),
+                        cpu_ci_percent: r.cpu_ci_percent,
+                    };
+                    Candidate::of(&r.strategy, slack, r.error.count, m)
                 }));
             }
             Need::Duration { duration_ns } => {
@@ -229,15 +259,20 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
                     intervals_ns: vec![*duration_ns],
                     seconds_ns,
                     timer_slack_ns: Some(slack),
+                    blocks: BLOCKS,
                 };
                 let out = cpu::run(&config, ctx)?;
                 complete &= out.complete;
                 settings = out.settings;
-                candidates.extend(
-                    out.data.points.iter().map(|p| {
-                        Candidate::of(&p.strategy, slack, p.sleeps, &p.error, p.cpu_percent)
-                    }),
-                );
+                candidates.extend(out.data.points.iter().map(|p| {
+                    let m = Measured {
+                        error: &p.error,
+                        cpu_percent: p.cpu_percent,
+                        units: p.units.as_ref(),
+                        cpu_ci_percent: p.cpu_ci_percent,
+                    };
+                    Candidate::of(&p.strategy, slack, p.sleeps, m)
+                }));
             }
         }
     }
@@ -272,7 +307,7 @@ pub fn render(data: &AdviseData) -> String {
     };
     let _ = writeln!(
         out,
-        "\nadvice for {case}, tolerance p99 ≤ {} (✓: the p99's 95 % interval lies below it)\n",
+        "\nadvice for {case}, tolerance p99 ≤ {} (✓: the p99's 95 % interval over its blocks lies below it)\n",
         fmt_ns(data.tolerance_ns)
     );
     let mut t = new_table([
@@ -285,6 +320,7 @@ pub fn render(data: &AdviseData) -> String {
         "p99 95 % interval",
         "max",
         "CPU",
+        "CPU 95 % interval",
     ]);
     for (i, c) in data.candidates.iter().enumerate() {
         let mark = if i == data.advice.chosen {
@@ -301,13 +337,11 @@ pub fn render(data: &AdviseData) -> String {
             c.waits.to_string(),
             fmt_ns_f(c.p50_ns),
             fmt_ns_f(c.p99_ns),
-            if c.p99_ns.is_some() {
-                interval_text(c.p99_ci_ns, fmt_ns_f)
-            } else {
-                "–".into()
-            },
+            c.p99()
+                .map_or("–".into(), |p| interval_text(p.ci, fmt_ns_f)),
             fmt_ns(c.max_ns),
             fmt_pct(c.cpu_percent),
+            interval_text(c.cpu().ci, fmt_pct),
         ]);
     }
     let _ = writeln!(out, "{t}\n{}\n", data.advice.reason);

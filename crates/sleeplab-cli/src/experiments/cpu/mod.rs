@@ -1,14 +1,16 @@
 //! `sleeplab cpu`: CPU usage against requested sleep for the hybrid (sleep + spin)
 //! strategies (seed 002, figure 3). Each point sleeps the interval over and over
 //! (relative sleeps, as in the seed) for `seconds`, and divides the thread's CPU time
-//! by the wall time.
+//! by the wall time. With `blocks` above 1 (`advise` asks for 20), each point's time is
+//! split into that many blocks, the contenders taking turns block by block, and each
+//! point carries its intervals over the blocks.
 
 mod run;
 
 pub use run::{render, run, to_csv};
 
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
-use crate::stats::Summary;
+use crate::stats::{Ci, Summary, UnitIntervals};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +34,18 @@ pub struct CpuConfig {
     pub seconds_ns: u64,
     /// Timer slack all contenders run under, ns (None = left as it was).
     pub timer_slack_ns: Option<u64>,
+    /// Blocks each point's time is split into, the contenders taking turns block by
+    /// block (absent: 1, each point one stretch).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub blocks: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 /// One (strategy, interval) point.
@@ -47,6 +61,13 @@ pub struct CpuPoint {
     pub sleeps: u64,
     /// Lateness of each sleep (`woke − deadline`), ns.
     pub error: Summary,
+    /// The 95 % intervals of its lateness statistics over its blocks (`stats::units`;
+    /// absent for one block, below 8 blocks every interval is null).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<UnitIntervals>,
+    /// The 95 % interval of its CPU over its blocks, % of one core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ci_percent: Option<Ci>,
 }
 
 /// The result of `cpu`.
@@ -65,7 +86,7 @@ impl Experiment for CpuConfig {
 
     /// One step per (strategy, interval) point.
     fn steps(&self) -> u64 {
-        (self.strategies.len() * self.intervals_ns.len()) as u64
+        (self.strategies.len() * self.intervals_ns.len()) as u64 * self.blocks.max(1)
     }
 
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<CpuData>> {
@@ -100,6 +121,7 @@ impl ResultData for CpuData {
                     ],
                     &p.error,
                 )
+                .with_units(p.units.as_ref())
             })
             .collect()
     }

@@ -2,11 +2,13 @@
 
 use super::{CpuConfig, CpuData, CpuPoint};
 use crate::contenders::strategies;
+use crate::experiments::rounds::share;
 use crate::experiments::{Context, Outcome, SCHEMA_VERSION};
 use crate::output::{csv_bytes, fmt_ns, fmt_pct, new_table};
 use crate::rusage::ThreadUsage;
 use crate::settings::set_slack;
-use crate::stats::{Recorder, RecorderConfig};
+use crate::stats::units::ratio_ci;
+use crate::stats::{Recorder, RecorderConfig, Unit, UnitIntervals};
 use sleeplab::clock::{Env, RealEnv};
 use std::fmt::Write;
 
@@ -32,42 +34,93 @@ fn measure(config: &CpuConfig, ctx: &Context) -> anyhow::Result<Outcome<CpuData>
     let mut env = RealEnv;
     let mut points = Vec::new();
     let mut complete = true;
+    let blocks = config.blocks.max(1);
     'all: for &interval in &config.intervals_ns {
-        // Named by the setting it was built from (`seed-hybrid:x=2`), not the registry name.
-        for (name, s) in &mut contenders {
-            if ctx.stopped() {
-                complete = false;
-                break 'all;
+        let mut tallies: Vec<Tally> = contenders.iter().map(|_| Tally::new()).collect();
+        for b in 0..blocks {
+            let seconds = share(config.seconds_ns, blocks, b);
+            // Named by the setting it was built from (`seed-hybrid:x=2`), not the registry
+            // name.
+            for ((name, s), t) in contenders.iter_mut().zip(&mut tallies) {
+                if ctx.stopped() {
+                    complete = false;
+                    points.extend(finish(&config.strategies, interval, tallies, blocks));
+                    break 'all;
+                }
+                progress.message(format!("{name} {}", fmt_ns(interval)));
+                // Each contender's own slice (precise asks for a short one), as in pace.
+                crate::contenders::apply_sched_slice(s.sched_slice_ns());
+                let before = t.rec.count();
+                let usage0 = ThreadUsage::now();
+                let start = env.now();
+                let end = start + seconds;
+                while env.now() < end && !ctx.stopped() {
+                    let r = s.sleep_for(&mut env, interval);
+                    t.rec.record(r.lateness_ns);
+                }
+                let wall = (env.now() - start).max(1);
+                let mut usage = ThreadUsage::default();
+                usage.add_since(&usage0);
+                t.counts.push(t.rec.count() - before);
+                t.cpu_ns.push(usage.cpu_ns as f64);
+                t.wall_ns.push(wall as f64);
+                progress.inc(1);
             }
-            progress.message(format!("{name} {}", fmt_ns(interval)));
-            // Each contender's own slice (precise asks for a short one), as in pace.
-            crate::contenders::apply_sched_slice(s.sched_slice_ns());
-            let mut rec = Recorder::new(0, RecorderConfig { raw_cap: 10_000 });
-            let usage0 = ThreadUsage::now();
-            let start = env.now();
-            let end = start + config.seconds_ns;
-            while env.now() < end && !ctx.stopped() {
-                let r = s.sleep_for(&mut env, interval);
-                rec.record(r.lateness_ns);
-            }
-            let wall = (env.now() - start).max(1);
-            let mut usage = ThreadUsage::default();
-            usage.add_since(&usage0);
-            points.push(CpuPoint {
-                strategy: name.to_string(),
-                interval_ns: interval,
-                cpu_percent: 100.0 * usage.cpu_ns as f64 / wall as f64,
-                sleeps: rec.count(),
-                error: rec.summary(),
-            });
-            progress.inc(1);
         }
+        points.extend(finish(&config.strategies, interval, tallies, blocks));
     }
     let data = CpuData {
         config: config.clone(),
         points,
     };
     Ok(Outcome::new(data, ctx.threads.record(), complete))
+}
+
+/// One contender's blocks at one interval.
+struct Tally {
+    rec: Recorder,
+    counts: Vec<u64>,
+    cpu_ns: Vec<f64>,
+    wall_ns: Vec<f64>,
+}
+
+impl Tally {
+    fn new() -> Self {
+        Self {
+            rec: Recorder::new(0, RecorderConfig { raw_cap: 10_000 }),
+            counts: Vec::new(),
+            cpu_ns: Vec::new(),
+            wall_ns: Vec::new(),
+        }
+    }
+}
+
+/// The points of one interval from each contender's blocks (those that ran at all);
+/// intervals over blocks where there were more than one.
+fn finish(names: &[String], interval: u64, tallies: Vec<Tally>, blocks: u64) -> Vec<CpuPoint> {
+    names
+        .iter()
+        .zip(tallies)
+        .filter(|(_, t)| !t.counts.is_empty())
+        .map(|(name, t)| {
+            let (cpu, wall) = (t.cpu_ns.iter().sum::<f64>(), t.wall_ns.iter().sum::<f64>());
+            let units = (blocks > 1)
+                .then(|| UnitIntervals::of_counted(Unit::Block, t.rec.raw(), &t.counts))
+                .flatten();
+            CpuPoint {
+                strategy: name.clone(),
+                interval_ns: interval,
+                cpu_percent: 100.0 * cpu / wall.max(1.0),
+                sleeps: t.rec.count(),
+                error: t.rec.summary(),
+                cpu_ci_percent: units
+                    .as_ref()
+                    .and_then(|_| ratio_ci(&t.cpu_ns, &t.wall_ns))
+                    .map(|c| c.map(|v| 100.0 * v)),
+                units,
+            }
+        })
+        .collect()
 }
 
 /// Renders CPU % per interval (rows) and contender (columns), then p99 lateness.
@@ -141,6 +194,7 @@ mod tests {
             intervals_ns: vec![1_000_000, 2_000_000],
             seconds_ns: 20_000_000,
             timer_slack_ns: None,
+            blocks: 1,
         };
         let out = run(&config, &Context::hidden()).unwrap();
         assert!(out.complete);
@@ -157,5 +211,30 @@ mod tests {
             );
         }
         assert!(render(&data).contains("CPU %"));
+    }
+
+    /// With blocks, the contenders take turns block by block and each point carries its
+    /// intervals over them (lateness and CPU).
+    #[test]
+    fn blocks_take_turns_and_give_intervals_over_them() {
+        use crate::experiments::Experiment;
+        let config = CpuConfig {
+            strategies: vec!["precise".into(), "seed-hybrid".into()],
+            intervals_ns: vec![1_000_000],
+            seconds_ns: 40_000_000,
+            timer_slack_ns: None,
+            blocks: 8,
+        };
+        let out = run(&config, &Context::hidden()).unwrap();
+        assert!(out.complete);
+        assert_eq!(out.data.points.len(), 2);
+        for p in &out.data.points {
+            let u = p.units.as_ref().expect("intervals over blocks");
+            assert_eq!((u.unit, u.units), (Unit::Block, 8), "{}", p.strategy);
+            let ci = p.cpu_ci_percent.expect("a CPU interval over 8 blocks");
+            assert!(ci.low() <= Some(p.cpu_percent) && ci.high() >= Some(p.cpu_percent));
+            assert_eq!(p.error.count, p.sleeps);
+        }
+        assert_eq!(config.steps(), 2 * 8);
     }
 }

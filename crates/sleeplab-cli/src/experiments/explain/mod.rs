@@ -17,6 +17,7 @@ pub use render::render;
 pub use run::{WARMUP, run};
 
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
+use crate::stats::UnitIntervals;
 use crate::trace::{Explanation, Tracing, WakeRecord};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -80,6 +81,10 @@ pub struct ExplainCell {
     pub timer_slack_ns: u64,
     /// Where the lateness went.
     pub explanation: Explanation,
+    /// The 95 % intervals of its lateness statistics over its rounds (`stats::units`;
+    /// absent in results written before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<UnitIntervals>,
     /// The first `json_wakes` wakes, each split.
     pub wakes: Vec<WakeRecord>,
     /// Every wake, for the CSV (not saved in JSON).
@@ -142,6 +147,7 @@ impl ResultData for ExplainData {
                     ],
                     &c.explanation.lateness,
                 )
+                .with_units(c.units.as_ref())
             })
             .collect()
     }

@@ -9,6 +9,7 @@ use crate::experiments::rounds::{Placed, interleave, share};
 use crate::experiments::{Context, Outcome, load_note};
 use crate::output::fmt_ns;
 use crate::settings::slack_levels;
+use crate::stats::{Unit, UnitIntervals};
 use crate::trace::{Follow, Recording, WakeLog, Window};
 use sleeplab::clock::{RealEnv, monotonic_ns};
 use sleeplab::wait::{self, Waiter};
@@ -66,6 +67,8 @@ struct CellState {
     slack: Option<u64>,
     slack_in_force: u64,
     log: WakeLog,
+    /// Wakes per round, in round order.
+    round_counts: Vec<u64>,
 }
 
 impl Placed for CellState {
@@ -108,6 +111,7 @@ fn new_cells(config: &ExplainConfig, slacks: &[Option<u64>]) -> Result<Vec<CellS
                     slack,
                     slack_in_force: 0,
                     log: WakeLog::default(),
+                    round_counts: Vec::new(),
                 });
             }
         }
@@ -151,14 +155,17 @@ fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
                 }
             }
             cell.log.add_lost(tracing.drain());
+            let mut n = 0;
             for _ in 0..share(config.iterations, config.rounds, v.round) {
                 let before = tracing.before_wait();
                 let w = waiting.wait(tid, item.requested_ns);
                 cell.log.push(w, before);
+                n += 1;
                 if ctx.stopped() {
                     break;
                 }
             }
+            cell.round_counts.push(n);
             cell.log.add_lost(tracing.drain());
             ctx.progress.inc(1);
             Ok(())
@@ -174,7 +181,13 @@ fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
             let slack =
                 crate::contenders::slack_applies(&item.mechanism).then_some(c.slack_in_force);
             let (explanation, all_wakes) = c.log.explain_with_records(timeline.as_ref(), slack);
+            // The lateness the summary holds (an early wake counts as 0), by round.
+            let lateness: Vec<u64> = all_wakes
+                .iter()
+                .map(|w| w.lateness_ns.max(0) as u64)
+                .collect();
             ExplainCell {
+                units: UnitIntervals::of_counted(Unit::Round, &lateness, &c.round_counts),
                 mechanism: item.mechanism.clone(),
                 requested_ns: item.requested_ns,
                 load: c.load,

@@ -1,17 +1,18 @@
 //! The accuracy-versus-CPU frontier of one load level: which contenders no other one
 //! is shown to beat on both p99 lateness and CPU, and, for the others, one that does.
 //!
-//! "Beaten on both" is a verdict: the other's p99 must lie below this one's beyond both
-//! 95 % intervals (`stats::quantile_ci`), not merely have a lower point value, and its
-//! CPU must be lower. A pair whose p99 intervals overlap is named as indistinguishable
-//! in this run instead (issue 25: "beaten on both by std-sleep" was once read off the
-//! 12th-worst of 1200 frames of each). Below 368 frames a p99's interval is open above,
-//! so no contender is shown to beat another.
+//! "Beaten on both" is two verdicts, each over intervals across the level's blocks
+//! (`stats::units`: the frames of one block share its moment, so intervals of the
+//! pooled frames would be far too narrow): the other's p99 must lie below this one's
+//! beyond both 95 % intervals, and its CPU too. A pair where the other has the lower
+//! point values on both but an interval overlaps is named as indistinguishable in this
+//! run instead ("beaten on both by std-sleep" was once read off the 12th-worst of 1200
+//! frames of each). Below 8 blocks there is no interval, and no verdict.
 
 use super::PaceResult;
 use crate::output::units::{ns, pct};
-use crate::report::claim::{Claim, Est, Order, Sentence, indistinguishable, with_interval};
-use crate::stats::{Ci, Stat};
+use crate::report::claim::{Claim, Est, Order, Sentence, indistinguishable, order, with_interval};
+use crate::stats::Stat;
 
 /// Frames a p99 needs: n·(1 − 0.99) ≥ 1.
 pub const P99_MIN_FRAMES: u64 = 100;
@@ -23,64 +24,70 @@ pub struct Standing<'a> {
     pub strategy: &'a str,
     /// Frames measured.
     pub frames: u64,
-    /// p99 lateness, ns; `None` below [`P99_MIN_FRAMES`] frames.
-    pub p99_ns: Option<f64>,
-    /// The 95 % interval of the p99, ns.
-    pub p99_ci_ns: Option<Ci>,
-    /// CPU, % of one core.
-    pub cpu_percent: f64,
-    /// The index (in the same list) of a contender with a lower CPU whose p99 lies below
-    /// this one's beyond both intervals: of those, the one with the lowest p99. `None` on
-    /// the frontier or without a p99.
+    /// p99 lateness, ns, with its interval over blocks; `None` below
+    /// [`P99_MIN_FRAMES`] frames.
+    pub p99: Option<Est>,
+    /// CPU, % of one core, with its interval over blocks.
+    pub cpu: Est,
+    /// The index (in the same list) of a contender shown to beat this one on both: its
+    /// p99 and its CPU each lie below this one's beyond both intervals. Of those, the one
+    /// with the lowest p99. `None` on the frontier or without a p99.
     pub dominated_by: Option<usize>,
-    /// Where not dominated: a contender with both a lower point p99 and a lower CPU whose
-    /// p99 interval overlaps this one's (the lowest p99 of those): the run cannot tell
-    /// whether it beats this one.
+    /// Where not dominated: a contender with both a lower point p99 and a lower point
+    /// CPU that is not shown to beat this one on both (the lowest p99 of those): the run
+    /// cannot tell.
     pub undecided_with: Option<usize>,
 }
 
 impl Standing<'_> {
-    /// Its p99 with its interval.
-    pub fn p99(&self) -> Option<Est> {
-        self.p99_ns.map(|v| Est::new(v, self.p99_ci_ns))
+    /// Its p99, ns (`None` below [`P99_MIN_FRAMES`] frames).
+    pub fn p99_ns(&self) -> Option<f64> {
+        self.p99.map(|p| p.value)
+    }
+
+    /// Its CPU, % of one core.
+    pub fn cpu_percent(&self) -> f64 {
+        self.cpu.value
     }
 }
 
 /// The standings of `results` (one load level), in their order.
 pub fn standings<'a>(results: &[&'a PaceResult]) -> Vec<Standing<'a>> {
     // The summary's p99 is `None` below P99_MIN_FRAMES frames (the quantile rule).
-    let p99 = |r: &PaceResult| {
-        r.error
-            .p99_ns
-            .filter(|_| r.error.count >= P99_MIN_FRAMES)
-            .map(|v| Est::new(v, r.error.p99_ci_ns))
-    };
-    let lowest = |it: &mut dyn Iterator<Item = (usize, Est, f64)>| {
-        it.min_by(|a, b| a.1.value.total_cmp(&b.1.value).then(a.2.total_cmp(&b.2)))
-            .map(|(i, _, _)| i)
+    let p99 = |r: &PaceResult| r.est(Stat::P99).filter(|_| r.error.count >= P99_MIN_FRAMES);
+    let lowest = |it: &mut dyn Iterator<Item = (usize, Est, Est)>| {
+        it.min_by(|a, b| {
+            a.1.value
+                .total_cmp(&b.1.value)
+                .then(a.2.value.total_cmp(&b.2.value))
+        })
+        .map(|(i, _, _)| i)
     };
     results
         .iter()
         .map(|r| {
             let mine = p99(r);
-            let cheaper = || {
-                results.iter().enumerate().filter_map(|(i, o)| {
-                    let theirs = p99(o)?;
-                    (o.cpu_percent < r.cpu_percent).then_some((i, theirs, o.cpu_percent))
-                })
+            let cpu = r.cpu();
+            let others = || {
+                results
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, o)| Some((i, p99(o)?, o.cpu())))
             };
-            let dominated_by =
-                mine.and_then(|m| lowest(&mut cheaper().filter(|(_, t, _)| t.below(&m))));
+            let dominated_by = mine.and_then(|m| {
+                lowest(&mut others().filter(|(_, t, c)| t.below(&m) && c.below(&cpu)))
+            });
             let undecided_with = match (mine, dominated_by) {
-                (Some(m), None) => lowest(&mut cheaper().filter(|(_, t, _)| t.value < m.value)),
+                (Some(m), None) => lowest(
+                    &mut others().filter(|(_, t, c)| t.value < m.value && c.value < cpu.value),
+                ),
                 _ => None,
             };
             Standing {
                 strategy: &r.strategy,
                 frames: r.error.count,
-                p99_ns: mine.map(|m| m.value),
-                p99_ci_ns: r.error.p99_ci_ns,
-                cpu_percent: r.cpu_percent,
+                p99: mine,
+                cpu,
                 dominated_by,
                 undecided_with,
             }
@@ -88,62 +95,100 @@ pub fn standings<'a>(results: &[&'a PaceResult]) -> Vec<Standing<'a>> {
         .collect()
 }
 
+/// A CPU share with its interval: `1.4 % [1.2–1.6 %]`.
+fn cpu_text(e: &Est) -> String {
+    with_interval(e, pct)
+}
+
 fn point(s: &Standing) -> String {
-    let p = s.p99().map_or("–".into(), |p| with_interval(&p, ns));
-    format!("{} (p99 {p} at {} CPU)", s.strategy, pct(s.cpu_percent))
+    let p = s.p99.map_or("–".into(), |p| with_interval(&p, ns));
+    format!("{} (p99 {p} at {} CPU)", s.strategy, cpu_text(&s.cpu))
+}
+
+/// The verdict of `theirs` against `mine` on `stat` (recorded), and in words: `p99
+/// 30 µs [..] vs 40 µs [..]` where their intervals put theirs below, else the
+/// indistinguishable clause.
+fn side(
+    s: &mut Sentence,
+    stat: Stat,
+    theirs: Est,
+    mine: Est,
+    fmt: fn(f64) -> String,
+) -> (Order, String) {
+    let stated = order(&theirs, &mine);
+    s.claim(Claim::Verdict {
+        stat,
+        a: theirs,
+        b: mine,
+        stated,
+    });
+    let words = if stated == Order::Below {
+        format!(
+            "{stat} {} vs {}",
+            with_interval(&theirs, fmt),
+            with_interval(&mine, fmt)
+        )
+    } else {
+        indistinguishable(stat, &theirs, &mine, fmt)
+    };
+    (stated, words)
 }
 
 /// One paragraph on the frontier at `load` busy threads, with its claims: the
-/// contenders on it, each one below it with a contender shown to beat it on both (a
-/// verdict over separated intervals), the pairs the run cannot order (said to be
-/// indistinguishable, with both intervals), and those with too few frames.
+/// contenders on it, each one below it with a contender shown to beat it on both (two
+/// verdicts over separated intervals: p99 and CPU), the pairs the run cannot order
+/// (said to be indistinguishable where they are, with both intervals), and those with
+/// too few frames.
 pub fn frontier_sentence(load: usize, standings: &[Standing]) -> Sentence {
     let mut s = Sentence::default();
     let on: Vec<String> = standings
         .iter()
-        .filter(|s| s.p99_ns.is_some() && s.dominated_by.is_none())
+        .filter(|s| s.p99.is_some() && s.dominated_by.is_none())
         .map(point)
         .collect();
     let mut below = Vec::new();
     let mut undecided = Vec::new();
     for me in standings {
-        let Some(mine) = me.p99() else { continue };
-        let (other, stated) = match (me.dominated_by, me.undecided_with) {
-            (Some(i), _) => (&standings[i], Order::Below),
-            (None, Some(i)) => (&standings[i], Order::Indistinguishable),
+        let Some(mine) = me.p99 else { continue };
+        let (other, beaten) = match (me.dominated_by, me.undecided_with) {
+            (Some(i), _) => (&standings[i], true),
+            (None, Some(i)) => (&standings[i], false),
             (None, None) => continue,
         };
-        let theirs = other.p99().expect("a contender compared has a p99");
-        s.claim(Claim::Verdict {
-            stat: Stat::P99,
-            a: theirs,
-            b: mine,
-            stated,
-        });
-        if stated == Order::Below {
+        let theirs = other.p99.expect("a contender compared has a p99");
+        let sides = [
+            side(&mut s, Stat::P99, theirs, mine, ns),
+            side(&mut s, Stat::Cpu, other.cpu, me.cpu, pct),
+        ];
+        if beaten {
             below.push(format!(
-                "{} (p99 {} at {} CPU; {} has a lower p99, {}, at less CPU, {})",
+                "{} (p99 {} at {} CPU; {} beats it on both: {}, {})",
                 me.strategy,
                 with_interval(&mine, ns),
-                pct(me.cpu_percent),
+                cpu_text(&me.cpu),
                 other.strategy,
-                with_interval(&theirs, ns),
-                pct(other.cpu_percent)
+                sides[0].1,
+                sides[1].1,
             ));
         } else {
+            let parts: Vec<String> = sides
+                .iter()
+                .map(|(o, words)| match o {
+                    Order::Below => format!("{}'s {words}", other.strategy),
+                    _ => words.clone(),
+                })
+                .collect();
             undecided.push(format!(
-                "{} at {} CPU against {} at {}, {}",
+                "{} against {}: {}",
                 me.strategy,
-                pct(me.cpu_percent),
                 other.strategy,
-                pct(other.cpu_percent),
-                indistinguishable(Stat::P99, &mine, &theirs, ns)
+                parts.join("; ")
             ));
         }
     }
     let few: Vec<String> = standings
         .iter()
-        .filter(|s| s.p99_ns.is_none())
+        .filter(|s| s.p99.is_none())
         .map(|s| format!("{} (n = {})", s.strategy, s.frames))
         .collect();
     s.push(&format!("Load {load}: "));
@@ -151,7 +196,7 @@ pub fn frontier_sentence(load: usize, standings: &[Standing]) -> Sentence {
         s.push("no contender has a p99 to place on the accuracy-versus-CPU frontier.");
     } else {
         s.push(&format!(
-            "on the accuracy-versus-CPU frontier (no other contender is shown to have both a lower p99, its 95 % interval below this one's, and a lower CPU): {}.",
+            "on the accuracy-versus-CPU frontier (no other contender is shown to have both a lower p99 and a lower CPU, each 95 % interval over the blocks below this one's): {}.",
             on.join(", ")
         ));
     }
@@ -160,7 +205,7 @@ pub fn frontier_sentence(load: usize, standings: &[Standing]) -> Sentence {
     }
     if !undecided.is_empty() {
         s.push(&format!(
-            " A lower p99 at less CPU that this run cannot tell apart: {}.",
+            " Lower on both in point values, but not shown to be: {}.",
             undecided.join("; ")
         ));
     }
@@ -205,16 +250,16 @@ mod tests {
         assert_eq!(by, [None, None, Some("sdl-precise"), None, None, None]);
         for (s, r) in st.iter().zip(&rs) {
             if let Some(i) = s.dominated_by {
-                assert!(st[i].p99_ns < s.p99_ns && st[i].cpu_percent < r.cpu_percent);
+                assert!(st[i].p99_ns() < s.p99_ns() && st[i].cpu_percent() < r.cpu_percent);
             }
             // On the frontier: nobody beats it on both.
-            if s.dominated_by.is_none() && s.p99_ns.is_some() {
-                assert!(!st.iter().any(|o| o.p99_ns.is_some()
-                    && o.p99_ns < s.p99_ns
-                    && o.cpu_percent < s.cpu_percent));
+            if s.dominated_by.is_none() && s.p99.is_some() {
+                assert!(!st.iter().any(|o| o.p99.is_some()
+                    && o.p99_ns() < s.p99_ns()
+                    && o.cpu_percent() < s.cpu_percent()));
             }
         }
-        assert_eq!(st[5].p99_ns, None, "n = 50 has no p99");
+        assert_eq!(st[5].p99, None, "n = 50 has no p99");
         let sentence = frontier_sentence(2, &st);
         assert_eq!(sentence.check(), Ok(()));
         let text = sentence.text;
@@ -225,7 +270,7 @@ mod tests {
         }
         assert!(!on.contains("seed-hybrid") && !on.contains("few"));
         assert!(rest.starts_with(
-            "seed-hybrid (p99 42 µs [42–42 µs] at 7.7 % CPU; sdl-precise has a lower p99, 37 µs [37–37 µs], at less CPU, 7 %)."
+            "seed-hybrid (p99 42 µs [42–42 µs] at 7.7 % [7.7–7.7 %] CPU; sdl-precise beats it on both: p99 37 µs [37–37 µs] vs 42 µs [42–42 µs], CPU 7 % [7–7 %] vs 7.7 % [7.7–7.7 %])."
         ), "{rest}");
         assert!(rest.ends_with("Too few frames for a p99 (it needs n ≥ 100): few (n = 50)."));
     }
@@ -245,8 +290,53 @@ mod tests {
         let s = frontier_sentence(0, &st);
         assert_eq!(s.check(), Ok(()));
         assert!(s.text.ends_with(
-            " A lower p99 at less CPU that this run cannot tell apart: precise at 1.4 % CPU against std-sleep at 0.1 %, indistinguishable in this run: p99 40 µs [≥ 40 µs] vs 30 µs [≥ 30 µs]."
+            " Lower on both in point values, but not shown to be: precise against std-sleep: indistinguishable in this run: p99 30 µs [≥ 30 µs] vs 40 µs [≥ 40 µs]; std-sleep's CPU 0.1 % [0.1–0.1 %] vs 1.4 % [1.4–1.4 %]."
         ), "{}", s.text);
+    }
+
+    /// p99s apart but CPUs whose intervals over blocks overlap: not beaten on both; and
+    /// too few blocks for any interval: no verdict, the blocks counted.
+    #[test]
+    fn overlapping_cpu_or_too_few_blocks_draw_no_verdict() {
+        use crate::stats::{Ci, Unit, UnitIntervals};
+        let mut a = result("a", 400, 10_000, 1.0);
+        let mut b = result("b", 400, 20_000, 1.2);
+        a.cpu_ci_percent = Some(Ci(Some(0.5), Some(1.5)));
+        b.cpu_ci_percent = Some(Ci(Some(0.6), Some(1.8)));
+        let rs = [a, b];
+        let refs: Vec<&PaceResult> = rs.iter().collect();
+        let st = standings(&refs);
+        assert!(st.iter().all(|s| s.dominated_by.is_none()));
+        assert_eq!(st[1].undecided_with, Some(0));
+        let s = frontier_sentence(0, &st);
+        assert_eq!(s.check(), Ok(()));
+        assert!(s.text.contains(
+            "b against a: a's p99 10 µs [10–10 µs] vs 20 µs [20–20 µs]; indistinguishable in this run: CPU 1 % [0.5–1.5 %] vs 1.2 % [0.6–1.8 %]."
+        ), "{}", s.text);
+        let few = |r: &mut PaceResult| {
+            r.units = Some(UnitIntervals {
+                unit: Unit::Block,
+                units: 4,
+                median_ci_ns: None,
+                p90_ci_ns: None,
+                p99_ci_ns: None,
+                p999_ci_ns: None,
+                mean_ci_ns: None,
+            });
+            r.cpu_ci_percent = None;
+        };
+        let mut rs = [result("a", 400, 10_000, 0.1), result("b", 400, 20_000, 1.2)];
+        rs.iter_mut().for_each(few);
+        let refs: Vec<&PaceResult> = rs.iter().collect();
+        let s = frontier_sentence(0, &standings(&refs));
+        assert_eq!(s.check(), Ok(()));
+        assert!(
+            s.text
+                .contains("(4 blocks; an interval over units needs 8)"),
+            "{}",
+            s.text
+        );
+        assert!(!s.text.contains("Below it"), "{}", s.text);
     }
 
     #[test]
@@ -269,18 +359,31 @@ mod tests {
     }
 
     proptest! {
-        /// Whatever the frames, every verdict of the frontier holds: a contender is
-        /// "below it" only behind one whose p99 interval lies below its own.
+        /// Whatever the frames and the blocks' CPU, every verdict of the frontier holds:
+        /// a contender is "below it" only behind one whose p99 and CPU intervals over
+        /// blocks lie below its own.
         #[test]
         fn every_frontier_sentence_is_true_of_its_numbers(
-            rs in proptest::collection::vec((proptest::collection::vec(0u64..5_000_000, 50..600), 0.01f64..99.0), 1..6),
+            rs in proptest::collection::vec(
+                (proptest::collection::vec(0u64..5_000_000, 50..600), 0.01f64..99.0, 0.0f64..0.5, 1u64..40),
+                1..6,
+            ),
         ) {
             let results: Vec<PaceResult> = rs
                 .iter()
                 .enumerate()
-                .map(|(i, (frames, cpu))| {
+                .map(|(i, (frames, cpu, spread, block))| {
                     let mut r = result(&format!("c{i}"), 0, 0, *cpu);
                     r.error = crate::stats::summarize(frames, 0);
+                    let n = frames.len() as u64;
+                    let counts: Vec<u64> =
+                        (0..n.div_ceil(*block)).map(|b| (*block).min(n - block * b)).collect();
+                    r.units = crate::stats::UnitIntervals::of_counted(
+                        crate::stats::Unit::Block, frames, &counts);
+                    let k = counts.len();
+                    let per: Vec<f64> =
+                        (0..k).map(|b| cpu * (1.0 + spread * if b % 2 == 0 { 1.0 } else { -1.0 })).collect();
+                    r.cpu_ci_percent = crate::stats::units::ratio_ci(&per, &vec![1.0; k]);
                     r
                 })
                 .collect();
@@ -290,7 +393,8 @@ mod tests {
             prop_assert!(s.check().is_ok(), "{:?}", s.check());
             for x in &st {
                 if let Some(i) = x.dominated_by {
-                    prop_assert!(st[i].p99().unwrap().below(&x.p99().unwrap()));
+                    prop_assert!(st[i].p99.unwrap().below(&x.p99.unwrap()));
+                    prop_assert!(st[i].cpu.below(&x.cpu));
                 }
             }
         }

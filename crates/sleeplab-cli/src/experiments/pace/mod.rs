@@ -17,14 +17,15 @@ mod run;
 pub use csv_out::to_csv;
 pub use evidence::{Evidence, LateFrame};
 pub use frontier::{Standing, frontier_sentence, standings};
-pub use render::{late_causes_intro, late_causes_table, render};
+pub use render::{cpu_with_interval, late_causes_intro, late_causes_table, p99_interval, render};
 pub use repeat::{PaceRun, RepeatRange};
 pub use run::run;
 
 use crate::experiments::{
     Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
 };
-use crate::stats::Summary;
+use crate::report::claim::Est;
+use crate::stats::{Ci, Stat, Summary, Unit, UnitIntervals};
 use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -135,16 +136,31 @@ pub struct PaceResult {
     /// [`evidence::LATE_FRAME_NS`]) counted by their biggest component.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explanation: Option<Explanation>,
+    /// The 95 % intervals of its lateness statistics over its blocks (`stats::units`):
+    /// what the frontier's verdicts rest on (absent in results written before them, and
+    /// where not every frame was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<UnitIntervals>,
+    /// The 95 % interval of its CPU over its blocks, % of one core (absent below 8
+    /// blocks and in results written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ci_percent: Option<Ci>,
 }
 
 impl PaceResult {
-    /// A result of `n` frames all `late` ns late at `cpu` % (tests).
+    /// A result of `n` frames all `late` ns late at `cpu` % (tests), in blocks of 10
+    /// frames, each block at `cpu` %: its intervals over blocks are the points (from 8
+    /// blocks on).
     #[cfg(test)]
     pub(crate) fn uniform(name: &str, load: usize, n: u64, late: u64, cpu: f64) -> Self {
         let mut rec = crate::stats::Recorder::new(0, crate::stats::RecorderConfig::default());
         for _ in 0..n {
             rec.record(late);
         }
+        let counts: Vec<u64> = (0..n.div_ceil(10)).map(|b| 10.min(n - 10 * b)).collect();
+        let units = UnitIntervals::of_counted(Unit::Block, rec.raw(), &counts);
+        let k = counts.len();
+        let cpu_ci = crate::stats::units::ratio_ci(&vec![cpu; k], &vec![100.0; k]);
         Self {
             strategy: name.into(),
             load,
@@ -161,6 +177,24 @@ impl PaceResult {
             samples_ns: vec![],
             all_samples_ns: vec![],
             explanation: None,
+            units,
+            cpu_ci_percent: cpu_ci.map(|c| c.map(|v| 100.0 * v)),
+        }
+    }
+
+    /// `stat` of its lateness with its interval over blocks where the result holds one
+    /// (else its pooled interval, which decides nothing); `None` where the frames cannot
+    /// resolve the statistic.
+    pub fn est(&self, stat: Stat) -> Option<Est> {
+        Est::of(&self.error, self.units.as_ref(), stat)
+    }
+
+    /// Its CPU, % of one core, with its interval over blocks where the result holds one
+    /// (else a point value).
+    pub fn cpu(&self) -> Est {
+        match &self.units {
+            Some(u) => Est::units(self.cpu_percent, self.cpu_ci_percent, Unit::Block, u.units),
+            None => Est::point(self.cpu_percent),
         }
     }
 
@@ -242,7 +276,7 @@ impl ResultData for PaceData {
                 if r.load > 0 {
                     key.push(KeyPart::text(format!("load {}", r.load)));
                 }
-                Point::of_summary(key, &r.error)
+                Point::of_summary(key, &r.error).with_units(r.units.as_ref())
             })
             .collect()
     }

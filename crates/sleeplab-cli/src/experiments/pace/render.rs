@@ -32,7 +32,7 @@ pub fn render(data: &PaceData) -> String {
         "min",
         "p50",
         "p99",
-        "p99 95 % interval",
+        "p99 95 % interval over blocks",
         "p99.9",
         "max",
         "missed",
@@ -54,12 +54,12 @@ pub fn render(data: &PaceData) -> String {
             fmt_ns(e.min_ns),
             fmt_ns_f(e.median_ns),
             fmt_ns_f(e.p99_ns),
-            p99_interval(e),
+            p99_interval(r),
             fmt_ns_f(e.p999_ns),
             fmt_ns(e.max_ns),
             r.missed_frames.to_string(),
             fmt_ns_f(r.actual_total_ns as f64 - r.ideal_total_ns as f64),
-            fmt_pct(r.cpu_percent),
+            cpu_with_interval(r),
             fmt_pct(r.spin_percent),
             format!(
                 "{:.2}/{:.2}",
@@ -117,14 +117,19 @@ pub fn render(data: &PaceData) -> String {
     out
 }
 
-/// The p99's 95 % interval as the terminal writes it (`[12.11 µs–2.62 ms]`, `[≥ 40.00 µs]`),
-/// "–" without a p99.
-pub fn p99_interval(e: &crate::stats::Summary) -> String {
-    if e.p99_ns.is_some() {
-        crate::report::claim::interval_text(e.p99_ci_ns, fmt_ns_f)
-    } else {
-        "–".into()
+/// The p99's 95 % interval over the result's blocks as the terminal writes it
+/// (`[12.11 µs–2.62 ms]`, `[≥ 40.00 µs]`, `[–]` with too few blocks), "–" without a p99
+/// or without intervals over blocks (a result written before them).
+pub fn p99_interval(r: &PaceResult) -> String {
+    match (r.error.p99_ns, &r.units) {
+        (Some(_), Some(u)) => crate::report::claim::interval_text(u.p99_ci_ns, fmt_ns_f),
+        _ => "–".into(),
     }
+}
+
+/// The CPU with its 95 % interval over the result's blocks (`1.40 % [1.2–1.6 %]`).
+pub fn cpu_with_interval(r: &PaceResult) -> String {
+    crate::report::claim::with_interval(&r.cpu(), fmt_pct)
 }
 
 /// The components a run's late frames were counted by (those that made any frame

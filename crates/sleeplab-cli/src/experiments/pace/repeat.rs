@@ -1,11 +1,11 @@
 //! `pace --repeat N`: the interleaved comparison run N times. On a noisy VM a tail moves
-//! from run to run (issue 25: pure spin's p99 46 ns in one run, 5.96 µs in the next), so
+//! from run to run (pure spin's p99 was once 46 ns in one run, 5.96 µs in the next), so
 //! each run's p99, CPU and frontier verdict is kept ([`PaceRun`]) and, per contender and
 //! load level, the range across runs and how often each verdict held ([`RepeatRange`]).
 
 use super::{PaceResult, standings};
 use crate::output::{fmt_ns_f, fmt_pct, new_table};
-use crate::stats::Ci;
+use crate::stats::{Ci, UnitIntervals};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -26,12 +26,20 @@ pub struct RunPoint {
     pub frames: u64,
     /// p99 lateness, ns (`null` below 100 frames).
     pub p99_ns: Option<f64>,
-    /// Its 95 % interval, ns.
+    /// Its 95 % interval from the pooled frames, ns (describes; decides nothing).
     pub p99_ci_ns: Option<Ci>,
+    /// The intervals of its lateness statistics over the run's blocks (`stats::units`):
+    /// what the run's verdicts rest on (absent in results written before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<UnitIntervals>,
     /// CPU, % of one core.
     pub cpu_percent: f64,
+    /// Its 95 % interval over the run's blocks, % of one core (absent where the run had
+    /// too few blocks, and in results written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ci_percent: Option<Ci>,
     /// The frontier's verdict in this run: [`ON_FRONTIER`], `beaten on both by NAME`
-    /// (a lower CPU and a p99 whose interval lies below), or [`NO_P99`].
+    /// (a p99 and a CPU whose intervals over the run's blocks lie below), or [`NO_P99`].
     pub verdict: String,
 }
 
@@ -50,7 +58,7 @@ impl PaceRun {
             let level: Vec<&PaceResult> = results.iter().filter(|r| r.load == load).collect();
             let st = standings(&level);
             for (r, s) in level.iter().zip(&st) {
-                let verdict = match (s.p99_ns, s.dominated_by) {
+                let verdict = match (s.p99_ns(), s.dominated_by) {
                     (None, _) => NO_P99.to_string(),
                     (Some(_), None) => ON_FRONTIER.to_string(),
                     (Some(_), Some(i)) => format!("beaten on both by {}", st[i].strategy),
@@ -59,9 +67,11 @@ impl PaceRun {
                     strategy: r.strategy.clone(),
                     load,
                     frames: r.error.count,
-                    p99_ns: s.p99_ns,
-                    p99_ci_ns: s.p99_ci_ns,
+                    p99_ns: s.p99_ns(),
+                    p99_ci_ns: r.error.p99_ci_ns.filter(|_| s.p99.is_some()),
+                    units: r.units.clone(),
                     cpu_percent: r.cpu_percent,
+                    cpu_ci_percent: r.cpu_ci_percent,
                     verdict,
                 });
             }
@@ -179,7 +189,7 @@ pub fn render(runs: usize, ranges: &[RepeatRange]) -> String {
         ]);
     }
     format!(
-        "across {runs} runs of the interleaved comparison (p99 over the runs whose sample resolves one; a verdict of \"beaten on both by\" needs a lower CPU and a p99 whose 95 % interval lies below)\n{t}"
+        "across {runs} runs of the interleaved comparison (p99 over the runs whose sample resolves one; a verdict of \"beaten on both by\" needs a p99 and a CPU whose 95 % intervals over the run's blocks lie below)\n{t}"
     )
 }
 
@@ -194,7 +204,9 @@ mod tests {
             frames: 1200,
             p99_ns: p99,
             p99_ci_ns: None,
+            units: None,
             cpu_percent: cpu,
+            cpu_ci_percent: None,
             verdict: verdict.into(),
         }
     }

@@ -8,7 +8,8 @@ use crate::experiments::{Context, Outcome, histogram, load_note};
 use crate::load::LoadThreads;
 use crate::rusage::ThreadUsage;
 use crate::settings::set_slack;
-use crate::stats::{Recorder, RecorderConfig};
+use crate::stats::units::ratio_ci;
+use crate::stats::{Ci, Recorder, RecorderConfig, Unit, UnitIntervals};
 use crate::trace::{Follow, Recording, WakeLog, Window};
 use sleeplab::clock::{Env, RealEnv};
 use sleeplab::system::timer_slack_ns;
@@ -27,6 +28,17 @@ struct State<'a> {
     evidence_cpu: u64,
     /// Its frames' windows, when traced.
     log: WakeLog,
+    /// Per block: its frames, its CPU time (without the evidence snapshots) and its wall
+    /// time, ns: the units its verdicts rest on.
+    blocks: Vec<BlockTally>,
+}
+
+/// One block of one contender.
+#[derive(Debug, Clone, Copy)]
+struct BlockTally {
+    frames: u64,
+    cpu_ns: u64,
+    wall_ns: u64,
 }
 
 /// Runs `config` on a dedicated measuring thread with the context's settings applied.
@@ -122,6 +134,7 @@ fn measure_once(
                     evidence: Evidence::new(),
                     evidence_cpu: 0,
                     log: WakeLog::default(),
+                    blocks: Vec::new(),
                 })
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
@@ -163,6 +176,7 @@ fn run_level(
             }
             let usage0 = ThreadUsage::now();
             let cost0 = probe.cost_ns;
+            let frames0 = s.rec.count();
             let start = env.now();
             let mut last = start;
             for k in 1..=frames {
@@ -197,9 +211,17 @@ fn run_level(
                 }
             }
             s.actual_total += last - start;
-            s.wall += env.now() - start;
+            let wall_ns = env.now() - start;
+            s.wall += wall_ns;
+            let mut block = ThreadUsage::default();
+            block.add_since(&usage0);
             s.usage.add_since(&usage0);
             s.evidence_cpu += probe.cost_ns - cost0;
+            s.blocks.push(BlockTally {
+                frames: s.rec.count() - frames0,
+                cpu_ns: block.cpu_ns.saturating_sub(probe.cost_ns - cost0),
+                wall_ns,
+            });
             if let Some(t) = tracing.as_deref_mut() {
                 s.log.add_lost(t.drain());
             }
@@ -213,6 +235,7 @@ fn run_level(
 fn finish(s: State, load: usize, config: &PaceConfig) -> PaceResult {
     let n = s.rec.count() as f64;
     let wall = s.wall.max(1) as f64;
+    let (units, cpu_ci_percent) = block_intervals(s.rec.raw(), &s.blocks);
     PaceResult {
         strategy: s.name.to_string(),
         load,
@@ -235,7 +258,20 @@ fn finish(s: State, load: usize, config: &PaceConfig) -> PaceResult {
             .collect(),
         all_samples_ns: s.rec.raw().to_vec(),
         explanation: None,
+        units,
+        cpu_ci_percent,
     }
+}
+
+/// The intervals over `blocks` of the lateness `samples` (in frame order; none unless
+/// every frame was kept) and of the CPU, % of one core.
+fn block_intervals(samples: &[u64], blocks: &[BlockTally]) -> (Option<UnitIntervals>, Option<Ci>) {
+    let counts: Vec<u64> = blocks.iter().map(|b| b.frames).collect();
+    let units = UnitIntervals::of_counted(Unit::Block, samples, &counts);
+    let cpu: Vec<f64> = blocks.iter().map(|b| b.cpu_ns as f64).collect();
+    let wall: Vec<f64> = blocks.iter().map(|b| b.wall_ns as f64).collect();
+    let cpu_ci = ratio_ci(&cpu, &wall).map(|c| c.map(|v| 100.0 * v));
+    (units, cpu_ci)
 }
 
 #[cfg(test)]
@@ -280,6 +316,10 @@ mod tests {
                 r.cpu_percent
             );
             assert!(r.spin_percent <= 100.0 + 1e-9, "{}", r.strategy);
+            // 3 blocks (3, 3, 1 frames): counted, too few for any interval over them.
+            let u = r.units.as_ref().expect("every frame kept");
+            assert_eq!((u.units, u.median_ci_ns), (3, None), "{}", r.strategy);
+            assert_eq!(r.cpu_ci_percent, None);
         }
     }
 

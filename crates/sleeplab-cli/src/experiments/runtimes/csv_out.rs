@@ -159,6 +159,7 @@ mod tests {
             all_samples_ns: vec![90, 130],
             notes: vec![],
             explanation: None,
+            units: None,
         });
         let mut tick = method("tick", Kind::Periodic);
         let s = periodic_stats(10, &[12], &[19, 31]);

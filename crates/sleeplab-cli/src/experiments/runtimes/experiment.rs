@@ -120,14 +120,17 @@ impl ResultData for RuntimesData {
         for rt in &self.runtimes {
             for m in &rt.methods {
                 for c in m.cells.iter().filter(|c| c.summary.count > 0) {
-                    out.push(Point::of_summary(
-                        vec![
-                            KeyPart::text(format!("{} {}", rt.title, m.method)),
-                            KeyPart::Ns(c.requested_ns),
-                            KeyPart::text(format!("load {}", m.load)),
-                        ],
-                        &c.summary,
-                    ));
+                    out.push(
+                        Point::of_summary(
+                            vec![
+                                KeyPart::text(format!("{} {}", rt.title, m.method)),
+                                KeyPart::Ns(c.requested_ns),
+                                KeyPart::text(format!("load {}", m.load)),
+                            ],
+                            &c.summary,
+                        )
+                        .with_units(c.units.as_ref()),
+                    );
                 }
             }
         }

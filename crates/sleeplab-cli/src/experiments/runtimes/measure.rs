@@ -5,13 +5,14 @@
 use super::analyze::{Request, periodic_stats};
 use super::settings::in_force_notes;
 use super::{
-    CellTiming, MethodResult, MethodStatus, OneshotCell, PartialRun, PeriodicCell, RuntimesConfig,
+    BATCHES, CellTiming, MethodResult, MethodStatus, OneshotCell, PartialRun, PeriodicCell,
+    RuntimesConfig,
 };
 use crate::probe::command::ProbeCommand;
 use crate::probe::observe;
 use crate::probe::protocol::{self, Comment, Measurement, MethodInfo, Mode};
 use crate::probe::runner::{self, Limits, RunOutput, Termination, Verdict};
-use crate::stats::summarize;
+use crate::stats::{UnitIntervals, summarize};
 use std::time::Duration;
 
 /// The limits of one probe run expected to take `expected`.
@@ -263,6 +264,7 @@ pub(super) fn fill_cells(
                     samples_ns: c.samples[..c.samples.len().min(json_samples)].to_vec(),
                     notes: comment_texts(&c.comments),
                     warmup_ns: c.warmup,
+                    units: Some(UnitIntervals::of_batches(&c.samples, BATCHES)),
                     all_samples_ns: c.samples,
                     explanation: None,
                 };

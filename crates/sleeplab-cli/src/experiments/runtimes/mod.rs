@@ -31,7 +31,8 @@ pub use settings::{in_force_notes, in_force_summary};
 use crate::probe::observe::InForce;
 use crate::probe::protocol::{Kind, MethodInfo};
 use crate::probe::runtime::RuntimeId;
-use crate::stats::{Ci, Summary};
+use crate::report::claim::Est;
+use crate::stats::{Ci, Stat, Summary, UnitIntervals};
 use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -253,9 +254,23 @@ pub struct OneshotCell {
     /// Where its calls' lateness went (`--trace`, where the probe names its thread).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explanation: Option<Explanation>,
+    /// The 95 % intervals of its statistics over [`BATCHES`] blocks of consecutive calls
+    /// (`stats::units`; absent in results written before them). One probe run's calls:
+    /// a comparison with another method's says it leaves run-to-run variation out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<UnitIntervals>,
 }
 
+/// The blocks of consecutive calls a one-shot cell's intervals are taken over.
+pub const BATCHES: u64 = 10;
+
 impl OneshotCell {
+    /// `stat` of its calls with its interval over blocks of consecutive calls (set
+    /// against another probe run's: within-run), else its pooled interval.
+    pub fn est(&self, stat: Stat) -> Option<Est> {
+        Est::of(&self.summary, self.units.as_ref(), stat).map(Est::within_run)
+    }
+
     /// count × requested, ns: what the calls would have taken if each slept exactly.
     pub fn ideal_total_ns(&self) -> u128 {
         u128::from(self.summary.count) * u128::from(self.requested_ns)

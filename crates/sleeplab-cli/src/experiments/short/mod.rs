@@ -38,7 +38,7 @@ use crate::contenders;
 use crate::experiments::sweep::SkippedCell;
 use crate::experiments::{self, Context, Experiment, KeyPart, Point, ResultData};
 use crate::stats::quantile_ci::ci_sorted;
-use crate::stats::{Ci, mean_ci};
+use crate::stats::{Ci, Unit, UnitIntervals, mean_ci};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::wait::Mechanism;
@@ -353,6 +353,17 @@ impl ResultData for ShortData {
                 median_ci_ns: c.net.median_ci_ns,
                 p99_ns: None,
                 p99_ci_ns: None,
+                // The median over repetitions (each a batch's mean) is a statistic over
+                // units already: its interval is their order statistics.
+                units: Some(UnitIntervals {
+                    unit: Unit::Block,
+                    units: c.net.n,
+                    median_ci_ns: c.net.median_ci_ns,
+                    p90_ci_ns: None,
+                    p99_ci_ns: None,
+                    p999_ci_ns: None,
+                    mean_ci_ns: None,
+                }),
             })
             .collect()
     }

@@ -12,6 +12,7 @@ use crate::contenders;
 use crate::experiments::cpu::CpuConfig;
 use crate::experiments::explain::{self, ExplainConfig};
 use crate::experiments::pace::PaceConfig;
+use crate::experiments::rounds::share;
 use crate::experiments::runtimes::{ProbeQuota, RuntimesConfig};
 use crate::experiments::short::ShortConfig;
 use crate::experiments::simulate::{Models, SimulateOptions};
@@ -76,7 +77,31 @@ pub fn samples(quota: Quota, call_ns: u64) -> u64 {
     }
 }
 
-/// Every planned cell: (warm-up + samples) × the call's cost, once per slack level.
+/// The samples a cell takes under `quota` in `rounds` interleaved rounds, each taking
+/// its share of the budget and of the minimum and maximum counts (at least one sample),
+/// as the sweep's loop does.
+pub fn samples_in_rounds(quota: Quota, call_ns: u64, rounds: u64) -> u64 {
+    let rounds = rounds.max(1);
+    (0..rounds)
+        .map(|r| match quota {
+            Quota::Iterations { count } => share(count, rounds, r),
+            Quota::Budget {
+                budget_ns,
+                min_count,
+                max_count,
+            } => {
+                let min = share(min_count, rounds, r).max(1);
+                let max = share(max_count, rounds, r).max(min);
+                share(budget_ns, rounds, r)
+                    .div_ceil(call_ns.max(1))
+                    .clamp(min, max)
+            }
+        })
+        .sum()
+}
+
+/// Every planned cell: (warm-up + its samples over the rounds) × the call's cost, once
+/// per slack level.
 impl Estimate for SweepConfig {
     fn estimate_ns(&self, cpus: usize) -> u64 {
         let slacks = self.timer_slacks_ns.len().max(1) as u64;
@@ -88,7 +113,7 @@ impl Estimate for SweepConfig {
                 if load > cpus {
                     call += OVERSUBSCRIBED_WAKE_NS;
                 }
-                (samples(quota, call) + self.warmup) * call
+                (samples_in_rounds(quota, call, self.rounds) + self.warmup) * call
             })
             .sum();
         cells * slacks + STAGE_OVERHEAD_NS

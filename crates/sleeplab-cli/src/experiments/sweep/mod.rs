@@ -19,7 +19,8 @@ use crate::contenders;
 use crate::experiments::{
     Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
 };
-use crate::stats::Summary;
+use crate::report::claim::Est;
+use crate::stats::{Stat, Summary, UnitIntervals};
 use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -171,6 +172,11 @@ pub struct SweepCell {
     pub histogram: Vec<[u64; 2]>,
     /// Samples per round, in round order (so raw samples can be assigned to rounds).
     pub round_counts: Vec<u64>,
+    /// The 95 % intervals of its statistics over its rounds (`stats::units`): what a
+    /// verdict on this cell rests on (absent in results written before them, and where
+    /// not every sample was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<UnitIntervals>,
     /// The first raw samples in measurement order (at most `json_samples`).
     pub samples_ns: Vec<u64>,
     /// All raw samples kept in memory (for CSV); not serialized.
@@ -277,7 +283,7 @@ impl ResultData for SweepData {
                 if multi_slack {
                     key.extend([KeyPart::text("slack"), KeyPart::Ns(c.timer_slack_ns)]);
                 }
-                Point::of_summary(key, &c.summary)
+                Point::of_summary(key, &c.summary).with_units(c.units.as_ref())
             })
             .collect()
     }
@@ -288,6 +294,13 @@ impl ResultData for SweepData {
 }
 
 impl SweepCell {
+    /// `stat` of its samples with its interval over rounds where the cell holds one (else
+    /// its pooled interval, which decides nothing); `None` where the sample cannot resolve
+    /// the statistic.
+    pub fn est(&self, stat: Stat) -> Option<Est> {
+        Est::of(&self.summary, self.units.as_ref(), stat)
+    }
+
     /// Its kept samples: the warm-up calls (round −1), then the measured ones, each
     /// assigned to its round (a loaded result keeps only the first `samples_ns`).
     pub fn samples(&self) -> impl Iterator<Item = Sample<'_>> + '_ {

@@ -8,7 +8,7 @@ use crate::experiments::{Context, Outcome, histogram, load_note};
 use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
 use crate::settings::slack_levels;
-use crate::stats::{Recorder, RecorderConfig};
+use crate::stats::{Recorder, RecorderConfig, Unit, UnitIntervals};
 use crate::trace::{Follow, Recording, WakeLog, Window};
 use sleeplab::clock::monotonic_ns;
 
@@ -160,6 +160,7 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
                 voluntary_csw_per_call: c.usage.voluntary_csw as f64 / calls,
                 involuntary_csw_per_call: c.usage.involuntary_csw as f64 / calls,
                 histogram: histogram(&c.rec),
+                units: UnitIntervals::of_counted(Unit::Round, raw, &c.round_counts),
                 round_counts: c.round_counts,
                 samples_ns: raw[..raw.len().min(config.json_samples)].to_vec(),
                 all_samples_ns: raw.to_vec(),
@@ -306,6 +307,12 @@ mod tests {
             assert_eq!(c.summary.count, 10, "{}", c.mechanism);
             assert_eq!(c.round_counts.iter().sum::<u64>(), 10);
             assert_eq!(c.round_counts.len(), 3);
+            // 3 rounds: too few for intervals over them, but the cell says how many.
+            let units = c.units.as_ref().unwrap();
+            assert_eq!(
+                (units.unit, units.units, units.median_ci_ns),
+                (Unit::Round, 3, None)
+            );
             assert_eq!(c.first_calls_ns.len(), 2);
             assert_eq!(c.samples_ns.len(), 4);
             assert_eq!(c.all_samples_ns.len(), 10);

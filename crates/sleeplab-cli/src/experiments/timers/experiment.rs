@@ -56,6 +56,7 @@ impl ResultData for TimersData {
                 median_ci_ns: c.merged.median_lateness_ci_ns,
                 p99_ns: c.merged.p99_lateness_ns,
                 p99_ci_ns: c.merged.p99_lateness_ci_ns,
+                units: None,
             })
             .collect()
     }

@@ -14,11 +14,17 @@
 //! * a median is the median of its values (even n: the mean of the two middle ones);
 //! * a wait with fewer than [`BLOCKED_CSW`] voluntary context switches per call is said
 //!   to return without sleeping ([`NEVER_BLOCKED`]), never called a sleep;
-//! * a verdict between two quantiles (lower, faster, "grew", meets a tolerance) holds
-//!   only where their 95 % intervals separate ([`Claim::Verdict`], [`verdict`]); where
-//!   they overlap the text says [`INDISTINGUISHABLE`]. A change of a quantile stated as
-//!   a rise or a fall needs the verdict beside it, and a ranking of quantiles carries
-//!   their intervals: the one named must clear every other's.
+//! * a verdict between two values (lower, faster, "grew", meets a tolerance, CPU)
+//!   holds only where their 95 % intervals separate and rest on a basis that decides
+//!   ([`Claim::Verdict`], [`verdict`], [`basis`]): intervals over the units the
+//!   measurement varies by (blocks, rounds, runs: `stats::units`) or a fixed threshold,
+//!   never intervals of pooled samples; a bare point value only where the text says
+//!   [`BY_POINT_VALUE`], and another run's units only where it says [`WITHIN_RUN`].
+//!   Where no interval decides, the text says [`INDISTINGUISHABLE`] (and the number of
+//!   units, where they were too few). A change stated as a rise or a fall needs the
+//!   verdict beside it; a ranking carries its intervals (the one named must clear every
+//!   other's) or says it orders point values; "no change" needs an equivalence: the
+//!   interval of the difference inside a stated margin ([`Claim::Equivalent`]).
 //!
 //! The claims live beside the report, their main user, as a leaf of it: this module
 //! imports only `stats` and `output`, so the experiments whose own renders state a
@@ -26,14 +32,20 @@
 //! report (docs/ARCHITECTURE.md draws it as a layer below the experiments; a test here
 //! keeps it a leaf).
 
+mod basis;
 mod verdict;
 
+#[cfg(test)]
+pub(crate) use basis::rests_on_units;
+pub use basis::{
+    BY_POINT_VALUE, Basis, Est, INDISTINGUISHABLE, NO_UNITS, Order, WITHIN_RUN, basis_note, order,
+    order_by_point,
+};
 pub use verdict::{
-    Est, INDISTINGUISHABLE, Order, difference, indistinguishable, interval_text, median_interval,
-    order, with_interval,
+    difference, equivalent, indistinguishable, interval_text, median_est, with_interval,
 };
 
-use crate::stats::{Ci, Stat, Summary};
+use crate::stats::{Stat, Summary};
 
 /// Samples below this size are named in a sentence that quotes them (`n = 22`).
 pub const SMALL_SAMPLE: u64 = 100;
@@ -158,10 +170,10 @@ pub enum Claim {
         chosen: usize,
         /// Every value ranked.
         among: Vec<f64>,
-        /// Their 95 % intervals where the values are quantiles of samples (empty for
-        /// other values: ratios, CPU shares): the one named must clear every other's,
-        /// or the text says [`INDISTINGUISHABLE`].
-        intervals: Vec<Option<Ci>>,
+        /// Their estimates with 95 % intervals (the one named must clear every
+        /// other's, or the text says [`INDISTINGUISHABLE`]); empty for a ranking of
+        /// point values, which the text must call one ([`BY_POINT_VALUE`]).
+        intervals: Vec<Est>,
     },
     /// `a` and `b`, two values of `stat` with their intervals, are ordered as `stated`:
     /// below or above only where the intervals separate, indistinguishable (and said to
@@ -175,6 +187,21 @@ pub enum Claim {
         b: Est,
         /// The order the text states.
         stated: Order,
+    },
+    /// `a` and `b`, two values of `stat`, are the same within `margin` (absolute, in
+    /// their unit; written `shown` in the text): the interval of `a − b` lies inside
+    /// ±`margin` (two one-sided tests), both sides on a basis that decides.
+    Equivalent {
+        /// The statistic both are.
+        stat: Stat,
+        /// The first.
+        a: Est,
+        /// The second.
+        b: Est,
+        /// The margin, absolute.
+        margin: f64,
+        /// The margin as the text states it (`2 %`, `2 µs`).
+        shown: String,
     },
     /// `of / to` is quoted as `shown` (written by [`ratio`]): two values of the same
     /// statistic `stat`, which the text names.
@@ -312,7 +339,8 @@ impl Sentence {
     }
 
     /// The indices of the least and the most of `values` (signed), each recorded as a
-    /// [`Claim::Rank`]; `None`, and nothing recorded, unless the most exceeds the least.
+    /// [`Claim::Rank`] of point values (the text must say [`BY_POINT_VALUE`]); `None`,
+    /// and nothing recorded, unless the most exceeds the least.
     pub fn least_and_most(&mut self, values: &[f64]) -> Option<(usize, usize)> {
         let lo = extreme_index(values, Extreme::Least, RankBy::Signed)?;
         let hi = extreme_index(values, Extreme::Most, RankBy::Signed)?;
@@ -381,22 +409,8 @@ impl Sentence {
                     tolerance,
                     stated,
                 } => {
-                    if stat.is_quantile() && *stated != Direction::Same {
-                        let want = if *stated == Direction::Up {
-                            Order::Below
-                        } else {
-                            Order::Above
-                        };
-                        let backed = self.claims.iter().any(|c| {
-                            matches!(c, Claim::Verdict { stat: s, a, b, stated: o }
-                                if s == stat && a.value == *from && b.value == *to && *o == want)
-                        });
-                        if !backed {
-                            return fail(format!(
-                                "a {stat} change {from} → {to} stated without intervals that separate"
-                            ));
-                        }
-                    }
+                    verdict::check_change_backed(t, &self.claims, *stat, *from, *to, *stated)
+                        .or_else(fail)?;
                     let truth = direction(*from, *to, *tolerance);
                     if truth != *stated {
                         return fail(format!(
@@ -433,6 +447,15 @@ impl Sentence {
                 }
                 Claim::Verdict { stat, a, b, stated } => {
                     verdict::check_verdict(t, *stat, a, b, *stated).or_else(fail)?;
+                }
+                Claim::Equivalent {
+                    stat,
+                    a,
+                    b,
+                    margin,
+                    shown,
+                } => {
+                    verdict::check_equivalent(t, *stat, a, b, *margin, shown).or_else(fail)?;
                 }
                 Claim::Ratio {
                     stat,

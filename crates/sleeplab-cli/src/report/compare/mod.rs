@@ -6,9 +6,13 @@
 //!
 //! * [`pair`]: two results, a and b (two machines, two timer slacks, before and after a
 //!   kernel change): the ratios b/a of every matched median and p99, faster or slower
-//!   only where the intervals separate;
+//!   only where the intervals over each run's units separate, said to leave run-to-run
+//!   variation out;
 //! * [`fleet`]: N results, one row per machine, the outliers named by one stated rule
-//!   (also the JSON of `compare --json`, for two results too).
+//!   (also the JSON of `compare --json`, for two results too);
+//! * [`runs`]: two sides of three or more runs each (`compare A… --against B…`), the
+//!   runs as the units: each side's geometric mean over its runs and the ratio b/a with
+//!   their intervals over the runs.
 //!
 //! Both are drawn by [`render`]: one terminal renderer and one family of page sections
 //! (the runs' facts, the view's table, the pair's scatter).
@@ -22,17 +26,19 @@
 pub mod fleet;
 pub mod pair;
 pub mod render;
+pub mod runs;
 
 pub use fleet::{Fleet, FleetCell, Machine, OUTLIER_FACTOR, Outlier};
 pub use pair::{Pair, Row};
 pub use render::{Rendered, Run, View};
+pub use runs::{Sides, SidesRow};
 
 use super::units::{ns, num};
 use super::view::Results;
 use crate::experiments::KeyPart;
 use crate::model::ResultFile;
 use crate::report::claim::Est;
-use crate::stats::Ci;
+use crate::stats::{Ci, Stat, UnitIntervals};
 use std::collections::{HashMap, HashSet};
 
 /// One comparable measurement of a result, with where it comes from.
@@ -54,17 +60,32 @@ pub struct Measurement {
     pub p99_ns: Option<f64>,
     /// 95 % interval of the 99th percentile, ns.
     pub p99_ci_ns: Option<Ci>,
+    /// The intervals over its run's units (rounds, blocks), where the result holds
+    /// them.
+    pub units: Option<UnitIntervals>,
 }
 
 impl Measurement {
+    /// `value` of `stat` with its interval over its run's units, set against another
+    /// run ([`Est::within_run`]); its pooled interval (deciding nothing) where the result
+    /// holds no units.
+    fn est(&self, stat: Stat, value: f64, pooled: Option<Ci>) -> Est {
+        Est::over(
+            value,
+            self.units.as_ref().map(|u| (u.ci(stat), u.unit, u.units)),
+            pooled,
+        )
+        .within_run()
+    }
+
     /// The median with its interval.
     pub fn median(&self) -> Est {
-        Est::new(self.median_ns, self.median_ci_ns)
+        self.est(Stat::Median, self.median_ns, self.median_ci_ns)
     }
 
     /// The p99 with its interval (`None` without a p99).
     pub fn p99(&self) -> Option<Est> {
-        self.p99_ns.map(|v| Est::new(v, self.p99_ci_ns))
+        self.p99_ns.map(|v| self.est(Stat::P99, v, self.p99_ci_ns))
     }
 }
 
@@ -103,6 +124,7 @@ pub fn points(result: &ResultFile) -> Vec<Measurement> {
                     median_ci_ns: p.median_ci_ns,
                     p99_ns: p.p99_ns,
                     p99_ci_ns: p.p99_ci_ns,
+                    units: p.units,
                 }),
         );
     }

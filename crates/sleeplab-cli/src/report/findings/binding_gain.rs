@@ -7,7 +7,9 @@ use super::{Finding, Results, small_n};
 use crate::experiments::runtimes::{MethodResult, MethodStatus, OneshotCell, RuntimeStatus};
 use crate::output::units::ns;
 use crate::probe::protocol::Kind;
-use crate::report::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, interval_text, order};
+use crate::report::claim::{
+    Claim, Est, INDISTINGUISHABLE, Order, Sentence, WITHIN_RUN, basis_note, interval_text, order,
+};
 use crate::report::sections::runtimes::is_sleeplab;
 use crate::stats::Stat;
 
@@ -100,8 +102,9 @@ pub fn binding_gain(r: &Results<'_>) -> Option<Finding> {
 
 /// One runtime's part: both median oversleeps (each a quoted median, n named when under
 /// 100) and how much less the precise one overslept: "less" only where the 95 %
-/// intervals of the two medians separate; else the two are indistinguishable in this
-/// run, with both intervals.
+/// intervals of the two medians over blocks of consecutive calls separate, said to be
+/// within-run intervals (each method ran in its own probe run); else the two are
+/// indistinguishable in this run, with both intervals.
 fn pair_sentence(
     title: &str,
     precise: &MethodResult,
@@ -112,10 +115,14 @@ fn pair_sentence(
     let over = |c: &OneshotCell| c.summary.median_ns - c.requested_ns as f64;
     let est = |c: &OneshotCell| {
         let req = c.requested_ns as f64;
-        Est::new(
-            over(c),
-            c.summary.median_ci_ns.map(|ci| ci.map(|v| v - req)),
-        )
+        let e = c
+            .est(Stat::Median)
+            .unwrap_or(Est::point(c.summary.median_ns));
+        Est {
+            value: over(c),
+            ci: e.ci.map(|ci| ci.map(|v| v - req)),
+            ..e
+        }
     };
     let (po, qo) = (ns(over(p)), ns(over(q)));
     let (ep, eq) = (est(p), est(q));
@@ -126,12 +133,13 @@ fn pair_sentence(
         Order::Indistinguishable
     };
     let gain = match verdict {
-        Order::Below => comparison(over(p), over(q)),
+        Order::Below => format!("{} ({WITHIN_RUN})", comparison(over(p), over(q))),
         _ if ep.value >= eq.value => comparison(over(p), over(q)),
         _ => format!(
-            "{INDISTINGUISHABLE} ({} vs {})",
+            "{INDISTINGUISHABLE} ({} vs {}{})",
             interval_text(ep.ci, ns),
-            interval_text(eq.ci, ns)
+            interval_text(eq.ci, ns),
+            basis_note(&[&ep, &eq])
         ),
     };
     let mut s = Sentence::new(format!(
@@ -202,9 +210,13 @@ mod tests {
                         c.requested_ns = requested;
                         c.summary.count = 100;
                         c.summary.median_ns = median;
-                        // A ±1 % interval: the gains below are told apart.
+                        // A ±1 % interval over 10 blocks: the gains below are told apart.
                         c.summary.median_ci_ns =
                             Some(crate::stats::Ci(Some(0.99 * median), Some(1.01 * median)));
+                        c.units = Some(crate::report::testdata::rounds(&c.summary, 10));
+                        if let Some(u) = c.units.as_mut() {
+                            u.unit = crate::stats::Unit::Block;
+                        }
                         c
                     })
                     .collect();
@@ -239,7 +251,7 @@ mod tests {
         );
         assert_eq!(
             text(&r).unwrap(),
-            "Asked for 1 ms, C's sleeplab_sleep_ns overslept by a median of 2 µs, nanosleep by 74 µs: 37× less."
+            "Asked for 1 ms, C's sleeplab_sleep_ns overslept by a median of 2 µs, nanosleep by 74 µs: 37× less (within-run intervals; run-to-run variation not included)."
         );
     }
 

@@ -6,7 +6,9 @@ use super::{Finding, Results};
 use crate::experiments::explain::{ExplainCell, ExplainData};
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::ns;
-use crate::report::claim::{BLOCKED_CSW, Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence};
+use crate::report::claim::{
+    BLOCKED_CSW, BY_POINT_VALUE, Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence,
+};
 use crate::stats::Stat;
 use crate::trace::analysis::explanation::Composition;
 use crate::trace::{Component, Explanation};
@@ -134,7 +136,8 @@ fn composition(s: &mut Sentence, c: &Composition, verb: &str) {
         .iter()
         .map(|k| c.parts_ns.get(k).copied().unwrap_or(0.0))
         .collect();
-    if among.iter().filter(|&&v| v > 0.0).count() >= 2 {
+    let ranks = among.iter().filter(|&&v| v > 0.0).count() >= 2;
+    if ranks {
         s.claim(Claim::Rank {
             extreme: Extreme::Most,
             by: RankBy::Signed,
@@ -161,7 +164,12 @@ fn composition(s: &mut Sentence, c: &Composition, verb: &str) {
             }
         })
         .collect();
-    s.push(&format!(" {verb} {}", super::and_list(&named)));
+    let order = if ranks {
+        format!(" (largest first, {BY_POINT_VALUE})")
+    } else {
+        String::new()
+    };
+    s.push(&format!(" {verb} {}{order}", super::and_list(&named)));
 }
 
 /// States a cell whose waits mostly never blocked as such, and records the claim.
@@ -199,6 +207,7 @@ mod tests {
             load: 0,
             timer_slack_ns: 50_000,
             explanation: Explanation::of(accounts, 0, false),
+            units: None,
             wakes: vec![],
             all_wakes: vec![],
         }
@@ -235,9 +244,10 @@ mod tests {
         assert_eq!(
             s.text,
             "nanosleep 1 ms (load 0): 78 µs late at the median; the wakes between its p40 and p60 (n = 42) \
-             spent on average 50 µs in the timer slack, 24 µs in the timer interrupt and 3 µs in the run queue; \
-             its slowest wakes (at or above the p99 of 97.7 µs) (n = 2) spent on average 2 ms in the run queue \
-             and 50 µs in the timer slack, most behind cc1."
+             spent on average 50 µs in the timer slack, 24 µs in the timer interrupt and 3 µs in the run queue \
+             (largest first, by point value); its slowest wakes (at or above the p99 of 97.7 µs) (n = 2) spent \
+             on average 2 ms in the run queue and 50 µs in the timer slack (largest first, by point value), most \
+             behind cc1."
         );
         s.check().unwrap();
     }

@@ -5,8 +5,8 @@ use super::{Finding, Results, blocked, common_stat, count, quote, sleep_call};
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::{ns, pct};
 use crate::report::claim::{
-    Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, Verb, direction,
-    interval_text, order,
+    BY_POINT_VALUE, Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence,
+    Verb, basis_note, direction, equivalent, interval_text, order,
 };
 use crate::stats::Stat;
 
@@ -33,9 +33,10 @@ fn load_phrase(load: usize, cpus: usize) -> String {
 }
 
 /// "Under load, a 1 ms sleep's p99 grew from X to Y": the highest tail quantile both
-/// cells resolve (p99, else p90, else the median), named; a change within 20 % (stated)
-/// is no change, and a change is stated only where the two 95 % intervals separate
-/// (else: indistinguishable in this run, with both intervals).
+/// cells resolve (p99, else p90, else the median), named; a change is stated only where
+/// the two 95 % intervals over rounds separate, "no change" only where the interval of
+/// the difference lies within 20 % (stated) of the larger value; else: indistinguishable
+/// in this run, with both intervals.
 pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
     let m = r.main_sweep()?;
     let max_load = *m.loads().iter().max()?;
@@ -57,10 +58,7 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
         quote(&mut s, &a.summary, stat)?,
         quote(&mut s, &b.summary, stat)?,
     );
-    let (ea, eb) = (
-        Est::new(va, a.summary.ci(stat)),
-        Est::new(vb, b.summary.ci(stat)),
-    );
+    let (ea, eb) = (a.est(stat)?, b.est(stat)?);
     let stated = direction(va, vb, LOAD_TOLERANCE);
     let cpus = r.top.fingerprint.cpu_count;
     let setting = load_phrase(max_load, cpus);
@@ -70,7 +68,13 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
         Direction::Down => Order::Above,
         Direction::Same => Order::Indistinguishable,
     };
-    if stated != Direction::Same && order(&ea, &eb) != shown {
+    let tol = pct(100.0 * LOAD_TOLERANCE);
+    let margin = LOAD_TOLERANCE * va.abs().max(vb.abs());
+    let decided = match stated {
+        Direction::Same => equivalent(&ea, &eb, margin),
+        _ => order(&ea, &eb) == shown,
+    };
+    if !decided {
         // (An interval that excludes its own value orders nothing either.)
         if order(&ea, &eb) == Order::Indistinguishable {
             s.claim(Claim::Verdict {
@@ -86,12 +90,33 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
         } else {
             String::new()
         };
+        let why = if order(&ea, &eb) == Order::Indistinguishable {
+            format!(
+                "{INDISTINGUISHABLE} (95 % intervals over rounds{sizes}){}",
+                basis_note(&[&ea, &eb])
+            )
+        } else if stated == Direction::Same {
+            format!(
+                "within {tol} in point values but not shown to be (95 % intervals over rounds{sizes})"
+            )
+        } else {
+            format!("the 95 % intervals over rounds do not bear the point values out{sizes}")
+        };
         s.push(&format!(
-            "Load's effect on the tail is unclear here: {setting}, {what} was {sa} {} idle and {sb} {} loaded, {INDISTINGUISHABLE} (95 % intervals{sizes}).",
+            "Load's effect on the tail is unclear here: {setting}, {what} was {sa} {} idle and {sb} {} loaded, {why}.",
             interval_text(ea.ci, ns),
             interval_text(eb.ci, ns),
         ));
         return Some(Finding::new("load", s));
+    }
+    if stated == Direction::Same {
+        s.claim(Claim::Equivalent {
+            stat,
+            a: ea,
+            b: eb,
+            margin,
+            shown: tol.clone(),
+        });
     }
     if stated != Direction::Same {
         s.claim(Claim::Verdict {
@@ -109,7 +134,6 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
         tolerance: LOAD_TOLERANCE,
         stated,
     });
-    let tol = pct(100.0 * LOAD_TOLERANCE);
     s.claim(Claim::Threshold { shown: tol.clone() });
     let n = a.summary.count.min(b.summary.count);
     let sizes = if n < crate::report::claim::SMALL_SAMPLE {
@@ -123,7 +147,7 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
             "Load stretches the tail: {setting}, {what} {word} from {sa} idle to {sb} (more than {tol}{sizes})."
         ),
         Direction::Same => format!(
-            "Load hardly changes sleeps here: {setting}, {what} {word} by more than {tol} ({sa} idle, {sb} loaded{sizes})."
+            "Load hardly changes sleeps here: {setting}, {what} {word} by more than {tol} ({sa} idle, {sb} loaded, the difference's 95 % interval within {tol} of the larger{sizes})."
         ),
         Direction::Down => format!(
             "Load did not slow sleeps here: {setting}, {what} {word} from {sa} idle to {sb} (by more than {tol}{sizes}); see the finding on sleeps faster under load."
@@ -152,7 +176,10 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
                 .map(|b| (a, b))
         })
         .collect();
-    let med = |c: &SweepCell| Est::new(c.summary.median_ns, c.summary.median_ci_ns);
+    let med = |c: &SweepCell| {
+        c.est(Stat::Median)
+            .unwrap_or(Est::point(c.summary.median_ns))
+    };
     let faster: Vec<_> = pairs
         .iter()
         .filter(|(a, b)| {
@@ -205,7 +232,7 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
         String::new()
     };
     s.push(&format!(
-        "Under load, sleeps got faster, not slower: {}, the median of {} of {} sleeping cells shrank by more than {tol}, beyond both 95 % intervals (the largest drop: {} {} from {sa} idle to {sb}{sizes}).",
+        "Under load, sleeps got faster, not slower: {}, the median of {} of {} sleeping cells shrank by more than {tol}, beyond both 95 % intervals over rounds (the largest drop {BY_POINT_VALUE}: {} {} from {sa} idle to {sb}{sizes}).",
         load_phrase(max_load, r.top.fingerprint.cpu_count),
         count(faster.len() as u64),
         count(pairs.len() as u64),

@@ -70,6 +70,7 @@ fn arb_cell(
             c.voluntary_csw_per_call = csw;
             c.cpu_ns_per_call = cpu;
             c.first_calls_ns = first.into_iter().collect();
+            crate::report::testdata::resync(&mut c);
             c
         })
 }

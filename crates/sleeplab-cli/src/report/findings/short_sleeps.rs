@@ -7,18 +7,17 @@ use super::{
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::ns;
 use crate::report::claim::{
-    Claim, Est, Extreme, INDISTINGUISHABLE, NEVER_BLOCKED, RankBy, Sentence, interval_text,
-    with_interval,
+    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, NEVER_BLOCKED, RankBy, Sentence,
+    basis_note, interval_text, with_interval,
 };
 use crate::stats::Stat;
-use crate::stats::ci_below;
 
 /// "The cheapest short sleep here is X: 1 µs took a median Y." Only calls that blocked
 /// (≥ 0.5 voluntary context switches per call) count as sleeps; those that did not are
 /// named as returning without sleeping, with their CPU cost. Cells where some call
 /// returned early (a periodic timer's expiry) are not compared. The cheapest is a
-/// verdict only where its median's 95 % interval lies below every other's; the others
-/// whose interval overlaps it are named as indistinguishable from it in this run.
+/// verdict only where its median's 95 % interval over rounds lies below every other's;
+/// the others it is not shown to beat are named as indistinguishable from it in this run.
 pub fn cheapest_short_sleep(r: &Results<'_>) -> Option<Finding> {
     let m = r.main_sweep()?;
     let d = short_request(&m)?;
@@ -39,21 +38,29 @@ pub fn cheapest_short_sleep(r: &Results<'_>) -> Option<Finding> {
     let best = slept[bi];
     let mut s = Sentence::default();
     let v = quote(&mut s, &best.summary, Stat::Median)?;
-    let med = |c: &SweepCell| Est::new(c.summary.median_ns, c.summary.median_ci_ns);
-    let close: Vec<String> = slept
+    let med = |c: &SweepCell| {
+        c.est(Stat::Median)
+            .unwrap_or(Est::point(c.summary.median_ns))
+    };
+    let close: Vec<&SweepCell> = slept
         .iter()
-        .filter(|c| {
-            !std::ptr::eq(**c, best) && !ci_below(best.summary.median_ci_ns, c.summary.median_ci_ns)
-        })
-        .map(|c| format!("{} {}", c.mechanism, with_interval(&med(c), ns)))
+        .copied()
+        .filter(|c| !std::ptr::eq(*c, best) && !med(best).below(&med(c)))
         .collect();
     let tie = if close.is_empty() {
         String::new()
     } else {
+        let names: Vec<String> = close
+            .iter()
+            .map(|c| format!("{} {}", c.mechanism, with_interval(&med(c), ns)))
+            .collect();
+        let mut all: Vec<Est> = close.iter().map(|c| med(c)).collect();
+        all.push(med(best));
         format!(
-            " by point value, {INDISTINGUISHABLE} from {} (its median {})",
-            and_list(&close),
-            interval_text(best.summary.median_ci_ns, ns)
+            " {BY_POINT_VALUE}, {INDISTINGUISHABLE} from {} (its median {}{})",
+            and_list(&names),
+            interval_text(med(best).ci, ns),
+            basis_note(&all.iter().collect::<Vec<_>>())
         )
     };
     s.push(&format!(
@@ -73,7 +80,7 @@ pub fn cheapest_short_sleep(r: &Results<'_>) -> Option<Finding> {
             by: RankBy::Signed,
             chosen: bi,
             among: medians.clone(),
-            intervals: slept.iter().map(|c| c.summary.median_ci_ns).collect(),
+            intervals: slept.iter().map(|c| med(c)).collect(),
         });
     }
     match sleep_call(&m)

@@ -3,8 +3,8 @@
 use super::{Finding, Results, SLEEP_CALLS, blocked, count, quote};
 use crate::output::units::ns;
 use crate::report::claim::{
-    Claim, Direction, Est, INDISTINGUISHABLE, Order, Sentence, Verb, difference, direction,
-    interval_text, median, median_interval, order,
+    Claim, Est, INDISTINGUISHABLE, Order, Sentence, Verb, basis_note, difference, direction,
+    equivalent, interval_text, median_est, order,
 };
 use crate::stats::Stat;
 
@@ -17,9 +17,10 @@ const MATTERS_NS: f64 = 2_000.0;
 /// sleeping timer; a call that never slept shows nothing of it). When the effect exceeds
 /// the slack difference itself, the excess is stated, and its likely cause only when the
 /// fingerprint records idle states that the longer wait can reach. Longer or shorter is a
-/// verdict: the interval of the median difference (from the medians' 95 % intervals,
-/// [`median_interval`] of each pair's [`difference`]) must exclude zero; where it does
-/// not, the finding says the difference is indistinguishable from none.
+/// verdict: the interval of the median difference (from the medians' 95 % intervals over
+/// rounds, [`median_est`] of each pair's [`difference`]) must exclude zero; "hardly
+/// matters" is an equivalence: that interval lies within ±2 µs. Where neither holds, the
+/// finding says the difference is indistinguishable from none.
 pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
     let sw = r.slack_sweep()?;
     let pairs: Vec<_> = sw
@@ -45,17 +46,15 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
         sleep_pairs
     };
     let med = |c: &crate::experiments::sweep::SweepCell| {
-        Est::new(c.summary.median_ns, c.summary.median_ci_ns)
+        c.est(Stat::Median)
+            .unwrap_or(Est::point(c.summary.median_ns))
     };
     let diffs: Vec<Est> = used
         .iter()
         .map(|(h, l)| difference(&med(h), &med(l)))
         .collect();
-    let added = median(&diffs.iter().map(|d| d.value).collect::<Vec<_>>())?;
-    let added_est = Est::new(
-        added,
-        median_interval(&diffs.iter().map(|d| d.ci).collect::<Vec<_>>()),
-    );
+    let added_est = median_est(&diffs)?;
+    let added = added_est.value;
     let diffs: Vec<f64> = diffs.iter().map(|d| d.value).collect();
     // An example: the 10 µs (or first) pair.
     let (h, l) = used
@@ -93,26 +92,40 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
     s.claim(Claim::Threshold {
         shown: threshold.clone(),
     });
-    // Only intervals clear of zero decide a direction.
-    let verdict = order(&Est::exact(0.0), &added_est);
-    s.claim(Claim::Verdict {
-        stat: Stat::Median,
-        a: Est::exact(0.0),
-        b: added_est,
-        stated: verdict,
-    });
-    if verdict == Order::Indistinguishable {
-        let head = if added.abs() < MATTERS_NS {
-            format!("Timer slack hardly matters here (under {threshold}): ")
-        } else {
-            "Timer slack's effect is unclear here: ".to_string()
-        };
+    let zero = Est::exact(0.0);
+    if equivalent(&added_est, &zero, MATTERS_NS) {
+        s.claim(Claim::Equivalent {
+            stat: Stat::Median,
+            a: added_est,
+            b: zero,
+            margin: MATTERS_NS,
+            shown: threshold.clone(),
+        });
         s.push(&format!(
-            "{head}the median difference between sleeps of 1–100 µs at {} slack and at {} was {}, {INDISTINGUISHABLE} from none ({}; {how}; under {threshold} would count as noise; {example}).",
+            "Timer slack hardly matters here (under {threshold}): the median difference between sleeps of 1–100 µs at {} slack and at {} was {} {}, its 95 % interval within ±{threshold} ({how}; {example}).",
             ns(sw.high as f64),
             ns(sw.low as f64),
             ns(added),
             interval_text(added_est.ci, ns),
+        ));
+        return Some(Finding::new("timer-slack", s));
+    }
+    // Only intervals clear of zero decide a direction.
+    let verdict = order(&zero, &added_est);
+    s.claim(Claim::Verdict {
+        stat: Stat::Median,
+        a: zero,
+        b: added_est,
+        stated: verdict,
+    });
+    if verdict == Order::Indistinguishable {
+        s.push(&format!(
+            "Timer slack's effect is unclear here: the median difference between sleeps of 1–100 µs at {} slack and at {} was {}, {INDISTINGUISHABLE} from none ({}{}; {how}; under {threshold} would count as noise; {example}).",
+            ns(sw.high as f64),
+            ns(sw.low as f64),
+            ns(added),
+            interval_text(added_est.ci, ns),
+            basis_note(&[&added_est]),
         ));
         return Some(Finding::new("timer-slack", s));
     }
@@ -150,16 +163,13 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
         }
         s.push(" Set PR_SET_TIMERSLACK to 1 ns (or use a real-time policy) where it matters.");
     } else if added > -MATTERS_NS {
-        let by = if stated == Direction::Same {
-            longer.to_string()
-        } else {
-            format!("{} {longer}", ns(added.abs()))
-        };
         s.push(&format!(
-            "Timer slack hardly matters here (under {threshold}): sleeps of 1–100 µs took {by} at {} slack {} {} ({how}; {example}).",
+            "Sleeps of 1–100 µs took {} {longer} at {} slack than at {} here, under the {threshold} that would count as noise in point value but not shown to be ({} {}; {how}; {example}).",
+            ns(added.abs()),
             ns(sw.high as f64),
-            if stated == Direction::Same { "as at" } else { "than at" },
             ns(sw.low as f64),
+            ns(added),
+            interval_text(added_est.ci, ns),
         ));
     } else {
         s.push(&format!(

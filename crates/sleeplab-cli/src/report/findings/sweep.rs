@@ -4,7 +4,7 @@
 use super::{Finding, Results, blocked, count, n_clause, quote, sleep_call};
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::{ns, pct};
-use crate::report::claim::{Claim, Extreme, RankBy, Sentence};
+use crate::report::claim::{BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence};
 use crate::stats::Stat;
 
 /// A long sleep is "accurate" when its median overshoot is under this share.
@@ -184,7 +184,7 @@ pub fn first_calls(r: &Results<'_>) -> Option<Finding> {
         shown: floor.clone(),
     });
     s.push(&format!(
-        "First calls can be slow (seed 000 saw it too): in {} of the {} cells with a p99 (100 calls or more), the first call took over {}× the cell's p99 and over {floor}; the furthest out was {} {} at load {}: {} against a p99 of {p}. Warm up before timing matters.",
+        "First calls can be slow (seed 000 saw it too): in {} of the {} cells with a p99 (100 calls or more), the first call took over {}× the cell's p99 and over {floor}; the furthest out {BY_POINT_VALUE} was {} {} at load {}: {} against a p99 of {p}. Warm up before timing matters.",
         slow.len(),
         judged.len(),
         crate::output::units::num(SLOW_RATIO),

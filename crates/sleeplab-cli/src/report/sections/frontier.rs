@@ -1,4 +1,4 @@
-//! The accuracy-versus-CPU frontier of a `pace --load` result (issue 14): one chart per
+//! The accuracy-versus-CPU frontier of a `pace --load` result: one chart per
 //! load level (p99 lateness against CPU, a marker per contender, a line through the
 //! contenders no other one beats on both), and why frames were late (each result's
 //! per-frame evidence).
@@ -10,10 +10,9 @@ use crate::experiments::pace::{
 };
 use crate::report::charts::xy::{Axis, Legend, Scale, Series, Style, Unit, XyChart};
 use crate::report::charts::{color, css};
-use crate::report::claim::interval_text;
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
-use crate::report::units::{ns, pct};
+use crate::report::units::ns;
 use plotters::style::RGBColor;
 
 /// The CPU axis spans these percentages (log scale): a plain sleep's 0.05 % to a spin's
@@ -65,7 +64,7 @@ pub fn section(p: &PaceData) -> Option<Section> {
         title: "The accuracy-versus-CPU frontier, by load".into(),
         blocks: vec![
             Block::Text(format!(
-                "Each contender's p99 lateness against the CPU it used, one chart per load level ({} frames per contender; p99 needs n ≥ 100). Lower left is better; the line joins the contenders that no other one is shown to beat on both (a lower CPU and a p99 whose 95 % interval lies below; the table gives each interval).",
+                "Each contender's p99 lateness against the CPU it used, one chart per load level ({} frames per contender; p99 needs n ≥ 100). Lower left is better; the line joins the contenders that no other one is shown to beat on both (a p99 and a CPU whose 95 % intervals over the blocks lie below; the table gives each interval).",
                 p.config.frames
             )),
             Block::Grid {
@@ -89,8 +88,8 @@ pub fn section(p: &PaceData) -> Option<Section> {
 /// One level's chart: a marker per contender with a p99, the frontier as a line.
 fn level_chart(load: usize, st: &[Standing], paint: &dyn Fn(&str) -> RGBColor) -> XyChart {
     let at = |s: &Standing| {
-        s.p99_ns
-            .map(|p| (s.cpu_percent.clamp(CPU_RANGE.0, CPU_RANGE.1), p.max(1.0)))
+        s.p99_ns()
+            .map(|p| (s.cpu_percent().clamp(CPU_RANGE.0, CPU_RANGE.1), p.max(1.0)))
     };
     let mut series: Vec<Series> = st
         .iter()
@@ -144,8 +143,8 @@ fn evidence_table(p: &PaceData) -> Table {
         "load",
         "frames (n)",
         "p99",
-        "p99 95 % interval",
-        "CPU",
+        "p99 95 % interval over blocks",
+        "CPU [95 % interval over blocks]",
         "late",
         "started late",
         "preempted spinning",
@@ -164,12 +163,8 @@ fn evidence_table(p: &PaceData) -> Table {
             Cell::Num(r.load.to_string()),
             count(e.frames),
             Cell::Num(ns(r.error.p99_ns)),
-            if r.error.p99_ns.is_some() {
-                Cell::Num(interval_text(r.error.p99_ci_ns, ns))
-            } else {
-                Cell::Empty
-            },
-            Cell::Num(pct(r.cpu_percent)),
+            Cell::Num(crate::experiments::pace::p99_interval(r)),
+            Cell::Num(crate::experiments::pace::cpu_with_interval(r)),
             count(e.late_frames),
             count(e.late_started_late),
             count(e.late_preempted_while_spinning),

@@ -8,8 +8,8 @@ use crate::report::charts::bars::{Bar, Bars};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
 use crate::report::claim::{
-    Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, extreme_index, interval_text,
-    n_clause, small_n, with_interval,
+    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, basis_note,
+    extreme_index, interval_text, n_clause, small_n, with_interval,
 };
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
@@ -84,7 +84,7 @@ fn pace(p: &PaceData) -> Section {
         "mean",
         "p50",
         "p99",
-        "p99 95 % interval",
+        "p99 95 % interval over blocks",
         "max",
         "missed frames",
         "CPU",
@@ -99,11 +99,7 @@ fn pace(p: &PaceData) -> Section {
             Cell::Num(ns(e.mean_ns)),
             Cell::Num(ns(e.median_ns)),
             Cell::Num(ns(e.p99_ns)),
-            if e.p99_ns.is_some() {
-                Cell::Num(interval_text(e.p99_ci_ns, ns))
-            } else {
-                Cell::Empty
-            },
+            Cell::Num(crate::experiments::pace::p99_interval(r)),
             Cell::Num(ns(e.max_ns as f64)),
             if r.missed_frames > 0 {
                 Cell::Warn(r.missed_frames.to_string())
@@ -215,8 +211,9 @@ const FRUGAL_PCT: f64 = 50.0;
 
 /// The trade-off caption: among contenders under [`FRUGAL_PCT`] of a core, the one with
 /// the lowest tail lateness, by the highest of p99, p90 and median every one of them
-/// resolves; those whose 95 % interval overlaps its own are named as indistinguishable
-/// from it in this run.
+/// resolves; those it is not shown to beat (by the 95 % intervals over blocks) are named
+/// as indistinguishable from it in this run. Under 50 % of a core is a line drawn through
+/// the point values (a selection, stated as one).
 pub fn tradeoff_caption(p: &PaceData) -> Sentence {
     let frugal: Vec<&PaceResult> = p
         .results
@@ -242,23 +239,33 @@ pub fn tradeoff_caption(p: &PaceData) -> Sentence {
     let best = frugal[bi];
     let mut s = Sentence::default();
     let v = quote(&mut s, &best.error, stat).unwrap_or_default();
-    let est = |r: &PaceResult| Est::new(r.error.get(stat).unwrap_or(f64::NAN), r.error.ci(stat));
-    let close: Vec<String> = frugal
+    let est = |r: &PaceResult| {
+        r.est(stat)
+            .unwrap_or(Est::point(r.error.get(stat).unwrap_or(f64::NAN)))
+    };
+    let close: Vec<&PaceResult> = frugal
         .iter()
-        .filter(|r| !std::ptr::eq(**r, best) && !est(best).below(&est(r)))
-        .map(|r| format!("{} {}", r.strategy, with_interval(&est(r), ns)))
+        .copied()
+        .filter(|r| !std::ptr::eq(*r, best) && !est(best).below(&est(r)))
         .collect();
     let tie = if close.is_empty() {
         String::new()
     } else {
+        let mut all: Vec<Est> = close.iter().map(|r| est(r)).collect();
+        all.push(est(best));
         format!(
-            "; {INDISTINGUISHABLE} from {} (its {stat} {})",
-            close.join(", "),
-            interval_text(best.error.ci(stat), ns)
+            "; {INDISTINGUISHABLE} from {} (its {stat} {}{})",
+            close
+                .iter()
+                .map(|r| format!("{} {}", r.strategy, with_interval(&est(r), ns)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            interval_text(est(best).ci, ns),
+            basis_note(&all.iter().collect::<Vec<_>>())
         )
     };
     s.push(&format!(
-        "Lower left is best. Among the {} contenders using under {line} of a core, {} had the lowest {stat}: {v}{} at {} CPU{tie}.",
+        "Lower left is best. Among the {} contenders using under {line} of a core (in point values), {} had the lowest {stat}: {v}{} at {} CPU{tie}.",
         frugal.len(),
         best.strategy,
         small_n(best.error.count),
@@ -271,7 +278,7 @@ pub fn tradeoff_caption(p: &PaceData) -> Sentence {
             by: RankBy::Signed,
             chosen: bi,
             among: values,
-            intervals: frugal.iter().map(|r| r.error.ci(stat)).collect(),
+            intervals: frugal.iter().map(|r| est(r)).collect(),
         });
     }
     s
@@ -386,7 +393,7 @@ pub fn cpu_caption(c: &CpuData) -> Sentence {
         return s;
     }
     s.push(&format!(
-        "At {} the hybrids used from {} ({}, least) to {} ({}, most) of a core; at {} the most was {} ({}).{}",
+        "At {} the hybrids used from {} ({}, least) to {} ({}, most) of a core {BY_POINT_VALUE}; at {} the most was {} ({}).{}",
         ns(first as f64),
         pct(lo[a].cpu_percent),
         lo[a].strategy,
@@ -421,7 +428,11 @@ mod tests {
     use crate::stats::summarize;
     use proptest::prelude::*;
 
+    /// A result of these frames in blocks of 10 (its intervals over them), `cpu` % in
+    /// every block.
     fn result(name: &str, errors: &[u64], cpu: f64) -> PaceResult {
+        let n = errors.len() as u64;
+        let counts: Vec<u64> = (0..n.div_ceil(10)).map(|b| 10.min(n - 10 * b)).collect();
         PaceResult {
             strategy: name.into(),
             load: 0,
@@ -438,6 +449,12 @@ mod tests {
             all_samples_ns: vec![],
             evidence: Default::default(),
             explanation: None,
+            units: crate::stats::UnitIntervals::of_counted(
+                crate::stats::Unit::Block,
+                errors,
+                &counts,
+            ),
+            cpu_ci_percent: Some(crate::stats::Ci::exact(cpu)),
         }
     }
 
@@ -470,6 +487,7 @@ mod tests {
                 intervals_ns: vec![1_000_000, 20_000_000],
                 seconds_ns: 150_000_000,
                 timer_slack_ns: None,
+                blocks: 1,
             },
             points: points
                 .into_iter()
@@ -479,12 +497,14 @@ mod tests {
                     cpu_percent: cpu,
                     sleeps: 10,
                     error: summarize(&[1, 2, 3], 0),
+                    units: None,
+                    cpu_ci_percent: None,
                 })
                 .collect(),
         }
     }
 
-    /// Issue 13: CPU above 100 % was clamped to 100 % silently. It is plotted and
+    /// A past report: CPU above 100 % was clamped to 100 % silently. It is plotted and
     /// written as measured, and the caption says why it can exceed a core.
     #[test]
     fn cpu_over_a_core_is_shown_and_explained() {

@@ -8,7 +8,10 @@ use crate::probe::protocol::Kind;
 use crate::report::charts::bars::{Bar, Bars};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
-use crate::report::claim::{Claim, Extreme, RankBy, Sentence, extreme_index};
+use crate::report::claim::{
+    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, WITHIN_RUN,
+    basis_note, extreme_index,
+};
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
@@ -245,7 +248,7 @@ pub fn caption(mains: &[(&RuntimeResult, &MethodResult)]) -> Sentence {
 
 /// The floor caption: the quickest wait by median among those that never returned
 /// early; those whose median was below the request (most calls early) apart from those
-/// where only some calls were, counted (issue 13: Atomics.wait, 12 of 135 early with a
+/// where only some calls were, counted (a past report: Atomics.wait, 12 of 135 early with a
 /// median of 79.9 µs, was listed as returning before the requested time).
 pub fn floor_caption(floors: &[(String, &OneshotCell, usize)]) -> Sentence {
     let mut s = Sentence::default();
@@ -257,21 +260,28 @@ pub fn floor_caption(floors: &[(String, &OneshotCell, usize)]) -> Sentence {
     if let Some(bi) = extreme_index(&medians, Extreme::Least, RankBy::Signed) {
         let b = honest[bi];
         let v = median(&mut s, b.1);
-        let close: Vec<&str> = honest
+        let est = |c: &OneshotCell| {
+            c.est(Stat::Median)
+                .unwrap_or(Est::point(c.summary.median_ns))
+        };
+        let close: Vec<&(String, &OneshotCell, usize)> = honest
             .iter()
-            .filter(|f| {
-                !std::ptr::eq(**f, b)
-                    && !crate::stats::ci_below(b.1.summary.median_ci_ns, f.1.summary.median_ci_ns)
-            })
-            .map(|f| f.0.as_str())
+            .copied()
+            .filter(|f| !std::ptr::eq(*f, b) && !est(b.1).below(&est(f.1)))
             .collect();
         let tie = if close.is_empty() {
-            String::new()
+            format!(" ({WITHIN_RUN})")
         } else {
+            let mut all: Vec<Est> = close.iter().map(|f| est(f.1)).collect();
+            all.push(est(b.1));
             format!(
-                " (by point value: {} from {}, by the 95 % intervals of the medians)",
-                crate::report::claim::INDISTINGUISHABLE,
-                close.join(", ")
+                " ({BY_POINT_VALUE}: {INDISTINGUISHABLE} from {}, by the 95 % intervals of the medians over blocks of consecutive calls{}; {WITHIN_RUN})",
+                close
+                    .iter()
+                    .map(|f| f.0.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                basis_note(&all.iter().collect::<Vec<_>>())
             )
         };
         s.push(&format!(
@@ -284,7 +294,7 @@ pub fn floor_caption(floors: &[(String, &OneshotCell, usize)]) -> Sentence {
                 by: RankBy::Signed,
                 chosen: bi,
                 among: medians,
-                intervals: honest.iter().map(|f| f.1.summary.median_ci_ns).collect(),
+                intervals: honest.iter().map(|f| est(f.1)).collect(),
             });
         }
     }
@@ -332,10 +342,11 @@ mod tests {
             all_samples_ns: vec![],
             notes: vec![],
             explanation: None,
+            units: None,
         }
     }
 
-    /// Issue 13: Node's Atomics.wait (12 of 135 calls early, median 79.9 µs for a 10 µs
+    /// A past report: Node's Atomics.wait (12 of 135 calls early, median 79.9 µs for a 10 µs
     /// request) was listed among waits that "returned before the requested time".
     #[test]
     fn sometimes_early_is_counted_not_called_early() {

@@ -4,7 +4,9 @@
 use super::figure;
 use crate::experiments::simulate::SimulateData;
 use crate::report::charts::heatmap::Heatmap;
-use crate::report::claim::{Claim, Extreme, RankBy, Sentence, extreme_index, n_clause};
+use crate::report::claim::{
+    BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence, extreme_index, n_clause,
+};
 use crate::report::escape;
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
@@ -136,7 +138,7 @@ pub fn caption(d: &SimulateData, strategy: &str) -> Sentence {
     let label = |m: usize| d.config.models.get(m).map_or(String::new(), |x| x.label());
     let n = n_clause(worst.sleeps);
     s.push(&format!(
-        "{strategy} stayed within {line} of the request (mean relative error) in {under} of {} cells; its worst mean was {shown} of {}{n} under a {} scheduler.",
+        "{strategy} stayed within {line} of the request (mean relative error) in {under} of {} cells; its worst mean {BY_POINT_VALUE} was {shown} of {}{n} under a {} scheduler.",
         cells.len(),
         ns(worst.requested_ns as f64),
         label(worst.model)
@@ -217,7 +219,7 @@ mod tests {
             "{s}"
         );
         assert!(
-            s.text.contains("worst mean was 30 %") && s.text.contains("n = 40"),
+            s.text.contains("worst mean by point value was 30 %") && s.text.contains("n = 40"),
             "{s}"
         );
     }

@@ -4,7 +4,7 @@ use super::figure;
 use crate::experiments::timers::{TimersCell, TimersData};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
-use crate::report::claim::Sentence;
+use crate::report::claim::{BY_POINT_VALUE, Sentence};
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
@@ -147,7 +147,7 @@ pub fn caption(cells: &[&TimersCell]) -> Sentence {
     };
     let (b, w) = (quote(&mut s, best), quote(&mut s, worst));
     s.push(&format!(
-        "At a {} period, {} erred least, by a mean {b} of the period, and {} most, {w} (seed 004 saw Windows' SetTimer at 1450 %).",
+        "At a {} period, {BY_POINT_VALUE}, {} erred least, by a mean {b} of the period, and {} most, {w} (seed 004 saw Windows' SetTimer at 1450 %).",
         ns(p as f64),
         best.mechanism,
         worst.mechanism,

@@ -43,9 +43,9 @@ pub(super) fn explain_stage(level: Level, env: &PlanEnv) -> StagePlan {
         _ => &MECHANISMS,
     };
     let (iterations, rounds) = match level {
-        Level::Quick => (40, 2),
-        Level::Normal => (100, 4),
-        Level::Full => (300, 4),
+        Level::Quick => (40, 8),
+        Level::Normal => (100, 10),
+        Level::Full => (300, 10),
     };
     let supported = |n: &str| env.mechanisms.iter().any(|m| m.0 == n);
     let mut items: Vec<ExplainItem> = names

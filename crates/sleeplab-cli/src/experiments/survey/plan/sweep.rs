@@ -75,7 +75,7 @@ pub(super) fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
                 max_count: 1_000,
             },
             1,
-            1,
+            8,
             10,
             20,
         ),
@@ -87,7 +87,7 @@ pub(super) fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
                 max_count: 2_000,
             },
             1,
-            2,
+            10,
             100,
             100,
         ),
@@ -99,7 +99,7 @@ pub(super) fn sweep_stage(level: Level, env: &PlanEnv) -> StagePlan {
                 max_count: 20_000,
             },
             3,
-            5,
+            10,
             100,
             200,
         ),
@@ -184,9 +184,9 @@ pub(super) fn slack_stage(level: Level, env: &PlanEnv) -> Option<StagePlan> {
         .map(|m| m.0.clone())
         .collect();
     let (budget_ns, rounds, min_count) = match level {
-        Level::Quick => (8_000_000, 1, 2),
-        Level::Normal => (30_000_000, 2, 100),
-        Level::Full => (150_000_000, 5, 100),
+        Level::Quick => (8_000_000, 8, 2),
+        Level::Normal => (30_000_000, 10, 100),
+        Level::Full => (150_000_000, 10, 100),
     };
     Some(StagePlan::new(
         "sweep-slack",

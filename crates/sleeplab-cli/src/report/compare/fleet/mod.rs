@@ -2,8 +2,10 @@
 //! and CPU), the measurements several machines hold as columns (each machine's median),
 //! and the outliers named by one stated rule: a machine whose median of a cell is more
 //! than [`OUTLIER_FACTOR`] times the fleet median of that cell (the median of the
-//! medians of the machines that hold it), beyond the 95 % interval of its median (its
-//! lower end above the bar). A median above the bar whose interval reaches below it is
+//! medians of the machines that hold it), beyond the 95 % interval of its median over
+//! its own run's units (its rounds or blocks, `stats::units`: its lower end above the
+//! bar; each machine is one run, so the sentence says it leaves run-to-run variation
+//! out). A median above the bar whose interval reaches below it, or that has none, is
 //! not called an outlier: it is named as indistinguishable from the bar in this run.
 //!
 //! The fleet view of the matched table ([`Matched`]): every measurement at least two
@@ -11,7 +13,8 @@
 
 use super::{Matched, Rendered, Run, View};
 use crate::report::claim::{
-    Claim, Est, INDISTINGUISHABLE, Order, SMALL_SAMPLE, Sentence, median, with_interval,
+    Claim, Est, INDISTINGUISHABLE, Order, SMALL_SAMPLE, Sentence, WITHIN_RUN, basis_note, median,
+    with_interval,
 };
 use crate::report::html::{Badge, Tone};
 use crate::report::table::{Cell, Table};
@@ -56,9 +59,23 @@ pub struct FleetCell {
     pub n: Vec<Option<u64>>,
     /// The median of the machines' medians, ns.
     pub fleet_median_ns: f64,
+    /// The 95 % interval of each machine's median over its own run's units (rounds,
+    /// blocks), ns: what an outlier verdict rests on (`None` where the result holds no
+    /// intervals over units, or too few units).
+    pub medians_units_ci_ns: Vec<Option<Ci>>,
+    /// How many units each of those intervals rests on (`None`: the result holds none).
+    pub units: Vec<Option<u64>>,
+    /// Each machine's median as an estimate (for the verdicts).
+    #[serde(skip)]
+    pub medians: Vec<Option<Est>>,
 }
 
 impl FleetCell {
+    /// Machine `m`'s median with its interval over its run's units.
+    fn est(&self, m: usize) -> Est {
+        self.medians[m].unwrap_or(Est::point(f64::NAN))
+    }
+
     /// The medians of the machines that hold the cell.
     fn held(&self) -> Vec<f64> {
         self.medians_ns.iter().flatten().copied().collect()
@@ -124,6 +141,21 @@ impl Fleet {
                         .iter()
                         .map(|x| x.as_ref().and_then(|x| x.median_ci_ns))
                         .collect(),
+                    medians_units_ci_ns: r
+                        .by_result
+                        .iter()
+                        .map(|x| x.as_ref().and_then(|x| x.units.as_ref()?.median_ci_ns))
+                        .collect(),
+                    units: r
+                        .by_result
+                        .iter()
+                        .map(|x| x.as_ref().and_then(|x| Some(x.units.as_ref()?.units)))
+                        .collect(),
+                    medians: r
+                        .by_result
+                        .iter()
+                        .map(|x| x.as_ref().map(|x| x.median()))
+                        .collect(),
                 }
             })
             .collect();
@@ -165,7 +197,7 @@ fn outliers(cells: &[FleetCell], factor: f64, clear: bool) -> Vec<Outlier> {
                 .filter_map(move |(m, v)| {
                     let v = (*v)?;
                     let bar = Est::exact(factor * cell.fleet_median_ns);
-                    let above = bar.below(&Est::new(v, cell.medians_ci_ns[m]));
+                    let above = bar.below(&cell.est(m));
                     (v > bar.value && above == clear).then(|| Outlier {
                         machine: m,
                         cell: c,
@@ -192,7 +224,7 @@ impl Fleet {
         if !self.unclear.is_empty() {
             let k = self.factor_text();
             let mut s = Sentence::new(format!(
-                "{} more {} above {k} the fleet median by point value, but {INDISTINGUISHABLE} from that bar (the 95 % interval of the median reaches below it): ",
+                "{} more {} above {k} the fleet median in point value, but {INDISTINGUISHABLE} from that bar (the 95 % interval of the median over its run's units reaches below it, or there is none): ",
                 self.unclear.len(),
                 if self.unclear.len() == 1 {
                     "median lies"
@@ -203,10 +235,7 @@ impl Fleet {
             s.claim(Claim::Threshold { shown: k });
             for (i, o) in self.unclear.iter().take(NAMED_CELLS).enumerate() {
                 let cell = &self.cells[o.cell];
-                let mine = Est::new(
-                    cell.medians_ns[o.machine].unwrap_or(f64::NAN),
-                    cell.medians_ci_ns[o.machine],
-                );
+                let mine = cell.est(o.machine);
                 let bar = Est::exact(self.outlier_factor * cell.fleet_median_ns);
                 s.claim(Claim::Verdict {
                     stat: Stat::Median,
@@ -215,12 +244,13 @@ impl Fleet {
                     stated: Order::Indistinguishable,
                 });
                 s.push(&format!(
-                    "{}{} on {} ({}), {} against a bar of {}",
+                    "{}{} on {} ({}), {}{} against a bar of {}",
                     if i > 0 { "; " } else { "" },
                     cell.measurement,
                     self.machines[o.machine].hostname,
                     cell.stage,
                     with_interval(&mine, ns),
+                    basis_note(&[&mine]),
                     ns(bar.value)
                 ));
             }
@@ -250,7 +280,7 @@ impl Fleet {
                 )
             } else {
                 format!(
-                    "No machine is shown to be an outlier: no median's 95 % interval lies above {k} the fleet median of its measurement."
+                    "No machine is shown to be an outlier: no median's 95 % interval over its run's units lies above {k} the fleet median of its measurement."
                 )
             });
             s.claim(Claim::Threshold { shown: k });
@@ -268,7 +298,7 @@ impl Fleet {
                 .filter(|c| c.medians_ns[m].is_some())
                 .count();
             let mut s = Sentence::new(format!(
-                "{} ({}) is an outlier in {} of the {held} measurements it holds (median more than {k} the fleet median): ",
+                "{} ({}) is an outlier in {} of the {held} measurements it holds (median more than {k} the fleet median, its 95 % interval over its run's units above it; {WITHIN_RUN}): ",
                 machine.hostname,
                 machine.file,
                 mine.len()
@@ -324,7 +354,7 @@ impl Fleet {
         .claim(Claim::Verdict {
             stat: Stat::Median,
             a: Est::exact(self.outlier_factor * cell.fleet_median_ns),
-            b: Est::new(value, cell.medians_ci_ns[o.machine]),
+            b: cell.est(o.machine),
             stated: Order::Below,
         });
         s

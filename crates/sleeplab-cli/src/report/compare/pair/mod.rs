@@ -1,15 +1,21 @@
 //! The pair view of the matched table: two results, a and b, side by side. Every
 //! measurement both hold is shown with the ratios b/a of its median and p99.
 //!
-//! A ratio is a verdict (faster, slower) only where the two 95 % intervals separate
-//! (`stats::quantile_ci`); a ratio beyond ×0.9–×1.1 whose intervals overlap is marked
-//! `≈`, indistinguishable in this run, and is not counted as faster or slower.
+//! A ratio is a verdict (faster, slower) only where the two 95 % intervals over each
+//! run's units separate (`stats::units`: its rounds or blocks); two runs are two
+//! moments, so every verdict says it leaves run-to-run variation out
+//! ([`WITHIN_RUN`]; with three or more results a side, `compare --against` takes the
+//! runs as the units). A ratio beyond ×0.9–×1.1 whose intervals overlap is marked `≈`,
+//! indistinguishable in this run, and is not counted as faster or slower; a measurement
+//! whose result holds no intervals over units is not judged.
 
 use super::{Matched, Measurement, Rendered, View};
 use crate::model::ResultFile;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
 use crate::report::charts::{color, render};
-use crate::report::claim::{Claim, INDISTINGUISHABLE, Order, Sentence, order, with_interval};
+use crate::report::claim::{
+    Claim, INDISTINGUISHABLE, NO_UNITS, Order, Sentence, WITHIN_RUN, order, with_interval,
+};
 use crate::report::html::{Badge, Block, Figure, Section, Tone};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, num, ratio};
@@ -77,6 +83,11 @@ impl Row {
     /// b's median more than 10 % above a's, beyond both intervals.
     pub fn slower(&self) -> bool {
         self.median_ratio() > SLOWER && self.median_order() == Order::Above
+    }
+
+    /// Whether both medians have intervals over units (else the row is not judged).
+    pub fn judged(&self) -> bool {
+        self.a.median().basis.decides() && self.b.median().basis.decides()
     }
 }
 
@@ -176,17 +187,25 @@ impl Pair<'_> {
                 .iter()
                 .filter(|r| {
                     let x = r.median_ratio();
-                    !(FASTER..=SLOWER).contains(&x) && r.median_order() == Order::Indistinguishable
+                    r.judged()
+                        && !(FASTER..=SLOWER).contains(&x)
+                        && r.median_order() == Order::Indistinguishable
                 })
                 .count();
+            let unjudged = self.rows.iter().filter(|r| !r.judged()).count();
             let mut text = format!(
-                "Across {n} matching measurements, b's medians are {} a's (geometric mean of b/a); b is more than 10 % faster in {faster} and more than 10 % slower in {slower}, counting only medians whose 95 % intervals separate",
+                "Across {n} matching measurements, b's medians are {} a's (geometric mean of b/a); b is more than 10 % faster in {faster} and more than 10 % slower in {slower}, counting only medians whose 95 % intervals over each run's rounds or blocks separate ({WITHIN_RUN})",
                 ratio(g)
             );
             if unclear > 0 {
                 text.push_str(&format!(
                     "; {unclear} more differ by more than 10 % but are {} (marked ≈)",
                     INDISTINGUISHABLE
+                ));
+            }
+            if unjudged > 0 {
+                text.push_str(&format!(
+                    "; {unjudged} are not judged: their results hold {NO_UNITS} (written before them, or measured in one stretch)"
                 ));
             }
             text.push('.');
@@ -206,7 +225,7 @@ impl Pair<'_> {
         };
         let biggest = |what: &str, r: &Row| {
             let mut s = Sentence::new(format!(
-                "Biggest {what}: {} ({}): median {} → {} ({}).",
+                "Biggest {what}: {} ({}): median {} → {} ({}; {WITHIN_RUN}).",
                 r.key,
                 r.group,
                 with_interval(&r.a.median(), ns),
@@ -300,7 +319,7 @@ impl Pair<'_> {
         let above = self.rows.iter().filter(|r| r.slower()).count();
         let below = self.rows.iter().filter(|r| r.faster()).count();
         let caption = format!(
-            "Each point is one measurement both runs hold: above the dashed line b was slower, below it faster. {above} of {} points are more than 10 % above and {below} more than 10 % below with the 95 % intervals of the two medians apart.",
+            "Each point is one measurement both runs hold: above the dashed line b was slower, below it faster. {above} of {} points are more than 10 % above and {below} more than 10 % below with the 95 % intervals of the two medians over each run's units apart ({WITHIN_RUN}).",
             self.rows.len()
         );
         Section {
@@ -352,14 +371,14 @@ impl View for Pair<'_> {
             table: self.table(),
             table_section: ("measurements".into(), "Every matching measurement".into()),
             note: Some(format!(
-                "Each value with its 95 % interval; ≈: the ratio lies beyond ×0.9–×1.1 but the intervals overlap ({INDISTINGUISHABLE})"
+                "Each value with its 95 % interval over its run's rounds or blocks ({WITHIN_RUN}); ≈: the ratio lies beyond ×0.9–×1.1 but the intervals overlap ({INDISTINGUISHABLE}); a value without one is not judged"
             )),
             sentences: self.summary(),
             figure: Some(self.scatter()),
             runs: self.runs.clone(),
             run_labels: vec!["a".into(), "b".into()],
             footer: format!(
-                "Compared by sleeplab {}: {} (a) and {} (b). Ratios are b/a; more than ×1.1 is marked slower, less than ×0.9 faster, where the 95 % intervals of the two values separate (≈: they overlap, indistinguishable in this run) ({} cells).",
+                "Compared by sleeplab {}: {} (a) and {} (b). Ratios are b/a; more than ×1.1 is marked slower, less than ×0.9 faster, where the 95 % intervals of the two values over each run's units separate (≈: they overlap, indistinguishable in this run; {WITHIN_RUN}) ({} cells).",
                 env!("CARGO_PKG_VERSION"),
                 self.a_name,
                 self.b_name,

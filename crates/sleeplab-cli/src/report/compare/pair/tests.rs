@@ -107,6 +107,7 @@ fn a_ratio_is_a_verdict_only_where_the_intervals_separate() {
     ])));
     if let ExperimentData::Sweep(s) = &mut b.data {
         s.cells[1].summary.median_ci_ns = Some(crate::stats::Ci(Some(30_000.0), Some(70_000.0)));
+        crate::report::testdata::resync(&mut s.cells[1]);
     }
     let c = compare(&a, &b, "a.json", "b.json").unwrap();
     assert!(c.rows[0].faster() && !c.rows[1].faster() && !c.rows[1].slower());
@@ -116,7 +117,7 @@ fn a_ratio_is_a_verdict_only_where_the_intervals_separate() {
     }
     assert!(
         s[0].text.contains(
-            "b is more than 10 % faster in 1 and more than 10 % slower in 0, counting only medians whose 95 % intervals separate; 1 more differ by more than 10 % but are indistinguishable in this run (marked ≈)."
+            "b is more than 10 % faster in 1 and more than 10 % slower in 0, counting only medians whose 95 % intervals over each run's rounds or blocks separate (within-run intervals; run-to-run variation not included); 1 more differ by more than 10 % but are indistinguishable in this run (marked ≈)."
         ),
         "{}",
         s[0].text
@@ -143,6 +144,7 @@ proptest::proptest! {
                     let m = pick(t);
                     let mut c = cell(NAMES[i], 1_000, 0, 50_000, m);
                     c.summary.median_ci_ns = Some(crate::stats::Ci(Some(m * (1.0 - t.2)), Some(m * (1.0 + t.2))));
+                    crate::report::testdata::resync(&mut c);
                     c
                 })
                 .collect();

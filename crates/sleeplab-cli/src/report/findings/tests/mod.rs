@@ -1,4 +1,4 @@
-//! The findings against hand-made results: one regression test per untruth issue 13
+//! The findings against hand-made results: one regression test per untruth a past report
 //! found (the property tests over random sweeps are in `props.rs`).
 
 use super::*;
@@ -46,7 +46,7 @@ fn slack_finding_uses_the_true_median_difference_of_sleep_calls() {
     );
 }
 
-/// Issue 13: "Timer slack adds ~67.2 µs" took the upper of the two middle differences.
+/// A past report: "Timer slack adds ~67.2 µs" took the upper of the two middle differences.
 #[test]
 fn slack_takes_the_mean_of_the_two_middle_differences() {
     let mut cells = Vec::new();
@@ -113,6 +113,7 @@ fn slack_finding_needs_two_slacks() {
 fn sharp(mut c: crate::experiments::sweep::SweepCell) -> crate::experiments::sweep::SweepCell {
     let m = c.summary.median_ns;
     c.summary.median_ci_ns = Some(Ci(Some(0.99 * m), Some(1.01 * m)));
+    crate::report::testdata::resync(&mut c);
     c
 }
 
@@ -130,10 +131,11 @@ fn small_slack_difference_says_it_hardly_matters_and_states_the_line() {
         "{}",
         f.text
     );
-    assert!(f.text.contains("500 ns longer"), "{}", f.text);
+    assert!(f.text.contains("was 500 ns [285–715 ns]"), "{}", f.text);
 }
 
-/// Issue 25: a difference whose interval holds zero is not called longer or shorter.
+/// A difference whose interval holds zero is not called longer or shorter: inside the
+/// 2 µs line it hardly matters (an equivalence), reaching past it it is unclear.
 #[test]
 fn a_slack_difference_within_the_intervals_is_indistinguishable() {
     let cells = vec![
@@ -144,13 +146,33 @@ fn a_slack_difference_within_the_intervals_is_indistinguishable() {
     let f = checked(timer_slack(&Results::of(&r)));
     assert!(
         f.text.starts_with(
-            "Timer slack hardly matters here (under 2 µs): the median difference between sleeps of 1–100 µs at 50 µs slack and at 1 ns was 500 ns, indistinguishable in this run from none ([-575 ns–1.57 µs];"
+            "Timer slack hardly matters here (under 2 µs): the median difference between sleeps of 1–100 µs at 50 µs slack and at 1 ns was 500 ns [-575 ns–1.57 µs], its 95 % interval within ±2 µs ("
         ),
         "{}",
         f.text
     );
     assert!(
         !f.text.contains("longer") && !f.text.contains("shorter"),
+        "{}",
+        f.text
+    );
+    // ±20 % intervals: the difference may be −3.8 to 4.8 µs.
+    let wide = |mut c: crate::experiments::sweep::SweepCell| {
+        let m = c.summary.median_ns;
+        c.summary.median_ci_ns = Some(Ci(Some(0.8 * m), Some(1.2 * m)));
+        crate::report::testdata::resync(&mut c);
+        c
+    };
+    let cells = vec![
+        wide(cell("nanosleep", 10_000, 0, 50_000, 11_000.0)),
+        wide(cell("nanosleep", 10_000, 0, 1, 10_500.0)),
+    ];
+    let r = result(ExperimentData::Sweep(sweep(cells)));
+    let f = checked(timer_slack(&Results::of(&r)));
+    assert!(
+        f.text.starts_with(
+            "Timer slack's effect is unclear here: the median difference between sleeps of 1–100 µs at 50 µs slack and at 1 ns was 500 ns, indistinguishable in this run from none ([-3.8–4.8 µs];"
+        ),
         "{}",
         f.text
     );
@@ -192,7 +214,7 @@ fn cheapest_short_sleep_ignores_spin_and_yield() {
     );
 }
 
-/// Issue 13: timerfd was "the cheapest short sleep" with 0.00 voluntary context
+/// A past report: timerfd was "the cheapest short sleep" with 0.00 voluntary context
 /// switches per call: it never blocked.
 #[test]
 fn a_call_that_never_blocked_is_not_the_cheapest_sleep() {
@@ -226,6 +248,8 @@ fn load_effect_compares_one_statistic_idle_and_loaded() {
     let mut b = cell("nanosleep", 1_000_000, 2, 50_000, 1_100_000.0);
     b.summary.p99_ns = Some(8_600_000.0);
     b.summary.p99_ci_ns = Some(Ci(Some(8_000_000.0), Some(9_000_000.0)));
+    crate::report::testdata::resync(&mut a);
+    crate::report::testdata::resync(&mut b);
     let mut r = result(ExperimentData::Sweep(sweep(vec![a.clone(), b.clone()])));
     r.fingerprint.cpu_count = 2;
     let f = checked(load_effect(&Results::of(&r)));
@@ -233,16 +257,18 @@ fn load_effect_compares_one_statistic_idle_and_loaded() {
         f.text,
         "Load stretches the tail: with 2 busy threads on 2 CPUs, a 1 ms nanosleep's p99 grew from 1.2 ms idle to 8.6 ms (more than 20 %)."
     );
-    // Issue 25: the same p99s whose intervals overlap (100 samples bound a p99 from
+    // The same p99s whose intervals overlap (100 samples bound a p99 from
     // below only) draw no verdict; both intervals are given.
     a.summary.p99_ci_ns = Some(Ci(Some(1_100_000.0), None));
     b.summary.p99_ci_ns = Some(Ci(Some(1_000_000.0), None));
+    crate::report::testdata::resync(&mut a);
+    crate::report::testdata::resync(&mut b);
     let mut r = result(ExperimentData::Sweep(sweep(vec![a, b])));
     r.fingerprint.cpu_count = 2;
     let f = checked(load_effect(&Results::of(&r)));
     assert_eq!(
         f.text,
-        "Load's effect on the tail is unclear here: with 2 busy threads on 2 CPUs, a 1 ms nanosleep's p99 was 1.2 ms [≥ 1.1 ms] idle and 8.6 ms [≥ 1 ms] loaded, indistinguishable in this run (95 % intervals)."
+        "Load's effect on the tail is unclear here: with 2 busy threads on 2 CPUs, a 1 ms nanosleep's p99 was 1.2 ms [≥ 1.1 ms] idle and 8.6 ms [≥ 1 ms] loaded, indistinguishable in this run (95 % intervals over rounds)."
     );
 }
 
@@ -269,7 +295,7 @@ fn oversubscribed_load_is_named_and_small_samples_fall_back_to_a_resolved_statis
     );
 }
 
-/// Issue 13: loaded medians lower than idle ones were not explained, and "Load hardly
+/// A past report: loaded medians lower than idle ones were not explained, and "Load hardly
 /// changes sleeps" rested on them.
 #[test]
 fn loaded_faster_than_idle_states_the_cause_only_with_evidence() {
@@ -352,7 +378,7 @@ fn long_sleeps_state_their_line_and_small_samples() {
     );
 }
 
-/// Issue 13: CPU per call above the time per call was clamped to 100 %.
+/// A past report: CPU per call above the time per call was clamped to 100 %.
 #[test]
 fn cpu_above_wall_time_is_shown_and_explained() {
     let mut spin = cell("spin", 1_000_000, 0, 50_000, 26.0);
@@ -366,7 +392,7 @@ fn cpu_above_wall_time_is_shown_and_explained() {
     );
 }
 
-/// Issue 13: the first-calls finding applied an unstated 100 µs floor, and compared
+/// A past report: the first-calls finding applied an unstated 100 µs floor, and compared
 /// with p99s of cells too small to have one.
 #[test]
 fn first_calls_state_both_thresholds_and_use_resolved_p99s_only() {

@@ -7,7 +7,7 @@
 
 use crate::experiments::runtimes::{MethodStatus, PeriodicCell, RuntimesData};
 use crate::experiments::timers::TimersData;
-use crate::report::claim::Sentence;
+use crate::report::claim::{BY_POINT_VALUE, Sentence};
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
@@ -169,7 +169,7 @@ pub fn caption(rows: &[Row]) -> Sentence {
     let errs: Vec<f64> = at.iter().map(|x| x.avg_error_pct).collect();
     if let Some((lo, hi)) = s.least_and_most(&errs) {
         s.push(&format!(
-            " At {}, {} {} erred least on average ({}) and {} {} most ({}); seed 004 saw 1.27 % for timeSetEvent and 1450 % for SetTimer at 1 ms on Windows.",
+            " At {}, {BY_POINT_VALUE}, {} {} erred least on average ({}) and {} {} most ({}); seed 004 saw 1.27 % for timeSetEvent and 1450 % for SetTimer at 1 ms on Windows.",
             ns(p as f64),
             at[lo].source,
             at[lo].timer,
@@ -244,7 +244,7 @@ mod tests {
         s.check().unwrap();
         assert!(
             s.text
-                .contains("At 1 ms, Linux c erred least on average (0.5 %) and Linux b most (4 %)"),
+                .contains("At 1 ms, by point value, Linux c erred least on average (0.5 %) and Linux b most (4 %)"),
             "{}",
             s.text
         );

@@ -4,7 +4,7 @@
 
 use super::{SIGMA_N, sigma_n};
 use crate::experiments::runtimes::{OneshotCell, ProbeQuota, RuntimesData};
-use crate::report::claim::{Claim, Extreme, RankBy, Sentence, extreme_index};
+use crate::report::claim::{BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence, extreme_index};
 use crate::report::html::{Block, Section};
 use crate::report::sections::runtimes::measured;
 use crate::report::table::{Cell, Table};
@@ -110,7 +110,7 @@ pub fn caption(d: &RuntimesData) -> Sentence {
         });
         let (rt, method, c) = rows[i];
         s.push(&format!(
-            " The largest actual ÷ ideal: {rt} {method} asked for {} took {} the ideal length ({} calls).",
+            " The largest actual ÷ ideal {BY_POINT_VALUE}: {rt} {method} asked for {} took {} the ideal length ({} calls).",
             ns(c.requested_ns as f64),
             ratio(ratios[i]),
             c.summary.count

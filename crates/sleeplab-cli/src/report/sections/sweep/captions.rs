@@ -5,8 +5,8 @@
 
 use crate::experiments::sweep::SweepCell;
 use crate::report::claim::{
-    Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, Verb, direction,
-    interval_text, order,
+    BY_POINT_VALUE, Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence,
+    Verb, basis_note, direction, equivalent, interval_text, order,
 };
 use crate::report::units::{ns, ratio};
 use crate::stats::Stat;
@@ -20,7 +20,7 @@ pub(super) fn within(s: &mut Sentence, d: Direction) -> String {
     if d != Direction::Same {
         return String::new();
     }
-    let shown = format!("{} %", SAME * 100.0);
+    let shown = same_shown();
     s.claim(Claim::Threshold {
         shown: shown.clone(),
     });
@@ -29,29 +29,56 @@ pub(super) fn within(s: &mut Sentence, d: Direction) -> String {
 
 /// The word `verb` calls for when `stat` went from `from` to `to` ("grew", "shrank",
 /// "did not change (within 2 %)"), with the change claim (and the threshold, when
-/// stated) recorded. A quantile said to rise or fall needs intervals that separate
-/// (its verdict recorded beside the change); where they overlap, the words are
-/// [`INDISTINGUISHABLE`] and no direction is claimed.
+/// stated) recorded. A value said to rise or fall needs intervals that separate (its
+/// verdict recorded beside the change); one said not to change needs the interval of
+/// the difference within 2 % (its equivalence recorded). Where the intervals decide
+/// neither, the words are [`INDISTINGUISHABLE`] (with the reason where it is the units)
+/// and no direction is claimed.
 pub(super) fn changed(s: &mut Sentence, stat: Stat, verb: Verb, from: Est, to: Est) -> String {
     let d = direction(from.value, to.value, SAME);
-    if stat.is_quantile() && d != Direction::Same {
+    let o = order(&from, &to);
+    let undecided = |s: &mut Sentence| {
+        // (Intervals that separate a change within the tolerance order nothing here.)
+        if o == Order::Indistinguishable {
+            s.claim(Claim::Verdict {
+                stat,
+                a: from,
+                b: to,
+                stated: o,
+            });
+        }
+        basis_note(&[&from, &to])
+    };
+    if d == Direction::Same {
+        let margin = SAME * from.value.abs().max(to.value.abs());
+        if !equivalent(&from, &to, margin) {
+            let note = undecided(s);
+            let why = if o == Order::Indistinguishable {
+                format!("{INDISTINGUISHABLE}{note}")
+            } else {
+                "the intervals separate".into()
+            };
+            return format!(
+                "within {} in point values, not shown to be ({why})",
+                same_shown()
+            );
+        }
+        s.claim(Claim::Equivalent {
+            stat,
+            a: from,
+            b: to,
+            margin,
+            shown: same_shown(),
+        });
+    } else {
         let want = if d == Direction::Up {
             Order::Below
         } else {
             Order::Above
         };
-        let o = order(&from, &to);
         if o != want {
-            // (An interval that excludes its own value orders nothing either.)
-            if o == Order::Indistinguishable {
-                s.claim(Claim::Verdict {
-                    stat,
-                    a: from,
-                    b: to,
-                    stated: o,
-                });
-            }
-            return format!("not measurably different ({INDISTINGUISHABLE})");
+            let note = undecided(s);
+            return format!("not measurably different ({INDISTINGUISHABLE}{note})");
         }
         s.claim(Claim::Verdict {
             stat,
@@ -69,6 +96,11 @@ pub(super) fn changed(s: &mut Sentence, stat: Stat, verb: Verb, from: Est, to: E
         stated: d,
     });
     format!("{}{}", verb.word(d), within(s, d))
+}
+
+/// The tolerance as a sentence writes it: `2 %`.
+fn same_shown() -> String {
+    format!("{} %", SAME * 100.0)
 }
 
 /// `from → to` with the intervals where the change was indistinguishable (`word` says
@@ -139,7 +171,7 @@ pub fn load(rows: &[(&str, Est, Est)], d: u64, setting: &str) -> Sentence {
     let ph = change(&mut s, h.0, h.1, h.2);
     let pl = change(&mut s, l.0, l.1, l.2);
     s.push(&format!(
-        "{head}: the largest loaded/idle ratio: it {ph}; the smallest: it {pl}."
+        "{head}: the largest loaded/idle ratio {BY_POINT_VALUE}: it {ph}; the smallest: it {pl}."
     ));
     s
 }
@@ -180,11 +212,15 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
         return s;
     };
     let (h, l) = pairs[most];
-    let median = |c: &SweepCell| Est::new(c.summary.median_ns, c.summary.median_ci_ns);
+    let median = |c: &SweepCell| {
+        c.est(Stat::Median)
+            .unwrap_or(Est::point(c.summary.median_ns))
+    };
     let word = changed(&mut s, Stat::Median, Verb::Longer, median(h), median(l));
     let cut = !word.contains(INDISTINGUISHABLE)
         && direction(h.summary.median_ns, l.summary.median_ns, SAME) == Direction::Down;
-    if pairs.len() >= 2 {
+    let largest = pairs.len() >= 2 && cut;
+    if largest {
         s.claim(Claim::Rank {
             extreme: Extreme::Most,
             by: RankBy::Signed,
@@ -203,10 +239,10 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
         word,
         from_to(&word, &median(h), &median(l)),
         q,
-        if pairs.len() >= 2 && cut {
-            ", the largest cut"
+        if largest {
+            format!(", the largest cut {BY_POINT_VALUE}")
         } else {
-            ""
+            String::new()
         }
     ));
     let least = crate::report::claim::extreme_index(&gains, Extreme::Least, RankBy::Size);
@@ -221,7 +257,7 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
         let (h, l) = pairs[i];
         let q = medians_quoted(&mut s, h, l);
         s.push(&format!(
-            "; {} changed least in size ({} vs {}{})",
+            "; {} changed least in size {BY_POINT_VALUE} ({} vs {}{})",
             h.mechanism,
             ns(h.summary.median_ns),
             ns(l.summary.median_ns),
@@ -236,18 +272,23 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
 mod tests {
     use super::*;
     use crate::report::testdata::cell;
-    use crate::stats::Ci;
+    use crate::stats::{Ci, Unit};
     use proptest::prelude::*;
+
+    /// A value with an interval over 10 rounds.
+    fn est(v: f64, ci: Option<Ci>) -> Est {
+        Est::units(v, ci, Unit::Round, 10)
+    }
 
     /// A value with a ±1 % interval.
     fn narrow(v: f64) -> Est {
-        Est::new(v, Some(Ci(Some(0.99 * v), Some(1.01 * v))))
+        est(v, Some(Ci(Some(0.99 * v), Some(1.01 * v))))
     }
 
     /// Where the intervals overlap, no direction is claimed and the intervals are shown.
     #[test]
     fn overlapping_intervals_are_not_called_a_change() {
-        let wide = |v: f64| Est::new(v, Some(Ci(Some(0.5 * v), Some(2.0 * v))));
+        let wide = |v: f64| est(v, Some(Ci(Some(0.5 * v), Some(2.0 * v))));
         let rows = [("select", wide(3.0e6), wide(4.0e6))];
         let s = load(&rows, 1_000_000, "With 2 busy threads on 2 CPUs");
         assert_eq!(s.check(), Ok(()));
@@ -258,7 +299,7 @@ mod tests {
         );
     }
 
-    /// Issue 13: "grew … least for select (3.26 ms → 1.09 ms, ×0.33)", and one
+    /// A past report: "grew … least for select (3.26 ms → 1.09 ms, ×0.33)", and one
     /// mechanism named both most and least.
     #[test]
     fn load_caption_words_follow_the_sign() {
@@ -283,7 +324,7 @@ mod tests {
         );
     }
 
-    /// Issue 13: timerfd "changed least (30 µs vs 41.6 µs)": sorted by signed gain.
+    /// A past report: timerfd "changed least (30 µs vs 41.6 µs)": sorted by signed gain.
     #[test]
     fn slack_caption_ranks_least_by_size() {
         let a = (
@@ -316,7 +357,7 @@ mod tests {
             v in proptest::collection::vec((1.0f64..1e7, 1.0f64..1e7, 0.0f64..0.6), 1..6)
         ) {
             const NAMES: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
-            let est = |x: f64, w: f64| Est::new(x, Some(Ci(Some(x * (1.0 - w)), Some(x * (1.0 + w)))));
+            let est = |x: f64, w: f64| est(x, Some(Ci(Some(x * (1.0 - w)), Some(x * (1.0 + w)))));
             let rows: Vec<(&str, Est, Est)> = v
                 .iter()
                 .enumerate()

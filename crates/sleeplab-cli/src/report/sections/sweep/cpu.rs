@@ -6,7 +6,7 @@
 use super::highlighted;
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
-use crate::report::claim::{Claim, Sentence};
+use crate::report::claim::{BY_POINT_VALUE, Claim, Sentence};
 use crate::report::findings::{CPU_NOTE, cpu_pct};
 use crate::report::html::{Block, Section};
 use crate::report::sections::figure;
@@ -134,7 +134,7 @@ pub(super) fn caption(m: &MainSweep<'_>, hl: &[(&str, RGBColor)]) -> Sentence {
         let v: Vec<f64> = cells.iter().map(|c| cpu_pct(c)).collect();
         if let Some((lo, hi)) = s.least_and_most(&v) {
             s.push(&format!(
-                "While waiting {}, {} used the most CPU ({} of a core) and {} the least ({}, {:.2} voluntary context switches per call: it gave the CPU away)",
+                "While waiting {}, {} used the most CPU {BY_POINT_VALUE} ({} of a core) and {} the least ({}, {:.2} voluntary context switches per call: it gave the CPU away)",
                 ns(d as f64),
                 cells[hi].mechanism,
                 pct(v[hi]),

@@ -59,6 +59,27 @@ pub fn sections(r: &Results<'_>) -> Vec<Section> {
     out
 }
 
+/// Every caption the sweep's sections build from `r` that compares, with its claims
+/// (the walk over every verdict's producer checks them: `report/verdicts.rs`).
+#[cfg(test)]
+pub(crate) fn captions(r: &Results<'_>) -> Vec<Sentence> {
+    let mut out = Vec::new();
+    if let Some(m) = r.main_sweep() {
+        out.push(requested::hero_caption(&m));
+        out.push(requested::load_caption(&m, r.top.fingerprint.cpu_count));
+        out.extend(
+            m.mechanisms()
+                .iter()
+                .map(|mech| timertest::tables_caption(&m, mech)),
+        );
+        out.push(cpu::caption(&m, &highlighted(&m)));
+    }
+    if let Some(s) = r.slack_sweep() {
+        out.push(slack::caption(&s));
+    }
+    out
+}
+
 /// Whether a mechanism really sleeps (not spin or yield).
 fn sleeps(name: &str) -> bool {
     !matches!(

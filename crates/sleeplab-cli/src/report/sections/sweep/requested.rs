@@ -6,7 +6,8 @@ use crate::experiments::sweep::SweepCell;
 use crate::report::charts::css;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
 use crate::report::claim::{
-    Claim, Est, Extreme, NEVER_BLOCKED, RankBy, Sentence, never_blocked_rule,
+    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, NEVER_BLOCKED, RankBy, Sentence,
+    basis_note, never_blocked_rule,
 };
 use crate::report::escape;
 use crate::report::findings::blocked;
@@ -15,7 +16,7 @@ use crate::report::sections::{chart, figure};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, ratio};
 use crate::report::view::MainSweep;
-use crate::stats::{Stat, ci_below};
+use crate::stats::Stat;
 
 /// Within this share of the request a median counts as accurate (stated in the caption).
 const ACCURATE: f64 = 0.10;
@@ -154,21 +155,30 @@ pub(super) fn hero_caption(m: &MainSweep<'_>) -> Sentence {
                 });
             }
             if cells.len() >= 2 {
-                let intervals: Vec<_> = cells.iter().map(|c| c.summary.median_ci_ns).collect();
+                let intervals: Vec<Est> = cells
+                    .iter()
+                    .map(|c| {
+                        c.est(Stat::Median)
+                            .unwrap_or(Est::point(c.summary.median_ns))
+                    })
+                    .collect();
                 let clear = |i: usize, most: bool| {
                     intervals.iter().enumerate().all(|(j, o)| {
                         j == i
                             || if most {
-                                ci_below(*o, intervals[i])
+                                o.below(&intervals[i])
                             } else {
-                                ci_below(intervals[i], *o)
+                                intervals[i].below(o)
                             }
                     })
                 };
                 let tie = if clear(0, false) && clear(cells.len() - 1, true) {
-                    ""
+                    String::new()
                 } else {
-                    " (by point value: by the 95 % intervals of the medians, the least or the most is indistinguishable in this run from another)"
+                    let note = basis_note(&intervals.iter().collect::<Vec<_>>());
+                    format!(
+                        " ({BY_POINT_VALUE}: by the 95 % intervals of the medians over rounds, the least or the most is {INDISTINGUISHABLE} from another{note})"
+                    )
                 };
                 s.claim(Claim::Rank {
                     extreme: Extreme::Least,
@@ -264,7 +274,7 @@ pub(super) fn hero_caption(m: &MainSweep<'_>) -> Sentence {
 }
 
 /// The small multiples' caption: the p99 of one wait idle and at the highest load.
-fn load_caption(m: &MainSweep<'_>, cpus: usize) -> Sentence {
+pub(super) fn load_caption(m: &MainSweep<'_>, cpus: usize) -> Sentence {
     let loads = m.loads();
     let max = loads.iter().copied().max().unwrap_or(0);
     if max == 0 {
@@ -283,7 +293,7 @@ fn load_caption(m: &MainSweep<'_>, cpus: usize) -> Sentence {
                 .join(", ")
         ));
     };
-    let p99 = |c: &SweepCell| Some(Est::new(c.summary.p99_ns?, c.summary.p99_ci_ns));
+    let p99 = |c: &SweepCell| c.est(Stat::P99);
     let rows: Vec<(&str, Est, Est)> = m
         .cells()
         .filter(|c| c.load == 0 && c.requested_ns == d && honest(c))

@@ -1,17 +1,20 @@
 //! Timer slack: the same waits, interleaved, at the default slack and at 1 ns.
 
 use super::captions;
+use crate::experiments::sweep::SweepCell;
 use crate::report::charts::color;
 use crate::report::charts::dumbbell::Dumbbell;
 use crate::report::charts::xy::Axis;
+use crate::report::claim::Sentence;
 use crate::report::html::{Block, Section};
 use crate::report::sections::figure;
 use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::SlackSweep;
 
-/// The timer slack section: each mechanism's median at the two slacks.
-pub(super) fn section(s: &SlackSweep<'_>) -> Section {
+/// The request the section shows (10 µs, else 1 µs, 100 µs, the first) and its idle
+/// pairs (high slack, low slack).
+fn at_request<'a>(s: &SlackSweep<'a>) -> (u64, Vec<(&'a SweepCell, &'a SweepCell)>) {
     let pairs = s.pairs();
     let reqs: Vec<u64> = crate::report::view::distinct(pairs.iter().map(|(h, _)| h.requested_ns));
     let d = [10_000u64, 1_000, 100_000]
@@ -19,10 +22,22 @@ pub(super) fn section(s: &SlackSweep<'_>) -> Section {
         .find(|d| reqs.contains(d))
         .or_else(|| reqs.first().copied())
         .unwrap_or(0);
-    let at_d: Vec<_> = pairs
-        .iter()
+    let at_d = pairs
+        .into_iter()
         .filter(|(h, _)| h.requested_ns == d && h.load == 0)
         .collect();
+    (d, at_d)
+}
+
+/// The section's caption, with its claims.
+pub(super) fn caption(s: &SlackSweep<'_>) -> Sentence {
+    let (d, pairs) = at_request(s);
+    captions::slack(&pairs, s.high, s.low, d)
+}
+
+/// The timer slack section: each mechanism's median at the two slacks.
+pub(super) fn section(s: &SlackSweep<'_>) -> Section {
+    let (d, at_d) = at_request(s);
     let (hi_name, lo_name) = (
         format!("slack {}", ns(s.high as f64)),
         format!("slack {}", ns(s.low as f64)),
@@ -39,8 +54,8 @@ pub(super) fn section(s: &SlackSweep<'_>) -> Section {
             ns(d as f64)
         )),
     };
-    let pairs: Vec<_> = at_d.iter().map(|(h, l)| (*h, *l)).collect();
-    let caption = captions::slack(&pairs, s.high, s.low, d).text;
+    let pairs = at_d;
+    let caption = caption(s).text;
     let height = spec.height();
     let mut t = Table::new([
         "mechanism".to_string(),

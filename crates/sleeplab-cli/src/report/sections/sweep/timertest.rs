@@ -91,13 +91,8 @@ pub(super) fn tables_caption(m: &MainSweep<'_>, mech: &str) -> Sentence {
     });
     if let Some((d, a, b)) = pair.filter(|_| max > 0) {
         let (from, to) = (a.summary.mean_ns, b.summary.mean_ns);
-        let word = changed(
-            &mut s,
-            Stat::Mean,
-            Verb::Grew,
-            Est::new(from, None),
-            Est::new(to, None),
-        );
+        let mean = |c: &SweepCell| c.est(Stat::Mean).unwrap_or(Est::point(c.summary.mean_ns));
+        let word = changed(&mut s, Stat::Mean, Verb::Grew, mean(a), mean(b));
         for c in [a, b] {
             s.claim(Claim::Quote {
                 stat: Stat::Mean,

@@ -1,0 +1,435 @@
+//! The walk over every producer of a verdict: each file that builds a
+//! `Claim::Verdict` or a `Claim::Equivalent` (or ranks values with intervals) is run on
+//! synthetic results whose units vary (none in the result, too few for an interval,
+//! enough, with intervals of any width, open or closed), and every sentence must pass
+//! its own check and the oracle `claim::rests_on_units`: no verdict on pooled samples,
+//! none on a bare point value unless the sentence says "by point value", none between
+//! runs on within-run intervals unless it says so.
+
+use super::claim::{Sentence, rests_on_units};
+use super::compare::{Fleet, Matched, Pair, Sides};
+use super::testdata::{cell, result, stored, sweep};
+use super::view::Results;
+use crate::experiments::advise::{Candidate, choose, reason, runner_up_sentence};
+use crate::experiments::pace::{PaceResult, frontier_sentence, standings};
+use crate::experiments::runtimes::OneshotCell;
+use crate::experiments::sweep::SweepCell;
+use crate::model::{ExperimentData, ResultFile};
+use crate::stats::{Ci, Unit, UnitIntervals, summarize};
+use proptest::prelude::*;
+
+/// Every file (below `src/`) that builds a verdict, an equivalence or a ranking over
+/// intervals, each walked by [`every_verdict_rests_on_units_or_exact_thresholds`].
+const PRODUCERS: [&str; 14] = [
+    "experiments/advise/choice.rs",
+    "experiments/pace/frontier.rs",
+    "report/compare/fleet/mod.rs",
+    "report/compare/pair/mod.rs",
+    "report/compare/runs/mod.rs",
+    "report/findings/binding_gain.rs",
+    "report/findings/load.rs",
+    "report/findings/short_sleeps.rs",
+    "report/findings/slack.rs",
+    "report/sections/precise.rs",
+    "report/sections/runtimes.rs",
+    "report/sections/sweep/captions.rs",
+    "report/sections/sweep/requested.rs",
+    "report/sections/sweep/timertest.rs",
+];
+
+/// The source files below `dir`, as paths relative to `root`.
+fn sources(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+    for e in std::fs::read_dir(dir).expect("src is readable").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            sources(root, &p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            let rel = p.strip_prefix(root).unwrap().display().to_string();
+            out.push((rel, std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+}
+
+/// A new producer of a verdict must join the walk: every file that builds one (claims
+/// themselves and tests aside) is in [`PRODUCERS`], and every one listed still builds one.
+#[test]
+fn every_producer_of_a_verdict_is_walked() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &root, &mut files);
+    // A producer builds a verdict or an equivalence, states a change (the captions'
+    // `changed`), or ranks values over intervals.
+    let produces = |code: &str| {
+        code.contains("Claim::Verdict {")
+            || code.contains("Claim::Equivalent {")
+            || code.contains("changed(&mut")
+            || (code.contains("Claim::Rank")
+                && code.lines().any(|l| {
+                    let l = l.trim();
+                    l.starts_with("intervals:") && l != "intervals: Vec::new(),"
+                }))
+    };
+    let mut found: Vec<String> = files
+        .iter()
+        .filter(|(p, _)| {
+            !p.starts_with("report/claim/")
+                && !p.ends_with("tests.rs")
+                && !p.contains("/tests/")
+                && *p != "report/verdicts.rs"
+        })
+        // The part of the file before its tests.
+        .filter(|(_, src)| produces(src.split("#[cfg(test)]").next().unwrap_or(src)))
+        .map(|(p, _)| p.clone())
+        .collect();
+    found.sort();
+    let mut listed: Vec<String> = PRODUCERS.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(
+        found, listed,
+        "the producers of verdicts changed: walk the new ones"
+    );
+}
+
+/// Intervals over `n` units around a summary-like set of values: each statistic's
+/// interval is ±`w` of its value (open above where `open`); none at all below 8 units.
+fn units(s: &crate::stats::Summary, unit: Unit, n: u64, w: f64, open: bool) -> UnitIntervals {
+    let ci = |v: Option<f64>| {
+        v.filter(|_| n >= crate::stats::MIN_UNITS)
+            .map(|v| Ci(Some(v * (1.0 - w)), (!open).then_some(v * (1.0 + w))))
+    };
+    UnitIntervals {
+        unit,
+        units: n,
+        median_ci_ns: ci(Some(s.median_ns)),
+        p90_ci_ns: ci(s.p90_ns),
+        p99_ci_ns: ci(s.p99_ns),
+        p999_ci_ns: ci(s.p999_ns),
+        mean_ci_ns: ci(Some(s.mean_ns)),
+    }
+}
+
+/// How a synthetic result's units vary: none (a result written before them), a count
+/// of units, the width of their intervals, whether the upper ends are open.
+type Shape = (Option<u64>, f64, bool);
+
+fn arb_shape() -> impl Strategy<Value = Shape> {
+    (
+        prop_oneof![Just(None), Just(Some(4u64)), Just(Some(10)), Just(Some(40))],
+        0.0f64..0.6,
+        any::<bool>(),
+    )
+}
+
+/// A sweep cell with this median (and count), its units shaped by `shape`.
+fn sweep_cell(m: &str, d: u64, load: usize, slack: u64, median: f64, shape: Shape) -> SweepCell {
+    let mut c = cell(m, d, load, slack, median);
+    c.units = shape
+        .0
+        .map(|n| units(&c.summary, Unit::Round, n, shape.1, shape.2));
+    c
+}
+
+/// A main sweep (idle and loaded) and a slack sweep (two slacks) of `mechs`, medians
+/// from `v`.
+fn sweeps(v: &[(f64, f64, f64, Shape)]) -> ResultFile {
+    const MECHS: [&str; 4] = ["nanosleep", "select", "timerfd", "epoll"];
+    let mut cells = Vec::new();
+    for (i, &(idle, loaded, low, shape)) in v.iter().enumerate() {
+        for d in [1_000u64, 10_000, 1_000_000] {
+            let k = d as f64 / 1_000.0;
+            cells.push(sweep_cell(MECHS[i], d, 0, 50_000, idle * k, shape));
+            cells.push(sweep_cell(MECHS[i], d, 2, 50_000, loaded * k, shape));
+            cells.push(sweep_cell(MECHS[i], d, 0, 1, low * k, shape));
+        }
+    }
+    result(ExperimentData::Sweep(sweep(cells)))
+}
+
+/// A pace result of `frames` frames all `late` ns late in blocks of `block`, its CPU
+/// `cpu` % with a ±`w` interval (none below 8 blocks).
+fn pace(name: &str, frames: Vec<u64>, block: u64, cpu: f64, w: f64) -> PaceResult {
+    let mut r = PaceResult::uniform(name, 0, 0, 0, cpu);
+    r.error = summarize(&frames, 0);
+    let n = frames.len() as u64;
+    let counts: Vec<u64> = (0..n.div_ceil(block))
+        .map(|b| block.min(n - block * b))
+        .collect();
+    r.units = UnitIntervals::of_counted(Unit::Block, &frames, &counts);
+    r.cpu_ci_percent = (counts.len() as u64 >= crate::stats::MIN_UNITS)
+        .then_some(Ci(Some(cpu * (1.0 - w)), Some(cpu * (1.0 + w))));
+    r
+}
+
+/// A one-shot cell of `n` calls with this median, its units shaped by `shape` (blocks
+/// of consecutive calls).
+fn oneshot(req: u64, median: f64, n: u64, shape: Shape) -> OneshotCell {
+    let mut s = summarize(&[median as u64], req);
+    s.count = n;
+    s.median_ci_ns = Some(Ci(Some(median * 0.99), Some(median * 1.01)));
+    OneshotCell {
+        requested_ns: req,
+        units: shape.0.map(|k| units(&s, Unit::Block, k, shape.1, shape.2)),
+        summary: s,
+        warmup_ns: vec![],
+        samples_ns: vec![],
+        all_samples_ns: vec![],
+        notes: vec![],
+        explanation: None,
+    }
+}
+
+/// The fixture's runtimes result with one runtime whose plain sleep and sleeplab's own
+/// measured `req` with these medians.
+fn runtimes(req: u64, plain: OneshotCell, ours: OneshotCell) -> ResultFile {
+    let mut r = stored("runtimes");
+    let ExperimentData::Runtimes(d) = &mut r.data else {
+        panic!("runtimes");
+    };
+    let mut rt = d
+        .runtimes
+        .iter()
+        .find(|x| crate::report::sections::runtimes::main_sleep(x).is_some())
+        .expect("a measured runtime")
+        .clone();
+    let mut m = crate::report::sections::runtimes::main_sleep(&rt)
+        .unwrap()
+        .clone();
+    let mut mine = m.clone();
+    m.cells = vec![plain];
+    mine.method = "sleeplab_sleep_ns".into();
+    mine.cells = vec![OneshotCell {
+        requested_ns: req,
+        ..ours
+    }];
+    rt.methods = vec![m, mine];
+    d.runtimes = vec![rt];
+    r
+}
+
+/// What the walk is run on: sweep cells (idle, loaded and low-slack medians, their
+/// units), the runs' scales of them, pace contenders (frames, block, CPU, its interval's
+/// width), advise's tolerance, and a runtime's plain and sleeplab medians.
+type Input = (
+    Vec<(f64, f64, f64, Shape)>,
+    Vec<f64>,
+    Vec<(Vec<u64>, u64, f64, f64)>,
+    u64,
+    (f64, f64, u64, Shape, Shape),
+);
+
+fn arb_input() -> impl Strategy<Value = Input> {
+    (
+        proptest::collection::vec((1e3f64..1e5, 1e3f64..1e5, 1e3f64..1e5, arb_shape()), 1..4),
+        proptest::collection::vec(0.5f64..2.0, 6),
+        proptest::collection::vec(
+            (
+                proptest::collection::vec(0u64..2_000_000, 100..500),
+                1u64..60,
+                0.01f64..99.0,
+                0.0f64..0.5,
+            ),
+            1..5,
+        ),
+        1_000u64..1_000_000,
+        (
+            1e3f64..1e6,
+            1e3f64..1e6,
+            1u64..300,
+            arb_shape(),
+            arb_shape(),
+        ),
+    )
+}
+
+/// Every producer's sentences on `input`, each named by its producer.
+fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
+    let (cells, runs, contenders, tolerance, gain) = input;
+    let mut out: Vec<(&'static str, Sentence)> = Vec::new();
+    // Sweeps: every finding, every caption that compares, and the comparisons of two,
+    // three and three-against-three runs of them.
+    let r = sweeps(cells);
+    let rs = Results::of(&r);
+    out.extend(
+        super::findings::findings(&rs)
+            .into_iter()
+            .map(|f| (f.id, f.sentence())),
+    );
+    out.extend(
+        super::sections::sweep::captions(&rs)
+            .into_iter()
+            .map(|s| ("sweep caption", s)),
+    );
+    let scaled: Vec<ResultFile> = runs
+        .iter()
+        .map(|k| {
+            let v: Vec<_> = cells
+                .iter()
+                .map(|&(a, b, c, s)| (a * k, b * k, c * k, s))
+                .collect();
+            sweeps(&v)
+        })
+        .collect();
+    let named: Vec<(String, &ResultFile)> = scaled
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (format!("r{i}"), r))
+        .collect();
+    // The pair: the first run of each side.
+    let m2 = Matched::of(&[named[0].clone(), named[3].clone()]).unwrap();
+    out.extend(
+        Pair::of(&m2)
+            .unwrap()
+            .summary_sentences()
+            .into_iter()
+            .map(|s| ("pair", s)),
+    );
+    out.extend(
+        Fleet::of(&Matched::of(&named[..3]).unwrap())
+            .findings()
+            .into_iter()
+            .map(|s| ("fleet", s)),
+    );
+    out.extend(
+        Sides::of(&Matched::of(&named).unwrap(), 3)
+            .sentences()
+            .into_iter()
+            .map(|s| ("sides", s)),
+    );
+    // Pace: the frontier and the trade-off caption; advise's reason over the same
+    // contenders.
+    let results: Vec<PaceResult> = contenders
+        .iter()
+        .enumerate()
+        .map(|(i, (f, block, cpu, w))| pace(&format!("c{i}"), f.clone(), *block, *cpu, *w))
+        .collect();
+    let refs: Vec<&PaceResult> = results.iter().collect();
+    out.push(("frontier", frontier_sentence(0, &standings(&refs))));
+    let data = crate::experiments::pace::PaceData {
+        config: crate::experiments::pace::PaceConfig {
+            strategies: results.iter().map(|r| r.strategy.clone()).collect(),
+            loads: vec![0],
+            rate_hz: 60.0,
+            period_ns: 16_666_667,
+            frames: 100,
+            block: 10,
+            work_ns: 0,
+            timer_slack_ns: Some(1),
+            json_samples: 0,
+            repeat: 1,
+            trace: false,
+        },
+        results: results.clone(),
+        runs: vec![],
+        repeat: vec![],
+        tracing: None,
+    };
+    out.push((
+        "trade-off",
+        super::sections::precise::tradeoff_caption(&data),
+    ));
+    let candidates: Vec<Candidate> = results
+        .iter()
+        .map(|r| Candidate {
+            strategy: r.strategy.clone(),
+            timer_slack_ns: 1,
+            waits: r.error.count,
+            p50_ns: r.error.median_ns,
+            p50_ci_ns: r.error.median_ci_ns,
+            p99_ns: r.error.p99_ns,
+            p99_ci_ns: r.error.p99_ci_ns,
+            max_ns: r.error.max_ns,
+            cpu_percent: r.cpu_percent,
+            units: r.units.clone(),
+            cpu_ci_percent: r.cpu_ci_percent,
+        })
+        .collect();
+    let (chosen, meets) = choose(&candidates, *tolerance).unwrap();
+    out.push(("advise", reason(&candidates, *tolerance, chosen, meets)));
+    out.push((
+        "advise runner-up",
+        runner_up_sentence(&candidates, *tolerance, chosen),
+    ));
+    // Runtimes: the quickest floor and sleeplab's gain in another language.
+    let &(plain, ours, n, sp, so) = gain;
+    let (a, b) = (
+        oneshot(1_000_000, 1e6 + plain, n, sp),
+        oneshot(1_000_000, 1e6 + ours, n, so),
+    );
+    let floors = [("plain".to_string(), &a, 0), ("ours".to_string(), &b, 1)];
+    out.push((
+        "floor",
+        crate::report::sections::runtimes::floor_caption(&floors),
+    ));
+    let rt = runtimes(1_000_000, a.clone(), b.clone());
+    if let Some(f) = super::findings::binding_gain(&Results::of(&rt)) {
+        out.push((f.id, f.sentence()));
+    }
+    out
+}
+
+/// Whether `s` draws a verdict that orders or equates (not only "indistinguishable").
+fn decides(s: &Sentence) -> bool {
+    use super::claim::{Claim, Order};
+    s.claims.iter().any(|c| match c {
+        Claim::Verdict { stated, .. } => *stated != Order::Indistinguishable,
+        Claim::Equivalent { .. } => true,
+        _ => false,
+    })
+}
+
+/// The walk is not vacuous: on results whose units decide (40 of them, narrow
+/// intervals, values far apart), the producers do draw verdicts, and they hold.
+#[test]
+fn the_walk_draws_verdicts_where_the_units_decide() {
+    let shape: Shape = (Some(40), 0.01, false);
+    let frames = |late: u64| vec![late; 400];
+    let input: Input = (
+        vec![(2e3, 9e3, 1e3, shape), (5e3, 5.05e3, 4e3, shape)],
+        vec![1.0, 1.02, 0.98, 2.0, 2.04, 1.96],
+        vec![
+            (frames(10_000), 10, 0.1, 0.01),
+            (frames(100_000), 10, 5.0, 0.01),
+        ],
+        50_000,
+        (70_000.0, 2_000.0, 100, shape, shape),
+    );
+    let sentences = walk(&input);
+    for (what, s) in &sentences {
+        assert_eq!(s.check(), Ok(()), "{what}");
+        assert_eq!(rests_on_units(s), Ok(()), "{what}");
+    }
+    for producer in [
+        "load",
+        "timer-slack",
+        "sweep caption",
+        "pair",
+        "sides",
+        "frontier",
+        "advise",
+        "sleeplab-in-other-languages",
+    ] {
+        assert!(
+            sentences.iter().any(|(w, s)| *w == producer && decides(s)),
+            "{producer} drew no verdict: {:#?}",
+            sentences
+                .iter()
+                .filter(|(w, _)| *w == producer)
+                .map(|(_, s)| &s.text)
+                .collect::<Vec<_>>()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
+
+    /// Every producer, on synthetic results whose units vary: every sentence holds for
+    /// its numbers and every verdict rests on intervals over units or on exact thresholds.
+    #[test]
+    fn every_verdict_rests_on_units_or_exact_thresholds(input in arb_input()) {
+        for (what, s) in walk(&input) {
+            prop_assert!(s.check().is_ok(), "{what}: {:?}", s.check());
+            prop_assert!(rests_on_units(&s).is_ok(), "{what}: {:?}", rests_on_units(&s));
+        }
+    }
+}
