@@ -22,9 +22,9 @@ command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked -q
 cd fuzz/capture
 mkdir -p corpus/trace_pages logs
 cp -n ../../crates/sleeplab-capture/testdata/linux-6.18/page_*.raw corpus/trace_pages/
-cargo +nightly fuzz build -O -a trace_pages >/dev/null 2>logs/build.log ||
+cargo +nightly fuzz build --fuzz-dir . -O -a trace_pages >/dev/null 2>logs/build.log ||
     { cat logs/build.log; exit 1; }
-if cargo +nightly fuzz run -O -a trace_pages corpus/trace_pages -- \
+if cargo +nightly fuzz run --fuzz-dir . -O -a trace_pages corpus/trace_pages -- \
     -max_total_time="$seconds" -max_len=8192 -timeout=10 -print_final_stats=1 \
     >logs/trace_pages.log 2>&1; then
     echo "fuzz-capture: trace_pages $(grep -oE 'stat::number_of_executed_units: *[0-9]+' logs/trace_pages.log | grep -oE '[0-9]+$') runs in ${seconds}s, no crash"

@@ -17,6 +17,8 @@ cargo clippy --workspace --all-targets -- -D warnings
 # The CLI without its monitor (no HTTP server, no Prometheus encoding) builds and lints clean.
 cargo clippy -p sleeplab-cli --no-default-features --all-targets -- -D warnings
 cargo test --workspace --release
+# The capture crate's decoders of kernel memory layouts, fuzzed briefly.
+scripts/fuzz-capture.sh 30
 python3 scripts/bench_frontier_report.py --self-test
 python3 scripts/quantiles.py
 python3 scripts/bench_pace_report.py --self-test
