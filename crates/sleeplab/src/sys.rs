@@ -299,6 +299,33 @@ pub(crate) fn futex_wait(
     unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), op, expected, ts) }
 }
 
+/// `FUTEX_WAIT_BITSET` (private) while `word` holds `expected`, until the absolute
+/// CLOCK_MONOTONIC `deadline_ns` (`None`: no deadline): 0 when woken, or -1 with errno
+/// (`ETIMEDOUT`, `EAGAIN` when the word differs, `EINTR`).
+pub(crate) fn futex_wait_until(
+    word: &AtomicU32,
+    expected: u32,
+    deadline_ns: Option<u64>,
+) -> libc::c_long {
+    let op = libc::FUTEX_WAIT_BITSET | libc::FUTEX_PRIVATE_FLAG;
+    let ts = deadline_ns.map(ns_to_timespec);
+    let ts = ts
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: the word is a live AtomicU32; the timespec (if any) outlives the call.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            op,
+            expected,
+            ts,
+            std::ptr::null::<u32>(),
+            libc::FUTEX_BITSET_MATCH_ANY,
+        )
+    }
+}
+
 /// `futex_waitv(2)` (Linux 5.16+) on one private 32-bit futex `word` expected to hold
 /// `expected`, until the absolute CLOCK_MONOTONIC `deadline_ns`: 0 when woken, or -1 with
 /// errno (`ETIMEDOUT` at the deadline, `EAGAIN` when the word differs, `EINTR`, `ENOSYS`).

@@ -15,7 +15,7 @@ pub(super) const TIMER: Mechanism = Mechanism::ns(
     "async-io-timer",
     Family::Async,
     "async_io::Timer::after(d).await in async_io::block_on (smol's timer; polling's epoll + timerfd)",
-    || imp::new(),
+    imp::new,
 );
 
 #[cfg(not(feature = "async-io"))]
