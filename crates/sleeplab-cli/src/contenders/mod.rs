@@ -5,9 +5,13 @@
 //!   mechanism (`std-sleep`, `clock-nanosleep-abs` and `spin` are both), so the
 //!   1 ns – 1 s curve includes them;
 //! * [`strategies`]: the precise-sleep contenders of `pace`, `cpu` and `advise` (the
-//!   library's strategies plus the `spin_sleep` crate).
+//!   library's strategies plus the `spin_sleep` crate);
+//! * [`asyncs`]: `pace`'s async contenders (tokio, async-io, a timerfd future, spin_sleep
+//!   in a blocking task, the library's `asleep`), each awaited on a runtime of its own.
 
+pub mod asyncs;
 pub mod strategies;
+mod timerfd_future;
 
 use sleeplab::clock::RealEnv;
 use sleeplab::wait::{self, Support, Waiter};

@@ -25,6 +25,8 @@ struct State<'a> {
     evidence: Evidence,
     /// CPU of the evidence snapshots, ns (taken out of `usage`).
     evidence_cpu: u64,
+    /// CPU its helper threads spent during its blocks, ns (added to `usage`).
+    helper_cpu: u64,
     /// Its frames' windows, when traced.
     log: WakeLog,
 }
@@ -121,6 +123,7 @@ fn measure_once(
                     usage: ThreadUsage::default(),
                     evidence: Evidence::new(),
                     evidence_cpu: 0,
+                    helper_cpu: 0,
                     log: WakeLog::default(),
                 })
             })
@@ -162,6 +165,7 @@ fn run_level(
                 s.log.add_lost(t.drain());
             }
             let usage0 = ThreadUsage::now();
+            let helper0 = s.strategy.helper_cpu_ns();
             let cost0 = probe.cost_ns;
             let start = env.now();
             let mut last = start;
@@ -199,6 +203,7 @@ fn run_level(
             s.actual_total += last - start;
             s.wall += env.now() - start;
             s.usage.add_since(&usage0);
+            s.helper_cpu += s.strategy.helper_cpu_ns().saturating_sub(helper0);
             s.evidence_cpu += probe.cost_ns - cost0;
             if let Some(t) = tracing.as_deref_mut() {
                 s.log.add_lost(t.drain());
@@ -220,7 +225,8 @@ fn finish(s: State, load: usize, config: &PaceConfig) -> PaceResult {
         missed_frames: s.missed,
         ideal_total_ns: s.rec.count() * config.period_ns,
         actual_total_ns: s.actual_total,
-        cpu_percent: 100.0 * s.usage.cpu_ns.saturating_sub(s.evidence_cpu) as f64 / wall,
+        cpu_percent: 100.0 * (s.usage.cpu_ns + s.helper_cpu).saturating_sub(s.evidence_cpu) as f64
+            / wall,
         spin_percent: 100.0 * s.spin as f64 / wall,
         voluntary_csw_per_frame: s.usage.voluntary_csw as f64 / n,
         involuntary_csw_per_frame: s.usage.involuntary_csw as f64 / n,

@@ -84,6 +84,8 @@ pub struct TimerStats {
     pub max_late_ns: u64,
     /// Sleeps registered and not yet fired.
     pub pending: usize,
+    /// CPU time of the timer thread so far (its native sleeps, spins and wakes), ns.
+    pub cpu_ns: u64,
 }
 
 /// Stops the thread when the last user is gone.
@@ -119,6 +121,9 @@ impl AsyncTimer {
         std::thread::Builder::new()
             .name("sleeplab-timer".into())
             .spawn(move || {
+                thread_shared
+                    .tid
+                    .store(crate::sys::gettid(), Ordering::Release);
                 let env = BellEnv::new(Arc::clone(&thread_shared));
                 Core::new(builder.build_with_env(env), thread_shared).run();
             })
@@ -156,6 +161,10 @@ impl AsyncTimer {
             mean_late_ns: s.late_sum_ns.load(Ordering::Relaxed) / fired.max(1),
             max_late_ns: s.late_max_ns.load(Ordering::Relaxed),
             pending: s.pending(),
+            cpu_ns: match s.tid.load(Ordering::Acquire) {
+                0 => 0,
+                tid => crate::wait::ThreadUsage::of_thread(tid).map_or(0, |u| u.cpu_ns),
+            },
         }
     }
 }

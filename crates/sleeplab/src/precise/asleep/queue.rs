@@ -4,7 +4,7 @@
 
 use std::cmp::Ordering as CmpOrdering;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
 
@@ -114,6 +114,8 @@ pub(crate) struct Shared {
     pub(crate) fired: AtomicU64,
     pub(crate) late_sum_ns: AtomicU64,
     pub(crate) late_max_ns: AtomicU64,
+    /// The timer thread's id (0 until it starts).
+    pub(crate) tid: AtomicI32,
 }
 
 impl Default for Shared {
@@ -126,6 +128,7 @@ impl Default for Shared {
             fired: AtomicU64::new(0),
             late_sum_ns: AtomicU64::new(0),
             late_max_ns: AtomicU64::new(0),
+            tid: AtomicI32::new(0),
         }
     }
 }
