@@ -186,6 +186,12 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
     global().sleep_until(deadline)
 }
 
+/// A precise sleep to `deadline_ns` ([`monotonic_ns`]'s time line) on the process-wide
+/// timer ([`global`]).
+pub fn sleep_until_ns(deadline_ns: u64) -> Sleep {
+    global().sleep_until_ns(deadline_ns)
+}
+
 /// A precise sleep of `duration` from now on the process-wide timer ([`global`]).
 pub fn sleep(duration: Duration) -> Sleep {
     global().sleep(duration)
