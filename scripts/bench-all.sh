@@ -3,7 +3,7 @@
 # rewrites its sections of docs/BENCHMARKS.md and README.md (between `<!-- NAME:begin -->`
 # and `<!-- NAME:end -->`, scripts/bench_doc.py). Every figure those two files quote
 # outside a generated section fails a test (crates/sleeplab-cli/tests/published_figures.rs).
-# Run it on a quiet machine, with nothing compiling (about 90 min), after a release build.
+# Run it on a quiet machine, with nothing compiling (about 115 min), after a release build.
 #
 #   scripts/bench-all.sh              # the real run: rewrites the docs
 #   scripts/bench-all.sh --smoke      # every script with tiny parameters, into temp copies

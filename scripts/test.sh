@@ -19,6 +19,7 @@ cargo test --workspace --release
 python3 scripts/bench_frontier_report.py --self-test
 python3 scripts/quantiles.py
 python3 scripts/bench_pace_report.py --self-test
+python3 scripts/bench_async_report.py --self-test
 python3 scripts/explain_crosscheck.py --self-test
 python3 scripts/explain_independent.py --self-test
 # The experiments behind precise's regimes and the benchmarks' noise compile warning-free.
