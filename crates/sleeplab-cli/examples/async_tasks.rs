@@ -142,11 +142,24 @@ fn main() {
         );
         std::process::exit(2);
     };
-    if args.tasks == 0 || args.spacing_us == 0 || args.blocks == 0 || !(args.seconds > 0.0) {
-        eprintln!(
-            "invalid arguments: --tasks, --spacing-us, --blocks and --seconds must be positive"
-        );
-        std::process::exit(2);
+    for (flag, ok, value) in [
+        ("--tasks", args.tasks > 0, args.tasks.to_string()),
+        (
+            "--spacing-us",
+            args.spacing_us > 0,
+            args.spacing_us.to_string(),
+        ),
+        ("--blocks", args.blocks > 0, args.blocks.to_string()),
+        (
+            "--seconds",
+            args.seconds.is_finite() && args.seconds > 0.0,
+            args.seconds.to_string(),
+        ),
+    ] {
+        if !ok {
+            eprintln!("invalid {flag} {value}: must be positive");
+            std::process::exit(2);
+        }
     }
     let skip = |reason: String| {
         println!(
