@@ -3,7 +3,7 @@
 # rewrites its sections of docs/BENCHMARKS.md and README.md (between `<!-- NAME:begin -->`
 # and `<!-- NAME:end -->`, scripts/bench_doc.py). Every figure those two files quote
 # outside a generated section fails a test (crates/sleeplab-cli/tests/published_figures.rs).
-# Run it on a quiet machine, with nothing compiling (about 90 min), after a release build.
+# Run it on a quiet machine, with nothing compiling (about 115 min), after a release build.
 #
 #   scripts/bench-all.sh              # the real run: rewrites the docs
 #   scripts/bench-all.sh --smoke      # every script with tiny parameters, into temp copies
@@ -17,6 +17,7 @@ STEPS=(
   "scripts/bench-options.sh|README: options|"
   "scripts/bench-survey.sh|survey-time|SMOKE=1"
   "scripts/bench-pace.sh|pace|FRAMES=10 REPEAT=2"
+  "scripts/bench-async.sh|async|RUNS=2 FRAMES_60=200 FRAMES_1K=400 TASKS=1 TASK_SECONDS=1 BLOCKS=2 SWEEP_ITERATIONS=40 ROUNDS=2"
   "scripts/bench-frontier.sh|frontier; README: readme-frontier|FRAMES=10 FOCUS_FRAMES=10 REPEAT=2 LOADS=0 FOCUS_LOADS=1 STRATEGIES=std-sleep,spin,sdl-precise,precise FOCUS=std-sleep,sdl-precise,precise IDLE_FOCUS=std-sleep,spin,precise"
   "scripts/bench-python.sh|python, python-return-path, python-warm-finish|FRAMES=6 BLOCK=3 CALLS=1000 REPEAT=2 RETURN_N=5 WARM_FRAMES=50"
   "scripts/bench-c.sh|c|FRAMES=6 BLOCK=3 REPEAT=2"

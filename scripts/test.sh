@@ -22,6 +22,7 @@ scripts/fuzz-capture.sh 30
 python3 scripts/bench_frontier_report.py --self-test
 python3 scripts/quantiles.py
 python3 scripts/bench_pace_report.py --self-test
+python3 scripts/bench_async_report.py --self-test
 python3 scripts/explain_crosscheck.py --self-test
 python3 scripts/explain_independent.py --self-test
 python3 scripts/bench_host_report.py --self-test

@@ -92,5 +92,21 @@ fn list_shows_every_mechanism() {
     for m in sleeplab::wait::mechanisms() {
         assert!(stdout.contains(m.name), "{} missing from list", m.name);
     }
+    for m in sleeplab_cli::experiments::timers::mechanisms::names() {
+        assert!(stdout.contains(m), "{m} missing from list");
+    }
+    // Each row says whether it runs here: the io_uring, futex_waitv and async rows too.
+    for name in [
+        "io-uring-timeout-abs",
+        "futex-waitv",
+        "tokio-sleep-mt",
+        "tokio-interval-delay",
+    ] {
+        let line = stdout
+            .lines()
+            .find(|l| l.contains(&format!(" {name} ")))
+            .unwrap();
+        assert!(line.contains(" yes ") || line.contains(" no: "), "{line}");
+    }
     assert!(stdout.contains("timer slack"));
 }

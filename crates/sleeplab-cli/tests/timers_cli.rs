@@ -140,7 +140,7 @@ fn help_names_the_knobs_and_the_total() {
         "--periods",
         "--threads",
         "--histogram",
-        "70 s",
+        "91 s",
         "clock-nanosleep-abs",
     ] {
         assert!(out.contains(needle), "help lacks {needle}: {out}");

@@ -299,6 +299,67 @@ pub(crate) fn futex_wait(
     unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), op, expected, ts) }
 }
 
+/// `FUTEX_WAIT_BITSET` (private) while `word` holds `expected`, until the absolute
+/// CLOCK_MONOTONIC `deadline_ns` (`None`: no deadline): 0 when woken, or -1 with errno
+/// (`ETIMEDOUT`, `EAGAIN` when the word differs, `EINTR`).
+pub(crate) fn futex_wait_until(
+    word: &AtomicU32,
+    expected: u32,
+    deadline_ns: Option<u64>,
+) -> libc::c_long {
+    let op = libc::FUTEX_WAIT_BITSET | libc::FUTEX_PRIVATE_FLAG;
+    let ts = deadline_ns.map(ns_to_timespec);
+    let ts = ts
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: the word is a live AtomicU32; the timespec (if any) outlives the call.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            op,
+            expected,
+            ts,
+            std::ptr::null::<u32>(),
+            libc::FUTEX_BITSET_MATCH_ANY,
+        )
+    }
+}
+
+/// `futex_waitv(2)` (Linux 5.16+) on one private 32-bit futex `word` expected to hold
+/// `expected`, until the absolute CLOCK_MONOTONIC `deadline_ns`: 0 when woken, or -1 with
+/// errno (`ETIMEDOUT` at the deadline, `EAGAIN` when the word differs, `EINTR`, `ENOSYS`).
+pub(crate) fn futex_waitv_until(word: &AtomicU32, expected: u32, deadline_ns: u64) -> libc::c_long {
+    /// The kernel's `struct futex_waitv`.
+    #[repr(C)]
+    struct FutexWaitv {
+        val: u64,
+        uaddr: u64,
+        flags: u32,
+        reserved: u32,
+    }
+    /// `FUTEX2_SIZE_U32 | FUTEX2_PRIVATE`.
+    const FLAGS: u32 = 0x02 | 128;
+    let waiter = FutexWaitv {
+        val: u64::from(expected),
+        uaddr: word.as_ptr() as u64,
+        flags: FLAGS,
+        reserved: 0,
+    };
+    let ts = ns_to_timespec(deadline_ns);
+    // SAFETY: one valid futex_waitv entry and a timespec that outlive the call.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex_waitv,
+            &waiter as *const FutexWaitv,
+            1u32,
+            0u32,
+            &ts as *const libc::timespec,
+            libc::CLOCK_MONOTONIC,
+        )
+    }
+}
+
 /// `FUTEX_WAKE` of every waiter on `word` (shared between processes unless `private`).
 /// Async-signal-safe.
 #[inline]

@@ -1,28 +1,50 @@
 //! `sleeplab list`.
 
 use crate::contenders;
+use crate::experiments::timers::mechanisms;
 use crate::output::new_table;
 use sleeplab::wait::Support;
 
-/// Prints every mechanism with its support on this machine.
-pub fn run() -> anyhow::Result<i32> {
+/// `yes`, or `no: ` and the reason.
+fn support_text(support: &Support) -> String {
+    match support {
+        Support::Supported => "yes".to_string(),
+        Support::Unsupported(why) => format!("no: {why}"),
+    }
+}
+
+fn table() -> comfy_table::Table {
     let mut t = new_table(["name", "family", "supported", "what it does"]);
     if let Some(c) = t.column_mut(2) {
         c.set_cell_alignment(comfy_table::CellAlignment::Left);
     }
+    t
+}
+
+/// Prints every mechanism with its support on this machine: the one-shot waits
+/// (`sweep`, `short`, `explain`), then the periodic timers (`timers`). A mechanism
+/// this kernel or this build lacks is listed with the reason.
+pub fn run() -> anyhow::Result<i32> {
+    let mut t = table();
     for i in contenders::all() {
-        let support = match &i.support {
-            Support::Supported => "yes".to_string(),
-            Support::Unsupported(why) => format!("no: {why}"),
-        };
         t.add_row(vec![
             i.name.to_string(),
             i.family.clone(),
-            support,
+            support_text(&i.support),
             i.description.to_string(),
         ]);
     }
-    println!("{t}");
+    println!("one-shot waits (sweep, short, explain):\n{t}");
+    let mut t = table();
+    for m in mechanisms::all() {
+        t.add_row(vec![
+            m.name.to_string(),
+            m.family.to_string(),
+            support_text(&m.support()),
+            m.description.to_string(),
+        ]);
+    }
+    println!("periodic timers (timers):\n{t}");
     println!(
         "timer slack of this thread: {} ns (50 µs is Linux's default for normal threads)",
         sleeplab::system::timer_slack_ns()

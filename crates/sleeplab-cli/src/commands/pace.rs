@@ -13,7 +13,9 @@ use clap::Args;
 #[derive(Debug, Clone, Args)]
 pub struct PaceArgs {
     /// Contenders, comma-separated. Known: std-sleep, clock-nanosleep-abs, spin,
-    /// seed-hybrid, sdl-precise, fixed-margin, spin-sleep, precise. Default: std-sleep,
+    /// seed-hybrid, sdl-precise, fixed-margin, spin-sleep, precise; async, each awaited
+    /// on a runtime of its own: asleep (ours), tokio-sleep-until, tokio-interval-burst,
+    /// tokio-interval-delay, async-io-timer, tokio-timerfd, tokio-spin-sleep. Default: std-sleep,
     /// spin, seed-hybrid, sdl-precise, spin-sleep, precise (6 × 500 frames at 60 Hz = 50 s).
     /// Each may carry a setting: seed-hybrid:x=2, fixed-margin:250us, spin-sleep:50us,
     /// precise:q=0.999,budget=3%,cap=2ms,tol=50us,early=20us.
@@ -85,15 +87,24 @@ fn rate(s: &str) -> Result<f64, ParseError> {
 
 /// Resolves contender names or settings (`seed-hybrid:x=2`, `precise:q=0.999,budget=3%`)
 /// against the registry, with a suggestion for a mistyped name; returns canonical
-/// settings in order without repeats. `None` gives `defaults`. Used by `pace` and `cpu`.
+/// settings in order without repeats. `None` gives `defaults`. Used by `cpu`.
 pub fn resolve_strategies(
     given: Option<&List<String>>,
     defaults: &[&str],
 ) -> Result<Vec<String>, UsageError> {
+    resolve_among(given, defaults, strategies::names())
+}
+
+/// [`resolve_strategies`] among `known` (`pace` adds its async contenders).
+fn resolve_among(
+    given: Option<&List<String>>,
+    defaults: &[&str],
+    known: Vec<&'static str>,
+) -> Result<Vec<String>, UsageError> {
     let Some(list) = given else {
         return Ok(defaults.iter().map(|s| s.to_string()).collect());
     };
-    let names = Names::new("strategy", strategies::names());
+    let names = Names::new("strategy", known);
     let mut out: Vec<String> = Vec::new();
     for setting in strategies::join_settings(&list.0) {
         names.check(strategies::base_name(&setting))?;
@@ -116,7 +127,14 @@ pub fn config(args: &PaceArgs) -> Result<PaceConfig, UsageError> {
         )));
     }
     Ok(PaceConfig {
-        strategies: resolve_strategies(args.strategies.as_ref(), &DEFAULT_STRATEGIES)?,
+        strategies: resolve_among(
+            args.strategies.as_ref(),
+            &DEFAULT_STRATEGIES,
+            strategies::names()
+                .into_iter()
+                .chain(crate::contenders::asyncs::names())
+                .collect(),
+        )?,
         loads: parse::dedup(&args.load.0),
         rate_hz: args.rate,
         period_ns,

@@ -17,16 +17,17 @@ const MAX_TICKS_PER_CELL: u64 = 2_000_000;
 /// one contiguous run per cell); every wake is accounted against `t0 + k·period`.
 #[derive(Debug, Clone, Args)]
 pub struct TimersArgs {
-    /// Mechanisms, comma-separated (default: all ten): timerfd-interval, epoll-timerfd,
+    /// Mechanisms, comma-separated (default: all thirteen): timerfd-interval, epoll-timerfd,
     /// posix-timer-signal, posix-timer-thread, setitimer, clock-nanosleep-abs,
-    /// nanosleep-loop, busy-wait, ticker, spin-sleep-interval.
+    /// nanosleep-loop, busy-wait, ticker, tokio-interval-burst, tokio-interval-delay,
+    /// tokio-interval-burst-mt, spin-sleep-interval.
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("mechanism list"))]
     pub mechanisms: Option<List<String>>,
     /// Periods, e.g. 100ms,1ms,500us.
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = periods, default_value = "100ms,50ms,20ms,10ms,5ms,2ms,1ms")]
     pub periods: List<u64>,
     /// How long each mechanism runs at each period (one contiguous run per cell), e.g. 1
-    /// (a plain number is seconds, as in every command), 0.5, 250ms; at most 3600 s. Total ≈ mechanisms × periods × seconds: 10 × 7 × 1 s ≈ 70 s by default.
+    /// (a plain number is seconds, as in every command), 0.5, 250ms; at most 3600 s. Total ≈ mechanisms × periods × seconds: 13 × 7 × 1 s ≈ 91 s by default.
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = seconds, default_value = "1")]
     pub seconds: u64,
     /// Measuring threads per cell, each with its own timer (as cyclictest -t N).

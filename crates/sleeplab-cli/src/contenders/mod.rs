@@ -5,9 +5,13 @@
 //!   mechanism (`std-sleep`, `clock-nanosleep-abs` and `spin` are both), so the
 //!   1 ns – 1 s curve includes them;
 //! * [`strategies`]: the precise-sleep contenders of `pace`, `cpu` and `advise` (the
-//!   library's strategies plus the `spin_sleep` crate).
+//!   library's strategies plus the `spin_sleep` crate);
+//! * [`asyncs`]: `pace`'s async contenders (tokio, async-io, a timerfd future, spin_sleep
+//!   in a blocking task, the library's `asleep`), each awaited on a runtime of its own.
 
+pub mod asyncs;
 pub mod strategies;
+pub mod timerfd_future;
 
 use sleeplab::clock::RealEnv;
 use sleeplab::wait::{self, Support, Waiter};
@@ -71,15 +75,19 @@ fn request_skip(name: &str, min_ns: u64, takes_duration: bool, ns: u64) -> Optio
     }
 }
 
-/// Whether timer slack delays the wake of the contender `name`: not a timerfd's (its
-/// expiry takes no slack), nor a wait that never sleeps; a strategy's native sleeps do
-/// take it.
+/// Whether the measuring thread's timer slack delays the wake of the contender `name`:
+/// not a timerfd's (its expiry takes no slack), nor an io_uring timeout's or
+/// `futex_waitv`'s (the kernel arms their hrtimers without the thread's slack, unlike
+/// `FUTEX_WAIT`'s), nor a wait that never sleeps, nor a multi-thread runtime's (its
+/// worker's timer wakes the measuring thread) or async-io's (a timerfd); a strategy's
+/// native sleeps do take it, and so does a current-thread tokio runtime's `epoll_wait`.
 pub fn slack_applies(name: &str) -> bool {
-    wait::find(name).is_none_or(|m| {
-        !matches!(
-            m.family,
-            wait::oneshot::Family::Timerfd | wait::oneshot::Family::Busy
-        )
+    use wait::oneshot::Family;
+    wait::find(name).is_none_or(|m| match m.family {
+        Family::Timerfd | Family::Busy | Family::Uring => false,
+        Family::Async => m.name.starts_with("tokio-") && !m.name.ends_with("-mt"),
+        Family::Sync => m.name != "futex-waitv",
+        Family::Sleep | Family::Poll => true,
     })
 }
 
@@ -88,11 +96,29 @@ pub trait Wait {
     /// Waits for `ns` nanoseconds.
     fn wait(&mut self, ns: u64);
 
+    /// Waits for `ns` nanoseconds; the clock reads that bound the wait: around the call,
+    /// or for an async mechanism inside its future (from the call that creates it to
+    /// the first line after its `.await`).
+    #[inline]
+    fn wait_timed(&mut self, ns: u64) -> (u64, u64) {
+        let t0 = sleeplab::clock::monotonic_ns();
+        self.wait(ns);
+        (t0, sleeplab::clock::monotonic_ns())
+    }
+
     /// Waits for `ns` nanoseconds; how long it spun at the end on purpose (a precise
     /// strategy's spin after its native wake), ns: what a traced run counts as spin.
     fn wait_spin(&mut self, ns: u64) -> u64 {
         self.wait(ns);
         0
+    }
+
+    /// [`wait_timed`](Self::wait_timed) and [`wait_spin`](Self::wait_spin) at once: the
+    /// clock reads that bound the wait and the spin, ns.
+    fn wait_timed_spin(&mut self, ns: u64) -> (u64, u64, u64) {
+        let t0 = sleeplab::clock::monotonic_ns();
+        let spin = self.wait_spin(ns);
+        (t0, sleeplab::clock::monotonic_ns(), spin)
     }
 
     /// The scheduler slice this contender's thread asks for, ns (`None`: the kernel's
@@ -122,6 +148,16 @@ impl Wait for Waiter {
     #[inline]
     fn wait(&mut self, ns: u64) {
         Waiter::wait(self, ns)
+    }
+
+    #[inline]
+    fn wait_timed(&mut self, ns: u64) -> (u64, u64) {
+        Waiter::wait_timed(self, ns)
+    }
+
+    fn wait_timed_spin(&mut self, ns: u64) -> (u64, u64, u64) {
+        let (t0, t1) = Waiter::wait_timed(self, ns);
+        (t0, t1, 0)
     }
 
     fn blocks(&self) -> bool {

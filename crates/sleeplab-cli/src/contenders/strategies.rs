@@ -38,6 +38,9 @@ pub fn names() -> Vec<&'static str> {
 
 /// One line on what a contender does.
 pub fn description(name: &str) -> &'static str {
+    if let Some(d) = super::asyncs::description(name) {
+        return d;
+    }
     if name == SPIN_SLEEP {
         return "spin_sleep 1.3 crate, SpinSleeper::default(): native sleep to deadline - 125 µs, then spin";
     }
@@ -92,6 +95,12 @@ fn spin_sleep_accuracy(setting: &str) -> Result<u64, String> {
 /// The canonical name of a setting (parameters that differ from the defaults, in a fixed
 /// order), or why it is refused.
 pub fn canonical(setting: &str) -> Result<String, String> {
+    if super::asyncs::description(base_name(setting)).is_some() {
+        return match setting.split_once(':') {
+            None => Ok(setting.trim().to_string()),
+            Some((name, _)) => Err(format!("`{}` takes no setting", name.trim())),
+        };
+    }
     if base_name(setting) == SPIN_SLEEP {
         return spin_sleep_accuracy(setting).map(|ns| {
             if ns == SPIN_SLEEP_DEFAULT_NS {
@@ -108,6 +117,9 @@ pub fn canonical(setting: &str) -> Result<String, String> {
 
 /// Builds a fresh contender from a name or a setting.
 pub fn build(setting: &str) -> Result<RealStrategy, String> {
+    if super::asyncs::description(setting).is_some() {
+        return super::asyncs::build(setting);
+    }
     if base_name(setting) == SPIN_SLEEP {
         let ns = spin_sleep_accuracy(setting)?;
         // spin_sleep_accuracy keeps ns under 1 s, so it fits the crate's u32.

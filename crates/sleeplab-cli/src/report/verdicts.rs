@@ -20,7 +20,7 @@ use proptest::prelude::*;
 
 /// Every file (below `src/`) that builds a verdict, an equivalence or a ranking over
 /// intervals, each walked by [`every_verdict_rests_on_units_or_exact_thresholds`].
-const PRODUCERS: [&str; 14] = [
+const PRODUCERS: [&str; 15] = [
     "experiments/advise/choice.rs",
     "experiments/pace/frontier.rs",
     "report/compare/fleet/mod.rs",
@@ -28,6 +28,7 @@ const PRODUCERS: [&str; 14] = [
     "report/compare/runs/mod.rs",
     "report/findings/binding_gain.rs",
     "report/findings/load.rs",
+    "report/findings/newer_waits.rs",
     "report/findings/short_sleeps.rs",
     "report/findings/slack.rs",
     "report/sections/precise.rs",
@@ -132,7 +133,15 @@ fn sweep_cell(m: &str, d: u64, load: usize, slack: u64, median: f64, shape: Shap
 /// A main sweep (idle and loaded) and a slack sweep (two slacks) of `mechs`, medians
 /// from `v`.
 fn sweeps(v: &[(f64, f64, f64, Shape)]) -> ResultFile {
-    const MECHS: [&str; 4] = ["nanosleep", "select", "timerfd", "epoll"];
+    const MECHS: [&str; 7] = [
+        "nanosleep",
+        "select",
+        "timerfd",
+        "epoll",
+        "clock-nanosleep",
+        "futex-waitv",
+        "io-uring-timeout",
+    ];
     let mut cells = Vec::new();
     for (i, &(idle, loaded, low, shape)) in v.iter().enumerate() {
         for d in [1_000u64, 10_000, 1_000_000] {
@@ -219,7 +228,7 @@ type Input = (
 
 fn arb_input() -> impl Strategy<Value = Input> {
     (
-        proptest::collection::vec((1e3f64..1e5, 1e3f64..1e5, 1e3f64..1e5, arb_shape()), 1..4),
+        proptest::collection::vec((1e3f64..1e5, 1e3f64..1e5, 1e3f64..1e5, arb_shape()), 1..8),
         proptest::collection::vec(0.5f64..2.0, 6),
         proptest::collection::vec(
             (
@@ -384,7 +393,15 @@ fn the_walk_draws_verdicts_where_the_units_decide() {
     let shape: Shape = (Some(40), 0.01, false);
     let frames = |late: u64| vec![late; 400];
     let input: Input = (
-        vec![(2e3, 9e3, 1e3, shape), (5e3, 5.05e3, 4e3, shape)],
+        vec![
+            (2e3, 9e3, 1e3, shape),
+            (5e3, 5.05e3, 4e3, shape),
+            (6e3, 6e3, 6e3, shape),
+            (7e3, 7e3, 7e3, shape),
+            (69e3, 69e3, 2e3, shape),
+            (21e3, 21e3, 21e3, shape),
+            (68e3, 68e3, 68e3, shape),
+        ],
         vec![1.0, 1.02, 0.98, 2.0, 2.04, 1.96],
         vec![
             (frames(10_000), 10, 0.1, 0.01),
@@ -407,6 +424,7 @@ fn the_walk_draws_verdicts_where_the_units_decide() {
         "frontier",
         "advise",
         "sleeplab-in-other-languages",
+        "newer-waits",
     ] {
         assert!(
             sentences.iter().any(|(w, s)| *w == producer && decides(s)),

@@ -28,6 +28,14 @@ pub trait WaitStrategy<E: Env> {
         None
     }
 
+    /// CPU time spent on this strategy's behalf so far by threads other than the one
+    /// that waits (an async runtime's workers, a timer thread), ns; 0, the default, for
+    /// a strategy that does everything on the waiting thread. A harness adds what it
+    /// grew by to the waiting thread's own CPU.
+    fn helper_cpu_ns(&self) -> u64 {
+        0
+    }
+
     /// Waits for `ns` from now (saturating at `u64::MAX`).
     fn sleep_for(&mut self, env: &mut E, ns: u64) -> SleepReport {
         let deadline = env.now().saturating_add(ns);

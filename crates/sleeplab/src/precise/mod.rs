@@ -10,6 +10,8 @@
 //!   never returns early.
 //! * [`Ticker`]: a drift-free schedule `start + k·period` on a sleeper, with tokio's
 //!   [`MissedTickBehavior`]s; the arithmetic is the pure function [`next_tick`].
+//! * [`asleep`]: `sleep_until(deadline).await` for async code: one timer thread makes
+//!   one precise sleep to the earliest deadline of every task and wakes what is due.
 //! * [`OPTIONS`]: every option of the sleeper once (name, kind, range, unit, doc; the
 //!   default is the builder's), which the C and Python bindings and the lab's strategy
 //!   settings all go through ([`PreciseSleeperBuilder::set`]).
@@ -69,6 +71,7 @@
 //! println!("margin learned: {} ns", sleeper.margin_ns());
 //! ```
 
+pub mod asleep;
 mod builder;
 pub(crate) mod contention;
 mod estimator;

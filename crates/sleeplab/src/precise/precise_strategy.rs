@@ -5,7 +5,7 @@
 use super::contention::{Contention, LossCause};
 use super::estimator::{EstimatorConfig, MarginEstimator};
 use super::sleep_report::{SleepReport, SleepStats};
-use super::spin::{SpinStrategy, native_sleep_until, spin_until};
+use super::spin::{SpinStrategy, native_sleep_until_or, spin_until};
 use super::tradeoff::{ContentionPolicy, HostPolicy, Tradeoff};
 use crate::clock::Env;
 
@@ -111,12 +111,26 @@ impl Precise {
 
     /// Waits until `deadline` on `env`'s time line (see the type docs).
     pub fn wait_until<E: Env>(&mut self, env: &mut E, deadline: u64) -> SleepReport {
+        self.wait_until_or(env, deadline, |_| false)
+            .expect("a wait nothing interrupts ends at its deadline")
+    }
+
+    /// [`wait_until`](Self::wait_until), except that when the native sleep returns
+    /// early and `interrupted` says so, the wait ends there: `None`, nothing learned
+    /// and nothing recorded (the shared timer of [`asleep`](super::asleep) gives up a
+    /// sleep when an earlier deadline arrives). The spin is never interrupted.
+    pub(crate) fn wait_until_or<E: Env>(
+        &mut self,
+        env: &mut E,
+        deadline: u64,
+        mut interrupted: impl FnMut(&mut E) -> bool,
+    ) -> Option<SleepReport> {
         let start = env.now();
         let target = deadline.saturating_sub(self.tradeoff.early_tolerance_ns);
         if start >= target {
             let r = SleepReport::already_past(start, deadline);
             self.stats.record(&r);
-            return r;
+            return Some(r);
         }
         let left = target - start;
         let margin = self.margin_for_ns(left);
@@ -125,7 +139,7 @@ impl Precise {
         let run_queue_before = if margin > 0 { env.run_queue_ns() } else { None };
         let (native_end, oversleep) = if left > margin {
             let native_target = target - margin;
-            let t = native_sleep_until(env, native_target);
+            let t = native_sleep_until_or(env, native_target, &mut interrupted)?;
             (t, Some(t - native_target))
         } else {
             (start, None)
@@ -173,7 +187,7 @@ impl Precise {
             self.learn(oversleep, left);
         }
         self.stats.record(&report);
-        report
+        Some(report)
     }
 
     /// Spin time left after the native wake above which learning happens before the spin.

@@ -93,6 +93,17 @@ impl<E: Env> PreciseSleeper<E> {
         self.wait.wait_until(&mut self.env, deadline)
     }
 
+    /// [`sleep_until_ns`](Self::sleep_until_ns) that gives up after an early return of
+    /// the native sleep when `interrupted` says so (`None`: nothing learned).
+    pub(crate) fn sleep_until_ns_or(
+        &mut self,
+        deadline: u64,
+        interrupted: impl FnMut(&mut E) -> bool,
+    ) -> Option<SleepReport> {
+        self.wait
+            .wait_until_or(&mut self.env, deadline, interrupted)
+    }
+
     /// The current time on the environment's clock, ns.
     pub fn now_ns(&mut self) -> u64 {
         self.env.now()

@@ -86,6 +86,27 @@ pub(crate) fn native_sleep_until<E: Env>(env: &mut E, target: u64) -> u64 {
     }
 }
 
+/// [`native_sleep_until`] that gives up after an early return when `interrupted` says
+/// so: `None` then (the caller has something earlier to do), else the first reading at
+/// or after `target`.
+#[inline]
+pub(crate) fn native_sleep_until_or<E: Env>(
+    env: &mut E,
+    target: u64,
+    interrupted: &mut impl FnMut(&mut E) -> bool,
+) -> Option<u64> {
+    loop {
+        env.sleep_until(target);
+        let now = env.now();
+        if now >= target {
+            return Some(now);
+        }
+        if interrupted(env) {
+            return None;
+        }
+    }
+}
+
 /// Relative native sleep of `ns` from `from`, resuming with the remaining time after early
 /// returns (what `nanosleep` with its remainder, `std::thread::sleep` and
 /// `std::this_thread::sleep_for` do); returns the first reading at or after `from + ns`.

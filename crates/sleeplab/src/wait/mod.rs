@@ -20,6 +20,8 @@
 //!
 //! [`Ticker`]: crate::precise::Ticker
 
+#[cfg(feature = "tokio")]
+mod async_rt;
 pub mod oneshot;
 pub mod periodic;
 mod usage;
@@ -100,6 +102,18 @@ impl From<OsError> for WaitError {
             source: e.source,
         }
     }
+}
+
+/// Why a row whose code a cargo feature of this crate leaves out cannot run: the
+/// row is listed all the same, as unavailable.
+#[cfg_attr(
+    all(feature = "tokio", feature = "io-uring", feature = "async-io"),
+    allow(dead_code)
+)]
+pub(crate) fn not_built(feature: &str) -> WaitError {
+    WaitError::Unavailable(format!(
+        "built without the cargo feature `{feature}` of the sleeplab crate"
+    ))
 }
 
 /// Whether two names are equal, in a `const` context.

@@ -11,7 +11,7 @@ use crate::output::fmt_ns;
 use crate::settings::slack_levels;
 use crate::stats::{Unit, UnitIntervals};
 use crate::trace::{Follow, Recording, WakeLog, Window};
-use sleeplab::clock::{RealEnv, monotonic_ns};
+use sleeplab::clock::RealEnv;
 use sleeplab::wait::{self, Waiter};
 
 /// Calls per cell made before its first measured wake, in the first round.
@@ -19,7 +19,8 @@ pub const WARMUP: u64 = 2;
 
 /// A way of waiting, with what a wake's window needs of it.
 enum Waiting {
-    /// An OS mechanism: a relative wait, timed around the call.
+    /// An OS mechanism: a relative wait, timed around the call (an async mechanism
+    /// inside its future).
     Os(Waiter),
     /// A precise-sleep strategy: its own report gives the window and the spin.
     Strategy(RealStrategy),
@@ -37,9 +38,7 @@ impl Waiting {
     fn wait(&mut self, tid: i32, ns: u64) -> Window {
         match self {
             Waiting::Os(waiter) => {
-                let t0 = monotonic_ns();
-                waiter.wait(ns);
-                let t1 = monotonic_ns();
+                let (t0, t1) = waiter.wait_timed(ns);
                 Window::relative(tid, t0, ns, t1).never_blocking(!waiter.mechanism().blocks())
             }
             Waiting::Strategy(s) => {

@@ -26,6 +26,8 @@ struct State<'a> {
     evidence: Evidence,
     /// CPU of the evidence snapshots, ns (taken out of `usage`).
     evidence_cpu: u64,
+    /// CPU its helper threads spent during its blocks, ns (added to `usage`).
+    helper_cpu: u64,
     /// Its frames' windows, when traced.
     log: WakeLog,
     /// Per block: its frames, its CPU time (without the evidence snapshots) and its wall
@@ -133,6 +135,7 @@ fn measure_once(
                     usage: ThreadUsage::default(),
                     evidence: Evidence::new(),
                     evidence_cpu: 0,
+                    helper_cpu: 0,
                     log: WakeLog::default(),
                     blocks: Vec::new(),
                 })
@@ -175,6 +178,7 @@ fn run_level(
                 s.log.add_lost(t.drain());
             }
             let usage0 = ThreadUsage::now();
+            let helper0 = s.strategy.helper_cpu_ns();
             let cost0 = probe.cost_ns;
             let frames0 = s.rec.count();
             let start = env.now();
@@ -216,6 +220,7 @@ fn run_level(
             let mut block = ThreadUsage::default();
             block.add_since(&usage0);
             s.usage.add_since(&usage0);
+            s.helper_cpu += s.strategy.helper_cpu_ns().saturating_sub(helper0);
             s.evidence_cpu += probe.cost_ns - cost0;
             s.blocks.push(BlockTally {
                 frames: s.rec.count() - frames0,
@@ -243,7 +248,8 @@ fn finish(s: State, load: usize, config: &PaceConfig) -> PaceResult {
         missed_frames: s.missed,
         ideal_total_ns: s.rec.count() * config.period_ns,
         actual_total_ns: s.actual_total,
-        cpu_percent: 100.0 * s.usage.cpu_ns.saturating_sub(s.evidence_cpu) as f64 / wall,
+        cpu_percent: 100.0 * (s.usage.cpu_ns + s.helper_cpu).saturating_sub(s.evidence_cpu) as f64
+            / wall,
         spin_percent: 100.0 * s.spin as f64 / wall,
         voluntary_csw_per_frame: s.usage.voluntary_csw as f64 / n,
         involuntary_csw_per_frame: s.usage.involuntary_csw as f64 / n,

@@ -10,7 +10,6 @@ use crate::rusage::ThreadUsage;
 use crate::settings::slack_levels;
 use crate::stats::{Recorder, RecorderConfig, Unit, UnitIntervals};
 use crate::trace::{Follow, Recording, WakeLog, Window};
-use sleeplab::clock::monotonic_ns;
 
 /// One cell's accumulating state.
 struct CellState {
@@ -123,9 +122,7 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
             contenders::apply_sched_slice(waiter.sched_slice_ns());
             if v.round == 0 {
                 for _ in 0..config.warmup {
-                    let t0 = monotonic_ns();
-                    waiter.wait(cell.requested_ns);
-                    let t1 = monotonic_ns();
+                    let (t0, t1) = waiter.wait_timed(cell.requested_ns);
                     cell.first_calls.push(t1 - t0);
                 }
             }
@@ -182,7 +179,9 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
 }
 
 /// Takes this round's share of samples for one cell. The timed region is a clock read,
-/// the wait, a clock read; recording and the stop checks happen outside it.
+/// the wait, a clock read (an async mechanism reads them inside its future: from the
+/// call that creates it to the first line after its `.await`); recording and the stop
+/// checks happen outside it.
 fn run_chunk(
     waiter: &mut dyn Wait,
     cell: &mut CellState,
@@ -198,9 +197,7 @@ fn run_chunk(
     match cell.quota {
         Quota::Iterations { count } => {
             for _ in 0..share(count, config.rounds, round) {
-                let t0 = monotonic_ns();
-                waiter.wait(d);
-                let t1 = monotonic_ns();
+                let (t0, t1) = waiter.wait_timed(d);
                 cell.rec.record(t1 - t0);
                 if ctx.stopped() {
                     break;
@@ -218,9 +215,7 @@ fn run_chunk(
             let mut spent = 0u64;
             let mut n = 0u64;
             while n < max && (n < min || spent < budget) {
-                let t0 = monotonic_ns();
-                waiter.wait(d);
-                let t1 = monotonic_ns();
+                let (t0, t1) = waiter.wait_timed(d);
                 cell.rec.record(t1 - t0);
                 spent = spent.saturating_add(t1 - t0);
                 n += 1;
@@ -259,9 +254,7 @@ fn run_traced_chunk(
     let tid = tracing.tid();
     for _ in 0..n {
         let before = tracing.before_wait();
-        let t0 = monotonic_ns();
-        let spin_ns = waiter.wait_spin(d);
-        let t1 = monotonic_ns();
+        let (t0, t1, spin_ns) = waiter.wait_timed_spin(d);
         cell.rec.record(t1 - t0);
         cell.log.push(
             Window::relative(tid, t0, d, t1)

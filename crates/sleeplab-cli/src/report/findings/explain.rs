@@ -95,6 +95,7 @@ pub fn cell_sentence(c: CellAccount<'_>) -> Option<Sentence> {
     blocking(&mut s, c, x);
     s.push("; the wakes between its p40 and p60");
     composition(&mut s, typical, "spent on average");
+    runtime_clause(&mut s, c.mechanism, typical);
     if let Some(tail) = &x.tail {
         let p99 = s.quote(&x.lateness, Stat::P99, ns)?;
         s.push(&format!(
@@ -170,6 +171,38 @@ fn composition(s: &mut Sentence, c: &Composition, verb: &str) {
         String::new()
     };
     s.push(&format!(" {verb} {}{order}", super::and_list(&named)));
+}
+
+/// Where tokio adds its own lateness, for its rows: a current-thread runtime parks in
+/// `epoll_wait` armed to the wheel's next whole millisecond, so the typical wake's timer
+/// arming (its mean, quoted) is the runtime's rounding; on a multi-thread runtime a
+/// worker fires the timer and wakes the measuring thread, whose record then holds no
+/// timer of its own.
+fn runtime_clause(s: &mut Sentence, mechanism: &str, typical: &Composition) {
+    if !mechanism.starts_with("tokio-") {
+        return;
+    }
+    if mechanism.ends_with("-mt") {
+        s.push("; a tokio worker fired its timer and woke this thread, whose record holds no timer of its own");
+        return;
+    }
+    let arming = typical
+        .parts_ns
+        .get(&Component::Entry)
+        .copied()
+        .unwrap_or(0.0);
+    if arming <= 0.0 {
+        return;
+    }
+    let shown = ns(arming);
+    s.claim(Claim::Quote {
+        stat: Stat::Mean,
+        n: typical.wakes,
+        shown: shown.clone(),
+    });
+    s.push(&format!(
+        "; {shown} of it is tokio's own, the timer arming: its wheel rounds the deadline up to a whole millisecond and epoll_wait takes whole milliseconds"
+    ));
 }
 
 /// States a cell whose waits mostly never blocked as such, and records the claim.
@@ -286,7 +319,55 @@ mod tests {
         s.check().unwrap();
     }
 
+    #[test]
+    fn a_tokio_sleep_names_its_wheel_with_the_number() {
+        let w: Vec<WakeAccount> = (0..20)
+            .map(|_| {
+                wake(
+                    &[(Component::Entry, 900_000), (Component::TimerIrq, 20_000)],
+                    None,
+                    true,
+                )
+            })
+            .collect();
+        let mut c = cell(&w);
+        c.mechanism = "tokio-sleep".into();
+        let s = cell_sentence((&c).into()).unwrap();
+        assert!(
+            s.text
+                .contains("; 900 µs of it is tokio's own, the timer arming: its wheel rounds"),
+            "{}",
+            s.text
+        );
+        s.check().unwrap();
+        c.mechanism = "tokio-sleep-mt".into();
+        let s = cell_sentence((&c).into()).unwrap();
+        assert!(
+            s.text.contains("a tokio worker fired its timer"),
+            "{}",
+            s.text
+        );
+        s.check().unwrap();
+    }
+
     proptest! {
+        /// Every claim of every sentence holds for random cells, tokio's rows too.
+        #[test]
+        fn runtime_sentences_hold_for_random_cells(
+            arming in 0u64..2_000_000,
+            other in 0u64..100_000,
+            n in 1usize..200,
+            mt in any::<bool>(),
+        ) {
+            let w: Vec<WakeAccount> = (0..n)
+                .map(|_| wake(&[(Component::Entry, arming), (Component::Return, other)], None, true))
+                .collect();
+            let mut c = cell(&w);
+            c.mechanism = if mt { "tokio-sleep-mt" } else { "tokio-sleep" }.into();
+            let s = cell_sentence((&c).into()).unwrap();
+            prop_assert!(s.check().is_ok(), "{:?}", s.check());
+        }
+
         /// Every claim of every sentence holds for random cells.
         #[test]
         fn sentences_hold_for_random_cells(

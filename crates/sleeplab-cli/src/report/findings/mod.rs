@@ -9,11 +9,13 @@
 //!
 //! One file per topic: [`short_sleeps`] (the cheapest short sleep, poll's rounding),
 //! [`slack`], [`binding_gain`] (sleeplab's own sleep in other languages), [`load`] (the tail under load, loaded faster than idle), [`sweep`] (long
-//! sleeps, spinning's cost, early wake-ups, first calls), [`pace`], [`runtimes`].
+//! sleeps, spinning's cost, early wake-ups, first calls), [`newer_waits`] (io_uring and
+//! futex_waitv against clock_nanosleep), [`pace`], [`runtimes`].
 
 mod binding_gain;
 mod explain;
 mod load;
+mod newer_waits;
 mod pace;
 #[cfg(test)]
 mod props;
@@ -27,6 +29,7 @@ mod tests;
 pub use binding_gain::binding_gain;
 pub use explain::{CellAccount, cell_sentence as why_late_sentence, why_late, why_late_of};
 pub use load::{load_effect, loaded_faster};
+pub use newer_waits::newer_waits;
 pub use pace::pace_loop;
 pub use runtimes::runtime_floors;
 pub use short_sleeps::{cheapest_short_sleep, poll_rounding};
@@ -72,10 +75,11 @@ impl Finding {
 
 /// Every finding the results support, most useful first.
 pub fn findings(r: &Results<'_>) -> Vec<Finding> {
-    let all: [fn(&Results<'_>) -> Option<Finding>; 12] = [
+    let all: [fn(&Results<'_>) -> Option<Finding>; 13] = [
         cheapest_short_sleep,
         timer_slack,
         poll_rounding,
+        newer_waits,
         pace_loop,
         runtime_floors,
         binding_gain,

@@ -7,9 +7,12 @@ use crate::report::testdata::{cell, result, sweep};
 use crate::stats::Ci;
 use proptest::prelude::*;
 
-const MECHS: [&str; 10] = [
+const MECHS: [&str; 13] = [
     "nanosleep",
     "clock-nanosleep",
+    "futex-waitv",
+    "io-uring-timeout",
+    "io-uring-wait",
     "std-sleep",
     "select",
     "poll",

@@ -1,5 +1,5 @@
-//! Timed waits on synchronisation primitives nobody signals: a futex word and a
-//! `std::sync::Condvar`.
+//! Timed waits on synchronisation primitives nobody signals: a futex word (`FUTEX_WAIT`
+//! and `futex_waitv`) and a `std::sync::Condvar`.
 
 use super::{Family, Mechanism, OneShot, remaining};
 use crate::clock::{monotonic_ns, ns_to_timespec};
@@ -36,6 +36,40 @@ pub(super) const FUTEX: Mechanism = Mechanism::ns(
     Family::Sync,
     "FUTEX_WAIT with a timeout on a private word nobody wakes",
     || Ok(Box::new(FutexWord(Box::new(AtomicU32::new(0))))),
+);
+
+/// `futex_waitv` on one private word that stays 0, nobody wakes it.
+struct FutexWaitv(Box<AtomicU32>);
+
+impl OneShot for FutexWaitv {
+    /// `futex_waitv` with the absolute CLOCK_MONOTONIC deadline now + `ns` (its timeout
+    /// is always absolute); after `EINTR` it waits again to the same deadline.
+    fn wait(&mut self, ns: u64) {
+        let deadline = monotonic_ns().saturating_add(ns);
+        loop {
+            let r = sys::futex_waitv_until(&self.0, 0, deadline);
+            if r < 0 && sys::errno() == libc::ETIMEDOUT || remaining(deadline).is_none() {
+                return;
+            }
+        }
+    }
+}
+
+pub(super) const FUTEX_WAITV: Mechanism = Mechanism::ns(
+    "futex-waitv",
+    Family::Sync,
+    "futex_waitv(2) on one private word nobody wakes, absolute CLOCK_MONOTONIC timeout (Linux 5.16+)",
+    || {
+        let word = Box::new(AtomicU32::new(0));
+        // A word that differs from the expected value returns EAGAIN at once where the
+        // call exists, and ENOSYS where the kernel lacks it (Linux < 5.16).
+        if sys::futex_waitv_until(&word, 1, 0) < 0 && sys::errno() == libc::ENOSYS {
+            return Err(crate::wait::WaitError::unsupported(sys::OsError::last(
+                "futex_waitv",
+            )));
+        }
+        Ok(Box::new(FutexWaitv(word)))
+    },
 );
 
 /// A mutex and condition variable nobody notifies.

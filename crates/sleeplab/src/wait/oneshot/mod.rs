@@ -15,11 +15,14 @@
 //! Write a type implementing [`OneShot`] and its `const` row in the family file, and
 //! list the row in [`MECHANISMS`] below (listing order). Nothing else names it.
 
+mod async_io;
 mod futex;
 mod poll;
 mod sleep;
 mod spin;
 mod timerfd;
+mod tokio;
+mod uring;
 
 pub(crate) use spin::spin_until;
 
@@ -39,6 +42,10 @@ pub enum Family {
     Sync,
     /// No sleep at all: yielding or spinning.
     Busy,
+    /// An io_uring timeout: an `IORING_OP_TIMEOUT` request, or `io_uring_enter`'s own.
+    Uring,
+    /// An async runtime's timer (tokio, async-io), awaited on a runtime of its own.
+    Async,
 }
 
 impl fmt::Display for Family {
@@ -49,6 +56,8 @@ impl fmt::Display for Family {
             Family::Timerfd => "timerfd",
             Family::Sync => "sync",
             Family::Busy => "busy",
+            Family::Uring => "io_uring",
+            Family::Async => "async",
         })
     }
 }
@@ -58,6 +67,17 @@ pub trait OneShot: Send {
     /// Waits for `ns` nanoseconds (never less, except where the module documentation
     /// says so); a signal does not end the wait.
     fn wait(&mut self, ns: u64);
+
+    /// Waits for `ns` nanoseconds; the clock reads that bound the wait, ns. By default
+    /// read around [`wait`](Self::wait); an async mechanism reads them inside its
+    /// future, from the call that creates the future to the first line after its
+    /// `.await`, so entering and leaving the runtime is not part of the wait.
+    #[inline]
+    fn wait_timed(&mut self, ns: u64) -> (u64, u64) {
+        let t0 = crate::clock::monotonic_ns();
+        self.wait(ns);
+        (t0, crate::clock::monotonic_ns())
+    }
 }
 
 /// Creates a mechanism's per-thread state, or says why this machine cannot.
@@ -158,7 +178,16 @@ pub const MECHANISMS: &[Mechanism] = &[
     timerfd::REUSE,
     timerfd::INTERVAL,
     futex::FUTEX,
+    futex::FUTEX_WAITV,
     futex::CONDVAR,
+    uring::TIMEOUT,
+    uring::TIMEOUT_ABS,
+    uring::WAIT,
+    tokio::SLEEP,
+    tokio::SLEEP_UNTIL,
+    tokio::SLEEP_MT,
+    tokio::SLEEP_UNTIL_MT,
+    async_io::TIMER,
     spin::YIELD,
     spin::SPIN,
 ];
@@ -220,6 +249,14 @@ impl Waiter {
     pub fn wait(&mut self, ns: u64) {
         self.state.wait(ns);
     }
+
+    /// Waits for `ns` nanoseconds; the clock reads that bound the wait (see
+    /// [`OneShot::wait_timed`]): around the call, or for an async mechanism inside its
+    /// future.
+    #[inline]
+    pub fn wait_timed(&mut self, ns: u64) -> (u64, u64) {
+        self.state.wait_timed(ns)
+    }
 }
 
 /// Rounds `ns` up to a whole number of `unit`s, saturating.
@@ -280,6 +317,47 @@ mod tests {
                     w.wait(ns);
                     let dt = monotonic_ns() - t0;
                     assert!(dt >= ns, "{} waited {dt} ns for a {ns} ns request", m.name);
+                }
+            }
+        }
+    }
+
+    /// A timed wait's own reads lie between the reads around the call and are at least
+    /// the request apart (an async row reads them inside its future).
+    #[test]
+    fn timed_waits_lie_inside_the_call_and_are_never_early() {
+        for m in mechanisms() {
+            let Ok(mut w) = Waiter::of(m) else { continue };
+            for ns in [1u64, 20_000] {
+                if !m.accepts(ns) || m.name == "timerfd-interval" {
+                    continue;
+                }
+                let before = monotonic_ns();
+                let (t0, t1) = w.wait_timed(ns);
+                let after = monotonic_ns();
+                assert!(before <= t0 && t0 <= t1 && t1 <= after, "{}", m.name);
+                assert!(
+                    t1 - t0 >= ns,
+                    "{} waited {} ns for {ns} ns",
+                    m.name,
+                    t1 - t0
+                );
+            }
+        }
+    }
+
+    /// A row the build or the kernel lacks says why, naming the feature or the call.
+    #[test]
+    fn unavailable_rows_give_their_reason() {
+        for m in mechanisms() {
+            if let Support::Unsupported(reason) = m.support() {
+                assert!(!reason.is_empty(), "{}", m.name);
+                if m.family == Family::Async || m.family == Family::Uring {
+                    assert!(
+                        reason.contains("cargo feature") || reason.contains("io_uring"),
+                        "{}: {reason}",
+                        m.name
+                    );
                 }
             }
         }

@@ -51,6 +51,7 @@ mod posix_signal;
 mod posix_thread;
 mod precise_ticker;
 mod timerfd;
+mod tokio_interval;
 
 pub use grid::{Expiry, Grid, Wake, passed_deadlines, reconcile};
 
@@ -224,6 +225,9 @@ pub const MECHANISMS: &[PeriodicMechanism] = &[
     loops::NANOSLEEP,
     loops::BUSY_WAIT,
     precise_ticker::TICKER,
+    tokio_interval::BURST,
+    tokio_interval::DELAY,
+    tokio_interval::BURST_MT,
 ];
 
 assert_unique_names!(MECHANISMS);

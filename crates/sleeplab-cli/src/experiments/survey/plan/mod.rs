@@ -41,6 +41,21 @@ pub const QUICK_RUN_TIME: &str = "about 15 s";
 /// The sum of the quick level's stage estimates never exceeds this (30 s).
 pub const QUICK_BUDGET_MS: u64 = 30_000;
 
+/// One-shot rows the survey leaves to `sweep`, near-copies of rows it keeps: tokio's
+/// `sleep_until` and its multi-thread rows beside `tokio-sleep` (each waits a whole
+/// millisecond or more, so at 100 samples a cell they would add seconds and tell little
+/// more), and the absolute io_uring timeout beside the relative one.
+pub const NOT_SURVEYED: [&str; 4] = [
+    "tokio-sleep-until",
+    "tokio-sleep-mt",
+    "tokio-sleep-until-mt",
+    "io-uring-timeout-abs",
+];
+
+/// Periodic rows the survey leaves to `timers`: variants of `tokio-interval-burst`,
+/// which it keeps.
+pub const TIMERS_NOT_SURVEYED: [&str; 2] = ["tokio-interval-delay", "tokio-interval-burst-mt"];
+
 /// What the plan depends on: the machine.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlanEnv {
@@ -77,8 +92,22 @@ impl PlanEnv {
     }
 }
 
+impl PlanEnv {
+    /// The machine without the rows the survey leaves to `sweep` and `timers`
+    /// ([`NOT_SURVEYED`], [`TIMERS_NOT_SURVEYED`]).
+    fn surveyed(&self) -> Self {
+        let mut env = self.clone();
+        env.mechanisms
+            .retain(|m| !NOT_SURVEYED.contains(&m.0.as_str()));
+        env.timer_mechanisms
+            .retain(|m| !TIMERS_NOT_SURVEYED.contains(&m.as_str()));
+        env
+    }
+}
+
 /// The stages of a survey at `level` on the machine `env`, in running order.
 pub fn plan(level: Level, env: &PlanEnv) -> Vec<StagePlan> {
+    let env = &env.surveyed();
     let mut stages = vec![sweep_stage(level, env)];
     if let Some(s) = slack_stage(level, env) {
         stages.push(s);
@@ -199,7 +228,8 @@ fn runtimes_stage(level: Level, cpus: usize) -> StagePlan {
 }
 
 /// Seed 001: zero and minimal sleeps, 20 interleaved repetitions (the seed's minimum)
-/// of shorter batches than `short`'s default.
+/// of shorter batches than `short`'s default; not the async runtimes' timers (tokio's
+/// shortest sleep is a millisecond: the sweep has them).
 fn short_stage(level: Level, env: &PlanEnv) -> StagePlan {
     let (batch_time_ns, repetitions) = match level {
         Level::Quick => (1_500_000, 20),
@@ -211,7 +241,12 @@ fn short_stage(level: Level, env: &PlanEnv) -> StagePlan {
         "what a zero and a minimal sleep cost (seed 001)",
         env.cpus,
         ShortConfig {
-            mechanisms: env.mechanisms.iter().map(|m| m.0.clone()).collect(),
+            mechanisms: env
+                .mechanisms
+                .iter()
+                .filter(|m| m.2 != "async")
+                .map(|m| m.0.clone())
+                .collect(),
             timer_slacks_ns: vec![],
             batch: 3000,
             batch_time_ns,
@@ -334,6 +369,36 @@ mod tests {
             timer_mechanisms: (0..10).map(|i| format!("timer-{i}")).collect(),
             untraceable: None,
         }
+    }
+
+    /// The main sweep has the io_uring, futex_waitv and async rows that cost what the
+    /// others do; their near-copies are left to `sweep` and `timers`.
+    #[test]
+    fn the_survey_keeps_the_cheap_new_waits_and_leaves_their_copies() {
+        use crate::experiments::sweep::SweepConfig;
+        let mut e = every_mechanism(2);
+        e.timer_mechanisms = vec![
+            "ticker".into(),
+            "tokio-interval-burst".into(),
+            "tokio-interval-delay".into(),
+        ];
+        let p = plan(Level::Normal, &e);
+        let sweep = p[0].config::<SweepConfig>().unwrap();
+        for m in [
+            "futex-waitv",
+            "io-uring-timeout",
+            "io-uring-wait",
+            "tokio-sleep",
+            "async-io-timer",
+        ] {
+            assert!(sweep.mechanisms.iter().any(|x| x == m), "{m}");
+        }
+        for m in NOT_SURVEYED {
+            assert!(!sweep.mechanisms.iter().any(|x| x == m), "{m}");
+        }
+        let timers = p.iter().find(|s| s.name == "timers").unwrap();
+        let timers = timers.config::<TimersConfig>().unwrap();
+        assert_eq!(timers.mechanisms, ["ticker", "tokio-interval-burst"]);
     }
 
     #[test]

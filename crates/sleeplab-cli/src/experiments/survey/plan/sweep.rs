@@ -175,12 +175,18 @@ pub(super) fn slack_stage(level: Level, env: &PlanEnv) -> Option<StagePlan> {
     if env.timer_slack_ns <= 1 {
         return None;
     }
-    // Everything that sleeps in the kernel with a duration: not spin or yield, and not
-    // the interval timer (its calls wait for the next period, not for the request).
+    // Everything that sleeps in the kernel with a duration and takes the thread's slack:
+    // not spin or yield, not the interval timer (its calls wait for the next period, not
+    // for the request), not io_uring's or futex_waitv's hrtimers (armed without the
+    // slack), not the async runtimes (the sweep has them).
     let mechanisms: Vec<String> = env
         .mechanisms
         .iter()
-        .filter(|(name, takes, family)| *takes && family != "busy" && name != "timerfd-interval")
+        .filter(|(name, takes, family)| {
+            *takes
+                && !["busy", "io_uring", "async"].contains(&family.as_str())
+                && !["timerfd-interval", "futex-waitv"].contains(&name.as_str())
+        })
         .map(|m| m.0.clone())
         .collect();
     let (budget_ns, rounds, min_count) = match level {

@@ -486,3 +486,43 @@ fn pace_finding_quotes_one_resolved_statistic_and_the_frame_count() {
     }
     assert!(pace_loop(&Results::of(&r)).is_none());
 }
+
+#[test]
+fn newer_waits_are_faster_only_where_the_intervals_separate() {
+    let with_ci = |mut c: crate::experiments::sweep::SweepCell, lo: f64, hi: f64| {
+        c.summary.median_ci_ns = Some(crate::stats::Ci(Some(lo), Some(hi)));
+        c
+    };
+    let cells = vec![
+        with_ci(
+            cell("clock-nanosleep", 1_000, 0, 50_000, 69_000.0),
+            68_000.0,
+            70_000.0,
+        ),
+        with_ci(
+            cell("io-uring-timeout", 1_000, 0, 50_000, 21_000.0),
+            20_000.0,
+            22_000.0,
+        ),
+        with_ci(
+            cell("futex-waitv", 1_000, 0, 50_000, 68_500.0),
+            60_000.0,
+            75_000.0,
+        ),
+        cell("io-uring-wait", 1_000, 2, 50_000, 5_000.0), // loaded: not compared
+    ];
+    let r = result(ExperimentData::Sweep(sweep(cells)));
+    let f = checked(newer_waits(&Results::of(&r)));
+    assert_eq!(
+        f.text,
+        "io_uring and futex_waitv against clock_nanosleep: asked for 1 µs idle, they took a median of io-uring-timeout 21 µs and futex-waitv 68.5 µs against clock-nanosleep 69 µs: io-uring-timeout faster, futex-waitv indistinguishable in this run (by the 95 % intervals of the medians over the sweep's rounds); the kernel arms their timers without the thread's timer slack (50 µs here), clock_nanosleep's with it, so at 1 ns of slack the gap closes."
+    );
+    let r = result(ExperimentData::Sweep(sweep(vec![cell(
+        "clock-nanosleep",
+        1_000,
+        0,
+        50_000,
+        69_000.0,
+    )])));
+    assert!(newer_waits(&Results::of(&r)).is_none());
+}

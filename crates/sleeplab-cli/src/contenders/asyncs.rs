@@ -1,0 +1,296 @@
+//! The async contenders of `pace`: each awaits the frame's deadline on a runtime of its
+//! own, `block_on` on the measuring thread, and reads the clock on the first line
+//! after its `.await` (that reading is the frame's wake).
+//!
+//! CPU spent outside the measuring thread (a blocking-pool thread's spin, our timer
+//! thread, async-io's driver thread) is reported by
+//! [`WaitStrategy::helper_cpu_ns`], which `pace` adds to the measuring thread's own.
+
+use sleeplab::clock::{RealEnv, monotonic_ns};
+use sleeplab::lab::WaitStrategy;
+use sleeplab::precise::SleepReport;
+use sleeplab::precise::asleep::AsyncTimer;
+use sleeplab::wait::ThreadUsage;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::runtime::Runtime;
+
+/// Every async contender: name and one line on what it does.
+pub const CONTENDERS: &[(&str, &str)] = &[
+    (
+        "asleep",
+        "sleeplab::precise::asleep::sleep_until(deadline).await (tokio current-thread): one timer thread sleeps precisely to the earliest deadline",
+    ),
+    (
+        "tokio-sleep-until",
+        "tokio::time::sleep_until(deadline).await on a current-thread runtime (the 1 ms wheel)",
+    ),
+    (
+        "tokio-interval-burst",
+        "tokio::time::interval_at(first deadline, P), MissedTickBehavior::Burst, tick().await per frame",
+    ),
+    (
+        "tokio-interval-delay",
+        "tokio::time::interval_at(first deadline, P), MissedTickBehavior::Delay, tick().await per frame",
+    ),
+    (
+        "async-io-timer",
+        "async_io::Timer::at(deadline).await in async_io::block_on (smol's timer)",
+    ),
+    (
+        "tokio-timerfd",
+        "an absolute timerfd in tokio's reactor (AsyncFd), readable().await: the tokio-timerfd crate's way",
+    ),
+    (
+        "tokio-spin-sleep",
+        "spin_sleep::SpinSleeper::default().sleep_until(deadline) in tokio::task::spawn_blocking, awaited",
+    ),
+];
+
+/// The names of [`CONTENDERS`].
+pub fn names() -> Vec<&'static str> {
+    CONTENDERS.iter().map(|(n, _)| *n).collect()
+}
+
+/// The description of `name`, if it is an async contender.
+pub fn description(name: &str) -> Option<&'static str> {
+    CONTENDERS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d)
+}
+
+/// The same instant as `deadline_ns` (monotonic_ns's time line), never earlier: the
+/// offset is read clock first, `Instant` second.
+fn instant_at(deadline_ns: u64) -> Instant {
+    let now_ns = monotonic_ns();
+    Instant::now() + Duration::from_nanos(deadline_ns.saturating_sub(now_ns))
+}
+
+/// The thread ids a runtime's threads report when they start.
+#[derive(Clone, Default)]
+struct Tids(Arc<Mutex<Vec<libc::pid_t>>>);
+
+impl Tids {
+    fn cpu_ns(&self) -> u64 {
+        let tids = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        tids.iter()
+            .filter_map(|&t| ThreadUsage::of_thread(t))
+            .map(|u| u.cpu_ns)
+            .sum()
+    }
+}
+
+/// A current-thread runtime whose helper threads (the blocking pool) report their ids.
+fn runtime(tids: &Tids) -> Result<Runtime, String> {
+    let t = tids.clone();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .thread_keep_alive(Duration::from_secs(3600))
+        .on_thread_start(move || {
+            // SAFETY: gettid has no preconditions.
+            let tid = unsafe { libc::gettid() };
+            t.0.lock().unwrap_or_else(|e| e.into_inner()).push(tid);
+        })
+        .build()
+        .map_err(|e| format!("tokio runtime: {e}"))
+}
+
+/// How one contender awaits a deadline on its runtime; returns the clock read after it.
+enum Kind {
+    Asleep(AsyncTimer),
+    SleepUntil,
+    Interval {
+        burst: bool,
+        /// The interval, the deadline of its last tick and its period, once two frames
+        /// of one schedule gave the period.
+        run: Option<(tokio::time::Interval, u64, u64)>,
+        last: Option<u64>,
+    },
+    AsyncIo,
+    Timerfd,
+    SpinSleep,
+}
+
+/// An async contender.
+struct AsyncContender {
+    name: &'static str,
+    rt: Runtime,
+    tids: Tids,
+    kind: Kind,
+}
+
+/// Builds the async contender `name`.
+pub fn build(name: &str) -> Result<Box<dyn WaitStrategy<RealEnv> + Send>, String> {
+    let Some(&(name, _)) = CONTENDERS.iter().find(|(n, _)| *n == name) else {
+        return Err(format!("unknown async contender {name:?}"));
+    };
+    let kind = match name {
+        "asleep" => Kind::Asleep(AsyncTimer::new()),
+        "tokio-sleep-until" => Kind::SleepUntil,
+        "tokio-interval-burst" | "tokio-interval-delay" => Kind::Interval {
+            burst: name.ends_with("burst"),
+            run: None,
+            last: None,
+        },
+        "async-io-timer" => Kind::AsyncIo,
+        "tokio-timerfd" => Kind::Timerfd,
+        _ => Kind::SpinSleep,
+    };
+    let tids = Tids::default();
+    Ok(Box::new(AsyncContender {
+        name,
+        rt: runtime(&tids)?,
+        tids,
+        kind,
+    }))
+}
+
+impl AsyncContender {
+    /// Awaits `deadline` the contender's way; the clock read after the `.await`.
+    fn wake_at(&mut self, deadline: u64) -> u64 {
+        match &mut self.kind {
+            Kind::Asleep(timer) => self.rt.block_on(async {
+                timer.sleep_until_ns(deadline).await;
+                monotonic_ns()
+            }),
+            Kind::SleepUntil => self.rt.block_on(async {
+                tokio::time::sleep_until(instant_at(deadline).into()).await;
+                monotonic_ns()
+            }),
+            Kind::Interval { burst, run, last } => {
+                interval_tick(&self.rt, *burst, run, last, deadline)
+            }
+            Kind::AsyncIo => async_io::block_on(async {
+                async_io::Timer::at(instant_at(deadline)).await;
+                monotonic_ns()
+            }),
+            Kind::Timerfd => self.rt.block_on(async {
+                super::timerfd_future::sleep_until(deadline).await;
+                monotonic_ns()
+            }),
+            Kind::SpinSleep => self.rt.block_on(async {
+                let target = instant_at(deadline);
+                let _ = tokio::task::spawn_blocking(move || {
+                    spin_sleep::SpinSleeper::default().sleep_until(target)
+                })
+                .await;
+                monotonic_ns()
+            }),
+        }
+    }
+}
+
+/// One frame of an interval contender. A frame that continues the schedule of the one
+/// before (deadline = last + P) ticks the interval; the first frame of a schedule waits
+/// with `sleep_until`, and the second creates the interval at its deadline with the
+/// period the two gave.
+fn interval_tick(
+    rt: &Runtime,
+    burst: bool,
+    run: &mut Option<(tokio::time::Interval, u64, u64)>,
+    last: &mut Option<u64>,
+    deadline: u64,
+) -> u64 {
+    use tokio::time::MissedTickBehavior;
+    let continues = matches!(run, Some((_, prev, p)) if prev.saturating_add(*p) == deadline);
+    if !continues {
+        *run = None;
+        if let Some(prev) = last.filter(|&prev| prev < deadline) {
+            let _in_runtime = rt.enter();
+            let period = deadline - prev;
+            let mut iv =
+                tokio::time::interval_at(instant_at(deadline).into(), Duration::from_nanos(period));
+            iv.set_missed_tick_behavior(if burst {
+                MissedTickBehavior::Burst
+            } else {
+                MissedTickBehavior::Delay
+            });
+            *run = Some((iv, prev, period));
+        }
+    }
+    *last = Some(deadline);
+    match run {
+        Some((iv, prev, _)) => {
+            *prev = deadline;
+            rt.block_on(async {
+                iv.tick().await;
+                monotonic_ns()
+            })
+        }
+        None => rt.block_on(async {
+            tokio::time::sleep_until(instant_at(deadline).into()).await;
+            monotonic_ns()
+        }),
+    }
+}
+
+impl WaitStrategy<RealEnv> for AsyncContender {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn sleep_until(&mut self, _env: &mut RealEnv, deadline: u64) -> SleepReport {
+        let start = monotonic_ns();
+        let mut woke = if deadline > start {
+            self.wake_at(deadline)
+        } else {
+            start
+        };
+        // Never early, whatever a runtime's conversion of the deadline did.
+        while woke < deadline {
+            woke = monotonic_ns();
+        }
+        SleepReport::from_instants(start, deadline, woke, woke, None, 0)
+    }
+
+    fn helper_cpu_ns(&self) -> u64 {
+        let own = match &self.kind {
+            Kind::Asleep(timer) => timer.stats().cpu_ns,
+            Kind::AsyncIo => threads_named("async-io"),
+            _ => 0,
+        };
+        own + self.tids.cpu_ns()
+    }
+}
+
+/// CPU time so far of this process's threads whose name starts with `prefix`, ns.
+fn threads_named(prefix: &str) -> u64 {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    dir.filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let tid: libc::pid_t = e.file_name().to_str()?.parse().ok()?;
+            let comm = std::fs::read_to_string(e.path().join("comm")).ok()?;
+            comm.starts_with(prefix).then_some(tid)
+        })
+        .filter_map(ThreadUsage::of_thread)
+        .map(|u| u.cpu_ns)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every async contender waits to each deadline of a schedule (its interval
+    /// formed from the first two), never early, and says what its helpers spent.
+    #[test]
+    fn every_async_contender_is_never_early() {
+        let mut env = RealEnv;
+        for name in names() {
+            assert!(description(name).is_some());
+            let mut c = build(name).unwrap();
+            assert_eq!(c.name(), name);
+            let start = monotonic_ns();
+            for k in 1..=6u64 {
+                let deadline = start + k * 2_000_000;
+                let r = c.sleep_until(&mut env, deadline);
+                assert!(r.woke >= r.deadline, "{name} early at frame {k}");
+            }
+            // A deadline already passed returns at once.
+            let r = c.sleep_until(&mut env, 0);
+            assert_eq!(r.lateness_ns, r.woke);
+            let _ = c.helper_cpu_ns();
+        }
+        assert!(build("nope").is_err());
+    }
+}

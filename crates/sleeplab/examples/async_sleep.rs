@@ -1,0 +1,74 @@
+//! Three async tasks on a 2-worker tokio runtime pace themselves at 60 Hz, 250 Hz and
+//! 1 kHz with `sleeplab::precise::asleep::sleep_until`, next to one that uses
+//! `tokio::time::sleep_until` at 1 kHz; each prints how late its wakes were (the clock
+//! read on the first line after the `.await`, minus the deadline) and the timer thread
+//! says what it cost.
+//!
+//!     cargo run --release -p sleeplab --example async_sleep
+
+use sleeplab::clock::monotonic_ns;
+use sleeplab::precise::asleep;
+use std::time::{Duration, Instant};
+
+/// Wakes `frames` times on the grid `start + k·period`; the lateness of each wake, ns.
+async fn paced(period: Duration, frames: u32, tokio_timer: bool) -> Vec<u64> {
+    let start = Instant::now();
+    let mut late = Vec::with_capacity(frames as usize);
+    for k in 1..=frames {
+        let deadline = start + period * k;
+        if tokio_timer {
+            tokio::time::sleep_until(deadline.into()).await;
+        } else {
+            asleep::sleep_until(deadline).await;
+        }
+        late.push(
+            Instant::now()
+                .saturating_duration_since(deadline)
+                .as_nanos() as u64,
+        );
+    }
+    late
+}
+
+fn summary(name: &str, mut late: Vec<u64>) {
+    late.sort_unstable();
+    let at = |q: f64| late[((late.len() - 1) as f64 * q).round() as usize] as f64 / 1e3;
+    println!(
+        "{name:<28} {:>5} wakes  p50 {:>8.1} µs  p99 {:>8.1} µs  max {:>8.1} µs",
+        late.len(),
+        at(0.5),
+        at(0.99),
+        at(1.0)
+    );
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let cpu0 = asleep::global().stats().cpu_ns;
+    let t0 = monotonic_ns();
+    let tasks = [
+        ("asleep 60 Hz", Duration::from_nanos(16_666_667), 120, false),
+        ("asleep 250 Hz", Duration::from_millis(4), 500, false),
+        ("asleep 1 kHz", Duration::from_millis(1), 2000, false),
+        (
+            "tokio::time::sleep_until 1 kHz",
+            Duration::from_millis(1),
+            2000,
+            true,
+        ),
+    ]
+    .map(|(name, period, frames, tokio_timer)| {
+        (name, tokio::spawn(paced(period, frames, tokio_timer)))
+    });
+    for (name, task) in tasks {
+        summary(name, task.await.expect("task"));
+    }
+    let wall = monotonic_ns() - t0;
+    let stats = asleep::global().stats();
+    println!(
+        "timer thread: {} sleeps woken, mean {:.1} µs late as it saw them, CPU {:.2} % of a core",
+        stats.fired,
+        stats.mean_late_ns as f64 / 1e3,
+        100.0 * (stats.cpu_ns - cpu0) as f64 / wall as f64
+    );
+}

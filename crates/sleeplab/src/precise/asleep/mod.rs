@@ -1,0 +1,255 @@
+//! A precise sleep for async code: `sleep_until(deadline).await` wakes the task within
+//! microseconds of its deadline, on any executor, without blocking the executor's
+//! threads and without a spinning thread per sleeping task.
+//!
+//! One timer thread serves every sleep of an [`AsyncTimer`] (the process-wide one
+//! behind [`sleep_until`] and [`sleep`] starts on first use). It keeps the deadlines in
+//! a heap and makes **one** precise sleep, a [`PreciseSleeper`] to the earliest
+//! deadline (an absolute native sleep to `deadline − margin`, then a short spin), wakes
+//! every sleep that is due, and sleeps to the next. A sleep registered before the
+//! deadline the thread is sleeping to rings a bell (a futex) that cuts the native phase
+//! short, and the thread starts over with the new earliest. With no sleep pending it
+//! parks at no CPU.
+//!
+//! What it costs: a sleeping task costs a heap entry (`O(log n)` to add and to fire) and
+//! no CPU; the timer thread's spin is paid once per distinct deadline it sleeps to,
+//! whatever the number of tasks, and is bounded by its [`CpuBudget`] (by default 1 % of
+//! each wait: the thread serves every task, so its budget is a share of the time between
+//! the deadlines it sleeps to). Sleeps due together are woken together, after one sleep.
+//! Deadlines closer together than the margin are served by one spin that runs on from
+//! the first to the next.
+//!
+//! What it does not do: the last hop is the executor's. A woken task runs when its
+//! executor polls it; a worker parked in `epoll_wait` is woken by another thread, which
+//! on a virtual machine with an idle vCPU costs a host wakeup (tens of µs). And a sleep
+//! registered during the final spin with an earlier deadline than the spin's is woken
+//! at the end of that spin (late by at most the margin): the spin is never cut short.
+//!
+//! [`CpuBudget`]: crate::precise::CpuBudget
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//! use sleeplab::precise::asleep;
+//!
+//! # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+//! #     use std::task::{Context, Poll, Wake, Waker};
+//! #     struct Unpark(std::thread::Thread);
+//! #     impl Wake for Unpark { fn wake(self: std::sync::Arc<Self>) { self.0.unpark() } }
+//! #     let waker = Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+//! #     let mut f = std::pin::pin!(f);
+//! #     loop {
+//! #         if let Poll::Ready(v) = f.as_mut().poll(&mut Context::from_waker(&waker)) { return v }
+//! #         std::thread::park();
+//! #     }
+//! # }
+//! block_on(async {
+//!     let deadline = Instant::now() + Duration::from_millis(2);
+//!     asleep::sleep_until(deadline).await; // on tokio, smol, any executor
+//!     assert!(Instant::now() >= deadline); // never early
+//! });
+//! ```
+
+mod queue;
+#[cfg(test)]
+mod tests;
+mod timer_loop;
+
+use crate::clock::{duration_ns, instant_to_ns, monotonic_ns};
+use crate::precise::{PreciseSleeper, PreciseSleeperBuilder};
+use queue::{Shared, Slot};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use timer_loop::{BellEnv, Core, ring};
+
+/// A timer thread that wakes async sleeps precisely; cheap to clone (every clone and
+/// every [`Sleep`] it made share the thread, which ends when the last of them is gone).
+#[derive(Debug, Clone)]
+pub struct AsyncTimer {
+    handle: Arc<Handle>,
+}
+
+/// The timer's counts so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TimerStats {
+    /// Sleeps woken.
+    pub fired: u64,
+    /// Their mean lateness as the timer thread saw it (its clock read after waking −
+    /// their deadline), ns: the executor's own delay to poll the task comes on top.
+    pub mean_late_ns: u64,
+    /// The largest such lateness, ns.
+    pub max_late_ns: u64,
+    /// Sleeps registered and not yet fired.
+    pub pending: usize,
+    /// CPU time of the timer thread so far (its native sleeps, spins and wakes), ns.
+    pub cpu_ns: u64,
+}
+
+/// Stops the thread when the last user is gone.
+#[derive(Debug)]
+struct Handle {
+    shared: Arc<Shared>,
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        self.shared.shutdown.store(true, Ordering::Release);
+        ring(&self.shared);
+    }
+}
+
+impl AsyncTimer {
+    /// The default budget of the timer thread's spin: a share of each wait, percent.
+    pub const DEFAULT_CPU_BUDGET_PERCENT: f64 = 1.0;
+
+    /// A timer thread whose sleeper has the default options, except a CPU budget of
+    /// [`DEFAULT_CPU_BUDGET_PERCENT`](Self::DEFAULT_CPU_BUDGET_PERCENT).
+    pub fn new() -> Self {
+        Self::with_sleeper(
+            PreciseSleeper::builder().cpu_budget_percent(Self::DEFAULT_CPU_BUDGET_PERCENT),
+        )
+    }
+
+    /// A timer thread whose sleeper is built by `builder` (on that thread, so its timer
+    /// slack and scheduler slice are set there).
+    pub fn with_sleeper(builder: PreciseSleeperBuilder) -> Self {
+        let shared = Arc::new(Shared::default());
+        let thread_shared = Arc::clone(&shared);
+        std::thread::Builder::new()
+            .name("sleeplab-timer".into())
+            .spawn(move || {
+                thread_shared
+                    .tid
+                    .store(crate::sys::gettid(), Ordering::Release);
+                let env = BellEnv::new(Arc::clone(&thread_shared));
+                Core::new(builder.build_with_env(env), thread_shared).run();
+            })
+            .expect("spawning the timer thread");
+        Self {
+            handle: Arc::new(Handle { shared }),
+        }
+    }
+
+    /// A sleep that ends at `deadline` (at once if it has passed).
+    pub fn sleep_until(&self, deadline: Instant) -> Sleep {
+        self.sleep_until_ns(instant_to_ns(deadline))
+    }
+
+    /// A sleep that ends `duration` from now.
+    pub fn sleep(&self, duration: Duration) -> Sleep {
+        self.sleep_until_ns(monotonic_ns().saturating_add(duration_ns(duration)))
+    }
+
+    /// A sleep that ends at `deadline_ns` on [`monotonic_ns`]'s time line.
+    pub fn sleep_until_ns(&self, deadline_ns: u64) -> Sleep {
+        Sleep {
+            deadline_ns,
+            slot: None,
+            timer: self.clone(),
+        }
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> TimerStats {
+        let s = &self.handle.shared;
+        let fired = s.fired.load(Ordering::Relaxed);
+        TimerStats {
+            fired,
+            mean_late_ns: s.late_sum_ns.load(Ordering::Relaxed) / fired.max(1),
+            max_late_ns: s.late_max_ns.load(Ordering::Relaxed),
+            pending: s.pending(),
+            cpu_ns: match s.tid.load(Ordering::Acquire) {
+                0 => 0,
+                tid => crate::wait::ThreadUsage::of_thread(tid).map_or(0, |u| u.cpu_ns),
+            },
+        }
+    }
+}
+
+impl Default for AsyncTimer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The process-wide timer behind [`sleep_until`] and [`sleep`], started on first use.
+pub fn global() -> &'static AsyncTimer {
+    static GLOBAL: OnceLock<AsyncTimer> = OnceLock::new();
+    GLOBAL.get_or_init(AsyncTimer::new)
+}
+
+/// A precise sleep to `deadline` on the process-wide timer ([`global`]).
+pub fn sleep_until(deadline: Instant) -> Sleep {
+    global().sleep_until(deadline)
+}
+
+/// A precise sleep to `deadline_ns` ([`monotonic_ns`]'s time line) on the process-wide
+/// timer ([`global`]).
+pub fn sleep_until_ns(deadline_ns: u64) -> Sleep {
+    global().sleep_until_ns(deadline_ns)
+}
+
+/// A precise sleep of `duration` from now on the process-wide timer ([`global`]).
+pub fn sleep(duration: Duration) -> Sleep {
+    global().sleep(duration)
+}
+
+/// A sleep to a deadline: a future that is ready once the deadline has passed, never
+/// before. Registered with its timer when first polled; dropping it cancels it.
+#[derive(Debug)]
+#[must_use = "a sleep does nothing unless awaited"]
+pub struct Sleep {
+    deadline_ns: u64,
+    slot: Option<Arc<Slot>>,
+    timer: AsyncTimer,
+}
+
+impl Sleep {
+    /// The deadline on [`monotonic_ns`]'s time line, ns.
+    pub fn deadline_ns(&self) -> u64 {
+        self.deadline_ns
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if let Some(slot) = &self.slot {
+            return match slot.ready_or_keep(cx.waker()) {
+                true => Poll::Ready(()),
+                false => Poll::Pending,
+            };
+        }
+        if monotonic_ns() >= self.deadline_ns {
+            return Poll::Ready(());
+        }
+        let slot = Arc::new(Slot::default());
+        // Keeps the waker before the timer can see the slot: a fire finds it.
+        slot.ready_or_keep(cx.waker());
+        let shared = &self.timer.handle.shared;
+        if shared.register(self.deadline_ns, Arc::clone(&slot)) {
+            ring(shared);
+        }
+        self.slot = Some(slot);
+        Poll::Pending
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot.as_ref().filter(|s| !s.is_fired()) {
+            slot.cancel();
+            self.timer.handle.shared.note_cancelled();
+        }
+    }
+}
+
+#[cfg(feature = "tokio")]
+/// `sleep_until` with tokio's `Instant` (the cargo feature `tokio`).
+pub fn sleep_until_tokio(deadline: tokio::time::Instant) -> Sleep {
+    sleep_until(deadline.into_std())
+}

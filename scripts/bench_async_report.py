@@ -1,0 +1,313 @@
+#!/usr/bin/env python3
+"""Writes the async benchmark's section of docs/BENCHMARKS.md from scripts/bench-async.sh's
+outputs (per run: pace60-R.json, pace1k-R.json, tasks-R.jsonl, sweep-R.json).
+
+Usage: bench_async_report.py DIR RUNS "COMMANDS" "LOAD_BEFORE" "LOAD_AFTER" BENCHMARKS.md
+       bench_async_report.py --self-test
+
+Every verdict is over blocks: the two sides' blocks are paired (pace: the same block of
+the interleaved run; the task benchmark: the same block of the runs of each task count,
+made one after the other; the sweep: the same round), each pair gives a ratio, and the
+target is met only where the 95 % interval of the ratios' median (order statistics:
+scripts/quantiles.py) lies on its side of the bound, missed where it lies on the other,
+else undecided ("indistinguishable in this run"). Each target is judged per run, then
+counted over the runs (bench_doc.target_summary: out of reach only when missed in all of
+at least 3 runs).
+"""
+import json
+import os
+import sys
+
+import bench_doc
+from bench_doc import markers, write_section
+from quantiles import INDISTINGUISHABLE, ci, fmt_ci, quantile
+
+BEGIN, END = markers("async")
+OURS = "asleep"
+TOKIO = "tokio-sleep-until"
+P99_SHARE_OF_TOKIO = 0.1   # ours' p99 ≤ 1/10 of tokio sleep_until's
+CPU_IDLE_PCT = 2.0         # ... at ≤ 2 % of a core
+MANY_P99_FACTOR = 2.0      # 10 000 tasks' p99 within 2× of one task's
+MANY_CPU_PCT = 3.0         # ... at ≤ 3 % of a core
+BASELINE = "clock-nanosleep"
+CHALLENGERS = ["futex-waitv", "io-uring-timeout", "io-uring-timeout-abs", "io-uring-wait"]
+
+
+def us(ns):
+    if ns is None:
+        return "–"
+    return f"{ns / 1e3:.2f} µs" if ns < 1e6 else f"{ns / 1e6:.3f} ms"
+
+
+def median_ci(values):
+    """The median of `values` and its 95 % interval (or None)."""
+    return quantile(values, 0.5), ci(values, 0.5)
+
+
+def ratio_outcome(ratios, bound):
+    """"met" when the interval of the ratios' median lies at or below `bound`, "missed"
+    when it lies above, else undecided; None without ratios or without an interval."""
+    if not ratios:
+        return None
+    c = ci(ratios, 0.5)
+    if c is None:
+        return None
+    if c[1] is not None and c[1] <= bound:
+        return "met"
+    if c[0] is not None and c[0] > bound:
+        return "missed"
+    return INDISTINGUISHABLE
+
+
+def ratio_detail(ratios, what):
+    m, c = median_ci(ratios)
+    if m is None:
+        return f"no {what}"
+    return f"median {what} {m:.3g} {fmt_ci(c, lambda x: f'{x:.3g}')} over {len(ratios)} blocks"
+
+
+def pace_blocks(result, block):
+    """Per block of a pace result (samples in recording order), its p99 (None where the
+    block is too short)."""
+    s = result.get("samples_ns") or []
+    return [quantile(s[i:i + block], 0.99) for i in range(0, len(s), block)]
+
+
+def paired(a, b):
+    """Ratios a_i / b_i over the blocks both have, b_i > 0."""
+    return [x / y for x, y in zip(a, b) if x is not None and y]
+
+
+def pace_targets(data):
+    """The 60 Hz or 1 kHz targets of one pace run: (label, outcome, detail)."""
+    res = {x["strategy"]: x for x in data["results"] if x.get("load", 0) == 0}
+    cfg = data["config"]
+    hz = "60 Hz" if cfg["rate_hz"] < 100 else f"{cfg['rate_hz']:.0f} Hz"
+    ours, tokio = res.get(OURS), res.get(TOKIO)
+    if not ours or not tokio:
+        return []
+    ratios = paired(pace_blocks(ours, cfg["block"]), pace_blocks(tokio, cfg["block"]))
+    cpu = ours["cpu_percent"]
+    return [
+        (f"{hz}: asleep p99 ≤ 1/10 of tokio sleep_until's", ratio_outcome(ratios, P99_SHARE_OF_TOKIO),
+         ratio_detail(ratios, "p99 ratio asleep/tokio")),
+        (f"{hz}: asleep CPU ≤ 2 % of a core", "met" if cpu <= CPU_IDLE_PCT else "missed", f"{cpu:.2f} %"),
+    ]
+
+
+def pace_table(data):
+    cfg = data["config"]
+    rows = ["| contender | p50 | p99 [95 % interval] | max | missed | CPU % |", "|---|---:|---:|---:|---:|---:|"]
+    for x in data["results"]:
+        e = x["error"]
+        c = e.get("p99_ci_ns")
+        rows.append(f"| {x['strategy']} | {us(e['median_ns'])} | {us(e.get('p99_ns'))} "
+                    f"{fmt_ci(tuple(c) if c else None, us)} | {us(e['max_ns'])} | {x['missed_frames']} | "
+                    f"{x['cpu_percent']:.2f} |")
+    return [f"At {cfg['rate_hz']:g} Hz, {cfg['frames']} frames per contender in blocks of {cfg['block']} "
+            "(first run):", "", *rows, ""]
+
+
+def task_lines(lines):
+    """contender → tasks → result (skipped ones keep their reason)."""
+    out = {}
+    for x in lines:
+        out.setdefault(x["contender"], {})[x["tasks"]] = x
+    return out
+
+
+def task_targets(tasks):
+    ours = tasks.get(OURS, {})
+    counts = sorted(ours)
+    if len(counts) < 2 or 1 not in ours:
+        return []
+    many = counts[-1]
+    one_p99 = [b["p99_ns"] for b in ours[1]["blocks"]]
+    many_p99 = [b["p99_ns"] for b in ours[many]["blocks"]]
+    ratios = paired(many_p99, one_p99)
+    cpus = [b["cpu_percent"] for b in ours[many]["blocks"]]
+    m, c = median_ci(cpus)
+    cpu_outcome = ratio_outcome(cpus, MANY_CPU_PCT)
+    return [
+        (f"{many} tasks: asleep p99 within 2× of one task's", ratio_outcome(ratios, MANY_P99_FACTOR),
+         ratio_detail(ratios, f"p99 ratio {many} tasks/1 task")),
+        (f"{many} tasks: asleep CPU ≤ 3 % of a core", cpu_outcome,
+         "no blocks" if m is None else f"median {m:.2f} % {fmt_ci(c, lambda x: f'{x:.2f} %')} over {len(cpus)} blocks"),
+    ]
+
+
+def task_table(tasks):
+    counts = sorted({n for by in tasks.values() for n in by})
+    head = "| contender | " + " | ".join(f"{n} task{'s' if n != 1 else ''}: p50 / p99 / CPU %"
+                                        for n in counts) + " |"
+    rows = [head, "|---|" + "---:|" * len(counts)]
+    for name, by in tasks.items():
+        cells = []
+        for n in counts:
+            x = by.get(n)
+            if x is None:
+                cells.append("–")
+            elif "skipped" in x:
+                cells.append(f"skipped: {x['skipped']}")
+            else:
+                cells.append(f"{us(x['p50_ns'])} / {us(x['p99_ns'])} / {x['cpu_percent']:.2f}")
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return ["N tasks with staggered deadlines, one every millisecond for all of them together "
+            "(first run; p99 over the whole run, CPU of the whole process):", "", *rows, ""]
+
+
+def sweep_rounds(cell):
+    """The median of each round of a sweep cell (samples in recording order)."""
+    s, out, i = cell.get("samples_ns") or [], [], 0
+    for n in cell.get("round_counts") or []:
+        out.append(quantile(s[i:i + n], 0.5))
+        i += n
+    return out
+
+
+def sweep_findings(data):
+    """Per challenger, timer slack and duration: whether its median beats clock_nanosleep's
+    at the same slack, over rounds (the ratio of the rounds' medians; faster only where the
+    interval lies below 1)."""
+    cells = {(c["mechanism"], c.get("timer_slack_ns", 0), c["requested_ns"]): c
+             for c in data["cells"] if c.get("load", 0) == 0}
+    out = []
+    for (mech, slack, d), cell in cells.items():
+        base = cells.get((BASELINE, slack, d))
+        if mech not in CHALLENGERS or base is None:
+            continue
+        ratios = paired(sweep_rounds(cell), sweep_rounds(base))
+        m, c = median_ci(ratios)
+        if c is not None and c[1] is not None and c[1] < 1:
+            verdict = "beats clock_nanosleep"
+        elif c is not None and c[0] is not None and c[0] > 1:
+            verdict = "is slower than clock_nanosleep"
+        else:
+            verdict = f"ties clock_nanosleep ({INDISTINGUISHABLE})"
+        detail = "no rounds" if m is None else f"median ratio {m:.3g} {fmt_ci(c, lambda x: f'{x:.3g}')}"
+        out.append((mech, slack, d, verdict, detail))
+    return out
+
+
+def sweep_table(data):
+    durations = sorted({c["requested_ns"] for c in data["cells"]})
+    rows = ["| mechanism | timer slack | " + " | ".join(f"{us(d)}: median [95 %]" for d in durations) + " |",
+            "|---|---:|" + "---:|" * len(durations)]
+    by = {}
+    for c in data["cells"]:
+        if c.get("load", 0) == 0:
+            by.setdefault((c["mechanism"], c.get("timer_slack_ns", 0)), {})[c["requested_ns"]] = c["summary"]
+    for (mech, slack), cells in sorted(by.items(), key=lambda kv: (-kv[0][1], 0)):
+        row = []
+        for d in durations:
+            s = cells.get(d)
+            mc = s and s.get("median_ci_ns")
+            row.append("–" if s is None else f"{us(s['median_ns'])} {fmt_ci(tuple(mc) if mc else None, us)}")
+        rows.append(f"| {mech} | {us(slack)} | " + " | ".join(row) + " |")
+    return rows
+
+
+def load(dirname, runs):
+    out = []
+    for r in range(1, runs + 1):
+        def j(name):
+            return json.load(open(os.path.join(dirname, name)))
+        with open(os.path.join(dirname, f"tasks-{r}.jsonl")) as f:
+            tasks = task_lines(json.loads(line) for line in f if line.strip())
+        out.append({"pace60": j(f"pace60-{r}.json"), "pace1k": j(f"pace1k-{r}.json"),
+                    "tasks": tasks, "sweep": j(f"sweep-{r}.json")})
+    return out
+
+
+def targets(run):
+    return (pace_targets(run["pace60"]["data"]) + pace_targets(run["pace1k"]["data"])
+            + task_targets(run["tasks"]))
+
+
+def section(runs, commands, load_before, load_after):
+    first = runs[0]
+    fp = first["pace60"]["fingerprint"]
+    outcomes = {}
+    for run in runs:
+        for label, outcome, _ in targets(run):
+            outcomes.setdefault(label, []).append(outcome)
+    sweep_lines = [f"- {m} at {us(d)}, timer slack {us(slack)}, {v}: {detail}"
+                   for m, slack, d, v, detail in sweep_findings(first["sweep"]["data"])]
+    return "\n".join([
+        BEGIN,
+        "## Waiting from async code, io_uring and futex_waitv (`scripts/bench-async.sh`)",
+        "",
+        "```sh",
+        "scripts/bench-async.sh   # runs, each of its runs:",
+        commands,
+        "```",
+        "",
+        f"Run {first['pace60']['started_at']} on {fp['cpu_model']} × {fp['cpu_count']}, kernel "
+        f"{fp['kernel_release']}, clocksource {fp.get('clocksource')}, virtualization {fp.get('virtualization')}. "
+        f"Load average before/after: {load_before} / {load_after}; {len(runs)} runs. Each async wake is timed "
+        "from the call that creates the future to the first line after its `.await`. Verdicts are over "
+        "blocks: paired blocks give ratios, and a target is met or missed only where the 95 % interval of "
+        f"their median decides it, else undecided ({INDISTINGUISHABLE}).",
+        "",
+        *pace_table(first["pace60"]["data"]),
+        *pace_table(first["pace1k"]["data"]),
+        *task_table(first["tasks"]),
+        f"`sleeplab sweep`, idle (first run; each median with its 95 % interval):",
+        "",
+        *sweep_table(first["sweep"]["data"]),
+        "",
+        "Against clock_nanosleep at the same timer slack (first run; the ratio of the rounds' medians, "
+        "faster only where its interval lies below 1). The kernel arms io_uring's timeouts and "
+        "futex_waitv's without the thread's timer slack (clock_nanosleep's takes it): at the default "
+        "50 µs slack that alone can make them faster, at 1 ns it cannot.",
+        "",
+        *sweep_lines,
+        "",
+        "Targets, first run:",
+        "",
+        *[bench_doc.verdict_line(label, o, d, INDISTINGUISHABLE) for label, o, d in targets(first)],
+        "",
+        f"Across {len(runs)} runs:",
+        "",
+        *[bench_doc.target_summary(label, o, INDISTINGUISHABLE) for label, o in outcomes.items()],
+        END,
+    ])
+
+
+def self_test():
+    # Paired blocks: ours 10× better in every block → met; ties → undecided.
+    assert ratio_outcome([0.05] * 10, 0.1) == "met"
+    assert ratio_outcome([0.5] * 10, 0.1) == "missed"
+    assert ratio_outcome([0.05, 0.2] * 5, 0.1) == INDISTINGUISHABLE
+    assert ratio_outcome([0.05], 0.1) is None  # one block: no interval
+    assert paired([1, None, 3], [2, 4, 0]) == [0.5]
+    res = {"strategy": OURS, "load": 0, "cpu_percent": 1.0, "samples_ns": [10] * 1000}
+    tok = {"strategy": TOKIO, "load": 0, "cpu_percent": 3.0, "samples_ns": [1000] * 1000}
+    t = pace_targets({"results": [res, tok], "config": {"rate_hz": 1000.0, "block": 100}})
+    assert [(label, o) for label, o, _ in t] == [
+        ("1000 Hz: asleep p99 ≤ 1/10 of tokio sleep_until's", "met"),
+        ("1000 Hz: asleep CPU ≤ 2 % of a core", "met")], t
+    blocks = lambda p99, cpu: [{"p99_ns": p99, "cpu_percent": cpu} for _ in range(10)]
+    tasks = {OURS: {1: {"blocks": blocks(100, 1.0)}, 10000: {"blocks": blocks(150, 2.0)}}}
+    t = task_targets(tasks)
+    assert [o for _, o, _ in t] == ["met", "met"], t
+    cell = lambda m, med: {"mechanism": m, "requested_ns": 1000, "load": 0,
+                           "samples_ns": [med] * 80, "round_counts": [10] * 8}
+    f = sweep_findings({"cells": [cell(BASELINE, 100), cell("futex-waitv", 50), cell("io-uring-wait", 100)]})
+    assert [(m, v) for m, _, _, v, _ in f] == [("futex-waitv", "beats clock_nanosleep"),
+                                            ("io-uring-wait", f"ties clock_nanosleep ({INDISTINGUISHABLE})")], f
+    print("self-test ok")
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
+        return
+    dirname, runs, commands, load_before, load_after, doc = sys.argv[1:7]
+    s = section(load(dirname, int(runs)), commands, load_before, load_after)
+    write_section(doc, "async", s)
+    print(s)
+
+
+if __name__ == "__main__":
+    main()
