@@ -28,10 +28,10 @@ pub use run::{RuntimesOutcome, Target, run};
 pub use saved::saved_runtimes;
 pub use settings::{in_force_notes, in_force_summary};
 
+use crate::claim::Est;
 use crate::probe::observe::InForce;
 use crate::probe::protocol::{Kind, MethodInfo};
 use crate::probe::runtime::RuntimeId;
-use crate::report::claim::Est;
 use crate::stats::{Ci, Stat, Summary, UnitIntervals};
 use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
