@@ -26,7 +26,7 @@ pub use experiment::list;
 pub use render::{early_returns, render, render_listing};
 pub use run::{RuntimesOutcome, Target, run};
 pub use saved::saved_runtimes;
-pub use settings::{in_force_notes, in_force_summary};
+pub use settings::{ProbeSettingError, in_force_notes, in_force_summary};
 
 use crate::claim::Est;
 use crate::probe::observe::InForce;
