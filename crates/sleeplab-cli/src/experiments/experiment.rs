@@ -5,6 +5,7 @@
 use super::Context;
 use crate::settings::RunSettings;
 use crate::stats::{Ci, Recorder, Summary, UnitIntervals};
+use crate::trace::why::TracedCells;
 
 /// What one run of an experiment produced.
 #[derive(Debug, Clone)]
@@ -92,6 +93,14 @@ pub trait ResultData {
     /// default: most experiments keep summaries, or rows of their own (batches, ticks).
     fn samples(&self) -> Box<dyn Iterator<Item = Sample<'_>> + '_> {
         Box::new(std::iter::empty())
+    }
+
+    /// The cells whose kernel account the run traced, each with its account, the way
+    /// [`points`](Self::points) gives its measurements: what the report's explain
+    /// section, the `why-late` findings and the sentences read. `None` by default: a
+    /// run not traced, or an experiment that does not trace into cells.
+    fn traced(&self) -> Option<TracedCells<'_>> {
+        None
     }
 }
 

@@ -4,22 +4,39 @@
 //! explain section all say the same sentence.
 
 use super::analysis::explanation::Composition;
-use super::{Component, Explanation};
+use super::{Component, Explanation, Tracing};
 use crate::claim::{
     BLOCKED_CSW, BY_POINT_VALUE, Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence, and_list, small_n,
 };
 use crate::output::units::ns;
 use crate::stats::Stat;
+use std::borrow::Cow;
 
 /// How many components a sentence names at most.
 const NAMED: usize = 3;
 
-/// One cell's account as the sentences read it: a cell of `explain`, or of a sweep run
-/// with `--trace`.
-#[derive(Debug, Clone, Copy)]
+/// A result's traced cells, the one face every reader of a kernel account takes them
+/// through (`ResultData::traced`): the report's explain section, the `why-late`
+/// findings and explain's terminal sentences.
+#[derive(Debug, Clone)]
+pub struct TracedCells<'a> {
+    /// What the cells measured, as a title says it ("waits", "the sweep's waits").
+    pub subject: &'static str,
+    /// Whether the run traced because it was asked to (an experiment that traces on
+    /// request), rather than always (`explain`).
+    pub on_request: bool,
+    /// The run's tracing status.
+    pub tracing: &'a Tracing,
+    /// Each traced cell's account, in the result's order.
+    pub cells: Vec<CellAccount<'a>>,
+}
+
+/// One cell's account as the sentences read it: a cell of `explain`, or of a sweep,
+/// timers or runtimes run traced.
+#[derive(Debug, Clone)]
 pub struct CellAccount<'a> {
-    /// Mechanism or strategy.
-    pub mechanism: &'a str,
+    /// Mechanism or strategy (a probe's cells: "runtime method").
+    pub mechanism: Cow<'a, str>,
     /// Requested duration, ns.
     pub requested_ns: u64,
     /// Competing busy threads.
@@ -37,7 +54,7 @@ pub fn why_late(cells: &[CellAccount<'_>]) -> Vec<Sentence> {
     cells
         .iter()
         .filter(|c| Some(c.load) == lowest || c.explanation.tail.is_some())
-        .filter_map(|c| cell_sentence(*c))
+        .filter_map(cell_sentence)
         .collect()
 }
 
@@ -45,7 +62,7 @@ pub fn why_late(cells: &[CellAccount<'_>]) -> Vec<Sentence> {
 /// components (the means over the wakes between p40 and p60 of lateness, which add up
 /// to their mean lateness), then the tail's biggest component and who held the CPU.
 /// `None` for a cell without wakes.
-pub fn cell_sentence(c: CellAccount<'_>) -> Option<Sentence> {
+pub fn cell_sentence(c: &CellAccount<'_>) -> Option<Sentence> {
     let x = &c.explanation;
     let typical = x.typical.as_ref()?;
     let mut s = Sentence::default();
@@ -60,7 +77,7 @@ pub fn cell_sentence(c: CellAccount<'_>) -> Option<Sentence> {
     blocking(&mut s, c, x);
     s.push("; the wakes between its p40 and p60");
     composition(&mut s, typical, "spent on average");
-    runtime_clause(&mut s, c.mechanism, typical);
+    runtime_clause(&mut s, &c.mechanism, typical);
     if let Some(tail) = &x.tail {
         let p99 = s.quote(&x.lateness, Stat::P99, ns)?;
         s.push(&format!(
@@ -171,7 +188,7 @@ fn runtime_clause(s: &mut Sentence, mechanism: &str, typical: &Composition) {
 }
 
 /// States a cell whose waits mostly never blocked as such, and records the claim.
-fn blocking(s: &mut Sentence, c: CellAccount<'_>, x: &Explanation) {
+fn blocking(s: &mut Sentence, c: &CellAccount<'_>, x: &Explanation) {
     let blocked = if x.wakes == 0 {
         0.0
     } else {
@@ -207,7 +224,7 @@ mod tests {
     impl Cell {
         fn account(&self) -> CellAccount<'_> {
             CellAccount {
-                mechanism: &self.mechanism,
+                mechanism: Cow::Borrowed(&self.mechanism),
                 requested_ns: 1_000_000,
                 load: 0,
                 timer_slack_ns: 50_000,
@@ -250,7 +267,7 @@ mod tests {
                 true,
             ));
         }
-        let s = cell_sentence(cell(&w).account()).unwrap();
+        let s = cell_sentence(&cell(&w).account()).unwrap();
         assert_eq!(
             s.text,
             "nanosleep 1 ms (load 0): 78 µs late at the median; the wakes between its p40 and p60 (n = 42) \
@@ -273,7 +290,7 @@ mod tests {
                 )
             })
             .collect();
-        let s = cell_sentence(cell(&w).account()).unwrap();
+        let s = cell_sentence(&cell(&w).account()).unwrap();
         assert!(
             s.text
                 .contains("spent on average 7 µs unexplained and 5 µs in the timer slack"),
@@ -290,7 +307,7 @@ mod tests {
             .collect();
         let mut c = cell(&w);
         c.mechanism = "spin".into();
-        let s = cell_sentence(c.account()).unwrap();
+        let s = cell_sentence(&c.account()).unwrap();
         assert!(s.text.contains(NEVER_BLOCKED), "{}", s.text);
         assert!(s.text.contains("n = 10"));
         s.check().unwrap();
@@ -309,7 +326,7 @@ mod tests {
             .collect();
         let mut c = cell(&w);
         c.mechanism = "tokio-sleep".into();
-        let s = cell_sentence(c.account()).unwrap();
+        let s = cell_sentence(&c.account()).unwrap();
         assert!(
             s.text
                 .contains("; 900 µs of it is tokio's own, the timer arming: its wheel rounds"),
@@ -318,7 +335,7 @@ mod tests {
         );
         s.check().unwrap();
         c.mechanism = "tokio-sleep-mt".into();
-        let s = cell_sentence(c.account()).unwrap();
+        let s = cell_sentence(&c.account()).unwrap();
         assert!(
             s.text.contains("a tokio worker fired its timer"),
             "{}",
@@ -341,7 +358,7 @@ mod tests {
                 .collect();
             let mut c = cell(&w);
             c.mechanism = if mt { "tokio-sleep-mt" } else { "tokio-sleep" }.into();
-            let s = cell_sentence(c.account()).unwrap();
+            let s = cell_sentence(&c.account()).unwrap();
             prop_assert!(s.check().is_ok(), "{:?}", s.check());
         }
 
@@ -361,7 +378,7 @@ mod tests {
                     wake(&parts, h.as_deref(), *blocked)
                 })
                 .collect();
-            let s = cell_sentence(cell(&accounts).account()).unwrap();
+            let s = cell_sentence(&cell(&accounts).account()).unwrap();
             prop_assert!(s.check().is_ok(), "{:?}", s.check());
         }
     }

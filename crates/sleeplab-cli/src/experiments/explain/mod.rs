@@ -18,7 +18,7 @@ pub use run::{WARMUP, run};
 
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
 use crate::stats::UnitIntervals;
-use crate::trace::why::CellAccount;
+use crate::trace::why::{CellAccount, TracedCells};
 use crate::trace::{Explanation, Tracing, WakeRecord};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -97,7 +97,7 @@ pub struct ExplainCell {
 impl<'a> From<&'a ExplainCell> for CellAccount<'a> {
     fn from(c: &'a ExplainCell) -> Self {
         Self {
-            mechanism: &c.mechanism,
+            mechanism: (&c.mechanism).into(),
             requested_ns: c.requested_ns,
             load: c.load,
             timer_slack_ns: c.timer_slack_ns,
@@ -143,6 +143,15 @@ impl Experiment for ExplainConfig {
 impl ResultData for ExplainData {
     fn experiment(&self) -> &'static str {
         ExplainConfig::NAME
+    }
+
+    fn traced(&self) -> Option<TracedCells<'_>> {
+        Some(TracedCells {
+            subject: "waits",
+            on_request: false,
+            tracing: &self.tracing,
+            cells: self.cells.iter().map(CellAccount::from).collect(),
+        })
     }
 
     /// Each cell's lateness (woke − deadline).

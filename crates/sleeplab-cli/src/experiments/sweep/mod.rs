@@ -21,7 +21,7 @@ use crate::experiments::{
     Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
 };
 use crate::stats::{Stat, Summary, UnitIntervals};
-use crate::trace::why::CellAccount;
+use crate::trace::why::{CellAccount, TracedCells};
 use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -193,7 +193,7 @@ impl SweepCell {
     /// Its kernel account, when the sweep was traced.
     pub fn account(&self) -> Option<CellAccount<'_>> {
         Some(CellAccount {
-            mechanism: &self.mechanism,
+            mechanism: (&self.mechanism).into(),
             requested_ns: self.requested_ns,
             load: self.load,
             timer_slack_ns: self.timer_slack_ns,
@@ -271,6 +271,15 @@ impl Experiment for SweepConfig {
 impl ResultData for SweepData {
     fn experiment(&self) -> &'static str {
         SweepConfig::NAME
+    }
+
+    fn traced(&self) -> Option<TracedCells<'_>> {
+        Some(TracedCells {
+            subject: "the sweep's waits",
+            on_request: true,
+            tracing: self.tracing.as_ref()?,
+            cells: self.cells.iter().filter_map(SweepCell::account).collect(),
+        })
     }
 
     /// Every measured cell, keyed by mechanism, request and load; the timer slack joins

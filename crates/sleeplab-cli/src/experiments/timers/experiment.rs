@@ -3,6 +3,7 @@
 
 use super::{TimersConfig, TimersData, cell_count, render, run, to_csv};
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
+use crate::trace::why::{CellAccount, TracedCells};
 
 /// `sleeplab timers`.
 impl Experiment for TimersConfig {
@@ -38,6 +39,24 @@ impl Experiment for TimersConfig {
 impl ResultData for TimersData {
     fn experiment(&self) -> &'static str {
         TimersConfig::NAME
+    }
+
+    fn traced(&self) -> Option<TracedCells<'_>> {
+        let cells = self.cells.iter().filter_map(|c| {
+            Some(CellAccount {
+                mechanism: (&c.mechanism).into(),
+                requested_ns: c.period_ns,
+                load: c.load,
+                timer_slack_ns: c.timer_slack_ns,
+                explanation: c.explanation.as_ref()?,
+            })
+        });
+        Some(TracedCells {
+            subject: "the periodic timers' ticks",
+            on_request: true,
+            tracing: self.tracing.as_ref()?,
+            cells: cells.collect(),
+        })
     }
 
     /// Each cell's lateness against its schedule, all threads merged.

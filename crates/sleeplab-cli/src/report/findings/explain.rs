@@ -3,8 +3,8 @@
 //! held up the tail.
 
 use super::{Finding, Results};
+use crate::experiments::ResultData;
 use crate::experiments::explain::ExplainData;
-use crate::trace::why::CellAccount;
 
 /// The `why-late` findings of the first explain result: its cells' sentences
 /// ([`crate::trace::why::why_late`]).
@@ -12,8 +12,10 @@ pub fn why_late(r: &Results<'_>) -> Vec<Finding> {
     let Some((_, data)) = r.first::<ExplainData>() else {
         return Vec::new();
     };
-    let cells: Vec<CellAccount<'_>> = data.cells.iter().map(CellAccount::from).collect();
-    crate::trace::why::why_late(&cells)
+    let Some(traced) = data.traced() else {
+        return Vec::new();
+    };
+    crate::trace::why::why_late(&traced.cells)
         .into_iter()
         .map(|s| Finding::new("why-late", s))
         .collect()

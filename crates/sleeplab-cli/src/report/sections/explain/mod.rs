@@ -14,10 +14,6 @@
 
 use super::chart;
 use crate::claim::Sentence;
-use crate::experiments::explain::ExplainData;
-use crate::experiments::runtimes::RuntimesData;
-use crate::experiments::sweep::SweepCell;
-use crate::experiments::timers::TimersData;
 use crate::report::charts::axis::{Axis, Unit};
 use crate::report::charts::css;
 use crate::report::charts::stacked::{Stacked, StackedBar};
@@ -28,7 +24,7 @@ use crate::report::units::ns;
 use crate::report::view::{Results, distinct};
 use crate::trace::analysis::explanation::Composition;
 use crate::trace::render::traced_counts;
-use crate::trace::why::{CellAccount, cell_sentence};
+use crate::trace::why::{CellAccount, TracedCells, cell_sentence};
 use crate::trace::{Component, Tracing};
 use plotters::style::RGBColor;
 
@@ -39,97 +35,40 @@ pub const SHARED_AXIS_MAX_RATIO: f64 = 4.0;
 /// The width of a chart alone, and of each of a pair, px.
 const WIDTH: (u32, u32) = (860, 430);
 
-/// Every section of the kernel's account the results hold: one per `explain` result,
-/// one per `sweep`, `timers` and `runtimes` run with `--trace`.
+/// The page's order of traced results: `explain` first, then the runs traced on
+/// request, by experiment.
+const ORDER: [&str; 4] = ["explain", "sweep", "timers", "runtimes"];
+
+/// Every section of the kernel's account the results hold: one per result whose data
+/// has traced cells (`ResultData::traced`: every `explain` result, and the `sweep`,
+/// `timers` and `runtimes` runs with `--trace`).
 pub fn sections(r: &Results<'_>) -> Vec<Section> {
+    let mut traced: Vec<(&'static str, TracedCells<'_>)> = r
+        .entries
+        .iter()
+        .filter_map(|e| {
+            let d = e.result.data.as_data();
+            Some((d.experiment(), d.traced()?))
+        })
+        .collect();
+    let rank = |name: &str| ORDER.iter().position(|&o| o == name).unwrap_or(ORDER.len());
+    traced.sort_by_key(|(name, _)| rank(name));
     let mut out = Vec::new();
-    for (i, (_, d)) in r.all::<ExplainData>().into_iter().enumerate() {
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, t) in &traced {
+        let i = seen.iter().filter(|&&s| s == *name).count();
+        seen.push(name);
+        let (base, source) = if t.on_request {
+            (format!("{name}-trace"), format!("sleeplab {name} --trace"))
+        } else {
+            (name.to_string(), format!("sleeplab {name}"))
+        };
         out.extend(section(&Traced {
-            id: numbered("explain", i),
-            title: "Why waits were late: the kernel's account".into(),
-            source: "sleeplab explain",
-            tracing: &d.tracing,
-            cells: d.cells.iter().map(CellAccount::from).collect(),
-        }));
-    }
-    let traced = r
-        .sweeps()
-        .into_iter()
-        .filter_map(|s| Some((s.tracing.as_ref()?, s)));
-    for (i, (tracing, d)) in traced.enumerate() {
-        out.extend(section(&Traced {
-            id: numbered("sweep-trace", i),
-            title: "Why the sweep's waits were late: the kernel's account".into(),
-            source: "sleeplab sweep --trace",
-            tracing,
-            cells: d.cells.iter().filter_map(SweepCell::account).collect(),
-        }));
-    }
-    let timers = r.all::<TimersData>().into_iter();
-    for (i, (tracing, d)) in timers
-        .filter_map(|(_, d)| Some((d.tracing.as_ref()?, d)))
-        .enumerate()
-    {
-        out.extend(section(&Traced {
-            id: numbered("timers-trace", i),
-            title: "Why the periodic timers' ticks were late: the kernel's account".into(),
-            source: "sleeplab timers --trace",
-            tracing,
-            cells: d
-                .cells
-                .iter()
-                .filter_map(|c| {
-                    Some(CellAccount {
-                        mechanism: &c.mechanism,
-                        requested_ns: c.period_ns,
-                        load: c.load,
-                        timer_slack_ns: c.timer_slack_ns,
-                        explanation: c.explanation.as_ref()?,
-                    })
-                })
-                .collect(),
-        }));
-    }
-    let runtimes = r.all::<RuntimesData>().into_iter();
-    for (i, (tracing, d)) in runtimes
-        .filter_map(|(_, d)| Some((d.tracing.as_ref()?, d)))
-        .enumerate()
-    {
-        // A probe's cells are named "runtime method"; a periodic one by its period.
-        let mut named = Vec::new();
-        for rt in &d.runtimes {
-            for m in &rt.methods {
-                let name = format!("{} {}", rt.id, m.method);
-                let slack = m.probe_timer_slack_ns.or(m.timer_slack_ns).unwrap_or(0);
-                for c in &m.cells {
-                    if let Some(x) = &c.explanation {
-                        named.push((name.clone(), c.requested_ns, m.load, slack, x));
-                    }
-                }
-                if let Some(x) = m
-                    .periodic
-                    .as_ref()
-                    .and_then(|p| Some((p, p.explanation.as_ref()?)))
-                {
-                    named.push((name.clone(), x.0.period_ns, m.load, slack, x.1));
-                }
-            }
-        }
-        out.extend(section(&Traced {
-            id: numbered("runtimes-trace", i),
-            title: "Why the runtimes' sleeps were late: the kernel's account".into(),
-            source: "sleeplab runtimes --trace",
-            tracing,
-            cells: named
-                .iter()
-                .map(|(name, requested_ns, load, slack, x)| CellAccount {
-                    mechanism: name,
-                    requested_ns: *requested_ns,
-                    load: *load,
-                    timer_slack_ns: *slack,
-                    explanation: x,
-                })
-                .collect(),
+            id: numbered(&base, i),
+            title: format!("Why {} were late: the kernel's account", t.subject),
+            source,
+            tracing: t.tracing,
+            cells: t.cells.clone(),
         }));
     }
     out
@@ -149,7 +88,7 @@ struct Traced<'a> {
     id: String,
     title: String,
     /// The command that made it, for the introduction.
-    source: &'static str,
+    source: String,
     tracing: &'a Tracing,
     cells: Vec<CellAccount<'a>>,
 }
@@ -165,8 +104,8 @@ fn section(t: &Traced<'_>) -> Option<Section> {
     let cells: Vec<CellAccount<'_>> = t
         .cells
         .iter()
-        .copied()
         .filter(|c| c.explanation.wakes > 0)
+        .cloned()
         .collect();
     if cells.is_empty() {
         return None;
@@ -182,8 +121,8 @@ fn section(t: &Traced<'_>) -> Option<Section> {
     for mech in mechanisms(&cells) {
         let of: Vec<CellAccount<'_>> = cells
             .iter()
-            .copied()
             .filter(|c| c.mechanism == mech)
+            .cloned()
             .collect();
         blocks.push(figures(&t.id, mech, &of, show_slack));
     }
@@ -219,11 +158,11 @@ fn status(tracing: &Tracing, cells: &[CellAccount<'_>]) -> String {
 }
 
 /// Mechanisms with cells, in order of first appearance.
-fn mechanisms<'a>(cells: &[CellAccount<'a>]) -> Vec<&'a str> {
+fn mechanisms<'b>(cells: &'b [CellAccount<'_>]) -> Vec<&'b str> {
     let mut out: Vec<&str> = Vec::new();
     for c in cells {
-        if !out.contains(&c.mechanism) {
-            out.push(c.mechanism);
+        if !out.contains(&&*c.mechanism) {
+            out.push(&c.mechanism);
         }
     }
     out
@@ -369,7 +308,7 @@ fn figures(prefix: &str, mech: &str, cells: &[CellAccount<'_>], show_slack: bool
 pub(crate) fn caption(cells: &[CellAccount<'_>]) -> Sentence {
     let mut s = Sentence::default();
     for c in cells {
-        if let Some(one) = cell_sentence(*c) {
+        if let Some(one) = cell_sentence(c) {
             if !s.text.is_empty() {
                 s.push(" ");
             }

@@ -170,7 +170,7 @@ fn captions_are_the_cells_checked_sentences() {
     let s = caption(&acc[..4]);
     s.check().unwrap();
     for c in &acc[..4] {
-        let one = cell_sentence(*c).unwrap();
+        let one = cell_sentence(c).unwrap();
         assert!(s.text.contains(&one.text), "{}", one.text);
     }
     // In the page, under the nanosleep pair, escaped as every text is.
