@@ -8,7 +8,7 @@ use crate::trace::Component;
 use serde::Serialize;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
-pub const CSV_COLUMNS: [&str; 25] = [
+pub const CSV_COLUMNS: [&str; 26] = [
     "mechanism",
     "requested_ns",
     "load",
@@ -34,6 +34,7 @@ pub const CSV_COLUMNS: [&str; 25] = [
     "schema_version",
     "tid",
     "start_ns",
+    "round",
 ];
 
 /// One wake; the component columns follow [`Component::ALL`].
@@ -55,6 +56,7 @@ struct Row<'a> {
     schema_version: u32,
     tid: i32,
     start_ns: u64,
+    round: u32,
 }
 
 /// Every wake of every cell, header first even when there are none.
@@ -77,6 +79,7 @@ pub fn to_csv(data: &ExplainData) -> anyhow::Result<Vec<u8>> {
             schema_version: SCHEMA_VERSION,
             tid: w.tid,
             start_ns: w.start_ns,
+            round: w.round,
         })
     });
     csv_bytes(Some(&CSV_COLUMNS), rows)

@@ -36,6 +36,10 @@ pub struct WakeRecord {
     /// Its clock read before the wait, CLOCK_MONOTONIC ns.
     #[serde(default)]
     pub start_ns: u64,
+    /// The interleaved round it was measured in (0-based; 0 where an experiment has no
+    /// rounds): the unit a verdict over its wakes counts.
+    #[serde(default)]
+    pub round: u32,
 }
 
 impl WakeRecord {
@@ -51,6 +55,7 @@ impl WakeRecord {
             blocked: a.blocked,
             tid: w.tid,
             start_ns: w.start_ns,
+            round: 0,
         }
     }
 }
