@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of sleeplab on a fresh machine: installs what the tests need, then
-# format and lint checks, then the whole cargo test suite (unit, integration, probe
+# format, module-graph and lint checks, then the whole cargo test suite (unit, integration, probe
 # conformance, browser test of the report, the C ABI's C programs, the ground truth of
 # explain's account as root), then the Python package's tests (built as an abi3 wheel
 # and installed into .venv).
@@ -13,6 +13,10 @@ scripts/install-deps.sh
 export CI=${CI:-1}
 
 cargo fmt --all -- --check
+# The module graph of every crate: no cycle at any level, the layer order of
+# docs/ARCHITECTURE.md, and every source file named there.
+python3 scripts/module_graph.py --self-test
+python3 scripts/module_graph.py
 cargo clippy --workspace --all-targets -- -D warnings
 # The CLI without its monitor (no HTTP server, no Prometheus encoding) builds and lints clean.
 cargo clippy -p sleeplab-cli --no-default-features --all-targets -- -D warnings

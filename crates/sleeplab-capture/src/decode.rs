@@ -51,7 +51,7 @@ impl Tracepoint {
     /// (their pids set for the whole instance) rather than behind an event filter:
     /// `raw_syscalls:sys_exit` fires in the context of the thread whose system call
     /// returns, and a filter would make every system call on the machine build a
-    /// record only to drop it (see [`crate::session`]).
+    /// record only to drop it (see `session.rs`).
     pub fn per_thread(self) -> bool {
         matches!(self, Tracepoint::SysExit)
     }

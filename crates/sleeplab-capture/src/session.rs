@@ -21,7 +21,7 @@
 //! the idle task of CPU 1 emits outside interrupts, so a thread's switch onto an idle
 //! CPU 1 is never seen (of 201 switches of a pinned Python thread out, 0 in; on CPU 0
 //! all of them): a traced run measures on a CPU the kernel records fully
-//! ([`crate::coverage`]), and wakes that still lose an event are counted partly
+//! (`coverage.rs`), and wakes that still lose an event are counted partly
 //! unexplained. An instance leaves the top-level buffer's settings alone; it is removed
 //! when the session ends, and after a SIGKILL by the next run.
 

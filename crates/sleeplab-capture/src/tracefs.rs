@@ -1,6 +1,6 @@
 //! Where tracefs is, and what it says of an event: its id and the layout of its
 //! records. Mounted at `/sys/kernel/tracing` when no tracefs is mounted anywhere (as
-//! trace-cmd does); nothing outside our own instances ([`crate::instance`]) is ever
+//! trace-cmd does); nothing outside our own instances (`instance.rs`) is ever
 //! written.
 
 use crate::TraceError;

@@ -1,5 +1,5 @@
 //! Errors that are the user's to fix: they exit with code 2 and one line naming the bad
-//! value (the mapping to exit codes is in [`crate::app`]). Everything else exits 1.
+//! value (the binary maps each kind to its exit code). Everything else exits 1.
 
 use std::fmt;
 

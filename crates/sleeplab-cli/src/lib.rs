@@ -3,6 +3,7 @@
 //! [`app::run`]; integration tests use the modules directly.
 
 pub mod app;
+pub mod claim;
 pub mod cli;
 pub mod commands;
 pub mod contenders;
@@ -20,5 +21,6 @@ pub mod report;
 pub mod rusage;
 pub mod settings;
 pub mod stats;
+pub mod survey;
 pub mod ticks;
 pub mod trace;

@@ -518,7 +518,7 @@ fn report_refuses_a_directory_holding_another_runs_report_unless_forced() {
 /// REPORT.md and `--help` state the same run-time figures.
 #[test]
 fn docs_state_what_samples_csv_holds_and_one_run_time() {
-    use sleeplab_cli::experiments::survey::{QUICK_RUN_TIME, RUN_TIME, samples_csv};
+    use sleeplab_cli::survey::{QUICK_RUN_TIME, RUN_TIME, samples_csv};
     let s = survey();
     let ExperimentData::Survey(data) = &s.data else {
         panic!("the fixture is a survey");

@@ -25,6 +25,7 @@ pub mod lab;
 pub mod precise;
 mod sys;
 pub mod system;
+mod usage;
 pub mod wait;
 
 /// The README's Rust snippets, compiled (and run where they end) as doc tests, so the

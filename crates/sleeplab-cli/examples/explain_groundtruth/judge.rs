@@ -196,10 +196,10 @@ fn describe(s: &Scored) -> String {
     )
 }
 
+/// An interval in prose style (`[2.1–6 µs]`, `[≥ 2.1 µs]`, `[–]`).
+pub use sleeplab_cli::claim::interval_text as fmt_ci;
 /// A duration in prose style (`60.2 µs`, `1.06 ms`; "–" for none).
 pub use sleeplab_cli::output::units::ns as fmt_dur;
-/// An interval in prose style (`[2.1–6 µs]`, `[≥ 2.1 µs]`, `[–]`).
-pub use sleeplab_cli::report::claim::interval_text as fmt_ci;
 
 /// The Markdown table of `rows`, then the failing wakes' evidence.
 pub fn table(rows: &[Row]) -> Vec<String> {

@@ -33,7 +33,7 @@ use std::path::PathBuf;
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Every experiment in short (RUN_TIME), then a report directory and the findings (the default).
-    #[command(about = format!("Every experiment in short ({}), then a report directory and the findings (the default)", crate::experiments::survey::RUN_TIME))]
+    #[command(about = format!("Every experiment in short ({}), then a report directory and the findings (the default)", crate::survey::RUN_TIME))]
     Survey(Box<survey::SurveyArgs>),
     /// Re-render a saved result (any experiment's --json, or a survey) as DIR/index.html.
     Report(Box<report::ReportArgs>),

@@ -5,8 +5,8 @@ use super::outputs::check_outputs;
 use super::tail;
 use crate::error::UsageError;
 use crate::experiments::runtimes::{
-    self, DEFAULT_DURATIONS_NS, MethodStatus, ProbeQuota, RuntimeStatus, RuntimesConfig,
-    RuntimesData,
+    self, DEFAULT_DURATIONS_NS, MethodStatus, ProbeQuota, ProbeSettingError, RuntimeStatus,
+    RuntimesConfig, RuntimesData,
 };
 use crate::experiments::{Context, Experiment};
 use crate::output::Progress;
@@ -159,7 +159,7 @@ pub fn run(args: &RuntimesArgs, quiet: bool) -> anyhow::Result<i32> {
     check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
     let ids = resolve_runtimes(args.runtimes.as_ref().map(|l| &l.0[..]))?;
     let config = config(args, &ids, args.threads.settings()?);
-    config.validate()?;
+    config.validate().map_err(probe_flags)?;
     if args.list {
         let ctx = Context::new(
             Progress::new(RuntimesConfig::NAME, config.steps(), quiet),
@@ -178,7 +178,11 @@ pub fn run(args: &RuntimesArgs, quiet: bool) -> anyhow::Result<i32> {
         RuntimesConfig::NAME,
         quiet,
         ThreadSettings::default(),
-    )?;
+    )
+    .map_err(|e| match e.downcast::<ProbeSettingError>() {
+        Ok(p) => probe_flags(p).into(),
+        Err(e) => e,
+    })?;
     let nothing_measured = no_probe_measured(run.data());
     let code = run.save(&args.output, vec![])?;
     if code == 0 && nothing_measured {
@@ -186,6 +190,30 @@ pub fn run(args: &RuntimesArgs, quiet: bool) -> anyhow::Result<i32> {
         return Ok(1);
     }
     Ok(code)
+}
+
+/// A setting the probes cannot be given, named by the flags that asked for it.
+fn probe_flags(e: ProbeSettingError) -> UsageError {
+    UsageError::new(match e {
+        ProbeSettingError::PolicyTrial => "--policy: the trial thread panicked".to_string(),
+        ProbeSettingError::Policy {
+            policy,
+            priority,
+            cause,
+        } => format!("--policy {policy} --priority {priority}: cannot be given to the probes: {cause}"),
+        ProbeSettingError::MlockNotPermitted => "--mlock: the probes could not lock their memory: that needs CAP_IPC_LOCK (root) or an unlimited RLIMIT_MEMLOCK (ulimit -l unlimited)".to_string(),
+        ProbeSettingError::MlockUnsupported { cannot, can } => {
+            let instead = if can.is_empty() {
+                "drop --mlock".to_string()
+            } else {
+                format!("drop --mlock, or measure only --runtimes {}", can.join(","))
+            };
+            format!(
+                "--mlock cannot be applied to the probe of {}: memory locks do not survive exec, and that language cannot lock its own memory (its --list offers no mlock option); {instead}",
+                cannot.join(", ")
+            )
+        }
+    })
 }
 
 /// Whether every probe failed (none measured a method, and one failed): exit 1.

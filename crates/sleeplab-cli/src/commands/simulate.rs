@@ -247,7 +247,11 @@ fn replay_flags(e: anyhow::Error) -> anyhow::Error {
         ReplayError::NoLoad { .. } => "--replay-load",
         ReplayError::NoSlack { .. } => "--replay-slack",
     };
-    UsageError::new(format!("{flag} {r}")).into()
+    let hint = match r {
+        ReplayError::NotASweep { .. } => "; give the --json of `sleeplab sweep`",
+        _ => "",
+    };
+    UsageError::new(format!("{flag} {r}{hint}")).into()
 }
 
 /// Runs `simulate`: prints the heat tables, writes the requested files.

@@ -4,15 +4,13 @@
 use super::args::{self, List};
 use super::outputs::{DEFAULT_DIR, prepare_dir};
 use crate::error::UsageError;
-use crate::experiments::survey::{
-    self, Level, PlanEnv, StagePlan, StageState, StageStatus, SurveyOutcome,
-};
 use crate::interrupt::EXIT_INTERRUPTED;
 use crate::model::{ResultFile, RunStart, write_json};
 use crate::output::{atomic_write, new_table};
 use crate::parse::Names;
 use crate::report::{self, findings, units, view::Results};
 use crate::settings::ThreadSettings;
+use crate::survey::{self, Level, PlanEnv, StagePlan, StageState, StageStatus, SurveyOutcome};
 use clap::Args;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

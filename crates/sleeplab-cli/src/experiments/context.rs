@@ -8,7 +8,7 @@ use crate::settings::ThreadSettings;
 /// What an experiment runs with besides its config.
 #[derive(Debug, Clone)]
 pub struct Context {
-    /// Where it reports its steps ([`super::Experiment::steps`] of them).
+    /// Where it reports its steps (an `Experiment`'s `steps` of them).
     pub progress: Progress,
     /// When to stop early, keeping what was measured.
     pub stop: Stop,

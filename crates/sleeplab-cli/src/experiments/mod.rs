@@ -17,7 +17,6 @@ pub mod pace;
 pub mod runtimes;
 pub mod short;
 pub mod simulate;
-pub mod survey;
 pub mod sweep;
 pub mod timers;
 

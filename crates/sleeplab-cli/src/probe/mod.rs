@@ -3,8 +3,8 @@
 //! prepared ([`catalog`], with compiled probes in a build cache: [`build`], and sleeplab's
 //! own C library and Python package found for the C and Python probes: [`own_builds`]), and the
 //! bounded, killable launching of a probe process ([`runner`]: a [`command`] run with
-//! [`child`] settings, and [`observe`]d: what was in force while it ran). The `runtimes` experiment (`crate::experiments::runtimes`) is
-//! built on these.
+//! [`child`] settings, and [`observe`]d: what was in force while it ran). The `runtimes` experiment is built
+//! on these.
 
 pub mod build;
 pub mod catalog;

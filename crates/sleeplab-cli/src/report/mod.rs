@@ -10,10 +10,11 @@
 //!   [`html`] assembles the page, `output::escape` makes every string from a result safe;
 //! * [`compare`] puts results side by side: one matched table, viewed as a pair (a/b
 //!   ratios) or a fleet (one row per machine, the outliers);
-//! * [`claim`] holds the sentences every renderer prints, with the claims they make.
+//!
+//! The sentences every renderer prints, with the claims they make, are
+//! [`crate::claim`], a layer below the experiments.
 
 pub mod charts;
-pub mod claim;
 pub mod compare;
 pub mod findings;
 pub mod html;

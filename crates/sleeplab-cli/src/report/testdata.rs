@@ -1,10 +1,10 @@
 //! Synthetic results for the report's unit tests.
 
 use crate::experiments::explain::{ExplainCell, ExplainConfig, ExplainData, ExplainItem};
-use crate::experiments::survey::{Level, StageState, StageStatus, SurveyData};
 use crate::experiments::sweep::{Quota, SweepCell, SweepConfig, SweepData};
 use crate::model::{ExperimentData, ResultFile, RunSettings, SCHEMA_VERSION, ToolInfo};
 use crate::stats::{Ci, Summary, Unit, UnitIntervals};
+use crate::survey::{Level, StageState, StageStatus, SurveyData};
 use crate::trace::{Component, Explanation, Tracing, WakeAccount};
 use sleeplab::system::Fingerprint;
 

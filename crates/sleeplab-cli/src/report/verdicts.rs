@@ -6,10 +6,10 @@
 //! none on a bare point value unless the sentence says "by point value", none between
 //! runs on within-run intervals unless it says so.
 
-use super::claim::{Sentence, rests_on_units};
 use super::compare::{Fleet, Matched, Pair, Sides};
 use super::testdata::{cell, result, stored, sweep};
 use super::view::Results;
+use crate::claim::{Sentence, rests_on_units};
 use crate::experiments::advise::{Candidate, choose, reason, runner_up_sentence};
 use crate::experiments::pace::{PaceResult, frontier_sentence, standings};
 use crate::experiments::runtimes::OneshotCell;
@@ -73,7 +73,7 @@ fn every_producer_of_a_verdict_is_walked() {
     let mut found: Vec<String> = files
         .iter()
         .filter(|(p, _)| {
-            !p.starts_with("report/claim/")
+            !p.starts_with("claim/")
                 && !p.ends_with("tests.rs")
                 && !p.contains("/tests/")
                 && *p != "report/verdicts.rs"
@@ -197,10 +197,10 @@ fn runtimes(req: u64, plain: OneshotCell, ours: OneshotCell) -> ResultFile {
     let mut rt = d
         .runtimes
         .iter()
-        .find(|x| crate::report::sections::runtimes::main_sleep(x).is_some())
+        .find(|x| crate::report::findings::runtimes::main_sleep(x).is_some())
         .expect("a measured runtime")
         .clone();
-    let mut m = crate::report::sections::runtimes::main_sleep(&rt)
+    let mut m = crate::report::findings::runtimes::main_sleep(&rt)
         .unwrap()
         .clone();
     let mut mine = m.clone();
@@ -378,7 +378,7 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
 
 /// Whether `s` draws a verdict that orders or equates (not only "indistinguishable").
 fn decides(s: &Sentence) -> bool {
-    use super::claim::{Claim, Order};
+    use crate::claim::{Claim, Order};
     s.claims.iter().any(|c| match c {
         Claim::Verdict { stated, .. } => *stated != Order::Indistinguishable,
         Claim::Equivalent { .. } => true,

@@ -2,7 +2,7 @@
 //! samples, the summary it produces, confidence intervals (of a mean; of a quantile,
 //! from order statistics: [`quantile_ci`]), quantiles under the quantile rule, the named
 //! statistics ([`Stat`]) and the re-check of quantiles read from files. What a sentence
-//! may say about these numbers lives beside the report (`report::claim`).
+//! may say about these numbers lives beside the report (`claim`).
 
 mod ci;
 pub mod quantile;

@@ -62,7 +62,7 @@ pub struct Summary {
 }
 
 /// Summarizes `samples` (any order) for a request of `requested_ns`.
-/// This is the exact path used when every sample is at hand; [`super::Recorder`] uses it
+/// This is the exact path used when every sample is at hand; `Recorder` uses it
 /// too while its raw buffer holds all samples.
 pub fn summarize(samples: &[u64], requested_ns: u64) -> Summary {
     let mut sorted = samples.to_vec();
@@ -103,7 +103,7 @@ pub fn summarize(samples: &[u64], requested_ns: u64) -> Summary {
 
 /// The exact moments of a sample (Welford's mean and sum of squared deviations, the
 /// extremes, the early count, the total): what both paths to a [`Summary`] (all
-/// samples, or a [`super::Recorder`]'s histogram) know alike.
+/// samples, or a `Recorder`'s histogram) know alike.
 pub(super) struct Moments {
     /// Number of samples (≥ 1).
     pub n: u64,

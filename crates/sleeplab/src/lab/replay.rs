@@ -3,7 +3,7 @@
 //! (counted over the whole replay) wakes `oversleep_ns[k]` after its target, cycling
 //! through the trace (a [`VirtualEnv`] model). Deterministic, so an estimator can be
 //! tuned and tested on recorded machines and compared with the
-//! [oracle](super::oracle_at_cpu).
+//! oracle (`oracle_at_cpu`).
 
 use super::summary::WaitSummary;
 use super::trace::Trace;

@@ -1,5 +1,5 @@
 //! [`WaitSummary`]: what a run of waits cost and how late it was, the one yardstick of the
-//! [oracle](super::oracle_at_cpu) and the [replay](super::replay).
+//! oracle (`oracle_at_cpu`) and the replay.
 
 /// Lateness percentiles and spin CPU of a run of waits.
 ///

@@ -1,6 +1,6 @@
 //! Native-oversleep traces: for each wait of a recorded frame loop, the native sleep that
-//! was asked for and how late it woke. The input of the [oracle](super::oracle) and of
-//! the [replay](super::replay) that tunes the margin estimator reproducibly.
+//! was asked for and how late it woke. The input of the oracle and of
+//! the replay that tunes the margin estimator reproducibly.
 
 use std::fmt::Write as _;
 

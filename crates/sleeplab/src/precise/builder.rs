@@ -1,10 +1,10 @@
-//! [`PreciseSleeperBuilder`]: the sleeper's options, set by typed methods or by name
-//! through the option table ([`OPTIONS`](super::OPTIONS)).
+//! [`PreciseSleeperBuilder`]: the sleeper's options, set by typed methods (by name
+//! through the option table: `by_name.rs`), and the sleeper's constructors that take
+//! one.
 
 use std::time::Duration;
 
 use super::estimator::EstimatorConfig;
-use super::options::{OptionError, OptionValue, SleeperOption};
 use super::precise_strategy::Precise;
 use super::sleeper::{PreciseSleeper, SlackPolicy};
 use super::spin::SpinStrategy;
@@ -36,7 +36,7 @@ use crate::system::{sched_slice_ns, set_sched_slice_ns, set_timer_slack_ns, time
 /// The typed methods take any value and the sleeper brings it into range when it is
 /// built (see [`EstimatorConfig::normalized`]). The same options by name, checked against
 /// their documented ranges, are [`set`](Self::set) and [`set_text`](Self::set_text) (the
-/// option table [`OPTIONS`](super::OPTIONS), which the C and Python bindings and the
+/// option table `OPTIONS`, which the C and Python bindings and the
 /// strategy settings go through), with [`validate`](Self::validate) once all are set:
 ///
 /// ```
@@ -137,41 +137,6 @@ impl PreciseSleeperBuilder {
         self
     }
 
-    /// Sets the option called `name` (see [`OPTIONS`](super::OPTIONS)) if `value` is of
-    /// its kind and in its range; otherwise leaves everything as it was.
-    pub fn set(&mut self, name: &str, value: OptionValue) -> Result<(), OptionError> {
-        SleeperOption::named(name)?.set(self, value)
-    }
-
-    /// Sets the option called `name` from its text form (`"50us"`, `"0.999"`, `"3%"`,
-    /// `"yield"`; see [`SleeperOption::parse`]).
-    pub fn set_text(&mut self, name: &str, text: &str) -> Result<(), OptionError> {
-        let option = SleeperOption::named(name)?;
-        let value = option.parse(text)?;
-        option.set(self, value)
-    }
-
-    /// The value of the option called `name`.
-    pub fn get(&self, name: &str) -> Result<OptionValue, OptionError> {
-        Ok(SleeperOption::named(name)?.get(self))
-    }
-
-    /// Whether every option is in its documented range, the typed methods' values
-    /// included, and the options agree with each other: a stated prior is at most the
-    /// cap (an unstated one follows the cap down: 200 µs or the cap, whichever is less).
-    pub fn validate(&self) -> Result<(), OptionError> {
-        for option in super::OPTIONS {
-            option.check(option.get(self))?;
-        }
-        if self.prior_stated && self.estimator.prior_ns > self.estimator.cap_ns {
-            return Err(OptionError::PriorAboveCap {
-                prior_ns: self.estimator.prior_ns,
-                cap_ns: self.estimator.cap_ns,
-            });
-        }
-        Ok(())
-    }
-
     /// The strategy alone, without a thread setting or an environment (for replays and
     /// the registry).
     pub fn strategy(self) -> Precise {
@@ -209,5 +174,35 @@ impl PreciseSleeperBuilder {
             slack_ns,
             slice_ns,
         }
+    }
+}
+
+impl PreciseSleeper<RealEnv> {
+    /// A sleeper on the real clock with default parameters; sets this thread's timer
+    /// slack to 1 ns.
+    pub fn new() -> Self {
+        Self::builder().build()
+    }
+
+    /// A builder for non-default parameters.
+    pub fn builder() -> PreciseSleeperBuilder {
+        PreciseSleeperBuilder::default()
+    }
+}
+
+impl Default for PreciseSleeper<RealEnv> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E: Env> PreciseSleeper<E> {
+    /// A sleeper over `env` with default parameters; leaves the timer slack and the
+    /// scheduler slice alone.
+    pub fn with_env(env: E) -> Self {
+        PreciseSleeperBuilder::default()
+            .slack_policy(SlackPolicy::LeaveAlone)
+            .slice_policy(SlicePolicy::Inherit)
+            .build_with_env(env)
     }
 }

@@ -36,7 +36,7 @@
 //! there are no readings; otherwise it is the *host's* ([`LossCause::Host`]): on a
 //! virtual machine the vCPU did not run (the host ran something else), on bare metal the
 //! hardware stopped the CPU (SMIs, firmware). The host's counts unless the trade-off says
-//! [`HostPolicy::Ignore`](super::HostPolicy::Ignore), and only when the gap is also
+//! `HostPolicy::Ignore`, and only when the gap is also
 //! longer than the wait's margin: it cost the wait more than sleeping through the margin
 //! would have, since the margin covers the native wakeup's p99. Why the host's count: a
 //! halted vCPU is a sleeping thread to the host's scheduler and is woken with priority,

@@ -11,7 +11,7 @@ pub struct EstimatorConfig {
     pub prior_ns: u64,
     /// Largest oversleep that is learned and largest margin, ns (default 50 ms). Larger
     /// samples are counted as stalls. At least 1. How much of that a wait may really spin
-    /// is the [`CpuBudget`](super::CpuBudget)'s decision, not the estimator's.
+    /// is the `CpuBudget`'s decision, not the estimator's.
     pub cap_ns: u64,
     /// Number of recent waits in the quantile window (default 512; 1..=4096).
     pub window: usize,
@@ -110,7 +110,7 @@ pub enum Observation {
 ///    change reaches the baseline itself within `k` samples.
 /// 4. **Cap.** Samples above [`cap_ns`](EstimatorConfig::cap_ns) (default 50 ms) are
 ///    counted as stalls ([`stalls`]) and not learned, and the margin never exceeds it.
-///    The *CPU* bound is not the estimator's: [`CpuBudget`](super::CpuBudget) caps the
+///    The *CPU* bound is not the estimator's: `CpuBudget` caps the
 ///    margin per wait (by default at 5 % of the wait, at least 500 µs).
 /// 5. **Prior.** Before any data the estimate is [`prior_ns`](EstimatorConfig::prior_ns)
 ///    (default 200 µs). On Linux with 1 ns timer slack an idle bare-metal machine wakes
@@ -175,7 +175,7 @@ impl MarginEstimator {
     }
 
     /// The margin that covers the configured quantile: `min(estimate + headroom, cap)`,
-    /// ns. The strategy may spin less ([`Tradeoff`](super::Tradeoff)).
+    /// ns. The strategy may spin less (`Tradeoff`).
     pub fn margin_ns(&self) -> u64 {
         self.estimate_ns()
             .saturating_add(self.cfg.headroom_ns)

@@ -17,7 +17,7 @@
 //!   settings all go through ([`PreciseSleeperBuilder::set`]).
 //!
 //! The lab's tools (the strategies the sleeper is measured against, recorded traces,
-//! replays, the oracle, a virtual clock) are in [`crate::lab`].
+//! replays, the oracle, a virtual clock) are in `sleeplab::lab`.
 //!
 //! Everything is generic over [`Env`](crate::clock::Env) and takes time only from it.
 //!
@@ -73,6 +73,7 @@
 
 pub mod asleep;
 mod builder;
+mod by_name;
 pub(crate) mod contention;
 mod estimator;
 pub(crate) mod options;

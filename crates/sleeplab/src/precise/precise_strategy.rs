@@ -10,8 +10,8 @@ use super::tradeoff::{ContentionPolicy, HostPolicy, Tradeoff};
 use crate::clock::Env;
 
 /// The `precise` wait strategy: the algorithm inside
-/// [`PreciseSleeper`](crate::precise::PreciseSleeper), usable on its own over any [`Env`]
-/// (a [`WaitStrategy`](crate::lab::WaitStrategy) of the lab, for replays and comparisons).
+/// `PreciseSleeper`, usable on its own over any [`Env`]
+/// (a `WaitStrategy` of the lab, for replays and comparisons).
 ///
 /// Each wait, with `target = deadline − early tolerance` (the deadline itself unless the
 /// [`Tradeoff`] allows early returns):
@@ -117,7 +117,7 @@ impl Precise {
 
     /// [`wait_until`](Self::wait_until), except that when the native sleep returns
     /// early and `interrupted` says so, the wait ends there: `None`, nothing learned
-    /// and nothing recorded (the shared timer of [`asleep`](super::asleep) gives up a
+    /// and nothing recorded (the shared timer of `asleep` gives up a
     /// sleep when an earlier deadline arrives). The spin is never interrupted.
     pub(crate) fn wait_until_or<E: Env>(
         &mut self,

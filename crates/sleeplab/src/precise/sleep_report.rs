@@ -4,7 +4,7 @@
 /// went. All timestamps are nanoseconds on the [`Env`](crate::clock::Env) time line.
 ///
 /// Invariants: `start <= woke`, `woke >= deadline` (no strategy in this module returns
-/// early, unless the caller gave [`Precise`](crate::lab::Precise) an early tolerance: then
+/// early, unless the caller gave `Precise` an early tolerance: then
 /// `woke >= deadline − tolerance`), `native_ns + spin_ns == woke - start`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SleepReport {
@@ -120,7 +120,7 @@ pub struct SleepStats {
     pub native_sleeps: u64,
     /// Native wakeups that overslept beyond the largest margin the trade-off allowed for
     /// that wait (its CPU ceiling): no allowed margin could have kept them on time. Only
-    /// [`Precise`](crate::lab::Precise) fills this in.
+    /// `Precise` fills this in.
     pub stalls: u64,
     /// The earliest return before a deadline, ns (0 unless an early tolerance allowed it).
     pub max_early_ns: u64,

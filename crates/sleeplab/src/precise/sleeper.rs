@@ -3,12 +3,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::builder::PreciseSleeperBuilder;
 use super::estimator::MarginEstimator;
 use super::precise_strategy::Precise;
 use super::sleep_report::{SleepReport, SleepStats};
 use super::spin::SpinStrategy;
-use super::tradeoff::{SlicePolicy, Tradeoff};
+use super::tradeoff::Tradeoff;
 use crate::clock::{Env, RealEnv, duration_ns, instant_to_ns};
 
 /// What a sleeper does with the calling thread's timer slack when it is built.
@@ -28,11 +27,11 @@ pub enum SlackPolicy {
 /// then a spin to the deadline, with the margin learned online per sleeper (see
 /// [`MarginEstimator`]). It never returns before the deadline.
 ///
-/// One sleeper per thread: timer slack and the scheduler slice ([`SlicePolicy`]) are
+/// One sleeper per thread: timer slack and the scheduler slice ([`SlicePolicy`](super::SlicePolicy)) are
 /// per-thread settings applied when the sleeper is built (on the building thread), and
 /// the learned margin describes that thread's wakeups. Generic over [`Env`] so tests and
 /// the simulator run this exact code in virtual time
-/// ([`VirtualEnv`](crate::lab::VirtualEnv)).
+/// (the lab's `VirtualEnv`).
 #[derive(Debug)]
 pub struct PreciseSleeper<E: Env = RealEnv> {
     pub(super) env: E,
@@ -42,17 +41,6 @@ pub struct PreciseSleeper<E: Env = RealEnv> {
 }
 
 impl PreciseSleeper<RealEnv> {
-    /// A sleeper on the real clock with default parameters; sets this thread's timer
-    /// slack to 1 ns.
-    pub fn new() -> Self {
-        Self::builder().build()
-    }
-
-    /// A builder for non-default parameters.
-    pub fn builder() -> PreciseSleeperBuilder {
-        PreciseSleeperBuilder::default()
-    }
-
     /// Sleeps until `deadline` (returns at once if it has passed).
     pub fn sleep_until(&mut self, deadline: Instant) -> SleepReport {
         let ns = instant_to_ns(deadline);
@@ -60,22 +48,7 @@ impl PreciseSleeper<RealEnv> {
     }
 }
 
-impl Default for PreciseSleeper<RealEnv> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl<E: Env> PreciseSleeper<E> {
-    /// A sleeper over `env` with default parameters; leaves the timer slack and the
-    /// scheduler slice alone.
-    pub fn with_env(env: E) -> Self {
-        PreciseSleeperBuilder::default()
-            .slack_policy(SlackPolicy::LeaveAlone)
-            .slice_policy(SlicePolicy::Inherit)
-            .build_with_env(env)
-    }
-
     /// Sleeps for `duration` from now (saturating at `u64::MAX` ns).
     pub fn sleep(&mut self, duration: Duration) -> SleepReport {
         self.sleep_for_ns(duration_ns(duration))
@@ -152,7 +125,7 @@ impl<E: Env> PreciseSleeper<E> {
     }
 
     /// The building thread's scheduler slice read right after construction (after
-    /// requesting the short one under [`SlicePolicy::Short`]), ns (0: the kernel reports
+    /// requesting the short one under [`SlicePolicy::Short`](super::SlicePolicy::Short)), ns (0: the kernel reports
     /// none); `None` when a sleeper over a non-real environment left it alone.
     pub fn sched_slice_ns(&self) -> Option<u64> {
         self.slice_ns
@@ -168,8 +141,7 @@ impl<E: Env> PreciseSleeper<E> {
         &self.env
     }
 
-    /// The environment, mutably (e.g. to inject a stall into a
-    /// [`VirtualEnv`](crate::lab::VirtualEnv)).
+    /// The environment, mutably (e.g. to inject a stall into the lab's `VirtualEnv`).
     pub fn env_mut(&mut self) -> &mut E {
         &mut self.env
     }

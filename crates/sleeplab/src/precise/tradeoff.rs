@@ -31,7 +31,7 @@ pub enum CpuBudget {
 }
 
 /// What the spin does when it keeps losing its CPU (see
-/// [`Contention`](crate::lab::Contention)).
+/// [`Contention`](super::contention::Contention)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ContentionPolicy {
     /// The default: after preemptions while spinning, cap the margin at what recent
@@ -44,7 +44,7 @@ pub enum ContentionPolicy {
 }
 
 /// Whether a spin that loses its CPU to the host counts (see
-/// [`Contention`](crate::lab::Contention)): on a virtual machine the host may deschedule
+/// [`Contention`](super::contention::Contention)): on a virtual machine the host may deschedule
 /// a spinning vCPU, on bare metal the hardware (SMIs) stops it; a gap in the spin that
 /// the guest's own run queue does not account for is theirs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -107,7 +107,7 @@ pub struct Tradeoff {
     pub host: HostPolicy,
     /// Whether the waiting thread asks for a short scheduler slice (default
     /// [`SlicePolicy::Short`]); applied when a
-    /// [`PreciseSleeper`](super::PreciseSleeper) is built, on the building thread.
+    /// `PreciseSleeper` is built, on the building thread.
     pub slice: SlicePolicy,
 }
 

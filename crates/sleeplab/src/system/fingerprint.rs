@@ -109,7 +109,7 @@ pub fn preemption_from_version(version: &str) -> Option<String> {
 /// The hypervisor this machine runs under, as [`Fingerprint::virtualization`] names it
 /// (`kvm`, `vmware`, …, or `unknown hypervisor` when the CPU says it is virtual but not
 /// whose); `None` on bare metal (or where nothing tells). What interrupts a spinning
-/// thread is then the host, else the hardware ([`NoiseSource`](crate::lab::NoiseSource)).
+/// thread is then the host, else the hardware (the lab's `NoiseSource`).
 pub fn hypervisor() -> Option<String> {
     virtualization(&fs::read_to_string("/proc/cpuinfo").unwrap_or_default())
 }

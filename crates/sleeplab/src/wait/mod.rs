@@ -24,11 +24,10 @@
 mod async_rt;
 pub mod oneshot;
 pub mod periodic;
-mod usage;
 
+pub use crate::usage::ThreadUsage;
 pub use oneshot::{Family, Mechanism, OneShot, Waiter, find, mechanisms};
 pub use periodic::{Expiry, Periodic, PeriodicMechanism, PeriodicTimer, Wake};
-pub use usage::ThreadUsage;
 
 use crate::sys::OsError;
 

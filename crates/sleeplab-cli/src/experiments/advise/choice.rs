@@ -4,11 +4,11 @@
 //! with its claims.
 
 use super::Candidate;
-use crate::output::units::{ns, pct};
-use crate::report::claim::{
+use crate::claim::{
     Claim, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, basis_note, order,
     with_interval,
 };
+use crate::output::units::{ns, pct};
 use crate::stats::{Stat, Unit};
 
 impl Candidate {

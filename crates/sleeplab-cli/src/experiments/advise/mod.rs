@@ -18,11 +18,11 @@ mod snippet;
 pub use choice::{choose, reason, runner_up, runner_up_sentence};
 pub use snippet::snippet;
 
+use crate::claim::interval_text;
 use crate::experiments::cpu::{self, CpuConfig};
 use crate::experiments::pace::{self, PaceConfig};
 use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
 use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
-use crate::report::claim::interval_text;
 use crate::stats::{Ci, Summary, UnitIntervals};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

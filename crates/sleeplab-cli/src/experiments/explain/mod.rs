@@ -18,6 +18,7 @@ pub use run::{WARMUP, run};
 
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
 use crate::stats::UnitIntervals;
+use crate::trace::why::CellAccount;
 use crate::trace::{Explanation, Tracing, WakeRecord};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -91,6 +92,18 @@ pub struct ExplainCell {
     #[serde(skip)]
     #[schemars(skip)]
     pub all_wakes: Vec<WakeRecord>,
+}
+
+impl<'a> From<&'a ExplainCell> for CellAccount<'a> {
+    fn from(c: &'a ExplainCell) -> Self {
+        Self {
+            mechanism: &c.mechanism,
+            requested_ns: c.requested_ns,
+            load: c.load,
+            timer_slack_ns: c.timer_slack_ns,
+            explanation: &c.explanation,
+        }
+    }
 }
 
 /// The result of `explain`.

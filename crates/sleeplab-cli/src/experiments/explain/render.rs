@@ -2,8 +2,8 @@
 //! in parentheses, the p99 of each component), then a sentence per cell.
 
 use super::ExplainData;
-use crate::report::findings::why_late_of;
 use crate::trace::render::{CELL_KEYS, cell_key, components_table};
+use crate::trace::why::{CellAccount, why_late};
 use std::fmt::Write;
 
 /// The table and the findings.
@@ -19,7 +19,8 @@ pub fn render(data: &ExplainData) -> String {
         })
         .collect();
     let mut out = components_table(&CELL_KEYS, &rows, &data.tracing);
-    let findings = why_late_of(data);
+    let cells: Vec<CellAccount<'_>> = data.cells.iter().map(CellAccount::from).collect();
+    let findings = why_late(&cells);
     if !findings.is_empty() {
         let _ = writeln!(out, "\nWhy it was late:");
         for f in findings {

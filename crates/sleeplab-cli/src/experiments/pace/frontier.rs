@@ -10,8 +10,8 @@
 //! frames of each). Below 8 blocks there is no interval, and no verdict.
 
 use super::PaceResult;
+use crate::claim::{Claim, Est, Order, Sentence, indistinguishable, order, with_interval};
 use crate::output::units::{ns, pct};
-use crate::report::claim::{Claim, Est, Order, Sentence, indistinguishable, order, with_interval};
 use crate::stats::Stat;
 
 /// Frames a p99 needs: n·(1 − 0.99) ≥ 1.

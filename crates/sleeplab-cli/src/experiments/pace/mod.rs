@@ -21,10 +21,10 @@ pub use render::{cpu_with_interval, late_causes_intro, late_causes_table, p99_in
 pub use repeat::{PaceRun, RepeatRange};
 pub use run::run;
 
+use crate::claim::Est;
 use crate::experiments::{
     Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
 };
-use crate::report::claim::Est;
 use crate::stats::{Ci, Stat, Summary, Unit, UnitIntervals};
 use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;

@@ -122,14 +122,14 @@ pub fn render(data: &PaceData) -> String {
 /// or without intervals over blocks (a result written before them).
 pub fn p99_interval(r: &PaceResult) -> String {
     match (r.error.p99_ns, &r.units) {
-        (Some(_), Some(u)) => crate::report::claim::interval_text(u.p99_ci_ns, fmt_ns_f),
+        (Some(_), Some(u)) => crate::claim::interval_text(u.p99_ci_ns, fmt_ns_f),
         _ => "–".into(),
     }
 }
 
 /// The CPU with its 95 % interval over the result's blocks (`1.40 % [1.2–1.6 %]`).
 pub fn cpu_with_interval(r: &PaceResult) -> String {
-    crate::report::claim::with_interval(&r.cpu(), fmt_pct)
+    crate::claim::with_interval(&r.cpu(), fmt_pct)
 }
 
 /// The components a run's late frames were counted by (those that made any frame

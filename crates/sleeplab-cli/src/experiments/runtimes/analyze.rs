@@ -24,7 +24,7 @@ pub struct Request {
     /// The probe locks its memory first (`--mlock`).
     pub mlock: bool,
     /// The probe gives each call's start on `CLOCK_MONOTONIC` (`--timestamps`): asked
-    /// for by the config; [`super::measure`] clears it for a probe that does not offer it.
+    /// for by the config; `measure` clears it for a probe that does not offer it.
     pub timestamps: bool,
 }
 

@@ -98,7 +98,7 @@ fn write_method(
         due_ns: None,
         lateness_ns: None,
         early: elapsed_ns < requested_ns,
-        schema_version: crate::model::SCHEMA_VERSION,
+        schema_version: crate::experiments::SCHEMA_VERSION,
         partial: m.partial.is_some(),
     };
     for c in &m.cells {

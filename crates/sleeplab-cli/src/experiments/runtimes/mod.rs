@@ -26,12 +26,12 @@ pub use experiment::list;
 pub use render::{early_returns, render, render_listing};
 pub use run::{RuntimesOutcome, Target, run};
 pub use saved::saved_runtimes;
-pub use settings::{in_force_notes, in_force_summary};
+pub use settings::{ProbeSettingError, in_force_notes, in_force_summary};
 
+use crate::claim::Est;
 use crate::probe::observe::InForce;
 use crate::probe::protocol::{Kind, MethodInfo};
 use crate::probe::runtime::RuntimeId;
-use crate::report::claim::Est;
 use crate::stats::{Ci, Stat, Summary, UnitIntervals};
 use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;

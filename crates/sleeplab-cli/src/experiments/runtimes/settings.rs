@@ -1,18 +1,52 @@
 //! The settings the probe processes run under, from one place: what is checked before
 //! anything runs ([`RuntimesConfig::validate`]), what the forked child sets before
 //! `exec` (timer slack, CPU, scheduling policy), what each probe is asked to do itself
-//! (`--mlock`: memory locks do not survive `exec`, so a probe locks its own memory where
-//! its language can, and a run that needs a probe that cannot is refused), what the
+//! (memory locks do not survive `exec`, so a probe locks its own memory where its
+//! language can, and a run that needs a probe that cannot is refused), what the
 //! result records ([`RuntimesConfig::run_settings`], the same for `sleeplab runtimes`
 //! and the survey), and the notes where what was in force differs from what was asked.
 
 use super::RuntimesConfig;
-use crate::error::UsageError;
 use crate::probe::child::ChildSettings;
 use crate::probe::observe::InForce;
 use crate::probe::protocol::{Header, OPTION_MLOCK};
 use crate::settings::RunSettings;
 use sleeplab::system::{self, Policy};
+
+/// A setting the probes cannot be given. Each names the values; the command line puts
+/// its flags on them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeSettingError {
+    /// The thread that tried the scheduling policy panicked.
+    #[error("the policy's trial thread panicked")]
+    PolicyTrial,
+    /// This process may not give the probes the scheduling policy.
+    #[error("policy {policy} at priority {priority}: cannot be given to the probes: {cause}")]
+    Policy {
+        /// The policy asked for.
+        policy: Policy,
+        /// Its priority.
+        priority: i32,
+        /// Why not.
+        cause: String,
+    },
+    /// This process may not let the probes lock their memory.
+    #[error(
+        "the probes could not lock their memory: that needs CAP_IPC_LOCK (root) or an unlimited RLIMIT_MEMLOCK (ulimit -l unlimited)"
+    )]
+    MlockNotPermitted,
+    /// Some probes cannot lock their own memory.
+    #[error(
+        "memory locking cannot be applied to the probe of {}: memory locks do not survive exec, and that language cannot lock its own memory",
+        cannot.join(", ")
+    )]
+    MlockUnsupported {
+        /// The runtimes whose probes cannot.
+        cannot: Vec<String>,
+        /// Those whose probes can.
+        can: Vec<String>,
+    },
+}
 
 /// `CAP_IPC_LOCK`: locking memory beyond `RLIMIT_MEMLOCK`.
 const CAP_IPC_LOCK: u32 = 14;
@@ -20,25 +54,24 @@ const CAP_IPC_LOCK: u32 = 14;
 impl RuntimesConfig {
     /// Checks, before anything is built or run, that this process may give its probes
     /// the real-time policy and the locked memory asked for (the probes inherit its
-    /// privileges). The priority's range is the command line's to check. Errors name
-    /// the flag.
-    pub fn validate(&self) -> Result<(), UsageError> {
+    /// privileges). The priority's range is the command line's to check.
+    pub fn validate(&self) -> Result<(), ProbeSettingError> {
         if self.policy != Policy::Other {
             // Tried on a thread that ends at once: nothing here keeps the policy.
             let (policy, priority) = (self.policy, self.priority);
             let tried = std::thread::spawn(move || system::set_policy(policy, priority))
                 .join()
-                .map_err(|_| UsageError::new("--policy: the trial thread panicked"))?;
+                .map_err(|_| ProbeSettingError::PolicyTrial)?;
             if let Err(e) = tried {
-                return Err(UsageError::new(format!(
-                    "--policy {policy} --priority {priority}: cannot be given to the probes: {e}"
-                )));
+                return Err(ProbeSettingError::Policy {
+                    policy,
+                    priority,
+                    cause: e.to_string(),
+                });
             }
         }
         if self.mlock && !may_lock_memory() {
-            return Err(UsageError::new(
-                "--mlock: the probes could not lock their memory: that needs CAP_IPC_LOCK (root) or an unlimited RLIMIT_MEMLOCK (ulimit -l unlimited)",
-            ));
+            return Err(ProbeSettingError::MlockNotPermitted);
         }
         Ok(())
     }
@@ -91,10 +124,13 @@ fn may_lock_memory() -> bool {
     cap || unlimited
 }
 
-/// With `--mlock`, fails unless every listed runtime's probe offers it (its `--list`
-/// header's `options`), naming those that do not and those that do. `listed` holds each
-/// listed runtime's id and header.
-pub(super) fn check_mlock(mlock: bool, listed: &[(&str, &Header)]) -> Result<(), UsageError> {
+/// With memory locking asked for, fails unless every listed runtime's probe offers it
+/// (its listing header's `options`), naming those that do not and those that do.
+/// `listed` holds each listed runtime's id and header.
+pub(super) fn check_mlock(
+    mlock: bool,
+    listed: &[(&str, &Header)],
+) -> Result<(), ProbeSettingError> {
     if !mlock {
         return Ok(());
     }
@@ -112,15 +148,11 @@ pub(super) fn check_mlock(mlock: bool, listed: &[(&str, &Header)]) -> Result<(),
     if cannot.is_empty() {
         return Ok(());
     }
-    let instead = if can.is_empty() {
-        "drop --mlock".to_string()
-    } else {
-        format!("drop --mlock, or measure only --runtimes {}", can.join(","))
-    };
-    Err(UsageError::new(format!(
-        "--mlock cannot be applied to the probe of {}: memory locks do not survive exec, and that language cannot lock its own memory (its --list offers no mlock option); {instead}",
-        cannot.join(", ")
-    )))
+    let names = |v: Vec<&str>| v.into_iter().map(str::to_string).collect();
+    Err(ProbeSettingError::MlockUnsupported {
+        cannot: names(cannot),
+        can: names(can),
+    })
 }
 
 /// Where what was in force for a probe (read back from `/proc`) differs from what was
@@ -237,7 +269,10 @@ mod tests {
             Ok(()) => assert!(permitted),
             Err(e) => {
                 assert!(!permitted);
-                assert!(e.0.starts_with("--policy fifo --priority 2: "), "{e}");
+                assert!(
+                    matches!(e, ProbeSettingError::Policy { priority: 2, .. }),
+                    "{e}"
+                );
             }
         }
     }
@@ -282,13 +317,18 @@ mod tests {
         assert!(check_mlock(true, &[("c", &yes), ("python", &yes)]).is_ok());
         assert!(check_mlock(false, &[("java", &no)]).is_ok());
         let e = check_mlock(true, &[("c", &yes), ("java", &no), ("node", &other)]).unwrap_err();
+        assert_eq!(
+            e,
+            ProbeSettingError::MlockUnsupported {
+                cannot: vec!["java".into(), "node".into()],
+                can: vec!["c".into()],
+            }
+        );
+        let e = check_mlock(true, &[("java", &no)]).unwrap_err();
         assert!(
-            e.0.starts_with("--mlock cannot be applied to the probe of java, node:"),
+            matches!(&e, ProbeSettingError::MlockUnsupported { can, .. } if can.is_empty()),
             "{e}"
         );
-        assert!(e.0.ends_with("measure only --runtimes c"), "{e}");
-        let e = check_mlock(true, &[("java", &no)]).unwrap_err();
-        assert!(e.0.ends_with("drop --mlock"), "{e}");
     }
 
     #[test]

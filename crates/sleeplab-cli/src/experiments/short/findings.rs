@@ -2,8 +2,8 @@
 //! measured cells, one verdict per finding and timer slack, each with its numbers.
 
 use super::{RepStats, SYSCALL, ShortCell, ShortData};
+use crate::claim::ratio;
 use crate::output::fmt_ns_f;
-use crate::report::claim::ratio;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

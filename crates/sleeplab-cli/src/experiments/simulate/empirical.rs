@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReplayError {
     /// The file holds no sweep (directly, or as a survey stage).
-    #[error("{file}: a {experiment} result holds no sweep; give the --json of `sleeplab sweep`")]
+    #[error("{file}: a {experiment} result holds no sweep")]
     NotASweep {
         /// The file.
         file: String,

@@ -15,12 +15,13 @@ pub use csv_out::{CSV_COLUMNS, to_csv};
 pub use render::render;
 pub use run::run;
 
+use crate::claim::Est;
 use crate::contenders;
 use crate::experiments::{
     Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
 };
-use crate::report::claim::Est;
 use crate::stats::{Stat, Summary, UnitIntervals};
+use crate::trace::why::CellAccount;
 use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -186,6 +187,19 @@ pub struct SweepCell {
     /// Where its wakes' lateness went (`--trace`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explanation: Option<Explanation>,
+}
+
+impl SweepCell {
+    /// Its kernel account, when the sweep was traced.
+    pub fn account(&self) -> Option<CellAccount<'_>> {
+        Some(CellAccount {
+            mechanism: &self.mechanism,
+            requested_ns: self.requested_ns,
+            load: self.load,
+            timer_slack_ns: self.timer_slack_ns,
+            explanation: self.explanation.as_ref()?,
+        })
+    }
 }
 
 /// A cell that was not measured, and why.

@@ -35,9 +35,9 @@ pub use runs::{Sides, SidesRow};
 
 use super::units::{ns, num};
 use super::view::Results;
+use crate::claim::Est;
 use crate::experiments::KeyPart;
 use crate::model::ResultFile;
-use crate::report::claim::Est;
 use crate::stats::{Ci, Stat, UnitIntervals};
 use std::collections::{HashMap, HashSet};
 

@@ -3,14 +3,14 @@
 //! through the C ABI, the Python probe's `sleeplab.sleep` through the Python package),
 //! how much less the precise one overslept.
 
+use super::runtimes::{is_sleeplab, main_sleep};
 use super::{Finding, Results, small_n};
+use crate::claim::{
+    Claim, Est, INDISTINGUISHABLE, Order, Sentence, WITHIN_RUN, basis_note, interval_text, order,
+};
 use crate::experiments::runtimes::{MethodResult, MethodStatus, OneshotCell, RuntimeStatus};
 use crate::output::units::ns;
 use crate::probe::protocol::Kind;
-use crate::report::claim::{
-    Claim, Est, INDISTINGUISHABLE, Order, Sentence, WITHIN_RUN, basis_note, interval_text, order,
-};
-use crate::report::sections::runtimes::is_sleeplab;
 use crate::stats::Stat;
 
 /// A measured one-shot method.
@@ -76,7 +76,7 @@ pub fn binding_gain(r: &Results<'_>) -> Option<Finding> {
         .flat_map(|rt| {
             // The language's plain sleep, paired with each sleeplab method run under the
             // same conditions.
-            let plain = crate::report::sections::runtimes::main_sleep(rt);
+            let plain = main_sleep(rt);
             rt.methods
                 .iter()
                 .filter(|m| measured_oneshot(m) && is_sleeplab(&m.method))

@@ -2,12 +2,12 @@
 //! under load, with the idle-state evidence that explains it when the fingerprint has it.
 
 use super::{Finding, Results, blocked, common_stat, count, quote, sleep_call};
-use crate::experiments::sweep::SweepCell;
-use crate::output::units::{ns, pct};
-use crate::report::claim::{
+use crate::claim::{
     BY_POINT_VALUE, Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence,
     Verb, basis_note, direction, equivalent, interval_text, order,
 };
+use crate::experiments::sweep::SweepCell;
+use crate::output::units::{ns, pct};
 use crate::stats::Stat;
 
 /// A change within this share is "no change" for the tail under load.
@@ -85,7 +85,7 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
             });
         }
         let n = a.summary.count.min(b.summary.count);
-        let sizes = if n < crate::report::claim::SMALL_SAMPLE {
+        let sizes = if n < crate::claim::SMALL_SAMPLE {
             format!("; n = {} and n = {}", a.summary.count, b.summary.count)
         } else {
             String::new()
@@ -136,7 +136,7 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
     });
     s.claim(Claim::Threshold { shown: tol.clone() });
     let n = a.summary.count.min(b.summary.count);
-    let sizes = if n < crate::report::claim::SMALL_SAMPLE {
+    let sizes = if n < crate::claim::SMALL_SAMPLE {
         format!("; n = {} and n = {}", a.summary.count, b.summary.count)
     } else {
         String::new()
@@ -193,7 +193,7 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
         .iter()
         .map(|(a, b)| b.summary.median_ns / a.summary.median_ns.max(1.0))
         .collect();
-    let i = crate::report::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed)?;
+    let i = crate::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed)?;
     let (a, b) = faster[i];
     let mut s = Sentence::default();
     let (sa, sb) = (
@@ -226,7 +226,7 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
     let tol = pct(100.0 * FASTER_BY);
     s.claim(Claim::Threshold { shown: tol.clone() });
     let n = a.summary.count.min(b.summary.count);
-    let sizes = if n < crate::report::claim::SMALL_SAMPLE {
+    let sizes = if n < crate::claim::SMALL_SAMPLE {
         format!(", n = {} and n = {}", a.summary.count, b.summary.count)
     } else {
         String::new()

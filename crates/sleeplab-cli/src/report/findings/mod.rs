@@ -1,5 +1,5 @@
 //! Plain-language findings computed from the measured data, each with its numbers and
-//! the claims those numbers must bear out (`report::claim`).
+//! the claims those numbers must bear out (`claim`).
 //!
 //! Every finding is a pure function of the results ([`Results`]) that returns `None`
 //! when the data it needs is absent, so a report of one experiment shows the findings
@@ -19,7 +19,7 @@ mod newer_waits;
 mod pace;
 #[cfg(test)]
 mod props;
-mod runtimes;
+pub(crate) mod runtimes;
 mod short_sleeps;
 mod slack;
 mod sweep;
@@ -27,7 +27,7 @@ mod sweep;
 mod tests;
 
 pub use binding_gain::binding_gain;
-pub use explain::{CellAccount, cell_sentence as why_late_sentence, why_late, why_late_of};
+pub use explain::why_late;
 pub use load::{load_effect, loaded_faster};
 pub use newer_waits::newer_waits;
 pub use pace::pace_loop;
@@ -38,9 +38,9 @@ pub use sweep::{CPU_NOTE, cpu_pct};
 pub use sweep::{early_wakeups, first_calls, long_sleeps, spin_cost};
 
 use super::view::{MainSweep, Results};
+use crate::claim::{BLOCKED_CSW, Claim, Sentence, and_list, n_clause, small_n};
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::ns;
-use crate::report::claim::{BLOCKED_CSW, Claim, Sentence, n_clause, small_n};
 use crate::stats::{Stat, Summary};
 use sleeplab::wait::{self, Family};
 
@@ -154,13 +154,4 @@ fn count(n: u64) -> String {
         out.push(ch);
     }
     out
-}
-
-/// Names joined as prose: `a`, `a and b`, `a, b and c`.
-fn and_list(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [a] => a.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
 }

@@ -2,10 +2,8 @@
 //! sooner here, only where the 95 % intervals of the medians separate.
 
 use super::{Finding, Results, and_list, short_request};
+use crate::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, basis_note, order, small_n};
 use crate::output::units::ns;
-use crate::report::claim::{
-    Claim, Est, INDISTINGUISHABLE, Order, Sentence, basis_note, order, small_n,
-};
 use crate::stats::Stat;
 
 /// The waits compared, in the order the sentence names them.

@@ -1,8 +1,8 @@
 //! The 60 Hz loop: precise against the references.
 
 use super::{Finding, Results, common_stat, quote};
+use crate::claim::Sentence;
 use crate::output::units::{num, pct};
-use crate::report::claim::Sentence;
 use crate::stats::Stat;
 
 /// "For a 60 Hz loop, `precise` woke with p99 X late at Y % CPU": the highest tail

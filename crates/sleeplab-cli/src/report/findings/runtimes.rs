@@ -2,11 +2,48 @@
 //! (always, or only sometimes), and each one's floor.
 
 use super::{Finding, Results, and_list, n_clause, quote, small_n};
-use crate::experiments::runtimes::{MethodResult, OneshotCell, RuntimeResult};
+use crate::claim::{Claim, Sentence};
+use crate::experiments::runtimes::{
+    MethodResult, MethodStatus, OneshotCell, RuntimeResult, RuntimeStatus, RuntimesData,
+};
 use crate::output::units::ns;
-use crate::report::claim::{Claim, Sentence};
-use crate::report::sections::runtimes::{measured, smallest};
+use crate::probe::protocol::Kind;
 use crate::stats::Stat;
+
+/// Whether a probe method calls sleeplab itself (its name starts with `sleeplab`): never
+/// a language's plain sleep.
+pub fn is_sleeplab(method: &str) -> bool {
+    method.starts_with("sleeplab")
+}
+
+/// A runtime's main sleep: its first measured one-shot method (the probes list the
+/// language's plain sleep first: nanosleep, sleep_for, time.Sleep, time.sleep…), never
+/// one of sleeplab's own (`sleeplab_sleep_ns`, `sleeplab.sleep`).
+pub fn main_sleep(r: &RuntimeResult) -> Option<&MethodResult> {
+    r.methods.iter().find(|m| {
+        m.kind == Kind::Oneshot
+            && m.status == MethodStatus::Measured
+            && !is_sleeplab(&m.method)
+            && m.cells.iter().any(|c| c.summary.count > 0)
+    })
+}
+
+/// The measured runtimes with their main sleep, at the lowest load and first slack.
+pub fn measured(d: &RuntimesData) -> Vec<(&RuntimeResult, &MethodResult)> {
+    d.runtimes
+        .iter()
+        .filter(|r| r.status == RuntimeStatus::Measured)
+        .filter_map(|r| main_sleep(r).map(|m| (r, m)))
+        .collect()
+}
+
+/// The smallest request a cell was measured at, with the cell.
+pub fn smallest(m: &MethodResult) -> Option<&OneshotCell> {
+    m.cells
+        .iter()
+        .filter(|c| c.requested_ns > 0 && c.summary.count > 0)
+        .min_by_key(|c| c.requested_ns)
+}
 
 /// A request below this is "short"; a call of this or more took "a millisecond".
 const MS_NS: f64 = 500_000.0;

@@ -1,11 +1,11 @@
 //! Timer slack: how much the default slack adds to a short sleep.
 
 use super::{Finding, Results, SLEEP_CALLS, blocked, count, quote};
-use crate::output::units::ns;
-use crate::report::claim::{
+use crate::claim::{
     Claim, Est, INDISTINGUISHABLE, Order, Sentence, Verb, basis_note, difference, direction,
     equivalent, interval_text, median_est, order,
 };
+use crate::output::units::ns;
 use crate::stats::Stat;
 
 /// Below this a slack's effect "hardly matters".
@@ -75,7 +75,7 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
         "{} {}: {vh} vs {vl}{}",
         h.mechanism,
         ns(h.requested_ns as f64),
-        if n < crate::report::claim::SMALL_SAMPLE {
+        if n < crate::claim::SMALL_SAMPLE {
             format!(", n = {} and n = {}", h.summary.count, l.summary.count)
         } else {
             String::new()

@@ -2,9 +2,9 @@
 //! costs, early wake-ups, and slow first calls.
 
 use super::{Finding, Results, blocked, count, n_clause, quote, sleep_call};
+use crate::claim::{BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence};
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::{ns, pct};
-use crate::report::claim::{BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence};
 use crate::stats::Stat;
 
 /// A long sleep is "accurate" when its median overshoot is under this share.
@@ -166,7 +166,7 @@ pub fn first_calls(r: &Results<'_>) -> Option<Finding> {
         .iter()
         .map(|(_, f, p99)| *f as f64 / p99.max(1.0))
         .collect();
-    let i = crate::report::claim::extreme_index(&ratios, Extreme::Most, RankBy::Signed)?;
+    let i = crate::claim::extreme_index(&ratios, Extreme::Most, RankBy::Signed)?;
     let (worst, first, _) = slow[i];
     let mut s = Sentence::default();
     let p = quote(&mut s, &worst.summary, Stat::P99)?;

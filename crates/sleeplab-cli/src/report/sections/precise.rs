@@ -2,15 +2,15 @@
 //! its CPU table) and CPU against the requested sleep (figure 3).
 
 use super::figure;
+use crate::claim::{
+    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, basis_note,
+    extreme_index, interval_text, n_clause, small_n, with_interval,
+};
 use crate::experiments::cpu::CpuData;
 use crate::experiments::pace::{PaceData, PaceResult};
 use crate::report::charts::bars::{Bar, Bars};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
-use crate::report::claim::{
-    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, basis_note,
-    extreme_index, interval_text, n_clause, small_n, with_interval,
-};
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, num, pct};

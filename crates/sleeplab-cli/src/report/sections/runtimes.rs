@@ -1,60 +1,27 @@
 //! Seed 003's section: every language runtime's own sleep, compared.
 
 use super::figure;
+use crate::claim::{
+    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, WITHIN_RUN,
+    basis_note, extreme_index,
+};
 use crate::experiments::runtimes::{
-    MethodResult, MethodStatus, OneshotCell, RuntimeResult, RuntimeStatus, RuntimesData,
+    MethodResult, MethodStatus, OneshotCell, RuntimeResult, RuntimeStatus,
 };
 use crate::probe::protocol::Kind;
 use crate::report::charts::bars::{Bar, Bars};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
-use crate::report::claim::{
-    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, WITHIN_RUN,
-    basis_note, extreme_index,
-};
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::Results;
 use crate::stats::Stat;
 
-/// Whether a probe method calls sleeplab itself (its name starts with `sleeplab`): never
-/// a language's plain sleep.
-pub fn is_sleeplab(method: &str) -> bool {
-    method.starts_with("sleeplab")
-}
-
-/// A runtime's main sleep: its first measured one-shot method (the probes list the
-/// language's plain sleep first: nanosleep, sleep_for, time.Sleep, time.sleep…), never
-/// one of sleeplab's own (`sleeplab_sleep_ns`, `sleeplab.sleep`).
-pub fn main_sleep(r: &RuntimeResult) -> Option<&MethodResult> {
-    r.methods.iter().find(|m| {
-        m.kind == Kind::Oneshot
-            && m.status == MethodStatus::Measured
-            && !is_sleeplab(&m.method)
-            && m.cells.iter().any(|c| c.summary.count > 0)
-    })
-}
-
-/// The measured runtimes with their main sleep, at the lowest load and first slack.
-pub fn measured(d: &RuntimesData) -> Vec<(&RuntimeResult, &MethodResult)> {
-    d.runtimes
-        .iter()
-        .filter(|r| r.status == RuntimeStatus::Measured)
-        .filter_map(|r| main_sleep(r).map(|m| (r, m)))
-        .collect()
-}
+use crate::report::findings::runtimes::{measured, smallest};
 
 fn label(r: &RuntimeResult, m: &MethodResult) -> String {
     format!("{} {}", r.title, m.method)
-}
-
-/// The smallest request a cell was measured at, with the cell.
-pub fn smallest(m: &MethodResult) -> Option<&OneshotCell> {
-    m.cells
-        .iter()
-        .filter(|c| c.requested_ns > 0 && c.summary.count > 0)
-        .min_by_key(|c| c.requested_ns)
 }
 
 /// The runtimes section, when the results hold a `runtimes` run with measurements.

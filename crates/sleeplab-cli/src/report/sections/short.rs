@@ -2,12 +2,12 @@
 //! seed's claims checked against this machine.
 
 use super::figure;
+use crate::claim::{Claim, Sentence, ratio};
 use crate::experiments::short::findings::times_sooner;
 use crate::experiments::short::{ShortCell, ShortData};
 use crate::report::charts::color;
 use crate::report::charts::dumbbell::Dumbbell;
 use crate::report::charts::xy::Axis;
-use crate::report::claim::{Claim, Sentence, ratio};
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::ns;

@@ -2,11 +2,9 @@
 //! schedulers (requested interval × scheduler period), from `sleeplab simulate`.
 
 use super::figure;
+use crate::claim::{BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence, extreme_index, n_clause};
 use crate::experiments::simulate::SimulateData;
 use crate::report::charts::heatmap::Heatmap;
-use crate::report::claim::{
-    BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence, extreme_index, n_clause,
-};
 use crate::report::escape;
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};

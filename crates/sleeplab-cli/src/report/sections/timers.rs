@@ -1,10 +1,10 @@
 //! Seed 004's section: periodic timers, their error at each period.
 
 use super::figure;
+use crate::claim::{BY_POINT_VALUE, Sentence};
 use crate::experiments::timers::{TimersCell, TimersData};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
-use crate::report::claim::{BY_POINT_VALUE, Sentence};
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};

@@ -1,5 +1,5 @@
 //! The registry: every strategy's name and what it does. Building one by name or by
-//! setting is [`settings`](super::settings)' job.
+//! setting is `settings.rs`' job.
 
 use super::abs_sleep::AbsSleep;
 use super::fixed_margin::FixedMargin;
@@ -12,7 +12,7 @@ use crate::precise::precise_strategy::Precise;
 /// A registry entry: a strategy's name and what it does, in one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StrategyInfo {
-    /// The name [`strategy_by_name`](super::strategy_by_name) accepts.
+    /// The name `strategy_by_name` accepts.
     pub name: &'static str,
     /// One line for `--list` output.
     pub description: &'static str,

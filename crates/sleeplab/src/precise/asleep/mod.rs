@@ -163,7 +163,7 @@ impl AsyncTimer {
             pending: s.pending(),
             cpu_ns: match s.tid.load(Ordering::Acquire) {
                 0 => 0,
-                tid => crate::wait::ThreadUsage::of_thread(tid).map_or(0, |u| u.cpu_ns),
+                tid => crate::usage::ThreadUsage::of_thread(tid).map_or(0, |u| u.cpu_ns),
             },
         }
     }

@@ -12,7 +12,7 @@
 //! machines hold is a cell. It is also what `compare --json` writes (docs/RESULTS.md).
 
 use super::{Matched, Rendered, Run, View};
-use crate::report::claim::{
+use crate::claim::{
     Claim, Est, INDISTINGUISHABLE, Order, SMALL_SAMPLE, Sentence, WITHIN_RUN, basis_note, median,
     with_interval,
 };

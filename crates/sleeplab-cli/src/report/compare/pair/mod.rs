@@ -10,12 +10,12 @@
 //! whose result holds no intervals over units is not judged.
 
 use super::{Matched, Measurement, Rendered, View};
+use crate::claim::{
+    Claim, INDISTINGUISHABLE, NO_UNITS, Order, Sentence, WITHIN_RUN, order, with_interval,
+};
 use crate::model::ResultFile;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
 use crate::report::charts::{color, render};
-use crate::report::claim::{
-    Claim, INDISTINGUISHABLE, NO_UNITS, Order, Sentence, WITHIN_RUN, order, with_interval,
-};
 use crate::report::html::{Badge, Block, Figure, Section, Tone};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, num, ratio};

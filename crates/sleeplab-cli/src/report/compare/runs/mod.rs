@@ -8,7 +8,7 @@
 //! holding ×1 it is marked `≈`, indistinguishable in this run.
 
 use super::{Matched, Rendered, Run, View};
-use crate::report::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, order, with_interval};
+use crate::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, order, with_interval};
 use crate::report::html::{Badge, Tone};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, num, ratio};

@@ -2,8 +2,8 @@
 //! found (the property tests over random sweeps are in `props.rs`).
 
 use super::*;
+use crate::claim::NEVER_BLOCKED;
 use crate::model::ExperimentData;
-use crate::report::claim::NEVER_BLOCKED;
 use crate::report::testdata::{cell, result, stored, survey, sweep};
 use crate::stats::Ci;
 

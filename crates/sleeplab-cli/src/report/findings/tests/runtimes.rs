@@ -14,7 +14,7 @@ fn runtimes_of(rows: &[RuntimeRow<'_>]) -> crate::model::ResultFile {
     let template = d
         .runtimes
         .iter()
-        .find(|x| crate::report::sections::runtimes::main_sleep(x).is_some())
+        .find(|x| crate::report::findings::runtimes::main_sleep(x).is_some())
         .expect("a measured runtime")
         .clone();
     d.runtimes = rows
@@ -22,7 +22,7 @@ fn runtimes_of(rows: &[RuntimeRow<'_>]) -> crate::model::ResultFile {
         .map(|(title, method, cells)| {
             let mut rt = template.clone();
             rt.title = (*title).into();
-            let mut m = crate::report::sections::runtimes::main_sleep(&rt)
+            let mut m = crate::report::findings::runtimes::main_sleep(&rt)
                 .unwrap()
                 .clone();
             m.method = (*method).into();

@@ -13,21 +13,22 @@
 //! component's median and p99 per cell, and how the kernel was traced.
 
 use super::chart;
+use crate::claim::Sentence;
 use crate::experiments::explain::ExplainData;
 use crate::experiments::runtimes::RuntimesData;
+use crate::experiments::sweep::SweepCell;
 use crate::experiments::timers::TimersData;
 use crate::report::charts::axis::{Axis, Unit};
 use crate::report::charts::css;
 use crate::report::charts::stacked::{Stacked, StackedBar};
-use crate::report::claim::Sentence;
 use crate::report::escape;
-use crate::report::findings::{CellAccount, why_late_sentence as cell_sentence};
 use crate::report::html::{Block, Figure, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::{Results, distinct};
 use crate::trace::analysis::explanation::Composition;
 use crate::trace::render::traced_counts;
+use crate::trace::why::{CellAccount, cell_sentence};
 use crate::trace::{Component, Tracing};
 use plotters::style::RGBColor;
 
@@ -61,7 +62,7 @@ pub fn sections(r: &Results<'_>) -> Vec<Section> {
             title: "Why the sweep's waits were late: the kernel's account".into(),
             source: "sleeplab sweep --trace",
             tracing,
-            cells: d.cells.iter().filter_map(CellAccount::of_sweep).collect(),
+            cells: d.cells.iter().filter_map(SweepCell::account).collect(),
         }));
     }
     let timers = r.all::<TimersData>().into_iter();

@@ -5,9 +5,9 @@
 //! setInterval, asyncio, Java, C's timerfd), computed from the tick arrivals the result
 //! keeps.
 
+use crate::claim::{BY_POINT_VALUE, Sentence};
 use crate::experiments::runtimes::{MethodStatus, PeriodicCell, RuntimesData};
 use crate::experiments::timers::TimersData;
-use crate::report::claim::{BY_POINT_VALUE, Sentence};
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};

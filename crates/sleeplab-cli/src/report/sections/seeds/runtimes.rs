@@ -3,10 +3,10 @@
 //! actual total, min, max, avg, median and σ (dividing by n, as the seed's script did).
 
 use super::{SIGMA_N, sigma_n};
+use crate::claim::{BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence, extreme_index};
 use crate::experiments::runtimes::{OneshotCell, ProbeQuota, RuntimesData};
-use crate::report::claim::{BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence, extreme_index};
+use crate::report::findings::runtimes::measured;
 use crate::report::html::{Block, Section};
-use crate::report::sections::runtimes::measured;
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, ratio};
 use crate::report::view::Results;
@@ -148,11 +148,11 @@ mod tests {
         };
         d.runtimes.retain(|x| {
             x.status == RuntimeStatus::Measured
-                && crate::report::sections::runtimes::main_sleep(x).is_some()
+                && crate::report::findings::runtimes::main_sleep(x).is_some()
         });
         d.runtimes.truncate(1);
         let rt = &mut d.runtimes[0];
-        let name = crate::report::sections::runtimes::main_sleep(rt)
+        let name = crate::report::findings::runtimes::main_sleep(rt)
             .unwrap()
             .method
             .clone();

@@ -1,13 +1,13 @@
 //! The sweep section's captions that compare mechanisms, each built as a [`Sentence`]
-//! with its claims (`report::claim`) so tests check the words against the numbers: the
+//! with its claims (`claim`) so tests check the words against the numbers: the
 //! tail under load (ranked by the loaded/idle ratio, each change given the word its sign
 //! calls for) and the timer slack (the largest cut, and the smallest change by size).
 
-use crate::experiments::sweep::SweepCell;
-use crate::report::claim::{
+use crate::claim::{
     BY_POINT_VALUE, Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence,
     Verb, basis_note, direction, equivalent, interval_text, order,
 };
+use crate::experiments::sweep::SweepCell;
 use crate::report::units::{ns, ratio};
 use crate::stats::Stat;
 
@@ -140,8 +140,8 @@ pub fn load(rows: &[(&str, Est, Est)], d: u64, setting: &str) -> Sentence {
         .map(|r| r.2.value / r.1.value.max(1.0))
         .collect();
     let (Some(hi), Some(lo)) = (
-        crate::report::claim::extreme_index(&ratios, Extreme::Most, RankBy::Signed),
-        crate::report::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed),
+        crate::claim::extreme_index(&ratios, Extreme::Most, RankBy::Signed),
+        crate::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed),
     ) else {
         s.push("No mechanism's p99 was resolved both idle and under load.");
         return s;
@@ -186,7 +186,7 @@ fn medians_quoted(s: &mut Sentence, h: &SweepCell, l: &SweepCell) -> String {
             n: c.summary.count,
             shown: ns(c.summary.median_ns),
         });
-        if c.summary.count < crate::report::claim::SMALL_SAMPLE {
+        if c.summary.count < crate::claim::SMALL_SAMPLE {
             small.push(format!("n = {}", c.summary.count));
         }
     }
@@ -207,8 +207,7 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
         .iter()
         .map(|(h, l)| h.summary.median_ns - l.summary.median_ns)
         .collect();
-    let Some(most) = crate::report::claim::extreme_index(&gains, Extreme::Most, RankBy::Signed)
-    else {
+    let Some(most) = crate::claim::extreme_index(&gains, Extreme::Most, RankBy::Signed) else {
         return s;
     };
     let (h, l) = pairs[most];
@@ -245,7 +244,7 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
             String::new()
         }
     ));
-    let least = crate::report::claim::extreme_index(&gains, Extreme::Least, RankBy::Size);
+    let least = crate::claim::extreme_index(&gains, Extreme::Least, RankBy::Size);
     if let Some(i) = least.filter(|&i| i != most && pairs.len() >= 2) {
         s.claim(Claim::Rank {
             extreme: Extreme::Least,

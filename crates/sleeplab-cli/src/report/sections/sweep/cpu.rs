@@ -4,9 +4,9 @@
 //! the caption, never clamped.
 
 use super::highlighted;
+use crate::claim::{BY_POINT_VALUE, Claim, Sentence};
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
-use crate::report::claim::{BY_POINT_VALUE, Claim, Sentence};
 use crate::report::findings::{CPU_NOTE, cpu_pct};
 use crate::report::html::{Block, Section};
 use crate::report::sections::figure;

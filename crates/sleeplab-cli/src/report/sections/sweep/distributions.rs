@@ -2,10 +2,10 @@
 //! and a long request, exact when every sample was kept, from the histogram otherwise.
 
 use super::{highlighted, honest, quote, small_n};
+use crate::claim::{Claim, NEVER_BLOCKED, Sentence, never_blocked_rule};
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::css;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
-use crate::report::claim::{Claim, NEVER_BLOCKED, Sentence, never_blocked_rule};
 use crate::report::findings::blocked;
 use crate::report::html::{Block, Section};
 use crate::report::sections::chart;

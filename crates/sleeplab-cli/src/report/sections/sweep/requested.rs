@@ -2,13 +2,13 @@
 //! mechanism with its load levels as series, and the table of medians (p99 and n below).
 
 use super::{captions, highlighted, honest, load_color, load_name, n_clause, quote, small_n};
-use crate::experiments::sweep::SweepCell;
-use crate::report::charts::css;
-use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
-use crate::report::claim::{
+use crate::claim::{
     BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, NEVER_BLOCKED, RankBy, Sentence,
     basis_note, never_blocked_rule,
 };
+use crate::experiments::sweep::SweepCell;
+use crate::report::charts::css;
+use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
 use crate::report::escape;
 use crate::report::findings::blocked;
 use crate::report::html::{Block, Section};

@@ -1,11 +1,11 @@
 //! Timer slack: the same waits, interleaved, at the default slack and at 1 ns.
 
 use super::captions;
+use crate::claim::Sentence;
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::color;
 use crate::report::charts::dumbbell::Dumbbell;
 use crate::report::charts::xy::Axis;
-use crate::report::claim::Sentence;
 use crate::report::html::{Block, Section};
 use crate::report::sections::figure;
 use crate::report::table::{Cell, Table};

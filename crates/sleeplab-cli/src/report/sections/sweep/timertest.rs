@@ -6,11 +6,11 @@
 
 use super::captions::changed;
 use super::{load_color, load_name, n_clause};
+use crate::claim::{Claim, Est, Sentence, Verb};
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::css;
 use crate::report::charts::scatter::Scatter;
 use crate::report::charts::xy::{Axis, Series, Style};
-use crate::report::claim::{Claim, Est, Sentence, Verb};
 use crate::report::html::{Block, Section};
 use crate::report::sections::chart;
 use crate::report::sections::seeds::{SIGMA_N, sigma_n};

@@ -504,7 +504,7 @@ mod tests {
     /// idle; 10 ms on two representatives; oversubscribed on the sleep call up to 10 ms.
     #[test]
     fn normal_sweep_cells_resolve_a_p99_where_the_questions_are() {
-        use crate::experiments::survey::estimate::samples;
+        use crate::survey::estimate::samples;
         let p = plan(Level::Normal, &every_mechanism(2));
         let c = p[0].config::<SweepConfig>().unwrap();
         let cells = c.planned_cells();

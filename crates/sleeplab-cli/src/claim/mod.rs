@@ -26,11 +26,10 @@
 //!   other's) or says it orders point values; "no change" needs an equivalence: the
 //!   interval of the difference inside a stated margin ([`Claim::Equivalent`]).
 //!
-//! The claims live beside the report, their main user, as a leaf of it: this module
-//! imports only `stats` and `output`, so the experiments whose own renders state a
-//! verdict (pace's frontier, advise's reason) use it without importing the rest of the
-//! report (docs/ARCHITECTURE.md draws it as a layer below the experiments; a test here
-//! keeps it a leaf).
+//! The claims are a leaf below the experiments and the report, their main user: this
+//! module imports only `stats` and `output`, so the experiments whose own renders state a
+//! verdict (pace's frontier, advise's reason) use it without importing the report
+//! (docs/ARCHITECTURE.md draws its layer; a test here keeps it a leaf).
 
 mod basis;
 mod verdict;
@@ -260,6 +259,15 @@ pub fn median(values: &[f64]) -> Option<f64> {
     } else {
         v[m]
     })
+}
+
+/// Names joined as prose: `a`, `a and b`, `a, b and c`.
+pub fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [a] => a.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// ` (n = 22)` for a sample under [`SMALL_SAMPLE`], else nothing: a sentence that

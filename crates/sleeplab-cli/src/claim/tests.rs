@@ -448,7 +448,7 @@ proptest! {
     }
 }
 
-/// The claims stay a leaf of the report (docs/ARCHITECTURE.md): the experiments import
+/// The claims stay a leaf (docs/ARCHITECTURE.md): the experiments import
 /// them, so they may import nothing above the experiments, only `stats` and `output`.
 #[test]
 fn the_claims_import_only_stats_and_output() {
@@ -460,10 +460,10 @@ fn the_claims_import_only_stats_and_output() {
         for (at, _) in src.match_indices("crate::") {
             let path = &src[at..];
             assert!(
-                ["crate::stats", "crate::output", "crate::report::claim"]
+                ["crate::stats", "crate::output", "crate::claim"]
                     .iter()
                     .any(|ok| path.starts_with(ok)),
-                "report/claim/{file} imports {}",
+                "claim/{file} imports {}",
                 path.lines().next().unwrap_or_default()
             );
         }

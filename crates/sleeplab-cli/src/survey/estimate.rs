@@ -1,7 +1,7 @@
 //! The planned wall time of a stage, derived from its config alone: requested durations
 //! × counts plus fixed allowances (no measurement). The survey's announced times ("about
 //! N s", "~N s" per stage) and the plan's budget test both read [`Estimate::estimate_ns`]
-//! through [`StagePlan`](super::StagePlan), so there is one derivation.
+//! through `StagePlan`, so there is one derivation.
 //!
 //! The allowances are stated constants, not timings of this machine: what a call costs
 //! beyond its request, what a wake-up costs when more threads spin than there are CPUs,

@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+"""The module graph of every crate of the workspace, checked against docs/ARCHITECTURE.md.
+
+`scripts/module_graph.py` (run by scripts/test.sh) reads each `crates/*/src` and fails
+(exit 1) when:
+
+* a set of modules import each other, at any level: the files of the crate, and for every
+  directory the graph of its children (each child file or folder one node, an edge
+  wherever a file under one names a file under another): a cycle among a folder's
+  children is a cycle even when no two files name each other;
+* an edge points up the layer order written in docs/ARCHITECTURE.md: a fenced block
+  whose info string is `layers <dir>` (e.g. `layers crates/sleeplab-cli/src`) lists the
+  children of `<dir>` one layer a line, top-down; an import may point down or within its
+  own layer (acyclic, as above), never up; every child of the directory is listed once
+  and every name listed is a child (the diagram cannot go stale);
+* a source file under `crates/*/src` is not named in docs/ARCHITECTURE.md: by its path
+  from `src/` (or `src/<path>`), by its folder and name (`account/tests.rs`), or, for a
+  folder's `mod.rs`, by the folder (`account/`); `{a,b}.rs` names both.
+
+An edge A -> B is a path A names (`use crate::…`, `crate::…` in code or in its doc
+comments, `super::…`) that
+resolves into B; an item a module file re-exports from a child resolves to that child. A
+module file naming its own descendants is containment, not an edge. Test code is left
+out: a file's `#[cfg(test)]` to its end, and modules declared under `#[cfg(test)]`.
+
+`--self-test` checks all this on small trees written to a temporary directory; `--files
+DIR` prints the file-level cycles of one source directory (what scripts/import-cycles.py
+printed); `--graph DIR` prints the top-level edges of one crate."""
+import os
+import re
+import sys
+import tempfile
+from collections import defaultdict
+
+
+def modpath(rel):
+    parts = rel[:-3].split('/')
+    if parts[-1] in ('mod', 'lib', 'main'):
+        parts = parts[:-1]
+    return tuple(parts)
+
+
+def strip_tests(src):
+    i = src.find('#[cfg(test)]\nmod tests {')
+    j = src.find('#[cfg(test)]')
+    # A `#[cfg(test)] mod x;` line declares a test-only child, not the end of the code.
+    while j >= 0 and re.match(r'#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s+)?mod \w+;', src[j:]):
+        j = src.find('#[cfg(test)]', j + 1)
+    if i >= 0 and (j < 0 or i < j):
+        j = i
+    return src if j < 0 else src[:j]
+
+
+def test_children(src):
+    return set(re.findall(r'#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod (\w+);', src))
+
+
+class Crate:
+    """One source directory: files, file edges, and the graphs of every folder."""
+
+    def __init__(self, root):
+        self.root = root
+        files = {}
+        for d, _, fs in os.walk(root):
+            for f in fs:
+                if f.endswith('.rs'):
+                    p = os.path.join(d, f)
+                    with open(p) as fh:
+                        files[os.path.relpath(p, root)] = fh.read()
+        # A binary's root (main.rs beside lib.rs) is another crate: it names the library.
+        if 'lib.rs' in files:
+            files.pop('main.rs', None)
+        mod_of = {modpath(r): r for r in files}
+        # Modules declared under #[cfg(test)], and everything below them.
+        tests = set()
+        for rel, src in files.items():
+            for child in test_children(src):
+                tests.add(modpath(rel) + (child,))
+        self.files = {
+            r: s for r, s in files.items()
+            if not any(modpath(r)[:len(t)] == t for t in tests)
+        }
+        self.mod_of = {modpath(r): r for r in self.files}
+        self.edges = self._edges()
+
+    def _edges(self):
+        mod_of = self.mod_of
+        reexp = defaultdict(dict)
+        for rel, src in self.files.items():
+            mp = modpath(rel)
+            for m in re.finditer(
+                    r'pub(?:\([^)]*\))? use (?:self::)?(\w+)::\{([^}]*)\};|pub(?:\([^)]*\))? use (?:self::)?(\w+)::(\w+)(?: as \w+)?;',
+                    src):
+                child = m.group(1) or m.group(3)
+                items = m.group(2) or m.group(4)
+                if (mp + (child,)) in mod_of:
+                    for it in re.split(r',', items):
+                        it = it.strip()
+                        if it and it != 'self':
+                            reexp[mp][it.split(' as ')[-1].strip().split('::')[-1]] = mp + (child,)
+
+        def resolve(path):
+            best = None
+            for k in range(len(path), -1, -1):
+                if tuple(path[:k]) in mod_of:
+                    best = tuple(path[:k])
+                    rest = path[k:]
+                    break
+            if best is None:
+                return None
+            seen = 0
+            while rest and rest[0] in reexp.get(best, {}) and seen < 5:
+                best = reexp[best][rest[0]]
+                seen += 1
+            return mod_of[best]
+
+        edges = defaultdict(set)
+        for rel, src in self.files.items():
+            code = strip_tests(src)
+            # Plain comments go; doc comments stay: a link or a path they name is an edge.
+            code = re.sub(r'(?<![/:])//(?![/!])[^\n]*', '', code)
+            me = modpath(rel)
+            targets = []
+            for m in re.finditer(
+                    r'\buse\s+((?:crate|super|self)(?:::\w+)*)(?:::\{([^;]*)\})?(?:::(\w+))?\s*(?:as \w+)?;',
+                    code, re.S):
+                base = m.group(1).split('::')
+                group = m.group(2)
+                items = []
+                if group:
+                    for it in re.split(r',', group):
+                        it = it.strip()
+                        if not it:
+                            continue
+                        it = it.split(' as ')[0].strip()
+                        items.append(it.split('::'))
+                else:
+                    items.append([m.group(3)] if m.group(3) else [])
+                for it in items:
+                    targets.append(base + [x for x in it if x and x != 'self' and not x.startswith('{')])
+            for m in re.finditer(r'(?<![:\w])((?:crate|super)(?:::\w+)+)', code):
+                targets.append(m.group(1).split('::'))
+            for t in targets:
+                if not t:
+                    continue
+                if t[0] == 'crate':
+                    path = list(t[1:])
+                else:
+                    base = list(me)
+                    while t and t[0] == 'super':
+                        base = base[:-1]
+                        t = t[1:]
+                    if t and t[0] == 'self':
+                        t = t[1:]
+                    path = base + list(t)
+                f = self.resolve_file(resolve, path)
+                if f is None or f == rel:
+                    continue
+                fm = modpath(f)
+                # containment: a module file naming its own descendants
+                if is_module_file(rel) and fm[:len(me)] == me and len(fm) > len(me):
+                    continue
+                edges[rel].add(f)
+        return edges
+
+    @staticmethod
+    def resolve_file(resolve, path):
+        return resolve(path)
+
+    def folders(self):
+        """Every module with children: its path and its children's names."""
+        out = defaultdict(set)
+        for mp in self.mod_of:
+            if mp:
+                out[mp[:-1]].add(mp[-1])
+        return out
+
+    def folder_edges(self, folder):
+        """The edges between the children of `folder` (a module path)."""
+        n = len(folder)
+        out = defaultdict(set)
+        for a, bs in self.edges.items():
+            ma = modpath(a)
+            if ma[:n] != folder or len(ma) <= n:
+                continue
+            for b in bs:
+                mb = modpath(b)
+                if mb[:n] != folder or len(mb) <= n or mb[n] == ma[n]:
+                    continue
+                out[ma[n]].add(mb[n])
+        return out
+
+
+def is_module_file(rel):
+    """A module's own file: `mod.rs`, `lib.rs`, or `x.rs` beside a folder `x/`."""
+    return rel.endswith(('mod.rs', 'lib.rs')) or rel[:-3] in _DIRS
+
+
+_DIRS = set()
+
+
+def sccs(nodes, edges):
+    index, low, st, on, out, c = {}, {}, [], set(), [], [0]
+    sys.setrecursionlimit(10000)
+
+    def strong(v):
+        index[v] = low[v] = c[0]
+        c[0] += 1
+        st.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = st.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(nodes):
+        if v not in index:
+            strong(v)
+    return out
+
+
+LAYER_BLOCK = re.compile(r'^```layers ([^\n]+)\n(.*?)^```', re.S | re.M)
+
+
+def layer_blocks(doc):
+    """{dir: [[names of a layer], …] top-down} from the doc's `layers` blocks."""
+    out = {}
+    for m in LAYER_BLOCK.finditer(doc):
+        layers = []
+        for line in m.group(2).splitlines():
+            line = re.split(r'#|—', line)[0]
+            names = [n.rstrip('/') for n in re.findall(r'[A-Za-z_][\w]*/?(?:\.rs)?', line)]
+            names = [n[:-3] if n.endswith('.rs') else n for n in names]
+            if names:
+                layers.append(names)
+        out[m.group(1).strip().rstrip('/')] = layers
+    return out
+
+
+def named_in_doc(doc, crate_dir, rel):
+    """Whether the doc names file `rel` of the crate at `crate_dir`."""
+    parts = rel.split('/')
+    cands = {rel, 'src/' + rel, crate_dir + '/src/' + rel}
+    if len(parts) >= 2:
+        cands.add('/'.join(parts[-2:]))
+    if parts[-1] == 'mod.rs' and len(parts) >= 2:
+        cands.add(parts[-2] + '/')
+    for c in cands:
+        if re.search(r'(?<![\w/])' + re.escape(c) + (r'(?![\w])' if not c.endswith('/') else ''), doc):
+            return True
+    return False
+
+
+def expand_braces(doc):
+    """`a/{b,c}.rs` also as `a/b.rs a/c.rs`."""
+    extra = []
+    for m in re.finditer(r'([\w/]*)\{([\w,]+)\}(\.rs|/)', doc):
+        for alt in m.group(2).split(','):
+            extra.append(m.group(1) + alt + m.group(3))
+    return doc + '\n' + ' '.join(extra)
+
+
+def check(repo, doc_path, out=print):
+    """Every check on the crates under `repo`; returns the list of failures."""
+    failures = []
+    with open(doc_path) as fh:
+        raw_doc = fh.read()
+    doc = expand_braces(raw_doc)
+    blocks = layer_blocks(raw_doc)
+    used_blocks = set()
+    crates_dir = os.path.join(repo, 'crates')
+    for name in sorted(os.listdir(crates_dir)):
+        src = os.path.join(crates_dir, name, 'src')
+        if not os.path.isdir(src):
+            continue
+        crate = load(src)
+        rel_src = f'crates/{name}/src'
+        nfile_cycles = 0
+        for comp in sccs(crate.files, crate.edges):
+            nfile_cycles += 1
+            failures.append(f'{rel_src}: files import each other: {", ".join(comp)}')
+        nfolder = 0
+        for folder, children in sorted(crate.folders().items()):
+            fe = crate.folder_edges(folder)
+            where = '/'.join((rel_src,) + folder)
+            for comp in sccs(children, fe):
+                nfolder += 1
+                detail = '; '.join(f'{a} -> {b}' for a in comp for b in sorted(fe[a]) if b in comp)
+                failures.append(f'{where}: modules import each other: {", ".join(comp)} ({detail})')
+            layers = blocks.get(where)
+            if layers is None:
+                continue
+            used_blocks.add(where)
+            rank = {}
+            for i, layer in enumerate(layers):
+                for n in layer:
+                    if n in rank:
+                        failures.append(f'{where}: the layer diagram lists {n} twice')
+                    rank[n] = i
+            for n in sorted(set(rank) - children):
+                failures.append(f'{where}: the layer diagram lists {n}, which is not a module there')
+            for n in sorted(children - set(rank)):
+                failures.append(f'{where}: module {n} is missing from the layer diagram')
+            for a in sorted(fe):
+                for b in sorted(fe[a]):
+                    if a in rank and b in rank and rank[b] < rank[a]:
+                        failures.append(f'{where}: {a} imports {b}, a layer above it')
+        for rel in sorted(crate.all_files):
+            if not named_in_doc(doc, f'crates/{name}', rel):
+                failures.append(f'{doc_path}: does not name {rel_src}/{rel}')
+        out(f'{rel_src}: {len(crate.files)} files, {sum(len(e) for e in crate.edges.values())} edges, '
+            f'{nfile_cycles} file cycles, {nfolder} folder cycles')
+    for where in sorted(set(blocks) - used_blocks):
+        failures.append(f'{doc_path}: a layer diagram for {where}, which is not a source folder')
+    return failures
+
+
+def load(src):
+    _DIRS.clear()
+    for d, dirs, _ in os.walk(src):
+        for x in dirs:
+            _DIRS.add(os.path.relpath(os.path.join(d, x), src))
+    crate = Crate(src)
+    crate.all_files = set()
+    for d, _, fs in os.walk(src):
+        for f in fs:
+            if f.endswith('.rs'):
+                crate.all_files.add(os.path.relpath(os.path.join(d, f), src))
+    return crate
+
+
+def self_test():
+    def tree(files, doc):
+        d = tempfile.mkdtemp()
+        for path, text in files.items():
+            p = os.path.join(d, path)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, 'w') as fh:
+                fh.write(text)
+        with open(os.path.join(d, 'ARCH.md'), 'w') as fh:
+            fh.write(doc)
+        return check(d, os.path.join(d, 'ARCH.md'), out=lambda *_: None)
+
+    lib = 'pub mod a;\npub mod b;\n'
+    doc = '```layers crates/x/src\na\nb\n```\nsrc/lib.rs a/mod.rs a/one.rs a/two.rs b.rs\n'
+    good = {
+        'crates/x/src/lib.rs': lib,
+        'crates/x/src/a/mod.rs': 'mod one;\nmod two;\npub use one::One;\n',
+        'crates/x/src/a/one.rs': 'use crate::b::B;\npub struct One;\n',
+        'crates/x/src/a/two.rs': 'use super::One;\n',
+        'crates/x/src/b.rs': 'pub struct B;\n#[cfg(test)]\nmod tests {\n use crate::a::One;\n}\n',
+    }
+    assert tree(good, doc) == [], tree(good, doc)
+    # A folder-level cycle no two files make: a/one.rs -> b.rs, b.rs -> a/two.rs.
+    bad = dict(good)
+    bad['crates/x/src/b.rs'] = 'use crate::a::two::Two;\npub struct B;\n'
+    bad['crates/x/src/a/two.rs'] = 'pub struct Two;\n'
+    f = tree(bad, doc)
+    assert any('modules import each other: a, b' in x for x in f), f
+    assert any('b imports a, a layer above it' in x for x in f), f
+    assert not any('files import each other' in x for x in f), f
+    # Sibling files that name each other: a cycle among a's children.
+    sib = dict(good)
+    sib['crates/x/src/a/one.rs'] = 'use super::two::Two;\npub struct One;\n'
+    sib['crates/x/src/a/two.rs'] = 'use super::One;\npub struct Two;\n'
+    f = tree(sib, doc)
+    assert any('crates/x/src/a: modules import each other: one, two' in x for x in f), f
+    # An unnamed file and a stale diagram.
+    extra = dict(good)
+    extra['crates/x/src/c.rs'] = ''
+    extra['crates/x/src/lib.rs'] = lib + 'pub mod c;\n'
+    f = tree(extra, doc)
+    assert any('does not name crates/x/src/c.rs' in x for x in f), f
+    assert any('module c is missing from the layer diagram' in x for x in f), f
+    f = tree(good, doc.replace('b\n```', 'b\nd\n```'))
+    assert any('lists d, which is not a module' in x for x in f), f
+    # A test-only module is not part of the graph.
+    t = dict(good)
+    t['crates/x/src/b.rs'] = 'pub struct B;\n#[cfg(test)]\nmod testdata;\n'
+    t['crates/x/src/b/testdata.rs'] = 'use crate::a::One;\n'
+    f = tree(t, doc + ' b/testdata.rs')
+    assert f == [], f
+    print('module_graph self-test: ok')
+
+
+def main(argv):
+    if argv[:1] == ['--self-test']:
+        self_test()
+        return 0
+    if argv[:1] == ['--files']:
+        crate = load(argv[1])
+        comps = sccs(crate.files, crate.edges)
+        print(f'{len(crate.files)} files, {sum(len(e) for e in crate.edges.values())} edges, {len(comps)} cycles')
+        for comp in comps:
+            print('cycle:', ', '.join(comp))
+            for a in comp:
+                for b in sorted(crate.edges[a] & set(comp)):
+                    print(f'   {a} -> {b}')
+        return 1 if comps else 0
+    if argv[:1] == ['--graph']:
+        crate = load(argv[1])
+        folder = tuple(argv[2].split('/')) if len(argv) > 2 and argv[2] else ()
+        fe = crate.folder_edges(folder)
+        for a in sorted(fe):
+            print(f'{a} -> {", ".join(sorted(fe[a]))}')
+        for comp in sccs(crate.folders()[folder], fe):
+            print('cycle:', ', '.join(comp))
+        return 0
+    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
+    failures = check(repo, os.path.join(repo, 'docs', 'ARCHITECTURE.md'))
+    for f in failures:
+        print(f)
+    print(f'{len(failures)} problems')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
