@@ -15,6 +15,7 @@
 //! pinned to each of a set of CPUs, in turn or at once ([`Schedule`]).
 
 mod recorder;
+pub mod spin_log;
 
 pub use recorder::GapRecorder;
 use recorder::spin_segment;
