@@ -19,12 +19,14 @@
 //!   and a cell's statistics ([`Explanation`]);
 //! * [`recording`]: the one harness every traced run uses ([`Recording`]), and the
 //!   run's status ([`Tracing`]) with its notes worded once; [`log`]: a cell's wakes;
-//! * [`render`]: the terminal table of where the time went.
+//! * [`render`]: the terminal table of where the time went; [`steal`]: the guest
+//!   kernel's steal time beside the host's share.
 
 pub mod analysis;
 pub mod log;
 pub mod recording;
 pub mod render;
+pub mod steal;
 
 pub use sleeplab_capture as capture;
 pub use sleeplab_capture::event;
