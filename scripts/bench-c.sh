@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15's C benchmark: a 60 Hz loop, nanosleep vs sleeplab_sleep_ns vs sleeplab_sleep_until_ns (libsleeplab.so)
+# The C benchmark: a 60 Hz loop, nanosleep vs sleeplab_sleep_ns vs sleeplab_sleep_until_ns (libsleeplab.so)
 # vs a pure spin, interleaved in blocks of 60 frames (p99 lateness with n, CPU % per
 # contender), REPEAT (3) times. Rewrites the "c" section of docs/BENCHMARKS.md. Run it on a
 # quiet machine (about 12 min), never beside compilers. 3600 frames a contender, as the Python benchmark:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15's Python benchmark: a 60 Hz loop, time.sleep vs sleeplab.sleep vs
+# The Python benchmark: a 60 Hz loop, time.sleep vs sleeplab.sleep vs
 # sleeplab.PreciseSleeper.sleep_until vs a pure spin (the same work per frame for each),
 # interleaved in blocks of 60 frames (p99 lateness with n and its 95 % interval, CPU % per
 # contender), then the binding's per-call overhead against a direct Rust call; REPEAT (3)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24's cost of the tracer (sleeplab_cli::trace::Tracer, behind `explain` and
+# The cost of the tracer (sleeplab_cli::trace::Recording, behind `explain` and
 # `--trace`): the `trace_cost` example (crates/sleeplab-cli/examples/trace_cost/)
 # runs ROUNDS rounds of {untraced, traced, traced without raw_syscalls:sys_exit} blocks
 # of WAITS waits each (their order rotating by round) on a 1 kHz absolute

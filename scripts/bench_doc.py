@@ -9,7 +9,7 @@ on standard input:
 import os
 import sys
 
-from quantiles import BY_POINT_VALUE, INDISTINGUISHABLE, MIN_UNITS, wilson
+from quantiles import BY_POINT_VALUE, INDISTINGUISHABLE, MIN_UNITS, share_ci
 
 HEADER = "# Benchmarks\n\nEvery number here comes from a command in this file; rerun it to refresh.\n\n"
 
@@ -65,18 +65,62 @@ def mark(outcome) -> str:
     return MARKS.get(outcome, "⚪")
 
 
-def share_outcome(k: int, n: int, share: float):
-    """A target "at least `share` of the samples" that k of n samples met: "met" when the
-    95 % Wilson interval of k/n lies at or above `share`, "missed" when it lies below, else
-    undecided (the interval straddles it); None without samples."""
-    if n == 0:
+def share_outcome(units, share: float):
+    """A target "at least `share` of the samples", judged over units (rounds, blocks,
+    runs: the samples of one unit share its moment, so the share's interval is taken over
+    units, never over pooled samples). `units`: one (k, n) pair per unit, k of its n
+    samples meeting the rule. "met" when the interval (quantiles.share_ci) lies at or
+    above `share`, "missed" when it lies below, else undecided; None without samples or
+    with fewer than MIN_UNITS units (not judged: `share_text` says why)."""
+    c = share_ci(units)
+    if c is None:
         return None
-    lo, hi = wilson(k, n)
+    lo, hi = c
     if lo >= share:
         return "met"
     if hi < share:
         return "missed"
     return INDISTINGUISHABLE
+
+
+def share_text(units, unit: str = "rounds") -> str:
+    """`k of n (lo–hi %)` with the share's interval over `unit`, or `k of n (p %; no
+    interval: 3 rounds, fewer than 8)` where the units are too few; `–` without samples."""
+    k = sum(a for a, _ in units)
+    n = sum(b for _, b in units)
+    if n == 0:
+        return "–"
+    c = share_ci(units)
+    if c is None:
+        used = sum(1 for _, b in units if b > 0)
+        return (f"{k} of {n} ({100 * k / n:.1f} %; no interval: {used} {unit}, "
+                f"fewer than {MIN_UNITS})")
+    return f"{k} of {n} ({100 * c[0]:.1f}–{100 * c[1]:.1f} % over {unit})"
+
+
+def overall_outcome(outcomes) -> object:
+    """The outcome of a set of judged parts (cells, pairs): "met" when every one met,
+    "missed" when any missed, None when none was judged, else undecided."""
+    if outcomes and all(o == "met" for o in outcomes):
+        return "met"
+    if "missed" in outcomes:
+        return "missed"
+    if all(o is None for o in outcomes):
+        return None
+    return INDISTINGUISHABLE
+
+
+def outcome_counts(outcomes, what: str, unit: str = "rounds") -> str:
+    """`3 of 4 cells agree, 0 disagree, 1 undecided, 0 not judged (fewer than 8 rounds)`:
+    `what` names the parts and their agreeing verb (`cells agree`)."""
+    met, missed = outcomes.count("met"), outcomes.count("missed")
+    unjudged = sum(o is None for o in outcomes)
+    undecided = len(outcomes) - met - missed - unjudged
+    noun, verb = what.rsplit(" ", 1)
+    negative = "disagree" if verb == "agree" else f"not {verb}"
+    return (f"{met} of {len(outcomes)} {noun} {verb}, {missed} {negative}, {undecided} "
+            f"undecided ({INDISTINGUISHABLE}), {unjudged} not judged (fewer than "
+            f"{MIN_UNITS} {unit})")
 
 
 def verdict_line(label: str, outcome, detail: str, undecided: str) -> str:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24's cross-check: does `sleeplab explain`'s run-queue wait agree with an
+# The run queue's cross-check: does `sleeplab explain`'s run-queue wait agree with an
 # independent tool's on the same run? `perf sched record` (Debian's linux-perf,
 # installed here if missing) records the scheduler's tracepoints system-wide with
 # CLOCK_MONOTONIC timestamps (`-k CLOCK_MONOTONIC`, the clock explain's tracer and its
@@ -13,11 +13,11 @@
 #
 #   scripts/explain-crosscheck.sh
 #   ITERATIONS=2000 LOADS=0,2 MECHANISMS=nanosleep,timerfd,epoll scripts/explain-crosscheck.sh
-#   ITERATIONS=20 ROUNDS=1 BENCH_DOC=/tmp/b.md scripts/explain-crosscheck.sh   # smoke run
+#   ITERATIONS=80 ROUNDS=8 BENCH_DOC=/tmp/b.md scripts/explain-crosscheck.sh   # smoke run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ITERATIONS=${ITERATIONS:-1000}
-ROUNDS=${ROUNDS:-4}
+ROUNDS=${ROUNDS:-10}
 MECHANISMS=${MECHANISMS:-nanosleep,timerfd}
 DURATIONS=${DURATIONS:-1ms}
 LOADS=${LOADS:-0,$(nproc)}

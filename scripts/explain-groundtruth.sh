@@ -7,7 +7,7 @@
 # frame overrunning its period — WAKES times each on CPU 0, traced as explain traces,
 # and checks per wake that the right component holds at least 90 % of the injected
 # size (and names the FIFO thread as the holder), a cause passing when at least 95 % of
-# its wakes do (with the share's Wilson interval). Then ROUNDS rounds of BLOCK_WAITS
+# its wakes do, judged over blocks of 50 wakes (the share's interval over blocks). Then ROUNDS rounds of BLOCK_WAITS
 # idle waits with and without a SCHED_IDLE thread spinning on the measuring CPU, judged
 # over blocks: does idle_wakeup fall to about zero, and the lateness by what idle_wakeup
 # and timer_irq said without the companion? Prints the tables and writes them into the `explain-groundtruth`

@@ -12,7 +12,7 @@
 # root; run it on a quiet machine, never beside compilers (about 30 s with the defaults).
 #
 #   scripts/explain-independent.sh
-#   ITERATIONS=50 ROUNDS=1 BENCH_DOC=/tmp/b.md scripts/explain-independent.sh   # smoke run
+#   ITERATIONS=80 ROUNDS=8 BENCH_DOC=/tmp/b.md scripts/explain-independent.sh   # smoke run
 #   KEEP=/tmp/xcheck scripts/explain-independent.sh   # keeps the CSV, the text traces, the
 #                                                     # instances' stats and the evidence
 set -euo pipefail
@@ -22,7 +22,7 @@ given=$(for v in ITERATIONS ROUNDS MECHANISMS DURATIONS LOADS PIN BUFFER_KB SYS_
     [ -z "${!v:-}" ] || printf '%s=%s ' "$v" "${!v}"
 done)
 ITERATIONS=${ITERATIONS:-1000}
-ROUNDS=${ROUNDS:-4}
+ROUNDS=${ROUNDS:-10}
 MECHANISMS=${MECHANISMS:-nanosleep,clock-nanosleep-abs,timerfd,futex}
 DURATIONS=${DURATIONS:-100us,1ms}
 LOADS=${LOADS:-0,$(nproc)}

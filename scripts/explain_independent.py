@@ -7,9 +7,10 @@ it by the rules of scripts/text_trace.py, and each is compared with what explain
 Per wake (the CSV's tid, start_ns, deadline_ns, end_ns) scripts/text_trace.py reads the
 components from the text trace alone, by the rules written there; a wake is read to
 within about a microsecond (the text trace's stamps). A wake agrees when the two are
-within AGREE_NS, and a (cell, component) agrees when the 95 % Wilson interval of its
-share of agreeing wakes lies at or above AGREE_SHARE (disagrees when it lies below;
-undecided between).
+within AGREE_NS, and a (cell, component) agrees when the 95 % interval of its share of
+agreeing wakes, taken over explain's rounds (the wakes of one round share its moment),
+lies at or above AGREE_SHARE (disagrees when it lies below; undecided between; not
+judged below 8 rounds).
 
 Compared are the wakes explain traced whole whose every event the text trace has too;
 a wake explain says never blocked is compared when the text trace shows it did, or shows
@@ -32,15 +33,15 @@ window that concern it (its thread's events, the expiries and wakeups on its CPU
 import csv
 import sys
 
-from bench_doc import mark, share_outcome
-from quantiles import INDISTINGUISHABLE, quantile, wilson
+from bench_doc import mark, outcome_counts, overall_outcome, share_text
+from quantiles import INDISTINGUISHABLE, quantile
 from text_trace import Trace, evidence_lines, read_wake, stamp_ns
 
-# Per-wake agreement: within this many ns (two µs stamps, each read to ±0.5 µs, and the
-# two instances' records of one tracepoint a fraction of a µs apart).
-AGREE_NS = 2_000
-# A (cell, component) agrees when at least this share of its wakes agree.
-AGREE_SHARE = 0.95
+# Per-wake agreement within AGREE_NS (two µs stamps, each read to ±0.5 µs, and the two
+# instances' records of one tracepoint a fraction of a µs apart), and a (cell,
+# component) agreeing when at least AGREE_SHARE of its wakes agree, over rounds: the
+# run queue's cross-check's rule (`agreeing`, `agreement`).
+from explain_crosscheck import AGREE_NS, AGREE_SHARE, agreeing, agreement  # noqa: E402
 
 # (name in the table, explain's CSV columns summed)
 COMPONENTS = [
@@ -138,7 +139,7 @@ def compare(tr, rows, evidence=None):
         off = []
         for name, cols in COMPONENTS:
             ex = sum(int(r[c]) for c in cols)
-            pairs[name].append((parts[name], ex))
+            pairs[name].append((parts[name], ex, int(r.get("round") or 0)))
             if abs(parts[name] - ex) > AGREE_NS:
                 off.append(f"{name}: text trace {parts[name]} ns, explain {ex} ns")
         if off:
@@ -150,12 +151,6 @@ def compare(tr, rows, evidence=None):
             if evidence is not None:
                 evidence.append(wake_evidence(tr, r, parts, instants, f"[{k}] " + "; ".join(off)))
     return pairs, counts, missing_by
-
-
-def agreement(within, n):
-    """Whether at least AGREE_SHARE of n wakes agree, `within` of them having agreed:
-    bench_doc.share_outcome ("met", "missed", undecided, None without wakes)."""
-    return share_outcome(within, n, AGREE_SHARE)
 
 
 def us(ns):
@@ -252,7 +247,8 @@ def section(csv_text, traces, command, notes="", evidence=None):
     lines += [
         "",
         f"Per wake and component: how many agree within {us(AGREE_NS)} (the share's 95 % "
-        f"Wilson interval: ✅ at or above {100 * AGREE_SHARE:.0f} %, ❌ below, ⚪ undecided), "
+        f"interval over rounds: ✅ at or above {100 * AGREE_SHARE:.0f} %, ❌ below, ⚪ "
+        "undecided, – not judged: fewer than 8 rounds), "
         "and p50 / p99 of each side (– where n is too small: p99 needs 100 wakes).",
         "",
         "| mechanism | requested | load | component | compared | "
@@ -263,26 +259,19 @@ def section(csv_text, traces, command, notes="", evidence=None):
     for key, (pairs, _, _) in results.items():
         for name, _ in COMPONENTS:
             p = pairs[name]
-            n = len(p)
-            within = sum(abs(a - b) <= AGREE_NS for a, b in p)
-            outcome = agreement(within, n)
+            units = agreeing(p)
+            outcome = agreement(units)
             outcomes[name].append(outcome)
-            lo, hi = wilson(within, n)
-            share = f"{within} ({100 * lo:.1f}–{100 * hi:.1f} %)" if n else "–"
-            lines.append(f"| {label(key)} | {name} | {n} | {mark(outcome)} {share} | "
-                         f"{q2([a for a, _ in p])} | {q2([b for _, b in p])} |")
+            lines.append(f"| {label(key)} | {name} | {len(p)} | {mark(outcome)} "
+                         f"{share_text(units)} | {q2([a for a, _, _ in p])} | "
+                         f"{q2([b for _, b, _ in p])} |")
     lines.append("")
     total = [o for name, _ in COMPONENTS for o in outcomes[name]]
     for name, _ in COMPONENTS:
-        os_ = outcomes[name]
-        met, missed = os_.count("met"), os_.count("missed")
-        lines.append(f"- {name}: {met} of {len(os_)} cells agree, {missed} disagree, "
-                     f"{len(os_) - met - missed} undecided or without wakes")
-    met, missed = total.count("met"), total.count("missed")
-    overall = "met" if total and met == len(total) else "missed" if missed else INDISTINGUISHABLE
-    lines.append(f"- {mark(overall)} overall: {met} of {len(total)} (cell, component) pairs "
-                 f"agree (at least {100 * AGREE_SHARE:.0f} % of their wakes within "
-                 f"{us(AGREE_NS)}), {missed} disagree, {len(total) - met - missed} undecided")
+        lines.append(f"- {name}: " + outcome_counts(outcomes[name], "cells agree"))
+    lines.append(f"- {mark(overall_outcome(total))} overall (a pair agrees when at least "
+                 f"{100 * AGREE_SHARE:.0f} % of its wakes lie within {us(AGREE_NS)}): "
+                 + outcome_counts(total, "(cell, component) pairs agree"))
     why, late = {}, []
     for _, c, _ in results.values():
         for k, v in c.get("classes", {}).items():
@@ -407,13 +396,13 @@ def self_test_csv():
     cols = ["overrun_ns", "entry_ns", "slack_ns", "timer_irq_ns", "idle_wakeup_ns",
             "run_queue_ns", "kernel_exit_ns", "return_ns", "spin_ns", "unexplained_ns"]
     head = ("mechanism,requested_ns,load,timer_slack_ns,index,deadline_ns,end_ns,lateness_ns,"
-            + ",".join(cols) + ",holder,traced,blocked,partial,schema_version,tid,start_ns")
+            + ",".join(cols) + ",holder,traced,blocked,partial,schema_version,tid,start_ns,round")
     out = [head]
     for i, (start, deadline, end, traced, blocked, parts) in enumerate(SELF_TEST_ROWS):
         assert sum(parts.values()) == end - deadline, i
         out.append(f"nanosleep,100000,0,50000,{i},{deadline},{end},{end - deadline},"
                    + ",".join(str(parts.get(c, 0)) for c in cols)
-                   + f",,{traced},{blocked},false,2,500,{start}")
+                   + f",,{traced},{blocked},false,2,500,{start},{i}")
     return "\n".join(out) + "\n"
 
 
@@ -470,10 +459,13 @@ def self_test():
                       "late": [("sys_exit", 3500)]}, counts
     assert missing_by == {"sys_exit": 1}, missing_by
     # Compared: A, B, C, F, G, I.
-    assert pairs["slack"] == [(50000, 50000), (30200, 30200), (50000, 0), (30000, 30000),
-                              (50000, 0), (50000, 0)], pairs["slack"]
-    assert pairs["on CPU → sys_exit"] == [(1000, 900), (0, 300), (1000, 0), (1000, 4600),
-                                          (1000, 1000), (8000, 0)], pairs["on CPU → sys_exit"]
+    # Compared: A, B, C, F, G, I, each wake its own round here.
+    assert pairs["slack"] == [(50000, 50000, 0), (30200, 30200, 1), (50000, 0, 2),
+                              (30000, 30000, 5), (50000, 0, 6), (50000, 0, 8)], pairs["slack"]
+    assert pairs["on CPU → sys_exit"] == [(1000, 900, 0), (0, 300, 1), (1000, 0, 2),
+                                          (1000, 4600, 5), (1000, 1000, 6), (8000, 0, 8)
+                                          ], pairs["on CPU → sys_exit"]
+    assert agreeing(pairs["slack"]) == [(1, 1), (1, 1), (0, 1), (1, 1), (0, 1), (0, 1)]
     # Evidence: E (text incomplete) and the three that disagree, with their lines.
     assert len(evidence) == 5 and "[one late record] on CPU → sys_exit: text trace 1000 ns, " \
         "explain 4600 ns" in evidence[2], evidence
@@ -482,22 +474,25 @@ def self_test():
         in evidence[2], evidence[2]
     assert "1000.005140: sched_waking" in evidence[2]
 
-    assert agreement(0, 0) is None
-    assert agreement(1000, 1000) == "met" and agreement(900, 1000) == "missed"
-    assert agreement(50, 50) == INDISTINGUISHABLE  # 92.9–100 %: too few to tell
+    # Judged over rounds: all agreeing in ten rounds meets; 90 % in each misses; one bad
+    # round of ten leaves it undecided; seven rounds are too few.
+    assert agreement([]) is None and agreement([(50, 50)] * 7) is None
+    assert agreement([(100, 100)] * 10) == "met" and agreement([(90, 100)] * 10) == "missed"
+    assert agreement([(100, 100)] * 9 + [(60, 100)]) == INDISTINGUISHABLE
 
     body = section(self_test_csv(), [SELF_TEST_SCHED, SELF_TEST_SYS], "scripts/explain-independent.sh",
                    "sched cpu0: 40 events, 0 overrun, 0 dropped")
     for line in [
         "51 events read from the text traces, which report 3 lost.",
         "| nanosleep | 100.00 µs | 0 | 9 | 6 | 1 (0) | 1 / 1 / 1 | 1 (1 no sys_exit) |",
-        # Three of six within 2 µs: 18.8–81.2 % (Wilson), below 95 %.
-        "| nanosleep | 100.00 µs | 0 | slack | 6 | ❌ 3 (18.8–81.2 %) | 50.00 µs / – | 15.00 µs / – |",
-        "| nanosleep | 100.00 µs | 0 | waking → on CPU | 6 | ⚪ 5 (43.6–97.0 %) | 9.00 µs / – | 8.65 µs / – |",
-        "| nanosleep | 100.00 µs | 0 | on CPU → sys_exit | 6 | ❌ 4 (30.0–90.3 %) |",
-        "- slack: 0 of 1 cells agree, 1 disagree, 0 undecided or without wakes",
-        "- ❌ overall: 0 of 4 (cell, component) pairs agree (at least 95 % of their wakes "
-        "within 2.00 µs), 3 disagree, 1 undecided",
+        # Three of six within 2 µs, in six rounds: too few rounds for a verdict.
+        "| nanosleep | 100.00 µs | 0 | slack | 6 | – 3 of 6 (50.0 %; no interval: 6 rounds, "
+        "fewer than 8) | 50.00 µs / – | 15.00 µs / – |",
+        "| nanosleep | 100.00 µs | 0 | waking → on CPU | 6 | – 5 of 6 (83.3 %; no interval",
+        "- slack: 0 of 1 cells agree, 0 disagree, 0 undecided (indistinguishable in this "
+        "run), 1 not judged (fewer than 8 rounds)",
+        "- – overall (a pair agrees when at least 95 % of its wakes lie within 2.00 µs): 0 "
+        "of 4 (cell, component) pairs agree, 0 disagree, 0 undecided",
         "- 4 of 6 compared wakes disagree (beyond 2.00 µs) on at least one component:",
         "  - 1: no switch-out to sleep in either trace, but the thread's own timer ran late",
         "  - 1: explain found no switch-out to sleep",

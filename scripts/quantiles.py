@@ -240,6 +240,31 @@ def ratio_ci(num, den):
     return (low, r + half)
 
 
+def share_ci(units):
+    """The 95 % interval of a share over units: `units` holds one (k, n) pair per unit
+    (round, block, run: k of its n samples counted), the share is sum(k) / sum(n), its
+    interval `ratio_ci` over the units, clamped to [0, 1]. None below MIN_UNITS units
+    with samples."""
+    units = [(k, n) for k, n in units if n > 0]
+    c = ratio_ci([float(k) for k, _ in units], [float(n) for _, n in units])
+    return None if c is None else (max(c[0], 0.0), min(c[1], 1.0))
+
+
+def by_unit(pairs):
+    """`pairs` of (unit, value) grouped by unit, in the order units first appear: the
+    groups `units_ci` takes."""
+    out = {}
+    for unit, value in pairs:
+        out.setdefault(unit, []).append(value)
+    return list(out.values())
+
+
+def counted_by_unit(pairs, ok):
+    """Per unit, (values for which `ok` holds, values) of `pairs` (unit, value): the
+    (k, n) pairs `share_ci` takes, units in the order they first appear."""
+    return [(sum(1 for v in g if ok(v)), len(g)) for g in by_unit(pairs)]
+
+
 def chunks(values, size: int):
     """`values` (in measurement order) cut into consecutive units of `size` (the last may
     be shorter): the blocks of an interleaved run."""
@@ -313,6 +338,15 @@ def self_test() -> None:
     assert ratio_ci([1.0] * 7, [2.0] * 7) is None
     assert ratio_ci([0.0] * 9 + [10.0], [100.0] * 10)[0] == 0.0
     assert chunks([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]
+    assert by_unit([(0, 5), (1, 6), (0, 7)]) == [[5, 7], [6]]
+    assert counted_by_unit([(0, 5), (1, 6), (0, 7)], lambda v: v > 5) == [(1, 2), (1, 1)]
+    # A share over units: every unit at 100 % is [1, 1]; seven units are too few; one
+    # bad unit of ten widens the interval below the pooled Wilson one.
+    assert share_ci([(50, 50)] * 10) == (1.0, 1.0)
+    assert share_ci([(50, 50)] * 7) is None and share_ci([(1, 1)] * 7 + [(0, 0)] * 3) is None
+    lo, hi = share_ci([(50, 50)] * 9 + [(25, 50)])
+    assert hi == 1.0 or hi > 0.95
+    assert lo < wilson(475, 500)[0] and abs((lo + min(hi, 1.0)) / 2 - 0.95) < 0.06, (lo, hi)
     # Against a simulation with a shared offset per unit (docs/REPORT.md): the pooled
     # interval misses the true median far more often than the interval over units.
     rng = random.Random(7)

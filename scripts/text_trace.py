@@ -37,8 +37,8 @@ are ordered by their lines: the kernel prints each instance's buffers merged in 
 order; two instances' lines are merged by stamp, on equal stamps the timer and
 scheduler instance's first. A component is then read to within about a microsecond: a
 wake agrees when the two are within AGREE_NS, and a (cell, component) agrees when the
-95 % Wilson interval of its share of agreeing wakes lies at or above AGREE_SHARE
-(disagrees when it lies below; undecided between).
+95 % interval of its share of agreeing wakes, taken over explain's rounds, lies at or
+above AGREE_SHARE (disagrees when it lies below; undecided between).
 """
 import bisect
 import re

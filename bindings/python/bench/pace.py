@@ -8,7 +8,7 @@ absolute form is handed the deadline itself, as `time.monotonic()` seconds), and
 lateness = wake - deadline. Contenders take turns block by block, so a drift of the
 machine spreads over all of them.
 
-Every contender does the same work per frame (issue 25): the same loop, one call of its
+Every contender does the same work per frame: the same loop, one call of its
 wait only while the deadline is ahead (a frame whose deadline has passed calls no
 contender), and the same bookkeeping after it: the frame's timestamps (when the wait was
 called, when Python got control back) and, for the sleeplab contenders, the sleeper's own

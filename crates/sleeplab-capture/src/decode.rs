@@ -2,11 +2,13 @@
 //! running kernel's layouts.
 
 use crate::TraceError;
-use crate::event::{Comm, Event, Kind};
+use crate::event::{Comm, Event, Interrupt, Kind};
 use crate::format::{BytesField, Format, FormatError, IntField};
 use crate::tracefs::Tracefs;
 
-/// The tracepoints recorded, in the order they are opened.
+/// The tracepoints recorded, in the order they are opened: the five every wake's
+/// account needs, then the guest's interrupts and softirqs, recorded where the
+/// running kernel has them ([`Tracepoint::required`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tracepoint {
     /// `timer:hrtimer_start`.
@@ -19,11 +21,65 @@ pub enum Tracepoint {
     Switch,
     /// `raw_syscalls:sys_exit`.
     SysExit,
+    /// `irq:irq_handler_entry`.
+    IrqHandlerEntry,
+    /// `irq:irq_handler_exit`.
+    IrqHandlerExit,
+    /// `irq:softirq_entry`.
+    SoftirqEntry,
+    /// `irq:softirq_exit`.
+    SoftirqExit,
+    /// `irq_vectors:local_timer_entry`.
+    LocalTimerEntry,
+    /// `irq_vectors:local_timer_exit`.
+    LocalTimerExit,
+    /// `irq_vectors:reschedule_entry`.
+    RescheduleEntry,
+    /// `irq_vectors:reschedule_exit`.
+    RescheduleExit,
+    /// `irq_vectors:call_function_entry`.
+    CallFunctionEntry,
+    /// `irq_vectors:call_function_exit`.
+    CallFunctionExit,
+    /// `irq_vectors:call_function_single_entry`.
+    CallFunctionSingleEntry,
+    /// `irq_vectors:call_function_single_exit`.
+    CallFunctionSingleExit,
+    /// `irq_vectors:irq_work_entry`.
+    IrqWorkEntry,
+    /// `irq_vectors:irq_work_exit`.
+    IrqWorkExit,
 }
 
+/// How many tracepoints there are.
+const TRACEPOINTS: usize = 19;
+
 impl Tracepoint {
-    /// Every tracepoint recorded.
-    pub const ALL: [Tracepoint; 5] = [
+    /// Every tracepoint, required ones first.
+    pub const ALL: [Tracepoint; TRACEPOINTS] = [
+        Tracepoint::TimerStart,
+        Tracepoint::TimerExpire,
+        Tracepoint::Waking,
+        Tracepoint::Switch,
+        Tracepoint::SysExit,
+        Tracepoint::IrqHandlerEntry,
+        Tracepoint::IrqHandlerExit,
+        Tracepoint::SoftirqEntry,
+        Tracepoint::SoftirqExit,
+        Tracepoint::LocalTimerEntry,
+        Tracepoint::LocalTimerExit,
+        Tracepoint::RescheduleEntry,
+        Tracepoint::RescheduleExit,
+        Tracepoint::CallFunctionEntry,
+        Tracepoint::CallFunctionExit,
+        Tracepoint::CallFunctionSingleEntry,
+        Tracepoint::CallFunctionSingleExit,
+        Tracepoint::IrqWorkEntry,
+        Tracepoint::IrqWorkExit,
+    ];
+
+    /// The five a session cannot do without, in [`Decoders::from_formats`] order.
+    pub const REQUIRED: [Tracepoint; 5] = [
         Tracepoint::TimerStart,
         Tracepoint::TimerExpire,
         Tracepoint::Waking,
@@ -31,19 +87,65 @@ impl Tracepoint {
         Tracepoint::SysExit,
     ];
 
-    /// Whether a session recording `events` records this tracepoint.
+    /// Whether a session needs it (the interrupts' are recorded where the kernel has
+    /// them; x86's `irq_vectors` exist nowhere else).
+    pub fn required(self) -> bool {
+        self.interrupt().is_none()
+    }
+
+    /// For an interrupt's tracepoint: which kind, whether it is the entry, and the
+    /// name of its number field.
+    pub fn interrupt(self) -> Option<(Interrupt, bool, &'static str)> {
+        use Interrupt::*;
+        use Tracepoint as T;
+        Some(match self {
+            T::IrqHandlerEntry => (Device, true, "irq"),
+            T::IrqHandlerExit => (Device, false, "irq"),
+            T::SoftirqEntry => (Softirq, true, "vec"),
+            T::SoftirqExit => (Softirq, false, "vec"),
+            T::LocalTimerEntry => (LocalTimer, true, "vector"),
+            T::LocalTimerExit => (LocalTimer, false, "vector"),
+            T::RescheduleEntry | T::CallFunctionEntry | T::CallFunctionSingleEntry => {
+                (Vector, true, "vector")
+            }
+            T::IrqWorkEntry => (Vector, true, "vector"),
+            T::RescheduleExit | T::CallFunctionExit | T::CallFunctionSingleExit => {
+                (Vector, false, "vector")
+            }
+            T::IrqWorkExit => (Vector, false, "vector"),
+            _ => return None,
+        })
+    }
+
+    /// Whether a session recording `events` records this tracepoint (the kernel
+    /// having it).
     pub fn recorded_by(self, events: crate::event::Events) -> bool {
         events.records_sys_exit() || self != Tracepoint::SysExit
     }
 
     /// `(system, event)` in tracefs.
     pub fn path(self) -> (&'static str, &'static str) {
+        use Tracepoint as T;
         match self {
-            Tracepoint::TimerStart => ("timer", "hrtimer_start"),
-            Tracepoint::TimerExpire => ("timer", "hrtimer_expire_entry"),
-            Tracepoint::Waking => ("sched", "sched_waking"),
-            Tracepoint::Switch => ("sched", "sched_switch"),
-            Tracepoint::SysExit => ("raw_syscalls", "sys_exit"),
+            T::TimerStart => ("timer", "hrtimer_start"),
+            T::TimerExpire => ("timer", "hrtimer_expire_entry"),
+            T::Waking => ("sched", "sched_waking"),
+            T::Switch => ("sched", "sched_switch"),
+            T::SysExit => ("raw_syscalls", "sys_exit"),
+            T::IrqHandlerEntry => ("irq", "irq_handler_entry"),
+            T::IrqHandlerExit => ("irq", "irq_handler_exit"),
+            T::SoftirqEntry => ("irq", "softirq_entry"),
+            T::SoftirqExit => ("irq", "softirq_exit"),
+            T::LocalTimerEntry => ("irq_vectors", "local_timer_entry"),
+            T::LocalTimerExit => ("irq_vectors", "local_timer_exit"),
+            T::RescheduleEntry => ("irq_vectors", "reschedule_entry"),
+            T::RescheduleExit => ("irq_vectors", "reschedule_exit"),
+            T::CallFunctionEntry => ("irq_vectors", "call_function_entry"),
+            T::CallFunctionExit => ("irq_vectors", "call_function_exit"),
+            T::CallFunctionSingleEntry => ("irq_vectors", "call_function_single_entry"),
+            T::CallFunctionSingleExit => ("irq_vectors", "call_function_single_exit"),
+            T::IrqWorkEntry => ("irq_vectors", "irq_work_entry"),
+            T::IrqWorkExit => ("irq_vectors", "irq_work_exit"),
         }
     }
 
@@ -66,16 +168,18 @@ impl Tracepoint {
 
 /// Whether `e` concerns one of the threads `tids`: a timer event (any), the wakeup of
 /// one, any switch (who held a CPU while a followed thread waited for it is named from
-/// the switches between other tasks), a system call's return in one. The scheduler's
-/// events are kept by this test rather than by a filter in the kernel: on the kernels
-/// here a filtered `sched_switch` loses, at random and for whole runs, the switches
-/// of a thread onto a CPU that was idle (of 100 switches in, 0 to 102 recorded behind
-/// `prev_pid == T || next_pid == T`; all of them unfiltered).
+/// the switches between other tasks), a system call's return in one, an interrupt that
+/// interrupted one or an idle CPU (the one a sleeping thread's timer fires on). The
+/// scheduler's events are kept by this test rather than by a filter in the kernel: on
+/// the kernels here a filtered `sched_switch` loses, at random and for whole runs, the
+/// switches of a thread onto a CPU that was idle (of 100 switches in, 0 to 102 recorded
+/// behind `prev_pid == T || next_pid == T`; all of them unfiltered).
 pub fn concerns(e: &Event, tids: &[i32]) -> bool {
     match e.kind {
         Kind::TimerStart { .. } | Kind::TimerExpire { .. } | Kind::Switch { .. } => true,
         Kind::Waking { pid, .. } => tids.contains(&pid),
         Kind::SysExit { .. } => tids.contains(&e.pid),
+        Kind::IrqEntry { .. } | Kind::IrqExit { .. } => e.pid == 0 || tids.contains(&e.pid),
     }
 }
 
@@ -89,48 +193,63 @@ struct Common {
 /// How to read the fields of each recorded event.
 #[derive(Debug, Clone)]
 pub struct Decoders {
-    ids: [u64; 5],
-    common: [Common; 5],
+    /// Per tracepoint ([`Tracepoint::ALL`] order), its id where the kernel has it.
+    ids: [Option<u64>; TRACEPOINTS],
+    common: [Option<Common>; TRACEPOINTS],
     start: (IntField, IntField, IntField),
     expire: (IntField, IntField),
     waking: (IntField, IntField),
     switch: (IntField, IntField, BytesField, IntField, BytesField),
     sys_exit: IntField,
+    /// Per tracepoint, an interrupt's number field.
+    number: [Option<IntField>; TRACEPOINTS],
 }
 
 impl Decoders {
-    /// Reads every recorded event's layout from `fs`.
+    /// Reads every recorded event's layout from `fs`: the five required, and the
+    /// interrupts' where the kernel has them.
     pub fn load(fs: &Tracefs) -> Result<Self, TraceError> {
-        let formats: Vec<Format> = Tracepoint::ALL
+        let formats: Vec<Format> = Tracepoint::REQUIRED
             .iter()
             .map(|t| {
                 let (sys, ev) = t.path();
                 fs.format(sys, ev)
             })
             .collect::<Result<_, _>>()?;
-        Self::from_formats(&formats).map_err(|e| TraceError::Format(e.to_string()))
+        let interrupts: Vec<(Tracepoint, Format)> = Tracepoint::ALL
+            .into_iter()
+            .filter(|t| !t.required())
+            .filter_map(|t| {
+                let (sys, ev) = t.path();
+                Some((t, fs.format(sys, ev).ok()?))
+            })
+            .collect();
+        Self::from_formats(&formats)
+            .and_then(|d| d.with_interrupts(&interrupts))
+            .map_err(|e| TraceError::Format(e.to_string()))
     }
 
-    /// The decoders of `formats`, given in [`Tracepoint::ALL`] order.
+    /// The decoders of `formats`, the five required given in [`Tracepoint::REQUIRED`]
+    /// order (no interrupt's: see [`Decoders::with_interrupts`]).
     pub fn from_formats(formats: &[Format]) -> Result<Self, FormatError> {
-        let common = |f: &Format| -> Result<Common, FormatError> {
-            Ok(Common {
+        let common = |f: &Format| -> Result<Option<Common>, FormatError> {
+            Ok(Some(Common {
                 flags: f.int("common_flags")?,
                 pid: f.int("common_pid")?,
-            })
+            }))
         };
         let [start, expire, waking, switch, sys_exit] = formats else {
             return Err(FormatError::NoField("the five tracepoints".into()));
         };
+        let mut ids = [None; TRACEPOINTS];
+        let mut commons = [None; TRACEPOINTS];
+        for (i, f) in formats.iter().enumerate() {
+            ids[i] = Some(f.id);
+            commons[i] = common(f)?;
+        }
         Ok(Self {
-            ids: [start.id, expire.id, waking.id, switch.id, sys_exit.id],
-            common: [
-                common(start)?,
-                common(expire)?,
-                common(waking)?,
-                common(switch)?,
-                common(sys_exit)?,
-            ],
+            ids,
+            common: commons,
             start: (
                 start.int("hrtimer")?,
                 start.int("softexpires")?,
@@ -146,17 +265,62 @@ impl Decoders {
                 switch.bytes("next_comm")?,
             ),
             sys_exit: sys_exit.int("id")?,
+            number: [None; TRACEPOINTS],
         })
     }
 
-    /// The kernel's event id of `t` (a record's `common_type`).
-    pub fn id(&self, t: Tracepoint) -> u64 {
+    /// The same decoders, also reading the interrupts' tracepoints `formats` (any
+    /// subset, any order; a required tracepoint among them is an error).
+    pub fn with_interrupts(
+        mut self,
+        formats: &[(Tracepoint, Format)],
+    ) -> Result<Self, FormatError> {
+        for (t, f) in formats {
+            let Some((_, _, field)) = t.interrupt() else {
+                return Err(FormatError::NoField(format!(
+                    "{:?} is no interrupt",
+                    t.path()
+                )));
+            };
+            let i = *t as usize;
+            self.number[i] = Some(f.int(field)?);
+            self.common[i] = Some(Common {
+                flags: f.int("common_flags")?,
+                pid: f.int("common_pid")?,
+            });
+            self.ids[i] = Some(f.id);
+        }
+        Ok(self)
+    }
+
+    /// Whether the guest's interrupts are decoded: the device handlers' and softirqs'
+    /// entries and exits at least (the local timer's exist on x86 only).
+    pub fn interrupts(&self) -> bool {
+        [
+            Tracepoint::IrqHandlerEntry,
+            Tracepoint::IrqHandlerExit,
+            Tracepoint::SoftirqEntry,
+            Tracepoint::SoftirqExit,
+        ]
+        .into_iter()
+        .all(|t| self.has(t))
+    }
+
+    /// Whether `t`'s layout was loaded (a session records it).
+    pub fn has(&self, t: Tracepoint) -> bool {
+        self.ids[t as usize].is_some()
+    }
+
+    /// The kernel's event id of `t` (a record's `common_type`), where it has `t`.
+    pub fn id(&self, t: Tracepoint) -> Option<u64> {
         self.ids[t as usize]
     }
 
     /// The tracepoint whose id is `id`, if it is one recorded.
     pub fn tracepoint_of(&self, id: u64) -> Option<Tracepoint> {
-        Tracepoint::ALL.into_iter().find(|&t| self.id(t) == id)
+        Tracepoint::ALL
+            .into_iter()
+            .find(|&t| self.id(t) == Some(id))
     }
 
     /// Decodes a record of any recorded tracepoint (told apart by its leading
@@ -167,9 +331,9 @@ impl Decoders {
     }
 
     /// Decodes the raw record of a `t` event recorded at `time_ns` on `cpu`; `None`
-    /// when the record is too short for its layout.
+    /// when the record is too short for its layout, or `t` was not loaded.
     pub fn decode(&self, t: Tracepoint, raw: &[u8], time_ns: u64, cpu: u32) -> Option<Event> {
-        let c = self.common[t as usize];
+        let c = self.common[t as usize]?;
         let kind = match t {
             Tracepoint::TimerStart => Kind::TimerStart {
                 timer: self.start.0.read(raw)? as u64,
@@ -194,6 +358,15 @@ impl Decoders {
             Tracepoint::SysExit => Kind::SysExit {
                 id: self.sys_exit.read(raw)?,
             },
+            _ => {
+                let (what, entry, _) = t.interrupt()?;
+                let number = self.number[t as usize]?.read(raw)? as i32;
+                if entry {
+                    Kind::IrqEntry { what, number }
+                } else {
+                    Kind::IrqExit { what, number }
+                }
+            }
         };
         Some(Event {
             time_ns,
@@ -206,150 +379,4 @@ impl Decoders {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn format(id: u64, fields: &[(&str, usize, usize, bool)]) -> Format {
-        let mut text = format!(
-            "ID: {id}\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-        );
-        for (name, off, size, signed) in fields {
-            text += &format!(
-                "\tfield:x {name};\toffset:{off};\tsize:{size};\tsigned:{};\n",
-                u8::from(*signed)
-            );
-        }
-        Format::parse(&text).unwrap()
-    }
-
-    fn decoders() -> Decoders {
-        Decoders::from_formats(&[
-            format(
-                1,
-                &[
-                    ("hrtimer", 8, 8, false),
-                    ("expires", 24, 8, true),
-                    ("softexpires", 32, 8, true),
-                ],
-            ),
-            format(2, &[("hrtimer", 8, 8, false), ("now", 16, 8, true)]),
-            format(3, &[("pid", 24, 4, true), ("target_cpu", 32, 4, true)]),
-            format(
-                4,
-                &[
-                    ("prev_comm[16]", 8, 16, false),
-                    ("prev_pid", 24, 4, true),
-                    ("prev_state", 32, 8, true),
-                    ("next_comm[16]", 40, 16, false),
-                    ("next_pid", 56, 4, true),
-                ],
-            ),
-            format(5, &[("id", 8, 8, true)]),
-        ])
-        .unwrap()
-    }
-
-    #[test]
-    fn decodes_each_event_by_its_layout() {
-        let d = decoders();
-        assert_eq!(d.id(Tracepoint::Switch), 4);
-        let mut raw = vec![0u8; 64];
-        raw[2] = 0x08;
-        raw[4..8].copy_from_slice(&42i32.to_ne_bytes());
-        raw[8..16].copy_from_slice(&0xdeadu64.to_ne_bytes());
-        raw[24..32].copy_from_slice(&2_050i64.to_ne_bytes());
-        raw[32..40].copy_from_slice(&2_000i64.to_ne_bytes());
-        let e = d.decode(Tracepoint::TimerStart, &raw, 7, 1).unwrap();
-        assert_eq!((e.time_ns, e.cpu, e.pid, e.in_hardirq()), (7, 1, 42, true));
-        assert_eq!(
-            e.kind,
-            Kind::TimerStart {
-                timer: 0xdead,
-                soft_ns: 2_000,
-                hard_ns: 2_050
-            }
-        );
-        assert!(d.decode(Tracepoint::Switch, &raw[..40], 0, 0).is_none());
-        let e = d.decode(Tracepoint::SysExit, &raw, 0, 0).unwrap();
-        assert_eq!(e.kind, Kind::SysExit { id: 0xdead });
-    }
-
-    #[test]
-    fn the_followed_threads_events_and_every_switch_are_kept() {
-        let ev = |pid: i32, kind: Kind| Event {
-            time_ns: 0,
-            cpu: 0,
-            pid,
-            flags: 0,
-            kind,
-        };
-        let switch = |prev_pid, next_pid| Kind::Switch {
-            prev_pid,
-            prev_state: 0,
-            prev_comm: Comm::new("a"),
-            next_pid,
-            next_comm: Comm::new("b"),
-        };
-        let timer = Kind::TimerExpire {
-            timer: 1,
-            now_ns: 0,
-        };
-        assert!(concerns(&ev(9, timer), &[1]));
-        let waking = |pid| Kind::Waking { pid, target_cpu: 0 };
-        assert!(concerns(&ev(9, waking(1)), &[1, 2]));
-        assert!(!concerns(&ev(1, waking(3)), &[1, 2]));
-        assert!(concerns(&ev(0, switch(0, 3)), &[3]));
-        assert!(concerns(&ev(3, switch(3, 0)), &[3]));
-        // Every switch: the tasks that held a CPU are named from them.
-        assert!(concerns(&ev(3, switch(4, 5)), &[3]));
-        assert!(concerns(&ev(4, Kind::SysExit { id: 0 }), &[4]));
-        assert!(!concerns(&ev(5, Kind::SysExit { id: 0 }), &[4]));
-        let of = |f: fn(Tracepoint) -> bool| -> Vec<_> {
-            Tracepoint::ALL.into_iter().filter(|&t| f(t)).collect()
-        };
-        assert_eq!(of(Tracepoint::per_thread), vec![Tracepoint::SysExit]);
-        assert_eq!(
-            of(Tracepoint::of_every_thread),
-            vec![Tracepoint::TimerStart, Tracepoint::TimerExpire]
-        );
-    }
-
-    /// The layouts of a real kernel (6.18, x86_64, read from its tracefs) load, and a
-    /// record built by them decodes to what was put in.
-    #[test]
-    fn a_real_kernels_layouts_decode_its_records() {
-        let texts = [
-            include_str!("../testdata/linux-6.18/hrtimer_start.format"),
-            include_str!("../testdata/linux-6.18/hrtimer_expire_entry.format"),
-            include_str!("../testdata/linux-6.18/sched_waking.format"),
-            include_str!("../testdata/linux-6.18/sched_switch.format"),
-            include_str!("../testdata/linux-6.18/sys_exit.format"),
-        ];
-        let formats: Vec<Format> = texts.iter().map(|t| Format::parse(t).unwrap()).collect();
-        let d = Decoders::from_formats(&formats).unwrap();
-        assert_eq!(d.id(Tracepoint::Switch), 372);
-        let mut raw = vec![0u8; 64];
-        raw[..2].copy_from_slice(&372u16.to_le_bytes());
-        raw[2] = 0x08;
-        raw[4..8].copy_from_slice(&77i32.to_le_bytes());
-        raw[8..11].copy_from_slice(b"cc1");
-        raw[24..28].copy_from_slice(&77i32.to_le_bytes());
-        raw[32..40].copy_from_slice(&1i64.to_le_bytes());
-        raw[40..45].copy_from_slice(b"probe");
-        raw[56..60].copy_from_slice(&9i32.to_le_bytes());
-        let e = d.decode_record(&raw, 5, 1).unwrap();
-        assert_eq!((e.time_ns, e.cpu, e.pid, e.flags), (5, 1, 77, 0x08));
-        assert_eq!(
-            e.kind,
-            Kind::Switch {
-                prev_pid: 77,
-                prev_state: 1,
-                prev_comm: Comm::new("cc1"),
-                next_pid: 9,
-                next_comm: Comm::new("probe"),
-            }
-        );
-        // Too short for its layout: no event.
-        assert_eq!(d.decode_record(&raw[..40], 5, 1), None);
-    }
-}
+mod tests;

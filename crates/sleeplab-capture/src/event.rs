@@ -83,6 +83,37 @@ pub enum Kind {
         /// The system call's number.
         id: i64,
     },
+    /// The guest kernel began handling an interrupt or a softirq on `cpu` (its `pid`:
+    /// the task it interrupted, 0 for the idle task).
+    IrqEntry {
+        /// Which kind.
+        what: Interrupt,
+        /// The irq number, vector or softirq number.
+        number: i32,
+    },
+    /// The guest kernel finished handling an interrupt or a softirq.
+    IrqExit {
+        /// Which kind.
+        what: Interrupt,
+        /// The irq number, vector or softirq number.
+        number: i32,
+    },
+}
+
+/// The kind of interrupt an [`Kind::IrqEntry`] or [`Kind::IrqExit`] marks: time the
+/// guest's own kernel spent, not the interrupted task's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interrupt {
+    /// A device's handler (`irq:irq_handler_entry/exit`).
+    Device,
+    /// The local timer interrupt, which runs expired high-resolution timers
+    /// (`irq_vectors:local_timer_entry/exit`, x86).
+    LocalTimer,
+    /// Another system vector: a reschedule or function-call IPI, irq work
+    /// (`irq_vectors:*_entry/exit`, x86).
+    Vector,
+    /// A softirq (`irq:softirq_entry/exit`), run after an interrupt or in ksoftirqd.
+    Softirq,
 }
 
 /// Which tracepoints a session records.
@@ -148,6 +179,9 @@ pub struct Captured {
     pub recorded: Events,
     /// Events the kernel could not record (a full buffer).
     pub lost: u64,
+    /// Whether the guest's interrupts and softirqs were recorded ([`Kind::IrqEntry`],
+    /// [`Kind::IrqExit`]): without them, no time is told to be the host's.
+    pub interrupts: bool,
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! sleeplab's capture of the kernel's account of a wake: the tracepoints a wake passes
 //! (`timer:hrtimer_start`, `timer:hrtimer_expire_entry`, `sched:sched_waking`,
-//! `sched:sched_switch`, `raw_syscalls:sys_exit`) recorded in private tracefs instances
+//! `sched:sched_switch`, `raw_syscalls:sys_exit`; the guest's interrupts and softirqs,
+//! `irq:*` and `irq_vectors:*`, where the kernel has them) recorded in private tracefs instances
 //! and decoded into [`event::Event`]s, the contract with the analysis (in the CLI's
 //! `trace`), which splits each wake's lateness into components. Nothing here splits a
 //! wake. A crate of its own, with no dependency beyond `libc`, `thiserror` and the
@@ -125,6 +126,7 @@ impl Tracer {
             events: std::mem::take(&mut self.events),
             recorded: self.recorded,
             lost,
+            interrupts: self.session.interrupts(),
         }
     }
 
@@ -135,6 +137,7 @@ impl Tracer {
             events: std::mem::take(&mut self.events),
             recorded: self.recorded,
             lost: self.session.lost(),
+            interrupts: self.session.interrupts(),
         }
     }
 }

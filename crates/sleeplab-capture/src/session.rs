@@ -6,6 +6,9 @@
 //! * The scheduling instance records the timer events and `sched_waking` /
 //!   `sched_switch` of every thread; the drain keeps those that concern the followed
 //!   threads ([`concerns`]: a filter in the kernel loses some, see there).
+//!   The guest's interrupts and softirqs (`irq:*`, `irq_vectors:*`), where the
+//!   kernel has them, are recorded there too; the drain keeps those that interrupted a
+//!   followed thread or an idle CPU.
 //! * The system-call instance records `raw_syscalls:sys_exit` for the followed threads
 //!   only, by `set_event_pid`: the kernel then skips other threads' system calls
 //!   before it builds a record, where an event filter would build each one only to
@@ -55,6 +58,8 @@ pub struct Session {
     carried_lost: u64,
     /// Events drained when the followed set changed, kept for the next drain.
     pending: Vec<Event>,
+    /// Whether the guest's interrupts and softirqs are recorded.
+    interrupts: bool,
 }
 
 impl std::fmt::Debug for Session {
@@ -113,15 +118,24 @@ impl Session {
             every_thread,
             carried_lost: 0,
             pending: Vec::new(),
+            interrupts: false,
         };
         session.follow(tids)?;
+        let mut interrupts = session.decoders.interrupts();
         for tp in Tracepoint::ALL
             .into_iter()
-            .filter(|&tp| tp.recorded_by(recorded))
+            .filter(|&tp| tp.recorded_by(recorded) && session.decoders.has(tp))
         {
             let (sys, ev) = tp.path();
-            session.instance_of(tp).enable_event(sys, ev)?;
+            match session.instance_of(tp).enable_event(sys, ev) {
+                Ok(()) => {}
+                Err(e) if tp.required() => return Err(e),
+                // An interrupt's tracepoint the kernel lists but will not record: the
+                // interrupts count as not recorded.
+                Err(_) => interrupts = false,
+            }
         }
+        session.interrupts = interrupts;
         session.resume()?;
         Ok(session)
     }
@@ -206,6 +220,12 @@ impl Session {
         d.lost += lost.saturating_sub(self.lost);
         self.lost = self.lost.max(lost);
         d
+    }
+
+    /// Whether the guest's interrupts and softirqs are recorded (the kernel has their
+    /// tracepoints and enabled them).
+    pub fn interrupts(&self) -> bool {
+        self.interrupts
     }
 
     /// Events lost since the start.
@@ -347,6 +367,46 @@ mod tests {
         s.drain(&mut events);
         assert_eq!(sys_exits(&events, me, 0), 0, "{events:?}");
         assert!(switches(&events, me, -1, from) >= 5, "{events:?}");
+    }
+
+    /// A thread that spins 30 ms is interrupted by its CPU's timer at least once (the
+    /// tick runs while a CPU is busy), and the session records that interrupt's entry
+    /// and exit with the spinner as the interrupted task, where the kernel has the
+    /// interrupts' tracepoints (as root; elsewhere skipped, but not under CI).
+    #[test]
+    fn a_spinners_interrupts_are_recorded() {
+        let me = crate::this_tid();
+        let mut s = match Session::start(&[me]) {
+            Ok(s) => s,
+            Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
+            Err(e) => panic!("tracing unavailable under CI: {e}"),
+        };
+        if !s.interrupts() {
+            return eprintln!("skipped: this kernel records no interrupts");
+        }
+        let until = sleeplab::clock::monotonic_ns() + 30_000_000;
+        while sleeplab::clock::monotonic_ns() < until {
+            std::hint::spin_loop();
+        }
+        let mut events = Vec::new();
+        s.drain(&mut events);
+        let mine = |entry: bool| {
+            events
+                .iter()
+                .filter(|e| e.pid == me && e.in_hardirq())
+                .filter(|e| match e.kind {
+                    Kind::IrqEntry { .. } => entry,
+                    Kind::IrqExit { .. } => !entry,
+                    _ => false,
+                })
+                .count()
+        };
+        assert!(mine(true) >= 1 && mine(false) >= 1, "{events:?}");
+        // Other threads' interrupts (not of an idle CPU) are not kept.
+        assert!(events.iter().all(|e| match e.kind {
+            Kind::IrqEntry { .. } | Kind::IrqExit { .. } => e.pid == me || e.pid == 0,
+            _ => true,
+        }));
     }
 
     #[test]

@@ -54,8 +54,8 @@ fn median_of(c: &ExplainCell, k: Component) -> f64 {
     c.explanation.component(k).unwrap().median_ns
 }
 
-/// With 50 µs of timer slack, a 100 µs and a 1 ms nanosleep: every wake's components
-/// add up to its lateness, at least 95 % of wakes are explained to within max(5 µs,
+/// With 50 µs of timer slack, a 100 µs and a 1 ms nanosleep: every wake names its
+/// round, every wake's components add up to its lateness, at least 95 % of wakes are explained to within max(5 µs,
 /// 5 %), and the slack component's median is at least 40 µs.
 ///
 /// Not 100 %: the kernel itself drops a few `sched_switch` events without counting them,
@@ -89,6 +89,11 @@ fn components_add_up_and_slack_is_slack() {
         assert_eq!(c.timer_slack_ns, 50_000);
         assert_eq!(c.explanation.wakes, 100, "{}", c.mechanism);
         assert_eq!(c.wakes.len(), 100);
+        // Each wake names its round: the first half round 0, the rest round 1, in order.
+        let rounds: Vec<u32> = c.wakes.iter().map(|w| w.round).collect();
+        assert!(rounds.is_sorted(), "{rounds:?}");
+        assert_eq!(rounds.iter().filter(|&&r| r == 0).count(), 50, "{rounds:?}");
+        assert_eq!(rounds.last(), Some(&1));
         let mut explained = 0;
         for w in &c.wakes {
             let total: u64 = w.components.values().sum();

@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sleeplab_capture::decode::Decoders;
+use sleeplab_capture::decode::{Decoders, Tracepoint};
 use sleeplab_capture::format::Format;
 use sleeplab_capture::ring::{PageLayout, read_page};
 use std::sync::OnceLock;
@@ -20,6 +20,16 @@ const FORMATS: [&str; 5] = [
     include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/sys_exit.format"),
 ];
 
+/// The interrupts' layouts, read too: their records decode by the same rules.
+const INTERRUPTS: [(Tracepoint, &str); 6] = [
+    (Tracepoint::IrqHandlerEntry, include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/irq_handler_entry.format")),
+    (Tracepoint::IrqHandlerExit, include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/irq_handler_exit.format")),
+    (Tracepoint::SoftirqEntry, include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/softirq_entry.format")),
+    (Tracepoint::SoftirqExit, include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/softirq_exit.format")),
+    (Tracepoint::LocalTimerEntry, include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/local_timer_entry.format")),
+    (Tracepoint::LocalTimerExit, include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/local_timer_exit.format")),
+];
+
 fn setup() -> &'static (PageLayout, Decoders) {
     static ONCE: OnceLock<(PageLayout, Decoders)> = OnceLock::new();
     ONCE.get_or_init(|| {
@@ -28,7 +38,14 @@ fn setup() -> &'static (PageLayout, Decoders) {
             .iter()
             .map(|t| Format::parse(t).expect("the kernel's format"))
             .collect();
-        (layout, Decoders::from_formats(&formats).expect("the five layouts"))
+        let interrupts: Vec<(Tracepoint, Format)> = INTERRUPTS
+            .iter()
+            .map(|(t, text)| (*t, Format::parse(text).expect("the kernel's format")))
+            .collect();
+        let decoders = Decoders::from_formats(&formats)
+            .and_then(|d| d.with_interrupts(&interrupts))
+            .expect("the layouts");
+        (layout, decoders)
     })
 }
 

@@ -33,6 +33,8 @@ pub fn line(e: &Event, deadline_ns: u64) -> String {
             next_comm.as_string()
         ),
         Kind::SysExit { id } => format!("sys_exit {id}"),
+        Kind::IrqEntry { what, number } => format!("{what:?} entry {number}"),
+        Kind::IrqExit { what, number } => format!("{what:?} exit {number}"),
     };
     format!(
         "{} cpu{} pid {}{} {what}",

@@ -1,9 +1,11 @@
 //! The per-wake rule (the component holds at least 90 % of the injected size), a
-//! scenario's verdict (at least 95 % of its wakes pass, with the share's Wilson
-//! interval), and the table that shows them.
+//! scenario's verdict (at least 95 % of its wakes pass, judged over blocks: the wakes
+//! between two drains of the tracer share their moment, so the share's interval is taken
+//! over blocks, never over pooled wakes), and the table that shows them.
 
-use crate::scenarios::{Scenario, Scored};
-use sleeplab_cli::stats::tail_quantile;
+use crate::scenarios::{BLOCK_WAKES, Scenario, Scored};
+use sleeplab_cli::stats::units::{MIN_UNITS, ratio_ci};
+use sleeplab_cli::stats::{Ci, tail_quantile};
 use sleeplab_cli::trace::Component;
 
 /// A wake passes when its component holds at least this share of the injected size.
@@ -19,18 +21,40 @@ pub fn passes(s: &Scored, c: Component) -> bool {
     s.got_ns(c) as f64 >= SHARE_OF_INJECTED * s.injected_ns as f64 && s.holder_named != Some(false)
 }
 
-/// The 95 % Wilson score interval of the proportion `k / n`, as fractions; `None`
-/// without samples.
-pub fn wilson(k: usize, n: usize) -> Option<(f64, f64)> {
-    if n == 0 {
-        return None;
+/// The 95 % interval of the share `Σ passing / Σ wakes` over `blocks` (one (passing,
+/// wakes) pair each), clamped to [0, 1]; `None` below [`MIN_UNITS`] blocks.
+pub fn share_over_blocks(blocks: &[(usize, usize)]) -> Option<(f64, f64)> {
+    let num: Vec<f64> = blocks.iter().map(|&(k, _)| k as f64).collect();
+    let den: Vec<f64> = blocks.iter().map(|&(_, n)| n as f64).collect();
+    match ratio_ci(&num, &den)? {
+        Ci(Some(lo), Some(hi)) => Some((lo.clamp(0.0, 1.0), hi.clamp(0.0, 1.0))),
+        _ => None,
     }
-    let (k, n, z) = (k as f64, n as f64, 1.96f64);
-    let p = k / n;
-    let d = 1.0 + z * z / n;
-    let c = (p + z * z / (2.0 * n)) / d;
-    let h = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / d;
-    Some(((c - h).max(0.0), (c + h).min(1.0)))
+}
+
+/// A cause's verdict over its blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The share's interval lies at or above [`SHARE_OF_WAKES`].
+    Met,
+    /// It lies below.
+    Missed,
+    /// It straddles the target: the blocks differ too much to tell.
+    Undecided,
+    /// Fewer than [`MIN_UNITS`] blocks: no interval; whether the point share reached
+    /// the target.
+    ByPointValue(bool),
+}
+
+impl Outcome {
+    /// The table's mark.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Outcome::Met | Outcome::ByPointValue(true) => "✅",
+            Outcome::Missed | Outcome::ByPointValue(false) => "❌",
+            Outcome::Undecided => "⚪",
+        }
+    }
 }
 
 /// A scenario's outcome over its wakes.
@@ -44,6 +68,8 @@ pub struct Row {
     pub wakes: usize,
     /// Wakes that passed [`passes`].
     pub passing: usize,
+    /// Per block of [`BLOCK_WAKES`] consecutive wakes: (passing, wakes).
+    pub blocks: Vec<(usize, usize)>,
     /// The injected size's median over the wakes, ns.
     pub injected_median_ns: Option<f64>,
     /// Wakes whose injected size came out under [`SHARE_OF_INJECTED`] of the nominal:
@@ -87,6 +113,10 @@ impl Row {
             component: c,
             wakes: scored.len(),
             passing: scored.iter().filter(|s| passes(s, c)).count(),
+            blocks: scored
+                .chunks(BLOCK_WAKES)
+                .map(|b| (b.iter().filter(|s| passes(s, c)).count(), b.len()))
+                .collect(),
             injected_median_ns: tail_quantile(&injected, 0.5),
             cut_short: scored
                 .iter()
@@ -110,9 +140,21 @@ impl Row {
         }
     }
 
-    /// Whether at least [`SHARE_OF_WAKES`] of the wakes passed.
+    /// Whether at least [`SHARE_OF_WAKES`] of the wakes passed (the point share: the
+    /// root tests' rule, a fixed count on a fixed sample).
     pub fn passed(&self) -> bool {
         self.wakes > 0 && self.passing as f64 >= SHARE_OF_WAKES * self.wakes as f64
+    }
+
+    /// The verdict over blocks: the share's interval ([`share_over_blocks`]) against
+    /// [`SHARE_OF_WAKES`]; by point value below [`MIN_UNITS`] blocks.
+    pub fn outcome(&self) -> Outcome {
+        match share_over_blocks(&self.blocks) {
+            Some((lo, _)) if lo >= SHARE_OF_WAKES => Outcome::Met,
+            Some((_, hi)) if hi < SHARE_OF_WAKES => Outcome::Missed,
+            Some(_) => Outcome::Undecided,
+            None => Outcome::ByPointValue(self.passed()),
+        }
     }
 }
 
@@ -165,8 +207,11 @@ pub fn table(rows: &[Row]) -> Vec<String> {
         format!(
             "A wake passes when its component holds at least {:.0} % of the size injected \
              into it (and, for the run queue, the account names the SCHED_FIFO thread as \
-             the holder); a cause passes when at least {:.0} % of its wakes pass (✅, else \
-             ❌). The share's 95 % Wilson interval stands beside it. The injected size is \
+             the holder); a cause passes when at least {:.0} % of its wakes pass, judged \
+             over blocks of {BLOCK_WAKES} consecutive wakes (the wakes of a block share its \
+             moment): ✅ when the share's 95 % interval over blocks lies at or above it, ❌ \
+             below, ⚪ undecided; with fewer than {MIN_UNITS} blocks there is no interval and \
+             the mark is by point value (said so). The injected size is \
              measured per wake where it can be; \"cut short\" counts the wakes where it came \
              out under {:.0} % of the nominal size (another timer's interrupt ended a slack \
              early, the FIFO thread's wakeup came late).",
@@ -175,23 +220,32 @@ pub fn table(rows: &[Row]) -> Vec<String> {
             100.0 * SHARE_OF_INJECTED,
         ),
         String::new(),
-        "| cause | component | injected (median) | cut short | wakes | passing [95 %] | \
+        "| cause | component | injected (median) | cut short | wakes | passing [95 % over blocks] | \
          component / injected (median) | holder named | not fully traced |"
             .into(),
         "|---|---|---:|---:|---:|---:|---:|---:|---:|".into(),
     ];
     for r in rows {
-        let share = wilson(r.passing, r.wakes).map_or("–".into(), |(lo, hi)| {
+        let share = if r.wakes == 0 {
+            "–".into()
+        } else {
+            let interval = share_over_blocks(&r.blocks).map_or_else(
+                || {
+                    format!(
+                        "by point value: {} blocks, fewer than {MIN_UNITS}",
+                        r.blocks.len()
+                    )
+                },
+                |(lo, hi)| format!("{:.1} – {:.1} %", 100.0 * lo, 100.0 * hi),
+            );
             format!(
-                "{} {} of {} ({:.1} %) [{:.1} – {:.1} %]",
-                if r.passed() { "✅" } else { "❌" },
+                "{} {} of {} ({:.1} %) [{interval}]",
+                r.outcome().mark(),
                 r.passing,
                 r.wakes,
                 100.0 * r.passing as f64 / r.wakes as f64,
-                100.0 * lo,
-                100.0 * hi
             )
-        });
+        };
         out.push(format!(
             "| {} | {} | {} | {} | {} | {share} | {} | {} | {} |",
             r.label,

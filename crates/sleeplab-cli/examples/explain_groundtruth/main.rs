@@ -23,8 +23,8 @@
 //!   `overrun`, the next wait's start less its deadline.
 //!
 //! A wake passes when its component holds at least 90 % of the injected size; a cause
-//! passes when at least 95 % of its wakes do (the count and its Wilson interval
-//! printed). Then the SCHED_IDLE comparison (`companion`): `--rounds` rounds of idle
+//! passes when at least 95 % of its wakes do, judged over blocks of 50 wakes (the
+//! share's interval over blocks printed; by point value below 8 blocks). Then the SCHED_IDLE comparison (`companion`): `--rounds` rounds of idle
 //! waits with and without a SCHED_IDLE thread spinning on the measuring CPU, judged
 //! over blocks (each round's difference of block medians). Prints Markdown; `--bench-doc FILE` also writes it as the
 //! `explain-groundtruth` section of FILE (scripts/bench_doc.py), with this command;

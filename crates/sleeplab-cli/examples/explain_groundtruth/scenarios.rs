@@ -23,8 +23,9 @@ const FRAME_NS: u64 = 2_000_000;
 /// The measuring thread's SCHED_FIFO priority in [`Scenario::RunQueue`]: under the
 /// FIFO thread's.
 pub const MEASURING_PRIORITY: i32 = 1;
-/// Wakes between two drains of the tracer's buffers (outside any window).
-const DRAIN_EVERY: usize = 50;
+/// Wakes between two drains of the tracer's buffers (outside any window): a block, the
+/// unit a cause's verdict counts.
+pub const BLOCK_WAKES: usize = 50;
 
 /// A cause of known size, and the component it must land in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,7 +163,7 @@ pub fn run(scenario: Scenario, wakes: usize, cpu: usize) -> anyhow::Result<(Vec<
     let mut measured = Vec::with_capacity(wakes);
     for k in 0..wakes {
         measured.push(wake(scenario, tid, hog.as_ref())?);
-        if k % DRAIN_EVERY == DRAIN_EVERY - 1 {
+        if k % BLOCK_WAKES == BLOCK_WAKES - 1 {
             recording.drain();
         }
     }

@@ -5,7 +5,7 @@
 
 use super::*;
 use companion::{Block, Verdict};
-use judge::{passes, table, wilson};
+use judge::{Outcome, Row, passes, share_over_blocks, table};
 use scenarios::{Scored, window};
 use sleeplab_cli::trace::event::{Comm, Event, FLAG_HARDIRQ, Kind};
 use sleeplab_cli::trace::{Component, Holder, Timeline, WakeAccount, account};
@@ -21,17 +21,36 @@ fn scored(injected_ns: u64, parts: &[(Component, u64)], holder_named: Option<boo
 }
 
 #[test]
-fn wilson_matches_the_scripts_interval() {
-    // scripts/quantiles.py's wilson(95, 100), wilson(0, 10), wilson(10, 10).
-    let close =
-        |(a, b): (f64, f64), (c, d): (f64, f64)| (a - c).abs() < 1e-9 && (b - d).abs() < 1e-9;
-    assert!(close(
-        wilson(95, 100).unwrap(),
-        (0.8882480347279118, 0.9784566385436864)
-    ));
-    assert!(close(wilson(0, 10).unwrap(), (0.0, 0.2775401687666166)));
-    assert!(close(wilson(10, 10).unwrap(), (0.7224598312333834, 1.0)));
-    assert_eq!(wilson(0, 0), None);
+fn the_share_is_judged_over_blocks() {
+    // Nine blocks of 50 all passing and one at 25 of 50: 95 % pooled; over blocks the
+    // ratio estimator's standard error is √(10/9 · 562.5) / 500 = 0.05, t(9) = 2.2622.
+    let mut blocks = vec![(50, 50); 9];
+    blocks.push((25, 50));
+    let (lo, hi) = share_over_blocks(&blocks).unwrap();
+    assert!((lo - (0.95 - 2.262_157_162_8 * 0.05)).abs() < 1e-6, "{lo}");
+    assert_eq!(hi, 1.0, "clamped");
+    assert_eq!(share_over_blocks(&[(50, 50); 10]), Some((1.0, 1.0)));
+    assert_eq!(share_over_blocks(&[(50, 50); 7]), None, "7 blocks: too few");
+    let row = |blocks: Vec<(usize, usize)>| Row {
+        passing: blocks.iter().map(|b| b.0).sum(),
+        wakes: blocks.iter().map(|b| b.1).sum(),
+        blocks,
+        ..Row::of(Scenario::Slack(50_000), &[])
+    };
+    // The same 95 % pooled share: undecided when one block carries every failure,
+    // met when none fails, missed when every block is at 90 %, and by point value
+    // below eight blocks.
+    assert_eq!(row(blocks).outcome(), Outcome::Undecided);
+    assert_eq!(row(vec![(50, 50); 10]).outcome(), Outcome::Met);
+    assert_eq!(row(vec![(45, 50); 10]).outcome(), Outcome::Missed);
+    assert_eq!(
+        row(vec![(48, 50); 7]).outcome(),
+        Outcome::ByPointValue(true)
+    );
+    assert_eq!(
+        row(vec![(40, 50); 7]).outcome(),
+        Outcome::ByPointValue(false)
+    );
 }
 
 #[test]

@@ -181,6 +181,7 @@ pub fn explain(cells: Vec<ExplainCell>, lost_events: u64) -> ExplainData {
             trace: true,
         },
         tracing: Tracing {
+            steal_ns: None,
             kernel: true,
             note: None,
             lost_events,

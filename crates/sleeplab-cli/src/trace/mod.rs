@@ -20,12 +20,14 @@
 //! * [`recording`]: the one harness every traced run uses ([`Recording`]), and the
 //!   run's status ([`Tracing`]) with its notes worded once; [`log`]: a cell's wakes;
 //! * [`render`]: the terminal table of where the time went; [`why`]: the sentence that
-//!   says it per cell ([`why::CellAccount`]: a traced cell of any result).
+//!   says it per cell ([`why::CellAccount`]: a traced cell of any result); [`steal`]: the
+//!   guest kernel's steal time beside the host's share.
 
 pub mod analysis;
 pub mod log;
 pub mod recording;
 pub mod render;
+pub mod steal;
 pub mod why;
 
 pub use sleeplab_capture as capture;

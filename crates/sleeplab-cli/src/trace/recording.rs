@@ -10,6 +10,7 @@ use super::event::Captured;
 use super::log::Before;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab::lab::noise::spin_log;
 
 /// Whose events a recording keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +33,10 @@ pub struct Tracing {
     pub note: Option<String>,
     /// Events the kernel could not record (full buffers), over the run.
     pub lost_events: u64,
+    /// The steal time the guest kernel accounted over the run (`/proc/stat`, every
+    /// CPU, after − before), ns; `null` where not read (untraced, or no `/proc/stat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_ns: Option<u64>,
 }
 
 impl Tracing {
@@ -45,6 +50,10 @@ impl Tracing {
             Some(r) => {
                 r.kernel &= next.kernel;
                 r.lost_events += next.lost_events;
+                r.steal_ns = match (r.steal_ns, next.steal_ns) {
+                    (Some(a), Some(b)) => Some(a + b),
+                    _ => None,
+                };
                 if r.note.is_none() {
                     r.note = next.note;
                 }
@@ -118,6 +127,8 @@ pub struct Recording {
     fallback: Fallback,
     note: Option<String>,
     tid: i32,
+    /// Every CPU's steal when the kernel's recording began.
+    steal_before: Option<Vec<(u32, u64)>>,
 }
 
 impl Recording {
@@ -141,6 +152,7 @@ impl Recording {
             fallback,
             note: None,
             tid: this_tid(),
+            steal_before: None,
         };
         if !wanted {
             return r;
@@ -158,7 +170,14 @@ impl Recording {
             })
         });
         match kernel {
-            Ok(k) => r.kernel = k,
+            Ok(k) => {
+                r.kernel = k;
+                r.steal_before = super::steal::read_steal_ns();
+                // The measuring thread's spins log their gaps for the host's share.
+                if follow == Follow::ThisThread {
+                    spin_log::install(SPIN_GAP_NS, SPIN_GAPS_KEPT);
+                }
+            }
             Err(e) => r.note = Some(unavailable_note(&e, fallback)),
         }
         r
@@ -174,6 +193,7 @@ impl Recording {
             fallback,
             note: Some(format!("{why}: {}", fallback.then())),
             tid: this_tid(),
+            steal_before: None,
         }
     }
 
@@ -222,7 +242,7 @@ impl Recording {
     /// kernel, or drained on a thread of its own.
     pub fn take(&mut self) -> Option<Timeline> {
         match &mut self.kernel {
-            Kernel::Caller(t) => Some(Timeline::of(t.take())),
+            Kernel::Caller(t) => Some(with_spin_gaps(Timeline::of(t.take()), self.tid, false)),
             _ => None,
         }
     }
@@ -257,9 +277,45 @@ impl Recording {
             kernel: captured.is_some(),
             note: self.note,
             lost_events: captured.as_ref().map_or(0, |c| c.lost),
+            steal_ns: captured
+                .as_ref()
+                .and(self.steal_before.as_deref())
+                .and_then(|before| {
+                    Some(super::steal::steal_between(
+                        before,
+                        &super::steal::read_steal_ns()?,
+                    ))
+                }),
         };
-        (captured.map(Timeline::of), Some(status))
+        let tid = self.tid;
+        let timeline = captured.map(|c| with_spin_gaps(Timeline::of(c), tid, true));
+        (timeline, Some(status))
     }
+}
+
+/// A spin gap at least this long is logged for the host's share, ns (the noise
+/// probe's threshold: a clock read takes 20–40 ns, a guest interrupt microseconds).
+pub const SPIN_GAP_NS: u64 = 5_000;
+
+/// The most spin gaps kept between two takes of a recording (1 MiB).
+const SPIN_GAPS_KEPT: usize = 1 << 16;
+
+/// `tl` with the gaps this thread's spins logged since the last take (uninstalling the
+/// log when `last`), when this is the thread that logs them (thread `tid`) and none
+/// was dropped: otherwise the host's share of its spins stays unknown.
+fn with_spin_gaps(tl: Timeline, tid: i32, last: bool) -> Timeline {
+    if !spin_log::installed() || this_tid() != tid {
+        return tl;
+    }
+    let log = if last {
+        spin_log::uninstall()
+    } else {
+        spin_log::take()
+    };
+    if log.dropped > 0 {
+        return tl;
+    }
+    tl.with_spin_gaps(tid, log.gaps.iter().map(|g| (g.from_ns, g.to_ns)))
 }
 
 #[cfg(test)]
@@ -300,6 +356,7 @@ mod tests {
     fn a_runs_status_absorbs_each_recordings() {
         let ok = |lost| {
             Some(Tracing {
+                steal_ns: None,
                 kernel: true,
                 note: None,
                 lost_events: lost,
@@ -314,6 +371,7 @@ mod tests {
         Tracing::absorb(
             &mut run,
             Some(Tracing {
+                steal_ns: None,
                 kernel: false,
                 note: Some("why".into()),
                 lost_events: 0,

@@ -2,6 +2,7 @@
 //! run with `--trace`: one row per cell (its key columns, n, the lateness median and
 //! p99), then each component's median and, in parentheses, its p99.
 
+use super::steal::{steal_sentence, tick_ns};
 use super::{Component, Explanation, Tracing};
 use crate::output::{fmt_ns, fmt_ns_f, new_table};
 use std::fmt::Write;
@@ -68,9 +69,11 @@ pub fn components_table(
         t.add_row(row);
     }
     let _ = writeln!(out, "{t}");
+    // On bare metal what takes the CPU from the guest is the hardware, not a host.
+    let hypervisor = sleeplab::system::hypervisor().is_some();
     let legend: Vec<String> = comps
         .iter()
-        .map(|c| format!("{} = {}", c.short(), c.label()))
+        .map(|c| format!("{} = {}", c.short(), c.label_on(hypervisor)))
         .collect();
     if !legend.is_empty() {
         let _ = writeln!(out, "{}", legend.join(", "));
@@ -78,10 +81,28 @@ pub fn components_table(
     if let Some(counts) = traced_counts(tracing, rows.iter().map(|(_, x)| *x)) {
         let _ = writeln!(out, "{counts}");
     }
+    if let Some(line) = steal_line(tracing, rows.iter().map(|(_, x)| *x), hypervisor) {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(note) = &tracing.note {
         let _ = writeln!(out, "note: {note}");
     }
     out
+}
+
+/// The sentence on the run's steal beside its wakes' host share, where they disagree
+/// (`None` where steal was not read, a cell's host share was not told, or they agree).
+fn steal_line<'a>(
+    tracing: &Tracing,
+    cells: impl IntoIterator<Item = &'a Explanation>,
+    hypervisor: bool,
+) -> Option<String> {
+    let steal_ns = tracing.steal_ns?;
+    let mut host_ns = 0.0;
+    for x in cells {
+        host_ns += x.component(Component::Host)?.mean_ns * x.wakes as f64;
+    }
+    steal_sentence(steal_ns, host_ns.round() as u64, tick_ns(), hypervisor)
 }
 
 /// `2200 wakes traced; 1 partly unexplained (…); 0 events lost by the kernel's buffers.`:
@@ -141,9 +162,11 @@ mod tests {
             holder: None,
             blocked: true,
             traced: true,
+            host_told: true,
         };
         let x = Explanation::of(&[w], 0, false);
         let tracing = Tracing {
+            steal_ns: None,
             kernel: true,
             note: None,
             lost_events: 3,
@@ -162,6 +185,7 @@ mod tests {
     #[test]
     fn the_pin_hint_follows_the_share_of_untraced_wakes() {
         let tracing = Tracing {
+            steal_ns: None,
             kernel: true,
             note: None,
             lost_events: 0,
@@ -174,6 +198,7 @@ mod tests {
                     holder: None,
                     blocked: true,
                     traced: i >= untraced,
+                    host_told: true,
                 })
                 .collect()
         };

@@ -61,6 +61,7 @@ pub fn explain_data() -> ExplainData {
             trace: true,
         },
         tracing: Tracing {
+            steal_ns: None,
             kernel: true,
             note: None,
             lost_events: 0,

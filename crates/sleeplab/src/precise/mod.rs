@@ -81,6 +81,7 @@ pub(crate) mod precise_strategy;
 mod sleep_report;
 mod sleeper;
 pub(crate) mod spin;
+pub mod spin_log;
 mod ticker;
 mod tradeoff;
 mod window;

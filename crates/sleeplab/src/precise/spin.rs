@@ -1,6 +1,7 @@
 //! The building blocks every strategy is made of: a native sleep that resumes after early
 //! returns, and a spin loop that returns at the first clock read at or after a deadline.
 
+use super::spin_log;
 use crate::clock::Env;
 
 /// The fixed native sleep of the seed and SDL strategies: one millisecond, in ns.
@@ -40,7 +41,8 @@ pub(crate) struct Spun {
 }
 
 /// Spins until the clock reads at or after `deadline`, starting after the reading
-/// `from`; returns that reading and the longest gap between readings.
+/// `from`; returns that reading and the longest gap between readings. Its gaps go to
+/// the [`spin_log`] when installed.
 #[inline]
 pub(crate) fn spin_until<E: Env>(
     env: &mut E,
@@ -51,9 +53,14 @@ pub(crate) fn spin_until<E: Env>(
     let mut prev = from;
     let mut max_gap_ns = 0;
     let mut run_before_gap_ns = 0;
+    // Gaps are logged only while a tracer installed the log (one read per call).
+    let log = spin_log::threshold();
     loop {
         let now = env.now();
         let gap = now.saturating_sub(prev);
+        if gap >= log {
+            spin_log::note(prev, now);
+        }
         if gap > max_gap_ns {
             max_gap_ns = gap;
             run_before_gap_ns = prev.saturating_sub(from);

@@ -8,7 +8,7 @@ use crate::trace::Component;
 use serde::Serialize;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
-pub const CSV_COLUMNS: [&str; 25] = [
+pub const CSV_COLUMNS: [&str; 27] = [
     "mechanism",
     "requested_ns",
     "load",
@@ -34,9 +34,18 @@ pub const CSV_COLUMNS: [&str; 25] = [
     "schema_version",
     "tid",
     "start_ns",
+    "round",
+    "host_ns",
 ];
 
-/// One wake; the component columns follow [`Component::ALL`].
+/// The components with a column among the first ones, in their order: every one but
+/// [`Component::Host`], whose column came later (`host_ns`, last; empty where its
+/// share was not told).
+fn early_components() -> impl Iterator<Item = Component> {
+    Component::ALL.into_iter().filter(|&c| c != Component::Host)
+}
+
+/// One wake; the component columns follow [`early_components`], then `host_ns`.
 #[derive(Serialize)]
 struct Row<'a> {
     mechanism: &'a str,
@@ -47,7 +56,7 @@ struct Row<'a> {
     deadline_ns: u64,
     end_ns: u64,
     lateness_ns: i64,
-    parts: [u64; Component::COUNT],
+    parts: [u64; Component::COUNT - 1],
     holder: &'a str,
     traced: bool,
     blocked: bool,
@@ -55,6 +64,8 @@ struct Row<'a> {
     schema_version: u32,
     tid: i32,
     start_ns: u64,
+    round: u32,
+    host_ns: Option<u64>,
 }
 
 /// Every wake of every cell, header first even when there are none.
@@ -69,7 +80,15 @@ pub fn to_csv(data: &ExplainData) -> anyhow::Result<Vec<u8>> {
             deadline_ns: w.deadline_ns,
             end_ns: w.end_ns,
             lateness_ns: w.lateness_ns,
-            parts: Component::ALL.map(|k| w.components.get(&k).copied().unwrap_or(0)),
+            parts: {
+                let mut early = early_components();
+                std::array::from_fn(|_| {
+                    early
+                        .next()
+                        .and_then(|k| w.components.get(&k).copied())
+                        .unwrap_or(0)
+                })
+            },
             holder: w.holder.as_deref().unwrap_or(""),
             traced: w.traced,
             blocked: w.blocked,
@@ -77,6 +96,8 @@ pub fn to_csv(data: &ExplainData) -> anyhow::Result<Vec<u8>> {
             schema_version: SCHEMA_VERSION,
             tid: w.tid,
             start_ns: w.start_ns,
+            round: w.round,
+            host_ns: w.components.get(&Component::Host).copied(),
         })
     });
     csv_bytes(Some(&CSV_COLUMNS), rows)
@@ -86,13 +107,14 @@ pub fn to_csv(data: &ExplainData) -> anyhow::Result<Vec<u8>> {
 mod tests {
     use super::*;
 
-    /// The component columns are named after the components, in their order.
+    /// The component columns are named after the components, in their order; the
+    /// host's, added later, comes last.
     #[test]
     fn component_columns_follow_the_components() {
-        let names: Vec<String> = Component::ALL
-            .iter()
+        let names: Vec<String> = early_components()
             .map(|c| format!("{}_ns", c.name()))
             .collect();
-        assert_eq!(&CSV_COLUMNS[8..8 + Component::COUNT], names.as_slice());
+        assert_eq!(&CSV_COLUMNS[8..8 + Component::COUNT - 1], names.as_slice());
+        assert_eq!(CSV_COLUMNS.last(), Some(&"host_ns"));
     }
 }

@@ -179,7 +179,12 @@ fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
             let item = &config.items[c.item];
             let slack =
                 crate::contenders::slack_applies(&item.mechanism).then_some(c.slack_in_force);
-            let (explanation, all_wakes) = c.log.explain_with_records(timeline.as_ref(), slack);
+            let (explanation, mut all_wakes) = c.log.explain_with_records(timeline.as_ref(), slack);
+            let rounds = c.round_counts.iter().enumerate();
+            let of_round = rounds.flat_map(|(r, &n)| std::iter::repeat_n(r as u32, n as usize));
+            for (w, round) in all_wakes.iter_mut().zip(of_round) {
+                w.round = round;
+            }
             // The lateness the summary holds (an early wake counts as 0), by round.
             let lateness: Vec<u64> = all_wakes
                 .iter()

@@ -50,6 +50,7 @@ impl RunTrace {
     pub fn status(self) -> Option<Tracing> {
         self.wanted.then(|| {
             self.status.unwrap_or(Tracing {
+                steal_ns: None,
                 kernel: true,
                 note: None,
                 lost_events: 0,

@@ -369,6 +369,7 @@ impl CellTracing {
     fn status(&self) -> Option<Tracing> {
         self.wanted.then(|| {
             self.status.clone().unwrap_or(Tracing {
+                steal_ns: None,
                 kernel: true,
                 note: None,
                 lost_events: 0,

@@ -43,72 +43,10 @@
 //! Pure: the tests build timelines by hand.
 
 use super::component::{Component, Parts};
+use super::host::{halted_delivery, spin_host};
 use super::timeline::{Arming, Timeline};
+pub use super::window::Window;
 use crate::trace::event::{Comm, Event, Kind, SLEEPING_STATES};
-
-/// One wake as the measuring code saw it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Window {
-    /// The thread that waited.
-    pub tid: i32,
-    /// Its clock read before the wait, ns (CLOCK_MONOTONIC).
-    pub start_ns: u64,
-    /// When it asked to wake, ns.
-    pub deadline_ns: u64,
-    /// Its clock read after the wait, ns.
-    pub end_ns: u64,
-    /// How long it spun at the end on purpose (the precise sleeper's report), ns.
-    pub spin_ns: u64,
-    /// Whether the wait can block at all (false: a spin, a yield — its time is spin).
-    pub may_block: bool,
-    /// The thread's voluntary context switches during the wait, where they were read
-    /// (`getrusage` around it): the evidence, independent of the trace, of whether it
-    /// blocked.
-    pub voluntary_switches: Option<u64>,
-}
-
-impl Window {
-    /// A relative wait of `requested_ns` timed from `start_ns` to `end_ns` (one that
-    /// can block, its context switches not read).
-    pub fn relative(tid: i32, start_ns: u64, requested_ns: u64, end_ns: u64) -> Self {
-        Self::until(tid, start_ns, start_ns.saturating_add(requested_ns), end_ns)
-    }
-
-    /// A wait from `start_ns` for `deadline_ns`, timed to `end_ns` (one that can block,
-    /// its context switches not read).
-    pub fn until(tid: i32, start_ns: u64, deadline_ns: u64, end_ns: u64) -> Self {
-        Self {
-            tid,
-            start_ns,
-            deadline_ns,
-            end_ns,
-            spin_ns: 0,
-            may_block: true,
-            voluntary_switches: None,
-        }
-    }
-
-    /// The same window, its last `spin_ns` spun on purpose.
-    pub fn spinning(self, spin_ns: u64) -> Self {
-        Self { spin_ns, ..self }
-    }
-
-    /// The same window of a wait that never blocks (a spin, a yield) when `never`.
-    pub fn never_blocking(self, never: bool) -> Self {
-        Self {
-            may_block: self.may_block && !never,
-            ..self
-        }
-    }
-
-    /// The same window with the thread's voluntary context switches during it.
-    pub fn with_switches(self, voluntary: u64) -> Self {
-        Self {
-            voluntary_switches: Some(voluntary),
-            ..self
-        }
-    }
-}
 
 /// The task that held a CPU while the thread waited for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,6 +71,10 @@ pub struct WakeAccount {
     /// Whether every event of its way was found (false: part of it is unexplained
     /// because the tracer lost or never saw an event).
     pub traced: bool,
+    /// Whether its [`Component::Host`] share was told (the guest's interrupts were
+    /// recorded, and a wake that spun had its spin's gaps logged): where not, the
+    /// host's share is unknown, not zero.
+    pub host_told: bool,
 }
 
 impl WakeAccount {
@@ -149,6 +91,7 @@ impl WakeAccount {
             holder: None,
             blocked: true,
             traced: true,
+            host_told: true,
         }
     }
 }
@@ -231,6 +174,16 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
         }
     }
 
+    // The host's share of the spin: its logged gaps without the guest's interrupts.
+    let spins = marks.iter().any(|m| m.what == Component::Spin);
+    let host = if spins {
+        spin_host(tl, tid, w.start_ns, w.end_ns)
+    } else {
+        Some(Vec::new())
+    };
+    let host_told = tl.records_interrupts() && host.is_some();
+    let host = host.unwrap_or_default();
+
     let mut parts = Parts::default();
     let lo = w.deadline_ns.max(w.start_ns);
     let mut run_queue_by: Vec<(Holder, u64)> = Vec::new();
@@ -242,6 +195,7 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
         split(
             &marks,
             &preemptions,
+            &host,
             lo,
             w.end_ns,
             &mut parts,
@@ -258,6 +212,7 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
         holder,
         blocked,
         traced,
+        host_told,
     }
 }
 
@@ -279,12 +234,10 @@ fn unblocked_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, b
         .own_expiry(tid, span, span, None)
         .and_then(|(own, exp)| Some((timer_marks(tl, w, own, exp)?, exp.time_ns)));
     let found = match fired {
-        Some(((arm, ran), expired_at)) => {
+        Some(((arm, ran, expired), expired_at)) => {
             marks.push(mark(arm.soft_ns.max(0) as u64, Component::Slack));
-            marks.push(mark(
-                ran.min(arm.hard_ns.max(0) as u64),
-                Component::TimerIrq,
-            ));
+            let from = ran.min(arm.hard_ns.max(0) as u64);
+            push_interrupt(&mut marks, tl, w, from, expired);
             // Woken where it ran: from there in the kernel; with no wakeup (it had not
             // begun to sleep), from the expiry.
             let woken = events.iter().find(|e| {
@@ -382,11 +335,11 @@ fn wake_marks(
 
     let mut marks = vec![mark(w.start_ns, Component::Entry)];
     match timer {
-        Some((arm, ran)) => {
+        Some((arm, ran, expired)) => {
             let soft = arm.soft_ns.max(0) as u64;
             let hard = arm.hard_ns.max(0) as u64;
             marks.push(mark(soft, Component::Slack));
-            marks.push(mark(ran.min(hard), Component::TimerIrq));
+            push_interrupt(&mut marks, tl, w, ran.min(hard), expired);
         }
         None => marks.push(mark(blocked_at, Component::Unexplained)),
     }
@@ -463,17 +416,47 @@ fn occupants(tl: &Timeline, from: u64, switch_in: &Event, tid: i32) -> Vec<Preem
 }
 
 /// The arming (soft and hard expiry) of the thread's own timer `own` behind its expiry
-/// `exp`, and when the timer ran (its handler's clock, or the expiry event): `None`
+/// `exp`, when the timer ran (its handler's clock, or the expiry event), and the
+/// expiry's CPU and time: `None`
 /// where the arming is not this wait's (its soft expiry before the window: an earlier
 /// wait's, this one's lost).
-fn timer_marks(tl: &Timeline, w: &Window, own: u64, exp: &Event) -> Option<(Arming, u64)> {
+fn timer_marks(
+    tl: &Timeline,
+    w: &Window,
+    own: u64,
+    exp: &Event,
+) -> Option<(Arming, u64, (u32, u64))> {
     let Kind::TimerExpire { now_ns, .. } = exp.kind else {
         return None;
     };
     let arm = tl
         .arming_before(own, exp.time_ns)
         .filter(|a| a.soft_ns.max(0) as u64 >= w.start_ns)?;
-    Some((arm, (now_ns.max(0) as u64).min(exp.time_ns)))
+    Some((
+        arm,
+        (now_ns.max(0) as u64).min(exp.time_ns),
+        (exp.cpu, exp.time_ns),
+    ))
+}
+
+/// The marks of the timer's interrupt from `from_ns` (the hard expiry, or an earlier
+/// interrupt that ran it) on the CPU it expired on, before `until_ns`: on a halted CPU
+/// whose interrupt entry is recorded, the host's until that entry, then the guest's
+/// handling; otherwise all of it the timer interrupt's.
+fn push_interrupt(
+    marks: &mut Vec<Mark>,
+    tl: &Timeline,
+    w: &Window,
+    from_ns: u64,
+    (cpu, until_ns): (u32, u64),
+) {
+    match halted_delivery(tl, cpu, w.start_ns, from_ns, until_ns) {
+        Some(entry) => {
+            marks.push(mark(from_ns, Component::Host));
+            marks.push(mark(entry, Component::TimerIrq));
+        }
+        None => marks.push(mark(from_ns, Component::TimerIrq)),
+    }
 }
 
 /// The thread's preemptions in `events`: switched out while runnable, until back in.
@@ -510,10 +493,12 @@ fn preemptions(events: &[Event], tid: i32) -> Vec<Preemption> {
 
 /// Adds the time of `[lo, hi]` to `parts`: each instant counts to the component of
 /// the last mark at or before it (marks taken in order, never going back in time),
-/// or to the run queue inside a preemption (noted per task in `by`).
+/// or to the run queue inside a preemption (noted per task in `by`), or to the host
+/// inside one of `host`'s stretches where it would be spin.
 fn split(
     marks: &[Mark],
     preemptions: &[Preemption],
+    host: &[(u64, u64)],
     lo: u64,
     hi: u64,
     parts: &mut Parts,
@@ -531,6 +516,9 @@ fn split(
     for p in preemptions {
         cuts.push(p.from_ns);
         cuts.push(p.to_ns);
+    }
+    for &(a, b) in host {
+        cuts.extend([a, b]);
     }
     cuts.retain(|&t| t >= lo && t <= hi);
     cuts.sort_unstable();
@@ -551,6 +539,12 @@ fn split(
             .rev()
             .find(|s| s.0 <= a)
             .map_or(Component::Unexplained, |s| s.1);
+        // A spin's gap the guest recorded nothing in: the host's.
+        let what = if what == Component::Spin && host.iter().any(|h| h.0 <= a && b <= h.1) {
+            Component::Host
+        } else {
+            what
+        };
         parts.add(what, ns);
     }
 }

@@ -22,8 +22,16 @@ pub enum Component {
     /// From the soft expiry to the hard one (or to an earlier interrupt that ran the
     /// timer): the thread's timer slack.
     Slack,
-    /// From the hard expiry to the wakeup the timer's interrupt made: interrupt
-    /// delivery (on a VM, the host waking a halted vCPU) and the handler.
+    /// Time the (v)CPU did not run the guest at all: from the hard expiry to the
+    /// guest's timer-interrupt entry on a halted CPU (on a VM the host's VM entry, on
+    /// bare metal the exit from a sleep state), and the gaps of a spin in which the
+    /// guest kernel recorded nothing on the spinner's behalf (on a VM the host ran
+    /// something else, on bare metal SMIs and firmware). Told only where the guest's
+    /// interrupts were recorded ([`crate::trace::Timeline::records_interrupts`]).
+    Host,
+    /// From the hard expiry (or, where the interrupt's entry is recorded and the CPU
+    /// was halted, from that entry) to the wakeup the timer's interrupt made: interrupt
+    /// delivery and the guest's handler.
     TimerIrq,
     /// Woken, waiting for an idle CPU to run it: the wakeup interrupt and the exit from
     /// idle (on a VM, the host scheduling the vCPU).
@@ -63,7 +71,7 @@ pub struct ComponentSpec {
 }
 
 /// The components, in the order a wake passes them: the one table.
-pub const COMPONENTS: [ComponentSpec; 10] = [
+pub const COMPONENTS: [ComponentSpec; 11] = [
     ComponentSpec {
         component: Component::Overrun,
         name: "overrun",
@@ -89,11 +97,19 @@ pub const COMPONENTS: [ComponentSpec; 10] = [
         rgb: (0xe1, 0x57, 0x59),
     },
     ComponentSpec {
+        component: Component::Host,
+        name: "host",
+        label: "host: vCPU not running",
+        short: "host",
+        help: "the CPU ran no guest code: a halted vCPU's timer delivery, spin gaps with no guest event (on bare metal: hardware, SMIs and firmware)",
+        rgb: (0x3d, 0x2b, 0x56),
+    },
+    ComponentSpec {
         component: Component::TimerIrq,
         name: "timer_irq",
         label: "timer interrupt",
         short: "irq",
-        help: "hard expiry to the wakeup its interrupt made (on a VM, the host waking a halted vCPU)",
+        help: "hard expiry (or the guest's interrupt entry on a halted CPU) to the wakeup its interrupt made",
         rgb: (0x59, 0xa1, 0x4f),
     },
     ComponentSpec {
@@ -146,12 +162,16 @@ pub const COMPONENTS: [ComponentSpec; 10] = [
     },
 ];
 
+/// [`Component::Host`]'s words on bare metal (no hypervisor in the fingerprint).
+pub const HARDWARE_LABEL: &str = "hardware: CPU taken (SMI, firmware, sleep-state exit)";
+
 impl Component {
     /// Every component, in the order a wake passes them.
-    pub const ALL: [Component; 10] = [
+    pub const ALL: [Component; 11] = [
         Component::Overrun,
         Component::Entry,
         Component::Slack,
+        Component::Host,
         Component::TimerIrq,
         Component::IdleWakeup,
         Component::RunQueue,
@@ -182,6 +202,15 @@ impl Component {
     /// Words for sentences and table headers ("timer slack", "run queue").
     pub fn label(self) -> &'static str {
         self.spec().label
+    }
+
+    /// Its words on a machine with (`hypervisor` true) or without a hypervisor: on bare
+    /// metal what takes the CPU from the guest is the hardware, not a host.
+    pub fn label_on(self, hypervisor: bool) -> &'static str {
+        match self {
+            Component::Host if !hypervisor => HARDWARE_LABEL,
+            c => c.label(),
+        }
     }
 
     /// Short header for terminal tables.
@@ -267,6 +296,11 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", c.name()));
         }
         assert_eq!(Component::from_name("nope"), None);
+        // Only the host's words change on bare metal.
+        for c in Component::ALL {
+            assert_eq!(c.label_on(true), c.label());
+            assert_eq!(c.label_on(false) == c.label(), c != Component::Host);
+        }
         // Every row says something of its own.
         for (i, a) in COMPONENTS.iter().enumerate() {
             for b in &COMPONENTS[i + 1..] {

@@ -36,6 +36,10 @@ pub struct WakeRecord {
     /// Its clock read before the wait, CLOCK_MONOTONIC ns.
     #[serde(default)]
     pub start_ns: u64,
+    /// The interleaved round it was measured in (0-based; 0 where an experiment has no
+    /// rounds): the unit a verdict over its wakes counts.
+    #[serde(default)]
+    pub round: u32,
 }
 
 impl WakeRecord {
@@ -45,19 +49,29 @@ impl WakeRecord {
             deadline_ns: w.deadline_ns,
             end_ns: w.end_ns,
             lateness_ns: a.lateness_ns,
-            components: components_ns(&a.parts),
+            components: components_ns(&a.parts, a.host_told),
             holder: a.holder.as_ref().map(|h| h.comm.clone()),
             traced: a.traced,
             blocked: a.blocked,
             tid: w.tid,
             start_ns: w.start_ns,
+            round: 0,
         }
     }
 }
 
-/// Every component's nanoseconds in `p`, zeros included.
-pub fn components_ns(p: &Parts) -> ComponentsNs {
-    Component::ALL.into_iter().map(|c| (c, p.get(c))).collect()
+/// Every component's nanoseconds in `p`, zeros included; [`Component::Host`] only
+/// where `host_told` (its share unknown otherwise: absent, not zero).
+pub fn components_ns(p: &Parts, host_told: bool) -> ComponentsNs {
+    told(host_told).map(|c| (c, p.get(c))).collect()
+}
+
+/// The components a group of wakes tells: all of them, but [`Component::Host`] only
+/// where `host_told`.
+fn told(host_told: bool) -> impl Iterator<Item = Component> {
+    Component::ALL
+        .into_iter()
+        .filter(move |&c| host_told || c != Component::Host)
 }
 
 /// One component's statistics over a cell's wakes.
@@ -175,7 +189,10 @@ impl LateWakes {
         Self {
             threshold_ns,
             wakes: late.len() as u64,
-            composition: (!late.is_empty()).then(|| composition(&late, threshold_ns as f64, None)),
+            composition: (!late.is_empty()).then(|| {
+                let host_told = late.iter().all(|w| w.host_told);
+                composition(&late, threshold_ns as f64, None, host_told)
+            }),
             by_cause,
             holders: holders(wakes, threshold_ns as f64 + 1.0),
         }
@@ -199,7 +216,9 @@ pub struct Explanation {
     pub partial: bool,
     /// The split wakes' lateness (`woke − deadline`), ns.
     pub lateness: Summary,
-    /// Every component, in the order a wake passes them.
+    /// Every component, in the order a wake passes them; `host` only where every
+    /// wake's host share was told (the guest's interrupts recorded): absent, not zero,
+    /// where unknown.
     pub components: Vec<ComponentStats>,
     /// The typical wake: the wakes ranked between the 40th and 60th percentile of
     /// lateness (at least the median one).
@@ -220,8 +239,9 @@ impl Explanation {
         let n = wakes.len();
         let lateness: Vec<u64> = wakes.iter().map(|w| w.lateness_ns.max(0) as u64).collect();
         let total: u64 = wakes.iter().map(|w| w.parts.total()).sum();
-        let components = Component::ALL
-            .into_iter()
+        // The host's share is told only where every wake's was.
+        let host_told = n > 0 && wakes.iter().all(|w| w.host_told);
+        let components = told(host_told)
             .map(|c| {
                 let values: Vec<u64> = wakes.iter().map(|w| w.parts.get(c)).collect();
                 let s = summarize(&values, 0);
@@ -248,7 +268,7 @@ impl Explanation {
             let members: Vec<&WakeAccount> = order[from..=to].iter().map(|&i| &wakes[i]).collect();
             let lo = lateness[order[from]] as f64;
             let hi = (!open).then(|| lateness[order[to]] as f64);
-            composition(&members, lo, hi)
+            composition(&members, lo, hi, host_told)
         };
         let last = n.saturating_sub(1) as f64;
         let typical = (n > 0).then(|| {
@@ -299,10 +319,14 @@ impl Explanation {
     }
 }
 
-fn composition(members: &[&WakeAccount], from_ns: f64, to_ns: Option<f64>) -> Composition {
+fn composition(
+    members: &[&WakeAccount],
+    from_ns: f64,
+    to_ns: Option<f64>,
+    host_told: bool,
+) -> Composition {
     let k = members.len() as f64;
-    let parts_ns = Component::ALL
-        .into_iter()
+    let parts_ns = told(host_told)
         .map(|c| {
             let sum: u64 = members.iter().map(|w| w.parts.get(c)).sum();
             (c, sum as f64 / k)
@@ -369,6 +393,7 @@ mod tests {
             }),
             blocked: true,
             traced: true,
+            host_told: true,
         }
     }
 

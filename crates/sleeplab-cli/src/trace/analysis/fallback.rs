@@ -23,6 +23,7 @@ pub fn partial_account(lateness_ns: i64, run_queue_ns: u64, slack_ns: Option<u64
         holder: None,
         blocked: true,
         traced: false,
+        host_told: false,
     }
 }
 

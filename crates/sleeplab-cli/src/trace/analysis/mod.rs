@@ -4,7 +4,10 @@
 //! on a live one, and the tests build timelines by hand.
 //!
 //! * [`component`]: the components, defined once (name, label, colour, help, order);
-//! * [`timeline`], [`account`]: the events in order, one wake's split;
+//! * [`timeline`], [`window`], [`account`]: the events in order, a wake's window, its
+//!   split;
+//! * [`host`]: the time the (v)CPU ran no guest code, from the guest's interrupts and
+//!   a spin's logged gaps;
 //! * [`explanation`]: a cell's statistics of the split, and its JSON form;
 //! * [`fallback`]: the partial account `/proc` gives where tracing is unavailable.
 
@@ -12,4 +15,6 @@ pub mod account;
 pub mod component;
 pub mod explanation;
 pub mod fallback;
+pub mod host;
 pub mod timeline;
+pub mod window;

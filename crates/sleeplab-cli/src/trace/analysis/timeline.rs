@@ -35,6 +35,11 @@ pub struct Timeline {
     expiries: HashMap<u64, Vec<usize>>,
     /// What the tracer recorded: an event it did not record is not missing.
     recorded: Events,
+    /// Whether the guest's interrupts and softirqs were recorded.
+    interrupts: bool,
+    /// Per thread: the gaps of its spins, `(from, to)` in time order, where they were
+    /// logged ([`sleeplab::lab::noise::spin_log`]).
+    spin_gaps: HashMap<i32, Vec<(u64, u64)>>,
 }
 
 impl Timeline {
@@ -74,12 +79,48 @@ impl Timeline {
             own_armings,
             expiries,
             recorded: Events::All,
+            interrupts: false,
+            spin_gaps: HashMap::new(),
         }
     }
 
     /// The timeline of what a tracer captured (its lost count aside).
     pub fn of(c: Captured) -> Self {
-        Self::new(c.events).recording(c.recorded)
+        let interrupts = c.interrupts;
+        Self::new(c.events)
+            .recording(c.recorded)
+            .with_interrupts(interrupts)
+    }
+
+    /// The same timeline, its guest interrupts and softirqs recorded (`true`) or not
+    /// (a timeline records none until told).
+    pub fn with_interrupts(mut self, recorded: bool) -> Self {
+        self.interrupts = recorded;
+        self
+    }
+
+    /// Whether the guest's interrupts and softirqs were recorded: only then is any time
+    /// told to be the host's.
+    pub fn records_interrupts(&self) -> bool {
+        self.interrupts
+    }
+
+    /// The same timeline with the gaps of thread `tid`'s spins, `(from, to)` ns (any
+    /// order; added to those it had).
+    pub fn with_spin_gaps(mut self, tid: i32, gaps: impl IntoIterator<Item = (u64, u64)>) -> Self {
+        let list = self.spin_gaps.entry(tid).or_default();
+        list.extend(gaps);
+        list.sort_unstable();
+        self
+    }
+
+    /// The gaps of `tid`'s spins that overlap `[from_ns, to_ns]`; `None` where its
+    /// spins' gaps were not logged.
+    pub fn spin_gaps(&self, tid: i32, from_ns: u64, to_ns: u64) -> Option<&[(u64, u64)]> {
+        let list = self.spin_gaps.get(&tid)?;
+        let lo = list.partition_point(|g| g.1 < from_ns);
+        let hi = list.partition_point(|g| g.0 <= to_ns);
+        Some(&list[lo..hi.max(lo)])
     }
 
     /// The same timeline, from a tracer that recorded `recorded` (a timeline is of

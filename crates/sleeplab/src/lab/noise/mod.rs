@@ -15,6 +15,8 @@
 //! pinned to each of a set of CPUs, in turn or at once ([`Schedule`]).
 
 mod recorder;
+/// The gaps of this thread's spins (kept by the precise sleeper's spin loops, which own it).
+pub use crate::precise::spin_log;
 
 pub use recorder::GapRecorder;
 use recorder::spin_segment;

@@ -2,6 +2,7 @@
 
 use super::{Family, Mechanism, OneShot};
 use crate::clock::monotonic_ns;
+use crate::precise::spin_log;
 use crate::sys;
 
 /// `sched_yield`: gives the CPU to another runnable thread, if there is one.
@@ -42,11 +43,18 @@ pub(super) const SPIN: Mechanism = Mechanism::ns(
 );
 
 /// Spins with a `pause` hint until CLOCK_MONOTONIC reaches `deadline`; returns the clock
-/// read that ended the spin.
+/// read that ended the spin. Its gaps go to the [`spin_log`] when installed.
 #[inline]
 pub(crate) fn spin_until(deadline: u64) -> u64 {
+    // Gaps are logged only while a tracer installed the log (one read per call).
+    let log = spin_log::threshold();
+    let mut prev = monotonic_ns();
     loop {
         let now = monotonic_ns();
+        if now.saturating_sub(prev) >= log {
+            spin_log::note(prev, now);
+        }
+        prev = now;
         if now >= deadline {
             return now;
         }

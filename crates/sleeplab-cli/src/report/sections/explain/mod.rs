@@ -1,4 +1,4 @@
-//! Why waits were late (issue 24): the kernel's account of every wake, for an `explain`
+//! Why waits were late: the kernel's account of every wake, for an `explain`
 //! result (alone or in a survey) and for a `sweep`, `timers` or `runtimes` run with
 //! `--trace` (pace's traced late frames are in its frontier section).
 //!

@@ -191,6 +191,7 @@ fn untraced_wakes_and_the_partial_account_are_stated() {
     let mut data = testdata::explain(vec![traced], 0);
     let note = "kernel tracing unavailable: not allowed; run as root (sudo)";
     data.tracing = Tracing {
+        steal_ns: None,
         kernel: false,
         note: Some(note.into()),
         lost_events: 0,
@@ -215,6 +216,7 @@ fn a_traced_sweep_gets_its_section_an_untraced_one_none() {
     c.explanation = Some(Explanation::of(&w, 0, false));
     sweep.cells = vec![c];
     sweep.tracing = Some(Tracing {
+        steal_ns: None,
         kernel: true,
         note: None,
         lost_events: 0,

@@ -4,6 +4,7 @@ use crate::trace::event::FLAG_HARDIRQ;
 use proptest::prelude::*;
 
 mod honest;
+mod host;
 
 const TID: i32 = 100;
 const TIMER: u64 = 0xa;
