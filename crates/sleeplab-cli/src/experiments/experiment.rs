@@ -3,6 +3,8 @@
 //! ([`ResultData`]: the points `compare` matches, the raw samples of a survey's CSV).
 
 use super::Context;
+use crate::output::new_table;
+use crate::output::units::{ns, num};
 use crate::settings::RunSettings;
 use crate::stats::{Ci, Recorder, Summary, UnitIntervals};
 use crate::trace::why::TracedCells;
@@ -72,11 +74,31 @@ pub trait Experiment: Send + Sync + 'static {
     /// [`crate::settings::SettingError`]s); they name values, never command-line flags.
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<Self::Data>>;
 
-    /// The terminal tables.
-    fn render(data: &Self::Data) -> String;
+    /// The terminal tables. By default one table of the data's
+    /// [`points`](ResultData::points): what it measured, n, median and p99.
+    fn render(data: &Self::Data) -> String {
+        points_table(&data.points())
+    }
 
-    /// The CSV of the raw data (`--csv`); `None` when the experiment writes none.
-    fn csv(data: &Self::Data) -> Option<anyhow::Result<Vec<u8>>>;
+    /// The CSV of the raw data (`--csv`); `None` (the default) when the experiment
+    /// writes none.
+    fn csv(_data: &Self::Data) -> Option<anyhow::Result<Vec<u8>>> {
+        None
+    }
+}
+
+/// The default terminal render ([`Experiment::render`]): one row per point.
+fn points_table(points: &[Point]) -> String {
+    let mut t = new_table(["measured", "n", "median", "p99"]);
+    for p in points {
+        t.add_row([
+            KeyPart::join(&p.key),
+            p.n.to_string(),
+            ns(p.median_ns),
+            ns(p.p99_ns),
+        ]);
+    }
+    format!("{t}\n")
 }
 
 /// What the readers of a saved result (`compare`, the survey's `samples.csv`, the
@@ -127,6 +149,19 @@ impl KeyPart {
     /// Words.
     pub fn text(s: impl Into<String>) -> Self {
         KeyPart::Text(s.into())
+    }
+
+    /// A key as text: its parts joined by spaces, numbers in the terminal's units.
+    pub fn join(parts: &[KeyPart]) -> String {
+        let words: Vec<String> = parts
+            .iter()
+            .map(|p| match p {
+                KeyPart::Text(t) => t.clone(),
+                KeyPart::Ns(v) => ns(*v as f64),
+                KeyPart::Number(v) => num(*v),
+            })
+            .collect();
+        words.join(" ")
     }
 }
 

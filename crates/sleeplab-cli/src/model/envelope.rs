@@ -2,16 +2,12 @@
 //! one experiment's data, and the survey's data, which nests envelopes.
 
 use super::survey::{Level, StageStatus};
-use crate::experiments::advise::AdviseData;
-use crate::experiments::cpu::CpuData;
-use crate::experiments::explain::ExplainData;
-use crate::experiments::pace::PaceData;
-use crate::experiments::runtimes::RuntimesData;
-use crate::experiments::short::ShortData;
-use crate::experiments::simulate::SimulateData;
-use crate::experiments::sweep::SweepData;
-use crate::experiments::timers::TimersData;
-use crate::experiments::{Point, ResultData, Sample};
+// The registry's data types are `<module>::<Data>`, the survey's `model::SurveyData`.
+use crate::experiments::{
+    Point, ResultData, Sample, advise, cpu, explain, pace, registry, runtimes, short, simulate,
+    sweep, timers,
+};
+use crate::model;
 use crate::settings::RunSettings;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -40,17 +36,18 @@ impl Default for ToolInfo {
 #[error("the result holds {0} data")]
 pub struct OtherExperiment(pub &'static str);
 
-/// Declares [`ExperimentData`] from one list of experiments: the enum (for serde), its
-/// one match ([`ExperimentData::as_data`]), and the conversions between each
-/// experiment's data and the enum.
+/// Declares [`ExperimentData`] from the experiments' registry
+/// (`experiments::registry!`): the enum (for serde), its one match
+/// ([`ExperimentData::as_data`]), and the conversions between each experiment's data and
+/// the enum.
 macro_rules! experiment_data {
-    ($($(#[$doc:meta])* $variant:ident($data:ty),)*) => {
+    ($($(#[$doc:meta])* $variant:ident($module:ident::$data:ident),)*) => {
         /// The data of one experiment, tagged by its name. The enum exists for serde; what
         /// readers do with the data goes through [`ExperimentData::as_data`].
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
         #[serde(tag = "experiment", content = "data", rename_all = "snake_case")]
         pub enum ExperimentData {
-            $($(#[$doc])* $variant($data),)*
+            $($(#[$doc])* $variant($module::$data),)*
         }
 
         impl ExperimentData {
@@ -63,13 +60,13 @@ macro_rules! experiment_data {
         }
 
         $(
-            impl From<$data> for ExperimentData {
-                fn from(d: $data) -> Self {
+            impl From<$module::$data> for ExperimentData {
+                fn from(d: $module::$data) -> Self {
                     ExperimentData::$variant(d)
                 }
             }
 
-            impl<'a> TryFrom<&'a ExperimentData> for &'a $data {
+            impl<'a> TryFrom<&'a ExperimentData> for &'a $module::$data {
                 type Error = OtherExperiment;
 
                 fn try_from(d: &'a ExperimentData) -> Result<Self, OtherExperiment> {
@@ -83,28 +80,7 @@ macro_rules! experiment_data {
     };
 }
 
-experiment_data! {
-    /// `sleeplab sweep`: requested duration × mechanism × load → elapsed.
-    Sweep(SweepData),
-    /// `sleeplab pace`: a fixed-rate loop per precise-sleep contender.
-    Pace(PaceData),
-    /// `sleeplab cpu`: CPU usage against requested sleep.
-    Cpu(CpuData),
-    /// `sleeplab advise`: the candidates measured for one case and the recommendation.
-    Advise(AdviseData),
-    /// `sleeplab short`: what zero and minimal sleeps cost, per mechanism.
-    Short(ShortData),
-    /// `sleeplab runtimes`: every language runtime's own waits, through probes.
-    Runtimes(RuntimesData),
-    /// `sleeplab survey`: a short version of every experiment, each stage's result inside.
-    Survey(SurveyData),
-    /// `sleeplab timers`: periodic timers compared.
-    Timers(TimersData),
-    /// `sleeplab simulate`: the precise-sleep strategies under virtual schedulers.
-    Simulate(SimulateData),
-    /// `sleeplab explain`: why waits were late, from the kernel's own timestamps.
-    Explain(ExplainData),
-}
+registry!(experiment_data);
 
 impl ExperimentData {
     /// The experiment's name as used on the command line.
@@ -210,6 +186,9 @@ mod tests {
         let v = serde_json::to_value(&d).unwrap();
         assert_eq!(v["experiment"], d.name());
         assert_eq!(<&SurveyData>::try_from(&d), Ok(&survey));
-        assert_eq!(<&SweepData>::try_from(&d), Err(OtherExperiment("survey")));
+        assert_eq!(
+            <&sweep::SweepData>::try_from(&d),
+            Err(OtherExperiment("survey"))
+        );
     }
 }

@@ -188,10 +188,7 @@ impl Experiment for AdviseConfig {
         render(data)
     }
 
-    /// None: the evidence is the candidates' summaries, in the JSON.
-    fn csv(_: &AdviseData) -> Option<anyhow::Result<Vec<u8>>> {
-        None
-    }
+    // No CSV (the default): the evidence is the candidates' summaries, in the JSON.
 }
 
 impl ResultData for AdviseData {

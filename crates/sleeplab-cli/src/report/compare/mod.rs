@@ -33,7 +33,6 @@ pub use pair::{Pair, Row};
 pub use render::{Rendered, Run, View};
 pub use runs::{Sides, SidesRow};
 
-use super::units::{ns, num};
 use super::view::Results;
 use crate::claim::Est;
 use crate::experiments::KeyPart;
@@ -89,19 +88,6 @@ impl Measurement {
     }
 }
 
-/// A point's key as text: its parts joined by spaces, numbers in the report's units.
-fn key_text(parts: &[KeyPart]) -> String {
-    let words: Vec<String> = parts
-        .iter()
-        .map(|p| match p {
-            KeyPart::Text(t) => t.clone(),
-            KeyPart::Ns(v) => ns(*v as f64),
-            KeyPart::Number(v) => num(*v),
-        })
-        .collect();
-    words.join(" ")
-}
-
 /// Every comparable measurement of a result: each experiment's own points
 /// ([`ResultData::points`](crate::experiments::ResultData::points)), grouped by the
 /// survey stage (or experiment) they come from.
@@ -118,7 +104,7 @@ pub fn points(result: &ResultFile) -> Vec<Measurement> {
                 .into_iter()
                 .map(|p| Measurement {
                     group: group.to_string(),
-                    key: key_text(&p.key),
+                    key: KeyPart::join(&p.key),
                     n: p.n,
                     median_ns: p.median_ns,
                     median_ci_ns: p.median_ci_ns,
