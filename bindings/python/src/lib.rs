@@ -1,11 +1,11 @@
 //! `sleeplab._sleeplab`: the native half of the `sleeplab` Python package (PyO3).
 //!
-//! * [`sleeper`]: `sleep`, `sleep_until`, `sleep_until_ns`, `last_report` and `PreciseSleeper`.
-//! * [`ticker`]: `Ticker`, an iterator of `Tick`s.
-//! * [`report`]: the read-only records (`SleepReport`, `SleepStats`, `Tick`).
-//! * [`wait`]: how a wait releases the GIL and honours Ctrl-C without returning early.
-//! * [`options`]: keyword options through the library's option table.
-//! * [`duration`]: seconds → nanoseconds with Python's errors.
+//! * `sleeper`: `sleep`, `sleep_until`, `sleep_until_ns`, `last_report` and `PreciseSleeper`.
+//! * `ticker`: `Ticker`, an iterator of `Tick`s.
+//! * `report`: the read-only records (`SleepReport`, `SleepStats`, `Tick`).
+//! * `wait`: how a wait releases the GIL and honours Ctrl-C without returning early.
+//! * `options`: keyword options through the library's option table.
+//! * `duration`: seconds → nanoseconds with Python's errors.
 
 use pyo3::prelude::*;
 

@@ -144,7 +144,7 @@ impl Noise {
     }
 
     /// The `q` quantile of the gaps' lengths, ns: linear between closest ranks, and only
-    /// where `n·(1 − q) ≥ 1` ([`quantile_ns`](super::quantile_ns)); `None` too when gaps
+    /// where `n·(1 − q) ≥ 1` ([`quantile_ns`]); `None` too when gaps
     /// beyond [`NoiseConfig::max_kept`] were not kept (a quantile of the first ones
     /// only would describe the start of the probe).
     pub fn gap_quantile(&self, q: f64) -> Option<u64> {

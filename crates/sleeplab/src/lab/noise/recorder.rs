@@ -5,8 +5,8 @@ use super::{Noise, NoiseConfig};
 use crate::clock::Env;
 
 /// The pure part of a probe: fed one clock read at a time, it keeps the gaps. Reads come
-/// in *segments* of back-to-back reads (one for [`probe`]; one per spin after a sleep for
-/// [`probe_after_sleeps`]): the time between segments is not probed, nor is time the
+/// in *segments* of back-to-back reads (one for `probe`; one per spin after a sleep for
+/// `probe_after_sleeps`): the time between segments is not probed, nor is time the
 /// probe spends on itself ([`skip_to`](Self::skip_to)). Allocates only in
 /// [`new`](Self::new).
 #[derive(Debug, Clone)]
