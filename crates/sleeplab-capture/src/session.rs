@@ -316,6 +316,10 @@ mod tests {
             to_main.send(crate::this_tid()).unwrap();
             for n in orders {
                 getppids(n);
+                // Blocks while the test thread waits in `recv`: the helper leaves its CPU
+                // to a task other than the test thread (idle or another), a switch that
+                // concerns no followed thread.
+                std::thread::sleep(std::time::Duration::from_millis(1));
                 to_main.send(0).unwrap();
             }
         });
@@ -328,13 +332,16 @@ mod tests {
         assert!(sys_exits(&events, me, 0) >= 10, "{events:?}");
         assert_eq!(sys_exits(&events, other, 0), 0);
         // Every task's switches are kept (who held a CPU is named from them): the
-        // helper blocked in `recv`.
+        // helper blocked in its sleep while the test thread waited.
         assert!(switches(&events, other, me, 0) >= 1, "{events:?}");
 
         s.follow(&[other]).unwrap();
         let followed = sleeplab::clock::monotonic_ns();
         events.clear();
         getppids(10);
+        // Blocks while the helper waits in `recv`: this thread leaves its CPU to a task
+        // other than the helper, a switch kept now although this thread is not followed.
+        std::thread::sleep(std::time::Duration::from_millis(1));
         to_helper.send(10).unwrap();
         done.recv().unwrap();
         s.drain(&mut events);
