@@ -22,3 +22,4 @@ pub mod settings;
 pub mod stats;
 pub mod ticks;
 pub mod trace;
+pub mod tuning;

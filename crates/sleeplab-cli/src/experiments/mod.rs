@@ -20,6 +20,7 @@ pub mod simulate;
 pub mod survey;
 pub mod sweep;
 pub mod timers;
+pub mod tune;
 
 pub use context::{Context, Stop, load_note};
 pub use experiment::{Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample, histogram};

@@ -11,6 +11,7 @@ use crate::experiments::short::ShortData;
 use crate::experiments::simulate::SimulateData;
 use crate::experiments::sweep::SweepData;
 use crate::experiments::timers::TimersData;
+use crate::experiments::tune::TuneData;
 use crate::experiments::{Point, ResultData, Sample};
 use crate::settings::RunSettings;
 use schemars::JsonSchema;
@@ -104,6 +105,8 @@ experiment_data! {
     Simulate(SimulateData),
     /// `sleeplab explain`: why waits were late, from the kernel's own timestamps.
     Explain(ExplainData),
+    /// `sleeplab tune`: what each setting of the machine does to the same waits.
+    Tune(TuneData),
 }
 
 impl ExperimentData {
