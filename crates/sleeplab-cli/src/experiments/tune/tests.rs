@@ -135,7 +135,7 @@ fn waits_follow_the_budget_within_bounds() {
     };
     assert_eq!(c.waits(1_000_000), 150);
     assert_eq!(c.waits(100), MAX_WAITS);
-    assert_eq!(c.waits(16_666_667), 9);
+    assert_eq!(c.waits(16_666_667), 8);
     assert!(
         c.estimate_ns(17) < 180_000_000_000,
         "a full run fits in 3 minutes"
