@@ -11,20 +11,29 @@
 //! busy while the arm ran (all CPUs from `/proc/stat`, helper threads included), with
 //! its change against as is.
 //!
-//! The verdict on a cell is on its p99: *helps* where the arm's interval lies below
-//! as is's, *hurts* where above, *no effect* where the interval of the difference lies
-//! within ±[`NO_EFFECT_SHARE`] of as is's p99, else *undecided* ([`verdict`]).
+//! The change of a cell's p50 or p99 against as is is *paired* over rounds: each round
+//! gives the difference between the arm's statistic and as is's in the same round, and
+//! the interval is over those differences ([`crate::stats::units::paired_ci`]), which
+//! cancels what the round's moment did to both. Where a round cannot resolve the
+//! statistic (a p99 of fewer than 100 waits), the change falls back to the difference of
+//! the arms' values, its interval from each arm's own interval over rounds.
+//!
+//! The verdict on a cell is on its p99's change: *helps* where its interval lies below
+//! zero, *hurts* where above, *no effect* where it lies within ±[`NO_EFFECT_SHARE`] of
+//! as is's p99, else *undecided* ([`verdict_of_change`]).
 
+mod change;
 mod render;
 mod run;
 pub mod sentence;
 
+pub use change::{change_est, judge, paired_change, verdict, verdict_of_change};
 pub use render::{csv, render};
 pub use run::{catalogue, plan};
 pub use sentence::{arm_sentence, best_setting};
 
 use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
-use crate::report::claim::{Est, Order, difference, equivalent, order};
+use crate::report::claim::Est;
 use crate::stats::{Ci, Unit, UnitIntervals};
 use crate::tuning::catalogue::{BootSetting, Scope, SettingInfo, Unavailable};
 use schemars::JsonSchema;
@@ -112,9 +121,9 @@ impl TuneConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// Its p99's interval lies below as is's.
+    /// The interval of its p99's change lies below zero.
     Helps,
-    /// Above.
+    /// Above zero.
     Hurts,
     /// The interval of the p99's change lies within ±10 % of as is's p99.
     NoEffect,
@@ -149,14 +158,33 @@ pub struct ArmCell {
     pub p99_ns: Option<f64>,
     /// The intervals over rounds (`null` intervals below 8 rounds).
     pub units: Option<UnitIntervals>,
-    /// The median's change against as is, ns (`null` for as is).
+    /// Each round's median lateness, ns, in round order (`null` where the round's waits
+    /// cannot resolve it): what the paired changes rest on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_p50_ns: Vec<Option<f64>>,
+    /// Each round's p99 lateness, ns (`null` below 100 waits in the round).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_p99_ns: Vec<Option<f64>>,
+    /// The median's change against as is, ns (`null` for as is): the mean of the
+    /// rounds' paired differences where every round resolves the median on both arms,
+    /// else the difference of the two arms' values.
     pub p50_change_ns: Option<f64>,
-    /// Its interval.
+    /// Its interval: over the paired differences where they are, else from each arm's
+    /// own interval over rounds (`[a.low − b.high, a.high − b.low]`, conservative).
     pub p50_change_ci_ns: Option<Ci>,
-    /// The p99's change against as is, ns (`null` for as is, or where either p99 is).
+    /// How many paired rounds the median's change rests on; `null` where it is the
+    /// difference of the arms' values (a round could not resolve the median).
+    #[serde(default)]
+    pub p50_change_paired_rounds: Option<u64>,
+    /// The p99's change against as is, ns (`null` for as is, or where either p99 is), as
+    /// the median's.
     pub p99_change_ns: Option<f64>,
-    /// Its interval.
+    /// Its interval (as the median's).
     pub p99_change_ci_ns: Option<Ci>,
+    /// How many paired rounds the p99's change rests on; `null` where it is the
+    /// difference of the arms' p99s (a round held fewer than 100 waits).
+    #[serde(default)]
+    pub p99_change_paired_rounds: Option<u64>,
     /// The verdict on the p99 (`null` for as is).
     pub verdict: Option<Verdict>,
 }
@@ -174,10 +202,17 @@ pub struct Arm {
     pub cpus: Option<f64>,
     /// Its interval over rounds.
     pub cpus_ci: Option<Ci>,
-    /// The change against as is, CPUs (`null` for as is).
+    /// Each round's CPUs (busy over wall time, the whole machine), in round order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_cpus: Vec<f64>,
+    /// The change against as is, CPUs (`null` for as is): the mean of the rounds'
+    /// paired differences where both arms ran every round, else the difference.
     pub cpus_change: Option<f64>,
     /// Its interval.
     pub cpus_change_ci: Option<Ci>,
+    /// How many paired rounds the CPU change rests on (`null`: not paired).
+    #[serde(default)]
+    pub cpus_change_paired_rounds: Option<u64>,
     /// Its cells.
     pub cells: Vec<ArmCell>,
 }
@@ -241,67 +276,6 @@ pub fn est(value: Option<f64>, units: Option<&UnitIntervals>, p99: bool) -> Opti
     let u = units?;
     let ci = if p99 { u.p99_ci_ns } else { u.median_ci_ns };
     Some(Est::units(value?, ci, Unit::Round, u.units))
-}
-
-/// The verdict of `arm` against `base` (the p99s over rounds): see the module doc.
-pub fn verdict(arm: Option<Est>, base: Option<Est>) -> Verdict {
-    let (Some(a), Some(b)) = (arm, base) else {
-        return Verdict::Undecided;
-    };
-    match order(&a, &b) {
-        Order::Below => Verdict::Helps,
-        Order::Above => Verdict::Hurts,
-        Order::Indistinguishable if equivalent(&a, &b, NO_EFFECT_SHARE * b.value.abs()) => {
-            Verdict::NoEffect
-        }
-        Order::Indistinguishable => Verdict::Undecided,
-    }
-}
-
-/// Fills every arm's changes and verdicts against as is.
-pub fn judge(data: &mut TuneData) {
-    let Some(base) = data.as_is().cloned() else {
-        return;
-    };
-    let base_cpu = base
-        .cpus
-        .map(|v| Est::units(v, base.cpus_ci, Unit::Round, base.rounds));
-    for arm in data.arms.iter_mut().filter(|a| !a.is_as_is()) {
-        if let (Some(b), Some(v)) = (base_cpu, arm.cpus) {
-            let d = difference(&Est::units(v, arm.cpus_ci, Unit::Round, arm.rounds), &b);
-            arm.cpus_change = Some(d.value);
-            arm.cpus_change_ci = d.ci;
-        }
-        for cell in &mut arm.cells {
-            let Some(bc) = base.cell_like(cell) else {
-                continue;
-            };
-            let pair = |p99: bool| {
-                let a = est(
-                    if p99 { cell.p99_ns } else { cell.p50_ns },
-                    cell.units.as_ref(),
-                    p99,
-                );
-                let b = est(
-                    if p99 { bc.p99_ns } else { bc.p50_ns },
-                    bc.units.as_ref(),
-                    p99,
-                );
-                (a, b)
-            };
-            let (a, b) = pair(false);
-            if let (Some(a), Some(b)) = (a, b) {
-                let d = difference(&a, &b);
-                (cell.p50_change_ns, cell.p50_change_ci_ns) = (Some(d.value), d.ci);
-            }
-            let (a, b) = pair(true);
-            if let (Some(x), Some(y)) = (a, b) {
-                let d = difference(&x, &y);
-                (cell.p99_change_ns, cell.p99_change_ci_ns) = (Some(d.value), d.ci);
-            }
-            cell.verdict = Some(verdict(a, b));
-        }
-    }
 }
 
 impl Experiment for TuneConfig {

@@ -87,7 +87,7 @@ pub fn render(data: &TuneData) -> String {
     let _ = writeln!(out, "{t}");
     let _ = writeln!(
         out,
-        "lateness = elapsed − requested; {} rounds, each setting in turn and undone after it; verdicts on the p99 over rounds (no effect: the change within {}); machine CPUs: all CPUs busy, from /proc/stat",
+        "lateness = elapsed − requested; {} rounds, each setting in turn and undone after it; verdicts on the p99's change, paired over rounds where every round resolves it, else the arms' intervals (no effect: the change within {}); machine CPUs: all CPUs busy, from /proc/stat",
         data.rounds,
         sentence::margin_text()
     );

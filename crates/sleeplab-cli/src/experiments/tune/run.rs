@@ -7,7 +7,9 @@ use crate::experiments::{Context, Outcome};
 use crate::output::fmt_ns;
 use crate::stats::units::ratio_ci;
 use crate::stats::{Unit, UnitIntervals, tail_quantile};
-use crate::tuning::catalogue::{Catalogue, Host, Scope, Setting, Unavailable, discover};
+use crate::tuning::catalogue::{
+    Catalogue, Host, Scope, Setting, SettingInfo, Unavailable, discover,
+};
 use crate::tuning::{Journal, apply, journal_dir};
 use std::path::Path;
 
@@ -35,14 +37,11 @@ pub fn catalogue(config: &TuneConfig) -> Catalogue {
     c
 }
 
-/// The settings a run of `config` tries here.
-pub fn arms_here(config: &TuneConfig) -> Vec<Setting> {
-    let mut v = vec![Setting {
-        info: as_is_info(),
-        change: crate::tuning::Change::Pin,
-    }];
-    v.extend(catalogue(config).settings);
-    v
+/// The arms a run of `config` has here: as is (no setting), then every setting it tries.
+pub fn arms_here(config: &TuneConfig) -> Vec<Option<Setting>> {
+    std::iter::once(None)
+        .chain(catalogue(config).settings.into_iter().map(Some))
+        .collect()
 }
 
 /// The whole machine's busy and total jiffies (`/proc/stat`'s `cpu` line; steal, the
@@ -68,7 +67,9 @@ fn clock_ticks() -> f64 {
 
 /// One arm's accumulating state.
 struct ArmState {
-    setting: Setting,
+    info: SettingInfo,
+    /// The setting put in force (`None` for as is).
+    setting: Option<Setting>,
     error: Option<String>,
     /// Per cell, per round: lateness, ns.
     samples: Vec<Vec<Vec<u64>>>,
@@ -87,6 +88,7 @@ pub fn run(config: &TuneConfig, ctx: &Context) -> anyhow::Result<Outcome<TuneDat
     let mut arms: Vec<ArmState> = arms_here(config)
         .into_iter()
         .map(|setting| ArmState {
+            info: setting.as_ref().map_or_else(as_is_info, |s| s.info.clone()),
             setting,
             error: None,
             samples: vec![Vec::new(); config.cells.len()],
@@ -141,20 +143,19 @@ fn measure(
                 "round {}/{}: {}",
                 round + 1,
                 config.rounds,
-                arm.setting.info.name
+                arm.info.name
             ));
             let (j0, t0) = (machine_jiffies(), sleeplab::clock::monotonic_ns());
-            let applied = if arm.setting.info.name == super::AS_IS {
-                None
-            } else {
-                match apply(&arm.setting, config.cpu, ctx.threads, &mut journal) {
+            let applied = match &arm.setting {
+                None => None,
+                Some(s) => match apply(s, config.cpu, ctx.threads, &mut journal) {
                     Ok(a) => Some(a),
                     Err(e) => {
                         arm.error = Some(e);
                         ctx.progress.inc(1);
                         continue;
                     }
-                }
+                },
             };
             for (ci, cell) in config.cells.iter().enumerate() {
                 let w = &mut waiters[ci];
@@ -198,6 +199,16 @@ fn summarize(config: &TuneConfig, a: ArmState) -> Arm {
         .map(|(c, rounds)| {
             let mut all: Vec<u64> = rounds.iter().flatten().copied().collect();
             all.sort_unstable();
+            let per_round = |q: f64| -> Vec<Option<f64>> {
+                rounds
+                    .iter()
+                    .map(|r| {
+                        let mut r = r.clone();
+                        r.sort_unstable();
+                        tail_quantile(&r, q)
+                    })
+                    .collect()
+            };
             ArmCell {
                 mechanism: c.mechanism.clone(),
                 requested_ns: c.requested_ns,
@@ -205,22 +216,33 @@ fn summarize(config: &TuneConfig, a: ArmState) -> Arm {
                 p50_ns: tail_quantile(&all, 0.5),
                 p99_ns: tail_quantile(&all, 0.99),
                 units: (!all.is_empty()).then(|| UnitIntervals::of_ns(Unit::Round, rounds)),
+                round_p50_ns: per_round(0.5),
+                round_p99_ns: per_round(0.99),
                 p50_change_ns: None,
                 p50_change_ci_ns: None,
+                p50_change_paired_rounds: None,
                 p99_change_ns: None,
                 p99_change_ci_ns: None,
+                p99_change_paired_rounds: None,
                 verdict: None,
             }
         })
         .collect();
     Arm {
-        setting: a.setting.info,
+        setting: a.info,
         error: a.error,
         rounds: a.wall_s.len() as u64,
         cpus: (wall > 0.0).then(|| busy / wall),
         cpus_ci: ratio_ci(&a.busy_s, &a.wall_s),
+        round_cpus: a
+            .busy_s
+            .iter()
+            .zip(&a.wall_s)
+            .map(|(b, w)| if *w > 0.0 { b / w } else { 0.0 })
+            .collect(),
         cpus_change: None,
         cpus_change_ci: None,
+        cpus_change_paired_rounds: None,
         cells: if a.wall_s.is_empty() {
             Vec::new()
         } else {

@@ -15,6 +15,16 @@ fn cell(rng: &mut rand_pcg::Pcg64, rounds: usize, per: usize, center: f64, sprea
         .collect();
     let mut all: Vec<u64> = groups.iter().flatten().copied().collect();
     all.sort_unstable();
+    let per_round = |q: f64| -> Vec<Option<f64>> {
+        groups
+            .iter()
+            .map(|g| {
+                let mut g = g.clone();
+                g.sort_unstable();
+                crate::stats::tail_quantile(&g, q)
+            })
+            .collect()
+    };
     ArmCell {
         mechanism: "clock-nanosleep-abs".into(),
         requested_ns: 1_000_000,
@@ -22,10 +32,14 @@ fn cell(rng: &mut rand_pcg::Pcg64, rounds: usize, per: usize, center: f64, sprea
         p50_ns: crate::stats::tail_quantile(&all, 0.5),
         p99_ns: crate::stats::tail_quantile(&all, 0.99),
         units: Some(UnitIntervals::of_ns(Unit::Round, &groups)),
+        round_p50_ns: per_round(0.5),
+        round_p99_ns: per_round(0.99),
         p50_change_ns: None,
         p50_change_ci_ns: None,
+        p50_change_paired_rounds: None,
         p99_change_ns: None,
         p99_change_ci_ns: None,
+        p99_change_paired_rounds: None,
         verdict: None,
     }
 }
@@ -42,8 +56,10 @@ fn arm(name: &str, cells: Vec<ArmCell>, rounds: u64) -> Arm {
         rounds,
         cpus: Some(0.5),
         cpus_ci: Some(Ci(Some(0.4), Some(0.6))),
+        round_cpus: vec![0.5; rounds as usize],
         cpus_change: None,
         cpus_change_ci: None,
+        cpus_change_paired_rounds: None,
         cells,
     }
 }
@@ -79,13 +95,33 @@ fn verdicts_and_sentences_agree_with_their_numbers() {
         judge(&mut d);
         let (b, a) = (&d.arms[0].cells[0], &d.arms[1].cells[0]);
         let v = a.verdict.expect("judged");
-        if let (Some(x), Some(y)) = (a.p99_ns, b.p99_ns) {
+        let paired = a.p99_change_paired_rounds.is_some();
+        assert_eq!(
+            paired,
+            per >= 100,
+            "paired where every round resolves the p99"
+        );
+        if let (Some(x), Some(y), false) = (a.p99_ns, b.p99_ns, paired) {
             assert_eq!(a.p99_change_ns, Some(x - y));
         }
+        if paired {
+            let diffs: Vec<f64> = a
+                .round_p99_ns
+                .iter()
+                .zip(&b.round_p99_ns)
+                .map(|(x, y)| x.unwrap() - y.unwrap())
+                .collect();
+            let mean = diffs.iter().sum::<f64>() / diffs.len() as f64;
+            assert!((a.p99_change_ns.unwrap() - mean).abs() < 1e-6);
+        }
         let ci = |c: &ArmCell| c.units.as_ref().and_then(|u| u.p99_ci_ns);
-        match v {
-            Verdict::Helps => assert!(crate::stats::ci_below(ci(a), ci(b))),
-            Verdict::Hurts => assert!(crate::stats::ci_below(ci(b), ci(a))),
+        let change = a.p99_change_ci_ns;
+        let zero = Some(Ci::exact(0.0));
+        match (v, paired) {
+            (Verdict::Helps, true) => assert!(crate::stats::ci_below(change, zero)),
+            (Verdict::Hurts, true) => assert!(crate::stats::ci_below(zero, change)),
+            (Verdict::Helps, false) => assert!(crate::stats::ci_below(ci(a), ci(b))),
+            (Verdict::Hurts, false) => assert!(crate::stats::ci_below(ci(b), ci(a))),
             _ => {}
         }
         if (rounds as u64) < crate::stats::MIN_UNITS {
@@ -95,7 +131,54 @@ fn verdicts_and_sentences_agree_with_their_numbers() {
             s.check().unwrap_or_else(|e| panic!("{}: {e}", s.text));
         }
         assert_eq!(d.arms[1].cpus_change, Some(0.0));
+        assert_eq!(d.arms[1].cpus_change_paired_rounds, Some(rounds as u64));
     }
+}
+
+/// Rounds that move both arms together by far more than the setting's shift: each
+/// arm's own interval over rounds cannot separate them, the paired change does.
+#[test]
+fn pairing_over_rounds_separates_what_the_arms_intervals_cannot() {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+    let (mut base, mut fast) = (Vec::new(), Vec::new());
+    for r in 0..10 {
+        let center = 20_000.0 * (1.0 + r as f64);
+        base.push(cell(&mut rng, 1, 400, center, 2_000.0));
+        fast.push(cell(&mut rng, 1, 400, center - 3_000.0, 2_000.0));
+    }
+    let merge = |cells: Vec<ArmCell>| {
+        let mut c = cells[0].clone();
+        c.round_p50_ns = cells.iter().map(|x| x.round_p50_ns[0]).collect();
+        c.round_p99_ns = cells.iter().map(|x| x.round_p99_ns[0]).collect();
+        c.p99_ns = Some(c.round_p99_ns.iter().flatten().sum::<f64>() / 10.0);
+        c.p50_ns = Some(c.round_p50_ns.iter().flatten().sum::<f64>() / 10.0);
+        c.units = Some(UnitIntervals {
+            unit: Unit::Round,
+            units: 10,
+            median_ci_ns: Some(Ci(Some(20_000.0), Some(200_000.0))),
+            p90_ci_ns: None,
+            p99_ci_ns: Some(Ci(Some(20_000.0), Some(200_000.0))),
+            p999_ci_ns: None,
+            mean_ci_ns: None,
+        });
+        c
+    };
+    let mut d = data(vec![
+        arm(AS_IS, vec![merge(base)], 10),
+        arm("fast", vec![merge(fast)], 10),
+    ]);
+    judge(&mut d);
+    let c = &d.arms[1].cells[0];
+    assert_eq!(c.p99_change_paired_rounds, Some(10));
+    assert_eq!(c.verdict, Some(Verdict::Helps), "{c:?}");
+    let s = sentence::sentences(&d);
+    assert!(
+        s[0].text.starts_with("fast lowers the p99"),
+        "{}",
+        s[0].text
+    );
+    assert!(s[0].text.contains("over 10 paired rounds"), "{}", s[0].text);
+    s[0].check().unwrap();
 }
 
 #[test]
