@@ -34,7 +34,7 @@ pub use sentence::{arm_sentence, best_setting};
 
 use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
 use crate::report::claim::Est;
-use crate::stats::{Ci, Unit, UnitIntervals};
+use crate::stats::{Ci, Unit, UnitIntervals, tail_quantile};
 use crate::tuning::catalogue::{BootSetting, Scope, SettingInfo, Unavailable};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -217,7 +217,61 @@ pub struct Arm {
     pub cells: Vec<ArmCell>,
 }
 
+impl ArmCell {
+    /// The cell of `spec` measured in `rounds` (each round's lateness, ns), not yet
+    /// judged against as is: its p50 and p99 pooled and per round, its intervals over
+    /// rounds.
+    pub fn of_rounds(spec: &CellSpec, rounds: &[Vec<u64>]) -> Self {
+        let mut all: Vec<u64> = rounds.iter().flatten().copied().collect();
+        all.sort_unstable();
+        let per_round = |q: f64| -> Vec<Option<f64>> {
+            rounds
+                .iter()
+                .map(|r| {
+                    let mut r = r.clone();
+                    r.sort_unstable();
+                    tail_quantile(&r, q)
+                })
+                .collect()
+        };
+        Self {
+            mechanism: spec.mechanism.clone(),
+            requested_ns: spec.requested_ns,
+            waits: all.len() as u64,
+            p50_ns: tail_quantile(&all, 0.5),
+            p99_ns: tail_quantile(&all, 0.99),
+            units: (!all.is_empty()).then(|| UnitIntervals::of_ns(Unit::Round, rounds)),
+            round_p50_ns: per_round(0.5),
+            round_p99_ns: per_round(0.99),
+            p50_change_ns: None,
+            p50_change_ci_ns: None,
+            p50_change_paired_rounds: None,
+            p99_change_ns: None,
+            p99_change_ci_ns: None,
+            p99_change_paired_rounds: None,
+            verdict: None,
+        }
+    }
+}
+
 impl Arm {
+    /// An arm of `setting` with `cells` that ran `rounds` rounds, its CPUs and their
+    /// changes unknown (not yet measured or judged).
+    pub fn new(setting: SettingInfo, cells: Vec<ArmCell>, rounds: u64) -> Self {
+        Self {
+            setting,
+            error: None,
+            rounds,
+            cpus: None,
+            cpus_ci: None,
+            round_cpus: Vec::new(),
+            cpus_change: None,
+            cpus_change_ci: None,
+            cpus_change_paired_rounds: None,
+            cells,
+        }
+    }
+
     /// Whether this is the as-is arm.
     pub fn is_as_is(&self) -> bool {
         self.setting.name == AS_IS

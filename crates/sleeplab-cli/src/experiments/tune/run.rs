@@ -6,7 +6,6 @@ use crate::error::UsageError;
 use crate::experiments::{Context, Outcome};
 use crate::output::fmt_ns;
 use crate::stats::units::ratio_ci;
-use crate::stats::{Unit, UnitIntervals, tail_quantile};
 use crate::tuning::catalogue::{
     Catalogue, Host, Scope, Setting, SettingInfo, Unavailable, discover,
 };
@@ -196,42 +195,10 @@ fn summarize(config: &TuneConfig, a: ArmState) -> Arm {
         .cells
         .iter()
         .zip(&a.samples)
-        .map(|(c, rounds)| {
-            let mut all: Vec<u64> = rounds.iter().flatten().copied().collect();
-            all.sort_unstable();
-            let per_round = |q: f64| -> Vec<Option<f64>> {
-                rounds
-                    .iter()
-                    .map(|r| {
-                        let mut r = r.clone();
-                        r.sort_unstable();
-                        tail_quantile(&r, q)
-                    })
-                    .collect()
-            };
-            ArmCell {
-                mechanism: c.mechanism.clone(),
-                requested_ns: c.requested_ns,
-                waits: all.len() as u64,
-                p50_ns: tail_quantile(&all, 0.5),
-                p99_ns: tail_quantile(&all, 0.99),
-                units: (!all.is_empty()).then(|| UnitIntervals::of_ns(Unit::Round, rounds)),
-                round_p50_ns: per_round(0.5),
-                round_p99_ns: per_round(0.99),
-                p50_change_ns: None,
-                p50_change_ci_ns: None,
-                p50_change_paired_rounds: None,
-                p99_change_ns: None,
-                p99_change_ci_ns: None,
-                p99_change_paired_rounds: None,
-                verdict: None,
-            }
-        })
+        .map(|(c, rounds)| ArmCell::of_rounds(c, rounds))
         .collect();
     Arm {
-        setting: a.info,
         error: a.error,
-        rounds: a.wall_s.len() as u64,
         cpus: (wall > 0.0).then(|| busy / wall),
         cpus_ci: ratio_ci(&a.busy_s, &a.wall_s),
         round_cpus: a
@@ -240,14 +207,15 @@ fn summarize(config: &TuneConfig, a: ArmState) -> Arm {
             .zip(&a.wall_s)
             .map(|(b, w)| if *w > 0.0 { b / w } else { 0.0 })
             .collect(),
-        cpus_change: None,
-        cpus_change_ci: None,
-        cpus_change_paired_rounds: None,
-        cells: if a.wall_s.is_empty() {
-            Vec::new()
-        } else {
-            cells
-        },
+        ..Arm::new(
+            a.info,
+            if a.wall_s.is_empty() {
+                Vec::new()
+            } else {
+                cells
+            },
+            a.wall_s.len() as u64,
+        )
     }
 }
 

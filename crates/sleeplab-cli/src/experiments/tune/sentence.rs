@@ -8,7 +8,7 @@ use crate::output::fmt_ns;
 use crate::output::units::ns;
 use crate::report::claim::{
     Basis, Claim, Est, INDISTINGUISHABLE, Order, Sentence, basis_note, indistinguishable,
-    with_interval,
+    interval_text, order, with_interval,
 };
 use crate::stats::Stat;
 
@@ -162,4 +162,94 @@ pub fn best_setting(data: &TuneData) -> Option<(&Arm, Vec<&ArmCell>)> {
                     .collect(),
             )
         })
+}
+
+/// The best setting's sentence: what it did to the wait it helped most (its p99's
+/// change, [`arm_sentence`]) and the CPUs the whole machine was busy beyond as is's
+/// while it was in force; `None` where no setting lowered a p99 and raised none.
+pub fn best_sentence(d: &TuneData) -> Option<Sentence> {
+    let base = d.as_is()?;
+    let (arm, cells) = best_setting(d)?;
+    let cell = cells.into_iter().min_by(|x, y| {
+        let v = |c: &ArmCell| c.p99_change_ns.unwrap_or(f64::MAX);
+        v(x).total_cmp(&v(y))
+    })?;
+    let mut s = arm_sentence(arm, cell, base.cell_like(cell)?)?;
+    if let Some(c) = arm.cpus_change {
+        s.push(&format!(
+            " While it was in force the whole machine was busy {c:+.2} CPUs {} against as is.",
+            interval_text(arm.cpus_change_ci, |x| format!("{x:.2}"))
+        ));
+    }
+    Some(s)
+}
+
+/// Where settings were judged and none lowered a p99 without raising another, how the
+/// changes fell: raised (interval above zero), lowered by a setting that raised
+/// another, or indistinguishable from no change; `None` where a best setting exists or
+/// nothing was judged.
+pub fn none_sentence(d: &TuneData) -> Option<Sentence> {
+    if best_setting(d).is_some() {
+        return None;
+    }
+    let base = d.as_is()?;
+    let zero = Est::exact(0.0);
+    let mut s = Sentence::default();
+    let mut changes: Vec<Est> = Vec::new();
+    let (mut raised, mut lowered, mut other) = (0, 0, 0);
+    for arm in d.arms.iter().filter(|a| !a.is_as_is()) {
+        for c in &arm.cells {
+            let Some((e, _)) = base.cell_like(c).and_then(|bc| change_est(c, bc, true)) else {
+                continue;
+            };
+            let stated = order(&e, &zero);
+            match stated {
+                Order::Above => raised += 1,
+                Order::Below => lowered += 1,
+                Order::Indistinguishable => other += 1,
+            }
+            s.claim(Claim::Verdict {
+                stat: Stat::P99,
+                a: e,
+                b: zero,
+                stated,
+            });
+            changes.push(e);
+        }
+    }
+    if changes.is_empty() {
+        return None;
+    }
+    let settings = d
+        .arms
+        .iter()
+        .filter(|a| !a.is_as_is() && a.error.is_none())
+        .count();
+    let refs: Vec<&Est> = changes.iter().collect();
+    // A setting that lowers one wait's p99 and raises another's is no best setting.
+    let mixed = if lowered > 0 {
+        format!("{lowered} lowered it (by a setting that raised another), ")
+    } else {
+        String::new()
+    };
+    s.push(&format!(
+        "No machine setting tried here lowered a wait's p99 without raising another's ({settings} settings, {} changes against as is): {mixed}{raised} raised it (the interval of the change above zero), {other} were {INDISTINGUISHABLE} from no change{}.",
+        changes.len(),
+        basis_note(&refs)
+    ));
+    Some(s)
+}
+
+/// What advise adds beside its choice `strategy`: the best machine setting for it
+/// ([`best_sentence`]) or that none lowered its p99 ([`none_sentence`]), from a tune
+/// measurement of that way of waiting; `None` where nothing was judged.
+pub fn advise_sentence(strategy: &str, d: &TuneData) -> Option<Sentence> {
+    let (lead, s) = match best_sentence(d) {
+        Some(s) => (format!("With {strategy}, a machine setting helps: "), s),
+        None => (format!("With {strategy}: "), none_sentence(d)?),
+    };
+    Some(Sentence {
+        text: format!("{lead}{}", s.text),
+        claims: s.claims,
+    })
 }

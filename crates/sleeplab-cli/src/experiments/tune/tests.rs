@@ -13,54 +13,25 @@ fn cell(rng: &mut rand_pcg::Pcg64, rounds: usize, per: usize, center: f64, sprea
                 .collect()
         })
         .collect();
-    let mut all: Vec<u64> = groups.iter().flatten().copied().collect();
-    all.sort_unstable();
-    let per_round = |q: f64| -> Vec<Option<f64>> {
-        groups
-            .iter()
-            .map(|g| {
-                let mut g = g.clone();
-                g.sort_unstable();
-                crate::stats::tail_quantile(&g, q)
-            })
-            .collect()
-    };
-    ArmCell {
+    let spec = CellSpec {
         mechanism: "clock-nanosleep-abs".into(),
         requested_ns: 1_000_000,
-        waits: all.len() as u64,
-        p50_ns: crate::stats::tail_quantile(&all, 0.5),
-        p99_ns: crate::stats::tail_quantile(&all, 0.99),
-        units: Some(UnitIntervals::of_ns(Unit::Round, &groups)),
-        round_p50_ns: per_round(0.5),
-        round_p99_ns: per_round(0.99),
-        p50_change_ns: None,
-        p50_change_ci_ns: None,
-        p50_change_paired_rounds: None,
-        p99_change_ns: None,
-        p99_change_ci_ns: None,
-        p99_change_paired_rounds: None,
-        verdict: None,
-    }
+    };
+    ArmCell::of_rounds(&spec, &groups)
 }
 
 fn arm(name: &str, cells: Vec<ArmCell>, rounds: u64) -> Arm {
+    let info = SettingInfo {
+        name: name.into(),
+        scope: Scope::Process,
+        what: "w".into(),
+        how: "h".into(),
+    };
     Arm {
-        setting: SettingInfo {
-            name: name.into(),
-            scope: Scope::Process,
-            what: "w".into(),
-            how: "h".into(),
-        },
-        error: None,
-        rounds,
         cpus: Some(0.5),
         cpus_ci: Some(Ci(Some(0.4), Some(0.6))),
         round_cpus: vec![0.5; rounds as usize],
-        cpus_change: None,
-        cpus_change_ci: None,
-        cpus_change_paired_rounds: None,
-        cells,
+        ..Arm::new(info, cells, rounds)
     }
 }
 
