@@ -1,7 +1,7 @@
 //! `tune`'s terminal tables and its CSV.
 
 use super::{TuneData, Verdict, sentence};
-use crate::output::units::ns;
+use crate::output::units::{ns, signed_ns};
 use crate::output::{csv_bytes, fmt_ns, new_table};
 use crate::report::claim::interval_text;
 use crate::stats::{Ci, quantile::min_samples};
@@ -56,10 +56,9 @@ pub fn render(data: &TuneData) -> String {
                 ),
                 match c.p99_change_ns {
                     Some(d) => format!(
-                        "{}{} {}",
-                        if d >= 0.0 { "+" } else { "−" },
-                        ns(d.abs()),
-                        interval_text(c.p99_change_ci_ns, ns)
+                        "{} {}",
+                        signed_ns(d),
+                        interval_text(c.p99_change_ci_ns, signed_ns)
                     ),
                     None => String::new(),
                 },

@@ -5,7 +5,7 @@
 
 use super::{Arm, ArmCell, NO_EFFECT_SHARE, TuneData, Verdict, change_est, est, verdict_of_change};
 use crate::output::fmt_ns;
-use crate::output::units::ns;
+use crate::output::units::{ns, signed_ns};
 use crate::report::claim::{
     Basis, Claim, Est, INDISTINGUISHABLE, Order, Sentence, basis_note, indistinguishable,
     interval_text, order, with_interval,
@@ -50,7 +50,7 @@ pub fn paired_sentence(arm: &Arm, cell: &ArmCell, base: &ArmCell) -> Option<Sent
     };
     let detail = format!(
         "p99 change {} over {} paired {}; as is {}",
-        with_interval(&change, ns),
+        with_interval(&change, signed_ns),
         n,
         if n == 1 { "round" } else { "rounds" },
         ns(base_p99)

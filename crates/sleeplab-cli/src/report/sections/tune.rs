@@ -13,7 +13,7 @@ use crate::report::claim::interval_text;
 use crate::report::escape;
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
-use crate::report::units::ns;
+use crate::report::units::{ns, signed_ns};
 use crate::report::view::Results;
 
 /// The tune data of the results (a `tune` run, or a survey's tune stage).
@@ -142,7 +142,7 @@ fn table(d: &TuneData) -> Table {
                 Cell::Text(format!("{} {}", c.mechanism, fmt_ns(c.requested_ns))),
                 Cell::Num(c.p99_ns.map_or(format!("– (n = {})", c.waits), ns)),
                 Cell::Num(change.map_or(String::new(), |(e, _)| {
-                    format!("{} {}", ns(e.value), interval_text(e.ci, ns))
+                    format!("{} {}", signed_ns(e.value), interval_text(e.ci, signed_ns))
                 })),
                 Cell::Text(match c.p99_change_paired_rounds {
                     Some(k) => format!("{k} rounds"),
