@@ -47,6 +47,9 @@ pub fn run() -> i32 {
         return 2;
     }
     interrupt::install();
+    // What a `tune` killed before it could restore left changed, restored first (as
+    // the capture crate removes the trace instances of dead runs).
+    crate::tuning::replay_at_startup();
     let result = match &cli.command {
         Some(command) => command.run(cli.quiet),
         // No subcommand: the survey, with the options given at the top level.

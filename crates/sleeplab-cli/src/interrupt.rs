@@ -26,7 +26,9 @@ pub fn install() {
     // An error here means a handler is already installed; that one does the job.
     let _ = ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            // Second Ctrl-C: the user means it.
+            // Second Ctrl-C: the user means it; the system settings a `tune` changed are
+            // put back first (what this misses, the next run restores).
+            crate::tuning::journal::restore_active();
             std::process::exit(EXIT_INTERRUPTED);
         }
         match STOP_MESSAGE.get() {

@@ -24,3 +24,4 @@ pub mod stats;
 pub mod survey;
 pub mod ticks;
 pub mod trace;
+pub mod tuning;

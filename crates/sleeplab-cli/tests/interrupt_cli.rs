@@ -398,6 +398,18 @@ fn advise_keeps_what_it_measured() {
     );
 }
 
+/// Interrupted, tune keeps the rounds it measured (its system settings restored: the
+/// restore tests are in tune_restore.rs).
+#[test]
+fn tune_keeps_what_it_measured() {
+    experiment(
+        "tune",
+        "--no-system --rounds 1000 --budget 50ms --durations 1ms",
+        true,
+        Trigger::Delay(SOON),
+    );
+}
+
 #[test]
 fn timers_keeps_what_it_measured() {
     let rows = experiment(

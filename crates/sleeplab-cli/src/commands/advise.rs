@@ -26,6 +26,11 @@ pub struct AdviseArgs {
     /// command).
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = seconds, default_value = "2s")]
     pub seconds: u64,
+    /// Afterwards, measure what each per-process machine setting (timer slack, a
+    /// real-time policy, nice, pinning, keeping the CPU awake, mlockall…) does to the
+    /// recommended way of waiting, and name the best one beside it (a short `tune`).
+    #[arg(long)]
+    pub tune: bool,
     #[command(flatten)]
     pub threads: ThreadArgs,
     #[command(flatten)]
@@ -57,6 +62,7 @@ pub fn run(args: &AdviseArgs, quiet: bool) -> anyhow::Result<i32> {
         need,
         tolerance_ns: args.tolerance,
         seconds_ns: args.seconds,
+        tune: args.tune,
     };
     tail::measure(&config, "advise", quiet, threads)?.save(&args.output, vec![])
 }

@@ -25,6 +25,7 @@ pub mod survey;
 pub mod sweep;
 pub mod tail;
 pub mod timers;
+pub mod tune;
 
 use clap::Subcommand;
 use std::path::PathBuf;
@@ -56,6 +57,8 @@ pub enum Command {
     Runtimes(Box<runtimes::RuntimesArgs>),
     /// Why waits were late: each wake's lateness split by the kernel's own timestamps.
     Explain(Box<explain::ExplainArgs>),
+    /// What changing a setting of this machine does to the same waits, and its CPU cost.
+    Tune(Box<tune::TuneArgs>),
     /// Periodic timers compared: count, avg error %, σ, lateness, missed ticks (seed 004).
     Timers(Box<timers::TimersArgs>),
     /// The precise-sleep strategies under virtual schedulers: error and CPU heatmaps (seed 002 fig. 4).
@@ -86,6 +89,7 @@ impl Command {
             Command::Short(args) => short::run(args, quiet),
             Command::Runtimes(args) => runtimes::run(args, quiet),
             Command::Timers(args) => timers::run(args, quiet),
+            Command::Tune(args) => tune::run(args, quiet),
             Command::Explain(args) => explain::run(args, quiet),
             Command::Simulate(args) => simulate::run(args, quiet),
             Command::Schema { output } => schema::run(output.as_deref()),

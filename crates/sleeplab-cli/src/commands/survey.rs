@@ -18,9 +18,14 @@ use std::path::{Path, PathBuf};
 /// `sleeplab survey` (also the arguments of `sleeplab` without a subcommand).
 #[derive(Debug, Clone, Args)]
 pub struct SurveyArgs {
-    /// The thorough version: more durations, loads and samples (several minutes).
+    /// The thorough version: more durations, loads and samples, and a tune stage (what
+    /// timer slack and keeping the CPU awake do to a wait) (several minutes).
     #[arg(long, conflicts_with = "quick")]
     pub full: bool,
+    /// With --full, as root: the tune stage also tries every system-wide setting that
+    /// applies (each undone after it, and on every exit), not only the per-process ones.
+    #[arg(long, requires = "full")]
+    pub tune_system: bool,
     /// A glance (QUICK_RUN_TIME).
     #[arg(long, help = format!("A glance ({})", survey::QUICK_RUN_TIME))]
     pub quick: bool,
@@ -36,6 +41,7 @@ impl Default for SurveyArgs {
     fn default() -> Self {
         Self {
             full: false,
+            tune_system: false,
             quick: false,
             output: PathBuf::from(DEFAULT_DIR),
             stages: None,
@@ -49,6 +55,8 @@ impl SurveyArgs {
     pub fn given_flag(&self) -> Option<&'static str> {
         if self.full {
             Some("--full")
+        } else if self.tune_system {
+            Some("--tune-system")
         } else if self.quick {
             Some("--quick")
         } else if self.stages.is_some() {
@@ -96,7 +104,13 @@ pub fn run(args: &SurveyArgs, quiet: bool) -> anyhow::Result<i32> {
     let level = args.level();
     let start = RunStart::now();
     let env = PlanEnv::detect(start.fingerprint.cpu_count);
-    let stages = select(survey::plan(level, &env), args.stages.as_ref())?;
+    let mut stages = survey::plan(level, &env);
+    if args.tune_system {
+        for s in stages.iter_mut().filter(|s| s.name == "tune") {
+            *s = survey::tune_stage(env.cpus, true);
+        }
+    }
+    let stages = select(stages, args.stages.as_ref())?;
     prepare_dir(&args.output)?;
     execute(start, level, &stages, &args.output, quiet)
 }

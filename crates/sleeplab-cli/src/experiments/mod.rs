@@ -19,6 +19,7 @@ pub mod short;
 pub mod simulate;
 pub mod sweep;
 pub mod timers;
+pub mod tune;
 
 /// The registry: every experiment's data, each once, in the order of the result
 /// schema's `oneOf` list, handed to the macro named (`registry!(then)` calls
@@ -51,6 +52,8 @@ macro_rules! registry {
             Simulate(simulate::SimulateData),
             /// `sleeplab explain`: why waits were late, from the kernel's own timestamps.
             Explain(explain::ExplainData),
+            /// `sleeplab tune`: what each setting of the machine does to the same waits.
+            Tune(tune::TuneData),
         }
     };
 }

@@ -5,7 +5,7 @@ use super::survey::{Level, StageStatus};
 // The registry's data types are `<module>::<Data>`, the survey's `model::SurveyData`.
 use crate::experiments::{
     Point, ResultData, Sample, advise, cpu, explain, pace, registry, runtimes, short, simulate,
-    sweep, timers,
+    sweep, timers, tune,
 };
 use crate::model;
 use crate::settings::RunSettings;

@@ -108,9 +108,25 @@ pub fn ratio(r: f64) -> String {
     format!("×{}", num(r))
 }
 
+/// A change in nanoseconds with its sign always written, the minus as U+2212:
+/// `+12.9 µs`, `−8.96 µs`, `0`.
+pub fn signed_ns(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return ns(v);
+    }
+    format!("{}{}", if v > 0.0 { "+" } else { "−" }, ns(v.abs()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changes_carry_their_sign() {
+        assert_eq!(signed_ns(12_900.0), "+12.9 µs");
+        assert_eq!(signed_ns(-8_960.0), "−8.96 µs");
+        assert_eq!(signed_ns(0.0), "0");
+    }
 
     #[test]
     fn scales() {

@@ -53,6 +53,7 @@ pub fn page(result: &ResultFile) -> Page {
     sections.extend(sections::runtimes::section(&r));
     sections.extend(sections::seeds::runtimes::section(&r));
     sections.extend(sections::seeds::periodic::section(&r));
+    sections.extend(sections::tune::section(&r));
     sections.extend(sections::stages::section(&r));
     sections.extend(sections::notes::section(&r));
     Page {

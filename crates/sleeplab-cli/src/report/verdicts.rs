@@ -20,9 +20,10 @@ use proptest::prelude::*;
 
 /// Every file (below `src/`) that builds a verdict, an equivalence or a ranking over
 /// intervals, each walked by [`every_verdict_rests_on_units_or_exact_thresholds`].
-const PRODUCERS: [&str; 15] = [
+const PRODUCERS: [&str; 16] = [
     "experiments/advise/choice.rs",
     "experiments/pace/frontier.rs",
+    "experiments/tune/sentence.rs",
     "report/compare/fleet/mod.rs",
     "report/compare/pair/mod.rs",
     "report/compare/runs/mod.rs",
@@ -215,6 +216,65 @@ fn runtimes(req: u64, plain: OneshotCell, ours: OneshotCell) -> ResultFile {
     r
 }
 
+/// One cell of the tune fixture: as is's p99, the two settings', their rounds' shape.
+type TuneInput = (f64, f64, f64, Shape);
+
+/// A tune result: as is and two settings, one cell each per input cell (as is's p99,
+/// then each setting's, from its three values), its rounds shaped by `shape`: paired
+/// round p99s where the upper ends are closed, none (the arms' own intervals) where open.
+fn tune(v: &[TuneInput]) -> ResultFile {
+    use crate::experiments::tune::{Arm, ArmCell, CellSpec, TuneData, as_is_info, judge};
+    let cell = |i: usize, p99: f64, (k, w, open): Shape| {
+        let mut s = summarize(&[p99 as u64], 0);
+        s.p99_ns = Some(p99);
+        let n = k.unwrap_or(0);
+        let round: Vec<Option<f64>> = if open || k.is_none() {
+            Vec::new()
+        } else {
+            (0..n)
+                .map(|r| Some(p99 * (1.0 + w * ((r % 3) as f64 - 1.0))))
+                .collect()
+        };
+        let spec = CellSpec {
+            mechanism: "clock-nanosleep-abs".into(),
+            requested_ns: 1_000 * (i as u64 + 1),
+        };
+        ArmCell {
+            waits: 100 * n.max(1),
+            p50_ns: Some(p99 / 2.0),
+            p99_ns: Some(p99),
+            units: k.map(|n| units(&s, Unit::Round, n, w, open)),
+            round_p50_ns: round.iter().map(|x| x.map(|x| x / 2.0)).collect(),
+            round_p99_ns: round,
+            ..ArmCell::of_rounds(&spec, &[])
+        }
+    };
+    let arm = |name: &str, pick: &dyn Fn(&TuneInput) -> f64| {
+        let mut info = as_is_info();
+        info.name = name.into();
+        let cells = v.iter().enumerate();
+        let cells = cells.map(|(i, x)| cell(i, pick(x), x.3)).collect();
+        Arm {
+            cpus: Some(0.5),
+            ..Arm::new(info, cells, 8)
+        }
+    };
+    let mut d = TuneData {
+        cpu: 0,
+        rounds: 8,
+        root: false,
+        arms: vec![
+            arm(crate::experiments::tune::AS_IS, &|x| x.0),
+            arm("timer-slack", &|x| x.1),
+            arm("keep-awake", &|x| x.2),
+        ],
+        unavailable: vec![],
+        boot: vec![],
+    };
+    judge(&mut d);
+    result(ExperimentData::Tune(d))
+}
+
 /// What the walk is run on: sweep cells (idle, loaded and low-slack medians, their
 /// units), the runs' scales of them, pace contenders (frames, block, CPU, its interval's
 /// width), advise's tolerance, and a runtime's plain and sleeplab medians.
@@ -369,6 +429,24 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
         "floor",
         crate::report::sections::runtimes::floor_caption(&floors),
     ));
+    // Tune: every setting's sentence, its findings (the best setting, or none).
+    let t = tune(cells);
+    if let ExperimentData::Tune(d) = &t.data {
+        out.extend(
+            crate::experiments::tune::sentence::sentences(d)
+                .into_iter()
+                .map(|s| ("tune", s)),
+        );
+        out.extend(
+            crate::experiments::tune::sentence::advise_sentence("precise", d)
+                .map(|s| ("advise tune", s)),
+        );
+    }
+    out.extend(
+        super::findings::findings(&Results::of(&t))
+            .into_iter()
+            .map(|f| (f.id, f.sentence())),
+    );
     let rt = runtimes(1_000_000, a.clone(), b.clone());
     if let Some(f) = super::findings::binding_gain(&Results::of(&rt)) {
         out.push((f.id, f.sentence()));
@@ -425,6 +503,8 @@ fn the_walk_draws_verdicts_where_the_units_decide() {
         "advise",
         "sleeplab-in-other-languages",
         "newer-waits",
+        "tune",
+        "tune-best",
     ] {
         assert!(
             sentences.iter().any(|(w, s)| *w == producer && decides(s)),
@@ -434,6 +514,40 @@ fn the_walk_draws_verdicts_where_the_units_decide() {
                 .filter(|(w, _)| *w == producer)
                 .map(|(_, s)| &s.text)
                 .collect::<Vec<_>>()
+        );
+    }
+}
+
+/// The tune section renders a tune result alone and inside a survey: a chart per wait,
+/// the table, and its finding among the page's.
+#[test]
+fn the_tune_section_renders_alone_and_in_a_survey() {
+    let shape: Shape = (Some(10), 0.01, false);
+    let t = tune(&[
+        (2e4, 3e4, 1e4, shape),
+        (5e4, 5e4, 4e4, (Some(10), 0.01, true)),
+    ]);
+    let s = super::testdata::survey(vec![("tune", t.clone())]);
+    for r in [t, s] {
+        let page = super::page(&r);
+        let sec = page
+            .sections
+            .iter()
+            .find(|x| x.id == "tune")
+            .expect("a tune section");
+        let html = super::render(&r);
+        assert!(
+            html.contains("data-chart=\"tune-clock-nanosleep-abs-1000\""),
+            "{}",
+            sec.title
+        );
+        assert!(html.contains("over 10 paired rounds"));
+        assert!(
+            page.findings
+                .iter()
+                .any(|f| f.starts_with("keep-awake lowers the p99")),
+            "{:?}",
+            page.findings
         );
     }
 }

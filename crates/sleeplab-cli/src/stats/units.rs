@@ -264,6 +264,32 @@ pub fn ratio_ci(num: &[f64], den: &[f64]) -> Option<Ci> {
     Some(Ci(Some((r - half).max(floor)), Some(r + half)))
 }
 
+/// The mean of paired differences, one per unit (a setting's statistic minus the
+/// baseline's in the same round of an interleaved comparison), with its 95 % interval:
+/// Student's t over the differences at k − 1 degrees of freedom. The pairing removes
+/// what the units share (the round's moment) from the comparison, so the interval is
+/// much narrower than one from each side's own interval. The interval is `None` below
+/// [`MIN_UNITS`] differences; the mean is `None` without any.
+pub fn paired_ci(diffs: &[f64]) -> Option<(f64, Option<Ci>)> {
+    if diffs.is_empty() {
+        return None;
+    }
+    let k = diffs.len() as u64;
+    let (m, var) = if k > 1 {
+        mean_var(diffs)
+    } else {
+        (diffs[0], 0.0)
+    };
+    let ci = (k >= MIN_UNITS)
+        .then(|| t_quantile(CI_LEVEL, k - 1))
+        .flatten()
+        .map(|t| {
+            let half = t * (var / k as f64).sqrt();
+            Ci(Some(m - half), Some(m + half))
+        });
+    Some((m, ci))
+}
+
 /// The fewest runs a side of a comparison needs for its runs to be the units
 /// (`compare --against`): fewer leave the spread between runs unestimated.
 pub const MIN_RUNS: usize = 3;

@@ -21,7 +21,7 @@ pub use csv_out::{CSV_COLUMNS, samples_csv};
 pub use estimate::Estimate;
 pub use plan::{
     NORMAL_BUDGET_MS, PlanEnv, QUICK_BUDGET_MS, QUICK_RUN_TIME, RUN_TIME, plan, planned_ms,
-    sweep_loads,
+    sweep_loads, tune_stage,
 };
 pub use run::{SurveyOutcome, run};
 pub use stage::StagePlan;

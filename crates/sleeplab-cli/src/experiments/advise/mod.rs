@@ -21,6 +21,8 @@ pub use snippet::snippet;
 use crate::claim::interval_text;
 use crate::experiments::cpu::{self, CpuConfig};
 use crate::experiments::pace::{self, PaceConfig};
+use crate::experiments::tune::sentence::advise_sentence;
+use crate::experiments::tune::{CellSpec, TuneConfig, TuneData};
 use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
 use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
 use crate::stats::{Ci, Summary, UnitIntervals};
@@ -53,6 +55,9 @@ pub struct AdviseConfig {
     pub tolerance_ns: u64,
     /// Measuring time per candidate, ns.
     pub seconds_ns: u64,
+    /// Whether to measure afterwards what the per-process machine settings do to the
+    /// chosen way of waiting (a short `tune` of it at the case's wait).
+    pub tune: bool,
 }
 
 /// One candidate's measured behaviour.
@@ -129,6 +134,11 @@ pub struct Advice {
     pub reason: String,
     /// A Rust snippet using the sleeplab library (or std) for the recommendation.
     pub snippet: String,
+    /// The best machine setting for the recommendation, from `data.tune` (`advise
+    /// --tune`): what it did to its p99 and cost the machine, or that no setting lowered
+    /// it; absent without a tune measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setting: Option<String>,
 }
 
 /// The result of `advise`.
@@ -144,6 +154,10 @@ pub struct AdviseData {
     pub candidates: Vec<Candidate>,
     /// The recommendation.
     pub advice: Advice,
+    /// The tune measurement of the recommendation (`advise --tune`): as is against each
+    /// per-process setting that applies, at the case's wait.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tune: Option<TuneData>,
 }
 
 /// The candidates run under 1 ns slack (pure spin last: the reference, at 100 % CPU).
@@ -178,6 +192,11 @@ impl Experiment for AdviseConfig {
             Need::Duration { .. } => BLOCKS,
         };
         per_candidate * (CANDIDATES.len() as u64 + 1)
+            + if self.tune {
+                tune_config("clock-nanosleep-abs", &self.need).steps()
+            } else {
+                0
+            }
     }
 
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<AdviseData>> {
@@ -203,12 +222,34 @@ impl ResultData for AdviseData {
     }
 }
 
+/// The short tune `advise --tune` runs on the chosen `strategy`: every per-process
+/// setting that applies, 8 rounds (an interval needs 8), each round long enough for 13
+/// waits of the case (a p99 over the 8 rounds: 104 waits) and at least 25 ms.
+pub fn tune_config(strategy: &str, need: &Need) -> TuneConfig {
+    let wait_ns = match need {
+        Need::Period { period_ns } => *period_ns,
+        Need::Duration { duration_ns } => *duration_ns,
+    };
+    TuneConfig {
+        cells: vec![CellSpec {
+            mechanism: strategy.into(),
+            requested_ns: wait_ns,
+        }],
+        settings: None,
+        system: false,
+        rounds: crate::experiments::tune::DEFAULT_ROUNDS,
+        budget_ns: (13 * wait_ns).max(crate::experiments::tune::QUICK_BUDGET_NS),
+        cpu: 0,
+    }
+}
+
 /// Measures the candidates and decides.
 pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<AdviseData>> {
     let AdviseConfig {
         need,
         tolerance_ns,
         seconds_ns,
+        tune,
     } = config;
     let (tolerance_ns, seconds_ns) = (*tolerance_ns, *seconds_ns);
     let precise_set: Vec<String> = CANDIDATES.iter().map(|s| s.to_string()).collect();
@@ -280,6 +321,21 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
         .as_ref()
         .map(|c| snippet(&c.strategy, need))
         .unwrap_or_default();
+    let mut notes = Vec::new();
+    let tuned = match (&c, *tune) {
+        (Some(c), true) => {
+            let out = tune_config(&c.strategy, need).run(ctx)?;
+            complete &= out.complete;
+            notes = out.notes;
+            Some(out.data)
+        }
+        _ => None,
+    };
+    let setting = c
+        .as_ref()
+        .zip(tuned.as_ref())
+        .and_then(|(c, t)| advise_sentence(&c.strategy, t))
+        .map(|s| s.text);
     let data = AdviseData {
         need: need.clone(),
         tolerance_ns,
@@ -290,9 +346,13 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
             meets_tolerance: meets,
             reason,
             snippet,
+            setting,
         },
+        tune: tuned,
     };
-    Ok(Outcome::new(data, settings, complete))
+    let mut out = Outcome::new(data, settings, complete);
+    out.notes = notes;
+    Ok(out)
 }
 
 /// Renders the evidence table, the recommendation and the snippet.
@@ -342,6 +402,9 @@ pub fn render(data: &AdviseData) -> String {
         ]);
     }
     let _ = writeln!(out, "{t}\n{}\n", data.advice.reason);
+    if let Some(s) = &data.advice.setting {
+        let _ = writeln!(out, "{s}\n");
+    }
     if !data.advice.snippet.is_empty() {
         let _ = writeln!(out, "in Rust:\n\n{}", data.advice.snippet);
     }

@@ -45,7 +45,8 @@ impl Bars {
         let names: Vec<String> = self.bars.iter().map(|b| b.name.clone()).collect();
         category_chart(root, &self.x, &names, values, |c| {
             let rows = self.bars.len();
-            let x0 = c.origin();
+            // Bars start at zero where the axis reaches below it (a change).
+            let x0 = if c.origin() < 0.0 { 0.0 } else { c.origin() };
             for (i, b) in self.bars.iter().enumerate() {
                 let y = (rows - 1 - i) as f64;
                 if shown(b.value) {

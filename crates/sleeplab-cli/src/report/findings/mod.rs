@@ -10,7 +10,7 @@
 //! One file per topic: [`short_sleeps`] (the cheapest short sleep, poll's rounding),
 //! [`slack`], [`binding_gain`] (sleeplab's own sleep in other languages), [`load`] (the tail under load, loaded faster than idle), [`sweep`] (long
 //! sleeps, spinning's cost, early wake-ups, first calls), [`newer_waits`] (io_uring and
-//! futex_waitv against clock_nanosleep), [`pace`], [`runtimes`].
+//! futex_waitv against clock_nanosleep), [`pace`], [`runtimes`], [`tune`] (machine settings).
 
 mod binding_gain;
 mod explain;
@@ -25,6 +25,7 @@ mod slack;
 mod sweep;
 #[cfg(test)]
 mod tests;
+mod tune;
 
 pub use binding_gain::binding_gain;
 pub use explain::why_late;
@@ -36,6 +37,7 @@ pub use short_sleeps::{cheapest_short_sleep, poll_rounding};
 pub use slack::timer_slack;
 pub use sweep::{CPU_NOTE, cpu_pct};
 pub use sweep::{early_wakeups, first_calls, long_sleeps, spin_cost};
+pub use tune::{tune_best, tune_none};
 
 use super::view::{MainSweep, Results};
 use crate::claim::{BLOCKED_CSW, Claim, Sentence, and_list, n_clause, small_n};
@@ -75,7 +77,7 @@ impl Finding {
 
 /// Every finding the results support, most useful first.
 pub fn findings(r: &Results<'_>) -> Vec<Finding> {
-    let all: [fn(&Results<'_>) -> Option<Finding>; 13] = [
+    let all: [fn(&Results<'_>) -> Option<Finding>; 15] = [
         cheapest_short_sleep,
         timer_slack,
         poll_rounding,
@@ -89,6 +91,8 @@ pub fn findings(r: &Results<'_>) -> Vec<Finding> {
         spin_cost,
         early_wakeups,
         first_calls,
+        tune_best,
+        tune_none,
     ];
     let mut out: Vec<Finding> = all.iter().filter_map(|f| f(r)).collect();
     out.extend(why_late(r));

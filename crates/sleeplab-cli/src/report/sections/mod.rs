@@ -12,6 +12,7 @@ pub mod simulate;
 pub mod stages;
 pub mod sweep;
 pub mod timers;
+pub mod tune;
 
 use super::charts::{Chart, render};
 use super::html::Figure;

@@ -278,3 +278,30 @@ fn the_python_port_agrees() {
     );
     assert_eq!(quantile_ci(&refs, 0.99), Some(Ci(Some(1328.0), None)));
 }
+
+/// Paired differences: the mean of the rounds' differences, no interval below 8 of them,
+/// and an interval that holds the true shift about 95 % of the time even where the rounds
+/// move both sides together far more than the shift (where each side's own interval
+/// could not separate them).
+#[test]
+fn paired_differences_cover_the_shift_and_cancel_the_rounds() {
+    assert_eq!(paired_ci(&[]), None);
+    assert_eq!(paired_ci(&[3.0]), Some((3.0, None)));
+    let (m, ci) = paired_ci(&[1.0; 7]).unwrap();
+    assert_eq!((m, ci), (1.0, None));
+    let mut rng = Pcg64::seed_from_u64(11);
+    let (mut held, reps) = (0, 2_000);
+    for _ in 0..reps {
+        let diffs: Vec<f64> = (0..10)
+            .map(|_| {
+                let round = 50.0 * normal(&mut rng);
+                (round + 5.0 + normal(&mut rng)) - (round + normal(&mut rng))
+            })
+            .collect();
+        let (_, ci) = paired_ci(&diffs).unwrap();
+        held += usize::from(covers(ci, 5.0));
+        assert!(ci.unwrap().low().unwrap() > -10.0, "the rounds cancel");
+    }
+    let share = held as f64 / reps as f64;
+    assert!((0.92..0.98).contains(&share), "coverage {share}");
+}

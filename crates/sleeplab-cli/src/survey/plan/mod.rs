@@ -10,6 +10,7 @@
 
 mod explain;
 mod sweep;
+mod tune;
 
 use super::{Level, StagePlan};
 use crate::contenders::{self, Origin};
@@ -26,6 +27,7 @@ use explain::explain_stage;
 use sleeplab::wait::Support;
 pub use sweep::sweep_loads;
 use sweep::{slack_stage, sweep_stage};
+pub use tune::tune_stage;
 
 /// The sum of the normal level's stage estimates never exceeds this (90 s).
 pub const NORMAL_BUDGET_MS: u64 = 90_000;
@@ -121,6 +123,10 @@ pub fn plan(level: Level, env: &PlanEnv) -> Vec<StagePlan> {
     stages.push(explain_stage(level, env));
     stages.push(simulate_stage(level, env.cpus));
     stages.push(runtimes_stage(level, env.cpus));
+    // Only the thorough survey: the normal one's 90 s hold no room for it.
+    if level == Level::Full {
+        stages.push(tune_stage(env.cpus, false));
+    }
     stages
 }
 

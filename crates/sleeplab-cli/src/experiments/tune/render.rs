@@ -1,0 +1,193 @@
+//! `tune`'s terminal tables and its CSV.
+
+use super::{TuneData, Verdict, sentence};
+use crate::claim::interval_text;
+use crate::output::units::{ns, signed_ns};
+use crate::output::{csv_bytes, fmt_ns, new_table};
+use crate::stats::{Ci, quantile::min_samples};
+use serde::Serialize;
+use std::fmt::Write;
+
+fn cpus(v: f64) -> String {
+    format!("{v:+.2}")
+}
+
+fn quantile(v: Option<f64>, n: u64, q: f64) -> String {
+    match v {
+        Some(v) if n >= min_samples(q) => ns(v),
+        _ => format!("– (n = {n})"),
+    }
+}
+
+/// The tables: per setting and cell, p50 and p99 with the p99's interval over rounds,
+/// the p99's change against as is with its interval and the verdict, and the whole
+/// machine's CPU; then how to keep what helped, and the settings not tried.
+pub fn render(data: &TuneData) -> String {
+    let mut out = String::new();
+    let mut t = new_table([
+        "setting",
+        "wait",
+        "p50",
+        "p99 [95 % over rounds]",
+        "Δ p99 vs as is",
+        "verdict",
+        "machine CPUs",
+        "Δ CPUs",
+    ]);
+    for arm in &data.arms {
+        if let Some(e) = &arm.error {
+            t.add_row(vec![arm.setting.name.clone(), format!("not applied: {e}")]);
+            continue;
+        }
+        for (i, c) in arm.cells.iter().enumerate() {
+            let first = i == 0;
+            t.add_row(vec![
+                if first {
+                    arm.setting.name.clone()
+                } else {
+                    String::new()
+                },
+                format!("{} {}", c.mechanism, fmt_ns(c.requested_ns)),
+                quantile(c.p50_ns, c.waits, 0.5),
+                format!(
+                    "{} {}",
+                    quantile(c.p99_ns, c.waits, 0.99),
+                    interval_text(c.units.as_ref().and_then(|u| u.p99_ci_ns), ns)
+                ),
+                match c.p99_change_ns {
+                    Some(d) => format!(
+                        "{} {}",
+                        signed_ns(d),
+                        interval_text(c.p99_change_ci_ns, signed_ns)
+                    ),
+                    None => String::new(),
+                },
+                c.verdict.map_or(String::new(), |v| v.word().to_string()),
+                if first {
+                    arm.cpus.map_or("–".into(), |v| {
+                        format!(
+                            "{v:.2} {}",
+                            interval_text(arm.cpus_ci, |x| format!("{x:.2}"))
+                        )
+                    })
+                } else {
+                    String::new()
+                },
+                if first {
+                    arm.cpus_change.map_or(String::new(), |v| {
+                        format!("{} {}", cpus(v), interval_text(arm.cpus_change_ci, cpus))
+                    })
+                } else {
+                    String::new()
+                },
+            ]);
+        }
+    }
+    let _ = writeln!(out, "{t}");
+    let _ = writeln!(
+        out,
+        "lateness = elapsed − requested; {} rounds, each setting in turn and undone after it; verdicts on the p99's change, paired over rounds where every round resolves it, else the arms' intervals (no effect: the change within {}); machine CPUs: all CPUs busy, from /proc/stat",
+        data.rounds,
+        sentence::margin_text()
+    );
+    let helped: Vec<_> = data.arms.iter().filter(|a| a.counts().0 > 0).collect();
+    if !helped.is_empty() {
+        let _ = writeln!(out, "\nto keep what helped:");
+        for a in helped {
+            let (h, x, _) = a.counts();
+            let _ = writeln!(
+                out,
+                "  {} (helps {h}, hurts {x} of {} waits): {}\n      {}",
+                a.setting.name,
+                a.cells.len(),
+                a.setting.what,
+                a.setting.how
+            );
+        }
+    }
+    for s in sentence::sentences(data)
+        .iter()
+        .filter(|s| !s.text.contains("indistinguishable"))
+    {
+        let _ = writeln!(out, "  · {}", s.text);
+    }
+    if !data.boot.is_empty() {
+        let _ = writeln!(out, "\nboot-time settings (reported, never changed):");
+        for b in &data.boot {
+            let _ = writeln!(
+                out,
+                "  {:<18} now: {}\n  {:<18} {}; to try: {}",
+                b.name, b.now, "", b.what, b.how
+            );
+        }
+    }
+    if !data.unavailable.is_empty() {
+        let _ = writeln!(out, "\nnot tried here:");
+        for u in &data.unavailable {
+            let _ = writeln!(out, "  {} ({}): {}", u.name, u.scope.name(), u.reason);
+        }
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct Row<'a> {
+    setting: &'a str,
+    scope: &'a str,
+    mechanism: &'a str,
+    requested_ns: u64,
+    waits: u64,
+    p50_ns: Option<f64>,
+    p99_ns: Option<f64>,
+    p99_low_ns: Option<f64>,
+    p99_high_ns: Option<f64>,
+    p99_change_ns: Option<f64>,
+    p99_change_low_ns: Option<f64>,
+    p99_change_high_ns: Option<f64>,
+    verdict: &'a str,
+    cpus: Option<f64>,
+    cpus_change: Option<f64>,
+    cpus_change_low: Option<f64>,
+    cpus_change_high: Option<f64>,
+}
+
+fn ends(ci: Option<Ci>) -> (Option<f64>, Option<f64>) {
+    ci.map_or((None, None), |c| (c.0, c.1))
+}
+
+/// One row per setting and wait (a setting that could not be applied: none).
+pub fn csv(data: &TuneData) -> anyhow::Result<Vec<u8>> {
+    let rows = data.arms.iter().flat_map(|a| {
+        a.cells.iter().map(move |c| {
+            let (pl, ph) = ends(c.units.as_ref().and_then(|u| u.p99_ci_ns));
+            let (dl, dh) = ends(c.p99_change_ci_ns);
+            let (cl, ch) = ends(a.cpus_change_ci);
+            Row {
+                setting: &a.setting.name,
+                scope: a.setting.scope.name(),
+                mechanism: &c.mechanism,
+                requested_ns: c.requested_ns,
+                waits: c.waits,
+                p50_ns: c.p50_ns,
+                p99_ns: c.p99_ns,
+                p99_low_ns: pl,
+                p99_high_ns: ph,
+                p99_change_ns: c.p99_change_ns,
+                p99_change_low_ns: dl,
+                p99_change_high_ns: dh,
+                verdict: match c.verdict {
+                    None => "",
+                    Some(Verdict::Helps) => "helps",
+                    Some(Verdict::Hurts) => "hurts",
+                    Some(Verdict::NoEffect) => "no_effect",
+                    Some(Verdict::Undecided) => "undecided",
+                },
+                cpus: a.cpus,
+                cpus_change: a.cpus_change,
+                cpus_change_low: cl,
+                cpus_change_high: ch,
+            }
+        })
+    });
+    csv_bytes(None, rows)
+}

@@ -1,0 +1,281 @@
+//! The journal of system-wide changes: every value `tune` writes to a system file
+//! (sysfs, procfs) is recorded with the value it replaces *before* it is written, in a
+//! file of the run's own under [`DEFAULT_DIR`]. The run restores them itself (after each
+//! setting's rounds, on a normal exit, on Ctrl-C); a run that could not (SIGKILL, a
+//! crash, a power cut of the process) leaves its journal behind, and the next sleeplab
+//! run of any command replays it ([`replay_stale`], called at startup).
+//!
+//! The file holds one JSON object per line, `{"path": …, "value": …}`, rewritten whole
+//! (temp file + rename) on every change, so a reader sees the old list or the new one.
+//! A line that does not parse (a torn file written by other means) is skipped: its
+//! change was never made, since the journal is written before the change. Replay
+//! restores the lines last to first (a file changed twice gets its first, original
+//! value back) and is idempotent: writing an original value twice changes nothing, and
+//! the journal is removed only once every line is restored.
+//!
+//! A journal is named `tune-<pid>-<start time>.jsonl`; it is stale when no process of
+//! that pid started at that time (a reused pid is not the owner).
+
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Where journals live: tmpfs, emptied at boot (when the changes are gone too).
+pub const DEFAULT_DIR: &str = "/run/sleeplab";
+
+/// The journal file of a live run, for the second Ctrl-C (which exits at once) to
+/// replay before it goes.
+static ACTIVE: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// One change: the file and the value it held before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The system file.
+    pub path: PathBuf,
+    /// Its value before the change (as read, without the trailing newline).
+    pub value: String,
+}
+
+/// A journal error: the file of the change or of the journal, and why.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// The journal could not be written (so the change was not made).
+    #[error("cannot write the journal {path}: {source}")]
+    Journal {
+        /// The journal file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The system file could not be read or written.
+    #[error("cannot change {path}: {source}")]
+    Change {
+        /// The system file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// The changes of this run, restored when dropped.
+#[derive(Debug)]
+pub struct Journal {
+    file: PathBuf,
+    entries: Vec<Entry>,
+}
+
+impl Journal {
+    /// A new, empty journal of this process in `dir` (created if missing). Nothing is
+    /// written until the first change.
+    pub fn new(dir: &Path) -> Self {
+        let name = format!(
+            "tune-{}-{}.jsonl",
+            std::process::id(),
+            start_time(std::process::id()).unwrap_or(0)
+        );
+        Self {
+            file: dir.join(name),
+            entries: Vec::new(),
+        }
+    }
+
+    /// The journal's file.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// How many changes are in force.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no change is in force.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Writes `value` to `path`, journaled first with the value it replaces (where the
+    /// write fails, the entry is dropped again: nothing changed).
+    pub fn change(&mut self, path: &Path, value: &str) -> Result<(), JournalError> {
+        let old = fs::read_to_string(path).map_err(|source| JournalError::Change {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        self.entries.push(Entry {
+            path: path.to_path_buf(),
+            value: old.trim_end_matches('\n').to_string(),
+        });
+        if let Err(source) = self.persist() {
+            self.entries.pop();
+            return Err(JournalError::Journal {
+                path: self.file.clone(),
+                source,
+            });
+        }
+        if let Err(source) = write_value(path, value) {
+            // Nothing changed: nothing to restore.
+            self.entries.pop();
+            let _ = self.persist();
+            return Err(JournalError::Change {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+        Ok(())
+    }
+
+    /// Restores every change made since the journal held `mark` changes ([`Journal::len`]),
+    /// last first; the files that could not be written back, with why.
+    pub fn rollback(&mut self, mark: usize) -> Vec<String> {
+        let mut failures = Vec::new();
+        while self.entries.len() > mark {
+            let e = self.entries.last().expect("more entries than the mark");
+            if let Err(err) = write_value(&e.path, &e.value) {
+                failures.push(format!("{}: {err}", e.path.display()));
+            }
+            self.entries.pop();
+            // Rewritten after each restore: a kill now replays only what is left.
+            let _ = self.persist();
+        }
+        failures
+    }
+
+    /// Restores every change ([`Journal::rollback`] to 0).
+    pub fn restore(&mut self) -> Vec<String> {
+        self.rollback(0)
+    }
+
+    /// Writes the entries to the journal file whole, or removes it when there are none.
+    fn persist(&self) -> std::io::Result<()> {
+        if self.entries.is_empty() {
+            set_active(None);
+            return match fs::remove_file(&self.file) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            };
+        }
+        let dir = self.file.parent().unwrap_or(Path::new("."));
+        fs::create_dir_all(dir)?;
+        let mut text = String::new();
+        for e in &self.entries {
+            text.push_str(&serde_json::to_string(e).map_err(std::io::Error::other)?);
+            text.push('\n');
+        }
+        let mut tmp = tempfile::Builder::new().prefix(".tune-").tempfile_in(dir)?;
+        tmp.write_all(text.as_bytes())?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(&self.file).map_err(|e| e.error)?;
+        set_active(Some(self.file.clone()));
+        Ok(())
+    }
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        for failure in self.restore() {
+            eprintln!("sleeplab: could not restore {failure}");
+        }
+    }
+}
+
+fn set_active(file: Option<PathBuf>) {
+    if let Ok(mut a) = ACTIVE.lock() {
+        *a = file;
+    }
+}
+
+/// Replays the live run's journal, if any (the second Ctrl-C, just before it exits).
+/// Never blocks: where the journal is being rewritten this moment, the next run
+/// replays it.
+pub fn restore_active() {
+    let file = ACTIVE.try_lock().ok().and_then(|a| a.clone());
+    if let Some(file) = file {
+        let _ = replay_file(&file);
+    }
+}
+
+/// Writes `value` to a system file as `echo value > path` would.
+fn write_value(path: &Path, value: &str) -> std::io::Result<()> {
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)?;
+    f.write_all(format!("{value}\n").as_bytes())
+}
+
+/// The entries of a journal's text; lines that do not parse (a torn end) are skipped.
+pub fn parse(text: &str) -> Vec<Entry> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Restores the changes of one journal file, last first, and removes it once every one
+/// is restored; the files that could not be written back (the journal then stays).
+pub fn replay_file(file: &Path) -> Vec<String> {
+    let Ok(text) = fs::read_to_string(file) else {
+        return Vec::new();
+    };
+    let mut failures = Vec::new();
+    for e in parse(&text).iter().rev() {
+        if let Err(err) = write_value(&e.path, &e.value) {
+            // A file that no longer exists (a CPU gone offline) has nothing to restore.
+            if err.kind() != std::io::ErrorKind::NotFound {
+                failures.push(format!("{}: {err}", e.path.display()));
+            }
+        }
+    }
+    if failures.is_empty() {
+        let _ = fs::remove_file(file);
+    }
+    failures
+}
+
+/// The owner of a journal named `tune-<pid>-<start>.jsonl`.
+fn owner(name: &str) -> Option<(u32, u64)> {
+    let rest = name.strip_prefix("tune-")?.strip_suffix(".jsonl")?;
+    let (pid, start) = rest.split_once('-')?;
+    Some((pid.parse().ok()?, start.parse().ok()?))
+}
+
+/// When process `pid` started (field 22 of `/proc/<pid>/stat`, clock ticks since boot).
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: fields follow the last ')'.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Replays every journal in `dir` whose run is gone; a note per journal replayed (or
+/// that could not be), for stderr.
+pub fn replay_stale(dir: &Path) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut notes = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some((pid, start)) = owner(&name) else {
+            continue;
+        };
+        if start_time(pid) == Some(start) {
+            continue; // its run is alive and restores its own changes
+        }
+        let failures = replay_file(&entry.path());
+        notes.push(if failures.is_empty() {
+            format!("restored the system settings an interrupted `sleeplab tune` (pid {pid}) had changed")
+        } else {
+            format!(
+                "could not restore what an interrupted `sleeplab tune` (pid {pid}) changed: {}; its journal {} is kept",
+                failures.join("; "),
+                entry.path().display()
+            )
+        });
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests;
