@@ -33,7 +33,10 @@ pub fn measure<E: Experiment>(
     let outcome = config.run(&ctx).map(|o| o.settled(&ctx));
     ctx.progress.finish();
     let outcome = outcome.map_err(name_flags)?;
-    print!("{}", E::render(&outcome.data));
+    print!(
+        "{}",
+        E::render(&outcome.data, crate::trace::Machine::of(&start.fingerprint))
+    );
     Ok(Measured { start, outcome })
 }
 

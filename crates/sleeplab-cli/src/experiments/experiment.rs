@@ -71,8 +71,9 @@ pub trait Experiment: Send + Sync + 'static {
     /// [`crate::settings::SettingError`]s); they name values, never command-line flags.
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<Self::Data>>;
 
-    /// The terminal tables.
-    fn render(data: &Self::Data) -> String;
+    /// The terminal tables; a component's words follow `machine`, the result's
+    /// (`trace::Machine`: the host on a virtual machine, the hardware on bare metal).
+    fn render(data: &Self::Data, machine: crate::trace::Machine) -> String;
 
     /// The CSV of the raw data (`--csv`); `None` when the experiment writes none.
     fn csv(data: &Self::Data) -> Option<anyhow::Result<Vec<u8>>>;

@@ -20,7 +20,7 @@ use proptest::prelude::*;
 
 /// Every file (below `src/`) that builds a verdict, an equivalence or a ranking over
 /// intervals, each walked by [`every_verdict_rests_on_units_or_exact_thresholds`].
-const PRODUCERS: [&str; 15] = [
+const PRODUCERS: [&str; 16] = [
     "experiments/advise/choice.rs",
     "experiments/pace/frontier.rs",
     "report/compare/fleet/mod.rs",
@@ -36,6 +36,7 @@ const PRODUCERS: [&str; 15] = [
     "report/sections/sweep/captions.rs",
     "report/sections/sweep/requested.rs",
     "report/sections/sweep/timertest.rs",
+    "trace/steal.rs",
 ];
 
 /// The source files below `dir`, as paths relative to `root`.
@@ -372,6 +373,15 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
     let rt = runtimes(1_000_000, a.clone(), b.clone());
     if let Some(f) = super::findings::binding_gain(&Results::of(&rt)) {
         out.push((f.id, f.sentence()));
+    }
+    // Steal beside the wakes' host share (1 ms to 1 s each, against a 10 ms tick).
+    let steal = (plain * 1e3) as u64;
+    let host = (ours * 1e3) as u64;
+    let machine = crate::trace::Machine::Virtual;
+    if let Some(s) =
+        crate::trace::steal::steal_sentence(steal, host, n % 2 == 0, 10_000_000, machine)
+    {
+        out.push(("steal", s));
     }
     out
 }

@@ -184,7 +184,7 @@ impl Experiment for AdviseConfig {
         run(self, ctx)
     }
 
-    fn render(data: &AdviseData) -> String {
+    fn render(data: &AdviseData, _machine: crate::trace::Machine) -> String {
         render(data)
     }
 

@@ -247,8 +247,8 @@ impl Experiment for PaceConfig {
         run(self, ctx)
     }
 
-    fn render(data: &PaceData) -> String {
-        render(data)
+    fn render(data: &PaceData, machine: crate::trace::Machine) -> String {
+        render(data, machine)
     }
 
     fn csv(data: &PaceData) -> Option<anyhow::Result<Vec<u8>>> {

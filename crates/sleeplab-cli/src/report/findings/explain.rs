@@ -4,16 +4,18 @@
 
 use super::{Finding, Results};
 use crate::experiments::explain::ExplainData;
+use crate::trace::Machine;
 use crate::trace::why::CellAccount;
 
 /// The `why-late` findings of the first explain result: its cells' sentences
 /// ([`crate::trace::why::why_late`]).
 pub fn why_late(r: &Results<'_>) -> Vec<Finding> {
-    let Some((_, data)) = r.first::<ExplainData>() else {
+    let Some((e, data)) = r.first::<ExplainData>() else {
         return Vec::new();
     };
     let cells: Vec<CellAccount<'_>> = data.cells.iter().map(CellAccount::from).collect();
-    crate::trace::why::why_late(&cells)
+    // Named in the words of the result's own machine, wherever it is read back.
+    crate::trace::why::why_late(&cells, Machine::of(&e.result.fingerprint))
         .into_iter()
         .map(|s| Finding::new("why-late", s))
         .collect()

@@ -16,7 +16,7 @@ use super::chart;
 use crate::claim::Sentence;
 use crate::experiments::explain::ExplainData;
 use crate::experiments::runtimes::RuntimesData;
-use crate::experiments::sweep::SweepCell;
+use crate::experiments::sweep::{SweepCell, SweepData};
 use crate::experiments::timers::TimersData;
 use crate::report::charts::axis::{Axis, Unit};
 use crate::report::charts::css;
@@ -29,7 +29,7 @@ use crate::report::view::{Results, distinct};
 use crate::trace::analysis::explanation::Composition;
 use crate::trace::render::traced_counts;
 use crate::trace::why::{CellAccount, cell_sentence};
-use crate::trace::{Component, Tracing};
+use crate::trace::{Component, Machine, Tracing};
 use plotters::style::RGBColor;
 
 /// The longest tail bar may be this many times the longest typical bar for both to
@@ -43,8 +43,9 @@ const WIDTH: (u32, u32) = (860, 430);
 /// one per `sweep`, `timers` and `runtimes` run with `--trace`.
 pub fn sections(r: &Results<'_>) -> Vec<Section> {
     let mut out = Vec::new();
-    for (i, (_, d)) in r.all::<ExplainData>().into_iter().enumerate() {
+    for (i, (e, d)) in r.all::<ExplainData>().into_iter().enumerate() {
         out.extend(section(&Traced {
+            machine: Machine::of(&e.result.fingerprint),
             id: numbered("explain", i),
             title: "Why waits were late: the kernel's account".into(),
             source: "sleeplab explain",
@@ -53,11 +54,12 @@ pub fn sections(r: &Results<'_>) -> Vec<Section> {
         }));
     }
     let traced = r
-        .sweeps()
+        .all::<SweepData>()
         .into_iter()
-        .filter_map(|s| Some((s.tracing.as_ref()?, s)));
-    for (i, (tracing, d)) in traced.enumerate() {
+        .filter_map(|(e, s)| Some((e, s.tracing.as_ref()?, s)));
+    for (i, (e, tracing, d)) in traced.enumerate() {
         out.extend(section(&Traced {
+            machine: Machine::of(&e.result.fingerprint),
             id: numbered("sweep-trace", i),
             title: "Why the sweep's waits were late: the kernel's account".into(),
             source: "sleeplab sweep --trace",
@@ -66,11 +68,12 @@ pub fn sections(r: &Results<'_>) -> Vec<Section> {
         }));
     }
     let timers = r.all::<TimersData>().into_iter();
-    for (i, (tracing, d)) in timers
-        .filter_map(|(_, d)| Some((d.tracing.as_ref()?, d)))
+    for (i, (e, tracing, d)) in timers
+        .filter_map(|(e, d)| Some((e, d.tracing.as_ref()?, d)))
         .enumerate()
     {
         out.extend(section(&Traced {
+            machine: Machine::of(&e.result.fingerprint),
             id: numbered("timers-trace", i),
             title: "Why the periodic timers' ticks were late: the kernel's account".into(),
             source: "sleeplab timers --trace",
@@ -91,8 +94,8 @@ pub fn sections(r: &Results<'_>) -> Vec<Section> {
         }));
     }
     let runtimes = r.all::<RuntimesData>().into_iter();
-    for (i, (tracing, d)) in runtimes
-        .filter_map(|(_, d)| Some((d.tracing.as_ref()?, d)))
+    for (i, (e, tracing, d)) in runtimes
+        .filter_map(|(e, d)| Some((e, d.tracing.as_ref()?, d)))
         .enumerate()
     {
         // A probe's cells are named "runtime method"; a periodic one by its period.
@@ -116,6 +119,7 @@ pub fn sections(r: &Results<'_>) -> Vec<Section> {
             }
         }
         out.extend(section(&Traced {
+            machine: Machine::of(&e.result.fingerprint),
             id: numbered("runtimes-trace", i),
             title: "Why the runtimes' sleeps were late: the kernel's account".into(),
             source: "sleeplab runtimes --trace",
@@ -152,6 +156,8 @@ struct Traced<'a> {
     source: &'static str,
     tracing: &'a Tracing,
     cells: Vec<CellAccount<'a>>,
+    /// The result's machine: the words for the host's share.
+    machine: Machine,
 }
 
 /// The colour of a component, the same in every chart and report (the component
@@ -185,13 +191,18 @@ fn section(t: &Traced<'_>) -> Option<Section> {
             .copied()
             .filter(|c| c.mechanism == mech)
             .collect();
-        blocks.push(figures(&t.id, mech, &of, show_slack));
+        blocks.push(figures(&t.id, mech, &of, show_slack, t.machine));
     }
     blocks.push(Block::Heading(
         "Where the time went: each component's median (p99 below; – where n < 100 cannot resolve a p99)"
             .into(),
     ));
-    blocks.push(Block::Table(table(&cells, show_slack, t.tracing.kernel)));
+    blocks.push(Block::Table(table(
+        &cells,
+        show_slack,
+        t.tracing.kernel,
+        t.machine,
+    )));
     Some(Section {
         id: t.id.clone(),
         title: t.title.clone(),
@@ -266,11 +277,16 @@ fn values(g: Option<&Composition>, comps: &[Component]) -> Option<Vec<f64>> {
 
 /// The charts of one mechanism's cells: typical and tail on one axis, or on two when
 /// the tail dwarfs the typical wake; the typical wake alone when no cell has a tail.
-pub(crate) fn stacks(mech: &str, cells: &[CellAccount<'_>], show_slack: bool) -> Vec<Stacked> {
+pub(crate) fn stacks(
+    mech: &str,
+    cells: &[CellAccount<'_>],
+    show_slack: bool,
+    machine: Machine,
+) -> Vec<Stacked> {
     let comps = present(cells);
     let segments: Vec<(String, RGBColor)> = comps
         .iter()
-        .map(|&k| (k.label().to_string(), component_color(k)))
+        .map(|&k| (k.label(machine).to_string(), component_color(k)))
         .collect();
     let bar = |name: String, g: Option<&Composition>| StackedBar {
         name,
@@ -323,15 +339,21 @@ pub(crate) fn stacks(mech: &str, cells: &[CellAccount<'_>], show_slack: bool) ->
 }
 
 /// One mechanism's chart (or pair), its legend of components and its caption.
-fn figures(prefix: &str, mech: &str, cells: &[CellAccount<'_>], show_slack: bool) -> Block {
-    let specs = stacks(mech, cells, show_slack);
+fn figures(
+    prefix: &str,
+    mech: &str,
+    cells: &[CellAccount<'_>],
+    show_slack: bool,
+    machine: Machine,
+) -> Block {
+    let specs = stacks(mech, cells, show_slack, machine);
     let id = format!("{prefix}-{}", escape::ident(mech));
     let legend: Vec<(String, String)> = specs[0]
         .segments
         .iter()
         .map(|(name, c)| (name.clone(), css(*c)))
         .collect();
-    let caption = caption(cells).text;
+    let caption = caption(cells, machine).text;
     let pair = specs.len() > 1;
     let mut charts: Vec<_> = specs
         .iter()
@@ -366,10 +388,10 @@ fn figures(prefix: &str, mech: &str, cells: &[CellAccount<'_>], show_slack: bool
 
 /// The caption of one mechanism's chart: each cell's sentence, as the `why-late`
 /// findings write it.
-pub(crate) fn caption(cells: &[CellAccount<'_>]) -> Sentence {
+pub(crate) fn caption(cells: &[CellAccount<'_>], machine: Machine) -> Sentence {
     let mut s = Sentence::default();
     for c in cells {
-        if let Some(one) = cell_sentence(*c) {
+        if let Some(one) = cell_sentence(*c, machine) {
             if !s.text.is_empty() {
                 s.push(" ");
             }
@@ -381,7 +403,12 @@ pub(crate) fn caption(cells: &[CellAccount<'_>]) -> Sentence {
 
 /// The table: per cell, n, the lateness's median and p99, then each component's median
 /// with its p99 below; `untraced` counts the wakes an event of whose way is missing.
-pub(crate) fn table(cells: &[CellAccount<'_>], show_slack: bool, kernel: bool) -> Table {
+pub(crate) fn table(
+    cells: &[CellAccount<'_>],
+    show_slack: bool,
+    kernel: bool,
+    machine: Machine,
+) -> Table {
     let comps: Vec<Component> = Component::ALL
         .into_iter()
         .filter(|&k| {
@@ -400,7 +427,7 @@ pub(crate) fn table(cells: &[CellAccount<'_>], show_slack: bool, kernel: bool) -
     if kernel {
         header.push("untraced".into());
     }
-    header.extend(comps.iter().map(|k| k.label().to_string()));
+    header.extend(comps.iter().map(|k| k.label(machine).to_string()));
     let mut t = Table::new(header);
     for c in cells {
         let x = c.explanation;
