@@ -59,6 +59,12 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<i32> {
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let named: Vec<(String, &ResultFile)> = names.iter().cloned().zip(&results).collect();
     let matched = Matched::of(&named).map_err(|e| UsageError::new(e.0))?;
+    // Each result's host noise, and the pairs whose noise differs beyond its intervals.
+    let noise: Vec<(&str, _)> = named
+        .iter()
+        .map(|(n, r)| (n.as_str(), r.host_noise.as_ref()))
+        .collect();
+    print!("{}", crate::model::host_noise::compare_lines(&noise));
     if let Some(a) = sides {
         return show(&Sides::of(&matched, a).rendered(), args);
     }

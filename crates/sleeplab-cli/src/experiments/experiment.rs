@@ -63,6 +63,10 @@ pub trait Experiment: Send + Sync + 'static {
     /// What a run measures; saved in the result file.
     type Data: ResultData + Send + 'static;
 
+    /// Whether its terminal output ends with the host noise line (the experiments whose
+    /// verdicts the host's noise can sway: pace, advise).
+    const HOST_NOISE_LINE: bool = false;
+
     /// How many progress steps a run reports.
     fn steps(&self) -> u64;
 

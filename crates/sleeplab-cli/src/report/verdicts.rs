@@ -20,9 +20,10 @@ use proptest::prelude::*;
 
 /// Every file (below `src/`) that builds a verdict, an equivalence or a ranking over
 /// intervals, each walked by [`every_verdict_rests_on_units_or_exact_thresholds`].
-const PRODUCERS: [&str; 16] = [
+const PRODUCERS: [&str; 17] = [
     "experiments/advise/choice.rs",
     "experiments/pace/frontier.rs",
+    "model/host_noise.rs",
     "report/compare/fleet/mod.rs",
     "report/compare/pair/mod.rs",
     "report/compare/runs/mod.rs",
@@ -382,6 +383,31 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
         crate::trace::steal::steal_sentence(steal, host, n % 2 == 0, 10_000_000, machine)
     {
         out.push(("steal", s));
+    }
+    // Two runs' host noise on one CPU: blocks of the runs' pace results' frames as the
+    // blocks' lost time (any shape, any count).
+    let noise = |k: usize| -> Option<crate::model::host_noise::HostNoise> {
+        use crate::model::host_noise::{CpuNoise, HostNoise, PROBE_NS};
+        let (frames, block, _, _) = contenders.get(k)?;
+        let blocks: Vec<u64> = frames.iter().take(*block as usize).copied().collect();
+        let lost_ns = blocks.iter().sum();
+        let side = CpuNoise {
+            cpu: 0,
+            wall_ns: PROBE_NS.max(blocks.len() as u64 * 5_000_000),
+            reads: 1 << 20,
+            gaps: blocks.len() as u64,
+            lost_ns,
+            max_gap_ns: blocks.iter().copied().max().unwrap_or(0),
+            lost_share: 0.0,
+            gaps_per_second: 0.0,
+            blocks_lost_ns: blocks,
+        };
+        Some(HostNoise::of(Ok(vec![side.clone()]), Ok(vec![side])))
+    };
+    if let (Some(a), Some(b)) = (noise(0), noise(1)) {
+        for s in crate::model::host_noise::noise_differs(("a", &a), ("b", &b)) {
+            out.push(("host noise", s));
+        }
     }
     out
 }

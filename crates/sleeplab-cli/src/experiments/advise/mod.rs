@@ -169,6 +169,7 @@ fn frames(seconds_ns: u64, period_ns: u64) -> u64 {
 impl Experiment for AdviseConfig {
     const NAME: &'static str = "advise";
     type Data = AdviseData;
+    const HOST_NOISE_LINE: bool = true;
 
     /// Frames (periodic) or blocks (one-shot) of every candidate, and of the plain
     /// sleep at the inherited slack.
