@@ -99,14 +99,19 @@ pub fn lost_share_over_blocks(sides: &[&CpuNoise]) -> (f64, Option<Ci>, u64) {
         num.extend(s.blocks_lost_ns.iter().map(|&x| x as f64));
         den.extend(s.block_walls());
     }
-    let lost: u64 = sides.iter().map(|s| s.lost_ns).sum();
-    let wall: u64 = sides.iter().map(|s| s.wall_ns).sum();
-    let share = if wall == 0 {
-        0.0
+    // The share its interval is about: over the blocks where every side kept them (they
+    // add up to the probes' lost and wall time), else over the probes' totals.
+    let blocked = sides.iter().all(|s| !s.blocks_lost_ns.is_empty());
+    let (lost, wall) = if blocked {
+        (num.iter().sum::<f64>(), den.iter().sum::<f64>())
     } else {
-        lost as f64 / wall as f64
+        let lost: u64 = sides.iter().map(|s| s.lost_ns).sum();
+        let wall: u64 = sides.iter().map(|s| s.wall_ns).sum();
+        (lost as f64, wall as f64)
     };
-    (share, ratio_ci(&num, &den), num.len() as u64)
+    let share = if wall > 0.0 { lost / wall } else { 0.0 };
+    let ci = if blocked { ratio_ci(&num, &den) } else { None };
+    (share, ci, num.len() as u64)
 }
 
 /// The host's noise around one run, as its envelope keeps it.
