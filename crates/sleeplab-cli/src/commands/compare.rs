@@ -59,8 +59,14 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<i32> {
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let named: Vec<(String, &ResultFile)> = names.iter().cloned().zip(&results).collect();
     let matched = Matched::of(&named).map_err(|e| UsageError::new(e.0))?;
+    // Each result's host noise, and the pairs whose noise differs beyond its intervals.
+    let noise: Vec<(&str, _)> = named
+        .iter()
+        .map(|(n, r)| (n.as_str(), r.host_noise.as_ref()))
+        .collect();
+    let noise = crate::model::host_noise::compare_lines(&noise);
     if let Some(a) = sides {
-        return show(&Sides::of(&matched, a).rendered(), args);
+        return show(&Sides::of(&matched, a).rendered(), &noise, args);
     }
     // Two results are shown as a pair (a, b and the ratios); three or more as a fleet,
     // which --json writes for two as well.
@@ -74,7 +80,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<i32> {
     if let (Some(path), Some(f)) = (&args.json, &fleet) {
         atomic_write(path, &serde_json::to_vec_pretty(f)?)?;
     }
-    show(&shown, args)
+    show(&shown, &noise, args)
 }
 
 /// With `--against`: how many results side a holds, where both sides have three or
@@ -99,11 +105,17 @@ fn sides(args: &CompareArgs) -> Result<Option<usize>, UsageError> {
     }
 }
 
-/// Prints `shown` and writes its page where `-o` asks.
-fn show(shown: &crate::report::compare::Rendered, args: &CompareArgs) -> anyhow::Result<i32> {
+/// Prints the results' host `noise` lines and `shown`, and writes its page where `-o`
+/// asks (checked first: a bad `-o` prints nothing).
+fn show(
+    shown: &crate::report::compare::Rendered,
+    noise: &str,
+    args: &CompareArgs,
+) -> anyhow::Result<i32> {
     if let Some(dir) = &args.output {
         prepare_dir(dir)?;
     }
+    print!("{noise}");
     print!("{}", shown.terminal());
     if let Some(dir) = &args.output {
         let index = report::write_index(dir, &shown.page().render())?;

@@ -5,7 +5,7 @@ use super::args::{self, List};
 use super::outputs::{DEFAULT_DIR, prepare_dir};
 use crate::error::UsageError;
 use crate::interrupt::EXIT_INTERRUPTED;
-use crate::model::{ResultFile, RunStart, write_json};
+use crate::model::{ResultFile, RunStart, host_noise, write_json};
 use crate::output::{atomic_write, new_table};
 use crate::parse::Names;
 use crate::report::{self, findings, units, view::Results};
@@ -154,7 +154,11 @@ fn execute(
             ),
         }
     };
+    // The host's noise once before and once after the whole survey (not per stage).
+    let cpus = host_noise::cpus_to_probe(None, start.fingerprint.cpu_count);
+    let mut start = start.probing(cpus);
     let outcome = survey::run(level, stages, &start, quiet, &mut on_stage);
+    start.probe_after();
     let (interrupted, complete) = (outcome.interrupted, outcome.complete);
     let (result, csv) = finish(start, outcome)?;
     let index = write_dir(dir, &result, &csv)?;

@@ -4,7 +4,8 @@
 use super::args::{OutputArgs, name_flags};
 use super::outputs::save;
 use crate::experiments::{Context, Experiment, Outcome};
-use crate::model::{ExperimentData, RunStart};
+use crate::model::host_noise::host_noise_line;
+use crate::model::{ExperimentData, RunStart, host_noise};
 use crate::output::Progress;
 use crate::settings::ThreadSettings;
 use std::path::PathBuf;
@@ -24,7 +25,10 @@ pub fn measure<E: Experiment>(
     quiet: bool,
     threads: ThreadSettings,
 ) -> anyhow::Result<Measured<E>> {
+    // The host's noise on the measured CPUs, before the run and after it.
     let start = RunStart::now();
+    let cpus = host_noise::cpus_to_probe(threads.pin, start.fingerprint.cpu_count);
+    let mut start = start.probing(cpus);
     let ctx = Context::new(
         Progress::new(title, config.steps(), quiet),
         threads,
@@ -32,8 +36,17 @@ pub fn measure<E: Experiment>(
     );
     let outcome = config.run(&ctx).map(|o| o.settled(&ctx));
     ctx.progress.finish();
+    start.probe_after();
     let outcome = outcome.map_err(name_flags)?;
-    print!("{}", E::render(&outcome.data));
+    print!(
+        "{}",
+        E::render(&outcome.data, crate::trace::Machine::of(&start.fingerprint))
+    );
+    if E::HOST_NOISE_LINE
+        && let Some(h) = start.host_noise()
+    {
+        println!("{}", host_noise_line(&h));
+    }
     Ok(Measured { start, outcome })
 }
 

@@ -66,6 +66,10 @@ pub trait Experiment: Send + Sync + 'static {
     /// What a run measures; saved in the result file.
     type Data: ResultData + Send + 'static;
 
+    /// Whether its terminal output ends with the host noise line (the experiments whose
+    /// verdicts the host's noise can sway: pace, advise).
+    const HOST_NOISE_LINE: bool = false;
+
     /// How many progress steps a run reports.
     fn steps(&self) -> u64;
 
@@ -74,9 +78,11 @@ pub trait Experiment: Send + Sync + 'static {
     /// [`crate::settings::SettingError`]s); they name values, never command-line flags.
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<Self::Data>>;
 
-    /// The terminal tables. By default one table of the data's
-    /// [`points`](ResultData::points): what it measured, n, median and p99.
-    fn render(data: &Self::Data) -> String {
+    /// The terminal tables; a component's words follow `machine`, the result's
+    /// (`trace::Machine`: the host on a virtual machine, the hardware on bare metal). By
+    /// default one table of the data's [`points`](ResultData::points): what it
+    /// measured, n, median and p99.
+    fn render(data: &Self::Data, _machine: crate::trace::Machine) -> String {
         points_table(&data.points())
     }
 

@@ -1,6 +1,7 @@
 //! The envelope every result shares (version, tool, machine, settings, timing) around
 //! one experiment's data, and the survey's data, which nests envelopes.
 
+use super::host_noise::HostNoise;
 use super::survey::{Level, StageStatus};
 // The registry's data types are `<module>::<Data>`, the survey's `model::SurveyData`.
 use crate::experiments::{
@@ -121,6 +122,11 @@ pub struct ResultFile {
     /// cores, a setting that could not be applied).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The host's noise of the moment: the noise probe on the measured CPUs before and
+    /// after the run (a survey: before and after the whole survey, its stages none);
+    /// absent in results written before it, and in a survey's stages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_noise: Option<HostNoise>,
     /// The experiment and its data.
     #[serde(flatten)]
     pub data: ExperimentData,

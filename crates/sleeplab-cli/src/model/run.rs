@@ -1,6 +1,7 @@
 //! The start and end of a run: what is known when it starts, and the envelope it
 //! closes with.
 
+use super::host_noise::{HostNoise, Probed, probe_now};
 use super::{ExperimentData, ResultFile, SCHEMA_VERSION, ToolInfo};
 use crate::settings::RunSettings;
 use sleeplab::system::Fingerprint;
@@ -14,6 +15,11 @@ pub struct RunStart {
     pub fingerprint: Fingerprint,
     /// The command line.
     pub command_line: Vec<String>,
+    /// The CPUs whose host noise the run probes, and the probe before it (`None`: the
+    /// run does not probe, as a survey's stages).
+    pub noise_before: Option<(Vec<usize>, Probed)>,
+    /// The probe after it, once taken ([`RunStart::probe_after`]).
+    pub noise_after: Option<Probed>,
 }
 
 impl RunStart {
@@ -23,7 +29,31 @@ impl RunStart {
             started_at: now_rfc3339(),
             fingerprint: Fingerprint::collect(),
             command_line: std::env::args().collect(),
+            noise_before: None,
+            noise_after: None,
         }
+    }
+
+    /// The same start, the host's noise on `cpus` probed now
+    /// ([`super::host_noise`]); the probe after comes with [`RunStart::probe_after`].
+    pub fn probing(mut self, cpus: Vec<usize>) -> Self {
+        let before = probe_now(&cpus);
+        self.noise_before = Some((cpus, before));
+        self
+    }
+
+    /// Probes the host's noise again, now that the run is over (nothing where the run
+    /// did not probe before it).
+    pub fn probe_after(&mut self) {
+        if let Some((cpus, _)) = &self.noise_before {
+            self.noise_after = Some(probe_now(cpus));
+        }
+    }
+
+    /// The host noise record of this run, when it probed on both sides.
+    pub fn host_noise(&self) -> Option<HostNoise> {
+        let (_, before) = self.noise_before.as_ref()?;
+        Some(HostNoise::of(before.clone(), self.noise_after.clone()?))
     }
 
     /// The start of a part of this run (a survey stage) now: the same machine and
@@ -33,6 +63,8 @@ impl RunStart {
             started_at: now_rfc3339(),
             fingerprint: self.fingerprint.clone(),
             command_line: self.command_line.clone(),
+            noise_before: None,
+            noise_after: None,
         }
     }
 
@@ -44,7 +76,9 @@ impl RunStart {
         complete: bool,
         notes: Vec<String>,
     ) -> ResultFile {
+        let host_noise = self.host_noise();
         ResultFile {
+            host_noise,
             schema_version: SCHEMA_VERSION,
             tool: ToolInfo::default(),
             complete,

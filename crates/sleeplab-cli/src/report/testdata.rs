@@ -212,6 +212,7 @@ pub fn result(data: ExperimentData) -> ResultFile {
             ..RunSettings::default()
         },
         notes: vec![],
+        host_noise: None,
         data,
     }
 }

@@ -20,10 +20,11 @@ use proptest::prelude::*;
 
 /// Every file (below `src/`) that builds a verdict, an equivalence or a ranking over
 /// intervals, each walked by [`every_verdict_rests_on_units_or_exact_thresholds`].
-const PRODUCERS: [&str; 16] = [
+const PRODUCERS: [&str; 18] = [
     "experiments/advise/choice.rs",
     "experiments/pace/frontier.rs",
     "experiments/tune/sentence.rs",
+    "model/host_noise.rs",
     "report/compare/fleet/mod.rs",
     "report/compare/pair/mod.rs",
     "report/compare/runs/mod.rs",
@@ -37,6 +38,7 @@ const PRODUCERS: [&str; 16] = [
     "report/sections/sweep/captions.rs",
     "report/sections/sweep/requested.rs",
     "report/sections/sweep/timertest.rs",
+    "trace/steal.rs",
 ];
 
 /// The source files below `dir`, as paths relative to `root`.
@@ -450,6 +452,40 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
     let rt = runtimes(1_000_000, a.clone(), b.clone());
     if let Some(f) = super::findings::binding_gain(&Results::of(&rt)) {
         out.push((f.id, f.sentence()));
+    }
+    // Steal beside the wakes' host share (1 ms to 1 s each, against a 10 ms tick).
+    let steal = (plain * 1e3) as u64;
+    let host = (ours * 1e3) as u64;
+    let machine = crate::trace::Machine::Virtual;
+    if let Some(s) =
+        crate::trace::steal::steal_sentence(steal, host, n % 2 == 0, 10_000_000, machine)
+    {
+        out.push(("steal", s));
+    }
+    // Two runs' host noise on one CPU: blocks of the runs' pace results' frames as the
+    // blocks' lost time (any shape, any count).
+    let noise = |k: usize| -> Option<crate::model::host_noise::HostNoise> {
+        use crate::model::host_noise::{CpuNoise, HostNoise, PROBE_NS};
+        let (frames, block, _, _) = contenders.get(k)?;
+        let blocks: Vec<u64> = frames.iter().take(*block as usize).copied().collect();
+        let lost_ns = blocks.iter().sum();
+        let side = CpuNoise {
+            cpu: 0,
+            wall_ns: PROBE_NS.max(blocks.len() as u64 * 5_000_000),
+            reads: 1 << 20,
+            gaps: blocks.len() as u64,
+            lost_ns,
+            max_gap_ns: blocks.iter().copied().max().unwrap_or(0),
+            lost_share: 0.0,
+            gaps_per_second: 0.0,
+            blocks_lost_ns: blocks,
+        };
+        Some(HostNoise::of(Ok(vec![side.clone()]), Ok(vec![side])))
+    };
+    if let (Some(a), Some(b)) = (noise(0), noise(1)) {
+        for s in crate::model::host_noise::noise_differs(("a", &a), ("b", &b)) {
+            out.push(("host noise", s));
+        }
     }
     out
 }

@@ -20,4 +20,4 @@ pub use recheck::recheck_quantiles;
 pub use recorder::{Recorder, RecorderConfig};
 pub use stat::Stat;
 pub use summary::{Summary, summarize};
-pub use units::{MIN_RUNS, MIN_UNITS, Unit, UnitIntervals};
+pub use units::{MIN_RUNS, MIN_UNITS, Unit, UnitIntervals, ratio_ci};

@@ -34,7 +34,7 @@ pub use sleeplab_capture as capture;
 pub use sleeplab_capture::event;
 
 pub use analysis::account::{Holder, WakeAccount, Window, account};
-pub use analysis::component::{Component, Parts};
+pub use analysis::component::{Component, Machine, Parts};
 pub use analysis::explanation::{ComponentsNs, Explanation, WakeRecord};
 pub use analysis::timeline::Timeline;
 pub use capture::coverage::{Placement, placement};

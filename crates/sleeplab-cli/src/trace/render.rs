@@ -2,7 +2,7 @@
 //! run with `--trace`: one row per cell (its key columns, n, the lateness median and
 //! p99), then each component's median and, in parentheses, its p99.
 
-use super::steal::{steal_sentence, tick_ns};
+use super::analysis::component::Machine;
 use super::{Component, Explanation, Tracing};
 use crate::output::{fmt_ns, fmt_ns_f, new_table};
 use std::fmt::Write;
@@ -31,12 +31,13 @@ fn shown(rows: &[(Vec<String>, &Explanation)]) -> Vec<Component> {
         .collect()
 }
 
-/// The table of `rows` (key cells under `keys`, and the cell's explanation), its legend,
-/// and the tracing status line.
+/// The table of `rows` (key cells under `keys`, and the cell's explanation), its legend
+/// in the words of the result's `machine`, and the tracing status line.
 pub fn components_table(
     keys: &[&str],
     rows: &[(Vec<String>, &Explanation)],
     tracing: &Tracing,
+    machine: Machine,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -70,10 +71,9 @@ pub fn components_table(
     }
     let _ = writeln!(out, "{t}");
     // On bare metal what takes the CPU from the guest is the hardware, not a host.
-    let hypervisor = sleeplab::system::hypervisor().is_some();
     let legend: Vec<String> = comps
         .iter()
-        .map(|c| format!("{} = {}", c.short(), c.label_on(hypervisor)))
+        .map(|c| format!("{} = {}", c.short(), c.label(machine)))
         .collect();
     if !legend.is_empty() {
         let _ = writeln!(out, "{}", legend.join(", "));
@@ -81,28 +81,10 @@ pub fn components_table(
     if let Some(counts) = traced_counts(tracing, rows.iter().map(|(_, x)| *x)) {
         let _ = writeln!(out, "{counts}");
     }
-    if let Some(line) = steal_line(tracing, rows.iter().map(|(_, x)| *x), hypervisor) {
-        let _ = writeln!(out, "{line}");
-    }
     if let Some(note) = &tracing.note {
         let _ = writeln!(out, "note: {note}");
     }
     out
-}
-
-/// The sentence on the run's steal beside its wakes' host share, where they disagree
-/// (`None` where steal was not read, a cell's host share was not told, or they agree).
-fn steal_line<'a>(
-    tracing: &Tracing,
-    cells: impl IntoIterator<Item = &'a Explanation>,
-    hypervisor: bool,
-) -> Option<String> {
-    let steal_ns = tracing.steal_ns?;
-    let mut host_ns = 0.0;
-    for x in cells {
-        host_ns += x.component(Component::Host)?.mean_ns * x.wakes as f64;
-    }
-    steal_sentence(steal_ns, host_ns.round() as u64, tick_ns(), hypervisor)
 }
 
 /// `2200 wakes traced; 1 partly unexplained (…); 0 events lost by the kernel's buffers.`:
@@ -171,7 +153,12 @@ mod tests {
             note: None,
             lost_events: 3,
         };
-        let t = components_table(&["mechanism"], &[(vec!["nanosleep".into()], &x)], &tracing);
+        let t = components_table(
+            &["mechanism"],
+            &[(vec!["nanosleep".into()], &x)],
+            &tracing,
+            Machine::BareMetal,
+        );
         assert!(
             t.contains("slack") && t.contains("runq") && !t.contains("irq"),
             "{t}"

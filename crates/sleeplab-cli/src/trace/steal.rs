@@ -11,7 +11,11 @@
 //!
 //! [`Component::Host`]: super::Component::Host
 
+use super::analysis::component::Machine;
+use super::{Component, Explanation};
+use crate::claim::{Basis, Claim, Est, Order, Sentence};
 use crate::output::fmt_ns;
+use crate::stats::{Ci, Stat};
 
 /// The share by which the two may differ before the sentence speaks.
 pub const DISAGREE: f64 = 0.20;
@@ -61,32 +65,102 @@ pub fn disagree(steal_ns: u64, host_ns: u64, tick_ns: u64) -> bool {
     diff > tick_ns && diff as f64 > DISAGREE * steal_ns.max(host_ns) as f64
 }
 
+/// The band around `steal_ns` within which a host share agrees with it: ± the larger
+/// of one tick and [`DISAGREE`] of the larger of the two (an interval of the counter's
+/// resolution and a stated tolerance, not of a sample: [`Est`] on the exact basis).
+fn agreement_band(steal_ns: u64, host_ns: u64, tick_ns: u64) -> Est {
+    let m = (tick_ns as f64).max(DISAGREE * steal_ns.max(host_ns) as f64);
+    let v = steal_ns as f64;
+    Est {
+        value: v,
+        ci: Some(Ci(Some(v - m), Some(v + m))),
+        basis: Basis::Exact,
+    }
+}
+
 /// The sentence on a run whose guest kernel accounted `steal_ns` of steal while its
-/// wakes' host component summed to `host_ns` (on bare metal, `hypervisor` false, the
-/// component is the hardware's): `None` where they agree ([`disagree`]).
+/// wakes' host component summed to `host_ns` (its word for whoever took the CPU from
+/// the result's `machine`): `None` where they agree ([`disagree`]). Where the host
+/// share is only a lower bound (`complete` false: some cell's share was not told), it
+/// speaks only when that bound already exceeds steal. Its claims: the threshold and the
+/// tick it applies, and the order of the host share against steal's agreement band.
 pub fn steal_sentence(
     steal_ns: u64,
     host_ns: u64,
+    complete: bool,
     tick_ns: u64,
-    hypervisor: bool,
-) -> Option<String> {
-    if !disagree(steal_ns, host_ns, tick_ns) {
+    machine: Machine,
+) -> Option<Sentence> {
+    if !disagree(steal_ns, host_ns, tick_ns) || (!complete && host_ns < steal_ns) {
         return None;
     }
-    let who = if hypervisor { "host" } else { "hardware" };
-    let why = if host_ns > steal_ns {
+    let who = machine.taker();
+    let above = host_ns > steal_ns;
+    let why = if above {
         "the component also counts a halted CPU's interrupt delivery, which is no steal"
     } else {
         "steal also counts time outside the wakes' late parts and other tasks' time"
     };
-    Some(format!(
-        "steal accounted by the guest kernel ({}, in {} ticks) and the wakes' {who} \
-         component ({}) differ by more than {:.0} %: {why}.",
-        fmt_ns(steal_ns),
-        fmt_ns(tick_ns),
+    let threshold = format!("{:.0} %", DISAGREE * 100.0);
+    let tick = fmt_ns(tick_ns);
+    let mut s = Sentence::default();
+    s.claim(Claim::Threshold {
+        shown: threshold.clone(),
+    })
+    .claim(Claim::Threshold {
+        shown: tick.clone(),
+    })
+    .claim(Claim::Verdict {
+        stat: Stat::Mean,
+        a: Est::exact(host_ns as f64),
+        b: agreement_band(steal_ns, host_ns, tick_ns),
+        stated: if above { Order::Above } else { Order::Below },
+    });
+    s.push(&format!(
+        "the wakes' {who} component ({}{}) is {} the steal the guest kernel accounted \
+         ({}, in {tick} ticks, every CPU) by more than {threshold} and a tick: {why}.",
         fmt_ns(host_ns),
-        DISAGREE * 100.0
-    ))
+        if complete {
+            ""
+        } else {
+            " at least: some cells' share not told"
+        },
+        if above { "above" } else { "below" },
+        fmt_ns(steal_ns),
+    ));
+    Some(s)
+}
+
+/// The steal sentence of a traced run: the steal it accounted (`steal_ns`, its
+/// `Tracing::steal_ns`) beside the sum of its cells' host share (each cell's mean × its
+/// wakes); `None` where steal was not read, no cell told its host share, or they agree
+/// ([`steal_sentence`]).
+pub fn steal_note<'a>(
+    steal_ns: Option<u64>,
+    cells: impl IntoIterator<Item = &'a Explanation>,
+    machine: Machine,
+) -> Option<Sentence> {
+    let steal_ns = steal_ns?;
+    let (mut host_ns, mut told, mut complete) = (0.0, false, true);
+    for x in cells.into_iter().filter(|x| x.wakes > 0) {
+        match x.component(Component::Host) {
+            Some(h) => {
+                host_ns += h.mean_ns * x.wakes as f64;
+                told = true;
+            }
+            None => complete = false,
+        }
+    }
+    if !told {
+        return None;
+    }
+    steal_sentence(
+        steal_ns,
+        host_ns.round() as u64,
+        complete,
+        tick_ns(),
+        machine,
+    )
 }
 
 #[cfg(test)]
@@ -108,27 +182,75 @@ mod tests {
 
     proptest! {
         /// The sentence speaks exactly when the two differ by more than 20 % and a
-        /// tick; it states both values as formatted, the threshold, the tick, and
-        /// names the host or the hardware as the machine has a hypervisor or not.
+        /// tick (and, the host share a lower bound, only when it is above); its claims
+        /// hold (the threshold and tick stated, the order over the agreement band); it
+        /// states both values as formatted and names the host or the hardware as the
+        /// result's machine says.
         #[test]
         fn the_sentence_speaks_only_on_disagreement(
             steal in 0u64..1_000_000_000,
             host in 0u64..1_000_000_000,
+            complete in any::<bool>(),
             tick in prop::sample::select(vec![1_000_000u64, 4_000_000, 10_000_000]),
             hv in any::<bool>(),
         ) {
-            let s = steal_sentence(steal, host, tick, hv);
+            let machine = Machine::with_hypervisor(hv);
+            let s = steal_sentence(steal, host, complete, tick, machine);
             let diff = steal.abs_diff(host);
             let beyond = diff > tick && diff as f64 > 0.2 * steal.max(host) as f64;
-            prop_assert_eq!(s.is_some(), beyond);
+            prop_assert_eq!(s.is_some(), beyond && (complete || host > steal));
             if let Some(s) = s {
-                prop_assert!(s.contains(&fmt_ns(steal)) && s.contains(&fmt_ns(host)));
-                prop_assert!(s.contains("20 %") && s.contains(&fmt_ns(tick)));
-                prop_assert_eq!(s.contains("host component"), hv);
-                prop_assert_eq!(s.contains("hardware component"), !hv);
+                prop_assert_eq!(s.check(), Ok(()));
+                let t = &s.text;
+                prop_assert!(t.contains(&fmt_ns(steal)) && t.contains(&fmt_ns(host)));
+                prop_assert!(t.contains("20 %") && t.contains(&fmt_ns(tick)));
+                prop_assert_eq!(t.contains("host component"), hv);
+                prop_assert_eq!(t.contains("hardware component"), !hv);
+                prop_assert_eq!(t.contains("at least"), !complete);
                 // The reason names the larger side.
-                prop_assert_eq!(s.contains("halted"), host > steal);
+                prop_assert_eq!(t.contains("halted"), host > steal);
+                prop_assert_eq!(t.contains("above"), host > steal);
             }
         }
+    }
+
+    /// The note sums the cells that told their host share; a cell that did not makes
+    /// the sum a lower bound; no steal read, or no cell told, no note.
+    #[test]
+    fn the_note_sums_the_cells_that_told() {
+        use crate::trace::{Parts, WakeAccount};
+        let cell = |host_ns: u64, told: bool| {
+            let mut p = Parts::default();
+            p.add(Component::Host, host_ns);
+            let w = WakeAccount {
+                lateness_ns: host_ns as i64,
+                parts: p,
+                holder: None,
+                blocked: true,
+                traced: true,
+                host_told: told,
+            };
+            Explanation::of(&vec![w; 10], 0, false)
+        };
+        let (a, b, dark) = (cell(5_000_000, true), cell(5_000_000, true), cell(1, false));
+        let v = Machine::Virtual;
+        // 100 ms of host share against none of steal.
+        let s = steal_note(Some(0), [&a, &b], v).unwrap();
+        assert!(
+            s.text.contains(&fmt_ns(100_000_000)) && s.text.contains("above"),
+            "{}",
+            s.text
+        );
+        assert!(
+            steal_note(Some(0), [&a, &dark], v)
+                .unwrap()
+                .text
+                .contains("at least")
+        );
+        // Steal far above a lower bound says nothing; above a complete sum it speaks.
+        assert!(steal_note(Some(1_000_000_000), [&a, &dark], v).is_none());
+        assert!(steal_note(Some(1_000_000_000), [&a, &b], v).is_some());
+        assert!(steal_note(None, [&a], v).is_none());
+        assert!(steal_note(Some(0), [&dark], v).is_none());
     }
 }

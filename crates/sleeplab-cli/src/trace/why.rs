@@ -4,7 +4,7 @@
 //! explain section all say the same sentence.
 
 use super::analysis::explanation::Composition;
-use super::{Component, Explanation, Tracing};
+use super::{Component, Explanation, Machine, Tracing};
 use crate::claim::{
     BLOCKED_CSW, BY_POINT_VALUE, Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence, and_list, small_n,
 };
@@ -49,20 +49,21 @@ pub struct CellAccount<'a> {
 
 /// The sentences of a result's traced cells: one per cell at the lowest load measured,
 /// and one per cell of a higher load whose tail was set by the run queue.
-pub fn why_late(cells: &[CellAccount<'_>]) -> Vec<Sentence> {
+pub fn why_late(cells: &[CellAccount<'_>], machine: Machine) -> Vec<Sentence> {
     let lowest = cells.iter().map(|c| c.load).min();
     cells
         .iter()
         .filter(|c| Some(c.load) == lowest || c.explanation.tail.is_some())
-        .filter_map(cell_sentence)
+        .filter_map(|c| cell_sentence(c, machine))
         .collect()
 }
 
 /// `nanosleep 1 ms (load 0): 78 µs late at the median; …`: the typical wake's biggest
 /// components (the means over the wakes between p40 and p60 of lateness, which add up
 /// to their mean lateness), then the tail's biggest component and who held the CPU.
-/// `None` for a cell without wakes.
-pub fn cell_sentence(c: &CellAccount<'_>) -> Option<Sentence> {
+/// A component is named in the words of the result's `machine`. `None` for a cell
+/// without wakes.
+pub fn cell_sentence(c: &CellAccount<'_>, machine: Machine) -> Option<Sentence> {
     let x = &c.explanation;
     let typical = x.typical.as_ref()?;
     let mut s = Sentence::default();
@@ -76,14 +77,14 @@ pub fn cell_sentence(c: &CellAccount<'_>) -> Option<Sentence> {
     ));
     blocking(&mut s, c, x);
     s.push("; the wakes between its p40 and p60");
-    composition(&mut s, typical, "spent on average");
+    composition(&mut s, typical, "spent on average", machine);
     runtime_clause(&mut s, &c.mechanism, typical);
     if let Some(tail) = &x.tail {
         let p99 = s.quote(&x.lateness, Stat::P99, ns)?;
         s.push(&format!(
             "; its slowest wakes (at or above the p99 of {p99})"
         ));
-        composition(&mut s, tail, "spent on average");
+        composition(&mut s, tail, "spent on average", machine);
         if let Some(h) = x.tail_holders.first() {
             if tail
                 .biggest()
@@ -108,7 +109,7 @@ pub fn cell_sentence(c: &CellAccount<'_>) -> Option<Sentence> {
 /// ` (n = 40) spent on average 50 µs in timer slack, 24 µs in the timer interrupt and
 /// 3 µs in the run queue`: the group's biggest components, largest first, the first
 /// ranked as the most.
-fn composition(s: &mut Sentence, c: &Composition, verb: &str) {
+fn composition(s: &mut Sentence, c: &Composition, verb: &str, machine: Machine) {
     let ranked = c.ranked();
     s.push(&format!(" (n = {})", c.wakes));
     if ranked.is_empty() {
@@ -143,7 +144,7 @@ fn composition(s: &mut Sentence, c: &Composition, verb: &str) {
             match k {
                 // Time no recorded event accounts for is not a place the wake was in.
                 Component::Unexplained => format!("{shown} unexplained"),
-                _ => format!("{shown} in the {}", k.label()),
+                _ => format!("{shown} in the {}", k.label(machine)),
             }
         })
         .collect();
@@ -267,7 +268,7 @@ mod tests {
                 true,
             ));
         }
-        let s = cell_sentence(&cell(&w).account()).unwrap();
+        let s = cell_sentence(&cell(&w).account(), Machine::Virtual).unwrap();
         assert_eq!(
             s.text,
             "nanosleep 1 ms (load 0): 78 µs late at the median; the wakes between its p40 and p60 (n = 42) \
@@ -290,7 +291,7 @@ mod tests {
                 )
             })
             .collect();
-        let s = cell_sentence(&cell(&w).account()).unwrap();
+        let s = cell_sentence(&cell(&w).account(), Machine::Virtual).unwrap();
         assert!(
             s.text
                 .contains("spent on average 7 µs unexplained and 5 µs in the timer slack"),
@@ -300,6 +301,33 @@ mod tests {
         s.check().unwrap();
     }
 
+    /// The host's share is named in the result's machine's words: the host on a virtual
+    /// machine, the hardware on bare metal.
+    #[test]
+    fn the_host_component_is_named_for_the_results_machine() {
+        let w: Vec<WakeAccount> = (0..10)
+            .map(|_| {
+                wake(
+                    &[(Component::Host, 9_000), (Component::Slack, 5_000)],
+                    None,
+                    true,
+                )
+            })
+            .collect();
+        for (m, word) in [
+            (Machine::Virtual, "host: vCPU"),
+            (Machine::BareMetal, "hardware: CPU"),
+        ] {
+            let s = cell_sentence(&cell(&w).account(), m).unwrap();
+            assert!(
+                s.text.contains(&format!("9 µs in the {word}")),
+                "{}",
+                s.text
+            );
+            s.check().unwrap();
+        }
+    }
+
     #[test]
     fn a_wait_that_never_blocked_is_not_called_a_sleep() {
         let w: Vec<WakeAccount> = (0..10)
@@ -307,7 +335,7 @@ mod tests {
             .collect();
         let mut c = cell(&w);
         c.mechanism = "spin".into();
-        let s = cell_sentence(&c.account()).unwrap();
+        let s = cell_sentence(&c.account(), Machine::Virtual).unwrap();
         assert!(s.text.contains(NEVER_BLOCKED), "{}", s.text);
         assert!(s.text.contains("n = 10"));
         s.check().unwrap();
@@ -326,7 +354,7 @@ mod tests {
             .collect();
         let mut c = cell(&w);
         c.mechanism = "tokio-sleep".into();
-        let s = cell_sentence(&c.account()).unwrap();
+        let s = cell_sentence(&c.account(), Machine::Virtual).unwrap();
         assert!(
             s.text
                 .contains("; 900 µs of it is tokio's own, the timer arming: its wheel rounds"),
@@ -335,7 +363,7 @@ mod tests {
         );
         s.check().unwrap();
         c.mechanism = "tokio-sleep-mt".into();
-        let s = cell_sentence(&c.account()).unwrap();
+        let s = cell_sentence(&c.account(), Machine::Virtual).unwrap();
         assert!(
             s.text.contains("a tokio worker fired its timer"),
             "{}",
@@ -358,7 +386,7 @@ mod tests {
                 .collect();
             let mut c = cell(&w);
             c.mechanism = if mt { "tokio-sleep-mt" } else { "tokio-sleep" }.into();
-            let s = cell_sentence(&c.account()).unwrap();
+            let s = cell_sentence(&c.account(), Machine::Virtual).unwrap();
             prop_assert!(s.check().is_ok(), "{:?}", s.check());
         }
 
@@ -378,7 +406,7 @@ mod tests {
                     wake(&parts, h.as_deref(), *blocked)
                 })
                 .collect();
-            let s = cell_sentence(&cell(&accounts).account()).unwrap();
+            let s = cell_sentence(&cell(&accounts).account(), Machine::Virtual).unwrap();
             prop_assert!(s.check().is_ok(), "{:?}", s.check());
         }
     }

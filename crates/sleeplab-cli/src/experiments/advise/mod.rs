@@ -183,6 +183,7 @@ fn frames(seconds_ns: u64, period_ns: u64) -> u64 {
 impl Experiment for AdviseConfig {
     const NAME: &'static str = "advise";
     type Data = AdviseData;
+    const HOST_NOISE_LINE: bool = true;
 
     /// Frames (periodic) or blocks (one-shot) of every candidate, and of the plain
     /// sleep at the inherited slack.
@@ -203,7 +204,7 @@ impl Experiment for AdviseConfig {
         run(self, ctx)
     }
 
-    fn render(data: &AdviseData) -> String {
+    fn render(data: &AdviseData, _machine: crate::trace::Machine) -> String {
         render(data)
     }
 

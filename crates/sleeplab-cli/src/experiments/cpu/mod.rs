@@ -93,7 +93,7 @@ impl Experiment for CpuConfig {
         run(self, ctx)
     }
 
-    fn render(data: &CpuData) -> String {
+    fn render(data: &CpuData, _machine: crate::trace::Machine) -> String {
         render(data)
     }
 

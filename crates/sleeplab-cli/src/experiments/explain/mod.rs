@@ -131,8 +131,8 @@ impl Experiment for ExplainConfig {
         run(self, ctx)
     }
 
-    fn render(data: &ExplainData) -> String {
-        render(data)
+    fn render(data: &ExplainData, machine: crate::trace::Machine) -> String {
+        render(data, machine)
     }
 
     fn csv(data: &ExplainData) -> Option<anyhow::Result<Vec<u8>>> {

@@ -7,7 +7,7 @@ use crate::trace::why::{CellAccount, why_late};
 use std::fmt::Write;
 
 /// The table and the findings.
-pub fn render(data: &ExplainData) -> String {
+pub fn render(data: &ExplainData, machine: crate::trace::Machine) -> String {
     let rows: Vec<(Vec<String>, &crate::trace::Explanation)> = data
         .cells
         .iter()
@@ -18,9 +18,9 @@ pub fn render(data: &ExplainData) -> String {
             )
         })
         .collect();
-    let mut out = components_table(&CELL_KEYS, &rows, &data.tracing);
+    let mut out = components_table(&CELL_KEYS, &rows, &data.tracing, machine);
     let cells: Vec<CellAccount<'_>> = data.cells.iter().map(CellAccount::from).collect();
-    let findings = why_late(&cells);
+    let findings = why_late(&cells, machine);
     if !findings.is_empty() {
         let _ = writeln!(out, "\nWhy it was late:");
         for f in findings {

@@ -10,7 +10,8 @@ use crate::experiments::{Context, Outcome, load_note};
 use crate::output::fmt_ns;
 use crate::settings::slack_levels;
 use crate::stats::{Unit, UnitIntervals};
-use crate::trace::{Follow, Recording, WakeLog, Window};
+use crate::trace::steal::steal_note;
+use crate::trace::{Follow, Machine, Recording, WakeLog, Window};
 use sleeplab::clock::RealEnv;
 use sleeplab::wait::{self, Waiter};
 
@@ -91,6 +92,14 @@ pub fn run(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
     ));
     if let Some(note) = &out.data.tracing.note {
         out.notes.push(note.clone());
+    }
+    // Steal beside the wakes' host share, where they disagree: said once, as a note
+    // (printed with the others, kept in the result), in this machine's words (the
+    // result's: `system::hypervisor` is what its fingerprint records).
+    let machine = Machine::with_hypervisor(sleeplab::system::hypervisor().is_some());
+    let cells = out.data.cells.iter().map(|c| &c.explanation);
+    if let Some(s) = steal_note(out.data.tracing.steal_ns, cells, machine) {
+        out.notes.push(s.text);
     }
     Ok(out)
 }

@@ -234,6 +234,7 @@ pub struct PaceData {
 impl Experiment for PaceConfig {
     const NAME: &'static str = "pace";
     type Data = PaceData;
+    const HOST_NOISE_LINE: bool = true;
 
     /// One step per frame of every contender at every load level, in every run.
     fn steps(&self) -> u64 {
@@ -247,8 +248,8 @@ impl Experiment for PaceConfig {
         run(self, ctx)
     }
 
-    fn render(data: &PaceData) -> String {
-        render(data)
+    fn render(data: &PaceData, machine: crate::trace::Machine) -> String {
+        render(data, machine)
     }
 
     fn csv(data: &PaceData) -> Option<anyhow::Result<Vec<u8>>> {

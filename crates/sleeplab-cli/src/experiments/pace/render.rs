@@ -9,7 +9,7 @@ use crate::trace::Component;
 use std::fmt::Write;
 
 /// Renders the pace result as text.
-pub fn render(data: &PaceData) -> String {
+pub fn render(data: &PaceData, machine: crate::trace::Machine) -> String {
     let c = &data.config;
     let mut out = String::new();
     let _ = writeln!(
@@ -80,7 +80,7 @@ pub fn render(data: &PaceData) -> String {
     match &data.tracing {
         // The kernel's account replaces the heuristics where it exists.
         Some(tracing) => {
-            if let Some(t) = late_causes_table(data) {
+            if let Some(t) = late_causes_table(data, machine) {
                 let _ = writeln!(out, "{}\n{}", late_causes_intro(), t.terminal());
             }
             let rows: Vec<(Vec<String>, &crate::trace::Explanation)> = data
@@ -95,6 +95,7 @@ pub fn render(data: &PaceData) -> String {
                 &["strategy", "load"],
                 &rows,
                 tracing,
+                machine,
             ));
         }
         None => {
@@ -152,13 +153,13 @@ fn late_causes(data: &PaceData) -> Vec<Component> {
 /// level, its late frames counted once each by their biggest component, and the task
 /// that held the CPU longest in their run-queue time. The terminal and the report draw
 /// this one table; `None` without the account.
-pub fn late_causes_table(data: &PaceData) -> Option<Table> {
+pub fn late_causes_table(data: &PaceData, machine: crate::trace::Machine) -> Option<Table> {
     data.tracing.as_ref()?;
     let causes = late_causes(data);
     let mut header: Vec<String> = ["strategy", "load", "frames (n)", "late"]
         .map(String::from)
         .to_vec();
-    header.extend(causes.iter().map(|c| c.label().to_string()));
+    header.extend(causes.iter().map(|c| c.label(machine).to_string()));
     header.push("held by".into());
     let mut t = Table::new(header);
     for r in &data.results {

@@ -50,8 +50,8 @@ impl Experiment for RuntimesConfig {
         })
     }
 
-    fn render(data: &RuntimesData) -> String {
-        render(data)
+    fn render(data: &RuntimesData, machine: crate::trace::Machine) -> String {
+        render(data, machine)
     }
 
     fn csv(data: &RuntimesData) -> Option<anyhow::Result<Vec<u8>>> {

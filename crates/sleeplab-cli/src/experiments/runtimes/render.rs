@@ -92,7 +92,7 @@ pub fn quota_line(q: ProbeQuota) -> String {
 }
 
 /// Renders the measured data as text.
-pub fn render(data: &RuntimesData) -> String {
+pub fn render(data: &RuntimesData, machine: crate::trace::Machine) -> String {
     let mut out = String::new();
     let multi = multi_level(data);
     let any_oneshot = data
@@ -259,6 +259,7 @@ pub fn render(data: &RuntimesData) -> String {
             &TRACED_KEYS,
             &traced_cells(data),
             tracing,
+            machine,
         ));
     }
     out

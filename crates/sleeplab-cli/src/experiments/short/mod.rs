@@ -321,7 +321,7 @@ impl Experiment for ShortConfig {
         Ok(out)
     }
 
-    fn render(data: &ShortData) -> String {
+    fn render(data: &ShortData, _machine: crate::trace::Machine) -> String {
         render(data)
     }
 

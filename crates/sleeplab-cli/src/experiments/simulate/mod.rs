@@ -89,7 +89,7 @@ impl Experiment for SimulateOptions {
         Ok(out)
     }
 
-    fn render(data: &SimulateData) -> String {
+    fn render(data: &SimulateData, _machine: crate::trace::Machine) -> String {
         render(data)
     }
 

@@ -259,8 +259,8 @@ impl Experiment for SweepConfig {
         run(self, ctx)
     }
 
-    fn render(data: &SweepData) -> String {
-        render(data)
+    fn render(data: &SweepData, machine: crate::trace::Machine) -> String {
+        render(data, machine)
     }
 
     fn csv(data: &SweepData) -> Option<anyhow::Result<Vec<u8>>> {

@@ -7,7 +7,7 @@ use crate::trace::render::{CELL_KEYS, cell_key, components_table};
 use std::fmt::Write;
 
 /// Renders the sweep as text.
-pub fn render(data: &SweepData) -> String {
+pub fn render(data: &SweepData, machine: crate::trace::Machine) -> String {
     let mut out = String::new();
     let slacks = distinct(data.cells.iter().map(|c| c.timer_slack_ns));
     let loads = distinct(data.cells.iter().map(|c| c.load as u64));
@@ -141,7 +141,7 @@ pub fn render(data: &SweepData) -> String {
             })
             .collect();
         out.push('\n');
-        out.push_str(&components_table(&CELL_KEYS, &rows, tracing));
+        out.push_str(&components_table(&CELL_KEYS, &rows, tracing, machine));
     }
     out
 }

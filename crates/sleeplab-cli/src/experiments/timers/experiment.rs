@@ -27,8 +27,8 @@ impl Experiment for TimersConfig {
         Ok(out)
     }
 
-    fn render(data: &TimersData) -> String {
-        render(data)
+    fn render(data: &TimersData, machine: crate::trace::Machine) -> String {
+        render(data, machine)
     }
 
     fn csv(data: &TimersData) -> Option<anyhow::Result<Vec<u8>>> {

@@ -46,7 +46,7 @@ fn stats_row(label: String, s: &TickStats, cpu_pct: f64, vol: u64, invol: u64) -
 }
 
 /// Renders the result as text.
-pub fn render(data: &TimersData) -> String {
+pub fn render(data: &TimersData, machine: crate::trace::Machine) -> String {
     let mut out = String::new();
     let cfg = &data.config;
     let mut groups: Vec<(usize, Option<u64>)> = Vec::new();
@@ -181,6 +181,7 @@ pub fn render(data: &TimersData) -> String {
             &["mechanism", "period", "load", "slack set"],
             &rows,
             tracing,
+            machine,
         ));
         let untraced: Vec<&str> = data
             .cells

@@ -346,7 +346,7 @@ impl Experiment for TuneConfig {
         run::run(self, ctx)
     }
 
-    fn render(data: &TuneData) -> String {
+    fn render(data: &TuneData, _machine: crate::trace::Machine) -> String {
         render(data)
     }
 

@@ -5,17 +5,19 @@
 use super::{Finding, Results};
 use crate::experiments::ResultData;
 use crate::experiments::explain::ExplainData;
+use crate::trace::Machine;
 
 /// The `why-late` findings of the first explain result: its cells' sentences
 /// ([`crate::trace::why::why_late`]).
 pub fn why_late(r: &Results<'_>) -> Vec<Finding> {
-    let Some((_, data)) = r.first::<ExplainData>() else {
+    let Some((e, data)) = r.first::<ExplainData>() else {
         return Vec::new();
     };
     let Some(traced) = data.traced() else {
         return Vec::new();
     };
-    crate::trace::why::why_late(&traced.cells)
+    // Named in the words of the result's own machine, wherever it is read back.
+    crate::trace::why::why_late(&traced.cells, Machine::of(&e.result.fingerprint))
         .into_iter()
         .map(|s| Finding::new("why-late", s))
         .collect()

@@ -23,7 +23,7 @@ const CPU_RANGE: (f64, f64) = (0.01, 100.0);
 const FRONTIER: RGBColor = RGBColor(0x44, 0x44, 0x44);
 
 /// The frontier section of a pace result with at least one loaded level, or `None`.
-pub fn section(p: &PaceData) -> Option<Section> {
+pub fn section(p: &PaceData, machine: crate::trace::Machine) -> Option<Section> {
     if !p.results.iter().any(|r| r.load > 0) {
         return None;
     }
@@ -76,7 +76,7 @@ pub fn section(p: &PaceData) -> Option<Section> {
             Block::Heading("Why frames were late".into()),
         ]
         .into_iter()
-        .chain(match late_causes_table(p) {
+        .chain(match late_causes_table(p, machine) {
             // The kernel's account replaces the heuristics where it exists.
             Some(t) => [Block::Text(late_causes_intro()), Block::Table(t)],
             None => [Block::Text(evidence_intro()), Block::Table(evidence_table(p))],
@@ -219,7 +219,8 @@ mod tests {
             results.push(result("spin", load, 50, 99.0));
             results.push(result("std-sleep", load, 90_000, 0.1));
         }
-        let s = section(&data(vec![0, 2], results)).expect("loaded");
+        let s =
+            section(&data(vec![0, 2], results), crate::trace::Machine::Virtual).expect("loaded");
         let Block::Grid {
             charts,
             legend,
@@ -242,7 +243,13 @@ mod tests {
 
     #[test]
     fn an_unloaded_result_has_no_frontier_section() {
-        assert!(section(&data(vec![0], vec![result("precise", 0, 1, 1.0)])).is_none());
+        assert!(
+            section(
+                &data(vec![0], vec![result("precise", 0, 1, 1.0)]),
+                crate::trace::Machine::Virtual,
+            )
+            .is_none()
+        );
     }
 
     #[test]

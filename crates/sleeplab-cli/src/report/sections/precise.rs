@@ -20,9 +20,10 @@ use crate::stats::{Stat, Summary};
 /// The pace and cpu sections the results support.
 pub fn sections(r: &Results<'_>) -> Vec<Section> {
     let mut out = Vec::new();
-    if let Some((_, p)) = r.pace().filter(|(_, p)| !p.results.is_empty()) {
+    if let Some((e, p)) = r.pace().filter(|(_, p)| !p.results.is_empty()) {
         out.push(pace(p));
-        out.extend(super::frontier::section(p));
+        let machine = crate::trace::Machine::of(&e.result.fingerprint);
+        out.extend(super::frontier::section(p, machine));
     }
     if let Some((_, c)) = r.cpu().filter(|(_, c)| !c.points.is_empty()) {
         out.push(cpu(c));

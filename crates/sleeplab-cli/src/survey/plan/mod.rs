@@ -131,9 +131,11 @@ pub fn plan(level: Level, env: &PlanEnv) -> Vec<StagePlan> {
 }
 
 /// The survey's planned time at `level` on `env`, ms: the sum of its stages' estimates
-/// (what the survey announces).
+/// and the host noise probes before and after it (what the survey announces).
 pub fn planned_ms(stages: &[StagePlan]) -> u64 {
-    stages.iter().map(|s| s.budget_ms).sum()
+    // The host noise probes, before and after the whole survey.
+    let probes = crate::model::host_noise::PLANNED_MS;
+    stages.iter().map(|s| s.budget_ms).sum::<u64>() + probes
 }
 
 /// Seed 002 figure 4: the strategies under virtual schedulers of 1–10 ms, in virtual

@@ -165,6 +165,43 @@ pub const COMPONENTS: [ComponentSpec; 11] = [
 /// [`Component::Host`]'s words on bare metal (no hypervisor in the fingerprint).
 pub const HARDWARE_LABEL: &str = "hardware: CPU taken (SMI, firmware, sleep-state exit)";
 
+/// The machine a result was measured on, as far as the words for
+/// [`Component::Host`] go: what takes the CPU from the guest is a host on a virtual
+/// machine and the hardware on bare metal. Read from the result's own fingerprint
+/// ([`Machine::of`]), never from the machine that reads it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Machine {
+    /// A hypervisor was detected (the fingerprint names a virtualization).
+    #[default]
+    Virtual,
+    /// No hypervisor was detected.
+    BareMetal,
+}
+
+impl Machine {
+    /// The machine of a result whose fingerprint is `fp`.
+    pub fn of(fp: &sleeplab::system::Fingerprint) -> Self {
+        Self::with_hypervisor(fp.virtualization.is_some())
+    }
+
+    /// A machine with (`true`) or without a hypervisor.
+    pub fn with_hypervisor(hypervisor: bool) -> Self {
+        if hypervisor {
+            Self::Virtual
+        } else {
+            Self::BareMetal
+        }
+    }
+
+    /// `host` or `hardware`: who took the CPU from the guest, in one word.
+    pub fn taker(self) -> &'static str {
+        match self {
+            Self::Virtual => "host",
+            Self::BareMetal => "hardware",
+        }
+    }
+}
+
 impl Component {
     /// Every component, in the order a wake passes them.
     pub const ALL: [Component; 11] = [
@@ -199,17 +236,13 @@ impl Component {
         self.spec().name
     }
 
-    /// Words for sentences and table headers ("timer slack", "run queue").
-    pub fn label(self) -> &'static str {
-        self.spec().label
-    }
-
-    /// Its words on a machine with (`hypervisor` true) or without a hypervisor: on bare
-    /// metal what takes the CPU from the guest is the hardware, not a host.
-    pub fn label_on(self, hypervisor: bool) -> &'static str {
-        match self {
-            Component::Host if !hypervisor => HARDWARE_LABEL,
-            c => c.label(),
+    /// Words for sentences, table headers and chart legends ("timer slack", "run
+    /// queue") on the result's `machine`: on bare metal what takes the CPU from the
+    /// guest is the hardware, not a host.
+    pub fn label(self, machine: Machine) -> &'static str {
+        match (self, machine) {
+            (Component::Host, Machine::BareMetal) => HARDWARE_LABEL,
+            (c, _) => c.spec().label,
         }
     }
 
@@ -298,9 +331,15 @@ mod tests {
         assert_eq!(Component::from_name("nope"), None);
         // Only the host's words change on bare metal.
         for c in Component::ALL {
-            assert_eq!(c.label_on(true), c.label());
-            assert_eq!(c.label_on(false) == c.label(), c != Component::Host);
+            assert_eq!(c.label(Machine::Virtual), c.spec().label);
+            let same = c.label(Machine::BareMetal) == c.label(Machine::Virtual);
+            assert_eq!(same, c != Component::Host);
         }
+        let mut fp = sleeplab::system::Fingerprint::collect();
+        fp.virtualization = None;
+        assert_eq!(Machine::of(&fp), Machine::BareMetal);
+        fp.virtualization = Some("kvm".into());
+        assert_eq!(Machine::of(&fp), Machine::Virtual);
         // Every row says something of its own.
         for (i, a) in COMPONENTS.iter().enumerate() {
             for b in &COMPONENTS[i + 1..] {

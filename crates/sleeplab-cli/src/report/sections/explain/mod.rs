@@ -25,7 +25,7 @@ use crate::report::view::{Results, distinct};
 use crate::trace::analysis::explanation::Composition;
 use crate::trace::render::traced_counts;
 use crate::trace::why::{CellAccount, TracedCells, cell_sentence};
-use crate::trace::{Component, Tracing};
+use crate::trace::{Component, Machine, Tracing};
 use plotters::style::RGBColor;
 
 /// The longest tail bar may be this many times the longest typical bar for both to
@@ -43,19 +43,24 @@ const ORDER: [&str; 4] = ["explain", "sweep", "timers", "runtimes"];
 /// has traced cells (`ResultData::traced`: every `explain` result, and the `sweep`,
 /// `timers` and `runtimes` runs with `--trace`).
 pub fn sections(r: &Results<'_>) -> Vec<Section> {
-    let mut traced: Vec<(&'static str, TracedCells<'_>)> = r
+    // Each named in the words of its result's own machine, wherever it is read back.
+    let mut traced: Vec<(&'static str, Machine, TracedCells<'_>)> = r
         .entries
         .iter()
         .filter_map(|e| {
             let d = e.result.data.as_data();
-            Some((d.experiment(), d.traced()?))
+            Some((
+                d.experiment(),
+                Machine::of(&e.result.fingerprint),
+                d.traced()?,
+            ))
         })
         .collect();
     let rank = |name: &str| ORDER.iter().position(|&o| o == name).unwrap_or(ORDER.len());
-    traced.sort_by_key(|(name, _)| rank(name));
+    traced.sort_by_key(|(name, _, _)| rank(name));
     let mut out = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
-    for (name, t) in &traced {
+    for (name, machine, t) in &traced {
         let i = seen.iter().filter(|&&s| s == *name).count();
         seen.push(name);
         let (base, source) = if t.on_request {
@@ -64,6 +69,7 @@ pub fn sections(r: &Results<'_>) -> Vec<Section> {
             (name.to_string(), format!("sleeplab {name}"))
         };
         out.extend(section(&Traced {
+            machine: *machine,
             id: numbered(&base, i),
             title: format!("Why {} were late: the kernel's account", t.subject),
             source,
@@ -91,6 +97,8 @@ struct Traced<'a> {
     source: String,
     tracing: &'a Tracing,
     cells: Vec<CellAccount<'a>>,
+    /// The result's machine: the words for the host's share.
+    machine: Machine,
 }
 
 /// The colour of a component, the same in every chart and report (the component
@@ -124,13 +132,18 @@ fn section(t: &Traced<'_>) -> Option<Section> {
             .filter(|c| c.mechanism == mech)
             .cloned()
             .collect();
-        blocks.push(figures(&t.id, mech, &of, show_slack));
+        blocks.push(figures(&t.id, mech, &of, show_slack, t.machine));
     }
     blocks.push(Block::Heading(
         "Where the time went: each component's median (p99 below; – where n < 100 cannot resolve a p99)"
             .into(),
     ));
-    blocks.push(Block::Table(table(&cells, show_slack, t.tracing.kernel)));
+    blocks.push(Block::Table(table(
+        &cells,
+        show_slack,
+        t.tracing.kernel,
+        t.machine,
+    )));
     Some(Section {
         id: t.id.clone(),
         title: t.title.clone(),
@@ -205,11 +218,16 @@ fn values(g: Option<&Composition>, comps: &[Component]) -> Option<Vec<f64>> {
 
 /// The charts of one mechanism's cells: typical and tail on one axis, or on two when
 /// the tail dwarfs the typical wake; the typical wake alone when no cell has a tail.
-pub(crate) fn stacks(mech: &str, cells: &[CellAccount<'_>], show_slack: bool) -> Vec<Stacked> {
+pub(crate) fn stacks(
+    mech: &str,
+    cells: &[CellAccount<'_>],
+    show_slack: bool,
+    machine: Machine,
+) -> Vec<Stacked> {
     let comps = present(cells);
     let segments: Vec<(String, RGBColor)> = comps
         .iter()
-        .map(|&k| (k.label().to_string(), component_color(k)))
+        .map(|&k| (k.label(machine).to_string(), component_color(k)))
         .collect();
     let bar = |name: String, g: Option<&Composition>| StackedBar {
         name,
@@ -262,15 +280,21 @@ pub(crate) fn stacks(mech: &str, cells: &[CellAccount<'_>], show_slack: bool) ->
 }
 
 /// One mechanism's chart (or pair), its legend of components and its caption.
-fn figures(prefix: &str, mech: &str, cells: &[CellAccount<'_>], show_slack: bool) -> Block {
-    let specs = stacks(mech, cells, show_slack);
+fn figures(
+    prefix: &str,
+    mech: &str,
+    cells: &[CellAccount<'_>],
+    show_slack: bool,
+    machine: Machine,
+) -> Block {
+    let specs = stacks(mech, cells, show_slack, machine);
     let id = format!("{prefix}-{}", escape::ident(mech));
     let legend: Vec<(String, String)> = specs[0]
         .segments
         .iter()
         .map(|(name, c)| (name.clone(), css(*c)))
         .collect();
-    let caption = caption(cells).text;
+    let caption = caption(cells, machine).text;
     let pair = specs.len() > 1;
     let mut charts: Vec<_> = specs
         .iter()
@@ -305,10 +329,10 @@ fn figures(prefix: &str, mech: &str, cells: &[CellAccount<'_>], show_slack: bool
 
 /// The caption of one mechanism's chart: each cell's sentence, as the `why-late`
 /// findings write it.
-pub(crate) fn caption(cells: &[CellAccount<'_>]) -> Sentence {
+pub(crate) fn caption(cells: &[CellAccount<'_>], machine: Machine) -> Sentence {
     let mut s = Sentence::default();
     for c in cells {
-        if let Some(one) = cell_sentence(c) {
+        if let Some(one) = cell_sentence(c, machine) {
             if !s.text.is_empty() {
                 s.push(" ");
             }
@@ -320,7 +344,12 @@ pub(crate) fn caption(cells: &[CellAccount<'_>]) -> Sentence {
 
 /// The table: per cell, n, the lateness's median and p99, then each component's median
 /// with its p99 below; `untraced` counts the wakes an event of whose way is missing.
-pub(crate) fn table(cells: &[CellAccount<'_>], show_slack: bool, kernel: bool) -> Table {
+pub(crate) fn table(
+    cells: &[CellAccount<'_>],
+    show_slack: bool,
+    kernel: bool,
+    machine: Machine,
+) -> Table {
     let comps: Vec<Component> = Component::ALL
         .into_iter()
         .filter(|&k| {
@@ -339,7 +368,7 @@ pub(crate) fn table(cells: &[CellAccount<'_>], show_slack: bool, kernel: bool) -
     if kernel {
         header.push("untraced".into());
     }
-    header.extend(comps.iter().map(|k| k.label().to_string()));
+    header.extend(comps.iter().map(|k| k.label(machine).to_string()));
     let mut t = Table::new(header);
     for c in cells {
         let x = c.explanation;
