@@ -10,7 +10,7 @@
 # its wakes do, judged over blocks of 50 wakes (the share's interval over blocks). Then ROUNDS rounds of BLOCK_WAITS
 # idle waits with and without a SCHED_IDLE thread spinning on the measuring CPU, judged
 # over blocks: does idle_wakeup fall to about zero, and the lateness by what idle_wakeup
-# and timer_irq said without the companion? Prints the tables and writes them into the `explain-groundtruth`
+# and timer_irq (and host: a halted vCPU's timer delivery) said without the companion? Prints the tables and writes them into the `explain-groundtruth`
 # section of docs/BENCHMARKS.md. As root; run it on a quiet machine, never beside
 # compilers (about 40 s by default). Its core runs as root tests in the test command.
 #

@@ -6,8 +6,9 @@
 //! median with its order-statistic interval decides.
 //!
 //! The hypothesis: with the companion, `idle_wakeup` falls to ~0, and the lateness
-//! falls by what `idle_wakeup` and the halted CPU's part of `timer_irq` said without it
-//! (per round: the fall of the block medians of `idle_wakeup + timer_irq`).
+//! falls by what `idle_wakeup` and the halted CPU's part of the timer interrupt said without
+//! it (per round: the fall of the block medians of `idle_wakeup + timer_irq + host`; the
+//! `host` component holds a halted vCPU's timer delivery).
 
 use crate::inject::{Companion, grid_deadline, sleep_until};
 use crate::judge::{fmt_ci, fmt_dur};
@@ -28,7 +29,8 @@ const GAP_NS: u64 = 1_000_000;
 pub const IDLE_ZERO_NS: f64 = 1_000.0;
 
 /// The components shown per side: where an idle CPU and a busy one differ.
-const SHOWN: [Component; 5] = [
+const SHOWN: [Component; 6] = [
+    Component::Host,
     Component::TimerIrq,
     Component::IdleWakeup,
     Component::RunQueue,
@@ -160,7 +162,7 @@ pub struct Verdict {
     pub idle_with: (Option<f64>, Option<Ci>),
     /// The fall of the median lateness, without − with, per round.
     pub fall: (Option<f64>, Option<Ci>),
-    /// The fall of the median `idle_wakeup + timer_irq`, without − with, per round.
+    /// The fall of the median `idle_wakeup + timer_irq + host`, without − with, per round.
     pub said: (Option<f64>, Option<Ci>),
     /// `fall − said` per round.
     pub residual: (Option<f64>, Option<Ci>),
@@ -170,7 +172,8 @@ impl Verdict {
     /// The verdicts of `rounds`.
     pub fn of(rounds: &[[Block; 2]]) -> Self {
         let lat = |b: &Block| b.median_lateness();
-        let said = |b: &Block| b.median_of(&[Component::IdleWakeup, Component::TimerIrq]);
+        let said =
+            |b: &Block| b.median_of(&[Component::IdleWakeup, Component::TimerIrq, Component::Host]);
         let residual = |b: &Block| Some(lat(b)? - said(b)?);
         Self {
             idle_with: side(rounds, 1, &|b| b.median_of(&[Component::IdleWakeup])),
@@ -273,7 +276,7 @@ pub fn report(rounds: &[[Block; 2]], waits: usize) -> Vec<String> {
     ));
     out.push(format!(
         "- {} the median lateness fell by {} (per round, without − with), idle_wakeup + \
-         timer_irq by {}; per round the difference, fall − components, is {}: the \
+         timer_irq + host by {}; per round the difference, fall − components, is {}: the \
          components account for the fall when that interval holds zero ({}; the table's \
          last row shows where the rest went)",
         mark(v.fall_agrees()),

@@ -167,7 +167,7 @@ fn the_companion_is_judged_over_rounds() {
         "{lines}"
     );
     assert!(
-        lines.contains("| fell by | 31.5 µs [28–35 µs] | 18 µs [18–18 µs] | 20 µs"),
+        lines.contains("| fell by | 31.5 µs [28–35 µs] | 0 [0–0] | 18 µs [18–18 µs] | 20 µs"),
         "{lines}"
     );
     // Agreeing: the lateness falls by what the components said, to within ±400 ns.
