@@ -254,6 +254,9 @@ fn unblocked_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, b
             .own_timer(tid, w.end_ns)
             .filter(|&(t, _)| t >= w.start_ns)
             .and_then(|(t, timer)| tl.arming_before(timer, t))
+            // Only a timer already expired when armed needs no expiry; one armed for
+            // later whose expiry was not recorded leaves the wake unexplained.
+            .filter(|a| a.soft_ns <= a.time_ns as i64)
         {
             Some(arm) => {
                 marks.push(mark(arm.soft_ns.max(0) as u64, Component::KernelExit));
@@ -265,22 +268,26 @@ fn unblocked_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, b
             }
         },
     };
+    let closed = close_call(tl, tid, events, &mut marks);
+    (marks, found && closed)
+}
+
+/// Ends a call's marks at its return: the return path from the thread's last
+/// `sys_exit` in `events`. With returns on record but this one lost, the stretch since
+/// the last mark is unexplained; with none on record, the way out of the kernel is the
+/// return path. Whether the call's end needed nothing that was lost.
+fn close_call(tl: &Timeline, tid: i32, events: &[Event], marks: &mut Vec<Mark>) -> bool {
     let returned = events
         .iter()
         .rev()
         .find(|e| e.pid == tid && matches!(e.kind, Kind::SysExit { .. }));
-    let exits_recorded = tl.records_sys_exit();
-    match returned {
-        Some(x) => marks.push(mark(x.time_ns, Component::Return)),
-        None if exits_recorded => {}
-        // No returns on record: the way out of the kernel is the return path.
-        None => {
-            if let Some(last) = marks.last_mut().filter(|m| m.what == Component::KernelExit) {
-                last.what = Component::Return;
-            }
-        }
+    match (returned, marks.last_mut()) {
+        (Some(x), _) => marks.push(mark(x.time_ns, Component::Return)),
+        (None, Some(last)) if tl.records_sys_exit() => last.what = Component::Unexplained,
+        (None, Some(last)) if last.what == Component::KernelExit => last.what = Component::Return,
+        (None, _) => {}
     }
-    (marks, found && (returned.is_some() || !exits_recorded))
+    returned.is_some() || !tl.records_sys_exit()
 }
 
 /// The marks of a timer wait that began after its deadline and so returned at once:
@@ -288,16 +295,8 @@ fn unblocked_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, b
 /// Returns the marks and whether every event was found.
 fn late_call_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, bool) {
     let mut marks = vec![mark(w.start_ns, Component::KernelExit)];
-    let returned = events
-        .iter()
-        .rev()
-        .find(|e| e.pid == w.tid && matches!(e.kind, Kind::SysExit { .. }));
-    match returned {
-        Some(x) => marks.push(mark(x.time_ns, Component::Return)),
-        None if tl.records_sys_exit() => marks[0].what = Component::Unexplained,
-        None => marks[0].what = Component::Return,
-    }
-    (marks, returned.is_some() || !tl.records_sys_exit())
+    let closed = close_call(tl, w.tid, events, &mut marks);
+    (marks, closed)
 }
 
 /// The marks of a wake that blocked: `after_block` starts with the thread's last

@@ -190,6 +190,60 @@ fn a_wake_that_came_before_the_switch_out_splits_at_its_own_timer() {
     assert!(a.traced && !a.blocked);
 }
 
+/// A wait that never blocked, whose timer was armed for later and whose expiry was not
+/// recorded: nothing says where the time went (never the kernel's way out), and it is
+/// not traced.
+#[test]
+fn an_unblocked_wait_whose_expiry_was_lost_is_unexplained() {
+    let tl = Timeline::new(vec![arm(1_000_300, 1_100_300, 1_150_300), exit(1_185_000)]);
+    let w = Window::relative(TID, 1_000_000, 100_000, 1_185_400).with_switches(0);
+    let a = account(&tl, &w);
+    assert_eq!(
+        parts_of(&a),
+        vec![(Component::Return, 400), (Component::Unexplained, 85_000)]
+    );
+    assert!(!a.traced && !a.blocked);
+}
+
+/// The same wake with its own timer on record but its return lost (returns are
+/// recorded): from the wakeup on, nothing says where the time went.
+#[test]
+fn an_unblocked_wait_whose_return_was_lost_is_unexplained_from_the_wakeup() {
+    let current = |t: u64, kind: Kind| Event {
+        flags: FLAG_HARDIRQ,
+        ..ev(t, 0, TID, kind)
+    };
+    let tl = Timeline::new(vec![
+        arm(1_000_300, 1_100_300, 1_150_300),
+        current(
+            1_176_000,
+            Kind::TimerExpire {
+                timer: TIMER,
+                now_ns: 1_176_000,
+            },
+        ),
+        current(
+            1_177_000,
+            Kind::Waking {
+                pid: TID,
+                target_cpu: 0,
+            },
+        ),
+    ]);
+    let w = Window::relative(TID, 1_000_000, 100_000, 1_185_400).with_switches(0);
+    let a = account(&tl, &w);
+    assert_eq!(
+        parts_of(&a),
+        vec![
+            (Component::Entry, 300),
+            (Component::Slack, 50_000),
+            (Component::TimerIrq, 26_700),
+            (Component::Unexplained, 8_400),
+        ]
+    );
+    assert!(!a.traced && !a.blocked);
+}
+
 /// On its way to sleep the scheduler armed a timer of its own in the thread's context
 /// (the deadline server's); it never expired: the sleep's timer is still the one found.
 #[test]
