@@ -3,9 +3,11 @@
 //! identical before and after a normal exit, a Ctrl-C (SIGINT), and a SIGKILL followed
 //! by the next run of any command (which replays the journal the killed run left).
 //!
-//! System-wide settings need root: without it these tests say so and pass (CI runs them
-//! as root). Each run uses a journal directory of its own (`SLEEPLAB_RUN_DIR`), so the
+//! System-wide settings need root: without it these tests say so and pass, and under CI
+//! (`CI` set; CI runs them as root) they fail instead. Each run uses a journal directory of its own (`SLEEPLAB_RUN_DIR`), so the
 //! tests do not replay each other's journals.
+
+mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -21,7 +23,10 @@ fn root() -> bool {
 }
 
 /// Every value tune may change, by file.
-fn snapshot() -> Vec<(PathBuf, Vec<u8>)> {
+type Snapshot = Vec<(PathBuf, Vec<u8>)>;
+
+/// The values of [`Snapshot`] now.
+fn snapshot() -> Snapshot {
     let mut files: Vec<PathBuf> = Vec::new();
     let glob = |dir: &str, pick: &dyn Fn(&Path) -> Vec<PathBuf>| -> Vec<PathBuf> {
         fs::read_dir(dir)
@@ -105,23 +110,43 @@ fn start_until_changed(run_dir: &Path) -> Option<Child> {
     None
 }
 
-fn assert_same(before: &[(PathBuf, Vec<u8>)], after: &[(PathBuf, Vec<u8>)]) {
+fn assert_same(before: &Snapshot, after: &Snapshot) {
+    let paths = |s: &Snapshot| s.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+    assert_eq!(paths(before), paths(after), "the files read differ");
     for ((p, a), (_, b)) in before.iter().zip(after) {
         assert_eq!(a, b, "{} changed", p.display());
     }
-    assert_eq!(before.len(), after.len(), "the files read differ");
+}
+
+/// As root, the machine's values, then a long tune with a system-wide change in force;
+/// `None` (said, and a failure under CI) without root or where no system-wide setting
+/// applies.
+fn with_a_change_in_force(run_dir: &Path) -> Option<(Snapshot, Child)> {
+    if !root() {
+        common::missing_dependency("root (system-wide settings)");
+        return None;
+    }
+    let before = snapshot();
+    match start_until_changed(run_dir) {
+        Some(child) => Some((before, child)),
+        None => {
+            common::missing_dependency("a system-wide setting that applies here");
+            None
+        }
+    }
 }
 
 #[test]
 fn a_normal_exit_restores_every_system_value() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     if !root() {
-        eprintln!("skipped: system-wide settings need root");
-        return;
+        return common::missing_dependency("root (system-wide settings)");
     }
     let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("tune.json");
     let before = snapshot();
-    let out = tune(dir.path(), &["--rounds", "3", "--budget", "2ms"])
+    let out = tune(dir.path(), &["--rounds", "3", "--budget", "2ms", "--json"])
+        .arg(&json)
         .output()
         .unwrap();
     assert!(
@@ -131,19 +156,21 @@ fn a_normal_exit_restores_every_system_value() {
     );
     assert_same(&before, &snapshot());
     assert_eq!(journals(dir.path()), 0, "the journal is removed");
+    // A restore of nothing proves nothing: some system-wide setting was in force.
+    let result: serde_json::Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+    let ran_system = result["data"]["arms"].as_array().unwrap().iter().any(|a| {
+        a["setting"]["scope"] == "system" && a["error"].is_null() && a["rounds"].as_u64() > Some(0)
+    });
+    if !ran_system {
+        common::missing_dependency("a system-wide setting that applies here");
+    }
 }
 
 #[test]
 fn ctrl_c_restores_every_system_value() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !root() {
-        eprintln!("skipped: system-wide settings need root");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let before = snapshot();
-    let Some(child) = start_until_changed(dir.path()) else {
-        eprintln!("skipped: no system-wide setting applies here");
+    let Some((before, child)) = with_a_change_in_force(dir.path()) else {
         return;
     };
     // SAFETY: kill(2) on our own child.
@@ -162,14 +189,8 @@ fn ctrl_c_restores_every_system_value() {
 #[test]
 fn after_a_sigkill_the_next_run_restores_every_system_value() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !root() {
-        eprintln!("skipped: system-wide settings need root");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let before = snapshot();
-    let Some(mut child) = start_until_changed(dir.path()) else {
-        eprintln!("skipped: no system-wide setting applies here");
+    let Some((before, mut child)) = with_a_change_in_force(dir.path()) else {
         return;
     };
     child.kill().unwrap(); // SIGKILL: nothing of it runs again
