@@ -3,21 +3,20 @@
 //! every gap of 5 µs or more recorded) run for [`PROBE_NS`] on each measured CPU in
 //! turn, once before the run and once after it (a survey: before and after the whole
 //! survey, not per stage). Per CPU and side: the share of time lost, the largest gap,
-//! gaps per second, and the lost time per [`BLOCK_NS`] block, the units the share's
-//! interval rests on (the ratio estimator over the blocks, `stats::units::ratio_ci`).
+//! gaps per second, and the lost time per [`BLOCK_NS`] block (kept for readers; the
+//! blocks of one probe share its moment, so no verdict rests on them as units).
 
-use crate::claim::{Claim, Est, Order, Sentence, WITHIN_RUN, order, with_interval};
+use crate::claim::{BY_POINT_VALUE, Claim, Est, Sentence, order_by_point};
 use crate::output::{fmt_ns, fmt_pct};
-use crate::stats::{Ci, Stat, Unit, ratio_ci};
+use crate::stats::Stat;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::lab::noise::{Noise, NoiseConfig, ProbeKind, Schedule, probe_cpus};
 
-/// How long each CPU is probed on each side, ns (40 ms: 8 blocks, the fewest an
-/// interval over units rests on).
+/// How long each CPU is probed on each side, ns (40 ms: 8 blocks).
 pub const PROBE_NS: u64 = 40_000_000;
 
-/// The probe's blocks, ns: the units of the lost share's interval.
+/// The probe's blocks, ns (the JSON's per-block lost time).
 pub const BLOCK_NS: u64 = 5_000_000;
 
 /// The most CPUs probed when the run is not pinned (CPUs 0, 1, …): 4 × 2 sides ×
@@ -77,41 +76,6 @@ impl CpuNoise {
             blocks_lost_ns: if complete { blocks } else { Vec::new() },
         }
     }
-
-    /// The wall time of each block, ns (the last one the rest of the probe).
-    fn block_walls(&self) -> Vec<f64> {
-        let k = self.blocks_lost_ns.len() as u64;
-        (0..k)
-            .map(|i| {
-                let from = i * BLOCK_NS;
-                (self.wall_ns.min(from + BLOCK_NS).saturating_sub(from)) as f64
-            })
-            .collect()
-    }
-}
-
-/// The share of time lost on one CPU over its blocks (of both sides of a run): the
-/// pooled share and its 95 % interval over the blocks (`None` below 8 blocks), and how
-/// many blocks.
-pub fn lost_share_over_blocks(sides: &[&CpuNoise]) -> (f64, Option<Ci>, u64) {
-    let (mut num, mut den) = (Vec::new(), Vec::new());
-    for s in sides {
-        num.extend(s.blocks_lost_ns.iter().map(|&x| x as f64));
-        den.extend(s.block_walls());
-    }
-    // The share its interval is about: over the blocks where every side kept them (they
-    // add up to the probes' lost and wall time), else over the probes' totals.
-    let blocked = sides.iter().all(|s| !s.blocks_lost_ns.is_empty());
-    let (lost, wall) = if blocked {
-        (num.iter().sum::<f64>(), den.iter().sum::<f64>())
-    } else {
-        let lost: u64 = sides.iter().map(|s| s.lost_ns).sum();
-        let wall: u64 = sides.iter().map(|s| s.wall_ns).sum();
-        (lost as f64, wall as f64)
-    };
-    let share = if wall > 0.0 { lost / wall } else { 0.0 };
-    let ci = if blocked { ratio_ci(&num, &den) } else { None };
-    (share, ci, num.len() as u64)
 }
 
 /// The host's noise around one run, as its envelope keeps it.
@@ -228,41 +192,58 @@ pub fn host_noise_line(h: &HostNoise) -> String {
     host_noise_sentence(h).text
 }
 
+/// Two runs' host noise on a CPU differs where one lost more than this many times the
+/// other's share of its time …
+pub const NOISE_RATIO: f64 = 2.0;
+
+/// … and more than this share of the CPU's time apart (0.5 %): a quiet host's noise
+/// (a fraction of a percent) doubling is no difference worth a flag.
+pub const NOISE_APART: f64 = 0.005;
+
+/// A run's lost share on `cpu`: its probes' lost time over their wall time (before and
+/// after together); `None` where the run did not probe it.
+fn lost_share(h: &HostNoise, cpu: usize) -> Option<f64> {
+    let (x, y) = h.of_cpu(cpu);
+    let sides: Vec<&CpuNoise> = [x, y].into_iter().flatten().collect();
+    let wall: u64 = sides.iter().map(|s| s.wall_ns).sum();
+    let lost: u64 = sides.iter().map(|s| s.lost_ns).sum();
+    (wall > 0).then(|| lost as f64 / wall as f64)
+}
+
 /// The sentences on the CPUs whose host noise differs between two results `a` and `b`
-/// (named as given): where the lost share's 95 % intervals over the probes' blocks (of
-/// both sides of each run, [`lost_share_over_blocks`]) separate. Each run's blocks are
-/// its own units, so the sentence says [`WITHIN_RUN`]. Empty where none differs.
+/// (named as given). A run probes each CPU twice (before and after), so no interval
+/// over units exists: the flag is [`BY_POINT_VALUE`], where one lost more than
+/// [`NOISE_RATIO`] times the other's share and more than [`NOISE_APART`] of the CPU's
+/// time more, both stated. Empty where none differs so.
 pub fn noise_differs(a: (&str, &HostNoise), b: (&str, &HostNoise)) -> Vec<Sentence> {
     let mut out = Vec::new();
-    for cpu in a.1.cpus().into_iter().filter(|c| b.1.cpus().contains(c)) {
-        let est = |h: &HostNoise| {
-            let (x, y) = h.of_cpu(cpu);
-            let sides: Vec<&CpuNoise> = [x, y].into_iter().flatten().collect();
-            let (share, ci, n) = lost_share_over_blocks(&sides);
-            Est::units(share, ci, Unit::Block, n).within_run()
+    let cpus_b = b.1.cpus();
+    for cpu in a.1.cpus().into_iter().filter(|c| cpus_b.contains(c)) {
+        let (Some(sa), Some(sb)) = (lost_share(a.1, cpu), lost_share(b.1, cpu)) else {
+            continue;
         };
-        let (ea, eb) = (est(a.1), est(b.1));
-        let stated = order(&ea, &eb);
-        if stated == Order::Indistinguishable {
+        let (lo, hi) = (sa.min(sb), sa.max(sb));
+        if hi <= NOISE_RATIO * lo || hi - lo <= NOISE_APART {
             continue;
         }
+        let (ea, eb) = (Est::point(sa), Est::point(sb));
         let pct = |v: f64| fmt_pct(v * 100.0);
         let mut s = Sentence::default();
         s.claim(Claim::Verdict {
             stat: Stat::Mean,
             a: ea,
             b: eb,
-            stated,
+            stated: order_by_point(&ea, &eb),
         });
         s.push(&format!(
-            "host noise differs on CPU {cpu}: {} lost {} of its time, {} lost {} (95 % \
-             intervals over the {} blocks of each run's probes, before and after; \
-             {WITHIN_RUN})",
+            "host noise differs on CPU {cpu}, {BY_POINT_VALUE} (one probe before and one \
+             after each run: no interval): {} lost {} of its time, {} lost {} (more than \
+             {NOISE_RATIO}× and {} of the CPU's time apart)",
             a.0,
-            with_interval(&ea, pct),
+            pct(sa),
             b.0,
-            with_interval(&eb, pct),
-            fmt_ns(BLOCK_NS),
+            pct(sb),
+            pct(NOISE_APART),
         ));
         out.push(s);
     }
@@ -366,10 +347,10 @@ mod tests {
         assert_eq!(host_noise_line(&h), "host noise: not probed (cannot pin)");
     }
 
-    /// Two runs whose blocks' lost shares separate are flagged, saying the intervals
-    /// are within-run; two alike, or with too few blocks, are not.
+    /// Two runs whose lost shares differ beyond both stated thresholds are flagged, by
+    /// point value; two alike, or apart by less than either threshold, are not.
     #[test]
-    fn compare_flags_runs_whose_noise_differs_beyond_the_intervals() {
+    fn compare_flags_runs_whose_noise_differs_by_the_stated_thresholds() {
         let quiet = record(
             vec![side(0, 10_000, 2_000, 0, 1 << 20)],
             vec![side(0, 10_000, 2_000, 0, 1 << 20)],
@@ -383,7 +364,7 @@ mod tests {
         let s = &flags[0];
         assert_eq!(s.check(), Ok(()));
         assert!(
-            s.text.contains("CPU 0") && s.text.contains(WITHIN_RUN),
+            s.text.contains("CPU 0") && s.text.contains(BY_POINT_VALUE),
             "{}",
             s.text
         );
@@ -396,11 +377,13 @@ mod tests {
         // A CPU one result did not probe is not compared.
         let other = record(vec![side(1, 900_000, 0, 0, 1 << 20)], vec![]);
         assert!(noise_differs(("a", &quiet), ("b", &other)).is_empty());
-        // Too few blocks for an interval: no verdict.
-        let mut short = side(0, 900_000, 0, 0, 1 << 20);
-        short.blocks_lost_ns.truncate(3);
-        let short = record(vec![short], vec![]);
-        assert!(noise_differs(("a", &quiet), ("b", &short)).is_empty());
+        // Nearly three times as much (0.62 % against 0.22 %), but under 0.5 % of the
+        // CPU's time apart: no flag.
+        let thrice = record(
+            vec![side(0, 30_000, 2_000, 0, 1 << 20)],
+            vec![side(0, 30_000, 2_000, 0, 1 << 20)],
+        );
+        assert!(noise_differs(("a", &quiet), ("b", &thrice)).is_empty());
     }
 
     /// A result written before the field loads without it, and one with it round-trips.
@@ -432,11 +415,7 @@ mod tests {
         assert_eq!(c.blocks_lost_ns.len(), 8);
         assert_eq!((c.blocks_lost_ns[0], c.blocks_lost_ns[7]), (10_000, 20_000));
         assert_eq!((c.lost_ns, c.max_gap_ns, c.gaps), (30_000, 20_000, 2));
-        let (share, ci, n) = lost_share_over_blocks(&[&c]);
-        assert_eq!(n, 8);
-        assert!((share - 30_000.0 / 40e6).abs() < 1e-12);
-        let ci = ci.unwrap();
-        assert!(ci.0.unwrap() <= share && share <= ci.1.unwrap());
+        assert_eq!(c.blocks_lost_ns.iter().sum::<u64>(), c.lost_ns);
         // Gaps not all kept: no blocks, no interval.
         let mut n = noise(40_000_000, &[(1_000, 10_000)]);
         n.gaps = 5;

@@ -147,6 +147,7 @@ pub fn steal_note<'a>(
             Some(h) => {
                 host_ns += h.mean_ns * x.wakes as f64;
                 told = true;
+                complete &= x.host_complete;
             }
             None => complete = false,
         }

@@ -61,9 +61,19 @@ impl WakeRecord {
 }
 
 /// Every component's nanoseconds in `p`, zeros included; [`Component::Host`] only
-/// where `host_told` (its share unknown otherwise: absent, not zero).
+/// where `host_told` or some of it was told apart (its share unknown otherwise:
+/// absent, not zero; never hidden once split off, so the parts add up).
 pub fn components_ns(p: &Parts, host_told: bool) -> ComponentsNs {
-    told(host_told).map(|c| (c, p.get(c))).collect()
+    told(shows_host(host_told, [p]))
+        .map(|c| (c, p.get(c)))
+        .collect()
+}
+
+/// Whether a group of wakes shows [`Component::Host`]: where every wake's share was
+/// told (`all_told`), or where some wake's was split off (a halted CPU's delivery told
+/// although a spin's gaps were not), which then is a lower bound but part of the sum.
+fn shows_host<'a>(all_told: bool, parts: impl IntoIterator<Item = &'a Parts>) -> bool {
+    all_told || parts.into_iter().any(|p| p.get(Component::Host) > 0)
 }
 
 /// The components a group of wakes tells: all of them, but [`Component::Host`] only
@@ -190,7 +200,8 @@ impl LateWakes {
             threshold_ns,
             wakes: late.len() as u64,
             composition: (!late.is_empty()).then(|| {
-                let host_told = late.iter().all(|w| w.host_told);
+                let all_told = late.iter().all(|w| w.host_told);
+                let host_told = shows_host(all_told, late.iter().map(|w| &w.parts));
                 composition(&late, threshold_ns as f64, None, host_told)
             }),
             by_cause,
@@ -214,11 +225,15 @@ pub struct Explanation {
     /// True for the partial account of `/proc` (no kernel tracing): run queue and
     /// timer slack only, the rest unexplained.
     pub partial: bool,
+    /// Whether every wake's host share was told whole (false: `host`, where shown, is
+    /// a lower bound: a spin's gaps were not logged for some wake).
+    #[serde(default = "told_by_default")]
+    pub host_complete: bool,
     /// The split wakes' lateness (`woke − deadline`), ns.
     pub lateness: Summary,
-    /// Every component, in the order a wake passes them; `host` only where every
-    /// wake's host share was told (the guest's interrupts recorded): absent, not zero,
-    /// where unknown.
+    /// Every component, in the order a wake passes them; `host` where every wake's host
+    /// share was told (the guest's interrupts recorded), or where some of it was split
+    /// off (then a lower bound, still part of the sum): absent, not zero, where unknown.
     pub components: Vec<ComponentStats>,
     /// The typical wake: the wakes ranked between the 40th and 60th percentile of
     /// lateness (at least the median one).
@@ -233,14 +248,21 @@ pub struct Explanation {
     pub late: Option<LateWakes>,
 }
 
+/// An explanation read from a result written before `host_complete`: it showed `host`
+/// only where every wake's share was told.
+fn told_by_default() -> bool {
+    true
+}
+
 impl Explanation {
     /// The account of `wakes` (`lost_events` during them; `partial` for /proc's).
     pub fn of(wakes: &[WakeAccount], lost_events: u64, partial: bool) -> Self {
         let n = wakes.len();
         let lateness: Vec<u64> = wakes.iter().map(|w| w.lateness_ns.max(0) as u64).collect();
         let total: u64 = wakes.iter().map(|w| w.parts.total()).sum();
-        // The host's share is told only where every wake's was.
-        let host_told = n > 0 && wakes.iter().all(|w| w.host_told);
+        // The host's share is told where every wake's was, or where some was split off.
+        let all_told = n > 0 && wakes.iter().all(|w| w.host_told);
+        let host_told = shows_host(all_told, wakes.iter().map(|w| &w.parts));
         let components = told(host_told)
             .map(|c| {
                 let values: Vec<u64> = wakes.iter().map(|w| w.parts.get(c)).collect();
@@ -297,6 +319,7 @@ impl Explanation {
             never_blocked: wakes.iter().filter(|w| !w.blocked).count() as u64,
             lost_events,
             partial,
+            host_complete: all_told,
             lateness: summarize(&lateness, 0),
             components,
             typical,
@@ -379,6 +402,30 @@ fn holders(wakes: &[WakeAccount], from_ns: f64) -> Vec<HolderShare> {
 mod tests {
     use super::*;
     use crate::trace::Holder;
+
+    /// A halted CPU's delivery split off as host in a wake whose spin's gaps were not
+    /// logged (its share not told whole): the host part stays in the record and the
+    /// cell, so the parts still add up to the lateness; a cell where none was split off
+    /// and one wake is untold shows no host.
+    #[test]
+    fn a_host_part_split_off_is_never_hidden() {
+        let mut w = WakeAccount::of_parts(&[
+            (Component::Host, 20_000),
+            (Component::TimerIrq, 1_000),
+            (Component::Spin, 5_000),
+        ]);
+        w.host_told = false;
+        let rec = components_ns(&w.parts, w.host_told);
+        assert_eq!(rec.values().sum::<u64>() as i64, w.lateness_ns);
+        assert_eq!(rec.get(&Component::Host), Some(&20_000));
+        let told = WakeAccount::of_parts(&[(Component::Slack, 3_000)]);
+        let x = Explanation::of(&[w.clone(), told.clone()], 0, false);
+        assert!(x.component(Component::Host).is_some());
+        let mut untold = WakeAccount::of_parts(&[(Component::Spin, 5_000)]);
+        untold.host_told = false;
+        let x = Explanation::of(&[untold, told], 0, false);
+        assert!(x.component(Component::Host).is_none(), "unknown: absent");
+    }
 
     fn wake(slack: u64, rq: u64, holder: Option<&str>) -> WakeAccount {
         let mut parts = Parts::default();

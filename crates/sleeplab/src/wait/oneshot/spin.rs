@@ -48,7 +48,9 @@ pub(super) const SPIN: Mechanism = Mechanism::ns(
 pub(crate) fn spin_until(deadline: u64) -> u64 {
     // Gaps are logged only while a tracer installed the log (one read per call).
     let log = spin_log::threshold();
-    let mut prev = monotonic_ns();
+    // No read before the loop: the first gap is measured from the first read (from
+    // `u64::MAX`, it saturates to 0), so a spin reads the clock as often as before.
+    let mut prev = u64::MAX;
     loop {
         let now = monotonic_ns();
         if now.saturating_sub(prev) >= log {
