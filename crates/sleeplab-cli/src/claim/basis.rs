@@ -196,17 +196,19 @@ pub fn order_by_point(a: &Est, b: &Est) -> Order {
 
 /// Why no interval decides between `ests`, for the text beside "indistinguishable":
 /// the units too few for an interval (` (4 rounds; an interval over units needs 8)`),
-/// or a result without units (` (no intervals over units in this result)`); empty where
-/// every one has an interval over units.
+/// units enough but their samples too few to bound the statistic (` (8 rounds; their
+/// samples too few to bound it)`), or a result without units (` (no intervals over
+/// units in this result)`); empty where every one has an interval over units.
 pub fn basis_note(ests: &[&Est]) -> String {
-    let mut few: Vec<String> = Vec::new();
+    let (mut few, mut thin): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
     let mut pooled = false;
     for e in ests {
         match e.basis {
             Basis::Units { unit, n } | Basis::WithinRun { unit, n } if e.ci.is_none() => {
+                let list = if n < MIN_UNITS { &mut few } else { &mut thin };
                 let c = unit.count(n);
-                if !few.contains(&c) {
-                    few.push(c);
+                if !list.contains(&c) {
+                    list.push(c);
                 }
             }
             Basis::Pooled => pooled = true,
@@ -218,6 +220,12 @@ pub fn basis_note(ests: &[&Est]) -> String {
         parts.push(format!(
             "{}; an interval over units needs {MIN_UNITS}",
             few.join(" and ")
+        ));
+    }
+    if !thin.is_empty() {
+        parts.push(format!(
+            "{}; their samples too few to bound it",
+            thin.join(" and ")
         ));
     }
     if pooled {
@@ -339,6 +347,12 @@ mod tests {
         assert_eq!(
             basis_note(&[&few, &few, &u]),
             " (4 rounds; an interval over units needs 8)"
+        );
+        // Units enough, but no interval: the note never blames their count.
+        let thin = Est::units(1.0, None, Unit::Round, 8);
+        assert_eq!(
+            basis_note(&[&thin, &u]),
+            " (8 rounds; their samples too few to bound it)"
         );
         assert_eq!(
             basis_note(&[&Est::pooled(1.0, None)]),

@@ -34,7 +34,7 @@
 
 use super::quantile::resolves;
 use super::quantile_ci::{CI_LEVEL, Ci, ci_ranks};
-use super::{Stat, t_quantile};
+use super::{Stat, mean_ci, t_quantile};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -271,23 +271,17 @@ pub fn ratio_ci(num: &[f64], den: &[f64]) -> Option<Ci> {
 /// much narrower than one from each side's own interval. The interval is `None` below
 /// [`MIN_UNITS`] differences; the mean is `None` without any.
 pub fn paired_ci(diffs: &[f64]) -> Option<(f64, Option<Ci>)> {
-    if diffs.is_empty() {
-        return None;
-    }
     let k = diffs.len() as u64;
-    let (m, var) = if k > 1 {
-        mean_var(diffs)
-    } else {
-        (diffs[0], 0.0)
-    };
+    let mean = diffs.iter().sum::<f64>() / k.max(1) as f64;
+    if k < 2 {
+        return diffs.first().map(|&d| (d, None));
+    }
+    let (_, var) = mean_var(diffs);
     let ci = (k >= MIN_UNITS)
-        .then(|| t_quantile(CI_LEVEL, k - 1))
+        .then(|| mean_ci(mean, var.sqrt(), k, CI_LEVEL))
         .flatten()
-        .map(|t| {
-            let half = t * (var / k as f64).sqrt();
-            Ci(Some(m - half), Some(m + half))
-        });
-    Some((m, ci))
+        .map(|(lo, hi)| Ci(Some(lo), Some(hi)));
+    Some((mean, ci))
 }
 
 /// The fewest runs a side of a comparison needs for its runs to be the units

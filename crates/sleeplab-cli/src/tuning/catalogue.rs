@@ -149,7 +149,7 @@ impl Host {
             rtprio: limit(libc::RLIMIT_RTPRIO),
             nice_limit: limit(libc::RLIMIT_NICE),
             slices: std::thread::spawn(sched_slice_ns).join().unwrap_or(0) > 0,
-            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cpus: online_cpus(Path::new("/")).len(),
             cpu,
         }
     }
@@ -300,9 +300,31 @@ fn read(root: &Path, p: &str) -> Option<String> {
         .map(|s| s.trim().to_string())
 }
 
-/// `/sys/devices/system/cpu/cpu<i>/<rel>` of every CPU that has it.
-fn per_cpu(root: &Path, cpus: usize, rel: &str) -> Vec<PathBuf> {
-    (0..cpus)
+/// The machine's online CPUs (`/sys/devices/system/cpu/online` under `root`), whatever
+/// this process's affinity or cgroup allows; CPU 0 alone where the file cannot be read.
+fn online_cpus(root: &Path) -> Vec<usize> {
+    let list = read(root, "sys/devices/system/cpu/online")
+        .map(|s| sleeplab_capture::session::parse_cpu_list(&s))
+        .unwrap_or_default();
+    if list.is_empty() {
+        return vec![0];
+    }
+    list.into_iter().map(|c| c as usize).collect()
+}
+
+/// The machine's online CPUs under `root`, or `0..h.cpus` where `root` does not say
+/// (a fake tree without the file).
+fn cpus_of(root: &Path, h: &Host) -> Vec<usize> {
+    match read(root, "sys/devices/system/cpu/online") {
+        Some(_) => online_cpus(root),
+        None => (0..h.cpus).collect(),
+    }
+}
+
+/// `/sys/devices/system/cpu/cpu<i>/<rel>` of every online CPU that has it.
+fn per_cpu(root: &Path, h: &Host, rel: &str) -> Vec<PathBuf> {
+    cpus_of(root, h)
+        .into_iter()
         .map(|i| root.join(format!("sys/devices/system/cpu/cpu{i}/{rel}")))
         .filter(|p| p.exists())
         .collect()
@@ -344,7 +366,7 @@ fn system_settings(c: &mut Catalogue, root: &Path, h: Host) {
             none(&name, format!("idle state {} is already disabled", s.name));
             continue;
         }
-        let files = per_cpu(root, h.cpus, &format!("cpuidle/state{i}/disable"));
+        let files = per_cpu(root, &h, &format!("cpuidle/state{i}/disable"));
         tried.push(Setting {
             info: info(&name, Scope::System, &format!("idle state {} (exit latency {} µs) disabled on every CPU", s.name, s.exit_latency_us),
                 format!("echo 1 | tee /sys/devices/system/cpu/cpu*/cpuidle/state{i}/disable (or cpupower idle-set -d {i})")),
@@ -416,7 +438,8 @@ fn system_settings(c: &mut Catalogue, root: &Path, h: Host) {
                 .into(),
         );
     }
-    let others: Vec<String> = (0..h.cpus)
+    let others: Vec<String> = cpus_of(root, &h)
+        .into_iter()
         .filter(|&i| i != h.cpu)
         .map(|i| i.to_string())
         .collect();
@@ -445,7 +468,7 @@ fn system_settings(c: &mut Catalogue, root: &Path, h: Host) {
             change: Change::Writes(irqs),
         });
     }
-    let governors = per_cpu(root, h.cpus, "cpufreq/scaling_governor");
+    let governors = per_cpu(root, &h, "cpufreq/scaling_governor");
     let available = read(
         root,
         "sys/devices/system/cpu/cpu0/cpufreq/scaling_available_governors",

@@ -29,6 +29,15 @@ pub const DEFAULT_DIR: &str = "/run/sleeplab";
 /// replay before it goes.
 static ACTIVE: Mutex<Option<PathBuf>> = Mutex::new(None);
 
+/// Held across a journal write and the system write it covers (and across a restore):
+/// the second Ctrl-C's replay never falls between the two, where it would remove an
+/// entry whose change is written just after (the change would then outlive the run).
+static WRITING: Mutex<()> = Mutex::new(());
+
+fn writing() -> std::sync::MutexGuard<'static, ()> {
+    WRITING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// One change: the file and the value it held before.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
@@ -99,6 +108,7 @@ impl Journal {
     /// Writes `value` to `path`, journaled first with the value it replaces (where the
     /// write fails, the entry is dropped again: nothing changed).
     pub fn change(&mut self, path: &Path, value: &str) -> Result<(), JournalError> {
+        let _writing = writing();
         let old = fs::read_to_string(path).map_err(|source| JournalError::Change {
             path: path.to_path_buf(),
             source,
@@ -129,6 +139,7 @@ impl Journal {
     /// Restores every change made since the journal held `mark` changes ([`Journal::len`]),
     /// last first; the files that could not be written back, with why.
     pub fn rollback(&mut self, mark: usize) -> Vec<String> {
+        let _writing = writing();
         let mut failures = Vec::new();
         while self.entries.len() > mark {
             let e = self.entries.last().expect("more entries than the mark");
@@ -186,10 +197,15 @@ fn set_active(file: Option<PathBuf>) {
     }
 }
 
-/// Replays the live run's journal, if any (the second Ctrl-C, just before it exits).
-/// Never blocks: where the journal is being rewritten this moment, the next run
-/// replays it.
+/// Replays the live run's journal, if any (the second Ctrl-C, just before it exits;
+/// the run's thread may be changing a value this moment). Never blocks: where a change
+/// or a restore is under way, its journal is left for the next run to replay; where
+/// not, the lock is kept until the process exits, so no change follows the replay.
 pub fn restore_active() {
+    let Ok(writing) = WRITING.try_lock() else {
+        return;
+    };
+    std::mem::forget(writing);
     let file = ACTIVE.try_lock().ok().and_then(|a| a.clone());
     if let Some(file) = file {
         let _ = replay_file(&file);

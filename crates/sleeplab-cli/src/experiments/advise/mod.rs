@@ -223,9 +223,15 @@ impl ResultData for AdviseData {
     }
 }
 
+/// The most waiting time per setting and round `advise --tune` spends, ns (250 ms:
+/// 100 waits up to 2.5 ms).
+pub const ADVISE_TUNE_ROUND_NS: u64 = 250_000_000;
+
 /// The short tune `advise --tune` runs on the chosen `strategy`: every per-process
-/// setting that applies, 8 rounds (an interval needs 8), each round long enough for 13
-/// waits of the case (a p99 over the 8 rounds: 104 waits) and at least 25 ms.
+/// setting that applies, 8 rounds (an interval needs 8), each round long enough for 100
+/// waits of the case (a p99 in every round, so the p99's change is paired over them),
+/// at least 25 ms and at most [`ADVISE_TUNE_ROUND_NS`] (longer waits: fewer, and a p99
+/// change then undecided, saying why).
 pub fn tune_config(strategy: &str, need: &Need) -> TuneConfig {
     let wait_ns = match need {
         Need::Period { period_ns } => *period_ns,
@@ -239,7 +245,10 @@ pub fn tune_config(strategy: &str, need: &Need) -> TuneConfig {
         settings: None,
         system: false,
         rounds: crate::experiments::tune::DEFAULT_ROUNDS,
-        budget_ns: (13 * wait_ns).max(crate::experiments::tune::QUICK_BUDGET_NS),
+        budget_ns: (100 * wait_ns).clamp(
+            crate::experiments::tune::QUICK_BUDGET_NS,
+            ADVISE_TUNE_ROUND_NS,
+        ),
         cpu: 0,
     }
 }
@@ -325,6 +334,9 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
     let mut notes = Vec::new();
     let tuned = match (&c, *tune) {
         (Some(c), true) => {
+            // As the recommendation runs: at its timer slack (the measuring thread
+            // inherits this thread's), so "as is" is the snippet's own setting.
+            let _slack = sleeplab::system::SlackGuard::set(c.timer_slack_ns.max(1))?;
             let out = tune_config(&c.strategy, need).run(ctx)?;
             complete &= out.complete;
             notes = out.notes;

@@ -7,7 +7,7 @@ use crate::experiments::{Context, Outcome};
 use crate::output::fmt_ns;
 use crate::stats::units::ratio_ci;
 use crate::tuning::catalogue::{
-    Catalogue, Host, Scope, Setting, SettingInfo, Unavailable, discover,
+    Catalogue, Change, Host, Scope, Setting, SettingInfo, Unavailable, discover,
 };
 use crate::tuning::{Journal, apply, journal_dir};
 use std::path::Path;
@@ -43,8 +43,8 @@ pub fn arms_here(config: &TuneConfig) -> Vec<Option<Setting>> {
         .collect()
 }
 
-/// The whole machine's busy and total jiffies (`/proc/stat`'s `cpu` line; steal, the
-/// host's, is neither busy nor idle here).
+/// The whole machine's busy jiffies (`/proc/stat`'s `cpu` line: user, nice, system,
+/// irq, softirq; steal, the host's, is not the guest's busy time).
 fn machine_jiffies() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/stat").ok()?;
     let f: Vec<u64> = text
@@ -56,12 +56,6 @@ fn machine_jiffies() -> Option<u64> {
         .collect();
     // user nice system idle iowait irq softirq steal
     Some(f.first()? + f.get(1)? + f.get(2)? + f.get(5).unwrap_or(&0) + f.get(6).unwrap_or(&0))
-}
-
-fn clock_ticks() -> f64 {
-    // SAFETY: sysconf has no preconditions.
-    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if t > 0 { t as f64 } else { 100.0 }
 }
 
 /// One arm's accumulating state.
@@ -84,8 +78,10 @@ pub fn run(config: &TuneConfig, ctx: &Context) -> anyhow::Result<Outcome<TuneDat
     if config.system && !crate::tuning::is_root() {
         notes.push("not root: only per-process settings ran; as root, tune also tries the system-wide ones (idle states, halt polling, timer migration, scheduler sysctls, IRQ affinity, the CPU frequency governor)".to_string());
     }
-    let mut arms: Vec<ArmState> = arms_here(config)
-        .into_iter()
+    // The arms from this one scan of the machine (the run's settings and its "not
+    // tried" list agree).
+    let settings = std::iter::once(None).chain(catalogue.settings.iter().cloned().map(Some));
+    let mut arms: Vec<ArmState> = settings
         .map(|setting| ArmState {
             info: setting.as_ref().map_or_else(as_is_info, |s| s.info.clone()),
             setting,
@@ -126,7 +122,7 @@ fn measure(
         );
     }
     let mut journal = Journal::new(&journal_dir());
-    let hz = clock_ticks();
+    let tick_s = crate::trace::steal::tick_ns() as f64 / 1e9;
     let n = arms.len();
     for round in 0..config.rounds {
         for k in 0..n {
@@ -156,8 +152,17 @@ fn measure(
                     }
                 },
             };
+            // Each contender with its own scheduler slice (as sweep and pace give it),
+            // unless the arm's setting is the slice.
+            let sets_slice = matches!(
+                arm.setting.as_ref().map(|s| &s.change),
+                Some(Change::Slice(_))
+            );
             for (ci, cell) in config.cells.iter().enumerate() {
                 let w = &mut waiters[ci];
+                if !sets_slice {
+                    contenders::apply_sched_slice(w.sched_slice_ns());
+                }
                 let _ = w.wait_timed(cell.requested_ns); // warm-up, not kept
                 let mut got = Vec::with_capacity(config.waits(cell.requested_ns) as usize);
                 for _ in 0..config.waits(cell.requested_ns) {
@@ -176,7 +181,7 @@ fn measure(
             }
             let (j1, t1) = (machine_jiffies(), sleeplab::clock::monotonic_ns());
             if let (Some(a), Some(b)) = (j0, j1) {
-                arm.busy_s.push(b.saturating_sub(a) as f64 / hz);
+                arm.busy_s.push(b.saturating_sub(a) as f64 * tick_s);
                 arm.wall_s.push((t1 - t0) as f64 / 1e9);
             }
             ctx.progress.inc(1);
