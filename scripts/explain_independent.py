@@ -111,7 +111,7 @@ def compare(tr, rows, evidence=None):
     wakes). Compared: explain traced the wake (found every event of its way) and the
     text trace has every event too; a wake explain says never blocked is compared when
     the text trace shows it blocked, or shows its timer waking it on the CPU (explain
-    then books it all as spin). `evidence` (a
+    then splits it at its own timer, as for a wake that never slept). `evidence` (a
     list) collects the text of every wake that disagrees, and of every wake only one
     reader has whole."""
     pairs = {name: [] for name, _ in COMPONENTS}
@@ -184,12 +184,12 @@ SAME_NS = 1_500
 
 # Why a compared wake disagrees (see `classify`), in the order the section lists them.
 CLASSES = {
-    "no block": "explain found no switch-out to sleep (it books the whole wake as spin); "
-                "the text trace shows the thread blocked",
+    "no block": "explain found no switch-out to sleep and the wake's context switches "
+                "said it never blocked (explain split it at its own timer, as a wake that "
+                "never slept); the text trace shows the thread blocked",
     "woken on CPU": "no switch-out to sleep in either trace, but the thread's own timer "
                     "ran late and woke it while it was still current (it never left the "
-                    "CPU): explain books the whole wake as spin, the text trace as slack, "
-                    "timer interrupt and the way out from the wakeup",
+                    "CPU): the two readers split that wake at different instants",
     "other timer": "explain's timer is not the thread's own: its soft expiry or the time "
                    "the timer ran differs from those of the hrtimer the thread armed",
     "one late record": "one event's record in explain's instance is later than the "

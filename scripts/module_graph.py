@@ -24,8 +24,7 @@ module file naming its own descendants is containment, not an edge. Test code is
 out: a file's `#[cfg(test)]` to its end, and modules declared under `#[cfg(test)]`.
 
 `--self-test` checks all this on small trees written to a temporary directory; `--files
-DIR` prints the file-level cycles of one source directory (what scripts/import-cycles.py
-printed); `--graph DIR` prints the top-level edges of one crate."""
+DIR` prints the file-level cycles of one source directory; `--graph DIR` prints the top-level edges of one crate."""
 import os
 import re
 import sys

@@ -3,21 +3,27 @@
 //! held up the tail.
 
 use super::{Finding, Results};
-use crate::experiments::ResultData;
-use crate::experiments::explain::ExplainData;
 use crate::trace::Machine;
 
-/// The `why-late` findings of the first explain result: its cells' sentences
-/// ([`crate::trace::why::why_late`]).
+/// The `why-late` findings of the first traced result (an `explain` result where there
+/// is one, else the first run with `--trace`): its cells' sentences
+/// ([`crate::trace::why::why_late`]), read through `ResultData::traced` as every reader
+/// of traced cells reads them.
 pub fn why_late(r: &Results<'_>) -> Vec<Finding> {
-    let Some((e, data)) = r.first::<ExplainData>() else {
-        return Vec::new();
-    };
-    let Some(traced) = data.traced() else {
+    let traced: Vec<_> = r
+        .entries
+        .iter()
+        .filter_map(|e| Some((e, e.result.data.as_data().traced()?)))
+        .collect();
+    let Some((e, t)) = traced
+        .iter()
+        .find(|(_, t)| !t.on_request)
+        .or_else(|| traced.first())
+    else {
         return Vec::new();
     };
     // Named in the words of the result's own machine, wherever it is read back.
-    crate::trace::why::why_late(&traced.cells, Machine::of(&e.result.fingerprint))
+    crate::trace::why::why_late(&t.cells, Machine::of(&e.result.fingerprint))
         .into_iter()
         .map(|s| Finding::new("why-late", s))
         .collect()

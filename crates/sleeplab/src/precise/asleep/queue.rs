@@ -41,9 +41,11 @@ impl Slot {
         lock(&self.waker).take()
     }
 
-    /// The sleep was dropped before it fired: the timer forgets it when it comes.
+    /// The sleep was dropped before it fired: the timer forgets it when it comes, and
+    /// the waker (with the task it keeps alive) is let go now, not at the deadline.
     pub(crate) fn cancel(&self) {
         self.cancelled.store(true, Ordering::Release);
+        drop(lock(&self.waker).take());
     }
 
     /// Whether the timer fired it.
