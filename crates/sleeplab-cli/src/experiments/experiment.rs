@@ -3,7 +3,6 @@
 //! ([`ResultData`]: the points `compare` matches, the raw samples of a survey's CSV).
 
 use super::Context;
-use crate::output::new_table;
 use crate::output::units::{ns, num};
 use crate::settings::RunSettings;
 use crate::stats::{Ci, Recorder, Summary, UnitIntervals};
@@ -79,32 +78,14 @@ pub trait Experiment: Send + Sync + 'static {
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<Self::Data>>;
 
     /// The terminal tables; a component's words follow `machine`, the result's
-    /// (`trace::Machine`: the host on a virtual machine, the hardware on bare metal). By
-    /// default one table of the data's [`points`](ResultData::points): what it
-    /// measured, n, median and p99.
-    fn render(data: &Self::Data, _machine: crate::trace::Machine) -> String {
-        points_table(&data.points())
-    }
+    /// (`trace::Machine`: the host on a virtual machine, the hardware on bare metal).
+    fn render(data: &Self::Data, machine: crate::trace::Machine) -> String;
 
     /// The CSV of the raw data (`--csv`); `None` (the default) when the experiment
     /// writes none.
     fn csv(_data: &Self::Data) -> Option<anyhow::Result<Vec<u8>>> {
         None
     }
-}
-
-/// The default terminal render ([`Experiment::render`]): one row per point.
-fn points_table(points: &[Point]) -> String {
-    let mut t = new_table(["measured", "n", "median", "p99"]);
-    for p in points {
-        t.add_row([
-            KeyPart::join(&p.key),
-            p.n.to_string(),
-            ns(p.median_ns),
-            ns(p.p99_ns),
-        ]);
-    }
-    format!("{t}\n")
 }
 
 /// What the readers of a saved result (`compare`, the survey's `samples.csv`, the

@@ -3,10 +3,10 @@
 
 use super::host_noise::HostNoise;
 use super::survey::{Level, StageStatus};
-// The registry's data types are `<module>::<Data>`, the survey's `model::SurveyData`.
+// The data types below are `<module>::<Data>`, the survey's `model::SurveyData`.
 use crate::experiments::{
-    Point, ResultData, Sample, advise, cpu, explain, pace, registry, runtimes, short, simulate,
-    sweep, timers, tune,
+    Point, ResultData, Sample, advise, cpu, explain, pace, runtimes, short, simulate, sweep,
+    timers, tune,
 };
 use crate::model;
 use crate::settings::RunSettings;
@@ -37,8 +37,7 @@ impl Default for ToolInfo {
 #[error("the result holds {0} data")]
 pub struct OtherExperiment(pub &'static str);
 
-/// Declares [`ExperimentData`] from the experiments' registry
-/// (`experiments::registry!`): the enum (for serde), its one match
+/// Declares [`ExperimentData`] from the list below: the enum (for serde), its one match
 /// ([`ExperimentData::as_data`]), and the conversions between each experiment's data and
 /// the enum.
 macro_rules! experiment_data {
@@ -81,7 +80,33 @@ macro_rules! experiment_data {
     };
 }
 
-registry!(experiment_data);
+// The registry: every experiment's data, each once, in the order of the result schema's
+// `oneOf` list (a new experiment's line goes at the end, and its module into the `use`
+// above). `Survey` is the survey's data, listed where the schema has always had it.
+experiment_data! {
+    /// `sleeplab sweep`: requested duration × mechanism × load → elapsed.
+    Sweep(sweep::SweepData),
+    /// `sleeplab pace`: a fixed-rate loop per precise-sleep contender.
+    Pace(pace::PaceData),
+    /// `sleeplab cpu`: CPU usage against requested sleep.
+    Cpu(cpu::CpuData),
+    /// `sleeplab advise`: the candidates measured for one case and the recommendation.
+    Advise(advise::AdviseData),
+    /// `sleeplab short`: what zero and minimal sleeps cost, per mechanism.
+    Short(short::ShortData),
+    /// `sleeplab runtimes`: every language runtime's own waits, through probes.
+    Runtimes(runtimes::RuntimesData),
+    /// `sleeplab survey`: a short version of every experiment, each stage's result inside.
+    Survey(model::SurveyData),
+    /// `sleeplab timers`: periodic timers compared.
+    Timers(timers::TimersData),
+    /// `sleeplab simulate`: the precise-sleep strategies under virtual schedulers.
+    Simulate(simulate::SimulateData),
+    /// `sleeplab explain`: why waits were late, from the kernel's own timestamps.
+    Explain(explain::ExplainData),
+    /// `sleeplab tune`: what each setting of the machine does to the same waits.
+    Tune(tune::TuneData),
+}
 
 impl ExperimentData {
     /// The experiment's name as used on the command line.
