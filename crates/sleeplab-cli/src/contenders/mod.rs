@@ -130,7 +130,8 @@ pub trait Wait {
     }
 
     /// Whether a wait can block (put the thread to sleep); false for the waits that
-    /// yield or spin, whose time a traced run counts as spin.
+    /// yield or spin, whose time a traced run counts as spin. Asked after each wait: a
+    /// strategy answers for the wait it just made.
     fn blocks(&self) -> bool {
         true
     }
@@ -169,20 +170,29 @@ impl Wait for Waiter {
 struct StrategyWait {
     strategy: RealStrategy,
     env: RealEnv,
+    /// Whether its last wait had a native (sleeping) phase: a spin has none.
+    slept: bool,
 }
 
 impl Wait for StrategyWait {
     #[inline]
     fn wait(&mut self, ns: u64) {
-        self.strategy.sleep_for(&mut self.env, ns);
+        self.wait_spin(ns);
     }
 
     fn wait_spin(&mut self, ns: u64) -> u64 {
-        self.strategy.sleep_for(&mut self.env, ns).spin_ns
+        let r = self.strategy.sleep_for(&mut self.env, ns);
+        self.slept = r.native_oversleep_ns.is_some() || r.native_ns > 0;
+        r.spin_ns
     }
 
     fn sched_slice_ns(&self) -> Option<u64> {
         self.strategy.sched_slice_ns()
+    }
+
+    /// A strategy blocks where its last wait slept at all (asked after each wait).
+    fn blocks(&self) -> bool {
+        self.slept
     }
 }
 
@@ -237,6 +247,7 @@ pub fn build(name: &str) -> Result<Box<dyn Wait>, String> {
         Box::new(StrategyWait {
             strategy,
             env: RealEnv,
+            slept: true,
         }) as Box<dyn Wait>
     })
 }

@@ -266,9 +266,7 @@ impl ProbeState {
                     wakes.push(wake);
                     out.spin_ns += r.spin_ns;
                     if pacing.trace {
-                        windows.push(
-                            Window::until(tid, r.start, r.deadline, r.woke).spinning(r.spin_ns),
-                        );
+                        windows.push(Window::of_report(tid, &r));
                     }
                 }
                 let cut = grid.covered() < pacing.burst;

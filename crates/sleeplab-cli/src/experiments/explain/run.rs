@@ -44,7 +44,7 @@ impl Waiting {
             }
             Waiting::Strategy(s) => {
                 let r = s.sleep_for(&mut RealEnv, ns);
-                Window::until(tid, r.start, r.deadline, r.woke).spinning(r.spin_ns)
+                Window::of_report(tid, &r)
             }
         }
     }

@@ -201,10 +201,7 @@ fn run_level(
                 s.evidence
                     .record(Probe::frame(s.evidence.frames, before, after, &r));
                 if let Some(t) = tracing.as_deref() {
-                    s.log.push(
-                        Window::until(t.tid(), r.start, r.deadline, r.woke).spinning(r.spin_ns),
-                        rq_before,
-                    );
+                    s.log.push(Window::of_report(t.tid(), &r), rq_before);
                 }
                 s.rec.record(r.lateness_ns);
                 s.missed += u64::from(r.lateness_ns > config.period_ns);

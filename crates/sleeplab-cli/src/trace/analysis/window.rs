@@ -42,6 +42,15 @@ impl Window {
         }
     }
 
+    /// The window of a strategy's wait as its report tells it (thread `tid`): to its
+    /// deadline, its last `spin_ns` spun on purpose, and one that never blocks where it
+    /// had no native (sleeping) phase at all (a spin, or a deadline already near).
+    pub fn of_report(tid: i32, r: &sleeplab::precise::SleepReport) -> Self {
+        Self::until(tid, r.start, r.deadline, r.woke)
+            .spinning(r.spin_ns)
+            .never_blocking(r.native_oversleep_ns.is_none() && r.native_ns == 0)
+    }
+
     /// The same window, its last `spin_ns` spun on purpose.
     pub fn spinning(self, spin_ns: u64) -> Self {
         Self { spin_ns, ..self }
@@ -61,5 +70,22 @@ impl Window {
             voluntary_switches: Some(voluntary),
             ..self
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sleeplab::precise::SleepReport;
+
+    /// A strategy's wait with no native phase (a spin) never blocks; one that slept may.
+    #[test]
+    fn a_report_without_a_native_phase_never_blocks() {
+        let spun = SleepReport::from_instants(1_000, 5_000, 1_000, 5_010, None, 0);
+        let w = Window::of_report(7, &spun);
+        assert!(!w.may_block);
+        assert_eq!((w.spin_ns, w.deadline_ns, w.end_ns), (4_010, 5_000, 5_010));
+        let slept = SleepReport::from_instants(1_000, 5_000, 4_000, 5_010, Some(0), 1_000);
+        assert!(Window::of_report(7, &slept).may_block);
     }
 }
