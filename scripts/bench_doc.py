@@ -207,12 +207,13 @@ def cpu_text(x: dict) -> str:
     return f"{x['cpu_percent']:.2f} % [{c[0]:.2f}–{c[1]:.2f} %]"
 
 
-def cpu_bound_outcome(x: dict, bound: float) -> str:
+def cpu_bound_outcome(x: dict, bound: float):
     """CPU at most `bound` % of a core: "met" where its interval over blocks lies at or
-    below it, "missed" where above, else undecided; by point value where it has none."""
+    below it, "missed" where above, else undecided; None (not judged: a point value
+    decides no target) where it has no interval."""
     c = cpu_ci(x)
     if c is None:
-        return "met" if x["cpu_percent"] <= bound else "missed"
+        return None
     if c[1] <= bound:
         return "met"
     return "missed" if c[0] > bound else INDISTINGUISHABLE

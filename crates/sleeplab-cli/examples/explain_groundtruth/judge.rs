@@ -47,12 +47,14 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The table's mark.
+    /// The table's mark: a point value decides nothing, so below [`MIN_UNITS`] blocks
+    /// the mark is "–" (the text beside it says the share, by point value).
     pub fn mark(self) -> &'static str {
         match self {
-            Outcome::Met | Outcome::ByPointValue(true) => "✅",
-            Outcome::Missed | Outcome::ByPointValue(false) => "❌",
+            Outcome::Met => "✅",
+            Outcome::Missed => "❌",
             Outcome::Undecided => "⚪",
+            Outcome::ByPointValue(_) => "–",
         }
     }
 }
@@ -210,8 +212,8 @@ pub fn table(rows: &[Row]) -> Vec<String> {
              the holder); a cause passes when at least {:.0} % of its wakes pass, judged \
              over blocks of {BLOCK_WAKES} consecutive wakes (the wakes of a block share its \
              moment): ✅ when the share's 95 % interval over blocks lies at or above it, ❌ \
-             below, ⚪ undecided; with fewer than {MIN_UNITS} blocks there is no interval and \
-             the mark is by point value (said so). The injected size is \
+             below, ⚪ undecided; with fewer than {MIN_UNITS} blocks there is no interval and no \
+             verdict (–, the share by point value beside it). The injected size is \
              measured per wake where it can be; \"cut short\" counts the wakes where it came \
              out under {:.0} % of the nominal size (another timer's interrupt ended a slack \
              early, the FIFO thread's wakeup came late).",

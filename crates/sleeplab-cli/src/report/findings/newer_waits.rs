@@ -33,10 +33,11 @@ pub fn newer_waits(r: &Results<'_>) -> Option<Finding> {
     if cells.is_empty() {
         return None;
     }
-    // Over the sweep's rounds: a median of pooled samples decides nothing.
+    // Over the sweep's rounds: a median of pooled samples decides nothing (a result
+    // without rounds says so beside "indistinguishable").
     let est = |c: &crate::experiments::sweep::SweepCell| {
         c.est(Stat::Median)
-            .unwrap_or(Est::point(c.summary.median_ns))
+            .unwrap_or(Est::pooled(c.summary.median_ns, None))
     };
     let mut s = Sentence::default();
     let quote = |s: &mut Sentence, c: &crate::experiments::sweep::SweepCell| {
@@ -83,7 +84,7 @@ pub fn newer_waits(r: &Results<'_>) -> Option<Finding> {
         verdicts.push(format!("{} {INDISTINGUISHABLE}{why}", and_list(&tied)));
     }
     s.push(&format!(
-        "io_uring and futex_waitv against clock_nanosleep: asked for {} idle, {} took a median of {} against {base_text}: {} (by the 95 % intervals of the medians over the sweep's rounds)",
+        "io_uring and futex_waitv against clock_nanosleep: asked for {} idle, {} took a median of {} against {base_text}: {} (faster or slower only where the 95 % intervals of the medians over the sweep's rounds separate)",
         ns(d as f64),
         if cells.len() == 1 { "it" } else { "they" },
         and_list(&medians),
@@ -91,7 +92,7 @@ pub fn newer_waits(r: &Results<'_>) -> Option<Finding> {
     ));
     if base.timer_slack_ns > 1 && !faster.is_empty() {
         s.push(&format!(
-            "; the kernel arms their timers without the thread's timer slack ({} here), clock_nanosleep's with it, so at 1 ns of slack the gap closes",
+            "; the kernel arms their timers without the thread's timer slack ({} here), clock_nanosleep's with it, which alone can make them faster",
             ns(base.timer_slack_ns as f64)
         ));
     }

@@ -515,7 +515,7 @@ fn newer_waits_are_faster_only_where_the_intervals_separate() {
     let f = checked(newer_waits(&Results::of(&r)));
     assert_eq!(
         f.text,
-        "io_uring and futex_waitv against clock_nanosleep: asked for 1 µs idle, they took a median of io-uring-timeout 21 µs and futex-waitv 68.5 µs against clock-nanosleep 69 µs: io-uring-timeout faster, futex-waitv indistinguishable in this run (by the 95 % intervals of the medians over the sweep's rounds); the kernel arms their timers without the thread's timer slack (50 µs here), clock_nanosleep's with it, so at 1 ns of slack the gap closes."
+        "io_uring and futex_waitv against clock_nanosleep: asked for 1 µs idle, they took a median of io-uring-timeout 21 µs and futex-waitv 68.5 µs against clock-nanosleep 69 µs: io-uring-timeout faster, futex-waitv indistinguishable in this run (faster or slower only where the 95 % intervals of the medians over the sweep's rounds separate); the kernel arms their timers without the thread's timer slack (50 µs here), clock_nanosleep's with it, which alone can make them faster."
     );
     let r = result(ExperimentData::Sweep(sweep(vec![cell(
         "clock-nanosleep",
