@@ -6,7 +6,7 @@
 use super::analysis::timeline::Timeline;
 use super::capture::drain::Drainer;
 use super::capture::{TraceError, Tracer, this_tid};
-use super::event::Captured;
+use super::event::{Captured, Kind};
 use super::log::Before;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -33,8 +33,8 @@ pub struct Tracing {
     pub note: Option<String>,
     /// Events the kernel could not record (full buffers), over the run.
     pub lost_events: u64,
-    /// The steal time the guest kernel accounted over the run (`/proc/stat`, every
-    /// CPU, after − before), ns; `null` where not read (untraced, or no `/proc/stat`).
+    /// The steal time the guest kernel accounted over the run (`/proc/stat`, the CPUs
+    /// the followed threads ran on, after − before), ns; `null` where not read (untraced, or no `/proc/stat`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steal_ns: Option<u64>,
 }
@@ -127,6 +127,8 @@ pub struct Recording {
     fallback: Fallback,
     note: Option<String>,
     tid: i32,
+    /// The threads followed (`None`: every thread).
+    followed: Option<Vec<i32>>,
     /// Every CPU's steal when the kernel's recording began.
     steal_before: Option<Vec<(u32, u64)>>,
 }
@@ -152,6 +154,11 @@ impl Recording {
             fallback,
             note: None,
             tid: this_tid(),
+            followed: match &follow {
+                Follow::ThisThread => Some(vec![this_tid()]),
+                Follow::Threads(tids) => Some(tids.clone()),
+                Follow::EveryThread => None,
+            },
             steal_before: None,
         };
         if !wanted {
@@ -193,6 +200,7 @@ impl Recording {
             fallback,
             note: Some(format!("{why}: {}", fallback.then())),
             tid: this_tid(),
+            followed: Some(vec![this_tid()]),
             steal_before: None,
         }
     }
@@ -273,6 +281,21 @@ impl Recording {
             Kernel::Caller(t) => Some(t.finish()),
             Kernel::Drained(d) => Some(d.finish()),
         };
+        // The CPUs the followed threads ran on (every CPU when every thread is followed).
+        let followed = self.followed;
+        let cpus: Vec<u32> = captured.as_ref().map_or_else(Vec::new, |c| {
+            let mut cpus: Vec<u32> = c
+                .events
+                .iter()
+                .filter(
+                    |e| matches!(e.kind, Kind::Switch { next_pid, .. } if followed.as_ref().is_none_or(|t| t.contains(&next_pid))),
+                )
+                .map(|e| e.cpu)
+                .collect();
+            cpus.sort_unstable();
+            cpus.dedup();
+            cpus
+        });
         let status = Tracing {
             kernel: captured.is_some(),
             note: self.note,
@@ -284,6 +307,7 @@ impl Recording {
                     Some(super::steal::steal_between(
                         before,
                         &super::steal::read_steal_ns()?,
+                        &cpus,
                     ))
                 }),
         };

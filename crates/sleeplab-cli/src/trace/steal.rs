@@ -47,10 +47,13 @@ pub fn parse_proc_stat(text: &str, tick_ns: u64) -> Option<Vec<(u32, u64)>> {
     (!cpus.is_empty()).then_some(cpus)
 }
 
-/// The steal over a run: per CPU `after − before`, summed.
-pub fn steal_between(before: &[(u32, u64)], after: &[(u32, u64)]) -> u64 {
+/// The steal over a run: per CPU `after − before`, summed over `cpus` (the CPUs the
+/// followed threads ran on; every CPU where empty: a CPU the wakes never ran on holds
+/// no part of their host share).
+pub fn steal_between(before: &[(u32, u64)], after: &[(u32, u64)], cpus: &[u32]) -> u64 {
     after
         .iter()
+        .filter(|(cpu, _)| cpus.is_empty() || cpus.contains(cpu))
         .map(|&(cpu, a)| {
             let b = before.iter().find(|x| x.0 == cpu).map_or(a, |x| x.1);
             a.saturating_sub(b)
@@ -118,7 +121,7 @@ pub fn steal_sentence(
     });
     s.push(&format!(
         "the wakes' {who} component ({}{}) is {} the steal the guest kernel accounted \
-         ({}, in {tick} ticks, every CPU) by more than {threshold} and a tick: {why}.",
+         ({}, in {tick} ticks, on the CPUs the wakes ran on) by more than {threshold} and a tick: {why}.",
         fmt_ns(host_ns),
         if complete {
             ""
@@ -178,7 +181,11 @@ mod tests {
         assert_eq!(s, vec![(0, 30_000_000), (1, 40_000_000)]);
         assert_eq!(parse_proc_stat("intr 1\n", 1), None);
         let after = [(0, 50_000_000), (1, 40_000_000)];
-        assert_eq!(steal_between(&s, &after), 20_000_000);
+        assert_eq!(steal_between(&s, &after, &[]), 20_000_000);
+        // Only the CPUs the wakes ran on.
+        let after = [(0, 30_000_000), (1, 90_000_000)];
+        assert_eq!(steal_between(&s, &after, &[0]), 0);
+        assert_eq!(steal_between(&s, &after, &[1]), 50_000_000);
     }
 
     proptest! {
