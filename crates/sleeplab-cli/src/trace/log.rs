@@ -42,8 +42,9 @@ impl Before {
 #[derive(Debug, Clone, Default)]
 pub struct WakeLog {
     windows: Vec<Window>,
-    /// Per wake, its run-queue time from /proc (the partial account only).
-    run_queue: Vec<u64>,
+    /// Per wake, its run-queue time from /proc (the partial account only; `None` where a
+    /// read failed: that wake is then unexplained, never another wake's time).
+    run_queue: Vec<Option<u64>>,
     lost: u64,
 }
 
@@ -52,10 +53,10 @@ impl WakeLog {
     /// read again now (on the waiting thread, after its clock read).
     #[inline]
     pub fn push(&mut self, w: Window, before: Before) {
-        if let Some(a) = before.run_queue_ns {
-            self.run_queue
-                .push(run_queue_ns().map_or(0, |b| b.saturating_sub(a)));
-        }
+        let after = before
+            .run_queue_ns
+            .and_then(|a| Some(run_queue_ns()?.saturating_sub(a)));
+        self.run_queue.push(after);
         let w = match before.voluntary_switches {
             Some(a) => w.with_switches(ThreadUsage::now().voluntary_csw.saturating_sub(a)),
             None => w,
@@ -84,7 +85,11 @@ impl WakeLog {
                 .enumerate()
                 .map(|(i, w)| {
                     let late = w.end_ns as i64 - w.deadline_ns as i64;
-                    partial_account(late, self.run_queue.get(i).copied().unwrap_or(0), slack_ns)
+                    match self.run_queue.get(i).copied().flatten() {
+                        Some(rq) => partial_account(late, rq, slack_ns),
+                        // Its run queue unknown: nothing of it is told apart.
+                        None => partial_account(late, 0, None),
+                    }
                 })
                 .collect(),
         }
@@ -136,7 +141,12 @@ mod tests {
     #[test]
     fn without_the_kernel_the_log_is_the_partial_account() {
         let mut log = WakeLog::default();
-        log.push(Window::relative(1, 1_000, 1_000, 2_080), Before::default());
+        // A run-queue read before the wait (far ahead of any reading after: none added).
+        let read = Before {
+            voluntary_switches: None,
+            run_queue_ns: Some(u64::MAX),
+        };
+        log.push(Window::relative(1, 1_000, 1_000, 2_080), read);
         log.add_lost(2);
         assert!(!log.is_empty());
         let x = log.explain(None, Some(50));
@@ -151,5 +161,22 @@ mod tests {
         // No events at all for a wait that can block: nothing explains it.
         assert_eq!(records[0].components[&Component::Unexplained], 80);
         assert!(!records[0].traced);
+    }
+
+    /// A wake whose run-queue read failed is unexplained whole (no slack guessed into
+    /// it), and the next wake keeps its own reading: the two never misalign.
+    #[test]
+    fn a_failed_run_queue_read_leaves_its_own_wake_unexplained() {
+        let mut log = WakeLog::default();
+        log.push(Window::relative(1, 1_000, 1_000, 2_080), Before::default());
+        let read = Before {
+            voluntary_switches: None,
+            run_queue_ns: Some(u64::MAX),
+        };
+        log.push(Window::relative(1, 3_000, 1_000, 4_080), read);
+        let a = log.accounts(None, Some(50));
+        assert_eq!(a[0].parts.get(Component::Unexplained), 80);
+        assert_eq!(a[0].parts.get(Component::Slack), 0);
+        assert_eq!(a[1].parts.get(Component::Slack), 50);
     }
 }

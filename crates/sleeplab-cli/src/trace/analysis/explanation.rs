@@ -260,8 +260,9 @@ impl Explanation {
         let n = wakes.len();
         let lateness: Vec<u64> = wakes.iter().map(|w| w.lateness_ns.max(0) as u64).collect();
         let total: u64 = wakes.iter().map(|w| w.parts.total()).sum();
-        // The host's share is told where every wake's was, or where some was split off.
-        let all_told = n > 0 && wakes.iter().all(|w| w.host_told);
+        // The host's share is told where every wake's was (and no event was lost: a lost
+        // guest interrupt would pass for the host's), or where some was split off.
+        let all_told = n > 0 && lost_events == 0 && wakes.iter().all(|w| w.host_told);
         let host_told = shows_host(all_told, wakes.iter().map(|w| &w.parts));
         let components = told(host_told)
             .map(|c| {
