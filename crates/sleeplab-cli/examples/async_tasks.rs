@@ -42,16 +42,6 @@ struct Args {
     blocks: u64,
 }
 
-const CONTENDERS: &[&str] = &[
-    "asleep",
-    "tokio-sleep-until",
-    "tokio-interval-burst",
-    "tokio-interval-delay",
-    "async-io-timer",
-    "tokio-timerfd",
-    "tokio-spin-sleep",
-];
-
 /// Most tasks `tokio-spin-sleep` runs: each sleeping task holds a blocking-pool thread.
 const SPIN_SLEEP_MAX_TASKS: u64 = 500;
 
@@ -107,15 +97,10 @@ async fn task(contender: &'static str, first: u64, period: u64, end: u64) -> Vec
     out
 }
 
-/// The q quantile (linear between closest ranks) of sorted `v`, where n·(1 − q) ≥ 1.
+/// The q quantile of sorted `v`, where the sample resolves it (the lab's rule and
+/// interpolation, `stats::tail_quantile`), as whole ns.
 fn quantile(v: &[u64], q: f64) -> Option<u64> {
-    let n = v.len();
-    if n == 0 || (q > 0.5 && (n as f64) * (1.0 - q) < 1.0 - 1e-9) {
-        return None;
-    }
-    let pos = q * (n - 1) as f64;
-    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    Some(v[lo] + ((v[hi] - v[lo]) as f64 * (pos - lo as f64)).round() as u64)
+    sleeplab_cli::stats::tail_quantile(v, q).map(|x| x.round() as u64)
 }
 
 fn raise_open_files_limit() {
@@ -134,11 +119,12 @@ fn raise_open_files_limit() {
 
 fn main() {
     let args = Args::parse();
-    let Some(&contender) = CONTENDERS.iter().find(|c| **c == args.contender) else {
+    let names = sleeplab_cli::contenders::asyncs::names();
+    let Some(&contender) = names.iter().find(|c| **c == args.contender) else {
         eprintln!(
             "invalid --contender {}: expected one of {}",
             args.contender,
-            CONTENDERS.join(", ")
+            names.join(", ")
         );
         std::process::exit(2);
     };

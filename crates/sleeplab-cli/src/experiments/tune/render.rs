@@ -90,7 +90,13 @@ pub fn render(data: &TuneData) -> String {
         data.rounds,
         sentence::margin_text()
     );
-    let helped: Vec<_> = data.arms.iter().filter(|a| a.counts().0 > 0).collect();
+    // What to keep: a setting that lowered some p99 and raised none (one that raised
+    // any stands in the table with its verdicts, not here).
+    let helped: Vec<_> = data
+        .arms
+        .iter()
+        .filter(|a| a.counts().0 > 0 && a.counts().1 == 0)
+        .collect();
     if !helped.is_empty() {
         let _ = writeln!(out, "\nto keep what helped:");
         for a in helped {
