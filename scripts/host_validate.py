@@ -1,0 +1,407 @@
+"""The reader behind scripts/host-validate.sh: the host component ("host: vCPU not
+running") checked against what a plain-text trace shows, with no code shared with
+sleeplab's tracer, and against the steal the guest kernel accounts.
+
+Three checks, each over the units its samples vary by:
+
+1. **What interrupts a spin** (scripts/host-spin.c, a spin that never sleeps and one
+   that follows a halt): each gap of at least 5 µs between the spinner's clock reads is
+   split at the guest's own work the text trace records on that CPU — an interrupt or a
+   softirq from its entry to its exit (nested ones merged), a switch away from the
+   spinner until it is back — and the rest of the gap is the host's. A gap with no guest
+   event within it (± GUARD_NS) is all the host's. The host's share of the spin time is
+   judged over rounds (`quantiles.ratio_ci`).
+2. **Steal**: per round, the CPU's steal over the C spin (/proc/stat, in USER_HZ ticks)
+   against the host time found in that spin (the spin covers the whole run, so every
+   moment the host took is in a gap). Steal agrees where the interval over rounds of
+   their ratio lies within STEAL_TOLERANCE of 1; not judged where no steal was accounted
+   (a hypervisor that accounts none).
+3. **explain's per-wake host**: in the same run, each `spin` and `precise` wake whose
+   lateness was all spent spinning (components spin, host, run_queue, return) is read
+   again from the text trace: lateness − the guest's interrupts and softirqs in
+   [deadline, end] − the time switched away is the host's. Compared are the wakes late
+   by more than explain_crosscheck.AGREE_NS (below it any two readings agree); a wake
+   agrees within AGREE_NS, a cell where the interval over explain's rounds of its share
+   of agreeing wakes lies at or above AGREE_SHARE.
+
+And what share of the sleepers' tails explain gives the host: per round, over the
+wakes at or above that round's p99, summed host over summed lateness.
+
+    python3 scripts/host_validate.py COMMAND USER_HZ EXPLAIN.json EXPLAIN_TRACE.txt DROPPED ROUND_DIR...
+    python3 scripts/host_validate.py --self-test
+"""
+import json
+import statistics
+import sys
+
+from bench_doc import mark, share_outcome, share_text
+from explain_crosscheck import AGREE_NS, AGREE_SHARE
+from quantiles import INDISTINGUISHABLE, MIN_UNITS, by_unit, counted_by_unit, fmt_ci, quantile, ratio_ci
+from text_trace import LINE, SWITCH, stamp_ns
+
+# A guest event this close to a gap's ends (the text trace's µs stamps) counts as in it.
+GUARD_NS = 1_000
+# Steal agrees with the host time within this share.
+STEAL_TOLERANCE = 0.20
+# The components of a wake whose lateness was all spent spinning.
+SPINNING = {"spin", "host", "run_queue", "return"}
+
+
+def fmt_ns(ns) -> str:
+    """ns in the unit that suits it."""
+    if ns is None:
+        return "–"
+    ns = float(ns)
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= scale:
+            return f"{ns / scale:.1f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def guest_work(text, tid):
+    """The guest's own work in a one-CPU text trace, as seen by thread `tid`: the
+    stretches (from, to, what) in which it ran an interrupt or softirq (entry to exit,
+    nested ones merged, `what` the outermost event's name less `_entry`) or ran another
+    task (a switch away from `tid` until the switch back, `what` = "switch"); and every
+    event's stamp, in time order."""
+    work, stamps = [], []
+    depth, opened, what, away = 0, 0, "", None
+    for line in text.splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        t, _ = stamp_ns(m.group("secs"), m.group("frac"))
+        name = m.group("event")
+        stamps.append(t)
+        if name.endswith("_entry"):
+            if depth == 0:
+                opened, what = t, name[:-len("_entry")]
+            depth += 1
+        elif name.endswith("_exit") and depth > 0:
+            depth -= 1
+            if depth == 0:
+                work.append((opened, t, what))
+        elif name == "sched_switch":
+            f = SWITCH.match(m.group("args"))
+            if f and int(f["prev"]) == tid:
+                away = t
+            elif f and int(f["next"]) == tid and away is not None:
+                work.append((away, t, "switch"))
+                away = None
+    work.sort()
+    stamps.sort()
+    return work, stamps
+
+
+def overlap(a, b, lo, hi) -> int:
+    """How much of [a, b] lies in [lo, hi]."""
+    return max(0, min(b, hi) - max(a, lo))
+
+
+def busy_in(work, lo, hi) -> tuple[int, set]:
+    """The guest's work inside [lo, hi]: ns covered (overlaps merged) and what it was."""
+    covered, whats, at = 0, set(), lo
+    for a, b, what in work:
+        if b <= lo or a >= hi:
+            continue
+        whats.add(what)
+        a, b = max(a, at), min(b, hi)
+        if b > a:
+            covered += b - a
+            at = b
+    return covered, whats
+
+
+def events_near(stamps, lo, hi) -> bool:
+    """Whether any event stamp lies in [lo − GUARD_NS, hi + GUARD_NS]."""
+    import bisect
+    i = bisect.bisect_left(stamps, lo - GUARD_NS)
+    return i < len(stamps) and stamps[i] <= hi + GUARD_NS
+
+
+def read_gaps(text) -> dict:
+    """scripts/host-spin.c's output (and the shell's steal and dropped lines)."""
+    out = {"gaps": [], "steal_ticks": 0, "dropped_events": 0, "dropped": 0}
+    for line in text.splitlines():
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == "gap":
+            out["gaps"].append((int(w[1]), int(w[2])))
+        elif w[0] == "span":
+            out["span"] = (int(w[1]), int(w[2]))
+        elif w[0] in ("tid", "spun", "steal_ticks", "dropped", "dropped_events"):
+            out[w[0]] = int(w[1] or 0) if len(w) > 1 else 0
+    return out
+
+
+def cause(whats) -> str:
+    """The class of a gap by the guest work in it."""
+    if not whats:
+        return "no guest event"
+    if "switch" in whats:
+        return "a switch away"
+    if "local_timer" in whats:
+        return "the guest's timer interrupt"
+    if whats <= {"softirq"}:
+        return "a softirq"
+    return "another interrupt"
+
+
+CAUSES = ["no guest event", "the guest's timer interrupt", "a softirq", "another interrupt",
+          "a switch away"]
+
+
+def classify(run: dict, work, stamps) -> dict:
+    """One C spin's gaps split: host ns, guest ns, and per cause the gaps' lengths."""
+    host = guest = 0
+    by = {c: [] for c in CAUSES}
+    for f, t in run["gaps"]:
+        covered, whats = busy_in(work, f, t)
+        if not whats and events_near(stamps, f, t):
+            whats = {"near"}  # an event at the edge: the guest's, not told which
+        c = cause(whats) if "near" not in whats else "another interrupt"
+        by[c].append(t - f)
+        host += (t - f) - covered
+        guest += covered
+    return {"host": host, "guest": guest, "by": by, "spun": run.get("spun", 0),
+            "steal": run["steal_ticks"], "dropped": run["dropped_events"] + run["dropped"]}
+
+
+def c_spin_table(kinds: dict, hz: int) -> list[str]:
+    """The table of what interrupted the C spins, one row per kind of spin."""
+    out = ["| spin | rounds | spun | gaps ≥ 5 µs | time lost | the host's share of the spin [95 % over rounds] | "
+           + " | ".join(CAUSES) + " |",
+           "|---|---:|---:|---:|---:|---:|" + "---:|" * len(CAUSES)]
+    for kind, rounds in kinds.items():
+        spun = sum(r["spun"] for r in rounds)
+        gaps = sum(len(v) for r in rounds for v in r["by"].values())
+        lost = sum(r["host"] + r["guest"] for r in rounds)
+        share = ratio_ci([r["host"] for r in rounds], [r["spun"] for r in rounds])
+        point = sum(r["host"] for r in rounds) / spun if spun else 0
+        cells = []
+        for c in CAUSES:
+            lens = [x for r in rounds for x in r["by"][c]]
+            med = statistics.median(lens) if lens else None
+            cells.append(f"{len(lens)} (median {fmt_ns(med)})" if lens else "0")
+        out.append(f"| {kind} | {len(rounds)} | {fmt_ns(spun)} | {gaps} ({gaps / (spun / 1e9):.0f}/s) | "
+                   f"{100 * lost / spun:.2f} % | {100 * point:.2f} % "
+                   f"{fmt_ci(share, lambda v: f'{100 * v:.2f} %')} | " + " | ".join(cells) + " |")
+    return out
+
+
+def steal_verdict(rounds: list, hz: int) -> str:
+    """Steal over the C spins against the host time found in them, over rounds."""
+    tick = 1e9 / hz
+    steal = [r["steal"] * tick for r in rounds]
+    host = [r["host"] for r in rounds]
+    total_s, total_h = sum(steal), sum(host)
+    head = (f"steal accounted over the spins: {fmt_ns(total_s)} ({sum(r['steal'] for r in rounds)} ticks "
+            f"of {fmt_ns(tick)}) against {fmt_ns(total_h)} of host time found in their gaps")
+    if total_s == 0:
+        return (f"- – steal within {STEAL_TOLERANCE:.0%} of the host time: not judged, the guest "
+                f"accounted no steal over {len(rounds)} spins ({head}): this hypervisor "
+                "does not report it, or only for a vCPU preempted while runnable")
+    c = ratio_ci(steal, host)
+    if c is None:
+        return f"- – steal within {STEAL_TOLERANCE:.0%} of the host time: not judged (fewer than {MIN_UNITS} rounds; {head})"
+    lo, hi = c
+    if lo >= 1 - STEAL_TOLERANCE and hi <= 1 + STEAL_TOLERANCE:
+        outcome = "met"
+    elif hi < 1 - STEAL_TOLERANCE or lo > 1 + STEAL_TOLERANCE:
+        outcome = "missed"
+    else:
+        outcome = INDISTINGUISHABLE
+    ratio = total_s / total_h if total_h else float("inf")
+    text = (f"steal ÷ host time {ratio:.2f} [{lo:.2f}–{hi:.2f}] over {len(rounds)} rounds; "
+            f"target within {STEAL_TOLERANCE:.0%} of 1 ({head})")
+    if outcome == INDISTINGUISHABLE:
+        return f"- ⚪ steal within {STEAL_TOLERANCE:.0%} of the host time: undecided, the interval straddles the bound: {text}"
+    return f"- {mark(outcome)} steal within {STEAL_TOLERANCE:.0%} of the host time: {text}"
+
+
+def wake_pairs(cell: dict, work) -> tuple[list, int, int]:
+    """explain's host against the text trace's, per wake of `cell` whose lateness was all
+    spent spinning and exceeds AGREE_NS (below it any two readings agree): (round,
+    explain ns, text ns) triples, wakes left out (not spent spinning), and wakes too
+    little late to compare."""
+    pairs, left, small = [], 0, 0
+    for w in cell.get("wakes", []):
+        parts = w.get("components") or {}
+        host = parts.get("host")
+        late = w["lateness_ns"]
+        if host is None or not w.get("traced", True) or {k for k, v in parts.items() if v} - SPINNING:
+            left += 1
+            continue
+        if late <= AGREE_NS:
+            small += 1
+            continue
+        deadline, end = w["deadline_ns"], w["end_ns"]
+        covered, _ = busy_in(work, deadline, end)
+        text_host = max(0, late - covered)
+        pairs.append((w.get("round", 0), host, text_host))
+    return pairs, left, small
+
+
+def tail_share(cell: dict):
+    """Per round, over the wakes at or above the round's p99: (summed host, summed
+    lateness); rounds with fewer than 100 wakes give none."""
+    units = []
+    for wakes in by_unit((w.get("round", 0), w) for w in cell.get("wakes", [])):
+        lat = [w["lateness_ns"] for w in wakes]
+        p99 = quantile(lat, 0.99)
+        if p99 is None:
+            continue
+        tail = [w for w in wakes if w["lateness_ns"] >= p99]
+        units.append((sum((w.get("components") or {}).get("host", 0) or 0 for w in tail),
+                      sum(w["lateness_ns"] for w in tail)))
+    return units
+
+
+def wake_lines(cells: list, works: dict) -> list[str]:
+    """The per-wake check of explain's host in its `spin` and `precise` cells, each wake
+    read against the guest work its own thread saw (`works`: tid → guest_work)."""
+    out = []
+    for cell in cells:
+        mech = cell["mechanism"]
+        if mech not in ("spin", "precise"):
+            continue
+        pairs, left, small = [], 0, 0
+        for tid, wakes in by_tid(cell).items():
+            p, l, b = wake_pairs({"wakes": wakes}, works.get(tid, []))
+            pairs, left, small = pairs + p, left + l, small + b
+        units = counted_by_unit(((r, a - b) for r, a, b in pairs), lambda d: abs(d) <= AGREE_NS)
+        outcome = share_outcome(units, AGREE_SHARE)
+        hosts = sum(a for _, a, _ in pairs)
+        texts = sum(b for _, _, b in pairs)
+        detail = (f"{share_text(units)} of the {len(pairs)} wakes late by more than "
+                  f"{fmt_ns(AGREE_NS)} and spent spinning agree within it (explain's host "
+                  f"{fmt_ns(hosts)} in all, the text trace's {fmt_ns(texts)}); left out: {left} "
+                  f"wakes not spent spinning, {small} late by less")
+        label = f"{mech}: explain's host per wake against the text trace (at least {AGREE_SHARE:.0%} agree)"
+        if outcome is None:
+            out.append(f"- – {label}: not judged (fewer than {MIN_UNITS} rounds or no such wakes): {detail}")
+        elif outcome == INDISTINGUISHABLE:
+            out.append(f"- ⚪ {label}: undecided, {INDISTINGUISHABLE}: {detail}")
+        else:
+            out.append(f"- {mark(outcome)} {label}: {detail}")
+    return out
+
+
+def by_tid(cell: dict) -> dict:
+    """A cell's wakes grouped by their thread id."""
+    out = {}
+    for w in cell.get("wakes", []):
+        out.setdefault(w.get("tid"), []).append(w)
+    return out
+
+
+def tail_lines(cells: list) -> list[str]:
+    """The host's share of each cell's tail, over rounds."""
+    out = []
+    for cell in cells:
+        units = tail_share(cell)
+        if not units:
+            out.append(f"- {cell['mechanism']}: no round with the 100 wakes a p99 needs")
+            continue
+        h, n = sum(u[0] for u in units), sum(u[1] for u in units)
+        c = ratio_ci([u[0] for u in units], [u[1] for u in units])
+        out.append(f"- {cell['mechanism']}: {100 * h / n:.1f} % "
+                   f"{fmt_ci(c, lambda v: f'{100 * v:.1f} %')} of the tail's lateness "
+                   f"({fmt_ns(n)} over {len(units)} rounds)")
+    return out
+
+
+def main(argv) -> None:
+    command, hz, explain_path, trace_path, dropped = argv[:5]
+    hz = int(hz)
+    kinds = {"spinning throughout": [], "after a halt (last 1 ms of every 4 ms)": []}
+    for d in argv[5:]:
+        for kind, sub in zip(kinds, ("spin", "after-halt")):
+            with open(f"{d}/{sub}/gaps.txt") as f:
+                run = read_gaps(f.read())
+            with open(f"{d}/{sub}/trace.txt") as f:
+                work, stamps = guest_work(f.read(), run.get("tid", -1))
+            kinds[kind].append(classify(run, work, stamps))
+    with open(explain_path) as f:
+        doc = json.load(f)
+    cells = doc["data"]["cells"]
+    with open(trace_path) as f:
+        text = f.read()
+    works = {tid: guest_work(text, tid)[0] for c in cells for tid in by_tid(c) if tid is not None}
+    dropped_c = sum(r["dropped"] for rs in kinds.values() for r in rs)
+    lines = [f"Command: `{command}`", "",
+             "What stopped a spinning thread on the measured CPU, gap by gap, from the C "
+             "spinner's clock reads and the text trace alone (gaps counted, with their median "
+             "length, by the guest's work inside them):", ""]
+    lines += c_spin_table(kinds, hz)
+    lines += ["", f"Gaps not kept or trace events dropped: {dropped_c}.", ""]
+    lines.append(steal_verdict(kinds["spinning throughout"], hz))
+    lines += wake_lines(cells, works)
+    lines += ["", "The host's share of each cell's tail in explain's run (per round, the wakes "
+              "at or above its p99: summed host over summed lateness; the interval over rounds):", ""]
+    lines += tail_lines(cells)
+    steal = doc["data"].get("tracing", {}).get("steal_ns")
+    lines += ["", f"explain's run: steal {fmt_ns(steal)} over it; the text trace dropped "
+              f"{int(dropped or 0)} events."]
+    print("\n".join(lines))
+
+
+def self_test() -> None:
+    """Hand-computed cases."""
+    trace = "\n".join([
+        "  host-spin-42  [000] d.h1.  100.000010: local_timer_entry: vector=236",
+        "  host-spin-42  [000] d.h1.  100.000013: local_timer_exit: vector=236",
+        "  host-spin-42  [000] ..s1.  100.000014: softirq_entry: vec=1 [action=TIMER]",
+        "  host-spin-42  [000] ..s1.  100.000016: softirq_exit: vec=1 [action=TIMER]",
+        "  host-spin-42  [000] d..2.  100.000050: sched_switch: prev_comm=host-spin prev_pid=42 "
+        "prev_prio=120 prev_state=R ==> next_comm=kworker next_pid=7 next_prio=120",
+        "  kworker-7     [000] d..2.  100.000060: sched_switch: prev_comm=kworker prev_pid=7 "
+        "prev_prio=120 prev_state=I ==> next_comm=host-spin next_pid=42 next_prio=120",
+    ])
+    work, stamps = guest_work(trace, 42)
+    t0 = 100_000_000_000
+    assert work == [(t0 + 10_000, t0 + 13_000, "local_timer"), (t0 + 14_000, t0 + 16_000, "softirq"),
+                    (t0 + 50_000, t0 + 60_000, "switch")], work
+    # A gap holding the timer interrupt and its softirq: 5 µs of guest work, 15 µs host.
+    assert busy_in(work, t0 + 5_000, t0 + 25_000) == (5_000, {"local_timer", "softirq"})
+    run = {"gaps": [(t0 + 5_000, t0 + 25_000), (t0 + 30_000, t0 + 40_000), (t0 + 48_000, t0 + 62_000)],
+           "steal_ticks": 0, "dropped_events": 0, "dropped": 0, "spun": 1_000_000}
+    got = classify(run, work, stamps)
+    # Gap 2 (30–40 µs) has no event within ±1 µs: 10 µs host. Gap 3 holds a 10 µs switch.
+    assert got["host"] == 15_000 + 10_000 + 4_000 and got["guest"] == 5_000 + 10_000, got
+    assert [len(got["by"][c]) for c in CAUSES] == [1, 1, 0, 0, 1], got["by"]
+    # An event 0.5 µs past a gap's end is near it: not the host's alone.
+    assert events_near(stamps, t0 + 0, t0 + 9_500) and not events_near(stamps, t0 + 20_000, t0 + 45_000)
+    # explain's host against the text trace's: a spin wake late by 20 µs across the
+    # timer interrupt and softirq (5 µs guest work) has 15 µs host.
+    cell = {"mechanism": "spin", "wakes": [
+        {"round": 0, "deadline_ns": t0 + 5_000, "end_ns": t0 + 25_000, "lateness_ns": 20_000,
+         "components": {"spin": 5_000, "host": 15_000}},
+        {"round": 0, "deadline_ns": t0 + 70_000, "end_ns": t0 + 70_100, "lateness_ns": 100,
+         "components": {"spin": 100, "host": 0}},
+        {"round": 0, "deadline_ns": t0, "end_ns": t0 + 9_000, "lateness_ns": 9_000,
+         "components": {"timer_irq": 9_000, "host": 0, "spin": 0}},
+    ]}
+    pairs, left, small = wake_pairs(cell, work)
+    assert pairs == [(0, 15_000, 15_000)] and left == 1 and small == 1, (pairs, left, small)
+    # The tail: wakes of 1000..1099 ns and one of 100 µs (50 µs host) in one round: the
+    # p99 (position 0.99 × 100 = 99) is 1099 ns, so the tail is that wake and the 100 µs.
+    wakes = [{"round": 0, "lateness_ns": 1_000 + i, "components": {"host": 0}} for i in range(100)]
+    wakes.append({"round": 0, "lateness_ns": 100_000, "components": {"host": 50_000}})
+    assert tail_share({"wakes": wakes}) == [(50_000, 101_099)], tail_share({"wakes": wakes})
+    # Steal: none accounted is not judged; equal steal and host over 8 rounds is met.
+    assert steal_verdict([{"steal": 0, "host": 5_000_000}] * 8, 100).startswith("- –")
+    assert steal_verdict([{"steal": 1, "host": 10_000_000}] * 8, 100).startswith("- ✅")
+    assert steal_verdict([{"steal": 1, "host": 1_000_000}] * 8, 100).startswith("- ❌")
+    assert fmt_ns(1500) == "1.5 µs" and fmt_ns(None) == "–"
+    print("host_validate: self-test passed")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
+    elif len(sys.argv) >= 7:
+        main(sys.argv[1:])
+    else:
+        sys.exit(__doc__.strip().splitlines()[-2].strip())
