@@ -29,7 +29,7 @@ import sys
 from datetime import datetime, timezone
 
 import bench_doc
-from quantiles import ci, fmt_ci, quantile
+from quantiles import INDISTINGUISHABLE, ci, fmt_ci, quantile
 
 OURS = "precise"
 SPIN = "spin"
@@ -173,6 +173,49 @@ def run_verdicts(run):
     return out
 
 
+# The hypothesis of a busy host: a vCPU that spins is a CPU hog to the host's scheduler
+# and loses the CPU for longer than a halted one, which is woken with priority. Tested by
+# the fixed 300 µs margin (a sleep, then a spin) against the plain sleep, block by block.
+SPIN_AFTER_SLEEP = "margin-300us"
+
+
+def spin_vs_sleep(run):
+    """(order, line): how SPIN_AFTER_SLEEP's block p99 stands against PLAIN's in this run,
+    by the blocks' median of their paired differences and its interval: "below",
+    "above" or INDISTINGUISHABLE; None with too few blocks."""
+    d = [a - b for a, b in zip(block_p99s(run, SPIN_AFTER_SLEEP), block_p99s(run, PLAIN))
+         if a is not None and b is not None]
+    med, c = median_ci(d)
+    if c is None or med is None:
+        return None, f"run {run['index']} ({moment(run)}): too few blocks to compare"
+    if c[1] is not None and c[1] < 0:
+        order, verb = "below", "lower than"
+    elif c[0] is not None and c[0] > 0:
+        order, verb = "above", "higher than"
+    else:
+        order, verb = INDISTINGUISHABLE, "indistinguishable from"
+    return order, (f"run {run['index']} ({moment(run)}): {SPIN_AFTER_SLEEP}'s p99 {verb} "
+                   f"{PLAIN}'s, by {us(med)} {fmt_ci(c, us)} (per block, the blocks' median)")
+
+
+def spin_vs_sleep_lines(runs):
+    """The busy-host hypothesis over the runs: per moment, how often the spin after a
+    sleep had the lower p99, the higher, or neither beyond the interval."""
+    out = [f"Does spinning cost more than sleeping when the host is busy? {SPIN_AFTER_SLEEP} "
+           f"(an absolute sleep, then a pause spin) against {PLAIN} (the sleep alone), per run:"]
+    tally = {}
+    for r in runs:
+        order, line = spin_vs_sleep(r)
+        out.append(f"- {line}")
+        if order is not None:
+            tally.setdefault(moment(r), []).append(order)
+    for m, orders in tally.items():
+        out.append(f"- {m} runs: the spin's p99 lower in {orders.count('below')} of {len(orders)}, "
+                   f"higher in {orders.count('above')}, {INDISTINGUISHABLE} in "
+                   f"{orders.count(INDISTINGUISHABLE)}")
+    return "\n".join(out)
+
+
 def busy_vs_quiet(runs):
     """The cross-run target's lines: each busy run's precise p99 against the quiet runs'."""
     quiet = [median_ci(block_p99s(r, OURS))[0] for r in runs if moment(r) == "quiet"]
@@ -261,7 +304,7 @@ def section(runs, command):
             cross_outcomes, "the interval straddles the bound"))
     moments = ", ".join(f"run {r['index']} {moment(r)}" for r in runs)
     return (f"{head}\n\nMoments seen: {moments}.\n\n" + "\n".join(summary) +
-            f"\n\n{cross}\n\n" + "\n\n".join(per_run))
+            f"\n\n{cross}\n\n{spin_vs_sleep_lines(runs)}\n\n" + "\n\n".join(per_run))
 
 
 def self_test():
@@ -290,6 +333,22 @@ def self_test():
     mixed = run(4, [5_000, 40_000] * 4, [10_000] * 8, [80_000] * 8)
     assert dict((k, o) for k, o, _ in run_verdicts(mixed))["quiet-p99"] == "undecided"
     assert outcome_at_most(None, 0) is None
+    # The spin after a sleep against the sleep: lower, higher, or neither; the verb
+    # follows the sign of the blocks' median difference.
+    def with_margin(r, values):
+        for b, v in zip(r["blocks"], values):
+            b["results"][SPIN_AFTER_SLEEP] = {"lateness_ns": [v] * 100, "cpu_ns": 0, "wall_ns": 1}
+        return r
+    lower = with_margin(run(5, [1] * 8, [1] * 8, [80_000] * 8), [2_000] * 8)
+    order, line = spin_vs_sleep(lower)
+    assert order == "below" and "lower than" in line and "-78.0 µs" in line, line
+    higher = with_margin(run(6, [1] * 8, [1] * 8, [80_000] * 8), [1_500_000] * 8)
+    order, line = spin_vs_sleep(higher)
+    assert order == "above" and "higher than" in line, line
+    even = with_margin(run(7, [1] * 8, [1] * 8, [80_000] * 8), [40_000, 120_000] * 4)
+    assert spin_vs_sleep(even)[0] == INDISTINGUISHABLE
+    text = spin_vs_sleep_lines([lower, higher])
+    assert "quiet runs: the spin's p99 lower in 1 of 2, higher in 1" in text, text
     print("bench_host_report: self-test passed")
 
 
