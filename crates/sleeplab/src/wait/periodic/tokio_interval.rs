@@ -13,7 +13,8 @@
 //! the grid deadlines its drifted instant passed.
 //! Timer slack delays the current-thread rows (the measuring thread's `epoll_wait`), and
 //! the multi-thread rows through the workers' own slack, which is not the measuring
-//! thread's.
+//! thread's. The multi-thread row's workers drive its timer: their CPU from arm to disarm
+//! is the row's helper usage.
 
 use super::{Armed, Options, Periodic, PeriodicMechanism, Wake};
 #[cfg(feature = "tokio")]
@@ -86,12 +87,16 @@ mod imp {
 mod imp {
     use super::*;
     use crate::clock::{duration_ns, monotonic_ns};
+    use crate::wait::async_rt::Workers;
     use std::time::Duration;
     use tokio::runtime::Runtime;
     use tokio::time::{Instant, Interval, MissedTickBehavior, interval_at};
 
     struct TokioInterval {
         rt: Runtime,
+        /// The runtime's threads, and their usage when the run was armed.
+        workers: Workers,
+        at_arm: ThreadUsage,
         burst: bool,
         /// The interval, tokio's start instant, the period and the deadlines covered.
         run: Option<Run>,
@@ -110,8 +115,11 @@ mod imp {
         } else {
             Flavor::CurrentThread
         };
+        let (rt, workers) = flavor.runtime_with_workers()?;
         Ok(Box::new(TokioInterval {
-            rt: flavor.runtime()?,
+            rt,
+            workers,
+            at_arm: ThreadUsage::default(),
             burst: setup.burst,
             run: None,
         }))
@@ -120,6 +128,7 @@ mod imp {
     impl Periodic for TokioInterval {
         fn arm(&mut self, period_ns: u64, _ticks: u64) -> Result<Armed, WaitError> {
             let _in_runtime = self.rt.enter();
+            self.at_arm = self.workers.usage();
             let period = Duration::from_nanos(period_ns);
             let t0 = monotonic_ns();
             let start = Instant::now();
@@ -156,7 +165,33 @@ mod imp {
 
         fn disarm(&mut self) -> ThreadUsage {
             self.run = None;
-            ThreadUsage::default()
+            // A current-thread runtime starts no threads of its own: nothing to add.
+            self.workers.usage().since(&self.at_arm)
+        }
+    }
+}
+
+#[cfg(all(test, feature = "tokio"))]
+mod tests {
+    use super::super::PeriodicTimer;
+    use super::*;
+
+    /// The multi-thread row's workers drive its timer, so their CPU is its helper usage;
+    /// the current-thread row starts no thread, so it has none.
+    #[test]
+    fn the_multi_thread_row_counts_its_workers() {
+        for (name, workers_run) in [
+            ("tokio-interval-burst-mt", true),
+            ("tokio-interval-burst", false),
+        ] {
+            let mut t = PeriodicTimer::new(name, &Options::default()).unwrap();
+            t.arm(1_000_000, 5).unwrap();
+            for _ in 0..5 {
+                t.wait().unwrap();
+            }
+            let used = t.disarm();
+            assert_eq!(used.cpu_ns > 0, workers_run, "{name}: {used:?}");
+            assert_eq!(used.voluntary_csw > 0, workers_run, "{name}: {used:?}");
         }
     }
 }
