@@ -131,6 +131,24 @@ pub struct Recording {
     followed: Option<Vec<i32>>,
     /// Every CPU's steal when the kernel's recording began.
     steal_before: Option<Vec<(u32, u64)>>,
+    /// The spin log this recording installed, taken down if it ends without `finish`.
+    _spin_log: Option<SpinLogInstalled>,
+}
+
+/// The measuring thread's spin log, installed by a recording: uninstalled when dropped,
+/// so a run that ends early (an error, a panic) leaves no log behind on its thread.
+/// `finish` takes the log down itself; then dropping this does nothing.
+#[derive(Debug)]
+struct SpinLogInstalled {
+    tid: i32,
+}
+
+impl Drop for SpinLogInstalled {
+    fn drop(&mut self) {
+        if this_tid() == self.tid && spin_log::installed() {
+            spin_log::uninstall();
+        }
+    }
 }
 
 impl Recording {
@@ -160,6 +178,7 @@ impl Recording {
                 Follow::EveryThread => None,
             },
             steal_before: None,
+            _spin_log: None,
         };
         if !wanted {
             return r;
@@ -183,6 +202,7 @@ impl Recording {
                 // The measuring thread's spins log their gaps for the host's share.
                 if follow == Follow::ThisThread {
                     spin_log::install(SPIN_GAP_NS, SPIN_GAPS_KEPT);
+                    r._spin_log = Some(SpinLogInstalled { tid: r.tid });
                 }
             }
             Err(e) => r.note = Some(unavailable_note(&e, fallback)),
@@ -202,6 +222,7 @@ impl Recording {
             tid: this_tid(),
             followed: Some(vec![this_tid()]),
             steal_before: None,
+            _spin_log: None,
         }
     }
 
@@ -353,6 +374,23 @@ mod tests {
         assert_eq!(r.before_wait(), Before::default());
         let (tl, tracing) = r.finish();
         assert!(tl.is_none() && tracing.is_none());
+    }
+
+    /// The spin log a recording installed goes with it, finished or dropped early (an
+    /// error on the way): the measuring thread's later spins log nothing.
+    #[test]
+    fn a_dropped_recording_takes_its_spin_log_down() {
+        let guard = SpinLogInstalled { tid: this_tid() };
+        spin_log::install(SPIN_GAP_NS, 4);
+        assert!(spin_log::installed());
+        drop(guard);
+        assert!(!spin_log::installed());
+        // On another thread the guard leaves this thread's log alone.
+        spin_log::install(SPIN_GAP_NS, 4);
+        let other = std::thread::spawn(|| this_tid()).join().unwrap();
+        drop(SpinLogInstalled { tid: other });
+        assert!(spin_log::installed());
+        spin_log::uninstall();
     }
 
     #[test]
