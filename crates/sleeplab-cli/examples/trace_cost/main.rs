@@ -139,29 +139,6 @@ fn nanosleep(ns: u64) {
     }
 }
 
-/// The idle time of every CPU together (idle + iowait, USER_HZ ticks) and the number
-/// of online CPUs, from the text of /proc/stat.
-fn idle_ticks(stat: &str) -> Option<(u64, u32)> {
-    let mut idle = None;
-    let mut cpus = 0;
-    for line in stat.lines() {
-        let Some(rest) = line.strip_prefix("cpu") else {
-            continue;
-        };
-        if rest.starts_with(' ') {
-            let f: Vec<u64> = rest
-                .split_whitespace()
-                .map(str::parse)
-                .collect::<Result<_, _>>()
-                .ok()?;
-            idle = Some(f.get(3)? + f.get(4)?);
-        } else if rest.starts_with(|c: char| c.is_ascii_digit()) {
-            cpus += 1;
-        }
-    }
-    Some((idle?, cpus))
-}
-
 /// Clocks read at the edges of a block.
 #[derive(Debug, Clone, Copy)]
 struct Snapshot {
@@ -173,13 +150,12 @@ struct Snapshot {
 
 impl Snapshot {
     fn now(tick_ns: u64) -> anyhow::Result<Self> {
-        let stat = std::fs::read_to_string("/proc/stat")?;
-        let (idle, cpus) =
-            idle_ticks(&stat).ok_or_else(|| anyhow::anyhow!("/proc/stat has no cpu line"))?;
+        let stat = sleeplab::system::ProcStat::read()
+            .ok_or_else(|| anyhow::anyhow!("/proc/stat cannot be read or has no cpu line"))?;
         Ok(Self {
             wall_ns: monotonic_ns(),
-            idle_ns: idle * tick_ns,
-            cpus,
+            idle_ns: stat.total.idle_all() * tick_ns,
+            cpus: stat.cpus.len() as u32,
             process_ns: process_cpu_ns(),
         })
     }
@@ -502,9 +478,8 @@ fn main() -> anyhow::Result<()> {
         eprintln!("trace_cost: --period, --waits and --rounds must be positive");
         std::process::exit(2);
     }
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-    let tick_ns = 1_000_000_000 / hz;
+    let tick_ns = sleeplab::system::tick_ns();
+    let hz = 1_000_000_000 / tick_ns;
     if let Err(e) = sleeplab::system::pin_to_cpu(args.pin) {
         eprintln!("trace_cost: cannot pin to CPU {}: {e}", args.pin);
         std::process::exit(2);

@@ -3,15 +3,6 @@
 use super::*;
 
 #[test]
-fn idle_time_is_idle_plus_iowait_of_the_cpu_line() {
-    let stat = "cpu  100 5 20 300 7 0 1 2 0 0\ncpu0 50 2 10 150 3 0 1 1 0 0\n\
-                cpu1 50 3 10 150 4 0 0 1 0 0\nintr 1 2\nctxt 9\n";
-    assert_eq!(idle_ticks(stat), Some((307, 2)));
-    assert_eq!(idle_ticks("intr 1\n"), None);
-    assert_eq!(idle_ticks("cpu  1 2 x\n"), None);
-}
-
-#[test]
 fn a_side_pools_its_blocks() {
     let a = Block {
         lateness_ns: vec![10, 30, 20],

@@ -387,7 +387,7 @@ mod tests {
         assert!(!spin_log::installed());
         // On another thread the guard leaves this thread's log alone.
         spin_log::install(SPIN_GAP_NS, 4);
-        let other = std::thread::spawn(|| this_tid()).join().unwrap();
+        let other = std::thread::spawn(this_tid).join().unwrap();
         drop(SpinLogInstalled { tid: other });
         assert!(spin_log::installed());
         spin_log::uninstall();

@@ -16,33 +16,24 @@ use super::{Component, Explanation};
 use crate::claim::{Basis, Claim, Est, Order, Sentence};
 use crate::output::fmt_ns;
 use crate::stats::{Ci, Stat};
+use sleeplab::system::{ProcStat, tick_ns};
 
 /// The share by which the two may differ before the sentence speaks.
 pub const DISAGREE: f64 = 0.20;
 
-/// Every CPU's steal time now, ns (`/proc/stat`'s `cpuN` lines, eighth value, in
-/// `USER_HZ` ticks); `None` where it cannot be read.
+/// Every CPU's steal time now, ns (`/proc/stat`'s `cpuN` lines, in `USER_HZ` ticks);
+/// `None` where it cannot be read.
 pub fn read_steal_ns() -> Option<Vec<(u32, u64)>> {
-    parse_proc_stat(&std::fs::read_to_string("/proc/stat").ok()?, tick_ns())
+    steal_ns(&ProcStat::read()?, tick_ns())
 }
 
-/// The length of one `USER_HZ` tick, ns.
-pub fn tick_ns() -> u64 {
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    1_000_000_000 / (if hz > 0 { hz as u64 } else { 100 })
-}
-
-/// The per-CPU steal of a `/proc/stat` text, ns (`tick_ns` a tick).
-pub fn parse_proc_stat(text: &str, tick_ns: u64) -> Option<Vec<(u32, u64)>> {
-    let cpus: Vec<(u32, u64)> = text
-        .lines()
-        .filter_map(|l| {
-            let mut f = l.split_whitespace();
-            let cpu: u32 = f.next()?.strip_prefix("cpu")?.parse().ok()?;
-            let steal: u64 = f.nth(7)?.parse().ok()?;
-            Some((cpu, steal.saturating_mul(tick_ns)))
-        })
+/// The per-CPU steal of a `/proc/stat` reading, ns (`tick_ns` a tick); `None` without
+/// per-CPU lines.
+pub fn steal_ns(stat: &ProcStat, tick_ns: u64) -> Option<Vec<(u32, u64)>> {
+    let cpus: Vec<(u32, u64)> = stat
+        .cpus
+        .iter()
+        .map(|(cpu, t)| (*cpu, t.steal.saturating_mul(tick_ns)))
         .collect();
     (!cpus.is_empty()).then_some(cpus)
 }
@@ -177,9 +168,10 @@ mod tests {
         let text = "cpu  10 0 5 100 0 0 0 7 0 0\n\
                     cpu0 5 0 2 50 0 0 0 3 0 0\n\
                     cpu1 5 0 3 50 0 0 0 4 0 0\nintr 1 2\n";
-        let s = parse_proc_stat(text, 10_000_000).unwrap();
+        let s = steal_ns(&ProcStat::parse(text).unwrap(), 10_000_000).unwrap();
         assert_eq!(s, vec![(0, 30_000_000), (1, 40_000_000)]);
-        assert_eq!(parse_proc_stat("intr 1\n", 1), None);
+        let no_cpus = ProcStat::parse("cpu  1 2 3 4\nintr 1\n").unwrap();
+        assert_eq!(steal_ns(&no_cpus, 1), None);
         let after = [(0, 50_000_000), (1, 40_000_000)];
         assert_eq!(steal_between(&s, &after, &[]), 20_000_000);
         // Only the CPUs the wakes ran on.

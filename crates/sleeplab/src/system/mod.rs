@@ -1,6 +1,7 @@
 //! The process and thread settings that change how long a wait takes, and the machine
 //! fingerprint recorded with every result.
 
+mod cpu_times;
 mod fingerprint;
 mod idle;
 mod run_queue;
@@ -8,6 +9,7 @@ mod sched;
 mod slack;
 mod slice;
 
+pub use cpu_times::{CpuTimes, ProcStat, tick_ns};
 pub use fingerprint::{Fingerprint, cpu_model_from_cpuinfo, hypervisor, preemption_from_version};
 pub use idle::{Idle, IdleState, QOS_DEFAULT_US, parse_qos};
 pub use run_queue::{parse_run_delay, run_queue_ns};

@@ -46,16 +46,7 @@ pub fn arms_here(config: &TuneConfig) -> Vec<Option<Setting>> {
 /// The whole machine's busy jiffies (`/proc/stat`'s `cpu` line: user, nice, system,
 /// irq, softirq; steal, the host's, is not the guest's busy time).
 fn machine_jiffies() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/stat").ok()?;
-    let f: Vec<u64> = text
-        .lines()
-        .next()?
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    // user nice system idle iowait irq softirq steal
-    Some(f.first()? + f.get(1)? + f.get(2)? + f.get(5).unwrap_or(&0) + f.get(6).unwrap_or(&0))
+    Some(sleeplab::system::ProcStat::read()?.total.busy())
 }
 
 /// One arm's accumulating state.
@@ -122,7 +113,7 @@ fn measure(
         );
     }
     let mut journal = Journal::new(&journal_dir());
-    let tick_s = crate::trace::steal::tick_ns() as f64 / 1e9;
+    let tick_s = sleeplab::system::tick_ns() as f64 / 1e9;
     let n = arms.len();
     for round in 0..config.rounds {
         for k in 0..n {
