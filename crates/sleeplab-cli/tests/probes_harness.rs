@@ -150,7 +150,7 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
     assert_eq!(good.unavailable.len(), 1);
     assert_eq!(good.unavailable[0].method, "gone");
     // Everything is in the rendering.
-    let text = runtimes::render(&out.data, sleeplab_cli::trace::Machine::Virtual);
+    let text = runtimes::render(&out.data, sleeplab_cli::trace::Machine::Host);
     for needle in [
         "SIGSEGV",
         "hung",

@@ -456,7 +456,7 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
     // Steal beside the wakes' host share (1 ms to 1 s each, against a 10 ms tick).
     let steal = (plain * 1e3) as u64;
     let host = (ours * 1e3) as u64;
-    let machine = crate::trace::Machine::Virtual;
+    let machine = crate::trace::Machine::Host;
     if let Some(s) =
         crate::trace::steal::steal_sentence(steal, host, n % 2 == 0, 10_000_000, machine)
     {

@@ -157,7 +157,7 @@ mod tests {
             &["mechanism"],
             &[(vec!["nanosleep".into()], &x)],
             &tracing,
-            Machine::BareMetal,
+            Machine::Hardware,
         );
         assert!(
             t.contains("slack") && t.contains("runq") && !t.contains("irq"),

@@ -88,7 +88,7 @@ pub fn steal_sentence(
     if !disagree(steal_ns, host_ns, tick_ns) || (!complete && host_ns < steal_ns) {
         return None;
     }
-    let who = machine.taker();
+    let who = machine.name();
     let above = host_ns > steal_ns;
     let why = if above {
         "the component also counts a halted CPU's interrupt delivery, which is no steal"
@@ -233,7 +233,7 @@ mod tests {
             Explanation::of(&vec![w; 10], 0, false)
         };
         let (a, b, dark) = (cell(5_000_000, true), cell(5_000_000, true), cell(1, false));
-        let v = Machine::Virtual;
+        let v = Machine::Host;
         // 100 ms of host share against none of steal.
         let s = steal_note(Some(0), [&a, &b], v).unwrap();
         assert!(

@@ -268,7 +268,7 @@ mod tests {
                 true,
             ));
         }
-        let s = cell_sentence(&cell(&w).account(), Machine::Virtual).unwrap();
+        let s = cell_sentence(&cell(&w).account(), Machine::Host).unwrap();
         assert_eq!(
             s.text,
             "nanosleep 1 ms (load 0): 78 µs late at the median; the wakes between its p40 and p60 (n = 42) \
@@ -291,7 +291,7 @@ mod tests {
                 )
             })
             .collect();
-        let s = cell_sentence(&cell(&w).account(), Machine::Virtual).unwrap();
+        let s = cell_sentence(&cell(&w).account(), Machine::Host).unwrap();
         assert!(
             s.text
                 .contains("spent on average 7 µs unexplained and 5 µs in the timer slack"),
@@ -315,8 +315,8 @@ mod tests {
             })
             .collect();
         for (m, word) in [
-            (Machine::Virtual, "host: vCPU"),
-            (Machine::BareMetal, "hardware: CPU"),
+            (Machine::Host, "host: vCPU"),
+            (Machine::Hardware, "hardware: CPU"),
         ] {
             let s = cell_sentence(&cell(&w).account(), m).unwrap();
             assert!(
@@ -335,7 +335,7 @@ mod tests {
             .collect();
         let mut c = cell(&w);
         c.mechanism = "spin".into();
-        let s = cell_sentence(&c.account(), Machine::Virtual).unwrap();
+        let s = cell_sentence(&c.account(), Machine::Host).unwrap();
         assert!(s.text.contains(NEVER_BLOCKED), "{}", s.text);
         assert!(s.text.contains("n = 10"));
         s.check().unwrap();
@@ -354,7 +354,7 @@ mod tests {
             .collect();
         let mut c = cell(&w);
         c.mechanism = "tokio-sleep".into();
-        let s = cell_sentence(&c.account(), Machine::Virtual).unwrap();
+        let s = cell_sentence(&c.account(), Machine::Host).unwrap();
         assert!(
             s.text
                 .contains("; 900 µs of it is tokio's own, the timer arming: its wheel rounds"),
@@ -363,7 +363,7 @@ mod tests {
         );
         s.check().unwrap();
         c.mechanism = "tokio-sleep-mt".into();
-        let s = cell_sentence(&c.account(), Machine::Virtual).unwrap();
+        let s = cell_sentence(&c.account(), Machine::Host).unwrap();
         assert!(
             s.text.contains("a tokio worker fired its timer"),
             "{}",
@@ -386,7 +386,7 @@ mod tests {
                 .collect();
             let mut c = cell(&w);
             c.mechanism = if mt { "tokio-sleep-mt" } else { "tokio-sleep" }.into();
-            let s = cell_sentence(&c.account(), Machine::Virtual).unwrap();
+            let s = cell_sentence(&c.account(), Machine::Host).unwrap();
             prop_assert!(s.check().is_ok(), "{:?}", s.check());
         }
 
@@ -406,7 +406,7 @@ mod tests {
                     wake(&parts, h.as_deref(), *blocked)
                 })
                 .collect();
-            let s = cell_sentence(&cell(&accounts).account(), Machine::Virtual).unwrap();
+            let s = cell_sentence(&cell(&accounts).account(), Machine::Host).unwrap();
             prop_assert!(s.check().is_ok(), "{:?}", s.check());
         }
     }

@@ -219,8 +219,7 @@ mod tests {
             results.push(result("spin", load, 50, 99.0));
             results.push(result("std-sleep", load, 90_000, 0.1));
         }
-        let s =
-            section(&data(vec![0, 2], results), crate::trace::Machine::Virtual).expect("loaded");
+        let s = section(&data(vec![0, 2], results), crate::trace::Machine::Host).expect("loaded");
         let Block::Grid {
             charts,
             legend,
@@ -246,7 +245,7 @@ mod tests {
         assert!(
             section(
                 &data(vec![0], vec![result("precise", 0, 1, 1.0)]),
-                crate::trace::Machine::Virtual,
+                crate::trace::Machine::Host,
             )
             .is_none()
         );

@@ -165,42 +165,10 @@ pub const COMPONENTS: [ComponentSpec; 11] = [
 /// [`Component::Host`]'s words on bare metal (no hypervisor in the fingerprint).
 pub const HARDWARE_LABEL: &str = "hardware: CPU taken (SMI, firmware, sleep-state exit)";
 
-/// The machine a result was measured on, as far as the words for
-/// [`Component::Host`] go: what takes the CPU from the guest is a host on a virtual
-/// machine and the hardware on bare metal. Read from the result's own fingerprint
-/// ([`Machine::of`]), never from the machine that reads it back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Machine {
-    /// A hypervisor was detected (the fingerprint names a virtualization).
-    #[default]
-    Virtual,
-    /// No hypervisor was detected.
-    BareMetal,
-}
-
-impl Machine {
-    /// The machine of a result whose fingerprint is `fp`.
-    pub fn of(fp: &sleeplab::system::Fingerprint) -> Self {
-        Self::with_hypervisor(fp.virtualization.is_some())
-    }
-
-    /// A machine with (`true`) or without a hypervisor.
-    pub fn with_hypervisor(hypervisor: bool) -> Self {
-        if hypervisor {
-            Self::Virtual
-        } else {
-            Self::BareMetal
-        }
-    }
-
-    /// `host` or `hardware`: who took the CPU from the guest, in one word.
-    pub fn taker(self) -> &'static str {
-        match self {
-            Self::Virtual => "host",
-            Self::BareMetal => "hardware",
-        }
-    }
-}
+/// The machine a result was measured on, as far as the words for [`Component::Host`]
+/// go: what takes the CPU from the guest is a host on a virtual machine and the
+/// hardware on bare metal (the library's noise probe names it the same way).
+pub use sleeplab::lab::noise::NoiseSource as Machine;
 
 impl Component {
     /// Every component, in the order a wake passes them.
@@ -241,7 +209,7 @@ impl Component {
     /// guest is the hardware, not a host.
     pub fn label(self, machine: Machine) -> &'static str {
         match (self, machine) {
-            (Component::Host, Machine::BareMetal) => HARDWARE_LABEL,
+            (Component::Host, Machine::Hardware) => HARDWARE_LABEL,
             (c, _) => c.spec().label,
         }
     }
@@ -331,15 +299,15 @@ mod tests {
         assert_eq!(Component::from_name("nope"), None);
         // Only the host's words change on bare metal.
         for c in Component::ALL {
-            assert_eq!(c.label(Machine::Virtual), c.spec().label);
-            let same = c.label(Machine::BareMetal) == c.label(Machine::Virtual);
+            assert_eq!(c.label(Machine::Host), c.spec().label);
+            let same = c.label(Machine::Hardware) == c.label(Machine::Host);
             assert_eq!(same, c != Component::Host);
         }
         let mut fp = sleeplab::system::Fingerprint::collect();
         fp.virtualization = None;
-        assert_eq!(Machine::of(&fp), Machine::BareMetal);
+        assert_eq!(Machine::of(&fp), Machine::Hardware);
         fp.virtualization = Some("kvm".into());
-        assert_eq!(Machine::of(&fp), Machine::Virtual);
+        assert_eq!(Machine::of(&fp), Machine::Host);
         // Every row says something of its own.
         for (i, a) in COMPONENTS.iter().enumerate() {
             for b in &COMPONENTS[i + 1..] {

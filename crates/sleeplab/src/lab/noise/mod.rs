@@ -27,10 +27,12 @@ use crate::system::{SystemError, hypervisor, pin_to_cpu};
 
 /// What interrupts a spinning thread besides its own kernel: on a virtual machine the
 /// host (the hypervisor descheduled the vCPU or handled an exit), on bare metal the
-/// hardware (system management interrupts, firmware).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// hardware (system management interrupts, firmware). A result names it from its own
+/// fingerprint ([`NoiseSource::of`]), never from the machine that reads it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum NoiseSource {
     /// A hypervisor is present: gaps not on the guest's run queue are mostly the host's.
+    #[default]
     Host,
     /// No hypervisor was detected: such gaps are interrupts, SMIs and firmware.
     Hardware,
@@ -45,11 +47,21 @@ impl NoiseSource {
 
     /// The source for a machine whose hypervisor is `hypervisor` (`None`: bare metal).
     pub fn from_hypervisor(hypervisor: Option<&str>) -> Self {
-        if hypervisor.is_some() {
+        Self::with_hypervisor(hypervisor.is_some())
+    }
+
+    /// The source for a machine with (`true`) or without a hypervisor.
+    pub fn with_hypervisor(hypervisor: bool) -> Self {
+        if hypervisor {
             Self::Host
         } else {
             Self::Hardware
         }
+    }
+
+    /// The source of the machine a result with fingerprint `fp` was measured on.
+    pub fn of(fp: &crate::system::Fingerprint) -> Self {
+        Self::with_hypervisor(fp.virtualization.is_some())
     }
 
     /// `host` or `hardware`, the word every report uses.

@@ -57,18 +57,18 @@ fn a_chart_per_mechanism_a_bar_per_cell_and_the_components_legend() {
         let swatch = format!(
             "<i style=\"background:{}\"></i>{}",
             css(component_color(k)),
-            k.label(Machine::Virtual)
+            k.label(Machine::Host)
         );
         assert_eq!(html.matches(&swatch).count(), 2, "{swatch}");
     }
     for k in [Component::IdleWakeup, Component::Spin, Unexplained] {
         assert!(
-            !html.contains(&format!("</i>{}</span>", k.label(Machine::Virtual))),
+            !html.contains(&format!("</i>{}</span>", k.label(Machine::Host))),
             "{k:?}"
         );
     }
     // A bar per cell, named in the chart, in each of the pair.
-    let specs = stacks("nanosleep", &accounts(&cells[..4]), false, Machine::Virtual);
+    let specs = stacks("nanosleep", &accounts(&cells[..4]), false, Machine::Host);
     assert_eq!(specs.len(), 2);
     for s in &specs {
         assert_eq!(s.bars.len(), 4);
@@ -96,12 +96,12 @@ fn a_chart_per_mechanism_a_bar_per_cell_and_the_components_legend() {
 fn the_typical_bar_adds_up_to_the_bands_mean_lateness() {
     let cells = grid();
     let acc = accounts(&cells);
-    for s in stacks("nanosleep", &acc[..4], false, Machine::Virtual) {
+    for s in stacks("nanosleep", &acc[..4], false, Machine::Host) {
         assert_eq!(s.segments.len(), 3);
         assert_eq!(s.x.scale, crate::report::charts::axis::Scale::Linear);
         assert_eq!(s.x.range, None, "fitted from 0 when drawn");
     }
-    let typical = &stacks("nanosleep", &acc[..4], false, Machine::Virtual)[0];
+    let typical = &stacks("nanosleep", &acc[..4], false, Machine::Host)[0];
     for (bar, c) in typical.bars.iter().zip(&acc) {
         let mean = c.explanation.typical.as_ref().unwrap().lateness_mean_ns;
         assert!(
@@ -118,7 +118,7 @@ fn a_tail_close_to_the_typical_wake_shares_its_axis() {
     let cells: Vec<ExplainCell> = [0, 2]
         .map(|l| cell("nanosleep", 1_000_000, l, 100, 200_000))
         .to_vec();
-    let specs = stacks("nanosleep", &accounts(&cells), false, Machine::Virtual);
+    let specs = stacks("nanosleep", &accounts(&cells), false, Machine::Host);
     assert_eq!(specs.len(), 1);
     let names: Vec<&str> = specs[0].bars.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(
@@ -139,10 +139,10 @@ fn a_tail_close_to_the_typical_wake_shares_its_axis() {
 fn cells_too_small_for_a_p99_have_no_tail_and_say_so() {
     // 40 wakes: no tail anywhere, the typical chart alone, and "–" for every p99.
     let small: Vec<ExplainCell> = vec![cell("epoll", 1_000_000, 0, 40, 2_000_000)];
-    let specs = stacks("epoll", &accounts(&small), false, Machine::Virtual);
+    let specs = stacks("epoll", &accounts(&small), false, Machine::Host);
     assert_eq!(specs.len(), 1);
     assert_eq!(specs[0].bars.len(), 1);
-    let t = table(&accounts(&small), false, true, Machine::Virtual);
+    let t = table(&accounts(&small), false, true, Machine::Host);
     let late_p99 = t.header.iter().position(|h| h == "late p99").unwrap();
     assert_eq!(t.rows[0][late_p99], Cell::Num("–".into()));
     assert!(
@@ -156,7 +156,7 @@ fn cells_too_small_for_a_p99_have_no_tail_and_say_so() {
         cell("epoll", 1_000_000, 0, 40, 2_000_000),
         cell("epoll", 1_000_000, 2, 100, 2_000_000),
     ];
-    let specs = stacks("epoll", &accounts(&mixed), false, Machine::Virtual);
+    let specs = stacks("epoll", &accounts(&mixed), false, Machine::Host);
     assert_eq!(specs.len(), 2);
     assert_eq!(specs[1].bars[0].name, "1 ms, load 0 (n 40 < 100)");
     assert_eq!(specs[1].bars[0].values, None);
@@ -167,10 +167,10 @@ fn cells_too_small_for_a_p99_have_no_tail_and_say_so() {
 fn captions_are_the_cells_checked_sentences() {
     let cells = grid();
     let acc = accounts(&cells);
-    let s = caption(&acc[..4], Machine::Virtual);
+    let s = caption(&acc[..4], Machine::Host);
     s.check().unwrap();
     for c in &acc[..4] {
-        let one = cell_sentence(c, Machine::Virtual).unwrap();
+        let one = cell_sentence(c, Machine::Host).unwrap();
         assert!(s.text.contains(&one.text), "{}", one.text);
     }
     // In the page, under the nanosleep pair, escaped as every text is.
@@ -183,7 +183,7 @@ fn untraced_wakes_and_the_partial_account_are_stated() {
     let mut w = wakes(10, &[(Slack, 50_000), (Unexplained, 9_000)], 0, &[]);
     w[0].traced = false;
     let mut traced = explain_cell("nanosleep", 100_000, 0, &w);
-    let t = table(&[CellAccount::from(&traced)], false, true, Machine::Virtual);
+    let t = table(&[CellAccount::from(&traced)], false, true, Machine::Host);
     let col = t.header.iter().position(|h| h == "untraced").unwrap();
     assert_eq!(t.rows[0][col], Cell::Warn("1".into()));
     // The partial account: the note, no "untraced" column.
@@ -263,18 +263,18 @@ proptest! {
             })
             .collect();
         let acc = accounts(&cells);
-        for s in stacks("nanosleep", &acc, false, Machine::Virtual) {
+        for s in stacks("nanosleep", &acc, false, Machine::Host) {
             let per_cell = if s.bars.len() == 2 * acc.len() { 2 } else { 1 };
             prop_assert_eq!(s.bars.len(), per_cell * acc.len());
         }
-        let typical = &stacks("nanosleep", &acc, false, Machine::Virtual)[0];
+        let typical = &stacks("nanosleep", &acc, false, Machine::Host)[0];
         if typical.bars.len() == acc.len() {
             for (bar, c) in typical.bars.iter().zip(&acc) {
                 let mean = c.explanation.typical.as_ref().unwrap().lateness_mean_ns;
                 prop_assert!((bar.total() - mean).abs() <= 1e-6 * mean.max(1.0));
             }
         }
-        prop_assert!(caption(&acc, Machine::Virtual).check().is_ok(), "{:?}", caption(&acc, Machine::Virtual).check());
+        prop_assert!(caption(&acc, Machine::Host).check().is_ok(), "{:?}", caption(&acc, Machine::Host).check());
     }
 }
 
@@ -288,8 +288,8 @@ fn the_host_component_keeps_the_words_of_the_results_machine() {
         vec![explain_cell("nanosleep", 100_000, 0, &w)],
         0,
     ));
-    let hardware = Component::Host.label(Machine::BareMetal);
-    let host = Component::Host.label(Machine::Virtual);
+    let hardware = Component::Host.label(Machine::Hardware);
+    let host = Component::Host.label(Machine::Host);
     for (virt, word, not) in [(None, hardware, host), (Some("kvm"), host, hardware)] {
         let mut r = testdata::result(data.clone());
         r.fingerprint.virtualization = virt.map(String::from);
