@@ -43,7 +43,7 @@
 //! Pure: the tests build timelines by hand.
 
 use super::component::{Component, Parts};
-use super::host::{halted_delivery, spin_host};
+use super::host::{Delivery, halted_delivery, spin_host};
 use super::timeline::{Arming, Timeline};
 pub use super::window::Window;
 use crate::trace::event::{Comm, Event, Kind, SLEEPING_STATES};
@@ -133,22 +133,25 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
     // A timer wait that begins after its deadline returns at once: it cannot block.
     let may_block = w.may_block && w.start_ns <= w.deadline_ns;
     let switches = w.voluntary_switches;
-    let (marks, traced, held) = match block {
+    // `delivered`: whether the timer interrupt's delivery was told apart from its
+    // handling, or needed no telling (no interrupt, or a CPU known to be running).
+    let (marks, traced, held, delivered) = match block {
         Some(b) => wake_marks(tl, w, &events[b..]),
-        None if !w.may_block => (vec![mark(w.start_ns, Component::Spin)], true, vec![]),
+        None if !w.may_block => (vec![mark(w.start_ns, Component::Spin)], true, vec![], true),
         None if !may_block && switches.is_none_or(|n| n == 0) => {
             let (marks, traced) = late_call_marks(tl, w, events);
-            (marks, traced, vec![])
+            (marks, traced, vec![], true)
         }
         None if switches == Some(0) => {
-            let (marks, traced) = unblocked_marks(tl, w, events);
-            (marks, traced, vec![])
+            let (marks, traced, delivered) = unblocked_marks(tl, w, events);
+            (marks, traced, vec![], delivered)
         }
         // It can block and did (or may have), but its switch-out is not on record.
         None => (
             vec![mark(w.start_ns, Component::Unexplained)],
             false,
             vec![],
+            true,
         ),
     };
     // Blocked: the trace shows it, or (its switch-out lost) its context switches do.
@@ -181,7 +184,7 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
     } else {
         Some(Vec::new())
     };
-    let host_told = tl.records_interrupts() && host.is_some();
+    let host_told = tl.records_interrupts() && host.is_some() && delivered;
     let host = host.unwrap_or_default();
 
     let mut parts = Parts::default();
@@ -225,19 +228,21 @@ fn mark(at_ns: u64, what: Component) -> Mark {
 /// had already expired when armed, or the wakeup came before the switch — on a VM, the
 /// host took the vCPU between the two). Its timer, as for a wake that blocked, then
 /// from its wakeup (or, none needed, the hard expiry) in the kernel until the call
-/// returned. Returns the marks and whether every event was found.
-fn unblocked_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, bool) {
+/// returned. Returns the marks, whether every event was found and whether the
+/// interrupt's delivery was told (`push_interrupt`).
+fn unblocked_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, bool, bool) {
     let tid = w.tid;
     let span = (w.start_ns, w.end_ns);
     let mut marks = vec![mark(w.start_ns, Component::Entry)];
     let fired = tl
         .own_expiry(tid, span, span, None)
         .and_then(|(own, exp)| Some((timer_marks(tl, w, own, exp)?, exp.time_ns)));
+    let mut delivered = true;
     let found = match fired {
         Some(((arm, ran, expired), expired_at)) => {
             marks.push(mark(arm.soft_ns.max(0) as u64, Component::Slack));
             let from = ran.min(arm.hard_ns.max(0) as u64);
-            push_interrupt(&mut marks, tl, w, from, expired);
+            delivered = push_interrupt(&mut marks, tl, w, from, expired);
             // Woken where it ran: from there in the kernel; with no wakeup (it had not
             // begun to sleep), from the expiry.
             let woken = events.iter().find(|e| {
@@ -269,7 +274,7 @@ fn unblocked_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, b
         },
     };
     let closed = close_call(tl, tid, events, &mut marks);
-    (marks, found && closed)
+    (marks, found && closed, delivered)
 }
 
 /// Ends a call's marks at its return: the return path from the thread's last
@@ -306,7 +311,7 @@ fn wake_marks(
     tl: &Timeline,
     w: &Window,
     after_block: &[Event],
-) -> (Vec<Mark>, bool, Vec<Preemption>) {
+) -> (Vec<Mark>, bool, Vec<Preemption>, bool) {
     let tid = w.tid;
     let blocked_at = after_block[0].time_ns;
     let waking = after_block
@@ -333,12 +338,13 @@ fn wake_marks(
     });
 
     let mut marks = vec![mark(w.start_ns, Component::Entry)];
+    let mut delivered = true;
     match timer {
         Some((arm, ran, expired)) => {
             let soft = arm.soft_ns.max(0) as u64;
             let hard = arm.hard_ns.max(0) as u64;
             marks.push(mark(soft, Component::Slack));
-            push_interrupt(&mut marks, tl, w, ran.min(hard), expired);
+            delivered = push_interrupt(&mut marks, tl, w, ran.min(hard), expired);
         }
         None => marks.push(mark(blocked_at, Component::Unexplained)),
     }
@@ -375,7 +381,7 @@ fn wake_marks(
         && waking.is_some()
         && on_cpu.is_some()
         && (returned.is_some() || !exits_recorded);
-    (marks, traced, held)
+    (marks, traced, held, delivered)
 }
 
 /// Who held the CPU the thread came on (`switch_in`'s) from `from` until then: each
@@ -441,20 +447,30 @@ fn timer_marks(
 /// The marks of the timer's interrupt from `from_ns` (the hard expiry, or an earlier
 /// interrupt that ran it) on the CPU it expired on, before `until_ns`: on a halted CPU
 /// whose interrupt entry is recorded, the host's until that entry, then the guest's
-/// handling; otherwise all of it the timer interrupt's.
+/// handling; otherwise all of it the timer interrupt's. Returns whether the delivery
+/// was told apart or needed no telling: false where the CPU's state is not on record
+/// (the host's share of the interrupt, if any, is then unknown, not 0).
 fn push_interrupt(
     marks: &mut Vec<Mark>,
     tl: &Timeline,
     w: &Window,
     from_ns: u64,
     (cpu, until_ns): (u32, u64),
-) {
+) -> bool {
     match halted_delivery(tl, cpu, w.start_ns, from_ns, until_ns) {
-        Some(entry) => {
+        Delivery::Halted { entry_ns } => {
             marks.push(mark(from_ns, Component::Host));
-            marks.push(mark(entry, Component::TimerIrq));
+            marks.push(mark(entry_ns, Component::TimerIrq));
+            true
         }
-        None => marks.push(mark(from_ns, Component::TimerIrq)),
+        Delivery::Running => {
+            marks.push(mark(from_ns, Component::TimerIrq));
+            true
+        }
+        Delivery::Unknown => {
+            marks.push(mark(from_ns, Component::TimerIrq));
+            false
+        }
     }
 }
 

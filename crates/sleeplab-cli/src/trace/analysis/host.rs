@@ -100,22 +100,39 @@ pub fn spin_host(tl: &Timeline, tid: i32, from_ns: u64, to_ns: u64) -> Option<Ve
     )
 }
 
-/// Where the guest entered the timer interrupt that ran a timer expiring at
-/// `expired_ns` on `cpu`, when that CPU was halted (its last switch since `since_ns`
-/// was to the idle task): the last local-timer entry on `cpu` in `[from_ns,
-/// expired_ns]`. `None` where the interrupts were not recorded, no entry is, or the
-/// CPU was not (known to be) halted: then the delivery is not told apart.
+/// How a timer interrupt reached the CPU its timer expired on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// The CPU was halted (its last switch was to the idle task) and the guest's
+    /// local-timer entry is on record: from the expiry to that entry no guest code ran.
+    Halted {
+        /// The guest's interrupt entry, ns.
+        entry_ns: u64,
+    },
+    /// The CPU was running a task: the interrupt came while the guest ran.
+    Running,
+    /// Not on record: the interrupts were not recorded, no entry was, or no switch on
+    /// that CPU since the wake began says what it was doing (a CPU whose idle task's
+    /// events the kernel does not record). The host's share, if any, is unknown.
+    Unknown,
+}
+
+/// How the timer interrupt that ran a timer expiring at `expired_ns` on `cpu` was
+/// delivered: the last local-timer entry on `cpu` in `[since_ns, expired_ns]` (one
+/// before `from_ns`, the hard expiry, and not exited by then was already running when
+/// the timer came due: nothing to deliver), and the CPU's state from its last switch
+/// since `since_ns`.
 pub fn halted_delivery(
     tl: &Timeline,
     cpu: u32,
     since_ns: u64,
     from_ns: u64,
     expired_ns: u64,
-) -> Option<u64> {
+) -> Delivery {
     if !tl.records_interrupts() || from_ns > expired_ns {
-        return None;
+        return Delivery::Unknown;
     }
-    let entry = tl.range(from_ns, expired_ns).iter().rev().find(|e| {
+    let entry = tl.range(since_ns, expired_ns).iter().rev().find(|e| {
         e.cpu == cpu
             && matches!(
                 e.kind,
@@ -124,7 +141,29 @@ pub fn halted_delivery(
                     ..
                 }
             )
-    })?;
+    });
+    let Some(entry) = entry else {
+        return Delivery::Unknown;
+    };
+    if entry.time_ns < from_ns {
+        // Still in that interrupt when the timer came due: it ran the timer. Exited by
+        // then: the interrupt that ran it is not on record.
+        let exited = tl.range(entry.time_ns, from_ns).iter().any(|e| {
+            e.cpu == cpu
+                && matches!(
+                    e.kind,
+                    Kind::IrqExit {
+                        what: Interrupt::LocalTimer,
+                        ..
+                    }
+                )
+        });
+        return if exited {
+            Delivery::Unknown
+        } else {
+            Delivery::Running
+        };
+    }
     let last_switch = tl
         .range(since_ns, entry.time_ns)
         .iter()
@@ -132,8 +171,14 @@ pub fn halted_delivery(
         .find_map(|e| match e.kind {
             Kind::Switch { next_pid, .. } if e.cpu == cpu => Some(next_pid),
             _ => None,
-        })?;
-    (last_switch == 0).then_some(entry.time_ns)
+        });
+    match last_switch {
+        Some(0) => Delivery::Halted {
+            entry_ns: entry.time_ns,
+        },
+        Some(_) => Delivery::Running,
+        None => Delivery::Unknown,
+    }
 }
 
 #[cfg(test)]

@@ -152,6 +152,61 @@ fn a_halted_cpus_timer_delivery_is_the_hosts_and_its_handling_the_guests() {
     }
 }
 
+/// Where the timer's CPU left no switch on record since the wake began (a CPU whose
+/// idle task's events the kernel does not record), whether it was halted is unknown:
+/// the interrupt stays whole, and the host's share is not told rather than told 0.
+/// An interrupt that entered before the hard expiry had nothing to deliver: told.
+#[test]
+fn an_unknown_cpu_state_leaves_the_hosts_share_untold() {
+    let tl = |entry_ns| {
+        // Armed and slept on CPU 0; the timer ran on CPU 1, which woke the thread.
+        Timeline::new(vec![
+            arm(1_000_300, 2_000_300, 2_050_300),
+            sleep_out(1_000_500),
+            Event {
+                cpu: 1,
+                ..irq_at(entry_ns, 0, true, Interrupt::LocalTimer)
+            },
+            irq(
+                2_056_000,
+                1,
+                Kind::TimerExpire {
+                    timer: TIMER,
+                    now_ns: 2_055_500,
+                },
+            ),
+            irq(
+                2_056_500,
+                1,
+                Kind::Waking {
+                    pid: TID,
+                    target_cpu: 0,
+                },
+            ),
+            switch(2_059_500, 0, 0, "swapper/0", TID, "sleeplab"),
+            exit(2_060_500),
+        ])
+        .with_interrupts(true)
+    };
+    let w = Window::relative(TID, 1_000_000, 1_000_000, 2_061_000);
+    let unknown = account(&tl(2_054_300), &w);
+    assert_eq!(unknown.parts.get(Component::Host), 0);
+    assert!(!unknown.host_told);
+    // Entered before the hard expiry (2 050 300): running when the timer came due.
+    let before = account(&tl(2_049_000), &w);
+    assert_eq!(before.parts.get(Component::Host), 0);
+    assert!(before.host_told);
+    assert_eq!(before.parts.get(Component::TimerIrq), 6_200);
+    // Entered and exited before it: the interrupt that ran the timer is not on record.
+    let mut events = tl(2_049_000).range(0, u64::MAX).to_vec();
+    events.push(Event {
+        cpu: 1,
+        ..irq_at(2_049_500, 0, false, Interrupt::LocalTimer)
+    });
+    let gone = account(&Timeline::new(events).with_interrupts(true), &w);
+    assert!(!gone.host_told);
+}
+
 /// The precise sleeper's final spin: its gaps after the native wake are the host's
 /// too, and only inside the spin.
 #[test]
@@ -159,6 +214,7 @@ fn a_precise_sleepers_spin_gaps_are_the_hosts() {
     let tl = Timeline::new(vec![
         arm(1_000_300, 1_900_300, 1_900_300),
         sleep_out(1_000_500),
+        irq_at(1_900_350, 0, true, Interrupt::LocalTimer),
         expire(1_900_500, 1_900_400),
         waking(1_900_600),
         switch(1_900_700, 0, 0, "swapper/0", TID, "sleeplab"),
