@@ -131,7 +131,6 @@ fn measure(
                 config.rounds,
                 arm.info.name
             ));
-            let (j0, t0) = (machine_jiffies(), sleeplab::clock::monotonic_ns());
             let applied = match &arm.setting {
                 None => None,
                 Some(s) => match apply(s, config.cpu, ctx.threads, &mut journal) {
@@ -143,6 +142,10 @@ fn measure(
                     }
                 },
             };
+            // The machine's CPU is counted from here to the revert: the setting in force,
+            // not the one-time work of putting it there and taking it back (the journal's
+            // writes, one per interrupt for IRQ affinity).
+            let (j0, t0) = (machine_jiffies(), sleeplab::clock::monotonic_ns());
             // Each contender with its own scheduler slice (as sweep and pace give it),
             // unless the arm's setting is the slice.
             let sets_slice = matches!(
@@ -165,12 +168,12 @@ fn measure(
                 }
                 arm.samples[ci].push(got);
             }
+            let (j1, t1) = (machine_jiffies(), sleeplab::clock::monotonic_ns());
             if let Some(a) = applied {
                 for failure in a.revert(&mut journal) {
                     notes.push(format!("could not restore {failure}"));
                 }
             }
-            let (j1, t1) = (machine_jiffies(), sleeplab::clock::monotonic_ns());
             if let (Some(a), Some(b)) = (j0, j1) {
                 arm.busy_s.push(b.saturating_sub(a) as f64 * tick_s);
                 arm.wall_s.push((t1 - t0) as f64 / 1e9);
