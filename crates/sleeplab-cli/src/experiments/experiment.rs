@@ -41,6 +41,31 @@ impl<D> Outcome<D> {
         self
     }
 
+    /// The run of an experiment with one measuring thread among `loads` busy threads:
+    /// placed for the kernel's trace where `traced` ([`Context::placed_for_trace`]),
+    /// `measure` on a thread named `name` ([`Context::on_measuring_thread`]), and the
+    /// notes of its placement and of a load that fills the CPUs added.
+    pub fn measure_placed(
+        ctx: &Context,
+        name: &str,
+        traced: bool,
+        loads: &[usize],
+        measure: impl FnOnce(&Context) -> anyhow::Result<Self> + Send,
+    ) -> anyhow::Result<Self>
+    where
+        D: Send,
+    {
+        let (ctx, placed) = &ctx.placed_for_trace(traced);
+        let mut out = ctx.on_measuring_thread(name, || measure(ctx))?;
+        out.notes.extend(placed.clone());
+        out.notes.extend(super::load_note(
+            loads,
+            ctx.cpus,
+            "the measuring thread competes for a CPU",
+        ));
+        Ok(out)
+    }
+
     /// The same outcome around other data.
     pub fn map<T>(self, f: impl FnOnce(D) -> T) -> Outcome<T> {
         Outcome {

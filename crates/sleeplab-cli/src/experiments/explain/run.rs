@@ -6,7 +6,7 @@ use super::{ExplainCell, ExplainConfig, ExplainData};
 use crate::contenders::strategies::{self, RealStrategy};
 use crate::error::UsageError;
 use crate::experiments::rounds::{Placed, interleave, share};
-use crate::experiments::{Context, Outcome, load_note};
+use crate::experiments::{Context, Outcome};
 use crate::output::fmt_ns;
 use crate::settings::slack_levels;
 use crate::stats::{Unit, UnitIntervals};
@@ -82,14 +82,13 @@ impl Placed for CellState {
 
 /// Runs `config` on a dedicated measuring thread with the context's settings applied.
 pub fn run(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<ExplainData>> {
-    let (ctx, placed) = &ctx.placed_for_trace(config.trace);
-    let mut out = ctx.on_measuring_thread("sleeplab-explain", || measure(config, ctx))?;
-    out.notes.extend(placed.clone());
-    out.notes.extend(load_note(
+    let mut out = Outcome::measure_placed(
+        ctx,
+        "sleeplab-explain",
+        config.trace,
         &config.loads,
-        ctx.cpus,
-        "the measuring thread competes for a CPU",
-    ));
+        |ctx| measure(config, ctx),
+    )?;
     if let Some(note) = &out.data.tracing.note {
         out.notes.push(note.clone());
     }

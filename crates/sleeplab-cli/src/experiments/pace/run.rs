@@ -4,7 +4,7 @@
 use super::evidence::{Evidence, LATE_FRAME_NS, Probe};
 use super::{PaceConfig, PaceData, PaceResult, PaceRun};
 use crate::contenders::strategies::{self, RealStrategy};
-use crate::experiments::{Context, Outcome, histogram, load_note};
+use crate::experiments::{Context, Outcome, histogram};
 use crate::load::LoadThreads;
 use crate::rusage::ThreadUsage;
 use crate::settings::set_slack;
@@ -45,15 +45,9 @@ struct BlockTally {
 
 /// Runs `config` on a dedicated measuring thread with the context's settings applied.
 pub fn run(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {
-    let (ctx, placed) = &ctx.placed_for_trace(config.trace);
-    let mut out = ctx.on_measuring_thread("sleeplab-pace", || measure(config, ctx))?;
-    out.notes.extend(placed.clone());
-    out.notes.extend(load_note(
-        &config.loads,
-        ctx.cpus,
-        "the measuring thread competes for a CPU",
-    ));
-    Ok(out)
+    Outcome::measure_placed(ctx, "sleeplab-pace", config.trace, &config.loads, |ctx| {
+        measure(config, ctx)
+    })
 }
 
 fn measure(config: &PaceConfig, ctx: &Context) -> anyhow::Result<Outcome<PaceData>> {

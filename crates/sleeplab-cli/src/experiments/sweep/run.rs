@@ -4,7 +4,7 @@ use super::{Quota, SkippedCell, SweepCell, SweepConfig, SweepData};
 use crate::contenders::{self, Wait};
 use crate::error::UsageError;
 use crate::experiments::rounds::{Placed, interleave, share};
-use crate::experiments::{Context, Outcome, histogram, load_note};
+use crate::experiments::{Context, Outcome, histogram};
 use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
 use crate::settings::slack_levels;
@@ -37,15 +37,13 @@ impl Placed for CellState {
 
 /// Runs `config` on a dedicated measuring thread with the context's settings applied.
 pub fn run(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepData>> {
-    let (ctx, placed) = &ctx.placed_for_trace(config.trace);
-    let mut out = ctx.on_measuring_thread("sleeplab-measure", || measure(config, ctx))?;
-    out.notes.extend(placed.clone());
-    out.notes.extend(load_note(
+    Outcome::measure_placed(
+        ctx,
+        "sleeplab-measure",
+        config.trace,
         &config.loads,
-        ctx.cpus,
-        "the measuring thread competes for a CPU",
-    ));
-    Ok(out)
+        |ctx| measure(config, ctx),
+    )
 }
 
 fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepData>> {
