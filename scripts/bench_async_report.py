@@ -47,16 +47,7 @@ def median_ci(values):
 def ratio_outcome(ratios, bound):
     """"met" when the interval of the ratios' median lies at or below `bound`, "missed"
     when it lies above, else undecided; None without ratios or without an interval."""
-    if not ratios:
-        return None
-    c = ci(ratios, 0.5)
-    if c is None:
-        return None
-    if c[1] is not None and c[1] <= bound:
-        return "met"
-    if c[0] is not None and c[0] > bound:
-        return "missed"
-    return INDISTINGUISHABLE
+    return bench_doc.at_most(ci(ratios, 0.5), bound) if ratios else None
 
 
 def ratio_detail(ratios, what):

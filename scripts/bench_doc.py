@@ -207,16 +207,23 @@ def cpu_text(x: dict) -> str:
     return f"{x['cpu_percent']:.2f} % [{c[0]:.2f}–{c[1]:.2f} %]"
 
 
-def cpu_bound_outcome(x: dict, bound: float):
-    """CPU at most `bound` % of a core: "met" where its interval over blocks lies at or
-    below it, "missed" where above, else undecided; None (not judged: a point value
-    decides no target) where it has no interval."""
-    c = cpu_ci(x)
+def at_most(c, bound: float):
+    """A target "at most `bound`" judged by the interval `c` (low, high; an open end
+    None): "met" where it lies at or below the bound, "missed" where above, else
+    undecided (INDISTINGUISHABLE); None (not judged: a point value decides no target)
+    without an interval."""
     if c is None:
         return None
-    if c[1] <= bound:
+    if c[1] is not None and c[1] <= bound:
         return "met"
-    return "missed" if c[0] > bound else INDISTINGUISHABLE
+    if c[0] is not None and c[0] > bound:
+        return "missed"
+    return INDISTINGUISHABLE
+
+
+def cpu_bound_outcome(x: dict, bound: float):
+    """CPU at most `bound` % of a core, by its interval over blocks (`at_most`)."""
+    return at_most(cpu_ci(x), bound)
 
 
 if __name__ == "__main__":

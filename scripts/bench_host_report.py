@@ -70,17 +70,6 @@ def median_ci(values):
     return quantile(v, 0.5), ci(v, 0.5)
 
 
-def outcome_at_most(c, bound):
-    """A median's interval `c` against "at most `bound`": met, missed, undecided or None."""
-    if c is None:
-        return None
-    if c[1] is not None and c[1] <= bound:
-        return "met"
-    if c[0] is not None and c[0] > bound:
-        return "missed"
-    return "undecided"
-
-
 def host_noise(run):
     """Per probe (before, after) and CPU: (off-run-queue share lost, largest gap there)."""
     out = []
@@ -146,7 +135,7 @@ def run_verdicts(run):
     if m != "quiet":
         out.append(("quiet-p99", None, f"- – {label}: not judged, the host was not quiet {noise}"))
     else:
-        o = outcome_at_most(c, 0.0)
+        o = bench_doc.at_most(c, 0.0)
         detail = f"{us(med)} {fmt_ci(c, us)} (per block, the blocks' median); target ≤ 0 {noise}"
         out.append(("quiet-p99", o, bench_doc.verdict_line(label, o, detail, "the interval straddles 0")))
     med, c = median_ci(block_cpus(run, OURS))
@@ -154,7 +143,7 @@ def run_verdicts(run):
     if m != "quiet":
         out.append(("quiet-cpu", None, f"- – {label}: not judged, the host was not quiet {noise}"))
     else:
-        o = outcome_at_most(c, CPU_TARGET_PCT)
+        o = bench_doc.at_most(c, CPU_TARGET_PCT)
         detail = f"{pct(med)} {fmt_ci(c, pct)} (the blocks' median); target ≤ {CPU_TARGET_PCT} % {noise}"
         out.append(("quiet-cpu", o, bench_doc.verdict_line(label, o, detail, "the interval straddles the target")))
     # Any moment: against the plain sleep.
@@ -231,7 +220,7 @@ def busy_vs_quiet(runs):
     for r in busy:
         med, c = median_ci(block_p99s(r, OURS))
         bound = ref + largest_host_gap(r)
-        o = outcome_at_most(c, bound)
+        o = bench_doc.at_most(c, bound)
         outcomes.append(o)
         detail = (f"run {r['index']}: {us(med)} {fmt_ci(c, us)} against {us(ref)} + "
                   f"{us(largest_host_gap(r))} (moment: busy; {noise_text(r)})")
@@ -331,8 +320,8 @@ def self_test():
     assert busy_vs_quiet([quiet])[0] == []
     # Straddling the bound is undecided; two blocks give the median no interval.
     mixed = run(4, [5_000, 40_000] * 4, [10_000] * 8, [80_000] * 8)
-    assert dict((k, o) for k, o, _ in run_verdicts(mixed))["quiet-p99"] == "undecided"
-    assert outcome_at_most(None, 0) is None
+    assert dict((k, o) for k, o, _ in run_verdicts(mixed))["quiet-p99"] == INDISTINGUISHABLE
+    assert bench_doc.at_most(None, 0) is None
     # The spin after a sleep against the sleep: lower, higher, or neither; the verb
     # follows the sign of the blocks' median difference.
     def with_margin(r, values):
