@@ -39,7 +39,7 @@ impl Context {
     /// The context a traced run measures in, and what it says about where: when
     /// `traced`, a run not pinned is pinned to a CPU whose events the kernel records
     /// fully, and a run pinned to one that loses them is warned
-    /// ([`crate::trace::coverage`]); untraced, the same context.
+    /// ([`crate::trace::capture::coverage`]); untraced, the same context.
     pub fn placed_for_trace(&self, traced: bool) -> (Context, Option<String>) {
         if !traced {
             return (self.clone(), None);
