@@ -12,7 +12,7 @@ use crate::parse::Names;
 use crate::probe::catalog::Preparation;
 use crate::probe::child::ChildSettings;
 use crate::probe::command::ProbeCommand;
-use crate::probe::protocol::{self, ListOutput, MethodInfo, OPTION_TIMESTAMPS};
+use crate::probe::protocol::{self, ListOutput, MethodInfo, OPTION_TIMESTAMPS, arg};
 use crate::probe::runner::{self, Verdict};
 use crate::settings::slack_levels;
 use std::time::Duration;
@@ -91,7 +91,7 @@ pub fn run(
                         reason: "not listed: interrupted".into(),
                     };
                 } else {
-                    progress.message(format!("{} --list", t.id));
+                    progress.message(format!("{} {}", t.id, arg::LIST));
                     match list(config, &command, t.protocol_runtime.as_deref()) {
                         Ok(l) => {
                             let h = &l.header;
@@ -224,7 +224,7 @@ fn check_methods(wanted: &[String], listed: &[Listed]) -> Result<(), UsageError>
     Ok(())
 }
 
-/// Runs `--list` and parses it.
+/// Runs the probe's `--list` and parses it.
 fn list(
     config: &RuntimesConfig,
     command: &ProbeCommand,
@@ -232,7 +232,7 @@ fn list(
 ) -> Result<ListOutput, String> {
     let out = runner::run(
         command,
-        &["--list".to_string()],
+        &[arg::LIST.to_string()],
         ChildSettings::default(),
         limits(config, Duration::ZERO),
     )
@@ -240,14 +240,15 @@ fn list(
     match out.verdict() {
         Verdict::Ok => {}
         Verdict::Failed(w) | Verdict::BadArguments(w) | Verdict::Unavailable(w) => {
-            return Err(format!("--list failed: {w}"));
+            return Err(format!("{} failed: {w}", arg::LIST));
         }
     }
-    let l = protocol::parse_list(&out.stdout).map_err(|e| format!("--list output: {e}"))?;
+    let l = protocol::parse_list(&out.stdout).map_err(|e| format!("{} output: {e}", arg::LIST))?;
     if let Some(rt) = expected_runtime {
         if l.header.runtime != rt {
             return Err(format!(
-                "--list header says runtime {:?}, expected {rt:?}",
+                "{} header says runtime {:?}, expected {rt:?}",
+                arg::LIST,
                 l.header.runtime
             ));
         }
