@@ -89,7 +89,11 @@ impl Experiment for SimulateOptions {
         Ok(out)
     }
 
-    fn render(data: &SimulateData, _machine: crate::trace::Machine) -> String {
+    fn render(
+        data: &SimulateData,
+        _machine: crate::trace::Machine,
+        _hints: crate::experiments::Wording,
+    ) -> String {
         render(data)
     }
 
