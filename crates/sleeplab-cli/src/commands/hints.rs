@@ -1,7 +1,7 @@
 //! The words of every [`Hint`]: what the experiments' and the report's sentences ask the
 //! reader to do, said with this command line's flags. The one place below `cli.rs` and
 //! the commands' own `Args` where a sentence names a flag; the layers below are handed
-//! [`WORDING`].
+//! [`WORDING`] (`scripts/module_graph.py` fails on a flag named in a string there).
 
 use crate::experiments::{Hint, Wording};
 
