@@ -15,7 +15,12 @@
   and every name listed is a child (the diagram cannot go stale);
 * a source file under `crates/*/src` is not named in docs/ARCHITECTURE.md: by its path
   from `src/` (or `src/<path>`), by its folder and name (`account/tests.rs`), or, for a
-  folder's `mod.rs`, by the folder (`account/`); `{a,b}.rs` names both.
+  folder's `mod.rs`, by the folder (`account/`); `{a,b}.rs` names both;
+* a string literal under the CLI's `experiments/`, `trace/` or `report/` names one of
+  the CLI's own flags (`--seconds`: a long flag of a clap `#[arg(long …)]` field in
+  `cli.rs` or `commands/`, `--help`, `--version`): those layers know no flag, a sentence
+  there holds a `Hint` that `commands/hints.rs` words. Comments and test code are left
+  out, and so is a flag that is not the CLI's (a probe's `--durations-ns`).
 
 An edge A -> B is a path A names (`use crate::…`, `crate::…` in code or in its doc
 comments, `super::…`) that
@@ -230,6 +235,94 @@ def sccs(nodes, edges):
     return out
 
 
+# The CLI crate, and its folders whose strings name no flag of it.
+CLI_SRC = 'crates/sleeplab-cli/src'
+FLAGLESS = ('experiments', 'trace', 'report')
+FLAG = re.compile(r'(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]')
+
+
+def rust_strings(src):
+    """(offset, text) of every string literal of Rust source `src`, comments skipped."""
+    out = []
+    i, n = 0, len(src)
+    raw = re.compile(r'b?r(#*)"')
+    char = re.compile(r"'(?:\\.[^']*|[^\\'])'")
+    while i < n:
+        if src.startswith('//', i):
+            j = src.find('\n', i)
+            i = n if j < 0 else j
+        elif src.startswith('/*', i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if src.startswith('/*', i):
+                    depth, i = depth + 1, i + 2
+                elif src.startswith('*/', i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+        elif (m := raw.match(src, i)) and not (i and (src[i - 1].isalnum() or src[i - 1] == '_')):
+            j = src.find('"' + m.group(1), m.end())
+            j = n if j < 0 else j
+            out.append((i, src[m.end():j]))
+            i = j + 1 + len(m.group(1))
+        elif src[i] == '"':
+            j = i + 1
+            while j < n and src[j] != '"':
+                j += 2 if src[j] == '\\' else 1
+            out.append((i, src[i + 1:j]))
+            i = j + 1
+        elif src[i] == "'" and (m := char.match(src, i)):
+            i = m.end()
+        else:
+            i += 1
+    return out
+
+
+def cli_flags(src_dir):
+    """The CLI's long flags: each clap `#[arg(…)]` field with `long` in `cli.rs` and
+    `commands/` (`--field-name`, or `long = "name"`, and its aliases), `--help`, `--version`."""
+    flags = {'--help', '--version'}
+    paths = [os.path.join(src_dir, 'cli.rs')]
+    commands = os.path.join(src_dir, 'commands')
+    if os.path.isdir(commands):
+        paths += [os.path.join(commands, f) for f in sorted(os.listdir(commands)) if f.endswith('.rs')]
+    field = re.compile(r'#\[arg\((.*?)\)\]\s*(?:(?://[^\n]*|#\[[^\n]*\])\s*)*(?:pub(?:\([^)]*\))?\s+)?(\w+)\s*:', re.S)
+    for p in paths:
+        if not os.path.exists(p):
+            continue
+        with open(p) as fh:
+            src = fh.read()
+        for m in field.finditer(src):
+            attr, name = m.group(1), m.group(2)
+            named = re.search(r'\blong\s*=\s*"([^"]+)"', attr)
+            if named:
+                flags.add('--' + named.group(1))
+            elif re.search(r'\blong\b', attr):
+                flags.add('--' + name.replace('_', '-'))
+            flags.update('--' + a for a in re.findall(r'\b(?:visible_)?alias\s*=\s*"([^"]+)"', attr))
+    return flags
+
+
+def named_flags(repo):
+    """Every string literal under the CLI's flagless folders that names one of its flags."""
+    src_dir = os.path.join(repo, CLI_SRC)
+    if not os.path.isdir(src_dir):
+        return []
+    flags = cli_flags(src_dir)
+    crate = load(src_dir)
+    failures = []
+    for rel in sorted(crate.files):
+        if rel.split('/')[0] not in FLAGLESS:
+            continue
+        code = strip_tests(crate.files[rel])
+        for at, text in rust_strings(code):
+            for flag in sorted({m.group(0) for m in FLAG.finditer(text)} & flags):
+                line = code.count('\n', 0, at) + 1
+                failures.append(f'{CLI_SRC}/{rel}:{line}: a string names the CLI flag {flag}: '
+                                f'say it with a Hint, which commands/hints.rs words')
+    return failures
+
+
 LAYER_BLOCK = re.compile(r'^```layers ([^\n]+)\n(.*?)^```', re.S | re.M)
 
 
@@ -323,6 +416,7 @@ def check(repo, doc_path, out=print):
             f'{nfile_cycles} file cycles, {nfolder} folder cycles')
     for where in sorted(set(blocks) - used_blocks):
         failures.append(f'{doc_path}: a layer diagram for {where}, which is not a source folder')
+    failures.extend(named_flags(repo))
     return failures
 
 
@@ -341,13 +435,17 @@ def load(src):
 
 
 def self_test():
-    def tree(files, doc):
+    def write(files):
         d = tempfile.mkdtemp()
         for path, text in files.items():
             p = os.path.join(d, path)
             os.makedirs(os.path.dirname(p), exist_ok=True)
             with open(p, 'w') as fh:
                 fh.write(text)
+        return d
+
+    def tree(files, doc):
+        d = write(files)
         with open(os.path.join(d, 'ARCH.md'), 'w') as fh:
             fh.write(doc)
         return check(d, os.path.join(d, 'ARCH.md'), out=lambda *_: None)
@@ -391,6 +489,38 @@ def self_test():
     t['crates/x/src/b/testdata.rs'] = 'use crate::a::One;\n'
     f = tree(t, doc + ' b/testdata.rs')
     assert f == [], f
+    # The CLI's flags named in a string below its command layer.
+    cli = {
+        'crates/sleeplab-cli/src/lib.rs': 'pub mod cli;\npub mod commands;\npub mod experiments;\npub mod report;\n',
+        'crates/sleeplab-cli/src/cli.rs': '#[arg(short, long, global = true)]\npub quiet: bool,\n',
+        'crates/sleeplab-cli/src/commands/mod.rs': (
+            'pub struct A {\n    /// Seconds.\n    #[arg(long, value_name = "D",\n          default_value = "2s")]\n'
+            '    pub seconds: u64,\n    #[arg(short = \'o\', long = "output")]\n    pub dir: String,\n'
+            '    #[arg(value_name = "FILE")]\n    pub file: String,\n}\n'
+            'pub fn hint() -> &\'static str { "a longer --seconds" }\n'),
+        'crates/sleeplab-cli/src/experiments/mod.rs': (
+            '//! A longer --seconds.\n/// Narrowed by a longer --seconds.\n'
+            'pub fn f(w: fn() -> String) -> String {\n    // not "--seconds"\n'
+            '    format!("more waits ({}) narrow it; the probe\'s --durations-ns, --output-dir, {}", w(), \'"\')\n}\n'
+            '#[cfg(test)]\nmod tests {\n    const S: &str = "--seconds";\n}\n'),
+        'crates/sleeplab-cli/src/report/mod.rs': 'pub const A: &str = "x";\n',
+    }
+    cli_doc = 'src/lib.rs src/cli.rs commands/ experiments/ report/\n'
+    assert tree(cli, cli_doc) == [], tree(cli, cli_doc)
+    bad = dict(cli)
+    bad['crates/sleeplab-cli/src/experiments/mod.rs'] = (
+        'pub fn f() -> String {\n    format!("more waits (a longer --seconds)\\n\\\n       '
+        'narrow it")\n}\n')
+    bad['crates/sleeplab-cli/src/report/mod.rs'] = 'pub const A: &str = r#"-o DIR, --output DIR"#;\n'
+    f = tree(bad, cli_doc)
+    assert f == [
+        'crates/sleeplab-cli/src/experiments/mod.rs:2: a string names the CLI flag --seconds: '
+        'say it with a Hint, which commands/hints.rs words',
+        'crates/sleeplab-cli/src/report/mod.rs:1: a string names the CLI flag --output: '
+        'say it with a Hint, which commands/hints.rs words',
+    ], f
+    flags = cli_flags(os.path.join(write(cli), CLI_SRC))
+    assert flags == {'--help', '--version', '--quiet', '--seconds', '--output'}, flags
     print('module_graph self-test: ok')
 
 

@@ -14,12 +14,17 @@ export CI=${CI:-1}
 
 cargo fmt --all -- --check
 # The module graph of every crate: no cycle at any level, the layer order of
-# docs/ARCHITECTURE.md, and every source file named there.
+# docs/ARCHITECTURE.md, every source file named there, and no CLI flag named in a
+# string below the command layer (experiments/, trace/, report/).
 python3 scripts/module_graph.py --self-test
 python3 scripts/module_graph.py
 cargo clippy --workspace --all-targets -- -D warnings
 # The CLI without its monitor (no HTTP server, no Prometheus encoding) builds and lints clean.
 cargo clippy -p sleeplab-cli --no-default-features --all-targets -- -D warnings
+# The API docs build warning-free: every intra-doc link resolves, none to a private item.
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+# The same for the CLI without its monitor (commands/monitor_absent.rs, no monitor/).
+RUSTDOCFLAGS="-D warnings" cargo doc -p sleeplab-cli --no-deps --no-default-features
 cargo test --workspace --release
 # The capture crate's decoders of kernel memory layouts, fuzzed briefly.
 scripts/fuzz-capture.sh 30

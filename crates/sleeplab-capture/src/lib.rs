@@ -9,7 +9,7 @@
 //! (`fuzz/`, target `trace_pages`).
 //!
 //! * [`event`]: the decoded events, which tracepoints were recorded, what was captured;
-//! * [`tracefs`], [`format`], [`decode`]: the kernel's event layouts, read at run time;
+//! * [`tracefs`], [`mod@format`], [`decode`]: the kernel's event layouts, read at run time;
 //! * [`instance`], [`ring`], [`session`]: the private tracefs instances that record
 //!   them, their ring buffer pages, and the session over both (why instances and not
 //!   perf events: there);

@@ -3,8 +3,9 @@
 //! reported and the run goes on; `--timestamps` is passed only to a probe that offers
 //! it. (The real probes' conformance is `probes_conformance.rs`.)
 
+use sleeplab_cli::experiments::Wording;
 use sleeplab_cli::experiments::runtimes::{
-    self, MethodStatus, ProbeQuota, RuntimeStatus, RuntimesConfig, Target,
+    self, MethodStatus, ProbeQuota, RuntimeStatus, RuntimesConfig, RuntimesOutcome, Target,
 };
 use sleeplab_cli::output::Progress;
 use sleeplab_cli::probe::catalog::Preparation;
@@ -55,6 +56,11 @@ fn target(id: &str, command: ProbeCommand) -> Target {
     }
 }
 
+/// Lists and measures `targets` under `config`, quietly (hints by their names).
+fn measure(config: &RuntimesConfig, targets: Vec<Target>) -> RuntimesOutcome {
+    runtimes::run(config, targets, true, &Progress::hidden(), Wording::NAMES).unwrap()
+}
+
 #[test]
 fn broken_probes_are_reported_and_the_run_goes_on() {
     let dir = tempfile::tempdir().unwrap();
@@ -98,7 +104,7 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
         ..RuntimesConfig::default()
     };
     let t0 = Instant::now();
-    let out = runtimes::run(&config, targets, true, &Progress::hidden()).unwrap();
+    let out = measure(&config, targets);
     assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
     assert!(out.complete);
     let by_id = |id: &str| out.data.runtimes.iter().find(|r| r.id == id).unwrap();
@@ -230,7 +236,7 @@ fn timestamps_are_asked_only_of_probes_that_offer_them() {
         timestamps: true,
         ..RuntimesConfig::default()
     };
-    let out = runtimes::run(&config, targets(), true, &Progress::hidden()).unwrap();
+    let out = measure(&config, targets());
     let method = |id: &str| {
         let r = out.data.runtimes.iter().find(|r| r.id == id).unwrap();
         assert_eq!(r.methods.len(), 1, "{id}");
@@ -277,7 +283,7 @@ fn timestamps_are_asked_only_of_probes_that_offer_them() {
         timestamps: false,
         ..config
     };
-    let out = runtimes::run(&config, targets(), true, &Progress::hidden()).unwrap();
+    let out = measure(&config, targets());
     let r = out
         .data
         .runtimes

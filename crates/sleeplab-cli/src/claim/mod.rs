@@ -16,7 +16,7 @@
 //!   to return without sleeping ([`NEVER_BLOCKED`]), never called a sleep;
 //! * a verdict between two values (lower, faster, "grew", meets a tolerance, CPU)
 //!   holds only where their 95 % intervals separate and rest on a basis that decides
-//!   ([`Claim::Verdict`], [`verdict`], [`basis`]): intervals over the units the
+//!   ([`Claim::Verdict`], `verdict`, `basis`): intervals over the units the
 //!   measurement varies by (blocks, rounds, runs: `stats::units`) or a fixed threshold,
 //!   never intervals of pooled samples; a bare point value only where the text says
 //!   [`BY_POINT_VALUE`], and another run's units only where it says [`WITHIN_RUN`].

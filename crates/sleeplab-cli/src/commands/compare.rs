@@ -4,6 +4,7 @@
 //! outliers named); or two sides of three or more runs each (`--against`: the runs as
 //! the units), in the terminal, optionally as HTML and as JSON.
 
+use super::hints::WORDING;
 use super::outputs::{check_outputs, prepare_dir};
 use crate::error::UsageError;
 use crate::model::{ResultFile, load_result};
@@ -66,7 +67,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<i32> {
         .collect();
     let noise = crate::model::host_noise::compare_lines(&noise);
     if let Some(a) = sides {
-        return show(&Sides::of(&matched, a).rendered(), &noise, args);
+        return show(&Sides::of(&matched, a, WORDING).rendered(), &noise, args);
     }
     // Two results are shown as a pair (a, b and the ratios); three or more as a fleet,
     // which --json writes for two as well.

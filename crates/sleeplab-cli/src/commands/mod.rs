@@ -7,6 +7,7 @@ pub mod args;
 pub mod compare;
 pub mod cpu;
 pub mod explain;
+pub mod hints;
 pub mod list;
 #[cfg(feature = "monitor")]
 pub mod monitor;

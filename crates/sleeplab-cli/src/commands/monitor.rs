@@ -17,7 +17,7 @@ pub struct MonitorArgs {
     /// Address to serve /metrics and /healthz on.
     #[arg(long, value_name = "ADDR:PORT", value_parser = listen_addr, default_value = "127.0.0.1:9477")]
     pub listen: SocketAddr,
-    /// What to measure, comma-separated NAME[@DURATION]: a one-shot mechanism
+    /// What to measure, comma-separated `NAME[@DURATION]`: a one-shot mechanism
     /// (`sleeplab list`), `tick:` and a periodic one (e.g. tick:timerfd-interval), or
     /// `precise` (the precise sleeper on an absolute grid); DURATION may be a rate (60hz).
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("mechanism list"), default_value = DEFAULT_MECHANISMS)]

@@ -3,6 +3,7 @@
 //! directory never holds an index and results of different runs. A directory that holds
 //! another run's report is refused (exit 2) unless `--force`.
 
+use super::hints::WORDING;
 use super::outputs::{DEFAULT_DIR, prepare_dir};
 use crate::error::UsageError;
 use crate::model::load_result;
@@ -59,7 +60,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<i32> {
         atomic_write(&json, &input)?;
         report::readable(&json);
     }
-    let index = report::write_index(dir, &report::render(&result))?;
+    let index = report::write_index(dir, &report::render(&result, WORDING))?;
     let r = Results::of(&result);
     for (i, f) in findings::findings(&r).iter().enumerate() {
         println!("{:>2}. {}", i + 1, f.text);

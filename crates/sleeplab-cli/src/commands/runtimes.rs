@@ -1,6 +1,7 @@
 //! `sleeplab runtimes`: every language runtime's sleep, measured the same way.
 
 use super::args::{self, List, OutputArgs, ThreadArgs, online_cpus};
+use super::hints::WORDING;
 use super::outputs::check_outputs;
 use super::tail;
 use crate::error::UsageError;
@@ -165,6 +166,7 @@ pub fn run(args: &RuntimesArgs, quiet: bool) -> anyhow::Result<i32> {
             Progress::new(RuntimesConfig::NAME, config.steps(), quiet),
             ThreadSettings::default(),
             online_cpus(),
+            WORDING,
         );
         let data = runtimes::list(&config, &ctx);
         ctx.progress.finish();

@@ -2,6 +2,7 @@
 //! a report directory (`index.html`, `results.json`, `samples.csv`) and the findings.
 
 use super::args::{self, List};
+use super::hints::WORDING;
 use super::outputs::{DEFAULT_DIR, prepare_dir};
 use crate::error::UsageError;
 use crate::interrupt::EXIT_INTERRUPTED;
@@ -157,7 +158,7 @@ fn execute(
     // The host's noise once before and once after the whole survey (not per stage).
     let cpus = host_noise::cpus_to_probe(None, start.fingerprint.cpu_count);
     let mut start = start.probing(cpus);
-    let outcome = survey::run(level, stages, &start, quiet, &mut on_stage);
+    let outcome = survey::run(level, stages, &start, quiet, WORDING, &mut on_stage);
     start.probe_after();
     let (interrupted, complete) = (outcome.interrupted, outcome.complete);
     let (result, csv) = finish(start, outcome)?;
@@ -215,7 +216,7 @@ pub fn write_dir(dir: &Path, result: &ResultFile, csv: &[u8]) -> anyhow::Result<
     atomic_write(&samples, csv)?;
     report::readable(&json);
     report::readable(&samples);
-    report::write_index(dir, &report::render(result))
+    report::write_index(dir, &report::render(result, WORDING))
 }
 
 /// What the terminal shows at the end: an at-a-glance table, the findings, the path.

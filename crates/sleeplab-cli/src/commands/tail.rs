@@ -2,6 +2,7 @@
 //! print its tables, wrap the data in the result envelope, save JSON and CSV.
 
 use super::args::{OutputArgs, name_flags};
+use super::hints::WORDING;
 use super::outputs::save;
 use crate::experiments::{Context, Experiment, Outcome};
 use crate::model::host_noise::host_noise_line;
@@ -33,6 +34,7 @@ pub fn measure<E: Experiment>(
         Progress::new(title, config.steps(), quiet),
         threads,
         start.fingerprint.cpu_count,
+        WORDING,
     );
     let outcome = config.run(&ctx).map(|o| o.settled(&ctx));
     ctx.progress.finish();
@@ -40,7 +42,11 @@ pub fn measure<E: Experiment>(
     let outcome = outcome.map_err(name_flags)?;
     print!(
         "{}",
-        E::render(&outcome.data, crate::trace::Machine::of(&start.fingerprint))
+        E::render(
+            &outcome.data,
+            crate::trace::Machine::of(&start.fingerprint),
+            WORDING
+        )
     );
     if E::HOST_NOISE_LINE
         && let Some(h) = start.host_noise()

@@ -1,6 +1,8 @@
 //! What an experiment runs with besides its config: the progress bar, the stop flag,
-//! the thread settings and the machine's CPU count ([`Context`]).
+//! the thread settings, the machine's CPU count and the words of its hints
+//! ([`Context`]).
 
+use super::Wording;
 pub use crate::interrupt::Stop;
 use crate::output::Progress;
 use crate::settings::ThreadSettings;
@@ -17,29 +19,38 @@ pub struct Context {
     /// Online CPUs of the machine (the run's fingerprint): the one source for load
     /// warnings and worker counts.
     pub cpus: usize,
+    /// How the run's sentences word a [`Hint`](super::Hint): the command layer's flags.
+    pub hints: Wording,
 }
 
 impl Context {
     /// A context that stops on Ctrl-C.
-    pub fn new(progress: Progress, threads: ThreadSettings, cpus: usize) -> Self {
+    pub fn new(progress: Progress, threads: ThreadSettings, cpus: usize, hints: Wording) -> Self {
         Self {
             progress,
             stop: Stop::on_interrupt(),
             threads,
             cpus: cpus.max(1),
+            hints,
         }
     }
 
-    /// No progress shown, default thread settings, stops on Ctrl-C (tests, library use).
+    /// No progress shown, default thread settings, hints by their names, stops on Ctrl-C
+    /// (tests).
     pub fn hidden() -> Self {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Self::new(Progress::hidden(), ThreadSettings::default(), cpus)
+        Self::new(
+            Progress::hidden(),
+            ThreadSettings::default(),
+            cpus,
+            Wording::NAMES,
+        )
     }
 
     /// The context a traced run measures in, and what it says about where: when
     /// `traced`, a run not pinned is pinned to a CPU whose events the kernel records
     /// fully, and a run pinned to one that loses them is warned
-    /// ([`crate::trace::coverage`]); untraced, the same context.
+    /// ([`crate::trace::capture::coverage`]); untraced, the same context.
     pub fn placed_for_trace(&self, traced: bool) -> (Context, Option<String>) {
         if !traced {
             return (self.clone(), None);

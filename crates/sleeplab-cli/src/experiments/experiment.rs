@@ -2,7 +2,7 @@
 //! ([`Experiment`]), and what readers of a saved result ask of its data
 //! ([`ResultData`]: the points `compare` matches, the raw samples of a survey's CSV).
 
-use super::Context;
+use super::{Context, Wording};
 use crate::output::units::{ns, num};
 use crate::settings::RunSettings;
 use crate::stats::{Ci, Recorder, Summary, UnitIntervals};
@@ -103,8 +103,9 @@ pub trait Experiment: Send + Sync + 'static {
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<Self::Data>>;
 
     /// The terminal tables; a component's words follow `machine`, the result's
-    /// (`trace::Machine`: the host on a virtual machine, the hardware on bare metal).
-    fn render(data: &Self::Data, machine: crate::trace::Machine) -> String;
+    /// (`trace::Machine`: the host on a virtual machine, the hardware on bare metal), a
+    /// hint's follow `hints` (the command layer's flags).
+    fn render(data: &Self::Data, machine: crate::trace::Machine, hints: Wording) -> String;
 
     /// The CSV of the raw data (`--csv`); `None` (the default) when the experiment
     /// writes none.

@@ -3,11 +3,12 @@
 //! the command's tail or by a survey stage.
 //!
 //! Nothing here knows the command line: configs are plain values, errors name values
-//! (the command layer maps them to its flags), and thread settings arrive in the
-//! [`Context`].
+//! (the command layer maps them to its flags), a sentence that asks for a flag holds a
+//! [`Hint`] the command layer words, and thread settings arrive in the [`Context`].
 
 mod context;
 mod experiment;
+mod hint;
 pub mod rounds;
 
 pub mod advise;
@@ -23,6 +24,7 @@ pub mod tune;
 
 pub use context::{Context, Stop, load_note};
 pub use experiment::{Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample, histogram};
+pub use hint::{Hint, Wording};
 
 /// The version of the result format (JSON, and the `schema_version` column of every
 /// CSV). Bumped on any incompatible change; readers refuse other versions with a clear

@@ -126,7 +126,7 @@ impl ExperimentData {
 /// One run's result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ResultFile {
-    /// Format version ([`SCHEMA_VERSION`]).
+    /// Format version (`SCHEMA_VERSION`).
     pub schema_version: u32,
     /// The tool and its version.
     pub tool: ToolInfo,

@@ -79,6 +79,6 @@ pub struct StageStatus {
     pub planned_ms: u64,
     /// The time it took, ms.
     pub elapsed_ms: u64,
-    /// Index of its result in [`SurveyData::results`], when it produced one.
+    /// Index of its result in `SurveyData::results`, when it produced one.
     pub result: Option<usize>,
 }

@@ -16,7 +16,7 @@
 //! Processes that leave the group on purpose (`setsid`) are not killed; Wine's server and
 //! services do so, and exit by themselves once their last client (the probe) is gone.
 //!
-//! The death signal is tied to the *thread* that forked: [`spawn`] must be called on a
+//! The death signal is tied to the *thread* that forked: `spawn` must be called on a
 //! thread that outlives the probe (the runner waits for it on the same thread).
 //!
 //! Everything here that runs in the child between `fork` and `exec` makes only

@@ -28,30 +28,32 @@ pub mod view;
 // The report writes through the one units, tables and escaping of `output`.
 pub use crate::output::{escape, table, units};
 
+use crate::experiments::Wording;
 use crate::model::{ResultFile, SCHEMA_VERSION, SurveyData};
 use crate::output::atomic_write;
 use html::{Badge, Page, Tone};
 use std::path::{Path, PathBuf};
 use view::Results;
 
-/// The report of `result` as a complete HTML document.
-pub fn render(result: &ResultFile) -> String {
-    page(result).render()
+/// The report of `result` as a complete HTML document; `hints` words what its sentences
+/// ask the reader to run (the command layer's flags).
+pub fn render(result: &ResultFile, hints: Wording) -> String {
+    page(result, hints).render()
 }
 
-/// The report of `result` as a [`Page`].
-pub fn page(result: &ResultFile) -> Page {
+/// The report of `result` as a [`Page`] (`hints` as for [`render`]).
+pub fn page(result: &ResultFile, hints: Wording) -> Page {
     let r = Results::of(result);
     let mut sections = Vec::new();
-    sections.extend(sections::sweep::sections(&r));
-    sections.extend(sections::explain::sections(&r));
+    sections.extend(sections::sweep::sections(&r, hints));
+    sections.extend(sections::explain::sections(&r, hints));
     sections.extend(sections::short::section(&r));
     sections.extend(sections::seeds::short::section(&r));
-    sections.extend(sections::precise::sections(&r));
+    sections.extend(sections::precise::sections(&r, hints));
     sections.extend(sections::simulate::section(&r));
     sections.extend(sections::timers::section(&r));
     sections.extend(sections::runtimes::section(&r));
-    sections.extend(sections::seeds::runtimes::section(&r));
+    sections.extend(sections::seeds::runtimes::section(&r, hints));
     sections.extend(sections::seeds::periodic::section(&r));
     sections.extend(sections::tune::section(&r));
     sections.extend(sections::stages::section(&r));

@@ -10,6 +10,7 @@ use super::compare::{Fleet, Matched, Pair, Sides};
 use super::testdata::{cell, result, stored, sweep};
 use super::view::Results;
 use crate::claim::{Sentence, rests_on_units};
+use crate::experiments::Wording;
 use crate::experiments::advise::{Candidate, choose, reason, runner_up_sentence};
 use crate::experiments::pace::{PaceResult, frontier_sentence, standings};
 use crate::experiments::runtimes::OneshotCell;
@@ -361,7 +362,7 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
             .map(|s| ("fleet", s)),
     );
     out.extend(
-        Sides::of(&Matched::of(&named).unwrap(), 3)
+        Sides::of(&Matched::of(&named).unwrap(), 3, Wording::NAMES)
             .sentences()
             .into_iter()
             .map(|s| ("sides", s)),
@@ -394,10 +395,8 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
         repeat: vec![],
         tracing: None,
     };
-    out.push((
-        "trade-off",
-        super::sections::precise::tradeoff_caption(&data),
-    ));
+    let caption = super::sections::precise::tradeoff_caption(&data);
+    out.push(("trade-off", caption));
     let candidates: Vec<Candidate> = results
         .iter()
         .map(|r| Candidate {
@@ -415,11 +414,10 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
         })
         .collect();
     let (chosen, meets) = choose(&candidates, *tolerance).unwrap();
-    out.push(("advise", reason(&candidates, *tolerance, chosen, meets)));
-    out.push((
-        "advise runner-up",
-        runner_up_sentence(&candidates, *tolerance, chosen),
-    ));
+    let why = reason(&candidates, *tolerance, chosen, meets, Wording::NAMES);
+    out.push(("advise", why));
+    let runner_up = runner_up_sentence(&candidates, *tolerance, chosen);
+    out.push(("advise runner-up", runner_up));
     // Runtimes: the quickest floor and sleeplab's gain in another language.
     let &(plain, ours, n, sp, so) = gain;
     let (a, b) = (
@@ -427,10 +425,8 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
         oneshot(1_000_000, 1e6 + ours, n, so),
     );
     let floors = [("plain".to_string(), &a, 0), ("ours".to_string(), &b, 1)];
-    out.push((
-        "floor",
-        crate::report::sections::runtimes::floor_caption(&floors),
-    ));
+    let floor = crate::report::sections::runtimes::floor_caption(&floors);
+    out.push(("floor", floor));
     // Tune: every setting's sentence, its findings (the best setting, or none).
     let t = tune(cells);
     if let ExperimentData::Tune(d) = &t.data {
@@ -565,13 +561,13 @@ fn the_tune_section_renders_alone_and_in_a_survey() {
     ]);
     let s = super::testdata::survey(vec![("tune", t.clone())]);
     for r in [t, s] {
-        let page = super::page(&r);
+        let page = super::page(&r, Wording::NAMES);
         let sec = page
             .sections
             .iter()
             .find(|x| x.id == "tune")
             .expect("a tune section");
-        let html = super::render(&r);
+        let html = super::render(&r, Wording::NAMES);
         assert!(
             html.contains("data-chart=\"tune-clock-nanosleep-abs-1000\""),
             "{}",

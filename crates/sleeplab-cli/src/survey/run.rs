@@ -1,7 +1,7 @@
 //! Runs the survey's stages one after the other.
 
 use super::{Level, StagePlan, StageState, StageStatus, SurveyData};
-use crate::experiments::{Context, Stop};
+use crate::experiments::{Context, Stop, Wording};
 use crate::model::RunStart;
 use crate::output::Progress;
 use crate::settings::ThreadSettings;
@@ -21,13 +21,14 @@ pub struct SurveyOutcome {
 
 /// Runs `stages` in order. `start` is the survey's start (its fingerprint and command
 /// line are copied into every stage's result, and its CPU count is every stage's);
-/// `on_stage` is called before each stage (with its index) and after it (with its
-/// status), for the terminal.
+/// `hints` words the stages' hints; `on_stage` is called before each stage (with its
+/// index) and after it (with its status), for the terminal.
 pub fn run(
     level: Level,
     stages: &[StagePlan],
     start: &RunStart,
     quiet: bool,
+    hints: Wording,
     on_stage: &mut dyn FnMut(usize, Option<&StageStatus>),
 ) -> SurveyOutcome {
     let mut data = SurveyData {
@@ -66,6 +67,7 @@ pub fn run(
             Progress::new(plan.name, plan.steps(), quiet),
             ThreadSettings::default(),
             start.fingerprint.cpu_count,
+            hints,
         )
         .with_stop(stop.clone());
         let stage_start = start.part();
@@ -141,9 +143,14 @@ mod tests {
     /// callback saw (`None` before a stage).
     fn run_quietly(stages: &[StagePlan]) -> (SurveyOutcome, Vec<(usize, Option<&'static str>)>) {
         let mut events = Vec::new();
-        let out = run(Level::Quick, stages, &RunStart::now(), true, &mut |i, s| {
-            events.push((i, s.map(|s| s.state.label())))
-        });
+        let out = run(
+            Level::Quick,
+            stages,
+            &RunStart::now(),
+            true,
+            Wording::NAMES,
+            &mut |i, s| events.push((i, s.map(|s| s.state.label()))),
+        );
         (out, events)
     }
 

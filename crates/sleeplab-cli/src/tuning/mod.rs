@@ -3,7 +3,7 @@
 //! * [`catalogue`]: the settings that apply here, each with what it does and the
 //!   command that applies it for good; the ones that do not (and why); the boot-time
 //!   ones, reported only;
-//! * [`apply`]: a setting in force for one stretch of waits, and undone after: a
+//! * [`mod@apply`]: a setting in force for one stretch of waits, and undone after: a
 //!   per-process one on the measuring thread, a system-wide one through the journal;
 //! * [`journal`]: every system-wide write recorded with the value it replaces before it
 //!   is made, restored on exit, on Ctrl-C, and after a SIGKILL by the next run.

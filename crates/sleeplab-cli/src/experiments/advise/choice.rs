@@ -8,6 +8,7 @@ use crate::claim::{
     Claim, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, basis_note, order,
     with_interval,
 };
+use crate::experiments::{Hint, Wording};
 use crate::output::units::{ns, pct};
 use crate::stats::{Stat, Unit};
 
@@ -128,8 +129,15 @@ fn p99_quoted(s: &mut Sentence, c: &Candidate, tolerance_ns: u64) -> String {
 /// it, one said to miss it above it; where no candidate is shown to meet it, those whose
 /// interval holds the tolerance are named as indistinguishable from it in this run. The
 /// chosen one's CPU is "the lowest" only where its interval over blocks lies below every
-/// other's that meets; else those it cannot be told from are named.
-pub fn reason(candidates: &[Candidate], tolerance_ns: u64, chosen: usize, meets: bool) -> Sentence {
+/// other's that meets; else those it cannot be told from are named. Where none is shown
+/// to meet it, what would help is said in `hints`' words (the command layer's flags).
+pub fn reason(
+    candidates: &[Candidate],
+    tolerance_ns: u64,
+    chosen: usize,
+    meets: bool,
+    hints: Wording,
+) -> Sentence {
     let Some(c) = candidates.get(chosen) else {
         return Sentence::new("nothing was measured (interrupted)");
     };
@@ -206,8 +214,9 @@ pub fn reason(candidates: &[Candidate], tolerance_ns: u64, chosen: usize, meets:
             format!("these are each {INDISTINGUISHABLE}")
         };
         s.push(&format!(
-            "no candidate was shown to meet p99 ≤ {tol}: against it, {who} ({}); more waits (a longer --seconds) narrow the interval",
-            parts.join("; ")
+            "no candidate was shown to meet p99 ≤ {tol}: against it, {who} ({}); more waits ({}) narrow the interval",
+            parts.join("; "),
+            hints.word(Hint::LongerRun)
         ));
     }
     let few: Vec<String> = candidates
@@ -223,9 +232,10 @@ pub fn reason(candidates: &[Candidate], tolerance_ns: u64, chosen: usize, meets:
     }
     let p = p99_quoted(&mut s, c, tolerance_ns);
     s.push(&format!(
-        ". The lowest p99 in point values was {}'s ({p} at {} of a core). This run cannot promise that tolerance; consider a real-time policy (--policy fifo), an isolated CPU, or a looser tolerance.",
+        ". The lowest p99 in point values was {}'s ({p} at {} of a core). This run cannot promise that tolerance; consider {}, an isolated CPU, or a looser tolerance.",
         c.strategy,
-        pct(c.cpu_percent)
+        pct(c.cpu_percent),
+        hints.word(Hint::RealtimePolicy)
     ));
     s
 }
@@ -319,7 +329,7 @@ mod tests {
         assert_eq!(c[1].against(20_000), Order::Indistinguishable);
         assert_eq!(c[0].against(20_000), Order::Above);
         assert_eq!(choose(&c, 20_000), Some((1, false)));
-        let r = reason(&c, 20_000, 1, false);
+        let r = reason(&c, 20_000, 1, false, Wording::NAMES);
         assert_eq!(r.check(), Ok(()));
         assert!(
             r.text.starts_with("no candidate was shown to meet p99 ≤ 20 µs: against it, one is indistinguishable in this run (precise p99 19 µs [17.1–20.9 µs])"),
@@ -330,7 +340,7 @@ mod tests {
         with_p99_ci(&mut c[1], Some(Ci(Some(15_000.0), None)));
         assert!(!c[1].meets(1_000_000));
         // Every interval above: said so.
-        let r = reason(&c[..1], 20_000, 0, false);
+        let r = reason(&c[..1], 20_000, 0, false, Wording::NAMES);
         assert!(r.text.starts_with(
             "no candidate met p99 ≤ 20 µs here: every p99's 95 % interval over its blocks lies above it"
         ));
@@ -360,7 +370,7 @@ mod tests {
                 .collect();
             let (chosen, meets) = choose(&c, tol).unwrap();
             prop_assert_eq!(meets, c.iter().any(|x| x.meets(tol)));
-            let r = reason(&c, tol, chosen, meets);
+            let r = reason(&c, tol, chosen, meets, Wording::NAMES);
             prop_assert!(r.check().is_ok(), "{:?}", r.check());
         }
     }

@@ -204,7 +204,11 @@ impl Experiment for AdviseConfig {
         run(self, ctx)
     }
 
-    fn render(data: &AdviseData, _machine: crate::trace::Machine) -> String {
+    fn render(
+        data: &AdviseData,
+        _machine: crate::trace::Machine,
+        _hints: crate::experiments::Wording,
+    ) -> String {
         render(data)
     }
 
@@ -326,7 +330,7 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
     }
     let (chosen, meets) = choose(&candidates, tolerance_ns).unwrap_or((0, false));
     let c = candidates.get(chosen).cloned();
-    let reason = reason(&candidates, tolerance_ns, chosen, meets).text;
+    let reason = reason(&candidates, tolerance_ns, chosen, meets, ctx.hints).text;
     let snippet = c
         .as_ref()
         .map(|c| snippet(&c.strategy, need))

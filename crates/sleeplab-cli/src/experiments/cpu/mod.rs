@@ -93,7 +93,11 @@ impl Experiment for CpuConfig {
         run(self, ctx)
     }
 
-    fn render(data: &CpuData, _machine: crate::trace::Machine) -> String {
+    fn render(
+        data: &CpuData,
+        _machine: crate::trace::Machine,
+        _hints: crate::experiments::Wording,
+    ) -> String {
         render(data)
     }
 

@@ -131,7 +131,11 @@ impl Experiment for ExplainConfig {
         run(self, ctx)
     }
 
-    fn render(data: &ExplainData, machine: crate::trace::Machine) -> String {
+    fn render(
+        data: &ExplainData,
+        machine: crate::trace::Machine,
+        _hints: crate::experiments::Wording,
+    ) -> String {
         render(data, machine)
     }
 

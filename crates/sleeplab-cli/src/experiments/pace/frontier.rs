@@ -25,7 +25,7 @@ pub struct Standing<'a> {
     /// Frames measured.
     pub frames: u64,
     /// p99 lateness, ns, with its interval over blocks; `None` below
-    /// [`P99_MIN_FRAMES`] frames.
+    /// `P99_MIN_FRAMES` frames.
     pub p99: Option<Est>,
     /// CPU, % of one core, with its interval over blocks.
     pub cpu: Est,
@@ -40,7 +40,7 @@ pub struct Standing<'a> {
 }
 
 impl Standing<'_> {
-    /// Its p99, ns (`None` below [`P99_MIN_FRAMES`] frames).
+    /// Its p99, ns (`None` below `P99_MIN_FRAMES` frames).
     pub fn p99_ns(&self) -> Option<f64> {
         self.p99.map(|p| p.value)
     }

@@ -248,8 +248,12 @@ impl Experiment for PaceConfig {
         run(self, ctx)
     }
 
-    fn render(data: &PaceData, machine: crate::trace::Machine) -> String {
-        render(data, machine)
+    fn render(
+        data: &PaceData,
+        machine: crate::trace::Machine,
+        hints: crate::experiments::Wording,
+    ) -> String {
+        render(data, machine, hints)
     }
 
     fn csv(data: &PaceData) -> Option<anyhow::Result<Vec<u8>>> {

@@ -3,13 +3,14 @@
 
 use super::evidence::LATE_FRAME_NS;
 use super::{PaceData, PaceResult, frontier_sentence, standings};
+use crate::experiments::{Hint, Wording};
 use crate::output::table::{Cell, Table};
 use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
 use crate::trace::Component;
 use std::fmt::Write;
 
-/// Renders the pace result as text.
-pub fn render(data: &PaceData, machine: crate::trace::Machine) -> String {
+/// Renders the pace result as text (`hints` words the flag that traced it).
+pub fn render(data: &PaceData, machine: crate::trace::Machine, hints: Wording) -> String {
     let c = &data.config;
     let mut out = String::new();
     let _ = writeln!(
@@ -81,7 +82,7 @@ pub fn render(data: &PaceData, machine: crate::trace::Machine) -> String {
         // The kernel's account replaces the heuristics where it exists.
         Some(tracing) => {
             if let Some(t) = late_causes_table(data, machine) {
-                let _ = writeln!(out, "{}\n{}", late_causes_intro(), t.terminal());
+                let _ = writeln!(out, "{}\n{}", late_causes_intro(hints), t.terminal());
             }
             let rows: Vec<(Vec<String>, &crate::trace::Explanation)> = data
                 .results
@@ -191,10 +192,11 @@ pub fn late_causes_table(data: &PaceData, machine: crate::trace::Machine) -> Opt
     Some(t)
 }
 
-/// The words above [`late_causes_table`].
-pub fn late_causes_intro() -> String {
+/// The words above [`late_causes_table`] (`hints` words the flag that traced the run).
+pub fn late_causes_intro(hints: Wording) -> String {
     format!(
-        "Why frames were late, from the kernel's own timestamps (`--trace`): each frame more than {} late counted once, by the component that took most of its lateness (timer slack, timer interrupt, idle wakeup, run queue, kernel exit, return path, spin, unexplained); held by: the task that held the CPU longest while late frames waited on a run queue.",
+        "Why frames were late, from the kernel's own timestamps (`{}`): each frame more than {} late counted once, by the component that took most of its lateness (timer slack, timer interrupt, idle wakeup, run queue, kernel exit, return path, spin, unexplained); held by: the task that held the CPU longest while late frames waited on a run queue.",
+        hints.word(Hint::Trace),
         crate::output::units::ns(LATE_FRAME_NS as f64)
     )
 }

@@ -2,7 +2,7 @@
 //! it may take, and the statistics of periodic ticks.
 
 use super::{Lateness, ProbeQuota, RuntimesConfig};
-use crate::probe::protocol::{Kind, Measurement, Mode};
+use crate::probe::protocol::{Kind, Measurement, Mode, arg};
 use crate::stats::{Summary, quantile_sorted, summarize, tail_quantile};
 use std::time::Duration;
 
@@ -83,37 +83,37 @@ impl Request {
     /// for its first cell's count).
     pub fn args(&self) -> Vec<String> {
         let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
-        let mut a = vec!["--method".to_string(), self.method.clone()];
+        let mut a = vec![arg::METHOD.to_string(), self.method.clone()];
         if self.kind == Kind::Periodic {
-            a.extend(["--period-ns".into(), list(&self.cells_ns)]);
+            a.extend([arg::PERIOD_NS.into(), list(&self.cells_ns)]);
         } else {
-            a.extend(["--durations-ns".into(), list(&self.cells_ns)]);
+            a.extend([arg::DURATIONS_NS.into(), list(&self.cells_ns)]);
         }
         match self.quota {
-            ProbeQuota::Count { count } => a.extend(["--count".into(), count.to_string()]),
+            ProbeQuota::Count { count } => a.extend([arg::COUNT.into(), count.to_string()]),
             ProbeQuota::PerRequest { .. } => {
                 let first = self.cells_ns.first().copied().unwrap_or(0);
                 let count = self.quota.count_for(first).unwrap_or(1);
-                a.extend(["--count".into(), count.to_string()]);
+                a.extend([arg::COUNT.into(), count.to_string()]);
             }
             ProbeQuota::Budget {
                 budget_ns,
                 max_count,
             } => a.extend([
-                "--budget-ns".into(),
+                arg::BUDGET_NS.into(),
                 budget_ns.to_string(),
-                "--max-count".into(),
+                arg::MAX_COUNT.into(),
                 max_count.to_string(),
             ]),
         }
         if self.warmup > 0 {
-            a.extend(["--warmup".into(), self.warmup.to_string()]);
+            a.extend([arg::WARMUP.into(), self.warmup.to_string()]);
         }
         if self.mlock {
-            a.push("--mlock".into());
+            a.push(arg::MLOCK.into());
         }
         if self.timestamps {
-            a.push("--timestamps".into());
+            a.push(arg::TIMESTAMPS.into());
         }
         a
     }
@@ -179,7 +179,10 @@ impl Request {
         }
         if m.header.timestamps != self.timestamps {
             return Err(if self.timestamps {
-                "asked for --timestamps, the header does not say \"timestamps\":true".into()
+                format!(
+                    "asked for {}, the header does not say \"timestamps\":true",
+                    arg::TIMESTAMPS
+                )
             } else {
                 "the output carries timestamps, which were not asked for".into()
             });

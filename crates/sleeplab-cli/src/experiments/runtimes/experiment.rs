@@ -33,7 +33,7 @@ impl Experiment for RuntimesConfig {
         };
         let config = &config;
         let targets = prepare_all(config, &ctx.progress)?;
-        let mut out = run(config, targets, true, &ctx.progress)?;
+        let mut out = run(config, targets, true, &ctx.progress, ctx.hints)?;
         out.data.runtimes.extend(saved);
         Ok(Outcome {
             data: out.data,
@@ -50,7 +50,11 @@ impl Experiment for RuntimesConfig {
         })
     }
 
-    fn render(data: &RuntimesData, machine: crate::trace::Machine) -> String {
+    fn render(
+        data: &RuntimesData,
+        machine: crate::trace::Machine,
+        _hints: crate::experiments::Wording,
+    ) -> String {
         render(data, machine)
     }
 
@@ -64,7 +68,7 @@ impl Experiment for RuntimesConfig {
 pub fn list(config: &RuntimesConfig, ctx: &Context) -> anyhow::Result<RuntimesData> {
     let saved = read_saved(config)?;
     let targets = prepare_all(config, &ctx.progress)?;
-    let mut out = run(config, targets, false, &ctx.progress)?;
+    let mut out = run(config, targets, false, &ctx.progress, ctx.hints)?;
     out.data.runtimes.extend(saved);
     Ok(out.data)
 }

@@ -8,9 +8,12 @@ use super::{
     BATCHES, CellTiming, MethodResult, MethodStatus, OneshotCell, PartialRun, PeriodicCell,
     RuntimesConfig,
 };
+use crate::experiments::Wording;
 use crate::probe::command::ProbeCommand;
 use crate::probe::observe;
-use crate::probe::protocol::{self, Comment, Measurement, MethodInfo, Mode};
+use crate::probe::protocol::{
+    self, Comment, Header, Measurement, MethodInfo, Mode, OPTION_TIMESTAMPS,
+};
 use crate::probe::runner::{self, Limits, RunOutput, Termination, Verdict};
 use crate::stats::{UnitIntervals, summarize};
 use std::time::Duration;
@@ -32,19 +35,21 @@ fn comment_texts(c: &[Comment]) -> Vec<String> {
 /// its output into a result (never fails: a failure is data). A request whose cells
 /// take different counts ([`ProbeQuota::PerRequest`](super::ProbeQuota)) runs the probe
 /// once per group of cells, merged into one result; a failure or a stop ends it there,
-/// keeping the cells measured before. `offers_timestamps`: the probe's `--list` offers
-/// `--timestamps` (it is passed only then, when the config asks for timestamps).
+/// keeping the cells measured before. `listed`: the header of the probe's `--list`, whose
+/// runtime its measurement must name, and whose options say whether it takes
+/// `--timestamps` (passed only then, when the config asks for timestamps). The notes
+/// word their hints in `hints`.
 pub(super) fn measure(
     config: &RuntimesConfig,
     command: &ProbeCommand,
     m: &MethodInfo,
-    expected_runtime: Option<String>,
-    offers_timestamps: bool,
+    listed: &Header,
     slack: Option<u64>,
     load: usize,
+    hints: Wording,
 ) -> MethodResult {
-    let mut whole = Request::new(config, &m.method, m.kind, expected_runtime);
-    whole.timestamps &= offers_timestamps;
+    let mut whole = Request::new(config, &m.method, m.kind, Some(listed.runtime.clone()));
+    whole.timestamps &= listed.options().contains(&OPTION_TIMESTAMPS);
     let asked = whole.cells_ns.len() as u64;
     let mut merged: Option<MethodResult> = None;
     for req in whole.clone().split() {
@@ -58,7 +63,7 @@ pub(super) fn measure(
                 break;
             }
         }
-        let r = measure_one(config, command, m, &req, slack, load);
+        let r = measure_one(config, command, m, &req, slack, load, hints);
         match merged.as_mut() {
             None => merged = Some(r),
             Some(acc) => merge(acc, r),
@@ -70,7 +75,8 @@ pub(super) fn measure(
             break;
         }
     }
-    let mut res = merged.unwrap_or_else(|| measure_one(config, command, m, &whole, slack, load));
+    let mut res =
+        merged.unwrap_or_else(|| measure_one(config, command, m, &whole, slack, load, hints));
     if let Some(p) = res.partial.as_mut() {
         p.cells_kept = res.cells.len() as u64;
         p.cells_asked = asked;
@@ -99,7 +105,8 @@ fn merge(acc: &mut MethodResult, r: MethodResult) {
     }
 }
 
-/// One probe run of `req` (its cells share a count).
+/// One probe run of `req` (its cells share a count); its notes word their hints in
+/// `hints`.
 fn measure_one(
     config: &RuntimesConfig,
     command: &ProbeCommand,
@@ -107,6 +114,7 @@ fn measure_one(
     req: &Request,
     slack: Option<u64>,
     load: usize,
+    hints: Wording,
 ) -> MethodResult {
     let mut res = MethodResult::new(m.method.clone(), m.kind, m.description.clone(), load, slack);
     let fail = |mut res: MethodResult, reason: String| {
@@ -158,6 +166,7 @@ fn measure_one(
         slack,
         res.probe_timer_slack_ns,
         res.in_force.as_ref(),
+        hints,
     ));
     let last = out.stderr_last_line();
     if !last.is_empty() {

@@ -5,6 +5,7 @@ use super::measure::{limits, measure};
 use super::settings::check_mlock;
 use super::{RuntimeResult, RuntimeStatus, RuntimesConfig, RuntimesData, UnavailableMethod};
 use crate::error::UsageError;
+use crate::experiments::{Hint, Wording};
 use crate::interrupt::interrupted;
 use crate::load::LoadThreads;
 use crate::output::{Progress, fmt_ns};
@@ -12,7 +13,7 @@ use crate::parse::Names;
 use crate::probe::catalog::Preparation;
 use crate::probe::child::ChildSettings;
 use crate::probe::command::ProbeCommand;
-use crate::probe::protocol::{self, ListOutput, MethodInfo, OPTION_TIMESTAMPS};
+use crate::probe::protocol::{self, ListOutput, MethodInfo, arg};
 use crate::probe::runner::{self, Verdict};
 use crate::settings::slack_levels;
 use std::time::Duration;
@@ -50,11 +51,13 @@ struct Listed {
 /// tests), reporting its listing and measuring phases to `progress`. Fails only on bad
 /// input (`--methods` naming no listed method); every probe failure is recorded in the
 /// data and the run goes on. With `measure_methods` false the probes are only listed.
+/// The notes and the bad-input error word their hints in `hints`.
 pub fn run(
     config: &RuntimesConfig,
     targets: Vec<Target>,
     measure_methods: bool,
     progress: &Progress,
+    hints: Wording,
 ) -> anyhow::Result<RuntimesOutcome> {
     let mut results: Vec<RuntimeResult> = Vec::new();
     let mut listed: Vec<Listed> = Vec::new();
@@ -91,7 +94,7 @@ pub fn run(
                         reason: "not listed: interrupted".into(),
                     };
                 } else {
-                    progress.message(format!("{} --list", t.id));
+                    progress.message(format!("{} {}", t.id, arg::LIST));
                     match list(config, &command, t.protocol_runtime.as_deref()) {
                         Ok(l) => {
                             let h = &l.header;
@@ -118,7 +121,7 @@ pub fn run(
     }
 
     if let Some(wanted) = &config.methods {
-        check_methods(wanted, &listed)?;
+        check_methods(wanted, &listed, hints)?;
     }
     if measure_methods {
         let headers: Vec<(&str, &protocol::Header)> = listed
@@ -183,10 +186,9 @@ pub fn run(
                             .map(|s| format!(" slack {}", fmt_ns(s)))
                             .unwrap_or_default()
                     ));
-                    let expected = Some(l.list.header.runtime.clone());
-                    let stamps = l.list.header.options().contains(&OPTION_TIMESTAMPS);
                     let recording = tracing.begin();
-                    let mut res = measure(config, &l.command, m, expected, stamps, slack, load);
+                    let mut res =
+                        measure(config, &l.command, m, &l.list.header, slack, load, hints);
                     tracing.end(recording, &mut res);
                     if interrupted() {
                         complete = false;
@@ -207,8 +209,9 @@ pub fn run(
     })
 }
 
-/// Fails with a usage error when a wanted method is listed by no runtime.
-fn check_methods(wanted: &[String], listed: &[Listed]) -> Result<(), UsageError> {
+/// Fails with a usage error when a wanted method is listed by no runtime (what lists
+/// them in `hints`' words).
+fn check_methods(wanted: &[String], listed: &[Listed], hints: Wording) -> Result<(), UsageError> {
     if listed.is_empty() {
         return Ok(());
     }
@@ -219,12 +222,12 @@ fn check_methods(wanted: &[String], listed: &[Listed]) -> Result<(), UsageError>
             .flat_map(|l| l.list.methods.iter().map(|m| m.method.as_str())),
     )
     .detail(": no selected runtime's probe lists it")
-    .otherwise("see `sleeplab runtimes --list`");
+    .otherwise(format!("see `{}`", hints.word(Hint::ProbeMethods)));
     known.resolve(wanted)?;
     Ok(())
 }
 
-/// Runs `--list` and parses it.
+/// Runs the probe's `--list` and parses it.
 fn list(
     config: &RuntimesConfig,
     command: &ProbeCommand,
@@ -232,7 +235,7 @@ fn list(
 ) -> Result<ListOutput, String> {
     let out = runner::run(
         command,
-        &["--list".to_string()],
+        &[arg::LIST.to_string()],
         ChildSettings::default(),
         limits(config, Duration::ZERO),
     )
@@ -240,14 +243,15 @@ fn list(
     match out.verdict() {
         Verdict::Ok => {}
         Verdict::Failed(w) | Verdict::BadArguments(w) | Verdict::Unavailable(w) => {
-            return Err(format!("--list failed: {w}"));
+            return Err(format!("{} failed: {w}", arg::LIST));
         }
     }
-    let l = protocol::parse_list(&out.stdout).map_err(|e| format!("--list output: {e}"))?;
+    let l = protocol::parse_list(&out.stdout).map_err(|e| format!("{} output: {e}", arg::LIST))?;
     if let Some(rt) = expected_runtime {
         if l.header.runtime != rt {
             return Err(format!(
-                "--list header says runtime {:?}, expected {rt:?}",
+                "{} header says runtime {:?}, expected {rt:?}",
+                arg::LIST,
                 l.header.runtime
             ));
         }

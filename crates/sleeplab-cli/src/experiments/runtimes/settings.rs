@@ -7,6 +7,7 @@
 //! and the survey), and the notes where what was in force differs from what was asked.
 
 use super::RuntimesConfig;
+use crate::experiments::{Hint, Wording};
 use crate::probe::child::ChildSettings;
 use crate::probe::observe::InForce;
 use crate::probe::protocol::{Header, OPTION_MLOCK};
@@ -158,12 +159,13 @@ pub(super) fn check_mlock(
 /// Where what was in force for a probe (read back from `/proc`) differs from what was
 /// set, one sentence each. `slack` is the timer slack set for this run (`None` =
 /// inherited); `header_slack` the one the probe printed in its header, used when
-/// `/proc` could not be read.
+/// `/proc` could not be read. A setting is named by its hint, in `hints`' words.
 pub fn in_force_notes(
     config: &RuntimesConfig,
     slack: Option<u64>,
     header_slack: Option<u64>,
     f: Option<&InForce>,
+    hints: Wording,
 ) -> Vec<String> {
     let mut notes = Vec::new();
     let realtime = config.policy != Policy::Other;
@@ -205,7 +207,10 @@ pub fn in_force_notes(
         ));
     }
     if config.mlock && f.locked_kib == Some(0) {
-        notes.push("--mlock was asked for, but the probe had no memory locked (VmLck 0 kB)".into());
+        notes.push(format!(
+            "{} was asked for, but the probe had no memory locked (VmLck 0 kB)",
+            hints.word(Hint::Mlock)
+        ));
     }
     // Real-time threads get no timer slack whatever was set.
     if let (Some(set), Some(seen), false) = (slack, f.timer_slack_ns, realtime) {
@@ -348,7 +353,7 @@ mod tests {
         };
         // Real-time threads get no slack: a 1 µs slack read back as 0 is no finding.
         assert_eq!(
-            in_force_notes(&c, Some(1_000), None, Some(&as_asked)),
+            in_force_notes(&c, Some(1_000), None, Some(&as_asked), Wording::NAMES),
             Vec::<String>::new()
         );
         let off = InForce {
@@ -359,37 +364,37 @@ mod tests {
             timer_slack_ns: Some(50_000),
             cpus: Some("0-1".into()),
         };
-        let notes = in_force_notes(&c, None, None, Some(&off));
+        let notes = in_force_notes(&c, None, None, Some(&off), Wording::NAMES);
         assert_eq!(
             notes,
             [
                 "scheduling policy fifo priority 5 was set for the probe, but it ran under other priority 0",
                 "2 of the probe's threads ran under another policy or priority than its main thread",
-                "--mlock was asked for, but the probe had no memory locked (VmLck 0 kB)",
+                "Mlock was asked for, but the probe had no memory locked (VmLck 0 kB)",
                 "the probe was pinned to CPU 0, but it could run on CPUs 0-1",
             ]
         );
         // Slack under the normal policy, from /proc, else from the probe's header.
         let plain = config();
         assert_eq!(
-            in_force_notes(&plain, Some(1_000), None, Some(&off)),
+            in_force_notes(&plain, Some(1_000), None, Some(&off), Wording::NAMES),
             [
                 "2 of the probe's threads ran under another policy or priority than its main thread",
                 "timer slack 1000 ns was set for the probe, but /proc reports 50000 ns"
             ]
         );
         assert_eq!(
-            in_force_notes(&plain, Some(1_000), Some(1_000), None),
+            in_force_notes(&plain, Some(1_000), Some(1_000), None, Wording::NAMES),
             [
                 "what was in force for the probe could not be read back (it printed no line while it ran)"
             ]
         );
         assert_eq!(
-            in_force_notes(&plain, None, Some(7), None),
+            in_force_notes(&plain, None, Some(7), None, Wording::NAMES),
             Vec::<String>::new()
         );
         assert_eq!(
-            in_force_notes(&plain, Some(1_000), Some(7), None)[1],
+            in_force_notes(&plain, Some(1_000), Some(7), None, Wording::NAMES)[1],
             "timer slack 1000 ns was set for the probe, but it reports 7 ns"
         );
         assert_eq!(

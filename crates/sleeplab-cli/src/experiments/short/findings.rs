@@ -3,6 +3,7 @@
 
 use super::{RepStats, SYSCALL, ShortCell, ShortData};
 use crate::claim::ratio;
+use crate::experiments::{Hint, Wording};
 use crate::output::fmt_ns_f;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -66,8 +67,9 @@ const TWO_ORDERS: f64 = 100.0;
 /// The interval-timer variant, listed but not judged in finding 3.
 const INTERVAL: &str = "timerfd-interval";
 
-/// Every finding under every measured slack, grouped by finding.
-pub fn findings(data: &ShortData) -> Vec<Finding> {
+/// Every finding under every measured slack, grouped by finding; what measures a cell
+/// not measured is said in `hints`' words (the command layer's flags).
+pub fn findings(data: &ShortData, hints: Wording) -> Vec<Finding> {
     let slacks = data.slacks();
     let mut out = Vec::new();
     for id in 1..=4u32 {
@@ -84,16 +86,17 @@ pub fn findings(data: &ShortData) -> Vec<Finding> {
                     .find(|c| c.mechanism == m && c.requested_ns == ns)
             };
             let (outcome, detail) = match id {
-                1 => zero_without_kernel(&cells, data.reference(SYSCALL, slack)),
-                2 => nanosleep_zero_vs_one(find("nanosleep", 0), find("nanosleep", 1)),
+                1 => zero_without_kernel(&cells, data.reference(SYSCALL, slack), hints),
+                2 => nanosleep_zero_vs_one(find("nanosleep", 0), find("nanosleep", 1), hints),
                 3 => timerfd_vs_nanosleep(
                     find("nanosleep", 1),
                     &["timerfd", "timerfd-reuse", "timerfd-interval"]
                         .into_iter()
                         .filter_map(|m| find(m, 1))
                         .collect::<Vec<_>>(),
+                    hints,
                 ),
-                _ => pselect_vs_yield(find("pselect", 0), find("yield", 0)),
+                _ => pselect_vs_yield(find("pselect", 0), find("yield", 0), hints),
             };
             out.push(Finding {
                 id,
@@ -128,8 +131,13 @@ pub fn mean_ci(s: &RepStats) -> String {
 /// voluntary context switches per call. "Never enters the kernel": a median net cost
 /// under half the cheapest repetition of one trivial system call — no call that enters
 /// the kernel can be that cheap. Medians, because one host stall in a repetition must
-/// not move a call from one class to another.
-pub fn zero_without_kernel(cells: &[&ShortCell], syscall: Option<&ShortCell>) -> (Outcome, String) {
+/// not move a call from one class to another. The command that measures the seed's own
+/// case is named in `hints`' words.
+pub fn zero_without_kernel(
+    cells: &[&ShortCell],
+    syscall: Option<&ShortCell>,
+    hints: Wording,
+) -> (Outcome, String) {
     let zero: Vec<&ShortCell> = cells
         .iter()
         .copied()
@@ -177,12 +185,13 @@ pub fn zero_without_kernel(cells: &[&ShortCell], syscall: Option<&ShortCell>) ->
          return at once through the kernel (median < 1 µs, no voluntary switch): {}; \
          take 1 µs or more, or block: {}. (The seed's case, C++ sleep_for(0), is not measured by the survey: \
          std-sleep, Rust's std::thread::sleep, is the nearest case here; \
-         `sleeplab runtimes --runtimes cpp --methods sleep_for-ns --durations 0` measures the C++ one.)",
+         `{}` measures the C++ one.)",
         fmt_ns_f(kernel_min / 2.0),
         fmt_ns_f(kernel_min),
         list(&no_kernel, false),
         list(&|c| at_once(c) && !no_kernel(c), false),
         list(&|c| !at_once(c), true),
+        hints.word(Hint::CppZeroSleep),
     );
     // `spin` is a busy-wait, not a sleep API: it does not count as the seed's case.
     let sleep_api = zero
@@ -197,15 +206,20 @@ pub fn zero_without_kernel(cells: &[&ShortCell], syscall: Option<&ShortCell>) ->
     (outcome, detail)
 }
 
-/// Finding 2: nanosleep(0) vs nanosleep(1 ns): CIs overlap, or the ratio is within 10 %.
+/// Finding 2: nanosleep(0) vs nanosleep(1 ns): CIs overlap, or the ratio is within 10 %
+/// (a cell not measured: what measures it, in `hints`' words).
 pub fn nanosleep_zero_vs_one(
     zero: Option<&ShortCell>,
     one: Option<&ShortCell>,
+    hints: Wording,
 ) -> (Outcome, String) {
     let (Some(z), Some(o)) = (zero, one) else {
         return (
             Outcome::NotMeasured,
-            "needs nanosleep at 0 and 1 ns (--mechanisms includes nanosleep)".into(),
+            format!(
+                "needs nanosleep at 0 and 1 ns ({})",
+                hints.word(Hint::Mechanisms("nanosleep"))
+            ),
         );
     };
     let ratio = z.net.mean_ns / o.net.mean_ns;
@@ -234,14 +248,19 @@ pub fn nanosleep_zero_vs_one(
 /// per call, the seed's "recreating" and "reusing"). `timerfd-interval` is listed but
 /// not judged: a 1 ns interval timer piles up expirations between reads, and the
 /// library hands each call one of them, so most calls return without a system call.
+/// Without nanosleep, what measures it is said in `hints`' words.
 pub fn timerfd_vs_nanosleep(
     nanosleep: Option<&ShortCell>,
     timerfds: &[&ShortCell],
+    hints: Wording,
 ) -> (Outcome, String) {
     let Some(n) = nanosleep else {
         return (
             Outcome::NotMeasured,
-            "needs nanosleep at 1 ns (--mechanisms includes nanosleep)".into(),
+            format!(
+                "needs nanosleep at 1 ns ({})",
+                hints.word(Hint::Mechanisms("nanosleep"))
+            ),
         );
     };
     let judged: Vec<&ShortCell> = timerfds
@@ -303,12 +322,20 @@ pub fn timerfd_vs_nanosleep(
     (outcome, detail)
 }
 
-/// Finding 4: pselect(0) vs sched_yield: which is cheaper, and do the CIs overlap.
-pub fn pselect_vs_yield(pselect: Option<&ShortCell>, yld: Option<&ShortCell>) -> (Outcome, String) {
+/// Finding 4: pselect(0) vs sched_yield: which is cheaper, and do the CIs overlap (a
+/// cell not measured: what measures it, in `hints`' words).
+pub fn pselect_vs_yield(
+    pselect: Option<&ShortCell>,
+    yld: Option<&ShortCell>,
+    hints: Wording,
+) -> (Outcome, String) {
     let (Some(p), Some(y)) = (pselect, yld) else {
         return (
             Outcome::NotMeasured,
-            "needs pselect at 0 and yield (--mechanisms includes pselect,yield)".into(),
+            format!(
+                "needs pselect at 0 and yield ({})",
+                hints.word(Hint::Mechanisms("pselect,yield"))
+            ),
         );
     };
     let overlap = p.net.overlaps(&y.net);
@@ -390,7 +417,7 @@ pub(crate) mod tests {
             1.0,
         );
         let sys = cell(SYSCALL, 0, &[90.0, 95.0, 92.0, 91.0], 0.0);
-        let (o, d) = zero_without_kernel(&[&std0, &ps0, &ns0], Some(&sys));
+        let (o, d) = zero_without_kernel(&[&std0, &ps0, &ns0], Some(&sys), Wording::NAMES);
         assert_eq!(o, Outcome::Confirmed, "{d}");
         // Half the cheapest syscall repetition (90 ns) is the bar.
         assert!(d.contains("45 ns"), "{d}");
@@ -406,15 +433,17 @@ pub(crate) mod tests {
         // survey never asks them for 0. It now says so and names the command that does.
         assert!(!d.contains("is measured by the runtimes probes"), "{d}");
         assert!(
-            d.contains("is not measured by the survey")
-                && d.contains("--methods sleep_for-ns --durations 0"),
+            d.contains("is not measured by the survey") && d.contains("`CppZeroSleep` measures"),
             "{d}"
         );
         // Without std-sleep (and spin not counting), nothing qualifies.
         let spin0 = cell("spin", 0, &[20.0, 21.0, 20.0, 21.0], 0.0);
-        let (o, _) = zero_without_kernel(&[&spin0, &ps0, &ns0], Some(&sys));
+        let (o, _) = zero_without_kernel(&[&spin0, &ps0, &ns0], Some(&sys), Wording::NAMES);
         assert_eq!(o, Outcome::Refuted);
-        assert_eq!(zero_without_kernel(&[], Some(&sys)).0, Outcome::NotMeasured);
+        assert_eq!(
+            zero_without_kernel(&[], Some(&sys), Wording::NAMES).0,
+            Outcome::NotMeasured
+        );
     }
 
     #[test]
@@ -422,24 +451,24 @@ pub(crate) mod tests {
         let z = cell("nanosleep", 0, &[55_000.0, 56_000.0, 55_500.0], 1.0);
         let o = cell("nanosleep", 1, &[55_100.0, 56_200.0, 55_400.0], 1.0);
         assert_eq!(
-            nanosleep_zero_vs_one(Some(&z), Some(&o)).0,
+            nanosleep_zero_vs_one(Some(&z), Some(&o), Wording::NAMES).0,
             Outcome::Confirmed
         );
         // 20 % apart with tight CIs: still sleeps, but cheaper.
         let z2 = cell("nanosleep", 0, &[44_000.0, 44_001.0, 44_002.0], 1.0);
         let o2 = cell("nanosleep", 1, &[55_000.0, 55_001.0, 55_002.0], 1.0);
         assert_eq!(
-            nanosleep_zero_vs_one(Some(&z2), Some(&o2)).0,
+            nanosleep_zero_vs_one(Some(&z2), Some(&o2), Wording::NAMES).0,
             Outcome::Partly
         );
         // A nanosleep(0) that returns at once.
         let z3 = cell("nanosleep", 0, &[100.0, 101.0, 102.0], 0.0);
         assert_eq!(
-            nanosleep_zero_vs_one(Some(&z3), Some(&o2)).0,
+            nanosleep_zero_vs_one(Some(&z3), Some(&o2), Wording::NAMES).0,
             Outcome::Refuted
         );
         assert_eq!(
-            nanosleep_zero_vs_one(None, Some(&o2)).0,
+            nanosleep_zero_vs_one(None, Some(&o2), Wording::NAMES).0,
             Outcome::NotMeasured
         );
     }
@@ -448,24 +477,30 @@ pub(crate) mod tests {
     fn timerfd_ratio() {
         let n = cell("nanosleep", 1, &[60_000.0, 61_000.0, 60_500.0], 1.0);
         let t = cell("timerfd", 1, &[5_000.0, 5_100.0, 5_050.0], 1.0);
-        let (o, d) = timerfd_vs_nanosleep(Some(&n), &[&t]);
+        let (o, d) = timerfd_vs_nanosleep(Some(&n), &[&t], Wording::NAMES);
         assert_eq!(o, Outcome::Partly, "{d}");
         assert!(d.contains("12.0× sooner by mean"), "{d}");
         let fast = cell("timerfd", 1, &[500.0, 501.0, 502.0], 1.0);
         assert_eq!(
-            timerfd_vs_nanosleep(Some(&n), &[&fast]).0,
+            timerfd_vs_nanosleep(Some(&n), &[&fast], Wording::NAMES).0,
             Outcome::Confirmed
         );
         let slow = cell("timerfd", 1, &[60_000.0, 61_000.0, 60_500.0], 1.0);
-        assert_eq!(timerfd_vs_nanosleep(Some(&n), &[&slow]).0, Outcome::Refuted);
-        assert_eq!(timerfd_vs_nanosleep(Some(&n), &[]).0, Outcome::NotMeasured);
+        assert_eq!(
+            timerfd_vs_nanosleep(Some(&n), &[&slow], Wording::NAMES).0,
+            Outcome::Refuted
+        );
+        assert_eq!(
+            timerfd_vs_nanosleep(Some(&n), &[], Wording::NAMES).0,
+            Outcome::NotMeasured
+        );
         // The interval variant is listed, never judged.
         let interval = cell(INTERVAL, 1, &[3.0, 4.0, 3.5], 0.0);
-        let (o, d) = timerfd_vs_nanosleep(Some(&n), &[&t, &interval]);
+        let (o, d) = timerfd_vs_nanosleep(Some(&n), &[&t, &interval], Wording::NAMES);
         assert_eq!(o, Outcome::Partly, "{d}");
         assert!(d.contains("not judged: timerfd-interval"), "{d}");
         assert_eq!(
-            timerfd_vs_nanosleep(Some(&n), &[&interval]).0,
+            timerfd_vs_nanosleep(Some(&n), &[&interval], Wording::NAMES).0,
             Outcome::NotMeasured
         );
     }
@@ -475,14 +510,17 @@ pub(crate) mod tests {
         // n = 4, sd 0.408, t(0.999, 3) = 12.924: half widths 2.6 ns, far apart.
         let p = cell("pselect", 0, &[136.0, 136.5, 135.5, 136.0], 0.0);
         let y = cell("yield", 0, &[164.0, 164.5, 163.5, 164.0], 0.0);
-        let (o, d) = pselect_vs_yield(Some(&p), Some(&y));
+        let (o, d) = pselect_vs_yield(Some(&p), Some(&y), Wording::NAMES);
         assert_eq!(o, Outcome::Confirmed);
         assert!(d.contains("cheaper in 4 of 4 repetitions"), "{d}");
         assert_eq!(paired_wins(&y, &p), (0, 4));
-        assert_eq!(pselect_vs_yield(Some(&y), Some(&p)).0, Outcome::Refuted);
+        assert_eq!(
+            pselect_vs_yield(Some(&y), Some(&p), Wording::NAMES).0,
+            Outcome::Refuted
+        );
         let p2 = cell("pselect", 0, &[100.0, 200.0, 150.0], 0.0);
         let y2 = cell("yield", 0, &[110.0, 210.0, 160.0], 0.0);
-        let (o, d) = pselect_vs_yield(Some(&p2), Some(&y2));
+        let (o, d) = pselect_vs_yield(Some(&p2), Some(&y2), Wording::NAMES);
         assert_eq!(o, Outcome::Partly);
         assert!(d.contains("overlap"), "{d}");
     }

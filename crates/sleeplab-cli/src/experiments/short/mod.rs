@@ -321,7 +321,11 @@ impl Experiment for ShortConfig {
         Ok(out)
     }
 
-    fn render(data: &ShortData, _machine: crate::trace::Machine) -> String {
+    fn render(
+        data: &ShortData,
+        _machine: crate::trace::Machine,
+        _hints: crate::experiments::Wording,
+    ) -> String {
         render(data)
     }
 

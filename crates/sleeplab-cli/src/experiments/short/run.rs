@@ -194,7 +194,7 @@ fn measure(config: &ShortConfig, ctx: &Context) -> anyhow::Result<Outcome<ShortD
         skipped,
         findings: Vec::new(),
     };
-    data.findings = findings(&data);
+    data.findings = findings(&data, ctx.hints);
     Ok(Outcome::new(data, settings, complete))
 }
 

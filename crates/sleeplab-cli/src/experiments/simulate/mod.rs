@@ -12,7 +12,7 @@
 //! * [`setup`]: from the plain [`SimulateOptions`] (what a command line or the survey
 //!   asks for) to the recorded [`SimulateConfig`] and the loaded models, with the notes.
 //! * [`grid`]: strategy × interval × model cells, each a pure function of the config.
-//! * [`data`]: the result value ([`SimulateData`]); [`render`] and [`csv_out`] print it.
+//! * [`data`]: the result value ([`SimulateData`]); [`mod@render`] and [`csv_out`] print it.
 //! * [`rng`]: the seeded PCG streams and integer-only draws that make a seed give the
 //!   same numbers on every machine.
 //!
@@ -89,7 +89,11 @@ impl Experiment for SimulateOptions {
         Ok(out)
     }
 
-    fn render(data: &SimulateData, _machine: crate::trace::Machine) -> String {
+    fn render(
+        data: &SimulateData,
+        _machine: crate::trace::Machine,
+        _hints: crate::experiments::Wording,
+    ) -> String {
         render(data)
     }
 

@@ -259,7 +259,11 @@ impl Experiment for SweepConfig {
         run(self, ctx)
     }
 
-    fn render(data: &SweepData, machine: crate::trace::Machine) -> String {
+    fn render(
+        data: &SweepData,
+        machine: crate::trace::Machine,
+        _hints: crate::experiments::Wording,
+    ) -> String {
         render(data, machine)
     }
 

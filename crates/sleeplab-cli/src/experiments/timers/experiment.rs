@@ -27,7 +27,11 @@ impl Experiment for TimersConfig {
         Ok(out)
     }
 
-    fn render(data: &TimersData, machine: crate::trace::Machine) -> String {
+    fn render(
+        data: &TimersData,
+        machine: crate::trace::Machine,
+        _hints: crate::experiments::Wording,
+    ) -> String {
         render(data, machine)
     }
 

@@ -346,7 +346,11 @@ impl Experiment for TuneConfig {
         run::run(self, ctx)
     }
 
-    fn render(data: &TuneData, _machine: crate::trace::Machine) -> String {
+    fn render(
+        data: &TuneData,
+        _machine: crate::trace::Machine,
+        _hints: crate::experiments::Wording,
+    ) -> String {
         render(data)
     }
 

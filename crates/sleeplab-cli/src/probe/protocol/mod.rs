@@ -127,6 +127,32 @@ pub struct Header {
     pub extra: BTreeMap<String, Value>,
 }
 
+/// The probe's arguments, as the protocol's invocation spells them: the probe's command
+/// line, not sleeplab's (some share a name with one of sleeplab's flags).
+pub mod arg {
+    /// List the methods: the header and one line per method.
+    pub const LIST: &str = "--list";
+    /// The method to measure.
+    pub const METHOD: &str = "--method";
+    /// One-shot cells: the requested durations, ns.
+    pub const DURATIONS_NS: &str = "--durations-ns";
+    /// Periodic mode: the period, ns.
+    pub const PERIOD_NS: &str = "--period-ns";
+    /// Exactly this many measured samples per cell.
+    pub const COUNT: &str = "--count";
+    /// Measure until the samples of a cell add up to this many ns.
+    pub const BUDGET_NS: &str = "--budget-ns";
+    /// With a budget: at most this many samples per cell.
+    pub const MAX_COUNT: &str = "--max-count";
+    /// Calls (or ticks) before the measured ones in each cell.
+    pub const WARMUP: &str = "--warmup";
+    /// Lock all memory before measuring (optional: [`OPTION_MLOCK`](super::OPTION_MLOCK)).
+    pub const MLOCK: &str = "--mlock";
+    /// Give each call's start on `CLOCK_MONOTONIC` (optional:
+    /// [`OPTION_TIMESTAMPS`](super::OPTION_TIMESTAMPS)).
+    pub const TIMESTAMPS: &str = "--timestamps";
+}
+
 /// The optional argument `--mlock` (the probe locks its memory before measuring), as
 /// the `--list` header's `options` names it.
 pub const OPTION_MLOCK: &str = "mlock";

@@ -9,7 +9,7 @@
 //! Every chart is an `<svg data-chart="ID">` so tests and the browser check can find it;
 //! it scales down with the page (`max-width: 100%`).
 //!
-//! [`axis`] holds the axes they all take (scale, tick unit, range); [`frame`] the set-up
+//! [`axis`] holds the axes they all take (scale, tick unit, range); `frame` the set-up
 //! they share (mesh style, legend box, value ranges, the category chart of bars and
 //! dumbbells).
 //!

@@ -160,7 +160,7 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
 /// blocked) whose loaded median is more than 10 % (stated) below the idle one, its 95 %
 /// interval below the idle one's (a drop the intervals do not separate is not counted). The
 /// mechanism is stated only when the fingerprint records the idle behaviour that
-/// explains it ([`halted_idle`]).
+/// explains it (`halted_idle`).
 pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
     let m = r.main_sweep()?;
     let max_load = *m.loads().iter().max()?;

@@ -7,10 +7,11 @@
 //! the survey and at the top of the report. `docs/REPORT.md` lists each one with the
 //! rule that produces it and the sample it needs.
 //!
-//! One file per topic: [`short_sleeps`] (the cheapest short sleep, poll's rounding),
-//! [`slack`], [`binding_gain`] (sleeplab's own sleep in other languages), [`load`] (the tail under load, loaded faster than idle), [`sweep`] (long
-//! sleeps, spinning's cost, early wake-ups, first calls), [`newer_waits`] (io_uring and
-//! futex_waitv against clock_nanosleep), [`pace`], [`runtimes`], [`tune`] (machine settings).
+//! One file per topic: `short_sleeps` (the cheapest short sleep, poll's rounding),
+//! `slack`, `binding_gain` (sleeplab's own sleep in other languages), `load` (the tail
+//! under load, loaded faster than idle), `sweep` (long sleeps, spinning's cost, early
+//! wake-ups, first calls), `newer_waits` (io_uring and futex_waitv against
+//! clock_nanosleep), `pace`, `runtimes`, `tune` (machine settings).
 
 mod binding_gain;
 mod explain;

@@ -53,7 +53,7 @@ pub fn long_sleeps(r: &Results<'_>) -> Option<Finding> {
 }
 
 /// CPU used while waiting, % of one core: CPU time per call over the mean elapsed per
-/// call, as measured (not capped: see [`cpu_note`]).
+/// call, as measured (not capped: see [`CPU_NOTE`]).
 pub fn cpu_pct(c: &SweepCell) -> f64 {
     100.0 * c.cpu_ns_per_call / c.summary.mean_ns.max(1.0)
 }

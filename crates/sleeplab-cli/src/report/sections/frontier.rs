@@ -4,6 +4,7 @@
 //! per-frame evidence).
 
 use super::chart;
+use crate::experiments::Wording;
 use crate::experiments::pace::{
     PaceData, PaceResult, Standing, frontier_sentence, late_causes_intro, late_causes_table,
     standings,
@@ -22,8 +23,9 @@ const CPU_RANGE: (f64, f64) = (0.01, 100.0);
 /// The frontier colour (a dark grey line).
 const FRONTIER: RGBColor = RGBColor(0x44, 0x44, 0x44);
 
-/// The frontier section of a pace result with at least one loaded level, or `None`.
-pub fn section(p: &PaceData, machine: crate::trace::Machine) -> Option<Section> {
+/// The frontier section of a pace result with at least one loaded level, or `None`
+/// (`hints` words the flag that traced the run).
+pub fn section(p: &PaceData, machine: crate::trace::Machine, hints: Wording) -> Option<Section> {
     if !p.results.iter().any(|r| r.load > 0) {
         return None;
     }
@@ -78,7 +80,7 @@ pub fn section(p: &PaceData, machine: crate::trace::Machine) -> Option<Section> 
         .into_iter()
         .chain(match late_causes_table(p, machine) {
             // The kernel's account replaces the heuristics where it exists.
-            Some(t) => [Block::Text(late_causes_intro()), Block::Table(t)],
+            Some(t) => [Block::Text(late_causes_intro(hints)), Block::Table(t)],
             None => [Block::Text(evidence_intro()), Block::Table(evidence_table(p))],
         })
         .collect(),
@@ -219,7 +221,12 @@ mod tests {
             results.push(result("spin", load, 50, 99.0));
             results.push(result("std-sleep", load, 90_000, 0.1));
         }
-        let s = section(&data(vec![0, 2], results), crate::trace::Machine::Host).expect("loaded");
+        let s = section(
+            &data(vec![0, 2], results),
+            crate::trace::Machine::Host,
+            Wording::NAMES,
+        )
+        .expect("loaded");
         let Block::Grid {
             charts,
             legend,
@@ -246,6 +253,7 @@ mod tests {
             section(
                 &data(vec![0], vec![result("precise", 0, 1, 1.0)]),
                 crate::trace::Machine::Host,
+                Wording::NAMES,
             )
             .is_none()
         );

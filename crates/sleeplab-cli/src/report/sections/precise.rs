@@ -6,6 +6,7 @@ use crate::claim::{
     BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, basis_note,
     extreme_index, interval_text, n_clause, small_n, with_interval,
 };
+use crate::experiments::Wording;
 use crate::experiments::cpu::CpuData;
 use crate::experiments::pace::{PaceData, PaceResult};
 use crate::report::charts::bars::{Bar, Bars};
@@ -17,13 +18,14 @@ use crate::report::units::{ns, num, pct};
 use crate::report::view::Results;
 use crate::stats::{Stat, Summary};
 
-/// The pace and cpu sections the results support.
-pub fn sections(r: &Results<'_>) -> Vec<Section> {
+/// The pace and cpu sections the results support (`hints` words the flag that traced a
+/// pace run).
+pub fn sections(r: &Results<'_>, hints: Wording) -> Vec<Section> {
     let mut out = Vec::new();
     if let Some((e, p)) = r.pace().filter(|(_, p)| !p.results.is_empty()) {
         out.push(pace(p));
         let machine = crate::trace::Machine::of(&e.result.fingerprint);
-        out.extend(super::frontier::section(p, machine));
+        out.extend(super::frontier::section(p, machine, hints));
     }
     if let Some((_, c)) = r.cpu().filter(|(_, c)| !c.points.is_empty()) {
         out.push(cpu(c));

@@ -177,6 +177,7 @@ pub fn caption(d: &ShortData, slack: u64) -> Sentence {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::Wording;
     use crate::experiments::short::findings;
     use proptest::prelude::*;
 
@@ -220,7 +221,7 @@ mod tests {
             c.text.contains("4.3× faster") && c.text.contains("mean"),
             "{c}"
         );
-        let (_, detail) = findings::timerfd_vs_nanosleep(Some(&n), &[&t]);
+        let (_, detail) = findings::timerfd_vs_nanosleep(Some(&n), &[&t], Wording::NAMES);
         assert!(detail.contains("4.3× sooner by mean"), "{detail}");
     }
 
@@ -241,7 +242,7 @@ mod tests {
             let shown = if r >= 1.0 { ratio(r) } else { ratio(t.net.mean_ns / n.net.mean_ns) };
             prop_assert!(c.text.contains(&shown), "{}", c.text);
             if r >= 1.0 {
-                let (_, detail) = findings::timerfd_vs_nanosleep(Some(&n), &[&t]);
+                let (_, detail) = findings::timerfd_vs_nanosleep(Some(&n), &[&t], Wording::NAMES);
                 prop_assert!(detail.contains(&format!("{shown} sooner by mean")), "{}", detail);
             }
             // Faster or slower only where the means' intervals are apart.

@@ -11,7 +11,7 @@
 //! ```
 //!
 //! (A tracer that does not record the system calls' returns,
-//! [`super::Events::NoSyscallExit`], has `on CPU ─return→ end`.)
+//! [`crate::trace::event::Events::NoSyscallExit`], has `on CPU ─return→ end`.)
 //!
 //! * The timer is the thread's own: the one it last armed itself (in a system call of
 //!   its own, not in an interrupt) before it blocked, whose expiry on the waking CPU

@@ -9,6 +9,7 @@
 
 use super::{Matched, Rendered, Run, View};
 use crate::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, order, with_interval};
+use crate::experiments::{Hint, Wording};
 use crate::report::html::{Badge, Tone};
 use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, num, ratio};
@@ -84,11 +85,14 @@ pub struct Sides {
     pub rows: Vec<SidesRow>,
     /// Every run, a's first, for the page.
     runs: Vec<Run>,
+    /// How the subtitle words the flag that names side b.
+    hints: Wording,
 }
 
 impl Sides {
-    /// The sides view of `m`, whose first `a` results are side a and the rest side b.
-    pub fn of(m: &Matched, a: usize) -> Self {
+    /// The sides view of `m`, whose first `a` results are side a and the rest side b
+    /// (`hints` words the flag that named side b).
+    pub fn of(m: &Matched, a: usize, hints: Wording) -> Self {
         let names: Vec<String> = m.results.iter().map(|(n, _)| n.clone()).collect();
         let rows = m
             .rows
@@ -112,6 +116,7 @@ impl Sides {
             b_names: names[a..].to_vec(),
             rows,
             runs: m.runs(),
+            hints,
         }
     }
 
@@ -244,7 +249,10 @@ impl View for Sides {
                 self.a_names.len(),
                 self.b_names.len()
             ),
-            subtitle: "a = the first side, b = the side after --against; ratios are b / a, the runs the units.".into(),
+            subtitle: format!(
+                "a = the first side, b = the side after {}; ratios are b / a, the runs the units.",
+                self.hints.word(Hint::Against)
+            ),
             badges: vec![Badge {
                 text: format!("{} matching measurements", self.rows.len()),
                 tone: Tone::Neutral,

@@ -29,7 +29,7 @@ fn sides(a: &[ResultFile], b: &[ResultFile]) -> Sides {
         .map(|(i, r)| (format!("a{i}.json"), r))
         .chain(b.iter().enumerate().map(|(i, r)| (format!("b{i}.json"), r)))
         .collect();
-    Sides::of(&Matched::of(&named).unwrap(), a.len())
+    Sides::of(&Matched::of(&named).unwrap(), a.len(), Wording::NAMES)
 }
 
 #[test]

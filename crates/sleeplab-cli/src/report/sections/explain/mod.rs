@@ -14,6 +14,7 @@
 
 use super::chart;
 use crate::claim::Sentence;
+use crate::experiments::{Hint, Wording};
 use crate::report::charts::axis::{Axis, Unit};
 use crate::report::charts::css;
 use crate::report::charts::stacked::{Stacked, StackedBar};
@@ -41,8 +42,9 @@ const ORDER: [&str; 4] = ["explain", "sweep", "timers", "runtimes"];
 
 /// Every section of the kernel's account the results hold: one per result whose data
 /// has traced cells (`ResultData::traced`: every `explain` result, and the `sweep`,
-/// `timers` and `runtimes` runs with `--trace`).
-pub fn sections(r: &Results<'_>) -> Vec<Section> {
+/// `timers` and `runtimes` runs with `--trace`); each names the command that traced it,
+/// the flag in `hints`' words.
+pub fn sections(r: &Results<'_>, hints: Wording) -> Vec<Section> {
     // Each named in the words of its result's own machine, wherever it is read back.
     let mut traced: Vec<(&'static str, Machine, TracedCells<'_>)> = r
         .entries
@@ -64,7 +66,10 @@ pub fn sections(r: &Results<'_>) -> Vec<Section> {
         let i = seen.iter().filter(|&&s| s == *name).count();
         seen.push(name);
         let (base, source) = if t.on_request {
-            (format!("{name}-trace"), format!("sleeplab {name} --trace"))
+            (
+                format!("{name}-trace"),
+                format!("sleeplab {name} {}", hints.word(Hint::Trace)),
+            )
         } else {
             (name.to_string(), format!("sleeplab {name}"))
         };

@@ -34,7 +34,7 @@ fn accounts(cells: &[ExplainCell]) -> Vec<CellAccount<'_>> {
 }
 
 fn page(data: ExperimentData) -> String {
-    crate::report::render(&testdata::result(data))
+    crate::report::render(&testdata::result(data), Wording::NAMES)
 }
 
 #[test]
@@ -224,14 +224,15 @@ fn a_traced_sweep_gets_its_section_an_untraced_one_none() {
     let html = page(ExperimentData::Sweep(sweep));
     assert!(html.contains("id=\"sweep-trace\""));
     assert!(html.contains("data-chart=\"sweep-trace-nanosleep\""));
-    assert!(html.contains("sleeplab sweep --trace"));
+    // The command that traced it, its flag in the hints' words.
+    assert!(html.contains("sleeplab sweep Trace"));
 }
 
 #[test]
 fn a_surveys_explain_stage_is_drawn_and_its_findings_listed() {
     let explain = testdata::result(ExperimentData::Explain(testdata::explain(grid(), 0)));
     let survey = testdata::survey(vec![("explain", explain)]);
-    let p = crate::report::page(&survey);
+    let p = crate::report::page(&survey, Wording::NAMES);
     assert!(p.sections.iter().any(|s| s.id == "explain"));
     // Every cell has a tail: each is a why-late finding at the top of the page.
     let why: Vec<&String> = p
@@ -293,7 +294,7 @@ fn the_host_component_keeps_the_words_of_the_results_machine() {
     for (virt, word, not) in [(None, hardware, host), (Some("kvm"), host, hardware)] {
         let mut r = testdata::result(data.clone());
         r.fingerprint.virtualization = virt.map(String::from);
-        let html = crate::report::render(&r);
+        let html = crate::report::render(&r, Wording::NAMES);
         let escaped = escape::html(word);
         // Legend and table header, caption and finding.
         assert!(html.matches(&escaped).count() >= 4, "{word}");

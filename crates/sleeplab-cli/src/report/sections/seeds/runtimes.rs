@@ -5,6 +5,7 @@
 use super::{SIGMA_N, sigma_n};
 use crate::claim::{BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence, extreme_index};
 use crate::experiments::runtimes::{OneshotCell, ProbeQuota, RuntimesData};
+use crate::experiments::{Hint, Wording};
 use crate::report::findings::runtimes::measured;
 use crate::report::html::{Block, Section};
 use crate::report::table::{Cell, Table};
@@ -74,12 +75,14 @@ pub fn table(d: &RuntimesData) -> Table {
 }
 
 /// The caption: how the repetitions were chosen (the seed fixed the ideal length; a time
-/// budget fixes the actual one), σ's convention, and the largest actual/ideal ratio.
-pub fn caption(d: &RuntimesData) -> Sentence {
+/// budget fixes the actual one, the flag in `hints`' words), σ's convention, and the
+/// largest actual/ideal ratio.
+pub fn caption(d: &RuntimesData, hints: Wording) -> Sentence {
     let design = match d.config.quota {
         ProbeQuota::Budget { budget_ns, .. } => format!(
-            "Here each cell ran until its calls added up to {} (a time budget): the actual length is about fixed and the ideal one follows from the repetitions, the reverse of the seed's script, which fixed the repetitions (seconds ÷ duration) and so the ideal length; `sleeplab runtimes` without `--budget` runs the seed's design. Either way actual ÷ ideal is the seed's measure",
-            ns(budget_ns as f64)
+            "Here each cell ran until its calls added up to {} (a time budget): the actual length is about fixed and the ideal one follows from the repetitions, the reverse of the seed's script, which fixed the repetitions (seconds ÷ duration) and so the ideal length; `sleeplab runtimes` without `{}` runs the seed's design. Either way actual ÷ ideal is the seed's measure",
+            ns(budget_ns as f64),
+            hints.word(Hint::Budget)
         ),
         ProbeQuota::Count { count } => format!(
             "Here each cell ran {count} calls, as the seed's script fixed its repetitions: the ideal length is count × duration and the actual one what they took"
@@ -119,8 +122,9 @@ pub fn caption(d: &RuntimesData) -> Sentence {
     s
 }
 
-/// Seed 003's table, when the results hold a `runtimes` run with a plain sleep measured.
-pub fn section(r: &Results<'_>) -> Option<Section> {
+/// Seed 003's table, when the results hold a `runtimes` run with a plain sleep measured
+/// (`hints` as for [`caption`]).
+pub fn section(r: &Results<'_>, hints: Wording) -> Option<Section> {
     let (_, d) = r.runtimes()?;
     if rows(d).is_empty() {
         return None;
@@ -128,7 +132,7 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
     Some(Section {
         id: "seed-003".into(),
         title: "Seed 003's table: each runtime's sleep, ideal against actual".into(),
-        blocks: vec![Block::Text(caption(d).text), Block::Table(table(d))],
+        blocks: vec![Block::Text(caption(d, hints).text), Block::Table(table(d))],
     })
 }
 
@@ -179,7 +183,7 @@ mod tests {
                 "100 ns"
             ]
         );
-        let s = caption(&d);
+        let s = caption(&d, Wording::NAMES);
         s.check().unwrap();
         assert!(s.text.contains("σ divides by n"));
     }
@@ -208,7 +212,7 @@ mod tests {
         ];
         for (quota, says) in cases {
             d.config.quota = quota;
-            let s = caption(&d);
+            let s = caption(&d, Wording::NAMES);
             s.check().unwrap();
             assert!(s.text.contains(says), "{quota:?}: {}", s.text);
         }

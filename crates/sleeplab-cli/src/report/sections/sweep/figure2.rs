@@ -1,10 +1,11 @@
 //! Seed 002's figure 2: requested against actual for the precise-sleep strategies, 1 ns
 //! to 1 s, log-log (the seed ran each 100 times per request). Drawn only from a sweep that
-//! measured a strategy (the survey does not; `docs/REPORT.md` gives the command), with
-//! the plain sleep and spin beside them when measured.
+//! measured a strategy (the survey does not; `docs/REPORT.md` and the section give the
+//! command, [`Hint::Figure2`]), with the plain sleep and spin beside them when measured.
 
 use crate::contenders::{self, Origin};
 use crate::experiments::sweep::{SweepCell, SweepData};
+use crate::experiments::{Hint, Wording};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
 use crate::report::html::{Block, Section};
@@ -15,9 +16,6 @@ use crate::report::view::distinct;
 
 /// Contenders shown beside the strategies when measured (the seed's `sleep` and spin).
 const BESIDE: [&str; 3] = ["std-sleep", "nanosleep", "spin"];
-
-/// The command that measures the figure (REPORT.md and the section say it).
-pub const COMMAND: &str = "sleeplab sweep --mechanisms std-sleep,spin,seed-hybrid,precise --durations 1ns,10ns,100ns,1us,10us,100us,1ms,10ms,100ms,1s --iterations 100 --rounds 1 --json fig2.json, then sleeplab report fig2.json -o fig2-report";
 
 /// The contenders of the figure in `d`: the strategies it measured (none: `None`), then
 /// those of [`BESIDE`] it measured.
@@ -64,15 +62,17 @@ fn cells<'a>(d: &'a SweepData, name: &str) -> Vec<&'a SweepCell> {
     v
 }
 
-/// Where the figure is absent: what measures it.
-pub(super) fn absent() -> Block {
+/// Where the figure is absent: what measures it, in `hints`' words.
+pub(super) fn absent(hints: Wording) -> Block {
     Block::Text(format!(
-        "Seed 002's figure 2 (the precise-sleep strategies from 1 ns to 1 s) is not part of the survey; {COMMAND} measures and draws it."
+        "Seed 002's figure 2 (the precise-sleep strategies from 1 ns to 1 s) is not part of the survey; {} measures and draws it.",
+        hints.word(Hint::Figure2)
     ))
 }
 
-/// The figure's section, from the first sweep that measured a strategy.
-pub(super) fn section(sweeps: &[&SweepData]) -> Option<Section> {
+/// The figure's section, from the first sweep that measured a strategy (`hints` words
+/// the command that measured it).
+pub(super) fn section(sweeps: &[&SweepData], hints: Wording) -> Option<Section> {
     let (d, names) = sweeps.iter().find_map(|d| contenders(d).map(|n| (*d, n)))?;
     let spec = XyChart {
         title: None,
@@ -125,7 +125,8 @@ pub(super) fn section(sweeps: &[&SweepData]) -> Option<Section> {
                 "requested vs mean elapsed for the precise-sleep strategies",
                 (860, 500),
                 format!(
-                    "The mean of every call per request, idle, on log-log axes with the ideal y = x dashed, as the seed plotted 100 runs per request from 1 ns to 1 s; n per cell in the table. Measured by: {COMMAND}."
+                    "The mean of every call per request, idle, on log-log axes with the ideal y = x dashed, as the seed plotted 100 runs per request from 1 ns to 1 s; n per cell in the table. Measured by: {}.",
+                    hints.word(Hint::Figure2)
                 ),
                 |a| spec.draw(a),
             )),

@@ -17,6 +17,7 @@ mod tests;
 mod timertest;
 
 use crate::claim::{Sentence, n_clause, small_n};
+use crate::experiments::Wording;
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::color;
 use crate::report::html::Section;
@@ -36,14 +37,15 @@ pub const HIGHLIGHT: [&str; 6] = [
     "spin",
 ];
 
-/// Every sweep section the results support.
-pub fn sections(r: &Results<'_>) -> Vec<Section> {
+/// Every sweep section the results support (`hints` words the command that measures
+/// seed 002's figure 2).
+pub fn sections(r: &Results<'_>, hints: Wording) -> Vec<Section> {
     let mut out = Vec::new();
     if let Some(m) = r.main_sweep() {
         let mut rva = requested::section(&m, r.top.fingerprint.cpu_count);
-        let fig2 = figure2::section(&r.sweeps());
+        let fig2 = figure2::section(&r.sweeps(), hints);
         if fig2.is_none() {
-            rva.blocks.push(figure2::absent());
+            rva.blocks.push(figure2::absent(hints));
         }
         out.push(rva);
         out.extend(timertest::section(&m));

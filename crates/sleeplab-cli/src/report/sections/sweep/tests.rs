@@ -187,7 +187,7 @@ fn every_section_has_its_charts() {
         }
     }
     let r = result(ExperimentData::Sweep(sweep(cells)));
-    let secs = sections(&Results::of(&r));
+    let secs = sections(&Results::of(&r), Wording::NAMES);
     let ids: Vec<&str> = secs.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(
         ids,
@@ -214,7 +214,7 @@ fn every_section_has_its_charts() {
     }
     assert!(!h.contains("could not be drawn"), "a chart failed");
     // No strategy measured: the section says what measures seed 002's figure 2.
-    assert!(h.contains(figure2::COMMAND.split(',').next().unwrap()));
+    assert!(h.contains("survey; Figure2 measures and draws it."));
 }
 
 #[test]
@@ -231,7 +231,7 @@ fn figure_2_is_drawn_when_a_strategy_was_measured() {
         Some(vec!["precise", "std-sleep", "spin"])
     );
     let r = result(ExperimentData::Sweep(data));
-    let secs = sections(&Results::of(&r));
+    let secs = sections(&Results::of(&r), Wording::NAMES);
     let h = html(&secs);
     assert!(h.contains("data-chart=\"sweep-figure-2\""));
     assert!(!h.contains("is not part of the survey"));
