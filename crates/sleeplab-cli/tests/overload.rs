@@ -6,6 +6,8 @@
 //!
 //! The three runs take turns (one lock), so each sees exactly 4× cores of load.
 
+mod common;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -34,17 +36,8 @@ fn run(args: &[String], json: &Path) -> Value {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if t0.elapsed() > WATCHDOG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{args:?} hung: still running after {WATCHDOG:?} (killed)");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = common::exit_within(&mut child, t0, WATCHDOG)
+        .unwrap_or_else(|| panic!("{args:?} hung: still running after {WATCHDOG:?} (killed)"));
     let mut err = String::new();
     if let Some(mut e) = child.stderr.take() {
         use std::io::Read;

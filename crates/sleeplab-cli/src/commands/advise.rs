@@ -37,12 +37,20 @@ pub struct AdviseArgs {
     pub output: OutputArgs,
 }
 
+/// Arguments that measure from the first second on, for tens of seconds or more
+/// ([`super::Command::long_runs`]).
+pub const LONG_RUN: Option<&str> = Some("--duration 1ms --tolerance 50us --seconds 60s");
+
 /// Runs `advise`.
 pub fn run(args: &AdviseArgs, quiet: bool) -> anyhow::Result<i32> {
     let threads = args.threads.settings()?;
     check_outputs(&[("--json", &args.output.json)])?;
-    if args.output.csv.is_some() {
-        return Err(UsageError::new("invalid --csv: advise writes no CSV (use --json)").into());
+    if let Some(csv) = &args.output.csv {
+        return Err(UsageError::new(format!(
+            "invalid --csv {:?}: advise writes no CSV (use --json)",
+            csv.display().to_string()
+        ))
+        .into());
     }
     let need = match (args.period, args.duration) {
         (Some(p), None) => Need::Period { period_ns: p },

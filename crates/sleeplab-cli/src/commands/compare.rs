@@ -41,8 +41,11 @@ pub struct CompareArgs {
     pub json: Option<PathBuf>,
 }
 
+/// None: `compare` measures nothing (it reads results).
+pub const LONG_RUN: Option<&str> = None;
+
 /// Runs `sleeplab compare`.
-pub fn run(args: &CompareArgs) -> anyhow::Result<i32> {
+pub fn run(args: &CompareArgs, _quiet: bool) -> anyhow::Result<i32> {
     if args.files.len() + args.against.len() < 2 {
         return Err(UsageError::new(format!(
             "compare needs at least two result files (A.json B.json [C.json …]), got one: {}",

@@ -32,6 +32,11 @@ pub struct CpuArgs {
     pub output: OutputArgs,
 }
 
+/// Arguments that measure from the first second on, for tens of seconds or more
+/// ([`super::Command::long_runs`]).
+pub const LONG_RUN: Option<&str> =
+    Some("--strategies precise,seed-hybrid --intervals 1ms,2ms --seconds 60s");
+
 fn intervals(s: &str) -> Result<List<u64>, ParseError> {
     parse::list("interval list", s, |x| {
         parse::positive_duration_ns("interval", x)

@@ -50,6 +50,11 @@ pub struct ExplainArgs {
     pub output: OutputArgs,
 }
 
+/// Arguments that measure from the first second on, for tens of seconds or more
+/// ([`super::Command::long_runs`]).
+pub const LONG_RUN: Option<&str> =
+    Some("--mechanisms nanosleep,timerfd --durations 1ms --iterations 100000 --load 0,1");
+
 fn iterations(s: &str) -> Result<u64, ParseError> {
     parse::count("count", s, 1, 10_000_000)
 }

@@ -3,7 +3,15 @@
 use crate::contenders;
 use crate::experiments::timers::mechanisms;
 use crate::output::new_table;
+use clap::Args;
 use sleeplab::wait::Support;
+
+/// `sleeplab list`: no arguments.
+#[derive(Debug, Clone, Args)]
+pub struct ListArgs {}
+
+/// None: `list` measures nothing.
+pub const LONG_RUN: Option<&str> = None;
 
 /// `yes`, or `no: ` and the reason.
 fn support_text(support: &Support) -> String {
@@ -24,7 +32,7 @@ fn table() -> comfy_table::Table {
 /// Prints every mechanism with its support on this machine: the one-shot waits
 /// (`sweep`, `short`, `explain`), then the periodic timers (`timers`). A mechanism
 /// this kernel or this build lacks is listed with the reason.
-pub fn run() -> anyhow::Result<i32> {
+pub fn run(_args: &ListArgs, _quiet: bool) -> anyhow::Result<i32> {
     let mut t = table();
     for i in contenders::all() {
         t.add_row(vec![

@@ -44,6 +44,9 @@ pub struct MonitorArgs {
     pub threads_args: ThreadArgs,
 }
 
+/// None: the monitor serves what it measures and saves no result.
+pub const LONG_RUN: Option<&str> = None;
+
 fn listen_addr(s: &str) -> Result<SocketAddr, ParseError> {
     let bad = |reason: String| ParseError {
         what: "listen address",

@@ -15,6 +15,9 @@ pub struct MonitorArgs {
     pub ignored: Vec<String>,
 }
 
+/// None: the monitor serves what it measures and saves no result.
+pub const LONG_RUN: Option<&str> = None;
+
 /// Says how to get the monitor (exit 2).
 pub fn run(_args: &MonitorArgs, _quiet: bool) -> anyhow::Result<i32> {
     Err(UsageError::new(ABSENT).into())

@@ -58,6 +58,10 @@ pub struct PaceArgs {
     pub output: OutputArgs,
 }
 
+/// Arguments that measure from the first second on, for tens of seconds or more
+/// ([`super::Command::long_runs`]).
+pub const LONG_RUN: Option<&str> = Some("--strategies spin,precise --frames 100000");
+
 fn frames(s: &str) -> Result<u64, ParseError> {
     parse::count("frame count", s, 1, 10_000_000)
 }

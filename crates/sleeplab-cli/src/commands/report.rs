@@ -27,6 +27,9 @@ pub struct ReportArgs {
     pub force: bool,
 }
 
+/// None: `report` measures nothing (it reads a result).
+pub const LONG_RUN: Option<&str> = None;
+
 /// Whether `dir` holds the report of a run other than `input` (bytes): an `index.html`
 /// or `results.json` whose `results.json` is missing or differs from the input.
 pub fn holds_other_run(dir: &Path, input: &[u8]) -> bool {
@@ -38,7 +41,7 @@ pub fn holds_other_run(dir: &Path, input: &[u8]) -> bool {
 }
 
 /// Runs `sleeplab report`.
-pub fn run(args: &ReportArgs) -> anyhow::Result<i32> {
+pub fn run(args: &ReportArgs, _quiet: bool) -> anyhow::Result<i32> {
     let result = load_result(&args.input).map_err(UsageError::from)?;
     let input = std::fs::read(&args.input)
         .map_err(|e| UsageError::new(format!("cannot read {}: {e}", args.input.display())))?;

@@ -93,6 +93,11 @@ pub struct RuntimesArgs {
     pub output: OutputArgs,
 }
 
+/// Arguments that measure from the first second on, for tens of seconds or more
+/// ([`super::Command::long_runs`]).
+pub const LONG_RUN: Option<&str> =
+    Some("--runtimes python --methods time.sleep --durations 100ms --count 1000");
+
 fn count(s: &str) -> Result<u64, ParseError> {
     parse::count("count", s, 1, 100_000_000)
 }

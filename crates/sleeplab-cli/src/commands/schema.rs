@@ -2,15 +2,25 @@
 
 use crate::model::result_schema;
 use crate::output::atomic_write;
-use std::path::Path;
+use clap::Args;
+use std::path::PathBuf;
+
+/// `sleeplab schema [--output FILE]`.
+#[derive(Debug, Clone, Args)]
+pub struct SchemaArgs {
+    /// Write it to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// None: `schema` measures nothing.
+pub const LONG_RUN: Option<&str> = None;
 
 /// Prints or writes the schema.
-pub fn run(output: Option<&Path>) -> anyhow::Result<i32> {
-    if let Some(p) = output {
-        super::outputs::check_outputs(&[("--output", &Some(p.to_path_buf()))])?;
-    }
+pub fn run(args: &SchemaArgs, _quiet: bool) -> anyhow::Result<i32> {
+    super::outputs::check_outputs(&[("--output", &args.output)])?;
     let text = serde_json::to_string_pretty(&result_schema())? + "\n";
-    match output {
+    match &args.output {
         Some(p) => atomic_write(p, text.as_bytes())?,
         None => print!("{text}"),
     }

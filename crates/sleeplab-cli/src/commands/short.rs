@@ -39,6 +39,11 @@ pub struct ShortArgs {
     pub output: OutputArgs,
 }
 
+/// Arguments that measure from the first second on, for tens of seconds or more
+/// ([`super::Command::long_runs`]).
+pub const LONG_RUN: Option<&str> =
+    Some("--mechanisms nanosleep,spin --batch 200 --batch-time 0 --repetitions 100000");
+
 /// The method and the choice of batch length, shown after the options in `--help`.
 const AFTER_HELP: &str = "\
 Method: each mechanism at 0 and at the smallest request its API takes (1 ns; 1 µs for

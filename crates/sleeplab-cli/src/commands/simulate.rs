@@ -77,6 +77,10 @@ pub struct SimulateArgs {
     pub output: OutputArgs,
 }
 
+/// Arguments that measure from the first second on, for tens of seconds or more
+/// ([`super::Command::long_runs`]).
+pub const LONG_RUN: Option<&str> = Some("--sleeps 10000000");
+
 fn bad(what: &'static str, s: &str, reason: impl Into<String>) -> ParseError {
     ParseError {
         what,

@@ -38,6 +38,9 @@ pub struct SurveyArgs {
     pub stages: Option<List<String>>,
 }
 
+/// None: the survey saves a report directory (`-o`), not `--json` (its Ctrl-C test is its own).
+pub const LONG_RUN: Option<&str> = None;
+
 impl Default for SurveyArgs {
     fn default() -> Self {
         Self {

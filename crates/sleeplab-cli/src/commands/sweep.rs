@@ -59,6 +59,11 @@ pub struct SweepArgs {
     pub output: OutputArgs,
 }
 
+/// Arguments that measure from the first second on, for tens of seconds or more
+/// ([`super::Command::long_runs`]).
+pub const LONG_RUN: Option<&str> =
+    Some("--mechanisms nanosleep,yield,spin-sleep --durations 0,1ms --iterations 5000 --load 0,1");
+
 fn budget(s: &str) -> Result<u64, ParseError> {
     parse::positive_duration_ns("budget", s)
 }

@@ -59,6 +59,11 @@ pub struct TimersArgs {
     pub output: OutputArgs,
 }
 
+/// Arguments that measure from the first second on, for tens of seconds or more
+/// ([`super::Command::long_runs`]).
+pub const LONG_RUN: Option<&str> =
+    Some("--mechanisms timerfd-interval,busy-wait --periods 1ms --seconds 60 --load 1");
+
 fn periods(s: &str) -> Result<List<u64>, ParseError> {
     parse::list("period list", s, |x| {
         let ns = parse::duration_ns(x)?;

@@ -48,6 +48,10 @@ pub struct TuneArgs {
     pub output: OutputArgs,
 }
 
+/// Arguments that measure from the first second on, for tens of seconds or more
+/// ([`super::Command::long_runs`]).
+pub const LONG_RUN: Option<&str> = Some("--no-system --rounds 1000 --budget 50ms --durations 1ms");
+
 fn rounds(s: &str) -> Result<u64, ParseError> {
     parse::count("rounds", s, 3, 1_000)
 }

@@ -22,6 +22,41 @@ pub mod sweep;
 pub mod timers;
 pub mod tune;
 
+/// The experiments, each once: its data's variant in the result file, with the doc line
+/// the result schema shows for it (a new experiment's line goes at the end, its `pub mod`
+/// above). Hands the list to the macro named: `with_experiments!(m { first })` calls
+/// `m! { first /// doc  Variant(path::to::Data), … }`. The model makes the data enum,
+/// its one match and its conversions from it, with its own survey data first
+/// (`model::envelope`): the model names the experiments, never the reverse.
+macro_rules! with_experiments {
+    ($m:ident { $($first:tt)* }) => {
+        $m! {
+            $($first)*
+            /// `sleeplab sweep`: requested duration × mechanism × load → elapsed.
+            Sweep($crate::experiments::sweep::SweepData),
+            /// `sleeplab pace`: a fixed-rate loop per precise-sleep contender.
+            Pace($crate::experiments::pace::PaceData),
+            /// `sleeplab cpu`: CPU usage against requested sleep.
+            Cpu($crate::experiments::cpu::CpuData),
+            /// `sleeplab advise`: the candidates measured for one case and the recommendation.
+            Advise($crate::experiments::advise::AdviseData),
+            /// `sleeplab short`: what zero and minimal sleeps cost, per mechanism.
+            Short($crate::experiments::short::ShortData),
+            /// `sleeplab runtimes`: every language runtime's own waits, through probes.
+            Runtimes($crate::experiments::runtimes::RuntimesData),
+            /// `sleeplab timers`: periodic timers compared.
+            Timers($crate::experiments::timers::TimersData),
+            /// `sleeplab simulate`: the precise-sleep strategies under virtual schedulers.
+            Simulate($crate::experiments::simulate::SimulateData),
+            /// `sleeplab explain`: why waits were late, from the kernel's own timestamps.
+            Explain($crate::experiments::explain::ExplainData),
+            /// `sleeplab tune`: what each setting of the machine does to the same waits.
+            Tune($crate::experiments::tune::TuneData),
+        }
+    };
+}
+pub(crate) use with_experiments;
+
 pub use context::{Context, Stop, load_note};
 pub use experiment::{Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample, histogram};
 pub use hint::{Hint, Wording};

@@ -3,12 +3,7 @@
 
 use super::host_noise::HostNoise;
 use super::survey::{Level, StageStatus};
-// The data types below are `<module>::<Data>`, the survey's `model::SurveyData`.
-use crate::experiments::{
-    Point, ResultData, Sample, advise, cpu, explain, pace, runtimes, short, simulate, sweep,
-    timers, tune,
-};
-use crate::model;
+use crate::experiments::{Point, ResultData, Sample};
 use crate::settings::RunSettings;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -37,17 +32,18 @@ impl Default for ToolInfo {
 #[error("the result holds {0} data")]
 pub struct OtherExperiment(pub &'static str);
 
-/// Declares [`ExperimentData`] from the list below: the enum (for serde), its one match
-/// ([`ExperimentData::as_data`]), and the conversions between each experiment's data and
-/// the enum.
+/// Declares [`ExperimentData`] from the experiments' list
+/// ([`crate::experiments::with_experiments`]) and the survey's data: the enum (for
+/// serde), its one match ([`ExperimentData::as_data`]), and the conversions between
+/// each experiment's data and the enum.
 macro_rules! experiment_data {
-    ($($(#[$doc:meta])* $variant:ident($module:ident::$data:ident),)*) => {
+    ($($(#[$doc:meta])* $variant:ident($data:ty),)*) => {
         /// The data of one experiment, tagged by its name. The enum exists for serde; what
         /// readers do with the data goes through [`ExperimentData::as_data`].
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
         #[serde(tag = "experiment", content = "data", rename_all = "snake_case")]
         pub enum ExperimentData {
-            $($(#[$doc])* $variant($module::$data),)*
+            $($(#[$doc])* $variant($data),)*
         }
 
         impl ExperimentData {
@@ -60,13 +56,13 @@ macro_rules! experiment_data {
         }
 
         $(
-            impl From<$module::$data> for ExperimentData {
-                fn from(d: $module::$data) -> Self {
+            impl From<$data> for ExperimentData {
+                fn from(d: $data) -> Self {
                     ExperimentData::$variant(d)
                 }
             }
 
-            impl<'a> TryFrom<&'a ExperimentData> for &'a $module::$data {
+            impl<'a> TryFrom<&'a ExperimentData> for &'a $data {
                 type Error = OtherExperiment;
 
                 fn try_from(d: &'a ExperimentData) -> Result<Self, OtherExperiment> {
@@ -80,33 +76,12 @@ macro_rules! experiment_data {
     };
 }
 
-// The registry: every experiment's data, each once, in the order of the result schema's
-// `oneOf` list (a new experiment's line goes at the end, and its module into the `use`
-// above). `Survey` is the survey's data, listed where the schema has always had it.
-experiment_data! {
-    /// `sleeplab sweep`: requested duration × mechanism × load → elapsed.
-    Sweep(sweep::SweepData),
-    /// `sleeplab pace`: a fixed-rate loop per precise-sleep contender.
-    Pace(pace::PaceData),
-    /// `sleeplab cpu`: CPU usage against requested sleep.
-    Cpu(cpu::CpuData),
-    /// `sleeplab advise`: the candidates measured for one case and the recommendation.
-    Advise(advise::AdviseData),
-    /// `sleeplab short`: what zero and minimal sleeps cost, per mechanism.
-    Short(short::ShortData),
-    /// `sleeplab runtimes`: every language runtime's own waits, through probes.
-    Runtimes(runtimes::RuntimesData),
+// Every experiment's data, each once, after the survey's (which nests the others' results
+// and lives here, in the model): the list is the experiments' own.
+crate::experiments::with_experiments!(experiment_data {
     /// `sleeplab survey`: a short version of every experiment, each stage's result inside.
-    Survey(model::SurveyData),
-    /// `sleeplab timers`: periodic timers compared.
-    Timers(timers::TimersData),
-    /// `sleeplab simulate`: the precise-sleep strategies under virtual schedulers.
-    Simulate(simulate::SimulateData),
-    /// `sleeplab explain`: why waits were late, from the kernel's own timestamps.
-    Explain(explain::ExplainData),
-    /// `sleeplab tune`: what each setting of the machine does to the same waits.
-    Tune(tune::TuneData),
-}
+    Survey(SurveyData),
+});
 
 impl ExperimentData {
     /// The experiment's name as used on the command line.
@@ -218,7 +193,7 @@ mod tests {
         assert_eq!(v["experiment"], d.name());
         assert_eq!(<&SurveyData>::try_from(&d), Ok(&survey));
         assert_eq!(
-            <&sweep::SweepData>::try_from(&d),
+            <&crate::experiments::sweep::SweepData>::try_from(&d),
             Err(OtherExperiment("survey"))
         );
     }

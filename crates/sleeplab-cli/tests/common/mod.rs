@@ -102,6 +102,26 @@ pub fn assert_python_check(script: &str) {
     );
 }
 
+/// Waits for `child` to exit, checking every 5 ms; once `limit` has passed since `t0`,
+/// kills it and returns `None` (it hung).
+pub fn exit_within(
+    child: &mut std::process::Child,
+    t0: std::time::Instant,
+    limit: std::time::Duration,
+) -> Option<std::process::ExitStatus> {
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return Some(st);
+        }
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// Starts the binary with `args` in the background: no stdin, stdout discarded, stderr
 /// piped for the caller to read (its progress and errors).
 pub fn spawn_piping_stderr<S: AsRef<std::ffi::OsStr>>(
