@@ -211,11 +211,15 @@ fn run_level(
             let mut block = ThreadUsage::default();
             block.add_since(&usage0);
             s.usage.add_since(&usage0);
-            s.helper_cpu += s.strategy.helper_cpu_ns().saturating_sub(helper0);
+            let helper = s.strategy.helper_cpu_ns().saturating_sub(helper0);
+            s.helper_cpu += helper;
             s.evidence_cpu += probe.cost_ns - cost0;
+            // The block's CPU is the contender's whole cost, as its total is: the
+            // measuring thread's and its helper threads' (a timer thread, a runtime's
+            // workers), without the evidence snapshots.
             s.blocks.push(BlockTally {
                 frames: s.rec.count() - frames0,
-                cpu_ns: block.cpu_ns.saturating_sub(probe.cost_ns - cost0),
+                cpu_ns: (block.cpu_ns + helper).saturating_sub(probe.cost_ns - cost0),
                 wall_ns,
             });
             if let Some(t) = tracing.as_deref_mut() {
@@ -289,6 +293,28 @@ mod tests {
             repeat: 1,
             trace: false,
         }
+    }
+
+    /// A contender with a helper thread (the async sleeper's timer thread) is judged by
+    /// its whole CPU: its blocks count the helper's time as its total does, so the
+    /// interval over blocks holds the point value (the ratio of the same sums).
+    #[test]
+    fn a_contenders_blocks_count_its_helper_threads() {
+        let cfg = PaceConfig {
+            frames: 16,
+            block: 2,
+            work_ns: 0,
+            ..config(vec!["asleep".into()], vec![0])
+        };
+        let out = run(&cfg, &Context::hidden()).unwrap();
+        let r = &out.data.results[0];
+        let ci = r.cpu_ci_percent.expect("8 blocks give an interval");
+        let (lo, hi) = (ci.0.unwrap_or(0.0), ci.1.unwrap_or(f64::MAX));
+        assert!(
+            lo <= r.cpu_percent + 1e-6 && r.cpu_percent <= hi + 1e-6,
+            "{} % outside [{lo}, {hi}]",
+            r.cpu_percent
+        );
     }
 
     #[test]
