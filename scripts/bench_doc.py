@@ -51,8 +51,9 @@ def wrapped(name, body):
 
 # ---- Verdicts over runs, shared by every benchmark report.
 
-# A target is called out of reach only when it was missed in at least this many runs and
-# met in none (one run is not evidence that something cannot be done).
+# A target is called out of reach only when it was missed in at least this many runs, met
+# in none, and no other contender met it (one run is not evidence that something cannot
+# be done, and what another contender did here can be done here).
 OUT_OF_REACH_RUNS = 3
 
 # How a verdict line starts, by outcome: met, missed, undecided (the intervals overlap:
@@ -133,9 +134,12 @@ def verdict_line(label: str, outcome, detail: str, undecided: str) -> str:
     return f"- {mark(outcome)} {label}: {detail}"
 
 
-def target_summary(label: str, outcomes: list, undecided: str) -> str:
-    """`- label: met in 2 of 3 runs, missed in 1, undecided (…) in 0`, and "out of reach
-    here" only where it was missed in every one of at least OUT_OF_REACH_RUNS runs.
+def target_summary(label: str, outcomes: list, undecided: str, met_by_others=None) -> str:
+    """`- label: met in 2 of 3 runs, missed in 1, undecided (…) in 0`. A target missed in
+    every one of at least OUT_OF_REACH_RUNS runs is called out of reach here only where
+    `met_by_others` (per run, the other contenders that met the same target in it) shows
+    that no contender met it either; where another did, the line names it; where the
+    others were not judged against it (None), it says it is not called out of reach.
     `undecided` is the outcome (and the words) of overlapping intervals."""
     met = sum(o == "met" for o in outcomes)
     missed = sum(o == "missed" for o in outcomes)
@@ -146,7 +150,14 @@ def target_summary(label: str, outcomes: list, undecided: str) -> str:
     if unjudged:
         text += f", not judged (too few frames) in {unjudged}"
     if n >= OUT_OF_REACH_RUNS and missed == n:
-        text += f": out of reach here (missed in all {n} runs)"
+        others = None if met_by_others is None else sorted({x for xs in met_by_others for x in xs})
+        if others is None:
+            text += (f": missed in all {n} runs, not called out of reach (no other contender "
+                     "was judged against it)")
+        elif others:
+            text += f": missed in all {n} runs, though {', '.join(others)} met it: not out of reach"
+        else:
+            text += f": out of reach here (missed in all {n} runs, and no contender met it)"
     elif missed and met == 0 and n < OUT_OF_REACH_RUNS:
         text += f" (fewer than {OUT_OF_REACH_RUNS} runs: not called out of reach)"
     return text

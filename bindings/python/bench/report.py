@@ -335,7 +335,8 @@ def repeat_lines(results: list[dict], name: str) -> list[str]:
 
 def target_summary(label: str, outcomes: list) -> str:
     """How often a target held over the runs (bench_doc.target_summary): "out of reach"
-    only where it was missed in every one of at least 3 runs."""
+    only where it was missed in every one of at least 3 runs and no other contender met
+    it (here the others are not judged against it, so never)."""
     return bench_doc.target_summary(label, outcomes, INDISTINGUISHABLE)
 
 

@@ -70,11 +70,12 @@ def test_p99_verdict_wording_follows_the_numbers():
     assert "[≥ 19.00 µs]" in report.p99_verdict(plain, contender("s", [19_000] * 200))
 
 
-def test_out_of_reach_needs_three_runs_missed_in_all():
+def test_out_of_reach_needs_three_runs_missed_in_all_and_no_contender_meeting_it():
     two = report.target_summary("t", ["missed", "missed"])
     assert "out of reach here" not in two and "fewer than 3 runs" in two
     three = report.target_summary("t", ["missed"] * 3)
-    assert three.endswith("out of reach here (missed in all 3 runs)")
+    assert three.endswith("missed in all 3 runs, not called out of reach (no other contender "
+                          "was judged against it)")
     mixed = report.target_summary("t", ["missed", "met", "indistinguishable in this run"])
     assert mixed == ("- t: met in 1 of 3 runs, missed in 1, undecided (indistinguishable in "
                      "this run) in 1")
