@@ -20,9 +20,10 @@ Three checks, each over the units its samples vary by:
    lateness was all spent spinning (components spin, host, run_queue, return) is read
    again from the text trace: lateness − the guest's interrupts and softirqs in
    [deadline, end] − the time switched away is the host's. Compared are the wakes late
-   by more than explain_crosscheck.AGREE_NS (below it any two readings agree); a wake
-   agrees within AGREE_NS, a cell where the interval over explain's rounds of its share
-   of agreeing wakes lies at or above AGREE_SHARE.
+   by at least the spin log's threshold (MIN_GAP_NS: one late by less may hold a gap
+   too short to be logged, which explain books as spin); a wake agrees within
+   explain_crosscheck.AGREE_NS, a cell where the interval over explain's rounds of its
+   share of agreeing wakes lies at or above AGREE_SHARE.
 
 And what share of the sleepers' tails explain gives the host: per round, over the
 wakes at or above that round's p99, summed host over summed lateness.
@@ -41,6 +42,10 @@ from text_trace import LINE, SWITCH, stamp_ns
 
 # A guest event this close to a gap's ends (the text trace's µs stamps) counts as in it.
 GUARD_NS = 1_000
+# The spin log keeps gaps of at least this long (sleeplab's SPIN_GAP_NS, host-spin.c's
+# threshold): a wake late by less may hold a shorter gap that explain books as spin, so
+# only wakes late by at least this much are compared.
+MIN_GAP_NS = 5_000
 # Steal agrees with the host time within this share.
 STEAL_TOLERANCE = 0.20
 # The components of a wake whose lateness was all spent spinning.
@@ -222,9 +227,10 @@ def steal_verdict(rounds: list, hz: int) -> str:
 
 def wake_pairs(cell: dict, work) -> tuple[list, int, int]:
     """explain's host against the text trace's, per wake of `cell` whose lateness was all
-    spent spinning and exceeds AGREE_NS (below it any two readings agree): (round,
-    explain ns, text ns) triples, wakes left out (not spent spinning), and wakes too
-    little late to compare."""
+    spent spinning and is at least MIN_GAP_NS (a wake late by less may hold a gap too
+    short for the spin log, which explain then books as spin): (round, explain ns, text
+    ns) triples, wakes left out (not spent spinning), and wakes too little late to
+    compare."""
     pairs, left, small = [], 0, 0
     for w in cell.get("wakes", []):
         parts = w.get("components") or {}
@@ -233,7 +239,7 @@ def wake_pairs(cell: dict, work) -> tuple[list, int, int]:
         if host is None or not w.get("traced", True) or {k for k, v in parts.items() if v} - SPINNING:
             left += 1
             continue
-        if late <= AGREE_NS:
+        if late < MIN_GAP_NS:
             small += 1
             continue
         deadline, end = w["deadline_ns"], w["end_ns"]
@@ -274,10 +280,11 @@ def wake_lines(cells: list, works: dict) -> list[str]:
         outcome = share_outcome(units, AGREE_SHARE)
         hosts = sum(a for _, a, _ in pairs)
         texts = sum(b for _, _, b in pairs)
-        detail = (f"{share_text(units)} of the {len(pairs)} wakes late by more than "
-                  f"{fmt_ns(AGREE_NS)} and spent spinning agree within it (explain's host "
-                  f"{fmt_ns(hosts)} in all, the text trace's {fmt_ns(texts)}); left out: {left} "
-                  f"wakes not spent spinning, {small} late by less")
+        detail = (f"{share_text(units)} of the {len(pairs)} wakes late by at least "
+                  f"{fmt_ns(MIN_GAP_NS)} (the spin log's threshold) and spent spinning agree "
+                  f"within {fmt_ns(AGREE_NS)} (explain's host {fmt_ns(hosts)} in all, the text "
+                  f"trace's {fmt_ns(texts)}); left out: {left} wakes not spent spinning, {small} "
+                  "late by less")
         label = f"{mech}: explain's host per wake against the text trace (at least {AGREE_SHARE:.0%} agree)"
         if outcome is None:
             out.append(f"- – {label}: not judged (fewer than {MIN_UNITS} rounds or no such wakes): {detail}")
@@ -305,7 +312,9 @@ def tail_lines(cells: list) -> list[str]:
             out.append(f"- {cell['mechanism']}: no round with the 100 wakes a p99 needs")
             continue
         h, n = sum(u[0] for u in units), sum(u[1] for u in units)
+        # A share: its interval clamped to [0, 1] (quantiles.share_ci's rule).
         c = ratio_ci([u[0] for u in units], [u[1] for u in units])
+        c = None if c is None else (max(c[0], 0.0), min(c[1], 1.0))
         out.append(f"- {cell['mechanism']}: {100 * h / n:.1f} % "
                    f"{fmt_ci(c, lambda v: f'{100 * v:.1f} %')} of the tail's lateness "
                    f"({fmt_ns(n)} over {len(units)} rounds)")
@@ -395,6 +404,15 @@ def self_test() -> None:
     assert steal_verdict([{"steal": 1, "host": 10_000_000}] * 8, 100).startswith("- ✅")
     assert steal_verdict([{"steal": 1, "host": 1_000_000}] * 8, 100).startswith("- ❌")
     assert fmt_ns(1500) == "1.5 µs" and fmt_ns(None) == "–"
+    # A tail share's interval stays within [0 %, 100 %].
+    many = [{"mechanism": "m", "wakes": [
+        {"round": r, "lateness_ns": 1_000 + i, "components": {"host": (1_000 + i) * (r % 2)}}
+        for i in range(100)] + [{"round": r, "lateness_ns": 90_000, "components": {"host": 90_000 * (r % 2)}}]}
+        for r in range(8)]
+    cell = {"mechanism": "m", "wakes": [w for c in many for w in c["wakes"]]}
+    line = tail_lines([cell])[0]
+    assert "[" in line and "100.0 %]" in line or "–" in line, line
+    assert "-" not in line.split("[")[1], line
     print("host_validate: self-test passed")
 
 
