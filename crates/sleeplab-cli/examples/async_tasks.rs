@@ -6,10 +6,15 @@
 //! all tasks together are SPACING apart whatever N is (one every millisecond by
 //! default), so 1, 100 and 10 000 tasks ask for the same number of wakes per second and
 //! differ only in how many are asleep at once. A wake's lateness is the clock read on the
-//! first line after the `.await` minus its deadline. The run is cut into BLOCKS blocks of
-//! equal time; per block it prints the p50 and p99 lateness of the wakes whose deadline
-//! fell in it and the process's CPU time over it (every thread: workers, timer thread,
-//! blocking pool, async-io's driver), as one JSON object per line, then a summary line.
+//! first line after the `.await` minus its deadline. A task that wakes after its next
+//! deadline skips every deadline already passed and counts each as missed (a frame
+//! limiter drops the frame; sleeping to a past deadline would pile the backlog onto every
+//! later wake); the interval contenders keep their own missed-tick behaviour, which is
+//! what they are measured for. The run is cut into BLOCKS blocks of equal time; per block
+//! it prints the wakes and missed deadlines whose deadline fell in it, the p50 and p99
+//! lateness of those wakes and the process's CPU time over it (every thread: workers,
+//! timer thread, blocking pool, async-io's driver), as one JSON object per line, then a
+//! summary line.
 //!
 //!     cargo run --release -p sleeplab-cli --example async_tasks -- --contender asleep --tasks 10000
 //!
@@ -50,8 +55,14 @@ fn instant_at(deadline_ns: u64) -> Instant {
     Instant::now() + Duration::from_nanos(deadline_ns.saturating_sub(now_ns))
 }
 
-/// One task: sleeps to each of its deadlines before `end`; (deadline, lateness) per wake.
-async fn task(contender: &'static str, first: u64, period: u64, end: u64) -> Vec<(u64, u64)> {
+/// One task: sleeps to each of its deadlines before `end`; per deadline, its lateness
+/// (`None`: missed, already passed when the task woke for an earlier one).
+async fn task(
+    contender: &'static str,
+    first: u64,
+    period: u64,
+    end: u64,
+) -> Vec<(u64, Option<u64>)> {
     let mut out = Vec::with_capacity(((end - first) / period + 1) as usize);
     let mut interval = match contender {
         "tokio-interval-burst" | "tokio-interval-delay" => {
@@ -91,10 +102,25 @@ async fn task(contender: &'static str, first: u64, period: u64, end: u64) -> Vec
             }
         }
         let now = monotonic_ns();
-        out.push((deadline, now.saturating_sub(deadline)));
+        out.push((deadline, Some(now.saturating_sub(deadline))));
         deadline += period;
+        if interval.is_none() {
+            while deadline <= now && deadline < end {
+                out.push((deadline, None));
+                deadline += period;
+            }
+        }
     }
     out
+}
+
+/// The wakes' lateness, sorted, and the missed deadlines among `wakes` whose deadline
+/// is in `lo..hi`.
+fn window(wakes: &[(u64, Option<u64>)], lo: u64, hi: u64) -> (Vec<u64>, usize) {
+    let inside = wakes.iter().filter(|(d, _)| *d >= lo && *d < hi);
+    let mut late: Vec<u64> = inside.clone().filter_map(|(_, l)| *l).collect();
+    late.sort_unstable();
+    (late, inside.filter(|(_, l)| l.is_none()).count())
 }
 
 /// The q quantile of sorted `v`, where the sample resolves it (the lab's rule and
@@ -191,7 +217,7 @@ fn main() {
                 .collect::<Vec<_>>()
         })
     };
-    let wakes: Vec<(u64, u64)> = rt.block_on(async {
+    let wakes: Vec<(u64, Option<u64>)> = rt.block_on(async {
         let handles: Vec<_> = (0..args.tasks)
             .map(|i| tokio::spawn(task(contender, t0 + (i + 1) * spacing, period, end)))
             .collect();
@@ -205,32 +231,22 @@ fn main() {
     let mut blocks = Vec::new();
     for b in 0..args.blocks as usize {
         let (lo, hi) = (bounds[b], bounds[b + 1]);
-        let mut late: Vec<u64> = wakes
-            .iter()
-            .filter(|(d, _)| *d >= lo && *d < hi)
-            .map(|(_, l)| *l)
-            .collect();
-        late.sort_unstable();
+        let (late, missed) = window(&wakes, lo, hi);
         let wall = cpu[b + 1].0.saturating_sub(cpu[b].0).max(1);
         let cpu_pct = 100.0 * cpu[b + 1].1.saturating_sub(cpu[b].1) as f64 / wall as f64;
         blocks.push(serde_json::json!({
-            "block": b, "wakes": late.len(), "p50_ns": quantile(&late, 0.5),
+            "block": b, "wakes": late.len(), "missed": missed, "p50_ns": quantile(&late, 0.5),
             "p99_ns": quantile(&late, 0.99), "max_ns": late.last(), "cpu_percent": cpu_pct,
         }));
     }
-    let mut late: Vec<u64> = wakes
-        .iter()
-        .filter(|(d, _)| *d >= start)
-        .map(|(_, l)| *l)
-        .collect();
-    late.sort_unstable();
+    let (late, missed) = window(&wakes, start, end);
     let total_cpu = 100.0 * cpu[cpu.len() - 1].1.saturating_sub(cpu[0].1) as f64
         / cpu[cpu.len() - 1].0.saturating_sub(cpu[0].0).max(1) as f64;
     println!(
         "{}",
         serde_json::json!({
             "contender": contender, "tasks": args.tasks, "spacing_ns": spacing, "period_ns": period,
-            "wakes": late.len(), "p50_ns": quantile(&late, 0.5), "p99_ns": quantile(&late, 0.99),
+            "wakes": late.len(), "missed": missed, "p50_ns": quantile(&late, 0.5), "p99_ns": quantile(&late, 0.99),
             "max_ns": late.last(), "cpu_percent": total_cpu, "blocks": blocks,
         })
     );
