@@ -281,7 +281,9 @@ def section(runs, commands, load_before, load_after):
         f"Load average before/after: {load_before} / {load_after}; {len(runs)} runs. Each async wake is timed "
         "from the call that creates the future to the first line after its `.await`. Verdicts are over "
         "blocks: paired blocks give ratios, and a target is met or missed only where the 95 % interval of "
-        f"their median decides it, else undecided ({INDISTINGUISHABLE}).",
+        f"their median decides it, else undecided ({INDISTINGUISHABLE}). A CPU bound is called out of "
+        f"reach only where no contender that kept its schedule (at most {100 * KEPT_SCHEDULE_MISSED:g} % "
+        "of its deadlines missed) met it; the 1 kHz CPU verdict names the floor's CPU beside ours.",
         "",
         *pace_table(first["pace60"]["data"]),
         *pace_table(first["pace1k"]["data"]),
