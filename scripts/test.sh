@@ -21,6 +21,9 @@ python3 scripts/module_graph.py
 cargo clippy --workspace --all-targets -- -D warnings
 # The CLI without its monitor (no HTTP server, no Prometheus encoding) builds and lints clean.
 cargo clippy -p sleeplab-cli --no-default-features --all-targets -- -D warnings
+# ... and its absent monitor answers every bad input the table and the walk give it with
+# the one line naming the feature (exit 2).
+cargo test -q -p sleeplab-cli --no-default-features --test bad_input
 # The API docs build warning-free: every intra-doc link resolves, none to a private item.
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 # The same for the CLI without its monitor (commands/monitor_absent.rs, no monitor/).
