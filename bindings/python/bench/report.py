@@ -264,11 +264,16 @@ def attribution_lines(parts: list[dict]) -> list[str]:
     return out + [""]
 
 
+def most_often_largest(by_part: dict) -> str:
+    """The part that was the largest in the most frames (a tie: the first in PARTS)."""
+    return max(PARTS_KEYS, key=lambda k: (by_part[k], -PARTS_KEYS.index(k)))
+
+
 def cause_sentence(a: dict) -> str:
     """Names the part that was the largest in most late frames (or says none was late)."""
     if a["late"] == 0:
         return f"- {a['name']}: no frame later than {fmt_ns(LATE_NS)}."
-    key = max(PARTS_KEYS, key=lambda k: (a["by_part"][k], -PARTS_KEYS.index(k)))
+    key = most_often_largest(a["by_part"])
     return (
         f"- {a['name']}: the {dict(PARTS)[key]} was the largest part in {a['by_part'][key]} "
         f"of its {a['late']} late frames."
@@ -279,7 +284,7 @@ def tail_sentence(a: dict) -> str:
     """Names the part that was the largest in most of the frames that set the p99."""
     if a["tail"] == 0:
         return f"- {a['name']}: no frame at or above its p99 was later than {fmt_ns(LATE_NS)}."
-    key = max(PARTS_KEYS, key=lambda k: (a["tail_by_part"][k], -PARTS_KEYS.index(k)))
+    key = most_often_largest(a["tail_by_part"])
     return (
         f"- {a['name']}: in {a['tail_by_part'][key]} of the {a['tail']} frames at or above "
         f"its p99, the largest part was the {dict(PARTS)[key]}."

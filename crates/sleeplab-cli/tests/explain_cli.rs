@@ -11,43 +11,93 @@ mod common;
 use common::tracing::{AS_NOBODY, nobodys_dir, traceable_alone};
 
 use sleeplab_cli::experiments::explain::{ExplainCell, ExplainData};
-use sleeplab_cli::trace::Component;
 use sleeplab_cli::trace::capture::tracefs::Tracefs;
-use std::path::Path;
+use sleeplab_cli::trace::{Component, Explanation};
 use std::process::{Command, Stdio};
+use std::sync::MutexGuard;
+use tempfile::TempDir;
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_sleeplab")
 }
 
-/// Runs `explain -q ARGS --json DIR/out.json`; its data.
-/// `--pin 0` unless `args` pin elsewhere: the kernels here lose every event their
-/// secondary CPUs' idle task emits — a thread's switch onto an idle CPU 1 is never
-/// recorded, so all its wakes there come out partly unexplained (the tool says so) —
-/// and the tests check the account where the kernel records it.
-fn pinned<'a>(args: &[&'a str]) -> Vec<&'a str> {
-    let mut v = args.to_vec();
-    if !args.contains(&"--pin") {
+/// The words of `args` (arguments separated by white space), with `--pin 0` unless
+/// they pin elsewhere: the kernels here lose every event their secondary CPUs' idle task
+/// emits — a thread's switch onto an idle CPU 1 is never recorded, so all its wakes
+/// there come out partly unexplained (the tool says so) — and the tests check the
+/// account where the kernel records it.
+fn pinned(args: &str) -> Vec<&str> {
+    let mut v: Vec<&str> = args.split_whitespace().collect();
+    if !v.contains(&"--pin") {
         v.extend(["--pin", "0"]);
     }
     v
 }
 
-fn explain(dir: &Path, args: &[&str]) -> ExplainData {
-    let json = dir.join("out.json");
-    let out = Command::new(bin())
-        .arg("explain")
-        .arg("-q")
-        .args(pinned(args))
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "explain {args:?}: {out:?}");
-    let result = common::load_checked_result(&json);
-    <&ExplainData>::try_from(&result.data)
-        .expect("an explain result")
-        .clone()
+/// What a traced test holds while it runs: the binary's tracing lock, and a fresh
+/// directory for its files.
+struct TracedLab {
+    _alone: MutexGuard<'static, ()>,
+    dir: TempDir,
+}
+
+/// A [`TracedLab`], or `None` where the kernel cannot be traced here (the test then
+/// passes, having said why).
+fn traced_lab() -> Option<TracedLab> {
+    let _alone = traceable_alone()?;
+    let dir = tempfile::tempdir().unwrap();
+    Some(TracedLab { _alone, dir })
+}
+
+impl TracedLab {
+    /// Runs `sleeplab COMMAND -q ARGS --json DIR/out.json` ([`pinned`] `ARGS`), failing
+    /// unless it succeeds; the result.
+    fn run(&self, command: &str, args: &str) -> sleeplab_cli::model::ResultFile {
+        let json = self.dir.path().join("out.json");
+        let out = Command::new(bin())
+            .arg(command)
+            .arg("-q")
+            .args(pinned(args))
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{command} {args}: {out:?}");
+        common::load_checked_result(&json)
+    }
+
+    /// Runs `explain` as [`TracedLab::run`] does; its data.
+    fn explain(&self, args: &str) -> ExplainData {
+        let result = self.run("explain", args);
+        <&ExplainData>::try_from(&result.data)
+            .expect("an explain result")
+            .clone()
+    }
+
+    /// The page of the report of the last result (`DIR/out.json`, reported to
+    /// `DIR/report`), failing unless `report` succeeds.
+    fn report_page(&self) -> String {
+        let dir = self.dir.path();
+        let out = Command::new(bin())
+            .args(["report", "-q", "-o"])
+            .arg(dir.join("report"))
+            .arg(dir.join("out.json"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "report: {out:?}");
+        std::fs::read_to_string(dir.join("report/index.html")).unwrap()
+    }
+}
+
+/// Fails unless at most one in ten of `x`'s wakes is untraced.
+#[track_caller]
+fn assert_mostly_traced(x: &Explanation) {
+    assert!(
+        x.untraced * 10 <= x.wakes,
+        "{} of {} untraced",
+        x.untraced,
+        x.wakes
+    );
 }
 
 fn median_of(c: &ExplainCell, k: Component) -> f64 {
@@ -62,26 +112,10 @@ fn median_of(c: &ExplainCell, k: Component) -> f64 {
 /// and a wake whose switch in is missing is partly unexplained (see [`pinned`]).
 #[test]
 fn components_add_up_and_slack_is_slack() {
-    let Some(_alone) = traceable_alone() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let data = explain(
-        dir.path(),
-        &[
-            "--mechanisms",
-            "nanosleep,clock-nanosleep",
-            "--durations",
-            "100us,1ms",
-            "--load",
-            "0",
-            "--timer-slack",
-            "50us",
-            "--iterations",
-            "100",
-            "--rounds",
-            "2",
-        ],
+    let Some(lab) = traced_lab() else { return };
+    let data = lab.explain(
+        "--mechanisms nanosleep,clock-nanosleep --durations 100us,1ms --load 0 \
+         --timer-slack 50us --iterations 100 --rounds 2",
     );
     assert!(data.tracing.kernel, "{:?}", data.tracing);
     assert_eq!(data.cells.len(), 4);
@@ -168,28 +202,13 @@ fn run_queue_shares(data: &ExplainData, holder: &str) -> (f64, f64) {
 /// machine move it by as much in either run.
 #[test]
 fn a_busy_thread_on_the_cpu_shows_as_run_queue() {
-    let Some(_alone) = traceable_alone() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "--mechanisms",
-        "nanosleep@1ms",
-        "--load",
-        "0",
-        "--iterations",
-        "60",
-        "--rounds",
-        "1",
-        "--timer-slack",
-        "1ns",
-        "--pin",
-        "0",
-    ];
-    let idle = explain(dir.path(), &args);
+    let Some(lab) = traced_lab() else { return };
+    let args = "--mechanisms nanosleep@1ms --load 0 --iterations 60 --rounds 1 \
+                --timer-slack 1ns --pin 0";
+    let idle = lab.explain(args);
     let busy = {
         let _busy = BusyOn::cpu(0);
-        explain(dir.path(), &args)
+        lab.explain(args)
     };
     let (idle_all, idle_hog) = run_queue_shares(&idle, HOG);
     let (busy_all, busy_hog) = run_queue_shares(&busy, HOG);
@@ -225,25 +244,10 @@ fn instances(fs: &Tracefs) -> Vec<String> {
 /// instances it created.
 #[test]
 fn tracefs_is_left_as_it_was() {
-    let Some(_alone) = traceable_alone() else {
-        return;
-    };
+    let Some(lab) = traced_lab() else { return };
     let fs = Tracefs::find_or_mount().unwrap();
     let before = (fs.top_level_settings(), instances(&fs));
-    let dir = tempfile::tempdir().unwrap();
-    explain(
-        dir.path(),
-        &[
-            "--mechanisms",
-            "nanosleep@100us",
-            "--load",
-            "0",
-            "--iterations",
-            "20",
-            "--rounds",
-            "1",
-        ],
-    );
+    lab.explain("--mechanisms nanosleep@100us --load 0 --iterations 20 --rounds 1");
     assert_eq!((fs.top_level_settings(), instances(&fs)), before);
 }
 
@@ -251,9 +255,7 @@ fn tracefs_is_left_as_it_was() {
 /// them.
 #[test]
 fn a_killed_runs_instances_are_removed_by_the_next() {
-    let Some(_alone) = traceable_alone() else {
-        return;
-    };
+    let Some(lab) = traced_lab() else { return };
     let fs = Tracefs::find_or_mount().unwrap();
     let mut child = Command::new(bin())
         .args([
@@ -278,11 +280,7 @@ fn a_killed_runs_instances_are_removed_by_the_next() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(instances(&fs).iter().any(|n| n.starts_with(&theirs)));
-    let dir = tempfile::tempdir().unwrap();
-    explain(
-        dir.path(),
-        &["--mechanisms", "nanosleep@100us", "--load", "0"],
-    );
+    lab.explain("--mechanisms nanosleep@100us --load 0");
     assert!(
         !instances(&fs).iter().any(|n| n.starts_with(&theirs)),
         "{:?}",
@@ -333,66 +331,16 @@ fn an_unprivileged_run_falls_back_with_a_note() {
     }
 }
 
-/// Runs `sleeplab COMMAND -q ARGS --json DIR/out.json`; the result.
-fn traced_run(dir: &Path, command: &str, args: &[&str]) -> sleeplab_cli::model::ResultFile {
-    let json = dir.join("out.json");
-    let out = Command::new(bin())
-        .arg(command)
-        .arg("-q")
-        .args(pinned(args))
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{command} {args:?}: {out:?}");
-    common::load_checked_result(&json)
-}
-
-/// Whether the report of the result at `dir/out.json` has a section `id`.
-fn report_has_section(dir: &Path, id: &str) -> bool {
-    let out = Command::new(bin())
-        .args(["report", "-q", "-o"])
-        .arg(dir.join("report"))
-        .arg(dir.join("out.json"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "report: {out:?}");
-    let html = std::fs::read_to_string(dir.join("report/index.html")).unwrap();
-    html.contains(&format!("id=\"{id}\""))
-}
-
 /// `sweep --trace` splits every measured call of every cell; a spin never blocks.
 #[test]
 fn sweep_trace_explains_every_call() {
-    let Some(_alone) = traceable_alone() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let result = traced_run(
-        dir.path(),
-        "sweep",
-        &[
-            "--mechanisms",
-            "nanosleep,precise,spin",
-            "--durations",
-            "100us,1ms",
-        ],
-    );
+    let Some(lab) = traced_lab() else { return };
+    let args = "--mechanisms nanosleep,precise,spin --durations 100us,1ms";
+    let result = lab.run("sweep", args);
     let data = <&sleeplab_cli::experiments::sweep::SweepData>::try_from(&result.data).unwrap();
     assert!(data.tracing.is_none(), "untraced runs carry no tracing");
-    let result = traced_run(
-        dir.path(),
-        "sweep",
-        &[
-            "--mechanisms",
-            "nanosleep,precise,spin",
-            "--durations",
-            "100us,1ms",
-            "--iterations",
-            "30",
-            "--trace",
-        ],
-    );
+    let traced = format!("{args} --iterations 30 --trace");
+    let result = lab.run("sweep", &traced);
     let data = <&sleeplab_cli::experiments::sweep::SweepData>::try_from(&result.data).unwrap();
     assert!(data.tracing.as_ref().unwrap().kernel);
     for c in &data.cells {
@@ -411,24 +359,11 @@ fn sweep_trace_explains_every_call() {
 /// per received tick, and says which it could not trace.
 #[test]
 fn timers_trace_explains_the_measuring_threads_wakes() {
-    let Some(_alone) = traceable_alone() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let result = traced_run(
-        dir.path(),
+    let Some(lab) = traced_lab() else { return };
+    let result = lab.run(
         "timers",
-        &[
-            "--mechanisms",
-            "timerfd-interval,posix-timer-thread",
-            "--periods",
-            "1ms",
-            "--seconds",
-            "0.2",
-            "--threads",
-            "2",
-            "--trace",
-        ],
+        "--mechanisms timerfd-interval,posix-timer-thread --periods 1ms --seconds 0.2 \
+         --threads 2 --trace",
     );
     let data = <&sleeplab_cli::experiments::timers::TimersData>::try_from(&result.data).unwrap();
     assert!(data.tracing.as_ref().unwrap().kernel);
@@ -437,41 +372,22 @@ fn timers_trace_explains_the_measuring_threads_wakes() {
             "timerfd-interval" => {
                 let x = c.explanation.as_ref().unwrap();
                 assert_eq!(x.wakes, c.merged.received, "one wake per received tick");
-                assert!(
-                    x.untraced * 10 <= x.wakes,
-                    "{} of {} untraced",
-                    x.untraced,
-                    x.wakes
-                );
+                assert_mostly_traced(x);
             }
             _ => assert!(c.explanation.is_none()),
         }
     }
-    assert!(report_has_section(dir.path(), "timers-trace"));
+    assert!(lab.report_page().contains("id=\"timers-trace\""));
 }
 
 /// `pace --trace`: every frame of the first run is split; the late frames' causes add up
 /// to the late frames; the report's "why frames were late" is the kernel's table.
 #[test]
 fn pace_trace_counts_late_frames_by_their_cause() {
-    let Some(_alone) = traceable_alone() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let result = traced_run(
-        dir.path(),
+    let Some(lab) = traced_lab() else { return };
+    let result = lab.run(
         "pace",
-        &[
-            "--strategies",
-            "std-sleep,precise",
-            "--frames",
-            "120",
-            "--rate",
-            "500",
-            "--load",
-            "0,1",
-            "--trace",
-        ],
+        "--strategies std-sleep,precise --frames 120 --rate 500 --load 0,1 --trace",
     );
     let data = <&sleeplab_cli::experiments::pace::PaceData>::try_from(&result.data).unwrap();
     assert!(data.tracing.as_ref().unwrap().kernel);
@@ -496,16 +412,7 @@ fn pace_trace_counts_late_frames_by_their_cause() {
             late.wakes
         );
     }
-    let report = dir.path().join("report");
-    let out = Command::new(bin())
-        .args(["report", "-q"])
-        .arg(dir.path().join("out.json"))
-        .arg("-o")
-        .arg(&report)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    let html = lab.report_page();
     assert!(
         html.contains("from the kernel&#39;s own timestamps")
             || html.contains("from the kernel's own timestamps"),
@@ -518,28 +425,11 @@ fn pace_trace_counts_late_frames_by_their_cause() {
 /// start, and t0), at most one in ten partly unexplained.
 #[test]
 fn runtimes_trace_explains_the_probes_calls() {
-    let Some(_alone) = traceable_alone() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let result = traced_run(
-        dir.path(),
+    let Some(lab) = traced_lab() else { return };
+    let result = lab.run(
         "runtimes",
-        &[
-            "--runtimes",
-            "c",
-            "--methods",
-            "nanosleep,clock_nanosleep,timerfd-interval",
-            "--durations",
-            "1ms,100us",
-            "--count",
-            "50",
-            "--period",
-            "1ms",
-            "--ticks",
-            "50",
-            "--trace",
-        ],
+        "--runtimes c --methods nanosleep,clock_nanosleep,timerfd-interval \
+         --durations 1ms,100us --count 50 --period 1ms --ticks 50 --trace",
     );
     let data =
         <&sleeplab_cli::experiments::runtimes::RuntimesData>::try_from(&result.data).unwrap();
@@ -554,12 +444,7 @@ fn runtimes_trace_explains_the_probes_calls() {
     for c in cells {
         let x = c.explanation.as_ref().expect("a traced cell");
         assert_eq!(x.wakes, c.summary.count, "one wake per call");
-        assert!(
-            x.untraced * 10 <= x.wakes,
-            "{} of {} untraced",
-            x.untraced,
-            x.wakes
-        );
+        assert_mostly_traced(x);
         assert!(x.lateness.median_ns > 0.0);
     }
     let periodic = data.runtimes[0]
@@ -572,10 +457,5 @@ fn runtimes_trace_explains_the_probes_calls() {
         .as_ref()
         .expect("a traced periodic cell");
     assert_eq!(x.wakes, periodic.ticks, "one wake per tick");
-    assert!(
-        x.untraced * 10 <= x.wakes,
-        "{} of {} untraced",
-        x.untraced,
-        x.wakes
-    );
+    assert_mostly_traced(x);
 }

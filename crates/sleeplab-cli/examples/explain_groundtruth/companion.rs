@@ -28,15 +28,14 @@ const GAP_NS: u64 = 1_000_000;
 /// at or under this.
 pub const IDLE_ZERO_NS: f64 = 1_000.0;
 
-/// The components shown per side: where an idle CPU and a busy one differ.
-const SHOWN: [Component; 6] = [
-    Component::Host,
-    Component::TimerIrq,
-    Component::IdleWakeup,
-    Component::RunQueue,
-    Component::KernelExit,
-    Component::Return,
-];
+/// The components shown per side, where an idle CPU and a busy one differ: those of a
+/// wake's path from the host to the return to user space ([`Component::ALL`]'s order).
+fn shown() -> impl Iterator<Item = Component> {
+    Component::ALL
+        .into_iter()
+        .skip_while(|&c| c != Component::Host)
+        .take_while(|&c| c != Component::Spin)
+}
 
 /// One block's wakes.
 #[derive(Debug, Clone, Default)]
@@ -222,9 +221,7 @@ pub fn report(rounds: &[[Block; 2]], waits: usize) -> Vec<String> {
     let cell =
         |(m, ci): (Option<f64>, Option<Ci>)| format!("{} {}", fmt_dur(m), fmt_ci(ci, fmt_dur));
     // The lateness (`None`), then each shown component.
-    let figures: Vec<Option<Component>> = std::iter::once(None)
-        .chain(SHOWN.iter().map(|&c| Some(c)))
-        .collect();
+    let figures: Vec<Option<Component>> = std::iter::once(None).chain(shown().map(Some)).collect();
     let median = |fig: Option<Component>| {
         move |b: &Block| match fig {
             None => b.median_lateness(),

@@ -338,6 +338,36 @@ impl Sentence {
         self
     }
 
+    /// Records that `among[chosen]` is the `extreme` of `among` (signed values) by point
+    /// value, a [`Claim::Rank`] without intervals (the text must say
+    /// [`BY_POINT_VALUE`]), where there are two or more to rank.
+    pub fn rank_by_point(&mut self, extreme: Extreme, chosen: usize, among: Vec<f64>) -> &mut Self {
+        self.rank_over(extreme, chosen, among, Vec::new())
+    }
+
+    /// Records that `among[chosen]` is the `extreme` of `among` (signed values) over
+    /// their `intervals` (one per value: the one named must clear every other's, or the
+    /// text says [`INDISTINGUISHABLE`]), a [`Claim::Rank`], where there are two or more
+    /// to rank.
+    pub fn rank_over(
+        &mut self,
+        extreme: Extreme,
+        chosen: usize,
+        among: Vec<f64>,
+        intervals: Vec<Est>,
+    ) -> &mut Self {
+        if among.len() >= 2 {
+            self.claim(Claim::Rank {
+                extreme,
+                by: RankBy::Signed,
+                chosen,
+                among,
+                intervals,
+            });
+        }
+        self
+    }
+
     /// `shown`, a value of `stat` over `n` samples, with its [`Claim::Quote`] recorded;
     /// returned with ` (n = 22)` appended for a sample under [`SMALL_SAMPLE`].
     pub fn quoted(&mut self, stat: Stat, n: u64, shown: String) -> String {
@@ -356,13 +386,7 @@ impl Sentence {
             return None;
         }
         for (extreme, chosen) in [(Extreme::Least, lo), (Extreme::Most, hi)] {
-            self.claim(Claim::Rank {
-                extreme,
-                by: RankBy::Signed,
-                chosen,
-                among: values.to_vec(),
-                intervals: Vec::new(),
-            });
+            self.rank_by_point(extreme, chosen, values.to_vec());
         }
         Some((lo, hi))
     }

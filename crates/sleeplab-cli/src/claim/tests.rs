@@ -8,6 +8,41 @@ fn est(v: f64, ci: Option<Ci>) -> Est {
     Est::units(v, ci, Unit::Block, 20)
 }
 
+/// A claim that the p99 went from `from` to `to`, worded with "grew" (2 % tolerance),
+/// its direction `stated`.
+fn p99_change(from: f64, to: f64, stated: Direction) -> Claim {
+    Claim::Change {
+        stat: Stat::P99,
+        from,
+        to,
+        verb: Verb::Grew,
+        tolerance: 0.02,
+        stated,
+    }
+}
+
+/// A claim that the second of `a` and `b` has the most (by signed value), ranked over
+/// their intervals.
+fn second_has_the_most(a: Est, b: Est) -> Claim {
+    Claim::Rank {
+        extreme: Extreme::Most,
+        by: RankBy::Signed,
+        chosen: 1,
+        among: vec![a.value, b.value],
+        intervals: vec![a, b],
+    }
+}
+
+/// A claim that the p99 of `a` stands to that of `b` as `stated`.
+fn p99_verdict(a: Est, b: Est, stated: Order) -> Claim {
+    Claim::Verdict {
+        stat: Stat::P99,
+        a,
+        b,
+        stated,
+    }
+}
+
 #[test]
 fn medians_are_true_medians() {
     assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
@@ -34,14 +69,7 @@ fn the_checker_catches_each_kind_of_untruth() {
     // A threefold shrink called growth (a past caption: "grew … least for select (×0.33)").
     bad(
         "the p99 grew least for select (3.26 ms → 1.09 ms)",
-        Claim::Change {
-            stat: Stat::P99,
-            from: 3.26e6,
-            to: 1.09e6,
-            verb: Verb::Grew,
-            tolerance: 0.02,
-            stated: Direction::Up,
-        },
+        p99_change(3.26e6, 1.09e6, Direction::Up),
     );
     // "changed least" sorted by signed gain.
     bad(
@@ -124,44 +152,22 @@ fn the_checker_catches_each_kind_of_untruth() {
     let narrow = est(32_000.0, Some(Ci(Some(20_000.0), Some(2.5e6))));
     bad(
         "std-sleep has a lower p99",
-        Claim::Verdict {
-            stat: Stat::P99,
-            a: narrow,
-            b: wide,
-            stated: Order::Below,
-        },
+        p99_verdict(narrow, wide, Order::Below),
     );
     // Overlap, stated as such but without the words.
     bad(
         "p99 32 µs vs 1.93 ms",
-        Claim::Verdict {
-            stat: Stat::P99,
-            a: narrow,
-            b: wide,
-            stated: Order::Indistinguishable,
-        },
+        p99_verdict(narrow, wide, Order::Indistinguishable),
     );
     // Separated intervals called indistinguishable.
     bad(
         "indistinguishable in this run",
-        Claim::Verdict {
-            stat: Stat::P99,
-            a: Est::exact(1.0),
-            b: Est::exact(2.0),
-            stated: Order::Indistinguishable,
-        },
+        p99_verdict(Est::exact(1.0), Est::exact(2.0), Order::Indistinguishable),
     );
     // A p99 said to grow with no verdict beside the change.
     bad(
         "the p99 grew from 3.9 µs to 5 µs",
-        Claim::Change {
-            stat: Stat::P99,
-            from: 3_900.0,
-            to: 5_000.0,
-            verb: Verb::Grew,
-            tolerance: 0.02,
-            stated: Direction::Up,
-        },
+        p99_change(3_900.0, 5_000.0, Direction::Up),
     );
     // The least of medians whose intervals overlap, said plainly.
     bad(
@@ -197,48 +203,19 @@ fn verdicts_hold_where_intervals_separate_and_overlap_is_said() {
         "p99 {}",
         indistinguishable(Stat::P99, &a, &b, crate::output::units::ns)
     ));
-    s.claim(Claim::Verdict {
-        stat: Stat::P99,
-        a,
-        b,
-        stated: Order::Indistinguishable,
-    });
+    s.claim(p99_verdict(a, b, Order::Indistinguishable));
     assert_eq!(s.check(), Ok(()));
     // A change backed by its verdict passes; the ranking of separated intervals too.
     let mut s = Sentence::new("the p99 grew from 3.9 µs to 50 µs");
-    s.claim(Claim::Change {
-        stat: Stat::P99,
-        from: a.value,
-        to: c.value,
-        verb: Verb::Grew,
-        tolerance: 0.02,
-        stated: Direction::Up,
-    });
+    s.claim(p99_change(a.value, c.value, Direction::Up));
     assert!(s.check().is_err());
-    s.claim(Claim::Verdict {
-        stat: Stat::P99,
-        a,
-        b: c,
-        stated: Order::Below,
-    });
+    s.claim(p99_verdict(a, c, Order::Below));
     assert_eq!(s.check(), Ok(()));
-    s.claim(Claim::Rank {
-        extreme: Extreme::Most,
-        by: RankBy::Signed,
-        chosen: 1,
-        among: vec![a.value, c.value],
-        intervals: vec![a, c],
-    });
+    s.claim(second_has_the_most(a, c));
     assert_eq!(s.check(), Ok(()));
     // The same ranking over overlapping intervals passes only when the text says so.
     let mut s = Sentence::new("b has the most");
-    s.claim(Claim::Rank {
-        extreme: Extreme::Most,
-        by: RankBy::Signed,
-        chosen: 1,
-        among: vec![a.value, b.value],
-        intervals: vec![a, b],
-    });
+    s.claim(second_has_the_most(a, b));
     assert!(s.check().is_err());
     s.push(", indistinguishable in this run from a");
     assert_eq!(s.check(), Ok(()));
@@ -253,12 +230,7 @@ fn verdicts_rest_on_units_thresholds_or_stated_point_values() {
     let ci = |l: f64, h: f64| Some(Ci(Some(l), Some(h)));
     let verdict = |text: &str, a: Est, b: Est, stated: Order| {
         let mut s = Sentence::new(text);
-        s.claim(Claim::Verdict {
-            stat: Stat::P99,
-            a,
-            b,
-            stated,
-        });
+        s.claim(p99_verdict(a, b, stated));
         s.check()
     };
     let low = est(10.0, ci(9.0, 11.0));
@@ -320,14 +292,7 @@ fn no_change_needs_an_equivalence_within_its_margin() {
     let ci = |l: f64, h: f64| Some(Ci(Some(l), Some(h)));
     let same = |a: Est, b: Est, margin: f64| {
         let mut s = Sentence::new("the p99 did not change (within 2 %)");
-        s.claim(Claim::Change {
-            stat: Stat::P99,
-            from: a.value,
-            to: b.value,
-            verb: Verb::Grew,
-            tolerance: 0.02,
-            stated: Direction::Same,
-        });
+        s.claim(p99_change(a.value, b.value, Direction::Same));
         s.claim(Claim::Equivalent {
             stat: Stat::P99,
             a,
@@ -362,14 +327,7 @@ fn no_change_needs_an_equivalence_within_its_margin() {
     );
     // A change within the tolerance stated without the equivalence fails.
     let mut s = Sentence::new("the p99 did not change (within 2 %)");
-    s.claim(Claim::Change {
-        stat: Stat::P99,
-        from: 100.0,
-        to: 101.0,
-        verb: Verb::Grew,
-        tolerance: 0.02,
-        stated: Direction::Same,
-    });
+    s.claim(p99_change(100.0, 101.0, Direction::Same));
     assert!(s.check().is_err());
 }
 
@@ -386,7 +344,7 @@ proptest! {
         let truth = order(&a, &b);
         for stated in [Order::Below, Order::Above, Order::Indistinguishable] {
             let mut s = Sentence::new(format!("p99: {INDISTINGUISHABLE}"));
-            s.claim(Claim::Verdict { stat: Stat::P99, a, b, stated });
+            s.claim(p99_verdict(a, b, stated));
             prop_assert_eq!(s.check().is_ok(), stated == truth, "{:?} {:?} {:?}", a, b, stated);
         }
         // Overlap exactly when neither interval lies below the other.

@@ -133,6 +133,22 @@ pub fn supported(
     Ok(names)
 }
 
+/// The wait mechanisms of `sleeplab list` named in `given` (every supported one when
+/// `None`), each known and supported here.
+pub fn supported_contenders(given: Option<&List<String>>) -> Result<Vec<String>, UsageError> {
+    let infos = crate::contenders::all();
+    supported(
+        given,
+        Names::new("mechanism", infos.iter().map(|i| i.name)).otherwise("see `sleeplab list`"),
+        |n| {
+            infos
+                .iter()
+                .find(|i| i.name == n)
+                .map(|i| i.support.clone())
+        },
+    )
+}
+
 /// A comma-separated list of names (`what` says what kind, e.g. "strategy list").
 pub fn names(
     what: &'static str,

@@ -1,7 +1,6 @@
 //! `sleeplab explain`.
 
 use super::args::{self, List, OutputArgs, ThreadArgs};
-use super::outputs::check_outputs;
 use super::tail;
 use crate::contenders::{self, strategies};
 use crate::error::UsageError;
@@ -128,10 +127,9 @@ pub fn config(args: &ExplainArgs) -> Result<ExplainConfig, UsageError> {
 
 /// Runs `explain`, prints its tables and findings, writes the requested files.
 pub fn run(args: &ExplainArgs, quiet: bool) -> anyhow::Result<i32> {
-    let threads = args.threads.settings()?;
-    check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
-    let config = config(args)?;
-    tail::measure(&config, "explain", quiet, threads)?.save(&args.output, vec![])
+    tail::measure_and_save("explain", quiet, &args.threads, &args.output, || {
+        config(args)
+    })
 }
 
 #[cfg(test)]

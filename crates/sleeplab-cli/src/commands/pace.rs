@@ -1,7 +1,6 @@
 //! `sleeplab pace`.
 
 use super::args::{self, List, OutputArgs, ThreadArgs};
-use super::outputs::check_outputs;
 use super::tail;
 use crate::contenders::strategies;
 use crate::error::UsageError;
@@ -154,10 +153,7 @@ pub fn config(args: &PaceArgs) -> Result<PaceConfig, UsageError> {
 
 /// Runs `pace`.
 pub fn run(args: &PaceArgs, quiet: bool) -> anyhow::Result<i32> {
-    let threads = args.threads.settings()?;
-    check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
-    let config = config(args)?;
-    tail::measure(&config, "pace", quiet, threads)?.save(&args.output, vec![])
+    tail::measure_and_save("pace", quiet, &args.threads, &args.output, || config(args))
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! `sleeplab short`.
 
 use super::args::{self, List, OutputArgs, ThreadArgs, supported};
-use super::outputs::check_outputs;
 use super::tail;
 use crate::error::UsageError;
 use crate::experiments::short::{CONFIDENCE, MIN_BATCH, ShortConfig};
@@ -105,8 +104,5 @@ pub fn config(args: &ShortArgs) -> Result<ShortConfig, UsageError> {
 
 /// Runs `short`, prints its tables and verdicts, writes the requested files.
 pub fn run(args: &ShortArgs, quiet: bool) -> anyhow::Result<i32> {
-    let threads = args.threads.settings()?;
-    check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
-    let config = config(args)?;
-    tail::measure(&config, "short", quiet, threads)?.save(&args.output, vec![])
+    tail::measure_and_save("short", quiet, &args.threads, &args.output, || config(args))
 }

@@ -1,12 +1,10 @@
 //! `sleeplab sweep`.
 
-use super::args::{self, List, OutputArgs, ThreadArgs, supported};
-use super::outputs::check_outputs;
+use super::args::{self, List, OutputArgs, ThreadArgs, supported_contenders};
 use super::tail;
-use crate::contenders;
 use crate::error::UsageError;
 use crate::experiments::sweep::{DEFAULT_DURATIONS_NS, Quota, SweepConfig, timertest_durations};
-use crate::parse::{self, Names, ParseError, dedup};
+use crate::parse::{self, ParseError, dedup};
 use clap::Args;
 
 /// `sleeplab sweep`.
@@ -78,17 +76,7 @@ fn rounds(s: &str) -> Result<u64, ParseError> {
 
 /// Builds the sweep's config from the arguments (validating names).
 pub fn config(args: &SweepArgs) -> Result<SweepConfig, UsageError> {
-    let infos = contenders::all();
-    let mechanisms = supported(
-        args.mechanisms.as_ref(),
-        Names::new("mechanism", infos.iter().map(|i| i.name)).otherwise("see `sleeplab list`"),
-        |n| {
-            infos
-                .iter()
-                .find(|i| i.name == n)
-                .map(|i| i.support.clone())
-        },
-    )?;
+    let mechanisms = supported_contenders(args.mechanisms.as_ref())?;
     let durations_ns = if args.timertest {
         timertest_durations()
     } else {
@@ -132,8 +120,5 @@ pub fn config(args: &SweepArgs) -> Result<SweepConfig, UsageError> {
 
 /// Runs the sweep, prints its tables, writes the requested files.
 pub fn run(args: &SweepArgs, quiet: bool) -> anyhow::Result<i32> {
-    let threads = args.threads.settings()?;
-    check_outputs(&[("--json", &args.output.json), ("--csv", &args.output.csv)])?;
-    let config = config(args)?;
-    tail::measure(&config, "sweep", quiet, threads)?.save(&args.output, vec![])
+    tail::measure_and_save("sweep", quiet, &args.threads, &args.output, || config(args))
 }

@@ -1,15 +1,37 @@
 //! The tail every experiment command shares: run the experiment with a progress bar,
 //! print its tables, wrap the data in the result envelope, save JSON and CSV.
 
-use super::args::{OutputArgs, name_flags};
+use super::args::{OutputArgs, ThreadArgs, name_flags};
 use super::hints::WORDING;
-use super::outputs::save;
+use super::outputs::{check_outputs, save};
+use crate::error::UsageError;
 use crate::experiments::{Context, Experiment, Outcome};
 use crate::model::host_noise::host_noise_line;
 use crate::model::{ExperimentData, RunStart, host_noise};
 use crate::output::Progress;
 use crate::settings::ThreadSettings;
 use std::path::PathBuf;
+
+/// The whole of a command whose experiment's config comes from its flags alone: the
+/// thread settings and the output paths checked before anything runs, then `config`
+/// built, measured with a progress bar titled `title` (none when `quiet`), printed and
+/// saved as `outputs` ask; the exit code.
+pub fn measure_and_save<E>(
+    title: &str,
+    quiet: bool,
+    threads: &ThreadArgs,
+    outputs: &OutputArgs,
+    config: impl FnOnce() -> Result<E, UsageError>,
+) -> anyhow::Result<i32>
+where
+    E: Experiment,
+    E::Data: Into<ExperimentData>,
+{
+    let threads = threads.settings()?;
+    check_outputs(&[("--json", &outputs.json), ("--csv", &outputs.csv)])?;
+    let config = config()?;
+    measure(&config, title, quiet, threads)?.save(outputs, vec![])
+}
 
 /// A finished run of the experiment `E`, printed, not yet saved.
 pub struct Measured<E: Experiment> {

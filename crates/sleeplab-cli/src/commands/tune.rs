@@ -1,6 +1,6 @@
 //! `sleeplab tune`.
 
-use super::args::{self, List, OutputArgs, supported};
+use super::args::{self, List, OutputArgs};
 use super::outputs::check_outputs;
 use super::tail;
 use crate::contenders;
@@ -73,7 +73,6 @@ pub fn config(a: &TuneArgs) -> Result<TuneConfig, UsageError> {
     let cells = if a.mechanisms.is_none() && a.durations.is_none() {
         tune::default_cells()
     } else {
-        let infos = contenders::all();
         let given = a.mechanisms.clone().unwrap_or_else(|| {
             List(
                 ["clock-nanosleep-abs", "timerfd", "epoll-pwait2"]
@@ -81,16 +80,7 @@ pub fn config(a: &TuneArgs) -> Result<TuneConfig, UsageError> {
                     .to_vec(),
             )
         });
-        let mechanisms = supported(
-            Some(&given),
-            Names::new("mechanism", infos.iter().map(|i| i.name)).otherwise("see `sleeplab list`"),
-            |n| {
-                infos
-                    .iter()
-                    .find(|i| i.name == n)
-                    .map(|i| i.support.clone())
-            },
-        )?;
+        let mechanisms = args::supported_contenders(Some(&given))?;
         let durations = a
             .durations
             .as_ref()

@@ -6,12 +6,33 @@ use crate::load::LoadThreads;
 use crate::settings::set_slack;
 use sleeplab::system::timer_slack_ns;
 
-/// Where a cell sits in the interleaving.
+/// Where a cell sits in the interleaving: its load level (competing busy threads) and
+/// its timer slack level (`None`: the thread's own).
 pub trait Placed {
-    /// Its competing busy threads.
-    fn load(&self) -> usize;
-    /// Its timer slack level (`None`: the thread's own).
-    fn slack(&self) -> Option<u64>;
+    /// `(load, slack)`.
+    fn place(&self) -> (usize, Option<u64>);
+}
+
+/// What the rounds run over: how many rounds, and the load and timer slack levels.
+#[derive(Debug, Clone, Copy)]
+pub struct Grid<'a> {
+    /// Rounds over every cell.
+    pub rounds: u64,
+    /// The load levels (competing busy threads).
+    pub loads: &'a [usize],
+    /// The timer slack levels (`None`: the thread's own).
+    pub slacks: &'a [Option<u64>],
+}
+
+impl<'a> Grid<'a> {
+    /// `rounds` rounds over `loads` × `slacks`.
+    pub fn new(rounds: u64, loads: &'a [usize], slacks: &'a [Option<u64>]) -> Self {
+        Self {
+            rounds,
+            loads,
+            slacks,
+        }
+    }
 }
 
 /// One visit of a cell.
@@ -23,28 +44,23 @@ pub struct Visit {
     pub slack_in_force: u64,
 }
 
-/// Visits every cell once per round: load levels outermost (their busy threads started
-/// once per level and round), then timer slack levels (set once per level), then the
-/// cells of that load and slack in their order. Checks `ctx`'s stop flag before each
-/// cell; returns whether every visit was made.
+/// Visits every cell once per round of `grid`: load levels outermost (their busy
+/// threads started once per level and round), then timer slack levels (set once per
+/// level), then the cells of that load and slack in their order. Checks `ctx`'s stop
+/// flag before each cell; returns whether every visit was made.
 pub fn interleave<C: Placed>(
     ctx: &Context,
-    rounds: u64,
-    loads: &[usize],
-    slacks: &[Option<u64>],
+    grid: Grid<'_>,
     cells: &mut [C],
     mut visit: impl FnMut(&mut C, Visit) -> anyhow::Result<()>,
 ) -> anyhow::Result<bool> {
-    for round in 0..rounds {
-        for &load in loads {
+    for round in 0..grid.rounds {
+        for &load in grid.loads {
             let _load = LoadThreads::start(load);
-            for &slack in slacks {
+            for &slack in grid.slacks {
                 let _guard = set_slack(slack)?;
                 let slack_in_force = timer_slack_ns();
-                for cell in cells
-                    .iter_mut()
-                    .filter(|c| c.load() == load && c.slack() == slack)
-                {
+                for cell in cells.iter_mut().filter(|c| c.place() == (load, slack)) {
                     if ctx.stopped() {
                         return Ok(false);
                     }
@@ -84,11 +100,8 @@ mod tests {
 
     struct C(usize, Option<u64>, Vec<u64>);
     impl Placed for C {
-        fn load(&self) -> usize {
-            self.0
-        }
-        fn slack(&self) -> Option<u64> {
-            self.1
+        fn place(&self) -> (usize, Option<u64>) {
+            (self.0, self.1)
         }
     }
 
@@ -96,7 +109,8 @@ mod tests {
     fn every_cell_once_per_round_and_a_stop_ends_it() {
         let mut cells = vec![C(0, None, vec![]), C(1, None, vec![]), C(0, None, vec![])];
         let ctx = Context::hidden();
-        let done = interleave(&ctx, 2, &[0, 1], &[None], &mut cells, |c, v| {
+        let grid = |loads| Grid::new(2, loads, &[None]);
+        let done = interleave(&ctx, grid(&[0, 1]), &mut cells, |c, v| {
             c.2.push(v.round);
             Ok(())
         })
@@ -104,7 +118,7 @@ mod tests {
         assert!(done);
         assert!(cells.iter().all(|c| c.2 == vec![0, 1]));
         let ctx = Context::hidden().with_stop(Stop::when(|| true));
-        let done = interleave(&ctx, 2, &[0], &[None], &mut cells, |_, _| Ok(())).unwrap();
+        let done = interleave(&ctx, grid(&[0]), &mut cells, |_, _| Ok(())).unwrap();
         assert!(!done);
     }
 }

@@ -9,24 +9,7 @@ use crate::trace::{Component, WakeAccount};
 /// The upper bounds of the exported latency buckets, ns (`+Inf` follows): 1 µs to
 /// 100 ms in 1-2-5 steps, which covers a busy-wait's sub-microsecond lateness and a
 /// host stall alike.
-pub const BUCKETS_NS: [u64; 16] = [
-    1_000,
-    2_000,
-    5_000,
-    10_000,
-    20_000,
-    50_000,
-    100_000,
-    200_000,
-    500_000,
-    1_000_000,
-    2_000_000,
-    5_000_000,
-    10_000_000,
-    20_000_000,
-    50_000_000,
-    100_000_000,
-];
+pub const BUCKETS_NS: [u64; 16] = crate::stats::one_two_five(1_000);
 
 /// [`BUCKETS_NS`] in seconds, as the exposition writes them (each the correctly
 /// rounded quotient, so `1e-6` exactly).

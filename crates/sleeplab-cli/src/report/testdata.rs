@@ -180,12 +180,7 @@ pub fn explain(cells: Vec<ExplainCell>, lost_events: u64) -> ExplainData {
             json_wakes: 0,
             trace: true,
         },
-        tracing: Tracing {
-            steal_ns: None,
-            kernel: true,
-            note: None,
-            lost_events,
-        },
+        tracing: Tracing::kernel(lost_events),
         cells,
     }
 }
@@ -217,14 +212,25 @@ pub fn result(data: ExperimentData) -> ResultFile {
     }
 }
 
-/// A sweep on `host` with these (mechanism, median) cells at 1 µs, load 0.
-pub fn host(name: &str, cells: &[(&str, f64)]) -> ResultFile {
-    let mut r = result(ExperimentData::Sweep(sweep(
+/// A result of a sweep of these cells.
+pub fn sweep_result(cells: Vec<SweepCell>) -> ResultFile {
+    result(ExperimentData::Sweep(sweep(cells)))
+}
+
+/// A result of a sweep of these (mechanism, median) cells at 1 µs, load 0, at `slack`
+/// ns of timer slack.
+pub fn sweep_1us(slack: u64, cells: &[(&str, f64)]) -> ResultFile {
+    sweep_result(
         cells
             .iter()
-            .map(|(m, median)| cell(m, 1_000, 0, 50_000, *median))
+            .map(|(m, median)| cell(m, 1_000, 0, slack, *median))
             .collect(),
-    )));
+    )
+}
+
+/// A sweep on `host` with these (mechanism, median) cells at 1 µs, load 0.
+pub fn host(name: &str, cells: &[(&str, f64)]) -> ResultFile {
+    let mut r = sweep_1us(50_000, cells);
     r.fingerprint.hostname = name.into();
     r
 }

@@ -7,7 +7,7 @@
 //! runs on within-run intervals unless it says so.
 
 use super::compare::{Fleet, Matched, Pair, Sides};
-use super::testdata::{cell, result, stored, sweep};
+use super::testdata::{cell, result, sweep};
 use super::view::Results;
 use crate::claim::{Sentence, rests_on_units};
 use crate::experiments::Wording;
@@ -21,7 +21,7 @@ use proptest::prelude::*;
 
 /// Every file (below `src/`) that builds a verdict, an equivalence or a ranking over
 /// intervals, each walked by [`every_verdict_rests_on_units_or_exact_thresholds`].
-const PRODUCERS: [&str; 18] = [
+const PRODUCERS: [&str; 19] = [
     "experiments/advise/choice.rs",
     "experiments/pace/frontier.rs",
     "experiments/tune/sentence.rs",
@@ -31,6 +31,7 @@ const PRODUCERS: [&str; 18] = [
     "report/compare/runs/mod.rs",
     "report/findings/binding_gain.rs",
     "report/findings/load.rs",
+    "report/findings/mod.rs",
     "report/findings/newer_waits.rs",
     "report/findings/short_sleeps.rs",
     "report/findings/slack.rs",
@@ -68,6 +69,7 @@ fn every_producer_of_a_verdict_is_walked() {
         code.contains("Claim::Verdict {")
             || code.contains("Claim::Equivalent {")
             || code.contains("changed(&mut")
+            || code.contains(".rank_over(")
             || (code.contains("Claim::Rank")
                 && code.lines().any(|l| {
                     let l = l.trim();
@@ -82,8 +84,7 @@ fn every_producer_of_a_verdict_is_walked() {
                 && !p.contains("/tests/")
                 && *p != "report/verdicts.rs"
         })
-        // The part of the file before its tests.
-        .filter(|(_, src)| produces(src.split("#[cfg(test)]").next().unwrap_or(src)))
+        .filter(|(_, src)| produces(before_tests(src)))
         .map(|(p, _)| p.clone())
         .collect();
     found.sort();
@@ -93,6 +94,22 @@ fn every_producer_of_a_verdict_is_walked() {
         found, listed,
         "the producers of verdicts changed: walk the new ones"
     );
+}
+
+/// The part of a file before its tests: up to the first `#[cfg(test)]` that does more
+/// than declare a test-only child module (`#[cfg(test)] mod props;`).
+fn before_tests(src: &str) -> &str {
+    let mut from = 0;
+    while let Some(i) = src[from..].find("#[cfg(test)]") {
+        let at = from + i;
+        let next = src[at + "#[cfg(test)]".len()..].trim_start();
+        let line = next.lines().next().unwrap_or("");
+        if !(line.contains("mod ") && line.ends_with(';')) {
+            return &src[..at];
+        }
+        from = at + 1;
+    }
+    src
 }
 
 /// Intervals over `n` units around a summary-like set of values: each statistic's
@@ -194,29 +211,21 @@ fn oneshot(req: u64, median: f64, n: u64, shape: Shape) -> OneshotCell {
 /// The fixture's runtimes result with one runtime whose plain sleep and sleeplab's own
 /// measured `req` with these medians.
 fn runtimes(req: u64, plain: OneshotCell, ours: OneshotCell) -> ResultFile {
-    let mut r = stored("runtimes");
-    let ExperimentData::Runtimes(d) = &mut r.data else {
-        panic!("runtimes");
-    };
-    let mut rt = d
-        .runtimes
-        .iter()
-        .find(|x| crate::report::findings::runtimes::main_sleep(x).is_some())
-        .expect("a measured runtime")
-        .clone();
-    let mut m = crate::report::findings::runtimes::main_sleep(&rt)
-        .unwrap()
-        .clone();
-    let mut mine = m.clone();
-    m.cells = vec![plain];
-    mine.method = "sleeplab_sleep_ns".into();
-    mine.cells = vec![OneshotCell {
-        requested_ns: req,
-        ..ours
-    }];
-    rt.methods = vec![m, mine];
-    d.runtimes = vec![rt];
-    r
+    use crate::report::findings::runtimes::main_sleep;
+    super::fixtures::one_runtime(
+        |x| main_sleep(x).is_some(),
+        |rt| {
+            let mut m = main_sleep(rt).unwrap().clone();
+            let mut mine = m.clone();
+            m.cells = vec![plain];
+            mine.method = "sleeplab_sleep_ns".into();
+            mine.cells = vec![OneshotCell {
+                requested_ns: req,
+                ..ours
+            }];
+            rt.methods = vec![m, mine];
+        },
+    )
 }
 
 /// One cell of the tune fixture: as is's p99, the two settings', their rounds' shape.
@@ -376,25 +385,7 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
         .collect();
     let refs: Vec<&PaceResult> = results.iter().collect();
     out.push(("frontier", frontier_sentence(0, &standings(&refs))));
-    let data = crate::experiments::pace::PaceData {
-        config: crate::experiments::pace::PaceConfig {
-            strategies: results.iter().map(|r| r.strategy.clone()).collect(),
-            loads: vec![0],
-            rate_hz: 60.0,
-            period_ns: 16_666_667,
-            frames: 100,
-            block: 10,
-            work_ns: 0,
-            timer_slack_ns: Some(1),
-            json_samples: 0,
-            repeat: 1,
-            trace: false,
-        },
-        results: results.clone(),
-        runs: vec![],
-        repeat: vec![],
-        tracing: None,
-    };
+    let data = super::fixtures::pace(vec![0], 100, 10, results.clone());
     let caption = super::sections::precise::tradeoff_caption(&data);
     out.push(("trade-off", caption));
     let candidates: Vec<Candidate> = results

@@ -66,6 +66,20 @@ impl Stat {
     pub fn resolved_by(self, n: u64) -> bool {
         n >= self.min_samples()
     }
+
+    /// Its interval among a sample's `[median, p90, p99, p99.9, mean]` intervals (`None`
+    /// for the statistics that have none there: min, max, CPU).
+    pub fn ci_among<T: Copy>(self, cis: [Option<T>; 5]) -> Option<T> {
+        let i = match self {
+            Stat::Median => 0,
+            Stat::P90 => 1,
+            Stat::P99 => 2,
+            Stat::P999 => 3,
+            Stat::Mean => 4,
+            Stat::Min | Stat::Max | Stat::Cpu => return None,
+        };
+        cis[i]
+    }
 }
 
 impl std::fmt::Display for Stat {
@@ -77,6 +91,17 @@ impl std::fmt::Display for Stat {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_statistic_takes_its_own_interval() {
+        let cis = [Some(0), Some(1), Some(2), Some(3), Some(4)];
+        let picked =
+            [Stat::Median, Stat::P90, Stat::P99, Stat::P999, Stat::Mean].map(|s| s.ci_among(cis));
+        assert_eq!(picked, [Some(0), Some(1), Some(2), Some(3), Some(4)]);
+        for s in [Stat::Min, Stat::Max, Stat::Cpu] {
+            assert_eq!(s.ci_among(cis), None);
+        }
+    }
 
     #[test]
     fn names_and_sizes() {

@@ -186,13 +186,13 @@ impl Summary {
     /// The 95 % interval of `stat` (a quantile: median, p90, p99, p99.9); `None` for the
     /// other statistics and where the sample cannot bound it.
     pub fn ci(&self, stat: Stat) -> Option<Ci> {
-        match stat {
-            Stat::Median => self.median_ci_ns,
-            Stat::P90 => self.p90_ci_ns,
-            Stat::P99 => self.p99_ci_ns,
-            Stat::P999 => self.p999_ci_ns,
-            _ => None,
-        }
+        stat.ci_among([
+            self.median_ci_ns,
+            self.p90_ci_ns,
+            self.p99_ci_ns,
+            self.p999_ci_ns,
+            None,
+        ])
     }
 
     /// The highest tail quantile this sample resolves (p99.9, p99 or p90) and its value.

@@ -159,14 +159,13 @@ impl UnitIntervals {
 
     /// The interval of `stat` (a quantile or the mean; `None` for the others).
     pub fn ci(&self, stat: Stat) -> Option<Ci> {
-        match stat {
-            Stat::Median => self.median_ci_ns,
-            Stat::P90 => self.p90_ci_ns,
-            Stat::P99 => self.p99_ci_ns,
-            Stat::P999 => self.p999_ci_ns,
-            Stat::Mean => self.mean_ci_ns,
-            _ => None,
-        }
+        stat.ci_among([
+            self.median_ci_ns,
+            self.p90_ci_ns,
+            self.p99_ci_ns,
+            self.p999_ci_ns,
+            self.mean_ci_ns,
+        ])
     }
 }
 

@@ -40,6 +40,28 @@ pub struct Tracing {
 }
 
 impl Tracing {
+    /// The status of a run whose kernel events were recorded, `lost_events` of them lost
+    /// (no steal read).
+    pub fn kernel(lost_events: u64) -> Self {
+        Self {
+            kernel: true,
+            note: None,
+            lost_events,
+            steal_ns: None,
+        }
+    }
+
+    /// The status of a run the kernel did not trace (the partial /proc account), with
+    /// why and what to run instead.
+    pub fn partial(note: impl Into<String>) -> Self {
+        Self {
+            kernel: false,
+            note: Some(note.into()),
+            lost_events: 0,
+            steal_ns: None,
+        }
+    }
+
     /// Adds the status of one more recording of the same run to `run`: the run traced
     /// the kernel only if every recording did; its note is the first one; the lost
     /// events add up.
@@ -416,29 +438,14 @@ mod tests {
 
     #[test]
     fn a_runs_status_absorbs_each_recordings() {
-        let ok = |lost| {
-            Some(Tracing {
-                steal_ns: None,
-                kernel: true,
-                note: None,
-                lost_events: lost,
-            })
-        };
+        let ok = |lost| Some(Tracing::kernel(lost));
         let mut run = None;
         Tracing::absorb(&mut run, None);
         assert_eq!(run, None);
         Tracing::absorb(&mut run, ok(2));
         Tracing::absorb(&mut run, ok(3));
         assert_eq!(run, ok(5));
-        Tracing::absorb(
-            &mut run,
-            Some(Tracing {
-                steal_ns: None,
-                kernel: false,
-                note: Some("why".into()),
-                lost_events: 0,
-            }),
-        );
+        Tracing::absorb(&mut run, Some(Tracing::partial("why")));
         let r = run.unwrap();
         assert!(!r.kernel && r.note.as_deref() == Some("why") && r.lost_events == 5);
     }

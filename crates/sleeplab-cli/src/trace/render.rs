@@ -147,12 +147,7 @@ mod tests {
             host_told: true,
         };
         let x = Explanation::of(&[w], 0, false);
-        let tracing = Tracing {
-            steal_ns: None,
-            kernel: true,
-            note: None,
-            lost_events: 3,
-        };
+        let tracing = Tracing::kernel(3);
         let t = components_table(
             &["mechanism"],
             &[(vec!["nanosleep".into()], &x)],
@@ -171,12 +166,7 @@ mod tests {
     /// ten or fewer.
     #[test]
     fn the_pin_hint_follows_the_share_of_untraced_wakes() {
-        let tracing = Tracing {
-            steal_ns: None,
-            kernel: true,
-            note: None,
-            lost_events: 0,
-        };
+        let tracing = Tracing::kernel(0);
         let wakes = |untraced: usize| -> Vec<WakeAccount> {
             (0..10)
                 .map(|i| WakeAccount {

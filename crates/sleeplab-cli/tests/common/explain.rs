@@ -60,12 +60,7 @@ pub fn explain_data() -> ExplainData {
             json_wakes: 0,
             trace: true,
         },
-        tracing: Tracing {
-            steal_ns: None,
-            kernel: true,
-            note: None,
-            lost_events: 0,
-        },
+        tracing: Tracing::kernel(0),
         cells,
     }
 }

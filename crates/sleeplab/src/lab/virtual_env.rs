@@ -468,16 +468,20 @@ mod tests {
         assert_eq!(env.time(), u64::MAX);
     }
 
+    /// 50 ns per spin pause and per yield, nothing else: the run since a wake counts
+    /// in steps of 50.
+    const PAUSE_AND_YIELD_50: VirtualCosts = VirtualCosts {
+        clock_read_ns: 0,
+        spin_pause_ns: 50,
+        yield_ns: 50,
+        sleep_cpu_ns: 0,
+    };
+
     #[test]
     fn a_preemption_model_sees_the_run_since_the_wakeup_and_costs_no_cpu() {
         // Loses 1 ms once the thread has run 100 ns since it last got its CPU.
         let mut env = VirtualEnv::new()
-            .with_costs(VirtualCosts {
-                clock_read_ns: 0,
-                spin_pause_ns: 50,
-                yield_ns: 50,
-                sleep_cpu_ns: 0,
-            })
+            .with_costs(PAUSE_AND_YIELD_50)
             .with_preemption(|run| if run >= 100 { 1_000_000 } else { 0 });
         env.sleep_until(1_000);
         env.spin_pause(); // ran 50
@@ -497,12 +501,7 @@ mod tests {
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let log = std::sync::Arc::clone(&seen);
         let mut env = VirtualEnv::new()
-            .with_costs(VirtualCosts {
-                clock_read_ns: 0,
-                spin_pause_ns: 50,
-                yield_ns: 50,
-                sleep_cpu_ns: 0,
-            })
+            .with_costs(PAUSE_AND_YIELD_50)
             .with_preemption_at(move |r: &Running| {
                 log.lock().unwrap().push(*r);
                 if r.run_ns == 100 { 1_000 } else { 0 }

@@ -5,7 +5,7 @@
 use super::{ExplainCell, ExplainConfig, ExplainData};
 use crate::contenders::strategies::{self, RealStrategy};
 use crate::error::UsageError;
-use crate::experiments::rounds::{Placed, interleave, share};
+use crate::experiments::rounds::{Grid, Placed, interleave, share};
 use crate::experiments::{Context, Outcome};
 use crate::output::fmt_ns;
 use crate::settings::slack_levels;
@@ -72,11 +72,8 @@ struct CellState {
 }
 
 impl Placed for CellState {
-    fn load(&self) -> usize {
-        self.load
-    }
-    fn slack(&self) -> Option<u64> {
-        self.slack
+    fn place(&self) -> (usize, Option<u64>) {
+        (self.load, self.slack)
     }
 }
 
@@ -137,47 +134,41 @@ fn measure(config: &ExplainConfig, ctx: &Context) -> anyhow::Result<Outcome<Expl
     let slacks = slack_levels(&config.timer_slacks_ns);
     let mut cells = new_cells(config, &slacks)?;
 
-    let complete = interleave(
-        ctx,
-        config.rounds,
-        &config.loads,
-        &slacks,
-        &mut cells,
-        |cell, v| {
-            let item = &config.items[cell.item];
-            let waiting = &mut cell.waiting;
-            ctx.progress.message(format!(
-                "{} {} load {} round {}/{}",
-                item.mechanism,
-                fmt_ns(item.requested_ns),
-                cell.load,
-                v.round + 1,
-                config.rounds
-            ));
-            cell.slack_in_force = v.slack_in_force;
-            crate::contenders::apply_sched_slice(waiting.sched_slice_ns());
-            if v.round == 0 {
-                for _ in 0..WARMUP {
-                    waiting.wait(tid, item.requested_ns);
-                }
+    let grid = Grid::new(config.rounds, &config.loads, &slacks);
+    let complete = interleave(ctx, grid, &mut cells, |cell, v| {
+        let item = &config.items[cell.item];
+        let waiting = &mut cell.waiting;
+        ctx.progress.message(format!(
+            "{} {} load {} round {}/{}",
+            item.mechanism,
+            fmt_ns(item.requested_ns),
+            cell.load,
+            v.round + 1,
+            config.rounds
+        ));
+        cell.slack_in_force = v.slack_in_force;
+        crate::contenders::apply_sched_slice(waiting.sched_slice_ns());
+        if v.round == 0 {
+            for _ in 0..WARMUP {
+                waiting.wait(tid, item.requested_ns);
             }
-            cell.log.add_lost(tracing.drain());
-            let mut n = 0;
-            for _ in 0..share(config.iterations, config.rounds, v.round) {
-                let before = tracing.before_wait();
-                let w = waiting.wait(tid, item.requested_ns);
-                cell.log.push(w, before);
-                n += 1;
-                if ctx.stopped() {
-                    break;
-                }
+        }
+        cell.log.add_lost(tracing.drain());
+        let mut n = 0;
+        for _ in 0..share(config.iterations, config.rounds, v.round) {
+            let before = tracing.before_wait();
+            let w = waiting.wait(tid, item.requested_ns);
+            cell.log.push(w, before);
+            n += 1;
+            if ctx.stopped() {
+                break;
             }
-            cell.round_counts.push(n);
-            cell.log.add_lost(tracing.drain());
-            ctx.progress.inc(1);
-            Ok(())
-        },
-    )?;
+        }
+        cell.round_counts.push(n);
+        cell.log.add_lost(tracing.drain());
+        ctx.progress.inc(1);
+        Ok(())
+    })?;
 
     let (timeline, status) = tracing.finish();
     let cells = cells

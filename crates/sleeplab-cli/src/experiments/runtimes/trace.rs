@@ -48,14 +48,8 @@ impl RunTrace {
 
     /// The run's tracing status, as the result keeps it (`None` when not asked for).
     pub fn status(self) -> Option<Tracing> {
-        self.wanted.then(|| {
-            self.status.unwrap_or(Tracing {
-                steal_ns: None,
-                kernel: true,
-                note: None,
-                lost_events: 0,
-            })
-        })
+        self.wanted
+            .then(|| self.status.unwrap_or(Tracing::kernel(0)))
     }
 }
 

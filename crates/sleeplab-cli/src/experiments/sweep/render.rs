@@ -52,33 +52,15 @@ pub fn render(data: &SweepData, machine: crate::trace::Machine) -> String {
             }
             let _ = writeln!(out, "{t}");
             // Percentiles and costs, one row per (requested, load).
-            let mut t = new_table([
-                "requested",
-                "load",
-                "n",
-                "min",
-                "p50",
-                "p90",
-                "p99",
-                "p99.9",
-                "max",
-                "overshoot",
-                "early",
-                "CPU/call",
-                "csw v/i",
-            ]);
+            let mut header = vec!["requested", "load"];
+            header.extend(SweepCell::QUANTILE_COLUMNS);
+            header.extend(["overshoot", "early", "CPU/call", "csw v/i"]);
+            let mut t = new_table(header);
             for c in &cells {
                 let s = &c.summary;
-                t.add_row(vec![
-                    fmt_ns(c.requested_ns),
-                    c.load.to_string(),
-                    s.count.to_string(),
-                    fmt_ns(s.min_ns),
-                    fmt_ns_f(s.median_ns),
-                    fmt_ns_f(s.p90_ns),
-                    fmt_ns_f(s.p99_ns),
-                    fmt_ns_f(s.p999_ns),
-                    fmt_ns(s.max_ns),
+                let mut row = vec![fmt_ns(c.requested_ns), c.load.to_string()];
+                row.extend(c.quantiles(fmt_ns_f));
+                row.extend([
                     fmt_ns_f(s.mean_overshoot_ns),
                     if s.early_count > 0 {
                         format!("{} !", s.early_count)
@@ -91,6 +73,7 @@ pub fn render(data: &SweepData, machine: crate::trace::Machine) -> String {
                         c.voluntary_csw_per_call, c.involuntary_csw_per_call
                     ),
                 ]);
+                t.add_row(row);
             }
             let _ = writeln!(out, "{t}");
             let slow_first: Vec<String> = cells
@@ -144,6 +127,29 @@ pub fn render(data: &SweepData, machine: crate::trace::Machine) -> String {
         out.push_str(&components_table(&CELL_KEYS, &rows, tracing, machine));
     }
     out
+}
+
+impl SweepCell {
+    /// The headings of [`SweepCell::quantiles`]: the columns the terminal's tables and
+    /// the report's share.
+    pub const QUANTILE_COLUMNS: [&'static str; 7] =
+        ["n", "min", "p50", "p90", "p99", "p99.9", "max"];
+
+    /// Its calls and their spread as a table writes them: the count, then the min, p50,
+    /// p90, p99, p99.9 and max (ns) each by `fmt` (`None`: a quantile the sample cannot
+    /// resolve).
+    pub fn quantiles(&self, fmt: impl Fn(Option<f64>) -> String) -> [String; 7] {
+        let s = &self.summary;
+        [
+            s.count.to_string(),
+            fmt(Some(s.min_ns as f64)),
+            fmt(Some(s.median_ns)),
+            fmt(s.p90_ns),
+            fmt(s.p99_ns),
+            fmt(s.p999_ns),
+            fmt(Some(s.max_ns as f64)),
+        ]
+    }
 }
 
 /// A one-glance matrix: median elapsed per mechanism (rows) and request (columns).

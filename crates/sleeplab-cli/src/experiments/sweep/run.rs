@@ -3,7 +3,7 @@
 use super::{Quota, SkippedCell, SweepCell, SweepConfig, SweepData};
 use crate::contenders::{self, Wait};
 use crate::error::UsageError;
-use crate::experiments::rounds::{Placed, interleave, share};
+use crate::experiments::rounds::{Grid, Placed, interleave, share};
 use crate::experiments::{Context, Outcome, histogram};
 use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
@@ -27,11 +27,8 @@ struct CellState {
 }
 
 impl Placed for CellState {
-    fn load(&self) -> usize {
-        self.load
-    }
-    fn slack(&self) -> Option<u64> {
-        self.slack
+    fn place(&self) -> (usize, Option<u64>) {
+        (self.load, self.slack)
     }
 }
 
@@ -96,45 +93,39 @@ fn measure(config: &SweepConfig, ctx: &Context) -> anyhow::Result<Outcome<SweepD
         }
     }
 
-    let complete = interleave(
-        ctx,
-        config.rounds,
-        &config.loads,
-        &slacks,
-        &mut cells,
-        |cell, v| {
-            let waiter = &mut waiters[cell.mechanism];
-            progress.message(format!(
-                "{} {} load {}{} round {}/{}",
-                config.mechanisms[cell.mechanism],
-                fmt_ns(cell.requested_ns),
-                cell.load,
-                cell.slack
-                    .map(|s| format!(" slack {}", fmt_ns(s)))
-                    .unwrap_or_default(),
-                v.round + 1,
-                config.rounds
-            ));
-            cell.slack_in_force = v.slack_in_force;
-            // Each contender's own slice (precise asks for a short one), as in pace.
-            contenders::apply_sched_slice(waiter.sched_slice_ns());
-            if v.round == 0 {
-                for _ in 0..config.warmup {
-                    let (t0, t1) = waiter.wait_timed(cell.requested_ns);
-                    cell.first_calls.push(t1 - t0);
-                }
+    let grid = Grid::new(config.rounds, &config.loads, &slacks);
+    let complete = interleave(ctx, grid, &mut cells, |cell, v| {
+        let waiter = &mut waiters[cell.mechanism];
+        progress.message(format!(
+            "{} {} load {}{} round {}/{}",
+            config.mechanisms[cell.mechanism],
+            fmt_ns(cell.requested_ns),
+            cell.load,
+            cell.slack
+                .map(|s| format!(" slack {}", fmt_ns(s)))
+                .unwrap_or_default(),
+            v.round + 1,
+            config.rounds
+        ));
+        cell.slack_in_force = v.slack_in_force;
+        // Each contender's own slice (precise asks for a short one), as in pace.
+        contenders::apply_sched_slice(waiter.sched_slice_ns());
+        if v.round == 0 {
+            for _ in 0..config.warmup {
+                let (t0, t1) = waiter.wait_timed(cell.requested_ns);
+                cell.first_calls.push(t1 - t0);
             }
-            let before = cell.rec.count();
-            cell.log.add_lost(tracing.drain());
-            let usage0 = ThreadUsage::now();
-            run_chunk(waiter.as_mut(), cell, config, v.round, ctx, &tracing);
-            cell.usage.add_since(&usage0);
-            cell.log.add_lost(tracing.drain());
-            cell.round_counts.push(cell.rec.count() - before);
-            progress.inc(1);
-            Ok(())
-        },
-    )?;
+        }
+        let before = cell.rec.count();
+        cell.log.add_lost(tracing.drain());
+        let usage0 = ThreadUsage::now();
+        run_chunk(waiter.as_mut(), cell, config, v.round, ctx, &tracing);
+        cell.usage.add_since(&usage0);
+        cell.log.add_lost(tracing.drain());
+        cell.round_counts.push(cell.rec.count() - before);
+        progress.inc(1);
+        Ok(())
+    })?;
 
     let settings = ctx.threads.record();
     let (timeline, status) = tracing.finish();
@@ -189,7 +180,8 @@ fn run_chunk(
     tracing: &Recording,
 ) {
     if tracing.wanted() {
-        return run_traced_chunk(waiter, cell, config, round, ctx, tracing);
+        let n = traced_share(cell, config, round);
+        return run_traced_chunk(waiter, cell, n, ctx, tracing);
     }
     let d = cell.requested_ns;
     match cell.quota {
@@ -225,20 +217,12 @@ fn run_chunk(
     }
 }
 
-/// [`run_chunk`] when tracing: the same timed region, each wake's window logged
-/// (with the spin a strategy reports), and the chunk's share taken by count (a budget's
-/// share is taken as its minimum count: traced runs are for the account, not the
+/// A traced round's share of a cell, by count: a budget's share is taken as the calls
+/// the budget buys, within the quota's counts (traced runs are for the account, not the
 /// budget).
-fn run_traced_chunk(
-    waiter: &mut dyn Wait,
-    cell: &mut CellState,
-    config: &SweepConfig,
-    round: u64,
-    ctx: &Context,
-    tracing: &Recording,
-) {
+fn traced_share(cell: &CellState, config: &SweepConfig, round: u64) -> u64 {
     let d = cell.requested_ns;
-    let n = match cell.quota {
+    match cell.quota {
         Quota::Iterations { count } => share(count, config.rounds, round),
         Quota::Budget {
             budget_ns,
@@ -248,7 +232,19 @@ fn run_traced_chunk(
             let by_budget = budget_ns / d.max(1);
             share(by_budget.clamp(min_count, max_count), config.rounds, round).max(1)
         }
-    };
+    }
+}
+
+/// [`run_chunk`] when tracing: the same timed region for `n` calls, each wake's window
+/// logged (with the spin a strategy reports).
+fn run_traced_chunk(
+    waiter: &mut dyn Wait,
+    cell: &mut CellState,
+    n: u64,
+    ctx: &Context,
+    tracing: &Recording,
+) {
+    let d = cell.requested_ns;
     let tid = tracing.tid();
     for _ in 0..n {
         let before = tracing.before_wait();

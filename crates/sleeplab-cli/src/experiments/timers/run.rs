@@ -367,14 +367,8 @@ impl CellTracing {
 
     /// What the result keeps (`None` when not asked for).
     fn status(&self) -> Option<Tracing> {
-        self.wanted.then(|| {
-            self.status.clone().unwrap_or(Tracing {
-                steal_ns: None,
-                kernel: true,
-                note: None,
-                lost_events: 0,
-            })
-        })
+        self.wanted
+            .then(|| self.status.clone().unwrap_or(Tracing::kernel(0)))
     }
 }
 

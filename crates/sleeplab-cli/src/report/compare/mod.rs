@@ -34,10 +34,10 @@ pub use render::{Rendered, Run, View};
 pub use runs::{Sides, SidesRow};
 
 use super::view::Results;
-use crate::claim::Est;
-use crate::experiments::KeyPart;
+use crate::claim::{Est, INDISTINGUISHABLE, Order};
+use crate::experiments::{KeyPart, Point};
 use crate::model::ResultFile;
-use crate::stats::{Ci, Stat, UnitIntervals};
+use crate::stats::{Ci, Stat};
 use std::collections::{HashMap, HashSet};
 
 /// One comparable measurement of a result, with where it comes from.
@@ -45,23 +45,11 @@ use std::collections::{HashMap, HashSet};
 pub struct Measurement {
     /// Where it comes from: the survey stage or the experiment (`sweep`, `sweep-slack`).
     pub group: String,
-    /// What was measured, e.g. `nanosleep 1 µs load 0`.
+    /// What was measured, e.g. `nanosleep 1 µs load 0` (the point's key, joined).
     pub key: String,
-    /// The sample size both statistics rest on (calls, frames, ticks; repetitions for
-    /// `short`).
-    pub n: u64,
-    /// Median, ns.
-    pub median_ns: f64,
-    /// 95 % interval of the median, ns.
-    pub median_ci_ns: Option<Ci>,
-    /// 99th percentile, ns (`None` where the experiment has none, e.g. `short`'s
-    /// per-repetition means, or where n cannot resolve it: fewer than 100).
-    pub p99_ns: Option<f64>,
-    /// 95 % interval of the 99th percentile, ns.
-    pub p99_ci_ns: Option<Ci>,
-    /// The intervals over its run's units (rounds, blocks), where the result holds
-    /// them.
-    pub units: Option<UnitIntervals>,
+    /// Its statistics: n, the median and the p99 with their intervals (pooled, and over
+    /// its run's units where the result holds them).
+    pub point: Point,
 }
 
 impl Measurement {
@@ -71,7 +59,10 @@ impl Measurement {
     fn est(&self, stat: Stat, value: f64, pooled: Option<Ci>) -> Est {
         Est::over(
             value,
-            self.units.as_ref().map(|u| (u.ci(stat), u.unit, u.units)),
+            self.point
+                .units
+                .as_ref()
+                .map(|u| (u.ci(stat), u.unit, u.units)),
             pooled,
         )
         .within_run()
@@ -79,12 +70,14 @@ impl Measurement {
 
     /// The median with its interval.
     pub fn median(&self) -> Est {
-        self.est(Stat::Median, self.median_ns, self.median_ci_ns)
+        self.est(Stat::Median, self.point.median_ns, self.point.median_ci_ns)
     }
 
     /// The p99 with its interval (`None` without a p99).
     pub fn p99(&self) -> Option<Est> {
-        self.p99_ns.map(|v| self.est(Stat::P99, v, self.p99_ci_ns))
+        self.point
+            .p99_ns
+            .map(|v| self.est(Stat::P99, v, self.point.p99_ci_ns))
     }
 }
 
@@ -102,19 +95,76 @@ pub fn points(result: &ResultFile) -> Vec<Measurement> {
                 .as_data()
                 .points()
                 .into_iter()
-                .map(|p| Measurement {
+                .map(|point| Measurement {
                     group: group.to_string(),
-                    key: KeyPart::join(&p.key),
-                    n: p.n,
-                    median_ns: p.median_ns,
-                    median_ci_ns: p.median_ci_ns,
-                    p99_ns: p.p99_ns,
-                    p99_ci_ns: p.p99_ci_ns,
-                    units: p.units,
+                    key: KeyPart::join(&point.key),
+                    point,
                 }),
         );
     }
     out
+}
+
+/// A ratio b/a below this is "faster" (where its intervals separate)…
+const FASTER: f64 = 0.9;
+/// … above this "slower".
+const SLOWER: f64 = 1.1;
+
+/// Whether b is more than 10 % faster than a: the ratio b/a below ×0.9 and `o`, how
+/// the intervals order b against a, Below.
+fn faster(ratio: f64, o: Order) -> bool {
+    ratio < FASTER && o == Order::Below
+}
+
+/// Whether b is more than 10 % slower: the ratio above ×1.1, `o` Above.
+fn slower(ratio: f64, o: Order) -> bool {
+    ratio > SLOWER && o == Order::Above
+}
+
+/// Whether the ratio lies beyond ×0.9–×1.1 while the intervals tell b and a apart in
+/// neither direction (a view marks it `≈`).
+fn unclear(ratio: f64, o: Order) -> bool {
+    !(FASTER..=SLOWER).contains(&ratio) && o == Order::Indistinguishable
+}
+
+/// How many of a view's measurements are faster, slower, and [`unclear`].
+struct Tally {
+    /// b more than 10 % faster, beyond the intervals.
+    faster: usize,
+    /// b more than 10 % slower, beyond the intervals.
+    slower: usize,
+    /// Beyond ×0.9–×1.1 but indistinguishable, among the judged.
+    unclear: usize,
+}
+
+impl Tally {
+    /// The tally of `rows`: each measurement's ratio b/a, how its intervals order b
+    /// against a, and whether it is judged at all (only the judged count as unclear).
+    fn of(rows: impl Iterator<Item = (f64, Order, bool)>) -> Self {
+        let mut t = Self {
+            faster: 0,
+            slower: 0,
+            unclear: 0,
+        };
+        for (ratio, o, judged) in rows {
+            t.faster += usize::from(faster(ratio, o));
+            t.slower += usize::from(slower(ratio, o));
+            t.unclear += usize::from(judged && unclear(ratio, o));
+        }
+        t
+    }
+
+    /// The headline's clause on the unclear: `; 3 more differ by more than 10 % but are
+    /// indistinguishable in this run (marked ≈)`, empty where there are none.
+    fn unclear_clause(&self) -> String {
+        if self.unclear == 0 {
+            return String::new();
+        }
+        format!(
+            "; {} more differ by more than 10 % but are {INDISTINGUISHABLE} (marked ≈)",
+            self.unclear
+        )
+    }
 }
 
 /// Why results cannot be compared (a user error: exit 2).

@@ -32,7 +32,7 @@ fn rows_are_the_keys_two_results_hold_in_order_of_first_appearance() {
         m.rows[i]
             .by_result
             .iter()
-            .map(|x| x.as_ref().map(|x| x.median_ns))
+            .map(|x| x.as_ref().map(|x| x.point.median_ns))
             .collect()
     };
     assert_eq!(medians(0), [Some(1.0), None, Some(7.0)]);
@@ -51,7 +51,7 @@ fn a_key_held_twice_is_matched_once_by_its_first() {
     let m = Matched::of(&named(&rs)).unwrap();
     assert_eq!(m.rows.len(), 1);
     assert_eq!(
-        m.rows[0].by_result[0].as_ref().map(|x| x.median_ns),
+        m.rows[0].by_result[0].as_ref().map(|x| x.point.median_ns),
         Some(60_000.0)
     );
     let p = Pair::of(&m).unwrap();

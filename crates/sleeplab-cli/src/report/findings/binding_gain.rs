@@ -171,60 +171,49 @@ fn pair_sentence(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ExperimentData;
-    use crate::report::testdata::stored;
 
     /// The fixture's runtimes result with one runtime holding these one-shot methods:
     /// (name, [(request, median)]).
     fn with_methods(title: &str, methods: &[(&str, &[(u64, f64)])]) -> crate::model::ResultFile {
-        let mut r = stored("runtimes");
-        let ExperimentData::Runtimes(d) = &mut r.data else {
-            panic!("runtimes");
+        let measured = |x: &crate::experiments::runtimes::RuntimeResult| {
+            x.methods
+                .iter()
+                .any(|m| measured_oneshot(m) && !m.cells.is_empty())
         };
-        let mut rt = d
-            .runtimes
-            .iter()
-            .find(|x| {
-                x.methods
-                    .iter()
-                    .any(|m| measured_oneshot(m) && !m.cells.is_empty())
-            })
-            .expect("a measured runtime")
-            .clone();
-        let template = rt
-            .methods
-            .iter()
-            .find(|m| measured_oneshot(m) && !m.cells.is_empty())
-            .unwrap()
-            .clone();
-        rt.title = title.into();
-        rt.methods = methods
-            .iter()
-            .map(|(name, cells)| {
-                let mut m = template.clone();
-                m.method = (*name).into();
-                m.cells = cells
-                    .iter()
-                    .map(|&(requested, median)| {
-                        let mut c = template.cells[0].clone();
-                        c.requested_ns = requested;
-                        c.summary.count = 100;
-                        c.summary.median_ns = median;
-                        // A ±1 % interval over 10 blocks: the gains below are told apart.
-                        c.summary.median_ci_ns =
-                            Some(crate::stats::Ci(Some(0.99 * median), Some(1.01 * median)));
-                        c.units = Some(crate::report::testdata::rounds(&c.summary, 10));
-                        if let Some(u) = c.units.as_mut() {
-                            u.unit = crate::stats::Unit::Block;
-                        }
-                        c
-                    })
-                    .collect();
-                m
-            })
-            .collect();
-        d.runtimes = vec![rt];
-        r
+        crate::report::fixtures::one_runtime(measured, |rt| {
+            let template = rt
+                .methods
+                .iter()
+                .find(|m| measured_oneshot(m) && !m.cells.is_empty())
+                .unwrap()
+                .clone();
+            rt.title = title.into();
+            rt.methods = methods
+                .iter()
+                .map(|(name, cells)| {
+                    let mut m = template.clone();
+                    m.method = (*name).into();
+                    m.cells = cells
+                        .iter()
+                        .map(|&(requested, median)| {
+                            let mut c = template.cells[0].clone();
+                            c.requested_ns = requested;
+                            c.summary.count = 100;
+                            c.summary.median_ns = median;
+                            // A ±1 % interval over 10 blocks: the gains below are told apart.
+                            c.summary.median_ci_ns =
+                                Some(crate::stats::Ci(Some(0.99 * median), Some(1.01 * median)));
+                            c.units = Some(crate::report::testdata::rounds(&c.summary, 10));
+                            if let Some(u) = c.units.as_mut() {
+                                u.unit = crate::stats::Unit::Block;
+                            }
+                            c
+                        })
+                        .collect();
+                    m
+                })
+                .collect();
+        })
     }
 
     fn text(r: &crate::model::ResultFile) -> Option<String> {

@@ -1,10 +1,10 @@
 //! What competing load does: the tail of a sleep under load, and sleeps that got faster
 //! under load, with the idle-state evidence that explains it when the fingerprint has it.
 
-use super::{Finding, Results, blocked, common_stat, count, quote, sleep_call};
+use super::{Finding, Results, blocked, common_stat, count, judge_change, quote, sleep_call};
 use crate::claim::{
     BY_POINT_VALUE, Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence,
-    Verb, basis_note, direction, equivalent, interval_text, order,
+    Verb, basis_note, interval_text,
 };
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::{ns, pct};
@@ -52,45 +52,26 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
         &[Stat::P99, Stat::P90, Stat::Median],
         [a.summary.count, b.summary.count],
     )?;
-    let (va, vb) = (a.summary.get(stat)?, b.summary.get(stat)?);
     let mut s = Sentence::default();
     let (sa, sb) = (
         quote(&mut s, &a.summary, stat)?,
         quote(&mut s, &b.summary, stat)?,
     );
     let (ea, eb) = (a.est(stat)?, b.est(stat)?);
-    let stated = direction(va, vb, LOAD_TOLERANCE);
     let cpus = r.top.fingerprint.cpu_count;
     let setting = load_phrase(max_load, cpus);
     let what = format!("a {} {mech}'s {stat}", ns(d as f64));
-    let shown = match stated {
-        Direction::Up => Order::Below,
-        Direction::Down => Order::Above,
-        Direction::Same => Order::Indistinguishable,
-    };
     let tol = pct(100.0 * LOAD_TOLERANCE);
-    let margin = LOAD_TOLERANCE * va.abs().max(vb.abs());
-    let decided = match stated {
-        Direction::Same => equivalent(&ea, &eb, margin),
-        _ => order(&ea, &eb) == shown,
-    };
-    if !decided {
-        // (An interval that excludes its own value orders nothing either.)
-        if order(&ea, &eb) == Order::Indistinguishable {
-            s.claim(Claim::Verdict {
-                stat,
-                a: ea,
-                b: eb,
-                stated: Order::Indistinguishable,
-            });
-        }
+    let judged = judge_change(&mut s, stat, Verb::Grew, (ea, eb), LOAD_TOLERANCE, &tol);
+    let stated = judged.direction;
+    if !judged.decided {
         let n = a.summary.count.min(b.summary.count);
         let sizes = if n < crate::claim::SMALL_SAMPLE {
             format!("; n = {} and n = {}", a.summary.count, b.summary.count)
         } else {
             String::new()
         };
-        let why = if order(&ea, &eb) == Order::Indistinguishable {
+        let why = if judged.order == Order::Indistinguishable {
             format!(
                 "{INDISTINGUISHABLE} (95 % intervals over rounds{sizes}){}",
                 basis_note(&[&ea, &eb])
@@ -109,31 +90,6 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
         ));
         return Some(Finding::new("load", s));
     }
-    if stated == Direction::Same {
-        s.claim(Claim::Equivalent {
-            stat,
-            a: ea,
-            b: eb,
-            margin,
-            shown: tol.clone(),
-        });
-    }
-    if stated != Direction::Same {
-        s.claim(Claim::Verdict {
-            stat,
-            a: ea,
-            b: eb,
-            stated: shown,
-        });
-    }
-    s.claim(Claim::Change {
-        stat,
-        from: va,
-        to: vb,
-        verb: Verb::Grew,
-        tolerance: LOAD_TOLERANCE,
-        stated,
-    });
     s.claim(Claim::Threshold { shown: tol.clone() });
     let n = a.summary.count.min(b.summary.count);
     let sizes = if n < crate::claim::SMALL_SAMPLE {
@@ -214,15 +170,7 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
         tolerance: FASTER_BY,
         stated: Direction::Down,
     });
-    if faster.len() >= 2 {
-        s.claim(Claim::Rank {
-            extreme: Extreme::Least,
-            by: RankBy::Signed,
-            chosen: i,
-            among: ratios.clone(),
-            intervals: Vec::new(),
-        });
-    }
+    s.rank_by_point(Extreme::Least, i, ratios.to_vec());
     let tol = pct(100.0 * FASTER_BY);
     s.claim(Claim::Threshold { shown: tol.clone() });
     let n = a.summary.count.min(b.summary.count);

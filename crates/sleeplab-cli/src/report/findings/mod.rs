@@ -41,7 +41,10 @@ pub use sweep::{early_wakeups, first_calls, long_sleeps, spin_cost};
 pub use tune::{tune_best, tune_none};
 
 use super::view::{MainSweep, Results};
-use crate::claim::{BLOCKED_CSW, Claim, Sentence, and_list, n_clause, small_n};
+use crate::claim::{
+    BLOCKED_CSW, Claim, Direction, Est, Order, Sentence, Verb, and_list, direction, equivalent,
+    n_clause, order, small_n,
+};
 use crate::experiments::sweep::SweepCell;
 use crate::output::units::ns;
 use crate::stats::{Stat, Summary};
@@ -114,6 +117,93 @@ fn sleeps(name: &str) -> bool {
 /// per call. A call below it returned without sleeping, whatever it is called.
 pub fn blocked(c: &SweepCell) -> bool {
     c.voluntary_csw_per_call >= BLOCKED_CSW
+}
+
+/// How [`judge_change`] found a change.
+pub(crate) struct Judged {
+    /// Its direction in point values (Same: within the tolerance).
+    pub direction: Direction,
+    /// How the two values' intervals order them.
+    pub order: Order,
+    /// Whether the intervals bear the direction out (its claims then recorded).
+    pub decided: bool,
+}
+
+/// The change of `stat` from `from` to `to` judged on their intervals: a rise or a fall
+/// beyond `tolerance` (relative to the larger value) stands where the intervals separate
+/// its way ([`Claim::Verdict`]), "no change" where the interval of the difference lies
+/// within `tolerance` of the larger value ([`Claim::Equivalent`], that margin written
+/// `shown`); either is recorded with its [`Claim::Change`] by `verb`. Where the intervals
+/// decide neither, nothing is claimed but, where they do not separate, that they are
+/// indistinguishable.
+pub(crate) fn judge_change(
+    s: &mut Sentence,
+    stat: Stat,
+    verb: Verb,
+    (from, to): (Est, Est),
+    tolerance: f64,
+    shown: &str,
+) -> Judged {
+    let d = direction(from.value, to.value, tolerance);
+    let o = order(&from, &to);
+    let margin = tolerance * from.value.abs().max(to.value.abs());
+    let decided = match d {
+        Direction::Same => equivalent(&from, &to, margin),
+        Direction::Up => o == Order::Below,
+        Direction::Down => o == Order::Above,
+    };
+    let judged = Judged {
+        direction: d,
+        order: o,
+        decided,
+    };
+    if !decided {
+        // (Intervals that separate a change within the tolerance order nothing here.)
+        if o == Order::Indistinguishable {
+            s.claim(Claim::Verdict {
+                stat,
+                a: from,
+                b: to,
+                stated: o,
+            });
+        }
+        return judged;
+    }
+    s.claim(if d == Direction::Same {
+        Claim::Equivalent {
+            stat,
+            a: from,
+            b: to,
+            margin,
+            shown: shown.to_string(),
+        }
+    } else {
+        Claim::Verdict {
+            stat,
+            a: from,
+            b: to,
+            stated: o,
+        }
+    });
+    s.claim(Claim::Change {
+        stat,
+        from: from.value,
+        to: to.value,
+        verb,
+        tolerance,
+        stated: d,
+    });
+    judged
+}
+
+/// Records whether `c`'s calls blocked ([`Claim::Blocking`]: its voluntary context
+/// switches per call), `called_a_sleep` where the sentence calls its mechanism a sleep.
+pub(crate) fn claim_blocking(s: &mut Sentence, c: &SweepCell, called_a_sleep: bool) {
+    s.claim(Claim::Blocking {
+        name: c.mechanism.clone(),
+        voluntary_csw_per_call: c.voluntary_csw_per_call,
+        called_a_sleep,
+    });
 }
 
 /// Mechanisms that are "a sleep call", in order of preference for examples.

@@ -1,8 +1,8 @@
 //! The cheapest short sleep, and poll's rounding to whole milliseconds.
 
 use super::{
-    Finding, Results, and_list, blocked, n_clause, quote, short_request, sleep_call, sleeps,
-    small_n,
+    Finding, Results, and_list, blocked, claim_blocking, n_clause, quote, short_request,
+    sleep_call, sleeps, small_n,
 };
 use crate::claim::{
     BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, NEVER_BLOCKED, RankBy, Sentence,
@@ -69,11 +69,7 @@ pub fn cheapest_short_sleep(r: &Results<'_>) -> Option<Finding> {
         ns(d as f64),
         small_n(best.summary.count)
     ));
-    s.claim(Claim::Blocking {
-        name: best.mechanism.clone(),
-        voluntary_csw_per_call: best.voluntary_csw_per_call,
-        called_a_sleep: true,
-    });
+    claim_blocking(&mut s, best, true);
     if slept.len() >= 2 {
         s.claim(Claim::Rank {
             extreme: Extreme::Least,
@@ -106,11 +102,7 @@ pub fn cheapest_short_sleep(r: &Results<'_>) -> Option<Finding> {
             .iter()
             .map(|c| {
                 let v = quote(&mut s, &c.summary, Stat::Median).unwrap_or_default();
-                s.claim(Claim::Blocking {
-                    name: c.mechanism.clone(),
-                    voluntary_csw_per_call: c.voluntary_csw_per_call,
-                    called_a_sleep: false,
-                });
+                claim_blocking(&mut s, c, false);
                 format!(
                     "{} took a median {v}{} with {:.2} voluntary context switches and {} of CPU per call",
                     c.mechanism,

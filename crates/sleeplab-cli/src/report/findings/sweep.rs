@@ -170,15 +170,7 @@ pub fn first_calls(r: &Results<'_>) -> Option<Finding> {
     let (worst, first, _) = slow[i];
     let mut s = Sentence::default();
     let p = quote(&mut s, &worst.summary, Stat::P99)?;
-    if slow.len() >= 2 {
-        s.claim(Claim::Rank {
-            extreme: Extreme::Most,
-            by: RankBy::Signed,
-            chosen: i,
-            among: ratios.clone(),
-            intervals: Vec::new(),
-        });
-    }
+    s.rank_by_point(Extreme::Most, i, ratios.to_vec());
     let floor = ns(SLOW_FLOOR_NS as f64);
     s.claim(Claim::Threshold {
         shown: floor.clone(),

@@ -184,33 +184,15 @@ fn evidence_table(p: &PaceData) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::pace::PaceConfig;
 
     /// 400 frames: enough for a p99 interval closed above (368).
     fn result(name: &str, load: usize, late: u64, cpu: f64) -> PaceResult {
         PaceResult::uniform(name, load, 400, late, cpu)
     }
 
+    /// These results at these load levels, 400 frames in blocks of 50.
     fn data(loads: Vec<usize>, results: Vec<PaceResult>) -> PaceData {
-        PaceData {
-            config: PaceConfig {
-                strategies: vec!["precise".into(), "spin".into(), "std-sleep".into()],
-                loads,
-                rate_hz: 60.0,
-                period_ns: 16_666_667,
-                frames: 400,
-                block: 50,
-                work_ns: 0,
-                timer_slack_ns: Some(1),
-                json_samples: 0,
-                repeat: 1,
-                trace: false,
-            },
-            results,
-            runs: vec![],
-            repeat: vec![],
-            tracing: None,
-        }
+        crate::report::fixtures::pace(loads, 400, 50, results)
     }
 
     #[test]

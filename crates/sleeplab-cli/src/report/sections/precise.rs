@@ -275,15 +275,12 @@ pub fn tradeoff_caption(p: &PaceData) -> Sentence {
         pct(best.cpu_percent)
     ));
     s.claim(Claim::Threshold { shown: line });
-    if values.len() >= 2 {
-        s.claim(Claim::Rank {
-            extreme: Extreme::Least,
-            by: RankBy::Signed,
-            chosen: bi,
-            among: values,
-            intervals: frugal.iter().map(|r| est(r)).collect(),
-        });
-    }
+    s.rank_over(
+        Extreme::Least,
+        bi,
+        values,
+        frugal.iter().map(|r| est(r)).collect(),
+    );
     s
 }
 
@@ -412,13 +409,7 @@ pub fn cpu_caption(c: &CpuData) -> Sentence {
         (Extreme::Most, b, lo_v),
         (Extreme::Most, z, hi_v),
     ] {
-        s.claim(Claim::Rank {
-            extreme,
-            by: RankBy::Signed,
-            chosen,
-            among,
-            intervals: Vec::new(),
-        });
+        s.rank_by_point(extreme, chosen, among);
     }
     s
 }
@@ -427,7 +418,6 @@ pub fn cpu_caption(c: &CpuData) -> Sentence {
 mod tests {
     use super::*;
     use crate::experiments::cpu::{CpuConfig, CpuPoint};
-    use crate::experiments::pace::PaceConfig;
     use crate::stats::summarize;
     use proptest::prelude::*;
 
@@ -461,26 +451,9 @@ mod tests {
         }
     }
 
+    /// These unloaded results, 100 frames in blocks of 25.
     fn pace(results: Vec<PaceResult>) -> PaceData {
-        PaceData {
-            config: PaceConfig {
-                strategies: results.iter().map(|r| r.strategy.clone()).collect(),
-                loads: vec![0],
-                rate_hz: 60.0,
-                period_ns: 16_666_667,
-                frames: 100,
-                block: 25,
-                work_ns: 0,
-                timer_slack_ns: Some(1),
-                json_samples: 0,
-                repeat: 1,
-                trace: false,
-            },
-            results,
-            runs: vec![],
-            repeat: vec![],
-            tracing: None,
-        }
+        crate::report::fixtures::pace(vec![0], 100, 25, results)
     }
 
     fn cpu(points: Vec<(&str, u64, f64)>) -> CpuData {

@@ -2,8 +2,8 @@
 
 use super::figure;
 use crate::claim::{
-    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, WITHIN_RUN,
-    basis_note, extreme_index,
+    BY_POINT_VALUE, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, WITHIN_RUN, basis_note,
+    extreme_index,
 };
 use crate::experiments::runtimes::{
     MethodResult, MethodStatus, OneshotCell, RuntimeResult, RuntimeStatus,
@@ -255,15 +255,12 @@ pub fn floor_caption(floors: &[(String, &OneshotCell, usize)]) -> Sentence {
             "The quickest wait that never returned early was {}: median {v}{tie}.",
             b.0
         ));
-        if medians.len() >= 2 {
-            s.claim(Claim::Rank {
-                extreme: Extreme::Least,
-                by: RankBy::Signed,
-                chosen: bi,
-                among: medians,
-                intervals: honest.iter().map(|f| est(f.1)).collect(),
-            });
-        }
+        s.rank_over(
+            Extreme::Least,
+            bi,
+            medians,
+            honest.iter().map(|f| est(f.1)).collect(),
+        );
     }
     let (mostly, sometimes): (Vec<_>, Vec<_>) = floors
         .iter()

@@ -147,15 +147,7 @@ pub fn caption(d: &SimulateData, strategy: &str) -> Sentence {
         n: worst.sleeps,
         shown,
     });
-    if errs.len() >= 2 {
-        s.claim(Claim::Rank {
-            extreme: Extreme::Most,
-            by: RankBy::Signed,
-            chosen: wi,
-            among: errs,
-            intervals: Vec::new(),
-        });
-    }
+    s.rank_by_point(Extreme::Most, wi, errs.to_vec());
     s
 }
 

@@ -124,7 +124,7 @@ impl Fleet {
                 let medians_ns: Vec<Option<f64>> = r
                     .by_result
                     .iter()
-                    .map(|x| x.as_ref().map(|x| x.median_ns))
+                    .map(|x| x.as_ref().map(|x| x.point.median_ns))
                     .collect();
                 let held: Vec<f64> = medians_ns.iter().flatten().copied().collect();
                 FleetCell {
@@ -132,24 +132,27 @@ impl Fleet {
                     measurement: r.key.clone(),
                     n: r.by_result
                         .iter()
-                        .map(|x| x.as_ref().map(|x| x.n))
+                        .map(|x| x.as_ref().map(|x| x.point.n))
                         .collect(),
                     fleet_median_ns: median(&held).unwrap_or(f64::NAN),
                     medians_ns,
                     medians_ci_ns: r
                         .by_result
                         .iter()
-                        .map(|x| x.as_ref().and_then(|x| x.median_ci_ns))
+                        .map(|x| x.as_ref().and_then(|x| x.point.median_ci_ns))
                         .collect(),
                     medians_units_ci_ns: r
                         .by_result
                         .iter()
-                        .map(|x| x.as_ref().and_then(|x| x.units.as_ref()?.median_ci_ns))
+                        .map(|x| {
+                            x.as_ref()
+                                .and_then(|x| x.point.units.as_ref()?.median_ci_ns)
+                        })
                         .collect(),
                     units: r
                         .by_result
                         .iter()
-                        .map(|x| x.as_ref().and_then(|x| Some(x.units.as_ref()?.units)))
+                        .map(|x| x.as_ref().and_then(|x| Some(x.point.units.as_ref()?.units)))
                         .collect(),
                     medians: r
                         .by_result

@@ -9,7 +9,7 @@
 //! indistinguishable in this run, and is not counted as faster or slower; a measurement
 //! whose result holds no intervals over units is not judged.
 
-use super::{Matched, Measurement, Rendered, View};
+use super::{Matched, Measurement, Rendered, Tally, View, faster, slower, unclear};
 use crate::claim::{
     Claim, INDISTINGUISHABLE, NO_UNITS, Order, Sentence, WITHIN_RUN, order, with_interval,
 };
@@ -51,12 +51,12 @@ pub struct Row {
 impl Row {
     /// b / a of the medians.
     pub fn median_ratio(&self) -> f64 {
-        self.b.median_ns / self.a.median_ns.max(1.0)
+        self.b.point.median_ns / self.a.point.median_ns.max(1.0)
     }
 
     /// b / a of the p99s (NaN where there are none).
     pub fn p99_ratio(&self) -> f64 {
-        match (self.a.p99_ns, self.b.p99_ns) {
+        match (self.a.point.p99_ns, self.b.point.p99_ns) {
             (Some(a), Some(b)) => b / a.max(1.0),
             _ => f64::NAN,
         }
@@ -77,12 +77,12 @@ impl Row {
 
     /// b's median more than 10 % below a's, beyond both intervals.
     pub fn faster(&self) -> bool {
-        self.median_ratio() < FASTER && self.median_order() == Order::Below
+        super::faster(self.median_ratio(), self.median_order())
     }
 
     /// b's median more than 10 % above a's, beyond both intervals.
     pub fn slower(&self) -> bool {
-        self.median_ratio() > SLOWER && self.median_order() == Order::Above
+        super::slower(self.median_ratio(), self.median_order())
     }
 
     /// Whether both medians have intervals over units (else the row is not judged).
@@ -91,17 +91,12 @@ impl Row {
     }
 }
 
-/// A ratio b/a below this is "faster" (where the intervals separate)…
-const FASTER: f64 = 0.9;
-/// … above this "slower".
-const SLOWER: f64 = 1.1;
-
 /// A ratio as the comparison writes it: `×0.2`, with ` ≈` where it lies beyond
 /// ×0.9–×1.1 but the intervals overlap (indistinguishable in this run); "–" for none.
 fn ratio_text(r: f64, o: Order) -> String {
     if !r.is_finite() {
         "–".into()
-    } else if !(FASTER..=SLOWER).contains(&r) && o == Order::Indistinguishable {
+    } else if unclear(r, o) {
         format!("{} ≈", ratio(r))
     } else {
         ratio(r)
@@ -180,29 +175,18 @@ impl Pair<'_> {
         let mut out = Vec::new();
         let n = self.rows.len();
         if let Some(g) = geomean(self.rows.iter().map(Row::median_ratio)) {
-            let faster = self.rows.iter().filter(|r| r.faster()).count();
-            let slower = self.rows.iter().filter(|r| r.slower()).count();
-            let unclear = self
-                .rows
-                .iter()
-                .filter(|r| {
-                    let x = r.median_ratio();
-                    r.judged()
-                        && !(FASTER..=SLOWER).contains(&x)
-                        && r.median_order() == Order::Indistinguishable
-                })
-                .count();
+            let tally = Tally::of(
+                self.rows
+                    .iter()
+                    .map(|r| (r.median_ratio(), r.median_order(), r.judged())),
+            );
+            let (faster, slower) = (tally.faster, tally.slower);
             let unjudged = self.rows.iter().filter(|r| !r.judged()).count();
             let mut text = format!(
                 "Across {n} matching measurements, b's medians are {} a's (geometric mean of b/a); b is more than 10 % faster in {faster} and more than 10 % slower in {slower}, counting only medians whose 95 % intervals over each run's rounds or blocks separate ({WITHIN_RUN})",
                 ratio(g)
             );
-            if unclear > 0 {
-                text.push_str(&format!(
-                    "; {unclear} more differ by more than 10 % but are {} (marked ≈)",
-                    INDISTINGUISHABLE
-                ));
-            }
+            text.push_str(&tally.unclear_clause());
             if unjudged > 0 {
                 text.push_str(&format!(
                     "; {unjudged} are not judged: their results hold {NO_UNITS} (written before them, or measured in one stretch)"
@@ -257,9 +241,9 @@ impl Pair<'_> {
         let tone = |x: f64, o: Order| {
             if !x.is_finite() {
                 Cell::Empty
-            } else if x > SLOWER && o == Order::Above {
+            } else if slower(x, o) {
                 Cell::Warn(ratio(x))
-            } else if x < FASTER && o == Order::Below {
+            } else if faster(x, o) {
                 Cell::Good(ratio(x))
             } else {
                 Cell::Num(ratio_text(x, o))
@@ -273,8 +257,8 @@ impl Pair<'_> {
             t.row(vec![
                 Cell::Text(r.group.clone()),
                 Cell::Text(r.key.clone()),
-                Cell::Num(r.a.n.to_string()),
-                Cell::Num(r.b.n.to_string()),
+                Cell::Num(r.a.point.n.to_string()),
+                Cell::Num(r.b.point.n.to_string()),
                 Cell::Num(with_interval(&r.a.median(), ns)),
                 Cell::Num(with_interval(&r.b.median(), ns)),
                 tone(r.median_ratio(), r.median_order()),
@@ -308,7 +292,7 @@ impl Pair<'_> {
                         .rows
                         .iter()
                         .filter(|r| r.group == *g)
-                        .map(|r| (r.a.median_ns, r.b.median_ns))
+                        .map(|r| (r.a.point.median_ns, r.b.point.median_ns))
                         .collect(),
                     style: Style::Markers,
                 })

@@ -2,7 +2,7 @@
 use super::*;
 use crate::model::ExperimentData;
 use crate::report::compare::{CompareError, points};
-use crate::report::testdata::{cell, result, survey, sweep};
+use crate::report::testdata::{cell, survey, sweep_1us, sweep_result};
 
 /// The pair of `a` (called `an`) and `b`, matched.
 fn compare<'a>(
@@ -17,14 +17,8 @@ fn compare<'a>(
 
 #[test]
 fn matches_cells_and_computes_ratios() {
-    let a = result(ExperimentData::Sweep(sweep(vec![
-        cell("nanosleep", 1_000, 0, 50_000, 60_000.0),
-        cell("poll", 1_000, 0, 50_000, 1_000_000.0),
-    ])));
-    let b = result(ExperimentData::Sweep(sweep(vec![
-        cell("nanosleep", 1_000, 0, 1, 12_000.0),
-        cell("timerfd", 1_000, 0, 1, 9_000.0),
-    ])));
+    let a = sweep_1us(50_000, &[("nanosleep", 60_000.0), ("poll", 1_000_000.0)]);
+    let b = sweep_1us(1, &[("nanosleep", 12_000.0), ("timerfd", 9_000.0)]);
     let c = compare(&a, &b, "a.json", "b.json").unwrap();
     assert_eq!(c.rows.len(), 1);
     assert_eq!(c.rows[0].key, "nanosleep 1 µs load 0");
@@ -41,10 +35,10 @@ fn matches_cells_and_computes_ratios() {
 
 #[test]
 fn slack_joins_the_key_only_when_a_result_holds_several() {
-    let two = result(ExperimentData::Sweep(sweep(vec![
+    let two = sweep_result(vec![
         cell("nanosleep", 1_000, 0, 50_000, 60_000.0),
         cell("nanosleep", 1_000, 0, 1, 12_000.0),
-    ])));
+    ]);
     let keys: Vec<String> = points(&two).into_iter().map(|p| p.key).collect();
     assert_eq!(
         keys,
@@ -59,34 +53,20 @@ fn slack_joins_the_key_only_when_a_result_holds_several() {
 fn surveys_match_stage_by_stage_and_strangers_do_not_match() {
     let s1 = survey(vec![(
         "sweep",
-        result(ExperimentData::Sweep(sweep(vec![cell(
-            "nanosleep",
-            1_000,
-            0,
-            50_000,
-            60_000.0,
-        )]))),
+        sweep_1us(50_000, &[("nanosleep", 60_000.0)]),
     )]);
     let s2 = s1.clone();
     assert_eq!(compare(&s1, &s2, "x", "y").unwrap().rows.len(), 1);
     // A standalone sweep matches the survey's `sweep` stage.
-    let lone = result(ExperimentData::Sweep(sweep(vec![cell(
-        "nanosleep",
-        1_000,
-        0,
-        50_000,
-        50_000.0,
-    )])));
+    let lone = sweep_1us(50_000, &[("nanosleep", 50_000.0)]);
     assert_eq!(compare(&s1, &lone, "x", "y").unwrap().rows.len(), 1);
-    let other = result(ExperimentData::Sweep(sweep(vec![cell(
-        "poll", 5, 3, 1, 1.0,
-    )])));
+    let other = sweep_result(vec![cell("poll", 5, 3, 1, 1.0)]);
     let e = compare(&s1, &other, "x.json", "y.json").unwrap_err();
     assert_eq!(
         e.0,
         "x.json (survey) and y.json (sweep) share no measurements to compare (no common experiment and cell)"
     );
-    let empty = result(ExperimentData::Sweep(sweep(vec![])));
+    let empty = sweep_result(vec![]);
     assert_eq!(
         compare(&empty, &s1, "e.json", "x").unwrap_err().0,
         "e.json (sweep) holds no measurements to compare"
@@ -97,14 +77,8 @@ fn surveys_match_stage_by_stage_and_strangers_do_not_match() {
 fn a_ratio_is_a_verdict_only_where_the_intervals_separate() {
     // Medians 60 → 12 µs with ±5 % intervals: faster. 60 → 50 µs with intervals that
     // overlap: neither faster nor slower, marked ≈.
-    let a = result(ExperimentData::Sweep(sweep(vec![
-        cell("nanosleep", 1_000, 0, 50_000, 60_000.0),
-        cell("poll", 1_000, 0, 50_000, 60_000.0),
-    ])));
-    let mut b = result(ExperimentData::Sweep(sweep(vec![
-        cell("nanosleep", 1_000, 0, 50_000, 12_000.0),
-        cell("poll", 1_000, 0, 50_000, 50_000.0),
-    ])));
+    let a = sweep_1us(50_000, &[("nanosleep", 60_000.0), ("poll", 60_000.0)]);
+    let mut b = sweep_1us(50_000, &[("nanosleep", 12_000.0), ("poll", 50_000.0)]);
     if let ExperimentData::Sweep(s) = &mut b.data {
         s.cells[1].summary.median_ci_ns = Some(crate::stats::Ci(Some(30_000.0), Some(70_000.0)));
         crate::report::testdata::resync(&mut s.cells[1]);
@@ -148,7 +122,7 @@ proptest::proptest! {
                     c
                 })
                 .collect();
-            result(ExperimentData::Sweep(sweep(cells)))
+            sweep_result(cells)
         };
         let (a, b) = (side(|t| t.0), side(|t| t.1));
         let c = compare(&a, &b, "a", "b").unwrap();

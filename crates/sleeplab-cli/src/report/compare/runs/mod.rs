@@ -7,7 +7,7 @@
 //! lies beyond ×0.9–×1.1 and its interval excludes ×1; beyond ×0.9–×1.1 with an interval
 //! holding ×1 it is marked `≈`, indistinguishable in this run.
 
-use super::{Matched, Rendered, Run, View};
+use super::{FASTER, Matched, Rendered, Run, SLOWER, Tally, View};
 use crate::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, order, with_interval};
 use crate::experiments::{Hint, Wording};
 use crate::report::html::{Badge, Tone};
@@ -15,11 +15,6 @@ use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, num, ratio};
 use crate::stats::units::{geometric_ci, ratio_of_runs};
 use crate::stats::{MIN_RUNS, Stat, Unit};
-
-/// A ratio b/a below this is "faster" (where its interval lies below ×1)…
-const FASTER: f64 = 0.9;
-/// … above this "slower".
-const SLOWER: f64 = 1.1;
 
 /// One measurement both sides hold in at least [`MIN_RUNS`] runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,12 +60,12 @@ impl SidesRow {
 
     /// b more than 10 % faster, the ratio's interval below ×1.
     pub fn faster(&self) -> bool {
-        self.ratio().value < FASTER && self.order() == Order::Below
+        super::faster(self.ratio().value, self.order())
     }
 
     /// b more than 10 % slower, the ratio's interval above ×1.
     pub fn slower(&self) -> bool {
-        self.ratio().value > SLOWER && self.order() == Order::Above
+        super::slower(self.ratio().value, self.order())
     }
 }
 
@@ -100,7 +95,7 @@ impl Sides {
             .filter_map(|r| {
                 let (ra, rb) = r.by_result.split_at(a.min(r.by_result.len()));
                 let medians = |v: &[Option<super::Measurement>]| -> Vec<f64> {
-                    v.iter().flatten().map(|x| x.median_ns).collect()
+                    v.iter().flatten().map(|x| x.point.median_ns).collect()
                 };
                 let (va, vb) = (medians(ra), medians(rb));
                 (va.len() >= MIN_RUNS && vb.len() >= MIN_RUNS).then(|| SidesRow {
@@ -131,24 +126,12 @@ impl Sides {
                 "No measurement is held by at least {MIN_RUNS} runs on each side ({ka} and {kb} runs given): nothing is compared."
             ))];
         }
-        let faster = self.rows.iter().filter(|r| r.faster()).count();
-        let slower = self.rows.iter().filter(|r| r.slower()).count();
-        let unclear = self
-            .rows
-            .iter()
-            .filter(|r| {
-                !(FASTER..=SLOWER).contains(&r.ratio().value)
-                    && r.order() == Order::Indistinguishable
-            })
-            .count();
+        let tally = Tally::of(self.rows.iter().map(|r| (r.ratio().value, r.order(), true)));
+        let (faster, slower) = (tally.faster, tally.slower);
         let mut text = format!(
             "Across {n} measurements held by at least {MIN_RUNS} runs on each side ({ka} and {kb} runs given), the runs are the units: b is more than 10 % faster in {faster} and more than 10 % slower in {slower}, counting only ratios of the sides' geometric means whose 95 % interval over the runs (Welch's t on the log scale) excludes ×1"
         );
-        if unclear > 0 {
-            text.push_str(&format!(
-                "; {unclear} more differ by more than 10 % but are {INDISTINGUISHABLE} (marked ≈)"
-            ));
-        }
+        text.push_str(&tally.unclear_clause());
         text.push('.');
         let mut out = vec![Sentence::new(text)];
         let biggest = |what: &str, r: &SidesRow| {

@@ -4,13 +4,25 @@
 use super::*;
 use crate::claim::NEVER_BLOCKED;
 use crate::model::ExperimentData;
-use crate::report::testdata::{cell, result, stored, survey, sweep};
+use crate::report::testdata::{cell, stored, survey, sweep_1us, sweep_result};
 use crate::stats::Ci;
 
 mod runtimes;
 
 fn ids(f: &[Finding]) -> Vec<&str> {
     f.iter().map(|f| f.id).collect()
+}
+
+/// Fails unless the text of `f` contains `part`, showing the text.
+#[track_caller]
+fn assert_says(f: &Finding, part: &str) {
+    assert!(f.text.contains(part), "{}", f.text);
+}
+
+/// Fails unless the text of `f` starts with `start`, showing the text.
+#[track_caller]
+fn assert_opens(f: &Finding, start: &str) {
+    assert!(f.text.starts_with(start), "{}", f.text);
 }
 
 fn checked(f: Option<Finding>) -> Finding {
@@ -31,19 +43,11 @@ fn slack_finding_uses_the_true_median_difference_of_sleep_calls() {
         cells.push(cell("timerfd", d, 0, 50_000, d as f64 + 9_000.0));
         cells.push(cell("timerfd", d, 0, 1, d as f64 + 9_000.0));
     }
-    let r = result(ExperimentData::Sweep(sweep(cells)));
+    let r = sweep_result(cells);
     let f = checked(timer_slack(&Results::of(&r)));
-    assert!(f.text.starts_with("Timer slack adds ~50 µs"), "{}", f.text);
-    assert!(
-        f.text.contains("clock-nanosleep 10 µs: 68 µs vs 18 µs"),
-        "{}",
-        f.text
-    );
-    assert!(
-        f.text.contains("default 50 µs slack than at 1 ns"),
-        "{}",
-        f.text
-    );
+    assert_opens(&f, "Timer slack adds ~50 µs");
+    assert_says(&f, "clock-nanosleep 10 µs: 68 µs vs 18 µs");
+    assert_says(&f, "default 50 µs slack than at 1 ns");
 }
 
 /// A past report: "Timer slack adds ~67.2 µs" took the upper of the two middle differences.
@@ -59,21 +63,13 @@ fn slack_takes_the_mean_of_the_two_middle_differences() {
         cells.push(cell(mech, 10_000, 0, 50_000, 20_000.0 + diff));
         cells.push(cell(mech, 10_000, 0, 1, 20_000.0));
     }
-    let r = result(ExperimentData::Sweep(sweep(cells)));
+    let r = sweep_result(cells);
     let f = checked(timer_slack(&Results::of(&r)));
-    assert!(
-        f.text.starts_with("Timer slack adds ~64.6 µs"),
-        "{}",
-        f.text
-    );
+    assert_opens(&f, "Timer slack adds ~64.6 µs");
     // 64.6 − 50 µs is more than the slack explains; without idle states recorded, no
     // cause is claimed.
-    assert!(
-        f.text.contains("14.6 µs more than the slack itself"),
-        "{}",
-        f.text
-    );
-    assert!(f.text.contains("nothing this run records"), "{}", f.text);
+    assert_says(&f, "14.6 µs more than the slack itself");
+    assert_says(&f, "nothing this run records");
 }
 
 #[test]
@@ -82,7 +78,7 @@ fn slack_excess_names_an_idle_state_only_when_recorded() {
         cell("nanosleep", 10_000, 0, 50_000, 90_000.0),
         cell("nanosleep", 10_000, 0, 1, 20_000.0),
     ];
-    let mut r = result(ExperimentData::Sweep(sweep(cells)));
+    let mut r = sweep_result(cells);
     r.fingerprint.idle = Some(sleeplab::system::Idle {
         driver: Some("intel_idle".into()),
         states: vec![sleeplab::system::IdleState {
@@ -94,18 +90,12 @@ fn slack_excess_names_an_idle_state_only_when_recorded() {
         ..Default::default()
     });
     let f = checked(timer_slack(&Results::of(&r)));
-    assert!(f.text.contains("reach the C6 idle state"), "{}", f.text);
+    assert_says(&f, "reach the C6 idle state");
 }
 
 #[test]
 fn slack_finding_needs_two_slacks() {
-    let r = result(ExperimentData::Sweep(sweep(vec![cell(
-        "nanosleep",
-        1_000,
-        0,
-        50_000,
-        60_000.0,
-    )])));
+    let r = sweep_1us(50_000, &[("nanosleep", 60_000.0)]);
     assert!(timer_slack(&Results::of(&r)).is_none());
 }
 
@@ -123,15 +113,10 @@ fn small_slack_difference_says_it_hardly_matters_and_states_the_line() {
         sharp(cell("nanosleep", 10_000, 0, 50_000, 11_000.0)),
         sharp(cell("nanosleep", 10_000, 0, 1, 10_500.0)),
     ];
-    let r = result(ExperimentData::Sweep(sweep(cells)));
+    let r = sweep_result(cells);
     let f = checked(timer_slack(&Results::of(&r)));
-    assert!(
-        f.text
-            .starts_with("Timer slack hardly matters here (under 2 µs): "),
-        "{}",
-        f.text
-    );
-    assert!(f.text.contains("was 500 ns [285–715 ns]"), "{}", f.text);
+    assert_opens(&f, "Timer slack hardly matters here (under 2 µs): ");
+    assert_says(&f, "was 500 ns [285–715 ns]");
 }
 
 /// A difference whose interval holds zero is not called longer or shorter: inside the
@@ -142,14 +127,11 @@ fn a_slack_difference_within_the_intervals_is_indistinguishable() {
         cell("nanosleep", 10_000, 0, 50_000, 11_000.0),
         cell("nanosleep", 10_000, 0, 1, 10_500.0),
     ];
-    let r = result(ExperimentData::Sweep(sweep(cells)));
+    let r = sweep_result(cells);
     let f = checked(timer_slack(&Results::of(&r)));
-    assert!(
-        f.text.starts_with(
-            "Timer slack hardly matters here (under 2 µs): the median difference between sleeps of 1–100 µs at 50 µs slack and at 1 ns was 500 ns [-575 ns–1.57 µs], its 95 % interval within ±2 µs ("
-        ),
-        "{}",
-        f.text
+    assert_opens(
+        &f,
+        "Timer slack hardly matters here (under 2 µs): the median difference between sleeps of 1–100 µs at 50 µs slack and at 1 ns was 500 ns [-575 ns–1.57 µs], its 95 % interval within ±2 µs (",
     );
     assert!(
         !f.text.contains("longer") && !f.text.contains("shorter"),
@@ -167,14 +149,11 @@ fn a_slack_difference_within_the_intervals_is_indistinguishable() {
         wide(cell("nanosleep", 10_000, 0, 50_000, 11_000.0)),
         wide(cell("nanosleep", 10_000, 0, 1, 10_500.0)),
     ];
-    let r = result(ExperimentData::Sweep(sweep(cells)));
+    let r = sweep_result(cells);
     let f = checked(timer_slack(&Results::of(&r)));
-    assert!(
-        f.text.starts_with(
-            "Timer slack's effect is unclear here: the median difference between sleeps of 1–100 µs at 50 µs slack and at 1 ns was 500 ns, indistinguishable in this run from none ([-3.8–4.8 µs];"
-        ),
-        "{}",
-        f.text
+    assert_opens(
+        &f,
+        "Timer slack's effect is unclear here: the median difference between sleeps of 1–100 µs at 50 µs slack and at 1 ns was 500 ns, indistinguishable in this run from none ([-3.8–4.8 µs];",
     );
 }
 
@@ -185,15 +164,13 @@ fn poll_rounding_only_when_poll_waits_a_millisecond() {
         cell("epoll", 1_000, 0, 50_000, 1_070_000.0),
         cell("ppoll", 1_000, 0, 50_000, 58_000.0),
     ];
-    let r = result(ExperimentData::Sweep(sweep(cells)));
+    let r = sweep_result(cells);
     let f = checked(poll_rounding(&Results::of(&r)));
     assert_eq!(
         f.text,
         "poll and epoll_wait round up to whole milliseconds: asking poll for 1 µs took a median 1.06 ms (epoll: 1.07 ms); ppoll takes nanoseconds and does not."
     );
-    let r = result(ExperimentData::Sweep(sweep(vec![cell(
-        "poll", 1_000, 0, 50_000, 900_000.0,
-    )])));
+    let r = sweep_1us(50_000, &[("poll", 900_000.0)]);
     assert!(poll_rounding(&Results::of(&r)).is_none());
 }
 
@@ -206,7 +183,7 @@ fn cheapest_short_sleep_ignores_spin_and_yield() {
         cell("timerfd-reuse", 1_000, 2, 50_000, 5_000.0), // loaded: not compared
         cell("nanosleep", 0, 0, 50_000, 100.0),           // 0 is not a short sleep
     ];
-    let r = result(ExperimentData::Sweep(sweep(cells)));
+    let r = sweep_result(cells);
     let f = checked(cheapest_short_sleep(&Results::of(&r)));
     assert_eq!(
         f.text,
@@ -222,22 +199,14 @@ fn a_call_that_never_blocked_is_not_the_cheapest_sleep() {
     tfd.voluntary_csw_per_call = 0.0;
     tfd.cpu_ns_per_call = 18_900.0;
     let cells = vec![cell("nanosleep", 1_000, 0, 50_000, 65_900.0), tfd];
-    let r = result(ExperimentData::Sweep(sweep(cells)));
+    let r = sweep_result(cells);
     let f = checked(cheapest_short_sleep(&Results::of(&r)));
-    assert!(
-        f.text.starts_with(
-            "The cheapest short sleep here is nanosleep: asking for 1 µs took a median 65.9 µs."
-        ),
-        "{}",
-        f.text
+    assert_opens(
+        &f,
+        "The cheapest short sleep here is nanosleep: asking for 1 µs took a median 65.9 µs.",
     );
-    assert!(
-        f.text
-            .contains(&format!("timerfd returned {NEVER_BLOCKED}"))
-            && f.text.contains("18.9 µs of CPU per call"),
-        "{}",
-        f.text
-    );
+    assert_says(&f, &format!("timerfd returned {NEVER_BLOCKED}"));
+    assert_says(&f, "18.9 µs of CPU per call");
 }
 
 #[test]
@@ -250,7 +219,7 @@ fn load_effect_compares_one_statistic_idle_and_loaded() {
     b.summary.p99_ci_ns = Some(Ci(Some(8_000_000.0), Some(9_000_000.0)));
     crate::report::testdata::resync(&mut a);
     crate::report::testdata::resync(&mut b);
-    let mut r = result(ExperimentData::Sweep(sweep(vec![a.clone(), b.clone()])));
+    let mut r = sweep_result(vec![a.clone(), b.clone()]);
     r.fingerprint.cpu_count = 2;
     let f = checked(load_effect(&Results::of(&r)));
     assert_eq!(
@@ -263,7 +232,7 @@ fn load_effect_compares_one_statistic_idle_and_loaded() {
     b.summary.p99_ci_ns = Some(Ci(Some(1_000_000.0), None));
     crate::report::testdata::resync(&mut a);
     crate::report::testdata::resync(&mut b);
-    let mut r = result(ExperimentData::Sweep(sweep(vec![a, b])));
+    let mut r = sweep_result(vec![a, b]);
     r.fingerprint.cpu_count = 2;
     let f = checked(load_effect(&Results::of(&r)));
     assert_eq!(
@@ -281,18 +250,15 @@ fn oversubscribed_load_is_named_and_small_samples_fall_back_to_a_resolved_statis
         c.summary.p90_ns = None;
         c.summary.p99_ns = None;
     }
-    let mut r = result(ExperimentData::Sweep(sweep(vec![a, b])));
+    let mut r = sweep_result(vec![a, b]);
     r.fingerprint.cpu_count = 2;
     let f = checked(load_effect(&Results::of(&r)));
-    assert!(
-        f.text
-            .contains("oversubscribed with 5 busy threads on 2 CPUs")
-            && f.text
-                .contains("10 ms nanosleep's median grew from 10.1 ms idle to 17 ms")
-            && f.text.contains("n = 6 and n = 6"),
-        "{}",
-        f.text
+    assert_says(&f, "oversubscribed with 5 busy threads on 2 CPUs");
+    assert_says(
+        &f,
+        "10 ms nanosleep's median grew from 10.1 ms idle to 17 ms",
     );
+    assert_says(&f, "n = 6 and n = 6");
 }
 
 /// A past report: loaded medians lower than idle ones were not explained, and "Load hardly
@@ -305,17 +271,14 @@ fn loaded_faster_than_idle_states_the_cause_only_with_evidence() {
         cell("clock-nanosleep", 1_000_000, 0, 50_000, 1_060_000.0),
         cell("clock-nanosleep", 1_000_000, 2, 50_000, 1_050_000.0),
     ];
-    let mut r = result(ExperimentData::Sweep(sweep(cells)));
+    let mut r = sweep_result(cells);
     let f = checked(loaded_faster(&Results::of(&r)));
-    assert!(
-        f.text
-            .contains("the median of 1 of 2 sleeping cells shrank by more than 10 %")
-            && f.text
-                .contains("clock-nanosleep 0 from 84.6 µs idle to 64.5 µs"),
-        "{}",
-        f.text
+    assert_says(
+        &f,
+        "the median of 1 of 2 sleeping cells shrank by more than 10 %",
     );
-    assert!(f.text.contains("the cause is not stated"), "{}", f.text);
+    assert_says(&f, "clock-nanosleep 0 from 84.6 µs idle to 64.5 µs");
+    assert_says(&f, "the cause is not stated");
     // The evidence: a VM whose idle CPUs halt (no cpuidle driver).
     r.fingerprint.virtualization = Some("kvm".into());
     r.fingerprint.idle = Some(sleeplab::system::Idle {
@@ -323,13 +286,13 @@ fn loaded_faster_than_idle_states_the_cause_only_with_evidence() {
         ..Default::default()
     });
     let f = checked(loaded_faster(&Results::of(&r)));
-    assert!(f.text.contains("HLT"), "{}", f.text);
+    assert_says(&f, "HLT");
     // A CPU latency request in force keeps CPUs out of idle: not the cause then.
     if let Some(i) = r.fingerprint.idle.as_mut() {
         i.cpu_latency_qos_us = Some(0);
     }
     let f = checked(loaded_faster(&Results::of(&r)));
-    assert!(f.text.contains("the cause is not stated"), "{}", f.text);
+    assert_says(&f, "the cause is not stated");
 }
 
 #[test]
@@ -337,19 +300,13 @@ fn early_wakeups_are_counted_never_hidden() {
     let mut a = cell("timerfd-interval", 10_000, 0, 50_000, 10_100.0);
     a.summary.early_count = 7;
     let b = cell("nanosleep", 10_000, 0, 50_000, 60_000.0);
-    let r = result(ExperimentData::Sweep(sweep(vec![a, b])));
+    let r = sweep_result(vec![a, b]);
     let f = checked(early_wakeups(&Results::of(&r)));
     assert_eq!(
         f.text,
         "7 of 200 calls returned before the requested time (timerfd-interval 7) — a periodic timer's next expiry does not wait for the caller."
     );
-    let r = result(ExperimentData::Sweep(sweep(vec![cell(
-        "nanosleep",
-        10_000,
-        0,
-        50_000,
-        60_000.0,
-    )])));
+    let r = sweep_result(vec![cell("nanosleep", 10_000, 0, 50_000, 60_000.0)]);
     assert_eq!(
         early_wakeups(&Results::of(&r)).unwrap().text,
         "No wait returned before its time in 100 measured calls."
@@ -366,7 +323,7 @@ fn long_sleeps_state_their_line_and_small_samples() {
     long.summary.count = 2;
     long.summary.p90_ns = None;
     long.summary.p99_ns = None;
-    let r = result(ExperimentData::Sweep(sweep(vec![spin, nano, long])));
+    let r = sweep_result(vec![spin, nano, long]);
     let rs = Results::of(&r);
     assert_eq!(
         checked(long_sleeps(&rs)).text,
@@ -383,13 +340,10 @@ fn long_sleeps_state_their_line_and_small_samples() {
 fn cpu_above_wall_time_is_shown_and_explained() {
     let mut spin = cell("spin", 1_000_000, 0, 50_000, 26.0);
     spin.cpu_ns_per_call = 72.0;
-    let r = result(ExperimentData::Sweep(sweep(vec![spin])));
+    let r = sweep_result(vec![spin]);
     let f = checked(spin_cost(&Results::of(&r)));
-    assert!(
-        f.text.contains("spin used 277 % of a core") && f.text.contains("clock reads"),
-        "{}",
-        f.text
-    );
+    assert_says(&f, "spin used 277 % of a core");
+    assert_says(&f, "clock reads");
 }
 
 /// A past report: the first-calls finding applied an unstated 100 µs floor, and compared
@@ -404,30 +358,22 @@ fn first_calls_state_both_thresholds_and_use_resolved_p99s_only() {
     small.summary.p99_ns = None;
     let mut quick = cell("poll", 10_000, 0, 50_000, 10.0);
     quick.first_calls_ns = vec![50_000]; // 3 333× its p99 of 15 ns, but under 100 µs
-    let r = result(ExperimentData::Sweep(sweep(vec![slow, small, quick])));
+    let r = sweep_result(vec![slow, small, quick]);
     let f = checked(first_calls(&Results::of(&r)));
-    assert!(
-        f.text.contains("in 1 of the 2 cells with a p99 (100 calls or more), the first call took over 3× the cell's p99 and over 100 µs"),
-        "{}",
-        f.text
+    assert_says(
+        &f,
+        "in 1 of the 2 cells with a p99 (100 calls or more), the first call took over 3× the cell's p99 and over 100 µs",
     );
-    assert!(
-        f.text.contains("3.99 ms against a p99 of 90 µs"),
-        "{}",
-        f.text
-    );
+    assert_says(&f, "3.99 ms against a p99 of 90 µs");
 }
 
 #[test]
 fn a_survey_combines_its_stages_and_nothing_is_invented() {
-    let main = result(ExperimentData::Sweep(sweep(vec![
-        cell("poll", 1_000, 0, 50_000, 1_060_000.0),
-        cell("nanosleep", 1_000, 0, 50_000, 60_000.0),
-    ])));
-    let slack = result(ExperimentData::Sweep(sweep(vec![
+    let main = sweep_1us(50_000, &[("poll", 1_060_000.0), ("nanosleep", 60_000.0)]);
+    let slack = sweep_result(vec![
         cell("nanosleep", 10_000, 0, 50_000, 60_000.0),
         cell("nanosleep", 10_000, 0, 1, 12_000.0),
-    ])));
+    ]);
     let s = survey(vec![("sweep", main), ("sweep-slack", slack)]);
     let f = findings(&Results::of(&s));
     assert_eq!(
@@ -442,7 +388,7 @@ fn a_survey_combines_its_stages_and_nothing_is_invented() {
     for x in &f {
         x.sentence().check().unwrap();
     }
-    let empty = result(ExperimentData::Sweep(sweep(vec![])));
+    let empty = sweep_result(vec![]);
     assert!(findings(&Results::of(&empty)).is_empty());
 }
 
@@ -511,18 +457,12 @@ fn newer_waits_are_faster_only_where_the_intervals_separate() {
         ),
         cell("io-uring-wait", 1_000, 2, 50_000, 5_000.0), // loaded: not compared
     ];
-    let r = result(ExperimentData::Sweep(sweep(cells)));
+    let r = sweep_result(cells);
     let f = checked(newer_waits(&Results::of(&r)));
     assert_eq!(
         f.text,
         "io_uring and futex_waitv against clock_nanosleep: asked for 1 µs idle, they took a median of io-uring-timeout 21 µs and futex-waitv 68.5 µs against clock-nanosleep 69 µs: io-uring-timeout faster, futex-waitv indistinguishable in this run (faster or slower only where the 95 % intervals of the medians over the sweep's rounds separate); the kernel arms their timers without the thread's timer slack (50 µs here), clock_nanosleep's with it, which alone can make them faster."
     );
-    let r = result(ExperimentData::Sweep(sweep(vec![cell(
-        "clock-nanosleep",
-        1_000,
-        0,
-        50_000,
-        69_000.0,
-    )])));
+    let r = sweep_1us(50_000, &[("clock-nanosleep", 69_000.0)]);
     assert!(newer_waits(&Results::of(&r)).is_none());
 }

@@ -190,12 +190,7 @@ fn untraced_wakes_and_the_partial_account_are_stated() {
     traced.explanation = Explanation::of(&w, 0, true);
     let mut data = testdata::explain(vec![traced], 0);
     let note = "kernel tracing unavailable: not allowed; run as root (sudo)";
-    data.tracing = Tracing {
-        steal_ns: None,
-        kernel: false,
-        note: Some(note.into()),
-        lost_events: 0,
-    };
+    data.tracing = Tracing::partial(note);
     let html = page(ExperimentData::Explain(data));
     assert!(html.contains("No kernel trace: a partial account of 10 wakes"));
     assert!(html.contains(&escape::html(note)));
@@ -215,12 +210,7 @@ fn a_traced_sweep_gets_its_section_an_untraced_one_none() {
     let w = wakes(100, &[(Slack, 50_000), (TimerIrq, 30_000)], 0, &[]);
     c.explanation = Some(Explanation::of(&w, 0, false));
     sweep.cells = vec![c];
-    sweep.tracing = Some(Tracing {
-        steal_ns: None,
-        kernel: true,
-        note: None,
-        lost_events: 0,
-    });
+    sweep.tracing = Some(Tracing::kernel(0));
     let html = page(ExperimentData::Sweep(sweep));
     assert!(html.contains("id=\"sweep-trace\""));
     assert!(html.contains("data-chart=\"sweep-trace-nanosleep\""));

@@ -3,7 +3,7 @@
 //! actual total, min, max, avg, median and σ (dividing by n, as the seed's script did).
 
 use super::{SIGMA_N, sigma_n};
-use crate::claim::{BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence, extreme_index};
+use crate::claim::{BY_POINT_VALUE, Extreme, RankBy, Sentence, extreme_index};
 use crate::experiments::runtimes::{OneshotCell, ProbeQuota, RuntimesData};
 use crate::experiments::{Hint, Wording};
 use crate::report::findings::runtimes::measured;
@@ -104,13 +104,7 @@ pub fn caption(d: &RuntimesData, hints: Wording) -> Sentence {
     if rows.len() >= 2
         && let Some(i) = extreme_index(&ratios, Extreme::Most, RankBy::Signed)
     {
-        s.claim(Claim::Rank {
-            extreme: Extreme::Most,
-            by: RankBy::Signed,
-            chosen: i,
-            among: ratios.clone(),
-            intervals: Vec::new(),
-        });
+        s.rank_by_point(Extreme::Most, i, ratios.to_vec());
         let (rt, method, c) = rows[i];
         s.push(&format!(
             " The largest actual ÷ ideal {BY_POINT_VALUE}: {rt} {method} asked for {} took {} the ideal length ({} calls).",

@@ -5,9 +5,10 @@
 
 use crate::claim::{
     BY_POINT_VALUE, Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence,
-    Verb, basis_note, direction, equivalent, interval_text, order,
+    Verb, basis_note, direction, interval_text,
 };
 use crate::experiments::sweep::SweepCell;
+use crate::report::findings::judge_change;
 use crate::report::units::{ns, ratio};
 use crate::stats::Stat;
 
@@ -35,66 +36,23 @@ pub(super) fn within(s: &mut Sentence, d: Direction) -> String {
 /// neither, the words are [`INDISTINGUISHABLE`] (with the reason where it is the units)
 /// and no direction is claimed.
 pub(super) fn changed(s: &mut Sentence, stat: Stat, verb: Verb, from: Est, to: Est) -> String {
-    let d = direction(from.value, to.value, SAME);
-    let o = order(&from, &to);
-    let undecided = |s: &mut Sentence| {
-        // (Intervals that separate a change within the tolerance order nothing here.)
-        if o == Order::Indistinguishable {
-            s.claim(Claim::Verdict {
-                stat,
-                a: from,
-                b: to,
-                stated: o,
-            });
-        }
-        basis_note(&[&from, &to])
-    };
-    if d == Direction::Same {
-        let margin = SAME * from.value.abs().max(to.value.abs());
-        if !equivalent(&from, &to, margin) {
-            let note = undecided(s);
-            let why = if o == Order::Indistinguishable {
-                format!("{INDISTINGUISHABLE}{note}")
-            } else {
-                "the intervals separate".into()
-            };
-            return format!(
-                "within {} in point values, not shown to be ({why})",
-                same_shown()
-            );
-        }
-        s.claim(Claim::Equivalent {
-            stat,
-            a: from,
-            b: to,
-            margin,
-            shown: same_shown(),
-        });
-    } else {
-        let want = if d == Direction::Up {
-            Order::Below
-        } else {
-            Order::Above
-        };
-        if o != want {
-            let note = undecided(s);
+    let judged = judge_change(s, stat, verb, (from, to), SAME, &same_shown());
+    let (d, o) = (judged.direction, judged.order);
+    if !judged.decided {
+        let note = basis_note(&[&from, &to]);
+        if d != Direction::Same {
             return format!("not measurably different ({INDISTINGUISHABLE}{note})");
         }
-        s.claim(Claim::Verdict {
-            stat,
-            a: from,
-            b: to,
-            stated: o,
-        });
+        let why = if o == Order::Indistinguishable {
+            format!("{INDISTINGUISHABLE}{note}")
+        } else {
+            "the intervals separate".into()
+        };
+        return format!(
+            "within {} in point values, not shown to be ({why})",
+            same_shown()
+        );
     }
-    s.claim(Claim::Change {
-        stat,
-        from: from.value,
-        to: to.value,
-        verb,
-        tolerance: SAME,
-        stated: d,
-    });
     format!("{}{}", verb.word(d), within(s, d))
 }
 

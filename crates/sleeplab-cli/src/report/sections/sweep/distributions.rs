@@ -2,11 +2,11 @@
 //! and a long request, exact when every sample was kept, from the histogram otherwise.
 
 use super::{highlighted, honest, quote, small_n};
-use crate::claim::{Claim, NEVER_BLOCKED, Sentence, never_blocked_rule};
+use crate::claim::{NEVER_BLOCKED, Sentence, never_blocked_rule};
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::css;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
-use crate::report::findings::blocked;
+use crate::report::findings::{blocked, claim_blocking};
 use crate::report::html::{Block, Section};
 use crate::report::sections::chart;
 use crate::report::table::{Cell, Table};
@@ -90,32 +90,17 @@ pub(super) fn section(m: &MainSweep<'_>) -> Option<Section> {
         })
         .collect();
     let legend = hl.iter().map(|&(n, c)| (n.to_string(), css(c))).collect();
-    let mut t = Table::new([
-        "mechanism",
-        "requested",
-        "n",
-        "min",
-        "p50",
-        "p90",
-        "p99",
-        "p99.9",
-        "max",
-    ]);
+    let mut t = Table::new(
+        ["mechanism", "requested"]
+            .into_iter()
+            .chain(SweepCell::QUANTILE_COLUMNS),
+    );
     for &d in &picked {
         for &(name, _) in &hl {
             if let Some(c) = m.cell(name, d, 0) {
-                let s = &c.summary;
-                t.row(vec![
-                    Cell::Text(name.to_string()),
-                    Cell::Num(ns(d as f64)),
-                    Cell::Num(s.count.to_string()),
-                    Cell::Num(ns(s.min_ns as f64)),
-                    Cell::Num(ns(s.median_ns)),
-                    Cell::Num(ns(s.p90_ns)),
-                    Cell::Num(ns(s.p99_ns)),
-                    Cell::Num(ns(s.p999_ns)),
-                    Cell::Num(ns(s.max_ns as f64)),
-                ]);
+                let mut row = vec![Cell::Text(name.to_string()), Cell::Num(ns(d as f64))];
+                row.extend(c.quantiles(ns).map(Cell::Num));
+                t.row(row);
             }
         }
     }
@@ -172,11 +157,7 @@ pub(super) fn caption(m: &MainSweep<'_>, hl: &[(&str, RGBColor)], d: u64) -> Sen
         return s;
     };
     let median = quote(&mut s, &best.summary, Stat::Median).unwrap_or_default();
-    s.claim(Claim::Blocking {
-        name: best.mechanism.clone(),
-        voluntary_csw_per_call: best.voluntary_csw_per_call,
-        called_a_sleep: false,
-    });
+    claim_blocking(&mut s, best, false);
     s.push(&format!(
         "For a {} request, half of the {} calls{}{} returned within {median}",
         ns(d as f64),

@@ -10,7 +10,7 @@ use crate::experiments::sweep::SweepCell;
 use crate::report::charts::css;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
 use crate::report::escape;
-use crate::report::findings::blocked;
+use crate::report::findings::{blocked, claim_blocking};
 use crate::report::html::{Block, Section};
 use crate::report::sections::{chart, figure};
 use crate::report::table::{Cell, Table};
@@ -148,11 +148,7 @@ pub(super) fn hero_caption(m: &MainSweep<'_>) -> Sentence {
                 quote(&mut s, &hi.summary, Stat::Median).unwrap_or_default(),
             );
             for c in [lo, hi] {
-                s.claim(Claim::Blocking {
-                    name: c.mechanism.clone(),
-                    voluntary_csw_per_call: c.voluntary_csw_per_call,
-                    called_a_sleep: true,
-                });
+                claim_blocking(&mut s, c, true);
             }
             if cells.len() >= 2 {
                 let intervals: Vec<Est> = cells
@@ -217,11 +213,7 @@ pub(super) fn hero_caption(m: &MainSweep<'_>) -> Sentence {
         if !idle.is_empty() {
             let names: Vec<&str> = idle.iter().map(|c| c.mechanism.as_str()).collect();
             for c in &idle {
-                s.claim(Claim::Blocking {
-                    name: c.mechanism.clone(),
-                    voluntary_csw_per_call: c.voluntary_csw_per_call,
-                    called_a_sleep: false,
-                });
+                claim_blocking(&mut s, c, false);
             }
             s.push(&format!(
                 "{}{} returned {NEVER_BLOCKED} ({})",

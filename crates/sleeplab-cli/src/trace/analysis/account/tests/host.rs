@@ -30,10 +30,7 @@ fn a_spin_gap_without_a_guest_event_is_the_hosts() {
         .with_interrupts(true)
         .with_spin_gaps(TID, [(20_000, 28_000)]);
     let a = account(&tl, &spin_window());
-    assert_eq!(
-        parts_of(&a),
-        vec![(Component::Host, 8_000), (Component::Spin, 92_000)]
-    );
+    assert_parts!(a, Host 8_000, Spin 92_000);
     assert!(a.host_told && a.traced && !a.blocked);
 }
 
@@ -85,7 +82,7 @@ fn without_interrupts_or_gaps_the_hosts_share_is_not_told() {
     let no_gaps = Timeline::new(vec![]).with_interrupts(true);
     for tl in [no_irqs, no_gaps] {
         let a = account(&tl, &spin_window());
-        assert_eq!(parts_of(&a), vec![(Component::Spin, 100_000)]);
+        assert_parts!(a, Spin 100_000);
         assert!(!a.host_told);
         let x = Explanation::of(std::slice::from_ref(&a), 0, false);
         assert!(x.component(Component::Host).is_none());
@@ -105,37 +102,22 @@ fn without_interrupts_or_gaps_the_hosts_share_is_not_told() {
 /// the guest's local-timer entry recorded 4 000 ns after the hard expiry: the delivery
 /// until then is the host's, the entry to the wakeup the guest's handling.
 fn halted_sleep(interrupts: bool, idle: bool) -> WakeAccount {
-    let mut events = vec![
-        arm(1_000_300, 2_000_300, 2_050_300),
-        sleep_out(1_000_500),
-        irq_at(2_054_300, 0, true, Interrupt::LocalTimer),
-        expire(2_056_000, 2_055_500),
-        waking(2_056_500),
-        switch(2_059_500, 0, 0, "swapper/0", TID, "sleeplab"),
-        exit(2_060_500),
-    ];
+    let mut events = PLAIN.events();
+    events.push(irq_at(2_054_300, 0, true, Interrupt::LocalTimer));
     if !idle {
         // Another task took the CPU after the thread blocked: not halted.
         events.push(switch(1_000_600, 0, 0, "swapper/0", 7, "cc1"));
     }
     let tl = Timeline::new(events).with_interrupts(interrupts);
-    account(&tl, &Window::relative(TID, 1_000_000, 1_000_000, 2_061_000))
+    account(&tl, &plain_window())
 }
 
 #[test]
 fn a_halted_cpus_timer_delivery_is_the_hosts_and_its_handling_the_guests() {
     let a = halted_sleep(true, true);
-    assert_eq!(
-        parts_of(&a),
-        vec![
-            (Component::Entry, 300),
-            (Component::Slack, 50_000),
-            (Component::Host, 4_000),
-            (Component::TimerIrq, 2_200),
-            (Component::IdleWakeup, 3_000),
-            (Component::KernelExit, 1_000),
-            (Component::Return, 500),
-        ]
+    assert_parts!(
+        a, Entry 300, Slack 50_000, Host 4_000, TimerIrq 2_200, IdleWakeup 3_000, KernelExit 1_000,
+        Return 500
     );
     assert!(a.host_told && a.traced);
     // Not recorded: the whole interrupt as before, the host's share not told.
@@ -159,36 +141,23 @@ fn a_halted_cpus_timer_delivery_is_the_hosts_and_its_handling_the_guests() {
 #[test]
 fn an_unknown_cpu_state_leaves_the_hosts_share_untold() {
     let tl = |entry_ns| {
-        // Armed and slept on CPU 0; the timer ran on CPU 1, which woke the thread.
-        Timeline::new(vec![
-            arm(1_000_300, 2_000_300, 2_050_300),
-            sleep_out(1_000_500),
-            Event {
-                cpu: 1,
-                ..irq_at(entry_ns, 0, true, Interrupt::LocalTimer)
-            },
-            irq(
-                2_056_000,
-                1,
-                Kind::TimerExpire {
-                    timer: TIMER,
-                    now_ns: 2_055_500,
-                },
-            ),
-            irq(
-                2_056_500,
-                1,
-                Kind::Waking {
-                    pid: TID,
-                    target_cpu: 0,
-                },
-            ),
-            switch(2_059_500, 0, 0, "swapper/0", TID, "sleeplab"),
-            exit(2_060_500),
-        ])
-        .with_interrupts(true)
+        // The plain sleep, armed and slept on CPU 0; the timer ran on CPU 1, which woke
+        // the thread.
+        let mut events: Vec<Event> = PLAIN
+            .events()
+            .into_iter()
+            .map(|e| match e.kind {
+                Kind::TimerExpire { .. } | Kind::Waking { .. } => Event { cpu: 1, ..e },
+                _ => e,
+            })
+            .collect();
+        events.push(Event {
+            cpu: 1,
+            ..irq_at(entry_ns, 0, true, Interrupt::LocalTimer)
+        });
+        Timeline::new(events).with_interrupts(true)
     };
-    let w = Window::relative(TID, 1_000_000, 1_000_000, 2_061_000);
+    let w = plain_window();
     let unknown = account(&tl(2_054_300), &w);
     assert_eq!(unknown.parts.get(Component::Host), 0);
     assert!(!unknown.host_told);
@@ -211,23 +180,22 @@ fn an_unknown_cpu_state_leaves_the_hosts_share_untold() {
 /// too, and only inside the spin.
 #[test]
 fn a_precise_sleepers_spin_gaps_are_the_hosts() {
-    let tl = Timeline::new(vec![
-        arm(1_000_300, 1_900_300, 1_900_300),
-        sleep_out(1_000_500),
-        irq_at(1_900_350, 0, true, Interrupt::LocalTimer),
-        expire(1_900_500, 1_900_400),
-        waking(1_900_600),
-        switch(1_900_700, 0, 0, "swapper/0", TID, "sleeplab"),
-        exit(1_900_800),
-    ])
-    .with_interrupts(true)
-    // A gap before the deadline (not late) and one in the spin after it.
-    .with_spin_gaps(TID, [(1_950_000, 1_960_000), (2_001_000, 2_011_000)]);
+    let native = Sleep {
+        arm: (1_000_300, 1_900_300, 1_900_300),
+        expire: (1_900_500, 1_900_400),
+        woken: 1_900_600,
+        back: 1_900_700,
+        exit: Some(1_900_800),
+        ..PLAIN
+    };
+    let mut events = native.events();
+    events.push(irq_at(1_900_350, 0, true, Interrupt::LocalTimer));
+    let tl = Timeline::new(events)
+        .with_interrupts(true)
+        // A gap before the deadline (not late) and one in the spin after it.
+        .with_spin_gaps(TID, [(1_950_000, 1_960_000), (2_001_000, 2_011_000)]);
     let w = Window::until(TID, 1_000_000, 2_000_000, 2_020_000).spinning(119_000);
     let a = account(&tl, &w);
-    assert_eq!(
-        parts_of(&a),
-        vec![(Component::Host, 10_000), (Component::Spin, 10_000)]
-    );
+    assert_parts!(a, Host 10_000, Spin 10_000);
     assert!(a.host_told);
 }

@@ -3,6 +3,17 @@ use crate::trace::Events;
 use crate::trace::event::FLAG_HARDIRQ;
 use proptest::prelude::*;
 
+/// Fails unless the nonzero parts of the account `a` are these, in order: each a
+/// [`Component`] variant and its nanoseconds (`assert_parts!(a, Slack 300, Return 100)`).
+macro_rules! assert_parts {
+    ($a:expr $(, $part:ident $ns:expr)* $(,)?) => {
+        assert_eq!(
+            $a.parts.nonzero().collect::<Vec<_>>(),
+            [$((Component::$part, $ns)),*]
+        )
+    };
+}
+
 mod honest;
 mod host;
 
@@ -84,34 +95,92 @@ fn exit(t: u64) -> Event {
     ev(t, 0, TID, Kind::SysExit { id: 230 })
 }
 
-fn parts_of(a: &WakeAccount) -> Vec<(Component, u64)> {
-    a.parts.nonzero().collect()
+/// TID switched in from CPU 0's idle task at `t`.
+fn switch_in(t: u64) -> Event {
+    switch(t, 0, 0, "swapper/0", TID, "sleeplab")
+}
+
+/// `events` without the `lost` ones (events the tracer dropped).
+fn without(events: Vec<Event>, lost: &[Event]) -> Vec<Event> {
+    events.into_iter().filter(|e| !lost.contains(e)).collect()
+}
+
+/// A timer wake of TID on CPU 0, idle while it slept, by the times (ns) of its events:
+/// its timer armed (`arm`: when, the soft expiry, the hard one), switched out to the
+/// idle task (`out`), the timer run in an interrupt (`expire`: when, the interrupt's
+/// clock), woken by that interrupt (`woken`), switched in from the idle task (`back`),
+/// and its call returned (`exit`; `None`: not on record).
+#[derive(Clone, Copy)]
+struct Sleep {
+    arm: (u64, i64, i64),
+    out: u64,
+    expire: (u64, i64),
+    woken: u64,
+    back: u64,
+    exit: Option<u64>,
+}
+
+/// A 1 ms relative nanosleep at the default 50 µs slack on an idle CPU, in
+/// [`plain_window`].
+const PLAIN: Sleep = Sleep {
+    arm: (1_000_300, 2_000_300, 2_050_300),
+    out: 1_000_500,
+    expire: (2_056_000, 2_055_500),
+    woken: 2_056_500,
+    back: 2_059_500,
+    exit: Some(2_060_500),
+};
+
+impl Sleep {
+    /// Its events, in order.
+    fn events(self) -> Vec<Event> {
+        let (at, soft, hard) = self.arm;
+        let mut events = vec![
+            arm(at, soft, hard),
+            sleep_out(self.out),
+            expire(self.expire.0, self.expire.1),
+            waking(self.woken),
+            switch_in(self.back),
+        ];
+        events.extend(self.exit.map(exit));
+        events
+    }
+
+    /// The timeline of its events alone.
+    fn timeline(self) -> Timeline {
+        Timeline::new(self.events())
+    }
+}
+
+/// The window of [`PLAIN`]: from 1 000 000, 1 ms asked, back at 2 061 000.
+fn plain_window() -> Window {
+    Window::relative(TID, 1_000_000, 1_000_000, 2_061_000)
+}
+
+/// A wait from 1 000 000 for 1 ms whose timer (soft and hard expiry 2 000 000) woke it
+/// on an idle CPU; its return is not on record. The other waits from 1 000 000 (armed
+/// at 1 000 100, switched out at 1 000 200) vary it.
+const NO_RETURN: Sleep = Sleep {
+    arm: (1_000_100, 2_000_000, 2_000_000),
+    out: 1_000_200,
+    expire: (2_000_200, 2_000_100),
+    woken: 2_000_300,
+    back: 2_000_400,
+    exit: None,
+};
+
+/// The window of [`NO_RETURN`]: back at 2 001 000.
+fn no_return_window() -> Window {
+    Window::relative(TID, 1_000_000, 1_000_000, 2_001_000)
 }
 
 /// A 1 ms relative nanosleep at the default 50 µs slack on an idle CPU.
 #[test]
 fn a_plain_sleep_splits_into_its_stretches() {
-    let tl = Timeline::new(vec![
-        arm(1_000_300, 2_000_300, 2_050_300),
-        sleep_out(1_000_500),
-        expire(2_056_000, 2_055_500),
-        waking(2_056_500),
-        switch(2_059_500, 0, 0, "swapper/0", TID, "sleeplab"),
-        exit(2_060_500),
-    ]);
-    let w = Window::relative(TID, 1_000_000, 1_000_000, 2_061_000);
-    let a = account(&tl, &w);
+    let a = account(&PLAIN.timeline(), &plain_window());
     assert_eq!(a.lateness_ns, 61_000);
-    assert_eq!(
-        parts_of(&a),
-        vec![
-            (Component::Entry, 300),
-            (Component::Slack, 50_000),
-            (Component::TimerIrq, 6_200),
-            (Component::IdleWakeup, 3_000),
-            (Component::KernelExit, 1_000),
-            (Component::Return, 500),
-        ]
+    assert_parts!(
+        a, Entry 300, Slack 50_000, TimerIrq 6_200, IdleWakeup 3_000, KernelExit 1_000, Return 500
     );
     assert!(a.blocked && a.traced);
     assert_eq!(a.holder, None);
@@ -133,16 +202,9 @@ fn run_queue_time_names_the_task_that_held_the_cpu() {
     let w = Window::relative(TID, 1_000_000, 1_000_000, 3_001_200);
     let a = account(&tl, &w);
     assert_eq!(a.lateness_ns, 1_001_200);
-    assert_eq!(
-        parts_of(&a),
-        vec![
-            (Component::Entry, 100),
-            (Component::Slack, 1),
-            (Component::TimerIrq, 499),
-            (Component::RunQueue, 900_000 + 100_000),
-            (Component::KernelExit, 100 + 300),
-            (Component::Return, 200),
-        ]
+    assert_parts!(
+        a, Entry 100, Slack 1, TimerIrq 499, RunQueue 900_000 + 100_000, KernelExit 100 + 300,
+        Return 200
     );
     assert_eq!(
         a.holder,
@@ -157,38 +219,25 @@ fn run_queue_time_names_the_task_that_held_the_cpu() {
 /// Another interrupt runs the timer inside its slack window: the slack ends there.
 #[test]
 fn slack_ends_where_an_earlier_interrupt_ran_the_timer() {
-    let tl = Timeline::new(vec![
-        arm(1_000_100, 2_000_000, 2_050_000),
-        sleep_out(1_000_200),
-        expire(2_020_200, 2_020_000),
-        waking(2_020_300),
-        switch(2_020_400, 0, 0, "swapper/0", TID, "x"),
-        exit(2_020_500),
-    ]);
-    let a = account(&tl, &Window::relative(TID, 1_000_000, 1_000_000, 2_020_600));
-    assert_eq!(
-        parts_of(&a),
-        vec![
-            (Component::Slack, 20_000),
-            (Component::TimerIrq, 300),
-            (Component::IdleWakeup, 100),
-            (Component::KernelExit, 100),
-            (Component::Return, 100),
-        ]
+    let early = Sleep {
+        arm: (1_000_100, 2_000_000, 2_050_000),
+        expire: (2_020_200, 2_020_000),
+        woken: 2_020_300,
+        back: 2_020_400,
+        exit: Some(2_020_500),
+        ..NO_RETURN
+    };
+    let a = account(
+        &early.timeline(),
+        &Window::relative(TID, 1_000_000, 1_000_000, 2_020_600),
     );
+    assert_parts!(a, Slack 20_000, TimerIrq 300, IdleWakeup 100, KernelExit 100, Return 100);
 }
 
 /// The return event was lost: from the CPU on, nothing explains the time.
 #[test]
 fn a_missing_event_leaves_its_stretch_unexplained() {
-    let tl = Timeline::new(vec![
-        arm(1_000_100, 2_000_000, 2_000_000),
-        sleep_out(1_000_200),
-        expire(2_000_200, 2_000_100),
-        waking(2_000_300),
-        switch(2_000_400, 0, 0, "swapper/0", TID, "x"),
-    ]);
-    let a = account(&tl, &Window::relative(TID, 1_000_000, 1_000_000, 2_001_000));
+    let a = account(&NO_RETURN.timeline(), &no_return_window());
     assert_eq!(a.parts.get(Component::Unexplained), 600);
     assert_eq!(a.parts.total(), 1_000);
     assert!(!a.traced);
@@ -198,30 +247,18 @@ fn a_missing_event_leaves_its_stretch_unexplained() {
 /// CPU on, the time is the return path, and the wake is fully traced.
 #[test]
 fn without_recorded_exits_the_way_out_is_the_return_path() {
-    let events = vec![
-        arm(1_000_100, 2_000_000, 2_000_000),
-        sleep_out(1_000_200),
-        expire(2_000_200, 2_000_100),
-        waking(2_000_300),
-        switch(2_000_400, 0, 0, "swapper/0", TID, "x"),
-    ];
-    let tl = Timeline::new(events).recording(Events::NoSyscallExit);
+    let tl = NO_RETURN.timeline().recording(Events::NoSyscallExit);
     assert!(!tl.records_sys_exit());
-    let a = account(&tl, &Window::relative(TID, 1_000_000, 1_000_000, 2_001_000));
-    assert_eq!(
-        parts_of(&a),
-        vec![
-            (Component::TimerIrq, 300),
-            (Component::IdleWakeup, 100),
-            (Component::Return, 600),
-        ]
-    );
+    let a = account(&tl, &no_return_window());
+    assert_parts!(a, TimerIrq 300, IdleWakeup 100, Return 600);
     assert!(a.traced);
     // A return recorded anyway (a tracer's leftovers) still splits the way out.
-    let mut with_exit = tl.events().to_vec();
-    with_exit.push(exit(2_000_700));
-    let tl = Timeline::new(with_exit).recording(Events::NoSyscallExit);
-    let a = account(&tl, &Window::relative(TID, 1_000_000, 1_000_000, 2_001_000));
+    let with_exit = Sleep {
+        exit: Some(2_000_700),
+        ..NO_RETURN
+    };
+    let tl = with_exit.timeline().recording(Events::NoSyscallExit);
+    let a = account(&tl, &no_return_window());
     assert_eq!(a.parts.get(Component::KernelExit), 300);
     assert_eq!(a.parts.get(Component::Return), 300);
 }
@@ -240,19 +277,11 @@ fn a_wake_that_no_timer_made_is_unexplained_until_the_wakeup() {
                 target_cpu: 0,
             },
         ),
-        switch(2_010_100, 0, 0, "swapper/0", TID, "x"),
+        switch_in(2_010_100),
         exit(2_010_200),
     ]);
     let a = account(&tl, &Window::relative(TID, 1_000_000, 1_000_000, 2_010_300));
-    assert_eq!(
-        parts_of(&a),
-        vec![
-            (Component::IdleWakeup, 100),
-            (Component::KernelExit, 100),
-            (Component::Return, 100),
-            (Component::Unexplained, 10_000),
-        ]
-    );
+    assert_parts!(a, IdleWakeup 100, KernelExit 100, Return 100, Unexplained 10_000);
     assert!(!a.traced && a.blocked);
 }
 
@@ -265,10 +294,7 @@ fn a_wait_that_never_blocks_is_spin_and_preemption() {
     ]);
     let w = Window::relative(TID, 1_000_000, 0, 2_000_000).never_blocking(true);
     let a = account(&tl, &w);
-    assert_eq!(
-        parts_of(&a),
-        vec![(Component::RunQueue, 200_000), (Component::Spin, 800_000)]
-    );
+    assert_parts!(a, RunQueue 200_000, Spin 800_000);
     assert!(!a.blocked && a.traced);
     assert_eq!(a.holder.unwrap().comm, "busy");
 }
@@ -276,17 +302,17 @@ fn a_wait_that_never_blocks_is_spin_and_preemption() {
 /// The precise sleeper woke before its deadline and spun past it.
 #[test]
 fn a_timely_native_wake_leaves_only_the_spin_past_the_deadline() {
-    let tl = Timeline::new(vec![
-        arm(1_000_100, 1_900_000, 1_900_000),
-        sleep_out(1_000_200),
-        expire(1_904_000, 1_903_900),
-        waking(1_904_500),
-        switch(1_905_000, 0, 0, "swapper/0", TID, "x"),
-        exit(1_907_000),
-    ]);
+    let timely = Sleep {
+        arm: (1_000_100, 1_900_000, 1_900_000),
+        expire: (1_904_000, 1_903_900),
+        woken: 1_904_500,
+        back: 1_905_000,
+        exit: Some(1_907_000),
+        ..NO_RETURN
+    };
     let w = Window::until(TID, 1_000_000, 2_000_000, 2_000_800).spinning(93_300);
-    let a = account(&tl, &w);
-    assert_eq!(parts_of(&a), vec![(Component::Spin, 800)]);
+    let a = account(&timely.timeline(), &w);
+    assert_parts!(a, Spin 800);
     assert!(a.traced);
 }
 
@@ -294,25 +320,17 @@ fn a_timely_native_wake_leaves_only_the_spin_past_the_deadline() {
 /// deadline on.
 #[test]
 fn a_late_native_wake_counts_from_the_deadline() {
-    let tl = Timeline::new(vec![
-        arm(1_000_100, 1_990_000, 1_990_000),
-        sleep_out(1_000_200),
-        expire(2_020_200, 2_020_000),
-        waking(2_020_500),
-        switch(2_021_000, 0, 0, "swapper/0", TID, "x"),
-        exit(2_021_500),
-    ]);
+    let late = Sleep {
+        arm: (1_000_100, 1_990_000, 1_990_000),
+        expire: (2_020_200, 2_020_000),
+        woken: 2_020_500,
+        back: 2_021_000,
+        exit: Some(2_021_500),
+        ..NO_RETURN
+    };
     let w = Window::until(TID, 1_000_000, 2_000_000, 2_022_000);
-    let a = account(&tl, &w);
-    assert_eq!(
-        parts_of(&a),
-        vec![
-            (Component::TimerIrq, 20_500),
-            (Component::IdleWakeup, 500),
-            (Component::KernelExit, 500),
-            (Component::Return, 500),
-        ]
-    );
+    let a = account(&late.timeline(), &w);
+    assert_parts!(a, TimerIrq 20_500, IdleWakeup 500, KernelExit 500, Return 500);
 }
 
 #[test]
@@ -326,18 +344,8 @@ fn an_early_return_splits_nothing() {
 /// Events of other threads and other timers in the window change nothing.
 #[test]
 fn other_threads_events_are_ignored() {
-    let mut events = vec![
-        arm(1_000_300, 2_000_300, 2_050_300),
-        sleep_out(1_000_500),
-        expire(2_056_000, 2_055_500),
-        waking(2_056_500),
-        switch(2_059_500, 0, 0, "swapper/0", TID, "sleeplab"),
-        exit(2_060_500),
-    ];
-    let quiet = account(
-        &Timeline::new(events.clone()),
-        &Window::relative(TID, 1_000_000, 1_000_000, 2_061_000),
-    );
+    let quiet = account(&PLAIN.timeline(), &plain_window());
+    let mut events = PLAIN.events();
     events.extend([
         ev(1_500_000, 1, 77, Kind::SysExit { id: 1 }),
         switch(1_600_000, 77, 1, "other", 0, "swapper/1"),
@@ -359,10 +367,7 @@ fn other_threads_events_are_ignored() {
             },
         ),
     ]);
-    let busy = account(
-        &Timeline::new(events),
-        &Window::relative(TID, 1_000_000, 1_000_000, 2_061_000),
-    );
+    let busy = account(&Timeline::new(events), &plain_window());
     assert_eq!(quiet, busy);
 }
 
