@@ -84,6 +84,17 @@ pub struct Section {
     pub blocks: Vec<Block>,
 }
 
+impl Section {
+    /// The section `id` titled `title`, of `blocks` in order.
+    pub fn new(id: impl Into<String>, title: impl Into<String>, blocks: Vec<Block>) -> Self {
+        Self {
+            id: id.into(),
+            title: title.into(),
+            blocks,
+        }
+    }
+}
+
 /// A whole page.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Page {
@@ -271,10 +282,10 @@ mod tests {
             facts: vec![(evil.into(), evil.into())],
             findings: vec![evil.into()],
             sections: vec![
-                Section {
-                    id: evil.into(),
-                    title: evil.into(),
-                    blocks: vec![
+                Section::new(
+                    evil,
+                    evil,
+                    vec![
                         Block::Text(evil.into()),
                         Block::Heading(evil.into()),
                         Block::List(vec![evil.into()]),
@@ -290,12 +301,8 @@ mod tests {
                             caption: evil.into(),
                         },
                     ],
-                },
-                Section {
-                    id: "b".into(),
-                    title: "b".into(),
-                    blocks: vec![],
-                },
+                ),
+                Section::new("b", "b", vec![]),
             ],
             footer: vec![evil.into()],
         };

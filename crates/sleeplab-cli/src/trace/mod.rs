@@ -41,7 +41,7 @@ pub use capture::coverage::{Placement, placement};
 pub use capture::{TraceError, available, this_tid};
 pub use event::Events;
 pub use log::{Before, WakeLog};
-pub use recording::{Follow, Recording, Tracing};
+pub use recording::{Follow, Recording, Recordings, Tracing};
 
 /// Splits every window of `windows` on `timeline`, and summarises them.
 pub fn explain_windows(timeline: &Timeline, windows: &[Window], lost_events: u64) -> Explanation {

@@ -84,6 +84,48 @@ impl Tracing {
     }
 }
 
+/// A run traced by several recordings in turn (one per cell, one per method): whether
+/// tracing was asked for, and the run's status joined from each recording's
+/// ([`Tracing::absorb`]). Once the kernel refused one, the rest are not attempted (the
+/// run keeps the refusal's note).
+#[derive(Debug)]
+pub struct Recordings {
+    wanted: bool,
+    status: Option<Tracing>,
+}
+
+impl Recordings {
+    /// A run whose cells are to be traced when `wanted`.
+    pub fn new(wanted: bool) -> Self {
+        Self {
+            wanted,
+            status: None,
+        }
+    }
+
+    /// Whether the next recording is to be made: asked for, and the kernel not found
+    /// unable so far.
+    pub fn able(&self) -> bool {
+        self.wanted && self.status.as_ref().is_none_or(|s| s.kernel)
+    }
+
+    /// Finishes `recording`: its timeline (`None` where the kernel recorded nothing) and
+    /// the events it lost; its status joins the run's.
+    pub fn finish(&mut self, recording: Recording) -> (Option<Timeline>, u64) {
+        let (timeline, status) = recording.finish();
+        let lost = status.as_ref().map_or(0, |s| s.lost_events);
+        Tracing::absorb(&mut self.status, status);
+        (timeline, lost)
+    }
+
+    /// The run's status as its result keeps it: `None` when tracing was not asked for;
+    /// asked for but nothing recorded yet, a kernel trace that lost nothing.
+    pub fn status(&self) -> Option<Tracing> {
+        self.wanted
+            .then(|| self.status.clone().unwrap_or(Tracing::kernel(0)))
+    }
+}
+
 /// What a run without the kernel's events still says about its wakes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fallback {

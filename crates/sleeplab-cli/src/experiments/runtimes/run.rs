@@ -167,7 +167,7 @@ pub fn run(
         .sum();
     let levels = (config.loads.len() * slacks.len()) as u64;
     progress.restart("measure", jobs_per_level * levels);
-    let mut tracing = super::trace::RunTrace::new(config.trace);
+    let mut tracing = crate::trace::Recordings::new(config.trace);
     'levels: for &load in &config.loads {
         let _load = LoadThreads::start(load);
         for &slack in &slacks {
@@ -186,10 +186,10 @@ pub fn run(
                             .map(|s| format!(" slack {}", fmt_ns(s)))
                             .unwrap_or_default()
                     ));
-                    let recording = tracing.begin();
+                    let recording = super::trace::begin(&tracing);
                     let mut res =
                         measure(config, &l.command, m, &l.list.header, slack, load, hints);
-                    tracing.end(recording, &mut res);
+                    super::trace::end(&mut tracing, recording, &mut res);
                     if interrupted() {
                         complete = false;
                     }

@@ -5,51 +5,26 @@
 //! probe's measuring thread, split like any other wake ([`crate::trace`]).
 
 use super::{MethodResult, PeriodicCell, RuntimesData};
-use crate::trace::{Explanation, Follow, Recording, Timeline, Tracing, Window, explain_windows};
+use crate::trace::{Explanation, Follow, Recording, Recordings, Timeline, Window, explain_windows};
 
 /// The note on a method whose probe names no measuring thread.
 pub const NO_THREAD: &str = "not traced: the probe names no measuring thread (a Go \
      goroutine moves between threads; the Windows probe runs under Wine)";
 
-/// A run's tracing: asked for or not, each method's recording of every thread, and
-/// the run's status (once the kernel refused, later methods run untraced).
-#[derive(Debug)]
-pub struct RunTrace {
-    wanted: bool,
-    status: Option<Tracing>,
+/// Starts recording every thread for one method's probe runs (`None`: not asked for,
+/// or the kernel refused before).
+pub fn begin(tracing: &Recordings) -> Option<Recording> {
+    tracing
+        .able()
+        .then(|| Recording::drained(true, Follow::EveryThread))
 }
 
-impl RunTrace {
-    /// Tracing each method's probe runs when `wanted`.
-    pub fn new(wanted: bool) -> Self {
-        Self {
-            wanted,
-            status: None,
-        }
-    }
-
-    /// Starts recording every thread for one method's probe runs (`None`: not wanted,
-    /// or the kernel refused before).
-    pub fn begin(&mut self) -> Option<Recording> {
-        let able = self.status.as_ref().is_none_or(|s| s.kernel);
-        (self.wanted && able).then(|| Recording::drained(true, Follow::EveryThread))
-    }
-
-    /// Stops `recording` and splits the calls of `res`.
-    pub fn end(&mut self, recording: Option<Recording>, res: &mut MethodResult) {
-        let Some(recording) = recording else { return };
-        let (timeline, status) = recording.finish();
-        let lost = status.as_ref().map_or(0, |s| s.lost_events);
-        Tracing::absorb(&mut self.status, status);
-        if let Some(tl) = timeline {
-            explain_method(res, &tl, lost);
-        }
-    }
-
-    /// The run's tracing status, as the result keeps it (`None` when not asked for).
-    pub fn status(self) -> Option<Tracing> {
-        self.wanted
-            .then(|| self.status.unwrap_or(Tracing::kernel(0)))
+/// Stops `recording` and splits the calls of `res`.
+pub fn end(tracing: &mut Recordings, recording: Option<Recording>, res: &mut MethodResult) {
+    let Some(recording) = recording else { return };
+    let (timeline, lost) = tracing.finish(recording);
+    if let Some(tl) = timeline {
+        explain_method(res, &tl, lost);
     }
 }
 

@@ -10,7 +10,7 @@ use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
 use crate::settings::{ThreadSettings, lock_memory, set_slack, slack_levels};
 use crate::ticks::{Wake, account};
-use crate::trace::{Explanation, Follow, Recording, Timeline, Tracing};
+use crate::trace::{Explanation, Follow, Recording, Recordings, Timeline};
 use sleeplab::system::timer_slack_ns;
 use std::sync::{Barrier, mpsc};
 
@@ -39,7 +39,7 @@ fn run_cells(config: &TimersConfig, ctx: &Context) -> anyhow::Result<Outcome<Tim
         lock_memory()?;
     }
     let per_thread = threads.without_mlock();
-    let mut tracing = CellTracing::new(config.trace);
+    let mut tracing = Recordings::new(config.trace);
     let slacks = slack_levels(&config.timer_slacks_ns);
     let mut cells = Vec::new();
     let mut skipped = Vec::new();
@@ -147,7 +147,7 @@ fn run_cell(
     (load, slack): (usize, Option<u64>),
     thread_args: &ThreadSettings,
     stop: &Stop,
-    tracing: &mut CellTracing,
+    tracing: &mut Recordings,
 ) -> anyhow::Result<Result<TimersCell, String>> {
     let plan = Plan {
         period_ns: period,
@@ -157,7 +157,7 @@ fn run_cell(
     let n = config.threads.max(1);
     // Traced, this thread is one more party at the barrier: it starts the tracer for the
     // measuring threads' ids before they start, and drains it while they run.
-    let traced = tracing.wanted() && wakes_on_measuring_thread(name);
+    let traced = tracing.able() && wakes_on_measuring_thread(name);
     let barrier = Barrier::new(n + usize::from(traced));
     let (tid_tx, tid_rx) = mpsc::channel::<i32>();
     let helper_before = mechanisms::shared_helper_usage(name);
@@ -202,7 +202,7 @@ fn run_cell(
         }
     }
     let blocks = sleeplab::wait::periodic::find(name).is_none_or(|m| m.blocks());
-    let explanation = tracing.explain(recording, &plan, &ok, blocks);
+    let explanation = explain_cell(tracing, recording, &plan, &ok, blocks);
     let mut cell = assemble(config, name, period, (load, slack), &plan, ok, helper);
     cell.explanation = explanation;
     Ok(Ok(cell))
@@ -321,55 +321,27 @@ fn assemble(
     }
 }
 
-/// The kernel's tracing over a timers run: asked for or not, and the run's status from
-/// each cell's recording (a cell the kernel could not be traced for carries no account:
-/// a periodic run has no per-wake /proc reading to give a partial one from).
-struct CellTracing {
-    wanted: bool,
-    status: Option<Tracing>,
-}
-
-impl CellTracing {
-    fn new(wanted: bool) -> Self {
-        Self {
-            wanted,
-            status: None,
+/// A traced cell's explanation: each thread's wakes against the deadlines their timer
+/// fired for, split on `recording`'s events (`None`: the cell was not traced, or the
+/// kernel recorded nothing). A cell the kernel could not be traced for carries no
+/// account: a periodic run has no per-wake /proc reading to give a partial one from.
+fn explain_cell(
+    tracing: &mut Recordings,
+    recording: Option<Recording>,
+    plan: &Plan,
+    runs: &[ThreadRun],
+    blocks: bool,
+) -> Option<Explanation> {
+    let (timeline, lost) = tracing.finish(recording?);
+    let timeline: Timeline = timeline?;
+    let mut accounts = Vec::new();
+    for r in runs {
+        let schedule = r.report.schedule(plan, &r.wakes);
+        for w in crate::ticks::windows(&schedule, &r.wakes, r.tid, blocks) {
+            accounts.push(crate::trace::account(&timeline, &w));
         }
     }
-
-    /// Whether cells are to be traced (asked for, and not found impossible yet).
-    fn wanted(&self) -> bool {
-        self.wanted && self.status.as_ref().is_none_or(|s| s.kernel)
-    }
-
-    /// The cell's explanation: each thread's wakes against the deadlines their timer
-    /// fired for, split on the recorded events.
-    fn explain(
-        &mut self,
-        recording: Option<Recording>,
-        plan: &Plan,
-        runs: &[ThreadRun],
-        blocks: bool,
-    ) -> Option<Explanation> {
-        let (timeline, status) = recording?.finish();
-        let lost = status.as_ref().map_or(0, |s| s.lost_events);
-        Tracing::absorb(&mut self.status, status);
-        let timeline: Timeline = timeline?;
-        let mut accounts = Vec::new();
-        for r in runs {
-            let schedule = r.report.schedule(plan, &r.wakes);
-            for w in crate::ticks::windows(&schedule, &r.wakes, r.tid, blocks) {
-                accounts.push(crate::trace::account(&timeline, &w));
-            }
-        }
-        Some(Explanation::of(&accounts, lost, false))
-    }
-
-    /// What the result keeps (`None` when not asked for).
-    fn status(&self) -> Option<Tracing> {
-        self.wanted
-            .then(|| self.status.clone().unwrap_or(Tracing::kernel(0)))
-    }
+    Some(Explanation::of(&accounts, lost, false))
 }
 
 /// Whether `name`'s wakes happen on the measuring thread, where the tracer follows

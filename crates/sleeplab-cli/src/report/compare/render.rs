@@ -154,14 +154,14 @@ impl Rendered {
             );
             t.row(row);
         }
-        Section {
-            id: "runs".into(),
-            title: if self.runs.len() == 2 {
+        Section::new(
+            "runs",
+            if self.runs.len() == 2 {
                 "The two runs".into()
             } else {
                 format!("The {} runs", self.runs.len())
             },
-            blocks: vec![Block::Table(t)],
-        }
+            vec![Block::Table(t)],
+        )
     }
 }

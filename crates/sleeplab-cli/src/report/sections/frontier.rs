@@ -61,10 +61,7 @@ pub fn section(p: &PaceData, machine: crate::trace::Machine, hints: Wording) -> 
     captions.push(
         "The oracle's frontier (the best fixed margin in hindsight) needs a recorded wakeup trace, which a pace result does not hold: `frontier_replay` draws it from crates/sleeplab/tests/traces (docs/BENCHMARKS.md).".into(),
     );
-    Some(Section {
-        id: "pace-frontier".into(),
-        title: "The accuracy-versus-CPU frontier, by load".into(),
-        blocks: vec![
+    Some(Section::new("pace-frontier", "The accuracy-versus-CPU frontier, by load", vec![
             Block::Text(format!(
                 "Each contender's p99 lateness against the CPU it used, one chart per load level ({} frames per contender; p99 needs n ≥ 100). Lower left is better; the line joins the contenders that no other one is shown to beat on both (a p99 and a CPU whose 95 % intervals over the blocks lie below; the table gives each interval).",
                 p.config.frames
@@ -83,8 +80,7 @@ pub fn section(p: &PaceData, machine: crate::trace::Machine, hints: Wording) -> 
             Some(t) => [Block::Text(late_causes_intro(hints)), Block::Table(t)],
             None => [Block::Text(evidence_intro()), Block::Table(evidence_table(p))],
         })
-        .collect(),
-    })
+        .collect()))
 }
 
 /// One level's chart: a marker per contender with a p99, the frontier as a line.

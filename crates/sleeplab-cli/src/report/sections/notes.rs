@@ -38,9 +38,5 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
         blocks.push(Block::Heading("Not measured".into()));
         blocks.push(Block::List(skipped));
     }
-    Some(Section {
-        id: "notes".into(),
-        title: "Notes".into(),
-        blocks,
-    })
+    Some(Section::new("notes", "Notes", blocks))
 }

@@ -118,10 +118,10 @@ fn pace(p: &PaceData) -> Section {
         ]);
     }
     let height = bars.height();
-    Section {
-        id: "pace".into(),
-        title: format!("A {} loop", rate(p)),
-        blocks: vec![
+    Section::new(
+        "pace",
+        format!("A {} loop", rate(p)),
+        vec![
             Block::Text(format!(
                 "Seed 002's game loop: each contender waits for {} frames on an absolute schedule ({} per frame, timer slack {}), taking turns in blocks of {}. Lateness is how long after its deadline a frame woke.",
                 p.config.frames,
@@ -148,7 +148,7 @@ fn pace(p: &PaceData) -> Section {
             )),
             Block::Table(t),
         ],
-    }
+    )
 }
 
 fn find<'a>(p: &'a PaceData, name: &str) -> Option<&'a PaceResult> {
@@ -339,10 +339,10 @@ fn cpu(c: &CpuData) -> Section {
         }
         t.row(row);
     }
-    Section {
-        id: "cpu".into(),
-        title: "CPU against the requested sleep".into(),
-        blocks: vec![
+    Section::new(
+        "cpu",
+        "CPU against the requested sleep",
+        vec![
             Block::Text(format!(
                 "Seed 002 figure 3: each hybrid sleeps the same interval over and over for {} per point; each point is the thread's CPU time over the wall time.",
                 ns(c.config.seconds_ns as f64)
@@ -357,7 +357,7 @@ fn cpu(c: &CpuData) -> Section {
             Block::Heading("CPU % (p99 lateness below)".into()),
             Block::Table(t),
         ],
-    }
+    )
 }
 
 /// The cpu caption: at the shortest interval, the hybrid that used the least and the

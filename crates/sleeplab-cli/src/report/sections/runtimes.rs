@@ -169,11 +169,7 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
     if !not_here.is_empty() {
         blocks.push(Block::List(not_here));
     }
-    Some(Section {
-        id: "runtimes".into(),
-        title: "Language runtimes".into(),
-        blocks,
-    })
+    Some(Section::new("runtimes", "Language runtimes", blocks))
 }
 
 /// A cell's median written, its quote claimed, ` (n = 10)` under 100 samples.

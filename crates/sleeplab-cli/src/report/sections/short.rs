@@ -110,11 +110,7 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
         blocks.push(Block::List(verdicts));
     }
     blocks.push(Block::Table(t));
-    Some(Section {
-        id: "short".into(),
-        title: "Zero and minimal sleeps".into(),
-        blocks,
-    })
+    Some(Section::new("short", "Zero and minimal sleeps", blocks))
 }
 
 /// The caption: nanosleep(1 ns) against the one-shot timerfd at 1 ns, by the mean net

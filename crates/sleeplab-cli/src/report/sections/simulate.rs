@@ -110,11 +110,11 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
         }
     }
     blocks.push(Block::Table(t));
-    Some(Section {
-        id: "simulate".into(),
-        title: "Under other schedulers (simulated)".into(),
+    Some(Section::new(
+        "simulate",
+        "Under other schedulers (simulated)",
         blocks,
-    })
+    ))
 }
 
 /// The relative error under which a cell counts as on time.

@@ -47,10 +47,10 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
         .iter()
         .filter(|s| s.state == StageState::Ok)
         .count();
-    Some(Section {
-        id: "stages".into(),
-        title: "What ran".into(),
-        blocks: vec![
+    Some(Section::new(
+        "stages",
+        "What ran",
+        vec![
             Block::Text(format!(
                 "{ok} of {} stages ran to the end in {} ({} survey). Each stage is the experiment's own code with a survey-sized configuration; run it alone (e.g. `sleeplab sweep`) for more samples.",
                 s.stages.len(),
@@ -59,7 +59,7 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
             )),
             Block::Table(t),
         ],
-    })
+    ))
 }
 
 fn secs(ms: u64) -> String {

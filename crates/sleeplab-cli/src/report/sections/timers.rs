@@ -97,10 +97,10 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
             }
         }
     }
-    Some(Section {
-        id: "timers".into(),
-        title: "Periodic timers".into(),
-        blocks: vec![
+    Some(Section::new(
+        "timers",
+        "Periodic timers",
+        vec![
             Block::Text(format!(
                 "Seed 004's table: each timer ran for {} per period; the error is |interval − period| / period per wake (the seed's “avg error”), lateness is per scheduled tick.",
                 ns(d.config.duration_ns as f64)
@@ -114,7 +114,7 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
             )),
             Block::Table(t),
         ],
-    })
+    ))
 }
 
 fn mechanisms(d: &TimersData, cells: &[&TimersCell]) -> Vec<String> {

@@ -95,11 +95,7 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
         )));
     }
     blocks.push(Block::Table(table(d)));
-    Some(Section {
-        id: "tune".into(),
-        title: "Machine settings (tune)".into(),
-        blocks,
-    })
+    Some(Section::new("tune", "Machine settings (tune)", blocks))
 }
 
 /// Per setting and wait: p99, its change with interval (and whether paired), the

@@ -306,10 +306,10 @@ impl Pair<'_> {
             "Each point is one measurement both runs hold: above the dashed line b was slower, below it faster. {above} of {} points are more than 10 % above and {below} more than 10 % below with the 95 % intervals of the two medians over each run's units apart ({WITHIN_RUN}).",
             self.rows.len()
         );
-        Section {
-            id: "scatter".into(),
-            title: "b against a".into(),
-            blocks: vec![Block::Figure(Figure {
+        Section::new(
+            "scatter",
+            "b against a",
+            vec![Block::Figure(Figure {
                 chart: render(
                     "compare-scatter",
                     "median of b against median of a",
@@ -319,7 +319,7 @@ impl Pair<'_> {
                 caption,
                 legend: vec![],
             })],
-        }
+        )
     }
 }
 

@@ -149,11 +149,7 @@ fn section(t: &Traced<'_>) -> Option<Section> {
         t.tracing.kernel,
         t.machine,
     )));
-    Some(Section {
-        id: t.id.clone(),
-        title: t.title.clone(),
-        blocks,
-    })
+    Some(Section::new(t.id.clone(), t.title.clone(), blocks))
 }
 
 /// How the kernel was traced: the counts of wakes, partly unexplained wakes and lost

@@ -188,11 +188,11 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
     if rows.is_empty() {
         return None;
     }
-    Some(Section {
-        id: "seed-004".into(),
-        title: "Seed 004's table: periodic timers, Linux and the runtimes".into(),
-        blocks: vec![Block::Text(caption(&rows).text), Block::Table(table(&rows))],
-    })
+    Some(Section::new(
+        "seed-004",
+        "Seed 004's table: periodic timers, Linux and the runtimes",
+        vec![Block::Text(caption(&rows).text), Block::Table(table(&rows))],
+    ))
 }
 
 #[cfg(test)]

@@ -123,11 +123,11 @@ pub fn section(r: &Results<'_>, hints: Wording) -> Option<Section> {
     if rows(d).is_empty() {
         return None;
     }
-    Some(Section {
-        id: "seed-003".into(),
-        title: "Seed 003's table: each runtime's sleep, ideal against actual".into(),
-        blocks: vec![Block::Text(caption(d, hints).text), Block::Table(table(d))],
-    })
+    Some(Section::new(
+        "seed-003",
+        "Seed 003's table: each runtime's sleep, ideal against actual",
+        vec![Block::Text(caption(d, hints).text), Block::Table(table(d))],
+    ))
 }
 
 #[cfg(test)]

@@ -80,11 +80,11 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
         ns(slack as f64)
     )));
     blocks.push(Block::Table(table(d, slack)));
-    Some(Section {
-        id: "seed-001".into(),
-        title: "Seed 001's tables: the floor and every short wait ± its interval".into(),
+    Some(Section::new(
+        "seed-001",
+        "Seed 001's tables: the floor and every short wait ± its interval",
         blocks,
-    })
+    ))
 }
 
 #[cfg(test)]

@@ -102,10 +102,10 @@ pub(super) fn section(m: &MainSweep<'_>) -> Option<Section> {
             Cell::Num(format!("{:.2}", c.involuntary_csw_per_call)),
         ]);
     }
-    Some(Section {
-        id: "cpu-cost".into(),
-        title: "What waiting costs the CPU".into(),
-        blocks: vec![
+    Some(Section::new(
+        "cpu-cost",
+        "What waiting costs the CPU",
+        vec![
             Block::Figure(figure(
                 "sweep-cpu",
                 "CPU used while waiting, by requested duration",
@@ -115,7 +115,7 @@ pub(super) fn section(m: &MainSweep<'_>) -> Option<Section> {
             )),
             Block::Table(t),
         ],
-    })
+    ))
 }
 
 /// The caption: at 1 ms (or 100 µs, 10 ms), the highlighted mechanism that used the

@@ -104,10 +104,7 @@ pub(super) fn section(m: &MainSweep<'_>) -> Option<Section> {
             }
         }
     }
-    Some(Section {
-        id: "distributions".into(),
-        title: "How the waits are distributed".into(),
-        blocks: vec![
+    Some(Section::new("distributions", "How the waits are distributed", vec![
             Block::Text("The share of calls that had returned by each elapsed time (a cumulative distribution), with no load. A steep line is a predictable wait; a long tail to the right is the occasional very late wake-up.".into()),
             Block::Grid {
                 charts,
@@ -116,8 +113,7 @@ pub(super) fn section(m: &MainSweep<'_>) -> Option<Section> {
                 caption: caption(m, &hl, picked[0]).text,
             },
             Block::Table(t),
-        ],
-    })
+        ]))
 }
 
 /// The elapsed axis of a CDF: tight around the data, logarithmic when it spans more

@@ -115,11 +115,10 @@ pub(super) fn section(sweeps: &[&SweepData], hints: Wording) -> Option<Section> 
         }));
         t.row(row);
     }
-    Some(Section {
-        id: "figure-2".into(),
-        title: "Seed 002's figure 2: the strategies from the shortest request to the longest"
-            .into(),
-        blocks: vec![
+    Some(Section::new(
+        "figure-2",
+        "Seed 002's figure 2: the strategies from the shortest request to the longest",
+        vec![
             Block::Figure(figure(
                 "sweep-figure-2",
                 "requested vs mean elapsed for the precise-sleep strategies",
@@ -132,5 +131,5 @@ pub(super) fn section(sweeps: &[&SweepData], hints: Wording) -> Option<Section> 
             )),
             Block::Table(t),
         ],
-    })
+    ))
 }

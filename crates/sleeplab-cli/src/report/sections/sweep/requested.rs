@@ -120,11 +120,7 @@ pub(super) fn section(m: &MainSweep<'_>, cpus: usize) -> Section {
             .into(),
     ));
     blocks.push(Block::Table(median_table(m)));
-    Section {
-        id: "requested-vs-actual".into(),
-        title: "Requested vs actual".into(),
-        blocks,
-    }
+    Section::new("requested-vs-actual", "Requested vs actual", blocks)
 }
 
 /// The hero's caption: at the smallest non-zero request, the lowest and the highest

@@ -86,10 +86,10 @@ pub(super) fn section(s: &SlackSweep<'_>) -> Section {
             Cell::Num(ns(l.summary.p99_ns)),
         ]);
     }
-    Section {
-        id: "timer-slack".into(),
-        title: "Timer slack".into(),
-        blocks: vec![
+    Section::new(
+        "timer-slack",
+        "Timer slack",
+        vec![
             Block::Text(format!(
                 "Linux may delay a timer by the thread's timer slack so it can batch wake-ups: {} by default for normal threads. The same waits, interleaved, at {} and at {}:",
                 ns(s.high as f64),
@@ -105,5 +105,5 @@ pub(super) fn section(s: &SlackSweep<'_>) -> Section {
             )),
             Block::Table(t),
         ],
-    }
+    )
 }

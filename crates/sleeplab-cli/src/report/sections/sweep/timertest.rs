@@ -184,9 +184,9 @@ pub(super) fn section(m: &MainSweep<'_>) -> Option<Section> {
             ),
         });
     }
-    Some(Section {
-        id: "timertest".into(),
-        title: format!("Seed 000's tables: mean and σ of {mech} by load"),
+    Some(Section::new(
+        "timertest",
+        format!("Seed 000's tables: mean and σ of {mech} by load"),
         blocks,
-    })
+    ))
 }
