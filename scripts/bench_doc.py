@@ -134,13 +134,16 @@ def verdict_line(label: str, outcome, detail: str, undecided: str) -> str:
     return f"- {mark(outcome)} {label}: {detail}"
 
 
-def target_summary(label: str, outcomes: list, undecided: str, met_by_others=None) -> str:
+def target_summary(label: str, outcomes: list, undecided: str, met_by_others=None,
+                   judged: str = "contender") -> str:
     """`- label: met in 2 of 3 runs, missed in 1, undecided (…) in 0`. A target missed in
     every one of at least OUT_OF_REACH_RUNS runs is called out of reach here only where
     `met_by_others` (per run, the other contenders that met the same target in it) shows
     that no contender met it either; where another did, the line names it; where the
     others were not judged against it (None), it says it is not called out of reach.
-    `undecided` is the outcome (and the words) of overlapping intervals."""
+    `judged` names which contenders `met_by_others` judged (`contender that kept its
+    schedule` where those that fell behind were left out). `undecided` is the outcome
+    (and the words) of overlapping intervals."""
     met = sum(o == "met" for o in outcomes)
     missed = sum(o == "missed" for o in outcomes)
     unjudged = sum(o is None for o in outcomes)
@@ -157,7 +160,7 @@ def target_summary(label: str, outcomes: list, undecided: str, met_by_others=Non
         elif others:
             text += f": missed in all {n} runs, though {', '.join(others)} met it: not out of reach"
         else:
-            text += f": out of reach here (missed in all {n} runs, and no contender met it)"
+            text += f": out of reach here (missed in all {n} runs, and no {judged} met it)"
     elif missed and met == 0 and n < OUT_OF_REACH_RUNS:
         text += f" (fewer than {OUT_OF_REACH_RUNS} runs: not called out of reach)"
     return text
