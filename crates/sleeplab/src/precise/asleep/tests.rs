@@ -267,30 +267,38 @@ fn block_on<F: Future>(f: F) -> F::Output {
 }
 
 /// On the real clock: sleeps from many threads, earliest registered last, all end at
-/// or after their deadline; the timer counts each once; dropped sleeps never fire.
+/// or after their deadline; the timer counts each sleep it was given once (a thread that
+/// starts after its deadline, on a busy machine, is ready at once without the timer);
+/// dropped sleeps never fire.
 #[test]
 fn real_sleeps_from_many_threads_are_never_early() {
     let timer = AsyncTimer::new();
-    let base = monotonic_ns() + 5_000_000;
+    let base = monotonic_ns() + 20_000_000;
     let threads: Vec<_> = (0..16u64)
         .map(|i| {
             let timer = timer.clone();
             std::thread::spawn(move || {
                 let deadline = base + (16 - i) * 300_000;
-                block_on(timer.sleep_until_ns(deadline));
+                let mut sleep = std::pin::pin!(timer.sleep_until_ns(deadline));
+                block_on(sleep.as_mut());
                 assert!(monotonic_ns() >= deadline);
+                // Whether it was registered with the timer (its first poll came before
+                // the deadline).
+                sleep.slot.is_some()
             })
         })
         .collect();
     let dropped = timer.sleep(Duration::from_secs(3600));
     drop(dropped);
-    for t in threads {
-        t.join().unwrap();
-    }
+    let registered = threads
+        .into_iter()
+        .map(|t| t.join().unwrap())
+        .filter(|&r| r)
+        .count() as u64;
     // A sleep whose deadline has passed is ready at once, without the timer.
     block_on(timer.sleep_until_ns(0));
     let stats = timer.stats();
-    assert_eq!(stats.fired, 16);
+    assert_eq!(stats.fired, registered);
     assert!(stats.max_late_ns >= stats.mean_late_ns);
     assert!(stats.cpu_ns > 0, "the timer thread ran");
     block_on(sleep(Duration::from_micros(200)));
