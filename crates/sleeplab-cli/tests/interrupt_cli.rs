@@ -575,3 +575,30 @@ fn every_measuring_command_keeps_what_it_measured() {
         eprintln!("{name}: interrupted and checked in {:?}", t0.elapsed());
     }
 }
+
+/// A reader that goes away (`sleeplab list | head -1`): the binary ends on the broken
+/// pipe (SIGPIPE, as any command-line tool does), never with a panic in `println!`.
+#[test]
+fn a_closed_stdout_ends_the_binary_without_a_panic() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    for args in [&["list"][..], &["schema"][..]] {
+        let mut child = Command::new(bin())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The read end closes before the binary has written (it takes milliseconds to
+        // start), so its first write finds no reader.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            out.status.success() || out.status.signal() == Some(libc::SIGPIPE),
+            "{args:?}: {:?} {stderr}",
+            out.status
+        );
+    }
+}
