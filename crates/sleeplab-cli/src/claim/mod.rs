@@ -341,8 +341,8 @@ impl Sentence {
     /// Records that `among[chosen]` is the `extreme` of `among` (signed values) by point
     /// value, a [`Claim::Rank`] without intervals (the text must say
     /// [`BY_POINT_VALUE`]), where there are two or more to rank.
-    pub fn rank_by_point(&mut self, extreme: Extreme, chosen: usize, among: Vec<f64>) -> &mut Self {
-        self.rank_over(extreme, chosen, among, Vec::new())
+    pub fn rank_by_point(&mut self, extreme: Extreme, chosen: usize, among: &[f64]) -> &mut Self {
+        self.rank_over(extreme, chosen, among.to_vec(), Vec::new())
     }
 
     /// Records that `among[chosen]` is the `extreme` of `among` (signed values) over
@@ -386,7 +386,7 @@ impl Sentence {
             return None;
         }
         for (extreme, chosen) in [(Extreme::Least, lo), (Extreme::Most, hi)] {
-            self.rank_by_point(extreme, chosen, values.to_vec());
+            self.rank_by_point(extreme, chosen, values);
         }
         Some((lo, hi))
     }

@@ -17,8 +17,6 @@
 pub mod charts;
 pub mod compare;
 pub mod findings;
-#[cfg(test)]
-mod fixtures;
 pub mod html;
 mod sections;
 #[cfg(test)]

@@ -212,7 +212,7 @@ fn oneshot(req: u64, median: f64, n: u64, shape: Shape) -> OneshotCell {
 /// measured `req` with these medians.
 fn runtimes(req: u64, plain: OneshotCell, ours: OneshotCell) -> ResultFile {
     use crate::report::findings::runtimes::main_sleep;
-    super::fixtures::one_runtime(
+    super::testdata::one_runtime(
         |x| main_sleep(x).is_some(),
         |rt| {
             let mut m = main_sleep(rt).unwrap().clone();
@@ -385,7 +385,7 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
         .collect();
     let refs: Vec<&PaceResult> = results.iter().collect();
     out.push(("frontier", frontier_sentence(0, &standings(&refs))));
-    let data = super::fixtures::pace(vec![0], 100, 10, results.clone());
+    let data = super::testdata::pace(vec![0], 100, 10, results.clone());
     let caption = super::sections::precise::tradeoff_caption(&data);
     out.push(("trade-off", caption));
     let candidates: Vec<Candidate> = results

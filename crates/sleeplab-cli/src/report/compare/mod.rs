@@ -128,6 +128,7 @@ fn unclear(ratio: f64, o: Order) -> bool {
 }
 
 /// How many of a view's measurements are faster, slower, and [`unclear`].
+#[derive(Default)]
 struct Tally {
     /// b more than 10 % faster, beyond the intervals.
     faster: usize,
@@ -141,11 +142,7 @@ impl Tally {
     /// The tally of `rows`: each measurement's ratio b/a, how its intervals order b
     /// against a, and whether it is judged at all (only the judged count as unclear).
     fn of(rows: impl Iterator<Item = (f64, Order, bool)>) -> Self {
-        let mut t = Self {
-            faster: 0,
-            slower: 0,
-            unclear: 0,
-        };
+        let mut t = Self::default();
         for (ratio, o, judged) in rows {
             t.faster += usize::from(faster(ratio, o));
             t.slower += usize::from(slower(ratio, o));

@@ -180,7 +180,7 @@ mod tests {
                 .iter()
                 .any(|m| measured_oneshot(m) && !m.cells.is_empty())
         };
-        crate::report::fixtures::one_runtime(measured, |rt| {
+        crate::report::testdata::one_runtime(measured, |rt| {
             let template = rt
                 .methods
                 .iter()

@@ -170,7 +170,7 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
         tolerance: FASTER_BY,
         stated: Direction::Down,
     });
-    s.rank_by_point(Extreme::Least, i, ratios.to_vec());
+    s.rank_by_point(Extreme::Least, i, &ratios);
     let tol = pct(100.0 * FASTER_BY);
     s.claim(Claim::Threshold { shown: tol.clone() });
     let n = a.summary.count.min(b.summary.count);

@@ -170,7 +170,7 @@ pub fn first_calls(r: &Results<'_>) -> Option<Finding> {
     let (worst, first, _) = slow[i];
     let mut s = Sentence::default();
     let p = quote(&mut s, &worst.summary, Stat::P99)?;
-    s.rank_by_point(Extreme::Most, i, ratios.to_vec());
+    s.rank_by_point(Extreme::Most, i, &ratios);
     let floor = ns(SLOW_FLOOR_NS as f64);
     s.claim(Claim::Threshold {
         shown: floor.clone(),

@@ -188,7 +188,7 @@ mod tests {
 
     /// These results at these load levels, 400 frames in blocks of 50.
     fn data(loads: Vec<usize>, results: Vec<PaceResult>) -> PaceData {
-        crate::report::fixtures::pace(loads, 400, 50, results)
+        crate::report::testdata::pace(loads, 400, 50, results)
     }
 
     #[test]

@@ -409,7 +409,7 @@ pub fn cpu_caption(c: &CpuData) -> Sentence {
         (Extreme::Most, b, lo_v),
         (Extreme::Most, z, hi_v),
     ] {
-        s.rank_by_point(extreme, chosen, among);
+        s.rank_by_point(extreme, chosen, &among);
     }
     s
 }
@@ -453,7 +453,7 @@ mod tests {
 
     /// These unloaded results, 100 frames in blocks of 25.
     fn pace(results: Vec<PaceResult>) -> PaceData {
-        crate::report::fixtures::pace(vec![0], 100, 25, results)
+        crate::report::testdata::pace(vec![0], 100, 25, results)
     }
 
     fn cpu(points: Vec<(&str, u64, f64)>) -> CpuData {

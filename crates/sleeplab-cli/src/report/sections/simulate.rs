@@ -147,7 +147,7 @@ pub fn caption(d: &SimulateData, strategy: &str) -> Sentence {
         n: worst.sleeps,
         shown,
     });
-    s.rank_by_point(Extreme::Most, wi, errs.to_vec());
+    s.rank_by_point(Extreme::Most, wi, &errs);
     s
 }
 

@@ -104,7 +104,7 @@ pub fn caption(d: &RuntimesData, hints: Wording) -> Sentence {
     if rows.len() >= 2
         && let Some(i) = extreme_index(&ratios, Extreme::Most, RankBy::Signed)
     {
-        s.rank_by_point(Extreme::Most, i, ratios.to_vec());
+        s.rank_by_point(Extreme::Most, i, &ratios);
         let (rt, method, c) = rows[i];
         s.push(&format!(
             " The largest actual ÷ ideal {BY_POINT_VALUE}: {rt} {method} asked for {} took {} the ideal length ({} calls).",
