@@ -47,6 +47,14 @@ cargo build --release -q -p sleeplab-cli --bin sleeplab
 work=$(mktemp -d)
 cc -O2 -o "$work/host-spin" scripts/host-spin.c
 
+# Instances of earlier runs that died without their trap (SIGKILL) are taken down first.
+for old in "$tracefs"/instances/hostv-*; do
+    [ -d "$old" ] || continue
+    [ -d "/proc/${old##*hostv-}" ] && continue
+    echo 0 >"$old/tracing_on" 2>/dev/null || true
+    echo 0 >"$old/events/enable" 2>/dev/null || true
+    rmdir "$old" 2>/dev/null || true
+done
 inst="$tracefs/instances/hostv-$$"
 cleanup() {
     if [ -d "$inst" ]; then

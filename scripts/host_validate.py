@@ -9,8 +9,12 @@ Three checks, each over the units its samples vary by:
    split at the guest's own work the text trace records on that CPU — an interrupt or a
    softirq from its entry to its exit (nested ones merged), a switch away from the
    spinner until it is back — and the rest of the gap is the host's. A gap with no guest
-   event within it (± GUARD_NS) is all the host's. The host's share of the spin time is
-   judged over rounds (`quantiles.ratio_ci`).
+   event within it (± GUARD_NS) is all the host's. A gap with no guest work inside it but
+   an event within GUARD_NS of an end (the µs stamps cannot tell whether it fell inside)
+   is untold: neither the host's nor the guest's. The host's share of the spin time is
+   judged over rounds (`quantiles.ratio_ci`), over the rounds whose spinner kept every gap
+   and whose trace dropped no event (a lost interrupt entry would turn guest work into
+   the host's).
 2. **Steal**: per round, the CPU's steal over the C spin (/proc/stat, in USER_HZ ticks)
    against the host time found in that spin (the spin covers the whole run, so every
    moment the host took is in a gap). Steal agrees where the interval over rounds of
@@ -23,10 +27,13 @@ Three checks, each over the units its samples vary by:
    by at least the spin log's threshold (MIN_GAP_NS: one late by less may hold a gap
    too short to be logged, which explain books as spin); a wake agrees within
    explain_crosscheck.AGREE_NS, a cell where the interval over explain's rounds of its
-   share of agreeing wakes lies at or above AGREE_SHARE.
+   share of agreeing wakes lies at or above AGREE_SHARE. Not judged where the text trace
+   of that run dropped events.
 
 And what share of the sleepers' tails explain gives the host: per round, over the
-wakes at or above that round's p99, summed host over summed lateness.
+wakes at or above that round's p99, summed host over summed lateness; a round in which a
+tail wake's host share was not told (explain could not place the interrupt's CPU) is left
+out, not counted as 0.
 
     python3 scripts/host_validate.py COMMAND USER_HZ EXPLAIN.json EXPLAIN_TRACE.txt DROPPED ROUND_DIR...
     python3 scripts/host_validate.py --self-test
@@ -36,9 +43,10 @@ import json
 import statistics
 import sys
 
-from bench_doc import mark, share_outcome, share_text
+from bench_doc import mark, share_outcome, share_text, verdict_line
 from explain_crosscheck import AGREE_NS, AGREE_SHARE
-from quantiles import INDISTINGUISHABLE, MIN_UNITS, by_unit, counted_by_unit, fmt_ci, quantile, ratio_ci
+from quantiles import (INDISTINGUISHABLE, MIN_UNITS, by_unit, counted_by_unit, fmt_ci, quantile,
+                       ratio_ci, share_ci)
 from text_trace import LINE, SWITCH, stamp_ns
 
 # A guest event this close to a gap's ends (the text trace's µs stamps) counts as in it.
@@ -99,11 +107,6 @@ def guest_work(text, tid):
     return work, stamps
 
 
-def overlap(a, b, lo, hi) -> int:
-    """How much of [a, b] lies in [lo, hi]."""
-    return max(0, min(b, hi) - max(a, lo))
-
-
 def busy_in(work, lo, hi) -> tuple[int, set]:
     """The guest's work inside [lo, hi]: ns covered (overlaps merged) and what it was."""
     covered, whats, at = 0, set(), lo
@@ -136,7 +139,9 @@ def read_gaps(text) -> dict:
         elif w[0] == "span":
             out["span"] = (int(w[1]), int(w[2]))
         elif w[0] in ("tid", "spun", "steal_ticks", "dropped", "dropped_events"):
-            out[w[0]] = int(w[1] or 0) if len(w) > 1 else 0
+            if len(w) < 2:  # a count the shell could not read is not a zero
+                raise ValueError(f"gaps file: no value for {w[0]}")
+            out[w[0]] = int(w[1])
     return out
 
 
@@ -153,51 +158,64 @@ def cause(whats) -> str:
     return "another interrupt"
 
 
+# An event within GUARD_NS of a gap's end but no guest work inside it: untold.
+AT_EDGE = "an event at its edge (untold)"
 CAUSES = ["no guest event", "the guest's timer interrupt", "a softirq", "another interrupt",
-          "a switch away"]
+          "a switch away", AT_EDGE]
 
 
 def classify(run: dict, work, stamps) -> dict:
-    """One C spin's gaps split: host ns, guest ns, and per cause the gaps' lengths."""
-    host = guest = 0
+    """One C spin's gaps split: host ns, guest ns, untold ns (a gap with no guest work
+    inside but an event at its edge), per cause the gaps' lengths, and what was lost: gaps
+    the spinner could not keep, events the trace dropped."""
+    host = guest = untold = 0
     by = {c: [] for c in CAUSES}
     for f, t in run["gaps"]:
         covered, whats = busy_in(work, f, t)
-        if whats or not events_near(stamps, f, t):
-            c = cause(whats)
-        else:
-            c = "another interrupt"  # a guest event at its edge, not told which
-        by[c].append(t - f)
+        if not whats and events_near(stamps, f, t):
+            by[AT_EDGE].append(t - f)
+            untold += t - f
+            continue
+        by[cause(whats)].append(t - f)
         host += (t - f) - covered
         guest += covered
-    return {"host": host, "guest": guest, "by": by, "spun": run.get("spun", 0),
-            "steal": run["steal_ticks"], "dropped": run["dropped_events"] + run["dropped"]}
+    return {"host": host, "guest": guest, "untold": untold, "by": by, "spun": run.get("spun", 0),
+            "steal": run["steal_ticks"], "gaps_dropped": run["dropped"],
+            "events_dropped": run["dropped_events"]}
+
+
+def whole(rounds: list) -> list:
+    """The rounds that lost nothing: every gap kept, no trace event dropped."""
+    return [r for r in rounds if r["gaps_dropped"] == 0 and r["events_dropped"] == 0]
 
 
 def c_spin_table(kinds: dict) -> list[str]:
     """The table of what interrupted the C spins, one row per kind of spin."""
-    out = ["| spin | rounds | spun | gaps ≥ 5 µs | time lost | the host's share of the spin [95 % over rounds] | "
-           + " | ".join(CAUSES) + " |",
+    out = ["| spin | rounds (whole) | spun | gaps ≥ 5 µs | time lost | the host's share of the spin "
+           "[95 % over the whole rounds] | " + " | ".join(CAUSES) + " |",
            "|---|---:|---:|---:|---:|---:|" + "---:|" * len(CAUSES)]
-    for kind, rounds in kinds.items():
+    for kind, rounds in kinds:
         spun = sum(r["spun"] for r in rounds)
         gaps = sum(len(v) for r in rounds for v in r["by"].values())
-        lost = sum(r["host"] + r["guest"] for r in rounds)
-        share = ratio_ci([r["host"] for r in rounds], [r["spun"] for r in rounds])
+        lost = sum(r["host"] + r["guest"] + r["untold"] for r in rounds)
+        kept = whole(rounds)
+        share = ratio_ci([r["host"] for r in kept], [r["spun"] for r in kept])
         point = sum(r["host"] for r in rounds) / spun if spun else 0
         cells = []
         for c in CAUSES:
             lens = [x for r in rounds for x in r["by"][c]]
             med = statistics.median(lens) if lens else None
             cells.append(f"{len(lens)} (median {fmt_ns(med)})" if lens else "0")
-        out.append(f"| {kind} | {len(rounds)} | {fmt_ns(spun)} | {gaps} ({gaps / (spun / 1e9):.0f}/s) | "
+        out.append(f"| {kind} | {len(rounds)} ({len(kept)}) | {fmt_ns(spun)} | {gaps} ({gaps / (spun / 1e9):.0f}/s) | "
                    f"{100 * lost / spun:.2f} % | {100 * point:.2f} % "
                    f"{fmt_ci(share, lambda v: f'{100 * v:.2f} %')} | " + " | ".join(cells) + " |")
     return out
 
 
 def steal_verdict(rounds: list, hz: int) -> str:
-    """Steal over the C spins against the host time found in them, over rounds."""
+    """Steal over the C spins against the host time found in them, over the rounds that
+    lost nothing."""
+    rounds = whole(rounds)
     tick = 1e9 / hz
     steal = [r["steal"] * tick for r in rounds]
     host = [r["host"] for r in rounds]
@@ -210,7 +228,9 @@ def steal_verdict(rounds: list, hz: int) -> str:
                 "does not report it, or only for a vCPU preempted while runnable")
     c = ratio_ci(steal, host)
     if c is None:
-        return f"- – steal within {STEAL_TOLERANCE:.0%} of the host time: not judged (fewer than {MIN_UNITS} rounds; {head})"
+        why = (f"fewer than {MIN_UNITS} rounds that lost nothing" if len(rounds) < MIN_UNITS
+               else "no host time found in the spins")
+        return f"- – steal within {STEAL_TOLERANCE:.0%} of the host time: not judged ({why}; {head})"
     lo, hi = c
     if lo >= 1 - STEAL_TOLERANCE and hi <= 1 + STEAL_TOLERANCE:
         outcome = "met"
@@ -252,22 +272,28 @@ def wake_pairs(cell: dict, work) -> tuple[list, int, int]:
 
 def tail_share(cell: dict):
     """Per round, over the wakes at or above the round's p99: (summed host, summed
-    lateness); rounds with fewer than 100 wakes give none."""
-    units = []
+    lateness), and the rounds left out because a tail wake's host was not told (no
+    `host` component: explain could not place the interrupt's CPU). Rounds with fewer
+    than 100 wakes give none."""
+    units, untold = [], 0
     for wakes in by_unit((w.get("round", 0), w) for w in cell.get("wakes", [])):
         lat = [w["lateness_ns"] for w in wakes]
         p99 = quantile(lat, 0.99)
         if p99 is None:
             continue
         tail = [w for w in wakes if w["lateness_ns"] >= p99]
-        units.append((sum((w.get("components") or {}).get("host", 0) or 0 for w in tail),
-                      sum(w["lateness_ns"] for w in tail)))
-    return units
+        hosts = [(w.get("components") or {}).get("host") for w in tail]
+        if any(h is None for h in hosts):
+            untold += 1
+            continue
+        units.append((sum(hosts), sum(w["lateness_ns"] for w in tail)))
+    return units, untold
 
 
-def wake_lines(cells: list, works: dict) -> list[str]:
+def wake_lines(cells: list, works: dict, dropped: int) -> list[str]:
     """The per-wake check of explain's host in its `spin` and `precise` cells, each wake
-    read against the guest work its own thread saw (`works`: tid → guest_work)."""
+    read against the guest work its own thread saw (`works`: tid → guest_work); not
+    judged where the text trace dropped events (`dropped`)."""
     out = []
     for cell in cells:
         mech = cell["mechanism"]
@@ -278,7 +304,7 @@ def wake_lines(cells: list, works: dict) -> list[str]:
             p, l, b = wake_pairs({"wakes": wakes}, works.get(tid, []))
             pairs, left, small = pairs + p, left + l, small + b
         units = counted_by_unit(((r, a - b) for r, a, b in pairs), lambda d: abs(d) <= AGREE_NS)
-        outcome = share_outcome(units, AGREE_SHARE)
+        outcome = share_outcome(units, AGREE_SHARE) if dropped == 0 else None
         hosts = sum(a for _, a, _ in pairs)
         texts = sum(b for _, _, b in pairs)
         detail = (f"{share_text(units)} of the {len(pairs)} wakes late by at least "
@@ -288,11 +314,10 @@ def wake_lines(cells: list, works: dict) -> list[str]:
                   "late by less")
         label = f"{mech}: explain's host per wake against the text trace (at least {AGREE_SHARE:.0%} agree)"
         if outcome is None:
-            out.append(f"- – {label}: not judged (fewer than {MIN_UNITS} rounds or no such wakes): {detail}")
-        elif outcome == INDISTINGUISHABLE:
-            out.append(f"- ⚪ {label}: undecided, {INDISTINGUISHABLE}: {detail}")
-        else:
-            out.append(f"- {mark(outcome)} {label}: {detail}")
+            why = (f"the text trace dropped {dropped} events" if dropped
+                   else f"fewer than {MIN_UNITS} rounds or no such wakes")
+            detail = f"{why}: {detail}"
+        out.append(verdict_line(label, outcome, detail, INDISTINGUISHABLE))
     return out
 
 
@@ -308,52 +333,57 @@ def tail_lines(cells: list) -> list[str]:
     """The host's share of each cell's tail, over rounds."""
     out = []
     for cell in cells:
-        units = tail_share(cell)
+        units, untold = tail_share(cell)
+        left = f"; {untold} rounds left out: a tail wake's host not told" if untold else ""
         if not units:
-            out.append(f"- {cell['mechanism']}: no round with the 100 wakes a p99 needs")
+            out.append(f"- {cell['mechanism']}: no round with the 100 wakes a p99 needs and "
+                       f"every tail wake's host told{left}")
             continue
         h, n = sum(u[0] for u in units), sum(u[1] for u in units)
-        # A share: its interval clamped to [0, 1] (quantiles.share_ci's rule).
-        c = ratio_ci([u[0] for u in units], [u[1] for u in units])
-        c = None if c is None else (max(c[0], 0.0), min(c[1], 1.0))
+        c = share_ci(units)
         out.append(f"- {cell['mechanism']}: {100 * h / n:.1f} % "
                    f"{fmt_ci(c, lambda v: f'{100 * v:.1f} %')} of the tail's lateness "
-                   f"({fmt_ns(n)} over {len(units)} rounds)")
+                   f"({fmt_ns(n)} over {len(units)} rounds{left})")
     return out
 
 
 def main(argv) -> None:
     command, hz, explain_path, trace_path, dropped = argv[:5]
     hz = int(hz)
-    kinds = {"spinning throughout": [], "after a halt (last 1 ms of every 4 ms)": []}
+    # (label, subdirectory of each round, its rounds)
+    kinds = [("spinning throughout", "spin", []), ("after a halt (last 1 ms of every 4 ms)", "after-halt", [])]
     for d in argv[5:]:
-        for kind, sub in zip(kinds, ("spin", "after-halt")):
+        for _, sub, rounds in kinds:
             with open(f"{d}/{sub}/gaps.txt") as f:
                 run = read_gaps(f.read())
             with open(f"{d}/{sub}/trace.txt") as f:
                 work, stamps = guest_work(f.read(), run.get("tid", -1))
-            kinds[kind].append(classify(run, work, stamps))
+            rounds.append(classify(run, work, stamps))
+    kinds = [(label, rounds) for label, _, rounds in kinds]
     with open(explain_path) as f:
         doc = json.load(f)
     cells = doc["data"]["cells"]
     with open(trace_path) as f:
         text = f.read()
     works = {tid: guest_work(text, tid)[0] for c in cells for tid in by_tid(c) if tid is not None}
-    dropped_c = sum(r["dropped"] for rs in kinds.values() for r in rs)
+    gaps_dropped = sum(r["gaps_dropped"] for _, rs in kinds for r in rs)
+    events_dropped = sum(r["events_dropped"] for _, rs in kinds for r in rs)
+    dropped = int(dropped)
     lines = [f"Command: `{command}`", "",
              "What stopped a spinning thread on the measured CPU, gap by gap, from the C "
              "spinner's clock reads and the text trace alone (gaps counted, with their median "
              "length, by the guest's work inside them):", ""]
     lines += c_spin_table(kinds)
-    lines += ["", f"Gaps not kept or trace events dropped: {dropped_c}.", ""]
-    lines.append(steal_verdict(kinds["spinning throughout"], hz))
-    lines += wake_lines(cells, works)
+    lines += ["", f"Gaps the spinner could not keep: {gaps_dropped}; events the C spins' traces "
+              f"dropped: {events_dropped} (a round that lost either is left out of the intervals).", ""]
+    lines.append(steal_verdict(kinds[0][1], hz))
+    lines += wake_lines(cells, works, dropped)
     lines += ["", "The host's share of each cell's tail in explain's run (per round, the wakes "
               "at or above its p99: summed host over summed lateness; the interval over rounds):", ""]
     lines += tail_lines(cells)
     steal = doc["data"].get("tracing", {}).get("steal_ns")
     lines += ["", f"explain's run: steal {fmt_ns(steal)} over it; the text trace dropped "
-              f"{int(dropped or 0)} events."]
+              f"{dropped} events."]
     print("\n".join(lines))
 
 
@@ -380,7 +410,14 @@ def self_test() -> None:
     got = classify(run, work, stamps)
     # Gap 2 (30–40 µs) has no event within ±1 µs: 10 µs host. Gap 3 holds a 10 µs switch.
     assert got["host"] == 15_000 + 10_000 + 4_000 and got["guest"] == 5_000 + 10_000, got
-    assert [len(got["by"][c]) for c in CAUSES] == [1, 1, 0, 0, 1], got["by"]
+    assert [len(got["by"][c]) for c in CAUSES] == [1, 1, 0, 0, 1, 0], got["by"]
+    # A gap ending 0.4 µs before the timer's entry (no work inside, an event at its edge)
+    # is untold: neither the host's nor the guest's.
+    edge = classify({**run, "gaps": [(t0 + 600, t0 + 9_600)]}, work, stamps)
+    assert (edge["host"], edge["guest"], edge["untold"]) == (0, 0, 9_000), edge
+    assert len(edge["by"][AT_EDGE]) == 1
+    # A round whose spinner lost a gap or whose trace dropped an event is not whole.
+    assert whole([got, {**got, "gaps_dropped": 1}, {**got, "events_dropped": 2}]) == [got]
     # An event 0.5 µs past a gap's end is near it: not the host's alone.
     assert events_near(stamps, t0 + 0, t0 + 9_500) and not events_near(stamps, t0 + 20_000, t0 + 45_000)
     # explain's host against the text trace's: a spin wake late by 20 µs across the
@@ -399,11 +436,24 @@ def self_test() -> None:
     # p99 (position 0.99 × 100 = 99) is 1099 ns, so the tail is that wake and the 100 µs.
     wakes = [{"round": 0, "lateness_ns": 1_000 + i, "components": {"host": 0}} for i in range(100)]
     wakes.append({"round": 0, "lateness_ns": 100_000, "components": {"host": 50_000}})
-    assert tail_share({"wakes": wakes}) == [(50_000, 101_099)], tail_share({"wakes": wakes})
+    assert tail_share({"wakes": wakes}) == ([(50_000, 101_099)], 0), tail_share({"wakes": wakes})
+    # A tail wake whose host was not told leaves its round out; it is not a 0.
+    untold = wakes[:-1] + [{"round": 0, "lateness_ns": 100_000, "components": {"spin": 100_000}}]
+    assert tail_share({"wakes": untold}) == ([], 1)
+    assert "1 rounds left out: a tail wake's host not told" in tail_lines([{"mechanism": "m", "wakes": untold}])[0]
+    try:
+        read_gaps("dropped_events\n")
+        raise AssertionError("an empty count was read as a number")
+    except ValueError:
+        pass
     # Steal: none accounted is not judged; equal steal and host over 8 rounds is met.
-    assert steal_verdict([{"steal": 0, "host": 5_000_000}] * 8, 100).startswith("- –")
-    assert steal_verdict([{"steal": 1, "host": 10_000_000}] * 8, 100).startswith("- ✅")
-    assert steal_verdict([{"steal": 1, "host": 1_000_000}] * 8, 100).startswith("- ❌")
+    r = lambda steal, host: {"steal": steal, "host": host, "gaps_dropped": 0, "events_dropped": 0}
+    assert steal_verdict([r(0, 5_000_000)] * 8, 100).startswith("- –")
+    assert steal_verdict([r(1, 10_000_000)] * 8, 100).startswith("- ✅")
+    assert steal_verdict([r(1, 1_000_000)] * 8, 100).startswith("- ❌")
+    # Rounds that lost events are left out: 7 whole ones are too few to judge.
+    lossy = [r(1, 10_000_000)] * 7 + [{**r(1, 10_000_000), "events_dropped": 3}]
+    assert "fewer than 8 rounds that lost nothing" in steal_verdict(lossy, 100)
     assert fmt_ns(1500) == "1.5 µs" and fmt_ns(None) == "–"
     # A tail share's interval stays within [0 %, 100 %]: 7 of 8 rounds' tails all the
     # host's, one none of it, give 87.5 % with a ratio interval reaching above 1.
@@ -411,7 +461,7 @@ def self_test() -> None:
              for r in range(8) for i in range(100)]
     wakes += [{"round": r, "lateness_ns": 90_000, "components": {"host": 90_000 if r else 0}}
               for r in range(8)]
-    units = tail_share({"wakes": wakes})
+    units, _ = tail_share({"wakes": wakes})
     raw = ratio_ci([u[0] for u in units], [u[1] for u in units])
     assert raw[1] > 1.0, raw
     line = tail_lines([{"mechanism": "m", "wakes": wakes}])[0]
