@@ -87,7 +87,9 @@ def paired(a, b):
 
 
 def pace_targets(data):
-    """The 60 Hz or 1 kHz targets of one pace run: (label, outcome, detail)."""
+    """The 60 Hz or 1 kHz targets of one pace run: (label, outcome, detail, the other
+    contenders that met it while keeping their schedule; None where others are not
+    judged against it)."""
     res = {x["strategy"]: x for x in data["results"] if x.get("load", 0) == 0}
     cfg = data["config"]
     hz = "60 Hz" if cfg["rate_hz"] < 100 else f"{cfg['rate_hz']:.0f} Hz"
@@ -284,7 +286,7 @@ def section(runs, commands, load_before, load_after):
         "blocks: paired blocks give ratios, and a target is met or missed only where the 95 % interval of "
         f"their median decides it, else undecided ({INDISTINGUISHABLE}). A CPU bound is called out of "
         f"reach only where no contender that kept its schedule (at most {100 * KEPT_SCHEDULE_MISSED:g} % "
-        "of its deadlines missed) met it; the 1 kHz CPU verdict names the floor's CPU beside ours.",
+        "of its deadlines missed) met it; each pace CPU verdict names the floor's CPU beside ours.",
         "",
         *pace_table(first["pace60"]["data"]),
         *pace_table(first["pace1k"]["data"]),

@@ -184,7 +184,8 @@ def spin_vs_sleep(run):
     else:
         order, verb = INDISTINGUISHABLE, "indistinguishable from"
     return order, (f"run {run['index']} ({moment(run)}): {SPIN_AFTER_SLEEP}'s p99 {verb} "
-                   f"{PLAIN}'s, by {us(med)} {fmt_ci(c, us)} (per block, the blocks' median)")
+                   f"{PLAIN}'s: median difference ({SPIN_AFTER_SLEEP} − {PLAIN}, per block) "
+                   f"{us(med)} {fmt_ci(c, us)}")
 
 
 def spin_vs_sleep_lines(runs):

@@ -3,8 +3,8 @@
 fn main() {
     // A closed stdout (`sleeplab list | head -1`) ends the process quietly, as it does
     // any other command-line tool, instead of a panic in `println!`. Rust starts with
-    // SIGPIPE ignored; nothing here relies on that: the monitor writes to sockets with
-    // MSG_NOSIGNAL (std's and tokio's sockets), and probes' pipes are only read.
+    // SIGPIPE ignored; `sleeplab monitor`, a server whose clients may go away mid-answer,
+    // ignores it again (commands/monitor.rs); probes' pipes are only read.
     // SAFETY: setting a signal's disposition to its default before any thread starts.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);

@@ -77,6 +77,14 @@ fn burst(s: &str) -> Result<u64, ParseError> {
 
 /// Checks the flags, listens, and serves until Ctrl-C or SIGTERM (exit 0).
 pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
+    // A long-running server: a scraper that resets its connection mid-answer must cost
+    // that answer, not the process. hyper writes with `writev`, which takes no
+    // MSG_NOSIGNAL, so SIGPIPE (the binary's default, for a closed stdout) is ignored
+    // again here, before any thread starts: the write then fails with EPIPE.
+    // SAFETY: setting a signal's disposition, before the monitor's threads start.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
     let trace = args.trace
         && match crate::trace::available() {
             Ok(()) => true,
