@@ -7,12 +7,10 @@
 #
 #   scripts/bench-c.sh
 #   FRAMES=6 BLOCK=3 REPEAT=2 BENCH_DOC=/tmp/b.md scripts/bench-c.sh   # smoke run
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 FRAMES=${FRAMES:-3600}
 BLOCK=${BLOCK:-60}
 REPEAT=${REPEAT:-3}
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 
 cargo build --release -q -p sleeplab-ffi
 out=$(mktemp -d)

@@ -6,9 +6,7 @@
 #
 #   scripts/bench-experiments.sh
 #   EEVDF_RUNS=2,1 HOST_GAPS_RUNS=1,0 BENCH_DOC=/tmp/b.md scripts/bench-experiments.sh   # smoke
-set -euo pipefail
-cd "$(dirname "$0")/.."
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 # Each run's arguments (separated by spaces or commas), runs separated by ';'.
 EEVDF_RUNS=${EEVDF_RUNS:-2 12;5 12}
 HOST_GAPS_RUNS=${HOST_GAPS_RUNS:-5 0;5 1}

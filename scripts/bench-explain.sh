@@ -11,8 +11,7 @@
 #   scripts/bench-explain.sh
 #   ITERATIONS=5000 ROUNDS=5 scripts/bench-explain.sh
 #   ITERATIONS=100 ROUNDS=1 BENCH_DOC=/tmp/b.md scripts/bench-explain.sh   # smoke run
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 ITERATIONS=${ITERATIONS:-1000}
 ROUNDS=${ROUNDS:-10}
 DURATIONS=${DURATIONS:-100us,1ms}
@@ -20,12 +19,8 @@ LOADS=${LOADS:-0,$(nproc)}
 # CPU 0: the kernels here record nothing CPU 1's idle task emits (a thread's switch onto
 # an idle CPU 1 is lost, and its wakes there come out partly unexplained).
 PIN=${PIN:-0}
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 
-if [ "$(id -u)" != 0 ]; then
-    echo "bench-explain: needs root (the kernel's tracepoints)" >&2
-    exit 2
-fi
+need_root "the kernel's tracepoints"
 cargo build --release -q -p sleeplab-cli
 args=(explain --durations "$DURATIONS" --load "$LOADS" --iterations "$ITERATIONS" --rounds "$ROUNDS" --pin "$PIN" -q)
 out=$(target/release/sleeplab "${args[@]}")

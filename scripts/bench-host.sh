@@ -14,13 +14,11 @@
 #   scripts/bench-host.sh
 #   FRAMES=2400 REPEAT=5 scripts/bench-host.sh
 #   FRAMES=100 BLOCK=50 REPEAT=1 PROBE=200ms BENCH_DOC=/tmp/b.md scripts/bench-host.sh   # smoke run
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 FRAMES=${FRAMES:-1200}
 BLOCK=${BLOCK:-100}
 REPEAT=${REPEAT:-3}
 PROBE=${PROBE:-1s}
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 
 python3 scripts/bench_host_report.py --self-test >/dev/null
 cargo build --release -q -p sleeplab-cli --example host_share

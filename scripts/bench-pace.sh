@@ -9,11 +9,9 @@
 #   scripts/bench-pace.sh                                           # the benchmark (about 7 min)
 #   FRAMES=300 REPEAT=1 scripts/bench-pace.sh                       # a quicker look
 #   FRAMES=10 REPEAT=2 BENCH_DOC=/tmp/b.md scripts/bench-pace.sh    # smoke run, docs untouched
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 FRAMES=${FRAMES:-1000}
 REPEAT=${REPEAT:-3}
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 STRATEGIES=std-sleep,clock-nanosleep-abs,spin,seed-hybrid,sdl-precise,fixed-margin,spin-sleep,precise
 cargo build --release -q -p sleeplab-cli
 out=$(mktemp -d)

@@ -12,13 +12,11 @@
 #
 #   scripts/bench-python.sh
 #   FRAMES=6 BLOCK=3 CALLS=1000 REPEAT=2 RETURN_N=5 WARM_FRAMES=50 BENCH_DOC=/tmp/b.md scripts/bench-python.sh   # smoke run
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 FRAMES=${FRAMES:-3600}
 BLOCK=${BLOCK:-60}
 CALLS=${CALLS:-200000}
 REPEAT=${REPEAT:-3}
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 
 py=$(scripts/python-env.sh)
 out=$(mktemp -d)

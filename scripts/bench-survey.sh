@@ -5,9 +5,7 @@
 #
 #   scripts/bench-survey.sh
 #   SMOKE=1 BENCH_DOC=/tmp/b.md scripts/bench-survey.sh   # smoke: --quick twice
-set -euo pipefail
-cd "$(dirname "$0")/.."
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 cargo build --release -q -p sleeplab-cli
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -16,17 +16,12 @@
 #   scripts/bench-trace.sh
 #   ROUNDS=80 WAITS=500 scripts/bench-trace.sh
 #   ROUNDS=2 WAITS=50 REPEAT=1 BENCH_DOC=/tmp/b.md scripts/bench-trace.sh   # smoke run
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 ROUNDS=${ROUNDS:-40}
 WAITS=${WAITS:-500}
 REPEAT=${REPEAT:-3}
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 
-if [ "$(id -u)" != 0 ]; then
-    echo "bench-trace: needs root (the tracer records kernel tracepoints in a tracefs instance)" >&2
-    exit 2
-fi
+need_root "the tracer records kernel tracepoints in a tracefs instance"
 cargo build --release -q -p sleeplab-cli --example trace_cost
 args=(--rounds "$ROUNDS" --waits "$WAITS" --period 1ms)
 runs=""

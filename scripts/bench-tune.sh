@@ -8,9 +8,7 @@
 #   scripts/bench-tune.sh
 #   QUICK=1 scripts/bench-tune.sh
 #   QUICK=1 ROUNDS=3 BENCH_DOC=/tmp/b.md scripts/bench-tune.sh   # smoke run
-set -euo pipefail
-cd "$(dirname "$0")/.."
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 args=(tune -q)
 if [ -n "${QUICK:-}" ]; then args+=(--quick); fi
 if [ -n "${ROUNDS:-}" ]; then args+=(--rounds "$ROUNDS"); fi

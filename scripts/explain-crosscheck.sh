@@ -14,8 +14,7 @@
 #   scripts/explain-crosscheck.sh
 #   ITERATIONS=2000 LOADS=0,2 MECHANISMS=nanosleep,timerfd,epoll scripts/explain-crosscheck.sh
 #   ITERATIONS=80 ROUNDS=8 BENCH_DOC=/tmp/b.md scripts/explain-crosscheck.sh   # smoke run
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 ITERATIONS=${ITERATIONS:-1000}
 ROUNDS=${ROUNDS:-10}
 MECHANISMS=${MECHANISMS:-nanosleep,timerfd}
@@ -23,12 +22,8 @@ DURATIONS=${DURATIONS:-1ms}
 LOADS=${LOADS:-0,$(nproc)}
 # The measuring thread on CPU 0: the kernels here record nothing CPU 1's idle task emits.
 PIN=${PIN:-0}
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 
-if [ "$(id -u)" != 0 ]; then
-    echo "explain-crosscheck: needs root (perf sched record, and explain's tracer)" >&2
-    exit 2
-fi
+need_root "perf sched record, and explain's tracer"
 if ! perf version >/dev/null 2>&1; then
     apt-get install -y -qq linux-perf >/dev/null 2>&1 ||
         { apt-get update -qq && apt-get install -y -qq linux-perf >/dev/null; }

@@ -17,20 +17,15 @@
 #   scripts/explain-groundtruth.sh
 #   WAKES=1000 ROUNDS=60 scripts/explain-groundtruth.sh
 #   WAKES=20 ROUNDS=6 BLOCK_WAITS=20 BENCH_DOC=/tmp/b.md scripts/explain-groundtruth.sh   # smoke run
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 WAKES=${WAKES:-500}
 ROUNDS=${ROUNDS:-40}
 BLOCK_WAITS=${BLOCK_WAITS:-100}
 # CPU 0: the kernels here record nothing CPU 1's idle task emits (a switch onto an idle
 # CPU 1 is lost).
 PIN=${PIN:-0}
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 
-if [ "$(id -u)" != 0 ]; then
-    echo "explain-groundtruth: needs root (the kernel's tracepoints, a SCHED_FIFO thread)" >&2
-    exit 2
-fi
+need_root "the kernel's tracepoints, a SCHED_FIFO thread"
 cargo build --release -q -p sleeplab-cli --example explain_groundtruth
 "${CARGO_TARGET_DIR:-target}"/release/examples/explain_groundtruth \
     --wakes "$WAKES" --rounds "$ROUNDS" --block-waits "$BLOCK_WAITS" --cpu "$PIN" \

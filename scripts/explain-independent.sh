@@ -15,8 +15,7 @@
 #   ITERATIONS=80 ROUNDS=8 BENCH_DOC=/tmp/b.md scripts/explain-independent.sh   # smoke run
 #   KEEP=/tmp/xcheck scripts/explain-independent.sh   # keeps the CSV, the text traces, the
 #                                                     # instances' stats and the evidence
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 # The settings given in the environment, for the command the section names.
 given=$(for v in ITERATIONS ROUNDS MECHANISMS DURATIONS LOADS PIN BUFFER_KB SYS_BUFFER_KB; do
     [ -z "${!v:-}" ] || printf '%s=%s ' "$v" "${!v}"
@@ -33,13 +32,9 @@ PIN=${PIN:-0}
 # a wrap; a full buffer drops new events, and the stats say so).
 BUFFER_KB=${BUFFER_KB:-65536}
 SYS_BUFFER_KB=${SYS_BUFFER_KB:-16384}
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 KEEP=${KEEP:-}
 
-if [ "$(id -u)" != 0 ]; then
-    echo "explain-independent: needs root (tracefs instances, and explain's tracer)" >&2
-    exit 2
-fi
+need_root "tracefs instances, and explain's tracer"
 tracefs=/sys/kernel/tracing
 [ -d "$tracefs/instances" ] || tracefs=/sys/kernel/debug/tracing
 if [ ! -d "$tracefs/instances" ]; then

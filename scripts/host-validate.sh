@@ -23,8 +23,7 @@
 #
 #   scripts/host-validate.sh
 #   ROUNDS=2 ITERATIONS=100 SPIN_SECONDS=0.3 BENCH_DOC=/tmp/b.md scripts/host-validate.sh  # smoke
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 given=$(for v in ROUNDS ITERATIONS SPIN_SECONDS PIN; do
     [ -z "${!v:-}" ] || printf '%s=%s ' "$v" "${!v}"
 done)
@@ -33,12 +32,8 @@ ITERATIONS=${ITERATIONS:-3000}
 SPIN_SECONDS=${SPIN_SECONDS:-2}
 # CPU 0: the kernels here record nothing CPU 1's idle task emits.
 PIN=${PIN:-0}
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 
-if [ "$(id -u)" != 0 ]; then
-    echo "host-validate: needs root (a tracefs instance, and explain's tracer)" >&2
-    exit 2
-fi
+need_root "a tracefs instance, and explain's tracer"
 tracefs=/sys/kernel/tracing
 [ -d "$tracefs/instances" ] || mount -t tracefs nodev "$tracefs" 2>/dev/null || true
 [ -d "$tracefs/instances" ] || { echo "host-validate: no tracefs instances" >&2; exit 1; }

@@ -269,26 +269,27 @@ def most_often_largest(by_part: dict) -> str:
     return max(PARTS_KEYS, key=lambda k: (by_part[k], -PARTS_KEYS.index(k)))
 
 
+def part_sentence(a: dict, frames: str, by_part: str, none: str, some: str) -> str:
+    """`- NAME: ` and then `none` where `a` counted no frames under `frames`; otherwise
+    `some` with {part} the part that was the largest in the most of them (`a[by_part]`
+    counts each part's), {n} how many that was and {of} how many frames there were."""
+    if a[frames] == 0:
+        return f"- {a['name']}: {none}"
+    key = most_often_largest(a[by_part])
+    return f"- {a['name']}: " + some.format(part=dict(PARTS)[key], n=a[by_part][key], of=a[frames])
+
+
 def cause_sentence(a: dict) -> str:
     """Names the part that was the largest in most late frames (or says none was late)."""
-    if a["late"] == 0:
-        return f"- {a['name']}: no frame later than {fmt_ns(LATE_NS)}."
-    key = most_often_largest(a["by_part"])
-    return (
-        f"- {a['name']}: the {dict(PARTS)[key]} was the largest part in {a['by_part'][key]} "
-        f"of its {a['late']} late frames."
-    )
+    return part_sentence(a, "late", "by_part", f"no frame later than {fmt_ns(LATE_NS)}.",
+                         "the {part} was the largest part in {n} of its {of} late frames.")
 
 
 def tail_sentence(a: dict) -> str:
     """Names the part that was the largest in most of the frames that set the p99."""
-    if a["tail"] == 0:
-        return f"- {a['name']}: no frame at or above its p99 was later than {fmt_ns(LATE_NS)}."
-    key = most_often_largest(a["tail_by_part"])
-    return (
-        f"- {a['name']}: in {a['tail_by_part'][key]} of the {a['tail']} frames at or above "
-        f"its p99, the largest part was the {dict(PARTS)[key]}."
-    )
+    return part_sentence(
+        a, "tail", "tail_by_part", f"no frame at or above its p99 was later than {fmt_ns(LATE_NS)}.",
+        "in {n} of the {of} frames at or above its p99, the largest part was the {part}.")
 
 
 def table(rows: list[dict]) -> list[str]:

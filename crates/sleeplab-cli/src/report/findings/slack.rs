@@ -92,6 +92,13 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
     s.claim(Claim::Threshold {
         shown: threshold.clone(),
     });
+    // The two slacks and the median difference with its interval, as every wording
+    // quotes them.
+    let (high, low) = (ns(sw.high as f64), ns(sw.low as f64));
+    let (added_text, ci) = (ns(added), interval_text(added_est.ci, ns));
+    let between = format!(
+        "the median difference between sleeps of 1–100 µs at {high} slack and at {low} was {added_text}"
+    );
     let zero = Est::exact(0.0);
     if equivalent(&added_est, &zero, MATTERS_NS) {
         s.claim(Claim::Equivalent {
@@ -102,11 +109,7 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
             shown: threshold.clone(),
         });
         s.push(&format!(
-            "Timer slack hardly matters here (under {threshold}): the median difference between sleeps of 1–100 µs at {} slack and at {} was {} {}, its 95 % interval within ±{threshold} ({how}; {example}).",
-            ns(sw.high as f64),
-            ns(sw.low as f64),
-            ns(added),
-            interval_text(added_est.ci, ns),
+            "Timer slack hardly matters here (under {threshold}): {between} {ci}, its 95 % interval within ±{threshold} ({how}; {example}).",
         ));
         return Some(Finding::new("timer-slack", s));
     }
@@ -120,11 +123,7 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
     });
     if verdict == Order::Indistinguishable {
         s.push(&format!(
-            "Timer slack's effect is unclear here: the median difference between sleeps of 1–100 µs at {} slack and at {} was {}, {INDISTINGUISHABLE} from none ({}{}; {how}; under {threshold} would count as noise; {example}).",
-            ns(sw.high as f64),
-            ns(sw.low as f64),
-            ns(added),
-            interval_text(added_est.ci, ns),
+            "Timer slack's effect is unclear here: {between}, {INDISTINGUISHABLE} from none ({ci}{}; {how}; under {threshold} would count as noise; {example}).",
             basis_note(&[&added_est]),
         ));
         return Some(Finding::new("timer-slack", s));
@@ -142,10 +141,7 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
     let longer = Verb::Longer.word(stated);
     if added >= MATTERS_NS {
         s.push(&format!(
-            "Timer slack adds ~{} to every short sleep here: sleeps of 1–100 µs took that much {longer} at the default {} slack than at {} ({how}; under {threshold} would count as noise; {example}).",
-            ns(added),
-            ns(sw.high as f64),
-            ns(sw.low as f64),
+            "Timer slack adds ~{added_text} to every short sleep here: sleeps of 1–100 µs took that much {longer} at the default {high} slack than at {low} ({how}; under {threshold} would count as noise; {example}).",
         ));
         let slack = (sw.high - sw.low) as f64;
         let excess = added - slack;
@@ -164,19 +160,13 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
         s.push(" Set PR_SET_TIMERSLACK to 1 ns (or use a real-time policy) where it matters.");
     } else if added > -MATTERS_NS {
         s.push(&format!(
-            "Sleeps of 1–100 µs took {} {longer} at {} slack than at {} here, under the {threshold} that would count as noise in point value but not shown to be ({} {}; {how}; {example}).",
+            "Sleeps of 1–100 µs took {} {longer} at {high} slack than at {low} here, under the {threshold} that would count as noise in point value but not shown to be ({added_text} {ci}; {how}; {example}).",
             ns(added.abs()),
-            ns(sw.high as f64),
-            ns(sw.low as f64),
-            ns(added),
-            interval_text(added_est.ci, ns),
         ));
     } else {
         s.push(&format!(
-            "Sleeps of 1–100 µs took {} {longer} at {} slack than at {} here ({how}; under {threshold} would count as noise; {example}): the larger slack did not delay them.",
+            "Sleeps of 1–100 µs took {} {longer} at {high} slack than at {low} here ({how}; under {threshold} would count as noise; {example}): the larger slack did not delay them.",
             ns(added.abs()),
-            ns(sw.high as f64),
-            ns(sw.low as f64),
         ));
     }
     Some(Finding::new("timer-slack", s))
