@@ -2,9 +2,9 @@
 # The async benchmark: every way to wait from async code, and the io_uring and
 # futex_waitv waits beside clock_nanosleep. RUNS (3) times, in turn:
 #
-#  1. `sleeplab pace` at 60 Hz and at 1 kHz with the async contenders (ours, `asleep`;
-#     tokio's sleep_until and interval with Burst and Delay; async-io's Timer; a timerfd
-#     in tokio's reactor; spin_sleep in a blocking task), `precise`, and the floor
+#  1. `sleeplab pace` at 60 Hz and at 1 kHz with the async contenders (ours, `asleep` and
+#     `asleep-reactor`; tokio's sleep_until and interval with Burst and Delay; async-io's
+#     Timer; a timerfd in tokio's reactor; spin_sleep in a blocking task), `precise`, and the floor
 #     `clock-nanosleep-abs` (a plain absolute sleep: one kernel wake per frame, the least
 #     a wake on time costs here), interleaved in blocks (100 frames at 60 Hz, 200 at
 #     1 kHz), every frame kept;
@@ -42,8 +42,8 @@ elif [ -n "${1:-}" ]; then
   echo "bench-async: unknown argument '$1' (usage: bench-async.sh [--smoke])" >&2
   exit 2
 fi
-STRATEGIES=asleep,tokio-sleep-until,tokio-interval-burst,tokio-interval-delay,async-io-timer,tokio-timerfd,tokio-spin-sleep,precise,clock-nanosleep-abs
-CONTENDERS="asleep tokio-sleep-until tokio-interval-burst tokio-interval-delay async-io-timer tokio-timerfd tokio-spin-sleep"
+STRATEGIES=asleep,asleep-reactor,tokio-sleep-until,tokio-interval-burst,tokio-interval-delay,async-io-timer,tokio-timerfd,tokio-spin-sleep,precise,clock-nanosleep-abs
+CONTENDERS="asleep asleep-reactor tokio-sleep-until tokio-interval-burst tokio-interval-delay async-io-timer tokio-timerfd tokio-spin-sleep"
 MECHANISMS=clock-nanosleep,clock-nanosleep-abs,futex-waitv,io-uring-timeout,io-uring-timeout-abs,io-uring-wait,epoll-pwait2
 cargo build --release -q -p sleeplab-cli --bin sleeplab --example async_tasks
 out=$(mktemp -d)

@@ -18,7 +18,8 @@
 //!
 //!     cargo run --release -p sleeplab-cli --example async_tasks -- --contender asleep --tasks 10000
 //!
-//! Contenders: asleep (ours), tokio-sleep-until, tokio-interval-burst,
+//! Contenders: asleep (ours: the timer thread), asleep-reactor (ours: one timerfd in
+//! the runtime's reactor, its margin spun by a dispatch task), tokio-sleep-until, tokio-interval-burst,
 //! tokio-interval-delay, async-io-timer, tokio-timerfd (one timerfd per task; the open
 //! files limit is raised to its hard maximum), tokio-spin-sleep (spin_sleep in
 //! spawn_blocking; at most 500 tasks: tokio's blocking pool runs at most 512 threads).
@@ -59,6 +60,7 @@ fn instant_at(deadline_ns: u64) -> Instant {
 /// (`None`: missed, already passed when the task woke for an earlier one).
 async fn task(
     contender: &'static str,
+    reactor: Option<asleep::ReactorTimer>,
     first: u64,
     period: u64,
     end: u64,
@@ -81,6 +83,11 @@ async fn task(
     while deadline < end {
         match contender {
             "asleep" => asleep::sleep_until_ns(deadline).await,
+            "asleep-reactor" => {
+                if let Some(r) = &reactor {
+                    r.sleep_until_ns(deadline).await
+                }
+            }
             "tokio-sleep-until" => tokio::time::sleep_until(instant_at(deadline).into()).await,
             "async-io-timer" => {
                 async_io::Timer::at(instant_at(deadline)).await;
@@ -218,8 +225,14 @@ fn main() {
         })
     };
     let wakes: Vec<(u64, Option<u64>)> = rt.block_on(async {
+        // One reactor timer for every task, on this runtime.
+        let reactor = (contender == "asleep-reactor")
+            .then(|| asleep::ReactorTimer::new().expect("a reactor timer on the runtime"));
         let handles: Vec<_> = (0..args.tasks)
-            .map(|i| tokio::spawn(task(contender, t0 + (i + 1) * spacing, period, end)))
+            .map(|i| {
+                let first = t0 + (i + 1) * spacing;
+                tokio::spawn(task(contender, reactor.clone(), first, period, end))
+            })
             .collect();
         let mut all = Vec::new();
         for h in handles {

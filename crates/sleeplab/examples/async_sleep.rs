@@ -2,24 +2,40 @@
 //! 1 kHz with `sleeplab::precise::asleep::sleep_until`, next to one that uses
 //! `tokio::time::sleep_until` at 1 kHz; each prints how late its wakes were (the clock
 //! read on the first line after the `.await`, minus the deadline) and the timer thread
-//! says what it cost.
+//! says what it cost. With the cargo feature `tokio`, two more tasks pace at 60 Hz and
+//! 1 kHz on a `ReactorTimer` (a timerfd in the runtime's reactor), and it says what its
+//! dispatch task spun.
 //!
 //!     cargo run --release -p sleeplab --example async_sleep
+//!     cargo run --release -p sleeplab --features tokio --example async_sleep
 
 use sleeplab::clock::monotonic_ns;
 use sleeplab::precise::asleep;
 use std::time::{Duration, Instant};
 
+/// Whose sleep a task awaits.
+#[derive(Clone)]
+enum Timer {
+    /// The process-wide timer thread's.
+    Asleep,
+    /// tokio's wheel.
+    Tokio,
+    /// A timerfd in this runtime's reactor.
+    #[cfg(feature = "tokio")]
+    Reactor(asleep::ReactorTimer),
+}
+
 /// Wakes `frames` times on the grid `start + k·period`; the lateness of each wake, ns.
-async fn paced(period: Duration, frames: u32, tokio_timer: bool) -> Vec<u64> {
+async fn paced(period: Duration, frames: u32, timer: Timer) -> Vec<u64> {
     let start = Instant::now();
     let mut late = Vec::with_capacity(frames as usize);
     for k in 1..=frames {
         let deadline = start + period * k;
-        if tokio_timer {
-            tokio::time::sleep_until(deadline.into()).await;
-        } else {
-            asleep::sleep_until(deadline).await;
+        match &timer {
+            Timer::Asleep => asleep::sleep_until(deadline).await,
+            Timer::Tokio => tokio::time::sleep_until(deadline.into()).await,
+            #[cfg(feature = "tokio")]
+            Timer::Reactor(r) => r.sleep_until(deadline).await,
         }
         late.push(
             Instant::now()
@@ -46,22 +62,32 @@ fn summary(name: &str, mut late: Vec<u64>) {
 async fn main() {
     let cpu0 = asleep::global().stats().cpu_ns;
     let t0 = monotonic_ns();
-    let tasks = [
-        ("asleep 60 Hz", Duration::from_nanos(16_666_667), 120, false),
-        ("asleep 250 Hz", Duration::from_millis(4), 500, false),
-        ("asleep 1 kHz", Duration::from_millis(1), 2000, false),
-        (
-            "tokio::time::sleep_until 1 kHz",
-            Duration::from_millis(1),
-            2000,
-            true,
-        ),
-    ]
-    .map(|(name, period, frames, tokio_timer)| {
-        (name, tokio::spawn(paced(period, frames, tokio_timer)))
-    });
+    // (rate, period, frames)
+    let hz60 = ("60 Hz", Duration::from_nanos(16_666_667), 120);
+    let hz250 = ("250 Hz", Duration::from_millis(4), 500);
+    let khz = ("1 kHz", Duration::from_millis(1), 2000);
+    #[cfg_attr(not(feature = "tokio"), allow(unused_mut))]
+    let mut tasks = vec![
+        ("asleep", hz60, Timer::Asleep),
+        ("asleep", hz250, Timer::Asleep),
+        ("asleep", khz, Timer::Asleep),
+        ("tokio::time::sleep_until", khz, Timer::Tokio),
+    ];
+    #[cfg(feature = "tokio")]
+    let reactor = asleep::ReactorTimer::new().expect("a reactor timer on this runtime");
+    #[cfg(feature = "tokio")]
+    for rate in [hz60, khz] {
+        tasks.push(("ReactorTimer", rate, Timer::Reactor(reactor.clone())));
+    }
+    let tasks: Vec<_> = tasks
+        .into_iter()
+        .map(|(who, (rate, period, frames), timer)| {
+            let task = tokio::spawn(paced(period, frames, timer));
+            (format!("{who} {rate}"), task)
+        })
+        .collect();
     for (name, task) in tasks {
-        summary(name, task.await.expect("task"));
+        summary(&name, task.await.expect("task"));
     }
     let wall = monotonic_ns() - t0;
     let stats = asleep::global().stats();
@@ -71,4 +97,14 @@ async fn main() {
         stats.mean_late_ns as f64 / 1e3,
         100.0 * (stats.cpu_ns - cpu0) as f64 / wall as f64
     );
+    #[cfg(feature = "tokio")]
+    {
+        let r = reactor.stats();
+        println!(
+            "reactor timer: {} sleeps woken, mean {:.1} µs late as it saw them, its spin {:.2} % of a core",
+            r.fired,
+            r.mean_late_ns as f64 / 1e3,
+            100.0 * r.cpu_ns as f64 / wall as f64
+        );
+    }
 }

@@ -9,7 +9,7 @@
 use sleeplab::clock::{RealEnv, monotonic_ns};
 use sleeplab::lab::WaitStrategy;
 use sleeplab::precise::SleepReport;
-use sleeplab::precise::asleep::AsyncTimer;
+use sleeplab::precise::asleep::{AsyncTimer, ReactorTimer};
 use sleeplab::wait::ThreadUsage;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,6 +20,10 @@ pub const CONTENDERS: &[(&str, &str)] = &[
     (
         "asleep",
         "sleeplab::precise::asleep::sleep_until(deadline).await (tokio current-thread): one timer thread sleeps precisely to the earliest deadline",
+    ),
+    (
+        "asleep-reactor",
+        "sleeplab::precise::asleep::ReactorTimer::sleep_until(deadline).await (tokio current-thread): one timerfd in the runtime's reactor armed for the earliest deadline minus a learned margin, which its dispatch task spins on the executor's thread",
     ),
     (
         "tokio-sleep-until",
@@ -96,6 +100,7 @@ fn runtime(tids: &Tids) -> Result<Runtime, String> {
 /// How one contender awaits a deadline on its runtime; returns the clock read after it.
 enum Kind {
     Asleep(AsyncTimer),
+    AsleepReactor(ReactorTimer),
     SleepUntil,
     Interval {
         burst: bool,
@@ -122,8 +127,14 @@ pub fn build(name: &str) -> Result<Box<dyn WaitStrategy<RealEnv> + Send>, String
     let Some(&(name, _)) = CONTENDERS.iter().find(|(n, _)| *n == name) else {
         return Err(format!("unknown async contender {name:?}"));
     };
+    let tids = Tids::default();
+    let rt = runtime(&tids)?;
     let kind = match name {
         "asleep" => Kind::Asleep(AsyncTimer::new()),
+        "asleep-reactor" => Kind::AsleepReactor({
+            let _in_runtime = rt.enter();
+            ReactorTimer::new().map_err(|e| e.to_string())?
+        }),
         "tokio-sleep-until" => Kind::SleepUntil,
         "tokio-interval-burst" | "tokio-interval-delay" => Kind::Interval {
             burst: name.ends_with("burst"),
@@ -134,10 +145,9 @@ pub fn build(name: &str) -> Result<Box<dyn WaitStrategy<RealEnv> + Send>, String
         "tokio-timerfd" => Kind::Timerfd,
         _ => Kind::SpinSleep,
     };
-    let tids = Tids::default();
     Ok(Box::new(AsyncContender {
         name,
-        rt: runtime(&tids)?,
+        rt,
         tids,
         kind,
     }))
@@ -148,6 +158,10 @@ impl AsyncContender {
     fn wake_at(&mut self, deadline: u64) -> u64 {
         match &mut self.kind {
             Kind::Asleep(timer) => self.rt.block_on(async {
+                timer.sleep_until_ns(deadline).await;
+                monotonic_ns()
+            }),
+            Kind::AsleepReactor(timer) => self.rt.block_on(async {
                 timer.sleep_until_ns(deadline).await;
                 monotonic_ns()
             }),

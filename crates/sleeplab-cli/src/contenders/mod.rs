@@ -7,7 +7,8 @@
 //! * [`strategies`]: the precise-sleep contenders of `pace`, `cpu` and `advise` (the
 //!   library's strategies plus the `spin_sleep` crate);
 //! * [`asyncs`]: `pace`'s async contenders (tokio, async-io, a timerfd future, spin_sleep
-//!   in a blocking task, the library's `asleep`), each awaited on a runtime of its own.
+//!   in a blocking task, the library's `asleep` and its reactor timer), each awaited on a
+//!   runtime of its own.
 
 pub mod asyncs;
 pub mod strategies;

@@ -50,9 +50,14 @@
 //! ```
 
 mod queue;
+#[cfg(feature = "tokio")]
+mod reactor;
 #[cfg(test)]
 mod tests;
 mod timer_loop;
+
+#[cfg(feature = "tokio")]
+pub use reactor::{ReactorError, ReactorTimer};
 
 use crate::clock::{duration_ns, instant_to_ns, monotonic_ns};
 use crate::precise::{PreciseSleeper, PreciseSleeperBuilder};
@@ -145,27 +150,17 @@ impl AsyncTimer {
 
     /// A sleep that ends at `deadline_ns` on [`monotonic_ns`]'s time line.
     pub fn sleep_until_ns(&self, deadline_ns: u64) -> Sleep {
-        Sleep {
-            deadline_ns,
-            slot: None,
-            timer: self.clone(),
-        }
+        Sleep::new(deadline_ns, Backend::Thread(self.clone()))
     }
 
     /// The counts so far.
     pub fn stats(&self) -> TimerStats {
         let s = &self.handle.shared;
-        let fired = s.fired.load(Ordering::Relaxed);
-        TimerStats {
-            fired,
-            mean_late_ns: s.late_sum_ns.load(Ordering::Relaxed) / fired.max(1),
-            max_late_ns: s.late_max_ns.load(Ordering::Relaxed),
-            pending: s.pending(),
-            cpu_ns: match s.tid.load(Ordering::Acquire) {
-                0 => 0,
-                tid => crate::usage::ThreadUsage::of_thread(tid).map_or(0, |u| u.cpu_ns),
-            },
-        }
+        let cpu_ns = match s.tid.load(Ordering::Acquire) {
+            0 => 0,
+            tid => crate::usage::ThreadUsage::of_thread(tid).map_or(0, |u| u.cpu_ns),
+        };
+        s.counts.stats(s.pending(), cpu_ns)
     }
 }
 
@@ -197,17 +192,59 @@ pub fn sleep(duration: Duration) -> Sleep {
     global().sleep(duration)
 }
 
+/// The timer a [`Sleep`] registers with.
+#[derive(Debug)]
+enum Backend {
+    /// A timer thread's.
+    Thread(AsyncTimer),
+    /// A tokio reactor's.
+    #[cfg(feature = "tokio")]
+    Reactor(ReactorTimer),
+}
+
+impl Backend {
+    fn register(&self, deadline_ns: u64, slot: Arc<Slot>) {
+        match self {
+            Self::Thread(t) => {
+                let shared = &t.handle.shared;
+                if shared.register(deadline_ns, slot) {
+                    ring(shared);
+                }
+            }
+            #[cfg(feature = "tokio")]
+            Self::Reactor(r) => r.register(deadline_ns, slot),
+        }
+    }
+
+    fn note_cancelled(&self) {
+        match self {
+            Self::Thread(t) => t.handle.shared.note_cancelled(),
+            #[cfg(feature = "tokio")]
+            Self::Reactor(r) => r.note_cancelled(),
+        }
+    }
+}
+
 /// A sleep to a deadline: a future that is ready once the deadline has passed, never
-/// before. Registered with its timer when first polled; dropping it cancels it.
+/// before. Registered with its timer ([`AsyncTimer`] or `ReactorTimer`) when first
+/// polled; dropping it cancels it.
 #[derive(Debug)]
 #[must_use = "a sleep does nothing unless awaited"]
 pub struct Sleep {
     deadline_ns: u64,
     slot: Option<Arc<Slot>>,
-    timer: AsyncTimer,
+    timer: Backend,
 }
 
 impl Sleep {
+    fn new(deadline_ns: u64, timer: Backend) -> Self {
+        Self {
+            deadline_ns,
+            slot: None,
+            timer,
+        }
+    }
+
     /// The deadline on [`monotonic_ns`]'s time line, ns.
     pub fn deadline_ns(&self) -> u64 {
         self.deadline_ns
@@ -230,10 +267,7 @@ impl Future for Sleep {
         let slot = Arc::new(Slot::default());
         // Keeps the waker before the timer can see the slot: a fire finds it.
         slot.ready_or_keep(cx.waker());
-        let shared = &self.timer.handle.shared;
-        if shared.register(self.deadline_ns, Arc::clone(&slot)) {
-            ring(shared);
-        }
+        self.timer.register(self.deadline_ns, Arc::clone(&slot));
         self.slot = Some(slot);
         Poll::Pending
     }
@@ -243,7 +277,7 @@ impl Drop for Sleep {
     fn drop(&mut self) {
         if let Some(slot) = self.slot.as_ref().filter(|s| !s.is_fired()) {
             slot.cancel();
-            self.timer.handle.shared.note_cancelled();
+            self.timer.note_cancelled();
         }
     }
 }

@@ -87,13 +87,94 @@ impl Ord for Entry {
     }
 }
 
-/// The deadlines not yet fired.
+/// The deadlines not yet fired, earliest first; the timer thread's and the reactor
+/// timer's alike.
 #[derive(Debug, Default)]
-struct Queue {
+pub(crate) struct Queue {
     heap: BinaryHeap<Entry>,
     seq: u64,
     /// Sleeps dropped before they fired that may still be in the heap.
     cancelled: usize,
+}
+
+impl Queue {
+    /// Queues a sleep to `deadline_ns`.
+    pub(crate) fn push(&mut self, deadline_ns: u64, slot: Arc<Slot>) {
+        // Dropped sleeps leave their entries until their deadline comes; when they are
+        // most of a large heap, it is rebuilt without them.
+        if self.cancelled > 1024 && self.cancelled > self.heap.len() / 2 {
+            self.heap.retain(|e| !e.slot.is_cancelled());
+            self.cancelled = 0;
+        }
+        self.seq += 1;
+        self.heap.push(Entry {
+            deadline_ns,
+            seq: self.seq,
+            slot,
+        });
+    }
+
+    /// Fires every sleep due at `now_ns` (cancelled ones are dropped), counting each in
+    /// `counts`; their wakers go to `due.wakers` and the earliest deadline left to
+    /// `due.next_ns`.
+    pub(crate) fn take_due(&mut self, now_ns: u64, due: &mut Due, counts: &Counts) {
+        while self.next_ns().is_some_and(|next| next <= now_ns) {
+            let e = self.heap.pop().expect("peeked");
+            counts.note_fired(now_ns - e.deadline_ns);
+            if let Some(w) = e.slot.fire() {
+                due.wakers.push(w);
+            }
+        }
+        due.next_ns = self.next_ns();
+    }
+
+    /// The earliest deadline queued (cancelled sleeps at the front are dropped).
+    pub(crate) fn next_ns(&mut self) -> Option<u64> {
+        while self.heap.peek().is_some_and(|e| e.slot.is_cancelled()) {
+            self.heap.pop();
+            self.cancelled = self.cancelled.saturating_sub(1);
+        }
+        self.heap.peek().map(|e| e.deadline_ns)
+    }
+
+    /// A registered sleep was dropped before it fired ([`Slot::cancel`] first).
+    pub(crate) fn note_cancelled(&mut self) {
+        self.cancelled += 1;
+    }
+
+    /// Sleeps queued and not yet fired (cancelled ones until their deadline comes).
+    pub(crate) fn len(&self) -> usize {
+        self.heap.len()
+    }
+}
+
+/// Sleeps fired, and the sum and maximum of their lateness as the timer saw it (its
+/// clock read when it fired them − their deadline), ns.
+#[derive(Debug, Default)]
+pub(crate) struct Counts {
+    pub(crate) fired: AtomicU64,
+    pub(crate) late_sum_ns: AtomicU64,
+    pub(crate) late_max_ns: AtomicU64,
+}
+
+impl Counts {
+    fn note_fired(&self, late_ns: u64) {
+        self.fired.fetch_add(1, Ordering::Relaxed);
+        self.late_sum_ns.fetch_add(late_ns, Ordering::Relaxed);
+        self.late_max_ns.fetch_max(late_ns, Ordering::Relaxed);
+    }
+
+    /// The counts with `pending` sleeps queued and `cpu_ns` spent.
+    pub(crate) fn stats(&self, pending: usize, cpu_ns: u64) -> super::TimerStats {
+        let fired = self.fired.load(Ordering::Relaxed);
+        super::TimerStats {
+            fired,
+            mean_late_ns: self.late_sum_ns.load(Ordering::Relaxed) / fired.max(1),
+            max_late_ns: self.late_max_ns.load(Ordering::Relaxed),
+            pending,
+            cpu_ns,
+        }
+    }
 }
 
 /// Nothing to sleep to: the timer parks.
@@ -111,11 +192,8 @@ pub(crate) struct Shared {
     target: AtomicU64,
     /// Set when the last handle goes: the timer thread ends.
     pub(crate) shutdown: AtomicBool,
-    /// Sleeps fired, and the sum and maximum of their lateness as the timer saw it
-    /// (its clock read after waking − their deadline), ns.
-    pub(crate) fired: AtomicU64,
-    pub(crate) late_sum_ns: AtomicU64,
-    pub(crate) late_max_ns: AtomicU64,
+    /// What it fired.
+    pub(crate) counts: Counts,
     /// The timer thread's id (0 until it starts).
     pub(crate) tid: AtomicI32,
 }
@@ -127,9 +205,7 @@ impl Default for Shared {
             bell: AtomicU32::new(0),
             target: AtomicU64::new(PARKED),
             shutdown: AtomicBool::new(false),
-            fired: AtomicU64::new(0),
-            late_sum_ns: AtomicU64::new(0),
-            late_max_ns: AtomicU64::new(0),
+            counts: Counts::default(),
             tid: AtomicI32::new(0),
         }
     }
@@ -149,19 +225,8 @@ impl Shared {
     /// timer sleeps to (the caller rings the bell).
     pub(crate) fn register(&self, deadline_ns: u64, slot: Arc<Slot>) -> bool {
         let mut q = lock(&self.queue);
-        // Dropped sleeps leave their entries until their deadline comes; when they are
-        // most of a large heap, it is rebuilt without them.
-        if q.cancelled > 1024 && q.cancelled > q.heap.len() / 2 {
-            q.heap.retain(|e| !e.slot.is_cancelled());
-            q.cancelled = 0;
-        }
-        q.seq += 1;
-        let seq = q.seq;
-        q.heap.push(Entry {
-            deadline_ns,
-            seq,
-            slot,
-        });
+        q.push(deadline_ns, slot);
+        // Read under the lock, which `take_due` holds while it sets the target.
         deadline_ns < self.target.load(Ordering::Acquire)
     }
 
@@ -169,41 +234,23 @@ impl Shared {
     /// timer's next target to the earliest deadline left.
     pub(crate) fn take_due(&self, now_ns: u64, due: &mut Due) {
         let mut q = lock(&self.queue);
-        while let Some(top) = q.heap.peek() {
-            if top.slot.is_cancelled() {
-                q.heap.pop();
-                q.cancelled = q.cancelled.saturating_sub(1);
-                continue;
-            }
-            if top.deadline_ns > now_ns {
-                break;
-            }
-            let e = q.heap.pop().expect("peeked");
-            let late = now_ns - e.deadline_ns;
-            self.fired.fetch_add(1, Ordering::Relaxed);
-            self.late_sum_ns.fetch_add(late, Ordering::Relaxed);
-            self.late_max_ns.fetch_max(late, Ordering::Relaxed);
-            if let Some(w) = e.slot.fire() {
-                due.wakers.push(w);
-            }
-        }
-        due.next_ns = q.heap.peek().map(|e| e.deadline_ns);
+        q.take_due(now_ns, due, &self.counts);
         self.target
             .store(due.next_ns.unwrap_or(PARKED), Ordering::Release);
     }
 
     /// A registered sleep was dropped before it fired ([`Slot::cancel`] first).
     pub(crate) fn note_cancelled(&self) {
-        lock(&self.queue).cancelled += 1;
+        lock(&self.queue).note_cancelled();
     }
 
     /// Sleeps queued and not yet fired (cancelled ones until the timer reaches them).
     pub(crate) fn pending(&self) -> usize {
-        lock(&self.queue).heap.len()
+        lock(&self.queue).len()
     }
 }
 
 /// Locks `m`, ignoring poisoning (no code here panics while holding a lock).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }

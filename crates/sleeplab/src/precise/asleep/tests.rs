@@ -139,7 +139,7 @@ impl Harness {
     }
 
     fn fired(&self) -> u64 {
-        self.shared.fired.load(Ordering::Relaxed)
+        self.shared.counts.fired.load(Ordering::Relaxed)
     }
 }
 
