@@ -13,7 +13,10 @@
 #     2-worker tokio runtime, per contender, cut into BLOCKS blocks;
 #  3. `sleeplab sweep` of clock_nanosleep (relative and absolute), futex_waitv, the three
 #     io_uring waits and epoll_pwait2 at 1 µs, 50 µs and 1 ms, at the default 50 µs timer
-#     slack and at 1 ns, in ROUNDS interleaved rounds.
+#     slack and at 1 ns, in ROUNDS interleaved rounds;
+#  4. scripts/rearm-cost.c: REARM_ROUNDS (10) rounds of a 1 kHz loop on one timerfd
+#     re-armed per wake for the next deadline against two alternating (REARM_WAKES wakes
+#     each), what re-arming the kernel's earliest timer costs.
 #
 # Then scripts/bench_async_report.py writes the "async" section of docs/BENCHMARKS.md (or
 # BENCH_DOC): each verdict over blocks (paired blocks of the two sides, the median of
@@ -31,9 +34,11 @@ TASK_SECONDS=${TASK_SECONDS:-20}
 BLOCKS=${BLOCKS:-10}
 SWEEP_ITERATIONS=${SWEEP_ITERATIONS:-1000}
 ROUNDS=${ROUNDS:-10}
+REARM_ROUNDS=${REARM_ROUNDS:-10}
+REARM_WAKES=${REARM_WAKES:-3000}
 DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 if [ "${1:-}" = --smoke ]; then
-  RUNS=2 FRAMES_60=200 FRAMES_1K=400 TASKS="1 100" TASK_SECONDS=1 BLOCKS=2 SWEEP_ITERATIONS=40 ROUNDS=2
+  RUNS=2 FRAMES_60=200 FRAMES_1K=400 TASKS="1 100" TASK_SECONDS=1 BLOCKS=2 SWEEP_ITERATIONS=40 ROUNDS=2 REARM_ROUNDS=2 REARM_WAKES=100
   if [ -z "${BENCH_DOC:-}" ]; then
     DOC=$(mktemp -d)/BENCHMARKS.md
     cp docs/BENCHMARKS.md "$DOC"
@@ -48,6 +53,7 @@ MECHANISMS=clock-nanosleep,clock-nanosleep-abs,futex-waitv,io-uring-timeout,io-u
 cargo build --release -q -p sleeplab-cli --bin sleeplab --example async_tasks
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+cc -O2 -o "$out/rearm-cost" scripts/rearm-cost.c
 bin=target/release/sleeplab
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 pace=(pace --strategies "$STRATEGIES" --timer-slack 1ns --json-samples 10000000 -q)
@@ -63,11 +69,16 @@ for run in $(seq 1 "$RUNS"); do
     done
   done
   "$bin" "${sweep[@]}" --json "$out/sweep-$run.json" >/dev/null
+  for round in $(seq 1 "$REARM_ROUNDS"); do
+    "$out/rearm-cost" 1 "$REARM_WAKES" >>"$out/rearm-$run.jsonl"
+    "$out/rearm-cost" 2 "$REARM_WAKES" >>"$out/rearm-$run.jsonl"
+  done
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 commands="sleeplab ${pace[*]} --rate 60 --frames $FRAMES_60 --block 100
 sleeplab ${pace[*]} --rate 1000 --frames $FRAMES_1K --block 200
 for each contender and N in $TASKS: async_tasks --contender C --tasks N --seconds $TASK_SECONDS --blocks $BLOCKS
-sleeplab ${sweep[*]}"
+sleeplab ${sweep[*]}
+rearm-cost 1 $REARM_WAKES; rearm-cost 2 $REARM_WAKES   # alternately, $REARM_ROUNDS rounds"
 python3 scripts/bench_async_report.py "$out" "$RUNS" "$commands" "$load_before" "$load_after" "$DOC"
 echo "bench-async: wrote $DOC" >&2

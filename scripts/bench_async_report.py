@@ -240,6 +240,47 @@ def sweep_table(data):
     return rows
 
 
+def rearm_verdict(diffs):
+    """What the paired rounds (one timerfd − two, CPU %) say, by the interval of their
+    median difference: the verb follows its sign, "ties" where it holds 0."""
+    c = ci(diffs, 0.5)
+    if c is None:
+        return None
+    if c[0] is not None and c[0] > 0:
+        return "one timerfd re-armed per wake costs more"
+    if c[1] is not None and c[1] < 0:
+        return "one timerfd re-armed per wake costs less"
+    return f"ties ({INDISTINGUISHABLE})"
+
+
+def rearm_run(lines):
+    """One run's rounds: (differences of CPU %, one − two, per round; the medians of the
+    mean lateness with one and with two)."""
+    one = [x for x in lines if x["k"] == 1]
+    two = [x for x in lines if x["k"] == 2]
+    diffs = [a["cpu_percent"] - b["cpu_percent"] for a, b in zip(one, two)]
+    late = [quantile([x["mean_late_ns"] for x in side], 0.5) for side in (one, two)]
+    return diffs, late
+
+
+def rearm_lines(runs):
+    """The re-arm experiment: each run's paired verdict, then the runs counted."""
+    out, verdicts = [], []
+    for i, run in enumerate(runs, 1):
+        diffs, (late1, late2) = rearm_run(run["rearm"])
+        v = rearm_verdict(diffs)
+        verdicts.append(v)
+        m, c = median_ci(diffs)
+        detail = ("no rounds" if m is None else
+                  f"median difference (one − two, CPU % per round) {m:+.2f} % "
+                  f"{fmt_ci(c, lambda x: f'{x:+.2f} %')} over {len(diffs)} rounds")
+        out.append(f"- run {i}: {v or 'not judged (too few rounds)'}: {detail}; median of the "
+                   f"rounds' mean lateness {us(late1)} with one, {us(late2)} with two")
+    counts = ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts) if v)
+    out.append(f"- across {len(runs)} runs: {counts or 'none judged'}")
+    return out
+
+
 def load(dirname, runs):
     out = []
     for r in range(1, runs + 1):
@@ -247,7 +288,9 @@ def load(dirname, runs):
             return json.load(open(os.path.join(dirname, name)))
         with open(os.path.join(dirname, f"tasks-{r}.jsonl")) as f:
             tasks = task_lines(json.loads(line) for line in f if line.strip())
-        out.append({"pace60": j(f"pace60-{r}.json"), "pace1k": j(f"pace1k-{r}.json"),
+        with open(os.path.join(dirname, f"rearm-{r}.jsonl")) as f:
+            rearm = [json.loads(line) for line in f if line.strip()]
+        out.append({"rearm": rearm, "pace60": j(f"pace60-{r}.json"), "pace1k": j(f"pace1k-{r}.json"),
                     "tasks": tasks, "sweep": j(f"sweep-{r}.json")})
     return out
 
@@ -309,6 +352,13 @@ def section(runs, commands, load_before, load_after):
         "1 ns rows compare them without it.",
         "",
         *sweep_lines,
+        "",
+        "What re-arming the kernel's earliest timer costs (`scripts/rearm-cost.c`, a 1 kHz loop "
+        "on timerfds in `epoll_wait`: one timerfd re-armed after each wake for the next deadline, "
+        "always the earliest timer, against two alternating, each re-armed behind the other; "
+        "interleaved rounds, paired; the reason the reactor timer keeps two):",
+        "",
+        *rearm_lines(runs),
         "",
         "Targets, first run:",
         "",
@@ -385,6 +435,16 @@ def self_test():
     f = sweep_findings({"cells": [cell(BASELINE, 100), cell("futex-waitv", 50), cell("io-uring-wait", 100)]})
     assert [(m, v) for m, _, _, v, _ in f] == [("futex-waitv", "beats clock_nanosleep"),
                                             ("io-uring-wait", f"ties clock_nanosleep ({INDISTINGUISHABLE})")], f
+    # The re-arm verdict's verb follows the sign of its interval.
+    assert rearm_verdict([1.0, 1.2, 0.8, 1.1, 0.9, 1.3, 1.0, 0.7, 1.2, 1.1]) == \
+        "one timerfd re-armed per wake costs more"
+    assert rearm_verdict([-x for x in [1.0, 1.2, 0.8, 1.1, 0.9, 1.3, 1.0, 0.7, 1.2, 1.1]]) == \
+        "one timerfd re-armed per wake costs less"
+    assert rearm_verdict([1, -1] * 5).startswith("ties"), rearm_verdict([1, -1] * 5)
+    assert rearm_verdict([1.0]) is None
+    lines = [{"k": k, "cpu_percent": c, "mean_late_ns": 40e3} for k, c in [(1, 3.0), (2, 2.0)] * 10]
+    diffs, late = rearm_run(lines)
+    assert diffs == [1.0] * 10 and late == [40e3, 40e3], (diffs, late)
     print("self-test ok")
 
 

@@ -43,6 +43,7 @@ python3 scripts/host_validate.py --self-test
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/eevdf-lag.c -lpthread
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/host-gaps.c -lpthread
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/host-spin.c
+cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/rearm-cost.c
 
 py=$(scripts/python-env.sh)
 (cd bindings/python && "$py" -m pytest -q)

@@ -14,13 +14,14 @@
 //! it prints the wakes and missed deadlines whose deadline fell in it, the p50 and p99
 //! lateness of those wakes and the process's CPU time over it (every thread: workers,
 //! timer thread, blocking pool, async-io's driver), as one JSON object per line, then a
-//! summary line.
+//! summary line (for ours, `timer_cpu_percent`: the timer thread's CPU, or the reactor
+//! timer's spin, over the whole run with its warm-up).
 //!
 //!     cargo run --release -p sleeplab-cli --example async_tasks -- --contender asleep --tasks 10000
 //!
-//! Contenders: asleep (ours: the timer thread), asleep-reactor (ours: one timerfd in
-//! the runtime's reactor, its margin spun by a dispatch task), tokio-sleep-until, tokio-interval-burst,
-//! tokio-interval-delay, async-io-timer, tokio-timerfd (one timerfd per task; the open
+//! Contenders: asleep (ours: the timer thread), asleep-reactor (ours: two timerfds in
+//! the runtime's reactor, its margin spun by a dispatch task), tokio-sleep-until,
+//! tokio-interval-burst, tokio-interval-delay, async-io-timer, tokio-timerfd (one timerfd per task; the open
 //! files limit is raised to its hard maximum), tokio-spin-sleep (spin_sleep in
 //! spawn_blocking; at most 500 tasks: tokio's blocking pool runs at most 512 threads).
 
@@ -224,7 +225,8 @@ fn main() {
                 .collect::<Vec<_>>()
         })
     };
-    let wakes: Vec<(u64, Option<u64>)> = rt.block_on(async {
+    let run_start = monotonic_ns();
+    let (wakes, timer_cpu_ns): (Vec<(u64, Option<u64>)>, Option<u64>) = rt.block_on(async {
         // One reactor timer for every task, on this runtime.
         let reactor = (contender == "asleep-reactor")
             .then(|| asleep::ReactorTimer::new().expect("a reactor timer on the runtime"));
@@ -238,8 +240,15 @@ fn main() {
         for h in handles {
             all.extend(h.await.expect("task"));
         }
-        all
+        // Our timers' own CPU: the timer thread's, or the reactor timer's spin.
+        let timer_cpu_ns = match (contender, &reactor) {
+            ("asleep", _) => Some(asleep::global().stats().cpu_ns),
+            (_, Some(r)) => Some(r.stats().cpu_ns),
+            _ => None,
+        };
+        (all, timer_cpu_ns)
     });
+    let run_wall = monotonic_ns().saturating_sub(run_start).max(1);
     let cpu = sampler.join().expect("sampler");
     let mut blocks = Vec::new();
     for b in 0..args.blocks as usize {
@@ -261,6 +270,7 @@ fn main() {
             "contender": contender, "tasks": args.tasks, "spacing_ns": spacing, "period_ns": period,
             "wakes": late.len(), "missed": missed, "p50_ns": quantile(&late, 0.5), "p99_ns": quantile(&late, 0.99),
             "max_ns": late.last(), "cpu_percent": total_cpu, "blocks": blocks,
+            "timer_cpu_percent": timer_cpu_ns.map(|t| 100.0 * t as f64 / run_wall as f64),
         })
     );
 }

@@ -3,7 +3,7 @@
 //! `tokio::time::sleep_until` at 1 kHz; each prints how late its wakes were (the clock
 //! read on the first line after the `.await`, minus the deadline) and the timer thread
 //! says what it cost. With the cargo feature `tokio`, two more tasks pace at 60 Hz and
-//! 1 kHz on a `ReactorTimer` (a timerfd in the runtime's reactor), and it says what its
+//! 1 kHz on a `ReactorTimer` (timerfds in the runtime's reactor), and it says what its
 //! dispatch task spun.
 //!
 //!     cargo run --release -p sleeplab --example async_sleep

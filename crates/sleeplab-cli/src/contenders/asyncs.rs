@@ -23,7 +23,7 @@ pub const CONTENDERS: &[(&str, &str)] = &[
     ),
     (
         "asleep-reactor",
-        "sleeplab::precise::asleep::ReactorTimer::sleep_until(deadline).await (tokio current-thread): one timerfd in the runtime's reactor armed for the earliest deadline minus a learned margin, which its dispatch task spins on the executor's thread",
+        "sleeplab::precise::asleep::ReactorTimer::sleep_until(deadline).await (tokio current-thread): two timerfds in the runtime's reactor armed for the two earliest deadlines minus a learned margin, which its dispatch task spins on the executor's thread",
     ),
     (
         "tokio-sleep-until",

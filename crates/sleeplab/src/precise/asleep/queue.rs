@@ -2,8 +2,7 @@
 //! (its waker, whether it fired), the doorbell a registration rings, and the counts.
 //! No clock is read here.
 
-use std::cmp::Ordering as CmpOrdering;
-use std::collections::BinaryHeap;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
@@ -58,42 +57,14 @@ impl Slot {
     }
 }
 
-/// A deadline in the queue: earliest first, then in registration order.
-#[derive(Debug)]
-struct Entry {
-    deadline_ns: u64,
-    seq: u64,
-    slot: Arc<Slot>,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        (self.deadline_ns, self.seq) == (other.deadline_ns, other.seq)
-    }
-}
-
-impl Eq for Entry {}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<CmpOrdering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Entry {
-    /// Reversed, so the max-heap pops the earliest deadline.
-    fn cmp(&self, other: &Self) -> CmpOrdering {
-        (other.deadline_ns, other.seq).cmp(&(self.deadline_ns, self.seq))
-    }
-}
-
-/// The deadlines not yet fired, earliest first; the timer thread's and the reactor
-/// timer's alike.
+/// The deadlines not yet fired, earliest first (then in registration order); the timer
+/// thread's and the reactor timer's alike.
 #[derive(Debug, Default)]
 pub(crate) struct Queue {
-    heap: BinaryHeap<Entry>,
+    /// (deadline, registration number) → the sleep's slot.
+    map: BTreeMap<(u64, u64), Arc<Slot>>,
     seq: u64,
-    /// Sleeps dropped before they fired that may still be in the heap.
+    /// Sleeps dropped before they fired that may still be in the map.
     cancelled: usize,
 }
 
@@ -101,17 +72,13 @@ impl Queue {
     /// Queues a sleep to `deadline_ns`.
     pub(crate) fn push(&mut self, deadline_ns: u64, slot: Arc<Slot>) {
         // Dropped sleeps leave their entries until their deadline comes; when they are
-        // most of a large heap, it is rebuilt without them.
-        if self.cancelled > 1024 && self.cancelled > self.heap.len() / 2 {
-            self.heap.retain(|e| !e.slot.is_cancelled());
+        // most of a large queue, it is rebuilt without them.
+        if self.cancelled > 1024 && self.cancelled > self.map.len() / 2 {
+            self.map.retain(|_, s| !s.is_cancelled());
             self.cancelled = 0;
         }
         self.seq += 1;
-        self.heap.push(Entry {
-            deadline_ns,
-            seq: self.seq,
-            slot,
-        });
+        self.map.insert((deadline_ns, self.seq), slot);
     }
 
     /// Fires every sleep due at `now_ns` (cancelled ones are dropped), counting each in
@@ -119,9 +86,9 @@ impl Queue {
     /// `due.next_ns`.
     pub(crate) fn take_due(&mut self, now_ns: u64, due: &mut Due, counts: &Counts) {
         while self.next_ns().is_some_and(|next| next <= now_ns) {
-            let e = self.heap.pop().expect("peeked");
-            counts.note_fired(now_ns - e.deadline_ns);
-            if let Some(w) = e.slot.fire() {
+            let ((deadline_ns, _), slot) = self.map.pop_first().expect("a next deadline");
+            counts.note_fired(now_ns - deadline_ns);
+            if let Some(w) = slot.fire() {
                 due.wakers.push(w);
             }
         }
@@ -130,11 +97,23 @@ impl Queue {
 
     /// The earliest deadline queued (cancelled sleeps at the front are dropped).
     pub(crate) fn next_ns(&mut self) -> Option<u64> {
-        while self.heap.peek().is_some_and(|e| e.slot.is_cancelled()) {
-            self.heap.pop();
+        while let Some(first) = self.map.first_entry() {
+            if !first.get().is_cancelled() {
+                return Some(first.key().0);
+            }
+            first.remove();
             self.cancelled = self.cancelled.saturating_sub(1);
         }
-        self.heap.peek().map(|e| e.deadline_ns)
+        None
+    }
+
+    /// The earliest deadline queued after `after_ns` (cancelled sleeps passed over).
+    pub(crate) fn next_after_ns(&self, after_ns: u64) -> Option<u64> {
+        let from = (after_ns.checked_add(1)?, 0);
+        self.map
+            .range(from..)
+            .find(|(_, slot)| !slot.is_cancelled())
+            .map(|(&(deadline_ns, _), _)| deadline_ns)
     }
 
     /// A registered sleep was dropped before it fired ([`Slot::cancel`] first).
@@ -144,7 +123,7 @@ impl Queue {
 
     /// Sleeps queued and not yet fired (cancelled ones until their deadline comes).
     pub(crate) fn len(&self) -> usize {
-        self.heap.len()
+        self.map.len()
     }
 }
 

@@ -1,23 +1,26 @@
-//! [`ReactorTimer`]: the precise async sleep with one wake per deadline on tokio. One
-//! timerfd in the runtime's reactor is armed for the earliest deadline minus a learned
-//! margin; the worker parked in `epoll_wait` wakes for it, the timer's dispatch task
-//! spins the rest of the margin on that worker and wakes the sleeps that are due, which
-//! the same worker then runs. No thread of its own: the kernel's timer wakes the
-//! executor directly.
+//! [`ReactorTimer`]: the precise async sleep with one wake per deadline on tokio. Two
+//! timerfds in the runtime's reactor are armed for the two earliest deadlines, each
+//! minus a learned margin; the worker parked in `epoll_wait` wakes for the first, the
+//! timer's dispatch task spins the rest of the margin on that worker and wakes the
+//! sleeps that are due, which the same worker then runs. No thread of its own: the
+//! kernel's timer wakes the executor directly.
 //!
-//! [`Plan`] holds the decisions (what to arm, what is due, whether to spin, what to
+//! `plan.rs` holds the decisions (what to arm, what is due, whether to spin, what to
 //! learn) with no clock and no I/O, so they are tested in virtual time.
 
-use super::queue::{Counts, Due, Queue, Slot, lock};
+mod plan;
+
+use super::queue::{Counts, Due, Slot, lock};
 use super::{Sleep, TimerStats};
 use crate::clock::{Env, RealEnv, duration_ns, instant_to_ns, monotonic_ns};
-use crate::precise::estimator::MarginEstimator;
 use crate::precise::spin::{SpinStrategy, spin_until};
 use crate::precise::tradeoff::{CpuBudget, Tradeoff};
 use crate::sys::TimerFd;
+use plan::{FDS, Plan, Step};
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::{Duration, Instant};
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
@@ -28,7 +31,7 @@ pub enum ReactorError {
     /// Not called from inside a tokio runtime.
     #[error("a ReactorTimer is made inside a tokio runtime (none is running on this thread)")]
     NoRuntime,
-    /// The timerfd could not be made.
+    /// A timerfd could not be made.
     #[error("{call} for the reactor timer: {source}")]
     Os {
         /// The call that failed.
@@ -36,8 +39,8 @@ pub enum ReactorError {
         /// Why.
         source: std::io::Error,
     },
-    /// The reactor refused the timerfd.
-    #[error("registering the reactor timer's timerfd: {0}")]
+    /// The reactor refused a timerfd.
+    #[error("registering a timerfd of the reactor timer: {0}")]
     Register(std::io::Error),
 }
 
@@ -66,7 +69,7 @@ impl Drop for Handle {
     fn drop(&mut self) {
         self.state.shutdown.store(true, Ordering::Release);
         // Fires at once: the dispatch task wakes, sees the shutdown and ends.
-        let _ = self.state.timerfd.set(true, 1, 0);
+        let _ = self.state.timerfds[0].set(true, 1, 0);
     }
 }
 
@@ -74,49 +77,55 @@ impl Drop for Handle {
 #[derive(Debug)]
 struct State {
     plan: Mutex<Plan>,
-    timerfd: TimerFd,
+    timerfds: [TimerFd; FDS],
     counts: Counts,
     /// Time the dispatch task spun, ns.
     spun_ns: AtomicU64,
     shutdown: AtomicBool,
 }
 
-/// The timerfd, as the reactor registers it.
-struct Fd(Arc<State>);
+/// One of the timerfds, as the reactor registers it.
+struct Fd(Arc<State>, usize);
 
 impl AsRawFd for Fd {
     fn as_raw_fd(&self) -> RawFd {
-        self.0.timerfd.fd()
+        self.0.timerfds[self.1].fd()
     }
 }
 
 impl State {
-    /// A fresh state whose spin may take `percent` % of each wait, with its timerfd.
+    /// A fresh state whose spin may take `percent` % of each wait, with its timerfds.
     fn new(percent: f64) -> Result<Self, ReactorError> {
+        let timerfd = || {
+            TimerFd::new(true).map_err(|e| ReactorError::Os {
+                call: e.call,
+                source: e.source,
+            })
+        };
         Ok(Self {
             plan: Mutex::new(Plan::new(Tradeoff {
                 cpu_budget: CpuBudget::Percent(percent),
                 ..Tradeoff::default()
             })),
-            timerfd: TimerFd::new(true).map_err(|e| ReactorError::Os {
-                call: e.call,
-                source: e.source,
-            })?,
+            timerfds: [timerfd()?, timerfd()?],
             counts: Counts::default(),
             spun_ns: AtomicU64::new(0),
             shutdown: AtomicBool::new(false),
         })
     }
 
-    /// Arms the timerfd to fire at `fire_ns` (absolute), or disarms it. Called under
-    /// the plan's lock, so arms land in the order they were decided.
-    fn arm(&self, fire_ns: Option<u64>) {
-        // A failed settime leaves the earlier setting: the dispatch task re-arms at its
-        // next wake, and no sleep is ever early (they are fired by the clock, not the fd).
-        let _ = match fire_ns {
-            Some(t) => self.timerfd.set(true, t.max(1), 0),
-            None => self.timerfd.set(false, 0, 0),
-        };
+    /// Applies the plan's changes to the timerfds. Called under the plan's lock, so
+    /// arms land in the order they were decided.
+    fn apply(&self, changes: plan::Changes) {
+        for (fd, change) in self.timerfds.iter().zip(changes) {
+            // A failed settime leaves the earlier setting: the dispatch task re-arms at
+            // its next wake, and no sleep is ever early (the clock fires them, not a fd).
+            let _ = match change {
+                Some(Some(t)) => fd.set(true, t.max(1), 0),
+                Some(None) => fd.set(false, 0, 0),
+                None => Ok(()),
+            };
+        }
     }
 }
 
@@ -141,14 +150,17 @@ impl ReactorTimer {
     pub fn with_cpu_budget_percent(percent: f64) -> Result<Self, ReactorError> {
         let rt = tokio::runtime::Handle::try_current().map_err(|_| ReactorError::NoRuntime)?;
         let state = Arc::new(State::new(percent)?);
-        let fd = {
+        let register = |i| {
             let _in = rt.enter();
-            // SAFETY: the descriptor is the state's timerfd, which the `Fd` keeps open
-            // (it holds the state) and which is never replaced, for the AsyncFd's life.
-            unsafe { AsyncFd::register_with_interest(Fd(Arc::clone(&state)), Interest::READABLE) }
-                .map_err(|e| ReactorError::Register(std::io::Error::other(e.to_string())))?
+            // SAFETY: the descriptor is one of the state's timerfds, which the `Fd` keeps
+            // open (it holds the state) and which is never replaced, for the AsyncFd's life.
+            unsafe {
+                AsyncFd::register_with_interest(Fd(Arc::clone(&state), i), Interest::READABLE)
+            }
+            .map_err(|e| ReactorError::Register(std::io::Error::other(e.to_string())))
         };
-        rt.spawn(dispatch(fd));
+        let fds = [register(0)?, register(1)?];
+        rt.spawn(dispatch(fds));
         Ok(Self {
             handle: Arc::new(Handle { state }),
         })
@@ -181,9 +193,7 @@ impl ReactorTimer {
     pub(super) fn register(&self, deadline_ns: u64, slot: Arc<Slot>) {
         let s = &self.handle.state;
         let mut plan = lock(&s.plan);
-        if let Some(fire) = plan.register(monotonic_ns(), deadline_ns, slot) {
-            s.arm(Some(fire));
-        }
+        s.apply(plan.register(monotonic_ns(), deadline_ns, slot));
     }
 
     /// A registered sleep was dropped before it fired.
@@ -192,28 +202,40 @@ impl ReactorTimer {
     }
 }
 
-/// The dispatch task: each time the timerfd is readable, one [`turn`].
-async fn dispatch(fd: AsyncFd<Fd>) {
-    let state = Arc::clone(&fd.get_ref().0);
+/// The dispatch task: each time one of the timerfds is readable, one [`turn`].
+async fn dispatch(fds: [AsyncFd<Fd>; FDS]) {
+    let state = Arc::clone(&fds[0].get_ref().0);
     loop {
-        let Ok(mut ready) = fd.readable().await else {
+        let ready = std::future::poll_fn(|cx| {
+            for (i, fd) in fds.iter().enumerate() {
+                if let Poll::Ready(r) = fd.poll_read_ready(cx) {
+                    return Poll::Ready(r.map(|guard| (i, guard)));
+                }
+            }
+            Poll::Pending
+        });
+        let Ok((i, mut guard)) = ready.await else {
             return;
         };
-        // Reads the expiry (a second read finds none), then waits for the next edge.
-        while let Ok(Some(_)) = state.timerfd.read() {}
-        ready.clear_ready();
+        // One read takes every expiry so far. Readiness is cleared even after a read
+        // that found one: an expiry after it comes with an edge of its own (tokio keeps
+        // readiness that arrived since this guard was made), so no second read, which
+        // would only find nothing, is needed.
+        let _ = state.timerfds[i].read();
+        guard.clear_ready();
         if state.shutdown.load(Ordering::Acquire) {
             return;
         }
-        turn(&state, &mut RealEnv);
+        turn(&state, i, &mut RealEnv);
     }
 }
 
-/// One wake of the dispatch task: fire what is due (spinning first to a deadline within
-/// the margin it armed for), wake it outside the lock, arm for the earliest left.
-fn turn<E: Env>(state: &State, env: &mut E) {
+/// One wake of the dispatch task by timerfd `fd`: fire what is due (spinning first to
+/// the deadline it was armed for when that is within its margin), wake it outside the
+/// lock, arm for the earliest deadlines left.
+fn turn<E: Env>(state: &State, fd: usize, env: &mut E) {
     let mut due = Due::default();
-    let step = lock(&state.plan).wake(env.now(), &mut due, &state.counts);
+    let step = lock(&state.plan).wake(fd, env.now(), &mut due, &state.counts);
     if let Step::SpinTo(deadline) = step {
         let from = env.now();
         let spun = spin_until(env, from, deadline, SpinStrategy::Spin);
@@ -228,115 +250,8 @@ fn turn<E: Env>(state: &State, env: &mut E) {
         w.wake();
     }
     let mut plan = lock(&state.plan);
-    let fire = plan.rearm(env.now());
-    state.arm(fire);
-}
-
-/// What a wake of the dispatch task does next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Step {
-    /// It fired sleeps (or none is near): wake them and re-arm.
-    Done,
-    /// None was due yet, and the earliest deadline is within the margin armed for it:
-    /// spin to it, then fire.
-    SpinTo(u64),
-}
-
-/// The deadline the timerfd is armed for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Armed {
-    /// The sleep's deadline, ns.
-    pub(crate) deadline_ns: u64,
-    /// When the timerfd fires: the deadline minus the margin, ns.
-    pub(crate) fire_ns: u64,
-    /// The clock when it was armed, ns (a fire time already past fires at once: its
-    /// wake is late only from here).
-    pub(crate) set_ns: u64,
-}
-
-/// The reactor timer's decisions, with no clock and no I/O.
-#[derive(Debug)]
-pub(crate) struct Plan {
-    pub(crate) queue: Queue,
-    estimator: MarginEstimator,
-    tradeoff: Tradeoff,
-    /// What the timerfd is armed for (`None`: disarmed, or fired and not re-armed).
-    pub(crate) armed: Option<Armed>,
-}
-
-impl Plan {
-    pub(crate) fn new(tradeoff: Tradeoff) -> Self {
-        Self {
-            queue: Queue::default(),
-            estimator: MarginEstimator::default(),
-            tradeoff,
-            armed: None,
-        }
-    }
-
-    /// The margin for a deadline `wait_ns` away: the estimator's, bounded by the budget.
-    pub(crate) fn margin_ns(&self, wait_ns: u64) -> u64 {
-        self.tradeoff
-            .margin_ns(&self.estimator, wait_ns)
-            .min(wait_ns)
-    }
-
-    fn arm_for(&mut self, now_ns: u64, deadline_ns: u64) -> u64 {
-        let fire_ns = deadline_ns - self.margin_ns(deadline_ns.saturating_sub(now_ns));
-        self.armed = Some(Armed {
-            deadline_ns,
-            fire_ns,
-            set_ns: now_ns,
-        });
-        fire_ns
-    }
-
-    /// Queues a sleep at `now_ns`; the time to arm the timerfd for when it comes before
-    /// the deadline armed (or nothing is armed).
-    pub(crate) fn register(
-        &mut self,
-        now_ns: u64,
-        deadline_ns: u64,
-        slot: Arc<Slot>,
-    ) -> Option<u64> {
-        self.queue.push(deadline_ns, slot);
-        match self.armed {
-            Some(a) if a.deadline_ns <= deadline_ns => None,
-            _ => Some(self.arm_for(now_ns, deadline_ns)),
-        }
-    }
-
-    /// The dispatch task woke at `now_ns`: learns how late the wake came after the fire
-    /// time armed (the kernel's and the executor's delay, which the margin covers), fires
-    /// what is due into `due`, and says whether to spin to the next deadline first.
-    pub(crate) fn wake(&mut self, now_ns: u64, due: &mut Due, counts: &Counts) -> Step {
-        let armed = self.armed.take();
-        if let Some(a) = armed.filter(|a| now_ns >= a.fire_ns) {
-            // Never negative: the fire time is past and the arming was before now.
-            self.estimator.observe(now_ns - a.fire_ns.max(a.set_ns));
-        }
-        self.queue.take_due(now_ns, due, counts);
-        match (armed, due.next_ns) {
-            (Some(a), Some(next))
-                if due.wakers.is_empty() && next == a.deadline_ns && now_ns >= a.fire_ns =>
-            {
-                Step::SpinTo(next)
-            }
-            _ => Step::Done,
-        }
-    }
-
-    /// After a wake at `now_ns`: the time to arm the timerfd for the earliest deadline
-    /// left (`None`: nothing is queued; disarm).
-    pub(crate) fn rearm(&mut self, now_ns: u64) -> Option<u64> {
-        match self.queue.next_ns() {
-            Some(next) => Some(self.arm_for(now_ns, next)),
-            None => {
-                self.armed = None;
-                None
-            }
-        }
-    }
+    let changes = plan.rearm(env.now());
+    state.apply(changes);
 }
 
 #[cfg(test)]

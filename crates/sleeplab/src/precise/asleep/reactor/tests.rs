@@ -30,25 +30,44 @@ fn one_percent() -> Plan {
 }
 
 /// Arm times, by hand: the margin is the estimator's prior (200 µs + 10 µs of
-/// headroom) bounded by 1 % of the wait; a later deadline leaves the arming alone, an
-/// earlier one re-arms.
+/// headroom) bounded by 1 % of the wait. The two timerfds take the two earliest
+/// deadlines; a later one arms nothing, an earlier one takes the timerfd of the later
+/// of the two.
 #[test]
-fn it_arms_for_the_earliest_deadline_minus_the_budgeted_margin() {
+fn it_arms_the_two_earliest_deadlines_minus_the_budgeted_margin() {
     let c = Arc::new(Count(AtomicU64::new(0)));
     let mut plan = one_percent();
     // 16.666667 ms away: 1 % is 166 666 ns, under the 210 µs margin.
-    assert_eq!(plan.register(0, 16_666_667, slot(&c)), Some(16_500_001));
-    assert_eq!(plan.register(0, 20_000_000, slot(&c)), None, "later");
-    // 1 ms away, registered at 0.5 ms: 1 % of 0.5 ms is 5 µs.
-    assert_eq!(plan.register(500_000, 1_000_000, slot(&c)), Some(995_000));
+    assert_eq!(
+        plan.register(0, 16_666_667, slot(&c)),
+        [Some(Some(16_500_001)), None]
+    );
+    // 20 ms away: 1 % is 200 µs.
+    assert_eq!(
+        plan.register(0, 20_000_000, slot(&c)),
+        [None, Some(Some(19_800_000))]
+    );
+    assert_eq!(
+        plan.register(0, 30_000_000, slot(&c)),
+        [None, None],
+        "third"
+    );
+    // 1 ms away, registered at 0.5 ms: 1 % of 0.5 ms is 5 µs; it replaces 20 ms.
+    assert_eq!(
+        plan.register(500_000, 1_000_000, slot(&c)),
+        [None, Some(Some(995_000))]
+    );
     // 1 s away: the 210 µs margin is under 1 % (10 ms).
     let mut plan = one_percent();
-    assert_eq!(plan.register(0, 1_000_000_000, slot(&c)), Some(999_790_000));
-    // With nothing left the timerfd is disarmed.
+    assert_eq!(
+        plan.register(0, 1_000_000_000, slot(&c))[0],
+        Some(Some(999_790_000))
+    );
+    // Once it fired, with nothing left, nothing is armed.
     let mut due = Due::default();
-    plan.wake(1_000_000_000, &mut due, &Counts::default());
-    assert_eq!(plan.rearm(1_000_000_000), None);
-    assert_eq!(plan.armed, None);
+    plan.wake(0, 1_000_000_000, &mut due, &Counts::default());
+    assert_eq!(plan.rearm(1_000_000_000), [None, None]);
+    assert_eq!(plan.armed, [None, None]);
 }
 
 /// The state of a timer with `deadlines` registered at time 0, and their wake counts.
@@ -67,9 +86,12 @@ fn state_with(deadlines: &[u64]) -> (State, Vec<Arc<Count>>) {
     (state, counts)
 }
 
-/// The time the timerfd is armed to fire.
-fn fire_of(state: &State) -> Option<u64> {
-    lock(&state.plan).armed.map(|a| a.fire_ns)
+/// The timerfd that fires first and when.
+fn first_fire(state: &State) -> Option<(usize, u64)> {
+    let plan = lock(&state.plan);
+    (0..FDS)
+        .filter_map(|fd| plan.armed[fd].map(|a| (fd, a.fire_ns)))
+        .min_by_key(|&(_, fire)| fire)
 }
 
 /// A wake inside the margin spins to the deadline on the executor's thread and fires
@@ -77,58 +99,71 @@ fn fire_of(state: &State) -> Option<u64> {
 #[test]
 fn a_wake_inside_the_margin_spins_to_the_deadline_and_a_late_one_does_not() {
     let (state, woken) = state_with(&[1_000_000, 3_000_000]);
-    assert_eq!(fire_of(&state), Some(990_000));
+    assert_eq!(first_fire(&state), Some((0, 990_000)));
     // The kernel and the executor take 4 µs: the task runs 6 µs before the deadline.
     let mut env = VirtualEnv::starting_at(994_000);
-    turn(&state, &mut env);
+    turn(&state, 0, &mut env);
     assert_eq!(woken[0].0.load(Ordering::Relaxed), 1);
     assert_eq!(woken[1].0.load(Ordering::Relaxed), 0, "not yet due");
     let spun = state.spun_ns.load(Ordering::Relaxed);
     assert!((5_000..=6_100).contains(&spun), "spun {spun} ns");
     assert!(env.time() >= 1_000_000, "never early");
-    // Re-armed for 3 ms: 1 % of the (just under) 2 ms left is (just under) 20 µs.
-    let fire = fire_of(&state).unwrap();
-    assert!((2_980_000..=2_980_100).contains(&fire), "fire {fire}");
+    // 3 ms was armed at registration (1 % of 3 ms is 30 µs) and is left alone.
+    assert_eq!(first_fire(&state), Some((1, 2_970_000)));
     // This wake comes 50 µs after the deadline: fired at once.
     let mut env = VirtualEnv::starting_at(3_050_000);
-    turn(&state, &mut env);
+    turn(&state, 1, &mut env);
     assert_eq!(woken[1].0.load(Ordering::Relaxed), 1);
     assert_eq!(state.spun_ns.load(Ordering::Relaxed), spun, "no spin");
     assert_eq!(state.counts.fired.load(Ordering::Relaxed), 2);
     assert!(state.counts.late_max_ns.load(Ordering::Relaxed) >= 50_000);
-    assert_eq!(fire_of(&state), None, "nothing left: disarmed");
+    assert_eq!(first_fire(&state), None, "nothing left: nothing armed");
 }
 
-/// A wake well before the deadline it was armed for (a stale readiness, or a re-arm
-/// since) neither spins nor fires: it arms again.
+/// After a wake only the timerfd that fired is re-armed, and for a later time than the
+/// other's: the kernel's earliest timer, armed long before, is not moved.
 #[test]
-fn an_early_wake_arms_again_without_spinning() {
+fn a_wake_re_arms_only_its_own_timerfd_behind_the_other() {
+    let (state, _woken) = state_with(&[1_000_000, 2_000_000, 3_000_000, 4_000_000]);
+    let before = lock(&state.plan).armed;
+    turn(&state, 0, &mut VirtualEnv::starting_at(1_020_000));
+    let after = lock(&state.plan).armed;
+    assert_eq!(after[1], before[1], "the other timerfd is left alone");
+    let (own, other) = (after[0].unwrap(), after[1].unwrap());
+    assert_eq!(own.deadline_ns, 3_000_000);
+    assert!(own.fire_ns > other.fire_ns);
+}
+
+/// A wake well before the fire time of the timerfd that woke it (a stale readiness, or
+/// a re-arm since) neither spins nor fires nor re-arms.
+#[test]
+fn a_stale_wake_changes_nothing() {
     let (state, woken) = state_with(&[10_000_000]);
-    let mut env = VirtualEnv::starting_at(2_000_000);
-    turn(&state, &mut env);
+    let before = lock(&state.plan).armed;
+    turn(&state, 0, &mut VirtualEnv::starting_at(2_000_000));
     assert_eq!(woken[0].0.load(Ordering::Relaxed), 0);
     assert_eq!(state.spun_ns.load(Ordering::Relaxed), 0);
-    assert!(fire_of(&state).is_some_and(|f| f < 10_000_000));
+    assert_eq!(lock(&state.plan).armed, before);
 }
 
 /// What it learns is the wake's delay after the fire time, or after the arming when
-/// the fire time had already passed (such a timerfd fires at once): a 500 µs old fire
-/// time does not teach it that wakes take 500 µs.
+/// the fire time had already passed (such a timerfd fires at once): a fire time 10 µs
+/// old does not teach it that wakes take 10 µs more.
 #[test]
 fn it_learns_the_wake_delay_from_the_later_of_fire_time_and_arming() {
     let c = Arc::new(Count(AtomicU64::new(0)));
     let mut plan = one_percent();
     plan.register(0, 1_000_000, slot(&c));
     let mut due = Due::default();
-    plan.wake(1_010_000, &mut due, &Counts::default());
+    plan.wake(0, 1_010_000, &mut due, &Counts::default());
     assert_eq!(due.wakers.len(), 1);
     // A sleep whose deadline passed between its poll and its registration (a thread
     // preempted there) is armed for its deadline, 10 µs before the arming.
     assert_eq!(
         plan.register(1_490_000, 1_480_000, slot(&c)),
-        Some(1_480_000)
+        [Some(Some(1_480_000)), None]
     );
-    plan.wake(1_493_000, &mut Due::default(), &Counts::default());
+    plan.wake(0, 1_493_000, &mut Due::default(), &Counts::default());
     assert_eq!(plan.estimator.samples(), 2);
     // The samples were 20 µs (1.01 ms − 0.99 ms) and 3 µs (not 13): one of two above
     // 10 µs.
@@ -144,8 +179,8 @@ fn many_sleeps_on_one_deadline_cost_one_wake() {
         let (state, woken) = state_with(&deadlines);
         let mut turns = 0;
         // Each wake comes 3 µs after the fire time.
-        while let Some(fire) = fire_of(&state) {
-            turn(&state, &mut VirtualEnv::starting_at(fire + 3_000));
+        while let Some((fd, fire)) = first_fire(&state) {
+            turn(&state, fd, &mut VirtualEnv::starting_at(fire + 3_000));
             turns += 1;
             assert!(turns <= 100, "runaway");
         }
