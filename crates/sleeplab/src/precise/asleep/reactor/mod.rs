@@ -51,8 +51,9 @@ pub enum ReactorError {
 ///
 /// What it costs against [`AsyncTimer`](super::AsyncTimer): its margin is spun on the
 /// executor's thread (the dispatch task holds that worker for up to the margin, at most
-/// its CPU budget of each wait, 1 % by default), and it serves one runtime's reactor.
-/// What it saves: no timer thread and no wake of a worker from outside the runtime
+/// its CPU budget of each wait, 1 % by default), and it serves one runtime's reactor:
+/// its sleeps fire only while that runtime runs its dispatch task (a current-thread
+/// runtime, only inside `block_on`). What it saves: no timer thread and no wake of a worker from outside the runtime
 /// (which on tokio's multi-thread runtime wakes a second worker too).
 #[derive(Debug, Clone)]
 pub struct ReactorTimer {
