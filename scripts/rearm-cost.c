@@ -50,28 +50,28 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
+    // Each timerfd's deadline: timerfd i of K fires at t0 + (i + j·K)·period, j = 0, 1, …
     uint64_t t0 = clock_ns(CLOCK_MONOTONIC) + period;
-    arm(fd[0], t0);
-    if (k == 2) arm(fd[1], t0 + period);
+    uint64_t deadline[2] = {t0, t0 + period};
+    for (int i = 0; i < k; i++) arm(fd[i], deadline[i]);
     uint64_t cpu0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), wall0 = clock_ns(CLOCK_MONOTONIC);
     uint64_t late = 0;
     for (long i = 0; i < wakes; i++) {
         struct epoll_event e;
+        uint64_t n;
+        // An interrupted wait, or a read that found no expiry, is not a wake.
         if (epoll_wait(ep, &e, 1, -1) != 1) {
             i--;
             continue;
         }
-        uint64_t woke = clock_ns(CLOCK_MONOTONIC), n;
+        uint64_t woke = clock_ns(CLOCK_MONOTONIC), *d = &deadline[e.data.u32];
         if (read(fd[e.data.u32], &n, sizeof n) != sizeof n) {
             i--;
             continue;
         }
-        uint64_t deadline = t0 + (uint64_t)i * period;
-        late += woke > deadline ? woke - deadline : 0;
-        if (k == 1)
-            arm(fd[0], deadline + period);
-        else
-            arm(fd[e.data.u32], deadline + 2 * period);
+        late += woke > *d ? woke - *d : 0;
+        *d += (uint64_t)k * period;
+        arm(fd[e.data.u32], *d);
     }
     uint64_t cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0, wall = clock_ns(CLOCK_MONOTONIC) - wall0;
     printf("{\"k\": %d, \"wakes\": %ld, \"cpu_percent\": %.4f, \"mean_late_ns\": %.1f}\n", k, wakes,

@@ -21,9 +21,10 @@
 //!
 //! Contenders: asleep (ours: the timer thread), asleep-reactor (ours: two timerfds in
 //! the runtime's reactor, its margin spun by a dispatch task), tokio-sleep-until,
-//! tokio-interval-burst, tokio-interval-delay, async-io-timer, tokio-timerfd (one timerfd per task; the open
-//! files limit is raised to its hard maximum), tokio-spin-sleep (spin_sleep in
-//! spawn_blocking; at most 500 tasks: tokio's blocking pool runs at most 512 threads).
+//! tokio-interval-burst, tokio-interval-delay, async-io-timer, tokio-timerfd (one
+//! timerfd per task; the open files limit is raised to its hard maximum),
+//! tokio-spin-sleep (spin_sleep in spawn_blocking; at most 500 tasks: tokio's blocking
+//! pool runs at most 512 threads).
 
 use clap::Parser;
 use sleeplab::clock::{monotonic_ns, process_cpu_ns};
@@ -85,9 +86,10 @@ async fn task(
         match contender {
             "asleep" => asleep::sleep_until_ns(deadline).await,
             "asleep-reactor" => {
-                if let Some(r) = &reactor {
-                    r.sleep_until_ns(deadline).await
-                }
+                let r = reactor
+                    .as_ref()
+                    .expect("main makes the reactor timer for its tasks");
+                r.sleep_until_ns(deadline).await
             }
             "tokio-sleep-until" => tokio::time::sleep_until(instant_at(deadline).into()).await,
             "async-io-timer" => {

@@ -4,14 +4,14 @@
 //!
 //! One timer thread serves every sleep of an [`AsyncTimer`] (the process-wide one
 //! behind [`sleep_until`] and [`sleep`] starts on first use). It keeps the deadlines in
-//! a heap and makes **one** precise sleep, a [`PreciseSleeper`] to the earliest
+//! an ordered map and makes **one** precise sleep, a [`PreciseSleeper`] to the earliest
 //! deadline (an absolute native sleep to `deadline − margin`, then a short spin), wakes
 //! every sleep that is due, and sleeps to the next. A sleep registered before the
 //! deadline the thread is sleeping to rings a bell (a futex) that cuts the native phase
 //! short, and the thread starts over with the new earliest. With no sleep pending it
 //! parks at no CPU.
 //!
-//! What it costs: a sleeping task costs a heap entry (`O(log n)` to add and to fire) and
+//! What it costs: a sleeping task costs a map entry (`O(log n)` to add and to fire) and
 //! no CPU; the timer thread's spin is paid once per distinct deadline it sleeps to,
 //! whatever the number of tasks, and is bounded by its [`CpuBudget`] (by default 1 % of
 //! each wait: the thread serves every task, so its budget is a share of the time between
@@ -24,6 +24,10 @@
 //! on a virtual machine with an idle vCPU costs a host wakeup (tens of µs). And a sleep
 //! registered during the final spin with an earlier deadline than the spin's is woken
 //! at the end of that spin (late by at most the margin): the spin is never cut short.
+//!
+//! On tokio, `ReactorTimer` (cargo feature `tokio`) serves sleeps from the runtime's own
+//! reactor instead: timerfds wake the executor's worker, one wake per deadline, and its
+//! margin is spun on that worker (docs/ASYNC.md weighs the two).
 //!
 //! [`CpuBudget`]: crate::precise::CpuBudget
 //!
@@ -248,6 +252,16 @@ impl Sleep {
     /// The deadline on [`monotonic_ns`]'s time line, ns.
     pub fn deadline_ns(&self) -> u64 {
         self.deadline_ns
+    }
+}
+
+#[cfg(test)]
+impl Sleep {
+    /// Polls once with a waker that does nothing: whether it is pending (then it is
+    /// registered with its timer).
+    pub(crate) fn poll_once(self: Pin<&mut Self>) -> bool {
+        self.poll(&mut Context::from_waker(std::task::Waker::noop()))
+            .is_pending()
     }
 }
 

@@ -51,10 +51,13 @@ pub enum ReactorError {
 ///
 /// What it costs against [`AsyncTimer`](super::AsyncTimer): its margin is spun on the
 /// executor's thread (the dispatch task holds that worker for up to the margin, at most
-/// its CPU budget of each wait, 1 % by default), and it serves one runtime's reactor:
-/// its sleeps fire only while that runtime runs its dispatch task (a current-thread
-/// runtime, only inside `block_on`). What it saves: no timer thread and no wake of a worker from outside the runtime
-/// (which on tokio's multi-thread runtime wakes a second worker too).
+/// the CPU budget's share, 1 % by default, of the time from arming a timerfd to its
+/// deadline; a timerfd is armed up to two deadlines ahead, so with deadlines evenly
+/// spaced the spin may take up to twice that share of the time between them), and it
+/// serves one runtime's reactor: its sleeps fire only while that runtime runs its
+/// dispatch task (a current-thread runtime, only inside `block_on`). What it saves: no
+/// timer thread and no wake of a worker from outside the runtime (which on tokio's
+/// multi-thread runtime wakes a second worker too).
 #[derive(Debug, Clone)]
 pub struct ReactorTimer {
     handle: Arc<Handle>,
@@ -144,7 +147,7 @@ impl ReactorTimer {
     }
 
     /// A timer on the current tokio runtime whose dispatch task spins at most `percent`
-    /// (0–100) of each wait.
+    /// (0–100) of the time from arming a timerfd to its deadline.
     ///
     /// # Panics
     /// If the runtime was built without I/O (`enable_io`).
@@ -190,7 +193,8 @@ impl ReactorTimer {
             .stats(lock(&s.plan).queue.len(), s.spun_ns.load(Ordering::Relaxed))
     }
 
-    /// Queues `slot` for `deadline_ns`, arming the timerfd when it comes first.
+    /// Queues `slot` for `deadline_ns`, arming a timerfd for it when it is among the
+    /// two earliest deadlines.
     pub(super) fn register(&self, deadline_ns: u64, slot: Arc<Slot>) {
         let s = &self.handle.state;
         let mut plan = lock(&s.plan);

@@ -109,7 +109,8 @@ impl Plan {
     /// the other's.
     fn sync(&mut self, now_ns: u64) -> Changes {
         let first = self.queue.next_ns();
-        let wanted = [first, first.and_then(|d| self.queue.next_after_ns(d))];
+        // One wanted deadline per timerfd (the type ties the list to FDS).
+        let wanted: [Option<u64>; FDS] = [first, first.and_then(|d| self.queue.next_after_ns(d))];
         let holds = |a: &Option<Armed>, d: u64| a.is_some_and(|a| a.deadline_ns == d);
         let mut changes: Changes = [None; FDS];
         // Timerfds armed for a deadline no longer wanted are free.
