@@ -1,7 +1,7 @@
 //! `sleeplab timers` through the real binary: counts add up in the JSON, which validates
 //! against the result schema and round-trips; the CSV loads with pandas; the histogram
-//! file has cyclictest's layout and its totals match the tick counts (bad input:
-//! `bad_input.rs`).
+//! file has cyclictest's layout and its totals match the tick counts; `--trace` on a run
+//! that traced no cell says nothing was recorded (bad input: `bad_input.rs`).
 
 mod common;
 use common::*;
@@ -145,4 +145,59 @@ fn help_names_the_knobs_and_the_total() {
     ] {
         assert!(out.contains(needle), "help lacks {needle}: {out}");
     }
+}
+
+/// `--trace` on a run that traced no cell (setitimer skipped at a period of no whole
+/// microseconds; posix-timer-thread's wakes come on its callback threads, which the
+/// tracer does not follow): the result says nothing was recorded, never a kernel trace,
+/// and the screen claims no account. Root or not: no tracer is ever started.
+#[test]
+fn a_traced_run_that_traced_no_cell_says_nothing_was_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("timers.json");
+    let assert = sleeplab()
+        .args([
+            "timers",
+            "-q",
+            "--trace",
+            "--mechanisms",
+            "setitimer,posix-timer-thread",
+            "--periods",
+            "2000500ns",
+            "--seconds",
+            "20ms",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    let result = common::load_checked_result(&json);
+    let sleeplab_cli::model::ExperimentData::Timers(data) = &result.data else {
+        panic!("not a timers result");
+    };
+    assert_eq!(data.cells.len(), 1);
+    assert!(data.cells[0].explanation.is_none());
+    assert_eq!(data.skipped.len(), 1);
+    assert_eq!(
+        data.tracing,
+        Some(sleeplab_cli::trace::Tracing::nothing_recorded())
+    );
+    let tracing = data.tracing.as_ref().unwrap();
+    assert!(!tracing.kernel && tracing.lost_events == 0, "{tracing:?}");
+    assert!(
+        stdout.contains("Where the time went: no account (no kernel trace, no /proc account)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .contains("note: nothing was recorded: the run measured no cell that could be traced"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("not traced: posix-timer-thread"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("kernel's tracepoints"), "{stdout}");
+    assert!(!stdout.contains("wakes traced"), "{stdout}");
 }

@@ -27,9 +27,11 @@ pub enum Follow {
 /// Whether a run recorded the kernel's tracepoints, as its result keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Tracing {
-    /// True when the kernel's events were recorded; false: the partial /proc account.
+    /// True when the kernel's events were recorded; false when not: the partial /proc
+    /// account, or nothing at all where the run traced no cell (`note` says which).
     pub kernel: bool,
-    /// Why not, and what to run instead (when `kernel` is false).
+    /// Why not, and what to run instead (when `kernel` is false); or that nothing was
+    /// recorded, the run having measured no cell that could be traced.
     pub note: Option<String>,
     /// Events the kernel could not record (full buffers), over the run.
     pub lost_events: u64,
@@ -62,6 +64,20 @@ impl Tracing {
         }
     }
 
+    /// The status of a run that asked for tracing but made no recording: no cell it
+    /// measured could be traced (none measured: every cell skipped, or stopped before the
+    /// first; or only cells whose wakes the tracer does not follow). Not a kernel trace,
+    /// and no /proc account either: [`NOTHING_RECORDED`] says so.
+    pub fn nothing_recorded() -> Self {
+        Self::partial(NOTHING_RECORDED)
+    }
+
+    /// Whether this is the status of a run that recorded nothing
+    /// ([`Tracing::nothing_recorded`]), read back from its note.
+    pub fn recorded_nothing(&self) -> bool {
+        !self.kernel && self.note.as_deref() == Some(NOTHING_RECORDED)
+    }
+
     /// Adds the status of one more recording of the same run to `run`: the run traced
     /// the kernel only if every recording did; its note is the first one; the lost
     /// events add up.
@@ -83,6 +99,11 @@ impl Tracing {
         }
     }
 }
+
+/// The note of a run that asked for tracing but recorded nothing
+/// ([`Tracing::nothing_recorded`]): its one wording.
+pub const NOTHING_RECORDED: &str =
+    "nothing was recorded: the run measured no cell that could be traced";
 
 /// A run traced by several recordings in turn (one per cell, one per method): whether
 /// tracing was asked for, and the run's status joined from each recording's
@@ -119,10 +140,15 @@ impl Recordings {
     }
 
     /// The run's status as its result keeps it: `None` when tracing was not asked for;
-    /// asked for but nothing recorded yet, a kernel trace that lost nothing.
+    /// the recordings' joined status once one was finished; asked for but none finished
+    /// (no cell measured, or none whose wakes could be followed),
+    /// [`Tracing::nothing_recorded`] — never a kernel trace that was not taken.
     pub fn status(&self) -> Option<Tracing> {
-        self.wanted
-            .then(|| self.status.clone().unwrap_or(Tracing::kernel(0)))
+        self.wanted.then(|| {
+            self.status
+                .clone()
+                .unwrap_or_else(Tracing::nothing_recorded)
+        })
     }
 }
 
@@ -491,5 +517,51 @@ mod tests {
         Tracing::absorb(&mut run, Some(Tracing::partial("why")));
         let r = run.unwrap();
         assert!(!r.kernel && r.note.as_deref() == Some("why") && r.lost_events == 5);
+    }
+
+    /// Asked for but nothing recorded: not a kernel trace, and the note says so.
+    #[test]
+    fn a_run_that_recorded_nothing_says_so() {
+        let status = Recordings::new(true).status().unwrap();
+        assert_eq!(
+            status,
+            Tracing {
+                kernel: false,
+                note: Some(
+                    "nothing was recorded: the run measured no cell that could be traced".into()
+                ),
+                lost_events: 0,
+                steal_ns: None,
+            }
+        );
+        assert!(status.recorded_nothing());
+        assert!(!Tracing::kernel(0).recorded_nothing());
+        assert!(!Tracing::partial("why").recorded_nothing());
+    }
+
+    #[test]
+    fn a_run_not_traced_has_no_status() {
+        assert_eq!(Recordings::new(false).status(), None);
+    }
+
+    /// A run that finished a recording keeps its status: a kernel trace (joined as
+    /// `finish` joins it; unit tests start no tracer) with its lost events, or the
+    /// refusal's partial note (a recording without the kernel, finished for real).
+    #[test]
+    fn a_run_that_recorded_keeps_its_recordings_status() {
+        let mut run = Recordings::new(true);
+        Tracing::absorb(&mut run.status, Some(Tracing::kernel(4)));
+        assert_eq!(run.status(), Some(Tracing::kernel(4)));
+        assert!(run.able());
+        let mut refused = Recordings::new(true);
+        let (tl, lost) = refused.finish(Recording::without_kernel("kernel tracing off"));
+        assert!(tl.is_none() && lost == 0);
+        let status = refused.status().unwrap();
+        assert!(!status.kernel && !status.recorded_nothing());
+        assert_eq!(
+            status.note.as_deref(),
+            Some("kernel tracing off: the account is partial (/proc: run queue, timer slack)")
+        );
+        assert!(!refused.able());
     }
 }

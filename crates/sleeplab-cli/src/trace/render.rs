@@ -32,7 +32,9 @@ fn shown(rows: &[(Vec<String>, &Explanation)]) -> Vec<Component> {
 }
 
 /// The table of `rows` (key cells under `keys`, and the cell's explanation), its legend
-/// in the words of the result's `machine`, and the tracing status line.
+/// in the words of the result's `machine`, and the tracing status line. A run that
+/// recorded nothing ([`Tracing::nothing_recorded`]) gets no table: "no account", and its
+/// note.
 pub fn components_table(
     keys: &[&str],
     rows: &[(Vec<String>, &Explanation)],
@@ -40,6 +42,16 @@ pub fn components_table(
     machine: Machine,
 ) -> String {
     let mut out = String::new();
+    if tracing.recorded_nothing() && rows.is_empty() {
+        let _ = writeln!(
+            out,
+            "Where the time went: no account (no kernel trace, no /proc account)"
+        );
+        if let Some(note) = &tracing.note {
+            let _ = writeln!(out, "note: {note}");
+        }
+        return out;
+    }
     let _ = writeln!(
         out,
         "Where the time went: each component's median (p99) over the wakes of a cell; {}",
@@ -160,6 +172,23 @@ mod tests {
         );
         assert!(t.contains("50.00 µs (–)"), "{t}");
         assert!(t.contains("1 wakes traced; 0 partly unexplained") && t.contains("3 events lost"));
+    }
+
+    /// A run that recorded nothing claims neither the kernel's tracepoints nor /proc.
+    #[test]
+    fn a_run_that_recorded_nothing_gets_no_table() {
+        let t = components_table(
+            &["mechanism"],
+            &[],
+            &Tracing::nothing_recorded(),
+            Machine::Hardware,
+        );
+        assert_eq!(
+            t,
+            "Where the time went: no account (no kernel trace, no /proc account)\n\
+             note: nothing was recorded: the run measured no cell that could be traced\n"
+        );
+        assert_eq!(traced_counts(&Tracing::nothing_recorded(), []), None);
     }
 
     /// The hint comes with more than one in ten wakes partly unexplained, not at one in

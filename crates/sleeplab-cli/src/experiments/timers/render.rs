@@ -189,7 +189,8 @@ pub fn render(data: &TimersData, machine: crate::trace::Machine) -> String {
             .filter(|c| c.explanation.is_none())
             .map(|c| c.mechanism.as_str())
             .collect();
-        if tracing.kernel && !untraced.is_empty() {
+        // Also where nothing was recorded: which cells the tracer could not follow.
+        if (tracing.kernel || tracing.recorded_nothing()) && !untraced.is_empty() {
             let _ = writeln!(
                 out,
                 "not traced: {} (their wakes come on other threads or processes than the measuring one)",

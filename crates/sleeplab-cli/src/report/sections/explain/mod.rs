@@ -153,11 +153,15 @@ fn section(t: &Traced<'_>) -> Option<Section> {
 }
 
 /// How the kernel was traced: the counts of wakes, partly unexplained wakes and lost
-/// events, or the note saying why the account is partial.
+/// events, or the note saying why the account is partial, or that nothing was recorded.
 fn status(tracing: &Tracing, cells: &[CellAccount<'_>]) -> String {
     let xs = cells.iter().map(|c| c.explanation);
     match traced_counts(tracing, xs) {
         Some(counts) => format!("From the kernel's tracepoints: {counts}"),
+        None if tracing.recorded_nothing() && cells.is_empty() => format!(
+            "No kernel trace and no /proc account: {}.",
+            tracing.note.as_deref().unwrap_or_default()
+        ),
         None => {
             let wakes: u64 = cells.iter().map(|c| c.explanation.wakes).sum();
             format!(

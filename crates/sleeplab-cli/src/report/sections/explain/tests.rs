@@ -198,6 +198,22 @@ fn untraced_wakes_and_the_partial_account_are_stated() {
     assert!(html.contains("a partial account: run queue and timer slack from /proc"));
 }
 
+/// A run that asked for tracing and recorded nothing claims no partial /proc account,
+/// and, with no traced cell, gets no section.
+#[test]
+fn a_run_that_recorded_nothing_claims_no_account() {
+    assert_eq!(
+        status(&Tracing::nothing_recorded(), &[]),
+        "No kernel trace and no /proc account: nothing was recorded: the run measured no \
+         cell that could be traced."
+    );
+    let mut sweep = testdata::sweep(vec![]);
+    sweep.tracing = Some(Tracing::nothing_recorded());
+    let html = page(ExperimentData::Sweep(sweep));
+    assert!(!html.contains("id=\"sweep-trace\""));
+    assert!(!html.contains("From the kernel's tracepoints"));
+}
+
 #[test]
 fn a_traced_sweep_gets_its_section_an_untraced_one_none() {
     let mut c = testdata::cell("nanosleep", 1_000_000, 0, 50_000, 1_080_000.0);
