@@ -2,8 +2,8 @@
 # The async benchmark: every way to wait from async code, and the io_uring and
 # futex_waitv waits beside clock_nanosleep. RUNS (3) times, in turn:
 #
-#  1. `sleeplab pace` at 60 Hz and at 1 kHz with the async contenders (ours, `asleep` and
-#     `asleep-reactor`; tokio's sleep_until and interval with Burst and Delay; async-io's
+#  1. `sleeplab pace` at 60 Hz and at 1 kHz with the async contenders (ours, `asleep`,
+#     `asleep-reactor` and the periodic `asleep-interval`; tokio's sleep_until and interval with Burst and Delay; async-io's
 #     Timer; a timerfd in tokio's reactor; spin_sleep in a blocking task), `precise`, and the floor
 #     `clock-nanosleep-abs` (a plain absolute sleep: one kernel wake per frame, the least
 #     a wake on time costs here), interleaved in blocks (100 frames at 60 Hz, 200 at
@@ -22,7 +22,7 @@
 # BENCH_DOC): each verdict over blocks (paired blocks of the two sides, the median of
 # their ratios with its 95 % interval), per run, and how often it held over the runs.
 #
-#   scripts/bench-async.sh            # the benchmark (about 25 min, on a quiet machine)
+#   scripts/bench-async.sh            # the benchmark (about 45 min, on a quiet machine)
 #   scripts/bench-async.sh --smoke    # tiny parameters, into a temp copy of the docs
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,7 +47,7 @@ elif [ -n "${1:-}" ]; then
   echo "bench-async: unknown argument '$1' (usage: bench-async.sh [--smoke])" >&2
   exit 2
 fi
-STRATEGIES=asleep,asleep-reactor,tokio-sleep-until,tokio-interval-burst,tokio-interval-delay,async-io-timer,tokio-timerfd,tokio-spin-sleep,precise,clock-nanosleep-abs
+STRATEGIES=asleep,asleep-reactor,asleep-interval,tokio-sleep-until,tokio-interval-burst,tokio-interval-delay,async-io-timer,tokio-timerfd,tokio-spin-sleep,precise,clock-nanosleep-abs
 CONTENDERS="asleep asleep-reactor tokio-sleep-until tokio-interval-burst tokio-interval-delay async-io-timer tokio-timerfd tokio-spin-sleep"
 MECHANISMS=clock-nanosleep,clock-nanosleep-abs,futex-waitv,io-uring-timeout,io-uring-timeout-abs,io-uring-wait,epoll-pwait2
 cargo build --release -q -p sleeplab-cli --bin sleeplab --example async_tasks

@@ -4,7 +4,8 @@
 //! read on the first line after the `.await`, minus the deadline) and the timer thread
 //! says what it cost. With the cargo feature `tokio`, two more tasks pace at 60 Hz and
 //! 1 kHz on a `ReactorTimer` (timerfds in the runtime's reactor), and it says what its
-//! dispatch task spun.
+//! dispatch task spun; and one ticks at 1 kHz on a `ReactorInterval` (one periodic
+//! timerfd), which says how often it armed its timer and what it spun.
 //!
 //!     cargo run --release -p sleeplab --example async_sleep
 //!     cargo run --release -p sleeplab --features tokio --example async_sleep
@@ -23,12 +24,19 @@ enum Timer {
     /// A timerfd in this runtime's reactor.
     #[cfg(feature = "tokio")]
     Reactor(asleep::ReactorTimer),
+    /// A periodic timerfd in this runtime's reactor, made by the task.
+    #[cfg(feature = "tokio")]
+    Interval,
 }
 
 /// Wakes `frames` times on the grid `start + k·period`; the lateness of each wake, ns.
 async fn paced(period: Duration, frames: u32, timer: Timer) -> Vec<u64> {
     let start = Instant::now();
     let mut late = Vec::with_capacity(frames as usize);
+    #[cfg(feature = "tokio")]
+    let mut interval = matches!(timer, Timer::Interval).then(|| {
+        asleep::ReactorInterval::new_at(start + period, period).expect("a timerfd on this runtime")
+    });
     for k in 1..=frames {
         let deadline = start + period * k;
         match &timer {
@@ -36,11 +44,27 @@ async fn paced(period: Duration, frames: u32, timer: Timer) -> Vec<u64> {
             Timer::Tokio => tokio::time::sleep_until(deadline.into()).await,
             #[cfg(feature = "tokio")]
             Timer::Reactor(r) => r.sleep_until(deadline).await,
+            #[cfg(feature = "tokio")]
+            Timer::Interval => {
+                if let Some(iv) = interval.as_mut() {
+                    iv.tick().await;
+                }
+            }
         }
         late.push(
             Instant::now()
                 .saturating_duration_since(deadline)
                 .as_nanos() as u64,
+        );
+    }
+    #[cfg(feature = "tokio")]
+    if let Some(st) = interval.map(|iv| iv.stats()) {
+        println!(
+            "reactor interval: {} ticks, its timerfd armed {} times, margin {:.1} µs, spun {:.1} µs a tick",
+            st.ticks,
+            st.arms,
+            st.margin_ns as f64 / 1e3,
+            st.spun_ns as f64 / 1e3 / st.ticks.max(1) as f64
         );
     }
     late
@@ -79,6 +103,8 @@ async fn main() {
     for rate in [hz60, khz] {
         tasks.push(("ReactorTimer", rate, Timer::Reactor(reactor.clone())));
     }
+    #[cfg(feature = "tokio")]
+    tasks.push(("ReactorInterval", khz, Timer::Interval));
     let tasks: Vec<_> = tasks
         .into_iter()
         .map(|(who, (rate, period, frames), timer)| {

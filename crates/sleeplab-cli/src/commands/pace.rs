@@ -13,7 +13,7 @@ use clap::Args;
 pub struct PaceArgs {
     /// Contenders, comma-separated. Known: std-sleep, clock-nanosleep-abs, spin,
     /// seed-hybrid, sdl-precise, fixed-margin, spin-sleep, precise; async, each awaited
-    /// on a runtime of its own: asleep and asleep-reactor (ours), tokio-sleep-until, tokio-interval-burst,
+    /// on a runtime of its own: asleep, asleep-reactor and asleep-interval (ours), tokio-sleep-until, tokio-interval-burst,
     /// tokio-interval-delay, async-io-timer, tokio-timerfd, tokio-spin-sleep. Default: std-sleep,
     /// spin, seed-hybrid, sdl-precise, spin-sleep, precise (6 × 500 frames at 60 Hz = 50 s).
     /// Each may carry a setting: seed-hybrid:x=2, fixed-margin:250us, spin-sleep:50us,

@@ -9,7 +9,7 @@
 use sleeplab::clock::{RealEnv, monotonic_ns};
 use sleeplab::lab::WaitStrategy;
 use sleeplab::precise::SleepReport;
-use sleeplab::precise::asleep::{AsyncTimer, ReactorTimer};
+use sleeplab::precise::asleep::{AsyncTimer, ReactorInterval, ReactorTimer};
 use sleeplab::wait::ThreadUsage;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -24,6 +24,10 @@ pub const CONTENDERS: &[(&str, &str)] = &[
     (
         "asleep-reactor",
         "sleeplab::precise::asleep::ReactorTimer::sleep_until(deadline).await (tokio current-thread): two timerfds in the runtime's reactor armed for the two earliest deadlines minus a learned margin, which its dispatch task spins on the executor's thread",
+    ),
+    (
+        "asleep-interval",
+        "sleeplab::precise::asleep::ReactorInterval::new_at(first deadline, P), tick().await per frame (tokio current-thread): one periodic timerfd in the runtime's reactor, expiring a learned margin before each tick, which the task spins on its own thread",
     ),
     (
         "tokio-sleep-until",
@@ -103,11 +107,14 @@ enum Kind {
     AsleepReactor(ReactorTimer),
     SleepUntil,
     Interval {
-        burst: bool,
+        flavor: Flavor,
         /// The interval, the deadline of its last tick and its period, once two frames
         /// of one schedule gave the period.
-        run: Option<(tokio::time::Interval, u64, u64)>,
+        run: Option<(AnyInterval, u64, u64)>,
         last: Option<u64>,
+        /// What waits for a schedule's first frame, before the period is known: our
+        /// reactor timer for ours, tokio's `sleep_until` (`None`) for tokio's.
+        first: Option<ReactorTimer>,
     },
     AsyncIo,
     Timerfd,
@@ -136,10 +143,22 @@ pub fn build(name: &str) -> Result<Box<dyn WaitStrategy<RealEnv> + Send>, String
             ReactorTimer::new().map_err(|e| e.to_string())?
         }),
         "tokio-sleep-until" => Kind::SleepUntil,
-        "tokio-interval-burst" | "tokio-interval-delay" => Kind::Interval {
-            burst: name.ends_with("burst"),
+        "tokio-interval-burst" | "tokio-interval-delay" | "asleep-interval" => Kind::Interval {
+            flavor: match name {
+                "tokio-interval-burst" => Flavor::TokioBurst,
+                "tokio-interval-delay" => Flavor::TokioDelay,
+                _ => Flavor::Asleep,
+            },
             run: None,
             last: None,
+            first: if name == "asleep-interval" {
+                let _in_runtime = rt.enter();
+                // The interval's timerfd is made per schedule: fail here, not mid-run.
+                ReactorInterval::new(Duration::from_millis(1)).map_err(|e| e.to_string())?;
+                Some(ReactorTimer::new().map_err(|e| e.to_string())?)
+            } else {
+                None
+            },
         },
         "async-io-timer" => Kind::AsyncIo,
         "tokio-timerfd" => Kind::Timerfd,
@@ -169,9 +188,12 @@ impl AsyncContender {
                 tokio::time::sleep_until(instant_at(deadline).into()).await;
                 monotonic_ns()
             }),
-            Kind::Interval { burst, run, last } => {
-                interval_tick(&self.rt, *burst, run, last, deadline)
-            }
+            Kind::Interval {
+                flavor,
+                run,
+                last,
+                first,
+            } => interval_tick(&self.rt, *flavor, run, last, first.as_ref(), deadline),
             Kind::AsyncIo => async_io::block_on(async {
                 async_io::Timer::at(instant_at(deadline)).await;
                 monotonic_ns()
@@ -192,31 +214,80 @@ impl AsyncContender {
     }
 }
 
+/// Which interval an interval contender ticks.
+#[derive(Debug, Clone, Copy)]
+enum Flavor {
+    TokioBurst,
+    TokioDelay,
+    Asleep,
+}
+
+/// A running interval of one of the [`Flavor`]s.
+enum AnyInterval {
+    Tokio(tokio::time::Interval),
+    /// Boxed: its margin estimator's window makes it large.
+    Asleep(Box<ReactorInterval>),
+}
+
+impl AnyInterval {
+    /// The interval of `flavor` on `rt`, first tick at `first_ns`, then every `period_ns`.
+    fn new(rt: &Runtime, flavor: Flavor, first_ns: u64, period_ns: u64) -> Result<Self, String> {
+        use tokio::time::MissedTickBehavior;
+        let _in_runtime = rt.enter();
+        let behavior = match flavor {
+            Flavor::TokioBurst => MissedTickBehavior::Burst,
+            Flavor::TokioDelay => MissedTickBehavior::Delay,
+            Flavor::Asleep => {
+                return ReactorInterval::new_at_ns(first_ns, period_ns)
+                    .map(|iv| AnyInterval::Asleep(Box::new(iv)))
+                    .map_err(|e| e.to_string());
+            }
+        };
+        let mut iv =
+            tokio::time::interval_at(instant_at(first_ns).into(), Duration::from_nanos(period_ns));
+        iv.set_missed_tick_behavior(behavior);
+        Ok(AnyInterval::Tokio(iv))
+    }
+
+    /// Awaits the next tick on `rt`; the clock read after it.
+    fn tick(&mut self, rt: &Runtime) -> u64 {
+        rt.block_on(async {
+            match self {
+                AnyInterval::Tokio(iv) => {
+                    iv.tick().await;
+                }
+                AnyInterval::Asleep(iv) => {
+                    iv.tick().await;
+                }
+            }
+            monotonic_ns()
+        })
+    }
+}
+
 /// One frame of an interval contender. A frame that continues the schedule of the one
 /// before (deadline = last + P) ticks the interval; the first frame of a schedule waits
-/// with `sleep_until`, and the second creates the interval at its deadline with the
-/// period the two gave.
+/// with `first` (tokio's `sleep_until` when `None`), and the second creates the
+/// interval at its deadline with the period the two gave.
+///
+/// # Panics
+/// If the interval cannot be made (a timerfd refused after one was made in [`build`]):
+/// a frame is never measured on another mechanism than the contender names.
 fn interval_tick(
     rt: &Runtime,
-    burst: bool,
-    run: &mut Option<(tokio::time::Interval, u64, u64)>,
+    flavor: Flavor,
+    run: &mut Option<(AnyInterval, u64, u64)>,
     last: &mut Option<u64>,
+    first: Option<&ReactorTimer>,
     deadline: u64,
 ) -> u64 {
-    use tokio::time::MissedTickBehavior;
     let continues = matches!(run, Some((_, prev, p)) if prev.saturating_add(*p) == deadline);
     if !continues {
         *run = None;
         if let Some(prev) = last.filter(|&prev| prev < deadline) {
-            let _in_runtime = rt.enter();
             let period = deadline - prev;
-            let mut iv =
-                tokio::time::interval_at(instant_at(deadline).into(), Duration::from_nanos(period));
-            iv.set_missed_tick_behavior(if burst {
-                MissedTickBehavior::Burst
-            } else {
-                MissedTickBehavior::Delay
-            });
+            let iv = AnyInterval::new(rt, flavor, deadline, period)
+                .unwrap_or_else(|e| panic!("the interval of an interval contender: {e}"));
             *run = Some((iv, prev, period));
         }
     }
@@ -224,13 +295,13 @@ fn interval_tick(
     match run {
         Some((iv, prev, _)) => {
             *prev = deadline;
-            rt.block_on(async {
-                iv.tick().await;
-                monotonic_ns()
-            })
+            iv.tick(rt)
         }
         None => rt.block_on(async {
-            tokio::time::sleep_until(instant_at(deadline).into()).await;
+            match first {
+                Some(timer) => timer.sleep_until_ns(deadline).await,
+                None => tokio::time::sleep_until(instant_at(deadline).into()).await,
+            }
             monotonic_ns()
         }),
     }

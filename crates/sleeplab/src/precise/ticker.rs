@@ -70,6 +70,25 @@ pub fn next_tick(
     }
 }
 
+/// [`next_tick`] with the grid it leaves: `(start, next, missed)`, where a
+/// [`MissedTickBehavior::Delay`] that missed ticks moves the grid's origin `start` to the
+/// delayed next tick (the grid moves with the schedule); the other behaviours keep it.
+pub(crate) fn advance(
+    start: u64,
+    period: u64,
+    scheduled: u64,
+    now: u64,
+    behavior: MissedTickBehavior,
+) -> (u64, u64, u64) {
+    let (next, missed) = next_tick(start, period, scheduled, now, behavior);
+    let start = if behavior == MissedTickBehavior::Delay && missed > 0 {
+        next
+    } else {
+        start
+    };
+    (start, next, missed)
+}
+
 /// One tick of a [`Ticker`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Tick {
@@ -147,11 +166,9 @@ impl<E: Env> Ticker<E> {
         let scheduled = self.next;
         let sleep = self.sleeper.sleep_until_ns(scheduled);
         let woke = sleep.woke;
-        let (next, missed) = next_tick(self.start, self.period, scheduled, woke, self.behavior);
-        if self.behavior == MissedTickBehavior::Delay && missed > 0 {
-            // The grid moves with the delayed schedule.
-            self.start = next;
-        }
+        let (start, next, missed) =
+            advance(self.start, self.period, scheduled, woke, self.behavior);
+        self.start = start;
         self.next = next;
         self.missed = self.missed.saturating_add(missed);
         let tick = Tick {

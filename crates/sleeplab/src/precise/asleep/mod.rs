@@ -61,7 +61,7 @@ mod tests;
 mod timer_loop;
 
 #[cfg(feature = "tokio")]
-pub use reactor::{ReactorError, ReactorTimer};
+pub use reactor::{IntervalStats, IntervalTick, ReactorError, ReactorInterval, ReactorTimer};
 
 use crate::clock::{duration_ns, instant_to_ns, monotonic_ns};
 use crate::precise::{PreciseSleeper, PreciseSleeperBuilder};

@@ -8,7 +8,10 @@
 //! `plan.rs` holds the decisions (what to arm, what is due, whether to spin, what to
 //! learn) with no clock and no I/O, so they are tested in virtual time.
 
+mod interval;
 mod plan;
+
+pub use interval::{IntervalStats, IntervalTick, ReactorInterval};
 
 use super::queue::{Counts, Due, Slot, lock};
 use super::{Sleep, TimerStats};
