@@ -22,7 +22,7 @@
 # BENCH_DOC): each verdict over blocks (paired blocks of the two sides, the median of
 # their ratios with its 95 % interval), per run, and how often it held over the runs.
 #
-#   scripts/bench-async.sh            # the benchmark (about 45 min, on a quiet machine)
+#   scripts/bench-async.sh            # the benchmark (about 55 min, on a quiet machine)
 #   scripts/bench-async.sh --smoke    # tiny parameters, into a temp copy of the docs
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,8 +30,8 @@ RUNS=${RUNS:-3}
 FRAMES_60=${FRAMES_60:-1000}
 FRAMES_1K=${FRAMES_1K:-4000}
 TASKS=${TASKS:-1 100 10000}
-TASK_SECONDS=${TASK_SECONDS:-20}
-BLOCKS=${BLOCKS:-10}
+TASK_SECONDS=${TASK_SECONDS:-30}
+BLOCKS=${BLOCKS:-20}
 SWEEP_ITERATIONS=${SWEEP_ITERATIONS:-1000}
 ROUNDS=${ROUNDS:-10}
 REARM_ROUNDS=${REARM_ROUNDS:-10}

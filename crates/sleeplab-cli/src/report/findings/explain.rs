@@ -5,8 +5,9 @@
 use super::{Finding, Results};
 use crate::trace::Machine;
 
-/// The `why-late` findings of the first traced result (an `explain` result where there
-/// is one, else the first run with `--trace`): its cells' sentences
+/// The `why-late` findings of the first traced result with a traced cell (an `explain`
+/// result where there is one, else the first run with `--trace` that traced a cell: one
+/// that recorded nothing would hide the next one's account): its cells' sentences
 /// ([`crate::trace::why::why_late`]), read through `ResultData::traced` as every reader
 /// of traced cells reads them.
 pub fn why_late(r: &Results<'_>) -> Vec<Finding> {
@@ -14,6 +15,7 @@ pub fn why_late(r: &Results<'_>) -> Vec<Finding> {
         .entries
         .iter()
         .filter_map(|e| Some((e, e.result.data.as_data().traced()?)))
+        .filter(|(_, t)| !t.cells.is_empty())
         .collect();
     let Some((e, t)) = traced
         .iter()

@@ -214,6 +214,30 @@ fn a_run_that_recorded_nothing_claims_no_account() {
     assert!(!html.contains("From the kernel's tracepoints"));
 }
 
+/// A traced run that recorded nothing, listed first, does not hide the account of a
+/// later traced run in the `why-late` findings.
+#[test]
+fn a_run_that_recorded_nothing_does_not_hide_a_later_account() {
+    let mut empty = testdata::sweep(vec![]);
+    empty.tracing = Some(Tracing::nothing_recorded());
+    let mut c = testdata::cell("nanosleep", 1_000_000, 0, 50_000, 1_080_000.0);
+    let w = wakes(100, &[(Slack, 50_000), (TimerIrq, 30_000)], 0, &[]);
+    c.explanation = Some(Explanation::of(&w, 0, false));
+    let mut traced = testdata::sweep(vec![c]);
+    traced.tracing = Some(Tracing::kernel(0));
+    let survey = testdata::survey(vec![
+        ("sweep", testdata::result(ExperimentData::Sweep(empty))),
+        ("sweep", testdata::result(ExperimentData::Sweep(traced))),
+    ]);
+    let p = crate::report::page(&survey, Wording::NAMES);
+    let why = p
+        .findings
+        .iter()
+        .filter(|f| f.contains("late at the median"))
+        .count();
+    assert!(why >= 1, "the second run's account is found: {:?}", p.findings);
+}
+
 #[test]
 fn a_traced_sweep_gets_its_section_an_untraced_one_none() {
     let mut c = testdata::cell("nanosleep", 1_000_000, 0, 50_000, 1_080_000.0);
