@@ -235,7 +235,11 @@ fn a_run_that_recorded_nothing_does_not_hide_a_later_account() {
         .iter()
         .filter(|f| f.contains("late at the median"))
         .count();
-    assert!(why >= 1, "the second run's account is found: {:?}", p.findings);
+    assert!(
+        why >= 1,
+        "the second run's account is found: {:?}",
+        p.findings
+    );
 }
 
 #[test]
