@@ -16,6 +16,7 @@
 #   KEEP=/tmp/xcheck scripts/explain-independent.sh   # keeps the CSV, the text traces, the
 #                                                     # instances' stats and the evidence
 . "$(dirname "$0")/lib/bench.sh" || exit 2
+. "$(dirname "$0")/lib/tracefs.sh" || exit 2
 # The settings given in the environment, for the command the section names.
 given=$(for v in ITERATIONS ROUNDS MECHANISMS DURATIONS LOADS PIN BUFFER_KB SYS_BUFFER_KB; do
     [ -z "${!v:-}" ] || printf '%s=%s ' "$v" "${!v}"
@@ -35,31 +36,16 @@ SYS_BUFFER_KB=${SYS_BUFFER_KB:-16384}
 KEEP=${KEEP:-}
 
 need_root "tracefs instances, and explain's tracer"
-tracefs=/sys/kernel/tracing
-[ -d "$tracefs/instances" ] || tracefs=/sys/kernel/debug/tracing
-if [ ! -d "$tracefs/instances" ]; then
-    mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
-    tracefs=/sys/kernel/tracing
-fi
-[ -d "$tracefs/instances" ] || { echo "explain-independent: no tracefs instances" >&2; exit 1; }
+tracefs_root
+tracefs_reap xcheck-
 cargo build --release -q -p sleeplab-cli --bin sleeplab
 
 work=$(mktemp -d)
 sched="$tracefs/instances/xcheck-$$"
 sys="$tracefs/instances/xcheck-$$-sys"
-remove() {
-    local i=$1
-    [ -d "$i" ] || return 0
-    echo 0 >"$i/tracing_on" 2>/dev/null || true
-    echo 0 >"$i/events/enable" 2>/dev/null || true
-    : >"$i/set_event_pid" 2>/dev/null || true
-    # A reader that still holds a file keeps the instance busy for a moment.
-    for _ in 1 2 3 4 5; do rmdir "$i" 2>/dev/null && return 0; sleep 0.2; done
-    echo "explain-independent: could not remove $i" >&2
-}
 cleanup() {
-    remove "$sched"
-    remove "$sys"
+    tracefs_remove "$sched"
+    tracefs_remove "$sys"
     if [ -n "$KEEP" ]; then
         mkdir -p "$KEEP" && cp -r "$work"/. "$KEEP"/ && echo "explain-independent: kept $KEEP" >&2
     fi
@@ -69,11 +55,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 setup() {  # instance, buffer KiB
-    mkdir "$1"
-    echo 0 >"$1/tracing_on"
-    echo mono >"$1/trace_clock"
-    echo "$2" >"$1/buffer_size_kb"
-    echo 0 >"$1/options/overwrite"
+    tracefs_new "$1" "$2"
     # The irq-info column (the reader tells interrupt context from it); no tgid column.
     echo 1 >"$1/options/irq-info"
     echo 0 >"$1/options/record-tgid"

@@ -24,6 +24,7 @@
 #   scripts/host-validate.sh
 #   ROUNDS=2 ITERATIONS=100 SPIN_SECONDS=0.3 BENCH_DOC=/tmp/b.md scripts/host-validate.sh  # smoke
 . "$(dirname "$0")/lib/bench.sh" || exit 2
+. "$(dirname "$0")/lib/tracefs.sh" || exit 2
 given=$(for v in ROUNDS ITERATIONS SPIN_SECONDS PIN; do
     [ -z "${!v:-}" ] || printf '%s=%s ' "$v" "${!v}"
 done)
@@ -34,38 +35,22 @@ SPIN_SECONDS=${SPIN_SECONDS:-2}
 PIN=${PIN:-0}
 
 need_root "a tracefs instance, and explain's tracer"
-tracefs=/sys/kernel/tracing
-[ -d "$tracefs/instances" ] || mount -t tracefs nodev "$tracefs" 2>/dev/null || true
-[ -d "$tracefs/instances" ] || { echo "host-validate: no tracefs instances" >&2; exit 1; }
+tracefs_root
 python3 scripts/host_validate.py --self-test >/dev/null
 cargo build --release -q -p sleeplab-cli --bin sleeplab
 work=$(mktemp -d)
 cc -O2 -o "$work/host-spin" scripts/host-spin.c
 
 # Instances of earlier runs that died without their trap (SIGKILL) are taken down first.
-for old in "$tracefs"/instances/hostv-*; do
-    [ -d "$old" ] || continue
-    [ -d "/proc/${old##*hostv-}" ] && continue
-    echo 0 >"$old/tracing_on" 2>/dev/null || true
-    echo 0 >"$old/events/enable" 2>/dev/null || true
-    rmdir "$old" 2>/dev/null || true
-done
+tracefs_reap hostv-
 inst="$tracefs/instances/hostv-$$"
 cleanup() {
-    if [ -d "$inst" ]; then
-        echo 0 >"$inst/tracing_on" 2>/dev/null || true
-        echo 0 >"$inst/events/enable" 2>/dev/null || true
-        for _ in 1 2 3 4 5; do rmdir "$inst" 2>/dev/null && break; sleep 0.2; done
-    fi
+    tracefs_remove "$inst"
     rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-mkdir "$inst"
-echo 0 >"$inst/tracing_on"
-echo mono >"$inst/trace_clock"
-echo 65536 >"$inst/buffer_size_kb"
-echo 0 >"$inst/options/overwrite"
+tracefs_new "$inst" 65536
 printf '%x\n' $((1 << PIN)) >"$inst/tracing_cpumask"
 for e in irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry irq/softirq_exit sched/sched_switch; do
     echo 1 >"$inst/events/$e/enable"
