@@ -17,7 +17,7 @@ mod schedule;
 pub use schedule::IntervalTick;
 
 use super::ReactorError;
-use crate::clock::{RealEnv, duration_ns, instant_to_ns, monotonic_ns};
+use crate::clock::{Env, RealEnv, duration_ns, instant_to_ns, monotonic_ns};
 use crate::precise::spin::{SpinStrategy, spin_until};
 use crate::precise::ticker::MissedTickBehavior;
 use crate::precise::tradeoff::{CpuBudget, Tradeoff};
@@ -192,9 +192,12 @@ impl ReactorInterval {
                 }
                 loop {
                     let Ok(mut guard) = self.fd.readable().await else {
-                        // The reactor is gone (the runtime shut down): the tick comes
-                        // from the clock alone.
-                        spun = spin_to(self.schedule.next_ns());
+                        // The reactor is gone (the runtime is shutting down): the tick
+                        // comes from the clock alone, a native sleep to the margin and
+                        // the spin, never early.
+                        let tick = self.schedule.next_ns();
+                        RealEnv.sleep_until(tick.saturating_sub(self.schedule.margin_ns()));
+                        spun = spin_to(tick);
                         break;
                     };
                     // One read takes every expiry so far; an expiry after it comes with

@@ -253,3 +253,28 @@ fn outside_a_runtime_it_is_an_error() {
         Err(ReactorError::NoRuntime)
     ));
 }
+
+/// Once its runtime is gone, a tick still comes, from the clock alone, never early.
+#[test]
+fn after_its_runtime_shut_down_a_tick_still_comes_on_time() {
+    use std::task::{Context, Poll, Waker};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let start = monotonic_ns() + 5 * MS;
+    let mut iv = rt
+        .block_on(async { ReactorInterval::new_at_ns(start, 5 * MS) })
+        .unwrap();
+    drop(rt);
+    let mut tick = std::pin::pin!(iv.tick());
+    let mut cx = Context::from_waker(Waker::noop());
+    let t = loop {
+        if let Poll::Ready(t) = tick.as_mut().poll(&mut cx) {
+            break t;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    assert_eq!(t.scheduled_ns, start);
+    assert!(t.woke_ns >= start && monotonic_ns() >= start);
+}
