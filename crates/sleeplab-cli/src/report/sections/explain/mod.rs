@@ -121,7 +121,19 @@ fn section(t: &Traced<'_>) -> Option<Section> {
         .cloned()
         .collect();
     if cells.is_empty() {
-        return None;
+        // A run that asked for the kernel's account and recorded nothing says so, rather
+        // than leaving the page silent about the flag it was run with.
+        return t.tracing.recorded_nothing().then(|| {
+            Section::new(
+                t.id.clone(),
+                t.title.clone(),
+                vec![Block::Text(format!(
+                    "`{}` asked for the kernel's account. {}",
+                    t.source,
+                    status(t.tracing, &cells)
+                ))],
+            )
+        });
     }
     let show_slack = distinct(cells.iter().map(|c| c.timer_slack_ns)).len() > 1;
     let mut blocks = vec![

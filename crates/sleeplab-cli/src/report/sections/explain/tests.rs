@@ -199,7 +199,7 @@ fn untraced_wakes_and_the_partial_account_are_stated() {
 }
 
 /// A run that asked for tracing and recorded nothing claims no partial /proc account,
-/// and, with no traced cell, gets no section.
+/// and its section says only that.
 #[test]
 fn a_run_that_recorded_nothing_claims_no_account() {
     assert_eq!(
@@ -210,8 +210,10 @@ fn a_run_that_recorded_nothing_claims_no_account() {
     let mut sweep = testdata::sweep(vec![]);
     sweep.tracing = Some(Tracing::nothing_recorded());
     let html = page(ExperimentData::Sweep(sweep));
-    assert!(!html.contains("id=\"sweep-trace\""));
+    assert!(html.contains("id=\"sweep-trace\""));
+    assert!(html.contains("No kernel trace and no /proc account: nothing was recorded"));
     assert!(!html.contains("From the kernel's tracepoints"));
+    assert!(!html.contains("data-chart=\"sweep-trace"));
 }
 
 /// A traced run that recorded nothing, listed first, does not hide the account of a
