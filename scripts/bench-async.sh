@@ -24,8 +24,7 @@
 #
 #   scripts/bench-async.sh            # the benchmark (about 55 min, on a quiet machine)
 #   scripts/bench-async.sh --smoke    # tiny parameters, into a temp copy of the docs
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/bench.sh" || exit 2
 RUNS=${RUNS:-3}
 FRAMES_60=${FRAMES_60:-1000}
 FRAMES_1K=${FRAMES_1K:-4000}
@@ -36,7 +35,6 @@ SWEEP_ITERATIONS=${SWEEP_ITERATIONS:-1000}
 ROUNDS=${ROUNDS:-10}
 REARM_ROUNDS=${REARM_ROUNDS:-10}
 REARM_WAKES=${REARM_WAKES:-3000}
-DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 if [ "${1:-}" = --smoke ]; then
   RUNS=2 FRAMES_60=200 FRAMES_1K=400 TASKS="1 100" TASK_SECONDS=1 BLOCKS=2 SWEEP_ITERATIONS=40 ROUNDS=2 REARM_ROUNDS=2 REARM_WAKES=100
   if [ -z "${BENCH_DOC:-}" ]; then

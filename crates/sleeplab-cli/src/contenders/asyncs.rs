@@ -112,9 +112,6 @@ enum Kind {
         /// of one schedule gave the period.
         run: Option<(AnyInterval, u64, u64)>,
         last: Option<u64>,
-        /// What waits for a schedule's first frame, before the period is known: our
-        /// reactor timer for ours, tokio's `sleep_until` (`None`) for tokio's.
-        first: Option<ReactorTimer>,
     },
     AsyncIo,
     Timerfd,
@@ -147,18 +144,15 @@ pub fn build(name: &str) -> Result<Box<dyn WaitStrategy<RealEnv> + Send>, String
             flavor: match name {
                 "tokio-interval-burst" => Flavor::TokioBurst,
                 "tokio-interval-delay" => Flavor::TokioDelay,
-                _ => Flavor::Asleep,
+                _ => {
+                    let _in_runtime = rt.enter();
+                    // The interval's timerfd is made per schedule: fail here, not mid-run.
+                    ReactorInterval::new(Duration::from_millis(1)).map_err(|e| e.to_string())?;
+                    Flavor::Asleep(ReactorTimer::new().map_err(|e| e.to_string())?)
+                }
             },
             run: None,
             last: None,
-            first: if name == "asleep-interval" {
-                let _in_runtime = rt.enter();
-                // The interval's timerfd is made per schedule: fail here, not mid-run.
-                ReactorInterval::new(Duration::from_millis(1)).map_err(|e| e.to_string())?;
-                Some(ReactorTimer::new().map_err(|e| e.to_string())?)
-            } else {
-                None
-            },
         },
         "async-io-timer" => Kind::AsyncIo,
         "tokio-timerfd" => Kind::Timerfd,
@@ -188,12 +182,9 @@ impl AsyncContender {
                 tokio::time::sleep_until(instant_at(deadline).into()).await;
                 monotonic_ns()
             }),
-            Kind::Interval {
-                flavor,
-                run,
-                last,
-                first,
-            } => interval_tick(&self.rt, *flavor, run, last, first.as_ref(), deadline),
+            Kind::Interval { flavor, run, last } => {
+                interval_tick(&self.rt, flavor, run, last, deadline)
+            }
             Kind::AsyncIo => async_io::block_on(async {
                 async_io::Timer::at(instant_at(deadline)).await;
                 monotonic_ns()
@@ -215,11 +206,12 @@ impl AsyncContender {
 }
 
 /// Which interval an interval contender ticks.
-#[derive(Debug, Clone, Copy)]
 enum Flavor {
     TokioBurst,
     TokioDelay,
-    Asleep,
+    /// Ours, with the reactor timer that waits for a schedule's first frame (before the
+    /// period is known; tokio's flavors wait for it with tokio's `sleep_until`).
+    Asleep(ReactorTimer),
 }
 
 /// A running interval of one of the [`Flavor`]s.
@@ -231,13 +223,13 @@ enum AnyInterval {
 
 impl AnyInterval {
     /// The interval of `flavor` on `rt`, first tick at `first_ns`, then every `period_ns`.
-    fn new(rt: &Runtime, flavor: Flavor, first_ns: u64, period_ns: u64) -> Result<Self, String> {
+    fn new(rt: &Runtime, flavor: &Flavor, first_ns: u64, period_ns: u64) -> Result<Self, String> {
         use tokio::time::MissedTickBehavior;
         let _in_runtime = rt.enter();
         let behavior = match flavor {
             Flavor::TokioBurst => MissedTickBehavior::Burst,
             Flavor::TokioDelay => MissedTickBehavior::Delay,
-            Flavor::Asleep => {
+            Flavor::Asleep(_) => {
                 return ReactorInterval::new_at_ns(first_ns, period_ns)
                     .map(|iv| AnyInterval::Asleep(Box::new(iv)))
                     .map_err(|e| e.to_string());
@@ -267,18 +259,17 @@ impl AnyInterval {
 
 /// One frame of an interval contender. A frame that continues the schedule of the one
 /// before (deadline = last + P) ticks the interval; the first frame of a schedule waits
-/// with `first` (tokio's `sleep_until` when `None`), and the second creates the
-/// interval at its deadline with the period the two gave.
+/// with the flavor's one-shot sleep, and the second creates the interval at its deadline
+/// with the period the two gave.
 ///
 /// # Panics
 /// If the interval cannot be made (a timerfd refused after one was made in [`build`]):
 /// a frame is never measured on another mechanism than the contender names.
 fn interval_tick(
     rt: &Runtime,
-    flavor: Flavor,
+    flavor: &Flavor,
     run: &mut Option<(AnyInterval, u64, u64)>,
     last: &mut Option<u64>,
-    first: Option<&ReactorTimer>,
     deadline: u64,
 ) -> u64 {
     let continues = matches!(run, Some((_, prev, p)) if prev.saturating_add(*p) == deadline);
@@ -298,9 +289,9 @@ fn interval_tick(
             iv.tick(rt)
         }
         None => rt.block_on(async {
-            match first {
-                Some(timer) => timer.sleep_until_ns(deadline).await,
-                None => tokio::time::sleep_until(instant_at(deadline).into()).await,
+            match flavor {
+                Flavor::Asleep(timer) => timer.sleep_until_ns(deadline).await,
+                _ => tokio::time::sleep_until(instant_at(deadline).into()).await,
             }
             monotonic_ns()
         }),

@@ -17,8 +17,8 @@ mod schedule;
 pub use schedule::IntervalTick;
 
 use super::ReactorError;
-use crate::clock::{Env, RealEnv, duration_ns, instant_to_ns, monotonic_ns};
-use crate::precise::spin::{SpinStrategy, spin_until};
+use crate::clock::{RealEnv, duration_ns, instant_to_ns, monotonic_ns};
+use crate::precise::spin::{SpinStrategy, native_sleep_until, spin_until};
 use crate::precise::ticker::MissedTickBehavior;
 use crate::precise::tradeoff::{CpuBudget, Tradeoff};
 use crate::sys::TimerFd;
@@ -53,6 +53,12 @@ impl AsRawFd for Fd {
     }
 }
 
+impl std::fmt::Debug for Fd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "timerfd {}", self.0.fd())
+    }
+}
+
 /// A precise, drift-free periodic schedule for async code on tokio: tick `k` is due at
 /// `start + k·period` (exact nanoseconds, never accumulated from wake times), and
 /// `tick().await` returns at or after it, never before. Missed ticks are handled as
@@ -82,12 +88,6 @@ pub struct ReactorInterval {
     fd: AsyncFd<Fd>,
     schedule: Schedule,
     spun_ns: u64,
-}
-
-impl std::fmt::Debug for Fd {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "timerfd {}", self.0.fd())
-    }
 }
 
 impl ReactorInterval {
@@ -193,10 +193,13 @@ impl ReactorInterval {
                 loop {
                     let Ok(mut guard) = self.fd.readable().await else {
                         // The reactor is gone (the runtime is shutting down): the tick
-                        // comes from the clock alone, a native sleep to the margin and
-                        // the spin, never early.
+                        // comes from the clock alone, a native sleep to the margin (resumed
+                        // after a signal) and the spin, never early.
                         let tick = self.schedule.next_ns();
-                        RealEnv.sleep_until(tick.saturating_sub(self.schedule.margin_ns()));
+                        native_sleep_until(
+                            &mut RealEnv,
+                            tick.saturating_sub(self.schedule.margin_ns()),
+                        );
                         spun = spin_to(tick);
                         break;
                     };
