@@ -71,13 +71,13 @@ fn sleep_until_on(
     precise: impl FnOnce(u64) -> SleepReport,
 ) -> PyResult<SleepReport> {
     let last = wait_then(py, deadline, move || precise(deadline))?;
-    let start = start.min(last.start);
-    let native_end = last.start + last.native_ns;
+    let start = start.min(last.start_ns);
+    let native_end = last.start_ns + last.native_ns;
     Ok(SleepReport::from_instants(
         start,
         deadline,
         native_end,
-        last.woke,
+        last.woke_ns,
         last.native_oversleep_ns,
         last.margin_ns,
     ))

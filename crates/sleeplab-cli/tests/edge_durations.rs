@@ -23,8 +23,12 @@ fn past_deadlines_return_at_once_in_virtual_time() {
         let mut s = strategy_by_name::<VirtualEnv>(info.name).unwrap();
         for deadline in [0, 1, 9_999_999, 10_000_000] {
             let r = s.sleep_until(&mut env, deadline);
-            assert_eq!(r.woke, r.start, "{} slept for a past deadline", info.name);
-            assert_eq!(r.lateness_ns, r.woke - deadline);
+            assert_eq!(
+                r.woke_ns, r.start_ns,
+                "{} slept for a past deadline",
+                info.name
+            );
+            assert_eq!(r.lateness_ns, r.woke_ns - deadline);
         }
         assert_eq!(env.native_sleeps(), 0, "{}", info.name);
         assert_eq!(env.spin_pauses(), 0, "{}", info.name);
@@ -36,7 +40,7 @@ fn past_deadlines_return_at_once_in_virtual_time() {
     );
     for deadline in [0, 1, 10_000_000] {
         let r = s.sleep_until_ns(deadline);
-        assert_eq!(r.woke, r.start);
+        assert_eq!(r.woke_ns, r.start_ns);
     }
     assert_eq!(
         s.env().native_sleeps() + s.env().spin_pauses() + s.env().yields(),
@@ -57,10 +61,13 @@ fn past_deadlines_return_at_once_on_the_real_machine() {
         for i in 0..200u64 {
             let deadline = env.now().saturating_sub(1 + i * 1000);
             let r = s.sleep_until(&mut env, deadline);
-            assert!(r.woke >= deadline && monotonic_ns() >= deadline, "{name}");
+            assert!(
+                r.woke_ns >= deadline && monotonic_ns() >= deadline,
+                "{name}"
+            );
             // Zero-length requests too.
             let r = s.sleep_for(&mut env, 0);
-            assert!(r.woke >= r.deadline, "{name}");
+            assert!(r.woke_ns >= r.deadline_ns, "{name}");
         }
         let u1 = ThreadUsage::now();
         if u1.voluntary_csw > u0.voluntary_csw {
@@ -72,7 +79,7 @@ fn past_deadlines_return_at_once_on_the_real_machine() {
     for i in 0..200u64 {
         let deadline = monotonic_ns().saturating_sub(1 + i * 1000);
         let r = p.sleep_until_ns(deadline);
-        assert!(r.woke >= deadline);
+        assert!(r.woke_ns >= deadline);
         assert_eq!(
             r.native_ns, 0,
             "PreciseSleeper slept natively for a past deadline"

@@ -142,7 +142,7 @@ fn spin_sleep_early() -> Vec<String> {
         let t0 = monotonic_ns();
         let r = contender.sleep_for(&mut env, d);
         let dt = monotonic_ns() - t0;
-        if dt < d || r.woke < r.deadline {
+        if dt < d || r.woke_ns < r.deadline_ns {
             early.push(format!("spin-sleep contender: {dt} ns of {d} ns"));
         }
     }

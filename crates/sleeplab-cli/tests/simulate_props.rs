@@ -122,8 +122,8 @@ proptest! {
                 let report = s.sleep_until(&mut env, deadline);
                 let t = env.time();
                 prop_assert!(t >= deadline, "{} returned {} ns early under {:?}", info.name, deadline - t, model);
-                prop_assert!(report.woke >= deadline, "{} reported an early wake", info.name);
-                prop_assert!(report.woke <= t, "{} reported a wake in the future", info.name);
+                prop_assert!(report.woke_ns >= deadline, "{} reported an early wake", info.name);
+                prop_assert!(report.woke_ns <= t, "{} reported a wake in the future", info.name);
             }
         }
     }

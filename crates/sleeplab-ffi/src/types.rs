@@ -31,9 +31,9 @@ pub struct Report {
 impl From<SleepReport> for Report {
     fn from(r: SleepReport) -> Self {
         Self {
-            start_ns: r.start,
-            deadline_ns: r.deadline,
-            woke_ns: r.woke,
+            start_ns: r.start_ns,
+            deadline_ns: r.deadline_ns,
+            woke_ns: r.woke_ns,
             lateness_ns: r.lateness_ns,
             native_ns: r.native_ns,
             spin_ns: r.spin_ns,
@@ -105,8 +105,8 @@ impl From<CoreTick> for Tick {
     fn from(t: CoreTick) -> Self {
         Self {
             index: t.index,
-            scheduled_ns: t.scheduled,
-            woke_ns: t.woke,
+            scheduled_ns: t.scheduled_ns,
+            woke_ns: t.woke_ns,
             lateness_ns: t.lateness_ns,
             missed: t.missed,
             sleep: t.sleep.into(),

@@ -41,10 +41,10 @@ fn main() {
         let tick = ticker.tick();
         lateness.push(tick.lateness_ns);
         if let Some(prev) = prev_woke {
-            let frame_ns: u64 = tick.woke - prev;
+            let frame_ns: u64 = tick.woke_ns - prev;
             frame_error.push(frame_ns.abs_diff(ticker.period_ns()));
         }
-        prev_woke = Some(tick.woke);
+        prev_woke = Some(tick.woke_ns);
         // The "game": busy work for WORK_US.
         let until = monotonic_ns() + work_us * 1_000;
         while monotonic_ns() < until {

@@ -53,7 +53,7 @@ fn summary(reports: &[SleepReport]) -> WaitSummary {
     WaitSummary::from_waits(
         reports
             .iter()
-            .map(|r| (r.lateness_ns, r.spin_ns, r.woke - r.start)),
+            .map(|r| (r.lateness_ns, r.spin_ns, r.woke_ns - r.start_ns)),
     )
 }
 
@@ -62,7 +62,7 @@ fn on_a_loaded_scheduler_the_adapted_spin_is_rarely_preempted_and_less_late() {
     let (adapt, adapt_env) = run(ContentionPolicy::Adapt);
     let (ignore, ignore_env) = run(ContentionPolicy::Ignore);
     for r in adapt.iter().chain(&ignore) {
-        assert!(r.woke >= r.deadline, "never early");
+        assert!(r.woke_ns >= r.deadline_ns, "never early");
     }
     let (a, i) = (summary(&adapt), summary(&ignore));
     let (a99, i99) = (a.p99_ns.unwrap(), i.p99_ns.unwrap());
@@ -167,7 +167,7 @@ fn on_an_oversubscribed_scheduler_a_starved_sleeper_stops_spinning() {
             .count() as u64
     };
     for r in adapt.iter().chain(&ignore) {
-        assert!(r.woke >= r.deadline, "never early");
+        assert!(r.woke_ns >= r.deadline_ns, "never early");
     }
     // Ignoring it, every wait after a spin is a stall (a stalled wait wakes past its
     // deadline and does not spin, so the next one is quick: every other wait).

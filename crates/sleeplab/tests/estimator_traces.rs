@@ -81,7 +81,7 @@ fn the_default_is_on_the_oracle_frontier_of_every_trace() {
         let r = replay(&t, &mut Precise::default());
         assert_eq!(r.reports.len(), t.len());
         assert!(
-            r.reports.iter().all(|x| x.woke >= x.deadline),
+            r.reports.iter().all(|x| x.woke_ns >= x.deadline_ns),
             "{name}: early"
         );
         let got = r.summary();
@@ -138,12 +138,12 @@ fn a_cpu_budget_is_never_exceeded() {
         for percent in [1.0, 3.0] {
             let r = replay_with(&t, budget(percent));
             for x in &r.reports {
-                let allowed = (x.deadline - x.start) as f64 * percent / 100.0;
+                let allowed = (x.deadline_ns - x.start_ns) as f64 * percent / 100.0;
                 assert!(
                     x.spin_ns as f64 <= allowed + REPLAY_RESOLUTION_NS as f64,
                     "{name} at {percent} %: spun {} of {} ns",
                     x.spin_ns,
-                    x.deadline - x.start
+                    x.deadline_ns - x.start_ns
                 );
             }
             assert!(

@@ -93,14 +93,14 @@ fn check<S: WaitStrategy<VirtualEnv> + ?Sized>(strategy: &mut S, env: &mut Virtu
         };
         let r = strategy.sleep_until(env, deadline);
         assert!(
-            r.woke >= deadline && env.time() >= deadline,
+            r.woke_ns >= deadline && env.time() >= deadline,
             "{what}: {} woke {} before deadline {deadline} (wait {i})",
             strategy.name(),
-            r.woke
+            r.woke_ns
         );
-        assert_eq!(r.deadline, deadline);
-        assert_eq!(r.lateness_ns, r.woke - deadline);
-        assert_eq!(r.native_ns + r.spin_ns, r.woke - r.start);
+        assert_eq!(r.deadline_ns, deadline);
+        assert_eq!(r.lateness_ns, r.woke_ns - deadline);
+        assert_eq!(r.native_ns + r.spin_ns, r.woke_ns - r.start_ns);
     }
 }
 
@@ -121,8 +121,11 @@ fn precise_sleeper_is_never_early_over_scripted_wakeups() {
         for i in 0..300u64 {
             let d = [0, 10, 80_000, 300_000, 16_666_667, 2_000_000][(i % 6) as usize];
             let r = sleeper.sleep_for_ns(d);
-            assert!(r.woke >= r.deadline, "{what}: early at wait {i}: {r:?}");
-            assert!(sleeper.env().time() >= r.deadline);
+            assert!(
+                r.woke_ns >= r.deadline_ns,
+                "{what}: early at wait {i}: {r:?}"
+            );
+            assert!(sleeper.env().time() >= r.deadline_ns);
         }
         assert_eq!(sleeper.stats().count, 300);
     }
@@ -140,15 +143,15 @@ fn extreme_deadlines_saturate_instead_of_overflowing() {
         let mut env = VirtualEnv::starting_at(u64::MAX - 10_000_000).with_costs(costs());
         let mut s = strategy_by_name::<VirtualEnv>(name).unwrap();
         let r = s.sleep_for(&mut env, u64::MAX);
-        assert_eq!(r.deadline, u64::MAX, "{name}");
-        assert_eq!(r.woke, u64::MAX, "{name}");
+        assert_eq!(r.deadline_ns, u64::MAX, "{name}");
+        assert_eq!(r.woke_ns, u64::MAX, "{name}");
         // And again, at the end of time: the deadline is now, so it returns at once.
         let r = s.sleep_for(&mut env, u64::MAX);
-        assert_eq!(r.woke, u64::MAX);
+        assert_eq!(r.woke_ns, u64::MAX);
     }
     let mut sleeper = PreciseSleeper::new_virtual(VirtualEnv::starting_at(u64::MAX - 5));
     let r = sleeper.sleep(std::time::Duration::MAX);
-    assert_eq!((r.deadline, r.woke), (u64::MAX, u64::MAX));
+    assert_eq!((r.deadline_ns, r.woke_ns), (u64::MAX, u64::MAX));
     assert_eq!(sleeper.stats().max_lateness_ns, 0);
 }
 

@@ -40,7 +40,7 @@ fn no_early_returns_under_a_signal_storm() {
     let mut sleeper = PreciseSleeper::new();
     for i in 0..200 {
         let r = sleeper.sleep_for_ns(wait_ns(i));
-        if r.woke < r.deadline || monotonic_ns() < r.deadline {
+        if r.woke_ns < r.deadline_ns || monotonic_ns() < r.deadline_ns {
             early.push(("PreciseSleeper", i));
         }
     }
@@ -48,7 +48,7 @@ fn no_early_returns_under_a_signal_storm() {
         let mut s = strategy_by_name::<RealEnv>(info.name).unwrap();
         for i in 0..200 {
             let r = s.sleep_for(&mut env, wait_ns(i));
-            if r.woke < r.deadline || monotonic_ns() < r.deadline {
+            if r.woke_ns < r.deadline_ns || monotonic_ns() < r.deadline_ns {
                 early.push((info.name, i));
             }
         }

@@ -11,8 +11,8 @@ const FRAME: u64 = 16_666_667;
 fn past_deadline_returns_at_once_without_sleeping() {
     let mut s = PreciseSleeper::new_virtual(VirtualEnv::starting_at(1_000_000));
     let r = s.sleep_until_ns(10);
-    assert_eq!(r.woke, r.start);
-    assert_eq!(r.lateness_ns, r.start - 10);
+    assert_eq!(r.woke_ns, r.start_ns);
+    assert_eq!(r.lateness_ns, r.start_ns - 10);
     assert_eq!(
         (r.native_ns, r.spin_ns, r.native_oversleep_ns),
         (0, 0, None)
@@ -20,7 +20,7 @@ fn past_deadline_returns_at_once_without_sleeping() {
     assert_eq!(s.env().native_sleeps(), 0);
     assert_eq!(s.env().spin_pauses(), 0);
     let r = s.sleep(std::time::Duration::ZERO);
-    assert_eq!(r.woke, r.start);
+    assert_eq!(r.woke_ns, r.start_ns);
 }
 
 #[test]
@@ -47,7 +47,7 @@ fn sleeps_to_deadline_minus_margin_then_spins_exactly() {
     assert_eq!(r.native_oversleep_ns, Some(30_000));
     assert_eq!(r.native_ns, FRAME - margin + 30_000);
     assert_eq!(r.spin_ns, margin - 30_000);
-    assert_eq!((r.woke, r.lateness_ns), (FRAME, 0));
+    assert_eq!((r.woke_ns, r.lateness_ns), (FRAME, 0));
     // The prior stands until the window has k = 6 samples; then the margin learns.
     assert_eq!(s.margin_ns(), margin);
     for k in 2..=5 {
@@ -159,7 +159,7 @@ fn yield_spin_yields_instead_of_pausing() {
     assert_eq!(s.spin_strategy(), SpinStrategy::YieldSpin);
     assert_eq!(s.margin_ns(), 60_000);
     let r = s.sleep_for_ns(FRAME);
-    assert!(r.woke >= r.deadline);
+    assert!(r.woke_ns >= r.deadline_ns);
     assert!(s.env().yields() > 0);
     assert_eq!(s.env().spin_pauses(), 0);
     assert_eq!(s.timer_slack_ns(), None);
@@ -214,11 +214,11 @@ fn real_sleeps_are_never_early() {
     let mut s = PreciseSleeper::new();
     for i in 0..20u64 {
         let r = s.sleep(std::time::Duration::from_micros(50 + 97 * i));
-        assert!(r.woke >= r.deadline);
-        assert!(sleeplab::clock::monotonic_ns() >= r.deadline);
+        assert!(r.woke_ns >= r.deadline_ns);
+        assert!(sleeplab::clock::monotonic_ns() >= r.deadline_ns);
     }
     let r = s.sleep_until(std::time::Instant::now() + std::time::Duration::from_micros(300));
-    assert!(r.woke >= r.deadline);
+    assert!(r.woke_ns >= r.deadline_ns);
 }
 
 #[test]
@@ -245,11 +245,11 @@ fn the_early_tolerance_is_a_bound_even_under_interruptions() {
     for i in 0..3_000u64 {
         let r = s.sleep_for_ns(100_000 + (i * 7_919) % 20_000_000);
         assert!(
-            r.woke + early >= r.deadline,
+            r.woke_ns + early >= r.deadline_ns,
             "wait {i}: {} ns early",
             r.early_ns()
         );
-        assert_eq!(r.early_ns(), r.deadline.saturating_sub(r.woke));
+        assert_eq!(r.early_ns(), r.deadline_ns.saturating_sub(r.woke_ns));
         returned_early += u32::from(r.is_early());
     }
     assert!(returned_early > 0, "it does use the tolerance");

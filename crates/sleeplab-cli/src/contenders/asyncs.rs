@@ -365,11 +365,11 @@ mod tests {
                 let r = c.sleep_until(&mut env, deadline);
                 // The runtime's own wake, before any cover-up spin: never early.
                 assert_eq!(r.spin_ns, 0, "{name} woke early at frame {k}: {r:?}");
-                assert!(r.woke >= r.deadline, "{name} early at frame {k}");
+                assert!(r.woke_ns >= r.deadline_ns, "{name} early at frame {k}");
             }
             // A deadline already passed returns at once.
             let r = c.sleep_until(&mut env, 0);
-            assert_eq!(r.lateness_ns, r.woke);
+            assert_eq!(r.lateness_ns, r.woke_ns);
             let _ = c.helper_cpu_ns();
         }
         assert!(build("nope").is_err());

@@ -169,7 +169,7 @@ mod tests {
             assert!(!description(name).is_empty());
             for ns in [0, 1_000, 300_000] {
                 let r = s.sleep_for(&mut env, ns);
-                assert!(r.woke >= r.deadline, "{name} early");
+                assert!(r.woke_ns >= r.deadline_ns, "{name} early");
             }
         }
         assert!(build("nope").is_err());
@@ -192,7 +192,7 @@ mod tests {
             assert_eq!(canonical(given).as_deref(), Ok(canon), "{given}");
             assert_eq!(canonical(canon).as_deref(), Ok(canon), "{canon}");
             let r = build(given).unwrap().sleep_for(&mut env, 10_000);
-            assert!(r.woke >= r.deadline, "{given} early");
+            assert!(r.woke_ns >= r.deadline_ns, "{given} early");
         }
         for bad in [
             "spin-sleep:2s",

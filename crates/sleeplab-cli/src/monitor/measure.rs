@@ -259,8 +259,8 @@ impl ProbeState {
                     // It stands for every deadline passed while it slept: the next sleep
                     // aims at the first one still ahead (skip ahead, as a ticker does).
                     let wake = Wake {
-                        wake_ns: r.woke,
-                        expirations: grid.passed(r.woke),
+                        wake_ns: r.woke_ns,
+                        expirations: grid.passed(r.woke_ns),
                     };
                     grid.advance(wake);
                     wakes.push(wake);

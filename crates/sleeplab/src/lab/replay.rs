@@ -36,11 +36,13 @@ impl Replay {
     /// Lateness and spin CPU over the replay (span = return − start of each wait), the
     /// same yardstick as the oracle's.
     pub fn summary(&self) -> WaitSummary {
-        WaitSummary::from_waits(
-            self.reports
-                .iter()
-                .map(|r| (r.lateness_ns, r.spin_ns, r.woke.saturating_sub(r.start))),
-        )
+        WaitSummary::from_waits(self.reports.iter().map(|r| {
+            (
+                r.lateness_ns,
+                r.spin_ns,
+                r.woke_ns.saturating_sub(r.start_ns),
+            )
+        }))
     }
 
     /// The earliest return before a deadline, ns (0 when no wait returned early).
@@ -123,7 +125,7 @@ mod tests {
         let r = replay(&t, &mut AbsSleep);
         assert_eq!(r.reports.len(), t.len());
         for (rep, w) in r.reports.iter().zip(&t.waits) {
-            assert_eq!(rep.deadline - rep.start, w.requested_ns);
+            assert_eq!(rep.deadline_ns - rep.start_ns, w.requested_ns);
             assert_eq!(rep.lateness_ns, w.oversleep_ns);
             assert_eq!(rep.spin_ns, 0);
         }

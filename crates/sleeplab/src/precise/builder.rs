@@ -30,7 +30,7 @@ use crate::system::{sched_slice_ns, set_sched_slice_ns, set_timer_slack_ns, time
 ///     .slack_policy(SlackPolicy::LeaveAlone)
 ///     .build_with_env(VirtualEnv::new());
 /// let r = sleeper.sleep_for_ns(16_666_667);
-/// assert!(r.woke + 100_000 >= r.deadline); // never more than the early tolerance
+/// assert!(r.woke_ns + 100_000 >= r.deadline_ns); // never more than the early tolerance
 /// ```
 ///
 /// The typed methods take any value and the sleeper brings it into range when it is

@@ -29,7 +29,7 @@
 //!
 //! let mut sleeper = PreciseSleeper::new(); // sets this thread's timer slack to 1 ns
 //! let report = sleeper.sleep(Duration::from_millis(2));
-//! assert!(report.woke >= report.deadline); // never early
+//! assert!(report.woke_ns >= report.deadline_ns); // never early
 //! println!(
 //!     "late by {} ns, spun {} ns, margin {} ns, slack {:?} ns",
 //!     report.lateness_ns, report.spin_ns, report.margin_ns, sleeper.timer_slack_ns()
@@ -49,8 +49,8 @@
 //! for _ in 0..5 {
 //!     let tick = ticker.tick();
 //!     // Skip keeps the original grid start + k·period (exact integers, no drift).
-//!     assert_eq!((tick.scheduled - ticker.start_ns()) % 1_000_000, 0);
-//!     assert!(tick.woke >= tick.scheduled);
+//!     assert_eq!((tick.scheduled_ns - ticker.start_ns()) % 1_000_000, 0);
+//!     assert!(tick.woke_ns >= tick.scheduled_ns);
 //! }
 //! ```
 //!
@@ -66,7 +66,7 @@
 //! let mut sleeper = PreciseSleeper::new_virtual(env);
 //! for _ in 0..100 {
 //!     let r = sleeper.sleep_for_ns(16_666_667);
-//!     assert!(r.woke >= r.deadline);
+//!     assert!(r.woke_ns >= r.deadline_ns);
 //! }
 //! println!("margin learned: {} ns", sleeper.margin_ns());
 //! ```

@@ -9,11 +9,11 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SleepReport {
     /// When the wait began (first clock read).
-    pub start: u64,
+    pub start_ns: u64,
     /// The deadline the wait was asked to reach.
-    pub deadline: u64,
+    pub deadline_ns: u64,
     /// When the wait returned: the first clock read at or after `deadline`.
-    pub woke: u64,
+    pub woke_ns: u64,
     /// `woke - deadline`: how late the wait returned (0 is perfect).
     pub lateness_ns: u64,
     /// Time spent in the native (sleeping) phase, from `start` to the last native wakeup.
@@ -49,9 +49,9 @@ impl SleepReport {
     ) -> Self {
         let native_end = native_end.clamp(start, woke.max(start));
         Self {
-            start,
-            deadline,
-            woke,
+            start_ns: start,
+            deadline_ns: deadline,
+            woke_ns: woke,
             lateness_ns: woke.saturating_sub(deadline),
             native_ns: native_end - start,
             spin_ns: woke.saturating_sub(native_end),
@@ -81,7 +81,7 @@ impl SleepReport {
     /// True when the native phase itself ended after the deadline: the wakeup, not the
     /// spin, made the wait late.
     pub fn woken_late(&self) -> bool {
-        self.native_oversleep_ns.is_some() && self.start + self.native_ns > self.deadline
+        self.native_oversleep_ns.is_some() && self.start_ns + self.native_ns > self.deadline_ns
     }
 
     /// The report of a wait whose deadline had already passed when it began at `start`:
@@ -93,13 +93,13 @@ impl SleepReport {
     /// How far before its deadline the wait returned, ns (0 unless it was early: only a
     /// sleeper with an early tolerance returns early, and by at most that tolerance).
     pub fn early_ns(&self) -> u64 {
-        self.deadline.saturating_sub(self.woke)
+        self.deadline_ns.saturating_sub(self.woke_ns)
     }
 
     /// True when the wait returned before its deadline (never the case for the strategies
     /// in this module; useful as a test oracle for others).
     pub fn is_early(&self) -> bool {
-        self.woke < self.deadline
+        self.woke_ns < self.deadline_ns
     }
 }
 

@@ -95,9 +95,9 @@ pub struct Tick {
     /// 0-based number of this tick among those returned by `tick()`.
     pub index: u64,
     /// The instant the tick was scheduled for, ns on the sleeper's time line.
-    pub scheduled: u64,
+    pub scheduled_ns: u64,
     /// When it actually fired, ns.
-    pub woke: u64,
+    pub woke_ns: u64,
     /// `woke − scheduled`, ns.
     pub lateness_ns: u64,
     /// Ticks missed at this tick (see [`next_tick`] for how each behaviour counts).
@@ -165,7 +165,7 @@ impl<E: Env> Ticker<E> {
     pub fn tick(&mut self) -> Tick {
         let scheduled = self.next;
         let sleep = self.sleeper.sleep_until_ns(scheduled);
-        let woke = sleep.woke;
+        let woke = sleep.woke_ns;
         let (start, next, missed) =
             advance(self.start, self.period, scheduled, woke, self.behavior);
         self.start = start;
@@ -173,8 +173,8 @@ impl<E: Env> Ticker<E> {
         self.missed = self.missed.saturating_add(missed);
         let tick = Tick {
             index: self.index,
-            scheduled,
-            woke,
+            scheduled_ns: scheduled,
+            woke_ns: woke,
             lateness_ns: woke.saturating_sub(scheduled),
             missed,
             sleep,

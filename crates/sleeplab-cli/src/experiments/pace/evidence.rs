@@ -207,7 +207,7 @@ impl Probe {
             max_spin_gap_ns: r.max_spin_gap_ns,
             native_oversleep_ns: r.native_oversleep_ns,
             woken_late: r.woken_late(),
-            started_late: r.start >= r.deadline,
+            started_late: r.start_ns >= r.deadline_ns,
             margin_ns: r.margin_ns,
         }
     }

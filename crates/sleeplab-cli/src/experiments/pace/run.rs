@@ -200,7 +200,7 @@ fn run_level(
                 s.rec.record(r.lateness_ns);
                 s.missed += u64::from(r.lateness_ns > config.period_ns);
                 s.spin += r.spin_ns;
-                last = r.woke;
+                last = r.woke_ns;
                 if ctx.stopped() {
                     break;
                 }

@@ -46,7 +46,7 @@ impl Window {
     /// deadline, its last `spin_ns` spun on purpose, and one that never blocks where it
     /// had no native (sleeping) phase at all (a spin, or a deadline already near).
     pub fn of_report(tid: i32, r: &sleeplab::precise::SleepReport) -> Self {
-        Self::until(tid, r.start, r.deadline, r.woke)
+        Self::until(tid, r.start_ns, r.deadline_ns, r.woke_ns)
             .spinning(r.spin_ns)
             .never_blocking(r.native_oversleep_ns.is_none() && r.native_ns == 0)
     }

@@ -487,8 +487,8 @@ mod tests {
         let mut s = strategy_by_setting::<VirtualEnv>("precise:early=1ms").unwrap();
         let mut env = VirtualEnv::new();
         let r = s.sleep_until(&mut env, 10_000_000);
-        assert_eq!(r.deadline, 10_000_000);
-        assert!(r.woke >= 9_000_000 && r.woke < 10_000_000, "{r:?}");
+        assert_eq!(r.deadline_ns, 10_000_000);
+        assert!(r.woke_ns >= 9_000_000 && r.woke_ns < 10_000_000, "{r:?}");
         let mut f = strategy_by_setting::<VirtualEnv>("fixed-margin:2ms,spin=pause").unwrap();
         let r = f.sleep_until(&mut env, 20_000_000);
         assert_eq!(r.margin_ns, 2_000_000);

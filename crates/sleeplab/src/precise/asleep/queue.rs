@@ -107,7 +107,9 @@ impl Queue {
         None
     }
 
-    /// The earliest deadline queued after `after_ns` (cancelled sleeps passed over).
+    /// The earliest deadline queued after `after_ns` (cancelled sleeps passed over); only
+    /// the reactor timer, which arms its second timerfd for it, asks.
+    #[cfg(feature = "tokio")]
     pub(crate) fn next_after_ns(&self, after_ns: u64) -> Option<u64> {
         let from = (after_ns.checked_add(1)?, 0);
         self.map
