@@ -251,14 +251,28 @@ fn the_prior_stands_in_until_the_window_has_k_samples() {
 }
 
 #[test]
-fn one_early_spike_does_not_set_the_baseline() {
-    // With 50 samples a "p99" would be their maximum; the fixed rank ignores one spike.
+fn until_the_window_resolves_the_p99_the_largest_sample_is_the_baseline() {
+    // With 50 samples an honest p99 is their maximum: one spike sets the baseline ...
     let mut e = warmed(EstimatorConfig::default(), 50);
     e.observe(450_000);
-    assert_eq!(e.estimate_ns(), RISEN, "still rises at once, bounded");
+    let spike_edge = 458_751; // upper edge of 450 µs's bucket [425984, 458752)
+    assert_eq!(e.baseline_ns(), spike_edge);
+    assert_eq!(e.estimate_ns(), spike_edge);
+    // ... until 100 samples (rank 1 of 100 is still the largest) ...
+    for _ in 0..49 {
+        e.observe(BASE);
+    }
+    assert_eq!(e.window_samples(), 100);
+    assert_eq!(e.baseline_ns(), spike_edge);
+    // ... and from the 101st the p99 is the 2nd largest: the spike no longer sets it.
+    e.observe(BASE);
     assert_eq!(e.baseline_ns(), BASE_EDGE);
     for _ in 0..8 * 20 {
         e.observe(BASE);
     }
-    assert_eq!(e.estimate_ns(), BASE_EDGE, "and releases fully");
+    assert_eq!(
+        e.estimate_ns(),
+        BASE_EDGE,
+        "and the estimate releases fully"
+    );
 }

@@ -89,7 +89,12 @@ pub enum Observation {
 ///    sub-buckets per octave, ≤ 12.5 % wide, reported by upper edge). The baseline is
 ///    their [`quantile`](EstimatorConfig::quantile) (default p99), taken as the `k`-th
 ///    largest sample with `k = ⌈(1 − quantile) · window⌉` (6 for the defaults). While
-///    the window holds fewer than `k` samples the prior stands in. Every oversleep up to
+///    the window holds fewer than `k` samples the prior stands in; while it holds `n`
+///    samples, fewer than a full window, the rank is `⌈(1 − quantile) · n⌉`: the largest
+///    sample until `n · (1 − quantile) ≥ 1`, as an honest p99 of fewer than 100 samples
+///    is their maximum. A fixed rank of 6 took a fresh sleeper's 6th largest of 50
+///    wakeups, their p88, and left its first few hundred waits late wherever the host's
+///    wakeups have a long tail. Every oversleep up to
 ///    the cap is learned, milliseconds included: on a loaded machine the wakeup
 ///    distribution has a millisecond mode (the task running on the woken CPU finishes
 ///    its slice first), and when that mode holds more than 1 − quantile of the wakeups
@@ -193,13 +198,31 @@ impl MarginEstimator {
         self.estimate.ceil() as u64
     }
 
-    /// The window baseline: the `k`-th largest recent sample, `k = ⌈(1 − quantile) ·
-    /// window⌉` (bucket upper edge, at most the cap), or the prior while the window holds
-    /// fewer than `k` samples.
+    /// The window baseline (bucket upper edge, at most the cap): the prior while the
+    /// window holds fewer than `k = ⌈(1 − quantile) · window⌉` samples; then the
+    /// `⌈(1 − quantile) · n⌉`-th largest of its `n` samples (the largest until `n` resolves
+    /// the quantile, 100 samples for the p99), up to the `k`-th largest of a full window.
     pub fn baseline_ns(&self) -> u64 {
+        let n = self.window.filled();
+        if n < self.rank {
+            return self.cfg.prior_ns;
+        }
+        // Until the window resolves the quantile (n · (1 − quantile) ≥ 1) its k-th largest
+        // would be a lower quantile (the 6th largest of 50 is their p88): the largest
+        // stands in, so a fresh sleeper's first waits cover what they have seen.
+        let rank =
+            ((((1.0 - self.cfg.quantile) * n as f64) - 1e-9).ceil() as usize).clamp(1, self.rank);
         self.window
-            .kth_largest(self.rank)
+            .kth_largest(rank)
             .map_or(self.cfg.prior_ns, |q| q.min(self.cfg.cap_ns))
+    }
+
+    /// The median of the window's native oversleeps (bucket upper edge), ns; `None` with
+    /// no native wakeup in the window. What half the native wakeups take here: a margin
+    /// below it makes most waits late.
+    pub fn median_ns(&self) -> Option<u64> {
+        let n = self.window.filled();
+        self.window.kth_largest(n.div_ceil(2))
     }
 
     /// `k`: the baseline is the `k`-th largest sample in the window.

@@ -2,7 +2,7 @@
 //! margin learned by a [`MarginEstimator`] and bounded by the caller's [`Tradeoff`], then
 //! a spin to the deadline.
 
-use super::contention::{Contention, LossCause};
+use super::contention::{Contention, LossCause, Regime};
 use super::estimator::{EstimatorConfig, MarginEstimator};
 use super::sleep_report::{SleepReport, SleepStats};
 use super::spin::{SpinStrategy, native_sleep_until_or, spin_until};
@@ -82,9 +82,22 @@ impl Precise {
     /// trade-off's, capped by the contended regime's spin ceiling while it holds.
     pub fn margin_for_ns(&self, wait_ns: u64) -> u64 {
         let margin = self.tradeoff.margin_ns(&self.estimator, wait_ns);
-        match (self.tradeoff.contention, self.contention.spin_ceiling_ns()) {
-            (ContentionPolicy::Adapt, Some(ceiling)) => margin.min(ceiling),
-            _ => margin,
+        if self.tradeoff.contention == ContentionPolicy::Ignore {
+            return margin;
+        }
+        match self.contention.regime() {
+            Regime::Free => margin,
+            // Never below what half the native wakeups take (plus the headroom): a
+            // shorter margin makes most waits late, which costs the tail more than the
+            // losses it avoids.
+            Regime::Contended { ceiling_ns, .. } => {
+                let typical = self
+                    .estimator
+                    .median_ns()
+                    .map_or(0, |m| m.saturating_add(self.estimator.config().headroom_ns));
+                margin.min(ceiling_ns.max(typical))
+            }
+            Regime::Stopped { .. } | Regime::Starved => 0,
         }
     }
 
@@ -134,6 +147,11 @@ impl Precise {
         }
         let left = target - start;
         let margin = self.margin_for_ns(left);
+        let wanted = self
+            .estimator
+            .margin_ns()
+            .saturating_sub(self.tradeoff.lateness_tolerance_ns);
+        let budget_limited = self.tradeoff.margin_ns(&self.estimator, left) < wanted;
         // Run-queue time tells the scheduler's delays from the host's (one pread, only
         // when this wait may spin).
         let run_queue_before = if margin > 0 { env.run_queue_ns() } else { None };
@@ -162,7 +180,8 @@ impl Precise {
         let spun = spin_until(env, native_end, target, self.spin);
         let report =
             SleepReport::from_instants(start, deadline, native_end, spun.woke, oversleep, margin)
-                .with_spin_gap(spun.max_gap_ns);
+                .with_spin_gap(spun.max_gap_ns)
+                .with_wanted_margin(wanted, budget_limited);
         // Who took the CPU from the spin: the scheduler where the run queue grew by at
         // least half the gap (or without readings), else the host (a virtual machine's
         // vCPU did not run; on bare metal the hardware). The host's counts unless the

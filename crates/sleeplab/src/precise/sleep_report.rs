@@ -25,6 +25,15 @@ pub struct SleepReport {
     pub native_oversleep_ns: Option<u64>,
     /// The margin the strategy planned to spin before the deadline (0 for pure sleeps).
     pub margin_ns: u64,
+    /// The margin the learned quantile called for (the estimator's margin less the
+    /// caller's lateness tolerance), before the CPU budget and the contended regimes cut
+    /// it to `margin_ns`, ns (0 for strategies that learn nothing).
+    pub wanted_margin_ns: u64,
+    /// True when the CPU budget cut this wait's margin below `wanted_margin_ns`: the
+    /// budget cannot cover the tail of this machine's wakeups at this wait's length, and
+    /// a wakeup in that tail returns up to `wanted_margin_ns − margin_ns` late. A budget
+    /// of `wanted_margin_ns / (deadline_ns − start_ns)` would cover it.
+    pub budget_limited: bool,
     /// The longest time between two consecutive clock reads of the spin phase, counted
     /// from the native wakeup's reading (0 for pure sleeps). One spin iteration takes
     /// tens of ns; a gap of hundreds of µs or more means the thread lost its CPU while
@@ -57,8 +66,18 @@ impl SleepReport {
             spin_ns: woke.saturating_sub(native_end),
             native_oversleep_ns,
             margin_ns,
+            wanted_margin_ns: 0,
+            budget_limited: false,
             max_spin_gap_ns: 0,
         }
+    }
+
+    /// The same report with the margin its quantile called for, and whether the CPU
+    /// budget cut the margin below it.
+    pub fn with_wanted_margin(mut self, wanted_margin_ns: u64, budget_limited: bool) -> Self {
+        self.wanted_margin_ns = wanted_margin_ns;
+        self.budget_limited = budget_limited;
+        self
     }
 
     /// A spin gap at least this long, ns (100 µs), means the thread lost its CPU while
@@ -129,6 +148,15 @@ pub struct SleepStats {
     pub preempted_spins: u64,
     /// Waits whose native phase ended after the deadline ([`SleepReport::woken_late`]).
     pub woken_late: u64,
+    /// Waits whose margin the CPU budget cut below what the learned quantile called for
+    /// ([`SleepReport::budget_limited`]): the budget cannot cover the tail here.
+    pub budget_limited: u64,
+    /// Of those, the largest margin the quantile called for, ns, and the length of that
+    /// wait (from its start to its deadline), ns: a budget of
+    /// `wanted_margin_ns / wanted_wait_ns` would have covered it.
+    pub wanted_margin_ns: u64,
+    /// See [`wanted_margin_ns`](Self::wanted_margin_ns).
+    pub wanted_wait_ns: u64,
 }
 
 impl SleepStats {
@@ -147,6 +175,21 @@ impl SleepStats {
             .preempted_spins
             .saturating_add(u64::from(r.preempted_while_spinning()));
         self.woken_late = self.woken_late.saturating_add(u64::from(r.woken_late()));
+        if r.budget_limited {
+            self.budget_limited = self.budget_limited.saturating_add(1);
+            if r.wanted_margin_ns > self.wanted_margin_ns {
+                self.wanted_margin_ns = r.wanted_margin_ns;
+                self.wanted_wait_ns = r.deadline_ns.saturating_sub(r.start_ns);
+            }
+        }
+    }
+
+    /// The CPU budget that would have covered the tail of every budget-limited wait so
+    /// far, percent of each wait (the largest wanted margin over its wait's length);
+    /// `None` when the budget limited no wait.
+    pub fn budget_wanted_percent(&self) -> Option<f64> {
+        (self.budget_limited > 0 && self.wanted_wait_ns > 0)
+            .then(|| self.wanted_margin_ns as f64 * 100.0 / self.wanted_wait_ns as f64)
     }
 
     /// Mean lateness in nanoseconds (0 when nothing was recorded).
@@ -187,5 +230,25 @@ mod tests {
         assert_eq!(s.native_sleeps, 1);
         assert_eq!(s.total_native_ns, 5);
         assert_eq!(s.total_spin_ns, 7 + 14);
+        assert_eq!((s.budget_limited, s.budget_wanted_percent()), (0, None));
+    }
+
+    #[test]
+    fn stats_keep_the_largest_margin_the_budget_refused() {
+        let mut s = SleepStats::default();
+        let wait = |start, deadline, wanted, limited| {
+            SleepReport::from_instants(start, deadline, deadline - 10, deadline, Some(0), 10)
+                .with_wanted_margin(wanted, limited)
+        };
+        s.record(&wait(0, 1_000_000, 300_000, true));
+        s.record(&wait(0, 16_000_000, 800_000, true));
+        s.record(&wait(0, 1_000_000, 900_000, false)); // not limited: not counted
+        s.record(&wait(0, 2_000_000, 100_000, true));
+        assert_eq!(s.budget_limited, 3);
+        assert_eq!(
+            (s.wanted_margin_ns, s.wanted_wait_ns),
+            (800_000, 16_000_000)
+        );
+        assert_eq!(s.budget_wanted_percent(), Some(5.0));
     }
 }

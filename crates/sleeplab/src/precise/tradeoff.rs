@@ -50,8 +50,10 @@ pub enum ContentionPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum HostPolicy {
     /// The default: such losses count like the scheduler's (shorten the spin, stop it
-    /// while shortened spins keep losing), so a host that punishes spinning vCPUs makes
-    /// the sleeper sleep closer to the deadline, and a quiet one gets its spin back.
+    /// while shortened spins keep losing) once they come in about one wait of a hundred,
+    /// so a host that punishes spinning vCPUs makes the sleeper sleep closer to the
+    /// deadline, a host that takes the vCPU at random now and then changes nothing, and a
+    /// quiet one gets its spin back.
     #[default]
     Adapt,
     /// Only the guest's own scheduler counts (the behaviour before; for comparison).

@@ -294,8 +294,9 @@ fn real_sleeps_from_many_threads_are_never_early() {
         .filter(|&r| r)
         .count() as u64;
     // A sleep registered and dropped before its deadline never fires: the sleep after
-    // its deadline is the only one this adds.
-    std::pin::pin!(timer.sleep(Duration::from_millis(1))).poll_once();
+    // its deadline is the only one this adds (the dropped one's deadline is far enough
+    // that a busy machine cannot let it pass between the poll and the drop).
+    std::pin::pin!(timer.sleep(Duration::from_secs(1))).poll_once();
     let mut later = std::pin::pin!(timer.sleep(Duration::from_millis(3)));
     block_on(later.as_mut());
     let later_registered = u64::from(later.slot.is_some());
