@@ -38,12 +38,16 @@ python3 scripts/bench_async_report.py --self-test
 python3 scripts/explain_crosscheck.py --self-test
 python3 scripts/explain_independent.py --self-test
 python3 scripts/bench_host_report.py --self-test
+python3 scripts/bench_doors_report.py --self-test
 python3 scripts/host_validate.py --self-test
 # The experiments behind precise's regimes and the benchmarks' noise compile warning-free.
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/eevdf-lag.c -lpthread
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/host-gaps.c -lpthread
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/host-spin.c
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/rearm-cost.c
+# The door benchmark's C harness, against the built library.
+cc -O2 -std=c11 -Wall -Wextra -Werror -Iinclude -o /dev/null crates/sleeplab-ffi/bench/doors.c \
+    -L"$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release" -lsleeplab -lpthread
 
 py=$(scripts/python-env.sh)
 (cd bindings/python && "$py" -m pytest -q)

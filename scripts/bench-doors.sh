@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The sleeper through every door, across moments: MOMENTS times (6), one after the other,
+# each moment runs
+#   - the `host_share` example (the noise probe before and after, then the precise sleeper
+#     beside fixed margins of 300 µs and 1 ms, a plain absolute sleep and a spin), which
+#     classes the moment noisy or quiet;
+#   - the doors of Rust (crates/sleeplab/examples/doors.rs, tokio's included), C
+#     (crates/sleeplab-ffi/bench/doors.c) and Python (bindings/python/bench/doors.py): every
+#     way into the library, used as a user would, against the plain sleep of the same
+#     language, each contender on a thread of its own and timed from its first frame;
+# then scripts/bench_doors_report.py judges each moment and writes the `doors` section of
+# docs/BENCHMARKS.md, the verdicts counted per class of moment. The host's noise changes
+# within minutes: the moments spread the runs over about an hour. Run it on a quiet
+# machine, never beside compilers (about 9 min a moment by default).
+#
+#   scripts/bench-doors.sh
+#   MOMENTS=3 GAP=600 scripts/bench-doors.sh            # 10 min between moments
+#   MOMENTS=1 FRAMES=100 BLOCK=10 HOST_FRAMES=100 HOST_BLOCK=10 PROBE=200ms \
+#       BENCH_DOC=/tmp/b.md scripts/bench-doors.sh         # smoke run
+. "$(dirname "$0")/lib/bench.sh" || exit 2
+MOMENTS=${MOMENTS:-6}
+GAP=${GAP:-0}
+FRAMES=${FRAMES:-1200}
+BLOCK=${BLOCK:-50}
+HOST_FRAMES=${HOST_FRAMES:-1800}
+HOST_BLOCK=${HOST_BLOCK:-100}
+PROBE=${PROBE:-1s}
+for v in MOMENTS FRAMES BLOCK HOST_FRAMES HOST_BLOCK; do
+    if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
+        echo "bench-doors: $v=${!v}: a count of at least 1" >&2
+        exit 2
+    fi
+done
+if ! [[ $GAP =~ ^[0-9]+$ ]]; then
+    echo "bench-doors: GAP=$GAP: seconds, a whole number" >&2
+    exit 2
+fi
+
+python3 scripts/bench_doors_report.py --self-test >/dev/null
+target=${CARGO_TARGET_DIR:-target}
+cargo build --release -q -p sleeplab-cli --example host_share
+cargo build --release -q -p sleeplab --features tokio --example doors
+cargo build --release -q -p sleeplab-ffi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cc -O2 -std=c11 -Wall -Wextra -Iinclude -o "$tmp/doors-c" crates/sleeplab-ffi/bench/doors.c \
+    -L"$target/release" -Wl,-rpath,"$PWD/$target/release" -lsleeplab -lpthread
+py=$(scripts/python-env.sh)
+
+door_args=(--frames "$FRAMES" --block "$BLOCK")
+host_args=(--frames "$HOST_FRAMES" --block "$HOST_BLOCK" --probe "$PROBE")
+dirs=()
+for k in $(seq 1 "$MOMENTS"); do
+    dir=$tmp/moment-$k
+    mkdir -p "$dir"
+    echo "bench-doors: moment $k of $MOMENTS ($(date -u +%H:%M:%S), load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+    "$target/release/examples/host_share" "${host_args[@]}" >"$dir/host.json" 2>/dev/null
+    "$target/release/examples/doors" "${door_args[@]}" >"$dir/rust.json"
+    "$tmp/doors-c" "${door_args[@]}" >"$dir/c.json"
+    "$py" bindings/python/bench/doors.py "${door_args[@]}" >"$dir/python.json"
+    dirs+=("$dir")
+    if ((k < MOMENTS && GAP > 0)); then
+        sleep "$GAP"
+    fi
+done
+python3 scripts/bench_doors_report.py "$DOC" \
+    "scripts/bench-doors.sh   # MOMENTS=$MOMENTS GAP=$GAP FRAMES=$FRAMES BLOCK=$BLOCK HOST_FRAMES=$HOST_FRAMES HOST_BLOCK=$HOST_BLOCK PROBE=$PROBE" \
+    "${dirs[@]}"

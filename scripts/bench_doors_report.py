@@ -1,0 +1,350 @@
+#!/usr/bin/env python3
+"""Writes the `doors` section of docs/BENCHMARKS.md from moments of scripts/bench-doors.sh:
+per moment, the `host_share` run (the noise probe before and after it, and the precise
+sleeper beside fixed margins, a plain absolute sleep and a spin, at 1 ns timer slack) and
+the doors of each language (crates/sleeplab/examples/doors.rs, crates/sleeplab-ffi/bench/
+doors.c, bindings/python/bench/doors.py: every way into the library, used as a user would,
+against the plain sleep of the same language, each on a thread of its own).
+
+Usage: bench_doors_report.py DOC "COMMAND" MOMENT_DIR…     (each holds host.json and
+       rust.json, c.json, python.json where that language ran)
+       bench_doors_report.py --self-test
+
+A moment is noisy or quiet by its noise probe (`bench_host_report.moment`: busy where a
+probe lost at least 1 % of a CPU off the guest's run queue or saw a gap there of 1 ms).
+Every p99 is the pooled p99 of a contender's frames with its 95 % interval over its blocks
+(`quantiles.units_ci`), every CPU share the blocks' CPU time over their wall time with its
+interval over the blocks (`quantiles.ratio_ci`). The targets:
+
+* noisy moments: the precise sleeper's p99 at most a third of the plain absolute sleep's,
+  at ≤ 3 % of a core; each door's p99 at most a third of its language's plain sleep's, at
+  ≤ 3 % of a core (met where the door's interval lies at or below a third of the plain
+  sleep's lower end, missed where it lies above a third of its upper end);
+* every moment: the precise sleeper's p99 not above, beyond the intervals, any fixed
+  margin's that costs no more CPU (by point value: the fixed margin's CPU at or below the
+  precise sleeper's);
+* quiet moments: the targets `bench_host_report` judges (p99 ≤ max(1.5 × spin's, spin's +
+  10 µs) at ≤ 1.5 %), as it judges them.
+"""
+import json
+import os
+import sys
+from datetime import datetime, timezone
+
+import bench_doc
+import bench_host_report as host
+from quantiles import INDISTINGUISHABLE, MIN_UNITS, fmt_ci, quantile, ratio_ci, units_ci
+
+SHARE = 1 / 3          # a door's p99 at most a third of its plain sleep's
+CPU_NOISY_PCT = 3.0    # ... at no more than 3 % of a core
+LANGUAGES = ("rust", "c", "python")
+
+# Each door and the plain sleep of its language it is judged against.
+DOORS = {
+    "rust": {
+        "PreciseSleeper::sleep": "std::thread::sleep",
+        "PreciseSleeper::sleep_until": "clock_nanosleep",
+        "Ticker::tick": "clock_nanosleep",
+        "ReactorTimer::sleep_until": "tokio::time::sleep_until",
+        "ReactorInterval::tick": "tokio::time::sleep_until",
+    },
+    "c": {
+        "sleeplab_sleep_ns": "nanosleep",
+        "sleeplab_sleep_until_ns": "clock_nanosleep",
+        "sleeplab_ticker_tick": "clock_nanosleep",
+    },
+    "python": {
+        "sleeplab.sleep": "time.sleep",
+        "sleeplab.sleep_until": "time.sleep",
+        "sleeplab.Ticker": "time.sleep",
+        "sleeplab.asleep": "asyncio.sleep",
+        "sleeplab.asleep_until": "asyncio.sleep",
+    },
+}
+HOST_PLAIN = "clock-nanosleep-abs"
+HOST_OURS = "precise"
+FIXED = ("margin-300us", "margin-1ms")
+
+
+def us(ns):
+    return host.us(ns)
+
+
+def pct(x):
+    return "–" if x is None else f"{x:.2f} %"
+
+
+class Lane:
+    """One contender's frames by block and CPU by block, whatever the harness."""
+
+    def __init__(self, name, blocks, cpu_ns, wall_ns, slack_ns=None):
+        self.name = name
+        self.blocks = [list(b) for b in blocks]
+        self.cpu_ns, self.wall_ns = list(cpu_ns), list(wall_ns)
+        self.slack_ns = slack_ns
+
+    @classmethod
+    def of_door(cls, c):
+        return cls(c["name"], [b["lateness_ns"] for b in c["blocks"]],
+                   [b["cpu_ns"] for b in c["blocks"]], [b["wall_ns"] for b in c["blocks"]],
+                   c.get("timer_slack_ns"))
+
+    @classmethod
+    def of_host(cls, run, name):
+        rs = [b["results"][name] for b in run["blocks"]]
+        return cls(name, [r["lateness_ns"] for r in rs], [r["cpu_ns"] for r in rs],
+                   [r["wall_ns"] for r in rs], 1)
+
+    def frames(self):
+        return [x for b in self.blocks for x in b]
+
+    def p(self, q):
+        return quantile(self.frames(), q)
+
+    def p99_ci(self):
+        return units_ci(self.blocks, 0.99)
+
+    def cpu(self):
+        return 100.0 * sum(self.cpu_ns) / max(sum(self.wall_ns), 1)
+
+    def cpu_ci(self):
+        c = ratio_ci(self.cpu_ns, self.wall_ns)
+        return None if c is None else (100.0 * c[0], 100.0 * c[1])
+
+    def p99_text(self):
+        return f"{us(self.p(0.99))} {fmt_ci(self.p99_ci(), us)}"
+
+    def cpu_text(self):
+        return f"{pct(self.cpu())} {fmt_ci(self.cpu_ci(), lambda x: f'{x:.2f} %')}"
+
+
+def share_outcome(door, plain, share=SHARE):
+    """A door's p99 at most `share` of the plain sleep's, by their intervals over blocks:
+    "met" where the door's upper end is at or below `share` × the plain's lower end,
+    "missed" where the door's lower end is above `share` × the plain's upper end, else
+    undecided; None where either has no interval."""
+    d, p = door.p99_ci(), plain.p99_ci()
+    if d is None or p is None:
+        return None
+    if d[1] is not None and p[0] is not None and d[1] <= share * p[0]:
+        return "met"
+    if d[0] is not None and p[1] is not None and d[0] > share * p[1]:
+        return "missed"
+    return INDISTINGUISHABLE
+
+
+def not_worse_outcome(ours, other):
+    """`ours`' p99 not above `other`'s beyond the intervals: "missed" where ours' lower
+    end lies above the other's upper end, else "met"; None without intervals."""
+    a, b = ours.p99_ci(), other.p99_ci()
+    if a is None or b is None:
+        return None
+    if a[0] is not None and b[1] is not None and a[0] > b[1]:
+        return "missed"
+    return "met"
+
+
+def ratio_text(door, plain):
+    """`p99 ratio 0.21 (door / plain, by point value)`."""
+    d, p = door.p(0.99), plain.p(0.99)
+    if d is None or not p:
+        return "p99 ratio –"
+    return f"p99 ratio {d / p:.3g} ({bench_doc.BY_POINT_VALUE})"
+
+
+def door_verdicts(language, lanes, moment):
+    """[(key, label, outcome, line)] of one language's doors in one moment: the p99 and
+    CPU targets in a noisy moment; in a quiet one, the same lines marked not judged."""
+    out = []
+    for door, plain in DOORS[language].items():
+        if door not in lanes or plain not in lanes:
+            continue
+        d, p = lanes[door], lanes[plain]
+        label = f"{language}: {door} p99 ≤ 1/3 of {plain}'s"
+        detail = (f"{d.p99_text()} against {p.p99_text()}, {ratio_text(d, p)}; "
+                  f"{d.name} at {d.cpu_text()} of a core")
+        if moment != "busy":
+            out.append((label, label, None, f"- {label}: {detail} (quiet moment: not judged)"))
+            continue
+        o = share_outcome(d, p)
+        out.append((label, label, o, bench_doc.verdict_line(
+            label, o, detail, "the intervals leave the ratio on both sides of 1/3")))
+        cl = f"{language}: {door} at ≤ {CPU_NOISY_PCT:g} % of a core"
+        co = bench_doc.at_most(d.cpu_ci(), CPU_NOISY_PCT)
+        out.append((label + " cpu", cl, co, bench_doc.verdict_line(
+            cl, co, d.cpu_text(), "the interval straddles the bound")))
+    return out
+
+
+def host_verdicts(run):
+    """[(key, label, outcome, line)] of the host_share run: the noisy-moment target for the
+    precise sleeper, the frontier of the fixed margins, and bench_host_report's own."""
+    m = host.moment(run)
+    lanes = {n: Lane.of_host(run, n) for n in run["contenders"]}
+    ours, plain = lanes[HOST_OURS], lanes[HOST_PLAIN]
+    out = []
+    label = f"precise p99 ≤ 1/3 of {HOST_PLAIN}'s"
+    detail = f"{ours.p99_text()} against {plain.p99_text()}, {ratio_text(ours, plain)}"
+    if m == "busy":
+        o = share_outcome(ours, plain)
+        out.append((label, label, o, bench_doc.verdict_line(
+            label, o, detail, "the intervals leave the ratio on both sides of 1/3")))
+        cl = f"precise at ≤ {CPU_NOISY_PCT:g} % of a core"
+        co = bench_doc.at_most(ours.cpu_ci(), CPU_NOISY_PCT)
+        out.append((cl, cl, co, bench_doc.verdict_line(cl, co, ours.cpu_text(),
+                                                       "the interval straddles the bound")))
+    else:
+        out.append((label, label, None, f"- {label}: {detail} (quiet moment: not judged)"))
+    for f in FIXED:
+        if f not in lanes:
+            continue
+        fixed = lanes[f]
+        label = f"precise p99 not above {f}'s, which costs no more CPU"
+        if fixed.cpu() > ours.cpu():
+            out.append((label, label, None,
+                        f"- {label}: not judged, {f} cost more ({pct(fixed.cpu())} against "
+                        f"{pct(ours.cpu())}, {bench_doc.BY_POINT_VALUE})"))
+            continue
+        o = not_worse_outcome(ours, fixed)
+        out.append((label, label, o, bench_doc.verdict_line(
+            label, o, f"{ours.p99_text()} against {fixed.p99_text()} at {fixed.cpu_text()}",
+            "")))
+    for key, o, line in host.run_verdicts(run):
+        out.append((key, key, o, line))
+    return out
+
+
+def door_table(language, doc):
+    rows = ["| contender | timer slack | frames | p50 | p99 [95 % over blocks] | max | CPU [95 % over blocks] |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    for c in doc["contenders"]:
+        lane = Lane.of_door(c)
+        f = lane.frames()
+        rows.append(f"| {lane.name} | {us(lane.slack_ns)} | {len(f)} | {us(lane.p(0.5))} | "
+                    f"{lane.p99_text()} | {us(max(f) if f else None)} | {lane.cpu_text()} |")
+    return "\n".join(rows)
+
+
+def host_table(run):
+    rows = ["| contender | frames | p50 | p99 [95 % over blocks] | max | CPU [95 % over blocks] |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for n in run["contenders"]:
+        lane = Lane.of_host(run, n)
+        f = lane.frames()
+        rows.append(f"| {n} | {len(f)} | {us(lane.p(0.5))} | {lane.p99_text()} | "
+                    f"{us(max(f) if f else None)} | {lane.cpu_text()} |")
+    return "\n".join(rows)
+
+
+def load_moment(path):
+    """{"host": run, "rust": doc, …} of one moment directory (languages that did not run
+    are absent)."""
+    out = {}
+    for name in ("host",) + LANGUAGES:
+        p = os.path.join(path, f"{name}.json")
+        if os.path.exists(p):
+            with open(p) as f:
+                out[name] = json.load(f)
+    if "host" not in out:
+        raise SystemExit(f"bench_doors_report: {path}: no host.json")
+    out["host"].setdefault("index", os.path.basename(path.rstrip("/")))
+    return out
+
+
+def moment_verdicts(m):
+    run = m["host"]
+    moment = host.moment(run)
+    vs = host_verdicts(run)
+    for language in LANGUAGES:
+        if language in m:
+            lanes = {c["name"]: Lane.of_door(c) for c in m[language]["contenders"]}
+            vs += door_verdicts(language, lanes, moment)
+    return moment, vs
+
+
+def section(moments, command, when=None):
+    when = when or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    first = moments[0]["host"]
+    classes = [host.moment(m["host"]) for m in moments]
+    head = (f"Run {when} on {first['kernel']}, {first['cpus']} CPUs, hypervisor: "
+            f"{first.get('hypervisor') or 'none'} (`{command}`): {len(moments)} moments, "
+            f"{classes.count('busy')} noisy and {classes.count('quiet')} quiet. A moment is noisy "
+            f"where its noise probe lost at least {100 * host.BUSY_SHARE:g} % of a CPU off the "
+            f"guest's run queue or saw a gap there of at least {us(host.BUSY_GAP_NS)}. Each door "
+            f"runs on a thread of its own, built at the start and timed from its first frame; "
+            f"p99 intervals are over blocks (at least {MIN_UNITS}).")
+    per = []
+    tally = {}
+    labels = {}
+    for i, m in enumerate(moments, 1):
+        moment, vs = moment_verdicts(m)
+        for key, label, o, _ in vs:
+            labels[key] = label
+            tally.setdefault((moment, key), []).append(o)
+        body = [f"### Moment {i} of {len(moments)}: {'noisy' if moment == 'busy' else moment}",
+                "", host.noise_text(m["host"]), "", host_table(m["host"])]
+        for language in LANGUAGES:
+            if language in m:
+                body += ["", f"{language}:", "", door_table(language, m[language])]
+        body += [""] + [line for _, _, _, line in vs if line]
+        per.append("\n".join(body))
+    summary = []
+    for cls, name in (("busy", "noisy"), ("quiet", "quiet")):
+        keys = [k for (c, k) in tally if c == cls]
+        lines = []
+        for key in keys:
+            judged = [o for o in tally[(cls, key)] if o is not None]
+            if judged:
+                lines.append(bench_doc.target_summary(
+                    f"{name}: {labels[key]}", judged, "the intervals overlap the bound"))
+        if lines:
+            summary += [f"In the {name} moments:"] + lines
+        else:
+            summary.append(f"No target judged in a {name} moment ({classes.count(cls)} seen).")
+    return head + "\n\n" + "\n".join(summary) + "\n\n" + "\n\n".join(per)
+
+
+def self_test():
+    """Hand-checked verdicts on synthetic lanes."""
+    def lane(name, value, blocks=10, per=100, cpu=1.0):
+        return Lane(name, [[value] * per for _ in range(blocks)],
+                    [cpu * 1e7] * blocks, [1e9] * blocks)
+    plain, good, bad = lane("p", 300_000), lane("d", 50_000), lane("b", 200_000)
+    assert share_outcome(good, plain) == "met"
+    assert share_outcome(bad, plain) == "missed"
+    close = lane("c", 100_000)  # exactly a third: met (at or below)
+    assert share_outcome(close, plain) == "met"
+    assert share_outcome(lane("few", 1, blocks=3), plain) is None, "too few blocks"
+    assert not_worse_outcome(good, plain) == "met"
+    assert not_worse_outcome(plain, good) == "missed"
+    assert abs(good.cpu() - 1.0) < 1e-9 and good.cpu_ci() == (1.0, 1.0)
+    # Mixed blocks give an interval: a door whose tail reaches the plain's is undecided.
+    mixed = Lane("m", [[50_000] * 99 + [400_000] for _ in range(10)], [1e7] * 10, [1e9] * 10)
+    assert share_outcome(mixed, plain) in ("missed", INDISTINGUISHABLE)
+    # A door in a quiet moment is shown, not judged.
+    lanes = {"sleeplab.sleep": good, "time.sleep": plain}
+    vs = door_verdicts("python", lanes, "quiet")
+    assert len(vs) == 1 and vs[0][2] is None, vs
+    vs = door_verdicts("python", lanes, "busy")
+    assert [o for _, _, o, _ in vs] == ["met", "met"], vs
+    print("bench_doors_report: self-test passed")
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        self_test()
+        return 0
+    if len(argv) < 4:
+        print("usage: bench_doors_report.py DOC \"COMMAND\" MOMENT_DIR… | --self-test",
+              file=sys.stderr)
+        return 2
+    doc, command, dirs = argv[1], argv[2], argv[3:]
+    moments = [load_moment(d) for d in dirs]
+    text = section(moments, command)
+    bench_doc.write_section(doc, "doors", bench_doc.wrapped("doors", text))
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
