@@ -23,8 +23,13 @@
  *   before its deadline; a signal that interrupts the native sleep (EINTR, handlers
  *   installed without SA_RESTART included) is resumed toward the same deadline, so a
  *   long sleep is not cut short by a signal: wait in slices if you need to react.
- * - Structs returned through out-pointers may gain fields at the end in later
- *   versions of this 0.x library; options are set through functions for that reason.
+ * - ABI: the library's SONAME is libsleeplab.so.MAJOR (libsleeplab.so.0 for 0.x.y).
+ *   Under one SONAME the ABI only grows: functions and constants are added, and no
+ *   existing function's signature, constant's value or struct's layout changes. The
+ *   structs below are written by the library into memory you allocate, so they never
+ *   grow under one SONAME: any such change comes with the next major version and a
+ *   new SONAME, and programs linked against the old one keep loading the old one.
+ *   Options are set through functions so that new options change no struct.
  */
 
 

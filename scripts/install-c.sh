@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs sleeplab's C library: libsleeplab.so and libsleeplab.a into PREFIX/lib, the
-# header into PREFIX/include, and the pkg-config files sleeplab.pc (shared) and
-# sleeplab-static.pc (static) into PREFIX/lib/pkgconfig.
+# Installs sleeplab's C library: libsleeplab.so.VERSION (stripped; the links
+# libsleeplab.so.MAJOR, its SONAME, and libsleeplab.so) and libsleeplab.a into PREFIX/lib,
+# the header into PREFIX/include, and the pkg-config files sleeplab.pc (shared) and
+# sleeplab-static.pc (static) into PREFIX/lib/pkgconfig. Needs readelf and strip
+# (binutils).
 #
 #   scripts/install-c.sh                 # PREFIX=/usr/local (as root; then run ldconfig)
 #   scripts/install-c.sh "$HOME/.local"  # then PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig
@@ -34,9 +36,21 @@ for f in libsleeplab.so libsleeplab.a; do
 done
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
 
+# The shared library under its version, with the SONAME link the loader opens and the
+# development link the linker reads (-lsleeplab), stripped (the workspace's release
+# profile keeps debug info for profiling: 6 MB more, no use to a program linking it).
+soname=$(readelf -d "$lib_dir/libsleeplab.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+if [[ $soname != libsleeplab.so.* ]]; then
+    echo "install-c: $lib_dir/libsleeplab.so has no SONAME libsleeplab.so.<major> (got '$soname')" >&2
+    exit 1
+fi
 install -d "$prefix/lib/pkgconfig" "$prefix/include"
-install -m 0755 "$lib_dir/libsleeplab.so" "$prefix/lib/"
+install -m 0755 "$lib_dir/libsleeplab.so" "$prefix/lib/libsleeplab.so.$version"
+strip --strip-unneeded "$prefix/lib/libsleeplab.so.$version"
+ln -sfn "libsleeplab.so.$version" "$prefix/lib/$soname"
+ln -sfn "$soname" "$prefix/lib/libsleeplab.so"
 install -m 0644 "$lib_dir/libsleeplab.a" "$prefix/lib/"
+strip --strip-debug "$prefix/lib/libsleeplab.a"
 install -m 0644 include/sleeplab.h "$prefix/include/"
 for pc in sleeplab sleeplab-static; do
     sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" \

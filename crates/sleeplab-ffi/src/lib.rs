@@ -14,6 +14,9 @@
 //!   return `SLEEPLAB_EPERM`. Free it from any thread, once no call on it runs.
 //! * Times are nanoseconds on `CLOCK_MONOTONIC`; sleeps never return early, and resume
 //!   toward the same deadline after a signal interrupts the native sleep.
+//! * The SONAME is `libsleeplab.so.<major>` (`build.rs`); under it the ABI only grows:
+//!   no existing function, constant or struct layout changes (the structs' layouts are
+//!   pinned by a test in [`types`]).
 //!
 //! Each module wraps one part of the library's public API; [`options`] is the only place
 //! that maps C values onto `PreciseSleeperBuilder`.

@@ -13,7 +13,9 @@ fn repo() -> PathBuf {
 
 /// `target/<profile>` holding libsleeplab.{so,a}, built once per test run: cargo builds
 /// only linkable libraries for integration tests, so this test asks it for the cdylib and
-/// the staticlib (cargo does not hold its build lock while tests run).
+/// the staticlib (cargo does not hold its build lock while tests run). A program linked
+/// with `-lsleeplab` asks the loader for the library's SONAME (`libsleeplab.so.0`), which
+/// cargo does not make: a link of that name to `libsleeplab.so` is put beside it.
 fn lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -28,6 +30,15 @@ fn lib_dir() -> &'static Path {
             .current_dir(env!("CARGO_MANIFEST_DIR")));
         for f in ["libsleeplab.so", "libsleeplab.a"] {
             assert!(dir.join(f).exists(), "{} not built", dir.join(f).display());
+        }
+        let soname = dir.join(env!("SLEEPLAB_SONAME"));
+        if std::fs::read_link(&soname).ok().as_deref() != Some(Path::new("libsleeplab.so")) {
+            let _ = std::fs::remove_file(&soname);
+            match std::os::unix::fs::symlink("libsleeplab.so", &soname) {
+                // Another test run made it meanwhile.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                made => made.unwrap(),
+            }
         }
         dir
     })
@@ -340,6 +351,23 @@ fn installed_copy_builds_with_pkg_config() {
     run(Command::new(repo().join("scripts/install-c.sh"))
         .arg(&prefix)
         .env("SLEEPLAB_LIB_DIR", lib_dir()));
+    // The library under its version, stripped, with the SONAME and development links.
+    let lib = prefix.join("lib");
+    let file = format!("libsleeplab.so.{}", env!("CARGO_PKG_VERSION"));
+    for (link, to) in [
+        (env!("SLEEPLAB_SONAME"), file.as_str()),
+        ("libsleeplab.so", env!("SLEEPLAB_SONAME")),
+    ] {
+        assert_eq!(std::fs::read_link(lib.join(link)).unwrap(), Path::new(to));
+    }
+    let dynamic = stdout(&run(Command::new("readelf").arg("-d").arg(lib.join(&file))));
+    let soname = format!("Library soname: [{}]", env!("SLEEPLAB_SONAME"));
+    assert!(dynamic.contains(&soname), "{dynamic}");
+    let sections = stdout(&run(Command::new("readelf").arg("-S").arg(lib.join(&file))));
+    assert!(!sections.contains(".debug_"), "not stripped:\n{sections}");
+    let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+    assert!(size(&lib.join(&file)) < size(&lib_dir().join("libsleeplab.so")));
+    assert!(size(&lib.join("libsleeplab.a")) < size(&lib_dir().join("libsleeplab.a")));
     let pc_path = prefix.join("lib/pkgconfig");
     let flags = |args: &[&str]| -> Vec<String> {
         let out = run(Command::new("pkg-config")
