@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
     sleeplab_ticker *ticker = NULL;
     int rc = sleeplab_ticker_new(NULL, PERIOD_NS, SLEEPLAB_MISSED_SKIP, &ticker);
     if (rc != SLEEPLAB_OK) {
-        fprintf(stderr, "frame_limiter: sleeplab_ticker_new: %s\n", sleeplab_strerror(rc));
+        fprintf(stderr, "frame_limiter: sleeplab_ticker_new: %s\n", sleeplab_last_error());
         return 1;
     }
 
@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
         sleeplab_tick tick;
         rc = sleeplab_ticker_tick(ticker, &tick);
         if (rc != SLEEPLAB_OK) {
-            fprintf(stderr, "frame_limiter: sleeplab_ticker_tick: %s\n", sleeplab_strerror(rc));
+            fprintf(stderr, "frame_limiter: sleeplab_ticker_tick: %s\n", sleeplab_last_error());
             sleeplab_ticker_free(ticker);
             return 1;
         }

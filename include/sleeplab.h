@@ -13,7 +13,9 @@
  *   sleeplab_strerror). sleeplab_sleeper_new and sleeplab_options_new return NULL on
  *   failure; the _free functions accept NULL. NULL pointers and bad values (unknown
  *   constants, a zero period, options out of range, NaN) return an error code; the
- *   library never aborts or unwinds into your code.
+ *   library never aborts or unwinds into your code. sleeplab_last_error() says what
+ *   the last failure on this thread was: for an option, its name, the value and the
+ *   accepted range, in the words Python's ValueError uses for the same value.
  * - Threads: a sleeper or ticker belongs to the thread that created it (it sets that
  *   thread's timer slack to 1 ns by default, and its learned margin describes that
  *   thread's wakeups). Calls from any other thread return SLEEPLAB_EPERM. Free it from
@@ -217,6 +219,15 @@ extern "C" {
 
 // The library version (`MAJOR.MINOR.PATCH`), a static NUL-terminated string.
 const char *sleeplab_version(void);
+
+// The words of the last error on the calling thread: the option, the bad value and
+// the accepted range for an option the library refused (the same words as the Python
+// binding's `ValueError` for the same value), or what else was wrong (the argument and
+// its value, the thread rule, what is missing). Set by every call that returns an
+// error code or NULL; calls that succeed leave it as it was; "" before the first error.
+// A NUL-terminated string owned by the library (never NULL), valid on this thread
+// until its next failing call.
+const char *sleeplab_last_error(void);
 
 // A static, NUL-terminated English description of a return code (never NULL; unknown
 // codes get "unknown error").

@@ -22,7 +22,11 @@ fn behavior_from(code: c_int) -> Result<MissedTickBehavior, Error> {
         SLEEPLAB_MISSED_BURST => Ok(MissedTickBehavior::Burst),
         SLEEPLAB_MISSED_DELAY => Ok(MissedTickBehavior::Delay),
         SLEEPLAB_MISSED_SKIP => Ok(MissedTickBehavior::Skip),
-        _ => Err(Error::Invalid),
+        other => Err(Error::Invalid(format!(
+            "missed must be SLEEPLAB_MISSED_BURST ({SLEEPLAB_MISSED_BURST}), \
+             SLEEPLAB_MISSED_DELAY ({SLEEPLAB_MISSED_DELAY}) or SLEEPLAB_MISSED_SKIP \
+             ({SLEEPLAB_MISSED_SKIP}), got {other}"
+        ))),
     }
 }
 
@@ -67,7 +71,7 @@ pub unsafe extern "C" fn sleeplab_ticker_new(
         }
         let behavior = behavior_from(missed)?;
         if period_ns == 0 {
-            return Err(Error::Invalid);
+            return Err(Error::Invalid("period_ns must be positive, got 0".into()));
         }
         // SAFETY: forwarded from the caller.
         let builder = unsafe { builder_from(options) }?;
@@ -198,6 +202,7 @@ pub unsafe extern "C" fn sleeplab_ticker_margin_ns(ticker: *const Ticker, out: *
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::tests::last_error;
     use crate::error::{SLEEPLAB_EFAULT, SLEEPLAB_EINVAL, SLEEPLAB_OK};
     use crate::sleeper::sleeplab_now_ns;
 
@@ -269,9 +274,15 @@ mod tests {
                 sleeplab_ticker_new(std::ptr::null(), 0, 0, &mut t),
                 SLEEPLAB_EINVAL
             );
+            assert_eq!(last_error(), "period_ns must be positive, got 0");
             assert_eq!(
                 sleeplab_ticker_new(std::ptr::null(), 1, 3, &mut t),
                 SLEEPLAB_EINVAL
+            );
+            assert_eq!(
+                last_error(),
+                "missed must be SLEEPLAB_MISSED_BURST (0), SLEEPLAB_MISSED_DELAY (1) or \
+                 SLEEPLAB_MISSED_SKIP (2), got 3"
             );
             let no_out = std::ptr::null_mut();
             assert_eq!(
