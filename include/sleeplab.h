@@ -92,6 +92,11 @@
 // Missed ticks are dropped: next = the first grid instant after now.
 #define SLEEPLAB_MISSED_SKIP 2
 
+// The default missed-tick behaviour, the one for a frame loop: `SLEEPLAB_MISSED_SKIP`
+// (drop the missed ticks, keep the grid), unlike tokio, whose default is Burst. The
+// Python binding's `Ticker` defaults to it too.
+#define SLEEPLAB_MISSED_DEFAULT SLEEPLAB_MISSED_SKIP
+
 // The return codes: 0, or a negative errno value. In C they are enumerators, so that
 // `-SLEEPLAB_EINVAL` is `EINVAL`.
 enum sleeplab_code
@@ -449,7 +454,8 @@ int sleeplab_sleeper_timer_slack_ns(const struct sleeplab_sleeper *sleeper,
                                     uint64_t *out);
 
 // A ticker whose tick `k` is due at `now + k·period_ns` (the first one at once), with
-// the missed-tick behaviour `missed` (`SLEEPLAB_MISSED_*`) and a sleeper built from
+// the missed-tick behaviour `missed` (`SLEEPLAB_MISSED_*`; `SLEEPLAB_MISSED_DEFAULT` is
+// `SLEEPLAB_MISSED_SKIP`, unlike tokio, whose default is Burst) and a sleeper built from
 // `options` (NULL: the defaults), written to `*out`. Returns 0, or `SLEEPLAB_EFAULT`
 // (`out` NULL), `SLEEPLAB_EINVAL` (period 0, unknown behaviour, inconsistent options).
 //

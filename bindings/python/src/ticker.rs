@@ -11,6 +11,10 @@ use crate::options::Options;
 use crate::report::{PySleepStats, PyTick};
 use crate::wait::{GilEnv, build_sleeper, wait_then};
 
+/// The missed-tick behaviour of a `Ticker` built without `missed`: skip, the one for a
+/// frame loop, stated here rather than taken from the Rust library's default.
+const DEFAULT_MISSED: &str = "skip";
+
 fn behavior_from(name: &str) -> PyResult<MissedTickBehavior> {
     match name {
         "burst" => Ok(MissedTickBehavior::Burst),
@@ -33,10 +37,11 @@ fn behavior_name(b: MissedTickBehavior) -> &'static str {
 /// A drift-free periodic schedule: tick k is due at start + k·period (exact integer
 /// nanoseconds), the first one at once. Iterate over it (forever) or call tick().
 ///
-/// Ticker(period, missed="burst", **options): period in seconds (> 0); missed says what
-/// happens after a tick a whole period late: "burst" fires the missed ticks at once until
-/// caught up (the grid is kept), "delay" restarts the schedule from the late tick,
-/// "skip" drops them and waits for the next grid instant. options are those of
+/// Ticker(period, missed="skip", **options): period in seconds (> 0); missed says what
+/// happens after a tick a whole period late: "skip" (the default, the one for a frame
+/// loop; unlike tokio, whose default is Burst) drops the missed ticks and waits for the
+/// next grid instant, "burst" fires them at once until caught up (the grid is kept),
+/// "delay" restarts the schedule from the late tick. options are those of
 /// PreciseSleeper. Waits release the GIL; Ctrl-C raises KeyboardInterrupt.
 #[pyclass(name = "Ticker", module = "sleeplab._sleeplab")]
 pub(crate) struct PyTicker {
@@ -46,7 +51,7 @@ pub(crate) struct PyTicker {
 #[pymethods]
 impl PyTicker {
     #[new]
-    #[pyo3(signature = (period, missed = "burst", **options))]
+    #[pyo3(signature = (period, missed = DEFAULT_MISSED, **options))]
     fn new(period: f64, missed: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let period_ns = seconds_to_ns(period, "period")?;
         if period_ns == 0 {
@@ -103,7 +108,7 @@ impl PyTicker {
         self.inner.period_ns()
     }
 
-    /// The missed-tick behaviour: "burst", "delay" or "skip" (settable).
+    /// The missed-tick behaviour: "skip" (the default), "burst" or "delay" (settable).
     #[getter]
     fn missed(&self) -> &'static str {
         behavior_name(self.inner.missed_tick_behavior())

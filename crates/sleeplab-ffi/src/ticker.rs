@@ -16,6 +16,10 @@ pub const SLEEPLAB_MISSED_BURST: c_int = 0;
 pub const SLEEPLAB_MISSED_DELAY: c_int = 1;
 /// Missed ticks are dropped: next = the first grid instant after now.
 pub const SLEEPLAB_MISSED_SKIP: c_int = 2;
+/// The default missed-tick behaviour, the one for a frame loop: `SLEEPLAB_MISSED_SKIP`
+/// (drop the missed ticks, keep the grid), unlike tokio, whose default is Burst. The
+/// Python binding's `Ticker` defaults to it too.
+pub const SLEEPLAB_MISSED_DEFAULT: c_int = SLEEPLAB_MISSED_SKIP;
 
 fn behavior_from(code: c_int) -> Result<MissedTickBehavior, Error> {
     match code {
@@ -52,7 +56,8 @@ impl Owned for Ticker {
 }
 
 /// A ticker whose tick `k` is due at `now + k·period_ns` (the first one at once), with
-/// the missed-tick behaviour `missed` (`SLEEPLAB_MISSED_*`) and a sleeper built from
+/// the missed-tick behaviour `missed` (`SLEEPLAB_MISSED_*`; `SLEEPLAB_MISSED_DEFAULT` is
+/// `SLEEPLAB_MISSED_SKIP`, unlike tokio, whose default is Burst) and a sleeper built from
 /// `options` (NULL: the defaults), written to `*out`. Returns 0, or `SLEEPLAB_EFAULT`
 /// (`out` NULL), `SLEEPLAB_EINVAL` (period 0, unknown behaviour, inconsistent options).
 ///
@@ -240,6 +245,38 @@ mod tests {
             assert_eq!(stats.count, 11);
             let mut margin = 0;
             assert_eq!(sleeplab_ticker_margin_ns(t, &mut margin), SLEEPLAB_OK);
+            sleeplab_ticker_free(t);
+        }
+    }
+
+    #[test]
+    fn the_default_skips_missed_ticks_and_keeps_the_grid() {
+        assert_eq!(SLEEPLAB_MISSED_DEFAULT, SLEEPLAB_MISSED_SKIP);
+        let period = 2_000_000;
+        let t = new_ticker(period, SLEEPLAB_MISSED_DEFAULT);
+        // SAFETY: `t` is live and owned by this thread.
+        unsafe {
+            let mut state = TickerState::default();
+            assert_eq!(sleeplab_ticker_get_state(t, &mut state), SLEEPLAB_OK);
+            assert_eq!(state.missed_behavior, SLEEPLAB_MISSED_SKIP);
+            let mut first = Tick::default();
+            assert_eq!(sleeplab_ticker_tick(t, &mut first), SLEEPLAB_OK);
+            // Miss at least two whole periods.
+            std::thread::sleep(std::time::Duration::from_millis(7));
+            let (mut late, mut next) = (Tick::default(), Tick::default());
+            assert_eq!(sleeplab_ticker_tick(t, &mut late), SLEEPLAB_OK);
+            assert_eq!(sleeplab_ticker_tick(t, &mut next), SLEEPLAB_OK);
+            // The late tick is the one that was due; the missed ones are dropped, not
+            // fired in a burst: the next tick is the first grid instant after it fired.
+            assert_eq!(late.scheduled_ns, first.scheduled_ns + period);
+            assert!(late.missed >= 2, "{late:?}");
+            assert_eq!((next.scheduled_ns - first.scheduled_ns) % period, 0);
+            assert!(next.scheduled_ns > late.woke_ns, "{late:?} {next:?}");
+            assert!(
+                next.scheduled_ns <= late.woke_ns + period,
+                "{late:?} {next:?}"
+            );
+            assert!(next.woke_ns >= next.scheduled_ns);
             sleeplab_ticker_free(t);
         }
     }

@@ -2,7 +2,7 @@
 
 from typing import Literal, Optional, Union, final
 
-Missed = Literal["burst", "delay", "skip"]
+Missed = Literal["skip", "burst", "delay"]
 
 #: The longest coarse sleep between two signal checks, ns (Ctrl-C is seen within it).
 SLICE_NS: int
@@ -163,15 +163,17 @@ class PreciseSleeper:
 class Ticker:
     """A drift-free periodic schedule: tick k is due at start + k*period, the first at once.
 
-    `missed` decides what follows a tick a whole period late: "burst" fires the missed
-    ticks at once until caught up, "delay" restarts the schedule from the late tick, "skip"
-    drops them. Iterating never ends; waits release the GIL and honour Ctrl-C.
+    `missed` decides what follows a tick a whole period late: "skip" (the default, the
+    one for a frame loop; unlike tokio, whose default is Burst) drops the missed ticks and
+    keeps the grid, "burst" fires them at once until caught up, "delay" restarts the
+    schedule from the late tick. Iterating never ends; waits release the GIL and honour
+    Ctrl-C.
     """
 
     def __init__(
         self,
         period: float,
-        missed: Missed = "burst",
+        missed: Missed = "skip",
         *,
         # <options> generated from sleeplab::precise::OPTIONS (tests/test_package.py)
         quantile: float = 0.99,
