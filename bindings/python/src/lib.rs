@@ -5,12 +5,14 @@
 //! * `report`: the read-only records (`SleepReport`, `SleepStats`, `Tick`).
 //! * `wait`: how a wait releases the GIL and honours Ctrl-C without returning early.
 //! * `options`: keyword options through the library's option table.
+//! * `owner`: the thread rule of `PreciseSleeper` and `Ticker` (the C library's).
 //! * `duration`: seconds → nanoseconds with Python's errors.
 
 use pyo3::prelude::*;
 
 mod duration;
 mod options;
+mod owner;
 mod report;
 mod sleeper;
 mod ticker;

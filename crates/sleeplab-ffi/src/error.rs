@@ -41,17 +41,21 @@ pub(crate) const SLEEPLAB_ERANGE: c_int = ReturnCode::SLEEPLAB_ERANGE as c_int;
 pub(crate) const SLEEPLAB_ENODATA: c_int = ReturnCode::SLEEPLAB_ENODATA as c_int;
 pub(crate) const SLEEPLAB_EINTERNAL: c_int = ReturnCode::SLEEPLAB_EINTERNAL as c_int;
 
-/// What `sleeplab_strerror(SLEEPLAB_EPERM)` says, and `sleeplab_last_error` after a call
-/// from a thread that does not own the object (the Python binding raises the same words).
+/// What `sleeplab_strerror(SLEEPLAB_EPERM)` says, and how `sleeplab_last_error` begins
+/// after a call from a thread that does not own the object (the Python binding raises
+/// the same words, with its own type's name).
 pub(crate) const WRONG_THREAD: &CStr = c"the object belongs to another thread";
 
 /// An error a call can return: one of the negative codes above, with the words
 /// `sleeplab_last_error` gives it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub(crate) enum Error {
-    /// `SLEEPLAB_EPERM`.
-    #[error("{}", WRONG_THREAD.to_string_lossy())]
-    WrongThread,
+    /// `SLEEPLAB_EPERM`, with the C type of the object.
+    #[error(
+        "{rule}: a {0} is used only from the thread that created it",
+        rule = WRONG_THREAD.to_string_lossy()
+    )]
+    WrongThread(&'static str),
     /// `SLEEPLAB_EFAULT`.
     #[error("a required pointer was NULL")]
     Null,
@@ -74,7 +78,7 @@ impl Error {
     /// The C return code.
     pub(crate) fn code(&self) -> c_int {
         match self {
-            Error::WrongThread => SLEEPLAB_EPERM,
+            Error::WrongThread(_) => SLEEPLAB_EPERM,
             Error::Null => SLEEPLAB_EFAULT,
             Error::Option(_) | Error::Invalid(_) => SLEEPLAB_EINVAL,
             Error::Range(_) => SLEEPLAB_ERANGE,
@@ -218,22 +222,21 @@ pub(crate) mod tests {
         // A new thread has had no error yet: "".
         let other = std::thread::spawn(|| {
             let before = last_error();
-            assert_eq!(guard(|| Err(Error::WrongThread)), SLEEPLAB_EPERM);
+            assert_eq!(guard(|| Err(Error::WrongThread("thing"))), SLEEPLAB_EPERM);
             (before, last_error())
         })
         .join()
         .unwrap();
-        assert_eq!(
-            other,
-            (String::new(), WRONG_THREAD.to_str().unwrap().into())
-        );
+        let words = "the object belongs to another thread: a thing is used only from the \
+                     thread that created it";
+        assert_eq!(other, (String::new(), words.into()));
         assert_eq!(last_error(), "a required pointer was NULL");
     }
 
     #[test]
     fn every_error_says_its_code_and_a_nul_is_not_the_end() {
         for (e, code) in [
-            (Error::WrongThread, SLEEPLAB_EPERM),
+            (Error::WrongThread("thing"), SLEEPLAB_EPERM),
             (Error::Null, SLEEPLAB_EFAULT),
             (Error::Invalid("x".into()), SLEEPLAB_EINVAL),
             (Error::Range("x".into()), SLEEPLAB_ERANGE),
@@ -242,10 +245,11 @@ pub(crate) mod tests {
             assert_eq!(e.code(), code, "{e:?}");
             assert!(!e.to_string().is_empty(), "{e:?}");
         }
-        // The thread rule's words are strerror's for SLEEPLAB_EPERM (and Python's).
+        // The thread rule's words begin with strerror's for SLEEPLAB_EPERM.
         // SAFETY: a static NUL-terminated string.
         let perm = unsafe { CStr::from_ptr(sleeplab_strerror(SLEEPLAB_EPERM)) };
-        assert_eq!(perm.to_str().unwrap(), Error::WrongThread.to_string());
+        let perm = perm.to_str().unwrap();
+        assert!(Error::WrongThread("thing").to_string().starts_with(perm));
         assert_eq!(
             guard(|| Err(Error::Invalid("a\0b".into()))),
             SLEEPLAB_EINVAL

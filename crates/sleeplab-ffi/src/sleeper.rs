@@ -19,6 +19,7 @@ pub struct Sleeper {
 }
 
 impl Owned for Sleeper {
+    const NAME: &'static str = "sleeplab_sleeper";
     fn owner(&self) -> ThreadOwner {
         self.owner
     }
@@ -328,7 +329,11 @@ mod tests {
         .join()
         .unwrap();
         assert_eq!(code, SLEEPLAB_EPERM);
-        assert_eq!(words, "the object belongs to another thread");
+        assert_eq!(
+            words,
+            "the object belongs to another thread: a sleeplab_sleeper is used only from the \
+             thread that created it"
+        );
         // SAFETY: freed once, from the owner.
         unsafe { sleeplab_sleeper_free(addr as *mut Sleeper) };
     }

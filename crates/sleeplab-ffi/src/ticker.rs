@@ -50,6 +50,7 @@ pub struct Ticker {
 }
 
 impl Owned for Ticker {
+    const NAME: &'static str = "sleeplab_ticker";
     fn owner(&self) -> ThreadOwner {
         self.owner
     }

@@ -115,9 +115,10 @@ class PreciseSleeper:
     (unlimited) or a percentage of each wait; a value out of range raises ValueError.
     Building it applies `timer_slack` and `sched_slice` ("short": ask the scheduler for a
     100 µs slice, so a wakeup preempts a busy thread at once; "inherit": leave it) to the
-    calling thread: use it from that thread, one call at a time. The
-    GIL is released during the native sleep and held through the final spin (at most the
-    margin), so taking it back does not come after the deadline.
+    calling thread, which owns it: a call from any other thread raises RuntimeError ("the
+    object belongs to another thread", the C library's words). The GIL is released during
+    the native sleep and held through the final spin (at most the margin), so taking it
+    back does not come after the deadline.
     """
 
     def __init__(
@@ -167,7 +168,8 @@ class Ticker:
     one for a frame loop; unlike tokio, whose default is Burst) drops the missed ticks and
     keeps the grid, "burst" fires them at once until caught up, "delay" restarts the
     schedule from the late tick. Iterating never ends; waits release the GIL and honour
-    Ctrl-C.
+    Ctrl-C. It belongs to the thread that created it: a call from any other thread raises
+    RuntimeError.
     """
 
     def __init__(
