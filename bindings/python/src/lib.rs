@@ -28,6 +28,7 @@ fn _sleeplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sleeper::_duration_ns, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::_direct_zero_sleeps_ns, m)?)?;
     m.add_function(wrap_pyfunction!(options::_option_samples, m)?)?;
+    m.add_function(wrap_pyfunction!(options::_option_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(options::_stub_options, m)?)?;
     m.add_class::<sleeper::PySleeper>()?;
     m.add_class::<ticker::PyTicker>()?;

@@ -44,6 +44,10 @@ def _option_samples() -> list[tuple[str, object, bool]]:
     """Test helper: (option, value, accepted) for each end of every option's range and
     the values beyond them, in Python's forms."""
 
+def _option_kinds() -> list[tuple[str, str, list[str]]]:
+    """Test helper: (option, kind, words) for every option: kind is "choice", "duration",
+    "count", "number" or "budget"; words are a choice's, in the order of C's values."""
+
 def _stub_options() -> str:
     """Test helper: the keyword lines of PreciseSleeper and Ticker in these stubs."""
 
