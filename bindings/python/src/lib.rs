@@ -26,6 +26,7 @@ fn _sleeplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sleeper::sleep_until_ns, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::last_report, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::_duration_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(sleeper::_deadline_ns, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::_direct_zero_sleeps_ns, m)?)?;
     m.add_function(wrap_pyfunction!(options::_option_samples, m)?)?;
     m.add_function(wrap_pyfunction!(options::_option_kinds, m)?)?;

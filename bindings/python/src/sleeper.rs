@@ -142,6 +142,14 @@ pub(crate) fn _duration_ns(seconds: f64) -> PyResult<u64> {
     crate::duration::seconds_to_ns(seconds, "sleep length")
 }
 
+/// `t`, seconds on `time.monotonic()`'s clock, as the deadline `sleep_until` would wait
+/// for, ns (rounded up; a time in the past is itself, at least 0), with its errors. Used
+/// by `asleep_until`.
+#[pyfunction]
+pub(crate) fn _deadline_ns(t: f64) -> PyResult<u64> {
+    deadline_at(t)
+}
+
 /// Benchmark helper: `n` zero-length sleeps on this thread's sleeper called directly in
 /// Rust (no Python in the loop); returns the total ns. The baseline against which the
 /// binding's per-call overhead is measured.

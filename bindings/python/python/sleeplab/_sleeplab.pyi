@@ -37,6 +37,9 @@ def last_report() -> Optional[SleepReport]:
 def _duration_ns(seconds: float) -> int:
     """`seconds` as the nanoseconds `sleep` would wait (rounded up), with its errors."""
 
+def _deadline_ns(t: float) -> int:
+    """`t` (time.monotonic() seconds) as the ns deadline `sleep_until` would wait for."""
+
 def _direct_zero_sleeps_ns(n: int) -> int:
     """Benchmark helper: total ns of `n` zero-length sleeps called directly in Rust."""
 
