@@ -36,6 +36,8 @@ fn _sleeplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<report::PySleepReport>()?;
     m.add_class::<report::PySleepStats>()?;
     m.add_class::<report::PyTick>()?;
+    // The package's version is the crate's (pyproject.toml takes it from Cargo.toml).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("SLICE_NS", wait::SLICE_NS)?;
     m.add("OPTIONS", options::names())?;
     m.add("DEFAULTS", options::defaults(m.py())?)?;

@@ -30,6 +30,7 @@ from ._sleeplab import (
     SleepStats,
     Tick,
     Ticker,
+    __version__,
     _deadline_ns,
     _duration_ns,
     last_report,

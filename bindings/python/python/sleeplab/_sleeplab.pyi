@@ -4,6 +4,9 @@ from typing import Literal, Optional, Union, final
 
 Missed = Literal["skip", "burst", "delay"]
 
+#: The package's version: the Rust crate's (Cargo.toml), as pyproject.toml takes it.
+__version__: str
+
 #: The longest coarse sleep between two signal checks, ns (Ctrl-C is seen within it).
 SLICE_NS: int
 #: The keyword options PreciseSleeper and Ticker accept: the Rust library's option table.
