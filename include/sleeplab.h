@@ -5,8 +5,14 @@
  *   sleeplab_sleep_ns(s, 1500000);                 // 1.5 ms, never early
  *   sleeplab_sleeper_free(s);
  *
+ * Install (from the repository; examples/frame_limiter.c has the whole sequence):
+ *   scripts/install-c.sh "$HOME/.local"
+ *   export PKG_CONFIG_PATH="$HOME/.local/lib/pkgconfig"
  * Link:   cc app.c $(pkg-config --cflags --libs sleeplab)
  * Static: cc app.c $(pkg-config --cflags --libs sleeplab-static)
+ * The program runs with no LD_LIBRARY_PATH: for a prefix outside the dynamic loader's
+ * path, sleeplab.pc's Libs carry -Wl,-rpath,<prefix>/lib; for one inside it (/usr,
+ * /usr/local) run ldconfig after installing (install-c.sh runs it as root).
  *
  * Rules
  * - Return codes: 0 on success, or a negative errno value (SLEEPLAB_E*; see
@@ -21,6 +27,8 @@
  *   thread's wakeups). Calls from any other thread return SLEEPLAB_EPERM. Free it from
  *   any thread once no call on it is running. Create one per thread that sleeps.
  *   Options objects are plain data, usable from any thread (one at a time).
+ *   Because of that slack, a plain nanosleep measured on a thread that has built a
+ *   sleeper is flattered: compare the two on separate threads.
  * - Time: nanoseconds on CLOCK_MONOTONIC (sleeplab_now_ns). A sleep never returns
  *   before its deadline; a signal that interrupts the native sleep (EINTR, handlers
  *   installed without SA_RESTART included) is resumed toward the same deadline, so a
