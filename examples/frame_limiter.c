@@ -1,14 +1,19 @@
 /*
  * A 60 Hz frame limiter in C with sleeplab's drift-free ticker.
  *
- *   scripts/install-c.sh "$HOME/.local"          # libsleeplab + header + pkg-config
+ *   scripts/install-c.sh "$HOME/.local"          # from the repository: lib, header, pkg-config
  *   export PKG_CONFIG_PATH="$HOME/.local/lib/pkgconfig"
  *   cc -O2 -o frame_limiter examples/frame_limiter.c $(pkg-config --cflags --libs sleeplab)
- *   ./frame_limiter 300                           # 300 frames = 5 s
+ *   ./frame_limiter 60                            # 60 frames = 1 s, no LD_LIBRARY_PATH needed
+ *
+ * (The README's C section has the same lines; crates/sleeplab-ffi/tests/c_programs.rs
+ * runs them.) sleeplab.pc links the program with an rpath to $HOME/.local/lib, so it runs
+ * as it is; for /usr/local or /usr, install-c.sh runs ldconfig instead.
  *
  * Each frame is due at start + k * 16.666667 ms; a frame that overruns by whole periods
- * drops the missed ones (SLEEPLAB_MISSED_SKIP) instead of rushing to catch up.
- * Exit status: 0, 1 if a call failed or a tick came early (never), 2 on bad arguments.
+ * drops the missed ones (SLEEPLAB_MISSED_SKIP, the default) instead of rushing to catch
+ * up. Exit status: 0, 1 if a call failed or a tick came early (never), 2 on bad
+ * arguments.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -42,7 +47,7 @@ int main(int argc, char **argv) {
     sleeplab_ticker *ticker = NULL;
     int rc = sleeplab_ticker_new(NULL, PERIOD_NS, SLEEPLAB_MISSED_SKIP, &ticker);
     if (rc != SLEEPLAB_OK) {
-        fprintf(stderr, "frame_limiter: sleeplab_ticker_new: %s\n", sleeplab_strerror(rc));
+        fprintf(stderr, "frame_limiter: sleeplab_ticker_new: %s\n", sleeplab_last_error());
         return 1;
     }
 
@@ -51,7 +56,7 @@ int main(int argc, char **argv) {
         sleeplab_tick tick;
         rc = sleeplab_ticker_tick(ticker, &tick);
         if (rc != SLEEPLAB_OK) {
-            fprintf(stderr, "frame_limiter: sleeplab_ticker_tick: %s\n", sleeplab_strerror(rc));
+            fprintf(stderr, "frame_limiter: sleeplab_ticker_tick: %s\n", sleeplab_last_error());
             sleeplab_ticker_free(ticker);
             return 1;
         }

@@ -5,26 +5,41 @@
  *   sleeplab_sleep_ns(s, 1500000);                 // 1.5 ms, never early
  *   sleeplab_sleeper_free(s);
  *
+ * Install (from the repository; examples/frame_limiter.c has the whole sequence):
+ *   scripts/install-c.sh "$HOME/.local"
+ *   export PKG_CONFIG_PATH="$HOME/.local/lib/pkgconfig"
  * Link:   cc app.c $(pkg-config --cflags --libs sleeplab)
  * Static: cc app.c $(pkg-config --cflags --libs sleeplab-static)
+ * The program runs with no LD_LIBRARY_PATH: for a prefix outside the dynamic loader's
+ * path, sleeplab.pc's Libs carry -Wl,-rpath,<prefix>/lib; for one inside it (/usr,
+ * /usr/local) run ldconfig after installing (install-c.sh runs it as root).
  *
  * Rules
  * - Return codes: 0 on success, or a negative errno value (SLEEPLAB_E*; see
  *   sleeplab_strerror). sleeplab_sleeper_new and sleeplab_options_new return NULL on
  *   failure; the _free functions accept NULL. NULL pointers and bad values (unknown
  *   constants, a zero period, options out of range, NaN) return an error code; the
- *   library never aborts or unwinds into your code.
+ *   library never aborts or unwinds into your code. sleeplab_last_error() says what
+ *   the last failure on this thread was: for an option, its name, the value and the
+ *   accepted range, in the words Python's ValueError uses for the same value.
  * - Threads: a sleeper or ticker belongs to the thread that created it (it sets that
  *   thread's timer slack to 1 ns by default, and its learned margin describes that
  *   thread's wakeups). Calls from any other thread return SLEEPLAB_EPERM. Free it from
  *   any thread once no call on it is running. Create one per thread that sleeps.
  *   Options objects are plain data, usable from any thread (one at a time).
+ *   Because of that slack, a plain nanosleep measured on a thread that has built a
+ *   sleeper is flattered: compare the two on separate threads.
  * - Time: nanoseconds on CLOCK_MONOTONIC (sleeplab_now_ns). A sleep never returns
  *   before its deadline; a signal that interrupts the native sleep (EINTR, handlers
  *   installed without SA_RESTART included) is resumed toward the same deadline, so a
  *   long sleep is not cut short by a signal: wait in slices if you need to react.
- * - Structs returned through out-pointers may gain fields at the end in later
- *   versions of this 0.x library; options are set through functions for that reason.
+ * - ABI: the library's SONAME is libsleeplab.so.MAJOR (libsleeplab.so.0 for 0.x.y).
+ *   Under one SONAME the ABI only grows: functions and constants are added, and no
+ *   existing function's signature, constant's value or struct's layout changes. The
+ *   structs below are written by the library into memory you allocate, so they never
+ *   grow under one SONAME: any such change comes with the next major version and a
+ *   new SONAME, and programs linked against the old one keep loading the old one.
+ *   Options are set through functions so that new options change no struct.
  */
 
 
@@ -84,6 +99,11 @@
 
 // Missed ticks are dropped: next = the first grid instant after now.
 #define SLEEPLAB_MISSED_SKIP 2
+
+// The default missed-tick behaviour, the one for a frame loop: `SLEEPLAB_MISSED_SKIP`
+// (drop the missed ticks, keep the grid), unlike tokio, whose default is Burst. The
+// Python binding's `Ticker` defaults to it too.
+#define SLEEPLAB_MISSED_DEFAULT SLEEPLAB_MISSED_SKIP
 
 // The return codes: 0, or a negative errno value. In C they are enumerators, so that
 // `-SLEEPLAB_EINVAL` is `EINVAL`.
@@ -212,6 +232,15 @@ extern "C" {
 
 // The library version (`MAJOR.MINOR.PATCH`), a static NUL-terminated string.
 const char *sleeplab_version(void);
+
+// The words of the last error on the calling thread: the option, the bad value and
+// the accepted range for an option the library refused (the same words as the Python
+// binding's `ValueError` for the same value), or what else was wrong (the argument and
+// its value, the thread rule, what is missing). Set by every call that returns an
+// error code or NULL; calls that succeed leave it as it was; "" before the first error.
+// A NUL-terminated string owned by the library (never NULL), valid on this thread
+// until its next failing call.
+const char *sleeplab_last_error(void);
 
 // A static, NUL-terminated English description of a return code (never NULL; unknown
 // codes get "unknown error").
@@ -433,7 +462,8 @@ int sleeplab_sleeper_timer_slack_ns(const struct sleeplab_sleeper *sleeper,
                                     uint64_t *out);
 
 // A ticker whose tick `k` is due at `now + k·period_ns` (the first one at once), with
-// the missed-tick behaviour `missed` (`SLEEPLAB_MISSED_*`) and a sleeper built from
+// the missed-tick behaviour `missed` (`SLEEPLAB_MISSED_*`; `SLEEPLAB_MISSED_DEFAULT` is
+// `SLEEPLAB_MISSED_SKIP`, unlike tokio, whose default is Burst) and a sleeper built from
 // `options` (NULL: the defaults), written to `*out`. Returns 0, or `SLEEPLAB_EFAULT`
 // (`out` NULL), `SLEEPLAB_EINVAL` (period 0, unknown behaviour, inconsistent options).
 //

@@ -12,12 +12,12 @@ FRAMES=${FRAMES:-3600}
 BLOCK=${BLOCK:-60}
 REPEAT=${REPEAT:-3}
 
-cargo build --release -q -p sleeplab-ffi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-lib=$PWD/target/release
-cc -O2 -std=c11 -Wall -Wextra -Iinclude -o "$out/pace" crates/sleeplab-ffi/bench/pace.c \
-    -L"$lib" -Wl,-rpath,"$lib" -lsleeplab
+# The library as a user installs it (release build, stripped, SONAME links, pkg-config).
+scripts/install-c.sh "$out/prefix"
+cc -O2 -std=c11 -Wall -Wextra -o "$out/pace" crates/sleeplab-ffi/bench/pace.c \
+    $(PKG_CONFIG_PATH="$out/prefix/lib/pkgconfig" pkg-config --cflags --libs sleeplab)
 args=(--frames "$FRAMES" --block "$BLOCK" --rate 60)
 # REPEAT runs of the whole comparison (see bench-python.sh).
 files=()

@@ -3,8 +3,8 @@
 # probes measure (C, C++, Go, Python, Java, Node.js, Ruby, JRuby, the mingw
 # cross-compiler and Wine for the Windows probe; CI fails a probe test whose runtime
 # is missing), cyclictest for the validation script, Chromium for the report's browser
-# test, Prometheus for the monitor's scrape test, pkg-config for the C ABI's tests, and
-# a venv with maturin and pytest for the Python package.
+# test, Prometheus for the monitor's scrape test, pkg-config and binutils for the C
+# ABI's install tests, and a venv with maturin and pytest for the Python package.
 # Idempotent and quiet when everything is already there.
 set -euo pipefail
 
@@ -20,6 +20,10 @@ have prometheus || need+=(prometheus)
 have cc || need+=(gcc)
 have c++ || need+=(g++)
 have pkg-config || need+=(pkg-config)
+# readelf and strip for the C library's install (its SONAME, the stripped copy).
+have readelf && have strip || need+=(binutils)
+# unshare and mountpoint for the test that installs into /usr/local in a mount namespace.
+have unshare && have mountpoint || need+=(util-linux)
 # The Python package's venv (Debian's python3 needs python3-venv for ensurepip).
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 # pip for pandas below (a fresh Debian python3 has none).

@@ -5,12 +5,14 @@
 //! * `report`: the read-only records (`SleepReport`, `SleepStats`, `Tick`).
 //! * `wait`: how a wait releases the GIL and honours Ctrl-C without returning early.
 //! * `options`: keyword options through the library's option table.
+//! * `owner`: the thread rule of `PreciseSleeper` and `Ticker` (the C library's).
 //! * `duration`: seconds → nanoseconds with Python's errors.
 
 use pyo3::prelude::*;
 
 mod duration;
 mod options;
+mod owner;
 mod report;
 mod sleeper;
 mod ticker;
@@ -24,14 +26,18 @@ fn _sleeplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sleeper::sleep_until_ns, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::last_report, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::_duration_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(sleeper::_deadline_ns, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::_direct_zero_sleeps_ns, m)?)?;
     m.add_function(wrap_pyfunction!(options::_option_samples, m)?)?;
+    m.add_function(wrap_pyfunction!(options::_option_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(options::_stub_options, m)?)?;
     m.add_class::<sleeper::PySleeper>()?;
     m.add_class::<ticker::PyTicker>()?;
     m.add_class::<report::PySleepReport>()?;
     m.add_class::<report::PySleepStats>()?;
     m.add_class::<report::PyTick>()?;
+    // The package's version is the crate's (pyproject.toml takes it from Cargo.toml).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("SLICE_NS", wait::SLICE_NS)?;
     m.add("OPTIONS", options::names())?;
     m.add("DEFAULTS", options::defaults(m.py())?)?;

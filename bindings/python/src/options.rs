@@ -144,6 +144,23 @@ pub(crate) fn _option_samples(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(out)
 }
 
+/// Every option's kind, as `(name, kind, words)`: kind is "choice", "duration", "count",
+/// "number" or "budget", words a choice's words in the table's order (their indices are
+/// C's values). For the test that hands the C setters the values Python is given.
+#[pyfunction]
+pub(crate) fn _option_kinds() -> Vec<(&'static str, &'static str, Vec<&'static str>)> {
+    OPTIONS
+        .iter()
+        .map(|o| match o.kind {
+            OptionKind::Choice(words) => (o.name, "choice", words.to_vec()),
+            OptionKind::Duration { .. } => (o.name, "duration", vec![]),
+            OptionKind::Count { .. } => (o.name, "count", vec![]),
+            OptionKind::Number { .. } => (o.name, "number", vec![]),
+            OptionKind::Budget => (o.name, "budget", vec![]),
+        })
+        .collect()
+}
+
 /// The keyword lines of `PreciseSleeper.__init__` and `Ticker.__init__` in the stubs
 /// (`python/sleeplab/_sleeplab.pyi`), from the table: tests/test_package.py checks that
 /// the stubs hold them (and rewrites them under `SLEEPLAB_BLESS=1`).

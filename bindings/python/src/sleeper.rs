@@ -11,6 +11,7 @@ use sleeplab::precise::{PreciseSleeper, PreciseSleeperBuilder, SleepReport};
 
 use crate::duration::{deadline_after, deadline_at, ns_to_seconds};
 use crate::options::Options;
+use crate::owner::Owned;
 use crate::report::{PySleepReport, PySleepStats};
 use crate::wait::{GilEnv, build_sleeper, wait_then};
 
@@ -141,6 +142,14 @@ pub(crate) fn _duration_ns(seconds: f64) -> PyResult<u64> {
     crate::duration::seconds_to_ns(seconds, "sleep length")
 }
 
+/// `t`, seconds on `time.monotonic()`'s clock, as the deadline `sleep_until` would wait
+/// for, ns (rounded up; a time in the past is itself, at least 0), with its errors. Used
+/// by `asleep_until`.
+#[pyfunction]
+pub(crate) fn _deadline_ns(t: f64) -> PyResult<u64> {
+    deadline_at(t)
+}
+
 /// Benchmark helper: `n` zero-length sleeps on this thread's sleeper called directly in
 /// Rust (no Python in the loop); returns the total ns. The baseline against which the
 /// binding's per-call overhead is measured.
@@ -162,11 +171,17 @@ pub(crate) fn _direct_zero_sleeps_ns(n: u64) -> u64 {
 /// (sleeplab.OPTIONS, defaults in sleeplab.DEFAULTS); durations in seconds or as a
 /// string such as "250us"; cpu_budget is "auto", "none" (unlimited) or a percentage of
 /// each wait; out-of-range values raise ValueError, as they fail in C and Rust.
-/// Building it applies timer_slack and sched_slice to the calling thread: use it from that thread (one
-/// call at a time; a second thread gets RuntimeError). The GIL is released during the
-/// native sleep and held through the final spin (at most the margin).
-#[pyclass(name = "PreciseSleeper", module = "sleeplab._sleeplab")]
+/// Building it applies timer_slack and sched_slice to the calling thread, which owns it:
+/// a call from any other thread raises RuntimeError, as the C library refuses it. The
+/// GIL is released during the native sleep and held through the final spin (at most the
+/// margin).
+#[pyclass(name = "PreciseSleeper", module = "sleeplab._sleeplab", frozen)]
 pub(crate) struct PySleeper {
+    state: Owned<SleeperState>,
+}
+
+/// What a `PreciseSleeper` holds.
+struct SleeperState {
     inner: Sleeper,
     slack_ns: u64,
 }
@@ -178,63 +193,72 @@ impl PySleeper {
     fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let options = Options::from_kwargs(options)?;
         let (inner, slack_ns) = build_sleeper(options.builder());
-        Ok(Self { inner, slack_ns })
+        Ok(Self {
+            state: Owned::new("PreciseSleeper", SleeperState { inner, slack_ns }),
+        })
     }
 
     /// Sleeps `seconds` precisely (see `sleeplab.sleep`) and returns a SleepReport.
-    fn sleep(&mut self, py: Python<'_>, seconds: f64) -> PyResult<PySleepReport> {
+    fn sleep(&self, py: Python<'_>, seconds: f64) -> PyResult<PySleepReport> {
+        let mut state = self.state.lock()?;
         let start = monotonic_ns();
         let deadline = deadline_after(seconds)?;
-        let inner = &mut self.inner;
+        let inner = &mut state.inner;
         sleep_until_on(py, start, deadline, |d| inner.sleep_until_ns(d)).map(Into::into)
     }
 
     /// Sleeps until `t` on `time.monotonic()`'s clock and returns a SleepReport.
-    fn sleep_until(&mut self, py: Python<'_>, t: f64) -> PyResult<PySleepReport> {
+    fn sleep_until(&self, py: Python<'_>, t: f64) -> PyResult<PySleepReport> {
         self.sleep_until_ns(py, deadline_at(t)?)
     }
 
     /// Sleeps until `deadline_ns` on `time.monotonic_ns()`'s clock and returns a
     /// SleepReport.
-    fn sleep_until_ns(&mut self, py: Python<'_>, deadline_ns: u64) -> PyResult<PySleepReport> {
+    fn sleep_until_ns(&self, py: Python<'_>, deadline_ns: u64) -> PyResult<PySleepReport> {
+        let mut state = self.state.lock()?;
         let start = monotonic_ns();
-        let inner = &mut self.inner;
+        let inner = &mut state.inner;
         sleep_until_on(py, start, deadline_ns, |d| inner.sleep_until_ns(d)).map(Into::into)
     }
 
     /// Running statistics since creation or the last `reset_stats()`.
-    fn stats(&self) -> PySleepStats {
-        self.inner.stats().into()
+    fn stats(&self) -> PyResult<PySleepStats> {
+        Ok(self.state.lock()?.inner.stats().into())
     }
 
     /// Clears the statistics (the learned margin is kept).
-    fn reset_stats(&mut self) {
-        self.inner.reset_stats();
+    fn reset_stats(&self) -> PyResult<()> {
+        self.state.lock()?.inner.reset_stats();
+        Ok(())
     }
 
     /// The margin the next sleep will spin before its deadline, seconds.
     #[getter]
-    fn margin(&self) -> f64 {
-        ns_to_seconds(self.inner.margin_ns())
+    fn margin(&self) -> PyResult<f64> {
+        Ok(ns_to_seconds(self.state.lock()?.inner.margin_ns()))
     }
 
     /// The margin in integer nanoseconds.
     #[getter]
-    fn margin_ns(&self) -> u64 {
-        self.inner.margin_ns()
+    fn margin_ns(&self) -> PyResult<u64> {
+        Ok(self.state.lock()?.inner.margin_ns())
     }
 
     /// The creating thread's timer slack read after building, ns.
     #[getter]
-    fn timer_slack_ns(&self) -> Option<u64> {
-        Some(self.slack_ns)
+    fn timer_slack_ns(&self) -> PyResult<Option<u64>> {
+        Ok(Some(self.state.lock()?.slack_ns))
     }
 
+    /// From any thread (it changes nothing).
     fn __repr__(&self) -> String {
-        format!(
-            "PreciseSleeper(margin_ns={}, sleeps={})",
-            self.inner.margin_ns(),
-            self.inner.stats().count
-        )
+        match self.state.peek() {
+            Some(s) => format!(
+                "PreciseSleeper(margin_ns={}, sleeps={})",
+                s.inner.margin_ns(),
+                s.inner.stats().count
+            ),
+            None => "PreciseSleeper(<in a call>)".to_owned(),
+        }
     }
 }

@@ -5,11 +5,70 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import json
+import os
+import shutil
 import signal
+import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
+
+#: The repository's root.
+REPO = Path(__file__).resolve().parents[3]
+
+
+def cargo_or_skip() -> str:
+    """The cargo executable; without one the test is skipped, or fails under CI (where
+    scripts/install-deps.sh has installed everything)."""
+    cargo = shutil.which("cargo")
+    if cargo is None:
+        if os.environ.get("CI"):
+            pytest.fail("cargo is not on PATH")
+        pytest.skip("cargo is not on PATH")
+    return cargo
+
+
+def target_dir() -> Path:
+    """Cargo's target directory for this checkout (CARGO_TARGET_DIR honoured)."""
+    out = subprocess.run([cargo_or_skip(), "metadata", "--format-version", "1", "--no-deps"],
+                         cwd=REPO, check=True, capture_output=True).stdout
+    return Path(json.loads(out)["target_directory"])
+
+
+@pytest.fixture(scope="session")
+def libsleeplab():
+    """The C library of this checkout (cargo builds it in release if it is not fresh),
+    through ctypes: for the tests that check C and Python say the same."""
+    subprocess.run([cargo_or_skip(), "build", "--release", "-q", "-p", "sleeplab-ffi"],
+                   cwd=REPO, check=True)
+    lib = ctypes.CDLL(str(target_dir() / "release" / "libsleeplab.so"))
+    lib.sleeplab_last_error.restype = ctypes.c_char_p
+    lib.sleeplab_strerror.restype = ctypes.c_char_p
+    lib.sleeplab_options_new.restype = ctypes.c_void_p
+    lib.sleeplab_options_free.argtypes = [ctypes.c_void_p]
+    lib.sleeplab_sleeper_new_with.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]
+    lib.sleeplab_sleeper_free.argtypes = [ctypes.c_void_p]
+    lib.sleeplab_sleep_ns.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
+    return lib
+
+
+def header_constants() -> dict[str, int]:
+    """The integer #defines of include/sleeplab.h (SLEEPLAB_BUDGET_AUTO, ...)."""
+    text = (REPO / "include" / "sleeplab.h").read_text()
+    consts = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "#define" and parts[2].lstrip("-").isdigit():
+            consts[parts[1]] = int(parts[2])
+    return consts
+
+
+def last_error(lib) -> str:
+    """The C library's last error on this thread."""
+    return lib.sleeplab_last_error().decode()
 
 
 class Storm:

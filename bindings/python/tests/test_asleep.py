@@ -1,4 +1,5 @@
-"""asleep: coarse on the event loop (other tasks run), precise at the end, never early."""
+"""asleep and asleep_until: coarse on the event loop (other tasks run), precise at the
+end, never early, cancellable during the coarse part."""
 
 from __future__ import annotations
 
@@ -25,7 +26,55 @@ def test_asleep_is_never_early():
     asyncio.run(main())
 
 
-def test_other_tasks_run_during_the_coarse_part():
+def test_asleep_until_is_never_early_on_time_monotonics_clock():
+    async def main():
+        for offset in [-0.01, 0, 0.0005, 0.003, 0.02]:
+            for guard in [sleeplab.ASLEEP_GUARD, 0, 0.05]:
+                deadline = time.monotonic() + offset
+                await sleeplab.asleep_until(deadline, guard=guard)
+                assert time.monotonic() >= deadline
+                assert time.monotonic_ns() >= sleeplab._sleeplab._deadline_ns(deadline)
+
+    asyncio.run(main())
+
+
+def test_asleep_until_paces_a_frame_loop_on_its_grid():
+    # The absolute form: each frame's deadline is the last one plus the period, so a
+    # frame's own work does not push the next ones later.
+    period = 0.005
+
+    async def main():
+        start = time.monotonic()
+        for k in range(1, 21):
+            deadline = start + k * period
+            await sleeplab.asleep_until(deadline)
+            assert time.monotonic() >= deadline
+            time.sleep(0.001)  # the frame's work
+        return time.monotonic() - start
+
+    assert asyncio.run(main()) >= 20 * period
+
+
+@pytest.mark.parametrize("form", ["asleep", "asleep_until"])
+def test_a_cancelled_sleep_ends_in_the_coarse_part(form):
+    async def main():
+        start = time.monotonic()
+        if form == "asleep":
+            task = asyncio.create_task(sleeplab.asleep(30))
+        else:
+            task = asyncio.create_task(sleeplab.asleep_until(start + 30))
+        await asyncio.sleep(0.02)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.monotonic() - start
+
+    # Cancelled while awaiting the loop: long before the 30 s deadline.
+    assert asyncio.run(main()) < 10
+
+
+@pytest.mark.parametrize("form", ["asleep", "asleep_until"])
+def test_other_tasks_run_during_the_coarse_part(form):
     async def main():
         ticks = 0
 
@@ -38,7 +87,10 @@ def test_other_tasks_run_during_the_coarse_part():
         task = asyncio.create_task(counter())
         await asyncio.sleep(0)
         before = ticks
-        await sleeplab.asleep(0.1)
+        if form == "asleep":
+            await sleeplab.asleep(0.1)
+        else:
+            await sleeplab.asleep_until(time.monotonic() + 0.1)
         task.cancel()
         return ticks - before
 
@@ -51,3 +103,12 @@ def test_other_tasks_run_during_the_coarse_part():
 def test_asleep_rejects_bad_values(kwargs):
     with pytest.raises(ValueError):
         asyncio.run(sleeplab.asleep(**kwargs))
+
+
+@pytest.mark.parametrize("kwargs", [{"deadline": math.nan}, {"deadline": math.inf},
+                                    {"deadline": -math.inf},
+                                    {"deadline": 0.0, "guard": -1},
+                                    {"deadline": 0.0, "guard": math.nan}])
+def test_asleep_until_rejects_bad_values(kwargs):
+    with pytest.raises(ValueError):
+        asyncio.run(sleeplab.asleep_until(**kwargs))

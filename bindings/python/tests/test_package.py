@@ -4,9 +4,11 @@ documented, and importable from a fresh interpreter."""
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 import importlib.resources
 import inspect
 import os
+import re
 from pathlib import Path
 
 import sleeplab
@@ -25,7 +27,7 @@ def stub_names() -> set[str]:
 
 
 def native_names() -> set[str]:
-    return {n for n in dir(_sleeplab) if not n.startswith("__")}
+    return {n for n in dir(_sleeplab) if not n.startswith("__") or n == "__version__"}
 
 
 # The stubs in the source tree (the installed copy is what the other tests read).
@@ -57,6 +59,19 @@ def test_stub_options_come_from_the_option_table():
 def test_stubs_cover_exactly_the_native_module():
     aliases = {"SpinOption", "SlackOption", "BudgetOption", "Missed"}
     assert stub_names() - aliases == native_names()
+
+
+def test_version_is_the_crates():
+    # pyproject.toml's version is dynamic: maturin takes the crate's, the workspace's.
+    cargo = (Path(__file__).resolve().parents[3] / "Cargo.toml").read_text()
+    workspace = re.search(r'\[workspace\.package\][^\[]*?\nversion = "([^"]+)"', cargo)
+    assert workspace, "no version in the workspace's Cargo.toml"
+    package = Path(__file__).resolve().parents[1]
+    assert 'dynamic = ["version"]' in (package / "pyproject.toml").read_text()
+    assert "version.workspace = true" in (package / "Cargo.toml").read_text()
+    assert sleeplab.__version__ == workspace.group(1)
+    assert sleeplab.__version__ == _sleeplab.__version__
+    assert importlib.metadata.version("sleeplab") == sleeplab.__version__
 
 
 def test_package_is_typed():

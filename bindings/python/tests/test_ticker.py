@@ -36,17 +36,21 @@ def test_iterates_on_the_grid_never_early():
     assert ticker.period_ns == P_NS and math.isclose(ticker.period, P)
 
 
-def stalled(missed: str):
-    """A ticker of period P: tick 0, a stall of STALL, then the late tick and 6 more."""
-    ticker = sleeplab.Ticker(P, missed=missed)
+def stalled(missed: str | None):
+    """A ticker of period P (`missed` None: the default): tick 0, a stall of STALL, then
+    the late tick and 6 more."""
+    ticker = sleeplab.Ticker(P) if missed is None else sleeplab.Ticker(P, missed=missed)
     first = ticker.tick()
     time.sleep(STALL)
     rest = [ticker.tick() for _ in range(7)]
     return ticker, first, rest
 
 
-def test_skip_drops_missed_ticks_and_keeps_the_grid():
-    ticker, first, rest = stalled("skip")
+@pytest.mark.parametrize("missed", ["skip", None], ids=["skip", "default"])
+def test_skip_drops_missed_ticks_and_keeps_the_grid(missed):
+    # Skip is the default (the one for a frame loop; tokio's default is burst).
+    ticker, first, rest = stalled(missed)
+    assert ticker.missed == "skip"
     late = rest[0]
     assert late.scheduled_ns == first.scheduled_ns + P_NS
     # Late by at least STALL - P: at least 4 whole periods dropped.
@@ -87,7 +91,7 @@ def test_burst_fires_the_missed_ticks_at_once_on_the_old_grid():
 
 def test_missed_is_settable_and_validated():
     ticker = sleeplab.Ticker(P)
-    assert ticker.missed == "burst"
+    assert ticker.missed == "skip"
     ticker.missed = "delay"
     assert ticker.missed == "delay"
     with pytest.raises(ValueError, match="missed must be"):

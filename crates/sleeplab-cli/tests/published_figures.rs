@@ -39,6 +39,8 @@ const ALLOWED: &[(&str, &str)] = &[
     ("README.md", "shortest slice (100 µs"),
     // The Python binding's Ctrl-C bound (its 50 ms native slices).
     ("README.md", "within about 50 ms"),
+    // The timer slack every sleeper sets on its thread (SlackPolicy::SetMinimal).
+    ("README.md", "timer slack to 1 ns"),
     // The bound crates/sleeplab/tests/estimator_traces.rs asserts.
     ("README.md", "within 1.5× of the"),
     // The intervals every benchmark section states.

@@ -19,18 +19,21 @@ impl ThreadOwner {
         Self(unsafe { libc::pthread_self() })
     }
 
-    fn check(self) -> Result<(), Error> {
+    /// `Ok` on the owner thread; otherwise the thread rule's error, naming `what`.
+    fn check(self, what: &'static str) -> Result<(), Error> {
         // SAFETY: pthread_equal and pthread_self have no preconditions.
         if unsafe { libc::pthread_equal(self.0, libc::pthread_self()) } != 0 {
             Ok(())
         } else {
-            Err(Error::WrongThread)
+            Err(Error::WrongThread(what))
         }
     }
 }
 
 /// An object handed to C, owned by one thread.
 pub(crate) trait Owned: Sized {
+    /// Its C type, for errors (`sleeplab_sleeper`).
+    const NAME: &'static str;
     /// The thread it belongs to.
     fn owner(&self) -> ThreadOwner;
 }
@@ -60,7 +63,7 @@ pub(crate) unsafe fn with_mut<T: Owned>(
     guard(|| {
         // SAFETY: the caller passes NULL or a live object.
         let o = unsafe { ptr.as_mut() }.ok_or(Error::Null)?;
-        o.owner().check()?;
+        o.owner().check(T::NAME)?;
         f(o)
     })
 }
@@ -81,7 +84,7 @@ pub(crate) unsafe fn read_into<T: Owned, R>(
         if out.is_null() {
             return Err(Error::Null);
         }
-        o.owner().check()?;
+        o.owner().check(T::NAME)?;
         let value = f(o)?;
         // SAFETY: checked non-null; the caller guarantees it is writable.
         unsafe { out.write(value) };
@@ -112,6 +115,7 @@ mod tests {
     struct Counter(ThreadOwner, u32);
 
     impl Owned for Counter {
+        const NAME: &'static str = "counter";
         fn owner(&self) -> ThreadOwner {
             self.0
         }

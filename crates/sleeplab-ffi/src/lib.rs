@@ -7,13 +7,19 @@
 //!
 //! Rules, repeated in the header:
 //! * Every call returns 0 or a negative errno-style code (`SLEEPLAB_E*`), except the
-//!   constructors of the minimal API (NULL on failure), the `_free` functions and
-//!   `sleeplab_now_ns`. NULL pointers and bad values return a code; no Rust panic crosses
-//!   the boundary (`SLEEPLAB_EINTERNAL` if one is caught).
+//!   constructors `sleeplab_sleeper_new` and `sleeplab_options_new` (NULL on failure),
+//!   the `_free` functions and `sleeplab_now_ns`. NULL pointers and bad values return a
+//!   code; no Rust panic crosses the boundary (`SLEEPLAB_EINTERNAL` if one is caught).
+//!   `sleeplab_last_error` gives the words of the calling thread's last failure; for an
+//!   option they are the option table's (`OptionError`'s), the ones Python's
+//!   `ValueError` says.
 //! * A sleeper or ticker belongs to the thread that created it; calls from other threads
 //!   return `SLEEPLAB_EPERM`. Free it from any thread, once no call on it runs.
 //! * Times are nanoseconds on `CLOCK_MONOTONIC`; sleeps never return early, and resume
 //!   toward the same deadline after a signal interrupts the native sleep.
+//! * The SONAME is `libsleeplab.so.<major>` (`build.rs`); under it the ABI only grows:
+//!   no existing function, constant or struct layout changes (the structs' layouts are
+//!   pinned by a test in [`types`]).
 //!
 //! Each module wraps one part of the library's public API; [`options`] is the only place
 //! that maps C values onto `PreciseSleeperBuilder`.

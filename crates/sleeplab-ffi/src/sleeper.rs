@@ -19,6 +19,7 @@ pub struct Sleeper {
 }
 
 impl Owned for Sleeper {
+    const NAME: &'static str = "sleeplab_sleeper";
     fn owner(&self) -> ThreadOwner {
         self.owner
     }
@@ -99,7 +100,11 @@ pub unsafe extern "C" fn sleeplab_sleep_ns(sleeper: *mut Sleeper, ns: u64) -> c_
     // SAFETY: forwarded from the caller.
     unsafe {
         with_mut(sleeper, |s| {
-            let deadline = s.inner.now_ns().checked_add(ns).ok_or(Error::Range)?;
+            let deadline = s.inner.now_ns().checked_add(ns).ok_or_else(|| {
+                Error::Range(format!(
+                    "sleep length is too large: now + {ns} ns does not fit in 64 bits"
+                ))
+            })?;
             s.sleep_until(deadline);
             Ok(())
         })
@@ -136,7 +141,9 @@ pub unsafe extern "C" fn sleeplab_sleeper_last_report(
     // SAFETY: forwarded from the caller.
     unsafe {
         read_into(sleeper, out, |s| {
-            s.last.map(Report::from).ok_or(Error::NoData)
+            s.last
+                .map(Report::from)
+                .ok_or(Error::NoData("no report yet: the sleeper has not slept"))
         })
     }
 }
@@ -195,7 +202,9 @@ pub unsafe extern "C" fn sleeplab_sleeper_timer_slack_ns(
     // SAFETY: forwarded from the caller.
     unsafe {
         read_into(sleeper, out, |s| {
-            s.inner.timer_slack_ns().ok_or(Error::NoData)
+            s.inner
+                .timer_slack_ns()
+                .ok_or(Error::NoData("the timer slack could not be read"))
         })
     }
 }
@@ -203,6 +212,7 @@ pub unsafe extern "C" fn sleeplab_sleeper_timer_slack_ns(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::tests::last_error;
     use crate::error::{SLEEPLAB_EFAULT, SLEEPLAB_EINVAL, SLEEPLAB_ENODATA, SLEEPLAB_EPERM};
     use crate::error::{SLEEPLAB_ERANGE, SLEEPLAB_OK};
     use crate::options::{sleeplab_options_free, sleeplab_options_new};
@@ -278,6 +288,16 @@ mod tests {
             assert_eq!(sleeplab_sleeper_reset_stats(null), SLEEPLAB_EFAULT);
             assert_eq!(sleeplab_sleep_ns(s, u64::MAX), SLEEPLAB_ERANGE);
             assert_eq!(
+                last_error(),
+                "sleep length is too large: now + 18446744073709551615 ns does not fit in 64 bits"
+            );
+            let mut report = Report::default();
+            assert_eq!(
+                sleeplab_sleeper_last_report(s, &mut report),
+                SLEEPLAB_ENODATA
+            );
+            assert_eq!(last_error(), "no report yet: the sleeper has not slept");
+            assert_eq!(
                 sleeplab_sleeper_new_with(std::ptr::null(), std::ptr::null_mut()),
                 SLEEPLAB_EFAULT
             );
@@ -287,6 +307,11 @@ mod tests {
             let mut built = std::ptr::null_mut();
             assert_eq!(sleeplab_sleeper_new_with(o, &mut built), SLEEPLAB_EINVAL);
             assert!(built.is_null());
+            assert_eq!(
+                last_error(),
+                "prior 2us is above the cap 1us: the estimate before any data is at most \
+                 the largest margin"
+            );
             sleeplab_options_free(o);
             sleeplab_sleeper_free(s);
             sleeplab_sleeper_free(null);
@@ -296,13 +321,19 @@ mod tests {
     #[test]
     fn a_sleeper_belongs_to_its_thread() {
         let addr = sleeplab_sleeper_new() as usize;
-        let code = std::thread::spawn(move || {
+        let (code, words) = std::thread::spawn(move || {
             // SAFETY: the sleeper is live; its owner does not use it meanwhile.
-            unsafe { sleeplab_sleep_ns(addr as *mut Sleeper, 1000) }
+            let code = unsafe { sleeplab_sleep_ns(addr as *mut Sleeper, 1000) };
+            (code, last_error())
         })
         .join()
         .unwrap();
         assert_eq!(code, SLEEPLAB_EPERM);
+        assert_eq!(
+            words,
+            "the object belongs to another thread: a sleeplab_sleeper is used only from the \
+             thread that created it"
+        );
         // SAFETY: freed once, from the owner.
         unsafe { sleeplab_sleeper_free(addr as *mut Sleeper) };
     }

@@ -16,13 +16,21 @@ pub const SLEEPLAB_MISSED_BURST: c_int = 0;
 pub const SLEEPLAB_MISSED_DELAY: c_int = 1;
 /// Missed ticks are dropped: next = the first grid instant after now.
 pub const SLEEPLAB_MISSED_SKIP: c_int = 2;
+/// The default missed-tick behaviour, the one for a frame loop: `SLEEPLAB_MISSED_SKIP`
+/// (drop the missed ticks, keep the grid), unlike tokio, whose default is Burst. The
+/// Python binding's `Ticker` defaults to it too.
+pub const SLEEPLAB_MISSED_DEFAULT: c_int = SLEEPLAB_MISSED_SKIP;
 
 fn behavior_from(code: c_int) -> Result<MissedTickBehavior, Error> {
     match code {
         SLEEPLAB_MISSED_BURST => Ok(MissedTickBehavior::Burst),
         SLEEPLAB_MISSED_DELAY => Ok(MissedTickBehavior::Delay),
         SLEEPLAB_MISSED_SKIP => Ok(MissedTickBehavior::Skip),
-        _ => Err(Error::Invalid),
+        other => Err(Error::Invalid(format!(
+            "missed must be SLEEPLAB_MISSED_BURST ({SLEEPLAB_MISSED_BURST}), \
+             SLEEPLAB_MISSED_DELAY ({SLEEPLAB_MISSED_DELAY}) or SLEEPLAB_MISSED_SKIP \
+             ({SLEEPLAB_MISSED_SKIP}), got {other}"
+        ))),
     }
 }
 
@@ -42,13 +50,15 @@ pub struct Ticker {
 }
 
 impl Owned for Ticker {
+    const NAME: &'static str = "sleeplab_ticker";
     fn owner(&self) -> ThreadOwner {
         self.owner
     }
 }
 
 /// A ticker whose tick `k` is due at `now + k·period_ns` (the first one at once), with
-/// the missed-tick behaviour `missed` (`SLEEPLAB_MISSED_*`) and a sleeper built from
+/// the missed-tick behaviour `missed` (`SLEEPLAB_MISSED_*`; `SLEEPLAB_MISSED_DEFAULT` is
+/// `SLEEPLAB_MISSED_SKIP`, unlike tokio, whose default is Burst) and a sleeper built from
 /// `options` (NULL: the defaults), written to `*out`. Returns 0, or `SLEEPLAB_EFAULT`
 /// (`out` NULL), `SLEEPLAB_EINVAL` (period 0, unknown behaviour, inconsistent options).
 ///
@@ -67,7 +77,7 @@ pub unsafe extern "C" fn sleeplab_ticker_new(
         }
         let behavior = behavior_from(missed)?;
         if period_ns == 0 {
-            return Err(Error::Invalid);
+            return Err(Error::Invalid("period_ns must be positive, got 0".into()));
         }
         // SAFETY: forwarded from the caller.
         let builder = unsafe { builder_from(options) }?;
@@ -198,6 +208,7 @@ pub unsafe extern "C" fn sleeplab_ticker_margin_ns(ticker: *const Ticker, out: *
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::tests::last_error;
     use crate::error::{SLEEPLAB_EFAULT, SLEEPLAB_EINVAL, SLEEPLAB_OK};
     use crate::sleeper::sleeplab_now_ns;
 
@@ -240,6 +251,38 @@ mod tests {
     }
 
     #[test]
+    fn the_default_skips_missed_ticks_and_keeps_the_grid() {
+        assert_eq!(SLEEPLAB_MISSED_DEFAULT, SLEEPLAB_MISSED_SKIP);
+        let period = 2_000_000;
+        let t = new_ticker(period, SLEEPLAB_MISSED_DEFAULT);
+        // SAFETY: `t` is live and owned by this thread.
+        unsafe {
+            let mut state = TickerState::default();
+            assert_eq!(sleeplab_ticker_get_state(t, &mut state), SLEEPLAB_OK);
+            assert_eq!(state.missed_behavior, SLEEPLAB_MISSED_SKIP);
+            let mut first = Tick::default();
+            assert_eq!(sleeplab_ticker_tick(t, &mut first), SLEEPLAB_OK);
+            // Miss at least two whole periods.
+            std::thread::sleep(std::time::Duration::from_millis(7));
+            let (mut late, mut next) = (Tick::default(), Tick::default());
+            assert_eq!(sleeplab_ticker_tick(t, &mut late), SLEEPLAB_OK);
+            assert_eq!(sleeplab_ticker_tick(t, &mut next), SLEEPLAB_OK);
+            // The late tick is the one that was due; the missed ones are dropped, not
+            // fired in a burst: the next tick is the first grid instant after it fired.
+            assert_eq!(late.scheduled_ns, first.scheduled_ns + period);
+            assert!(late.missed >= 2, "{late:?}");
+            assert_eq!((next.scheduled_ns - first.scheduled_ns) % period, 0);
+            assert!(next.scheduled_ns > late.woke_ns, "{late:?} {next:?}");
+            assert!(
+                next.scheduled_ns <= late.woke_ns + period,
+                "{late:?} {next:?}"
+            );
+            assert!(next.woke_ns >= next.scheduled_ns);
+            sleeplab_ticker_free(t);
+        }
+    }
+
+    #[test]
     fn delay_restarts_the_schedule_from_a_late_tick() {
         let t = new_ticker(2_000_000, SLEEPLAB_MISSED_DELAY);
         // SAFETY: `t` is live and owned by this thread.
@@ -269,9 +312,15 @@ mod tests {
                 sleeplab_ticker_new(std::ptr::null(), 0, 0, &mut t),
                 SLEEPLAB_EINVAL
             );
+            assert_eq!(last_error(), "period_ns must be positive, got 0");
             assert_eq!(
                 sleeplab_ticker_new(std::ptr::null(), 1, 3, &mut t),
                 SLEEPLAB_EINVAL
+            );
+            assert_eq!(
+                last_error(),
+                "missed must be SLEEPLAB_MISSED_BURST (0), SLEEPLAB_MISSED_DELAY (1) or \
+                 SLEEPLAB_MISSED_SKIP (2), got 3"
             );
             let no_out = std::ptr::null_mut();
             assert_eq!(

@@ -131,3 +131,67 @@ pub struct TickerState {
     /// The missed-tick behaviour (`SLEEPLAB_MISSED_*`).
     pub missed_behavior: i32,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// The layouts of the structs C allocates and the library writes, as programs linked
+    /// against this SONAME know them. They never change under one SONAME (the header's
+    /// ABI rule): a program compiled against the old header would have the library write
+    /// past its struct. If this fails, the change needs the next major version (a new
+    /// SONAME, build.rs), and these numbers with it.
+    #[test]
+    fn struct_layouts_are_those_of_this_soname() {
+        assert_eq!(env!("SLEEPLAB_SONAME"), "libsleeplab.so.0");
+        let report = [
+            offset_of!(Report, start_ns),
+            offset_of!(Report, deadline_ns),
+            offset_of!(Report, woke_ns),
+            offset_of!(Report, lateness_ns),
+            offset_of!(Report, native_ns),
+            offset_of!(Report, spin_ns),
+            offset_of!(Report, native_oversleep_ns),
+            offset_of!(Report, had_native_phase),
+            offset_of!(Report, margin_ns),
+        ];
+        assert_eq!(report, [0, 8, 16, 24, 32, 40, 48, 56, 64]);
+        assert_eq!((size_of::<Report>(), align_of::<Report>()), (72, 8));
+        let stats = [
+            offset_of!(Stats, count),
+            offset_of!(Stats, total_lateness_ns),
+            offset_of!(Stats, max_lateness_ns),
+            offset_of!(Stats, mean_lateness_ns),
+            offset_of!(Stats, total_spin_ns),
+            offset_of!(Stats, total_native_ns),
+            offset_of!(Stats, native_sleeps),
+            offset_of!(Stats, stalls),
+        ];
+        assert_eq!(stats, [0, 8, 16, 24, 32, 40, 48, 56]);
+        assert_eq!((size_of::<Stats>(), align_of::<Stats>()), (64, 8));
+        let tick = [
+            offset_of!(Tick, index),
+            offset_of!(Tick, scheduled_ns),
+            offset_of!(Tick, woke_ns),
+            offset_of!(Tick, lateness_ns),
+            offset_of!(Tick, missed),
+            offset_of!(Tick, sleep),
+        ];
+        assert_eq!(tick, [0, 8, 16, 24, 32, 40]);
+        assert_eq!((size_of::<Tick>(), align_of::<Tick>()), (112, 8));
+        let state = [
+            offset_of!(TickerState, period_ns),
+            offset_of!(TickerState, start_ns),
+            offset_of!(TickerState, next_ns),
+            offset_of!(TickerState, ticks),
+            offset_of!(TickerState, missed_ticks),
+            offset_of!(TickerState, missed_behavior),
+        ];
+        assert_eq!(state, [0, 8, 16, 24, 32, 40]);
+        assert_eq!(
+            (size_of::<TickerState>(), align_of::<TickerState>()),
+            (48, 8)
+        );
+    }
+}

@@ -2,7 +2,10 @@
 
 from typing import Literal, Optional, Union, final
 
-Missed = Literal["burst", "delay", "skip"]
+Missed = Literal["skip", "burst", "delay"]
+
+#: The package's version: the Rust crate's (Cargo.toml), as pyproject.toml takes it.
+__version__: str
 
 #: The longest coarse sleep between two signal checks, ns (Ctrl-C is seen within it).
 SLICE_NS: int
@@ -37,12 +40,19 @@ def last_report() -> Optional[SleepReport]:
 def _duration_ns(seconds: float) -> int:
     """`seconds` as the nanoseconds `sleep` would wait (rounded up), with its errors."""
 
+def _deadline_ns(t: float) -> int:
+    """`t` (time.monotonic() seconds) as the ns deadline `sleep_until` would wait for."""
+
 def _direct_zero_sleeps_ns(n: int) -> int:
     """Benchmark helper: total ns of `n` zero-length sleeps called directly in Rust."""
 
 def _option_samples() -> list[tuple[str, object, bool]]:
     """Test helper: (option, value, accepted) for each end of every option's range and
     the values beyond them, in Python's forms."""
+
+def _option_kinds() -> list[tuple[str, str, list[str]]]:
+    """Test helper: (option, kind, words) for every option: kind is "choice", "duration",
+    "count", "number" or "budget"; words are a choice's, in the order of C's values."""
 
 def _stub_options() -> str:
     """Test helper: the keyword lines of PreciseSleeper and Ticker in these stubs."""
@@ -115,9 +125,10 @@ class PreciseSleeper:
     (unlimited) or a percentage of each wait; a value out of range raises ValueError.
     Building it applies `timer_slack` and `sched_slice` ("short": ask the scheduler for a
     100 µs slice, so a wakeup preempts a busy thread at once; "inherit": leave it) to the
-    calling thread: use it from that thread, one call at a time. The
-    GIL is released during the native sleep and held through the final spin (at most the
-    margin), so taking it back does not come after the deadline.
+    calling thread, which owns it: a call from any other thread raises RuntimeError ("the
+    object belongs to another thread", the C library's words). The GIL is released during
+    the native sleep and held through the final spin (at most the margin), so taking it
+    back does not come after the deadline.
     """
 
     def __init__(
@@ -163,15 +174,18 @@ class PreciseSleeper:
 class Ticker:
     """A drift-free periodic schedule: tick k is due at start + k*period, the first at once.
 
-    `missed` decides what follows a tick a whole period late: "burst" fires the missed
-    ticks at once until caught up, "delay" restarts the schedule from the late tick, "skip"
-    drops them. Iterating never ends; waits release the GIL and honour Ctrl-C.
+    `missed` decides what follows a tick a whole period late: "skip" (the default, the
+    one for a frame loop; unlike tokio, whose default is Burst) drops the missed ticks and
+    keeps the grid, "burst" fires them at once until caught up, "delay" restarts the
+    schedule from the late tick. Iterating never ends; waits release the GIL and honour
+    Ctrl-C. It belongs to the thread that created it: a call from any other thread raises
+    RuntimeError.
     """
 
     def __init__(
         self,
         period: float,
-        missed: Missed = "burst",
+        missed: Missed = "skip",
         *,
         # <options> generated from sleeplab::precise::OPTIONS (tests/test_package.py)
         quantile: float = 0.99,

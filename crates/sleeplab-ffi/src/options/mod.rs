@@ -56,16 +56,17 @@ pub const SLEEPLAB_BUDGET_UNLIMITED: c_int = 2;
 pub struct Options(PreciseSleeperBuilder);
 
 impl Options {
-    /// The library builder these options describe, or [`Error::Invalid`] when they do
+    /// The library builder these options describe, or [`Error::Option`] when they do
     /// not go together (a prior above the cap).
     pub(crate) fn builder(&self) -> Result<PreciseSleeperBuilder, Error> {
-        self.0.validate().map_err(|_| Error::Invalid)?;
+        self.0.validate()?;
         Ok(self.0)
     }
 }
 
 /// Sets option `name` of `*options` to `value` behind the panic guard: the table checks
-/// it (`SLEEPLAB_EINVAL` and nothing changed when it is out of range).
+/// it (`SLEEPLAB_EINVAL` and nothing changed when it is out of range; the table's words
+/// become the last error).
 ///
 /// # Safety
 /// `options` is NULL or a live pointer from `sleeplab_options_new`.
@@ -73,7 +74,7 @@ unsafe fn set(options: *mut Options, name: &str, value: OptionValue) -> c_int {
     guard(|| {
         // SAFETY: the caller passes NULL or a live, exclusively used options object.
         let o = unsafe { options.as_mut() }.ok_or(Error::Null)?;
-        o.0.set(name, value).map_err(|_| Error::Invalid)
+        Ok(o.0.set(name, value)?)
     })
 }
 
@@ -131,6 +132,7 @@ pub(crate) unsafe fn builder_from(options: *const Options) -> Result<PreciseSlee
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::error::tests::last_error;
     use crate::error::{SLEEPLAB_EFAULT, SLEEPLAB_EINVAL, SLEEPLAB_OK};
     use sleeplab_core::lab::option_samples;
     use sleeplab_core::precise::{
@@ -193,6 +195,10 @@ pub(crate) mod tests {
                         assert_eq!(now.get(option.name), Ok(value), "{}", option.name);
                     } else {
                         assert_eq!(now, PreciseSleeperBuilder::default(), "{}", option.name);
+                        // The last error is the table's words for the value (Python's).
+                        let refusal = option.check(value).unwrap_err().to_string();
+                        assert_eq!(last_error(), refusal, "{}={}", option.name, sample.text);
+                        assert!(refusal.contains(option.name), "{refusal}");
                     }
                     walked += 1;
                 });
@@ -355,7 +361,13 @@ pub(crate) mod tests {
             unsafe {
                 let above = EstimatorConfig::default().cap_ns + 1;
                 assert_eq!(sleeplab_options_set_prior_ns(o, above), SLEEPLAB_OK);
-                assert_eq!((*o).builder().unwrap_err(), Error::Invalid);
+                let e = (*o).builder().unwrap_err();
+                assert_eq!(e.code(), SLEEPLAB_EINVAL);
+                assert_eq!(
+                    e.to_string(),
+                    "prior 50000001ns is above the cap 50ms: the estimate before any data \
+                     is at most the largest margin"
+                );
                 assert_eq!(sleeplab_options_set_cap_ns(o, above), SLEEPLAB_OK);
                 assert!(builder_from(o).is_ok());
             }
