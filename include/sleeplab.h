@@ -194,6 +194,24 @@ typedef struct sleeplab_stats {
   uint64_t stalls;
 } sleeplab_stats;
 
+// Whether the CPU budget covers the tail of this machine's wakeups: what the sleeper
+// wanted to spin and what its budget let it.
+typedef struct sleeplab_budget {
+  // Sleeps (since the statistics were reset) whose margin the CPU budget cut below what
+  // the learned quantile called for: a wakeup in that tail returns late.
+  uint64_t limited_sleeps;
+  // Of those, the largest margin the quantile called for.
+  uint64_t wanted_margin_ns;
+  // ... and the length of that sleep (from its start to its deadline).
+  uint64_t wanted_wait_ns;
+  // The budget that would have covered them, percent of each sleep
+  // (`wanted_margin_ns / wanted_wait_ns`); 0 when no sleep was limited.
+  double wanted_percent;
+  // The margin the quantile calls for now (the estimator's margin less the lateness
+  // tolerance), before the budget and the contended regimes cut it.
+  uint64_t quantile_margin_ns;
+} sleeplab_budget;
+
 // One tick of a ticker.
 typedef struct sleeplab_tick {
   // 0-based number of this tick.
@@ -438,6 +456,16 @@ int sleeplab_sleeper_last_report(const struct sleeplab_sleeper *sleeper,
 int sleeplab_sleeper_stats(const struct sleeplab_sleeper *sleeper,
                            struct sleeplab_stats *out);
 
+// Writes whether the CPU budget covers the tail of this machine's wakeups to `*out`:
+// the sleeps it cut short of what the learned quantile called for, the largest margin
+// they wanted and the budget that would have covered it. Returns 0, or
+// `SLEEPLAB_EFAULT`, `SLEEPLAB_EPERM`.
+//
+// # Safety
+// `sleeper` is NULL or a live sleeper; `out` is NULL or valid for a write.
+int sleeplab_sleeper_budget(const struct sleeplab_sleeper *sleeper,
+                            struct sleeplab_budget *out);
+
 // Clears the running statistics (the learned margin is kept). Returns 0, or
 // `SLEEPLAB_EFAULT`, `SLEEPLAB_EPERM`.
 //
@@ -520,6 +548,15 @@ int sleeplab_ticker_get_state(const struct sleeplab_ticker *ticker,
 // `ticker` is NULL or a live ticker; `out` is NULL or valid for a write.
 int sleeplab_ticker_stats(const struct sleeplab_ticker *ticker,
                           struct sleeplab_stats *out);
+
+// Writes whether the CPU budget of the ticker's sleeper covers the tail of this
+// machine's wakeups to `*out` (see `sleeplab_sleeper_budget`). Returns 0, or
+// `SLEEPLAB_EFAULT`, `SLEEPLAB_EPERM`.
+//
+// # Safety
+// `ticker` is NULL or a live ticker; `out` is NULL or valid for a write.
+int sleeplab_ticker_budget(const struct sleeplab_ticker *ticker,
+                           struct sleeplab_budget *out);
 
 // Writes the learned margin of the ticker's sleeper, ns, to `*out`. Returns 0, or
 // `SLEEPLAB_EFAULT`, `SLEEPLAB_EPERM`.

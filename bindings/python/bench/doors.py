@@ -12,6 +12,7 @@ The Python counterpart of crates/sleeplab/examples/doors.rs, in the same JSON fo
     sleeplab.Ticker       next(ticker), missed ticks skipped              (periodic)
     asyncio.sleep         await asyncio.sleep(period), an event loop of its own (plain)
     sleeplab.asleep       await sleeplab.asleep(period), an event loop of its own
+    sleeplab.asleep_until await sleeplab.asleep_until(grid instant), an event loop of its own
 
 A frame's lateness is the loop's time.monotonic_ns() after the call minus what the call
 was asked for: the grid instant (absolute and periodic forms; an absolute grid starts a
@@ -101,6 +102,24 @@ def in_event_loop(sleep):
     return block
 
 
+def until_in_event_loop(sleep_until):
+    """An async absolute door on an event loop of the thread's own."""
+    loop = asyncio.new_event_loop()
+
+    async def frames_of(frames: int, period_ns: int) -> list[int]:
+        start = time.monotonic_ns() + period_ns
+        out = []
+        for k in range(frames):
+            deadline = start + k * period_ns
+            await sleep_until(deadline / 1e9)
+            out.append(time.monotonic_ns() - deadline)
+        return out
+
+    def block(frames: int, period_ns: int) -> list[int]:
+        return loop.run_until_complete(frames_of(frames, period_ns))
+    return block
+
+
 # (name, plain, form, build(period_ns) -> block(frames, period_ns), called on its thread)
 CONTENDERS = [
     ("time.sleep", True, "relative", lambda p: relative(time.sleep)),
@@ -109,6 +128,8 @@ CONTENDERS = [
     ("sleeplab.Ticker", False, "periodic", ticker),
     ("asyncio.sleep", True, "relative", lambda p: in_event_loop(asyncio.sleep)),
     ("sleeplab.asleep", False, "relative", lambda p: in_event_loop(sleeplab.asleep)),
+    ("sleeplab.asleep_until", False, "absolute",
+     lambda p: until_in_event_loop(sleeplab.asleep_until)),
 ]
 
 

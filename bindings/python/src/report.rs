@@ -34,6 +34,12 @@ pub(crate) struct PySleepReport {
     native_oversleep_ns: Option<u64>,
     /// The margin the precise phase planned to spin.
     margin_ns: u64,
+    /// The margin the learned quantile called for, before the CPU budget and the
+    /// contended regimes cut it to `margin_ns`.
+    wanted_margin_ns: u64,
+    /// True when the CPU budget cut the margin below `wanted_margin_ns`: the budget does
+    /// not cover the tail of this machine's wakeups at this sleep's length.
+    budget_limited: bool,
 }
 
 impl From<SleepReport> for PySleepReport {
@@ -47,6 +53,8 @@ impl From<SleepReport> for PySleepReport {
             spin_ns: r.spin_ns,
             native_oversleep_ns: r.native_oversleep_ns,
             margin_ns: r.margin_ns,
+            wanted_margin_ns: r.wanted_margin_ns,
+            budget_limited: r.budget_limited,
         }
     }
 }
@@ -87,6 +95,16 @@ pub(crate) struct PySleepStats {
     native_sleeps: u64,
     /// Native wakeups beyond the estimator's cap: counted, not learned (host stalls).
     stalls: u64,
+    /// Sleeps whose margin the CPU budget cut below what the learned quantile called for:
+    /// the budget does not cover the tail of this machine's wakeups.
+    budget_limited: u64,
+    /// Of those, the largest margin the quantile called for, ns ...
+    wanted_margin_ns: u64,
+    /// ... and the length of that sleep, ns.
+    wanted_wait_ns: u64,
+    /// The CPU budget that would have covered them, percent of each sleep
+    /// (`cpu_budget=` takes it); None when no sleep was limited.
+    budget_wanted_percent: Option<f64>,
 }
 
 impl From<SleepStats> for PySleepStats {
@@ -100,6 +118,10 @@ impl From<SleepStats> for PySleepStats {
             total_native_ns: s.total_native_ns,
             native_sleeps: s.native_sleeps,
             stalls: s.stalls,
+            budget_limited: s.budget_limited,
+            wanted_margin_ns: s.wanted_margin_ns,
+            wanted_wait_ns: s.wanted_wait_ns,
+            budget_wanted_percent: s.budget_wanted_percent(),
         }
     }
 }
@@ -108,12 +130,13 @@ impl From<SleepStats> for PySleepStats {
 impl PySleepStats {
     fn __repr__(&self) -> String {
         format!(
-            "SleepStats(count={}, mean_lateness_ns={:.1}, max_lateness_ns={}, total_spin_ns={}, stalls={})",
+            "SleepStats(count={}, mean_lateness_ns={:.1}, max_lateness_ns={}, total_spin_ns={}, stalls={}, budget_limited={})",
             self.count,
             self.mean_lateness_ns,
             self.max_lateness_ns,
             self.total_spin_ns,
-            self.stalls
+            self.stalls,
+            self.budget_limited
         )
     }
 }

@@ -81,7 +81,9 @@ fn sleep_until_on(
         last.woke_ns,
         last.native_oversleep_ns,
         last.margin_ns,
-    ))
+    )
+    .with_spin_gap(last.max_spin_gap_ns)
+    .with_wanted_margin(last.wanted_margin_ns, last.budget_limited))
 }
 
 /// Waits until `deadline` on this thread's sleeper and keeps the report for

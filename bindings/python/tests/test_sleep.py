@@ -239,3 +239,19 @@ def test_tradeoff_options_map_onto_the_builder():
     for _ in range(5):
         r = early.sleep(0.003)
         assert r.woke_ns + 1_000_000 >= r.deadline_ns
+
+
+def test_a_budget_too_small_for_the_margin_says_so():
+    # 0.1 % of a 2 ms sleep is 2 µs, far below the 210 µs the prior calls for.
+    tight = sleeplab.PreciseSleeper(cpu_budget=0.1)
+    ample = sleeplab.PreciseSleeper(cpu_budget="none")
+    for _ in range(3):
+        r = tight.sleep(0.002)
+        assert r.budget_limited and r.wanted_margin_ns >= 200_000 > r.margin_ns
+        assert not ample.sleep(0.002).budget_limited
+    s = tight.stats()
+    assert s.budget_limited == 3
+    assert s.wanted_margin_ns >= 200_000
+    assert 1_990_000 <= s.wanted_wait_ns <= 2_000_000
+    assert s.budget_wanted_percent == pytest.approx(100 * s.wanted_margin_ns / s.wanted_wait_ns)
+    assert ample.stats().budget_limited == 0 and ample.stats().budget_wanted_percent is None

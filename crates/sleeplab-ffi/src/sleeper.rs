@@ -8,7 +8,7 @@ use sleeplab_core::precise::{PreciseSleeper, SleepReport};
 use crate::error::{Error, guard, guard_value};
 use crate::handle::{Owned, ThreadOwner, free, into_out, read_into, with_mut};
 use crate::options::{Options, builder_from};
-use crate::types::{Report, Stats};
+use crate::types::{Budget, Report, Stats};
 
 /// A precise sleeper (opaque). Belongs to the thread that created it.
 #[derive(Debug)]
@@ -159,6 +159,31 @@ pub unsafe extern "C" fn sleeplab_sleeper_stats(sleeper: *const Sleeper, out: *m
     unsafe { read_into(sleeper, out, |s| Ok(s.inner.stats().into())) }
 }
 
+/// Writes whether the CPU budget covers the tail of this machine's wakeups to `*out`:
+/// the sleeps it cut short of what the learned quantile called for, the largest margin
+/// they wanted and the budget that would have covered it. Returns 0, or
+/// `SLEEPLAB_EFAULT`, `SLEEPLAB_EPERM`.
+///
+/// # Safety
+/// `sleeper` is NULL or a live sleeper; `out` is NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sleeplab_sleeper_budget(
+    sleeper: *const Sleeper,
+    out: *mut Budget,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe { read_into(sleeper, out, |s| Ok(budget_of(&s.inner))) }
+}
+
+/// The budget view of `sleeper`.
+pub(crate) fn budget_of(sleeper: &PreciseSleeper) -> Budget {
+    let wanted = sleeper
+        .estimator()
+        .margin_ns()
+        .saturating_sub(sleeper.tradeoff().lateness_tolerance_ns);
+    Budget::of(sleeper.stats(), wanted)
+}
+
 /// Clears the running statistics (the learned margin is kept). Returns 0, or
 /// `SLEEPLAB_EFAULT`, `SLEEPLAB_EPERM`.
 ///
@@ -217,6 +242,40 @@ mod tests {
     use crate::error::{SLEEPLAB_ERANGE, SLEEPLAB_OK};
     use crate::options::{sleeplab_options_free, sleeplab_options_new};
     use crate::options::{sleeplab_options_set_cap_ns, sleeplab_options_set_prior_ns};
+
+    #[test]
+    fn a_budget_too_small_for_the_margin_says_so() {
+        use crate::options::sleeplab_options_set_cpu_budget;
+        // SAFETY: every pointer is live and owned by this thread.
+        unsafe {
+            let o = sleeplab_options_new();
+            // 0.1 % of a 2 ms sleep is 2 µs, far below the 210 µs the prior calls for.
+            assert_eq!(
+                sleeplab_options_set_cpu_budget(o, crate::options::SLEEPLAB_BUDGET_PERCENT, 0.1),
+                SLEEPLAB_OK
+            );
+            let mut s = std::ptr::null_mut();
+            assert_eq!(sleeplab_sleeper_new_with(o, &mut s), SLEEPLAB_OK);
+            sleeplab_options_free(o);
+            let mut b = Budget::default();
+            assert_eq!(sleeplab_sleeper_budget(s, &mut b), SLEEPLAB_OK);
+            assert_eq!((b.limited_sleeps, b.wanted_percent), (0, 0.0));
+            for _ in 0..3 {
+                assert_eq!(sleeplab_sleep_ns(s, 2_000_000), SLEEPLAB_OK);
+            }
+            assert_eq!(sleeplab_sleeper_budget(s, &mut b), SLEEPLAB_OK);
+            assert_eq!(b.limited_sleeps, 3);
+            assert!(b.wanted_margin_ns >= 200_000, "{b:?}");
+            assert!((1_990_000..=2_000_000).contains(&b.wanted_wait_ns), "{b:?}");
+            assert!(b.wanted_percent > 10.0, "{b:?}");
+            assert!(b.quantile_margin_ns > 0);
+            assert_eq!(
+                sleeplab_sleeper_budget(s, std::ptr::null_mut()),
+                SLEEPLAB_EFAULT
+            );
+            sleeplab_sleeper_free(s);
+        }
+    }
 
     #[test]
     fn sleeps_are_never_early_and_counted() {

@@ -8,7 +8,7 @@ use sleeplab_core::precise::{MissedTickBehavior, Ticker as CoreTicker};
 use crate::error::{Error, guard};
 use crate::handle::{Owned, ThreadOwner, free, into_out, read_into, with_mut};
 use crate::options::{Options, builder_from};
-use crate::types::{Stats, Tick, TickerState};
+use crate::types::{Budget, Stats, Tick, TickerState};
 
 /// Missed ticks fire at once, one per call, until caught up; the grid is kept.
 pub const SLEEPLAB_MISSED_BURST: c_int = 0;
@@ -192,6 +192,22 @@ pub unsafe extern "C" fn sleeplab_ticker_get_state(
 pub unsafe extern "C" fn sleeplab_ticker_stats(ticker: *const Ticker, out: *mut Stats) -> c_int {
     // SAFETY: forwarded from the caller.
     unsafe { read_into(ticker, out, |t| Ok(t.inner.sleeper().stats().into())) }
+}
+
+/// Writes whether the CPU budget of the ticker's sleeper covers the tail of this
+/// machine's wakeups to `*out` (see `sleeplab_sleeper_budget`). Returns 0, or
+/// `SLEEPLAB_EFAULT`, `SLEEPLAB_EPERM`.
+///
+/// # Safety
+/// `ticker` is NULL or a live ticker; `out` is NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sleeplab_ticker_budget(ticker: *const Ticker, out: *mut Budget) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        read_into(ticker, out, |t| {
+            Ok(crate::sleeper::budget_of(t.inner.sleeper()))
+        })
+    }
 }
 
 /// Writes the learned margin of the ticker's sleeper, ns, to `*out`. Returns 0, or

@@ -83,6 +83,39 @@ impl From<SleepStats> for Stats {
     }
 }
 
+/// Whether the CPU budget covers the tail of this machine's wakeups: what the sleeper
+/// wanted to spin and what its budget let it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Budget {
+    /// Sleeps (since the statistics were reset) whose margin the CPU budget cut below what
+    /// the learned quantile called for: a wakeup in that tail returns late.
+    pub limited_sleeps: u64,
+    /// Of those, the largest margin the quantile called for.
+    pub wanted_margin_ns: u64,
+    /// ... and the length of that sleep (from its start to its deadline).
+    pub wanted_wait_ns: u64,
+    /// The budget that would have covered them, percent of each sleep
+    /// (`wanted_margin_ns / wanted_wait_ns`); 0 when no sleep was limited.
+    pub wanted_percent: f64,
+    /// The margin the quantile calls for now (the estimator's margin less the lateness
+    /// tolerance), before the budget and the contended regimes cut it.
+    pub quantile_margin_ns: u64,
+}
+
+impl Budget {
+    /// The budget view of a sleeper: its statistics and its estimator now.
+    pub fn of(stats: SleepStats, quantile_margin_ns: u64) -> Self {
+        Self {
+            limited_sleeps: stats.budget_limited,
+            wanted_margin_ns: stats.wanted_margin_ns,
+            wanted_wait_ns: stats.wanted_wait_ns,
+            wanted_percent: stats.budget_wanted_percent().unwrap_or(0.0),
+            quantile_margin_ns,
+        }
+    }
+}
+
 /// One tick of a ticker.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -193,5 +226,14 @@ mod tests {
             (size_of::<TickerState>(), align_of::<TickerState>()),
             (48, 8)
         );
+        let budget = [
+            offset_of!(Budget, limited_sleeps),
+            offset_of!(Budget, wanted_margin_ns),
+            offset_of!(Budget, wanted_wait_ns),
+            offset_of!(Budget, wanted_percent),
+            offset_of!(Budget, quantile_margin_ns),
+        ];
+        assert_eq!(budget, [0, 8, 16, 24, 32]);
+        assert_eq!((size_of::<Budget>(), align_of::<Budget>()), (40, 8));
     }
 }

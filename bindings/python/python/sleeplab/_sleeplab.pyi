@@ -75,6 +75,11 @@ class SleepReport:
     native_oversleep_ns: Optional[int]
     #: The margin the precise phase planned to spin.
     margin_ns: int
+    #: The margin the learned quantile called for, before the CPU budget and the
+    #: contended regimes cut it to margin_ns.
+    wanted_margin_ns: int
+    #: True when the CPU budget cut the margin below wanted_margin_ns.
+    budget_limited: bool
     @property
     def lateness(self) -> float:
         """lateness_ns in seconds."""
@@ -93,6 +98,14 @@ class SleepStats:
     native_sleeps: int
     #: Native wakeups beyond the estimator's cap: counted, not learned (host stalls).
     stalls: int
+    #: Sleeps whose margin the CPU budget cut below what the learned quantile called for.
+    budget_limited: int
+    #: Of those, the largest margin the quantile called for, ns, and that sleep's length.
+    wanted_margin_ns: int
+    wanted_wait_ns: int
+    #: The CPU budget that would have covered them, percent of each sleep (cpu_budget=
+    #: takes it); None when no sleep was limited.
+    budget_wanted_percent: Optional[float]
 
 @final
 class Tick:
