@@ -171,7 +171,9 @@ fn measure(
             let (j1, t1) = (machine_jiffies(), sleeplab::clock::monotonic_ns());
             if let Some(a) = applied {
                 for failure in a.revert(&mut journal) {
-                    notes.push(format!("could not restore {failure}"));
+                    notes.push(format!(
+                        "could not restore {failure} (kept in the journal: tried again at the end of this run, and by the next)"
+                    ));
                 }
             }
             if let (Some(a), Some(b)) = (j0, j1) {
@@ -181,8 +183,12 @@ fn measure(
             ctx.progress.inc(1);
         }
     }
-    for failure in journal.restore() {
-        notes.push(format!("could not restore {failure}"));
+    let file = journal.file().to_path_buf();
+    for failure in journal.finish() {
+        notes.push(format!(
+            "could not restore {failure}; kept in the journal {}: the next sleeplab run tries again",
+            file.display()
+        ));
     }
     Ok(!ctx.stopped())
 }
