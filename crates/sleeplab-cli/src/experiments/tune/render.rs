@@ -12,6 +12,15 @@ fn cpus(v: f64) -> String {
     format!("{v:+.2}")
 }
 
+/// ` (polling 0.97)`: the part of an arm's CPUs idle CPUs spent polling, where it shows
+/// at the table's precision; nothing otherwise.
+fn polling(poll_cpus: Option<f64>) -> String {
+    match poll_cpus {
+        Some(p) if p >= 0.005 => format!(" (polling {p:.2})"),
+        _ => String::new(),
+    }
+}
+
 fn quantile(v: Option<f64>, n: u64, q: f64) -> String {
     match v {
         Some(v) if n >= min_samples(q) => ns(v),
@@ -66,8 +75,9 @@ pub fn render(data: &TuneData) -> String {
                 if first {
                     arm.cpus.map_or("–".into(), |v| {
                         format!(
-                            "{v:.2} {}",
-                            interval_text(arm.cpus_ci, |x| format!("{x:.2}"))
+                            "{v:.2} {}{}",
+                            interval_text(arm.cpus_ci, |x| format!("{x:.2}")),
+                            polling(arm.poll_cpus)
                         )
                     })
                 } else {
@@ -86,7 +96,7 @@ pub fn render(data: &TuneData) -> String {
     let _ = writeln!(out, "{t}");
     let _ = writeln!(
         out,
-        "lateness = elapsed − requested; {} rounds, each setting in turn and undone after it; verdicts on the p99's change, paired over rounds where every round resolves it, else the arms' intervals (no effect: the change within {}); machine CPUs: all CPUs busy, from /proc/stat",
+        "lateness = elapsed − requested; {} rounds, each setting in turn and undone after it; verdicts on the p99's change, paired over rounds where every round resolves it, else the arms' intervals (no effect: the change within {}); machine CPUs: all CPUs busy (/proc/stat) plus idle CPUs polling (cpuidle's POLL state: the CPU executes instructions, though /proc/stat books it as idle; in parentheses where there was any), the host's halt polling not included (invisible here)",
         data.rounds,
         sentence::margin_text()
     );
@@ -117,9 +127,19 @@ pub fn render(data: &TuneData) -> String {
     {
         let _ = writeln!(out, "  · {}", s.text);
     }
-    if !data.boot.is_empty() {
-        let _ = writeln!(out, "\nboot-time settings (reported, never changed):");
-        for b in &data.boot {
+    let (host, boot): (Vec<_>, Vec<_>) = data.boot.iter().partition(|b| b.of_host);
+    for (list, head) in [
+        (boot, "boot-time settings (reported, never changed):"),
+        (
+            host,
+            "the host's settings (not this machine's: they act on a host's guests; reported, never changed):",
+        ),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{head}");
+        for b in list {
             let _ = writeln!(
                 out,
                 "  {:<18} now: {}\n  {:<18} {}; to try: {}",
@@ -152,6 +172,7 @@ struct Row<'a> {
     p99_change_high_ns: Option<f64>,
     verdict: &'a str,
     cpus: Option<f64>,
+    poll_cpus: Option<f64>,
     cpus_change: Option<f64>,
     cpus_change_low: Option<f64>,
     cpus_change_high: Option<f64>,
@@ -189,6 +210,7 @@ pub fn csv(data: &TuneData) -> anyhow::Result<Vec<u8>> {
                     Some(Verdict::Undecided) => "undecided",
                 },
                 cpus: a.cpus,
+                poll_cpus: a.poll_cpus,
                 cpus_change: a.cpus_change,
                 cpus_change_low: cl,
                 cpus_change_high: ch,

@@ -203,3 +203,33 @@ fn waits_follow_the_budget_within_bounds() {
         "a quick run fits in 40 s"
     );
 }
+
+/// The table shows the polling part of an arm's CPUs, and the host's settings apart from
+/// this machine's boot-time ones.
+#[test]
+fn the_table_shows_polling_and_the_hosts_settings_apart() {
+    use crate::tuning::catalogue::{BootSetting, host_halt_polling};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+    let mut polled = arm("cpu-dma-latency", vec![cell(&mut rng, 8, 100, 9e3, 1e3)], 8);
+    polled.poll_cpus = Some(0.97);
+    let base = arm(AS_IS, vec![cell(&mut rng, 8, 100, 9e3, 1e3)], 8);
+    let mut d = data(vec![base, polled]);
+    d.boot = vec![
+        BootSetting {
+            name: "isolcpus".into(),
+            of_host: false,
+            what: "w".into(),
+            now: "not set".into(),
+            how: "h".into(),
+        },
+        host_halt_polling(Some("kvm"), Some(200_000)),
+    ];
+    let text = render(&d);
+    assert!(text.contains("(polling 0.97)"), "{text}");
+    assert_eq!(text.matches("(polling").count(), 1, "{text}");
+    let boot = text.find("boot-time settings").unwrap();
+    let host = text.find("the host's settings").unwrap();
+    let isolcpus = text.find("isolcpus").unwrap();
+    let halt = text.find("host halt polling").unwrap();
+    assert!(boot < isolcpus && isolcpus < host && host < halt, "{text}");
+}
