@@ -218,7 +218,7 @@ def sweep_findings(data):
         elif c is not None and c[0] is not None and c[0] > 1:
             verdict = "is slower than clock_nanosleep"
         else:
-            verdict = f"ties clock_nanosleep ({INDISTINGUISHABLE})"
+            verdict = f"{INDISTINGUISHABLE} from clock_nanosleep"
         detail = "no rounds" if m is None else f"median ratio {m:.3g} {fmt_ci(c, lambda x: f'{x:.3g}')}"
         out.append((mech, slack, d, verdict, detail))
     return out
@@ -244,7 +244,8 @@ def sweep_table(data):
 
 def rearm_verdict(diffs):
     """What the paired rounds (one timerfd − two, CPU %) say, by the interval of their
-    median difference: the verb follows its sign, "ties" where it holds 0."""
+    median difference: the verb follows its sign; where it holds 0, the two are
+    indistinguishable (which shows no tie: a difference the rounds cannot resolve)."""
     c = ci(diffs, 0.5)
     if c is None:
         return None
@@ -252,7 +253,7 @@ def rearm_verdict(diffs):
         return "one timerfd re-armed per wake costs more"
     if c[1] is not None and c[1] < 0:
         return "one timerfd re-armed per wake costs less"
-    return f"ties ({INDISTINGUISHABLE})"
+    return f"one timerfd and two are {INDISTINGUISHABLE}"
 
 
 def rearm_run(lines):
@@ -317,9 +318,9 @@ def section(runs, commands, load_before, load_after):
         verdicts = [v2 for f in per_run for m2, s2, d2, v2, _ in f if (m2, s2, d2) == (m, slack, d)]
         counts = ", ".join(f"{n} {w}" for w in ("beats clock_nanosleep", "is slower than clock_nanosleep")
                            for n in [verdicts.count(w)] if n)
-        ties = len(verdicts) - sum(verdicts.count(w) for w in ("beats clock_nanosleep",
-                                                                "is slower than clock_nanosleep"))
-        across = ", ".join(x for x in [counts, f"{ties} {INDISTINGUISHABLE}" if ties else ""] if x)
+        apart = len(verdicts) - sum(verdicts.count(w) for w in ("beats clock_nanosleep",
+                                                                 "is slower than clock_nanosleep"))
+        across = ", ".join(x for x in [counts, f"{apart} {INDISTINGUISHABLE}" if apart else ""] if x)
         sweep_lines.append(f"- {m} at {us(d)}, timer slack {us(slack)}: first run {v} ({detail}); "
                            f"across {len(verdicts)} runs: {across}")
     return "\n".join([
@@ -377,7 +378,7 @@ def section(runs, commands, load_before, load_after):
 
 
 def self_test():
-    # Paired blocks: ours 10× better in every block → met; ties → undecided.
+    # Paired blocks: ours 10× better in every block → met; overlapping → undecided.
     assert ratio_outcome([0.05] * 10, 0.1) == "met"
     assert ratio_outcome([0.5] * 10, 0.1) == "missed"
     assert ratio_outcome([0.05, 0.2] * 5, 0.1) == INDISTINGUISHABLE
@@ -437,13 +438,14 @@ def self_test():
                            "samples_ns": [med] * 80, "round_counts": [10] * 8}
     f = sweep_findings({"cells": [cell(BASELINE, 100), cell("futex-waitv", 50), cell("io-uring-wait", 100)]})
     assert [(m, v) for m, _, _, v, _ in f] == [("futex-waitv", "beats clock_nanosleep"),
-                                            ("io-uring-wait", f"ties clock_nanosleep ({INDISTINGUISHABLE})")], f
+                                            ("io-uring-wait", f"{INDISTINGUISHABLE} from clock_nanosleep")], f
     # The re-arm verdict's verb follows the sign of its interval.
     assert rearm_verdict([1.0, 1.2, 0.8, 1.1, 0.9, 1.3, 1.0, 0.7, 1.2, 1.1]) == \
         "one timerfd re-armed per wake costs more"
     assert rearm_verdict([-x for x in [1.0, 1.2, 0.8, 1.1, 0.9, 1.3, 1.0, 0.7, 1.2, 1.1]]) == \
         "one timerfd re-armed per wake costs less"
-    assert rearm_verdict([1, -1] * 5).startswith("ties"), rearm_verdict([1, -1] * 5)
+    assert rearm_verdict([1, -1] * 5) == f"one timerfd and two are {INDISTINGUISHABLE}", rearm_verdict([1, -1] * 5)
+    assert "tie" not in rearm_verdict([1, -1] * 5)
     assert rearm_verdict([1.0]) is None
     lines = [{"k": k, "cpu_percent": c, "mean_late_ns": 40e3} for k, c in [(1, 3.0), (2, 2.0)] * 10]
     diffs, late = rearm_run(lines)
