@@ -29,7 +29,7 @@ import sys
 
 import bench_doc
 from bench_doc import markers, write_section
-from quantiles import INDISTINGUISHABLE, ci, fmt_ci, quantile
+from quantiles import INDISTINGUISHABLE, block_note, ci, fmt_ci, quantile
 
 BEGIN, END = markers("async")
 # Ours: the timer thread, the reactor timer, and the reactor interval (pace only: a
@@ -69,11 +69,14 @@ def ratio_outcome(ratios, bound):
     return bench_doc.at_most(ci(ratios, 0.5), bound) if ratios else None
 
 
-def ratio_detail(ratios, what):
+def ratio_detail(ratios, what, note=""):
+    """`median WHAT 0.04 [0.03–0.1] over 20 blocks` and, where a block's p99 rests on
+    few samples, `note` (quantiles.block_note: what each block's p99 is of)."""
     m, c = median_ci(ratios)
     if m is None:
         return f"no {what}"
-    return f"median {what} {m:.3g} {fmt_ci(c, lambda x: f'{x:.3g}')} over {len(ratios)} blocks"
+    tail = f" ({note})" if note else ""
+    return f"median {what} {m:.3g} {fmt_ci(c, lambda x: f'{x:.3g}')} over {len(ratios)} blocks{tail}"
 
 
 def pace_blocks(result, block):
@@ -110,7 +113,7 @@ def pace_targets(data):
                  if FLOOR in res else "")
         out += [
             (f"{hz}: {name} p99 ≤ 1/10 of tokio sleep_until's", ratio_outcome(ratios, P99_SHARE_OF_TOKIO),
-             ratio_detail(ratios, f"p99 ratio {name}/tokio"), None),
+             ratio_detail(ratios, f"p99 ratio {name}/tokio", block_note(cfg["block"], 0.99)), None),
             (f"{hz}: {name} CPU ≤ 2 % of a core", bench_doc.cpu_bound_outcome(ours, CPU_IDLE_PCT),
              bench_doc.cpu_text(ours) + floor, cpu_met_by),
         ]
@@ -150,6 +153,7 @@ def task_targets(tasks):
         one_p99 = [b["p99_ns"] for b in ours[1]["blocks"]]
         many_p99 = [b["p99_ns"] for b in ours[many]["blocks"]]
         ratios = paired(many_p99, one_p99)
+        fewest = min((b.get("wakes", 0) for b in ours[1]["blocks"] + ours[many]["blocks"]), default=0)
         cpus = [b["cpu_percent"] for b in ours[many]["blocks"]]
         m, c = median_ci(cpus)
         # The other contenders that met the same CPU bound with as many tasks in this
@@ -160,7 +164,7 @@ def task_targets(tasks):
                       and ratio_outcome([b["cpu_percent"] for b in by[many]["blocks"]], MANY_CPU_PCT) == "met"]
         out += [
             (f"{many} tasks: {name} p99 within 2× of one task's", ratio_outcome(ratios, MANY_P99_FACTOR),
-             ratio_detail(ratios, f"p99 ratio {many} tasks/1 task"), None),
+             ratio_detail(ratios, f"p99 ratio {many} tasks/1 task", block_note(fewest, 0.99, "wakes")), None),
             (f"{many} tasks: {name} CPU ≤ 3 % of a core", ratio_outcome(cpus, MANY_CPU_PCT),
              "no blocks" if m is None else f"median {m:.2f} % {fmt_ci(c, lambda x: f'{x:.2f} %')} over {len(cpus)} blocks",
              cpu_met_by),
@@ -391,6 +395,8 @@ def self_test():
     assert [(label, o) for label, o, _, _ in t] == [
         ("1000 Hz: asleep p99 ≤ 1/10 of tokio sleep_until's", "met"),
         ("1000 Hz: asleep CPU ≤ 2 % of a core", "met")], t
+    # A block of 100 frames resolves its p99 only just: the line says what it is of.
+    assert t[0][2].endswith("over 10 blocks (each block's p99 is of 100 frames: about its 2nd largest)"), t[0][2]
     # Without an interval over blocks the CPU target is not judged (no point-value verdict).
     del res["cpu_ci_percent"]
     t = pace_targets({"results": [res, tok], "config": {"rate_hz": 1000.0, "block": 100}})

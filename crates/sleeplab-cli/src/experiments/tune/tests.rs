@@ -233,3 +233,24 @@ fn the_table_shows_polling_and_the_hosts_settings_apart() {
     let halt = text.find("host halt polling").unwrap();
     assert!(boot < isolcpus && isolcpus < host && host < halt, "{text}");
 }
+
+/// A round's p99 of few waits is stated with its n and where it sits: of 150 waits, about
+/// the round's 3rd largest; a cell whose rounds cannot resolve a p99, or hold plenty of
+/// waits, is not named.
+#[test]
+fn a_rounds_p99_of_few_waits_is_said_to_be_near_its_largest() {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
+    let mut few = cell(&mut rng, 8, 150, 9e3, 1e3);
+    few.mechanism = "timerfd".into();
+    let many = cell(&mut rng, 8, 1500, 9e3, 1e3);
+    let short = cell(&mut rng, 8, 20, 9e3, 1e3);
+    let d = data(vec![arm(AS_IS, vec![few, many, short], 8)]);
+    let note = render::round_p99_note(&d).unwrap();
+    assert_eq!(
+        note,
+        "the paired p99 changes rest on each round's own p99, of few waits: timerfd 1.000 ms: 150 waits a round, its p99 about the round's 3rd largest"
+    );
+    assert!(render(&d).contains(&note));
+    let d = data(vec![arm(AS_IS, vec![cell(&mut rng, 8, 1500, 9e3, 1e3)], 8)]);
+    assert_eq!(render::round_p99_note(&d), None);
+}
