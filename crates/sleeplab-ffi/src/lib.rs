@@ -7,7 +7,7 @@
 //!
 //! Rules, repeated in the header:
 //! * Every call returns 0 or a negative errno-style code (`SLEEPLAB_E*`), except the
-//!   constructors of the minimal API (NULL on failure), the `_free` functions and
+//!   constructors of the minimal API (NULL on failure), the `_free` functions and
 //!   `sleeplab_now_ns`. NULL pointers and bad values return a code; no Rust panic crosses
 //!   the boundary (`SLEEPLAB_EINTERNAL` if one is caught).
 //! * A sleeper or ticker belongs to the thread that created it; calls from other threads
