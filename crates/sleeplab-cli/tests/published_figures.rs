@@ -58,7 +58,10 @@ const ALLOWED: &[(&str, &str)] = &[
     ("docs/ASYNC.md", "by default 1 % of each wait"),
     ("docs/ASYNC.md", "default of 5 % (at least 500 µs)"),
     ("docs/ASYNC.md", "(1 ns timer slack"),
-    ("docs/ASYNC.md", "at 1 %, a deadline armed 2 ms ahead may spin"),
+    (
+        "docs/ASYNC.md",
+        "at 1 %, a deadline armed 2 ms ahead may spin",
+    ),
     ("docs/ASYNC.md", "20 µs), and their wakes"),
     ("docs/ASYNC.md", "bounded by 1 % of"),
     ("docs/ASYNC.md", "(and at least 1 µs)"),
@@ -286,13 +289,20 @@ fn against_list(
     let mut new = Vec::new();
     let mut gone = Vec::new();
     for ((file, figure), (n, line)) in found {
-        let allowed = listed.get(&(file.clone(), figure.clone())).copied().unwrap_or(0);
+        let allowed = listed
+            .get(&(file.clone(), figure.clone()))
+            .copied()
+            .unwrap_or(0);
         if *n > allowed {
-            new.push(format!("{file}: {figure} ({n}, {allowed} listed) in: {line}"));
+            new.push(format!(
+                "{file}: {figure} ({n}, {allowed} listed) in: {line}"
+            ));
         }
     }
     for ((file, figure), n) in listed {
-        let now = found.get(&(file.clone(), figure.clone())).map_or(0, |f| f.0);
+        let now = found
+            .get(&(file.clone(), figure.clone()))
+            .map_or(0, |f| f.0);
         if now < *n {
             gone.push(format!("{file}\t{n}\t{figure} (now {now})"));
         }
@@ -314,11 +324,16 @@ fn the_unsourced_list_only_lets_the_listed_figures_through() {
     };
     assert_eq!(against_list(&found(2, false), &listed), (vec![], vec![]));
     let (new, gone) = against_list(&found(2, true), &listed);
-    assert!(new.len() == 1 && new[0].starts_with("docs/A.md: 7 s (1, 0 listed)") && gone.is_empty());
+    assert!(
+        new.len() == 1 && new[0].starts_with("docs/A.md: 7 s (1, 0 listed)") && gone.is_empty()
+    );
     let (new, gone) = against_list(&found(3, false), &listed);
     assert!(new.len() == 1 && gone.is_empty(), "{new:?}");
     let (new, gone) = against_list(&found(1, false), &listed);
-    assert!(new.is_empty() && gone == ["docs/A.md\t2\t5 ms (now 1)"], "{gone:?}");
+    assert!(
+        new.is_empty() && gone == ["docs/A.md\t2\t5 ms (now 1)"],
+        "{gone:?}"
+    );
 }
 
 #[test]

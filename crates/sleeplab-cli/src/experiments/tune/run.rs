@@ -253,10 +253,13 @@ fn with_cpu(arm: Arm, rounds: &[RoundCpu]) -> Arm {
     Arm {
         cpus: (total_wall > 0.0).then(|| burnt.iter().sum::<f64>() / total_wall),
         cpus_ci: ratio_ci(&burnt, &wall),
-        round_cpus: burnt.iter().zip(&wall).map(|(b, w)| per_wall(*b, *w)).collect(),
-        poll_cpus: (polled && total_wall > 0.0).then(|| {
-            rounds.iter().map(|r| r.poll_s.unwrap_or(0.0)).sum::<f64>() / total_wall
-        }),
+        round_cpus: burnt
+            .iter()
+            .zip(&wall)
+            .map(|(b, w)| per_wall(*b, *w))
+            .collect(),
+        poll_cpus: (polled && total_wall > 0.0)
+            .then(|| rounds.iter().map(|r| r.poll_s.unwrap_or(0.0)).sum::<f64>() / total_wall),
         round_poll_cpus: if polled {
             rounds
                 .iter()

@@ -119,7 +119,11 @@ fn command_line_words_are_read() {
 fn host_halt_polling_is_worded_as_the_hosts() {
     let guest = host_halt_polling(Some("kvm"), Some(200_000));
     assert!(guest.of_host);
-    assert!(guest.now.starts_with("a guest (hypervisor: kvm)"), "{}", guest.now);
+    assert!(
+        guest.now.starts_with("a guest (hypervisor: kvm)"),
+        "{}",
+        guest.now
+    );
     assert!(guest.now.contains("acts only on guests this machine runs"));
     for b in [
         guest,
@@ -133,7 +137,11 @@ fn host_halt_polling_is_worded_as_the_hosts() {
     }
     // Among the boot settings, only it is the host's.
     let dir = tempfile::tempdir().unwrap();
-    put(dir.path(), "sys/module/kvm/parameters/halt_poll_ns", "200000");
+    put(
+        dir.path(),
+        "sys/module/kvm/parameters/halt_poll_ns",
+        "200000",
+    );
     let boot = boot_settings(dir.path(), Some("kvm"));
     let hosts: Vec<&str> = boot
         .iter()

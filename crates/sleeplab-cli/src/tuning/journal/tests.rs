@@ -206,7 +206,11 @@ fn set_immutable(path: &Path, on: bool) -> bool {
         if libc::ioctl(f.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags) != 0 {
             return false;
         }
-        flags = if on { flags | IMMUTABLE } else { flags & !IMMUTABLE };
+        flags = if on {
+            flags | IMMUTABLE
+        } else {
+            flags & !IMMUTABLE
+        };
         libc::ioctl(f.as_raw_fd(), libc::FS_IOC_SETFLAGS, &flags) == 0
     }
 }
@@ -283,12 +287,18 @@ fn a_failed_restore_stays_in_the_journal_and_is_retried() {
     let stale = run.path().join(stale_name());
     fs::rename(&journal, &stale).unwrap();
     let notes = replay_stale(run.path());
-    assert!(notes.len() == 1 && notes[0].contains("keeps them"), "{notes:?}");
+    assert!(
+        notes.len() == 1 && notes[0].contains("keeps them"),
+        "{notes:?}"
+    );
     assert!(stale.exists());
     // ... once the file takes writes, restored, and the journal removed.
     drop(locked);
     let notes = replay_stale(run.path());
-    assert!(notes.len() == 1 && notes[0].starts_with("restored"), "{notes:?}");
+    assert!(
+        notes.len() == 1 && notes[0].starts_with("restored"),
+        "{notes:?}"
+    );
     assert_eq!(read(&b), "orig-b");
     assert!(!stale.exists());
 }
