@@ -87,7 +87,7 @@ mod tests {
         // It sits between that sample and the next larger one.
         let s: Vec<u64> = (1..=150).collect();
         let v = quantile_sorted(&s, 0.99).unwrap();
-        assert!(v >= 148.0 && v <= 149.0, "{v}");
+        assert!((148.0..=149.0).contains(&v), "{v}");
     }
 
     #[test]
