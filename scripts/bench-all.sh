@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Every published number, re-measured: runs each benchmark script in sequence, and each
-# rewrites its sections of docs/BENCHMARKS.md and README.md (between `<!-- NAME:begin -->`
-# and `<!-- NAME:end -->`, scripts/bench_doc.py). Every figure those two files quote
-# outside a generated section fails a test (crates/sleeplab-cli/tests/published_figures.rs).
-# Run it on a quiet machine, with nothing compiling (about 115 min), after a release build.
+# Every published number, re-measured in one quiet run: runs each benchmark script in
+# sequence, and each rewrites its sections of docs/BENCHMARKS.md and README.md (between
+# `<!-- NAME:begin … -->` and `<!-- NAME:end -->`, scripts/bench_doc.py), each section
+# stamped with the commit, date and machine it was measured at and the source paths it
+# depends on (scripts/doc_freshness.py checks them). Every figure the docs quote outside
+# a generated section fails a test (crates/sleeplab-cli/tests/published_figures.rs).
+# Run it as root on a quiet machine, with nothing compiling (about 115 min), from a
+# committed tree (a stamp of uncommitted code fails the freshness check: the real run
+# refuses to start on one). Each script's output goes to a log of its own; the terminal
+# gets one line per script, then which sections the run refreshed and which it did not.
 #
 #   scripts/bench-all.sh              # the real run: rewrites the docs
 #   scripts/bench-all.sh --smoke      # every script with tiny parameters, into temp copies
@@ -57,9 +62,32 @@ if [ "$mode" = --smoke ]; then
   export BENCH_DOC="$tmp/BENCHMARKS.md" README_DOC="$tmp/README.md"
 fi
 
+# Every section's stamp (name, commit, date) of the two documents, one per line.
+stamps() {
+  python3 - "$BENCH_DOC" "$README_DOC" <<'PY'
+import sys
+sys.path.insert(0, "scripts")
+from bench_doc import sections
+for path in sys.argv[1:]:
+    for name, stamp, _ in sections(open(path).read()):
+        print(name, stamp.get("commit", "-"), stamp.get("date", "-"))
+PY
+}
+
+if [ "$mode" != --smoke ]; then
+  dirty=$(python3 -c 'import sys; sys.path.insert(0, "scripts"); import bench_doc; print(bench_doc.commit() or "")')
+  case "$dirty" in
+    *-dirty) echo "bench-all: the tree has uncommitted changes ($dirty): commit them first, so that the stamps name the code measured" >&2; exit 2 ;;
+  esac
+fi
+logs=$(mktemp -d /tmp/bench-all.XXXXXX)
+before=$(stamps)
 cargo build --release -q --workspace
 t0=$(date +%s)
+failed=()
+i=0
 for s in "${STEPS[@]}"; do
+  i=$((i + 1))
   IFS='|' read -r cmd _ smoke <<<"$s"
   read -ra argv <<<"$cmd"
   envs=()
@@ -74,19 +102,38 @@ for s in "${STEPS[@]}"; do
       esac
     done
   fi
-  echo "== ${envs[*]:-} ${argv[*]}" >&2
-  env "${envs[@]}" "${argv[@]}" >/dev/null
+  log="$logs/$(printf '%02d' "$i")-$(basename "${argv[0]}" .sh).log"
+  t=$(date +%s)
+  if env "${envs[@]}" "${argv[@]}" >"$log" 2>&1; then
+    echo "bench-all: [$i/${#STEPS[@]}] ${envs[*]:+${envs[*]} }${argv[*]}: done in $(( $(date +%s) - t )) s" >&2
+  else
+    echo "bench-all: [$i/${#STEPS[@]}] ${envs[*]:+${envs[*]} }${argv[*]}: FAILED (exit $?), see $log" >&2
+    failed+=("${argv[0]}")
+  fi
 done
-echo "bench-all: done in $(( $(date +%s) - t0 )) s; wrote $BENCH_DOC and $README_DOC" >&2
+after=$(stamps)
+echo "bench-all: done in $(( $(date +%s) - t0 )) s; logs in $logs; wrote $BENCH_DOC and $README_DOC" >&2
+# Which sections this run refreshed (their stamp changed), and which it left as they were.
+refreshed=$(comm -13 <(sort <<<"$before") <(sort <<<"$after") | cut -d' ' -f1 | sort -u)
+all=$(cut -d' ' -f1 <<<"$after" | sort -u)
+left=$(comm -23 <(echo "$all") <(echo "$refreshed"))
+# shellcheck disable=SC2086 # one line of names
+echo "bench-all: refreshed ($(wc -w <<<"$refreshed")): $(echo ${refreshed:-none})"
+# shellcheck disable=SC2086
+echo "bench-all: not refreshed ($(wc -w <<<"$left")): $(echo ${left:-none})"
 if [ "$mode" = --smoke ]; then
   # Every section each script writes is in the temp copies, whole.
   python3 - "$BENCH_DOC" "$README_DOC" <<'PY'
 import re, sys
 for path in sys.argv[1:]:
     text = open(path).read()
-    begins = re.findall(r"<!-- (\S+):begin -->", text)
+    begins = re.findall(r"<!-- (\S+):begin[^>]*-->", text)
     ends = re.findall(r"<!-- (\S+):end -->", text)
     assert begins == ends, f"{path}: unbalanced sections {begins} vs {ends}"
     print(f"{path}: sections {', '.join(begins)}")
 PY
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "bench-all: ${#failed[@]} scripts failed: ${failed[*]}" >&2
+  exit 1
 fi

@@ -8,6 +8,9 @@
 #   scripts/bench-c.sh
 #   FRAMES=6 BLOCK=3 REPEAT=2 BENCH_DOC=/tmp/b.md scripts/bench-c.sh   # smoke run
 . "$(dirname "$0")/lib/bench.sh" || exit 2
+# What the figures of the sections this script writes depend on (bench_doc.py stamps
+# them; scripts/doc_freshness.py says when a later commit changed one).
+export BENCH_SOURCES="scripts/bench-c.sh crates/sleeplab-ffi include bindings/python/bench/report.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab/src"
 FRAMES=${FRAMES:-3600}
 BLOCK=${BLOCK:-60}
 REPEAT=${REPEAT:-3}

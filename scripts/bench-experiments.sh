@@ -24,7 +24,10 @@ run_all() { # NAME TITLE PROGRAM RUNS
         "$out/$prog" $r >"$out/$name-$i.txt"
         args+=("$out/$name-$i.txt" "/tmp/$prog $r   # cc -O2 -o /tmp/$prog scripts/$prog.c -lpthread")
     done
-    python3 scripts/bench_output_section.py "$DOC" "$name" "$title" "${args[@]}"
+    # Each section's figures depend on this script and its own program (bench_doc.py
+    # stamps them; scripts/doc_freshness.py says when a later commit changed one).
+    BENCH_SOURCES="scripts/bench-experiments.sh scripts/bench_output_section.py scripts/$prog.c" \
+        python3 scripts/bench_output_section.py "$DOC" "$name" "$title" "${args[@]}"
 }
 run_all eevdf-lag "scripts/eevdf-lag.c: a 60 Hz absolute sleep beside busy threads, variants interleaved" eevdf-lag "$EEVDF_RUNS"
 run_all host-gaps "scripts/host-gaps.c: the gaps a pinned spinning thread sees" host-gaps "$HOST_GAPS_RUNS"

@@ -15,6 +15,9 @@
 #   FRAMES=2400 REPEAT=5 scripts/bench-host.sh
 #   FRAMES=100 BLOCK=50 REPEAT=1 PROBE=200ms BENCH_DOC=/tmp/b.md scripts/bench-host.sh   # smoke run
 . "$(dirname "$0")/lib/bench.sh" || exit 2
+# What the figures of the sections this script writes depend on (bench_doc.py stamps
+# them; scripts/doc_freshness.py says when a later commit changed one).
+export BENCH_SOURCES="scripts/bench-host.sh scripts/bench_host_report.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab-cli/examples/host_share crates/sleeplab/src"
 FRAMES=${FRAMES:-1200}
 BLOCK=${BLOCK:-100}
 REPEAT=${REPEAT:-3}

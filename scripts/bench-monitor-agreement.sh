@@ -27,6 +27,9 @@
 #       # the other cells make from one the duty cycle makes
 #   BENCH_DOC=/tmp/b.md scripts/bench-monitor-agreement.sh 1 3   # smoke run, docs untouched
 set -euo pipefail
+# What the figures of the sections this script writes depend on (bench_doc.py stamps
+# them; scripts/doc_freshness.py says when a later commit changed one).
+export BENCH_SOURCES="scripts/bench-monitor-agreement.sh crates/sleeplab-cli/src/monitor crates/sleeplab-cli/src/commands/monitor.rs crates/sleeplab-cli/src/ticks crates/sleeplab-cli/src/experiments/timers crates/sleeplab/src/wait"
 
 runs="${1:-3}"
 seconds="${2:-60}"

@@ -21,6 +21,9 @@
 #   LOAD_SECONDS=30 scripts/bench-monitor.sh 300
 #   LOAD_SECONDS=2 BENCH_DOC=/tmp/b.md README_DOC=/tmp/r.md scripts/bench-monitor.sh 5   # smoke run, docs untouched
 set -euo pipefail
+# What the figures of the sections this script writes depend on (bench_doc.py stamps
+# them; scripts/doc_freshness.py says when a later commit changed one).
+export BENCH_SOURCES="scripts/bench-monitor.sh crates/sleeplab-cli/src/monitor crates/sleeplab-cli/src/commands/monitor.rs crates/sleeplab-cli/src/ticks crates/sleeplab-cli/examples/scrape_load.rs"
 
 seconds="${1:-60}"
 load_seconds="${LOAD_SECONDS:-10}"

@@ -9,6 +9,9 @@
 #   README_DOC=/tmp/r.md scripts/bench-options.sh   # smoke run, README untouched
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# What the figures of the sections this script writes depend on (bench_doc.py stamps
+# them; scripts/doc_freshness.py says when a later commit changed one).
+export BENCH_SOURCES="scripts/bench-options.sh scripts/bench_options_report.py crates/sleeplab/src/precise crates/sleeplab/src/lab crates/sleeplab/examples/frontier_replay.rs crates/sleeplab/tests/traces"
 DOC=${README_DOC:-README.md}
 cargo build --release -q -p sleeplab --example frontier_replay
 out=$(mktemp -d)

@@ -10,6 +10,9 @@
 #   FRAMES=300 REPEAT=1 scripts/bench-pace.sh                       # a quicker look
 #   FRAMES=10 REPEAT=2 BENCH_DOC=/tmp/b.md scripts/bench-pace.sh    # smoke run, docs untouched
 . "$(dirname "$0")/lib/bench.sh" || exit 2
+# What the figures of the sections this script writes depend on (bench_doc.py stamps
+# them; scripts/doc_freshness.py says when a later commit changed one).
+export BENCH_SOURCES="scripts/bench-pace.sh scripts/bench_pace_report.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab/src crates/sleeplab-cli/src/experiments/pace crates/sleeplab-cli/src/contenders crates/sleeplab-cli/src/stats"
 FRAMES=${FRAMES:-1000}
 REPEAT=${REPEAT:-3}
 STRATEGIES=std-sleep,clock-nanosleep-abs,spin,seed-hybrid,sdl-precise,fixed-margin,spin-sleep,precise

@@ -13,6 +13,9 @@
 #   scripts/bench-python.sh
 #   FRAMES=6 BLOCK=3 CALLS=1000 REPEAT=2 RETURN_N=5 WARM_FRAMES=50 BENCH_DOC=/tmp/b.md scripts/bench-python.sh   # smoke run
 . "$(dirname "$0")/lib/bench.sh" || exit 2
+# What the figures of the sections this script writes depend on (bench_doc.py stamps
+# them; scripts/doc_freshness.py says when a later commit changed one).
+export BENCH_SOURCES="scripts/bench-python.sh bindings/python scripts/bench_output_section.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab/src"
 FRAMES=${FRAMES:-3600}
 BLOCK=${BLOCK:-60}
 CALLS=${CALLS:-200000}

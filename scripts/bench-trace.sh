@@ -17,6 +17,9 @@
 #   ROUNDS=80 WAITS=500 scripts/bench-trace.sh
 #   ROUNDS=2 WAITS=50 REPEAT=1 BENCH_DOC=/tmp/b.md scripts/bench-trace.sh   # smoke run
 . "$(dirname "$0")/lib/bench.sh" || exit 2
+# What the figures of the sections this script writes depend on (bench_doc.py stamps
+# them; scripts/doc_freshness.py says when a later commit changed one).
+export BENCH_SOURCES="scripts/bench-trace.sh crates/sleeplab-cli/examples/trace_cost crates/sleeplab-cli/src/trace crates/sleeplab-capture/src"
 ROUNDS=${ROUNDS:-40}
 WAITS=${WAITS:-500}
 REPEAT=${REPEAT:-3}

@@ -29,7 +29,7 @@ import sys
 
 import bench_doc
 from bench_doc import markers, write_section
-from quantiles import INDISTINGUISHABLE, ci, fmt_ci, quantile
+from quantiles import INDISTINGUISHABLE, block_note, ci, fmt_ci, quantile
 
 BEGIN, END = markers("async")
 # Ours: the timer thread, the reactor timer, and the reactor interval (pace only: a
@@ -69,11 +69,14 @@ def ratio_outcome(ratios, bound):
     return bench_doc.at_most(ci(ratios, 0.5), bound) if ratios else None
 
 
-def ratio_detail(ratios, what):
+def ratio_detail(ratios, what, note=""):
+    """`median WHAT 0.04 [0.03–0.1] over 20 blocks` and, where a block's p99 rests on
+    few samples, `note` (quantiles.block_note: what each block's p99 is of)."""
     m, c = median_ci(ratios)
     if m is None:
         return f"no {what}"
-    return f"median {what} {m:.3g} {fmt_ci(c, lambda x: f'{x:.3g}')} over {len(ratios)} blocks"
+    tail = f" ({note})" if note else ""
+    return f"median {what} {m:.3g} {fmt_ci(c, lambda x: f'{x:.3g}')} over {len(ratios)} blocks{tail}"
 
 
 def pace_blocks(result, block):
@@ -110,7 +113,7 @@ def pace_targets(data):
                  if FLOOR in res else "")
         out += [
             (f"{hz}: {name} p99 ≤ 1/10 of tokio sleep_until's", ratio_outcome(ratios, P99_SHARE_OF_TOKIO),
-             ratio_detail(ratios, f"p99 ratio {name}/tokio"), None),
+             ratio_detail(ratios, f"p99 ratio {name}/tokio", block_note(cfg["block"], 0.99)), None),
             (f"{hz}: {name} CPU ≤ 2 % of a core", bench_doc.cpu_bound_outcome(ours, CPU_IDLE_PCT),
              bench_doc.cpu_text(ours) + floor, cpu_met_by),
         ]
@@ -150,6 +153,7 @@ def task_targets(tasks):
         one_p99 = [b["p99_ns"] for b in ours[1]["blocks"]]
         many_p99 = [b["p99_ns"] for b in ours[many]["blocks"]]
         ratios = paired(many_p99, one_p99)
+        fewest = min((b.get("wakes", 0) for b in ours[1]["blocks"] + ours[many]["blocks"]), default=0)
         cpus = [b["cpu_percent"] for b in ours[many]["blocks"]]
         m, c = median_ci(cpus)
         # The other contenders that met the same CPU bound with as many tasks in this
@@ -160,7 +164,7 @@ def task_targets(tasks):
                       and ratio_outcome([b["cpu_percent"] for b in by[many]["blocks"]], MANY_CPU_PCT) == "met"]
         out += [
             (f"{many} tasks: {name} p99 within 2× of one task's", ratio_outcome(ratios, MANY_P99_FACTOR),
-             ratio_detail(ratios, f"p99 ratio {many} tasks/1 task"), None),
+             ratio_detail(ratios, f"p99 ratio {many} tasks/1 task", block_note(fewest, 0.99, "wakes")), None),
             (f"{many} tasks: {name} CPU ≤ 3 % of a core", ratio_outcome(cpus, MANY_CPU_PCT),
              "no blocks" if m is None else f"median {m:.2f} % {fmt_ci(c, lambda x: f'{x:.2f} %')} over {len(cpus)} blocks",
              cpu_met_by),
@@ -218,7 +222,7 @@ def sweep_findings(data):
         elif c is not None and c[0] is not None and c[0] > 1:
             verdict = "is slower than clock_nanosleep"
         else:
-            verdict = f"ties clock_nanosleep ({INDISTINGUISHABLE})"
+            verdict = f"{INDISTINGUISHABLE} from clock_nanosleep"
         detail = "no rounds" if m is None else f"median ratio {m:.3g} {fmt_ci(c, lambda x: f'{x:.3g}')}"
         out.append((mech, slack, d, verdict, detail))
     return out
@@ -244,7 +248,8 @@ def sweep_table(data):
 
 def rearm_verdict(diffs):
     """What the paired rounds (one timerfd − two, CPU %) say, by the interval of their
-    median difference: the verb follows its sign, "ties" where it holds 0."""
+    median difference: the verb follows its sign; where it holds 0, the two are
+    indistinguishable (which shows no tie: a difference the rounds cannot resolve)."""
     c = ci(diffs, 0.5)
     if c is None:
         return None
@@ -252,7 +257,7 @@ def rearm_verdict(diffs):
         return "one timerfd re-armed per wake costs more"
     if c[1] is not None and c[1] < 0:
         return "one timerfd re-armed per wake costs less"
-    return f"ties ({INDISTINGUISHABLE})"
+    return f"one timerfd and two are {INDISTINGUISHABLE}"
 
 
 def rearm_run(lines):
@@ -317,9 +322,9 @@ def section(runs, commands, load_before, load_after):
         verdicts = [v2 for f in per_run for m2, s2, d2, v2, _ in f if (m2, s2, d2) == (m, slack, d)]
         counts = ", ".join(f"{n} {w}" for w in ("beats clock_nanosleep", "is slower than clock_nanosleep")
                            for n in [verdicts.count(w)] if n)
-        ties = len(verdicts) - sum(verdicts.count(w) for w in ("beats clock_nanosleep",
-                                                                "is slower than clock_nanosleep"))
-        across = ", ".join(x for x in [counts, f"{ties} {INDISTINGUISHABLE}" if ties else ""] if x)
+        apart = len(verdicts) - sum(verdicts.count(w) for w in ("beats clock_nanosleep",
+                                                                 "is slower than clock_nanosleep"))
+        across = ", ".join(x for x in [counts, f"{apart} {INDISTINGUISHABLE}" if apart else ""] if x)
         sweep_lines.append(f"- {m} at {us(d)}, timer slack {us(slack)}: first run {v} ({detail}); "
                            f"across {len(verdicts)} runs: {across}")
     return "\n".join([
@@ -377,7 +382,7 @@ def section(runs, commands, load_before, load_after):
 
 
 def self_test():
-    # Paired blocks: ours 10× better in every block → met; ties → undecided.
+    # Paired blocks: ours 10× better in every block → met; overlapping → undecided.
     assert ratio_outcome([0.05] * 10, 0.1) == "met"
     assert ratio_outcome([0.5] * 10, 0.1) == "missed"
     assert ratio_outcome([0.05, 0.2] * 5, 0.1) == INDISTINGUISHABLE
@@ -390,6 +395,8 @@ def self_test():
     assert [(label, o) for label, o, _, _ in t] == [
         ("1000 Hz: asleep p99 ≤ 1/10 of tokio sleep_until's", "met"),
         ("1000 Hz: asleep CPU ≤ 2 % of a core", "met")], t
+    # A block of 100 frames resolves its p99 only just: the line says what it is of.
+    assert t[0][2].endswith("over 10 blocks (each block's p99 is of 100 frames: about its 2nd largest)"), t[0][2]
     # Without an interval over blocks the CPU target is not judged (no point-value verdict).
     del res["cpu_ci_percent"]
     t = pace_targets({"results": [res, tok], "config": {"rate_hz": 1000.0, "block": 100}})
@@ -437,13 +444,14 @@ def self_test():
                            "samples_ns": [med] * 80, "round_counts": [10] * 8}
     f = sweep_findings({"cells": [cell(BASELINE, 100), cell("futex-waitv", 50), cell("io-uring-wait", 100)]})
     assert [(m, v) for m, _, _, v, _ in f] == [("futex-waitv", "beats clock_nanosleep"),
-                                            ("io-uring-wait", f"ties clock_nanosleep ({INDISTINGUISHABLE})")], f
+                                            ("io-uring-wait", f"{INDISTINGUISHABLE} from clock_nanosleep")], f
     # The re-arm verdict's verb follows the sign of its interval.
     assert rearm_verdict([1.0, 1.2, 0.8, 1.1, 0.9, 1.3, 1.0, 0.7, 1.2, 1.1]) == \
         "one timerfd re-armed per wake costs more"
     assert rearm_verdict([-x for x in [1.0, 1.2, 0.8, 1.1, 0.9, 1.3, 1.0, 0.7, 1.2, 1.1]]) == \
         "one timerfd re-armed per wake costs less"
-    assert rearm_verdict([1, -1] * 5).startswith("ties"), rearm_verdict([1, -1] * 5)
+    assert rearm_verdict([1, -1] * 5) == f"one timerfd and two are {INDISTINGUISHABLE}", rearm_verdict([1, -1] * 5)
+    assert "tie" not in rearm_verdict([1, -1] * 5)
     assert rearm_verdict([1.0]) is None
     lines = [{"k": k, "cpu_percent": c, "mean_late_ns": 40e3} for k, c in [(1, 3.0), (2, 2.0)] * 10]
     diffs, late = rearm_run(lines)

@@ -1,37 +1,191 @@
-"""The one way a benchmark writes its section of docs/BENCHMARKS.md: between
-`<!-- NAME:begin -->` and `<!-- NAME:end -->`, replaced in place (or appended), the file
-written whole or not at all. Used by bench_pace_report.py, bench_frontier_report.py and
-bindings/python/bench/report.py (Python and C); from a shell script, the section's body
-on standard input:
+"""The one way a benchmark writes its section of docs/BENCHMARKS.md (or README.md):
+between `<!-- NAME:begin … -->` and `<!-- NAME:end -->`, replaced in place (or appended),
+the file written whole or not at all. Used by every benchmark report (scripts/*_report.py,
+bench_output_section.py, bindings/python/bench/report.py, bench-monitor*.sh); from a
+shell script, the section's body on standard input:
 
     python3 scripts/bench_doc.py DOC NAME <body.md   # e.g. explain-crosscheck.sh, bench-trace.sh
+
+**Every section is stamped** with what it was measured from: the commit (`git describe
+--always --dirty`, where the documents that hold sections do not count as dirt: a run
+writes several sections in turn), the date, and the machine (CPU model, kernel,
+virtualization, as the fingerprint names them: `crates/sleeplab/src/system/fingerprint.rs`).
+The stamp stands in the begin marker, with the source paths the section depends on:
+
+    <!-- tune:begin commit=2eeb5d4 date=2026-11-27T10:00:00Z sources=scripts/bench-tune.sh,crates/sleeplab-cli/src/tuning -->
+
+and once more, for readers, at the section's end. The paths are declared once, by the
+script that runs the benchmark: `export BENCH_SOURCES="path …"` (space-separated files or
+directories of the repository) before it writes; a section without them is not written.
+scripts/doc_freshness.py (run by scripts/test.sh) fails when a section's commit is older
+than the last commit that touched one of its paths.
 """
 import os
+import re
+import subprocess
 import sys
+from datetime import datetime, timezone
 
 from quantiles import BY_POINT_VALUE, INDISTINGUISHABLE, MIN_UNITS, share_ci
 
 HEADER = "# Benchmarks\n\nEvery number here comes from a command in this file; rerun it to refresh.\n\n"
 
+# The repository this script belongs to (git runs there, and source paths are its).
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The documents whose own edits do not make a stamp dirty: they hold the sections (and
+# prose), never what a figure is measured with.
+DOCUMENTS = ["README.md", "docs/*.md"]
+
 
 def markers(name):
-    """The begin and end markers of section NAME."""
+    """The begin and end markers of section NAME, unstamped (what the reports write:
+    `write_section` stamps the begin marker)."""
     return f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+
+
+def begin_pattern(name=None):
+    """A regex matching the begin marker of section NAME (any section where None), with
+    or without a stamp: group 1 the name, group 2 the stamp's text (None without)."""
+    n = re.escape(name) if name else r"[^\s:]+"
+    return re.compile(r"<!-- (" + n + r"):begin(?: ([^>]*?))? -->")
+
+
+def parse_stamp(text):
+    """The fields of a begin marker's stamp (`commit=… date=… sources=a,b`): a dict with
+    `commit`, `date` and `sources` (a list); {} for None or an empty stamp."""
+    if not text:
+        return {}
+    fields = dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
+    if "sources" in fields:
+        fields["sources"] = [p for p in fields["sources"].split(",") if p]
+    return fields
+
+
+def sections(doc):
+    """Every section of a document's text, in order: (name, stamp fields, body)."""
+    out = []
+    for m in begin_pattern().finditer(doc):
+        name = m.group(1)
+        end = doc.find(markers(name)[1], m.end())
+        if end < 0:
+            raise ValueError(f"section {name} has no end marker")
+        out.append((name, parse_stamp(m.group(2)), doc[m.end():end]))
+    return out
 
 
 def replace_section(doc, name, text):
     """`doc` with its NAME section replaced by `text` (which carries the markers), or
     `text` appended if the section is absent."""
-    begin, end = markers(name)
-    if begin in doc and end in doc:
-        head, rest = doc.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        return head + text + tail
+    _, end = markers(name)
+    m = begin_pattern(name).search(doc)
+    if m and end in doc[m.end():]:
+        tail = doc[m.end():].split(end, 1)[1]
+        return doc[:m.start()] + text + tail
     return doc.rstrip("\n") + "\n\n" + text + "\n"
 
 
-def write_section(path, name, text):
-    """Replaces section NAME of the file at `path` by `text` (temp file + rename)."""
+def git(*args, root=ROOT):
+    """`git args…` in `root`: its stdout stripped, or None where git fails."""
+    r = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def commit(root=ROOT):
+    """`git describe --always --dirty` of `root`, the edits of DOCUMENTS left out of the
+    dirt (a run writes its sections one after the other); None outside a repository."""
+    described = git("describe", "--always", root=root)
+    if described is None:
+        return None
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                  *[f":(exclude,glob){d}" for d in DOCUMENTS], root=root)
+    return described + ("-dirty" if changed else "")
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def virtualization(root="/"):
+    """The hypervisor as the fingerprint names it (`Fingerprint::virtualization`: DMI
+    vendor and product, /sys/hypervisor/type, the CPU's hypervisor flag), or None."""
+    both = (_read(os.path.join(root, "sys/class/dmi/id/sys_vendor")) + " "
+            + _read(os.path.join(root, "sys/class/dmi/id/product_name"))).lower()
+    for key, name in [("kvm", "kvm"), ("qemu", "qemu"), ("vmware", "vmware"),
+                      ("virtualbox", "virtualbox"), ("xen", "xen"), ("microsoft", "hyperv"),
+                      ("amazon ec2", "aws-nitro"), ("google", "gce"),
+                      ("firecracker", "firecracker")]:
+        if key in both:
+            return name
+    h = _read(os.path.join(root, "sys/hypervisor/type"))
+    if h:
+        return h
+    for line in _read(os.path.join(root, "proc/cpuinfo")).splitlines():
+        if line.startswith("flags") and "hypervisor" in line.split():
+            return "unknown hypervisor"
+    return None
+
+
+def machine(root="/", release=None):
+    """`CPU model, kernel RELEASE, virtualization V` (`none` on bare metal), from the
+    files below `root` as the fingerprint reads them; `release` defaults to this kernel's."""
+    model = "unknown"
+    for line in _read(os.path.join(root, "proc/cpuinfo")).splitlines():
+        k, sep, v = line.partition(":")
+        if sep and k.strip() in ("model name", "Model", "cpu model"):
+            model = v.strip()
+            break
+    release = release or os.uname().release
+    return f"{model}, kernel {release}, virtualization {virtualization(root) or 'none'}"
+
+
+def declared_sources(sources=None, root=ROOT):
+    """The source paths of a section: `sources`, or the BENCH_SOURCES the benchmark
+    script exported (space-separated). Exits (2) where none are declared or one names
+    nothing in the repository."""
+    if sources is None:
+        sources = os.environ.get("BENCH_SOURCES", "").split()
+    if not sources:
+        die("the section declares no sources: the benchmark script exports BENCH_SOURCES "
+            "(the paths its figures depend on) before it writes")
+    for p in sources:
+        if "," in p or not os.path.exists(os.path.join(root, p)):
+            die(f"source path '{p}' is not in the repository")
+    return list(sources)
+
+
+def die(message):
+    """One line on stderr naming what is wrong, and exit code 2 (bad input)."""
+    print(f"bench_doc: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def stamp(name, text, sources, at=None, root=ROOT):
+    """`text` (section NAME with its plain markers) stamped: the begin marker with the
+    commit, date and sources, and a line saying the commit, date and machine before the
+    end marker (inline, for a section of one line, in parentheses). `at`: (commit, date,
+    machine), read from `root` and this machine where None."""
+    begin, end = markers(name)
+    if not (text.startswith(begin) and text.endswith(end)):
+        raise ValueError(f"section {name}: the text must start and end with its markers")
+    body = text[len(begin):-len(end)]
+    rev, date, where = at or (commit(root) or "unknown",
+                              datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), machine())
+    marker = f"<!-- {name}:begin commit={rev} date={date} sources={','.join(sources)} -->"
+    said = f"stamp: commit {rev}, {date}, {where}"
+    if "\n" not in body:
+        return f"{marker}{body} ({said}){end}"
+    return f"{marker}{body.rstrip()}\n\n<sub>{said[0].upper()}{said[1:]}.</sub>\n{end}"
+
+
+def write_section(path, name, text, sources=None):
+    """Replaces section NAME of the file at `path` by `text` (with its plain markers),
+    stamped (`stamp`) with `sources` or the declared BENCH_SOURCES (temp file + rename)."""
+    text = stamp(name, text, declared_sources(sources))
     try:
         with open(path) as f:
             doc = f.read()
@@ -240,7 +394,61 @@ def cpu_bound_outcome(x: dict, bound: float):
     return at_most(cpu_ci(x), bound)
 
 
+def self_test():
+    """The stamp, the section parser and the machine's words, on fixtures."""
+    import tempfile
+    at = ("abc1234", "2026-01-02T03:04:05Z", "CPU X, kernel 6.1, virtualization kvm")
+    block = stamp("s", wrapped("s", "line one\n\nline two"), ["scripts", "crates/x"], at)
+    assert block.startswith("<!-- s:begin commit=abc1234 date=2026-01-02T03:04:05Z "
+                            "sources=scripts,crates/x -->\nline one"), block
+    assert block.endswith("line two\n\n<sub>Stamp: commit abc1234, 2026-01-02T03:04:05Z, CPU X, "
+                          "kernel 6.1, virtualization kvm.</sub>\n<!-- s:end -->"), block
+    inline = stamp("i", "<!-- i:begin -->5 ms, measured today<!-- i:end -->", ["scripts"], at)
+    assert inline == ("<!-- i:begin commit=abc1234 date=2026-01-02T03:04:05Z sources=scripts -->"
+                      "5 ms, measured today (stamp: commit abc1234, 2026-01-02T03:04:05Z, CPU X, "
+                      "kernel 6.1, virtualization kvm)<!-- i:end -->"), inline
+    # A stamped section is found and replaced whole, its neighbours untouched.
+    doc = f"# T\n\n{block}\n\nprose\n\n<!-- u:begin -->\nold\n<!-- u:end -->\n"
+    assert [(n, st.get("commit"), st.get("sources")) for n, st, _ in sections(doc)] == [
+        ("s", "abc1234", ["scripts", "crates/x"]), ("u", None, None)], sections(doc)
+    again = replace_section(doc, "s", stamp("s", wrapped("s", "new"), ["scripts"], at))
+    assert "line one" not in again and "\nnew\n" in again and again.count("s:begin") == 1, again
+    assert again.endswith("prose\n\n<!-- u:begin -->\nold\n<!-- u:end -->\n"), again
+    assert replace_section("# T\n", "v", wrapped("v", "x")) == "# T\n\n<!-- v:begin -->\nx\n<!-- v:end -->\n"
+    # The machine as the fingerprint names it, from a fixture tree.
+    with tempfile.TemporaryDirectory() as root:
+        def w(path, text):
+            os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+            with open(os.path.join(root, path), "w") as f:
+                f.write(text)
+        assert machine(root, "6.1") == "unknown, kernel 6.1, virtualization none"
+        w("proc/cpuinfo", "processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu hypervisor\n")
+        assert machine(root, "6.1") == "AMD EPYC 7B13, kernel 6.1, virtualization unknown hypervisor"
+        w("sys/class/dmi/id/sys_vendor", "QEMU\n")
+        w("sys/class/dmi/id/product_name", "Standard PC (Q35 + ICH9, 2009)\n")
+        assert virtualization(root) == "qemu"
+    # Without declared sources, or with one that is not in the repository, nothing is written.
+    import contextlib
+    import io
+    for bad in ([], ["no/such/path"], ["scripts,crates"]):
+        said = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(said):
+                declared_sources(bad)
+        except SystemExit as e:
+            assert said.getvalue().startswith("bench_doc: ") and said.getvalue().count("\n") == 1, said
+
+            assert e.code == 2, e
+        else:
+            raise AssertionError(f"{bad} accepted")
+    assert declared_sources(["scripts/bench_doc.py"]) == ["scripts/bench_doc.py"]
+    print("self-test ok")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: bench_doc.py DOC NAME <body")
-    write_section(sys.argv[1], sys.argv[2], wrapped(sys.argv[2], sys.stdin.read()))
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
+    elif len(sys.argv) != 3:
+        die("usage: bench_doc.py DOC NAME <body (with BENCH_SOURCES declared), or --self-test")
+    else:
+        write_section(sys.argv[1], sys.argv[2], wrapped(sys.argv[2], sys.stdin.read()))

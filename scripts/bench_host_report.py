@@ -29,7 +29,7 @@ import sys
 from datetime import datetime, timezone
 
 import bench_doc
-from quantiles import INDISTINGUISHABLE, ci, fmt_ci, quantile
+from quantiles import INDISTINGUISHABLE, block_note, ci, fmt_ci, quantile
 
 OURS = "precise"
 SPIN = "spin"
@@ -255,7 +255,10 @@ def section(runs, command):
     head = (f"Run {now} on {first['kernel']}, {first['cpus']} CPUs, hypervisor: "
             f"{first.get('hypervisor') or 'none'} (`scripts/bench-host.sh`, which runs `{command}` "
             f"{times}): each contender {first['frames']} frames at {first['hz']} Hz in "
-            f"blocks of {first['block']}, interleaved; the noise probe spins "
+            f"blocks of {first['block']}, interleaved"
+            + (f" ({block_note(first['block'], 0.99)}; the verdicts compare blocks' near-largest frames)"
+               if block_note(first['block'], 0.99) else "")
+            + "; the noise probe spins "
             f"{first['probe_ns'] / 1e9:g} s on each CPU before and after each run (gaps ≥ "
             f"{us(first['threshold_ns'])}). A run's moment is busy where a probe lost at least "
             f"{100 * BUSY_SHARE:g} % of its time off the run queue or saw a gap there of at least "

@@ -62,24 +62,28 @@ def bound_outcome(x, key, bound):
 
 
 def cpu_order(ours, other):
-    """How precise's CPU stands against `other`'s: by their intervals over the blocks
-    ("below", "above", or undecided), or by point value where either has none."""
+    """How precise's CPU stands against `other`'s, by their intervals over the blocks
+    ("below", "above", or undecided); None (not judged: a point value decides nothing)
+    where either has none."""
     a, b = bench_doc.cpu_ci(ours), bench_doc.cpu_ci(other)
     if a is None or b is None:
-        return "below" if ours["cpu_percent"] < other["cpu_percent"] else "above"
+        return None
     return order(a, b)
 
 
 def better_outcome(ours, other, cpu_too):
     """precise better than `other` on p99 (and CPU, when `cpu_too`): met where precise's
     p99 interval over the blocks lies below the other's (and its CPU's too), missed where
-    it lies above (or its CPU's does), else undecided."""
+    it lies above (or its CPU's does), not judged (None) where a CPU has no interval and
+    the p99 misses nothing, else undecided."""
     if ours["error"].get("p99_ns") is None or other["error"].get("p99_ns") is None:
         return None
     o = order(ci(ours, "p99"), ci(other, "p99"))
     c = cpu_order(ours, other) if cpu_too else "below"
     if o == "above" or c == "above":
         return "missed"
+    if c is None:
+        return None
     return "met" if o == "below" and c == "below" else INDISTINGUISHABLE
 
 
@@ -215,6 +219,13 @@ def self_test():
     assert with_ci(few, "p99") == "1.50 µs [–] (4 blocks; an interval needs 8)", with_ci(few, "p99")
     assert bench_doc.cpu_text(dict(bare, units=None)) == (
         "1.40 % (by point value: no intervals over blocks in this result)")
+    # Nor does a CPU comparison rest on point values: without an interval it is not judged
+    # (a p99 above still misses the pair).
+    assert cpu_order(bare, res("seed-hybrid", 4_580, 6.69)) is None
+    assert better_outcome(dict(res(OURS, 1_000, 0.9), cpu_ci_percent=None),
+                          res("seed-hybrid", 4_580, 6.69), True) is None
+    assert better_outcome(dict(res(OURS, 9_000, 0.9), cpu_ci_percent=None),
+                          res("seed-hybrid", 4_580, 6.69), True) == "missed"
     # Across runs.
     runs = [[ours], [res(OURS, 3_000, 0.9)], [res(OURS, 1_000, 2.0)]]
     a = "\n".join(across_runs(runs))

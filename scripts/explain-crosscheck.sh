@@ -15,6 +15,9 @@
 #   ITERATIONS=2000 LOADS=0,2 MECHANISMS=nanosleep,timerfd,epoll scripts/explain-crosscheck.sh
 #   ITERATIONS=80 ROUNDS=8 BENCH_DOC=/tmp/b.md scripts/explain-crosscheck.sh   # smoke run
 . "$(dirname "$0")/lib/bench.sh" || exit 2
+# What the figures of the sections this script writes depend on (bench_doc.py stamps
+# them; scripts/doc_freshness.py says when a later commit changed one).
+export BENCH_SOURCES="scripts/explain-crosscheck.sh scripts/explain_crosscheck.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab-cli/src/trace crates/sleeplab-cli/src/experiments/explain crates/sleeplab-capture/src"
 ITERATIONS=${ITERATIONS:-1000}
 ROUNDS=${ROUNDS:-10}
 MECHANISMS=${MECHANISMS:-nanosleep,timerfd}

@@ -18,6 +18,9 @@
 #   WAKES=1000 ROUNDS=60 scripts/explain-groundtruth.sh
 #   WAKES=20 ROUNDS=6 BLOCK_WAITS=20 BENCH_DOC=/tmp/b.md scripts/explain-groundtruth.sh   # smoke run
 . "$(dirname "$0")/lib/bench.sh" || exit 2
+# What the figures of the sections this script writes depend on (bench_doc.py stamps
+# them; scripts/doc_freshness.py says when a later commit changed one).
+export BENCH_SOURCES="scripts/explain-groundtruth.sh crates/sleeplab-cli/examples/explain_groundtruth crates/sleeplab-cli/src/trace crates/sleeplab-capture/src"
 WAKES=${WAKES:-500}
 ROUNDS=${ROUNDS:-40}
 BLOCK_WAITS=${BLOCK_WAITS:-100}

@@ -40,6 +40,32 @@ def min_samples(q: float) -> int:
     return max(1, math.ceil(1.0 / (1.0 - q) - 1e-9))
 
 
+def rank_from_top(n: int, q: float) -> int:
+    """Where the q quantile of n samples sits, counted from the largest (1): at or above
+    that sample and below the next larger one (linear interpolation at q·(n − 1)). The
+    p99 of 100 samples is about the 2nd largest, of 200 the 3rd: where the rule just
+    admits a quantile, it is nearly the sample's maximum."""
+    return n - math.floor(q * (n - 1))
+
+
+def ordinal(k: int) -> str:
+    """`1st`, `2nd`, `3rd`, `4th`, …, `11th`, `21st`."""
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
+def block_note(n: int, q: float, what: str = "frames", unit: str = "block") -> str:
+    """What a unit's q quantile rests on, where few samples make it nearly the unit's
+    largest: `each block's p99 is of 100 frames: about its 2nd largest`; `` where the
+    unit holds 1000 or more samples per 1 − q (the quantile is then well inside)."""
+    if n <= 0 or n * (1 - q) >= 10:
+        return ""
+    name = f"p{100 * q:g}"
+    if quantile(list(range(n)), q) is None:
+        return f"each {unit}'s {name} needs {min_samples(q)} {what}, a {unit} holds {n}"
+    return f"each {unit}'s {name} is of {n} {what}: about its {ordinal(rank_from_top(n, q))} largest"
+
+
 def quantile(values, q: float):
     """The q quantile of `values` (any order), or None where the rule rejects it."""
     n = len(values)
@@ -284,6 +310,17 @@ def fmt_ci(c, fmt) -> str:
 
 
 def self_test() -> None:
+    # Where a block's p99 sits: of 100 frames about the 2nd largest, of 200 the 3rd.
+    assert rank_from_top(100, 0.99) == 2 and rank_from_top(200, 0.99) == 3
+    assert rank_from_top(1000, 0.99) == 11 and rank_from_top(10, 0.9) == 2
+    assert [ordinal(k) for k in (1, 2, 3, 4, 11, 12, 13, 21, 102)] == \
+        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "102nd"]
+    assert block_note(100, 0.99) == "each block's p99 is of 100 frames: about its 2nd largest"
+    assert block_note(150, 0.99, "waits", "round") == "each round's p99 is of 150 waits: about its 3rd largest"
+    assert block_note(1000, 0.99) == "" and block_note(0, 0.99) == ""
+    assert block_note(50, 0.99) == "each block's p99 needs 100 frames, a block holds 50"
+    s = sorted(random.Random(1).random() for _ in range(100))
+    assert s[-2] <= quantile(s, 0.99) <= s[-1]
     """The hand-computed values the Rust tests pin too."""
     assert ci_ranks(100, 0.5) == (40, 61)
     assert ci_ranks(100, 0.99) == (97, None)

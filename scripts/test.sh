@@ -18,6 +18,12 @@ cargo fmt --all -- --check
 # string below the command layer (experiments/, trace/, report/).
 python3 scripts/module_graph.py --self-test
 python3 scripts/module_graph.py
+# Every generated section of the docs stamped and fresh: measured at a commit no later
+# change to its declared source paths follows (docs/stale-sections.txt: the known-stale
+# ones, reported without failing).
+python3 scripts/bench_doc.py --self-test
+python3 scripts/doc_freshness.py --self-test
+python3 scripts/doc_freshness.py
 cargo clippy --workspace --all-targets -- -D warnings
 # The CLI without its monitor (no HTTP server, no Prometheus encoding) builds and lints clean.
 cargo clippy -p sleeplab-cli --no-default-features --all-targets -- -D warnings

@@ -2,6 +2,9 @@
 # `. "$(dirname "$0")/lib/bench.sh" || exit 2` (a script whose lib is missing stops
 # there): strict mode, the repository's root as the working directory, DOC (the document
 # the script writes its sections into: BENCH_DOC, or docs/BENCHMARKS.md), and need_root.
+# Each script then declares, once, the source paths its sections' figures depend on:
+# `export BENCH_SOURCES="path …"` (scripts/bench_doc.py stamps them into each section;
+# scripts/doc_freshness.py fails when a later commit changed one).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 DOC=${BENCH_DOC:-docs/BENCHMARKS.md}

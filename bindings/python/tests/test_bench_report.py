@@ -4,6 +4,7 @@ numbers, and a tiny end-to-end run of bench/pace.py (a smoke run, not a measurem
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -262,11 +263,16 @@ def test_tiny_end_to_end_run(tmp_path):
     assert slack["sleeplab.sleep"] == 1 and slack[until] == 1
     doc = tmp_path / "B.md"
     doc.write_text("# Benchmarks\n")
-    subprocess.run(
-        [sys.executable, str(BENCH / "report.py"), str(out), "python", "cmd", str(doc)],
-        check=True, capture_output=True,
-    )
+    # The section declares what its figures depend on (bench_doc.py stamps it); without
+    # that, nothing is written.
+    argv = [sys.executable, str(BENCH / "report.py"), str(out), "python", "cmd", str(doc)]
+    env = {k: v for k, v in os.environ.items() if k != "BENCH_SOURCES"}
+    assert subprocess.run(argv, capture_output=True, env=env).returncode == 2
+    assert doc.read_text() == "# Benchmarks\n"
+    subprocess.run(argv, check=True, capture_output=True,
+                   env={**env, "BENCH_SOURCES": "bindings/python scripts/bench_doc.py"})
     text = doc.read_text()
+    assert "<!-- python:begin commit=" in text and "sources=bindings/python,scripts/bench_doc.py -->" in text
     assert "| sleeplab.sleep | 4 |" in text and "not judged" in text
     assert "| sleeplab.PreciseSleeper.sleep_until | " in text and " of 4 | " in text
 

@@ -90,7 +90,7 @@ fn evidence_counts_add_up_in_every_result() {
     }
 }
 
-/// One duration grammar on the command line (issue 26): `1μs` (U+03BC) is read alike by
+/// One duration grammar on the command line: `1μs` (U+03BC) is read alike by
 /// a flag and by a strategy setting, and the setting's canonical name writes it `1us`.
 /// (`0.5ns` is refused in both places: `tests/bad_input.rs`.)
 #[test]

@@ -6,8 +6,9 @@
  * Each frame k of a block is due at start + k*period on CLOCK_MONOTONIC; the loop waits the
  * remaining time with the contender (`wait(deadline - now)`; the absolute form is handed the
  * deadline itself) and records lateness = wake - deadline. Every contender does the same work
- * per frame (issue 25): one call of its wait only while the deadline is ahead (a frame whose
- * deadline has passed calls no contender), then the same bookkeeping: the frame's readings
+ * per frame (so that no contender's figure carries another's work): one call of its wait
+ * only while the deadline is ahead (a frame whose deadline has passed calls no
+ * contender), then the same bookkeeping: the frame's readings
  * (deadline, when the wait was called, when the loop got control back) and, for the two
  * sleeplab contenders (one sleeper each, so each learns its own margin), the sleeper's own
  * view from sleeplab_sleeper_last_report: the margin it planned, its native oversleep (-1

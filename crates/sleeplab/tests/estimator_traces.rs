@@ -17,7 +17,7 @@ use sleeplab::lab::{
 };
 use sleeplab::precise::{ContentionPolicy, PreciseSleeper, Tradeoff};
 
-/// The target: within 1.5× of the oracle.
+/// The estimator's target: within 1.5× of the oracle.
 const WITHIN: f64 = 1.5;
 
 fn traces() -> Vec<(String, Trace)> {

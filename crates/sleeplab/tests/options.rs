@@ -60,9 +60,9 @@ fn the_timer_slack_is_no_setting() {
     ));
 }
 
-/// The drift of issue 26: `cap` below the prior was clamped in one surface and an error
-/// in another. Everywhere now: the unstated prior follows the cap down, a stated one
-/// above it is an error (whichever comes first).
+/// One option, one meaning in every surface: `cap` below the prior was clamped in one
+/// surface and an error in another. Everywhere now: the unstated prior follows the cap
+/// down, a stated one above it is an error (whichever comes first).
 #[test]
 fn a_prior_above_the_cap_is_refused_alike() {
     assert!(StrategySetting::parse("precise:cap=100us").is_ok());
@@ -91,7 +91,7 @@ fn a_prior_above_the_cap_is_refused_alike() {
     ));
 }
 
-/// `sleeplab::precise` is the product's front door: at most 25 names (issue 26).
+/// `sleeplab::precise` is the product's front door: at most 25 names, so it stays small.
 #[test]
 fn the_front_door_is_small() {
     let source = include_str!("../src/precise/mod.rs");

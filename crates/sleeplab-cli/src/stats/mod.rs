@@ -14,7 +14,9 @@ mod summary;
 pub mod units;
 
 pub use ci::{mean_ci, t_quantile};
-pub use quantile::{min_samples, quantile_sorted, resolves, tail_quantile, tail_quantile_i64};
+pub use quantile::{
+    min_samples, quantile_sorted, rank_from_top, resolves, tail_quantile, tail_quantile_i64,
+};
 pub use quantile_ci::{CI_LEVEL, Ci, ci_below};
 pub use recheck::recheck_quantiles;
 pub use recorder::{Recorder, RecorderConfig};

@@ -24,7 +24,7 @@ use crate::experiments::timers::TimersConfig;
 pub const CALL_OVERHEAD_NS: u64 = 60_000;
 
 /// What a wake-up waits for a CPU when more threads spin than there are CPUs: seed 000's
-/// regime (the issue measured a 10 ms nanosleep at 17 ms on average with 5 busy threads
+/// regime (where a 10 ms nanosleep was measured at 17 ms on average with 5 busy threads
 /// on 2 CPUs).
 pub const OVERSUBSCRIBED_WAKE_NS: u64 = 7_000_000;
 

@@ -88,11 +88,17 @@ pub struct Unavailable {
     pub reason: String,
 }
 
-/// A boot-time setting: what the machine has now and how to try it.
+/// A boot-time setting: what the machine has now and how to try it. Also a setting of
+/// the host that runs this machine, where this machine is a guest ([`BootSetting::of_host`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BootSetting {
     /// Its name (`isolcpus`, `nohz_full`, `idle=poll`, `host halt polling`).
     pub name: String,
+    /// Whether it is a setting of a host (a hypervisor's, for its guests), not of this
+    /// machine: it matters here only through the host that runs this machine, or for
+    /// guests this machine runs. `false` in results written before it was recorded.
+    #[serde(default)]
+    pub of_host: bool,
     /// What it does.
     pub what: String,
     /// What is in force now, as the machine shows it.
@@ -190,7 +196,7 @@ pub fn discover(root: &Path, host: Host) -> Catalogue {
                 .into(),
         });
     }
-    c.boot = boot_settings(root);
+    c.boot = boot_settings(root, sleeplab::system::hypervisor().as_deref());
     c
 }
 
@@ -519,7 +525,33 @@ fn cmdline_value<'a>(cmdline: &'a str, word: &str) -> Option<&'a str> {
     })
 }
 
-fn boot_settings(root: &Path) -> Vec<BootSetting> {
+/// What a host's halt polling is to this machine: `guest_of`, the hypervisor this machine
+/// runs under (`None` on bare metal), and `kvm_ns`, the kvm module's `halt_poll_ns` here
+/// (present wherever the module is loaded, guests included). A host's setting, never
+/// this machine's: it acts on the vCPUs of a host's guests.
+pub fn host_halt_polling(guest_of: Option<&str>, kvm_ns: Option<u64>) -> BootSetting {
+    let now = match (guest_of, kvm_ns) {
+        (Some(h), Some(ns)) => format!(
+            "a guest (hypervisor: {h}): its host's halt polling is not visible here (the kvm module loaded here, halt_poll_ns {ns}, acts only on guests this machine runs, if any)"
+        ),
+        (Some(h), None) => {
+            format!("a guest (hypervisor: {h}): its host's halt polling is not visible here")
+        }
+        (None, Some(ns)) => format!(
+            "not a guest: nothing polls for this machine's wakeups; the kvm module is loaded here (halt_poll_ns {ns}), which acts only on guests this machine runs, if any"
+        ),
+        (None, None) => "not a guest, and no kvm module here: nothing to set".into(),
+    };
+    BootSetting {
+        name: "host halt polling".into(),
+        of_host: true,
+        what: "the host's, not this machine's: a hypervisor polls a halted vCPU of its guests before descheduling it, so that vCPU's wakeup is quick".into(),
+        now,
+        how: "on the KVM host that runs this machine: echo 200000 > /sys/module/kvm/parameters/halt_poll_ns there (or kvm.halt_poll_ns= at its boot)".into(),
+    }
+}
+
+fn boot_settings(root: &Path, guest_of: Option<&str>) -> Vec<BootSetting> {
     let cmdline = read(root, "proc/cmdline").unwrap_or_default();
     let shown = |word: &str, sys: Option<String>| match (
         cmdline_value(&cmdline, word),
@@ -530,22 +562,24 @@ fn boot_settings(root: &Path) -> Vec<BootSetting> {
         _ => "not set".into(),
     };
     let idle = Idle::from_root(root);
-    let host = sleeplab::system::hypervisor();
     vec![
         BootSetting {
             name: "isolcpus".into(),
+            of_host: false,
             what: "keeps the scheduler's other tasks off the listed CPUs".into(),
             now: shown("isolcpus", read(root, "sys/devices/system/cpu/isolated")),
             how: "add isolcpus=<cpu> to the kernel command line (GRUB_CMDLINE_LINUX in /etc/default/grub, update-grub) and reboot; run the waiter there".into(),
         },
         BootSetting {
             name: "nohz_full".into(),
+            of_host: false,
             what: "no scheduler tick on the listed CPUs while one task runs there".into(),
             now: shown("nohz_full", read(root, "sys/devices/system/cpu/nohz_full")),
             how: "add nohz_full=<cpu> rcu_nocbs=<cpu> to the kernel command line and reboot".into(),
         },
         BootSetting {
             name: "idle=poll".into(),
+            of_host: false,
             what: "idle CPUs spin instead of halting: the fastest wakeups, every idle CPU at 100 %".into(),
             now: match cmdline_value(&cmdline, "idle") {
                 Some(v) => format!("idle={v}"),
@@ -553,16 +587,7 @@ fn boot_settings(root: &Path) -> Vec<BootSetting> {
             },
             how: "add idle=poll to the kernel command line and reboot (keep-awake tries the same on one CPU)".into(),
         },
-        BootSetting {
-            name: "host halt polling".into(),
-            what: "the hypervisor polls a halted vCPU before descheduling it, so its wakeup is quick".into(),
-            now: match (&host, idle.host_halt_poll_ns) {
-                (_, Some(ns)) => format!("this machine hosts KVM: halt_poll_ns {ns}"),
-                (Some(h), None) => format!("a guest of {h}: the host's setting, not visible here"),
-                (None, None) => "not a guest; no KVM here".into(),
-            },
-            how: "on the KVM host: echo 200000 > /sys/module/kvm/parameters/halt_poll_ns (or kvm.halt_poll_ns= at boot)".into(),
-        },
+        host_halt_polling(guest_of, idle.host_halt_poll_ns),
     ]
 }
 

@@ -11,7 +11,9 @@
 //! change was never made, since the journal is written before the change. Replay
 //! restores the lines last to first (a file changed twice gets its first, original
 //! value back) and is idempotent: writing an original value twice changes nothing, and
-//! the journal is removed only once every line is restored.
+//! the journal is removed only once every line is restored. A restore that fails (the
+//! file refuses the write) keeps its line, in the live run's journal and in a replayed
+//! one (rewritten with the lines that failed alone), so the next run tries it again.
 //!
 //! A journal is named `tune-<pid>-<start time>.jsonl`; it is stale when no process of
 //! that pid started at that time (a reused pid is not the owner).
@@ -95,7 +97,7 @@ impl Journal {
         &self.file
     }
 
-    /// How many changes are in force.
+    /// How many changes are in force (a change whose restore failed included).
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -137,16 +139,22 @@ impl Journal {
     }
 
     /// Restores every change made since the journal held `mark` changes ([`Journal::len`]),
-    /// last first; the files that could not be written back, with why.
+    /// last first; the files that could not be written back, with why. A change whose
+    /// restore fails stays in the journal, in its place: still in force, it is tried
+    /// again by the next rollback that reaches it ([`Journal::restore`] at the end of the
+    /// run), and, should the run end with it, by the next run's replay.
     pub fn rollback(&mut self, mark: usize) -> Vec<String> {
         let _writing = writing();
         let mut failures = Vec::new();
-        while self.entries.len() > mark {
-            let e = self.entries.last().expect("more entries than the mark");
+        let mut i = self.entries.len();
+        while i > mark {
+            i -= 1;
+            let e = &self.entries[i];
             if let Err(err) = write_value(&e.path, &e.value) {
                 failures.push(format!("{}: {err}", e.path.display()));
+                continue;
             }
-            self.entries.pop();
+            self.entries.remove(i);
             // Rewritten after each restore: a kill now replays only what is left.
             let _ = self.persist();
         }
@@ -158,6 +166,16 @@ impl Journal {
         self.rollback(0)
     }
 
+    /// Restores every change at the end of a run and lets the journal go: the files that
+    /// could not be written back, with why, stay in its file for the next run's replay
+    /// (dropping it afterwards tries nothing again).
+    pub fn finish(mut self) -> Vec<String> {
+        let failures = self.restore();
+        self.entries.clear();
+        set_active(None);
+        failures
+    }
+
     /// Writes the entries to the journal file whole, or removes it when there are none.
     fn persist(&self) -> std::io::Result<()> {
         if self.entries.is_empty() {
@@ -167,17 +185,8 @@ impl Journal {
                 _ => Ok(()),
             };
         }
-        let dir = self.file.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(dir)?;
-        let mut text = String::new();
-        for e in &self.entries {
-            text.push_str(&serde_json::to_string(e).map_err(std::io::Error::other)?);
-            text.push('\n');
-        }
-        let mut tmp = tempfile::Builder::new().prefix(".tune-").tempfile_in(dir)?;
-        tmp.write_all(text.as_bytes())?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(&self.file).map_err(|e| e.error)?;
+        fs::create_dir_all(self.file.parent().unwrap_or(Path::new(".")))?;
+        rewrite(&self.file, self.entries.iter())?;
         set_active(Some(self.file.clone()));
         Ok(())
     }
@@ -186,7 +195,10 @@ impl Journal {
 impl Drop for Journal {
     fn drop(&mut self) {
         for failure in self.restore() {
-            eprintln!("sleeplab: could not restore {failure}");
+            eprintln!(
+                "sleeplab: could not restore {failure}; kept in the journal {}: the next sleeplab run tries again",
+                self.file.display()
+            );
         }
     }
 }
@@ -229,24 +241,45 @@ pub fn parse(text: &str) -> Vec<Entry> {
 }
 
 /// Restores the changes of one journal file, last first, and removes it once every one
-/// is restored; the files that could not be written back (the journal then stays).
+/// is restored; the files that could not be written back. Where some could not, the
+/// journal is rewritten with those alone (in their order), for the next run to try
+/// again: a restored value is never written a second time over what a user set since.
 pub fn replay_file(file: &Path) -> Vec<String> {
     let Ok(text) = fs::read_to_string(file) else {
         return Vec::new();
     };
     let mut failures = Vec::new();
-    for e in parse(&text).iter().rev() {
+    let mut kept = Vec::new();
+    for e in parse(&text).into_iter().rev() {
         if let Err(err) = write_value(&e.path, &e.value) {
             // A file that no longer exists (a CPU gone offline) has nothing to restore.
             if err.kind() != std::io::ErrorKind::NotFound {
                 failures.push(format!("{}: {err}", e.path.display()));
+                kept.push(e);
             }
         }
     }
     if failures.is_empty() {
         let _ = fs::remove_file(file);
+    } else if let Err(err) = rewrite(file, kept.iter().rev()) {
+        failures.push(format!("{}: {err}", file.display()));
     }
     failures
+}
+
+/// Writes `entries` as the whole journal `file` (temp file + rename).
+fn rewrite<'a>(file: &Path, entries: impl Iterator<Item = &'a Entry>) -> std::io::Result<()> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let mut text = String::new();
+    for e in entries {
+        text.push_str(&serde_json::to_string(e).map_err(std::io::Error::other)?);
+        text.push('\n');
+    }
+    let mut tmp = tempfile::Builder::new().prefix(".tune-").tempfile_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(file).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// The owner of a journal named `tune-<pid>-<start>.jsonl`.
@@ -264,8 +297,9 @@ fn start_time(pid: u32) -> Option<u64> {
     after.split_whitespace().nth(19)?.parse().ok()
 }
 
-/// Replays every journal in `dir` whose run is gone; a note per journal replayed (or
-/// that could not be), for stderr.
+/// Replays every journal in `dir` whose run is gone (killed before it could restore, or
+/// ended with a restore that failed); a note per journal replayed (or that could not
+/// be), for stderr.
 pub fn replay_stale(dir: &Path) -> Vec<String> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
@@ -281,10 +315,10 @@ pub fn replay_stale(dir: &Path) -> Vec<String> {
         }
         let failures = replay_file(&entry.path());
         notes.push(if failures.is_empty() {
-            format!("restored the system settings an interrupted `sleeplab tune` (pid {pid}) had changed")
+            format!("restored the system settings a `sleeplab tune` (pid {pid}) left changed")
         } else {
             format!(
-                "could not restore what an interrupted `sleeplab tune` (pid {pid}) changed: {}; its journal {} is kept",
+                "could not restore what a `sleeplab tune` (pid {pid}) left changed: {}; its journal {} keeps them for the next run",
                 failures.join("; "),
                 entry.path().display()
             )

@@ -11,7 +11,9 @@ mod slice;
 
 pub use cpu_times::{CpuTimes, ProcStat, tick_ns};
 pub use fingerprint::{Fingerprint, cpu_model_from_cpuinfo, hypervisor, preemption_from_version};
-pub use idle::{Idle, IdleState, QOS_DEFAULT_US, parse_qos};
+pub use idle::{
+    Idle, IdleCounters, IdleState, POLL_STATE, QOS_DEFAULT_US, StateCounter, parse_qos,
+};
 pub use run_queue::{parse_run_delay, run_queue_ns};
 pub use sched::{Policy, lock_memory, pin_to_cpu, set_policy};
 pub use slack::{SlackGuard, reset_timer_slack, set_timer_slack_ns, timer_slack_ns};

@@ -429,7 +429,7 @@ pub(crate) mod tests {
             "{d}"
         );
         assert!(d.contains("or block: nanosleep"), "{d}");
-        // Issue 13: the detail said the runtimes probes measure C++ sleep_for(0); the
+        // The detail said the runtimes probes measure C++ sleep_for(0); the
         // survey never asks them for 0. It now says so and names the command that does.
         assert!(!d.contains("is measured by the runtimes probes"), "{d}");
         assert!(

@@ -7,9 +7,11 @@
 //! requested duration) waits for its share of the round, the setting is undone
 //! (system-wide ones through the journal). A round is the unit of the intervals
 //! (`stats::units`): p50 and p99 of each arm's cells over the rounds, their change
-//! against as is (the interval of the difference), and the CPU the whole machine was
-//! busy while the arm ran (all CPUs from `/proc/stat`, helper threads included), with
-//! its change against as is.
+//! against as is (the interval of the difference), and the CPU the whole machine burnt
+//! while the arm ran (all CPUs' busy time from `/proc/stat`, helper threads included,
+//! plus the time idle CPUs spent in a polling idle state, which `/proc/stat` books as
+//! idle: holding `/dev/cpu_dma_latency` at 0 or raising haltpoll's window makes every
+//! idle vCPU spin), with its change against as is.
 //!
 //! The change of a cell's p50 or p99 against as is is *paired* over rounds: each round
 //! gives the difference between the arm's statistic and as is's in the same round, and
@@ -198,13 +200,25 @@ pub struct Arm {
     pub error: Option<String>,
     /// Rounds it ran.
     pub rounds: u64,
-    /// CPUs the whole machine was busy while it ran (all CPUs, `/proc/stat`).
+    /// CPUs the whole machine burnt while it ran: all CPUs' busy time (`/proc/stat`)
+    /// plus the time idle CPUs spent polling ([`Arm::poll_cpus`]), over wall time.
     pub cpus: Option<f64>,
     /// Its interval over rounds.
     pub cpus_ci: Option<Ci>,
-    /// Each round's CPUs (busy over wall time, the whole machine), in round order.
+    /// Each round's CPUs (busy and polling over wall time, the whole machine), in round
+    /// order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub round_cpus: Vec<f64>,
+    /// Of [`Arm::cpus`], what idle CPUs spent polling: the growth of every CPU's cpuidle
+    /// `POLL` state's time. /proc/stat books it as idle, yet the CPU executes
+    /// instructions all along (on a virtual machine each polling vCPU holds a core of
+    /// its host). `null` without a polling state (or in results written before it was
+    /// counted, whose CPUs are /proc/stat's alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_cpus: Option<f64>,
+    /// Each round's polling CPUs, in round order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_poll_cpus: Vec<f64>,
     /// The change against as is, CPUs (`null` for as is): the mean of the rounds'
     /// paired differences where both arms ran every round, else the difference.
     pub cpus_change: Option<f64>,
@@ -265,6 +279,8 @@ impl Arm {
             cpus: None,
             cpus_ci: None,
             round_cpus: Vec::new(),
+            poll_cpus: None,
+            round_poll_cpus: Vec::new(),
             cpus_change: None,
             cpus_change_ci: None,
             cpus_change_paired_rounds: None,

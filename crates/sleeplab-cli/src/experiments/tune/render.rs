@@ -4,7 +4,7 @@ use super::{TuneData, Verdict, sentence};
 use crate::claim::interval_text;
 use crate::output::units::{ns, signed_ns};
 use crate::output::{csv_bytes, fmt_ns, new_table};
-use crate::stats::{Ci, quantile::min_samples};
+use crate::stats::{Ci, quantile::min_samples, rank_from_top};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -12,11 +12,56 @@ fn cpus(v: f64) -> String {
     format!("{v:+.2}")
 }
 
+/// ` (polling 0.97)`: the part of an arm's CPUs idle CPUs spent polling, where it shows
+/// at the table's precision; nothing otherwise.
+fn polling(poll_cpus: Option<f64>) -> String {
+    match poll_cpus {
+        Some(p) if p >= 0.005 => format!(" (polling {p:.2})"),
+        _ => String::new(),
+    }
+}
+
 fn quantile(v: Option<f64>, n: u64, q: f64) -> String {
     match v {
         Some(v) if n >= min_samples(q) => ns(v),
         _ => format!("– (n = {n})"),
     }
+}
+
+/// What a round's p99 is where few waits make it nearly the round's largest: the paired
+/// p99 changes rest on each round's own p99, so the note states its n per wait and where
+/// it sits (the quantile rule admits a p99 from 100 waits, where it is about the 2nd
+/// largest); `None` where no round resolves a p99 or every round holds 1000 waits or more.
+pub fn round_p99_note(data: &TuneData) -> Option<String> {
+    let base = data.as_is()?;
+    let rounds = base.rounds.max(1);
+    let parts: Vec<String> = base
+        .cells
+        .iter()
+        .filter(|c| c.round_p99_ns.iter().any(Option::is_some))
+        .map(|c| (c, c.waits / rounds))
+        .filter(|(_, n)| (min_samples(0.99)..1000).contains(n))
+        .map(|(c, n)| {
+            let k = rank_from_top(n, 0.99);
+            format!(
+                "{} {}: {n} waits a round, its p99 about the round's {k}{} largest",
+                c.mechanism,
+                fmt_ns(c.requested_ns),
+                match k % 10 {
+                    1 if k % 100 != 11 => "st",
+                    2 if k % 100 != 12 => "nd",
+                    3 if k % 100 != 13 => "rd",
+                    _ => "th",
+                }
+            )
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "the paired p99 changes rest on each round's own p99, of few waits: {}",
+            parts.join("; ")
+        )
+    })
 }
 
 /// The tables: per setting and cell, p50 and p99 with the p99's interval over rounds,
@@ -66,8 +111,9 @@ pub fn render(data: &TuneData) -> String {
                 if first {
                     arm.cpus.map_or("–".into(), |v| {
                         format!(
-                            "{v:.2} {}",
-                            interval_text(arm.cpus_ci, |x| format!("{x:.2}"))
+                            "{v:.2} {}{}",
+                            interval_text(arm.cpus_ci, |x| format!("{x:.2}")),
+                            polling(arm.poll_cpus)
                         )
                     })
                 } else {
@@ -84,9 +130,12 @@ pub fn render(data: &TuneData) -> String {
         }
     }
     let _ = writeln!(out, "{t}");
+    if let Some(note) = round_p99_note(data) {
+        let _ = writeln!(out, "{note}");
+    }
     let _ = writeln!(
         out,
-        "lateness = elapsed − requested; {} rounds, each setting in turn and undone after it; verdicts on the p99's change, paired over rounds where every round resolves it, else the arms' intervals (no effect: the change within {}); machine CPUs: all CPUs busy, from /proc/stat",
+        "lateness = elapsed − requested; {} rounds, each setting in turn and undone after it; verdicts on the p99's change, paired over rounds where every round resolves it, else the arms' intervals (no effect: the change within {}); machine CPUs: all CPUs busy (/proc/stat) plus idle CPUs polling (cpuidle's POLL state: the CPU executes instructions, though /proc/stat books it as idle; in parentheses where there was any), the host's halt polling not included (invisible here)",
         data.rounds,
         sentence::margin_text()
     );
@@ -117,9 +166,19 @@ pub fn render(data: &TuneData) -> String {
     {
         let _ = writeln!(out, "  · {}", s.text);
     }
-    if !data.boot.is_empty() {
-        let _ = writeln!(out, "\nboot-time settings (reported, never changed):");
-        for b in &data.boot {
+    let (host, boot): (Vec<_>, Vec<_>) = data.boot.iter().partition(|b| b.of_host);
+    for (list, head) in [
+        (boot, "boot-time settings (reported, never changed):"),
+        (
+            host,
+            "the host's settings (not this machine's: they act on a host's guests; reported, never changed):",
+        ),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{head}");
+        for b in list {
             let _ = writeln!(
                 out,
                 "  {:<18} now: {}\n  {:<18} {}; to try: {}",
@@ -152,6 +211,7 @@ struct Row<'a> {
     p99_change_high_ns: Option<f64>,
     verdict: &'a str,
     cpus: Option<f64>,
+    poll_cpus: Option<f64>,
     cpus_change: Option<f64>,
     cpus_change_low: Option<f64>,
     cpus_change_high: Option<f64>,
@@ -189,6 +249,7 @@ pub fn csv(data: &TuneData) -> anyhow::Result<Vec<u8>> {
                     Some(Verdict::Undecided) => "undecided",
                 },
                 cpus: a.cpus,
+                poll_cpus: a.poll_cpus,
                 cpus_change: a.cpus_change,
                 cpus_change_low: cl,
                 cpus_change_high: ch,

@@ -165,8 +165,8 @@ pub fn best_setting(data: &TuneData) -> Option<(&Arm, Vec<&ArmCell>)> {
 }
 
 /// The best setting's sentence: what it did to the wait it helped most (its p99's
-/// change, [`arm_sentence`]) and the CPUs the whole machine was busy beyond as is's
-/// while it was in force; `None` where no setting lowered a p99 and raised none.
+/// change, [`arm_sentence`]) and the CPUs the whole machine burnt beyond as is's while
+/// it was in force (busy, and idle CPUs polling); `None` where no setting lowered a p99 and raised none.
 pub fn best_sentence(d: &TuneData) -> Option<Sentence> {
     let base = d.as_is()?;
     let (arm, cells) = best_setting(d)?;
@@ -177,7 +177,7 @@ pub fn best_sentence(d: &TuneData) -> Option<Sentence> {
     let mut s = arm_sentence(arm, cell, base.cell_like(cell)?)?;
     if let Some(c) = arm.cpus_change {
         s.push(&format!(
-            " While it was in force the whole machine was busy {c:+.2} CPUs {} against as is.",
+            " While it was in force the whole machine burnt {c:+.2} CPUs {} against as is (busy, and idle CPUs polling).",
             interval_text(arm.cpus_change_ci, |x| format!("{x:.2}"))
         ));
     }

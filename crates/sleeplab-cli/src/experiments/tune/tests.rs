@@ -203,3 +203,54 @@ fn waits_follow_the_budget_within_bounds() {
         "a quick run fits in 40 s"
     );
 }
+
+/// The table shows the polling part of an arm's CPUs, and the host's settings apart from
+/// this machine's boot-time ones.
+#[test]
+fn the_table_shows_polling_and_the_hosts_settings_apart() {
+    use crate::tuning::catalogue::{BootSetting, host_halt_polling};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+    let mut polled = arm("cpu-dma-latency", vec![cell(&mut rng, 8, 100, 9e3, 1e3)], 8);
+    polled.poll_cpus = Some(0.97);
+    let base = arm(AS_IS, vec![cell(&mut rng, 8, 100, 9e3, 1e3)], 8);
+    let mut d = data(vec![base, polled]);
+    d.boot = vec![
+        BootSetting {
+            name: "isolcpus".into(),
+            of_host: false,
+            what: "w".into(),
+            now: "not set".into(),
+            how: "h".into(),
+        },
+        host_halt_polling(Some("kvm"), Some(200_000)),
+    ];
+    let text = render(&d);
+    assert!(text.contains("(polling 0.97)"), "{text}");
+    assert_eq!(text.matches("(polling").count(), 1, "{text}");
+    let boot = text.find("boot-time settings").unwrap();
+    let host = text.find("the host's settings").unwrap();
+    let isolcpus = text.find("isolcpus").unwrap();
+    let halt = text.find("host halt polling").unwrap();
+    assert!(boot < isolcpus && isolcpus < host && host < halt, "{text}");
+}
+
+/// A round's p99 of few waits is stated with its n and where it sits: of 150 waits, about
+/// the round's 3rd largest; a cell whose rounds cannot resolve a p99, or hold plenty of
+/// waits, is not named.
+#[test]
+fn a_rounds_p99_of_few_waits_is_said_to_be_near_its_largest() {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
+    let mut few = cell(&mut rng, 8, 150, 9e3, 1e3);
+    few.mechanism = "timerfd".into();
+    let many = cell(&mut rng, 8, 1500, 9e3, 1e3);
+    let short = cell(&mut rng, 8, 20, 9e3, 1e3);
+    let d = data(vec![arm(AS_IS, vec![few, many, short], 8)]);
+    let note = render::round_p99_note(&d).unwrap();
+    assert_eq!(
+        note,
+        "the paired p99 changes rest on each round's own p99, of few waits: timerfd 1.000 ms: 150 waits a round, its p99 about the round's 3rd largest"
+    );
+    assert!(render(&d).contains(&note));
+    let d = data(vec![arm(AS_IS, vec![cell(&mut rng, 8, 1500, 9e3, 1e3)], 8)]);
+    assert_eq!(render::round_p99_note(&d), None);
+}

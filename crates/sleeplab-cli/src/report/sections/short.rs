@@ -201,8 +201,8 @@ mod tests {
         }
     }
 
-    /// Issue 13: the caption said 4.05× (medians) where finding 3 said 4.3× (means).
-    /// Both now quote the mean, written the same way.
+    /// The caption said 4.05× (medians) where finding 3 said 4.3× (means): both now
+    /// quote the mean, written the same way.
     #[test]
     fn caption_and_finding_quote_one_ratio_of_means() {
         // Skewed repetitions: the medians' ratio (4.0) differs from the means' (4.3);

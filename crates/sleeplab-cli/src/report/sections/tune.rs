@@ -66,7 +66,7 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
     let d = data(r)?;
     let base = d.as_is()?;
     let mut blocks = vec![Block::Text(format!(
-        "Each machine setting that applies here was put in force in turn, beside \"as is\" (nothing changed), over {} interleaved rounds, and undone after each. A bar is the change of a wait's p99 lateness against as is: the mean of the rounds' paired differences where every round resolves the p99, else the difference of the two settings' p99s; the whisker its 95 % interval. Left of zero is better. Beside each name, the CPUs the whole machine was busy beyond as is's while the setting was in force.",
+        "Each machine setting that applies here was put in force in turn, beside \"as is\" (nothing changed), over {} interleaved rounds, and undone after each. A bar is the change of a wait's p99 lateness against as is: the mean of the rounds' paired differences where every round resolves the p99, else the difference of the two settings' p99s; the whisker its 95 % interval. Left of zero is better. Beside each name, the CPUs the whole machine burnt beyond as is's while the setting was in force: busy time, and the time idle CPUs spent polling (an idle state that executes instructions, which /proc/stat counts as idle).",
         d.rounds
     ))];
     for bc in &base.cells {

@@ -112,3 +112,42 @@ fn command_line_words_are_read() {
     assert_eq!(cmdline_value("a nohz_full b", "nohz_full"), Some(""));
     assert_eq!(cmdline_value("a idlex=1", "idle"), None);
 }
+
+/// The kvm module's halt polling is a host's setting: a guest that loads the module is
+/// not called a host, and the setting is never offered as this machine's own.
+#[test]
+fn host_halt_polling_is_worded_as_the_hosts() {
+    let guest = host_halt_polling(Some("kvm"), Some(200_000));
+    assert!(guest.of_host);
+    assert!(
+        guest.now.starts_with("a guest (hypervisor: kvm)"),
+        "{}",
+        guest.now
+    );
+    assert!(guest.now.contains("acts only on guests this machine runs"));
+    for b in [
+        guest,
+        host_halt_polling(Some("kvm"), None),
+        host_halt_polling(None, Some(200_000)),
+        host_halt_polling(None, None),
+    ] {
+        assert!(b.of_host && b.what.starts_with("the host's, not this machine's"));
+        assert!(!b.now.contains("hosts KVM"), "{}", b.now);
+        assert!(b.how.contains("the KVM host that runs this machine"));
+    }
+    // Among the boot settings, only it is the host's.
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "sys/module/kvm/parameters/halt_poll_ns",
+        "200000",
+    );
+    let boot = boot_settings(dir.path(), Some("kvm"));
+    let hosts: Vec<&str> = boot
+        .iter()
+        .filter(|b| b.of_host)
+        .map(|b| b.name.as_str())
+        .collect();
+    assert_eq!(hosts, ["host halt polling"]);
+    assert!(boot.iter().any(|b| b.now.contains("halt_poll_ns 200000")));
+}

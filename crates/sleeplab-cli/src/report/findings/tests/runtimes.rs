@@ -1,5 +1,5 @@
 //! The runtimes' floors against hand-made probe results: rounding told from bimodal
-//! sleeps, early returns counted apart (issue 13).
+//! sleeps, early returns counted apart from sleeps that slept.
 
 use super::*;
 
@@ -50,7 +50,7 @@ fn runtimes_of(rows: &[RuntimeRow<'_>]) -> crate::model::ResultFile {
     r
 }
 
-/// Issue 13: "Go's time.Sleep rounds short waits up to ~1 ms" beside Go's 1 µs sleep
+/// The report said "Go's time.Sleep rounds short waits up to ~1 ms" beside Go's 1 µs sleep
 /// taking 17.9 µs: the behaviour is bimodal, and the sentence says so.
 #[test]
 fn runtime_floors_tell_rounding_from_bimodal_sleeps() {
@@ -120,7 +120,7 @@ fn runtime_floors_never_call_an_early_sleep_bimodal() {
     );
 }
 
-/// Issue 13: a wait whose median slept but some of whose calls returned early (Node's
+/// A wait whose median slept but some of whose calls returned early (Node's
 /// Atomics.wait, 12 of 135, median 79.9 µs) was listed among waits that "returned
 /// before the requested time". It is counted apart, and the median call slept.
 #[test]

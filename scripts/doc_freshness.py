@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Whether every published figure comes from the code it describes: each generated
+section (`<!-- NAME:begin … -->`, scripts/bench_doc.py) of README.md and docs/*.md is
+stamped with the commit it was measured at and the source paths it depends on, and is
+fresh when no commit after its own touched those paths.
+
+A section fails the check when:
+
+* it has no stamp (and is not listed in the known-stale file, below);
+* its stamp is dirty (measured with uncommitted changes: no commit holds that code);
+* its commit is not in the repository;
+* the last commit that touched any of its paths (`git log -1 --format=%H -- PATHS`) is
+  not an ancestor of its commit (`git merge-base --is-ancestor`): the code changed after
+  the figures were measured. The failure names the section, its commit and the newer one.
+
+**Known-stale sections** (docs/stale-sections.txt: one line per section, `ID REASON`,
+`#` comments): sections written before stamps existed, whose commit nobody recorded.
+The check reports them as stale, with their reason, without failing. The list only
+shrinks: a section leaves it when a benchmark run stamps it (the check then fails until
+the line is removed), and a stamped section can never be listed (the check fails), so no
+section whose stamp shows it stale can be hidden there. A listed ID that names no section
+fails too.
+
+Usage: doc_freshness.py [--root DIR]   # exit 1 on a failure, 0 otherwise
+       doc_freshness.py --self-test
+"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+from bench_doc import ROOT, git, sections
+
+STALE_LIST = "docs/stale-sections.txt"
+
+
+def documents(root):
+    """The documents that can hold generated sections, relative to `root`."""
+    return ["README.md"] + sorted(os.path.relpath(p, root)
+                                  for p in glob.glob(os.path.join(root, "docs", "*.md")))
+
+
+def known_stale(root):
+    """{section id: reason} from the known-stale list (empty where there is none)."""
+    out = {}
+    try:
+        with open(os.path.join(root, STALE_LIST)) as f:
+            for line in f:
+                line = line.strip()
+                if line and not line.startswith("#"):
+                    name, _, reason = line.partition(" ")
+                    out[name] = reason.strip() or "no reason given"
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def judge(root, name, stamp):
+    """None where section `name` stamped `stamp` is fresh, else why it is not."""
+    rev = stamp.get("commit")
+    sources = stamp.get("sources") or []
+    if not rev:
+        return "it has no stamp (rerun the benchmark that writes it)"
+    if not sources:
+        return f"its stamp (commit {rev}) declares no source paths"
+    if rev.endswith("-dirty"):
+        return (f"it was measured at {rev}: a tree with uncommitted changes, which no commit "
+                "holds (commit, then rerun the benchmark)")
+    # `git describe` gives the hash alone, or TAG-N-gHASH.
+    short = rev.rsplit("-g", 1)[-1]
+    full = git("rev-parse", "--verify", "--quiet", f"{short}^{{commit}}", root=root)
+    if not full:
+        return f"its commit {rev} is not in this repository"
+    last = git("log", "-1", "--format=%H", "--", *sources, root=root)
+    if not last:
+        return f"no commit touched its source paths ({', '.join(sources)})"
+    ancestor = subprocess.run(["git", "-C", root, "merge-base", "--is-ancestor", last, full],
+                              capture_output=True).returncode == 0
+    if not ancestor:
+        return (f"it was measured at {short}, and {last[:12]} changed its sources since "
+                f"({', '.join(sources)}): rerun the benchmark")
+    return None
+
+
+def check(root):
+    """(failures, stale notes, fresh count) over every document of `root`."""
+    listed = known_stale(root)
+    failures, stale, fresh, seen = [], [], 0, set()
+    for doc in documents(root):
+        with open(os.path.join(root, doc)) as f:
+            text = f.read()
+        try:
+            found = sections(text)
+        except ValueError as e:
+            failures.append(f"{doc}: {e}")
+            continue
+        for name, stamp, _ in found:
+            seen.add(name)
+            if name in listed:
+                if stamp:
+                    failures.append(f"{doc}: section {name} is stamped (commit {stamp.get('commit')}) "
+                                    f"but still listed in {STALE_LIST}: remove its line")
+                else:
+                    stale.append(f"{doc}: section {name}: stale, {listed[name]}")
+                continue
+            why = judge(root, name, stamp)
+            if why:
+                failures.append(f"{doc}: section {name}: {why}")
+            else:
+                fresh += 1
+    for name in sorted(set(listed) - seen):
+        failures.append(f"{STALE_LIST}: {name} names no section: remove its line")
+    return failures, stale, fresh
+
+
+def main(root):
+    failures, stale, fresh = check(root)
+    for line in stale:
+        print(line)
+    for line in failures:
+        print(f"FAIL {line}")
+    print(f"doc freshness: {fresh} fresh, {len(stale)} known stale ({STALE_LIST}), "
+          f"{len(failures)} failing")
+    return 1 if failures else 0
+
+
+def self_test():
+    """A temporary repository: a section stamped at an old commit whose declared path
+    changed later fails; a fresh one passes; a dirty stamp fails; an unstamped one fails
+    unless listed, and a listed stamped one fails."""
+    with tempfile.TemporaryDirectory() as root:
+        def run(*args):
+            subprocess.run(["git", "-C", root, *args], check=True, capture_output=True,
+                           env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+                                "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+
+        def write(path, text):
+            os.makedirs(os.path.dirname(os.path.join(root, path)) or root, exist_ok=True)
+            with open(os.path.join(root, path), "w") as f:
+                f.write(text)
+
+        def section(name, rev, sources="src"):
+            stamp = f" commit={rev} date=2026-01-01T00:00:00Z sources={sources}" if rev else ""
+            return f"<!-- {name}:begin{stamp} -->\nfigures\n<!-- {name}:end -->\n"
+
+        run("init", "-q")
+        write("src/a.rs", "1\n")
+        write("other/b.rs", "1\n")
+        write("README.md", "# r\n")
+        run("add", ".")
+        run("commit", "-q", "-m", "one")
+        old = git("rev-parse", "--short", "HEAD", root=root)
+        write("docs/BENCHMARKS.md", section("s", old))
+        assert check(root) == ([], [], 1), check(root)
+        # A later change elsewhere leaves it fresh; a change to its declared path does not.
+        write("other/b.rs", "2\n")
+        run("commit", "-q", "-am", "two")
+        assert check(root)[0] == [], check(root)
+        write("src/a.rs", "2\n")
+        run("commit", "-q", "-am", "three")
+        newer = git("rev-parse", "HEAD", root=root)
+        failures, _, fresh = check(root)
+        assert len(failures) == 1 and fresh == 0, failures
+        assert "section s" in failures[0] and old in failures[0] and newer[:12] in failures[0], failures
+        # Stamped at the newer commit: fresh again.
+        head = git("rev-parse", "--short", "HEAD", root=root)
+        write("docs/BENCHMARKS.md", section("s", head))
+        assert check(root) == ([], [], 1), check(root)
+        # A dirty stamp, an unknown commit, a stamp without sources: each fails.
+        for rev, sources, words in [(f"{head}-dirty", "src", "uncommitted"),
+                                    ("0123abc", "src", "not in this repository"),
+                                    (head, "", "declares no source paths")]:
+            write("docs/BENCHMARKS.md", section("s", rev, sources))
+            failures = check(root)[0]
+            assert len(failures) == 1 and words in failures[0], (rev, failures)
+        # A describe of a tagged commit (TAG-N-gHASH) is read by its hash.
+        write("docs/BENCHMARKS.md", section("s", f"v1-2-g{head}"))
+        assert check(root)[0] == [], check(root)
+        # No stamp: fails, unless listed as known stale (reported, not failing).
+        write("README.md", "# r\n" + section("t", None))
+        failures = check(root)[0]
+        assert len(failures) == 1 and "section t" in failures[0] and "no stamp" in failures[0], failures
+        write(STALE_LIST, "# known stale\nt written before stamps\n")
+        failures, stale, _ = check(root)
+        assert failures == [] and stale == ["README.md: section t: stale, written before stamps"], (failures, stale)
+        # A listed section that is stamped, and a listed name with no section, fail.
+        write("README.md", "# r\n" + section("t", head))
+        write(STALE_LIST, "t old\ngone old\n")
+        failures = check(root)[0]
+        assert any("section t is stamped" in f for f in failures), failures
+        assert any("gone names no section" in f for f in failures), failures
+        # An unbalanced section fails with its name.
+        write("README.md", "<!-- u:begin -->\nx\n")
+        write(STALE_LIST, "")
+        assert any("section u has no end marker" in f for f in check(root)[0]), check(root)
+    print("self-test ok")
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if args == ["--self-test"]:
+        self_test()
+    elif args[:1] == ["--root"] and len(args) == 2:
+        sys.exit(main(args[1]))
+    elif not args:
+        sys.exit(main(ROOT))
+    else:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
