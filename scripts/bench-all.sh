@@ -5,7 +5,7 @@
 # stamped with the commit, date and machine it was measured at and the source paths it
 # depends on (scripts/doc_freshness.py checks them). Every figure the docs quote outside
 # a generated section fails a test (crates/sleeplab-cli/tests/published_figures.rs).
-# Run it as root on a quiet machine, with nothing compiling (about 115 min), from a
+# Run it as root on a quiet machine, with nothing compiling (about 3 hours: the door benchmark's six moments take one), from a
 # committed tree (a stamp of uncommitted code fails the freshness check: the real run
 # refuses to start on one). Each script's output goes to a log of its own; the terminal
 # gets one line per script, then which sections the run refreshed and which it did not.
@@ -28,6 +28,7 @@ STEPS=(
   "scripts/bench-c.sh|c|FRAMES=6 BLOCK=3 REPEAT=2"
   "scripts/bench-experiments.sh|eevdf-lag, host-gaps|EEVDF_RUNS=2,1 HOST_GAPS_RUNS=1,0"
   "scripts/bench-host.sh|host|FRAMES=100 BLOCK=50 REPEAT=1 PROBE=200ms"
+  "scripts/bench-doors.sh|doors|MOMENTS=1 FRAMES=100 BLOCK=10 HOST_FRAMES=100 HOST_BLOCK=10 PROBE=200ms"
   "scripts/host-validate.sh|host-validate|ROUNDS=2 ITERATIONS=200 SPIN_SECONDS=0.3"
   "scripts/bench-monitor.sh 60|monitor-cost; README: readme-monitor|LOAD_SECONDS=1 SECONDS_ARG=3"
   "scripts/bench-monitor-agreement.sh 3 60|monitor-agreement|RUNS_ARG=1 SECONDS_ARG=3"

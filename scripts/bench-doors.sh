@@ -36,6 +36,8 @@ if ! [[ $GAP =~ ^[0-9]+$ ]]; then
     exit 2
 fi
 
+export BENCH_SOURCES="scripts/bench-doors.sh scripts/bench_doors_report.py scripts/bench_host_report.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab/src crates/sleeplab/examples/doors.rs crates/sleeplab-ffi/src crates/sleeplab-ffi/bench/doors.c include bindings/python/src bindings/python/python bindings/python/bench/doors.py crates/sleeplab-cli/examples/host_share"
+
 python3 scripts/bench_doors_report.py --self-test >/dev/null
 target=${CARGO_TARGET_DIR:-target}
 cargo build --release -q -p sleeplab-cli --example host_share
