@@ -155,7 +155,8 @@ fn yield_spin_yields_instead_of_pausing() {
             prior_ns: 50_000,
             ..EstimatorConfig::default()
         })
-        .build_with_env(VirtualEnv::new());
+        .build_with_env(VirtualEnv::new())
+        .unwrap();
     assert_eq!(s.spin_strategy(), SpinStrategy::YieldSpin);
     assert_eq!(s.margin_ns(), 60_000);
     let r = s.sleep_for_ns(FRAME);
@@ -198,7 +199,8 @@ fn slack_policy_on_the_real_thread() {
         );
         let left = PreciseSleeper::builder()
             .slack_policy(SlackPolicy::LeaveAlone)
-            .build();
+            .build()
+            .unwrap();
         assert_eq!(left.timer_slack_ns(), Some(before));
         let s = PreciseSleeper::new();
         // 1 ns unless the sandbox refuses prctl; either way, what is reported is in force.
@@ -239,7 +241,8 @@ fn the_early_tolerance_is_a_bound_even_under_interruptions() {
     let mut s = PreciseSleeper::builder()
         .early_tolerance(std::time::Duration::from_nanos(early))
         .slack_policy(SlackPolicy::LeaveAlone)
-        .build_with_env(env);
+        .build_with_env(env)
+        .unwrap();
     assert_eq!(s.tradeoff().early_tolerance_ns, early);
     let mut returned_early = 0;
     for i in 0..3_000u64 {

@@ -5,12 +5,14 @@
 use std::time::Duration;
 
 use super::estimator::EstimatorConfig;
+use super::options::OptionError;
 use super::precise_strategy::Precise;
 use super::sleeper::{PreciseSleeper, SlackPolicy};
 use super::spin::SpinStrategy;
 use super::tradeoff::{CpuBudget, HostPolicy, SlicePolicy, Tradeoff};
 use crate::clock::{Env, RealEnv, duration_ns};
 use crate::system::{sched_slice_ns, set_sched_slice_ns, set_timer_slack_ns, timer_slack_ns};
+
 /// Builds a [`PreciseSleeper`] with non-default parameters.
 ///
 /// The trade-off between lateness and CPU (see [`Tradeoff`]); each option's effect on
@@ -28,16 +30,30 @@ use crate::system::{sched_slice_ns, set_sched_slice_ns, set_timer_slack_ns, time
 ///     .cpu_budget_percent(3.0)                          // spinning ≤ 3 % of each wait,
 ///     .early_tolerance(Duration::from_micros(100))      // returning ≤ 100 µs early.
 ///     .slack_policy(SlackPolicy::LeaveAlone)
-///     .build_with_env(VirtualEnv::new());
+///     .build_with_env(VirtualEnv::new())?;
 /// let r = sleeper.sleep_for_ns(16_666_667);
 /// assert!(r.woke_ns + 100_000 >= r.deadline_ns); // never more than the early tolerance
+/// # Ok::<(), sleeplab::precise::OptionError>(())
 /// ```
 ///
-/// The typed methods take any value and the sleeper brings it into range when it is
-/// built (see [`EstimatorConfig::normalized`]). The same options by name, checked against
-/// their documented ranges, are [`set`](Self::set) and [`set_text`](Self::set_text) (the
-/// option table `OPTIONS`, which the C and Python bindings and the
-/// strategy settings go through), with [`validate`](Self::validate) once all are set:
+/// Every option has one range and one refusal, whichever way it is set: the typed
+/// methods take any value, and [`build`](Self::build) (and
+/// [`build_with_env`](Self::build_with_env)) check them all against the option table
+/// [`OPTIONS`](super::OPTIONS), refusing a value out of its range with the same
+/// [`OptionError`] as the C setters (`SLEEPLAB_EINVAL`) and Python's keywords
+/// (`ValueError`, with this message):
+///
+/// ```
+/// use sleeplab::precise::PreciseSleeper;
+///
+/// let err = PreciseSleeper::builder().quantile(0.2).build().unwrap_err();
+/// assert_eq!(err.to_string(), "bad value `0.2` for quantile: expected a quantile from 0.5 to 1");
+/// assert!(PreciseSleeper::builder().cpu_budget_percent(250.0).build().is_err());
+/// ```
+///
+/// The same options by name are [`set`](Self::set) and [`set_text`](Self::set_text)
+/// (which the C and Python bindings and the strategy settings go through), each checked
+/// as it is set, with [`validate`](Self::validate) to check how they go together:
 ///
 /// ```
 /// use sleeplab::precise::{OptionValue, PreciseSleeperBuilder};
@@ -81,8 +97,9 @@ impl PreciseSleeperBuilder {
         self
     }
 
-    /// The lateness quantile the margin covers (default 0.99; 0.5..=1.0): the
-    /// estimator's [`quantile`](EstimatorConfig::quantile).
+    /// The lateness quantile the margin covers (default 0.99; 0.5..=1.0, else
+    /// [`build`](Self::build) refuses it): the estimator's
+    /// [`quantile`](EstimatorConfig::quantile).
     pub fn quantile(mut self, quantile: f64) -> Self {
         self.estimator.quantile = quantile;
         self
@@ -96,8 +113,8 @@ impl PreciseSleeperBuilder {
         self
     }
 
-    /// Spin at most `percent` % (0–100) of each wait ([`CpuBudget::Percent`]); the default
-    /// is [`CpuBudget::Auto`].
+    /// Spin at most `percent` % (0–100, else [`build`](Self::build) refuses it) of each
+    /// wait ([`CpuBudget::Percent`]); the default is [`CpuBudget::Auto`].
     pub fn cpu_budget_percent(mut self, percent: f64) -> Self {
         self.tradeoff.cpu_budget = CpuBudget::Percent(percent);
         self
@@ -138,36 +155,51 @@ impl PreciseSleeperBuilder {
     }
 
     /// The strategy alone, without a thread setting or an environment (for replays and
-    /// the registry).
+    /// the registry, which take options already checked). It does not check them: a
+    /// value out of its range is brought into it (see [`EstimatorConfig::normalized`]);
+    /// [`validate`](Self::validate) says whether they are in range.
     pub fn strategy(self) -> Precise {
         Precise::new(self.estimator, self.spin).with_tradeoff(self.tradeoff)
     }
 
-    /// A sleeper on the real clock. With [`SlackPolicy::LeaveAlone`] it still reports the
-    /// slack in force.
-    pub fn build(self) -> PreciseSleeper<RealEnv> {
-        let mut s = self.build_with_env(RealEnv);
-        s.slack_ns = Some(timer_slack_ns());
-        s.slice_ns = Some(sched_slice_ns());
-        s
+    /// A sleeper on the real clock, once every option is in its range
+    /// ([`validate`](Self::validate)). Applies the slack and slice policies to the calling
+    /// thread. With [`SlackPolicy::LeaveAlone`] it still reports the slack in force.
+    ///
+    /// # Errors
+    /// The first option out of its range, or a stated prior above the cap: the
+    /// [`OptionError`] that [`set`](Self::set) and the C and Python bindings give for it.
+    pub fn build(self) -> Result<PreciseSleeper<RealEnv>, OptionError> {
+        self.validate()?;
+        Ok(self.build_unchecked(RealEnv, true))
     }
 
-    /// A sleeper over any environment; applies the slack and slice policies to the
-    /// calling thread.
-    pub fn build_with_env<E: Env>(self, env: E) -> PreciseSleeper<E> {
+    /// A sleeper over any environment, once every option is in its range; applies the
+    /// slack and slice policies to the calling thread.
+    ///
+    /// # Errors
+    /// As [`build`](Self::build).
+    pub fn build_with_env<E: Env>(self, env: E) -> Result<PreciseSleeper<E>, OptionError> {
+        self.validate()?;
+        Ok(self.build_unchecked(env, false))
+    }
+
+    /// The sleeper, without checking the options (the callers checked them, or they are
+    /// the defaults); `report`: whether it reports the thread's slack and slice even where
+    /// its policies leave them alone.
+    pub(crate) fn build_unchecked<E: Env>(self, env: E, report: bool) -> PreciseSleeper<E> {
         let slack_ns = match self.slack {
             SlackPolicy::SetMinimal => {
                 // A refusal (e.g. a seccomp sandbox) is not fatal: report what is in force.
                 Some(set_timer_slack_ns(1).unwrap_or_else(|_| timer_slack_ns()))
             }
-            SlackPolicy::LeaveAlone => None,
+            SlackPolicy::LeaveAlone => report.then(timer_slack_ns),
         };
         // As for the slack, a refusal is not fatal: report what is in force.
-        let slice_ns = self
-            .tradeoff
-            .slice
-            .request_ns()
-            .map(|ns| set_sched_slice_ns(Some(ns)).unwrap_or_else(|_| sched_slice_ns()));
+        let slice_ns = match self.tradeoff.slice.request_ns() {
+            Some(ns) => Some(set_sched_slice_ns(Some(ns)).unwrap_or_else(|_| sched_slice_ns())),
+            None => report.then(sched_slice_ns),
+        };
         PreciseSleeper {
             env,
             wait: self.strategy(),
@@ -181,7 +213,8 @@ impl PreciseSleeper<RealEnv> {
     /// A sleeper on the real clock with default parameters; sets this thread's timer
     /// slack to 1 ns.
     pub fn new() -> Self {
-        Self::builder().build()
+        // The defaults are in range (the option table's tests check it).
+        Self::builder().build_unchecked(RealEnv, true)
     }
 
     /// A builder for non-default parameters.
@@ -200,9 +233,10 @@ impl<E: Env> PreciseSleeper<E> {
     /// A sleeper over `env` with default parameters; leaves the timer slack and the
     /// scheduler slice alone.
     pub fn with_env(env: E) -> Self {
+        // The defaults and these two policies are in range.
         PreciseSleeperBuilder::default()
             .slack_policy(SlackPolicy::LeaveAlone)
             .slice_policy(SlicePolicy::Inherit)
-            .build_with_env(env)
+            .build_unchecked(env, false)
     }
 }

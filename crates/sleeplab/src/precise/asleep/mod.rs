@@ -64,7 +64,7 @@ mod timer_loop;
 pub use reactor::{IntervalStats, IntervalTick, ReactorError, ReactorInterval, ReactorTimer};
 
 use crate::clock::{duration_ns, instant_to_ns, monotonic_ns};
-use crate::precise::{PreciseSleeper, PreciseSleeperBuilder};
+use crate::precise::{OptionError, PreciseSleeper, PreciseSleeperBuilder};
 use queue::{Shared, Slot};
 use std::future::Future;
 use std::pin::Pin;
@@ -116,15 +116,30 @@ impl AsyncTimer {
 
     /// A timer thread whose sleeper has the default options, except a CPU budget of
     /// [`DEFAULT_CPU_BUDGET_PERCENT`](Self::DEFAULT_CPU_BUDGET_PERCENT).
+    ///
+    /// # Panics
+    /// If the system refuses a new thread, as [`std::thread::spawn`] does.
     pub fn new() -> Self {
-        Self::with_sleeper(
-            PreciseSleeper::builder().cpu_budget_percent(Self::DEFAULT_CPU_BUDGET_PERCENT),
-        )
+        // The defaults and a budget of 1 % are in range.
+        Self::spawn(PreciseSleeper::builder().cpu_budget_percent(Self::DEFAULT_CPU_BUDGET_PERCENT))
     }
 
     /// A timer thread whose sleeper is built by `builder` (on that thread, so its timer
     /// slack and scheduler slice are set there).
-    pub fn with_sleeper(builder: PreciseSleeperBuilder) -> Self {
+    ///
+    /// # Errors
+    /// An option of `builder` out of its range, as
+    /// [`PreciseSleeperBuilder::build`] refuses it (before any thread starts).
+    ///
+    /// # Panics
+    /// If the system refuses a new thread, as [`std::thread::spawn`] does.
+    pub fn with_sleeper(builder: PreciseSleeperBuilder) -> Result<Self, OptionError> {
+        builder.validate()?;
+        Ok(Self::spawn(builder))
+    }
+
+    /// Starts the timer thread on `builder`, whose options were checked.
+    fn spawn(builder: PreciseSleeperBuilder) -> Self {
         let shared = Arc::new(Shared::default());
         let thread_shared = Arc::clone(&shared);
         std::thread::Builder::new()
@@ -134,7 +149,7 @@ impl AsyncTimer {
                     .tid
                     .store(crate::sys::gettid(), Ordering::Release);
                 let env = BellEnv::new(Arc::clone(&thread_shared));
-                Core::new(builder.build_with_env(env), thread_shared).run();
+                Core::new(builder.build_unchecked(env, false), thread_shared).run();
             })
             .expect("spawning the timer thread");
         Self {
