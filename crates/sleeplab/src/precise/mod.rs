@@ -9,7 +9,8 @@
 //!   default the sleeper sets the thread's timer slack to 1 ns ([`SlackPolicy`]) and
 //!   never returns early.
 //! * [`Ticker`]: a drift-free schedule `start + k·period` on a sleeper, with tokio's
-//!   [`MissedTickBehavior`]s; the arithmetic is the pure function [`next_tick`].
+//!   [`MissedTickBehavior`]s (by default `Skip`, unlike tokio's `Burst`); a zero period
+//!   is refused ([`TickerError`]); the arithmetic is the pure function [`next_tick`].
 //! * [`asleep`]: `sleep_until(deadline).await` for async code: one timer thread makes
 //!   one precise sleep to the earliest deadline of every task and wakes what is due.
 //! * [`OPTIONS`]: every option of the sleeper once (name, kind, range, unit, doc; the
@@ -92,5 +93,5 @@ pub use options::{OPTIONS, OptionError, OptionKind, OptionValue, SleeperOption};
 pub use sleep_report::{SleepReport, SleepStats};
 pub use sleeper::{PreciseSleeper, SlackPolicy};
 pub use spin::SpinStrategy;
-pub use ticker::{MissedTickBehavior, Tick, Ticker, next_tick};
+pub use ticker::{MissedTickBehavior, Tick, Ticker, TickerError, next_tick};
 pub use tradeoff::{ContentionPolicy, CpuBudget, HostPolicy, SlicePolicy, Tradeoff};

@@ -62,7 +62,11 @@ impl std::fmt::Debug for Fd {
 /// A precise, drift-free periodic schedule for async code on tokio: tick `k` is due at
 /// `start + k·period` (exact nanoseconds, never accumulated from wake times), and
 /// `tick().await` returns at or after it, never before. Missed ticks are handled as
-/// tokio's `MissedTickBehavior` says (default `Burst`).
+/// tokio's `MissedTickBehavior` says, and by default as tokio's `Interval` handles them:
+/// `Burst` (it mirrors tokio's `Interval`; the blocking [`Ticker`]'s default is `Skip`,
+/// which [`with_missed_tick_behavior`](Self::with_missed_tick_behavior) sets here).
+///
+/// [`Ticker`]: crate::precise::Ticker
 ///
 /// Each tick costs one wake of the awaiting task's worker by its periodic timerfd, and a
 /// spin on that worker of at most the CPU budget's share of a period (1 % by default).
@@ -146,7 +150,8 @@ impl ReactorInterval {
         self
     }
 
-    /// The same interval with the missed-tick behaviour `behavior`.
+    /// The same interval with the missed-tick behaviour `behavior` (default
+    /// [`Burst`](MissedTickBehavior::Burst), as tokio's `Interval`).
     pub fn with_missed_tick_behavior(mut self, behavior: MissedTickBehavior) -> Self {
         self.schedule.behavior = behavior;
         self

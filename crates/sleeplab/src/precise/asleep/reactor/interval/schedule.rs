@@ -116,7 +116,9 @@ impl Schedule {
             period_ns: period_ns.max(1),
             next_ns: start_ns,
             index: 0,
-            behavior: MissedTickBehavior::default(),
+            // tokio's Interval's default, which the reactor interval mirrors (a Ticker's
+            // default is Skip).
+            behavior: MissedTickBehavior::Burst,
             missed: 0,
             estimator: MarginEstimator::default(),
             tradeoff,
