@@ -7,11 +7,10 @@ use std::time::Duration;
 use super::estimator::EstimatorConfig;
 use super::options::OptionError;
 use super::precise_strategy::Precise;
-use super::sleeper::{PreciseSleeper, SlackPolicy};
+use super::sleeper::{PreciseSleeper, SlackPolicy, ThreadSettings};
 use super::spin::SpinStrategy;
 use super::tradeoff::{CpuBudget, HostPolicy, SlicePolicy, Tradeoff};
 use crate::clock::{Env, RealEnv, duration_ns};
-use crate::system::{sched_slice_ns, set_sched_slice_ns, set_timer_slack_ns, timer_slack_ns};
 
 /// Builds a [`PreciseSleeper`] with non-default parameters.
 ///
@@ -141,7 +140,7 @@ impl PreciseSleeperBuilder {
         self
     }
 
-    /// Whether the building thread asks the scheduler for a short slice (default
+    /// Whether the sleeping thread asks the scheduler for a short slice (default
     /// [`SlicePolicy::Short`]; [`Tradeoff::slice`]).
     pub fn slice_policy(mut self, slice: SlicePolicy) -> Self {
         self.tradeoff.slice = slice;
@@ -164,7 +163,9 @@ impl PreciseSleeperBuilder {
 
     /// A sleeper on the real clock, once every option is in its range
     /// ([`validate`](Self::validate)). Applies the slack and slice policies to the calling
-    /// thread. With [`SlackPolicy::LeaveAlone`] it still reports the slack in force.
+    /// thread, and to each other thread the sleeper later sleeps on (a sleeper follows the
+    /// thread that uses it: see [`PreciseSleeper`]). With [`SlackPolicy::LeaveAlone`] it
+    /// still reports the slack in force.
     ///
     /// # Errors
     /// The first option out of its range, or a stated prior above the cap: the
@@ -175,7 +176,8 @@ impl PreciseSleeperBuilder {
     }
 
     /// A sleeper over any environment, once every option is in its range; applies the
-    /// slack and slice policies to the calling thread.
+    /// slack and slice policies to the calling thread, and to each other thread it later
+    /// sleeps on.
     ///
     /// # Errors
     /// As [`build`](Self::build).
@@ -188,30 +190,17 @@ impl PreciseSleeperBuilder {
     /// the defaults); `report`: whether it reports the thread's slack and slice even where
     /// its policies leave them alone.
     pub(crate) fn build_unchecked<E: Env>(self, env: E, report: bool) -> PreciseSleeper<E> {
-        let slack_ns = match self.slack {
-            SlackPolicy::SetMinimal => {
-                // A refusal (e.g. a seccomp sandbox) is not fatal: report what is in force.
-                Some(set_timer_slack_ns(1).unwrap_or_else(|_| timer_slack_ns()))
-            }
-            SlackPolicy::LeaveAlone => report.then(timer_slack_ns),
-        };
-        // As for the slack, a refusal is not fatal: report what is in force.
-        let slice_ns = match self.tradeoff.slice.request_ns() {
-            Some(ns) => Some(set_sched_slice_ns(Some(ns)).unwrap_or_else(|_| sched_slice_ns())),
-            None => report.then(sched_slice_ns),
-        };
         PreciseSleeper {
             env,
+            thread: ThreadSettings::apply(self.slack, self.tradeoff.slice, report),
             wait: self.strategy(),
-            slack_ns,
-            slice_ns,
         }
     }
 }
 
 impl PreciseSleeper<RealEnv> {
     /// A sleeper on the real clock with default parameters; sets this thread's timer
-    /// slack to 1 ns.
+    /// slack to 1 ns (and that of each other thread it later sleeps on).
     pub fn new() -> Self {
         // The defaults are in range (the option table's tests check it).
         Self::builder().build_unchecked(RealEnv, true)
