@@ -16,16 +16,15 @@ mod schedule;
 
 pub use schedule::IntervalTick;
 
-use super::ReactorError;
+use super::{ReactorError, budget, current_runtime, register};
 use crate::clock::{RealEnv, duration_ns, instant_to_ns, monotonic_ns};
 use crate::precise::spin::{SpinStrategy, native_sleep_until, spin_until};
-use crate::precise::ticker::MissedTickBehavior;
+use crate::precise::ticker::{MissedTickBehavior, TickerError};
 use crate::precise::tradeoff::{CpuBudget, Tradeoff};
 use crate::sys::TimerFd;
 use schedule::{Begin, Schedule, Woke};
 use std::os::fd::{AsRawFd, RawFd};
 use std::time::{Duration, Instant};
-use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 
 /// The counts of a [`ReactorInterval`] so far.
@@ -98,19 +97,21 @@ impl ReactorInterval {
     /// The default share of a period each tick may spin, percent.
     pub const DEFAULT_CPU_BUDGET_PERCENT: f64 = 1.0;
 
-    /// An interval whose first tick is due now, then every `period` (a zero period is
-    /// 1 ns), on the current tokio runtime.
+    /// An interval whose first tick is due now, then every `period`, on the current tokio
+    /// runtime.
     ///
-    /// # Panics
-    /// If the runtime was built without I/O (`enable_io`), as tokio's own I/O types do.
+    /// # Errors
+    /// [`ReactorError::Period`] for a zero period (tokio's `interval` panics on it),
+    /// [`ReactorError::NoRuntime`] outside a tokio runtime, [`ReactorError::IoDisabled`] on
+    /// a runtime built without I/O (`enable_io`), or the system's refusal of a timerfd.
     pub fn new(period: Duration) -> Result<Self, ReactorError> {
         Self::new_at_ns(monotonic_ns(), duration_ns(period))
     }
 
     /// An interval whose first tick is due at `start`, then every `period`.
     ///
-    /// # Panics
-    /// If the runtime was built without I/O (`enable_io`).
+    /// # Errors
+    /// As [`new`](Self::new).
     pub fn new_at(start: Instant, period: Duration) -> Result<Self, ReactorError> {
         Self::new_at_ns(instant_to_ns(start), duration_ns(period))
     }
@@ -118,21 +119,21 @@ impl ReactorInterval {
     /// An interval whose first tick is due at `start_ns` on [`monotonic_ns`]'s time
     /// line, then every `period_ns`.
     ///
-    /// # Panics
-    /// If the runtime was built without I/O (`enable_io`).
+    /// # Errors
+    /// As [`new`](Self::new).
     pub fn new_at_ns(start_ns: u64, period_ns: u64) -> Result<Self, ReactorError> {
-        let rt = tokio::runtime::Handle::try_current().map_err(|_| ReactorError::NoRuntime)?;
+        const WHAT: &str = "ReactorInterval";
+        if period_ns == 0 {
+            return Err(TickerError::ZeroPeriod.into());
+        }
+        let rt = current_runtime(WHAT)?;
         let timerfd = TimerFd::new(true).map_err(|e| ReactorError::Os {
             call: e.call,
             source: e.source,
         })?;
-        let fd = {
-            let _in = rt.enter();
-            // SAFETY: the `Fd` owns the timerfd, which stays open and is never replaced
-            // for the AsyncFd's life.
-            unsafe { AsyncFd::register_with_interest(Fd(timerfd), Interest::READABLE) }
-                .map_err(|e| ReactorError::Register(std::io::Error::other(e.to_string())))?
-        };
+        // SAFETY: the `Fd` owns the timerfd, which stays open and is never replaced for
+        // the AsyncFd's life.
+        let fd = unsafe { register(&rt, Fd(timerfd), WHAT) }?;
         let tradeoff = Tradeoff {
             cpu_budget: CpuBudget::Percent(Self::DEFAULT_CPU_BUDGET_PERCENT),
             ..Tradeoff::default()
@@ -144,10 +145,15 @@ impl ReactorInterval {
         })
     }
 
-    /// The same interval, spinning at most `percent` (0–100) of a period per tick.
-    pub fn with_cpu_budget_percent(mut self, percent: f64) -> Self {
-        self.schedule.tradeoff.cpu_budget = CpuBudget::Percent(percent);
-        self
+    /// The same interval, spinning at most `percent` (0–100) of a period per tick
+    /// (default [`DEFAULT_CPU_BUDGET_PERCENT`](Self::DEFAULT_CPU_BUDGET_PERCENT)).
+    ///
+    /// # Errors
+    /// [`ReactorError::Option`] for a `percent` out of 0–100 (the sleeper's `cpu_budget`
+    /// refusal).
+    pub fn with_cpu_budget_percent(mut self, percent: f64) -> Result<Self, ReactorError> {
+        self.schedule.tradeoff.cpu_budget = budget(percent)?;
+        Ok(self)
     }
 
     /// The same interval with the missed-tick behaviour `behavior` (default
