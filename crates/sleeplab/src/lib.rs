@@ -18,6 +18,18 @@
 //!   algorithms run in virtual time.
 //! * [`system`]: timer slack, CPU affinity, scheduling policy, memory locking and the
 //!   machine fingerprint.
+//!
+//! # Cargo features
+//!
+//! * `tokio`: the async sleeps and interval in tokio's own reactor
+//!   ([`precise::asleep`]'s `ReactorTimer`, `ReactorInterval`, `sleep_until_tokio`) and
+//!   the lab's tokio rows.
+//! * `async-io`, `io-uring`: the lab's rows for async-io's `Timer` and io_uring's
+//!   timeouts (without them those rows are listed as unavailable).
+//! * `serde`, `schema`: serialization of the lab's results, and their JSON Schema.
+//!
+//! Items that need a feature carry its name in these docs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod clock;
 pub mod duration;

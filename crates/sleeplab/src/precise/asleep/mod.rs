@@ -61,6 +61,7 @@ mod tests;
 mod timer_loop;
 
 #[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use reactor::{IntervalStats, IntervalTick, ReactorError, ReactorInterval, ReactorTimer};
 
 use crate::clock::{duration_ns, instant_to_ns, monotonic_ns};
@@ -311,8 +312,9 @@ impl Drop for Sleep {
     }
 }
 
-#[cfg(feature = "tokio")]
 /// `sleep_until` with tokio's `Instant` (the cargo feature `tokio`).
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub fn sleep_until_tokio(deadline: tokio::time::Instant) -> Sleep {
     sleep_until(deadline.into_std())
 }

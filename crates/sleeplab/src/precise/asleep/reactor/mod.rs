@@ -32,6 +32,7 @@ use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 
 /// Why a [`ReactorTimer`] or a [`ReactorInterval`] could not be made.
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReactorError {
@@ -135,6 +136,7 @@ fn is_io_disabled(payload: &(dyn std::any::Any + Send)) -> bool {
 /// dispatch task (a current-thread runtime, only inside `block_on`). What it saves: no
 /// timer thread and no wake of a worker from outside the runtime (which on tokio's
 /// multi-thread runtime wakes a second worker too).
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[derive(Debug, Clone)]
 pub struct ReactorTimer {
     handle: Arc<Handle>,

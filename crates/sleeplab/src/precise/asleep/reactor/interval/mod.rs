@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 use tokio::io::unix::AsyncFd;
 
 /// The counts of a [`ReactorInterval`] so far.
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct IntervalStats {
     /// Ticks fired.
@@ -86,6 +87,7 @@ impl std::fmt::Debug for Fd {
 /// }
 /// # }
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[derive(Debug)]
 pub struct ReactorInterval {
     fd: AsyncFd<Fd>,

@@ -73,6 +73,7 @@ pub(crate) enum Woke {
 }
 
 /// One tick of a [`ReactorInterval`](super::ReactorInterval).
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IntervalTick {
     /// 0-based number of this tick.
