@@ -40,8 +40,15 @@ pub mod system;
 mod usage;
 pub mod wait;
 
-/// The README's Rust snippets, compiled (and run where they end) as doc tests, so the
-/// front page cannot drift from the API.
-#[cfg(doctest)]
+/// The README's Rust snippets, compiled (and run unless marked `no_run`) as doc tests, so
+/// the front page cannot drift from the API. Some use `asleep`'s tokio types, so they are
+/// tested with the feature `tokio` (`cargo test --workspace` turns it on: the CLI asks for
+/// it).
+#[cfg(all(doctest, feature = "tokio"))]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeSnippets;
+
+/// docs/ASYNC.md's Rust snippets (tokio's types among them), as for the README.
+#[cfg(all(doctest, feature = "tokio"))]
+#[doc = include_str!("../../../docs/ASYNC.md")]
+struct AsyncDocSnippets;
