@@ -43,7 +43,8 @@ pub mod wait;
 /// The README's Rust snippets, compiled (and run unless marked `no_run`) as doc tests, so
 /// the front page cannot drift from the API. Some use `asleep`'s tokio types, so they are
 /// tested with the feature `tokio` (`cargo test --workspace` turns it on: the CLI asks for
-/// it).
+/// it); `tests/from_outside.rs` builds the README's `Cargo.toml` lines and `main` in a
+/// crate of their own, warnings denied.
 #[cfg(all(doctest, feature = "tokio"))]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeSnippets;
