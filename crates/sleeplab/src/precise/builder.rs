@@ -1,11 +1,10 @@
 //! [`PreciseSleeperBuilder`]: the sleeper's options, set by typed methods (by name
-//! through the option table: `by_name.rs`), and the sleeper's constructors that take
-//! one.
+//! through the option table, and `build`, which checks them there: `by_name.rs`), and the
+//! sleeper's constructors that take one.
 
 use std::time::Duration;
 
 use super::estimator::EstimatorConfig;
-use super::options::OptionError;
 use super::precise_strategy::Precise;
 use super::sleeper::{PreciseSleeper, SlackPolicy, ThreadSettings};
 use super::spin::SpinStrategy;
@@ -38,8 +37,8 @@ use crate::clock::{Env, RealEnv, duration_ns};
 /// Every option has one range and one refusal, whichever way it is set: the typed
 /// methods take any value, and [`build`](Self::build) (and
 /// [`build_with_env`](Self::build_with_env)) check them all against the option table
-/// [`OPTIONS`](super::OPTIONS), refusing a value out of its range with the same
-/// [`OptionError`] as the C setters (`SLEEPLAB_EINVAL`) and Python's keywords
+/// `OPTIONS`, refusing a value out of its range with the same `OptionError` as the C
+/// setters (`SLEEPLAB_EINVAL`) and Python's keywords
 /// (`ValueError`, with this message):
 ///
 /// ```
@@ -159,31 +158,6 @@ impl PreciseSleeperBuilder {
     /// [`validate`](Self::validate) says whether they are in range.
     pub fn strategy(self) -> Precise {
         Precise::new(self.estimator, self.spin).with_tradeoff(self.tradeoff)
-    }
-
-    /// A sleeper on the real clock, once every option is in its range
-    /// ([`validate`](Self::validate)). Applies the slack and slice policies to the calling
-    /// thread, and to each other thread the sleeper later sleeps on (a sleeper follows the
-    /// thread that uses it: see [`PreciseSleeper`]). With [`SlackPolicy::LeaveAlone`] it
-    /// still reports the slack in force.
-    ///
-    /// # Errors
-    /// The first option out of its range, or a stated prior above the cap: the
-    /// [`OptionError`] that [`set`](Self::set) and the C and Python bindings give for it.
-    pub fn build(self) -> Result<PreciseSleeper<RealEnv>, OptionError> {
-        self.validate()?;
-        Ok(self.build_unchecked(RealEnv, true))
-    }
-
-    /// A sleeper over any environment, once every option is in its range; applies the
-    /// slack and slice policies to the calling thread, and to each other thread it later
-    /// sleeps on.
-    ///
-    /// # Errors
-    /// As [`build`](Self::build).
-    pub fn build_with_env<E: Env>(self, env: E) -> Result<PreciseSleeper<E>, OptionError> {
-        self.validate()?;
-        Ok(self.build_unchecked(env, false))
     }
 
     /// The sleeper, without checking the options (the callers checked them, or they are
