@@ -20,7 +20,9 @@ type Sleeper = PreciseSleeper<GilEnv>;
 
 /// A sleeper with the default options (sets this thread's timer slack to 1 ns).
 fn default_sleeper() -> Sleeper {
-    PreciseSleeperBuilder::default().build_with_env(GilEnv)
+    PreciseSleeperBuilder::default()
+        .build_with_env(GilEnv)
+        .expect("the default options are in range")
 }
 
 /// The sleeper behind the module-level functions and the report of its last wait.

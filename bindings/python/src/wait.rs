@@ -65,7 +65,9 @@ impl Env for GilEnv {
 /// A sleeper on [`GilEnv`] from `builder`, with the building thread's timer slack read
 /// after building whatever the slack policy (as `PreciseSleeperBuilder::build` reports it).
 pub(crate) fn build_sleeper(builder: PreciseSleeperBuilder) -> (PreciseSleeper<GilEnv>, u64) {
-    let sleeper = builder.build_with_env(GilEnv);
+    let sleeper = builder
+        .build_with_env(GilEnv)
+        .expect("Options::from_kwargs validated the options");
     let slack = sleeper
         .timer_slack_ns()
         .unwrap_or_else(sleeplab::system::timer_slack_ns);

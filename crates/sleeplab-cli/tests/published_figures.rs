@@ -46,6 +46,8 @@ const ALLOWED: &[(&str, &str)] = &[
     ("README.md", "at most 5 % of the"),
     ("README.md", "(at least 500 µs)"),
     ("README.md", "shortest slice (100 µs"),
+    // The async reactor timers' default CPU budget (`DEFAULT_CPU_BUDGET_PERCENT`).
+    ("README.md", "at most 1 % of each wait by default"),
     // The Python binding's Ctrl-C bound (its 50 ms native slices).
     ("README.md", "within about 50 ms"),
     // The timer slack every sleeper sets on its thread (SlackPolicy::SetMinimal).

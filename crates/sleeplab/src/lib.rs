@@ -18,6 +18,18 @@
 //!   algorithms run in virtual time.
 //! * [`system`]: timer slack, CPU affinity, scheduling policy, memory locking and the
 //!   machine fingerprint.
+//!
+//! # Cargo features
+//!
+//! * `tokio`: the async sleeps and interval in tokio's own reactor
+//!   ([`precise::asleep`]'s `ReactorTimer`, `ReactorInterval`, `sleep_until_tokio`) and
+//!   the lab's tokio rows.
+//! * `async-io`, `io-uring`: the lab's rows for async-io's `Timer` and io_uring's
+//!   timeouts (without them those rows are listed as unavailable).
+//! * `serde`, `schema`: serialization of the lab's results, and their JSON Schema.
+//!
+//! Items that need a feature carry its name in these docs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod clock;
 pub mod duration;
@@ -28,8 +40,16 @@ pub mod system;
 mod usage;
 pub mod wait;
 
-/// The README's Rust snippets, compiled (and run where they end) as doc tests, so the
-/// front page cannot drift from the API.
-#[cfg(doctest)]
+/// The README's Rust snippets, compiled (and run unless marked `no_run`) as doc tests, so
+/// the front page cannot drift from the API. Some use `asleep`'s tokio types, so they are
+/// tested with the feature `tokio` (`cargo test --workspace` turns it on: the CLI asks for
+/// it); `tests/from_outside.rs` builds the README's `Cargo.toml` lines and `main` in a
+/// crate of their own, warnings denied.
+#[cfg(all(doctest, feature = "tokio"))]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeSnippets;
+
+/// docs/ASYNC.md's Rust snippets (tokio's types among them), as for the README.
+#[cfg(all(doctest, feature = "tokio"))]
+#[doc = include_str!("../../../docs/ASYNC.md")]
+struct AsyncDocSnippets;

@@ -164,7 +164,8 @@ fn an_explicit_budget_is_never_lifted() {
     let mut s = PreciseSleeper::builder()
         .cpu_budget_percent(5.0)
         .slack_policy(sleeplab::precise::SlackPolicy::LeaveAlone)
-        .build_with_env(env);
+        .build_with_env(env)
+        .unwrap();
     assert_eq!(s.tradeoff().cpu_budget, CpuBudget::Percent(5.0));
     for _ in 0..600 {
         let r = s.sleep_for_ns(30 * MS);

@@ -3,8 +3,14 @@
 //! refuse the same samples of every option (the C setters walk the same samples in
 //! `sleeplab-ffi`, the Python keywords in `bindings/python/tests/test_options.rs`).
 
-use sleeplab::lab::{SettingError, StrategySetting, option_samples};
-use sleeplab::precise::{OPTIONS, OptionError, PreciseSleeperBuilder};
+use std::time::Duration;
+
+use sleeplab::lab::{SettingError, StrategySetting, VirtualEnv, option_samples};
+use sleeplab::precise::asleep::AsyncTimer;
+use sleeplab::precise::{
+    CpuBudget, EstimatorConfig, OPTIONS, OptionError, OptionValue, PreciseSleeper,
+    PreciseSleeperBuilder,
+};
 
 #[test]
 fn every_surface_accepts_and_refuses_the_same_samples() {
@@ -51,6 +57,95 @@ fn every_surface_accepts_and_refuses_the_same_samples() {
     assert!(checked > 100, "{checked}");
 }
 
+/// `option` set to `value` through the builder's typed methods; `None` where no typed
+/// method can express the value (a word's index beyond the enum, a count beyond its
+/// field's type) or the option is a word (an enum is never out of range).
+fn typed(option: &str, value: OptionValue) -> Option<PreciseSleeperBuilder> {
+    let b = PreciseSleeper::builder();
+    // The estimator's fields, each with a prior of 0 so that no cap is below it.
+    let estimator = |f: &dyn Fn(&mut EstimatorConfig)| {
+        let mut config = EstimatorConfig {
+            prior_ns: 0,
+            ..EstimatorConfig::default()
+        };
+        f(&mut config);
+        Some(PreciseSleeper::builder().estimator(config))
+    };
+    match (option, value) {
+        ("quantile", OptionValue::Number(q)) => Some(b.quantile(q)),
+        ("cpu_budget", OptionValue::Budget(CpuBudget::Percent(p))) => Some(b.cpu_budget_percent(p)),
+        ("cpu_budget", OptionValue::Budget(budget)) => Some(b.cpu_budget(budget)),
+        ("lateness_tolerance", OptionValue::Ns(ns)) => {
+            Some(b.lateness_tolerance(Duration::from_nanos(ns)))
+        }
+        ("early_tolerance", OptionValue::Ns(ns)) => {
+            Some(b.early_tolerance(Duration::from_nanos(ns)))
+        }
+        ("cap", OptionValue::Ns(ns)) => estimator(&|c| c.cap_ns = ns),
+        ("prior", OptionValue::Ns(ns)) => estimator(&|c| c.prior_ns = ns),
+        ("headroom", OptionValue::Ns(ns)) => estimator(&|c| c.headroom_ns = ns),
+        ("window", OptionValue::Count(n)) => {
+            let n = usize::try_from(n).ok()?;
+            estimator(&|c| c.window = n)
+        }
+        ("half_life", OptionValue::Count(n)) => {
+            let n = u32::try_from(n).ok()?;
+            estimator(&|c| c.half_life = n)
+        }
+        _ => None,
+    }
+}
+
+/// The typed methods take any value, and `build` refuses one out of its range with the
+/// error `set` gives by name (the C setters' `SLEEPLAB_EINVAL`, Python's `ValueError`
+/// text): one range and one refusal on every surface, the typed one included.
+#[test]
+fn the_typed_builder_refuses_what_the_table_refuses() {
+    let mut checked = 0;
+    for option in OPTIONS {
+        for sample in option_samples(option) {
+            let Some(value) = sample.value else { continue };
+            let Some(builder) = typed(option.name, value) else {
+                continue;
+            };
+            let what = format!("{}={}", option.name, sample.text);
+            let built = builder.build_with_env(VirtualEnv::new());
+            assert_eq!(built.is_ok(), sample.ok, "{what}");
+            if let Err(e) = built {
+                let by_name = PreciseSleeperBuilder::default()
+                    .set(option.name, value)
+                    .unwrap_err();
+                assert_eq!(e.to_string(), by_name.to_string(), "{what}");
+                assert_eq!(
+                    builder.build().unwrap_err(),
+                    e,
+                    "{what}: build on the real clock"
+                );
+                assert_eq!(
+                    AsyncTimer::with_sleeper(builder).unwrap_err(),
+                    e,
+                    "{what}: the async timer's sleeper"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 30, "{checked}");
+    // The two that a C or Python user is refused and a Rust user was not.
+    for (builder, message) in [
+        (
+            PreciseSleeper::builder().quantile(0.2),
+            "bad value `0.2` for quantile: expected a quantile from 0.5 to 1",
+        ),
+        (
+            PreciseSleeper::builder().cpu_budget_percent(250.0),
+            "bad value `250%` for cpu_budget: expected auto, none, or a percentage from 0 to 100",
+        ),
+    ] {
+        assert_eq!(builder.build().unwrap_err().to_string(), message);
+    }
+}
+
 /// The timer slack is the harness's to set once for every strategy it compares.
 #[test]
 fn the_timer_slack_is_no_setting() {
@@ -91,7 +186,8 @@ fn a_prior_above_the_cap_is_refused_alike() {
     ));
 }
 
-/// `sleeplab::precise` is the product's front door: at most 25 names, so it stays small.
+/// `sleeplab::precise` is the product's front door: at most 26 names, so it stays small
+/// (26 since a ticker refuses a zero period with an error of its own, `TickerError`).
 #[test]
 fn the_front_door_is_small() {
     let source = include_str!("../src/precise/mod.rs");
@@ -112,7 +208,7 @@ fn the_front_door_is_small() {
         };
     }
     assert!(
-        (15..=25).contains(&names),
+        (15..=26).contains(&names),
         "sleeplab::precise exports {names} names"
     );
 }

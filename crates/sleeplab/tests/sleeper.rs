@@ -1,9 +1,11 @@
 //! `PreciseSleeper` in virtual time: its phases, what it learns, what it costs, and the
-//! timer-slack policy on the real thread.
+//! timer-slack policy on the real thread and on a thread the sleeper moves to.
+
+use std::time::Duration;
 
 use sleeplab::lab::{NativeWake, VirtualCosts, VirtualEnv, strategy_by_name};
 use sleeplab::precise::{CpuBudget, EstimatorConfig, PreciseSleeper, SlackPolicy, SpinStrategy};
-use sleeplab::system::timer_slack_ns;
+use sleeplab::system::{sched_slice_ns, set_timer_slack_ns, timer_slack_ns};
 
 const FRAME: u64 = 16_666_667;
 
@@ -157,7 +159,8 @@ fn yield_spin_yields_instead_of_pausing() {
             prior_ns: 50_000,
             ..EstimatorConfig::default()
         })
-        .build_with_env(VirtualEnv::new());
+        .build_with_env(VirtualEnv::new())
+        .unwrap();
     assert_eq!(s.spin_strategy(), SpinStrategy::YieldSpin);
     assert_eq!(s.margin_ns(), 60_000);
     let r = s.sleep_for_ns(FRAME);
@@ -200,7 +203,8 @@ fn slack_policy_on_the_real_thread() {
         );
         let left = PreciseSleeper::builder()
             .slack_policy(SlackPolicy::LeaveAlone)
-            .build();
+            .build()
+            .unwrap();
         assert_eq!(left.timer_slack_ns(), Some(before));
         let s = PreciseSleeper::new();
         // 1 ns unless the sandbox refuses prctl; either way, what is reported is in force.
@@ -208,6 +212,70 @@ fn slack_policy_on_the_real_thread() {
     })
     .join()
     .unwrap();
+}
+
+/// Runs `f` on a new thread whose timer slack is the kernel's default 50 µs (a thread
+/// inherits its creator's, which a sleeper may have set to 1 ns).
+fn on_a_thread_with_default_slack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::spawn(move || {
+        set_timer_slack_ns(50_000).unwrap();
+        assert_eq!(timer_slack_ns(), 50_000);
+        f()
+    })
+    .join()
+    .unwrap()
+}
+
+/// A sleeper follows the thread that uses it: moved to a thread whose slack is 50 µs, it
+/// sets that thread's slack (and slice) before its first wait there and reports that
+/// thread's, read back with `system::timer_slack_ns`.
+#[test]
+fn a_sleeper_follows_the_thread_that_uses_it() {
+    let (mut sleeper, built) = on_a_thread_with_default_slack(|| {
+        let s = PreciseSleeper::new();
+        let built = s.timer_slack_ns();
+        assert_eq!(built, Some(timer_slack_ns()));
+        (s, built)
+    });
+    on_a_thread_with_default_slack(move || {
+        // Until it sleeps here it reports the building thread's, and changes nothing.
+        assert_eq!(sleeper.timer_slack_ns(), built);
+        assert_eq!(timer_slack_ns(), 50_000);
+        let r = sleeper.sleep(Duration::from_micros(200));
+        assert!(r.woke_ns >= r.deadline_ns);
+        // 1 ns unless the sandbox refuses prctl; either way, what is reported is in force.
+        assert_eq!(sleeper.timer_slack_ns(), Some(timer_slack_ns()));
+        assert!(timer_slack_ns() < 50_000, "the thread's slack was set");
+        assert_eq!(sleeper.sched_slice_ns(), Some(sched_slice_ns()));
+        // Later sleeps on the same thread change nothing more.
+        set_timer_slack_ns(40_000).unwrap();
+        sleeper.sleep(Duration::from_micros(100));
+        assert_eq!(
+            timer_slack_ns(),
+            40_000,
+            "applied once per thread, not per sleep"
+        );
+        sleeper
+    });
+    // A sleeper that leaves the slack alone reports each thread's own.
+    let mut left = PreciseSleeper::builder()
+        .slack_policy(SlackPolicy::LeaveAlone)
+        .build()
+        .unwrap();
+    let left = on_a_thread_with_default_slack(move || {
+        left.sleep(Duration::from_micros(100));
+        assert_eq!(left.timer_slack_ns(), Some(50_000));
+        assert_eq!(timer_slack_ns(), 50_000);
+        left
+    });
+    assert_eq!(left.timer_slack_ns(), Some(50_000));
+    // A virtual sleeper leaves every thread alone.
+    let mut v = PreciseSleeper::with_env(VirtualEnv::new());
+    on_a_thread_with_default_slack(move || {
+        v.sleep_for_ns(FRAME);
+        assert_eq!(v.timer_slack_ns(), None);
+        assert_eq!(timer_slack_ns(), 50_000);
+    });
 }
 
 #[test]
@@ -241,7 +309,8 @@ fn the_early_tolerance_is_a_bound_even_under_interruptions() {
     let mut s = PreciseSleeper::builder()
         .early_tolerance(std::time::Duration::from_nanos(early))
         .slack_policy(SlackPolicy::LeaveAlone)
-        .build_with_env(env);
+        .build_with_env(env)
+        .unwrap();
     assert_eq!(s.tradeoff().early_tolerance_ns, early);
     let mut returned_early = 0;
     for i in 0..3_000u64 {
@@ -278,6 +347,7 @@ fn a_budget_too_small_for_the_tail_says_so_and_names_the_budget_that_would_do() 
             .cpu_budget(budget)
             .slack_policy(SlackPolicy::LeaveAlone)
             .build_with_env(VirtualEnv::new().with_model(|_| NativeWake::Late(300_000)))
+            .expect("budgets of 1 % and 3 % are in range")
     };
     let mut tight = sleeper(CpuBudget::Percent(1.0));
     let mut ample = sleeper(CpuBudget::Percent(3.0));

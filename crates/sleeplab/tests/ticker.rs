@@ -1,12 +1,16 @@
 //! The ticker: the pure next-tick arithmetic for all three missed-tick behaviours,
-//! scripted stalls in virtual time (exact instants and missed counts), no drift over
-//! 10 000 ticks, and overflow safety near `u64::MAX`.
+//! scripted stalls in virtual time (exact instants and missed counts), the default
+//! behaviour (Skip), a zero period refused, no drift over 10 000 ticks, and overflow
+//! safety near `u64::MAX`.
+
+use std::time::Duration;
 
 use sleeplab::lab::{VirtualCosts, VirtualEnv};
 use sleeplab::precise::{
     MissedTickBehavior::{self, Burst, Delay, Skip},
-    PreciseSleeper, Ticker, next_tick,
+    PreciseSleeper, Ticker, TickerError, next_tick,
 };
+use sleeplab::system::{set_timer_slack_ns, timer_slack_ns};
 
 const MS: u64 = 1_000_000;
 
@@ -67,7 +71,11 @@ fn exact_ticker(b: MissedTickBehavior) -> Ticker<VirtualEnv> {
 
 /// Ticks 0 and 1 on time, then a 3.5 ms stall (work that overran), then 4 more ticks.
 fn run_with_stall(b: MissedTickBehavior) -> (Vec<(u64, u64, u64)>, u64) {
-    let mut t = exact_ticker(b);
+    run_stalled(exact_ticker(b))
+}
+
+/// [`run_with_stall`] on the ticker `t`.
+fn run_stalled(mut t: Ticker<VirtualEnv>) -> (Vec<(u64, u64, u64)>, u64) {
     let mut out = Vec::new();
     for i in 0..6 {
         let tick = t.tick();
@@ -130,6 +138,63 @@ fn each_missed_tick_behavior_after_a_stall() {
         assert_eq!(ticks, expected, "{behavior:?}");
         assert_eq!(missed, 2, "{behavior:?}");
     }
+}
+
+/// A frame loop's default: a stall's missed ticks are dropped and the grid kept (Skip),
+/// unlike tokio, whose default is Burst.
+#[test]
+fn the_default_behavior_is_skip() {
+    assert_eq!(MissedTickBehavior::default(), Skip);
+    let env = VirtualEnv::new().with_costs(VirtualCosts::EXACT);
+    let t = Ticker::with_sleeper_at_ns(PreciseSleeper::new_virtual(env), 0, MS);
+    assert_eq!(t.missed_tick_behavior(), Skip);
+    assert_eq!(run_stalled(t), run_with_stall(Skip));
+    let env = VirtualEnv::new().with_costs(VirtualCosts::EXACT);
+    let t = Ticker::with_sleeper(PreciseSleeper::new_virtual(env), Duration::from_millis(1));
+    assert_eq!(t.missed_tick_behavior(), Skip);
+}
+
+/// A zero period is refused, as C (`SLEEPLAB_EINVAL`) and Python (`ValueError`, this
+/// text) refuse it, instead of a 1 ns busy loop; before any sleeper is built, so the
+/// thread's timer slack is left as it was.
+#[test]
+fn a_zero_period_is_refused() {
+    std::thread::spawn(|| {
+        let _ = set_timer_slack_ns(50_000);
+        let before = timer_slack_ns();
+        let e = Ticker::try_new(Duration::ZERO).unwrap_err();
+        assert_eq!(e, TickerError::ZeroPeriod);
+        assert_eq!(e.to_string(), "period must be positive, got 0.0");
+        assert_eq!(timer_slack_ns(), before, "no sleeper was built");
+        let sleeper = PreciseSleeper::new_virtual(VirtualEnv::new());
+        assert_eq!(
+            Ticker::try_with_sleeper(sleeper, Duration::ZERO).unwrap_err(),
+            TickerError::ZeroPeriod
+        );
+        // The shortest period there is still ticks.
+        let sleeper = PreciseSleeper::new_virtual(VirtualEnv::new());
+        let mut t = Ticker::try_with_sleeper(sleeper, Duration::from_nanos(1)).unwrap();
+        assert_eq!(t.period_ns(), 1);
+        let tick = t.tick();
+        assert!(tick.woke_ns >= tick.scheduled_ns);
+    })
+    .join()
+    .unwrap();
+}
+
+/// `new` panics on a zero period with the same text, as tokio's `interval` does.
+#[test]
+#[should_panic(expected = "period must be positive, got 0.0")]
+fn new_panics_on_a_zero_period() {
+    let _ = Ticker::new(Duration::ZERO);
+}
+
+/// So does the constructor in nanoseconds.
+#[test]
+#[should_panic(expected = "period must be positive, got 0.0")]
+fn with_sleeper_at_ns_panics_on_a_zero_period() {
+    let sleeper = PreciseSleeper::new_virtual(VirtualEnv::new());
+    let _ = Ticker::with_sleeper_at_ns(sleeper, 0, 0);
 }
 
 #[test]

@@ -1,16 +1,16 @@
 //! [`PreciseSleeperBuilder`]: the sleeper's options, set by typed methods (by name
-//! through the option table: `by_name.rs`), and the sleeper's constructors that take
-//! one.
+//! through the option table, and `build`, which checks them there: `by_name.rs`), and the
+//! sleeper's constructors that take one.
 
 use std::time::Duration;
 
 use super::estimator::EstimatorConfig;
 use super::precise_strategy::Precise;
-use super::sleeper::{PreciseSleeper, SlackPolicy};
+use super::sleeper::{PreciseSleeper, SlackPolicy, ThreadSettings};
 use super::spin::SpinStrategy;
 use super::tradeoff::{CpuBudget, HostPolicy, SlicePolicy, Tradeoff};
 use crate::clock::{Env, RealEnv, duration_ns};
-use crate::system::{sched_slice_ns, set_sched_slice_ns, set_timer_slack_ns, timer_slack_ns};
+
 /// Builds a [`PreciseSleeper`] with non-default parameters.
 ///
 /// The trade-off between lateness and CPU (see [`Tradeoff`]); each option's effect on
@@ -28,16 +28,30 @@ use crate::system::{sched_slice_ns, set_sched_slice_ns, set_timer_slack_ns, time
 ///     .cpu_budget_percent(3.0)                          // spinning ≤ 3 % of each wait,
 ///     .early_tolerance(Duration::from_micros(100))      // returning ≤ 100 µs early.
 ///     .slack_policy(SlackPolicy::LeaveAlone)
-///     .build_with_env(VirtualEnv::new());
+///     .build_with_env(VirtualEnv::new())?;
 /// let r = sleeper.sleep_for_ns(16_666_667);
 /// assert!(r.woke_ns + 100_000 >= r.deadline_ns); // never more than the early tolerance
+/// # Ok::<(), sleeplab::precise::OptionError>(())
 /// ```
 ///
-/// The typed methods take any value and the sleeper brings it into range when it is
-/// built (see [`EstimatorConfig::normalized`]). The same options by name, checked against
-/// their documented ranges, are [`set`](Self::set) and [`set_text`](Self::set_text) (the
-/// option table `OPTIONS`, which the C and Python bindings and the
-/// strategy settings go through), with [`validate`](Self::validate) once all are set:
+/// Every option has one range and one refusal, whichever way it is set: the typed
+/// methods take any value, and [`build`](Self::build) (and
+/// [`build_with_env`](Self::build_with_env)) check them all against the option table
+/// `OPTIONS`, refusing a value out of its range with the same `OptionError` as the C
+/// setters (`SLEEPLAB_EINVAL`) and Python's keywords
+/// (`ValueError`, with this message):
+///
+/// ```
+/// use sleeplab::precise::PreciseSleeper;
+///
+/// let err = PreciseSleeper::builder().quantile(0.2).build().unwrap_err();
+/// assert_eq!(err.to_string(), "bad value `0.2` for quantile: expected a quantile from 0.5 to 1");
+/// assert!(PreciseSleeper::builder().cpu_budget_percent(250.0).build().is_err());
+/// ```
+///
+/// The same options by name are [`set`](Self::set) and [`set_text`](Self::set_text)
+/// (which the C and Python bindings and the strategy settings go through), each checked
+/// as it is set, with [`validate`](Self::validate) to check how they go together:
 ///
 /// ```
 /// use sleeplab::precise::{OptionValue, PreciseSleeperBuilder};
@@ -81,8 +95,9 @@ impl PreciseSleeperBuilder {
         self
     }
 
-    /// The lateness quantile the margin covers (default 0.99; 0.5..=1.0): the
-    /// estimator's [`quantile`](EstimatorConfig::quantile).
+    /// The lateness quantile the margin covers (default 0.99; 0.5..=1.0, else
+    /// [`build`](Self::build) refuses it): the estimator's
+    /// [`quantile`](EstimatorConfig::quantile).
     pub fn quantile(mut self, quantile: f64) -> Self {
         self.estimator.quantile = quantile;
         self
@@ -96,8 +111,8 @@ impl PreciseSleeperBuilder {
         self
     }
 
-    /// Spin at most `percent` % (0–100) of each wait ([`CpuBudget::Percent`]); the default
-    /// is [`CpuBudget::Auto`].
+    /// Spin at most `percent` % (0–100, else [`build`](Self::build) refuses it) of each
+    /// wait ([`CpuBudget::Percent`]); the default is [`CpuBudget::Auto`].
     pub fn cpu_budget_percent(mut self, percent: f64) -> Self {
         self.tradeoff.cpu_budget = CpuBudget::Percent(percent);
         self
@@ -124,7 +139,7 @@ impl PreciseSleeperBuilder {
         self
     }
 
-    /// Whether the building thread asks the scheduler for a short slice (default
+    /// Whether the sleeping thread asks the scheduler for a short slice (default
     /// [`SlicePolicy::Short`]; [`Tradeoff::slice`]).
     pub fn slice_policy(mut self, slice: SlicePolicy) -> Self {
         self.tradeoff.slice = slice;
@@ -138,50 +153,31 @@ impl PreciseSleeperBuilder {
     }
 
     /// The strategy alone, without a thread setting or an environment (for replays and
-    /// the registry).
+    /// the registry, which take options already checked). It does not check them: a
+    /// value out of its range is brought into it (see [`EstimatorConfig::normalized`]);
+    /// [`validate`](Self::validate) says whether they are in range.
     pub fn strategy(self) -> Precise {
         Precise::new(self.estimator, self.spin).with_tradeoff(self.tradeoff)
     }
 
-    /// A sleeper on the real clock. With [`SlackPolicy::LeaveAlone`] it still reports the
-    /// slack in force.
-    pub fn build(self) -> PreciseSleeper<RealEnv> {
-        let mut s = self.build_with_env(RealEnv);
-        s.slack_ns = Some(timer_slack_ns());
-        s.slice_ns = Some(sched_slice_ns());
-        s
-    }
-
-    /// A sleeper over any environment; applies the slack and slice policies to the
-    /// calling thread.
-    pub fn build_with_env<E: Env>(self, env: E) -> PreciseSleeper<E> {
-        let slack_ns = match self.slack {
-            SlackPolicy::SetMinimal => {
-                // A refusal (e.g. a seccomp sandbox) is not fatal: report what is in force.
-                Some(set_timer_slack_ns(1).unwrap_or_else(|_| timer_slack_ns()))
-            }
-            SlackPolicy::LeaveAlone => None,
-        };
-        // As for the slack, a refusal is not fatal: report what is in force.
-        let slice_ns = self
-            .tradeoff
-            .slice
-            .request_ns()
-            .map(|ns| set_sched_slice_ns(Some(ns)).unwrap_or_else(|_| sched_slice_ns()));
+    /// The sleeper, without checking the options (the callers checked them, or they are
+    /// the defaults); `report`: whether it reports the thread's slack and slice even where
+    /// its policies leave them alone.
+    pub(crate) fn build_unchecked<E: Env>(self, env: E, report: bool) -> PreciseSleeper<E> {
         PreciseSleeper {
             env,
+            thread: ThreadSettings::apply(self.slack, self.tradeoff.slice, report),
             wait: self.strategy(),
-            slack_ns,
-            slice_ns,
         }
     }
 }
 
 impl PreciseSleeper<RealEnv> {
     /// A sleeper on the real clock with default parameters; sets this thread's timer
-    /// slack to 1 ns.
+    /// slack to 1 ns (and that of each other thread it later sleeps on).
     pub fn new() -> Self {
-        Self::builder().build()
+        // The defaults are in range (the option table's tests check it).
+        Self::builder().build_unchecked(RealEnv, true)
     }
 
     /// A builder for non-default parameters.
@@ -200,9 +196,10 @@ impl<E: Env> PreciseSleeper<E> {
     /// A sleeper over `env` with default parameters; leaves the timer slack and the
     /// scheduler slice alone.
     pub fn with_env(env: E) -> Self {
+        // The defaults and these two policies are in range.
         PreciseSleeperBuilder::default()
             .slack_policy(SlackPolicy::LeaveAlone)
             .slice_policy(SlicePolicy::Inherit)
-            .build_with_env(env)
+            .build_unchecked(env, false)
     }
 }

@@ -1,8 +1,11 @@
 //! The builder's options by name, through the option table ([`OPTIONS`]): set one from
-//! its value or its text, read one, and check them all together.
+//! its value or its text, read one, check them all together, and build a sleeper once
+//! they pass.
 
 use super::builder::PreciseSleeperBuilder;
 use super::options::{OPTIONS, OptionError, OptionValue, SleeperOption};
+use super::sleeper::PreciseSleeper;
+use crate::clock::{Env, RealEnv};
 
 impl PreciseSleeperBuilder {
     /// Sets the option called `name` (see [`OPTIONS`]) if `value` is of
@@ -38,5 +41,31 @@ impl PreciseSleeperBuilder {
             });
         }
         Ok(())
+    }
+
+    /// A sleeper on the real clock, once every option is in its range
+    /// ([`validate`](Self::validate)). Applies the slack and slice policies to the calling
+    /// thread, and to each other thread the sleeper later sleeps on (a sleeper follows the
+    /// thread that uses it: see [`PreciseSleeper`]). With
+    /// [`SlackPolicy::LeaveAlone`](super::SlackPolicy::LeaveAlone) it still reports the
+    /// slack in force.
+    ///
+    /// # Errors
+    /// The first option out of its range, or a stated prior above the cap: the
+    /// [`OptionError`] that [`set`](Self::set) and the C and Python bindings give for it.
+    pub fn build(self) -> Result<PreciseSleeper<RealEnv>, OptionError> {
+        self.validate()?;
+        Ok(self.build_unchecked(RealEnv, true))
+    }
+
+    /// A sleeper over any environment, once every option is in its range; applies the
+    /// slack and slice policies to the calling thread, and to each other thread it later
+    /// sleeps on.
+    ///
+    /// # Errors
+    /// As [`build`](Self::build).
+    pub fn build_with_env<E: Env>(self, env: E) -> Result<PreciseSleeper<E>, OptionError> {
+        self.validate()?;
+        Ok(self.build_unchecked(env, false))
     }
 }

@@ -9,9 +9,14 @@
 //!   default the sleeper sets the thread's timer slack to 1 ns ([`SlackPolicy`]) and
 //!   never returns early.
 //! * [`Ticker`]: a drift-free schedule `start + k·period` on a sleeper, with tokio's
-//!   [`MissedTickBehavior`]s; the arithmetic is the pure function [`next_tick`].
-//! * [`asleep`]: `sleep_until(deadline).await` for async code: one timer thread makes
-//!   one precise sleep to the earliest deadline of every task and wakes what is due.
+//!   [`MissedTickBehavior`]s (by default `Skip`, unlike tokio's `Burst`); a zero period
+//!   is refused ([`TickerError`]); the arithmetic is the pure function [`next_tick`].
+//! * [`asleep`]: precise sleeps for async code. On tokio (cargo feature `tokio`),
+//!   [`ReactorInterval`] for a loop and [`ReactorTimer`] for one-shots wait in the
+//!   runtime's own reactor, one kernel wake per deadline, and spin the learned margin on
+//!   the worker (at most 1 % of each wait by default, `with_cpu_budget_percent` to raise
+//!   it). On any executor, `sleep_until(deadline).await`: one timer thread makes one
+//!   precise sleep to the earliest deadline of every task and wakes what is due.
 //! * [`OPTIONS`]: every option of the sleeper once (name, kind, range, unit, doc; the
 //!   default is the builder's), which the C and Python bindings and the lab's strategy
 //!   settings all go through ([`PreciseSleeperBuilder::set`]).
@@ -70,6 +75,16 @@
 //! }
 //! println!("margin learned: {} ns", sleeper.margin_ns());
 //! ```
+//!
+#![cfg_attr(
+    feature = "tokio",
+    doc = "[`ReactorInterval`]: asleep::ReactorInterval\n[`ReactorTimer`]: asleep::ReactorTimer"
+)]
+// Without the feature the reactor types do not exist: their links lead to `asleep`.
+#![cfg_attr(
+    not(feature = "tokio"),
+    doc = "[`ReactorInterval`]: asleep\n[`ReactorTimer`]: asleep"
+)]
 
 pub mod asleep;
 mod builder;
@@ -92,5 +107,5 @@ pub use options::{OPTIONS, OptionError, OptionKind, OptionValue, SleeperOption};
 pub use sleep_report::{SleepReport, SleepStats};
 pub use sleeper::{PreciseSleeper, SlackPolicy};
 pub use spin::SpinStrategy;
-pub use ticker::{MissedTickBehavior, Tick, Ticker, next_tick};
+pub use ticker::{MissedTickBehavior, Tick, Ticker, TickerError, next_tick};
 pub use tradeoff::{ContentionPolicy, CpuBudget, HostPolicy, SlicePolicy, Tradeoff};

@@ -1,16 +1,21 @@
 //! [`PreciseSleeper`]: the [`Precise`] strategy bundled with its environment and the
-//! thread setting it relies on (1 ns timer slack).
+//! thread settings it relies on (1 ns timer slack, a short scheduler slice), which follow
+//! it to the thread that uses it.
 
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::estimator::MarginEstimator;
 use super::precise_strategy::Precise;
 use super::sleep_report::{SleepReport, SleepStats};
 use super::spin::SpinStrategy;
-use super::tradeoff::Tradeoff;
+use super::tradeoff::{SlicePolicy, Tradeoff};
 use crate::clock::{Env, RealEnv, duration_ns, instant_to_ns};
+use crate::system::{sched_slice_ns, set_sched_slice_ns, set_timer_slack_ns, timer_slack_ns};
 
-/// What a sleeper does with the calling thread's timer slack when it is built.
+/// What a sleeper does with the timer slack of the thread it is built on, and of each
+/// other thread it later sleeps on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SlackPolicy {
     /// Set it to 1 ns (`prctl(PR_SET_TIMERSLACK, 1)`), the minimum: with the default
@@ -27,17 +32,89 @@ pub enum SlackPolicy {
 /// then a spin to the deadline, with the margin learned online per sleeper (see
 /// [`MarginEstimator`]). It never returns before the deadline.
 ///
-/// One sleeper per thread: timer slack and the scheduler slice ([`SlicePolicy`](super::SlicePolicy)) are
-/// per-thread settings applied when the sleeper is built (on the building thread), and
-/// the learned margin describes that thread's wakeups. Generic over [`Env`] so tests and
-/// the simulator run this exact code in virtual time
+/// A sleeper follows the thread that uses it. Timer slack and the scheduler slice
+/// ([`SlackPolicy`], [`SlicePolicy`]) are per-thread settings: they are applied to the
+/// building thread when the sleeper is built, and again to another thread the first
+/// time the sleeper sleeps there (a sleeper moved into a worker thread sets that
+/// thread's slack to 1 ns before its first wait), and
+/// [`timer_slack_ns`](Self::timer_slack_ns) and [`sched_slice_ns`](Self::sched_slice_ns)
+/// then report that thread's. Noticing the move costs a thread-local read per sleep, no
+/// system call; the thread it left keeps the settings it was given. The learned margin
+/// is kept across a move: it describes the wakeups of the threads it slept on, so one
+/// sleeper per thread remains the way to learn each thread's own.
+///
+/// Generic over [`Env`] so tests and the simulator run this exact code in virtual time
 /// (the lab's `VirtualEnv`).
 #[derive(Debug)]
 pub struct PreciseSleeper<E: Env = RealEnv> {
     pub(super) env: E,
     pub(super) wait: Precise,
-    pub(super) slack_ns: Option<u64>,
-    pub(super) slice_ns: Option<u64>,
+    pub(super) thread: ThreadSettings,
+}
+
+/// The per-thread settings of a sleeper: its policies, the thread they were last applied
+/// to and what was read back there.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ThreadSettings {
+    slack: SlackPolicy,
+    slice: SlicePolicy,
+    /// Whether the settings in force are reported where the policies leave them alone
+    /// (a sleeper on the real clock).
+    report: bool,
+    /// [`thread_key`] of the thread they were applied to.
+    thread: u64,
+    slack_ns: Option<u64>,
+    slice_ns: Option<u64>,
+}
+
+impl ThreadSettings {
+    /// Applies `slack` and `slice` to the calling thread and reads back what is in force.
+    /// A refusal (e.g. a seccomp sandbox) is not fatal: what is in force is reported.
+    pub(super) fn apply(slack: SlackPolicy, slice: SlicePolicy, report: bool) -> Self {
+        let slack_ns = match slack {
+            SlackPolicy::SetMinimal => {
+                Some(set_timer_slack_ns(1).unwrap_or_else(|_| timer_slack_ns()))
+            }
+            SlackPolicy::LeaveAlone => report.then(timer_slack_ns),
+        };
+        let slice_ns = match slice.request_ns() {
+            Some(ns) => Some(set_sched_slice_ns(Some(ns)).unwrap_or_else(|_| sched_slice_ns())),
+            None => report.then(sched_slice_ns),
+        };
+        Self {
+            slack,
+            slice,
+            report,
+            thread: thread_key(),
+            slack_ns,
+            slice_ns,
+        }
+    }
+
+    /// Applies the settings again if the calling thread is not the one they were
+    /// applied to.
+    fn follow(&mut self) {
+        if self.thread != thread_key() {
+            *self = Self::apply(self.slack, self.slice, self.report);
+        }
+    }
+}
+
+/// A number for the calling thread, unique in the process for its life: a thread-local
+/// read after the first call on a thread (no system call).
+fn thread_key() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        static KEY: Cell<u64> = const { Cell::new(0) };
+    }
+    KEY.with(|key| match key.get() {
+        0 => {
+            let k = NEXT.fetch_add(1, Ordering::Relaxed);
+            key.set(k);
+            k
+        }
+        k => k,
+    })
 }
 
 impl PreciseSleeper<RealEnv> {
@@ -62,7 +139,10 @@ impl<E: Env> PreciseSleeper<E> {
 
     /// Sleeps until `deadline` on the environment's time line (for [`RealEnv`],
     /// [`monotonic_ns`](crate::clock::monotonic_ns)). A deadline in the past returns at once.
+    /// On a thread the sleeper has not slept on before, its thread settings are applied
+    /// there first (see [`PreciseSleeper`]).
     pub fn sleep_until_ns(&mut self, deadline: u64) -> SleepReport {
+        self.thread.follow();
         self.wait.wait_until(&mut self.env, deadline)
     }
 
@@ -73,6 +153,7 @@ impl<E: Env> PreciseSleeper<E> {
         deadline: u64,
         interrupted: impl FnMut(&mut E) -> bool,
     ) -> Option<SleepReport> {
+        self.thread.follow();
         self.wait
             .wait_until_or(&mut self.env, deadline, interrupted)
     }
@@ -117,18 +198,20 @@ impl<E: Env> PreciseSleeper<E> {
         self.wait.spin_strategy()
     }
 
-    /// The building thread's timer slack read right after construction (after setting it
-    /// under [`SlackPolicy::SetMinimal`]), ns; `None` when a sleeper over a non-real
-    /// environment left it alone.
+    /// The timer slack of the thread the sleeper last slept on (until its first sleep,
+    /// the building thread's), read right after setting it there under
+    /// [`SlackPolicy::SetMinimal`], ns; `None` when a sleeper over a non-real environment
+    /// left it alone.
     pub fn timer_slack_ns(&self) -> Option<u64> {
-        self.slack_ns
+        self.thread.slack_ns
     }
 
-    /// The building thread's scheduler slice read right after construction (after
-    /// requesting the short one under [`SlicePolicy::Short`](super::SlicePolicy::Short)), ns (0: the kernel reports
-    /// none); `None` when a sleeper over a non-real environment left it alone.
+    /// The scheduler slice of the thread the sleeper last slept on (until its first
+    /// sleep, the building thread's), read right after requesting the short one there
+    /// under [`SlicePolicy::Short`], ns (0: the kernel reports none); `None` when a
+    /// sleeper over a non-real environment left it alone.
     pub fn sched_slice_ns(&self) -> Option<u64> {
-        self.slice_ns
+        self.thread.slice_ns
     }
 
     /// The underlying strategy.

@@ -10,16 +10,34 @@ use crate::clock::{Env, RealEnv, duration_ns};
 
 /// What a [`Ticker`] does when a tick fires a whole period (or more) late, so that later
 /// grid instants have already passed. Same meanings as tokio's.
+///
+/// The default is [`Skip`](Self::Skip), a [`Ticker`]'s: for a frame or control loop,
+/// dropping the ticks a stall made it miss and keeping the grid is what it wants, where
+/// a burst of catch-up ticks would run frames back to back. That is unlike tokio, whose
+/// default is `Burst`; the async `ReactorInterval` (cargo feature `tokio`), which mirrors
+/// tokio's `Interval`, starts with `Burst` as tokio's does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MissedTickBehavior {
     /// Fire the missed ticks at once, one per `tick()` call, until caught up; the grid is
-    /// kept (next = scheduled + period).
-    #[default]
+    /// kept (next = scheduled + period). tokio's default.
     Burst,
     /// Restart the schedule from the late tick: next = now + period (the grid shifts).
     Delay,
     /// Drop the missed ticks: next = the first instant of the original grid after now.
+    /// The default.
+    #[default]
     Skip,
+}
+
+/// Why a [`Ticker`] was not made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TickerError {
+    /// A zero period: a schedule that is always due, a busy loop. The text is the one
+    /// Python's `sleeplab.Ticker(0)` raises (`ValueError`); C's `sleeplab_ticker_new`
+    /// returns `SLEEPLAB_EINVAL` for it.
+    #[error("period must be positive, got 0.0")]
+    ZeroPeriod,
 }
 
 /// The pure next-tick arithmetic of a [`Ticker`].
@@ -108,8 +126,11 @@ pub struct Tick {
 
 /// A drift-free periodic schedule: tick `k` is due at `start + k·period` (exact integer
 /// nanoseconds, never accumulated from wake times), waited for with a
-/// [`PreciseSleeper`]. Late ticks are handled per [`MissedTickBehavior`]. The first tick
-/// is due at `start` (with [`Ticker::new`], immediately), as in tokio.
+/// [`PreciseSleeper`]. Late ticks are handled per [`MissedTickBehavior`], by default
+/// [`Skip`](MissedTickBehavior::Skip) (unlike tokio, whose default is `Burst`). The first
+/// tick is due at `start` (with [`Ticker::new`], immediately), as in tokio. The period is
+/// positive: a zero one is refused ([`try_new`](Ticker::try_new)) or a panic
+/// ([`new`](Ticker::new)), as tokio's `interval` panics on it.
 #[derive(Debug)]
 pub struct Ticker<E: Env = RealEnv> {
     sleeper: PreciseSleeper<E>,
@@ -123,26 +144,74 @@ pub struct Ticker<E: Env = RealEnv> {
 
 impl Ticker<RealEnv> {
     /// A ticker on the real clock with a fresh [`PreciseSleeper::new`] (which sets this
-    /// thread's timer slack to 1 ns); the first tick is due now. A zero period is 1 ns.
+    /// thread's timer slack to 1 ns); the first tick is due now.
+    ///
+    /// # Panics
+    /// If `period` is zero, with [`TickerError::ZeroPeriod`]'s text (as tokio's
+    /// `interval` panics on a zero period); [`try_new`](Self::try_new) returns the error.
+    #[track_caller]
     pub fn new(period: Duration) -> Self {
-        Ticker::with_sleeper(PreciseSleeper::new(), period)
+        match Self::try_new(period) {
+            Ok(ticker) => ticker,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`new`](Self::new), or [`TickerError::ZeroPeriod`] for a zero period (before any
+    /// sleeper is built, so this thread's settings are left alone).
+    pub fn try_new(period: Duration) -> Result<Self, TickerError> {
+        positive(duration_ns(period))?;
+        Ok(Ticker::with_sleeper(PreciseSleeper::new(), period))
+    }
+}
+
+/// `period_ns` if it is not zero.
+fn positive(period_ns: u64) -> Result<u64, TickerError> {
+    match period_ns {
+        0 => Err(TickerError::ZeroPeriod),
+        ns => Ok(ns),
     }
 }
 
 impl<E: Env> Ticker<E> {
     /// A ticker over `sleeper` whose first tick is due now (on the sleeper's clock).
-    pub fn with_sleeper(mut sleeper: PreciseSleeper<E>, period: Duration) -> Self {
-        let start = sleeper.now_ns();
-        Self::with_sleeper_at_ns(sleeper, start, duration_ns(period))
+    ///
+    /// # Panics
+    /// If `period` is zero, as [`new`](Ticker::new);
+    /// [`try_with_sleeper`](Self::try_with_sleeper) returns the error.
+    #[track_caller]
+    pub fn with_sleeper(sleeper: PreciseSleeper<E>, period: Duration) -> Self {
+        match Self::try_with_sleeper(sleeper, period) {
+            Ok(ticker) => ticker,
+            Err(e) => panic!("{e}"),
+        }
     }
 
-    /// A ticker over `sleeper` whose tick `k` is due at `start_ns + k·period_ns`
-    /// (a zero period is 1 ns).
+    /// [`with_sleeper`](Self::with_sleeper), or [`TickerError::ZeroPeriod`] for a zero
+    /// period.
+    pub fn try_with_sleeper(
+        mut sleeper: PreciseSleeper<E>,
+        period: Duration,
+    ) -> Result<Self, TickerError> {
+        let period_ns = positive(duration_ns(period))?;
+        let start = sleeper.now_ns();
+        Ok(Self::with_sleeper_at_ns(sleeper, start, period_ns))
+    }
+
+    /// A ticker over `sleeper` whose tick `k` is due at `start_ns + k·period_ns`.
+    ///
+    /// # Panics
+    /// If `period_ns` is zero, as [`new`](Ticker::new).
+    #[track_caller]
     pub fn with_sleeper_at_ns(sleeper: PreciseSleeper<E>, start_ns: u64, period_ns: u64) -> Self {
+        let period = match positive(period_ns) {
+            Ok(ns) => ns,
+            Err(e) => panic!("{e}"),
+        };
         Self {
             sleeper,
             start: start_ns,
-            period: period_ns.max(1),
+            period,
             next: start_ns,
             index: 0,
             behavior: MissedTickBehavior::default(),

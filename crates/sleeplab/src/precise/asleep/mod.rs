@@ -1,6 +1,37 @@
-//! A precise sleep for async code: `sleep_until(deadline).await` wakes the task within
-//! microseconds of its deadline, on any executor, without blocking the executor's
-//! threads and without a spinning thread per sleeping task.
+//! Precise sleeps for async code: a sleep or a periodic tick wakes its task within
+//! microseconds of its deadline, never before, without blocking the executor's threads
+//! and without a spinning thread per sleeping task.
+//!
+//! # On tokio: [`ReactorInterval`] and [`ReactorTimer`]
+//!
+//! With the cargo feature `tokio`, a loop ticks on a [`ReactorInterval`] and one-shot
+//! sleeps go through a [`ReactorTimer`]. Both wait in the runtime's own reactor: a
+//! timerfd armed a learned margin before the deadline wakes the runtime's worker, which
+//! spins the rest of the margin there, one kernel wake per deadline. The interval's
+//! periodic timerfd is moved forward by the kernel, so no tick re-arms a timer; the
+//! timer's two timerfds serve every task it is cloned into. Each spins at most 1 % of
+//! each wait by default (`DEFAULT_CPU_BUDGET_PERCENT`), raised with
+//! `with_cpu_budget_percent` for more precision at a high rate. They are made inside a
+//! runtime with I/O enabled (`ReactorError` otherwise), and their margin is spun on the
+//! executor's thread.
+//!
+//! ```
+//! # #[cfg(feature = "tokio")]
+//! # async fn example() -> Result<(), sleeplab::precise::asleep::ReactorError> {
+//! use std::time::Duration;
+//! use sleeplab::precise::asleep::{ReactorInterval, ReactorTimer};
+//!
+//! let mut frames = ReactorInterval::new(Duration::from_nanos(16_666_667))?; // 60 Hz
+//! let tick = frames.tick().await; // tick k at start + k·period, never early
+//! assert!(tick.woke_ns >= tick.scheduled_ns);
+//!
+//! let timer = ReactorTimer::with_cpu_budget_percent(5.0)?; // spin up to 5 % of a wait
+//! timer.sleep(Duration::from_micros(1500)).await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # On any executor: [`sleep_until`], [`AsyncTimer`]
 //!
 //! One timer thread serves every sleep of an [`AsyncTimer`] (the process-wide one
 //! behind [`sleep_until`] and [`sleep`] starts on first use). It keeps the deadlines in
@@ -21,15 +52,11 @@
 //!
 //! What it does not do: the last hop is the executor's. A woken task runs when its
 //! executor polls it; a worker parked in `epoll_wait` is woken by another thread, which
-//! on a virtual machine with an idle vCPU costs a host wakeup (tens of µs). And a sleep
-//! registered during the final spin with an earlier deadline than the spin's is woken
-//! at the end of that spin (late by at most the margin): the spin is never cut short.
-//!
-//! On tokio, `ReactorTimer` (cargo feature `tokio`) serves sleeps from the runtime's own
-//! reactor instead: timerfds wake the executor's worker, one wake per deadline, and its
-//! margin is spun on that worker (docs/ASYNC.md weighs the two).
-//!
-//! [`CpuBudget`]: crate::precise::CpuBudget
+//! on a virtual machine with an idle vCPU costs a host wakeup (tens of µs): on tokio,
+//! that second wake is what the reactor types above save. And a sleep registered during
+//! the final spin with an earlier deadline than the spin's is woken at the end of that
+//! spin (late by at most the margin): the spin is never cut short. docs/ASYNC.md weighs
+//! the designs.
 //!
 //! ```
 //! use std::time::{Duration, Instant};
@@ -52,6 +79,13 @@
 //!     assert!(Instant::now() >= deadline); // never early
 //! });
 //! ```
+//!
+//! [`CpuBudget`]: crate::precise::CpuBudget
+// Without the feature the reactor types do not exist: their links lead to this page.
+#![cfg_attr(
+    not(feature = "tokio"),
+    doc = "[`ReactorInterval`]: self\n[`ReactorTimer`]: self"
+)]
 
 mod queue;
 #[cfg(feature = "tokio")]
@@ -61,10 +95,11 @@ mod tests;
 mod timer_loop;
 
 #[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use reactor::{IntervalStats, IntervalTick, ReactorError, ReactorInterval, ReactorTimer};
 
 use crate::clock::{duration_ns, instant_to_ns, monotonic_ns};
-use crate::precise::{PreciseSleeper, PreciseSleeperBuilder};
+use crate::precise::{OptionError, PreciseSleeper, PreciseSleeperBuilder};
 use queue::{Shared, Slot};
 use std::future::Future;
 use std::pin::Pin;
@@ -116,15 +151,30 @@ impl AsyncTimer {
 
     /// A timer thread whose sleeper has the default options, except a CPU budget of
     /// [`DEFAULT_CPU_BUDGET_PERCENT`](Self::DEFAULT_CPU_BUDGET_PERCENT).
+    ///
+    /// # Panics
+    /// If the system refuses a new thread, as [`std::thread::spawn`] does.
     pub fn new() -> Self {
-        Self::with_sleeper(
-            PreciseSleeper::builder().cpu_budget_percent(Self::DEFAULT_CPU_BUDGET_PERCENT),
-        )
+        // The defaults and a budget of 1 % are in range.
+        Self::spawn(PreciseSleeper::builder().cpu_budget_percent(Self::DEFAULT_CPU_BUDGET_PERCENT))
     }
 
     /// A timer thread whose sleeper is built by `builder` (on that thread, so its timer
     /// slack and scheduler slice are set there).
-    pub fn with_sleeper(builder: PreciseSleeperBuilder) -> Self {
+    ///
+    /// # Errors
+    /// An option of `builder` out of its range, as
+    /// [`PreciseSleeperBuilder::build`] refuses it (before any thread starts).
+    ///
+    /// # Panics
+    /// If the system refuses a new thread, as [`std::thread::spawn`] does.
+    pub fn with_sleeper(builder: PreciseSleeperBuilder) -> Result<Self, OptionError> {
+        builder.validate()?;
+        Ok(Self::spawn(builder))
+    }
+
+    /// Starts the timer thread on `builder`, whose options were checked.
+    fn spawn(builder: PreciseSleeperBuilder) -> Self {
         let shared = Arc::new(Shared::default());
         let thread_shared = Arc::clone(&shared);
         std::thread::Builder::new()
@@ -134,7 +184,7 @@ impl AsyncTimer {
                     .tid
                     .store(crate::sys::gettid(), Ordering::Release);
                 let env = BellEnv::new(Arc::clone(&thread_shared));
-                Core::new(builder.build_with_env(env), thread_shared).run();
+                Core::new(builder.build_unchecked(env, false), thread_shared).run();
             })
             .expect("spawning the timer thread");
         Self {
@@ -296,8 +346,9 @@ impl Drop for Sleep {
     }
 }
 
-#[cfg(feature = "tokio")]
 /// `sleep_until` with tokio's `Instant` (the cargo feature `tokio`).
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub fn sleep_until_tokio(deadline: tokio::time::Instant) -> Sleep {
     sleep_until(deadline.into_std())
 }

@@ -24,9 +24,10 @@ impl Periodic for TickerMechanism {
     fn arm(&mut self, period_ns: u64, _ticks: u64) -> Result<Armed, WaitError> {
         let slack_before = timer_slack_ns();
         let sleeper = if self.keep_timer_slack {
+            // The default options and either slack policy are in range.
             PreciseSleeper::builder()
                 .slack_policy(SlackPolicy::LeaveAlone)
-                .build()
+                .build_unchecked(crate::clock::RealEnv, true)
         } else {
             PreciseSleeper::new()
         };

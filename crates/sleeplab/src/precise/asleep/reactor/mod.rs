@@ -16,11 +16,14 @@ pub use interval::{IntervalStats, IntervalTick, ReactorInterval};
 use super::queue::{Counts, Due, Slot, lock};
 use super::{Sleep, TimerStats};
 use crate::clock::{Env, RealEnv, duration_ns, instant_to_ns, monotonic_ns};
+use crate::precise::options::{OptionError, OptionValue, SleeperOption};
 use crate::precise::spin::{SpinStrategy, spin_until};
+use crate::precise::ticker::TickerError;
 use crate::precise::tradeoff::{CpuBudget, Tradeoff};
 use crate::sys::TimerFd;
 use plan::{FDS, Plan, Step};
 use std::os::fd::{AsRawFd, RawFd};
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
@@ -28,12 +31,34 @@ use std::time::{Duration, Instant};
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 
-/// Why a [`ReactorTimer`] could not be made.
+/// Why a [`ReactorTimer`] or a [`ReactorInterval`] could not be made.
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReactorError {
     /// Not called from inside a tokio runtime.
-    #[error("a ReactorTimer is made inside a tokio runtime (none is running on this thread)")]
-    NoRuntime,
+    #[error("a {what} is made inside a tokio runtime (none is running on this thread)")]
+    NoRuntime {
+        /// The type that was being made: `ReactorTimer` or `ReactorInterval`.
+        what: &'static str,
+    },
+    /// The runtime was built without its I/O driver, whose reactor the timerfds wait in.
+    #[error(
+        "a {what} waits in the tokio runtime's reactor, and this runtime was built without I/O: \
+         call `enable_io` (or `enable_all`) on its builder"
+    )]
+    IoDisabled {
+        /// The type that was being made: `ReactorTimer` or `ReactorInterval`.
+        what: &'static str,
+    },
+    /// A zero period (a [`ReactorInterval`]'s), refused as a [`Ticker`](crate::precise::Ticker)
+    /// refuses it.
+    #[error(transparent)]
+    Period(#[from] TickerError),
+    /// A CPU budget out of its range (0–100 %), refused as the sleeper's option
+    /// `cpu_budget` is.
+    #[error(transparent)]
+    Option(#[from] OptionError),
     /// A timerfd could not be made.
     #[error("{call} for the reactor timer: {source}")]
     Os {
@@ -45,6 +70,56 @@ pub enum ReactorError {
     /// The reactor refused a timerfd.
     #[error("registering a timerfd of the reactor timer: {0}")]
     Register(std::io::Error),
+}
+
+/// The current tokio runtime, or [`ReactorError::NoRuntime`] naming `what`.
+fn current_runtime(what: &'static str) -> Result<tokio::runtime::Handle, ReactorError> {
+    tokio::runtime::Handle::try_current().map_err(|_| ReactorError::NoRuntime { what })
+}
+
+/// `percent` as a CPU budget, if the sleeper's option `cpu_budget` takes it (0–100).
+fn budget(percent: f64) -> Result<CpuBudget, ReactorError> {
+    let value = OptionValue::Budget(CpuBudget::Percent(percent));
+    SleeperOption::named("cpu_budget")?.check(value)?;
+    Ok(CpuBudget::Percent(percent))
+}
+
+/// Registers `fd` for readiness in the reactor of `rt`.
+///
+/// tokio panics, rather than returning an error, when a runtime built without I/O is asked
+/// to register a descriptor; that panic (and only it) is caught here and returned as
+/// [`ReactorError::IoDisabled`]. The panic hook still runs (by default it prints tokio's
+/// message); with `panic = "abort"` the process aborts, as with tokio's own I/O types.
+///
+/// # Safety
+/// `fd`'s descriptor stays open, and is not replaced, for the returned `AsyncFd`'s life.
+unsafe fn register<T: AsRawFd>(
+    rt: &tokio::runtime::Handle,
+    fd: T,
+    what: &'static str,
+) -> Result<AsyncFd<T>, ReactorError> {
+    let _in = rt.enter();
+    // SAFETY: the caller keeps the descriptor open for the AsyncFd's life. Unwind safety:
+    // tokio panics before it registers anything, and `fd` is dropped with the panic.
+    let registered = std::panic::catch_unwind(AssertUnwindSafe(|| unsafe {
+        AsyncFd::register_with_interest(fd, Interest::READABLE)
+    }));
+    match registered {
+        Ok(Ok(fd)) => Ok(fd),
+        Ok(Err(e)) => Err(ReactorError::Register(std::io::Error::other(e.to_string()))),
+        Err(panic) if is_io_disabled(panic.as_ref()) => Err(ReactorError::IoDisabled { what }),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
+/// Whether a panic's payload is tokio's "IO is disabled".
+fn is_io_disabled(payload: &(dyn std::any::Any + Send)) -> bool {
+    let message = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("");
+    message.contains("IO is disabled")
 }
 
 /// A precise async sleep served by the tokio runtime it was made in: the kernel's timer
@@ -61,6 +136,7 @@ pub enum ReactorError {
 /// dispatch task (a current-thread runtime, only inside `block_on`). What it saves: no
 /// timer thread and no wake of a worker from outside the runtime (which on tokio's
 /// multi-thread runtime wakes a second worker too).
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[derive(Debug, Clone)]
 pub struct ReactorTimer {
     handle: Arc<Handle>,
@@ -101,8 +177,8 @@ impl AsRawFd for Fd {
 }
 
 impl State {
-    /// A fresh state whose spin may take `percent` % of each wait, with its timerfds.
-    fn new(percent: f64) -> Result<Self, ReactorError> {
+    /// A fresh state whose spin may take `cpu_budget` of each wait, with its timerfds.
+    fn new(cpu_budget: CpuBudget) -> Result<Self, ReactorError> {
         let timerfd = || {
             TimerFd::new(true).map_err(|e| ReactorError::Os {
                 call: e.call,
@@ -111,7 +187,7 @@ impl State {
         };
         Ok(Self {
             plan: Mutex::new(Plan::new(Tradeoff {
-                cpu_budget: CpuBudget::Percent(percent),
+                cpu_budget,
                 ..Tradeoff::default()
             })),
             timerfds: [timerfd()?, timerfd()?],
@@ -143,8 +219,9 @@ impl ReactorTimer {
     /// A timer on the current tokio runtime, spinning at most
     /// [`DEFAULT_CPU_BUDGET_PERCENT`](Self::DEFAULT_CPU_BUDGET_PERCENT) of each wait.
     ///
-    /// # Panics
-    /// If the runtime was built without I/O (`enable_io`), as tokio's own I/O types do.
+    /// # Errors
+    /// [`ReactorError::NoRuntime`] outside a tokio runtime, [`ReactorError::IoDisabled`] on
+    /// a runtime built without I/O (`enable_io`), or the system's refusal of a timerfd.
     pub fn new() -> Result<Self, ReactorError> {
         Self::with_cpu_budget_percent(Self::DEFAULT_CPU_BUDGET_PERCENT)
     }
@@ -152,19 +229,18 @@ impl ReactorTimer {
     /// A timer on the current tokio runtime whose dispatch task spins at most `percent`
     /// (0–100) of the time from arming a timerfd to its deadline.
     ///
-    /// # Panics
-    /// If the runtime was built without I/O (`enable_io`).
+    /// # Errors
+    /// As [`new`](Self::new), and [`ReactorError::Option`] for a `percent` out of 0–100
+    /// (the sleeper's `cpu_budget` refusal).
     pub fn with_cpu_budget_percent(percent: f64) -> Result<Self, ReactorError> {
-        let rt = tokio::runtime::Handle::try_current().map_err(|_| ReactorError::NoRuntime)?;
-        let state = Arc::new(State::new(percent)?);
+        const WHAT: &str = "ReactorTimer";
+        let cpu_budget = budget(percent)?;
+        let rt = current_runtime(WHAT)?;
+        let state = Arc::new(State::new(cpu_budget)?);
         let register = |i| {
-            let _in = rt.enter();
             // SAFETY: the descriptor is one of the state's timerfds, which the `Fd` keeps
             // open (it holds the state) and which is never replaced, for the AsyncFd's life.
-            unsafe {
-                AsyncFd::register_with_interest(Fd(Arc::clone(&state), i), Interest::READABLE)
-            }
-            .map_err(|e| ReactorError::Register(std::io::Error::other(e.to_string())))
+            unsafe { register(&rt, Fd(Arc::clone(&state), i), WHAT) }
         };
         let fds = [register(0)?, register(1)?];
         rt.spawn(dispatch(fds));

@@ -72,7 +72,7 @@ fn it_arms_the_two_earliest_deadlines_minus_the_budgeted_margin() {
 
 /// The state of a timer with `deadlines` registered at time 0, and their wake counts.
 fn state_with(deadlines: &[u64]) -> (State, Vec<Arc<Count>>) {
-    let state = State::new(1.0).unwrap();
+    let state = State::new(CpuBudget::Percent(1.0)).unwrap();
     let counts: Vec<Arc<Count>> = deadlines
         .iter()
         .map(|_| Arc::new(Count(AtomicU64::new(0))))
@@ -252,8 +252,69 @@ fn real_sleeps_on_both_runtimes_are_never_early() {
     );
 }
 
-/// Outside a runtime there is no reactor to serve it: an error, not a panic.
+/// Outside a runtime there is no reactor to serve it: an error naming the timer, not a
+/// panic.
 #[test]
 fn outside_a_runtime_it_is_an_error() {
-    assert!(matches!(ReactorTimer::new(), Err(ReactorError::NoRuntime)));
+    let e = ReactorTimer::new().unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ReactorError::NoRuntime {
+                what: "ReactorTimer"
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "a ReactorTimer is made inside a tokio runtime (none is running on this thread)"
+    );
+}
+
+/// A runtime without I/O has no reactor either: `new` returns the error (tokio's own I/O
+/// types panic there), and the runtime stays usable.
+#[test]
+fn on_a_runtime_without_io_it_is_an_error() {
+    for rt in [
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap(),
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_time()
+            .build()
+            .unwrap(),
+    ] {
+        let e = rt.block_on(async { ReactorTimer::new() }).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ReactorError::IoDisabled {
+                    what: "ReactorTimer"
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("enable_io"), "{e}");
+        // The runtime is unharmed: its own timer still serves a sleep.
+        rt.block_on(async { tokio::time::sleep(Duration::from_millis(1)).await });
+    }
+}
+
+/// A budget out of 0–100 % is refused as the sleeper's `cpu_budget` option is, before
+/// any runtime is looked for.
+#[test]
+fn a_budget_out_of_range_is_refused_like_the_sleepers() {
+    let builder_error = crate::precise::PreciseSleeper::builder()
+        .cpu_budget_percent(250.0)
+        .build()
+        .unwrap_err();
+    for percent in [250.0, -1.0, f64::NAN] {
+        let e = ReactorTimer::with_cpu_budget_percent(percent).unwrap_err();
+        assert!(matches!(e, ReactorError::Option(_)), "{percent}: {e:?}");
+    }
+    let e = ReactorTimer::with_cpu_budget_percent(250.0).unwrap_err();
+    assert_eq!(e.to_string(), builder_error.to_string());
 }

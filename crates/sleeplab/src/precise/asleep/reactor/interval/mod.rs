@@ -16,19 +16,19 @@ mod schedule;
 
 pub use schedule::IntervalTick;
 
-use super::ReactorError;
+use super::{ReactorError, budget, current_runtime, register};
 use crate::clock::{RealEnv, duration_ns, instant_to_ns, monotonic_ns};
 use crate::precise::spin::{SpinStrategy, native_sleep_until, spin_until};
-use crate::precise::ticker::MissedTickBehavior;
+use crate::precise::ticker::{MissedTickBehavior, TickerError};
 use crate::precise::tradeoff::{CpuBudget, Tradeoff};
 use crate::sys::TimerFd;
 use schedule::{Begin, Schedule, Woke};
 use std::os::fd::{AsRawFd, RawFd};
 use std::time::{Duration, Instant};
-use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 
 /// The counts of a [`ReactorInterval`] so far.
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct IntervalStats {
     /// Ticks fired.
@@ -62,7 +62,11 @@ impl std::fmt::Debug for Fd {
 /// A precise, drift-free periodic schedule for async code on tokio: tick `k` is due at
 /// `start + k·period` (exact nanoseconds, never accumulated from wake times), and
 /// `tick().await` returns at or after it, never before. Missed ticks are handled as
-/// tokio's `MissedTickBehavior` says (default `Burst`).
+/// tokio's `MissedTickBehavior` says, and by default as tokio's `Interval` handles them:
+/// `Burst` (it mirrors tokio's `Interval`; the blocking [`Ticker`]'s default is `Skip`,
+/// which [`with_missed_tick_behavior`](Self::with_missed_tick_behavior) sets here).
+///
+/// [`Ticker`]: crate::precise::Ticker
 ///
 /// Each tick costs one wake of the awaiting task's worker by its periodic timerfd, and a
 /// spin on that worker of at most the CPU budget's share of a period (1 % by default).
@@ -83,6 +87,7 @@ impl std::fmt::Debug for Fd {
 /// }
 /// # }
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[derive(Debug)]
 pub struct ReactorInterval {
     fd: AsyncFd<Fd>,
@@ -94,19 +99,21 @@ impl ReactorInterval {
     /// The default share of a period each tick may spin, percent.
     pub const DEFAULT_CPU_BUDGET_PERCENT: f64 = 1.0;
 
-    /// An interval whose first tick is due now, then every `period` (a zero period is
-    /// 1 ns), on the current tokio runtime.
+    /// An interval whose first tick is due now, then every `period`, on the current tokio
+    /// runtime.
     ///
-    /// # Panics
-    /// If the runtime was built without I/O (`enable_io`), as tokio's own I/O types do.
+    /// # Errors
+    /// [`ReactorError::Period`] for a zero period (tokio's `interval` panics on it),
+    /// [`ReactorError::NoRuntime`] outside a tokio runtime, [`ReactorError::IoDisabled`] on
+    /// a runtime built without I/O (`enable_io`), or the system's refusal of a timerfd.
     pub fn new(period: Duration) -> Result<Self, ReactorError> {
         Self::new_at_ns(monotonic_ns(), duration_ns(period))
     }
 
     /// An interval whose first tick is due at `start`, then every `period`.
     ///
-    /// # Panics
-    /// If the runtime was built without I/O (`enable_io`).
+    /// # Errors
+    /// As [`new`](Self::new).
     pub fn new_at(start: Instant, period: Duration) -> Result<Self, ReactorError> {
         Self::new_at_ns(instant_to_ns(start), duration_ns(period))
     }
@@ -114,21 +121,21 @@ impl ReactorInterval {
     /// An interval whose first tick is due at `start_ns` on [`monotonic_ns`]'s time
     /// line, then every `period_ns`.
     ///
-    /// # Panics
-    /// If the runtime was built without I/O (`enable_io`).
+    /// # Errors
+    /// As [`new`](Self::new).
     pub fn new_at_ns(start_ns: u64, period_ns: u64) -> Result<Self, ReactorError> {
-        let rt = tokio::runtime::Handle::try_current().map_err(|_| ReactorError::NoRuntime)?;
+        const WHAT: &str = "ReactorInterval";
+        if period_ns == 0 {
+            return Err(TickerError::ZeroPeriod.into());
+        }
+        let rt = current_runtime(WHAT)?;
         let timerfd = TimerFd::new(true).map_err(|e| ReactorError::Os {
             call: e.call,
             source: e.source,
         })?;
-        let fd = {
-            let _in = rt.enter();
-            // SAFETY: the `Fd` owns the timerfd, which stays open and is never replaced
-            // for the AsyncFd's life.
-            unsafe { AsyncFd::register_with_interest(Fd(timerfd), Interest::READABLE) }
-                .map_err(|e| ReactorError::Register(std::io::Error::other(e.to_string())))?
-        };
+        // SAFETY: the `Fd` owns the timerfd, which stays open and is never replaced for
+        // the AsyncFd's life.
+        let fd = unsafe { register(&rt, Fd(timerfd), WHAT) }?;
         let tradeoff = Tradeoff {
             cpu_budget: CpuBudget::Percent(Self::DEFAULT_CPU_BUDGET_PERCENT),
             ..Tradeoff::default()
@@ -140,13 +147,19 @@ impl ReactorInterval {
         })
     }
 
-    /// The same interval, spinning at most `percent` (0–100) of a period per tick.
-    pub fn with_cpu_budget_percent(mut self, percent: f64) -> Self {
-        self.schedule.tradeoff.cpu_budget = CpuBudget::Percent(percent);
-        self
+    /// The same interval, spinning at most `percent` (0–100) of a period per tick
+    /// (default [`DEFAULT_CPU_BUDGET_PERCENT`](Self::DEFAULT_CPU_BUDGET_PERCENT)).
+    ///
+    /// # Errors
+    /// [`ReactorError::Option`] for a `percent` out of 0–100 (the sleeper's `cpu_budget`
+    /// refusal).
+    pub fn with_cpu_budget_percent(mut self, percent: f64) -> Result<Self, ReactorError> {
+        self.schedule.tradeoff.cpu_budget = budget(percent)?;
+        Ok(self)
     }
 
-    /// The same interval with the missed-tick behaviour `behavior`.
+    /// The same interval with the missed-tick behaviour `behavior` (default
+    /// [`Burst`](MissedTickBehavior::Burst), as tokio's `Interval`).
     pub fn with_missed_tick_behavior(mut self, behavior: MissedTickBehavior) -> Self {
         self.schedule.behavior = behavior;
         self

@@ -73,6 +73,7 @@ pub(crate) enum Woke {
 }
 
 /// One tick of a [`ReactorInterval`](super::ReactorInterval).
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IntervalTick {
     /// 0-based number of this tick.
@@ -116,7 +117,9 @@ impl Schedule {
             period_ns: period_ns.max(1),
             next_ns: start_ns,
             index: 0,
-            behavior: MissedTickBehavior::default(),
+            // tokio's Interval's default, which the reactor interval mirrors (a Ticker's
+            // default is Skip).
+            behavior: MissedTickBehavior::Burst,
             missed: 0,
             estimator: MarginEstimator::default(),
             tradeoff,

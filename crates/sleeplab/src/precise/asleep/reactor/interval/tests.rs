@@ -251,12 +251,68 @@ fn a_dropped_tick_leaves_the_tick_due() {
     });
 }
 
+/// Outside a runtime: an error that names the interval (it named the reactor timer).
 #[test]
 fn outside_a_runtime_it_is_an_error() {
-    assert!(matches!(
-        ReactorInterval::new(Duration::from_millis(1)),
-        Err(ReactorError::NoRuntime)
-    ));
+    let e = ReactorInterval::new(Duration::from_millis(1)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ReactorError::NoRuntime {
+                what: "ReactorInterval"
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "a ReactorInterval is made inside a tokio runtime (none is running on this thread)"
+    );
+}
+
+/// On a runtime without I/O: the error, not tokio's panic.
+#[test]
+fn on_a_runtime_without_io_it_is_an_error() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let e = rt
+        .block_on(async { ReactorInterval::new(Duration::from_millis(1)) })
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ReactorError::IoDisabled {
+                what: "ReactorInterval"
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+/// A zero period is refused as a `Ticker` refuses it (tokio's `interval` panics), and a
+/// budget out of 0–100 % as the sleeper's `cpu_budget` option is.
+#[test]
+fn a_zero_period_and_a_bad_budget_are_refused() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let e = ReactorInterval::new(Duration::ZERO).unwrap_err();
+        assert!(
+            matches!(e, ReactorError::Period(TickerError::ZeroPeriod)),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), TickerError::ZeroPeriod.to_string());
+        let iv = ReactorInterval::new(Duration::from_millis(1)).unwrap();
+        let e = iv.with_cpu_budget_percent(101.0).unwrap_err();
+        assert!(matches!(e, ReactorError::Option(_)), "{e:?}");
+        let iv = ReactorInterval::new(Duration::from_millis(1)).unwrap();
+        let iv = iv.with_cpu_budget_percent(3.0).unwrap();
+        assert_eq!(iv.schedule.tradeoff.cpu_budget, CpuBudget::Percent(3.0));
+    });
 }
 
 /// Once its runtime is gone, a tick still comes, from the clock alone, never early.
