@@ -70,7 +70,7 @@ pub unsafe extern "C" fn sleeplab_sleeper_new_with(
         let builder = unsafe { builder_from(options) }?;
         let sleeper = Sleeper {
             owner: ThreadOwner::current(),
-            inner: builder.build().map_err(|_| Error::Invalid)?,
+            inner: builder.build()?,
             last: None,
         };
         // SAFETY: `out` is non-null and writable (the caller's contract).

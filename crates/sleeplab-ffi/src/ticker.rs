@@ -81,7 +81,7 @@ pub unsafe extern "C" fn sleeplab_ticker_new(
         }
         // SAFETY: forwarded from the caller.
         let builder = unsafe { builder_from(options) }?;
-        let mut sleeper = builder.build().map_err(|_| Error::Invalid)?;
+        let mut sleeper = builder.build()?;
         let start = sleeper.now_ns();
         let inner = CoreTicker::with_sleeper_at_ns(sleeper, start, period_ns)
             .with_missed_tick_behavior(behavior);
