@@ -18,16 +18,19 @@
 //! The strategy sees this in its own clock reads: a gap of at least
 //! [`SleepReport::PREEMPT_GAP_NS`](super::SleepReport::PREEMPT_GAP_NS) between two
 //! consecutive reads of the spin ("preempted while spinning"), and how long the spin
-//! had run since the native wakeup when the gap began. [`Contention`] keeps the last
-//! [`EVENTS`](Contention::EVENTS) such events. While at least
-//! [`MIN_EVENTS`](Contention::MIN_EVENTS) of them happened within the last
-//! [`HOLD_WAITS`](Contention::HOLD_WAITS) waits (one host hiccup on an idle machine is
-//! not contention), the spin is *contended*: the margin is capped at half the shortest
-//! run-before-preemption among those events, but at least
-//! [`MIN_SPIN_NS`](Contention::MIN_SPIN_NS). So the waiter sleeps closer to the deadline
-//! (keeping the woken sleeper's preference) and spins only as long as spins recently
-//! survived. Without preemptions while spinning (an idle machine, a recorded trace
-//! replayed without a preemption model) nothing changes.
+//! had run since the native wakeup when the gap began. Such losses count only once they
+//! come often enough to move the quantile the margin covers: the last
+//! [`LOSSES`](Contention::LOSSES) (6, one wait in a hundred) within the last
+//! [`HOLD_WAITS`](Contention::HOLD_WAITS) waits, or right after a regime ended, when a
+//! loss answers the probe (rarer losses sit in the 1 % of waits the p99 leaves out:
+//! one host hiccup on an idle machine is not contention). [`Contention`] keeps the last
+//! [`EVENTS`](Contention::EVENTS) losses that counted. While at least
+//! [`MIN_EVENTS`](Contention::MIN_EVENTS) of them happened within the hold, the spin is
+//! *contended*: the margin is capped at half the shortest run-before-preemption among
+//! those events, but at least [`MIN_SPIN_NS`](Contention::MIN_SPIN_NS). So the waiter
+//! sleeps closer to the deadline (keeping the woken sleeper's preference) and spins only
+//! as long as spins recently survived. Without preemptions while spinning (an idle
+//! machine, a recorded trace replayed without a preemption model) nothing changes.
 //!
 //! # Who took the CPU: the scheduler or the host
 //!
@@ -49,16 +52,11 @@
 //!
 //! A host also takes a vCPU at random: on a noisy 2-core KVM guest whose halted vCPUs
 //! woke p50 124 µs and p99 497 µs late, a spinning thread lost 3.3–3.9 % of each CPU in
-//! gaps of p99 about 100 µs, and now and then one of a millisecond or more. Two such gaps
-//! longer than the margin within a hold made the spin contended, with a ceiling of half
-//! a short run (58–115 µs), below the host's typical wakeup: for the next 512 waits most
-//! frames were late by the rest of their wakeup, and the sleeper's p50 became the plain
-//! sleep's. So the host's losses count only once they come often enough to move the
-//! quantile the margin covers: [`HOST_EVENTS`](Contention::HOST_EVENTS) (6, one wait in a
-//! hundred) within the hold; and right after a regime ended, when a loss answers the
-//! probe. The scheduler's count at once. Whoever took the CPU, a contended margin is never
-//! cut below the median native oversleep (plus headroom): shorter than what half the
-//! wakeups take, it makes most waits late.
+//! gaps of p99 about 100 µs, and now and then one of a millisecond or more. When two
+//! such gaps longer than the margin within a hold made the spin contended (as they did
+//! before losses had to come in one wait of a hundred), its ceiling, half a short run
+//! (58–115 µs), fell below the host's typical wakeup: for the next 512 waits most frames
+//! were late by the rest of their wakeup, and the sleeper's p50 became the plain sleep's.
 //!
 //! # Stopped: shortening did not help
 //!
@@ -162,10 +160,10 @@ pub struct Contention {
     events: [Option<Event>; Contention::EVENTS],
     /// Where the next event goes in `events`.
     next: usize,
-    /// The wait numbers of the last losses to the host (counted or not).
-    host: [Option<u64>; Contention::HOST_EVENTS],
-    /// Where the next host loss goes in `host`.
-    next_host: usize,
+    /// The wait numbers of the last losses (counted or not).
+    losses: [Option<u64>; Contention::LOSSES],
+    /// Where the next loss goes in `losses`.
+    next_loss: usize,
     /// The wait numbers of the last starved wakeups.
     starved: [Option<u64>; Contention::STARVED_EVENTS],
     /// Where the next starved wakeup goes in `starved`.
@@ -195,12 +193,13 @@ impl Contention {
     /// How many waits an event counts for (512: the estimator's window, ≈ 8.5 s at
     /// 60 Hz).
     pub const HOLD_WAITS: u64 = 512;
-    /// Losses to the host within the hold (about 1 % of its waits: the rank of the
-    /// estimator's p99 in its window) before they count as contention. The host takes a
-    /// vCPU at random times too; losses rarer than the quantile the margin covers cannot
-    /// move that quantile, while shortening the spin for them makes every wait whose
-    /// wakeup takes longer than the shortened margin late.
-    pub const HOST_EVENTS: usize = 6;
+    /// Losses within the hold (about 1 % of its waits: the rank of the estimator's p99
+    /// in its window) before they count as contention, whoever took the CPU. Losses
+    /// rarer than the quantile the margin covers cannot move that quantile, while
+    /// shortening the spin for them makes every wait whose wakeup takes longer than the
+    /// shortened margin late: a host takes a vCPU at random times too, and an idle
+    /// guest's occasional task preempts a spin now and then.
+    pub const LOSSES: usize = 6;
     /// The shortest margin the contended regime imposes, ns (20 µs: a loaded machine's
     /// typical wakeup, so most frames still end in a short spin).
     pub const MIN_SPIN_NS: u64 = 20_000;
@@ -230,11 +229,11 @@ impl Contention {
     /// took it, or `None` when it did not; `starved` whether its native wakeup was
     /// starved (see the module docs).
     pub fn observe(&mut self, lost: Option<(u64, LossCause)>, starved: bool) {
-        if let Some((_, LossCause::Host)) = lost {
-            self.host[self.next_host] = Some(self.waits);
-            self.next_host = (self.next_host + 1) % Self::HOST_EVENTS;
+        if lost.is_some() {
+            self.losses[self.next_loss] = Some(self.waits);
+            self.next_loss = (self.next_loss + 1) % Self::LOSSES;
         }
-        let lost = lost.filter(|&(_, cause)| cause == LossCause::Scheduler || self.host_counts());
+        let lost = lost.filter(|_| self.losses_count());
         if let Some((run, cause)) = lost {
             let backed_off = self.is_contended();
             self.events[self.next] = Some(Event {
@@ -304,12 +303,12 @@ impl Contention {
         self.waits < self.stopped_until
     }
 
-    /// Whether the host's losses come often enough to count: the last
-    /// [`HOST_EVENTS`](Self::HOST_EVENTS) all within the hold.
-    fn host_counts(&self) -> bool {
+    /// Whether losses come often enough to count: the last [`LOSSES`](Self::LOSSES)
+    /// all within the hold, or a regime ended within a hold.
+    fn losses_count(&self) -> bool {
         let hold = Self::HOLD_WAITS * self.factor();
         let often = self
-            .host
+            .losses
             .iter()
             .all(|at| at.is_some_and(|at| self.waits.saturating_sub(at) <= hold));
         // Right after a regime ended, a loss is the probe's answer: whatever punished the
@@ -388,6 +387,7 @@ mod tests {
     #[test]
     fn one_event_is_not_contention_two_are_and_they_expire() {
         let mut c = Contention::default();
+        losses_so_far(&mut c);
         c.observe(Some((600_000, LossCause::Scheduler)), false);
         assert!(!c.is_contended());
         assert_eq!(c.spin_ceiling_ns(), None);
@@ -444,17 +444,17 @@ mod tests {
         assert!(!c.is_starved());
     }
 
-    /// Losses to the host that do not count yet (one short of
-    /// [`HOST_EVENTS`](Contention::HOST_EVENTS)): the next one within the hold counts.
-    fn host_losses_so_far(c: &mut Contention) {
-        for _ in 0..Contention::HOST_EVENTS - 1 {
+    /// Losses that do not count yet (one short of [`LOSSES`](Contention::LOSSES)): the
+    /// next one within the hold counts.
+    fn losses_so_far(c: &mut Contention) {
+        for _ in 0..Contention::LOSSES - 1 {
             c.observe(Some((900_000, LossCause::Host)), false);
             assert_eq!(c.regime(), Regime::Free);
         }
     }
 
     #[test]
-    fn the_hosts_losses_count_only_when_they_come_in_one_wait_of_a_hundred() {
+    fn losses_count_only_when_they_come_in_one_wait_of_a_hundred() {
         let spaced = |gap: u64, losses: usize| {
             let mut c = Contention::default();
             for _ in 0..losses {
@@ -467,23 +467,20 @@ mod tests {
         };
         // Five in a hold are rarer than the p99 can see: nothing changes, however long
         // the runs they cut.
-        assert_eq!(
-            spaced(100, Contention::HOST_EVENTS - 1).regime(),
-            Regime::Free
-        );
+        assert_eq!(spaced(100, Contention::LOSSES - 1).regime(), Regime::Free);
         // Six and seven within a hold: the sixth counts, the seventh makes two events.
-        let mut c = spaced(50, Contention::HOST_EVENTS);
+        let mut c = spaced(50, Contention::LOSSES);
         assert_eq!(c.regime(), Regime::Free);
         c.observe(Some((400_000, LossCause::Host)), false);
         assert!(c.is_contended(), "{:?}", c.regime());
         // Spread over more than a hold they never count: the oldest has left it.
-        assert_eq!(
-            spaced(110, 2 * Contention::HOST_EVENTS).regime(),
-            Regime::Free
-        );
-        // The scheduler's count at once.
+        assert_eq!(spaced(110, 2 * Contention::LOSSES).regime(), Regime::Free);
+        // The scheduler's alike.
         let mut c = Contention::default();
-        c.observe(Some((400_000, LossCause::Scheduler)), false);
+        for _ in 0..Contention::LOSSES {
+            c.observe(Some((400_000, LossCause::Scheduler)), false);
+        }
+        assert!(!c.is_contended(), "the sixth is the first that counts");
         c.observe(Some((400_000, LossCause::Scheduler)), false);
         assert!(c.is_contended());
     }
@@ -491,7 +488,7 @@ mod tests {
     #[test]
     fn the_ceiling_has_a_floor() {
         let mut c = Contention::default();
-        host_losses_so_far(&mut c);
+        losses_so_far(&mut c);
         c.observe(Some((1_000, LossCause::Scheduler)), false);
         c.observe(Some((5_000, LossCause::Host)), false);
         assert_eq!(c.spin_ceiling_ns(), Some(Contention::MIN_SPIN_NS));
@@ -507,7 +504,7 @@ mod tests {
     #[test]
     fn losses_in_shortened_spins_stop_the_spin_for_the_hold() {
         let mut c = Contention::default();
-        host_losses_so_far(&mut c);
+        losses_so_far(&mut c);
         c.observe(Some((800_000, LossCause::Host)), false);
         c.observe(Some((600_000, LossCause::Host)), false);
         assert_eq!(c.spin_ceiling_ns(), Some(300_000));
@@ -567,7 +564,7 @@ mod tests {
             }
             n
         };
-        host_losses_so_far(&mut c);
+        losses_so_far(&mut c);
         enter(&mut c);
         assert_eq!(c.hold_factor(), 1);
         assert_eq!(until_free(&mut c), Contention::HOLD_WAITS - 1);
@@ -583,7 +580,7 @@ mod tests {
         for _ in 0..=Contention::HOLD_WAITS {
             c.observe(None, false);
         }
-        host_losses_so_far(&mut c);
+        losses_so_far(&mut c);
         enter(&mut c);
         assert_eq!(c.hold_factor(), 1);
     }

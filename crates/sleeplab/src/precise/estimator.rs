@@ -217,14 +217,6 @@ impl MarginEstimator {
             .map_or(self.cfg.prior_ns, |q| q.min(self.cfg.cap_ns))
     }
 
-    /// The median of the window's native oversleeps (bucket upper edge), ns; `None` with
-    /// no native wakeup in the window. What half the native wakeups take here: a margin
-    /// below it makes most waits late.
-    pub fn median_ns(&self) -> Option<u64> {
-        let n = self.window.filled();
-        self.window.kth_largest(n.div_ceil(2))
-    }
-
     /// `k`: the baseline is the `k`-th largest sample in the window.
     pub fn baseline_rank(&self) -> usize {
         self.rank

@@ -87,16 +87,7 @@ impl Precise {
         }
         match self.contention.regime() {
             Regime::Free => margin,
-            // Never below what half the native wakeups take (plus the headroom): a
-            // shorter margin makes most waits late, which costs the tail more than the
-            // losses it avoids.
-            Regime::Contended { ceiling_ns, .. } => {
-                let typical = self
-                    .estimator
-                    .median_ns()
-                    .map_or(0, |m| m.saturating_add(self.estimator.config().headroom_ns));
-                margin.min(ceiling_ns.max(typical))
-            }
+            Regime::Contended { ceiling_ns, .. } => margin.min(ceiling_ns),
             Regime::Stopped { .. } | Regime::Starved => 0,
         }
     }
