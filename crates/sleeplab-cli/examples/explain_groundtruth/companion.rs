@@ -33,7 +33,7 @@ pub const IDLE_ZERO_NS: f64 = 1_000.0;
 fn shown() -> impl Iterator<Item = Component> {
     Component::ALL
         .into_iter()
-        .skip_while(|&c| c != Component::Host)
+        .skip_while(|&c| c != Component::IdleDelivery)
         .take_while(|&c| c != Component::Spin)
 }
 
@@ -171,8 +171,13 @@ impl Verdict {
     /// The verdicts of `rounds`.
     pub fn of(rounds: &[[Block; 2]]) -> Self {
         let lat = |b: &Block| b.median_lateness();
-        let said =
-            |b: &Block| b.median_of(&[Component::IdleWakeup, Component::TimerIrq, Component::Host]);
+        let said = |b: &Block| {
+            b.median_of(&[
+                Component::IdleWakeup,
+                Component::TimerIrq,
+                Component::IdleDelivery,
+            ])
+        };
         let residual = |b: &Block| Some(lat(b)? - said(b)?);
         Self {
             idle_with: side(rounds, 1, &|b| b.median_of(&[Component::IdleWakeup])),
