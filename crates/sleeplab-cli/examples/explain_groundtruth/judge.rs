@@ -199,7 +199,8 @@ pub struct Row {
     /// nominal: the cause did not fully take (the FIFO thread's wakeup came late, the
     /// busy thread was preempted). Slack's size is the setting, never measured.
     pub cut_short: usize,
-    /// The median of component / injected over the wakes.
+    /// The median of booked / injected over the wakes (booked: the component less its
+    /// median over the uninjected wakes).
     pub ratio_median: Option<f64>,
     /// Wakes whose holder was the FIFO thread, of those that ask for it.
     pub holder_named: Option<(usize, usize)>,
@@ -225,7 +226,7 @@ impl Row {
         let mut ratios: Vec<f64> = scored
             .iter()
             .filter(|s| s.injected_ns > 0)
-            .map(|s| s.got_ns(c) as f64 / s.injected_ns as f64)
+            .map(|s| baseline.booked_ns(c, s.got_ns(c)) as f64 / s.injected_ns as f64)
             .collect();
         ratios.sort_by(f64::total_cmp);
         let asked: Vec<bool> = scored.iter().filter_map(|s| s.holder_named).collect();
@@ -393,7 +394,7 @@ pub fn table(rows: &[Row]) -> Vec<String> {
         ),
         String::new(),
         "| cause | component | injected (median) | cut short | wakes | passing [95 % over blocks] | \
-         component / injected (median) | under / over | others above (most often) | \
+         booked / injected (median) | under / over | others above (most often) | \
          holder named | not fully traced |"
             .into(),
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|".into(),
