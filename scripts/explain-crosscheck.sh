@@ -7,7 +7,9 @@
 # each switch-in of the measuring thread its "sch delay" (wakeup → on CPU), which
 # scripts/explain_crosscheck.py matches to explain's wakes and compares with their
 # idle_wakeup + run_queue, per wake (within 2 µs: timehist prints µs) and in
-# distribution (p50/p90/p99). Prints the table and writes it into the
+# distribution (p50/p90/p99); and the run queue alone, explain's rule "another task held
+# the CPU" against timehist's own lines of the other tasks on that CPU inside each
+# switch-in's sch delay. Prints the table and writes it into the
 # `explain-crosscheck` section of docs/BENCHMARKS.md. As root; run it on a quiet
 # machine, never beside compilers (about 30 s with the defaults).
 #

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# An independent reader of every component `sleeplab explain` measures, on the same run:
-# while explain runs, this script's own tracefs instances record the same tracepoints
-# (`xcheck-<pid>`: timer:hrtimer_start, timer:hrtimer_expire_entry, sched:sched_waking
-# and sched:sched_switch of every thread; `xcheck-<pid>-sys`: raw_syscalls:sys_exit of
-# sleeplab's threads only, by set_event_pid and event-fork), trace clock `mono` (the clock
-# of explain's tracer and of its per-wake CSV), overwrite off. Their `trace` files, read
-# as plain text, go with explain's CSV to scripts/explain_independent.py, which shares no
-# code with sleeplab's tracer and gives per wake the timer slack, the timer interrupt,
-# waking → on CPU and on CPU → sys_exit, and compares each with explain's. Prints the
+# An independent reader of six of `sleeplab explain`'s components (slack, idle_delivery,
+# timer_irq, idle_wakeup, run_queue, kernel_exit), on the same run: while explain runs,
+# this script's own tracefs instances record the same tracepoints (`xcheck-<pid>`:
+# timer:hrtimer_start, timer:hrtimer_expire_entry, sched:sched_waking and
+# sched:sched_switch of every thread, and where the kernel has them the guest's
+# interrupts and softirqs and the idle loop's states, power:cpu_idle;
+# `xcheck-<pid>-sys`: raw_syscalls:sys_exit of sleeplab's threads only, by
+# set_event_pid and event-fork), trace clock `mono` (the clock of explain's tracer and of
+# its per-wake CSV), overwrite off. Their `trace` files, read as plain text, go with
+# explain's CSV to scripts/explain_independent.py, which shares no code with sleeplab's
+# tracer but shares the account's rules, re-implemented (so it catches decoding and
+# bookkeeping errors, not a wrong rule), and compares each component with explain's. Prints the
 # table and writes it into the `explain-independent` section of docs/BENCHMARKS.md. As
 # root; run it on a quiet machine, never beside compilers (about 30 s with the defaults).
 #
@@ -69,6 +72,12 @@ setup "$sys" "$SYS_BUFFER_KB"
 for e in timer/hrtimer_start timer/hrtimer_expire_entry sched/sched_waking sched/sched_switch; do
     echo 1 >"$sched/events/$e/enable"
 done
+# The guest's interrupts and softirqs and the idle loop's states, where the kernel has
+# them: an idle CPU's timer delivery is told from the guest's work on them.
+for e in irq_vectors/local_timer_entry irq_vectors/local_timer_exit irq/irq_handler_entry \
+    irq/irq_handler_exit irq/softirq_entry irq/softirq_exit power/cpu_idle; do
+    [ -e "$sched/events/$e/enable" ] && echo 1 >"$sched/events/$e/enable" || true
+done
 # sys_exit of sleeplab's threads only: the subshell that becomes sleeplab is the pid
 # followed, and event-fork adds every thread it makes. (A filter instead would build
 # every other process's record only to drop it.)
@@ -104,7 +113,7 @@ for side in sched sys; do
     done
 done
 
-command="${given}scripts/explain-independent.sh   # runs: sleeplab ${explain[*]}, traced meanwhile by tracefs instances xcheck-PID (timer and sched events, every thread) and xcheck-PID-sys (sys_exit, sleeplab's threads), read as text"
+command="${given}scripts/explain-independent.sh   # runs: sleeplab ${explain[*]}, traced meanwhile by tracefs instances xcheck-PID (timer, sched, interrupt and idle-state events, every thread) and xcheck-PID-sys (sys_exit, sleeplab's threads), read as text"
 python3 scripts/explain_independent.py "$work/explain.csv" "$work/sched.txt" "$work/sys.txt" \
     "$command" "$notes" --evidence "$work/evidence.txt" >"$work/section.md"
 body="Run $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -r), $(nproc) CPUs.

@@ -16,6 +16,12 @@ explain's rounds (the wakes of one round share its moment), lies at or above AGR
 (disagrees when it lies below; undecided between; not judged below 8 rounds). Quantiles
 and their intervals (over rounds too): scripts/quantiles.py.
 
+The run queue alone is explain's rule "another task held the CPU, for so long": perf's
+own record of it is timehist's lines of the other tasks on the CPU the thread came on
+(each printed when that task left the CPU, with its run time since it came on), so per
+switch-in the run time of every task but the idle task inside its sch delay (from the
+deadline on) is perf's run queue, compared with explain's `run_queue` the same way.
+
     python3 scripts/explain_crosscheck.py EXPLAIN.csv TIMEHIST.txt COMMAND [PERF_NOTES]
     python3 scripts/explain_crosscheck.py --self-test
 
@@ -46,6 +52,43 @@ LINE = re.compile(
 def ns_of(text, scale):
     """A decimal string in units of `scale` ns as integer ns (no float rounding)."""
     return int(Decimal(text) * scale)
+
+
+def runs(timehist):
+    """(cpu, task, on ns, off ns, sch delay ns) of every line of timehist's output, in
+    its order: a line is printed when its task leaves the CPU, with its run time."""
+    out = []
+    for line in timehist.splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        t_out = ns_of(m.group(1), 1_000_000_000)
+        run = ns_of(m.group(8), 1_000_000)
+        out.append((int(m.group(2)), m.group(3).strip(), t_out - run, t_out,
+                    ns_of(m.group(7), 1_000_000)))
+    return out
+
+
+def run_queue_pairs(wakes, lines, thread=THREAD):
+    """For each wake (deadline, end, explain run_queue ns, round) with switch-ins of
+    `thread` in (deadline, end]: (perf ns, explain ns, round), perf's being the run time
+    of every other task but the idle task on the switch-in's CPU inside its sch delay,
+    from the deadline on; also the number of wakes with none."""
+    mine = [(cpu, on, delay) for cpu, task, on, _, delay in lines if task == thread]
+    others = [(cpu, on, off) for cpu, task, on, off, _ in lines
+              if task != thread and not task.startswith("<idle>")]
+    pairs, unmatched = [], 0
+    for deadline, end, explain, rnd in wakes:
+        ins = [(cpu, on, delay) for cpu, on, delay in mine if deadline < on <= end]
+        if not ins:
+            unmatched += 1
+            continue
+        held = 0
+        for cpu, on, delay in ins:
+            lo = max(on - delay, deadline)
+            held += sum(max(0, min(b, on) - max(a, lo)) for c, a, b in others if c == cpu)
+        pairs.append((held, explain, rnd))
+    return pairs, unmatched
 
 
 def switch_ins(timehist, thread=THREAD):
@@ -90,18 +133,19 @@ def us(ns):
 
 def cells(rows):
     """Explain's CSV rows by cell (mechanism, requested_ns, load), in order; a wake is
-    (deadline, end, idle_wakeup + run_queue ns, round: 0 where the CSV has no `round`).
-    Wakes not fully traced or that never blocked are counted apart."""
+    (deadline, end, idle_wakeup + run_queue ns, round: 0 where the CSV has no `round`),
+    and in `rq` the same with run_queue alone. Wakes not fully traced or that never
+    blocked are counted apart."""
     out = {}
     for r in rows:
         key = (r["mechanism"], int(r["requested_ns"]), int(r["load"]))
-        c = out.setdefault(key, {"wakes": [], "skipped": 0})
+        c = out.setdefault(key, {"wakes": [], "rq": [], "skipped": 0})
         if r["traced"] != "true" or r["blocked"] != "true":
             c["skipped"] += 1
             continue
-        c["wakes"].append((int(r["deadline_ns"]), int(r["end_ns"]),
-                           int(r["idle_wakeup_ns"]) + int(r["run_queue_ns"]),
-                           int(r.get("round") or 0)))
+        d, e, rnd = int(r["deadline_ns"]), int(r["end_ns"]), int(r.get("round") or 0)
+        c["wakes"].append((d, e, int(r["idle_wakeup_ns"]) + int(r["run_queue_ns"]), rnd))
+        c["rq"].append((d, e, int(r["run_queue_ns"]), rnd))
     return out
 
 
@@ -136,9 +180,23 @@ def cell_row(key, cell, ins):
     return row, outcome
 
 
+def rq_row(key, cell, lines):
+    """The run-queue table's row of one cell, and its per-wake agreement."""
+    mech, req, load = key
+    pairs, unmatched = run_queue_pairs(cell["rq"], lines)
+    units = agreeing(pairs)
+    outcome = agreement(units)
+    dist = lambda v: " / ".join(us(quantile(v, q)) for q in (0.5, 0.99))
+    row = (f"| {mech} | {us(req)} | {load} | {len(pairs)} ({unmatched} unmatched) | "
+           f"{mark(outcome)} {share_text(units)} | {dist([p[0] for p in pairs])} | "
+           f"{dist([p[1] for p in pairs])} |")
+    return row, outcome
+
+
 def section(csv_text, timehist, command, perf_notes=""):
-    """The section's body: the command, the table, the verdicts."""
+    """The section's body: the command, the tables, the verdicts."""
     ins = switch_ins(timehist)
+    lines_ = runs(timehist)
     by_cell = cells(csv.DictReader(csv_text.splitlines()))
     lines = [
         f"Command: `{command}`",
@@ -161,10 +219,28 @@ def section(csv_text, timehist, command, perf_notes=""):
         row, outcome = cell_row(key, cell, ins)
         lines.append(row)
         outcomes.append(outcome)
+    lines += [
+        "",
+        "The run queue alone, against perf's own record of who held the CPU: per switch-in "
+        "of the thread, the run time timehist gives every other task but the idle task on "
+        "that CPU inside the switch-in's sch delay (from the deadline on), against "
+        f"explain's run_queue; within {us(AGREE_NS)} as above, and p50 / p99 of each.",
+        "",
+        f"| mechanism | requested | load | wakes compared | within {us(AGREE_NS)} | "
+        "perf: other tasks' run time p50 / p99 | explain run_queue p50 / p99 |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    rq_outcomes = []
+    for key, cell in by_cell.items():
+        row, outcome = rq_row(key, cell, lines_)
+        lines.append(row)
+        rq_outcomes.append(outcome)
     lines.append("")
     lines.append(f"- {mark(overall_outcome(outcomes))} per wake (a cell agrees when at least "
                  f"{100 * AGREE_SHARE:.0f} % of its wakes lie within {us(AGREE_NS)}): "
                  + outcome_counts(outcomes, "cells agree"))
+    lines.append(f"- {mark(overall_outcome(rq_outcomes))} run queue alone, per wake: "
+                 + outcome_counts(rq_outcomes, "cells agree"))
     if perf_notes.strip():
         lines.append(f"- perf: {perf_notes.strip()}")
     return "\n".join(lines)
@@ -175,6 +251,7 @@ def self_test():
            time    cpu  task name                       wait time  sch delay   run time
                         [tid/pid]                          (msec)     (msec)     (msec)
     --------------- ------  ------------------------------  ---------  ---------  ---------
+    6917.752606 [0001]  kworker/1:0[55]                     0.000      0.000      0.008
     6917.752625 [0001]  sleeplab-explai[8994/8991]          1.084      0.012      0.019
     6917.752700 [0001]  cc1[77]                             0.000      0.000      0.070
     6917.753720 [0000]  sleeplab-explai[8994/8991]          1.072      0.013      0.015
@@ -212,12 +289,26 @@ def self_test():
     assert agreement([(100, 100)] * 10) == "met"
     assert agreement([(90, 100)] * 10) == "missed"
     assert agreement([(100, 100)] * 9 + [(60, 100)]) == INDISTINGUISHABLE
+    # The run queue alone: the first wake's switch-in at 752.606 waited 12 µs (from
+    # 752.594), and kworker held CPU 1 from 752.598 to 752.606: 8 µs, where explain says
+    # 8.3 µs. The second wake's switch-ins are on CPU 0, where no other task ran: 0 and
+    # 0. cc1 ran on CPU 1 after the first switch-in: not counted.
+    rq_wakes = [(6917752500000, 6917752611000, 8_300, 0), (6917753600000, 6917753745000, 0, 0),
+                (6917754000000, 6917754100000, 0, 1)]
+    rq_pairs, rq_unmatched = run_queue_pairs(rq_wakes, runs(th))
+    assert rq_pairs == [(8000, 8300, 0), (0, 0, 0)] and rq_unmatched == 1, rq_pairs
+    idle = th.replace("kworker/1:0[55]   ", "<idle>           ")
+    assert run_queue_pairs(rq_wakes, runs(idle))[0][0] == (0, 8300, 0), "the idle task holds nothing"
     csv_head = ("mechanism,requested_ns,load,deadline_ns,end_ns,idle_wakeup_ns,run_queue_ns,"
                 "traced,blocked,round\n")
     body = section(csv_head + "nanosleep,1000000,0,6917752500000,6917752611000,12849,0,true,true,0\n",
                    th, "scripts/explain-crosscheck.sh", "lost 0 chunks")
     # One wake within, in one round: not judged, and the summary says none decided.
     assert "- – per wake (a cell agrees when at least 95 % of its wakes lie within 2.00 µs): 0 of 1 cells agree, 0 disagree, 0 undecided (indistinguishable in this run), 1 not judged (fewer than 8 rounds)" in body and "- perf: lost 0 chunks" in body, body
+    # That wake's CSV books its 12.8 µs all to idle_wakeup: perf's 8 µs of kworker
+    # disagrees with its run_queue of 0.
+    assert "| nanosleep | 1.000 ms | 0 | 1 (0 unmatched) | – 0 of 1 (0.0 %; no interval" in body, body
+    assert "- – run queue alone, per wake: 0 of 1 cells agree" in body, body
     # Without a `round` column (a CSV from before it) every wake is round 0.
     assert cells([dict(rows[0], round="")])[("nanosleep", 1_000_000, 0)]["wakes"][0][3] == 0
     print("self-test ok")

@@ -19,15 +19,35 @@ Per wake (a thread id and its window: start, deadline, end), from the text trace
 * a thread with no switch-out to sleep whose own timer woke it all the same (the
   `sched_waking` in the interrupt while the thread itself was current: it never left
   the CPU) was on CPU from its wakeup;
-* a preemption: the thread switched out runnable (R, R+) until switched back in.
+* a preemption: the thread switched out runnable (R, R+) until switched back in;
+* the timer's CPU was idle when its interrupt came: the last `sched_switch` on that CPU
+  before its last `local_timer_entry` before the expiry went to pid 0, and that entry
+  came at or after the time the timer ran; the guest's work on that CPU between the
+  two: its idle task's interrupts and softirqs (`irq_handler_entry/exit`,
+  `softirq_entry/exit`), and where `cpu_idle` lines for that CPU follow the switch to
+  idle, every moment it was not stopped in an idle state (from `state` ≥ 1 to the next
+  interrupt entry, state exit or polling entry);
+* who held the CPU the thread came on between its wakeup and its switch-in: the
+  `sched_switch` lines on that CPU (the task switched out at each held it until then).
 
 Components, each stretch clipped to [max(deadline, start), end] as explain clips it, a
 preemption's time taken out of whatever stretch it falls in and counted as run queue:
 
-    slack              soft expiry → the timer ran                    explain's slack_ns
-    timer interrupt    the timer ran → sched_waking                   timer_irq_ns
-    waking → on CPU    sched_waking → switch-in, and preemptions      idle_wakeup_ns + run_queue_ns
-    on CPU → sys_exit  switch-in → sys_exit                           kernel_exit_ns
+    slack              soft expiry → the timer ran                          explain's slack_ns
+    idle delivery      the timer ran → local_timer_entry on an idle CPU,    idle_delivery_ns
+                       less the guest's work there
+    timer interrupt    the timer ran → sched_waking, less idle delivery     timer_irq_ns
+    idle wakeup        sched_waking → switch-in while no other task held    idle_wakeup_ns
+                       the CPU
+    run queue          the rest of sched_waking → switch-in, and            run_queue_ns
+                       preemptions
+    on CPU → sys_exit  switch-in → sys_exit                                 kernel_exit_ns
+
+The rules for which timer is the thread's own, when the CPU counts as idle, what counts
+as the guest's work and who held the CPU are the account's own, re-implemented: a wrong
+rule would be wrong here too. What the comparison catches is a decoding or bookkeeping
+error in either reader (a field read wrong, an event dropped, a stretch booked to the
+wrong component), not a wrong rule.
 
 The text trace prints its timestamps in seconds: for the `mono` clock (and every
 nanosecond clock) in microseconds, rounded to the nearest (the kernel's ns2usecs adds
@@ -57,6 +77,13 @@ SWITCH = re.compile(
     r"prev_comm=.* prev_pid=(?P<prev>\d+) prev_prio=-?\d+ prev_state=(?P<state>\S+) ==> "
     r"next_comm=.* next_pid=(?P<next>\d+) next_prio=-?\d+")
 SYS_EXIT = re.compile(r"NR (?P<nr>-?\d+) = (?P<ret>-?\d+)")
+ANY = re.compile(r"(?P<args>.*)")
+CPU_IDLE = re.compile(r"state=(?P<state>\d+) cpu_id=(?P<cpu>\d+)")
+# cpu_idle's state on leaving an idle state (PWR_EVENT_EXIT, -1 as a u32).
+IDLE_EXIT = 4294967295
+# The guest's interrupts and softirqs: entries and exits.
+IRQ_ENTRIES = ("irq_handler_entry", "softirq_entry", "local_timer_entry")
+IRQ_EXITS = ("irq_handler_exit", "softirq_exit", "local_timer_exit")
 LOST = re.compile(r"CPU:(\d+) \[LOST (\d+) EVENTS\]")
 
 
@@ -117,7 +144,10 @@ class Trace:
             return None
         name, args = m.group("event"), m.group("args")
         pat = {"hrtimer_start": HRTIMER_START, "hrtimer_expire_entry": EXPIRE_ENTRY,
-               "sched_waking": WAKING, "sched_switch": SWITCH, "sys_exit": SYS_EXIT}.get(name)
+               "sched_waking": WAKING, "sched_switch": SWITCH, "sys_exit": SYS_EXIT,
+               "cpu_idle": CPU_IDLE}.get(name)
+        if pat is None and name in IRQ_ENTRIES + IRQ_EXITS:
+            pat = ANY
         f = pat.match(args) if pat else None
         if not f:
             return None
@@ -140,9 +170,14 @@ class Trace:
         if e.name == "sched_switch":
             prev, nxt = int(f["prev"]), int(f["next"])
             out = "out_sleep" if not f["state"].startswith("R") else "out_run"
-            return [(out, prev), ("in", nxt)]
+            return [(out, prev), ("in", nxt), ("switch", e.cpu)]
         if e.name == "sys_exit":
             return [("exit", e.pid)]
+        if e.name in IRQ_ENTRIES + IRQ_EXITS or e.name == "cpu_idle":
+            keys = [("idle cpu", e.cpu)]
+            if e.name == "local_timer_entry":
+                keys.append(("local timer", e.cpu))
+            return keys
         return []
 
     def within(self, key, lo, hi):
@@ -166,6 +201,99 @@ def first_after(events, seq):
 def clipper(lo, hi):
     """The length of [a, b] inside [lo, hi] (0 when empty)."""
     return lambda a, b: max(0, min(b, hi) - max(a, lo))
+
+
+def stretches_minus(a, b, cuts):
+    """[a, b] without the sorted, disjoint stretches `cuts`: what is left."""
+    out, at = [], a
+    for p, q in cuts:
+        if q <= at or p >= b:
+            continue
+        if p > at:
+            out.append((at, p))
+        at = max(at, q)
+    if at < b:
+        out.append((at, b))
+    return out
+
+
+def merged(stretches):
+    """Stretches sorted and merged where they touch."""
+    out = []
+    for p, q in sorted(stretches):
+        if out and p <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], q))
+        else:
+            out.append((p, q))
+    return out
+
+
+def guest_work(tr, cpu, idle_since, a, b):
+    """The guest's own work on idle `cpu` in [a, b]: its idle task's interrupts and
+    softirqs, entry to exit; and where `cpu_idle` lines on `cpu` follow `idle_since`,
+    every moment it was not stopped in an idle state (state ≥ 1 until the next interrupt
+    entry, state exit or polling entry)."""
+    evs = tr.within(("idle cpu", cpu), min(idle_since, a), b)
+    busy, depth, opened = [], 0, a
+    for e in evs:
+        if e.t < a or e.pid != 0:
+            continue
+        if e.name in IRQ_ENTRIES:
+            if depth == 0:
+                opened = e.t
+            depth += 1
+        elif e.name in IRQ_EXITS:
+            if depth == 0:
+                busy.append((a, e.t))
+            else:
+                depth -= 1
+                if depth == 0:
+                    busy.append((opened, e.t))
+    if depth > 0:
+        busy.append((opened, b))
+    if not any(e.name == "cpu_idle" for e in evs):
+        return merged(busy)
+    stopped, since = [], None
+    for e in evs:
+        if e.name == "cpu_idle" and int(e.f["state"]) not in (0, IDLE_EXIT):
+            since = e.t if since is None else since
+        elif e.name == "cpu_idle" or e.name in IRQ_ENTRIES:
+            if since is not None:
+                stopped.append((since, e.t))
+                since = None
+    if since is not None:
+        stopped.append((since, b))
+    return stretches_minus(a, b, merged(stopped))
+
+
+def idle_delivery(tr, expiry, since, ran):
+    """The delivery of the timer interrupt that ran `expiry` to an idle CPU: (its
+    local_timer_entry, the CPU's switch to idle), or None (the CPU was running, the
+    interrupt entered before the timer ran, or the trace does not say)."""
+    cpu = expiry.cpu
+    entries = [e for e in tr.within(("local timer", cpu), since, expiry.t) if e.seq < expiry.seq]
+    if not entries or entries[-1].t < ran:
+        return None
+    entry = entries[-1]
+    switches = [e for e in tr.within(("switch", cpu), since, entry.t) if e.seq < entry.seq]
+    if not switches or int(switches[-1].f["next"]) != 0:
+        return None
+    return entry, switches[-1]
+
+
+def held_by_others(tr, tid, waking, on_cpu):
+    """The stretches of [waking, on_cpu] in which another task held the CPU the thread
+    came on: each `sched_switch` there switched out a task that held it until then (the
+    idle task and the thread itself hold nothing)."""
+    out, at = [], waking.t
+    for e in tr.within(("switch", on_cpu.cpu), waking.t, on_cpu.t):
+        if e.seq <= waking.seq or e.seq > on_cpu.seq:
+            continue
+        prev = int(e.f["prev"])
+        if prev not in (0, tid) and e.t > at:
+            out.append((at, e.t))
+        at = e.t
+    return out
 
 
 def read_wake(tr, tid, start, deadline, end):
@@ -218,10 +346,20 @@ def read_wake(tr, tid, start, deadline, end):
         inside = sum(clipper(max(a, lo), min(b, end))(p, q) for p, q in preempted)
         return clip(a, b) - inside
 
+    delivered = idle_delivery(tr, expiry, start, ran)
+    delivery = 0
+    if delivered is not None:
+        entry, idle_switch = delivered
+        work = guest_work(tr, expiry.cpu, idle_switch.t, ran, entry.t)
+        delivery = sum(stretch(p, q) for p, q in stretches_minus(ran, entry.t, work))
+    held = held_by_others(tr, tid, waking, on_cpu) if block else []
+    run_queue = sum(stretch(p, q) for p, q in held) + sum(clip(p, q) for p, q in preempted)
     parts = {
         "slack": stretch(soft, ran),
-        "timer interrupt": stretch(ran, waking.t),
-        "waking → on CPU": stretch(waking.t, on_cpu.t) + sum(clip(p, q) for p, q in preempted),
+        "idle delivery": delivery,
+        "timer interrupt": stretch(ran, waking.t) - delivery,
+        "idle wakeup": stretch(waking.t, on_cpu.t) - sum(stretch(p, q) for p, q in held),
+        "run queue": run_queue,
         "on CPU → sys_exit": stretch(on_cpu.t, exit_.t),
     }
     instants = {"soft": soft, "ran": ran, "waking": waking.t, "on CPU": on_cpu.t,
@@ -232,10 +370,11 @@ def read_wake(tr, tid, start, deadline, end):
 
 def evidence_lines(tr, tid, start, end):
     """The text-trace lines of a wake's window that concern it: its thread's own events,
-    and the expiries and wakings on the CPUs it ran and woke on."""
+    and the expiries, wakings, switches, interrupts and idle states on the CPUs it ran
+    and woke on."""
     cpus = {e.cpu for e in tr.within(("start", tid), start, end)}
     cpus |= {e.cpu for e in tr.within(("waking", tid), start, end)}
     keys = [("start", tid), ("out_sleep", tid), ("out_run", tid), ("in", tid), ("waking", tid),
-            ("exit", tid)] + [("cpu", c) for c in sorted(cpus)]
+            ("exit", tid)] + [(k, c) for c in sorted(cpus) for k in ("cpu", "switch", "idle cpu")]
     evs = {e.seq: e for k in keys for e in tr.within(k, start, end)}
     return [evs[s].line for s in sorted(evs)]

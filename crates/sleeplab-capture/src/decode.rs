@@ -49,10 +49,12 @@ pub enum Tracepoint {
     IrqWorkEntry,
     /// `irq_vectors:irq_work_exit`.
     IrqWorkExit,
+    /// `power:cpu_idle`: where the idle loop stopped the CPU or polled.
+    CpuIdle,
 }
 
 /// How many tracepoints there are.
-const TRACEPOINTS: usize = 19;
+const TRACEPOINTS: usize = 20;
 
 impl Tracepoint {
     /// Every tracepoint, required ones first.
@@ -76,6 +78,7 @@ impl Tracepoint {
         Tracepoint::CallFunctionSingleExit,
         Tracepoint::IrqWorkEntry,
         Tracepoint::IrqWorkExit,
+        Tracepoint::CpuIdle,
     ];
 
     /// The five a session cannot do without, in [`Decoders::from_formats`] order.
@@ -87,10 +90,10 @@ impl Tracepoint {
         Tracepoint::SysExit,
     ];
 
-    /// Whether a session needs it (the interrupts' are recorded where the kernel has
-    /// them; x86's `irq_vectors` exist nowhere else).
+    /// Whether a session needs it (the interrupts' and the idle states' are recorded
+    /// where the kernel has them; x86's `irq_vectors` exist nowhere else).
     pub fn required(self) -> bool {
-        self.interrupt().is_none()
+        Self::REQUIRED.contains(&self)
     }
 
     /// For an interrupt's tracepoint: which kind, whether it is the entry, and the
@@ -146,6 +149,7 @@ impl Tracepoint {
             T::CallFunctionSingleExit => ("irq_vectors", "call_function_single_exit"),
             T::IrqWorkEntry => ("irq_vectors", "irq_work_entry"),
             T::IrqWorkExit => ("irq_vectors", "irq_work_exit"),
+            T::CpuIdle => ("power", "cpu_idle"),
         }
     }
 
@@ -169,7 +173,8 @@ impl Tracepoint {
 /// Whether `e` concerns one of the threads `tids`: a timer event (any), the wakeup of
 /// one, any switch (who held a CPU while a followed thread waited for it is named from
 /// the switches between other tasks), a system call's return in one, an interrupt that
-/// interrupted one or an idle CPU (the one a sleeping thread's timer fires on). The
+/// interrupted one or an idle CPU (the one a sleeping thread's timer fires on), an
+/// idle state's entry or exit (the idle task's). The
 /// scheduler's events are kept by this test rather than by a filter in the kernel: on
 /// the kernels here a filtered `sched_switch` loses, at random and for whole runs, the
 /// switches of a thread onto a CPU that was idle (of 100 switches in, 0 to 102 recorded
@@ -180,6 +185,7 @@ pub fn concerns(e: &Event, tids: &[i32]) -> bool {
         Kind::Waking { pid, .. } => tids.contains(&pid),
         Kind::SysExit { .. } => tids.contains(&e.pid),
         Kind::IrqEntry { .. } | Kind::IrqExit { .. } => e.pid == 0 || tids.contains(&e.pid),
+        Kind::IdleEnter { .. } | Kind::IdleExit => e.pid == 0,
     }
 }
 
@@ -203,6 +209,8 @@ pub struct Decoders {
     sys_exit: IntField,
     /// Per tracepoint, an interrupt's number field.
     number: [Option<IntField>; TRACEPOINTS],
+    /// `power:cpu_idle`'s state, where the kernel has it.
+    idle_state: Option<IntField>,
 }
 
 impl Decoders {
@@ -218,14 +226,20 @@ impl Decoders {
             .collect::<Result<_, _>>()?;
         let interrupts: Vec<(Tracepoint, Format)> = Tracepoint::ALL
             .into_iter()
-            .filter(|t| !t.required())
+            .filter(|t| t.interrupt().is_some())
             .filter_map(|t| {
                 let (sys, ev) = t.path();
                 Some((t, fs.format(sys, ev).ok()?))
             })
             .collect();
+        let (sys, ev) = Tracepoint::CpuIdle.path();
+        let idle = fs.format(sys, ev).ok();
         Self::from_formats(&formats)
             .and_then(|d| d.with_interrupts(&interrupts))
+            .and_then(|d| match &idle {
+                Some(f) => d.with_idle(f),
+                None => Ok(d),
+            })
             .map_err(|e| TraceError::Format(e.to_string()))
     }
 
@@ -266,7 +280,20 @@ impl Decoders {
             ),
             sys_exit: sys_exit.int("id")?,
             number: [None; TRACEPOINTS],
+            idle_state: None,
         })
+    }
+
+    /// The same decoders, also reading `power:cpu_idle` by its layout `format`.
+    pub fn with_idle(mut self, format: &Format) -> Result<Self, FormatError> {
+        let i = Tracepoint::CpuIdle as usize;
+        self.idle_state = Some(format.int("state")?);
+        self.common[i] = Some(Common {
+            flags: format.int("common_flags")?,
+            pid: format.int("common_pid")?,
+        });
+        self.ids[i] = Some(format.id);
+        Ok(self)
     }
 
     /// The same decoders, also reading the interrupts' tracepoints `formats` (any
@@ -357,6 +384,10 @@ impl Decoders {
             },
             Tracepoint::SysExit => Kind::SysExit {
                 id: self.sys_exit.read(raw)?,
+            },
+            Tracepoint::CpuIdle => match self.idle_state?.read(raw)? as u32 {
+                crate::event::IDLE_EXIT_STATE => Kind::IdleExit,
+                state => Kind::IdleEnter { state },
             },
             _ => {
                 let (what, entry, _) = t.interrupt()?;

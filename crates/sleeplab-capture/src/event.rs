@@ -98,7 +98,20 @@ pub enum Kind {
         /// The irq number, vector or softirq number.
         number: i32,
     },
+    /// `power:cpu_idle` entering an idle state: the guest's idle loop is about to stop
+    /// the CPU (`state` ≥ 1: HLT or a deeper state, where a VM's vCPU leaves the guest)
+    /// or to poll (`state` 0: the CPU keeps running guest code).
+    IdleEnter {
+        /// The idle state's index.
+        state: u32,
+    },
+    /// `power:cpu_idle` leaving the idle state (the kernel's `PWR_EVENT_EXIT`): back in
+    /// the idle loop, after any interrupt that ended the state.
+    IdleExit,
 }
+
+/// `power:cpu_idle`'s state on leaving an idle state (`PWR_EVENT_EXIT`, −1 as a u32).
+pub const IDLE_EXIT_STATE: u32 = u32::MAX;
 
 /// The kind of interrupt an [`Kind::IrqEntry`] or [`Kind::IrqExit`] marks: time the
 /// guest's own kernel spent, not the interrupted task's.

@@ -8,7 +8,8 @@
 //!   threads ([`concerns`]: a filter in the kernel loses some, see there).
 //!   The guest's interrupts and softirqs (`irq:*`, `irq_vectors:*`), where the
 //!   kernel has them, are recorded there too; the drain keeps those that interrupted a
-//!   followed thread or an idle CPU.
+//!   followed thread or an idle CPU. So are the idle loop's states (`power:cpu_idle`:
+//!   where it stopped the CPU, where it polled), where the kernel has them.
 //! * The system-call instance records `raw_syscalls:sys_exit` for the followed threads
 //!   only, by `set_event_pid`: the kernel then skips other threads' system calls
 //!   before it builds a record, where an event filter would build each one only to
@@ -132,7 +133,9 @@ impl Session {
                 Err(e) if tp.required() => return Err(e),
                 // An interrupt's tracepoint the kernel lists but will not record: the
                 // interrupts count as not recorded.
-                Err(_) => interrupts = false,
+                Err(_) if tp.interrupt().is_some() => interrupts = false,
+                // The idle states unrecorded: the account reads no idle state.
+                Err(_) => {}
             }
         }
         session.interrupts = interrupts;

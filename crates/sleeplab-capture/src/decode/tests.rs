@@ -96,6 +96,10 @@ fn the_followed_threads_events_and_every_switch_are_kept() {
     assert!(concerns(&ev(3, switch(4, 5)), &[3]));
     assert!(concerns(&ev(4, Kind::SysExit { id: 0 }), &[4]));
     assert!(!concerns(&ev(5, Kind::SysExit { id: 0 }), &[4]));
+    // The idle loop's states: the idle task's only.
+    assert!(concerns(&ev(0, Kind::IdleEnter { state: 1 }), &[4]));
+    assert!(concerns(&ev(0, Kind::IdleExit), &[4]));
+    assert!(!concerns(&ev(4, Kind::IdleExit), &[4]));
     let of = |f: fn(Tracepoint) -> bool| -> Vec<_> {
         Tracepoint::ALL.into_iter().filter(|&t| f(t)).collect()
     };
@@ -222,6 +226,9 @@ fn a_real_kernels_interrupts_decode() {
         .collect();
     let d = base.clone().with_interrupts(&formats).unwrap();
     assert!(d.interrupts());
+    assert!(!d.has(Tracepoint::CpuIdle));
+    let idle = Format::parse(include_str!("../../testdata/linux-6.18/cpu_idle.format")).unwrap();
+    let d = d.with_idle(&idle).unwrap();
     assert!(Tracepoint::ALL.into_iter().all(|t| d.has(t)));
     // Every id is told apart from every other.
     let mut ids: Vec<u64> = Tracepoint::ALL.iter().filter_map(|&t| d.id(t)).collect();
@@ -272,6 +279,12 @@ fn a_real_kernels_interrupts_decode() {
             number: 246
         }
     );
+    // The idle loop's states: entering state 1 (HLT), then leaving it (−1 as a u32).
+    let e = d.decode_record(&record(568, 1), 9, 0).unwrap();
+    assert_eq!((e.kind, e.pid), (Kind::IdleEnter { state: 1 }, 0));
+    let e = d.decode_record(&record(568, -1), 9, 0).unwrap();
+    assert_eq!(e.kind, Kind::IdleExit);
+    assert!(!Tracepoint::CpuIdle.required() && Tracepoint::CpuIdle.interrupt().is_none());
     // Too short for the number: no event; unknown to decoders without them: none.
     assert_eq!(d.decode_record(&record(165, 1)[..10], 9, 0), None);
     assert_eq!(base.decode_record(&record(165, 236), 9, 0), None);

@@ -35,6 +35,8 @@ pub fn line(e: &Event, deadline_ns: u64) -> String {
         Kind::SysExit { id } => format!("sys_exit {id}"),
         Kind::IrqEntry { what, number } => format!("{what:?} entry {number}"),
         Kind::IrqExit { what, number } => format!("{what:?} exit {number}"),
+        Kind::IdleEnter { state } => format!("idle state {state} entry"),
+        Kind::IdleExit => "idle state exit".into(),
     };
     format!(
         "{} cpu{} pid {}{} {what}",

@@ -1,24 +1,136 @@
-//! The per-wake rule (the component holds at least 90 % of the injected size), a
-//! scenario's verdict (at least 95 % of its wakes pass, judged over blocks: the wakes
-//! between two drains of the tracer share their moment, so the share's interval is taken
-//! over blocks, never over pooled wakes), and the table that shows them.
+//! The per-wake rule, two-sided: the cause's component holds between 90 % and 110 % of
+//! the injected size (± an absolute floor for small sizes), and every other component
+//! stays within its baseline, measured on the same run's uninjected wakes of the same
+//! shape; a scenario's verdict (at least 95 % of its wakes pass, judged over blocks:
+//! the wakes between two drains of the tracer share their moment, so the share's
+//! interval is taken over blocks, never over pooled wakes), and the table that shows
+//! them.
 
 use crate::scenarios::{BLOCK_WAKES, Scenario, Scored};
 use sleeplab_cli::stats::units::{MIN_UNITS, ratio_ci};
 use sleeplab_cli::stats::{Ci, tail_quantile};
-use sleeplab_cli::trace::Component;
+use sleeplab_cli::trace::{Component, Parts};
 
-/// A wake passes when its component holds at least this share of the injected size.
+/// A wake passes when its component holds at least this share of the injected size…
 pub const SHARE_OF_INJECTED: f64 = 0.9;
+/// … and at most this share …
+pub const MOST_OF_INJECTED: f64 = 1.1;
+/// … each bound widened by this much, ns (a small injection's bounds would be tighter
+/// than the stamps' and the kernel's own entry and return paths).
+pub const INJECTED_FLOOR_NS: u64 = 2_000;
+/// Every other component must stay at or under its baseline's p99 plus this, ns.
+pub const BASELINE_FLOOR_NS: u64 = 10_000;
 /// A scenario passes when at least this share of its wakes pass.
 pub const SHARE_OF_WAKES: f64 = 0.95;
 /// Failing wakes shown per scenario, with their split (the evidence to read).
 const SHOWN_FAILURES: usize = 3;
 
-/// Whether one wake passes: its component holds at least [`SHARE_OF_INJECTED`] of the
-/// injected size, and where a holder is asked for, the account named it.
-pub fn passes(s: &Scored, c: Component) -> bool {
-    s.got_ns(c) as f64 >= SHARE_OF_INJECTED * s.injected_ns as f64 && s.holder_named != Some(false)
+/// The no-injection baseline of every component over a scenario's uninjected wakes,
+/// ns: its p99 (nearest rank: below 100 wakes, about their largest), the bound for the
+/// components the cause must leave alone; and its median, what the cause's own
+/// component holds with nothing injected (a return path of its own, the kernel's clock
+/// read after the caller's), taken off before the booked share is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Baseline {
+    /// Per component ([`Component::index`]), the p99.
+    pub p99: [u64; Component::COUNT],
+    /// Per component, the median (lower middle).
+    pub median: [u64; Component::COUNT],
+}
+
+impl Baseline {
+    /// The baseline of `parts`, the uninjected wakes' splits (all zero for none).
+    pub fn of<'a>(parts: impl IntoIterator<Item = &'a Parts>) -> Self {
+        let parts: Vec<&Parts> = parts.into_iter().collect();
+        let mut out = Self::default();
+        for c in Component::ALL {
+            let mut v: Vec<u64> = parts.iter().map(|p| p.get(c)).collect();
+            v.sort_unstable();
+            if !v.is_empty() {
+                // Nearest rank: the ⌈q·n⌉-th smallest.
+                let rank = |q: usize| (v.len() * q).div_ceil(100).max(1);
+                out.p99[c.index()] = v[rank(99) - 1];
+                out.median[c.index()] = v[rank(50) - 1];
+            }
+        }
+        out
+    }
+
+    /// What the account booked to the injection in `c`: `got_ns` less `c`'s median
+    /// with nothing injected.
+    pub fn booked_ns(&self, c: Component, got_ns: u64) -> u64 {
+        got_ns.saturating_sub(self.median[c.index()])
+    }
+
+    /// The most `c` may hold in an injected wake: its p99 plus [`BASELINE_FLOOR_NS`].
+    pub fn bound(&self, c: Component) -> u64 {
+        self.p99[c.index()] + BASELINE_FLOOR_NS
+    }
+}
+
+/// How the injected size compares with what the account put in the cause's component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Booked {
+    /// Within `[0.9·injected − floor, 1.1·injected + floor]`.
+    Within,
+    /// Under it.
+    Under,
+    /// Over it.
+    Over,
+    /// Not judged: the component is the same subtraction the injected size is
+    /// (overrun: the wait's start less its deadline), so it cannot fail.
+    Arithmetic,
+}
+
+/// Where `got_ns` lies against the injected `injected_ns` ([`Booked`]).
+pub fn booked(got_ns: u64, injected_ns: u64) -> Booked {
+    let (got, inj, floor) = (got_ns as f64, injected_ns as f64, INJECTED_FLOOR_NS as f64);
+    if got < SHARE_OF_INJECTED * inj - floor {
+        Booked::Under
+    } else if got > MOST_OF_INJECTED * inj + floor {
+        Booked::Over
+    } else {
+        Booked::Within
+    }
+}
+
+/// One wake's verdict: how its cause's component was booked, and the other components
+/// above their baseline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// The cause's component against the injected size.
+    pub booked: Booked,
+    /// The other components above [`Baseline::bound`].
+    pub above: Vec<Component>,
+    /// Whether the holder asked for was named (true where none is asked for).
+    pub holder: bool,
+}
+
+impl Verdict {
+    /// The verdict on `s`, injected into `scenario`'s component, against `baseline`.
+    pub fn of(s: &Scored, scenario: Scenario, baseline: &Baseline) -> Self {
+        let c = scenario.component();
+        Self {
+            booked: if scenario.arithmetic() {
+                Booked::Arithmetic
+            } else {
+                booked(baseline.booked_ns(c, s.got_ns(c)), s.injected_ns)
+            },
+            above: Component::ALL
+                .into_iter()
+                .filter(|&k| k != c && s.got_ns(k) > baseline.bound(k))
+                .collect(),
+            holder: s.holder_named != Some(false),
+        }
+    }
+
+    /// Whether the wake passes: booked within bounds (or arithmetic), no other
+    /// component above its baseline, the holder named where asked for.
+    pub fn passes(&self) -> bool {
+        matches!(self.booked, Booked::Within | Booked::Arithmetic)
+            && self.above.is_empty()
+            && self.holder
+    }
 }
 
 /// The 95 % interval of the share `Σ passing / Σ wakes` over `blocks` (one (passing,
@@ -68,17 +180,27 @@ pub struct Row {
     pub component: Component,
     /// Wakes measured.
     pub wakes: usize,
-    /// Wakes that passed [`passes`].
+    /// Wakes that passed ([`Verdict::passes`]).
     pub passing: usize,
+    /// Wakes whose component held less than the injected size allows.
+    pub under: usize,
+    /// Wakes whose component held more.
+    pub over: usize,
+    /// Wakes with another component above its baseline, and per component how many
+    /// (most first).
+    pub above: (usize, Vec<(Component, usize)>),
+    /// Whether the component is the injected size's own subtraction (not judged).
+    pub arithmetic: bool,
     /// Per block of [`BLOCK_WAKES`] consecutive wakes: (passing, wakes).
     pub blocks: Vec<(usize, usize)>,
     /// The injected size's median over the wakes, ns.
     pub injected_median_ns: Option<f64>,
-    /// Wakes whose injected size came out under [`SHARE_OF_INJECTED`] of the nominal:
-    /// the cause did not fully take (another timer's interrupt ended a slack early, the
-    /// FIFO thread's wakeup came late).
+    /// Wakes whose injected size, measured, came out under [`SHARE_OF_INJECTED`] of the
+    /// nominal: the cause did not fully take (the FIFO thread's wakeup came late, the
+    /// busy thread was preempted). Slack's size is the setting, never measured.
     pub cut_short: usize,
-    /// The median of component / injected over the wakes.
+    /// The median of booked / injected over the wakes (booked: the component less its
+    /// median over the uninjected wakes).
     pub ratio_median: Option<f64>,
     /// Wakes whose holder was the FIFO thread, of those that ask for it.
     pub holder_named: Option<(usize, usize)>,
@@ -90,34 +212,56 @@ pub struct Row {
     pub failures: Vec<String>,
     /// The recorded events of each of those wakes, a line each.
     pub evidence: Vec<Vec<String>>,
+    /// The baseline the wakes were judged against.
+    pub baseline: Baseline,
 }
 
 impl Row {
-    /// The outcome of `scenario` over `scored`.
-    pub fn of(scenario: Scenario, scored: &[Scored]) -> Self {
+    /// The outcome of `scenario` over `scored`, judged against `baseline` (the same
+    /// run's uninjected wakes of its shape).
+    pub fn of(scenario: Scenario, scored: &[Scored], baseline: &Baseline) -> Self {
         let c = scenario.component();
         let mut injected: Vec<u64> = scored.iter().map(|s| s.injected_ns).collect();
         injected.sort_unstable();
         let mut ratios: Vec<f64> = scored
             .iter()
             .filter(|s| s.injected_ns > 0)
-            .map(|s| s.got_ns(c) as f64 / s.injected_ns as f64)
+            .map(|s| baseline.booked_ns(c, s.got_ns(c)) as f64 / s.injected_ns as f64)
             .collect();
         ratios.sort_by(f64::total_cmp);
         let asked: Vec<bool> = scored.iter().filter_map(|s| s.holder_named).collect();
-        let failing: Vec<&Scored> = scored
+        let verdicts: Vec<Verdict> = scored
             .iter()
-            .filter(|s| !passes(s, c))
+            .map(|s| Verdict::of(s, scenario, baseline))
+            .collect();
+        let failing: Vec<(&Scored, &Verdict)> = scored
+            .iter()
+            .zip(&verdicts)
+            .filter(|(_, v)| !v.passes())
             .take(SHOWN_FAILURES)
             .collect();
+        let mut above: Vec<(Component, usize)> = Component::ALL
+            .into_iter()
+            .map(|k| (k, verdicts.iter().filter(|v| v.above.contains(&k)).count()))
+            .filter(|&(_, n)| n > 0)
+            .collect();
+        above.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
+        let count = |b: Booked| verdicts.iter().filter(|v| v.booked == b).count();
         Self {
             label: scenario.label(),
             component: c,
             wakes: scored.len(),
-            passing: scored.iter().filter(|s| passes(s, c)).count(),
-            blocks: scored
+            passing: verdicts.iter().filter(|v| v.passes()).count(),
+            under: count(Booked::Under),
+            over: count(Booked::Over),
+            above: (
+                verdicts.iter().filter(|v| !v.above.is_empty()).count(),
+                above,
+            ),
+            arithmetic: scenario.arithmetic(),
+            blocks: verdicts
                 .chunks(BLOCK_WAKES)
-                .map(|b| (b.iter().filter(|s| passes(s, c)).count(), b.len()))
+                .map(|b| (b.iter().filter(|v| v.passes()).count(), b.len()))
                 .collect(),
             injected_median_ns: tail_quantile(&injected, 0.5),
             cut_short: scored
@@ -129,16 +273,17 @@ impl Row {
                 .then(|| (asked.iter().filter(|&&b| b).count(), asked.len())),
             untraced: scored.iter().filter(|s| !s.account.traced).count(),
             lost: 0,
-            failures: failing.iter().map(|s| describe(s)).collect(),
+            failures: failing.iter().map(|(s, v)| describe(s, v)).collect(),
             evidence: failing
                 .iter()
-                .map(|s| {
+                .map(|(s, _)| {
                     s.events
                         .iter()
                         .map(|e| crate::evidence::line(e, s.window.deadline_ns))
                         .collect()
                 })
                 .collect(),
+            baseline: *baseline,
         }
     }
 
@@ -170,8 +315,9 @@ pub fn median_f64(v: &[f64]) -> Option<f64> {
     }
 }
 
-/// A failing wake in one line: what was injected, how late it was, where it went.
-fn describe(s: &Scored) -> String {
+/// A failing wake in one line: what was injected, how late it was, where it went, and
+/// why it failed.
+fn describe(s: &Scored, v: &Verdict) -> String {
     let parts: Vec<String> = s
         .account
         .parts
@@ -181,8 +327,21 @@ fn describe(s: &Scored) -> String {
     let holder = s.account.holder.as_ref().map_or(String::new(), |h| {
         format!("; holder {} ({})", h.comm, h.pid)
     });
+    let mut why: Vec<String> = Vec::new();
+    match v.booked {
+        Booked::Under => why.push("under-booked".into()),
+        Booked::Over => why.push("over-booked".into()),
+        Booked::Within | Booked::Arithmetic => {}
+    }
+    if !v.above.is_empty() {
+        let names: Vec<&str> = v.above.iter().map(|c| c.name()).collect();
+        why.push(format!("above baseline: {}", names.join(", ")));
+    }
+    if !v.holder {
+        why.push("holder not named".into());
+    }
     format!(
-        "injected {}, late {}: {}{holder}{}",
+        "injected {}, late {}: {}{holder}{} [{}]",
         fmt_dur(s.injected_ns as f64),
         fmt_dur(s.account.lateness_ns as f64),
         if parts.is_empty() {
@@ -195,6 +354,7 @@ fn describe(s: &Scored) -> String {
         } else {
             " (not fully traced)"
         },
+        why.join("; "),
     )
 }
 
@@ -207,25 +367,37 @@ pub use sleeplab_cli::output::units::ns as fmt_dur;
 pub fn table(rows: &[Row]) -> Vec<String> {
     let mut out = vec![
         format!(
-            "A wake passes when its component holds at least {:.0} % of the size injected \
-             into it (and, for the run queue, the account names the SCHED_FIFO thread as \
-             the holder); a cause passes when at least {:.0} % of its wakes pass, judged \
-             over blocks of {BLOCK_WAKES} consecutive wakes (the wakes of a block share its \
-             moment): ✅ when the share's 95 % interval over blocks lies at or above it, ❌ \
-             below, ⚪ undecided; with fewer than {MIN_UNITS} blocks there is no interval and no \
-             verdict (–, the share by point value beside it). The injected size is \
-             measured per wake where it can be; \"cut short\" counts the wakes where it came \
-             out under {:.0} % of the nominal size (another timer's interrupt ended a slack \
-             early, the FIFO thread's wakeup came late).",
+            "A wake passes when its cause's component, less its median over the uninjected \
+             wakes (what it holds with nothing injected), holds between {:.0} % and {:.0} % \
+             of the size injected into it, each bound widened by {} (booked under or over: \
+             \"under / over\"), and every other component stays at or under its \
+             baseline: its p99 over the same run's uninjected wakes of the same shape \
+             (interleaved wake by wake with the injected ones; nearest rank, so about the \
+             largest below 100 wakes) plus {} (\"others above\"); for the run queue the \
+             account must also name the SCHED_FIFO thread as the holder. Overrun is the \
+             wait's start less its deadline, the very subtraction that injects it: its own \
+             share is arithmetic, not judged, and only its other components are. A cause \
+             passes when at least {:.0} % of its wakes pass, judged over blocks of \
+             {BLOCK_WAKES} consecutive wakes (the wakes of a block share its moment): ✅ \
+             when the share's 95 % interval over blocks lies at or above it, ❌ below, ⚪ \
+             undecided; with fewer than {MIN_UNITS} blocks there is no interval and no \
+             verdict (–, the share by point value beside it). The injected size is the \
+             setting for the slack, and measured per wake for the rest (the FIFO thread's \
+             own clock, the busy thread's CPU time); \"cut short\" counts the wakes where \
+             a measured size came out under {:.0} % of the nominal.",
             100.0 * SHARE_OF_INJECTED,
+            100.0 * MOST_OF_INJECTED,
+            fmt_dur(INJECTED_FLOOR_NS as f64),
+            fmt_dur(BASELINE_FLOOR_NS as f64),
             100.0 * SHARE_OF_WAKES,
             100.0 * SHARE_OF_INJECTED,
         ),
         String::new(),
         "| cause | component | injected (median) | cut short | wakes | passing [95 % over blocks] | \
-         component / injected (median) | holder named | not fully traced |"
+         booked / injected (median) | under / over | others above (most often) | \
+         holder named | not fully traced |"
             .into(),
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|".into(),
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|".into(),
     ];
     for r in rows {
         let share = if r.wakes == 0 {
@@ -248,10 +420,29 @@ pub fn table(rows: &[Row]) -> Vec<String> {
                 100.0 * r.passing as f64 / r.wakes as f64,
             )
         };
+        let above = match r.above.1.first() {
+            None => "0".to_string(),
+            Some(&(c, n)) => format!(
+                "{} ({} {n}, baseline {})",
+                r.above.0,
+                c.name(),
+                fmt_dur(r.baseline.p99[c.index()] as f64)
+            ),
+        };
+        let (component, under_over) = if r.arithmetic {
+            (
+                format!("{} (arithmetic)", r.component.name()),
+                "–".to_string(),
+            )
+        } else {
+            (
+                r.component.name().to_string(),
+                format!("{} / {}", r.under, r.over),
+            )
+        };
         out.push(format!(
-            "| {} | {} | {} | {} | {} | {share} | {} | {} | {} |",
+            "| {} | {component} | {} | {} | {} | {share} | {} | {under_over} | {above} | {} | {} |",
             r.label,
-            r.component.name(),
             fmt_dur(r.injected_median_ns),
             r.cut_short,
             r.wakes,

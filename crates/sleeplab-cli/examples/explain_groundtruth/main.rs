@@ -6,9 +6,8 @@
 //! lost), traced by `Tracer` as `explain` traces, and each wake is split by `account`:
 //!
 //! * timer slack set to each `--slack`, absolute sleeps to deadlines the scheduler tick
-//!   cannot cut short → `slack`; the injected size is the slack in effect: less where
-//!   another timer's interrupt ran the wake's timer early (read from the kernel's
-//!   expiry events on the measuring CPU, any timer's, not from the account's split);
+//!   cannot cut short → `slack`; the injected size is the setting, never read from
+//!   the trace under test;
 //! * a SCHED_FIFO thread on the measuring CPU that wakes shortly before the deadline
 //!   and burns until each `--burn` after it → `run_queue`, the thread named as holder;
 //!   the injected size is its own clock read as it stopped, less the deadline (or its
@@ -20,13 +19,20 @@
 //!   system call's return and the clock read → `return`; the injected size is the
 //!   thread's own CPU time over the stretch (a preemption inside is the run queue's);
 //! * a paced frame whose work runs each `--overrun` past the next frame's deadline →
-//!   `overrun`, the next wait's start less its deadline.
+//!   `overrun`, the next wait's start less its deadline (the very subtraction the
+//!   account makes: arithmetic, not judged; its other components are).
 //!
-//! A wake passes when its component holds at least 90 % of the injected size; a cause
-//! passes when at least 95 % of its wakes do, judged over blocks of 50 wakes (the
-//! share's interval over blocks printed; by point value below 8 blocks). Then the SCHED_IDLE comparison (`companion`): `--rounds` rounds of idle
-//! waits with and without a SCHED_IDLE thread spinning on the measuring CPU, judged
-//! over blocks (each round's difference of block medians). Prints Markdown; `--bench-doc FILE` also writes it as the
+//! Each injected wake follows an uninjected one of the same shape (size 0): their
+//! components' medians and p99s are the baseline. A wake passes when its component,
+//! less its median with nothing injected, holds between 90 % and 110 % of the injected
+//! size (± 2 µs) and every other component stays at or under its p99 plus 10 µs
+//! (`judge`); a cause passes when at least 95 % of its
+//! wakes do, judged over blocks of 50 wakes (the share's interval over blocks printed;
+//! by point value below 8 blocks). Then the SCHED_IDLE comparison (`companion`):
+//! `--rounds` rounds of idle waits with and without a SCHED_IDLE thread spinning on
+//! the measuring CPU, judged over blocks (each round's difference of block medians):
+//! the injected truth of `idle_wakeup` and `idle_delivery`, which the companion
+//! removes. Prints Markdown; `--bench-doc FILE` also writes it as the
 //! `explain-groundtruth` section of FILE (scripts/bench_doc.py), with this command;
 //! `--events` prints the recorded events of the failing wakes shown. Runs as root.
 //!
@@ -39,7 +45,7 @@ mod judge;
 mod scenarios;
 
 use clap::Parser;
-use judge::Row;
+use judge::{Baseline, Row};
 use scenarios::Scenario;
 use sleeplab_cli::trace::{Follow, Recording};
 use std::path::PathBuf;
@@ -111,11 +117,12 @@ fn scenarios(args: &Args) -> Vec<Scenario> {
 pub fn run_all(list: &[Scenario], wakes: usize, cpu: usize) -> anyhow::Result<Vec<Row>> {
     list.iter()
         .map(|&s| {
-            let (scored, lost) = scenarios::run(s, wakes, cpu)?;
+            let run = scenarios::run(s, wakes, cpu)?;
             eprintln!("explain_groundtruth: {} done", s.label());
+            let baseline = Baseline::of(run.baseline.iter().map(|w| &w.account.parts));
             Ok(Row {
-                lost,
-                ..Row::of(s, &scored)
+                lost: run.lost,
+                ..Row::of(s, &run.injected, &baseline)
             })
         })
         .collect()

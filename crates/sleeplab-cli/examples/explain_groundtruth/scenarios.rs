@@ -1,13 +1,15 @@
 //! The scenarios: each causes one component of a wake's lateness with a size known
-//! outside the trace, waits WAKES times on the measuring CPU with the tracer on, and
-//! splits every wake with the account `explain` uses.
+//! outside the trace, waits WAKES times on the measuring CPU with the tracer on, each
+//! injected wake after an uninjected one of the same shape (its size 0: the baseline
+//! the other components are judged against), and splits every wake with the account
+//! `explain` uses.
 
 use crate::inject::{
     FifoHog, HOG_COMM, OFFSET_NS, grid_deadline, sleep_for, sleep_until, spin_until,
 };
 use sleeplab::clock::{monotonic_ns, thread_cpu_ns};
 use sleeplab::system::{Policy, SlackGuard, set_policy};
-use sleeplab_cli::trace::event::{Event, Kind};
+use sleeplab_cli::trace::event::Event;
 use sleeplab_cli::trace::{Component, Timeline, WakeAccount, Window, account, this_tid};
 
 /// The gap between a wake's clock read and its deadline (the wait itself).
@@ -31,9 +33,10 @@ pub const BLOCK_WAKES: usize = 50;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scenario {
     /// The thread's timer slack set to `0` ns; absolute sleeps to deadlines the tick
-    /// cannot cut short ([`OFFSET_NS`]). The injected size is the slack in effect: `0`
-    /// ns, or less where another timer's interrupt ran the wake's timer early
-    /// ([`slack_in_effect`]).
+    /// cannot cut short ([`OFFSET_NS`]). The injected size is the setting, never read
+    /// from the trace under test (another timer's interrupt that runs the wake's timer
+    /// early makes that wake fail, as it should: the account then books less slack
+    /// than was set).
     Slack(u64),
     /// A SCHED_FIFO thread on the measuring CPU wakes [`HOG_LEAD_NS`] before the
     /// deadline and holds the CPU until `0` ns after it; the measuring thread is
@@ -63,6 +66,25 @@ impl Scenario {
             Scenario::Entry(_) => Component::Entry,
             Scenario::Return(_) => Component::Return,
             Scenario::Overrun(_) => Component::Overrun,
+        }
+    }
+
+    /// Whether the component is the very subtraction that injects it (overrun: the
+    /// wait's start less its deadline), so that its share cannot fail: arithmetic, not
+    /// judged (the other components still are).
+    pub fn arithmetic(self) -> bool {
+        matches!(self, Scenario::Overrun(_))
+    }
+
+    /// The same cause, nothing injected: the shape of the baseline's wakes.
+    pub fn uninjected(self) -> Self {
+        match self {
+            Scenario::Slack(_) => Scenario::Slack(0),
+            Scenario::RunQueue(_) => Scenario::RunQueue(0),
+            Scenario::RunQueueOther(_) => Scenario::RunQueueOther(0),
+            Scenario::Entry(_) => Scenario::Entry(0),
+            Scenario::Return(_) => Scenario::Return(0),
+            Scenario::Overrun(_) => Scenario::Overrun(0),
         }
     }
 
@@ -142,14 +164,30 @@ struct Measured {
     hog: bool,
 }
 
-/// Runs `wakes` wakes of `scenario` on the calling thread (pinned by the caller to the
-/// measuring CPU `cpu`), traced, and splits each; also the events the kernel lost.
-pub fn run(scenario: Scenario, wakes: usize, cpu: usize) -> anyhow::Result<(Vec<Scored>, u64)> {
-    let slack = match scenario {
-        Scenario::Slack(s) => s,
+/// A scenario's wakes: the injected ones, and the uninjected ones of the same shape
+/// interleaved with them (the baseline), each split by the account.
+pub struct Run {
+    /// The injected wakes.
+    pub injected: Vec<Scored>,
+    /// The uninjected wakes.
+    pub baseline: Vec<Scored>,
+    /// Events the kernel could not record (full buffers).
+    pub lost: u64,
+}
+
+/// The timer slack a wake of `scenario` runs with: the injected slack, or
+/// [`NO_SLACK_NS`].
+fn slack_of(scenario: Scenario) -> u64 {
+    match scenario {
+        Scenario::Slack(s) => s.max(NO_SLACK_NS),
         _ => NO_SLACK_NS,
-    };
-    let _slack = SlackGuard::set(slack)?;
+    }
+}
+
+/// Runs `wakes` wakes of `scenario` on the calling thread (pinned by the caller to the
+/// measuring CPU `cpu`), each after an uninjected wake of the same shape, traced, and
+/// splits each.
+pub fn run(scenario: Scenario, wakes: usize, cpu: usize) -> anyhow::Result<Run> {
     let hog = match scenario {
         Scenario::RunQueue(_) | Scenario::RunQueueOther(_) => Some(FifoHog::start(cpu)?),
         _ => None,
@@ -161,8 +199,16 @@ pub fn run(scenario: Scenario, wakes: usize, cpu: usize) -> anyhow::Result<(Vec<
     let tid = this_tid();
     let mut recording = super::recording()?;
     let mut measured = Vec::with_capacity(wakes);
+    let mut uninjected = Vec::with_capacity(wakes);
+    let bare = scenario.uninjected();
     for k in 0..wakes {
+        // The slack set for each wake, outside its window (a prctl).
+        let slack = SlackGuard::set(slack_of(bare))?;
+        uninjected.push(wake(bare, tid, hog.as_ref())?);
+        drop(slack);
+        let slack = SlackGuard::set(slack_of(scenario))?;
         measured.push(wake(scenario, tid, hog.as_ref())?);
+        drop(slack);
         if k % BLOCK_WAKES == BLOCK_WAKES - 1 {
             recording.drain();
         }
@@ -171,47 +217,24 @@ pub fn run(scenario: Scenario, wakes: usize, cpu: usize) -> anyhow::Result<(Vec<
     let (timeline, status) = recording.finish();
     let lost = status.map_or(0, |s| s.lost_events);
     let timeline: Timeline = timeline.unwrap_or_default();
-    let scored = measured
-        .into_iter()
-        .map(|m| {
-            let account = account(&timeline, &m.window);
-            let holder_named = m
-                .hog
-                .then(|| account.holder.as_ref().is_some_and(|h| h.comm == HOG_COMM));
-            let injected_ns = match scenario {
-                Scenario::Slack(_) => slack_in_effect(&timeline, &m.window, cpu, m.injected_ns),
-                _ => m.injected_ns,
-            };
-            Scored {
-                injected_ns,
-                account,
-                holder_named,
-                window: m.window,
-                events: timeline.range(m.window.start_ns, m.window.end_ns).to_vec(),
-            }
-        })
-        .collect();
-    Ok((scored, lost))
-}
-
-/// The slack that delayed the wake of `w` (an absolute sleep whose soft expiry is its
-/// deadline), at most `slack_ns`: the kernel runs every timer whose soft expiry has
-/// passed in the first timer interrupt on the CPU after it, so on a busy CPU another
-/// task's timer ends the slack early. Measured from the kernel's expiry events on the
-/// measuring CPU `cpu` (any timer's: the interrupt's own clock reading), not from the
-/// account's split; `slack_ns` where none is recorded.
-pub fn slack_in_effect(tl: &Timeline, w: &Window, cpu: usize, slack_ns: u64) -> u64 {
-    let soft = w.deadline_ns;
-    tl.range(soft, w.end_ns)
-        .iter()
-        .filter(|e| e.cpu as usize == cpu)
-        .find_map(|e| match e.kind {
-            Kind::TimerExpire { now_ns, .. } if now_ns >= soft as i64 => {
-                Some((now_ns as u64 - soft).min(slack_ns))
-            }
-            _ => None,
-        })
-        .unwrap_or(slack_ns)
+    let score = |m: Measured| {
+        let account = account(&timeline, &m.window);
+        let holder_named = m
+            .hog
+            .then(|| account.holder.as_ref().is_some_and(|h| h.comm == HOG_COMM));
+        Scored {
+            injected_ns: m.injected_ns,
+            account,
+            holder_named,
+            window: m.window,
+            events: timeline.range(m.window.start_ns, m.window.end_ns).to_vec(),
+        }
+    };
+    Ok(Run {
+        injected: measured.into_iter().map(score).collect(),
+        baseline: uninjected.into_iter().map(score).collect(),
+        lost,
+    })
 }
 
 /// The window of a wait by thread `tid` that read the clock at `start_ns`, asked to

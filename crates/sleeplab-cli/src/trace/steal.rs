@@ -1,15 +1,16 @@
 //! The steal time the guest kernel accounted during a traced run (`/proc/stat`, per
-//! CPU, before and after), set beside the sum of the wakes' [`Component::Host`] share,
-//! and the one sentence saying when the two disagree.
+//! CPU, before and after), set beside the sum of the wakes' shares with no guest event
+//! ([`Component::NO_GUEST_EVENT`]: an idle CPU's timer delivery, a spin's gaps), and
+//! the one sentence saying when the two disagree.
 //!
 //! They measure different things and need not agree: steal counts, in the kernel's
 //! ticks (10 ms at `USER_HZ` 100), the time a vCPU was runnable while the host ran
-//! something else, over the whole run and every task on the CPU; the host component
-//! counts, per wake, the time no guest code ran inside the wake's late part, a halted
-//! vCPU's interrupt delivery included (which is no steal). The sentence says which way
+//! something else, over the whole run and every task on the CPU; those components
+//! count, per wake, the stretches of its late part in which the guest recorded nothing
+//! of its own, an idle CPU's interrupt delivery included (which is no steal). The sentence says which way
 //! they differ so that a reader does not take one for the other.
 //!
-//! [`Component::Host`]: super::Component::Host
+//! [`Component::NO_GUEST_EVENT`]: super::Component::NO_GUEST_EVENT
 
 use super::analysis::component::Machine;
 use super::{Component, Explanation};
@@ -137,13 +138,17 @@ pub fn steal_note<'a>(
     let steal_ns = steal_ns?;
     let (mut host_ns, mut told, mut complete) = (0.0, false, true);
     for x in cells.into_iter().filter(|x| x.wakes > 0) {
-        match x.component(Component::Host) {
-            Some(h) => {
-                host_ns += h.mean_ns * x.wakes as f64;
+        let shares: Vec<_> = Component::NO_GUEST_EVENT
+            .iter()
+            .filter_map(|&c| x.component(c))
+            .collect();
+        match shares.is_empty() {
+            false => {
+                host_ns += shares.iter().map(|h| h.mean_ns).sum::<f64>() * x.wakes as f64;
                 told = true;
                 complete &= x.host_complete;
             }
-            None => complete = false,
+            true => complete = false,
         }
     }
     if !told {
@@ -221,7 +226,9 @@ mod tests {
         use crate::trace::{Parts, WakeAccount};
         let cell = |host_ns: u64, told: bool| {
             let mut p = Parts::default();
-            p.add(Component::Host, host_ns);
+            // Split between the two stretches with no guest event: summed again.
+            p.add(Component::IdleDelivery, host_ns / 2);
+            p.add(Component::SpinGap, host_ns - host_ns / 2);
             let w = WakeAccount {
                 lateness_ns: host_ns as i64,
                 parts: p,

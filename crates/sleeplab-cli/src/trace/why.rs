@@ -301,26 +301,27 @@ mod tests {
         s.check().unwrap();
     }
 
-    /// The host's share is named in the result's machine's words: the host on a virtual
-    /// machine, the hardware on bare metal.
+    /// A spin gap's reading is named in the result's machine's words: the vCPU on a
+    /// virtual machine, SMIs and firmware on bare metal.
     #[test]
-    fn the_host_component_is_named_for_the_results_machine() {
+    fn the_spin_gap_is_named_for_the_results_machine() {
         let w: Vec<WakeAccount> = (0..10)
             .map(|_| {
                 wake(
-                    &[(Component::Host, 9_000), (Component::Slack, 5_000)],
+                    &[(Component::SpinGap, 9_000), (Component::Slack, 5_000)],
                     None,
                     true,
                 )
             })
             .collect();
         for (m, word) in [
-            (Machine::Host, "host: vCPU"),
-            (Machine::Hardware, "hardware: CPU"),
+            (Machine::Host, "read: vCPU not running"),
+            (Machine::Hardware, "read: SMI, firmware"),
         ] {
             let s = cell_sentence(&cell(&w).account(), m).unwrap();
             assert!(
-                s.text.contains(&format!("9 µs in the {word}")),
+                s.text
+                    .contains(&format!("9 µs in the spin gap: no guest event ({word})")),
                 "{}",
                 s.text
             );

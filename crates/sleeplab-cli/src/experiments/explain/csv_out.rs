@@ -8,7 +8,7 @@ use crate::trace::Component;
 use serde::Serialize;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
-pub const CSV_COLUMNS: [&str; 27] = [
+pub const CSV_COLUMNS: [&str; 29] = [
     "mechanism",
     "requested_ns",
     "load",
@@ -36,16 +36,22 @@ pub const CSV_COLUMNS: [&str; 27] = [
     "start_ns",
     "round",
     "host_ns",
+    "idle_delivery_ns",
+    "spin_gap_ns",
 ];
 
 /// The components with a column among the first ones, in their order: every one but
-/// [`Component::Host`], whose column came later (`host_ns`, last; empty where its
-/// share was not told).
+/// [`Component::NO_GUEST_EVENT`]'s, whose columns came later (empty where their share
+/// was not told): `host_ns`, their sum (the one column they had before they were told
+/// apart), then `idle_delivery_ns` and `spin_gap_ns`.
 fn early_components() -> impl Iterator<Item = Component> {
-    Component::ALL.into_iter().filter(|&c| c != Component::Host)
+    Component::ALL
+        .into_iter()
+        .filter(|c| !Component::NO_GUEST_EVENT.contains(c))
 }
 
-/// One wake; the component columns follow [`early_components`], then `host_ns`.
+/// One wake; the component columns follow [`early_components`], then `host_ns`,
+/// `idle_delivery_ns` and `spin_gap_ns`.
 #[derive(Serialize)]
 struct Row<'a> {
     mechanism: &'a str,
@@ -56,7 +62,7 @@ struct Row<'a> {
     deadline_ns: u64,
     end_ns: u64,
     lateness_ns: i64,
-    parts: [u64; Component::COUNT - 1],
+    parts: [u64; Component::COUNT - 2],
     holder: &'a str,
     traced: bool,
     blocked: bool,
@@ -66,6 +72,8 @@ struct Row<'a> {
     start_ns: u64,
     round: u32,
     host_ns: Option<u64>,
+    idle_delivery_ns: Option<u64>,
+    spin_gap_ns: Option<u64>,
 }
 
 /// Every wake of every cell, header first even when there are none.
@@ -97,7 +105,13 @@ pub fn to_csv(data: &ExplainData) -> anyhow::Result<Vec<u8>> {
             tid: w.tid,
             start_ns: w.start_ns,
             round: w.round,
-            host_ns: w.components.get(&Component::Host).copied(),
+            host_ns: w
+                .components
+                .get(&Component::IdleDelivery)
+                .zip(w.components.get(&Component::SpinGap))
+                .map(|(a, b)| a + b),
+            idle_delivery_ns: w.components.get(&Component::IdleDelivery).copied(),
+            spin_gap_ns: w.components.get(&Component::SpinGap).copied(),
         })
     });
     csv_bytes(Some(&CSV_COLUMNS), rows)
@@ -107,14 +121,19 @@ pub fn to_csv(data: &ExplainData) -> anyhow::Result<Vec<u8>> {
 mod tests {
     use super::*;
 
-    /// The component columns are named after the components, in their order; the
-    /// host's, added later, comes last.
+    /// The component columns are named after the components, in their order; those
+    /// of the stretches with no guest event, added later, come last.
     #[test]
     fn component_columns_follow_the_components() {
         let names: Vec<String> = early_components()
             .map(|c| format!("{}_ns", c.name()))
             .collect();
-        assert_eq!(&CSV_COLUMNS[8..8 + Component::COUNT - 1], names.as_slice());
-        assert_eq!(CSV_COLUMNS.last(), Some(&"host_ns"));
+        assert_eq!(&CSV_COLUMNS[8..8 + Component::COUNT - 2], names.as_slice());
+        let late: Vec<String> = Component::NO_GUEST_EVENT
+            .iter()
+            .map(|c| format!("{}_ns", c.name()))
+            .collect();
+        assert_eq!(&CSV_COLUMNS[CSV_COLUMNS.len() - 3..][..1], ["host_ns"]);
+        assert_eq!(&CSV_COLUMNS[CSV_COLUMNS.len() - 2..], late.as_slice());
     }
 }

@@ -43,7 +43,7 @@
 //! Pure: the tests build timelines by hand.
 
 use super::component::{Component, Parts};
-use super::host::{Delivery, halted_delivery, spin_host};
+use super::no_guest::{Delivery, guest_work, idle_delivery, spin_gaps};
 use super::timeline::{Arming, Timeline};
 pub use super::window::Window;
 use crate::trace::event::{Comm, Event, Kind, SLEEPING_STATES};
@@ -71,9 +71,9 @@ pub struct WakeAccount {
     /// Whether every event of its way was found (false: part of it is unexplained
     /// because the tracer lost or never saw an event).
     pub traced: bool,
-    /// Whether its [`Component::Host`] share was told (the guest's interrupts were
-    /// recorded, and a wake that spun had its spin's gaps logged): where not, the
-    /// host's share is unknown, not zero.
+    /// Whether its [`Component::NO_GUEST_EVENT`] shares (an idle CPU's timer delivery,
+    /// a spin's gaps) were told (the guest's interrupts were recorded, and a wake that
+    /// spun had its spin's gaps logged): where not, they are unknown, not zero.
     pub host_told: bool,
 }
 
@@ -134,13 +134,19 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
     let may_block = w.may_block && w.start_ns <= w.deadline_ns;
     let switches = w.voluntary_switches;
     // `delivered`: whether the timer interrupt's delivery was told apart from its
-    // handling, or needed no telling (no interrupt, or a CPU known to be running).
+    // handling, or needed no telling (no interrupt, or a CPU known to be running), and
+    // the guest's work inside an idle CPU's delivery.
     let (marks, traced, held, delivered) = match block {
         Some(b) => wake_marks(tl, w, &events[b..]),
-        None if !w.may_block => (vec![mark(w.start_ns, Component::Spin)], true, vec![], true),
+        None if !w.may_block => (
+            vec![mark(w.start_ns, Component::Spin)],
+            true,
+            vec![],
+            Delivered::none(),
+        ),
         None if !may_block && switches.is_none_or(|n| n == 0) => {
             let (marks, traced) = late_call_marks(tl, w, events);
-            (marks, traced, vec![], true)
+            (marks, traced, vec![], Delivered::none())
         }
         None if switches == Some(0) => {
             let (marks, traced, delivered) = unblocked_marks(tl, w, events);
@@ -151,7 +157,7 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
             vec![mark(w.start_ns, Component::Unexplained)],
             false,
             vec![],
-            true,
+            Delivered::none(),
         ),
     };
     // Blocked: the trace shows it, or (its switch-out lost) its context switches do.
@@ -177,15 +183,16 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
         }
     }
 
-    // The host's share of the spin: its logged gaps without the guest's interrupts.
+    // The spin's gaps with no guest event: its logged gaps without the guest's
+    // interrupts.
     let spins = marks.iter().any(|m| m.what == Component::Spin);
-    let host = if spins {
-        spin_host(tl, tid, w.start_ns, w.end_ns)
+    let gaps = if spins {
+        spin_gaps(tl, tid, w.start_ns, w.end_ns)
     } else {
         Some(Vec::new())
     };
-    let host_told = tl.records_interrupts() && host.is_some() && delivered;
-    let host = host.unwrap_or_default();
+    let host_told = tl.records_interrupts() && gaps.is_some() && delivered.told;
+    let gaps = gaps.unwrap_or_default();
 
     let mut parts = Parts::default();
     let lo = w.deadline_ns.max(w.start_ns);
@@ -198,7 +205,7 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
         split(
             &marks,
             &preemptions,
-            &host,
+            (&gaps, &delivered.guest),
             lo,
             w.end_ns,
             &mut parts,
@@ -219,8 +226,33 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
     }
 }
 
+/// A stretch of time, `(from, to)` ns.
+type Stretch = (u64, u64);
+
 fn mark(at_ns: u64, what: Component) -> Mark {
     Mark { at_ns, what }
+}
+
+/// How a wake's timer interrupt was delivered, as far as its account goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Delivered {
+    /// Whether the delivery was told apart from the handling, or needed no telling (no
+    /// interrupt, or a CPU known to be running): false where the CPU's state is not on
+    /// record.
+    told: bool,
+    /// The guest's own work inside an idle CPU's delivery ([`guest_work`]): the timer
+    /// interrupt's, not the delivery's.
+    guest: Vec<(u64, u64)>,
+}
+
+impl Delivered {
+    /// Nothing to tell: no timer interrupt on the wake's way.
+    fn none() -> Self {
+        Self {
+            told: true,
+            guest: Vec::new(),
+        }
+    }
 }
 
 /// The marks of a wait that can block but did not switch out (its voluntary context
@@ -230,14 +262,14 @@ fn mark(at_ns: u64, what: Component) -> Mark {
 /// from its wakeup (or, none needed, the hard expiry) in the kernel until the call
 /// returned. Returns the marks, whether every event was found and whether the
 /// interrupt's delivery was told (`push_interrupt`).
-fn unblocked_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, bool, bool) {
+fn unblocked_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, bool, Delivered) {
     let tid = w.tid;
     let span = (w.start_ns, w.end_ns);
     let mut marks = vec![mark(w.start_ns, Component::Entry)];
     let fired = tl
         .own_expiry(tid, span, span, None)
         .and_then(|(own, exp)| Some((timer_marks(tl, w, own, exp)?, exp.time_ns)));
-    let mut delivered = true;
+    let mut delivered = Delivered::none();
     let found = match fired {
         Some(((arm, ran, expired), expired_at)) => {
             marks.push(mark(arm.soft_ns.max(0) as u64, Component::Slack));
@@ -305,13 +337,13 @@ fn late_call_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, b
 }
 
 /// The marks of a wake that blocked: `after_block` starts with the thread's last
-/// switch to sleep. Returns the marks, whether every event was found, and the task the
-/// thread found on its CPU when it got there (if not the idle task).
+/// switch to sleep. Returns the marks, whether every event was found, the tasks that
+/// held the CPU it came on while it waited, and how its timer interrupt was delivered.
 fn wake_marks(
     tl: &Timeline,
     w: &Window,
     after_block: &[Event],
-) -> (Vec<Mark>, bool, Vec<Preemption>, bool) {
+) -> (Vec<Mark>, bool, Vec<Preemption>, Delivered) {
     let tid = w.tid;
     let blocked_at = after_block[0].time_ns;
     let waking = after_block
@@ -338,7 +370,7 @@ fn wake_marks(
     });
 
     let mut marks = vec![mark(w.start_ns, Component::Entry)];
-    let mut delivered = true;
+    let mut delivered = Delivered::none();
     match timer {
         Some((arm, ran, expired)) => {
             let soft = arm.soft_ns.max(0) as u64;
@@ -445,31 +477,41 @@ fn timer_marks(
 }
 
 /// The marks of the timer's interrupt from `from_ns` (the hard expiry, or an earlier
-/// interrupt that ran it) on the CPU it expired on, before `until_ns`: on a halted CPU
-/// whose interrupt entry is recorded, the host's until that entry, then the guest's
-/// handling; otherwise all of it the timer interrupt's. Returns whether the delivery
-/// was told apart or needed no telling: false where the CPU's state is not on record
-/// (the host's share of the interrupt, if any, is then unknown, not 0).
+/// interrupt that ran it) on the CPU it expired on, before `until_ns`: on an idle CPU
+/// whose interrupt entry is recorded, the delivery until that entry (less the guest's
+/// work recorded there, returned to be booked as the interrupt's), then the guest's
+/// handling; otherwise all of it the timer interrupt's. Returns how it was delivered:
+/// not told where the CPU's state is not on record (the delivery, if any, is then
+/// unknown, not 0).
 fn push_interrupt(
     marks: &mut Vec<Mark>,
     tl: &Timeline,
     w: &Window,
     from_ns: u64,
     (cpu, until_ns): (u32, u64),
-) -> bool {
-    match halted_delivery(tl, cpu, w.start_ns, from_ns, until_ns) {
-        Delivery::Halted { entry_ns } => {
-            marks.push(mark(from_ns, Component::Host));
+) -> Delivered {
+    match idle_delivery(tl, cpu, w.start_ns, from_ns, until_ns) {
+        Delivery::Idle {
+            entry_ns,
+            idle_since_ns,
+        } => {
+            marks.push(mark(from_ns, Component::IdleDelivery));
             marks.push(mark(entry_ns, Component::TimerIrq));
-            true
+            Delivered {
+                told: true,
+                guest: guest_work(tl, cpu, idle_since_ns, from_ns, entry_ns),
+            }
         }
         Delivery::Running => {
             marks.push(mark(from_ns, Component::TimerIrq));
-            true
+            Delivered::none()
         }
         Delivery::Unknown => {
             marks.push(mark(from_ns, Component::TimerIrq));
-            false
+            Delivered {
+                told: false,
+                guest: Vec::new(),
+            }
         }
     }
 }
@@ -508,12 +550,13 @@ fn preemptions(events: &[Event], tid: i32) -> Vec<Preemption> {
 
 /// Adds the time of `[lo, hi]` to `parts`: each instant counts to the component of
 /// the last mark at or before it (marks taken in order, never going back in time),
-/// or to the run queue inside a preemption (noted per task in `by`), or to the host
-/// inside one of `host`'s stretches where it would be spin.
+/// or to the run queue inside a preemption (noted per task in `by`), or to a spin gap
+/// inside one of `gaps` where it would be spin, or to the timer interrupt inside one of
+/// `guest` (the guest's work) where it would be an idle CPU's delivery.
 fn split(
     marks: &[Mark],
     preemptions: &[Preemption],
-    host: &[(u64, u64)],
+    (gaps, guest): (&[Stretch], &[Stretch]),
     lo: u64,
     hi: u64,
     parts: &mut Parts,
@@ -532,7 +575,7 @@ fn split(
         cuts.push(p.from_ns);
         cuts.push(p.to_ns);
     }
-    for &(a, b) in host {
+    for &(a, b) in gaps.iter().chain(guest) {
         cuts.extend([a, b]);
     }
     cuts.retain(|&t| t >= lo && t <= hi);
@@ -554,11 +597,13 @@ fn split(
             .rev()
             .find(|s| s.0 <= a)
             .map_or(Component::Unexplained, |s| s.1);
-        // A spin's gap the guest recorded nothing in: the host's.
-        let what = if what == Component::Spin && host.iter().any(|h| h.0 <= a && b <= h.1) {
-            Component::Host
-        } else {
-            what
+        let inside = |list: &[Stretch]| list.iter().any(|h| h.0 <= a && b <= h.1);
+        let what = match what {
+            // A spin's gap the guest recorded nothing in.
+            Component::Spin if inside(gaps) => Component::SpinGap,
+            // The guest's own work while its timer's interrupt was on its way.
+            Component::IdleDelivery if inside(guest) => Component::TimerIrq,
+            other => other,
         };
         parts.add(what, ns);
     }

@@ -22,16 +22,23 @@ pub enum Component {
     /// From the soft expiry to the hard one (or to an earlier interrupt that ran the
     /// timer): the thread's timer slack.
     Slack,
-    /// Time the (v)CPU did not run the guest at all: from the hard expiry to the
-    /// guest's timer-interrupt entry on a halted CPU (on a VM the host's VM entry, on
-    /// bare metal the exit from a sleep state), and the gaps of a spin in which the
-    /// guest kernel recorded nothing on the spinner's behalf (on a VM the host ran
-    /// something else, on bare metal SMIs and firmware). Told only where the guest's
-    /// interrupts were recorded ([`crate::trace::Timeline::records_interrupts`]).
-    Host,
-    /// From the hard expiry (or, where the interrupt's entry is recorded and the CPU
-    /// was halted, from that entry) to the wakeup the timer's interrupt made: interrupt
-    /// delivery and the guest's handler.
+    /// Timer delivery to an idle CPU: from the hard expiry to the guest's
+    /// timer-interrupt entry on a CPU whose last switch went to the idle task, less the
+    /// guest's own work recorded in that stretch (other interrupts and softirqs, and
+    /// where the idle loop's states are recorded, every moment the CPU was not stopped
+    /// in one: the idle loop running, or polling), which is [`Component::TimerIrq`]'s.
+    /// What it measures is a delay between two events; on a VM whose idle loop halts
+    /// the vCPU it reads as the host's time to run the vCPU again, on bare metal as the
+    /// exit from a sleep state: a reading, not a measurement. Told only where the
+    /// guest's interrupts were recorded ([`crate::trace::Timeline::records_interrupts`]).
+    /// Results written before it was told apart call it `host`, and that `host` also
+    /// held [`Component::SpinGap`].
+    #[serde(alias = "host")]
+    IdleDelivery,
+    /// From the hard expiry to the wakeup the timer's interrupt made, but for
+    /// [`Component::IdleDelivery`]: on a running CPU the interrupt's delivery and the
+    /// guest's handler; on an idle one the handler from the guest's interrupt entry,
+    /// and the guest's own work recorded before it.
     TimerIrq,
     /// Woken, waiting for an idle CPU to run it: the wakeup interrupt and the exit from
     /// idle (on a VM, the host scheduling the vCPU).
@@ -46,6 +53,12 @@ pub enum Component {
     /// Running in user space after the native wake on purpose (the precise sleeper's
     /// spin), or a wait that never blocked (spin, yield).
     Spin,
+    /// The gaps of a spin (between two of its clock reads) in which the guest kernel
+    /// recorded no interrupt, softirq or switch on the spinner's behalf: the spinner's
+    /// CPU ran none of the guest's recorded code. On a VM read as the vCPU not running
+    /// (the host ran something else), on bare metal as SMIs and firmware. Told only
+    /// where the guest's interrupts were recorded and the spin's gaps logged.
+    SpinGap,
     /// Time no traced event accounts for (an event the tracer lost, or a wake that was
     /// not a timer's).
     Unexplained,
@@ -71,7 +84,7 @@ pub struct ComponentSpec {
 }
 
 /// The components, in the order a wake passes them: the one table.
-pub const COMPONENTS: [ComponentSpec; 11] = [
+pub const COMPONENTS: [ComponentSpec; 12] = [
     ComponentSpec {
         component: Component::Overrun,
         name: "overrun",
@@ -97,11 +110,11 @@ pub const COMPONENTS: [ComponentSpec; 11] = [
         rgb: (0xe1, 0x57, 0x59),
     },
     ComponentSpec {
-        component: Component::Host,
-        name: "host",
-        label: "host: vCPU not running",
-        short: "host",
-        help: "the CPU ran no guest code: a halted vCPU's timer delivery, spin gaps with no guest event (on bare metal: hardware, SMIs and firmware)",
+        component: Component::IdleDelivery,
+        name: "idle_delivery",
+        label: "timer delivery to an idle CPU",
+        short: "deliv",
+        help: "hard expiry to the guest's timer-interrupt entry on an idle CPU, less the guest's own work recorded there; read as the host's time only on a VM whose vCPU halted",
         rgb: (0x3d, 0x2b, 0x56),
     },
     ComponentSpec {
@@ -109,7 +122,7 @@ pub const COMPONENTS: [ComponentSpec; 11] = [
         name: "timer_irq",
         label: "timer interrupt",
         short: "irq",
-        help: "hard expiry (or the guest's interrupt entry on a halted CPU) to the wakeup its interrupt made",
+        help: "hard expiry to the wakeup its interrupt made, less an idle CPU's timer delivery (its guest work kept here)",
         rgb: (0x59, 0xa1, 0x4f),
     },
     ComponentSpec {
@@ -153,6 +166,14 @@ pub const COMPONENTS: [ComponentSpec; 11] = [
         rgb: (0xff, 0x9d, 0xa7),
     },
     ComponentSpec {
+        component: Component::SpinGap,
+        name: "spin_gap",
+        label: "spin gap: no guest event (read: vCPU not running)",
+        short: "gap",
+        help: "gaps in a spin with no guest event on the spinner's behalf (on a VM read as the vCPU not running; on bare metal SMIs, firmware)",
+        rgb: (0x1f, 0x1f, 0x1f),
+    },
+    ComponentSpec {
         component: Component::Unexplained,
         name: "unexplained",
         label: "unexplained",
@@ -162,29 +183,35 @@ pub const COMPONENTS: [ComponentSpec; 11] = [
     },
 ];
 
-/// [`Component::Host`]'s words on bare metal (no hypervisor in the fingerprint).
-pub const HARDWARE_LABEL: &str = "hardware: CPU taken (SMI, firmware, sleep-state exit)";
+/// [`Component::SpinGap`]'s words on bare metal (no hypervisor in the fingerprint).
+pub const HARDWARE_LABEL: &str = "spin gap: no guest event (read: SMI, firmware)";
 
-/// The machine a result was measured on, as far as the words for [`Component::Host`]
-/// go: what takes the CPU from the guest is a host on a virtual machine and the
-/// hardware on bare metal (the library's noise probe names it the same way).
+/// The machine a result was measured on, as far as the words for [`Component::SpinGap`]
+/// go: what a spin's gap with no guest event is read as is a host on a virtual machine
+/// and the hardware on bare metal (the library's noise probe names it the same way).
 pub use sleeplab::lab::noise::NoiseSource as Machine;
 
 impl Component {
     /// Every component, in the order a wake passes them.
-    pub const ALL: [Component; 11] = [
+    pub const ALL: [Component; 12] = [
         Component::Overrun,
         Component::Entry,
         Component::Slack,
-        Component::Host,
+        Component::IdleDelivery,
         Component::TimerIrq,
         Component::IdleWakeup,
         Component::RunQueue,
         Component::KernelExit,
         Component::Return,
         Component::Spin,
+        Component::SpinGap,
         Component::Unexplained,
     ];
+
+    /// The components told only where the guest's interrupts were recorded (and, for a
+    /// spin, its gaps logged): each is a stretch the guest recorded nothing in, so
+    /// unrecorded interrupts would leave it unknown, not zero.
+    pub const NO_GUEST_EVENT: [Component; 2] = [Component::IdleDelivery, Component::SpinGap];
 
     /// How many components there are.
     pub const COUNT: usize = Self::ALL.len();
@@ -205,11 +232,11 @@ impl Component {
     }
 
     /// Words for sentences, table headers and chart legends ("timer slack", "run
-    /// queue") on the result's `machine`: on bare metal what takes the CPU from the
-    /// guest is the hardware, not a host.
+    /// queue") on the result's `machine`: on bare metal a spin's gap is read as the
+    /// hardware's, not a host's.
     pub fn label(self, machine: Machine) -> &'static str {
         match (self, machine) {
-            (Component::Host, Machine::Hardware) => HARDWARE_LABEL,
+            (Component::SpinGap, Machine::Hardware) => HARDWARE_LABEL,
             (c, _) => c.spec().label,
         }
     }
@@ -297,12 +324,18 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", c.name()));
         }
         assert_eq!(Component::from_name("nope"), None);
-        // Only the host's words change on bare metal.
+        // Only a spin gap's reading changes on bare metal.
         for c in Component::ALL {
             assert_eq!(c.label(Machine::Host), c.spec().label);
             let same = c.label(Machine::Hardware) == c.label(Machine::Host);
-            assert_eq!(same, c != Component::Host);
+            assert_eq!(same, c != Component::SpinGap);
         }
+        // A result written before the delivery was named for what it measures reads.
+        let old: Component = serde_json::from_str("\"host\"").unwrap();
+        assert_eq!(old, Component::IdleDelivery);
+        // The delivery's words name the delay, and the host only as a reading.
+        let d = Component::IdleDelivery.spec();
+        assert!(!d.label.contains("host") && d.help.contains("read as the host's"));
         let mut fp = sleeplab::system::Fingerprint::collect();
         fp.virtualization = None;
         assert_eq!(Machine::of(&fp), Machine::Hardware);

@@ -60,28 +60,32 @@ impl WakeRecord {
     }
 }
 
-/// Every component's nanoseconds in `p`, zeros included; [`Component::Host`] only
-/// where `host_told` or some of it was told apart (its share unknown otherwise:
-/// absent, not zero; never hidden once split off, so the parts add up).
+/// Every component's nanoseconds in `p`, zeros included; [`Component::NO_GUEST_EVENT`]'s
+/// only where `host_told` or some of them was told apart (their share unknown
+/// otherwise: absent, not zero; never hidden once split off, so the parts add up).
 pub fn components_ns(p: &Parts, host_told: bool) -> ComponentsNs {
     told(shows_host(host_told, [p]))
         .map(|c| (c, p.get(c)))
         .collect()
 }
 
-/// Whether a group of wakes shows [`Component::Host`]: where every wake's share was
-/// told (`all_told`), or where some wake's was split off (a halted CPU's delivery told
-/// although a spin's gaps were not), which then is a lower bound but part of the sum.
+/// Whether a group of wakes shows [`Component::NO_GUEST_EVENT`]'s: where every wake's
+/// share was told (`all_told`), or where some wake's was split off (an idle CPU's
+/// delivery told although a spin's gaps were not), which then is a lower bound but
+/// part of the sum.
 fn shows_host<'a>(all_told: bool, parts: impl IntoIterator<Item = &'a Parts>) -> bool {
-    all_told || parts.into_iter().any(|p| p.get(Component::Host) > 0)
+    all_told
+        || parts
+            .into_iter()
+            .any(|p| Component::NO_GUEST_EVENT.iter().any(|&c| p.get(c) > 0))
 }
 
-/// The components a group of wakes tells: all of them, but [`Component::Host`] only
-/// where `host_told`.
+/// The components a group of wakes tells: all of them, but
+/// [`Component::NO_GUEST_EVENT`]'s only where `host_told`.
 fn told(host_told: bool) -> impl Iterator<Item = Component> {
     Component::ALL
         .into_iter()
-        .filter(move |&c| host_told || c != Component::Host)
+        .filter(move |c| host_told || !Component::NO_GUEST_EVENT.contains(c))
 }
 
 /// One component's statistics over a cell's wakes.
@@ -404,28 +408,35 @@ mod tests {
     use super::*;
     use crate::trace::Holder;
 
-    /// A halted CPU's delivery split off as host in a wake whose spin's gaps were not
-    /// logged (its share not told whole): the host part stays in the record and the
-    /// cell, so the parts still add up to the lateness; a cell where none was split off
-    /// and one wake is untold shows no host.
+    /// An idle CPU's delivery split off in a wake whose spin's gaps were not logged
+    /// (its share not told whole): the delivery stays in the record and the cell, so
+    /// the parts still add up to the lateness; a cell where none was split off and one
+    /// wake is untold shows neither delivery nor spin gaps.
     #[test]
-    fn a_host_part_split_off_is_never_hidden() {
+    fn a_delivery_split_off_is_never_hidden() {
         let mut w = WakeAccount::of_parts(&[
-            (Component::Host, 20_000),
+            (Component::IdleDelivery, 20_000),
             (Component::TimerIrq, 1_000),
             (Component::Spin, 5_000),
         ]);
         w.host_told = false;
         let rec = components_ns(&w.parts, w.host_told);
         assert_eq!(rec.values().sum::<u64>() as i64, w.lateness_ns);
-        assert_eq!(rec.get(&Component::Host), Some(&20_000));
+        assert_eq!(rec.get(&Component::IdleDelivery), Some(&20_000));
+        assert_eq!(
+            rec.get(&Component::SpinGap),
+            Some(&0),
+            "a lower bound, shown"
+        );
         let told = WakeAccount::of_parts(&[(Component::Slack, 3_000)]);
         let x = Explanation::of(&[w.clone(), told.clone()], 0, false);
-        assert!(x.component(Component::Host).is_some());
+        assert!(x.component(Component::IdleDelivery).is_some());
         let mut untold = WakeAccount::of_parts(&[(Component::Spin, 5_000)]);
         untold.host_told = false;
         let x = Explanation::of(&[untold, told], 0, false);
-        assert!(x.component(Component::Host).is_none(), "unknown: absent");
+        for c in Component::NO_GUEST_EVENT {
+            assert!(x.component(c).is_none(), "unknown: absent");
+        }
     }
 
     fn wake(slack: u64, rq: u64, holder: Option<&str>) -> WakeAccount {

@@ -6,8 +6,8 @@
 //! * [`component`]: the components, defined once (name, label, colour, help, order);
 //! * [`timeline`], [`window`], [`account`]: the events in order, a wake's window, its
 //!   split;
-//! * [`host`]: the time the (v)CPU ran no guest code, from the guest's interrupts and
-//!   a spin's logged gaps;
+//! * [`no_guest`]: the stretches the guest recorded nothing of its own in: an idle
+//!   CPU's timer delivery (less the guest work recorded there), a spin's gaps;
 //! * [`explanation`]: a cell's statistics of the split, and its JSON form;
 //! * [`fallback`]: the partial account `/proc` gives where tracing is unavailable.
 
@@ -15,6 +15,6 @@ pub mod account;
 pub mod component;
 pub mod explanation;
 pub mod fallback;
-pub mod host;
+pub mod no_guest;
 pub mod timeline;
 pub mod window;

@@ -315,18 +315,23 @@ proptest! {
     }
 }
 
-/// The host's share is named in the words of the result's own fingerprint (a result
-/// from bare metal says "hardware" wherever it is read back): in the legend, the
-/// table, the captions and the findings.
+/// A spin gap's reading is named in the words of the result's own fingerprint (a
+/// result from bare metal says "SMI, firmware" wherever it is read back): in the
+/// legend, the table, the captions and the findings.
 #[test]
-fn the_host_component_keeps_the_words_of_the_results_machine() {
-    let w = wakes(100, &[(Slack, 50_000), (Component::Host, 30_000)], 0, &[]);
+fn the_spin_gap_keeps_the_words_of_the_results_machine() {
+    let w = wakes(
+        100,
+        &[(Slack, 50_000), (Component::SpinGap, 30_000)],
+        0,
+        &[],
+    );
     let data = ExperimentData::Explain(testdata::explain(
         vec![explain_cell("nanosleep", 100_000, 0, &w)],
         0,
     ));
-    let hardware = Component::Host.label(Machine::Hardware);
-    let host = Component::Host.label(Machine::Host);
+    let hardware = Component::SpinGap.label(Machine::Hardware);
+    let host = Component::SpinGap.label(Machine::Host);
     for (virt, word, not) in [(None, hardware, host), (Some("kvm"), host, hardware)] {
         let mut r = testdata::result(data.clone());
         r.fingerprint.virtualization = virt.map(String::from);

@@ -15,7 +15,7 @@ macro_rules! assert_parts {
 }
 
 mod honest;
-mod host;
+mod no_guest;
 
 const TID: i32 = 100;
 const TIMER: u64 = 0xa;

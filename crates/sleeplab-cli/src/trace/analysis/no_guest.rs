@@ -1,23 +1,30 @@
-//! The time the (v)CPU ran no guest code at all ([`Component::Host`]), from what the
-//! guest recorded and what it did not:
+//! The stretches of a wake in which the guest recorded nothing of its own, from what
+//! the guest recorded and what it did not:
 //!
-//! * **In a spin**: the spinner's clock reads are not in the trace, but its spins'
-//!   gaps are ([`sleeplab::lab::noise::spin_log`], handed to the timeline). A gap in
-//!   which the guest kernel recorded no interrupt or softirq that interrupted the
-//!   spinner, and no switch away from it, is time the spinner's CPU did not run the
-//!   guest: on a VM the host's (measured on a 2-vCPU KVM guest: 903 of 1133 gaps over
-//!   5 µs of a post-halt spin had no guest event within ±1 µs). A gap with guest
-//!   events is split at their stamps: from an interrupt's entry to its exit the guest
-//!   ran (the spin's own share), the rest is the host's; a preemption is run queue.
-//! * **In the timer interrupt**: from the hard expiry to the guest's local-timer entry
-//!   on a CPU that was halted (its last switch was to the idle task) the guest ran
-//!   nothing: on a VM the host's VM entry, on bare metal the exit from a sleep state.
-//!   From the entry to the wakeup is the guest's handling ([`Component::TimerIrq`]).
+//! * **In a spin** ([`Component::SpinGap`]): the spinner's clock reads are not in the
+//!   trace, but its spins' gaps are ([`sleeplab::lab::noise::spin_log`], handed to the
+//!   timeline). A gap in which the guest kernel recorded no interrupt or softirq that
+//!   interrupted the spinner, and no switch away from it, is time the spinner's CPU ran
+//!   none of the guest's recorded code: on a VM read as the host's (measured on a
+//!   2-vCPU KVM guest: 903 of 1133 gaps over 5 µs of a post-halt spin had no guest
+//!   event within ±1 µs). A gap with guest events is split at their stamps: from an
+//!   interrupt's entry to its exit the guest ran (the spin's own share); a preemption
+//!   is run queue.
+//! * **In the timer interrupt** ([`Component::IdleDelivery`]): from the hard expiry to
+//!   the guest's local-timer entry on a CPU that was idle (its last switch was to the
+//!   idle task), less the guest's own work recorded there ([`guest_work`]): the
+//!   interrupts and softirqs that ran on that CPU, and, where the idle loop's states
+//!   are recorded (`power:cpu_idle`), every moment the CPU was not stopped in one (the
+//!   idle loop before it halted, after an interrupt, or polling). That work is the
+//!   guest's ([`Component::TimerIrq`]), as is the handling from the entry to the wakeup.
+//!   What is left is a delivery delay; on a VM whose vCPU halted it reads as the host's
+//!   time to run it again, on bare metal as the exit from a sleep state.
 //!
-//! Without the guest's interrupts recorded nothing is told to be the host's: the share
-//! is unknown, and a wake's account says so (`WakeAccount::host_told`).
+//! Without the guest's interrupts recorded neither is told: the share is unknown, and
+//! a wake's account says so (`WakeAccount::host_told`).
 //!
-//! [`Component::Host`]: super::component::Component::Host
+//! [`Component::SpinGap`]: super::component::Component::SpinGap
+//! [`Component::IdleDelivery`]: super::component::Component::IdleDelivery
 //! [`Component::TimerIrq`]: super::component::Component::TimerIrq
 
 use super::timeline::Timeline;
@@ -28,10 +35,20 @@ use crate::trace::event::{Interrupt, Kind};
 /// whose entry came before `from_ns` starts there, an entry with no exit runs to
 /// `to_ns`), in time order.
 pub fn guest_busy(tl: &Timeline, tid: i32, from_ns: u64, to_ns: u64) -> Vec<(u64, u64)> {
+    busy_where(tl, |e| e.pid == tid, from_ns, to_ns)
+}
+
+/// [`guest_busy`] of the events `of` picks.
+fn busy_where(
+    tl: &Timeline,
+    of: impl Fn(&crate::trace::event::Event) -> bool,
+    from_ns: u64,
+    to_ns: u64,
+) -> Vec<(u64, u64)> {
     let mut out: Vec<(u64, u64)> = Vec::new();
     let mut depth = 0u32;
     let mut open = from_ns;
-    for e in tl.range(from_ns, to_ns).iter().filter(|e| e.pid == tid) {
+    for e in tl.range(from_ns, to_ns).iter().filter(|e| of(e)) {
         match e.kind {
             Kind::IrqEntry { .. } => {
                 if depth == 0 {
@@ -82,10 +99,11 @@ pub fn subtract(gap: (u64, u64), busy: &[(u64, u64)]) -> Vec<(u64, u64)> {
     out
 }
 
-/// The host's stretches of thread `tid`'s spins in `[from_ns, to_ns]`: its logged
-/// gaps there, clipped, without the guest's interrupts of it. `None` where they cannot
+/// The stretches of thread `tid`'s spins in `[from_ns, to_ns]` with no guest event
+/// ([`Component::SpinGap`]): its logged gaps there, clipped, without the guest's
+/// interrupts of it. `None` where they cannot
 /// be told: the guest's interrupts not recorded, or the thread's gaps not logged.
-pub fn spin_host(tl: &Timeline, tid: i32, from_ns: u64, to_ns: u64) -> Option<Vec<(u64, u64)>> {
+pub fn spin_gaps(tl: &Timeline, tid: i32, from_ns: u64, to_ns: u64) -> Option<Vec<(u64, u64)>> {
     if !tl.records_interrupts() {
         return None;
     }
@@ -100,20 +118,73 @@ pub fn spin_host(tl: &Timeline, tid: i32, from_ns: u64, to_ns: u64) -> Option<Ve
     )
 }
 
+/// The guest's own work on idle `cpu` in `[from_ns, to_ns]` (a timer's delivery), in
+/// time order: the interrupts and softirqs that interrupted its idle task there, entry
+/// to exit; and where the idle loop's states on `cpu` since `idle_since_ns` (its switch
+/// to the idle task) are on record, every moment it was not stopped in one: from an
+/// entry into a stopping state (HLT or deeper, state ≥ 1) to the next interrupt entry,
+/// state exit or polling entry the CPU was stopped; all else the guest ran (the idle
+/// loop, its polling, the interrupts). Without the idle states on record, only the
+/// interrupts are told.
+pub fn guest_work(
+    tl: &Timeline,
+    cpu: u32,
+    idle_since_ns: u64,
+    from_ns: u64,
+    to_ns: u64,
+) -> Vec<(u64, u64)> {
+    let interrupts = busy_where(tl, |e| e.cpu == cpu && e.pid == 0, from_ns, to_ns);
+    let since = idle_since_ns.min(from_ns);
+    let on_cpu: Vec<&crate::trace::event::Event> = tl
+        .range(since, to_ns)
+        .iter()
+        .filter(|e| e.cpu == cpu)
+        .collect();
+    let states_recorded = on_cpu
+        .iter()
+        .any(|e| matches!(e.kind, Kind::IdleEnter { .. } | Kind::IdleExit));
+    if !states_recorded {
+        return interrupts;
+    }
+    let mut stopped: Vec<(u64, u64)> = Vec::new();
+    let mut since_stop: Option<u64> = None;
+    for e in on_cpu {
+        match e.kind {
+            Kind::IdleEnter { state } if state >= 1 => {
+                since_stop.get_or_insert(e.time_ns);
+            }
+            Kind::IdleEnter { .. } | Kind::IdleExit | Kind::IrqEntry { .. } => {
+                if let Some(a) = since_stop.take() {
+                    push(&mut stopped, (a, e.time_ns));
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(a) = since_stop {
+        push(&mut stopped, (a, to_ns));
+    }
+    subtract((from_ns, to_ns), &stopped)
+}
+
 /// How a timer interrupt reached the CPU its timer expired on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Delivery {
-    /// The CPU was halted (its last switch was to the idle task) and the guest's
-    /// local-timer entry is on record: from the expiry to that entry no guest code ran.
-    Halted {
+    /// The CPU was idle (its last switch was to the idle task) and the guest's
+    /// local-timer entry is on record: from the expiry to that entry the timer's
+    /// interrupt was being delivered, and the guest ran only what it recorded there
+    /// ([`guest_work`]).
+    Idle {
         /// The guest's interrupt entry, ns.
         entry_ns: u64,
+        /// The CPU's switch to the idle task, ns.
+        idle_since_ns: u64,
     },
     /// The CPU was running a task: the interrupt came while the guest ran.
     Running,
     /// Not on record: the interrupts were not recorded, no entry was, or no switch on
     /// that CPU since the wake began says what it was doing (a CPU whose idle task's
-    /// events the kernel does not record). The host's share, if any, is unknown.
+    /// events the kernel does not record). Its delivery, if any, is not told apart.
     Unknown,
 }
 
@@ -122,7 +193,7 @@ pub enum Delivery {
 /// before `from_ns`, the hard expiry, and not exited by then was already running when
 /// the timer came due: nothing to deliver), and the CPU's state from its last switch
 /// since `since_ns`.
-pub fn halted_delivery(
+pub fn idle_delivery(
     tl: &Timeline,
     cpu: u32,
     since_ns: u64,
@@ -169,12 +240,13 @@ pub fn halted_delivery(
         .iter()
         .rev()
         .find_map(|e| match e.kind {
-            Kind::Switch { next_pid, .. } if e.cpu == cpu => Some(next_pid),
+            Kind::Switch { next_pid, .. } if e.cpu == cpu => Some((next_pid, e.time_ns)),
             _ => None,
         });
     match last_switch {
-        Some(0) => Delivery::Halted {
+        Some((0, at)) => Delivery::Idle {
             entry_ns: entry.time_ns,
+            idle_since_ns: at,
         },
         Some(_) => Delivery::Running,
         None => Delivery::Unknown,
