@@ -1,5 +1,6 @@
-"""The reader behind scripts/host-validate.sh: the host component ("host: vCPU not
-running") checked against what a plain-text trace shows, with no code shared with
+"""The reader behind scripts/host-validate.sh: explain's time with no guest event
+(`spin_gap`, and `idle_delivery` where a tail wake holds one; one `host` in older
+results) checked against what a plain-text trace shows, with no code shared with
 sleeplab's tracer, and against the steal the guest kernel accounts.
 
 Three checks, each over the units its samples vary by:
@@ -320,10 +321,10 @@ def wake_lines(cells: list, works: dict, dropped: int) -> list[str]:
         texts = sum(b for _, _, b in pairs)
         detail = (f"{share_text(units)} of the {len(pairs)} wakes late by at least "
                   f"{fmt_ns(MIN_GAP_NS)} (the spin log's threshold) and spent spinning agree "
-                  f"within {fmt_ns(AGREE_NS)} (explain's host {fmt_ns(hosts)} in all, the text "
+                  f"within {fmt_ns(AGREE_NS)} (explain's spin gaps {fmt_ns(hosts)} in all, the text "
                   f"trace's {fmt_ns(texts)}); left out: {left} wakes not spent spinning, {small} "
                   "late by less")
-        label = f"{mech}: explain's host per wake against the text trace (at least {AGREE_SHARE:.0%} agree)"
+        label = f"{mech}: explain's spin gaps per wake against the text trace's (at least {AGREE_SHARE:.0%} agree)"
         if outcome is None:
             why = (f"the text trace dropped {dropped} events" if dropped
                    else f"fewer than {MIN_UNITS} rounds or no such wakes")
@@ -341,14 +342,14 @@ def by_tid(cell: dict) -> dict:
 
 
 def tail_lines(cells: list) -> list[str]:
-    """The host's share of each cell's tail, over rounds."""
+    """The share of each cell's tail with no guest event, over rounds."""
     out = []
     for cell in cells:
         units, untold = tail_share(cell)
-        left = f"; {untold} rounds left out: a tail wake's host not told" if untold else ""
+        left = f"; {untold} rounds left out: a tail wake's no-guest time not told" if untold else ""
         if not units:
             out.append(f"- {cell['mechanism']}: no round with the 100 wakes a p99 needs and "
-                       f"every tail wake's host told{left}")
+                       f"every tail wake's no-guest time told{left}")
             continue
         h, n = sum(u[0] for u in units), sum(u[1] for u in units)
         c = share_ci(units)
@@ -389,8 +390,9 @@ def main(argv) -> None:
               f"dropped: {events_dropped} (a round that lost either is left out of the intervals).", ""]
     lines.append(steal_verdict(kinds[0][1], hz))
     lines += wake_lines(cells, works, dropped)
-    lines += ["", "The host's share of each cell's tail in explain's run (per round, the wakes "
-              "at or above its p99: summed host over summed lateness; the interval over rounds):", ""]
+    lines += ["", "The share of each cell's tail with no guest event in explain's run (per round, "
+              "the wakes at or above its p99: summed idle_delivery + spin_gap over summed "
+              "lateness, read as the host's on this VM; the interval over rounds):", ""]
     lines += tail_lines(cells)
     steal = doc["data"].get("tracing", {}).get("steal_ns")
     lines += ["", f"explain's run: steal {fmt_ns(steal)} over it; the text trace dropped "
@@ -458,7 +460,7 @@ def self_test() -> None:
     # A tail wake whose host was not told leaves its round out; it is not a 0.
     untold = wakes[:-1] + [{"round": 0, "lateness_ns": 100_000, "components": {"spin": 100_000}}]
     assert tail_share({"wakes": untold}) == ([], 1)
-    assert "1 rounds left out: a tail wake's host not told" in tail_lines([{"mechanism": "m", "wakes": untold}])[0]
+    assert "1 rounds left out: a tail wake's no-guest time not told" in tail_lines([{"mechanism": "m", "wakes": untold}])[0]
     try:
         read_gaps("dropped_events\n")
         raise AssertionError("an empty count was read as a number")

@@ -101,8 +101,10 @@ pub fn subtract(gap: (u64, u64), busy: &[(u64, u64)]) -> Vec<(u64, u64)> {
 
 /// The stretches of thread `tid`'s spins in `[from_ns, to_ns]` with no guest event
 /// ([`Component::SpinGap`]): its logged gaps there, clipped, without the guest's
-/// interrupts of it. `None` where they cannot
-/// be told: the guest's interrupts not recorded, or the thread's gaps not logged.
+/// interrupts of it. `None` where they cannot be told: the guest's interrupts not
+/// recorded, or the thread's gaps not logged.
+///
+/// [`Component::SpinGap`]: super::component::Component::SpinGap
 pub fn spin_gaps(tl: &Timeline, tid: i32, from_ns: u64, to_ns: u64) -> Option<Vec<(u64, u64)>> {
     if !tl.records_interrupts() {
         return None;
