@@ -66,8 +66,6 @@ const ALLOWED: &[(&str, &str)] = &[
     ("docs/RESULTS.md", "at least 95 % of its wakes pass"),
     ("docs/RESULTS.md", "the share's 95 % interval over blocks"),
     ("docs/RESULTS.md", "(its 95 % interval at or under 1 µs"),
-    // The async timers' budget option's valid range (a definition: `new` refuses others).
-    ("docs/ASYNC.md", "a budget beyond 0–100 %"),
     // asleep's design: the timer's CPU budget (`AsyncTimer::DEFAULT_CPU_BUDGET_PERCENT`,
     // the reactor timer's and the reactor interval's too) against the sleeper's default
     // (5 %, at least 500 µs), the timer thread's slack, and a worked example of the budget.
