@@ -245,6 +245,27 @@ fn block(n: usize, late: i64, idle: u64, irq: u64) -> Block {
 }
 
 #[test]
+fn the_companions_own_run_queue_wait_is_counted() {
+    // Without: 60 µs late, 20 µs idle wakeup, 30 µs timer irq. With: no idle wakeup,
+    // 12 µs timer irq and 10 µs in the run queue (waiting for the companion to be
+    // preempted), 32 µs late. The lateness fell by 28 µs: the idle wakeup and the timer
+    // irq alone fell by 38 µs, the run queue's rise of 10 µs makes up the rest.
+    let rounds: Vec<[Block; 2]> = (0..8)
+        .map(|_| {
+            let mut with = block(5, 32_000, 0, 12_000);
+            for p in &mut with.parts {
+                p.add(Component::RunQueue, 10_000);
+            }
+            [block(5, 60_000, 20_000, 30_000), with]
+        })
+        .collect();
+    let v = Verdict::of(&rounds);
+    assert_eq!(v.fall.0, Some(28_000.0));
+    assert_eq!(v.said.0, Some(28_000.0));
+    assert_eq!(v.fall_agrees(), Some(true));
+}
+
+#[test]
 fn the_companion_is_judged_over_rounds() {
     // Eight rounds: without, 60 µs late with 20 µs idle wakeup and 30 µs timer irq;
     // with, 25 + r µs late, no idle wakeup, 12 µs timer irq. The fall (35 − r) and what
