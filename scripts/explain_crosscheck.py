@@ -161,6 +161,16 @@ def agreement(units):
     return share_outcome(units, AGREE_SHARE)
 
 
+def table_rows(lines: list, by_cell: dict, row_of) -> list:
+    """Appends `row_of(key, cell)`'s row for every cell to `lines`; its outcomes, in order."""
+    outcomes = []
+    for key, cell in by_cell.items():
+        row, outcome = row_of(key, cell)
+        lines.append(row)
+        outcomes.append(outcome)
+    return outcomes
+
+
 def cell_row(key, cell, ins):
     """The table row of one cell, and its per-wake agreement (`agreement`)."""
     mech, req, load = key
@@ -214,11 +224,7 @@ def section(csv_text, timehist, command, perf_notes=""):
         "explain idle wakeup + run queue p50 / p90 / p99 |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    outcomes = []
-    for key, cell in by_cell.items():
-        row, outcome = cell_row(key, cell, ins)
-        lines.append(row)
-        outcomes.append(outcome)
+    outcomes = table_rows(lines, by_cell, lambda key, cell: cell_row(key, cell, ins))
     lines += [
         "",
         "The run queue alone, against perf's own record of who held the CPU: per switch-in "
@@ -230,11 +236,7 @@ def section(csv_text, timehist, command, perf_notes=""):
         "perf: other tasks' run time p50 / p99 | explain run_queue p50 / p99 |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    rq_outcomes = []
-    for key, cell in by_cell.items():
-        row, outcome = rq_row(key, cell, lines_)
-        lines.append(row)
-        rq_outcomes.append(outcome)
+    rq_outcomes = table_rows(lines, by_cell, lambda key, cell: rq_row(key, cell, lines_))
     lines.append("")
     lines.append(f"- {mark(overall_outcome(outcomes))} per wake (a cell agrees when at least "
                  f"{100 * AGREE_SHARE:.0f} % of its wakes lie within {us(AGREE_NS)}): "
