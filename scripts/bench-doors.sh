@@ -2,8 +2,9 @@
 # The sleeper through every door, across moments: MOMENTS times (6), one after the other,
 # each moment runs
 #   - the `host_share` example (the noise probe before and after, then the precise sleeper
-#     beside fixed margins of 300 µs and 1 ms, a plain absolute sleep and a spin), which
-#     classes the moment noisy or quiet;
+#     beside the fixed margins MARGINS (300 µs, 500 µs, 700 µs, 1 ms: the CPU/tail frontier
+#     that says whether a third of the plain sleep's p99 can be had at 3 % of a core), a
+#     plain absolute sleep and a spin), which classes the moment noisy or quiet;
 #   - the doors of Rust (crates/sleeplab/examples/doors.rs, tokio's included), C
 #     (crates/sleeplab-ffi/bench/doors.c) and Python (bindings/python/bench/doors.py): every
 #     way into the library, used as a user would, against the plain sleep of the same
@@ -11,7 +12,7 @@
 # then scripts/bench_doors_report.py judges each moment and writes the `doors` section of
 # docs/BENCHMARKS.md, the verdicts counted per class of moment. The host's noise changes
 # within minutes: the moments spread the runs over about an hour. Run it on a quiet
-# machine, never beside compilers (about 9 min a moment by default).
+# machine, never beside compilers (about 10 min a moment by default).
 #
 #   scripts/bench-doors.sh
 #   MOMENTS=3 GAP=600 scripts/bench-doors.sh            # 10 min between moments
@@ -25,6 +26,7 @@ BLOCK=${BLOCK:-50}
 HOST_FRAMES=${HOST_FRAMES:-1800}
 HOST_BLOCK=${HOST_BLOCK:-100}
 PROBE=${PROBE:-1s}
+MARGINS=${MARGINS:-300us,500us,700us,1ms}
 for v in MOMENTS FRAMES BLOCK HOST_FRAMES HOST_BLOCK; do
     if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
         echo "bench-doors: $v=${!v}: a count of at least 1" >&2
@@ -50,13 +52,16 @@ cc -O2 -std=c11 -Wall -Wextra -Iinclude -o "$tmp/doors-c" crates/sleeplab-ffi/be
 py=$(scripts/python-env.sh)
 
 door_args=(--frames "$FRAMES" --block "$BLOCK")
-host_args=(--frames "$HOST_FRAMES" --block "$HOST_BLOCK" --probe "$PROBE")
+host_args=(--frames "$HOST_FRAMES" --block "$HOST_BLOCK" --probe "$PROBE" --margins "$MARGINS")
 dirs=()
 for k in $(seq 1 "$MOMENTS"); do
     dir=$tmp/moment-$k
     mkdir -p "$dir"
     echo "bench-doors: moment $k of $MOMENTS ($(date -u +%H:%M:%S), load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-    "$target/release/examples/host_share" "${host_args[@]}" >"$dir/host.json" 2>/dev/null
+    "$target/release/examples/host_share" "${host_args[@]}" >"$dir/host.json" 2>"$dir/host.err" || {
+        tail -n 3 "$dir/host.err" >&2
+        exit 2
+    }
     "$target/release/examples/doors" "${door_args[@]}" >"$dir/rust.json"
     "$tmp/doors-c" "${door_args[@]}" >"$dir/c.json"
     "$py" bindings/python/bench/doors.py "${door_args[@]}" >"$dir/python.json"
@@ -66,5 +71,5 @@ for k in $(seq 1 "$MOMENTS"); do
     fi
 done
 python3 scripts/bench_doors_report.py "$DOC" \
-    "scripts/bench-doors.sh   # MOMENTS=$MOMENTS GAP=$GAP FRAMES=$FRAMES BLOCK=$BLOCK HOST_FRAMES=$HOST_FRAMES HOST_BLOCK=$HOST_BLOCK PROBE=$PROBE" \
+    "scripts/bench-doors.sh   # MOMENTS=$MOMENTS GAP=$GAP FRAMES=$FRAMES BLOCK=$BLOCK HOST_FRAMES=$HOST_FRAMES HOST_BLOCK=$HOST_BLOCK PROBE=$PROBE MARGINS=$MARGINS" \
     "${dirs[@]}"

@@ -5,8 +5,8 @@
 //!
 //! * `spin`: a pause spin to the deadline (never sleeps);
 //! * `clock-nanosleep-abs`: an absolute sleep to the deadline (margin 0);
-//! * `margin-300us`, `margin-1ms`: an absolute sleep to 300 µs (1 ms) before the
-//!   deadline, then a pause spin;
+//! * `margin-300us`, `margin-1ms` (the fixed margins `--margins` names): an absolute
+//!   sleep to 300 µs (1 ms) before the deadline, then a pause spin;
 //! * `precise`: the library's `PreciseSleeper` with its defaults (it adapts to the
 //!   host), one sleeper for the whole run, so it learns across blocks.
 //!
@@ -42,6 +42,11 @@ struct Args {
     /// How long the noise probe spins on each CPU, before and after.
     #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
     probe: Duration,
+    /// The fixed margins to run, comma-separated (each a sleep to that long before the
+    /// deadline, then a spin): more of them trace the CPU/tail frontier more finely.
+    #[arg(long, value_delimiter = ',', default_value = "300us,1ms",
+          value_parser = humantime::parse_duration)]
+    margins: Vec<Duration>,
 }
 
 /// A way of waiting for the next frame.
@@ -54,13 +59,13 @@ enum Contender {
 }
 
 impl Contender {
-    const ALL: [Contender; 5] = [
-        Contender::Spin,
-        Contender::Plain,
-        Contender::Margin(300_000),
-        Contender::Margin(1_000_000),
-        Contender::Precise,
-    ];
+    /// The spin, the plain sleep, each fixed margin in the order given, then `precise`.
+    fn all(margins_ns: &[u64]) -> Vec<Contender> {
+        let mut all = vec![Contender::Spin, Contender::Plain];
+        all.extend(margins_ns.iter().map(|&m| Contender::Margin(m)));
+        all.push(Contender::Precise);
+        all
+    }
 
     fn name(self) -> String {
         match self {
@@ -196,12 +201,26 @@ fn main() -> anyhow::Result<()> {
         std::process::exit(2);
     }
     let period_ns = 1_000_000_000 / args.hz;
+    let mut margins_ns = Vec::new();
+    for m in &args.margins {
+        let ns = u64::try_from(m.as_nanos()).unwrap_or(u64::MAX);
+        if ns == 0 || ns >= period_ns || margins_ns.contains(&ns) {
+            eprintln!(
+                "host_share: --margins {}: each margin above zero, below the period \
+                 ({period_ns} ns) and named once",
+                humantime::format_duration(*m)
+            );
+            std::process::exit(2);
+        }
+        margins_ns.push(ns);
+    }
+    let contenders = Contender::all(&margins_ns);
     let config = NoiseConfig::for_ns(u64::try_from(args.probe.as_nanos())?);
     let _ = set_timer_slack_ns(1);
     let load_before = loadavg();
     let before = probe(&config)?;
     let mut workers = Vec::new();
-    for c in Contender::ALL {
+    for &c in &contenders {
         let (job_tx, job_rx) = mpsc::channel();
         let (done_tx, done_rx) = mpsc::channel();
         let handle = std::thread::Builder::new()
@@ -255,7 +274,7 @@ fn main() -> anyhow::Result<()> {
         "source": NoiseSource::detect().name(),
         "probe_ns": config.duration_ns,
         "threshold_ns": config.threshold_ns,
-        "contenders": Contender::ALL.iter().map(|c| c.name()).collect::<Vec<_>>(),
+        "contenders": contenders.iter().map(|c| c.name()).collect::<Vec<_>>(),
         "noise": { "before": before, "after": after },
         "loadavg": { "before": load_before, "after": load_after },
         "blocks": out_blocks,
