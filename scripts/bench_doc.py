@@ -289,15 +289,17 @@ def verdict_line(label: str, outcome, detail: str, undecided: str) -> str:
 
 
 def target_summary(label: str, outcomes: list, undecided: str, met_by_others=None,
-                   judged: str = "contender") -> str:
+                   judged: str = "contender", open_by_others=None) -> str:
     """`- label: met in 2 of 3 runs, missed in 1, undecided (…) in 0`. A target missed in
     every one of at least OUT_OF_REACH_RUNS runs is called out of reach here only where
     `met_by_others` (per run, the other contenders that met the same target in it) shows
     that no contender met it either; where another did, the line names it; where the
     others were not judged against it (None), it says it is not called out of reach.
     `judged` names which contenders `met_by_others` judged (`contender that kept its
-    schedule` where those that fell behind were left out). `undecided` is the outcome
-    (and the words) of overlapping intervals."""
+    schedule` where those that fell behind were left out). `open_by_others` (per run, the
+    other contenders whose intervals left the same target undecided) keeps it from being
+    called out of reach too: an undecided contender may have reached it. `undecided` is
+    the outcome (and the words) of overlapping intervals."""
     met = sum(o == "met" for o in outcomes)
     missed = sum(o == "missed" for o in outcomes)
     unjudged = sum(o is None for o in outcomes)
@@ -308,13 +310,18 @@ def target_summary(label: str, outcomes: list, undecided: str, met_by_others=Non
         text += f", not judged (too few frames) in {unjudged}"
     if n >= OUT_OF_REACH_RUNS and missed == n:
         others = None if met_by_others is None else sorted({x for xs in met_by_others for x in xs})
+        opened = sorted({x for xs in open_by_others or [] for x in xs})
         if others is None:
             text += (f": missed in all {n} runs, not called out of reach (no other contender "
                      "was judged against it)")
         elif others:
             text += f": missed in all {n} runs, though {', '.join(others)} met it: not out of reach"
+        elif opened:
+            text += (f": missed in all {n} runs, not called out of reach ({', '.join(opened)} "
+                     "left it undecided)")
         else:
-            text += f": out of reach here (missed in all {n} runs, and no {judged} met it)"
+            either = " or left it undecided" if open_by_others is not None else ""
+            text += f": out of reach here (missed in all {n} runs, and no {judged} met it{either})"
     elif missed and met == 0 and n < OUT_OF_REACH_RUNS:
         text += f" (fewer than {OUT_OF_REACH_RUNS} runs: not called out of reach)"
     return text

@@ -172,10 +172,11 @@ def reach_outcome(lane, plain, cpu_pct=CPU_NOISY_PCT, share=SHARE):
     return both_outcome(share_outcome(lane, plain, share), bench_doc.at_most(lane.cpu_ci(), cpu_pct))
 
 
-def fixed_reached(lanes, plain_name=HOST_PLAIN):
-    """The fixed margins of a host run that met the noisy target against its plain sleep."""
+def fixed_reached(lanes, plain_name=HOST_PLAIN, outcome="met"):
+    """The fixed margins of a host run whose noisy target (against its plain sleep) came
+    out `outcome`: "met", or INDISTINGUISHABLE for those whose intervals left it open."""
     plain = lanes[plain_name]
-    return [f for f in fixed_names(lanes) if reach_outcome(lanes[f], plain) == "met"]
+    return [f for f in fixed_names(lanes) if reach_outcome(lanes[f], plain) == outcome]
 
 
 def frontier_line(lanes, plain_name=HOST_PLAIN, share=SHARE):
@@ -352,7 +353,7 @@ def section(moments, command, when=None):
     for i, m in enumerate(moments, 1):
         moment, vs = moment_verdicts(m)
         host_lanes = {n: Lane.of_host(m["host"], n) for n in m["host"]["contenders"]}
-        reached = fixed_reached(host_lanes)
+        reached = (fixed_reached(host_lanes), fixed_reached(host_lanes, outcome=INDISTINGUISHABLE))
         for key, label, o, _ in vs:
             labels[key] = label
             tally.setdefault((moment, key), []).append(o)
@@ -374,11 +375,13 @@ def section(moments, command, when=None):
             if pairs:
                 # Only the two-sided target ("p99 ≤ 1/3 at ≤ 3 %") is one a fixed margin of
                 # the same moment was judged against.
-                by_others = [r for _, r in pairs] if key.endswith(" both") else None
+                both = key.endswith(" both")
                 lines.append(bench_doc.target_summary(
                     f"{name}: {labels[key]}", [o for o, _ in pairs],
-                    "the intervals overlap the bound", by_others,
-                    judged="fixed margin of the same moments' host run"))
+                    "the intervals overlap the bound",
+                    [r[0] for _, r in pairs] if both else None,
+                    judged="fixed margin of the same moments' host run",
+                    open_by_others=[r[1] for _, r in pairs] if both else None))
         if lines:
             summary += [f"In the {name} moments:"] + lines
         else:
@@ -432,6 +435,18 @@ def self_test():
     assert "reach a third of it: margin-500us, at 2.50 %" in frontier_line(host_lanes)
     far = {HOST_PLAIN: plain, "margin-300us": lane("m3", 200_000, cpu=1.4)}
     assert frontier_line(far).endswith("None of them reached a third of it."), frontier_line(far)
+    # Out of reach only where no fixed margin met the target or left it undecided.
+    summary = bench_doc.target_summary
+    line = summary("t", ["missed"] * 3, "u", [[], [], []], "m", [[], [], []])
+    assert line.endswith("out of reach here (missed in all 3 runs, and no m met it or left it "
+                         "undecided)"), line
+    line = summary("t", ["missed"] * 3, "u", [[], [], []], "m", [[], ["margin-700us"], []])
+    assert line.endswith("not called out of reach (margin-700us left it undecided)"), line
+    line = summary("t", ["missed"] * 3, "u", [["margin-500us"], [], []], "m", [[], ["x"], []])
+    assert line.endswith("though margin-500us met it: not out of reach"), line
+    line = summary("t", ["missed"] * 3, "u")
+    assert line.endswith("not called out of reach (no other contender was judged against it)")
+    assert "out of reach" not in summary("t", ["missed", "met", "missed"], "u", [[]] * 3)
     print("bench_doors_report: self-test passed")
 
 
