@@ -13,9 +13,13 @@
   children of `<dir>` one layer a line, top-down; an import may point down or within its
   own layer (acyclic, as above), never up; every child of the directory is listed once
   and every name listed is a child (the diagram cannot go stale);
-* a source file under `crates/*/src` is not named in docs/ARCHITECTURE.md: by its path
-  from `src/` (or `src/<path>`), by its folder and name (`account/tests.rs`), or, for a
-  folder's `mod.rs`, by the folder (`account/`); `{a,b}.rs` names both;
+* a source file under `crates/*/src` (test-only modules left out) does not open with a
+  `//!` doc line (what `--index` lists: the map of every file is generated, never kept
+  by hand);
+* a path the doc's `tree` block names does not exist (a line `<indent>name  what it
+  holds`, two spaces of indent a level, a name relative to the line above it one level
+  up), or the doc is longer than DOC_MAX_LINES lines or has a line over DOC_MAX_WIDTH
+  characters (a map read in ten minutes);
 * a string literal under the CLI's `experiments/`, `trace/` or `report/` names one of
   the CLI's own flags (`--seconds`: a long flag of a clap `#[arg(long …)]` field in
   `cli.rs` or `commands/`, `--help`, `--version`): those layers know no flag, a sentence
@@ -29,7 +33,9 @@ module file naming its own descendants is containment, not an edge. Test code is
 out: a file's `#[cfg(test)]` to its end, and modules declared under `#[cfg(test)]`.
 
 `--self-test` checks all this on small trees written to a temporary directory; `--files
-DIR` prints the file-level cycles of one source directory; `--graph DIR` prints the top-level edges of one crate."""
+DIR` prints the file-level cycles of one source directory; `--graph DIR` prints the
+top-level edges of one crate; `--index PATH` prints every source file under PATH (a
+folder or a file, from the repository root) with its first doc line."""
 import os
 import re
 import sys
@@ -326,12 +332,18 @@ def named_flags(repo):
 LAYER_BLOCK = re.compile(r'^```layers ([^\n]+)\n(.*?)^```', re.S | re.M)
 
 
+DOC_MAX_LINES = 250
+DOC_MAX_WIDTH = 100
+TREE_BLOCK = re.compile(r'^```tree\n(.*?)^```', re.S | re.M)
+
+
 def layer_blocks(doc):
-    """{dir: [[names of a layer], …] top-down} from the doc's `layers` blocks."""
+    """{dir: [[names of a layer], …] top-down} from the doc's `layers` blocks (a line that
+    ends with ` \\` goes on on the next: one layer)."""
     out = {}
     for m in LAYER_BLOCK.finditer(doc):
         layers = []
-        for line in m.group(2).splitlines():
+        for line in re.sub(r' \\\n\s*', ' ', m.group(2)).splitlines():
             line = re.split(r'#|—', line)[0]
             names = [n.rstrip('/') for n in re.findall(r'[A-Za-z_][\w]*/?(?:\.rs)?', line)]
             names = [n[:-3] if n.endswith('.rs') else n for n in names]
@@ -341,27 +353,69 @@ def layer_blocks(doc):
     return out
 
 
-def named_in_doc(doc, crate_dir, rel):
-    """Whether the doc names file `rel` of the crate at `crate_dir`."""
-    parts = rel.split('/')
-    cands = {rel, 'src/' + rel, crate_dir + '/src/' + rel}
-    if len(parts) >= 2:
-        cands.add('/'.join(parts[-2:]))
-    if parts[-1] == 'mod.rs' and len(parts) >= 2:
-        cands.add(parts[-2] + '/')
-    for c in cands:
-        if re.search(r'(?<![\w/])' + re.escape(c) + (r'(?![\w])' if not c.endswith('/') else ''), doc):
-            return True
-    return False
+def first_doc_line(path):
+    """The first sentence of a Rust file's opening `//!` paragraph (its lines joined), or
+    None where the file opens otherwise."""
+    words = []
+    with open(path) as fh:
+        for line in fh:
+            line = line.strip()
+            if not line and not words:
+                continue
+            if not line.startswith('//!') or not line[3:].strip():
+                break
+            words.append(line[3:].strip())
+    if not words:
+        return None
+    text = ' '.join(words)
+    end = re.search(r'\.(\s|$)', text)
+    return text[:end.start() + 1] if end else text
 
 
-def expand_braces(doc):
-    """`a/{b,c}.rs` also as `a/b.rs a/c.rs`."""
-    extra = []
-    for m in re.finditer(r'([\w/]*)\{([\w,]+)\}(\.rs|/)', doc):
-        for alt in m.group(2).split(','):
-            extra.append(m.group(1) + alt + m.group(3))
-    return doc + '\n' + ' '.join(extra)
+def tree_paths(doc):
+    """[(line number, path)] of every name in the doc's `tree` blocks: a line's first word,
+    under the name on the nearest line above it with less indent (two spaces a level)."""
+    out = []
+    for m in TREE_BLOCK.finditer(doc):
+        first = doc[:m.start()].count('\n') + 2
+        stack = []  # (indent, path)
+        for k, line in enumerate(m.group(1).splitlines()):
+            if not line.strip():
+                continue
+            indent = len(line) - len(line.lstrip(' '))
+            name = line.split()[0]
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            path = (stack[-1][1] if stack else '') + name
+            out.append((first + k, path))
+            if name.endswith('/'):
+                stack.append((indent, path))
+    return out
+
+
+def doc_shape(doc, doc_path, repo):
+    """The doc's length and width limits, and every path its tree names existing."""
+    failures = []
+    lines = doc.splitlines()
+    if len(lines) > DOC_MAX_LINES:
+        failures.append(f'{doc_path}: {len(lines)} lines, more than {DOC_MAX_LINES}')
+    for i, line in enumerate(lines, 1):
+        if len(line) > DOC_MAX_WIDTH:
+            failures.append(f'{doc_path}:{i}: {len(line)} characters, more than {DOC_MAX_WIDTH}')
+    for i, path in tree_paths(doc):
+        if not os.path.exists(os.path.join(repo, path)):
+            failures.append(f'{doc_path}:{i}: the tree names {path}, which does not exist')
+    return failures
+
+
+def index(repo, path):
+    """Lines `path  first doc line` of every .rs file under `path` (from `repo`), sorted."""
+    top = os.path.join(repo, path)
+    files = [top] if os.path.isfile(top) else sorted(
+        os.path.join(d, f) for d, _, fs in os.walk(top) for f in fs if f.endswith('.rs'))
+    rels = [os.path.relpath(f, repo) for f in files]
+    width = max((len(r) for r in rels), default=0)
+    return [f'{r:<{width}}  {first_doc_line(f) or "(no doc line)"}' for r, f in zip(rels, files)]
 
 
 def check(repo, doc_path, out=print):
@@ -369,7 +423,7 @@ def check(repo, doc_path, out=print):
     failures = []
     with open(doc_path) as fh:
         raw_doc = fh.read()
-    doc = expand_braces(raw_doc)
+    failures.extend(doc_shape(raw_doc, doc_path, repo))
     blocks = layer_blocks(raw_doc)
     used_blocks = set()
     crates_dir = os.path.join(repo, 'crates')
@@ -409,9 +463,9 @@ def check(repo, doc_path, out=print):
                 for b in sorted(fe[a]):
                     if a in rank and b in rank and rank[b] < rank[a]:
                         failures.append(f'{where}: {a} imports {b}, a layer above it')
-        for rel in sorted(crate.all_files):
-            if not named_in_doc(doc, f'crates/{name}', rel):
-                failures.append(f'{doc_path}: does not name {rel_src}/{rel}')
+        for rel in sorted(crate.files):  # test-only modules are left out
+            if first_doc_line(os.path.join(src, rel)) is None:
+                failures.append(f'{rel_src}/{rel}: no first doc line (`//! what it holds`)')
         out(f'{rel_src}: {len(crate.files)} files, {sum(len(e) for e in crate.edges.values())} edges, '
             f'{nfile_cycles} file cycles, {nfolder} folder cycles')
     for where in sorted(set(blocks) - used_blocks):
@@ -450,14 +504,15 @@ def self_test():
             fh.write(doc)
         return check(d, os.path.join(d, 'ARCH.md'), out=lambda *_: None)
 
-    lib = 'pub mod a;\npub mod b;\n'
-    doc = '```layers crates/x/src\na\nb\n```\nsrc/lib.rs a/mod.rs a/one.rs a/two.rs b.rs\n'
+    lib = '//! x\npub mod a;\npub mod b;\n'
+    doc = ('```tree\ncrates/\n  x/     a crate\n    src/\n      a/  the a\n      b.rs  the b\n```\n'
+           '```layers crates/x/src\na\nb\n```\n')
     good = {
         'crates/x/src/lib.rs': lib,
-        'crates/x/src/a/mod.rs': 'mod one;\nmod two;\npub use one::One;\n',
-        'crates/x/src/a/one.rs': 'use crate::b::B;\npub struct One;\n',
-        'crates/x/src/a/two.rs': 'use super::One;\n',
-        'crates/x/src/b.rs': 'pub struct B;\n#[cfg(test)]\nmod tests {\n use crate::a::One;\n}\n',
+        'crates/x/src/a/mod.rs': '//! a\nmod one;\nmod two;\npub use one::One;\n',
+        'crates/x/src/a/one.rs': '//! one\nuse crate::b::B;\npub struct One;\n',
+        'crates/x/src/a/two.rs': '\n//! two\nuse super::One;\n',
+        'crates/x/src/b.rs': '//! b\npub struct B;\n#[cfg(test)]\nmod tests {\n use crate::a::One;\n}\n',
     }
     assert tree(good, doc) == [], tree(good, doc)
     # A folder-level cycle no two files make: a/one.rs -> b.rs, b.rs -> a/two.rs.
@@ -474,27 +529,46 @@ def self_test():
     sib['crates/x/src/a/two.rs'] = 'use super::One;\npub struct Two;\n'
     f = tree(sib, doc)
     assert any('crates/x/src/a: modules import each other: one, two' in x for x in f), f
-    # An unnamed file and a stale diagram.
+    # A file without a first doc line and a stale diagram.
     extra = dict(good)
-    extra['crates/x/src/c.rs'] = ''
+    extra['crates/x/src/c.rs'] = '// c\n'
     extra['crates/x/src/lib.rs'] = lib + 'pub mod c;\n'
     f = tree(extra, doc)
-    assert any('does not name crates/x/src/c.rs' in x for x in f), f
+    assert any('crates/x/src/c.rs: no first doc line' in x for x in f), f
     assert any('module c is missing from the layer diagram' in x for x in f), f
     f = tree(good, doc.replace('b\n```', 'b\nd\n```'))
     assert any('lists d, which is not a module' in x for x in f), f
+    # A layer continued on the next line is one layer.
+    assert layer_blocks('```layers s\na b \\\n  c\nd\n```\n') == {'s': [['a', 'b', 'c'], ['d']]}
+    # The tree's paths, its length and its width.
+    assert [p for _, p in tree_paths(doc)] == [
+        'crates/', 'crates/x/', 'crates/x/src/', 'crates/x/src/a/', 'crates/x/src/b.rs']
+    f = tree(good, doc.replace('b.rs  the b', 'c.rs  the c'))
+    assert f == ['{}:6: the tree names crates/x/src/c.rs, which does not exist'.format(
+        f[0].split(':')[0])], f
+    f = tree(good, doc + 'x' * (DOC_MAX_WIDTH + 1) + '\n' + '\n' * DOC_MAX_LINES)
+    assert any(f'more than {DOC_MAX_WIDTH}' in x for x in f), f
+    assert any(f'more than {DOC_MAX_LINES}' in x for x in f), f
+    d = write(good)
+    assert index(d, 'crates/x/src/a') == [
+        'crates/x/src/a/mod.rs  a', 'crates/x/src/a/one.rs  one', 'crates/x/src/a/two.rs  two'
+    ], index(d, 'crates/x/src/a')
+    with open(os.path.join(d, 'p.rs'), 'w') as fh:
+        fh.write('//! The first\n//! sentence. The second\n//!\n//! Another paragraph.\n')
+    assert first_doc_line(os.path.join(d, 'p.rs')) == 'The first sentence.'
     # A test-only module is not part of the graph.
     t = dict(good)
-    t['crates/x/src/b.rs'] = 'pub struct B;\n#[cfg(test)]\nmod testdata;\n'
+    t['crates/x/src/b.rs'] = '//! b\npub struct B;\n#[cfg(test)]\nmod testdata;\n'
     t['crates/x/src/b/testdata.rs'] = 'use crate::a::One;\n'
-    f = tree(t, doc + ' b/testdata.rs')
+    t['crates/x/src/b/testdata.rs'] = '//! data\n' + t['crates/x/src/b/testdata.rs']
+    f = tree(t, doc)
     assert f == [], f
     # The CLI's flags named in a string below its command layer.
     cli = {
-        'crates/sleeplab-cli/src/lib.rs': 'pub mod cli;\npub mod commands;\npub mod experiments;\npub mod report;\n',
-        'crates/sleeplab-cli/src/cli.rs': '#[arg(short, long, global = true)]\npub quiet: bool,\n',
+        'crates/sleeplab-cli/src/lib.rs': '//! l\npub mod cli;\npub mod commands;\npub mod experiments;\npub mod report;\n',
+        'crates/sleeplab-cli/src/cli.rs': '//! c\n#[arg(short, long, global = true)]\npub quiet: bool,\n',
         'crates/sleeplab-cli/src/commands/mod.rs': (
-            'pub struct A {\n    /// Seconds.\n    #[arg(long, value_name = "D",\n          default_value = "2s")]\n'
+            '//! m\npub struct A {\n    /// Seconds.\n    #[arg(long, value_name = "D",\n          default_value = "2s")]\n'
             '    pub seconds: u64,\n    #[arg(short = \'o\', long = "output")]\n    pub dir: String,\n'
             '    #[arg(value_name = "FILE")]\n    pub file: String,\n}\n'
             'pub fn hint() -> &\'static str { "a longer --seconds" }\n'),
@@ -503,20 +577,20 @@ def self_test():
             'pub fn f(w: fn() -> String) -> String {\n    // not "--seconds"\n'
             '    format!("more waits ({}) narrow it; the probe\'s --durations-ns, --output-dir, {}", w(), \'"\')\n}\n'
             '#[cfg(test)]\nmod tests {\n    const S: &str = "--seconds";\n}\n'),
-        'crates/sleeplab-cli/src/report/mod.rs': 'pub const A: &str = "x";\n',
+        'crates/sleeplab-cli/src/report/mod.rs': '//! r\npub const A: &str = "x";\n',
     }
-    cli_doc = 'src/lib.rs src/cli.rs commands/ experiments/ report/\n'
+    cli_doc = ''
     assert tree(cli, cli_doc) == [], tree(cli, cli_doc)
     bad = dict(cli)
     bad['crates/sleeplab-cli/src/experiments/mod.rs'] = (
-        'pub fn f() -> String {\n    format!("more waits (a longer --seconds)\\n\\\n       '
+        '//! e\npub fn f() -> String {\n    format!("more waits (a longer --seconds)\\n\\\n       '
         'narrow it")\n}\n')
-    bad['crates/sleeplab-cli/src/report/mod.rs'] = 'pub const A: &str = r#"-o DIR, --output DIR"#;\n'
+    bad['crates/sleeplab-cli/src/report/mod.rs'] = '//! r\npub const A: &str = r#"-o DIR, --output DIR"#;\n'
     f = tree(bad, cli_doc)
     assert f == [
-        'crates/sleeplab-cli/src/experiments/mod.rs:2: a string names the CLI flag --seconds: '
+        'crates/sleeplab-cli/src/experiments/mod.rs:3: a string names the CLI flag --seconds: '
         'say it with a Hint, which commands/hints.rs words',
-        'crates/sleeplab-cli/src/report/mod.rs:1: a string names the CLI flag --output: '
+        'crates/sleeplab-cli/src/report/mod.rs:2: a string names the CLI flag --output: '
         'say it with a Hint, which commands/hints.rs words',
     ], f
     flags = cli_flags(os.path.join(write(cli), CLI_SRC))
@@ -548,6 +622,13 @@ def main(argv):
             print('cycle:', ', '.join(comp))
         return 0
     repo = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
+    if argv[:1] == ['--index']:
+        if len(argv) != 2 or not os.path.exists(os.path.join(repo, argv[1])):
+            print(f'module_graph: --index {" ".join(argv[1:])}: a path from the repository root',
+                  file=sys.stderr)
+            return 2
+        print('\n'.join(index(repo, argv[1])))
+        return 0
     failures = check(repo, os.path.join(repo, 'docs', 'ARCHITECTURE.md'))
     for f in failures:
         print(f)

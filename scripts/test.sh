@@ -14,8 +14,9 @@ export CI=${CI:-1}
 
 cargo fmt --all -- --check
 # The module graph of every crate: no cycle at any level, the layer order of
-# docs/ARCHITECTURE.md, every source file named there, and no CLI flag named in a
-# string below the command layer (experiments/, trace/, report/).
+# docs/ARCHITECTURE.md (a map whose paths exist, at most 250 lines of 100 characters),
+# every source file opening with its doc line, and no CLI flag named in a string below
+# the command layer (experiments/, trace/, report/).
 python3 scripts/module_graph.py --self-test
 python3 scripts/module_graph.py
 # Every generated section of the docs stamped and fresh: measured at a commit no later

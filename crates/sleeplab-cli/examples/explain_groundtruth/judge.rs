@@ -266,7 +266,7 @@ impl Row {
             injected_median_ns: tail_quantile(&injected, 0.5),
             cut_short: scored
                 .iter()
-                .filter(|s| (s.injected_ns as f64) < SHARE_OF_INJECTED * scenario.size_ns() as f64)
+                .filter(|s| (s.measured_ns as f64) < SHARE_OF_INJECTED * scenario.size_ns() as f64)
                 .count(),
             ratio_median: median_f64(&ratios),
             holder_named: (!asked.is_empty())
@@ -383,8 +383,10 @@ pub fn table(rows: &[Row]) -> Vec<String> {
              undecided; with fewer than {MIN_UNITS} blocks there is no interval and no \
              verdict (–, the share by point value beside it). The injected size is the \
              setting for the slack, and measured per wake for the rest (the FIFO thread's \
-             own clock, the busy thread's CPU time); \"cut short\" counts the wakes where \
-             a measured size came out under {:.0} % of the nominal.",
+             own clock, the busy thread's CPU time), less the same measure's median over \
+             the uninjected wakes (the clock reads around the stretch cost time in both, \
+             and the component is judged less its uninjected median too); \"cut short\" \
+             counts the wakes where a measured size came out under {:.0} % of the nominal.",
             100.0 * SHARE_OF_INJECTED,
             100.0 * MOST_OF_INJECTED,
             fmt_dur(INJECTED_FLOOR_NS as f64),

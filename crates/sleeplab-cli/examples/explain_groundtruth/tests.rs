@@ -13,11 +13,30 @@ use sleeplab_cli::trace::{Component, Holder, Timeline, WakeAccount, account};
 fn scored(injected_ns: u64, parts: &[(Component, u64)], holder_named: Option<bool>) -> Scored {
     Scored {
         injected_ns,
+        measured_ns: injected_ns,
         account: WakeAccount::of_parts(parts),
         holder_named,
         window: window(1, 0, 1_000, 2_000),
         events: Vec::new(),
     }
+}
+
+#[test]
+fn a_measured_size_is_taken_net_of_the_uninjected_measure() {
+    // The uninjected wakes' measure (the clock reads alone) comes off: its median, the
+    // lower middle of an even count.
+    let mut sizes = [22_400, 22_300, 24_700, 1_000];
+    scenarios::net_of_uninjected(&mut sizes, &[2_500, 2_300, 2_400, 9_000]);
+    assert_eq!(sizes, [20_000, 19_900, 22_300, 0]);
+    let mut odd = [10_000];
+    scenarios::net_of_uninjected(&mut odd, &[3_000, 1_000, 2_000]);
+    assert_eq!(odd, [8_000]);
+    let mut none = [10_000];
+    scenarios::net_of_uninjected(&mut none, &[]);
+    assert_eq!(none, [10_000], "nothing to take off without uninjected wakes");
+    assert!(Scenario::Return(1).measured() && Scenario::Entry(1).measured());
+    assert!(Scenario::RunQueue(1).measured() && Scenario::RunQueueOther(1).measured());
+    assert!(!Scenario::Slack(1).measured() && !Scenario::Overrun(1).measured());
 }
 
 #[test]
