@@ -33,7 +33,11 @@ fn a_measured_size_is_taken_net_of_the_uninjected_measure() {
     assert_eq!(odd, [8_000]);
     let mut none = [10_000];
     scenarios::net_of_uninjected(&mut none, &[]);
-    assert_eq!(none, [10_000], "nothing to take off without uninjected wakes");
+    assert_eq!(
+        none,
+        [10_000],
+        "nothing to take off without uninjected wakes"
+    );
     assert!(Scenario::Return(1).measured() && Scenario::Entry(1).measured());
     assert!(Scenario::RunQueue(1).measured() && Scenario::RunQueueOther(1).measured());
     assert!(!Scenario::Slack(1).measured() && !Scenario::Overrun(1).measured());
