@@ -9,9 +9,18 @@ A section fails the check when:
 * it has no stamp (and is not listed in the known-stale file, below);
 * its stamp is dirty (measured with uncommitted changes: no commit holds that code);
 * its commit is not in the repository;
-* the last commit that touched any of its paths (`git log -1 --format=%H -- PATHS`) is
-  not an ancestor of its commit (`git merge-base --is-ancestor`): the code changed after
-  the figures were measured. The failure names the section, its commit and the newer one.
+* a commit after its own (`git log COMMIT..HEAD`) touched any of its paths: the code
+  changed after the figures were measured. The failure names the section, its commit and
+  the newer one.
+
+**Declared-neutral commits.** A commit whose message carries the trailer
+`Bench-neutral: WHY` changes no measured behaviour: it moves code between files or
+crates, renames, changes visibility, or edits tests and comments only (CONTRIBUTING.md
+says when it may be used). It does not stale a section, and the check follows its moves:
+a file under a section's paths that such a commit renames (`git log -M`) keeps counting
+as the section's source at its new path, so a later ordinary commit there stales the
+section as before. Every section kept fresh across such a commit is listed with the
+commit and its reason, so the declaration stays in sight.
 
 **Known-stale sections** (docs/stale-sections.txt: one line per section, `ID REASON`,
 `#` comments): sections written before stamps existed, whose commit nobody recorded.
@@ -56,8 +65,38 @@ def known_stale(root):
     return out
 
 
-def judge(root, name, stamp):
-    """None where section `name` stamped `stamp` is fresh, else why it is not."""
+NEUTRAL = "Bench-neutral"
+
+
+def under(path, sources):
+    """Whether `path` is one of `sources` or lies in one of them (a folder)."""
+    return any(path == s or path.startswith(s.rstrip("/") + "/") for s in sources)
+
+
+def later_commits(root, full):
+    """[(hash, neutral reason or "", [(old path, new path)])] of the commits after `full`,
+    oldest first; a rename's paths differ, any other change's are the same path."""
+    out = git("log", "--reverse", "-M", "--name-status",
+              f"--format=%x02%H%x03%(trailers:key={NEUTRAL},valueonly,separator=%x3B )%x03",
+              f"{full}..HEAD", root=root) or ""
+    commits = []
+    for block in out.split("\x02")[1:]:
+        rev, reason, changes = block.split("\x03", 2)
+        paths = []
+        for line in changes.splitlines():
+            f = line.split("\t")
+            if len(f) == 3:  # R087 old new, C100 old new
+                paths.append((f[1], f[2]))
+            elif len(f) == 2:
+                paths.append((f[1], f[1]))
+        commits.append((rev, reason.strip(), paths))
+    return commits
+
+
+def judge(root, name, stamp, neutral=None):
+    """None where section `name` stamped `stamp` is fresh, else why it is not. The
+    declared-neutral commits that touched its sources are appended to `neutral` as
+    (hash, reason)."""
     rev = stamp.get("commit")
     sources = stamp.get("sources") or []
     if not rev:
@@ -72,21 +111,27 @@ def judge(root, name, stamp):
     full = git("rev-parse", "--verify", "--quiet", f"{short}^{{commit}}", root=root)
     if not full:
         return f"its commit {rev} is not in this repository"
-    last = git("log", "-1", "--format=%H", "--", *sources, root=root)
-    if not last:
+    if not git("log", "-1", "--format=%H", f"{full}", "--", *sources, root=root):
         return f"no commit touched its source paths ({', '.join(sources)})"
-    ancestor = subprocess.run(["git", "-C", root, "merge-base", "--is-ancestor", last, full],
-                              capture_output=True).returncode == 0
-    if not ancestor:
-        return (f"it was measured at {short}, and {last[:12]} changed its sources since "
-                f"({', '.join(sources)}): rerun the benchmark")
+    paths = list(sources)
+    for commit, reason, changes in later_commits(root, full):
+        hit = [(old, new) for old, new in changes if under(old, paths) or under(new, paths)]
+        if not hit:
+            continue
+        if not reason:
+            return (f"it was measured at {short}, and {commit[:12]} changed its sources since "
+                    f"({', '.join(sources)}): rerun the benchmark")
+        if neutral is not None:
+            neutral.append((commit, reason))
+        paths += [new for old, new in hit if new != old and under(old, paths)]
     return None
 
 
 def check(root):
-    """(failures, stale notes, fresh count) over every document of `root`."""
+    """(failures, stale notes, fresh count, neutral notes) over every document of `root`:
+    a neutral note names a declared-neutral commit and the fresh sections it touched."""
     listed = known_stale(root)
-    failures, stale, fresh, seen = [], [], 0, set()
+    failures, stale, fresh, seen, neutral = [], [], 0, set(), {}
     for doc in documents(root):
         with open(os.path.join(root, doc)) as f:
             text = f.read()
@@ -104,19 +149,24 @@ def check(root):
                 else:
                     stale.append(f"{doc}: section {name}: stale, {listed[name]}")
                 continue
-            why = judge(root, name, stamp)
+            kept = []
+            why = judge(root, name, stamp, kept)
+            for commit, reason in kept:
+                neutral.setdefault((commit, reason), []).append(name)
             if why:
                 failures.append(f"{doc}: section {name}: {why}")
             else:
                 fresh += 1
     for name in sorted(set(listed) - seen):
         failures.append(f"{STALE_LIST}: {name} names no section: remove its line")
-    return failures, stale, fresh
+    notes = [f"fresh across {commit[:12]}, declared neutral ({reason}): {', '.join(names)}"
+             for (commit, reason), names in neutral.items()]
+    return failures, stale, fresh, notes
 
 
 def main(root):
-    failures, stale, fresh = check(root)
-    for line in stale:
+    failures, stale, fresh, notes = check(root)
+    for line in stale + notes:
         print(line)
     for line in failures:
         print(f"FAIL {line}")
@@ -127,8 +177,9 @@ def main(root):
 
 def self_test():
     """A temporary repository: a section stamped at an old commit whose declared path
-    changed later fails; a fresh one passes; a dirty stamp fails; an unstamped one fails
-    unless listed, and a listed stamped one fails."""
+    changed later fails; a fresh one passes; a declared-neutral commit keeps it fresh and
+    its moves are followed; a dirty stamp fails; an unstamped one fails unless listed, and
+    a listed stamped one fails."""
     with tempfile.TemporaryDirectory() as root:
         def run(*args):
             subprocess.run(["git", "-C", root, *args], check=True, capture_output=True,
@@ -152,7 +203,7 @@ def self_test():
         run("commit", "-q", "-m", "one")
         old = git("rev-parse", "--short", "HEAD", root=root)
         write("docs/BENCHMARKS.md", section("s", old))
-        assert check(root) == ([], [], 1), check(root)
+        assert check(root)[:3] == ([], [], 1), check(root)
         # A later change elsewhere leaves it fresh; a change to its declared path does not.
         write("other/b.rs", "2\n")
         run("commit", "-q", "-am", "two")
@@ -160,13 +211,13 @@ def self_test():
         write("src/a.rs", "2\n")
         run("commit", "-q", "-am", "three")
         newer = git("rev-parse", "HEAD", root=root)
-        failures, _, fresh = check(root)
+        failures, _, fresh, _ = check(root)
         assert len(failures) == 1 and fresh == 0, failures
         assert "section s" in failures[0] and old in failures[0] and newer[:12] in failures[0], failures
         # Stamped at the newer commit: fresh again.
         head = git("rev-parse", "--short", "HEAD", root=root)
         write("docs/BENCHMARKS.md", section("s", head))
-        assert check(root) == ([], [], 1), check(root)
+        assert check(root)[:3] == ([], [], 1), check(root)
         # A dirty stamp, an unknown commit, a stamp without sources: each fails.
         for rev, sources, words in [(f"{head}-dirty", "src", "uncommitted"),
                                     ("0123abc", "src", "not in this repository"),
@@ -174,6 +225,37 @@ def self_test():
             write("docs/BENCHMARKS.md", section("s", rev, sources))
             failures = check(root)[0]
             assert len(failures) == 1 and words in failures[0], (rev, failures)
+        # A declared-neutral commit keeps it fresh and is named; its move is followed, so
+        # an ordinary change at the new path stales it, and a neutral one there does not.
+        write("src/a.rs", "2\n" + "shared line\n" * 20)
+        run("commit", "-q", "-am", "four")
+        head = git("rev-parse", "--short", "HEAD", root=root)
+        write("docs/BENCHMARKS.md", section("s", head))
+        run("mv", "src/a.rs", "other/moved.rs")
+        write("other/moved.rs", "3\n" + "shared line\n" * 20)
+        run("commit", "-q", "-am", "Move a\n\nWhy.\n\nBench-neutral: a move, nothing measured changes")
+        moved = git("rev-parse", "HEAD", root=root)
+        failures, _, fresh, notes = check(root)
+        assert failures == [] and fresh == 1, failures
+        assert notes == [f"fresh across {moved[:12]}, declared neutral (a move, nothing measured "
+                         "changes): s"], notes
+        write("other/moved.rs", "4\n" + "shared line\n" * 20)
+        run("commit", "-q", "-am", "tests only\n\nBench-neutral: tests")
+        assert check(root)[0] == [] and len(check(root)[3]) == 2, check(root)
+        write("other/moved.rs", "5\n" + "shared line\n" * 20)
+        run("commit", "-q", "-am", "five")
+        later = git("rev-parse", "HEAD", root=root)
+        failures = check(root)[0]
+        assert len(failures) == 1 and later[:12] in failures[0], failures
+        # A neutral commit elsewhere is not named, and the trailer must be a trailer.
+        head = git("rev-parse", "--short", "HEAD", root=root)
+        write("docs/BENCHMARKS.md", section("s", head, "other/moved.rs"))
+        write("other/b.rs", "3\n")
+        run("commit", "-q", "-am", "b\n\nBench-neutral: elsewhere")
+        assert check(root)[:2] == ([], []) and check(root)[3] == [], check(root)
+        write("other/moved.rs", "6\n" + "shared line\n" * 20)
+        run("commit", "-q", "-am", "Bench-neutral: in the subject is no trailer")
+        assert len(check(root)[0]) == 1, check(root)
         # A describe of a tagged commit (TAG-N-gHASH) is read by its hash.
         write("docs/BENCHMARKS.md", section("s", f"v1-2-g{head}"))
         assert check(root)[0] == [], check(root)
@@ -182,7 +264,7 @@ def self_test():
         failures = check(root)[0]
         assert len(failures) == 1 and "section t" in failures[0] and "no stamp" in failures[0], failures
         write(STALE_LIST, "# known stale\nt written before stamps\n")
-        failures, stale, _ = check(root)
+        failures, stale, _, _ = check(root)
         assert failures == [] and stale == ["README.md: section t: stale, written before stamps"], (failures, stale)
         # A listed section that is stamped, and a listed name with no section, fail.
         write("README.md", "# r\n" + section("t", head))
