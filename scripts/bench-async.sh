@@ -27,7 +27,7 @@
 . "$(dirname "$0")/lib/bench.sh" || exit 2
 # What the figures of the sections this script writes depend on (bench_doc.py stamps
 # them; scripts/doc_freshness.py says when a later commit changed one).
-export BENCH_SOURCES="scripts/bench-async.sh scripts/bench_async_report.py scripts/bench_doc.py scripts/quantiles.py scripts/rearm-cost.c crates/sleeplab/src crates/sleeplab-cli/src/experiments/pace crates/sleeplab-cli/src/experiments/sweep crates/sleeplab-cli/src/contenders crates/sleeplab-cli/src/stats crates/sleeplab-cli/examples/async_tasks.rs"
+export BENCH_SOURCES="scripts/bench-async.sh scripts/bench_async_report.py scripts/bench_doc.py scripts/quantiles.py scripts/rearm-cost.c crates/sleeplab/src crates/sleeplab-cli/src/experiments/pace crates/sleeplab-cli/src/experiments/sweep crates/sleeplab-cli/src/contenders crates/sleeplab-stats/src crates/sleeplab-cli/examples/async_tasks.rs"
 RUNS=${RUNS:-3}
 FRAMES_60=${FRAMES_60:-1000}
 FRAMES_1K=${FRAMES_1K:-4000}

@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # What the figures of the sections this script writes depend on (bench_doc.py stamps
 # them; scripts/doc_freshness.py says when a later commit changed one).
-export BENCH_SOURCES="scripts/bench-frontier.sh scripts/bench_frontier_report.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab/src crates/sleeplab/examples/frontier_replay.rs crates/sleeplab/tests/traces crates/sleeplab-cli/src/experiments/pace crates/sleeplab-cli/src/contenders crates/sleeplab-cli/src/stats crates/sleeplab-cli/src/load.rs"
+export BENCH_SOURCES="scripts/bench-frontier.sh scripts/bench_frontier_report.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab/src crates/sleeplab/examples/frontier_replay.rs crates/sleeplab/tests/traces crates/sleeplab-cli/src/experiments/pace crates/sleeplab-cli/src/contenders crates/sleeplab-stats/src crates/sleeplab-cli/src/load.rs"
 FRAMES=${FRAMES:-300}
 FOCUS_FRAMES=${FOCUS_FRAMES:-1200}
 cpus=$(nproc)

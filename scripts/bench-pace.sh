@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib/bench.sh" || exit 2
 # What the figures of the sections this script writes depend on (bench_doc.py stamps
 # them; scripts/doc_freshness.py says when a later commit changed one).
-export BENCH_SOURCES="scripts/bench-pace.sh scripts/bench_pace_report.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab/src crates/sleeplab-cli/src/experiments/pace crates/sleeplab-cli/src/contenders crates/sleeplab-cli/src/stats"
+export BENCH_SOURCES="scripts/bench-pace.sh scripts/bench_pace_report.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab/src crates/sleeplab-cli/src/experiments/pace crates/sleeplab-cli/src/contenders crates/sleeplab-stats/src"
 FRAMES=${FRAMES:-1000}
 REPEAT=${REPEAT:-3}
 STRATEGIES=std-sleep,clock-nanosleep-abs,spin,seed-hybrid,sdl-precise,fixed-margin,spin-sleep,precise

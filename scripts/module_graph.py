@@ -345,7 +345,7 @@ def layer_blocks(doc):
         layers = []
         for line in re.sub(r' \\\n\s*', ' ', m.group(2)).splitlines():
             line = re.split(r'#|—', line)[0]
-            names = [n.rstrip('/') for n in re.findall(r'[A-Za-z_][\w]*/?(?:\.rs)?', line)]
+            names = [n.rstrip('/') for n in re.findall(r'[A-Za-z_][\w-]*/?(?:\.rs)?', line)]
             names = [n[:-3] if n.endswith('.rs') else n for n in names]
             if names:
                 layers.append(names)
@@ -418,6 +418,69 @@ def index(repo, path):
     return [f'{r:<{width}}  {first_doc_line(f) or "(no doc line)"}' for r, f in zip(rels, files)]
 
 
+# Crates whose modules are private: a `pub mod` in their lib.rs may only be an inline
+# block of re-exports (`pub mod units { pub use … }`), so the re-export list there is the
+# crate's whole interface. The library `sleeplab` is not one: its public modules are the
+# documented API (`sleeplab::precise`, `sleeplab::lab`).
+PRIVATE_CRATES = ('sleeplab-stats',)
+
+
+def ranks(layers, where, failures):
+    """{name: its layer's index} of a diagram; a name listed twice is a failure."""
+    rank = {}
+    for i, layer in enumerate(layers):
+        for n in layer:
+            if n in rank:
+                failures.append(f'{where}: the layer diagram lists {n} twice')
+            rank[n] = i
+    return rank
+
+
+def crate_deps(repo, name):
+    """The workspace crates `crates/<name>` depends on: its path dependencies (not the
+    dev-dependencies: tests may reach up)."""
+    import tomllib
+    with open(os.path.join(repo, 'crates', name, 'Cargo.toml'), 'rb') as fh:
+        manifest = tomllib.load(fh)
+    deps = {}
+    for table in ('dependencies', 'build-dependencies'):
+        deps.update(manifest.get(table, {}))
+    return sorted(os.path.basename(v['path'].rstrip('/')) for v in deps.values()
+                  if isinstance(v, dict) and 'path' in v)
+
+
+def crate_checks(repo, doc_path, blocks):
+    """The `layers crates` block against the crates' manifests (every crate listed once,
+    each dependency a layer below or beside it), and the private crates' lib.rs."""
+    failures = []
+    crates_dir = os.path.join(repo, 'crates')
+    names = sorted(n for n in os.listdir(crates_dir)
+                   if os.path.isfile(os.path.join(crates_dir, n, 'Cargo.toml')))
+    layers = blocks.get('crates')
+    if layers is None:
+        return [f'{doc_path}: no `layers crates` block orders the crates'] if names else []
+    rank = ranks(layers, 'crates', failures)
+    for n in sorted(set(rank) - set(names)):
+        failures.append(f'crates: the layer diagram lists {n}, which is not a crate')
+    for n in names:
+        if n not in rank:
+            failures.append(f'crates: crate {n} is missing from the layer diagram')
+            continue
+        for d in crate_deps(repo, n):
+            if d in rank and rank[d] < rank[n]:
+                failures.append(f'crates: {n} depends on {d}, a layer above it')
+    for n in PRIVATE_CRATES:
+        lib = os.path.join(crates_dir, n, 'src', 'lib.rs')
+        if not os.path.exists(lib):
+            continue
+        with open(lib) as fh:
+            for i, line in enumerate(fh, 1):
+                if re.match(r'\s*pub(\([^)]*\))?\s+mod\s+\w+\s*;', line):
+                    failures.append(f'crates/{n}/src/lib.rs:{i}: a public module; this crate\'s '
+                                    'modules are private behind its re-export list')
+    return failures
+
+
 def check(repo, doc_path, out=print):
     """Every check on the crates under `repo`; returns the list of failures."""
     failures = []
@@ -449,12 +512,7 @@ def check(repo, doc_path, out=print):
             if layers is None:
                 continue
             used_blocks.add(where)
-            rank = {}
-            for i, layer in enumerate(layers):
-                for n in layer:
-                    if n in rank:
-                        failures.append(f'{where}: the layer diagram lists {n} twice')
-                    rank[n] = i
+            rank = ranks(layers, where, failures)
             for n in sorted(set(rank) - children):
                 failures.append(f'{where}: the layer diagram lists {n}, which is not a module there')
             for n in sorted(children - set(rank)):
@@ -468,6 +526,8 @@ def check(repo, doc_path, out=print):
                 failures.append(f'{rel_src}/{rel}: no first doc line (`//! what it holds`)')
         out(f'{rel_src}: {len(crate.files)} files, {sum(len(e) for e in crate.edges.values())} edges, '
             f'{nfile_cycles} file cycles, {nfolder} folder cycles')
+    used_blocks.add('crates')
+    failures.extend(crate_checks(repo, doc_path, blocks))
     for where in sorted(set(blocks) - used_blocks):
         failures.append(f'{doc_path}: a layer diagram for {where}, which is not a source folder')
     failures.extend(named_flags(repo))
@@ -563,6 +623,28 @@ def self_test():
     t['crates/x/src/b/testdata.rs'] = '//! data\n' + t['crates/x/src/b/testdata.rs']
     f = tree(t, doc)
     assert f == [], f
+    # The crates' order against their manifests, and a private crate's public module.
+    ws = dict(good)
+    ws['crates/x/Cargo.toml'] = '[package]\nname = "x"\n[dependencies]\ny = { path = "../y" }\n'
+    ws['crates/y/Cargo.toml'] = ('[package]\nname = "y"\n[dependencies]\nserde = "1"\n'
+                                 '[dev-dependencies]\nx = { path = "../x" }\n')
+    ws['crates/y/src/lib.rs'] = '//! y\nmod a;\npub use a::A;\npub mod v {\n    pub use crate::a::B;\n}\n'
+    ws['crates/y/src/a.rs'] = '//! a\npub struct A;\npub struct B;\n'
+    ws_doc = doc + '```layers crates\nx/   — the top\ny/   — the leaf\n```\n'
+    assert tree(ws, ws_doc) == [], tree(ws, ws_doc)
+    f = tree(ws, doc)
+    assert len(f) == 1 and f[0].endswith('ARCH.md: no `layers crates` block orders the crates'), f
+    f = tree(ws, ws_doc.replace('x/   — the top\ny/   — the leaf', 'y/\nx/\nz/'))
+    assert f == ['crates: the layer diagram lists z, which is not a crate',
+                 'crates: x depends on y, a layer above it'], f
+    global PRIVATE_CRATES
+    kept, PRIVATE_CRATES = PRIVATE_CRATES, ('y',)
+    assert tree(ws, ws_doc) == [], tree(ws, ws_doc)
+    ws['crates/y/src/lib.rs'] = '//! y\npub mod a;\n'
+    f = tree(ws, ws_doc)
+    PRIVATE_CRATES = kept
+    assert f == ["crates/y/src/lib.rs:2: a public module; this crate's modules are private "
+                 "behind its re-export list"], f
     # The CLI's flags named in a string below its command layer.
     cli = {
         'crates/sleeplab-cli/src/lib.rs': '//! l\npub mod cli;\npub mod commands;\npub mod experiments;\npub mod report;\n',

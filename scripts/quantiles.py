@@ -1,5 +1,5 @@
 """The one quantile definition of every Python script and report of sleeplab, the same as
-the Rust crates' (`crates/sleeplab-cli/src/stats/quantile.rs`, `quantile_ci.rs`;
+the Rust crates' (`crates/sleeplab-stats/src/stats/quantile.rs`, `quantile_ci.rs`;
 docs/REPORT.md names it):
 
 * a quantile interpolates linearly between closest ranks (numpy's and pandas' default:

@@ -1,6 +1,6 @@
 """scripts/quantiles.py, the quantile definition and interval every Python script and
 benchmark report shares, against the same hand-computed values the Rust tests pin
-(crates/sleeplab-cli/src/stats/quantile_ci.rs) and the binomial distribution summed term
+(crates/sleeplab-stats/src/stats/quantile_ci.rs) and the binomial distribution summed term
 by term."""
 
 from __future__ import annotations

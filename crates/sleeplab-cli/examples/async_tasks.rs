@@ -136,7 +136,7 @@ fn window(wakes: &[(u64, Option<u64>)], lo: u64, hi: u64) -> (Vec<u64>, usize) {
 /// The q quantile of sorted `v`, where the sample resolves it (the lab's rule and
 /// interpolation, `stats::tail_quantile`), as whole ns.
 fn quantile(v: &[u64], q: f64) -> Option<u64> {
-    sleeplab_cli::stats::tail_quantile(v, q).map(|x| x.round() as u64)
+    sleeplab_stats::tail_quantile(v, q).map(|x| x.round() as u64)
 }
 
 fn raise_open_files_limit() {

@@ -152,8 +152,7 @@ fn whole_response(buf: &[u8]) -> Result<Option<usize>, String> {
 /// interpolation, only where `n·(1 − p) ≥ 1`), in ms; "–" otherwise.
 fn quantile(sorted: &[Duration], p: f64) -> String {
     let ns: Vec<u64> = sorted.iter().map(|d| d.as_nanos() as u64).collect();
-    sleeplab_cli::stats::tail_quantile(&ns, p)
-        .map_or("–".into(), |v| format!("{:.2} ms", v / 1e6))
+    sleeplab_stats::tail_quantile(&ns, p).map_or("–".into(), |v| format!("{:.2} ms", v / 1e6))
 }
 
 /// This process's user + system CPU time so far.

@@ -3,7 +3,6 @@
 //! [`app::run`]; integration tests use the modules directly.
 
 pub mod app;
-pub mod claim;
 pub mod cli;
 pub mod commands;
 pub mod contenders;
@@ -14,13 +13,11 @@ pub mod load;
 pub mod model;
 #[cfg(feature = "monitor")]
 pub mod monitor;
-pub mod output;
 pub mod parse;
 pub mod probe;
 pub mod report;
 pub mod rusage;
 pub mod settings;
-pub mod stats;
 pub mod survey;
 pub mod ticks;
 pub mod trace;

@@ -8,7 +8,7 @@ use common::*;
 
 use serde_json::Value;
 use sleeplab_cli::model::{ExperimentData, ResultFile, load_result};
-use sleeplab_cli::stats::{Unit, UnitIntervals};
+use sleeplab_stats::{Unit, UnitIntervals};
 use std::path::Path;
 
 fn survey_on(host: &str, sweep_factor: f64) -> ResultFile {
@@ -27,7 +27,7 @@ fn survey_on(host: &str, sweep_factor: f64) -> ResultFile {
                 // nothing is an outlier without one): a ±5 % interval around each median,
                 // over 10 rounds.
                 let m = c.summary.median_ns;
-                let ci = Some(sleeplab_cli::stats::Ci(Some(0.95 * m), Some(1.05 * m)));
+                let ci = Some(sleeplab_stats::Ci(Some(0.95 * m), Some(1.05 * m)));
                 c.summary.median_ci_ns = ci;
                 c.units = Some(UnitIntervals {
                     unit: Unit::Round,

@@ -14,7 +14,7 @@ use sleeplab_cli::experiments::Context;
 use sleeplab_cli::experiments::sweep::{self, Quota, SweepConfig};
 use sleeplab_cli::parse::MAX_DURATION_NS;
 use sleeplab_cli::rusage::ThreadUsage;
-use sleeplab_cli::stats::{Recorder, RecorderConfig};
+use sleeplab_stats::{Recorder, RecorderConfig};
 
 #[test]
 fn past_deadlines_return_at_once_in_virtual_time() {

@@ -7,9 +7,9 @@ use sleeplab_cli::experiments::Wording;
 use sleeplab_cli::experiments::runtimes::{
     self, MethodStatus, ProbeQuota, RuntimeStatus, RuntimesConfig, RuntimesOutcome, Target,
 };
-use sleeplab_cli::output::Progress;
 use sleeplab_cli::probe::catalog::Preparation;
 use sleeplab_cli::probe::command::ProbeCommand;
+use sleeplab_stats::Progress;
 use std::path::Path;
 use std::time::{Duration, Instant};
 

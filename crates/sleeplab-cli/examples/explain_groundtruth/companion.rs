@@ -20,9 +20,8 @@ use crate::judge::{fmt_ci, fmt_dur};
 use crate::scenarios::window;
 use sleeplab::clock::monotonic_ns;
 use sleeplab::system::SlackGuard;
-use sleeplab_cli::stats::quantile_ci::ci_sorted;
-use sleeplab_cli::stats::{Ci, tail_quantile_i64};
 use sleeplab_cli::trace::{Component, Parts, account, this_tid};
+use sleeplab_stats::{Ci, ci_sorted, tail_quantile_i64};
 
 /// Where the waits' deadlines sit on the millisecond grid: half-way between two
 /// possible ticks, so that the companion's running tick never coincides with them.

@@ -7,9 +7,8 @@
 //! them.
 
 use crate::scenarios::{BLOCK_WAKES, Scenario, Scored};
-use sleeplab_cli::stats::units::{MIN_UNITS, ratio_ci};
-use sleeplab_cli::stats::{Ci, tail_quantile};
 use sleeplab_cli::trace::{Component, Parts};
+use sleeplab_stats::{Ci, MIN_UNITS, ratio_ci, tail_quantile};
 
 /// A wake passes when its component holds at least this share of the injected size…
 pub const SHARE_OF_INJECTED: f64 = 0.9;
@@ -359,9 +358,9 @@ fn describe(s: &Scored, v: &Verdict) -> String {
 }
 
 /// An interval in prose style (`[2.1–6 µs]`, `[≥ 2.1 µs]`, `[–]`).
-pub use sleeplab_cli::claim::interval_text as fmt_ci;
+pub use sleeplab_stats::interval_text as fmt_ci;
 /// A duration in prose style (`60.2 µs`, `1.06 ms`; "–" for none).
-pub use sleeplab_cli::output::units::ns as fmt_dur;
+pub use sleeplab_stats::units::ns as fmt_dur;
 
 /// The Markdown table of `rows`, then the failing wakes' evidence.
 pub fn table(rows: &[Row]) -> Vec<String> {

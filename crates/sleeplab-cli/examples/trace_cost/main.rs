@@ -32,11 +32,10 @@
 use clap::Parser;
 use sleeplab::clock::{monotonic_ns, process_cpu_ns};
 use sleeplab::wait::ThreadUsage;
-use sleeplab_cli::stats::quantile_ci::ci_sorted;
-use sleeplab_cli::stats::{Ci, tail_quantile_i64};
 use sleeplab_cli::trace::capture::Tracer;
 use sleeplab_cli::trace::recording::unavailable;
 use sleeplab_cli::trace::{Events, Timeline, Window, account, this_tid};
+use sleeplab_stats::{Ci, ci_sorted, tail_quantile_i64};
 use std::time::Duration;
 
 #[derive(Parser)]

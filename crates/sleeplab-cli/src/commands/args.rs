@@ -3,12 +3,12 @@
 //! setting errors back to the flags that asked for them.
 
 use crate::error::UsageError;
-use crate::output::fmt_ns;
 use crate::parse::{self, Names, ParseError};
 use crate::settings::{SettingError, ThreadSettings};
 use clap::Args;
 use sleeplab::system::Policy;
 use sleeplab::wait::Support;
+use sleeplab_stats::fmt_ns;
 use std::path::PathBuf;
 
 /// A comma-separated list given as one argument (a newtype so clap keeps it one value).

@@ -8,13 +8,12 @@ use super::hints::WORDING;
 use super::outputs::{check_outputs, prepare_dir};
 use crate::error::UsageError;
 use crate::model::{ResultFile, load_result};
-use crate::output::atomic_write;
 use crate::report::{
     self,
     compare::{Fleet, Matched, Pair, Sides, View},
 };
-use crate::stats::MIN_RUNS;
 use clap::Args;
+use sleeplab_stats::{MIN_RUNS, atomic_write};
 use std::path::PathBuf;
 
 /// `sleeplab compare A.json B.json [C.json …] [-o DIR] [--json FILE]`, or

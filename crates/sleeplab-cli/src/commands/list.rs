@@ -2,9 +2,9 @@
 
 use crate::contenders;
 use crate::experiments::timers::mechanisms;
-use crate::output::new_table;
 use clap::Args;
 use sleeplab::wait::Support;
+use sleeplab_stats::new_table;
 
 /// `sleeplab list`: no arguments.
 #[derive(Debug, Clone, Args)]

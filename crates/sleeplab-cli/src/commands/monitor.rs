@@ -116,7 +116,7 @@ pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
             "sleeplab monitor: serving http://{bound}/metrics ({} cells, a burst of {} every {}); Ctrl-C stops",
             config.cells.len(),
             args.burst,
-            crate::output::fmt_ns(args.interval),
+            sleeplab_stats::fmt_ns(args.interval),
         );
     }
     // Nothing is saved: the metrics were served as they were measured.

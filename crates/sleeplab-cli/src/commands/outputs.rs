@@ -4,7 +4,7 @@
 use crate::error::UsageError;
 use crate::interrupt::EXIT_INTERRUPTED;
 use crate::model::{ResultFile, write_json};
-use crate::output::{atomic_write, check_writable};
+use sleeplab_stats::{atomic_write, check_writable};
 use std::path::{Path, PathBuf};
 
 /// The default report directory.

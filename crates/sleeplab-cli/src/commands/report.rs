@@ -7,9 +7,9 @@ use super::hints::WORDING;
 use super::outputs::{DEFAULT_DIR, prepare_dir};
 use crate::error::UsageError;
 use crate::model::load_result;
-use crate::output::atomic_write;
 use crate::report::{self, findings, view::Results};
 use clap::Args;
+use sleeplab_stats::atomic_write;
 use std::path::{Path, PathBuf};
 
 /// `sleeplab report RESULTS.json [-o DIR]`.

@@ -10,11 +10,11 @@ use crate::experiments::runtimes::{
     RuntimesConfig, RuntimesData,
 };
 use crate::experiments::{Context, Experiment};
-use crate::output::Progress;
 use crate::parse::{self, Names, ParseError, dedup};
 use crate::probe::catalog::RuntimeId;
 use crate::settings::ThreadSettings;
 use clap::Args;
+use sleeplab_stats::Progress;
 
 /// The default calls per one-shot request (seed 003 fixed the count before measuring;
 /// 100 resolves a p99).

@@ -1,8 +1,8 @@
 //! `sleeplab schema`: the JSON Schema of result files.
 
 use crate::model::result_schema;
-use crate::output::atomic_write;
 use clap::Args;
+use sleeplab_stats::atomic_write;
 use std::path::PathBuf;
 
 /// `sleeplab schema [--output FILE]`.

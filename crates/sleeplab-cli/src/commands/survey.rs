@@ -7,12 +7,12 @@ use super::outputs::{DEFAULT_DIR, prepare_dir};
 use crate::error::UsageError;
 use crate::interrupt::EXIT_INTERRUPTED;
 use crate::model::{ResultFile, RunStart, host_noise, write_json};
-use crate::output::{atomic_write, new_table};
 use crate::parse::Names;
 use crate::report::{self, findings, units, view::Results};
 use crate::settings::ThreadSettings;
 use crate::survey::{self, Level, PlanEnv, StagePlan, StageState, StageStatus, SurveyOutcome};
 use clap::Args;
+use sleeplab_stats::{atomic_write, new_table};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

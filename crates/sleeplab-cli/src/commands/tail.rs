@@ -8,8 +8,8 @@ use crate::error::UsageError;
 use crate::experiments::{Context, Experiment, Outcome};
 use crate::model::host_noise::host_noise_line;
 use crate::model::{ExperimentData, RunStart, host_noise};
-use crate::output::Progress;
 use crate::settings::ThreadSettings;
+use sleeplab_stats::Progress;
 use std::path::PathBuf;
 
 /// The whole of a command whose experiment's config comes from its flags alone: the

@@ -5,9 +5,9 @@ use super::outputs::check_outputs;
 use super::tail;
 use crate::error::UsageError;
 use crate::experiments::timers::{self, TimersConfig, mechanisms};
-use crate::output::fmt_ns;
 use crate::parse::{self, Names, ParseError, dedup};
 use clap::Args;
+use sleeplab_stats::fmt_ns;
 use std::path::PathBuf;
 
 /// Most deadlines one thread may be asked for in one cell (bounded memory).

@@ -4,8 +4,8 @@
 
 use super::Wording;
 pub use crate::interrupt::Stop;
-use crate::output::Progress;
 use crate::settings::ThreadSettings;
+use sleeplab_stats::Progress;
 
 /// What an experiment runs with besides its config.
 #[derive(Debug, Clone)]

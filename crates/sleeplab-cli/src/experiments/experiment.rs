@@ -3,10 +3,9 @@
 //! ([`ResultData`]: the points `compare` matches, the raw samples of a survey's CSV).
 
 use super::{Context, Wording};
-use crate::output::units::{ns, num};
 use crate::settings::RunSettings;
-use crate::stats::{Ci, Recorder, Summary, UnitIntervals};
 use crate::trace::why::TracedCells;
+use sleeplab_stats::{Ci, Recorder, Summary, UnitIntervals, units::ns, units::num};
 
 /// What one run of an experiment produced.
 #[derive(Debug, Clone)]

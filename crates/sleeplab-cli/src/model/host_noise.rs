@@ -6,12 +6,10 @@
 //! gaps per second, and the lost time per [`BLOCK_NS`] block (kept for readers; the
 //! blocks of one probe share its moment, so no verdict rests on them as units).
 
-use crate::claim::{BY_POINT_VALUE, Claim, Est, Sentence, order_by_point};
-use crate::output::{fmt_ns, fmt_pct};
-use crate::stats::Stat;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::lab::noise::{Noise, NoiseConfig, ProbeKind, Schedule, probe_cpus};
+use sleeplab_stats::{BY_POINT_VALUE, Claim, Est, Sentence, Stat, fmt_ns, fmt_pct, order_by_point};
 
 /// How long each CPU is probed on each side, ns (40 ms: 8 blocks).
 pub const PROBE_NS: u64 = 40_000_000;

@@ -2,7 +2,7 @@
 
 use super::{OLDEST_READABLE_VERSION, ResultFile, SCHEMA_VERSION};
 use crate::error::UsageError;
-use crate::output::atomic_write;
+use sleeplab_stats::atomic_write;
 use std::path::Path;
 
 /// Why a result file could not be read. Every variant is a user error (exit 2).
@@ -90,7 +90,7 @@ pub fn parse_result(text: &str, origin: &str) -> Result<ResultFile, LoadError> {
         });
     }
     // Version 1 predates the quantile rule; a later file may have been edited by hand.
-    crate::stats::recheck_quantiles(&mut value);
+    sleeplab_stats::recheck_quantiles(&mut value);
     serde_json::from_value(value).map_err(|source| LoadError::Schema {
         path: origin.into(),
         source,
@@ -132,5 +132,39 @@ mod tests {
         assert_eq!(cpu.to_bits(), 0x4026_88a2_737c_db98, "11.26686440371649597");
         let shortest: f64 = serde_json::from_str("11.266864403716495").unwrap();
         assert_eq!(shortest.to_bits(), 0x4026_88a2_737c_db97);
+    }
+
+    /// The committed fixture is a version-1 survey (written before the rule): it held
+    /// quantiles of too few samples, and none survive loading.
+    #[test]
+    fn a_version_1_survey_loads_with_no_unresolved_quantile() {
+        let text = include_str!("../../tests/fixtures/survey.json");
+        let mut raw: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(raw["schema_version"], 1);
+        let nulled = sleeplab_stats::recheck_quantiles(&mut raw);
+        assert!(
+            nulled > 100,
+            "the v1 fixture held {nulled} unresolved quantiles"
+        );
+        let loaded = parse_result(text, "fixture").unwrap();
+        let mut again = serde_json::to_value(&loaded).unwrap();
+        assert_eq!(sleeplab_stats::recheck_quantiles(&mut again), 0);
+        // A version-1 file holds no intervals: they load as null, written beside their
+        // quantiles; without them the file is what the rule left of it.
+        assert!(drop_null_intervals(&mut again) > 100);
+        assert_eq!(again, raw, "loading nulls exactly what the rule rejects");
+    }
+
+    /// Removes every null `*_ci_ns` / `*_ci` key; returns how many.
+    fn drop_null_intervals(v: &mut serde_json::Value) -> usize {
+        match v {
+            serde_json::Value::Array(items) => items.iter_mut().map(drop_null_intervals).sum(),
+            serde_json::Value::Object(map) => {
+                let before = map.len();
+                map.retain(|k, v| !(v.is_null() && (k.ends_with("_ci_ns") || k.ends_with("_ci"))));
+                before - map.len() + map.values_mut().map(drop_null_intervals).sum::<usize>()
+            }
+            _ => 0,
+        }
     }
 }

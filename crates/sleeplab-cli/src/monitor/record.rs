@@ -9,7 +9,7 @@ use crate::trace::{Component, WakeAccount};
 /// The upper bounds of the exported latency buckets, ns (`+Inf` follows): 1 µs to
 /// 100 ms in 1-2-5 steps, which covers a busy-wait's sub-microsecond lateness and a
 /// host stall alike.
-pub const BUCKETS_NS: [u64; 16] = crate::stats::one_two_five(1_000);
+pub const BUCKETS_NS: [u64; 16] = sleeplab_stats::one_two_five(1_000);
 
 /// [`BUCKETS_NS`] in seconds, as the exposition writes them (each the correctly
 /// rounded quotient, so `1e-6` exactly).

@@ -4,7 +4,7 @@
 
 use super::charts::Chart;
 use super::escape::{self, html as esc};
-use super::table::Table;
+use sleeplab_stats::Table;
 use std::fmt::Write;
 
 /// The stylesheet, inlined into every page.

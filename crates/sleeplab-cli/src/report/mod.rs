@@ -12,7 +12,7 @@
 //!   ratios) or a fleet (one row per machine, the outliers);
 //!
 //! The sentences every renderer prints, with the claims they make, are
-//! [`crate::claim`], a layer below the experiments.
+//! [`sleeplab_stats`], a crate below the experiments.
 
 pub mod charts;
 pub mod compare;
@@ -26,12 +26,12 @@ mod verdicts;
 pub mod view;
 
 // The report writes through the one units, tables and escaping of `output`.
-pub use crate::output::{escape, table, units};
+pub use sleeplab_stats::{escape, units};
 
 use crate::experiments::Wording;
 use crate::model::{ResultFile, SCHEMA_VERSION, SurveyData};
-use crate::output::atomic_write;
 use html::{Badge, Page, Tone};
+use sleeplab_stats::atomic_write;
 use std::path::{Path, PathBuf};
 use view::Results;
 

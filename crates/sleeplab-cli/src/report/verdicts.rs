@@ -9,15 +9,14 @@
 use super::compare::{Fleet, Matched, Pair, Sides};
 use super::testdata::{cell, result, sweep};
 use super::view::Results;
-use crate::claim::{Sentence, rests_on_units};
 use crate::experiments::Wording;
 use crate::experiments::advise::{Candidate, choose, reason, runner_up_sentence};
 use crate::experiments::pace::{PaceResult, frontier_sentence, standings};
 use crate::experiments::runtimes::OneshotCell;
 use crate::experiments::sweep::SweepCell;
 use crate::model::{ExperimentData, ResultFile};
-use crate::stats::{Ci, Unit, UnitIntervals, summarize};
 use proptest::prelude::*;
+use sleeplab_stats::{Ci, Sentence, Unit, UnitIntervals, rests_on_units, summarize};
 
 /// Every file (below `src/`) that builds a verdict, an equivalence or a ranking over
 /// intervals, each walked by [`every_verdict_rests_on_units_or_exact_thresholds`].
@@ -114,9 +113,9 @@ fn before_tests(src: &str) -> &str {
 
 /// Intervals over `n` units around a summary-like set of values: each statistic's
 /// interval is ±`w` of its value (open above where `open`); none at all below 8 units.
-fn units(s: &crate::stats::Summary, unit: Unit, n: u64, w: f64, open: bool) -> UnitIntervals {
+fn units(s: &sleeplab_stats::Summary, unit: Unit, n: u64, w: f64, open: bool) -> UnitIntervals {
     let ci = |v: Option<f64>| {
-        v.filter(|_| n >= crate::stats::MIN_UNITS)
+        v.filter(|_| n >= sleeplab_stats::MIN_UNITS)
             .map(|v| Ci(Some(v * (1.0 - w)), (!open).then_some(v * (1.0 + w))))
     };
     UnitIntervals {
@@ -185,7 +184,7 @@ fn pace(name: &str, frames: Vec<u64>, block: u64, cpu: f64, w: f64) -> PaceResul
         .map(|b| block.min(n - block * b))
         .collect();
     r.units = UnitIntervals::of_counted(Unit::Block, &frames, &counts);
-    r.cpu_ci_percent = (counts.len() as u64 >= crate::stats::MIN_UNITS)
+    r.cpu_ci_percent = (counts.len() as u64 >= sleeplab_stats::MIN_UNITS)
         .then_some(Ci(Some(cpu * (1.0 - w)), Some(cpu * (1.0 + w))));
     r
 }
@@ -479,7 +478,7 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
 
 /// Whether `s` draws a verdict that orders or equates (not only "indistinguishable").
 fn decides(s: &Sentence) -> bool {
-    use crate::claim::{Claim, Order};
+    use sleeplab_stats::{Claim, Order};
     s.claims.iter().any(|c| match c {
         Claim::Verdict { stated, .. } => *stated != Order::Indistinguishable,
         Claim::Equivalent { .. } => true,

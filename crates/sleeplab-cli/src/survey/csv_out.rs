@@ -9,8 +9,8 @@
 
 use super::SurveyData;
 use crate::experiments::SCHEMA_VERSION;
-use crate::output::csv_bytes;
 use serde::Serialize;
+use sleeplab_stats::csv_bytes;
 
 /// The columns, in order.
 pub const CSV_COLUMNS: [&str; 14] = [

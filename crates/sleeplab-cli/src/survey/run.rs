@@ -3,8 +3,8 @@
 use super::{Level, StagePlan, StageState, StageStatus, SurveyData};
 use crate::experiments::{Context, Stop, Wording};
 use crate::model::RunStart;
-use crate::output::Progress;
 use crate::settings::ThreadSettings;
+use sleeplab_stats::Progress;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 

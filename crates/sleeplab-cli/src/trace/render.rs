@@ -4,7 +4,7 @@
 
 use super::analysis::component::Machine;
 use super::{Component, Explanation, Tracing};
-use crate::output::{fmt_ns, fmt_ns_f, new_table};
+use sleeplab_stats::{fmt_ns, fmt_ns_f, new_table};
 use std::fmt::Write;
 
 /// The key columns of a cell of one-shot waits (`explain`, `sweep --trace`).

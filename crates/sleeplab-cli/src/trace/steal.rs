@@ -14,10 +14,8 @@
 
 use super::analysis::component::Machine;
 use super::{Component, Explanation};
-use crate::claim::{Basis, Claim, Est, Order, Sentence};
-use crate::output::fmt_ns;
-use crate::stats::{Ci, Stat};
 use sleeplab::system::{ProcStat, tick_ns};
+use sleeplab_stats::{Basis, Ci, Claim, Est, Order, Sentence, Stat, fmt_ns};
 
 /// The share by which the two may differ before the sentence speaks.
 pub const DISAGREE: f64 = 0.20;

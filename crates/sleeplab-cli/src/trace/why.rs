@@ -5,11 +5,10 @@
 
 use super::analysis::explanation::Composition;
 use super::{Component, Explanation, Machine, Tracing};
-use crate::claim::{
-    BLOCKED_CSW, BY_POINT_VALUE, Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence, and_list, small_n,
+use sleeplab_stats::{
+    BLOCKED_CSW, BY_POINT_VALUE, Claim, Extreme, NEVER_BLOCKED, RankBy, Sentence, Stat, and_list,
+    small_n, units::ns,
 };
-use crate::output::units::ns;
-use crate::stats::Stat;
 use std::borrow::Cow;
 
 /// How many components a sentence names at most.

@@ -4,13 +4,11 @@
 //! with its claims.
 
 use super::Candidate;
-use crate::claim::{
-    Claim, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, basis_note, order,
-    with_interval,
-};
 use crate::experiments::{Hint, Wording};
-use crate::output::units::{ns, pct};
-use crate::stats::{Stat, Unit};
+use sleeplab_stats::{
+    Claim, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, Stat, Unit, basis_note, order,
+    units::ns, units::pct, with_interval,
+};
 
 impl Candidate {
     /// Its p99 with its interval over blocks (its pooled interval, which decides
@@ -244,8 +242,8 @@ pub fn reason(
 mod tests {
     use super::*;
 
-    use crate::stats::{Ci, UnitIntervals};
     use proptest::prelude::*;
+    use sleeplab_stats::{Ci, UnitIntervals};
 
     /// A candidate of 1000 waits in 20 blocks whose p99's interval over them is ±10 %
     /// and its CPU's ±5 %.

@@ -18,16 +18,16 @@ mod snippet;
 pub use choice::{choose, reason, runner_up, runner_up_sentence};
 pub use snippet::snippet;
 
-use crate::claim::interval_text;
 use crate::experiments::cpu::{self, CpuConfig};
 use crate::experiments::pace::{self, PaceConfig};
 use crate::experiments::tune::sentence::advise_sentence;
 use crate::experiments::tune::{CellSpec, TuneConfig, TuneData};
 use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
-use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
-use crate::stats::{Ci, Summary, UnitIntervals};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_stats::{
+    Ci, Summary, UnitIntervals, fmt_ns, fmt_ns_f, fmt_pct, interval_text, new_table,
+};
 use std::fmt::Write;
 
 /// What the user needs.

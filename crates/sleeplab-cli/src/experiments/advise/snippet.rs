@@ -2,7 +2,7 @@
 
 use super::Need;
 use crate::contenders::strategies::SPIN_SLEEP;
-use crate::output::fmt_ns;
+use sleeplab_stats::fmt_ns;
 
 /// A Rust snippet for `strategy` and the need.
 pub fn snippet(strategy: &str, need: &Need) -> String {

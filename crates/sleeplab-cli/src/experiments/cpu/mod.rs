@@ -10,9 +10,9 @@ mod run;
 pub use run::{render, run, to_csv};
 
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
-use crate::stats::{Ci, Summary, UnitIntervals};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_stats::{Ci, Summary, UnitIntervals};
 
 /// The default contenders: the strategies that mix sleeping and spinning.
 pub const HYBRIDS: [&str; 5] = [

@@ -4,12 +4,12 @@ use super::{CpuConfig, CpuData, CpuPoint};
 use crate::contenders::strategies;
 use crate::experiments::rounds::share;
 use crate::experiments::{Context, Outcome, SCHEMA_VERSION};
-use crate::output::{csv_bytes, fmt_ns, fmt_pct, new_table};
 use crate::rusage::ThreadUsage;
 use crate::settings::set_slack;
-use crate::stats::units::ratio_ci;
-use crate::stats::{Recorder, RecorderConfig, Unit, UnitIntervals};
 use sleeplab::clock::{Env, RealEnv};
+use sleeplab_stats::{
+    Recorder, RecorderConfig, Unit, UnitIntervals, csv_bytes, fmt_ns, fmt_pct, new_table, ratio_ci,
+};
 use std::fmt::Write;
 
 /// Runs the experiment on a dedicated measuring thread with the context's settings.
@@ -143,7 +143,7 @@ pub fn render(data: &CpuData) -> String {
                     .find(|p| &p.strategy == s && p.interval_ns == iv);
                 row.push(p.map_or("–".into(), |p| match cell {
                     0 => fmt_pct(p.cpu_percent),
-                    1 => crate::output::fmt_ns_f(p.error.p99_ns),
+                    1 => sleeplab_stats::fmt_ns_f(p.error.p99_ns),
                     _ => p.sleeps.to_string(),
                 }));
             }

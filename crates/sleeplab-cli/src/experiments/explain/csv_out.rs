@@ -3,9 +3,9 @@
 
 use super::ExplainData;
 use crate::experiments::SCHEMA_VERSION;
-use crate::output::csv_bytes;
 use crate::trace::Component;
 use serde::Serialize;
+use sleeplab_stats::csv_bytes;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
 pub const CSV_COLUMNS: [&str; 29] = [

@@ -17,11 +17,11 @@ pub use render::render;
 pub use run::{WARMUP, run};
 
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
-use crate::stats::UnitIntervals;
 use crate::trace::why::{CellAccount, TracedCells};
 use crate::trace::{Explanation, Tracing, WakeRecord};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_stats::UnitIntervals;
 
 /// The default mechanisms: the common one-shot waits at [`DEFAULT_DURATIONS`], and the
 /// precise sleeper at 60 Hz.

@@ -7,13 +7,12 @@ use crate::contenders::strategies::{self, RealStrategy};
 use crate::error::UsageError;
 use crate::experiments::rounds::{Grid, Placed, interleave, share};
 use crate::experiments::{Context, Outcome};
-use crate::output::fmt_ns;
 use crate::settings::slack_levels;
-use crate::stats::{Unit, UnitIntervals};
 use crate::trace::steal::steal_note;
 use crate::trace::{Follow, Machine, Recording, WakeLog, Window};
 use sleeplab::clock::RealEnv;
 use sleeplab::wait::{self, Waiter};
+use sleeplab_stats::{Unit, UnitIntervals, fmt_ns};
 
 /// Calls per cell made before its first measured wake, in the first round.
 pub const WARMUP: u64 = 2;

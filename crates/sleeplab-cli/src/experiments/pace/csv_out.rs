@@ -2,8 +2,8 @@
 
 use super::PaceData;
 use crate::experiments::{ResultData, SCHEMA_VERSION};
-use crate::output::csv_bytes;
 use serde::Serialize;
+use sleeplab_stats::csv_bytes;
 
 #[derive(Serialize)]
 struct Row<'a> {

@@ -10,9 +10,10 @@
 //! frames of each). Below 8 blocks there is no interval, and no verdict.
 
 use super::PaceResult;
-use crate::claim::{Claim, Est, Order, Sentence, indistinguishable, order, with_interval};
-use crate::output::units::{ns, pct};
-use crate::stats::Stat;
+use sleeplab_stats::{
+    Claim, Est, Order, Sentence, Stat, indistinguishable, order, units::ns, units::pct,
+    with_interval,
+};
 
 /// Frames a p99 needs: n·(1 − 0.99) ≥ 1.
 pub const P99_MIN_FRAMES: u64 = 100;
@@ -298,7 +299,7 @@ mod tests {
     /// too few blocks for any interval: no verdict, the blocks counted.
     #[test]
     fn overlapping_cpu_or_too_few_blocks_draw_no_verdict() {
-        use crate::stats::{Ci, Unit, UnitIntervals};
+        use sleeplab_stats::{Ci, Unit, UnitIntervals};
         let mut a = result("a", 400, 10_000, 1.0);
         let mut b = result("b", 400, 20_000, 1.2);
         a.cpu_ci_percent = Some(Ci(Some(0.5), Some(1.5)));
@@ -374,16 +375,16 @@ mod tests {
                 .enumerate()
                 .map(|(i, (frames, cpu, spread, block))| {
                     let mut r = result(&format!("c{i}"), 0, 0, *cpu);
-                    r.error = crate::stats::summarize(frames, 0);
+                    r.error = sleeplab_stats::summarize(frames, 0);
                     let n = frames.len() as u64;
                     let counts: Vec<u64> =
                         (0..n.div_ceil(*block)).map(|b| (*block).min(n - block * b)).collect();
-                    r.units = crate::stats::UnitIntervals::of_counted(
-                        crate::stats::Unit::Block, frames, &counts);
+                    r.units = sleeplab_stats::UnitIntervals::of_counted(
+                        sleeplab_stats::Unit::Block, frames, &counts);
                     let k = counts.len();
                     let per: Vec<f64> =
                         (0..k).map(|b| cpu * (1.0 + spread * if b % 2 == 0 { 1.0 } else { -1.0 })).collect();
-                    r.cpu_ci_percent = crate::stats::units::ratio_ci(&per, &vec![1.0; k]);
+                    r.cpu_ci_percent = sleeplab_stats::ratio_ci(&per, &vec![1.0; k]);
                     r
                 })
                 .collect();

@@ -21,14 +21,13 @@ pub use render::{cpu_with_interval, late_causes_intro, late_causes_table, p99_in
 pub use repeat::{PaceRun, RepeatRange};
 pub use run::run;
 
-use crate::claim::Est;
 use crate::experiments::{
     Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
 };
-use crate::stats::{Ci, Stat, Summary, Unit, UnitIntervals};
 use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_stats::{Ci, Est, Stat, Summary, Unit, UnitIntervals};
 
 /// The default contenders of `pace`: the references (a plain sleep, a pure spin), the
 /// seed's hybrid, SDL's, the spin_sleep crate, and ours.
@@ -153,14 +152,14 @@ impl PaceResult {
     /// blocks on).
     #[cfg(test)]
     pub(crate) fn uniform(name: &str, load: usize, n: u64, late: u64, cpu: f64) -> Self {
-        let mut rec = crate::stats::Recorder::new(0, crate::stats::RecorderConfig::default());
+        let mut rec = sleeplab_stats::Recorder::new(0, sleeplab_stats::RecorderConfig::default());
         for _ in 0..n {
             rec.record(late);
         }
         let counts: Vec<u64> = (0..n.div_ceil(10)).map(|b| 10.min(n - 10 * b)).collect();
         let units = UnitIntervals::of_counted(Unit::Block, rec.raw(), &counts);
         let k = counts.len();
-        let cpu_ci = crate::stats::units::ratio_ci(&vec![cpu; k], &vec![100.0; k]);
+        let cpu_ci = sleeplab_stats::ratio_ci(&vec![cpu; k], &vec![100.0; k]);
         Self {
             strategy: name.into(),
             load,

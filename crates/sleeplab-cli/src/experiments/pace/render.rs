@@ -4,9 +4,8 @@
 use super::evidence::LATE_FRAME_NS;
 use super::{PaceData, PaceResult, frontier_sentence, standings};
 use crate::experiments::{Hint, Wording};
-use crate::output::table::{Cell, Table};
-use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table};
 use crate::trace::Component;
+use sleeplab_stats::{Cell, Table, fmt_ns, fmt_ns_f, fmt_pct, new_table};
 use std::fmt::Write;
 
 /// Renders the pace result as text (`hints` words the flag that traced it).
@@ -124,14 +123,14 @@ pub fn render(data: &PaceData, machine: crate::trace::Machine, hints: Wording) -
 /// or without intervals over blocks (a result written before them).
 pub fn p99_interval(r: &PaceResult) -> String {
     match (r.error.p99_ns, &r.units) {
-        (Some(_), Some(u)) => crate::claim::interval_text(u.p99_ci_ns, fmt_ns_f),
+        (Some(_), Some(u)) => sleeplab_stats::interval_text(u.p99_ci_ns, fmt_ns_f),
         _ => "–".into(),
     }
 }
 
 /// The CPU with its 95 % interval over the result's blocks (`1.40 % [1.2–1.6 %]`).
 pub fn cpu_with_interval(r: &PaceResult) -> String {
-    crate::claim::with_interval(&r.cpu(), fmt_pct)
+    sleeplab_stats::with_interval(&r.cpu(), fmt_pct)
 }
 
 /// The components a run's late frames were counted by (those that made any frame
@@ -197,7 +196,7 @@ pub fn late_causes_intro(hints: Wording) -> String {
     format!(
         "Why frames were late, from the kernel's own timestamps (`{}`): each frame more than {} late counted once, by the component that took most of its lateness (timer slack, timer interrupt, idle wakeup, run queue, kernel exit, return path, spin, unexplained); held by: the task that held the CPU longest while late frames waited on a run queue.",
         hints.word(Hint::Trace),
-        crate::output::units::ns(LATE_FRAME_NS as f64)
+        sleeplab_stats::units::ns(LATE_FRAME_NS as f64)
     )
 }
 

@@ -4,10 +4,9 @@
 //! load level, the range across runs and how often each verdict held ([`RepeatRange`]).
 
 use super::{PaceResult, standings};
-use crate::output::{fmt_ns_f, fmt_pct, new_table};
-use crate::stats::{Ci, UnitIntervals};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_stats::{Ci, UnitIntervals, fmt_ns_f, fmt_pct, new_table};
 
 /// The verdict of a contender with a p99 that no other is shown to beat on both.
 pub const ON_FRONTIER: &str = "on the frontier";

@@ -8,11 +8,10 @@ use crate::experiments::{Context, Outcome, histogram};
 use crate::load::LoadThreads;
 use crate::rusage::ThreadUsage;
 use crate::settings::set_slack;
-use crate::stats::units::ratio_ci;
-use crate::stats::{Ci, Recorder, RecorderConfig, Unit, UnitIntervals};
 use crate::trace::{Follow, Recording, WakeLog, Window};
 use sleeplab::clock::{Env, RealEnv};
 use sleeplab::system::timer_slack_ns;
+use sleeplab_stats::{Ci, Recorder, RecorderConfig, Unit, UnitIntervals, ratio_ci};
 
 struct State<'a> {
     name: &'a str,

@@ -3,7 +3,7 @@
 
 use super::{Lateness, ProbeQuota, RuntimesConfig};
 use crate::probe::protocol::{Kind, Measurement, Mode, arg};
-use crate::stats::{Summary, quantile_sorted, summarize, tail_quantile};
+use sleeplab_stats::{Summary, quantile_sorted, summarize, tail_quantile};
 use std::time::Duration;
 
 /// What one probe invocation was asked to do.
@@ -298,9 +298,9 @@ pub fn periodic_stats(period_ns: u64, warmup: &[u64], ticks: &[u64]) -> Periodic
             min_ns: min,
             mean_ns: mean,
             median_ns: q(0.5),
-            median_ci_ns: crate::stats::quantile_ci::ci_sorted(&sorted, 0.5, |v| v as f64),
+            median_ci_ns: sleeplab_stats::ci_sorted(&sorted, 0.5, |v| v as f64),
             p99_ns: tail_quantile(&shifted, 0.99).map(|v| v + min as f64),
-            p99_ci_ns: crate::stats::quantile_ci::ci_sorted(&sorted, 0.99, |v| v as f64),
+            p99_ci_ns: sleeplab_stats::ci_sorted(&sorted, 0.99, |v| v as f64),
             max_ns: sorted[sorted.len() - 1],
             last_ns: lateness[lateness.len() - 1],
             early_count: sorted.iter().filter(|&&x| x < 0).count() as u64,

@@ -7,8 +7,8 @@
 //! for periodic rows.
 
 use super::{MethodResult, RuntimeResult, RuntimesData};
-use crate::output::atomic_write;
 use serde::Serialize;
+use sleeplab_stats::atomic_write;
 use std::path::Path;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
@@ -146,7 +146,7 @@ mod tests {
     };
     use crate::probe::observe::InForce;
     use crate::probe::protocol::Kind;
-    use crate::stats::summarize;
+    use sleeplab_stats::summarize;
 
     fn data() -> RuntimesData {
         let method = |name: &str, kind| MethodResult::new(name, kind, "", 0, Some(1));

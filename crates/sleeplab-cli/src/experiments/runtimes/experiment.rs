@@ -5,9 +5,9 @@
 use super::{RuntimeResult, RuntimesConfig, RuntimesData, Target, render, run, saved_runtimes};
 use crate::error::UsageError;
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData, load_note};
-use crate::output::Progress;
 use crate::probe::catalog::{Catalog, CatalogError, RuntimeId};
 use crate::trace::why::{CellAccount, TracedCells};
+use sleeplab_stats::Progress;
 
 /// `sleeplab runtimes`.
 impl Experiment for RuntimesConfig {

@@ -15,7 +15,7 @@ use crate::probe::protocol::{
     self, Comment, Header, Measurement, MethodInfo, Mode, OPTION_TIMESTAMPS,
 };
 use crate::probe::runner::{self, Limits, RunOutput, Termination, Verdict};
-use crate::stats::{UnitIntervals, summarize};
+use sleeplab_stats::{UnitIntervals, summarize};
 use std::time::Duration;
 
 /// The limits of one probe run expected to take `expected`.

@@ -6,7 +6,7 @@
 //! once (`--durations-ns`), a time budget per cell and a warm-up; periodic methods run in
 //! periodic mode. The harness applies the same load (busy threads in this process), timer
 //! slack and CPU pinning (both inherited by the probe process) as `sweep`, parses the
-//! output with [`crate::probe::protocol`] and summarises it with [`crate::stats`].
+//! output with [`crate::probe::protocol`] and summarises it with [`sleeplab_stats`].
 //! A runtime that is missing is skipped with the command that installs it; a probe that
 //! crashes, hangs, floods or prints garbage is reported as failed and the run goes on.
 
@@ -28,15 +28,14 @@ pub use run::{RuntimesOutcome, Target, run};
 pub use saved::saved_runtimes;
 pub use settings::{ProbeSettingError, in_force_notes, in_force_summary};
 
-use crate::claim::Est;
 use crate::probe::observe::InForce;
 use crate::probe::protocol::{Kind, MethodInfo};
 use crate::probe::runtime::RuntimeId;
-use crate::stats::{Ci, Stat, Summary, UnitIntervals};
 use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::system::Policy;
+use sleeplab_stats::{Ci, Est, Stat, Summary, UnitIntervals};
 use std::collections::BTreeMap;
 
 /// Seed 003's requests: 100 ms, 10 ms, 1 ms, 100 µs, 10 µs.

@@ -6,8 +6,8 @@
 use super::settings::in_force_summary;
 use super::trace::{TRACED_KEYS, traced_cells};
 use super::{MethodResult, MethodStatus, ProbeQuota, RuntimeResult, RuntimeStatus, RuntimesData};
-use crate::output::{fmt_ns, fmt_ns_f, new_table};
 use crate::trace::render::components_table;
+use sleeplab_stats::{fmt_ns, fmt_ns_f, new_table};
 use std::fmt::Write;
 
 /// A duration total that may exceed u64 (count × requested), formatted.

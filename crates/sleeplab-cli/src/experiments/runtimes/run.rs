@@ -8,7 +8,6 @@ use crate::error::UsageError;
 use crate::experiments::{Hint, Wording};
 use crate::interrupt::interrupted;
 use crate::load::LoadThreads;
-use crate::output::{Progress, fmt_ns};
 use crate::parse::Names;
 use crate::probe::catalog::Preparation;
 use crate::probe::child::ChildSettings;
@@ -16,6 +15,7 @@ use crate::probe::command::ProbeCommand;
 use crate::probe::protocol::{self, ListOutput, MethodInfo, arg};
 use crate::probe::runner::{self, Verdict};
 use crate::settings::slack_levels;
+use sleeplab_stats::{Progress, fmt_ns};
 use std::time::Duration;
 
 /// A runtime to measure: its name, and how it was prepared.

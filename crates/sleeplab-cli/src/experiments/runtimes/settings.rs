@@ -244,7 +244,7 @@ pub fn in_force_summary(f: &InForce) -> Option<String> {
         parts.push(format!("{kib} KiB locked"));
     }
     if let Some(s) = f.timer_slack_ns {
-        parts.push(format!("slack {}", crate::output::fmt_ns(s)));
+        parts.push(format!("slack {}", sleeplab_stats::fmt_ns(s)));
     }
     if let Some(c) = &f.cpus {
         parts.push(format!("CPUs {c}"));

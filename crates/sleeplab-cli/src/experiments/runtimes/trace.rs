@@ -86,7 +86,7 @@ pub fn tick_windows(p: &PeriodicCell, tid: u32, t0_ns: u64) -> Vec<Window> {
 /// Every traced cell of `data`, keyed for the components table: runtime, method,
 /// requested (a periodic cell: its period), load.
 pub fn traced_cells(data: &RuntimesData) -> Vec<(Vec<String>, &Explanation)> {
-    use crate::output::fmt_ns;
+    use sleeplab_stats::fmt_ns;
     let mut rows = Vec::new();
     for r in &data.runtimes {
         for m in &r.methods {
@@ -120,7 +120,7 @@ pub const TRACED_KEYS: [&str; 4] = ["runtime", "method", "requested", "load"];
 mod tests {
     use super::*;
     use crate::experiments::runtimes::{Lateness, PeriodicCell};
-    use crate::stats::summarize;
+    use sleeplab_stats::summarize;
 
     fn periodic(warmup: Vec<u64>, arrivals: Vec<u64>) -> PeriodicCell {
         PeriodicCell {

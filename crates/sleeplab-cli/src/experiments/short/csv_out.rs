@@ -3,8 +3,8 @@
 
 use super::{ShortCell, ShortData};
 use crate::experiments::SCHEMA_VERSION;
-use crate::output::csv_bytes;
 use serde::Serialize;
+use sleeplab_stats::csv_bytes;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.
 ///

@@ -2,11 +2,10 @@
 //! measured cells, one verdict per finding and timer slack, each with its numbers.
 
 use super::{RepStats, SYSCALL, ShortCell, ShortData};
-use crate::claim::ratio;
 use crate::experiments::{Hint, Wording};
-use crate::output::fmt_ns_f;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_stats::{fmt_ns_f, ratio};
 
 /// How a finding fared on this machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

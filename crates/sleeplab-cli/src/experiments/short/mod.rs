@@ -37,11 +37,10 @@ pub use run::{planned_batches, run};
 use crate::contenders;
 use crate::experiments::sweep::SkippedCell;
 use crate::experiments::{self, Context, Experiment, KeyPart, Point, ResultData};
-use crate::stats::quantile_ci::ci_sorted;
-use crate::stats::{Ci, Unit, UnitIntervals, mean_ci};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::wait::Mechanism;
+use sleeplab_stats::{Ci, Unit, UnitIntervals, ci_sorted, mean_ci};
 
 /// Calls per batch by default: the seed's 3000.
 pub const DEFAULT_BATCH: u64 = 3000;

@@ -3,8 +3,7 @@
 
 use super::findings::mean_ci;
 use super::{FLOOR, SYSCALL, ShortCell, ShortData};
-use crate::output::{fmt_ns, fmt_ns_f, new_table, not_measured};
-use crate::stats::t_quantile;
+use sleeplab_stats::{fmt_ns, fmt_ns_f, new_table, not_measured, t_quantile};
 use std::fmt::Write;
 
 /// "mechanism @ requested".

@@ -7,7 +7,6 @@ use super::{
 use crate::error::UsageError;
 use crate::experiments::sweep::SkippedCell;
 use crate::experiments::{Context, Outcome};
-use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
 use crate::settings::{set_slack, slack_levels};
 use rand::SeedableRng;
@@ -15,6 +14,7 @@ use rand::seq::SliceRandom;
 use sleeplab::clock::monotonic_ns;
 use sleeplab::system::timer_slack_ns;
 use sleeplab::wait::{self, Waiter};
+use sleeplab_stats::fmt_ns;
 use std::hint::black_box;
 
 /// What a cell calls in its batch loop.

@@ -3,10 +3,10 @@
 
 use super::host::HostModel;
 use super::models::ModelSpec;
-use crate::stats::Ci;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::lab::VirtualCosts;
+use sleeplab_stats::Ci;
 
 /// The fixed costs of the virtual environment's operations (see
 /// [`VirtualCosts`]), ns.

@@ -16,11 +16,10 @@
 
 use super::rng::SimRng;
 use crate::experiments::sweep::{SweepCell, SweepData};
-use crate::stats::quantile_ci::ci_sorted_u64;
-use crate::stats::{Ci, quantile_sorted, tail_quantile};
 use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_stats::{Ci, ci_sorted_u64, quantile_sorted, tail_quantile};
 
 /// Why a sweep result cannot be replayed. All of them are the user's to fix; each names
 /// the value that does not fit (the command line adds its flag).

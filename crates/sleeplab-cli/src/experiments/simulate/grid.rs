@@ -11,9 +11,8 @@ use super::models::Model;
 use super::rng::rng_for;
 use crate::experiments::{Context, Outcome};
 use crate::settings::RunSettings;
-use crate::stats::quantile_ci::ci_sorted_u64;
-use crate::stats::{Ci, quantile_sorted, tail_quantile};
 use sleeplab::lab::{VirtualEnv, strategy_by_name};
+use sleeplab_stats::{Ci, ci_sorted_u64, quantile_sorted, tail_quantile};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -52,7 +52,7 @@ pub const DEFAULT_STRATEGIES: [&str; 5] = [
 ];
 
 /// The default requested intervals: 1, 2, 5, 10, 20, 50, 100 ms.
-pub const DEFAULT_INTERVALS_NS: [u64; 7] = crate::stats::one_two_five(1_000_000);
+pub const DEFAULT_INTERVALS_NS: [u64; 7] = sleeplab_stats::one_two_five(1_000_000);
 
 /// The default scheduler periods: 1 to 10 ms in 1 ms steps (the seed's figure 4).
 pub fn default_periods_ns() -> Vec<u64> {

@@ -103,7 +103,7 @@ pub fn short_ns(ns: u64) -> String {
     } else if (1_000..1_000_000).contains(&ns) && ns % 1_000 == 0 {
         format!("{} µs", ns / 1_000)
     } else {
-        crate::output::fmt_ns(ns)
+        sleeplab_stats::fmt_ns(ns)
     }
 }
 

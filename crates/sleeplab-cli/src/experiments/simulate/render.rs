@@ -5,7 +5,7 @@
 
 use super::data::{SimCell, SimulateData};
 use super::models::{ModelSpec, short_ns};
-use crate::output::{fmt_ns, new_table};
+use sleeplab_stats::{fmt_ns, new_table};
 use std::fmt::Write;
 
 /// The shading ramp, coolest first.

@@ -5,13 +5,12 @@ use super::empirical::{Empirical, ReplayChoice};
 use super::host::HostModel;
 use super::models::{Model, ModelSpec, SchedulerModel};
 use super::{DEFAULT_PREEMPT_PROB, DEFAULT_STRATEGIES, SimCosts, SimulateConfig};
-use crate::claim::Sentence;
 use crate::contenders::strategies::SPIN_SLEEP;
 use crate::error::UsageError;
 use crate::experiments::sweep::SweepData;
-use crate::output::fmt_ns;
 use crate::parse::{Names, dedup};
 use sleeplab::lab::{VirtualCosts, strategies};
+use sleeplab_stats::{Sentence, fmt_ns};
 use std::sync::Arc;
 
 /// The native-sleep models to simulate under: the grid's columns.

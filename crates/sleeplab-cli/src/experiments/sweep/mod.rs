@@ -15,16 +15,15 @@ pub use csv_out::{CSV_COLUMNS, to_csv};
 pub use render::render;
 pub use run::run;
 
-use crate::claim::Est;
 use crate::contenders;
 use crate::experiments::{
     Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
 };
-use crate::stats::{Stat, Summary, UnitIntervals};
 use crate::trace::why::{CellAccount, TracedCells};
 use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_stats::{Est, Stat, Summary, UnitIntervals};
 
 /// How many samples a cell takes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -2,8 +2,8 @@
 //! requested duration, columns: load level), then a percentile table per mechanism.
 
 use super::{SweepCell, SweepData};
-use crate::output::{fmt_ns, fmt_ns_f, new_table, not_measured};
 use crate::trace::render::{CELL_KEYS, cell_key, components_table};
+use sleeplab_stats::{fmt_ns, fmt_ns_f, new_table, not_measured};
 use std::fmt::Write;
 
 /// Renders the sweep as text.

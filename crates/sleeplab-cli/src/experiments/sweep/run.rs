@@ -5,11 +5,10 @@ use crate::contenders::{self, Wait};
 use crate::error::UsageError;
 use crate::experiments::rounds::{Grid, Placed, interleave, share};
 use crate::experiments::{Context, Outcome, histogram};
-use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
 use crate::settings::slack_levels;
-use crate::stats::{Recorder, RecorderConfig, Unit, UnitIntervals};
 use crate::trace::{Follow, Recording, WakeLog, Window};
+use sleeplab_stats::{Recorder, RecorderConfig, Unit, UnitIntervals, fmt_ns};
 
 /// One cell's accumulating state.
 struct CellState {

@@ -12,7 +12,7 @@
 //! extra `# Early ticks:` line.
 
 use super::TimersData;
-use crate::output::{atomic_write, fmt_ns};
+use sleeplab_stats::{atomic_write, fmt_ns};
 use std::fmt::Write;
 use std::path::Path;
 

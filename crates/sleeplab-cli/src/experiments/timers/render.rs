@@ -3,7 +3,7 @@
 //! rows under each mechanism with `--threads`; then one-glance matrices.
 
 use super::{TickStats, TimersCell, TimersData};
-use crate::output::{fmt_ns, fmt_ns_f, fmt_pct, new_table, not_measured};
+use sleeplab_stats::{fmt_ns, fmt_ns_f, fmt_pct, new_table, not_measured};
 use std::fmt::Write;
 
 fn slack_label(s: Option<u64>) -> &'static str {

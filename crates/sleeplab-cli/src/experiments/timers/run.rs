@@ -6,12 +6,12 @@ use super::mechanisms::{self, Plan};
 use super::{SkippedTimerCell, ThreadResult, TickStats, TimersCell, TimersConfig, TimersData};
 use crate::experiments::{Context, Outcome, Stop};
 use crate::load::LoadThreads;
-use crate::output::fmt_ns;
 use crate::rusage::ThreadUsage;
 use crate::settings::{ThreadSettings, lock_memory, set_slack, slack_levels};
 use crate::ticks::{Wake, account};
 use crate::trace::{Explanation, Follow, Recording, Recordings, Timeline};
 use sleeplab::system::timer_slack_ns;
+use sleeplab_stats::fmt_ns;
 use std::sync::{Barrier, mpsc};
 
 /// One thread's raw run.

@@ -1,11 +1,10 @@
 //! The statistics of one or more accounted runs (one measuring thread, or all of them
 //! merged): counts, the seed's error, lateness quantiles, drift.
 
-use crate::stats::quantile_ci::ci_sorted;
-use crate::stats::{Ci, quantile_sorted, tail_quantile};
 use crate::ticks::Account;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_stats::{Ci, ci_sorted, quantile_sorted, tail_quantile};
 
 /// Statistics of the ticks of one cell (one thread, or all threads merged).
 ///

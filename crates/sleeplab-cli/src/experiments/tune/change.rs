@@ -2,9 +2,7 @@
 //! statistic, and the verdict on it.
 
 use super::{ArmCell, NO_EFFECT_SHARE, TuneData, Verdict, est};
-use crate::claim::{Est, Order, difference, equivalent, order};
-use crate::stats::Unit;
-use crate::stats::units::paired_ci;
+use sleeplab_stats::{Est, Order, Unit, difference, equivalent, order, paired_ci};
 
 /// The paired change of a statistic (`round` of `arm` minus `round` of `base`): the
 /// mean of the rounds' differences with its interval over them; `None` where no round

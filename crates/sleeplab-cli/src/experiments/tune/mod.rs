@@ -15,7 +15,7 @@
 //!
 //! The change of a cell's p50 or p99 against as is is *paired* over rounds: each round
 //! gives the difference between the arm's statistic and as is's in the same round, and
-//! the interval is over those differences ([`crate::stats::units::paired_ci`]), which
+//! the interval is over those differences ([`sleeplab_stats::paired_ci`]), which
 //! cancels what the round's moment did to both. Where a round cannot resolve the
 //! statistic (a p99 of fewer than 100 waits), the change falls back to the difference of
 //! the arms' values, its interval from each arm's own interval over rounds.
@@ -34,12 +34,11 @@ pub use render::{csv, render};
 pub use run::{catalogue, plan};
 pub use sentence::{arm_sentence, best_setting};
 
-use crate::claim::Est;
 use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
-use crate::stats::{Ci, Unit, UnitIntervals, tail_quantile};
 use crate::tuning::catalogue::{BootSetting, Scope, SettingInfo, Unavailable};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_stats::{Ci, Est, Unit, UnitIntervals, tail_quantile};
 
 /// One mechanism at one requested duration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

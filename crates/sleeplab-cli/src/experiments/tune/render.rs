@@ -1,11 +1,11 @@
 //! `tune`'s terminal tables and its CSV.
 
 use super::{TuneData, Verdict, sentence};
-use crate::claim::interval_text;
-use crate::output::units::{ns, signed_ns};
-use crate::output::{csv_bytes, fmt_ns, new_table};
-use crate::stats::{Ci, quantile::min_samples, rank_from_top};
 use serde::Serialize;
+use sleeplab_stats::{
+    Ci, csv_bytes, fmt_ns, interval_text, min_samples, new_table, rank_from_top, units::ns,
+    units::signed_ns,
+};
 use std::fmt::Write;
 
 fn cpus(v: f64) -> String {

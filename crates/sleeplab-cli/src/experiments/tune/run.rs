@@ -4,13 +4,12 @@ use super::{Arm, ArmCell, TuneConfig, TuneData, as_is_info, judge};
 use crate::contenders::{self, Wait};
 use crate::error::UsageError;
 use crate::experiments::{Context, Outcome};
-use crate::output::fmt_ns;
-use crate::stats::units::ratio_ci;
 use crate::tuning::catalogue::{
     Catalogue, Change, Host, Scope, Setting, SettingInfo, Unavailable, discover,
 };
 use crate::tuning::{Journal, apply, journal_dir};
 use sleeplab::system::IdleCounters;
+use sleeplab_stats::{fmt_ns, ratio_ci};
 use std::path::Path;
 
 /// The machine's catalogue for `config`: system-wide settings only when asked for (and

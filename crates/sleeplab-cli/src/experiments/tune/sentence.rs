@@ -4,13 +4,10 @@
 //! the stated margin, and is otherwise said to be indistinguishable.
 
 use super::{Arm, ArmCell, NO_EFFECT_SHARE, TuneData, Verdict, change_est, est, verdict_of_change};
-use crate::claim::{
-    Basis, Claim, Est, INDISTINGUISHABLE, Order, Sentence, basis_note, indistinguishable,
-    interval_text, order, with_interval,
+use sleeplab_stats::{
+    Basis, Claim, Est, INDISTINGUISHABLE, Order, Sentence, Stat, basis_note, fmt_ns,
+    indistinguishable, interval_text, order, units::ns, units::signed_ns, with_interval,
 };
-use crate::output::fmt_ns;
-use crate::output::units::{ns, signed_ns};
-use crate::stats::Stat;
 
 /// The margin of "no effect" as the text states it.
 pub fn margin_text() -> String {

@@ -89,13 +89,13 @@ fn verdicts_and_sentences_agree_with_their_numbers() {
         let change = a.p99_change_ci_ns;
         let zero = Some(Ci::exact(0.0));
         match (v, paired) {
-            (Verdict::Helps, true) => assert!(crate::stats::ci_below(change, zero)),
-            (Verdict::Hurts, true) => assert!(crate::stats::ci_below(zero, change)),
-            (Verdict::Helps, false) => assert!(crate::stats::ci_below(ci(a), ci(b))),
-            (Verdict::Hurts, false) => assert!(crate::stats::ci_below(ci(b), ci(a))),
+            (Verdict::Helps, true) => assert!(sleeplab_stats::ci_below(change, zero)),
+            (Verdict::Hurts, true) => assert!(sleeplab_stats::ci_below(zero, change)),
+            (Verdict::Helps, false) => assert!(sleeplab_stats::ci_below(ci(a), ci(b))),
+            (Verdict::Hurts, false) => assert!(sleeplab_stats::ci_below(ci(b), ci(a))),
             _ => {}
         }
-        if (rounds as u64) < crate::stats::MIN_UNITS {
+        if (rounds as u64) < sleeplab_stats::MIN_UNITS {
             assert_eq!(v, Verdict::Undecided, "too few rounds decide nothing");
         }
         for s in sentence::sentences(&d) {

@@ -34,10 +34,9 @@ pub use render::{Rendered, Run, View};
 pub use runs::{Sides, SidesRow};
 
 use super::view::Results;
-use crate::claim::{Est, INDISTINGUISHABLE, Order};
 use crate::experiments::{KeyPart, Point};
 use crate::model::ResultFile;
-use crate::stats::{Ci, Stat};
+use sleeplab_stats::{Ci, Est, INDISTINGUISHABLE, Order, Stat};
 use std::collections::{HashMap, HashSet};
 
 /// One comparable measurement of a result, with where it comes from.

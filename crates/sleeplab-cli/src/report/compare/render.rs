@@ -6,7 +6,7 @@
 
 use crate::model::ResultFile;
 use crate::report::html::{Badge, Block, Page, Section};
-use crate::report::table::{Cell, Table};
+use sleeplab_stats::{Cell, Table};
 
 /// One compared result as the page describes it.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,8 +1,8 @@
 //! The matched table both views are drawn from, and the runs section they share.
 use super::*;
 use crate::report::html::Block;
-use crate::report::table::Cell;
 use crate::report::testdata::host;
+use sleeplab_stats::Cell;
 
 fn named(rs: &[ResultFile]) -> Vec<(String, &ResultFile)> {
     rs.iter()
@@ -96,7 +96,7 @@ fn both_views_share_the_runs_section_and_mark_what_differs() {
     let m = Matched::of(&named(&rs)).unwrap();
     let t = runs_of(Fleet::of(&m).page());
     assert_eq!(t.header, ["", "h1.json", "h2.json", "h3.json"]);
-    let row = |t: &crate::report::table::Table, k: &str| {
+    let row = |t: &sleeplab_stats::Table, k: &str| {
         t.rows
             .iter()
             .find(|r| r[0] == Cell::Text(k.into()))

@@ -5,13 +5,12 @@
 
 use super::runtimes::{is_sleeplab, main_sleep};
 use super::{Finding, Results, small_n};
-use crate::claim::{
-    Claim, Est, INDISTINGUISHABLE, Order, Sentence, WITHIN_RUN, basis_note, interval_text, order,
-};
 use crate::experiments::runtimes::{MethodResult, MethodStatus, OneshotCell, RuntimeStatus};
-use crate::output::units::ns;
 use crate::probe::protocol::Kind;
-use crate::stats::Stat;
+use sleeplab_stats::{
+    Claim, Est, INDISTINGUISHABLE, Order, Sentence, Stat, WITHIN_RUN, basis_note, interval_text,
+    order, units::ns,
+};
 
 /// A measured one-shot method.
 fn measured_oneshot(m: &MethodResult) -> bool {
@@ -202,10 +201,10 @@ mod tests {
                             c.summary.median_ns = median;
                             // A ±1 % interval over 10 blocks: the gains below are told apart.
                             c.summary.median_ci_ns =
-                                Some(crate::stats::Ci(Some(0.99 * median), Some(1.01 * median)));
+                                Some(sleeplab_stats::Ci(Some(0.99 * median), Some(1.01 * median)));
                             c.units = Some(crate::report::testdata::rounds(&c.summary, 10));
                             if let Some(u) = c.units.as_mut() {
-                                u.unit = crate::stats::Unit::Block;
+                                u.unit = sleeplab_stats::Unit::Block;
                             }
                             c
                         })

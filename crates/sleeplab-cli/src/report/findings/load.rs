@@ -2,13 +2,11 @@
 //! under load, with the idle-state evidence that explains it when the fingerprint has it.
 
 use super::{Finding, Results, blocked, common_stat, count, judge_change, quote, sleep_call};
-use crate::claim::{
-    BY_POINT_VALUE, Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence,
-    Verb, basis_note, interval_text,
-};
 use crate::experiments::sweep::SweepCell;
-use crate::output::units::{ns, pct};
-use crate::stats::Stat;
+use sleeplab_stats::{
+    BY_POINT_VALUE, Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence,
+    Stat, Verb, basis_note, interval_text, units::ns, units::pct,
+};
 
 /// A change within this share is "no change" for the tail under load.
 const LOAD_TOLERANCE: f64 = 0.2;
@@ -66,7 +64,7 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
     let stated = judged.direction;
     if !judged.decided {
         let n = a.summary.count.min(b.summary.count);
-        let sizes = if n < crate::claim::SMALL_SAMPLE {
+        let sizes = if n < sleeplab_stats::SMALL_SAMPLE {
             format!("; n = {} and n = {}", a.summary.count, b.summary.count)
         } else {
             String::new()
@@ -92,7 +90,7 @@ pub fn load_effect(r: &Results<'_>) -> Option<Finding> {
     }
     s.claim(Claim::Threshold { shown: tol.clone() });
     let n = a.summary.count.min(b.summary.count);
-    let sizes = if n < crate::claim::SMALL_SAMPLE {
+    let sizes = if n < sleeplab_stats::SMALL_SAMPLE {
         format!("; n = {} and n = {}", a.summary.count, b.summary.count)
     } else {
         String::new()
@@ -149,7 +147,7 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
         .iter()
         .map(|(a, b)| b.summary.median_ns / a.summary.median_ns.max(1.0))
         .collect();
-    let i = crate::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed)?;
+    let i = sleeplab_stats::extreme_index(&ratios, Extreme::Least, RankBy::Signed)?;
     let (a, b) = faster[i];
     let mut s = Sentence::default();
     let (sa, sb) = (
@@ -174,7 +172,7 @@ pub fn loaded_faster(r: &Results<'_>) -> Option<Finding> {
     let tol = pct(100.0 * FASTER_BY);
     s.claim(Claim::Threshold { shown: tol.clone() });
     let n = a.summary.count.min(b.summary.count);
-    let sizes = if n < crate::claim::SMALL_SAMPLE {
+    let sizes = if n < sleeplab_stats::SMALL_SAMPLE {
         format!(", n = {} and n = {}", a.summary.count, b.summary.count)
     } else {
         String::new()

@@ -41,14 +41,12 @@ pub use sweep::{early_wakeups, first_calls, long_sleeps, spin_cost};
 pub use tune::{tune_best, tune_none};
 
 use super::view::{MainSweep, Results};
-use crate::claim::{
-    BLOCKED_CSW, Claim, Direction, Est, Order, Sentence, Verb, and_list, direction, equivalent,
-    n_clause, order, small_n,
-};
 use crate::experiments::sweep::SweepCell;
-use crate::output::units::ns;
-use crate::stats::{Stat, Summary};
 use sleeplab::wait::{self, Family};
+use sleeplab_stats::{
+    BLOCKED_CSW, Claim, Direction, Est, Order, Sentence, Stat, Summary, Verb, and_list, direction,
+    equivalent, n_clause, order, small_n, units::ns,
+};
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq)]

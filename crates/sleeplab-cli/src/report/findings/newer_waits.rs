@@ -2,9 +2,9 @@
 //! sooner here, only where the 95 % intervals of the medians separate.
 
 use super::{Finding, Results, and_list, short_request};
-use crate::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, basis_note, order, small_n};
-use crate::output::units::ns;
-use crate::stats::Stat;
+use sleeplab_stats::{
+    Claim, Est, INDISTINGUISHABLE, Order, Sentence, Stat, basis_note, order, small_n, units::ns,
+};
 
 /// The waits compared, in the order the sentence names them.
 const NEWER: [&str; 4] = [

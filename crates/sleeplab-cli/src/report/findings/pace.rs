@@ -1,9 +1,7 @@
 //! The 60 Hz loop: precise against the references.
 
 use super::{Finding, Results, common_stat, quote};
-use crate::claim::Sentence;
-use crate::output::units::{num, pct};
-use crate::stats::Stat;
+use sleeplab_stats::{Sentence, Stat, units::num, units::pct};
 
 /// "For a 60 Hz loop, `precise` woke with p99 X late at Y % CPU": the highest tail
 /// quantile every quoted contender's frame count resolves (p99, else p90), named, with

@@ -4,8 +4,8 @@
 use super::*;
 use crate::model::ExperimentData;
 use crate::report::testdata::{cell, result, sweep};
-use crate::stats::Ci;
 use proptest::prelude::*;
+use sleeplab_stats::Ci;
 
 const MECHS: [&str; 13] = [
     "nanosleep",
@@ -49,7 +49,7 @@ fn arb_cell(
             // Each quantile's interval: ±w around it, open above where its upper rank
             // runs off the sample, none where nothing bounds it (stats::quantile_ci).
             let ci = |v: f64, q: f64| {
-                let (lo, hi) = crate::stats::quantile_ci::ci_ranks(n, q);
+                let (lo, hi) = sleeplab_stats::ci_ranks(n, q);
                 (lo.is_some() || hi.is_some())
                     .then(|| Ci(lo.map(|_| v * (1.0 - w)), hi.map(|_| v * (1.0 + w))))
             };

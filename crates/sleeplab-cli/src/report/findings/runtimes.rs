@@ -2,13 +2,11 @@
 //! (always, or only sometimes), and each one's floor.
 
 use super::{Finding, Results, and_list, n_clause, quote, small_n};
-use crate::claim::{Claim, Sentence};
 use crate::experiments::runtimes::{
     MethodResult, MethodStatus, OneshotCell, RuntimeResult, RuntimeStatus, RuntimesData,
 };
-use crate::output::units::ns;
 use crate::probe::protocol::Kind;
-use crate::stats::Stat;
+use sleeplab_stats::{Claim, Sentence, Stat, units::ns};
 
 /// Whether a probe method calls sleeplab itself (its name starts with `sleeplab`): never
 /// a language's plain sleep.

@@ -4,13 +4,11 @@ use super::{
     Finding, Results, and_list, blocked, claim_blocking, n_clause, quote, short_request,
     sleep_call, sleeps, small_n,
 };
-use crate::claim::{
-    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, NEVER_BLOCKED, RankBy, Sentence,
-    basis_note, interval_text, with_interval,
-};
 use crate::experiments::sweep::SweepCell;
-use crate::output::units::ns;
-use crate::stats::Stat;
+use sleeplab_stats::{
+    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, NEVER_BLOCKED, RankBy, Sentence, Stat,
+    basis_note, interval_text, units::ns, with_interval,
+};
 
 /// "The cheapest short sleep here is X: 1 µs took a median Y." Only calls that blocked
 /// (≥ 0.5 voluntary context switches per call) count as sleeps; those that did not are
@@ -34,7 +32,7 @@ pub fn cheapest_short_sleep(r: &Results<'_>) -> Option<Finding> {
     let (slept, busy): (Vec<&SweepCell>, Vec<&SweepCell>) =
         cells.iter().copied().partition(|c| blocked(c));
     let medians: Vec<f64> = slept.iter().map(|c| c.summary.median_ns).collect();
-    let bi = crate::claim::extreme_index(&medians, Extreme::Least, RankBy::Signed)?;
+    let bi = sleeplab_stats::extreme_index(&medians, Extreme::Least, RankBy::Signed)?;
     let best = slept[bi];
     let mut s = Sentence::default();
     let v = quote(&mut s, &best.summary, Stat::Median)?;

@@ -1,12 +1,10 @@
 //! Timer slack: how much the default slack adds to a short sleep.
 
 use super::{Finding, Results, SLEEP_CALLS, blocked, count, quote};
-use crate::claim::{
-    Claim, Est, INDISTINGUISHABLE, Order, Sentence, Verb, basis_note, difference, direction,
-    equivalent, interval_text, median_est, order,
+use sleeplab_stats::{
+    Claim, Est, INDISTINGUISHABLE, Order, Sentence, Stat, Verb, basis_note, difference, direction,
+    equivalent, interval_text, median_est, order, units::ns,
 };
-use crate::output::units::ns;
-use crate::stats::Stat;
 
 /// Below this a slack's effect "hardly matters".
 const MATTERS_NS: f64 = 2_000.0;
@@ -75,7 +73,7 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
         "{} {}: {vh} vs {vl}{}",
         h.mechanism,
         ns(h.requested_ns as f64),
-        if n < crate::claim::SMALL_SAMPLE {
+        if n < sleeplab_stats::SMALL_SAMPLE {
             format!(", n = {} and n = {}", h.summary.count, l.summary.count)
         } else {
             String::new()

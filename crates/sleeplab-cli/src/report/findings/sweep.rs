@@ -2,10 +2,10 @@
 //! costs, early wake-ups, and slow first calls.
 
 use super::{Finding, Results, blocked, count, n_clause, quote, sleep_call};
-use crate::claim::{BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence};
 use crate::experiments::sweep::SweepCell;
-use crate::output::units::{ns, pct};
-use crate::stats::Stat;
+use sleeplab_stats::{
+    BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence, Stat, units::ns, units::pct,
+};
 
 /// A long sleep is "accurate" when its median overshoot is under this share.
 const ACCURATE_PCT: f64 = 1.0;
@@ -166,7 +166,7 @@ pub fn first_calls(r: &Results<'_>) -> Option<Finding> {
         .iter()
         .map(|(_, f, p99)| *f as f64 / p99.max(1.0))
         .collect();
-    let i = crate::claim::extreme_index(&ratios, Extreme::Most, RankBy::Signed)?;
+    let i = sleeplab_stats::extreme_index(&ratios, Extreme::Most, RankBy::Signed)?;
     let (worst, first, _) = slow[i];
     let mut s = Sentence::default();
     let p = quote(&mut s, &worst.summary, Stat::P99)?;
@@ -179,7 +179,7 @@ pub fn first_calls(r: &Results<'_>) -> Option<Finding> {
         "First calls can be slow (seed 000 saw it too): in {} of the {} cells with a p99 (100 calls or more), the first call took over {}× the cell's p99 and over {floor}; the furthest out {BY_POINT_VALUE} was {} {} at load {}: {} against a p99 of {p}. Warm up before timing matters.",
         slow.len(),
         judged.len(),
-        crate::output::units::num(SLOW_RATIO),
+        sleeplab_stats::units::num(SLOW_RATIO),
         worst.mechanism,
         ns(worst.requested_ns as f64),
         worst.load,

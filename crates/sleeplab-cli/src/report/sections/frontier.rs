@@ -12,9 +12,9 @@ use crate::experiments::pace::{
 use crate::report::charts::xy::{Axis, Legend, Scale, Series, Style, Unit, XyChart};
 use crate::report::charts::{color, css};
 use crate::report::html::{Block, Section};
-use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use plotters::style::RGBColor;
+use sleeplab_stats::{Cell, Table};
 
 /// The CPU axis spans these percentages (log scale): a plain sleep's 0.05 % to a spin's
 /// 100 %.

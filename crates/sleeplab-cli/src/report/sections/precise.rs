@@ -2,10 +2,6 @@
 //! its CPU table) and CPU against the requested sleep (figure 3).
 
 use super::figure;
-use crate::claim::{
-    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, basis_note,
-    extreme_index, interval_text, n_clause, small_n, with_interval,
-};
 use crate::experiments::Wording;
 use crate::experiments::cpu::CpuData;
 use crate::experiments::pace::{PaceData, PaceResult};
@@ -13,10 +9,12 @@ use crate::report::charts::bars::{Bar, Bars};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
 use crate::report::html::{Block, Section};
-use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, num, pct};
 use crate::report::view::Results;
-use crate::stats::{Stat, Summary};
+use sleeplab_stats::{
+    BY_POINT_VALUE, Cell, Claim, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, Stat, Summary,
+    Table, basis_note, extreme_index, interval_text, n_clause, small_n, with_interval,
+};
 
 /// The pace and cpu sections the results support (`hints` words the flag that traced a
 /// pace run).
@@ -418,8 +416,8 @@ pub fn cpu_caption(c: &CpuData) -> Sentence {
 mod tests {
     use super::*;
     use crate::experiments::cpu::{CpuConfig, CpuPoint};
-    use crate::stats::summarize;
     use proptest::prelude::*;
+    use sleeplab_stats::summarize;
 
     /// A result of these frames in blocks of 10 (its intervals over them), `cpu` % in
     /// every block.
@@ -442,12 +440,12 @@ mod tests {
             all_samples_ns: vec![],
             evidence: Default::default(),
             explanation: None,
-            units: crate::stats::UnitIntervals::of_counted(
-                crate::stats::Unit::Block,
+            units: sleeplab_stats::UnitIntervals::of_counted(
+                sleeplab_stats::Unit::Block,
                 errors,
                 &counts,
             ),
-            cpu_ci_percent: Some(crate::stats::Ci::exact(cpu)),
+            cpu_ci_percent: Some(sleeplab_stats::Ci::exact(cpu)),
         }
     }
 

@@ -1,10 +1,6 @@
 //! Seed 003's section: every language runtime's own sleep, compared.
 
 use super::figure;
-use crate::claim::{
-    BY_POINT_VALUE, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, WITHIN_RUN, basis_note,
-    extreme_index,
-};
 use crate::experiments::runtimes::{
     MethodResult, MethodStatus, OneshotCell, RuntimeResult, RuntimeStatus,
 };
@@ -13,10 +9,12 @@ use crate::report::charts::bars::{Bar, Bars};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
 use crate::report::html::{Block, Section};
-use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::Results;
-use crate::stats::Stat;
+use sleeplab_stats::{
+    BY_POINT_VALUE, Cell, Est, Extreme, INDISTINGUISHABLE, RankBy, Sentence, Stat, Table,
+    WITHIN_RUN, basis_note, extreme_index,
+};
 
 use crate::report::findings::runtimes::{measured, smallest};
 
@@ -290,8 +288,8 @@ pub fn floor_caption(floors: &[(String, &OneshotCell, usize)]) -> Sentence {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::summarize;
     use proptest::prelude::*;
+    use sleeplab_stats::summarize;
 
     fn cell(req: u64, samples: &[u64]) -> OneshotCell {
         OneshotCell {

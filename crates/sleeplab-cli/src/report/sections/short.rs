@@ -2,17 +2,15 @@
 //! seed's claims checked against this machine.
 
 use super::figure;
-use crate::claim::{Claim, Sentence, ratio};
 use crate::experiments::short::findings::times_sooner;
 use crate::experiments::short::{ShortCell, ShortData};
 use crate::report::charts::color;
 use crate::report::charts::dumbbell::Dumbbell;
 use crate::report::charts::xy::Axis;
 use crate::report::html::{Block, Section};
-use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::Results;
-use crate::stats::Stat;
+use sleeplab_stats::{Cell, Claim, Sentence, Stat, Table, ratio};
 
 /// The short section, when the results hold a `short` run.
 pub fn section(r: &Results<'_>) -> Option<Section> {

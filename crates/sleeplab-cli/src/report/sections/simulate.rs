@@ -2,15 +2,15 @@
 //! schedulers (requested interval × scheduler period), from `sleeplab simulate`.
 
 use super::figure;
-use crate::claim::{BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence, extreme_index, n_clause};
 use crate::experiments::simulate::SimulateData;
 use crate::report::charts::heatmap::Heatmap;
 use crate::report::escape;
 use crate::report::html::{Block, Section};
-use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::Results;
-use crate::stats::Stat;
+use sleeplab_stats::{
+    BY_POINT_VALUE, Cell, Claim, Extreme, RankBy, Sentence, Stat, Table, extreme_index, n_clause,
+};
 
 /// The simulate section, when the results hold a `simulate` run.
 pub fn section(r: &Results<'_>) -> Option<Section> {

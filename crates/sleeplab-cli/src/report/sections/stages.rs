@@ -1,9 +1,9 @@
 //! The survey's stages: what ran, how long it took, what failed and why.
 
 use crate::report::html::{Block, Section};
-use crate::report::table::{Cell, Table};
 use crate::report::view::Results;
 use crate::survey::StageState;
+use sleeplab_stats::{Cell, Table};
 
 /// The stages section (surveys only).
 pub fn section(r: &Results<'_>) -> Option<Section> {

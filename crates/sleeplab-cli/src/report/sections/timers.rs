@@ -1,15 +1,13 @@
 //! Seed 004's section: periodic timers, their error at each period.
 
 use super::figure;
-use crate::claim::{BY_POINT_VALUE, Sentence};
 use crate::experiments::timers::{TimersCell, TimersData};
 use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
 use crate::report::html::{Block, Section};
-use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::{Results, distinct};
-use crate::stats::Stat;
+use sleeplab_stats::{BY_POINT_VALUE, Cell, Sentence, Stat, Table};
 
 /// The timers section, when the results hold a `timers` run.
 pub fn section(r: &Results<'_>) -> Option<Section> {

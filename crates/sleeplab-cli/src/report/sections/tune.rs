@@ -3,18 +3,16 @@
 //! its interval, and what it cost the whole machine in CPUs.
 
 use super::figure;
-use crate::claim::interval_text;
 use crate::experiments::tune::{Arm, ArmCell, TuneData, change_est, sentence};
-use crate::output::fmt_ns;
 use crate::report::charts::axis::Unit;
 use crate::report::charts::bars::{Bar, Bars};
 use crate::report::charts::color;
 use crate::report::charts::xy::Axis;
 use crate::report::escape;
 use crate::report::html::{Block, Section};
-use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, signed_ns};
 use crate::report::view::Results;
+use sleeplab_stats::{Cell, Table, fmt_ns, interval_text};
 
 /// The tune data of the results (a `tune` run, or a survey's tune stage).
 pub fn data<'a>(r: &Results<'a>) -> Option<&'a TuneData> {

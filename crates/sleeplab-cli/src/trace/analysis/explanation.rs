@@ -4,9 +4,9 @@
 
 use super::account::{WakeAccount, Window};
 use super::component::{Component, Parts};
-use crate::stats::{Ci, Summary, quantile_sorted, resolves, summarize};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_stats::{Ci, Summary, quantile_sorted, resolves, summarize};
 use std::collections::BTreeMap;
 
 /// Nanoseconds per component, every component named (zeros included).

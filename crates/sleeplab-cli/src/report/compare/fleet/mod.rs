@@ -12,15 +12,13 @@
 //! machines hold is a cell. It is also what `compare --json` writes (docs/RESULTS.md).
 
 use super::{Matched, Rendered, Run, View};
-use crate::claim::{
-    Claim, Est, INDISTINGUISHABLE, Order, SMALL_SAMPLE, Sentence, WITHIN_RUN, basis_note, median,
-    with_interval,
-};
 use crate::report::html::{Badge, Tone};
-use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, num, ratio};
-use crate::stats::{Ci, Stat};
 use serde::Serialize;
+use sleeplab_stats::{
+    Cell, Ci, Claim, Est, INDISTINGUISHABLE, Order, SMALL_SAMPLE, Sentence, Stat, Table,
+    WITHIN_RUN, basis_note, median, with_interval,
+};
 
 /// A machine is an outlier in a cell when its median is more than this many times the
 /// fleet median of the cell.

@@ -10,16 +10,15 @@
 //! whose result holds no intervals over units is not judged.
 
 use super::{Matched, Measurement, Rendered, Tally, View, faster, slower, unclear};
-use crate::claim::{
-    Claim, INDISTINGUISHABLE, NO_UNITS, Order, Sentence, WITHIN_RUN, order, with_interval,
-};
 use crate::model::ResultFile;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
 use crate::report::charts::{color, render};
 use crate::report::html::{Badge, Block, Figure, Section, Tone};
-use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, num, ratio};
-use crate::stats::Stat;
+use sleeplab_stats::{
+    Cell, Claim, INDISTINGUISHABLE, NO_UNITS, Order, Sentence, Stat, Table, WITHIN_RUN, order,
+    with_interval,
+};
 
 /// The columns of the comparison, in the terminal and on the page.
 const COLUMNS: [&str; 10] = [

@@ -80,7 +80,7 @@ fn a_ratio_is_a_verdict_only_where_the_intervals_separate() {
     let a = sweep_1us(50_000, &[("nanosleep", 60_000.0), ("poll", 60_000.0)]);
     let mut b = sweep_1us(50_000, &[("nanosleep", 12_000.0), ("poll", 50_000.0)]);
     if let ExperimentData::Sweep(s) = &mut b.data {
-        s.cells[1].summary.median_ci_ns = Some(crate::stats::Ci(Some(30_000.0), Some(70_000.0)));
+        s.cells[1].summary.median_ci_ns = Some(sleeplab_stats::Ci(Some(30_000.0), Some(70_000.0)));
         crate::report::testdata::resync(&mut s.cells[1]);
     }
     let c = compare(&a, &b, "a.json", "b.json").unwrap();
@@ -117,7 +117,7 @@ proptest::proptest! {
                 .map(|(i, t)| {
                     let m = pick(t);
                     let mut c = cell(NAMES[i], 1_000, 0, 50_000, m);
-                    c.summary.median_ci_ns = Some(crate::stats::Ci(Some(m * (1.0 - t.2)), Some(m * (1.0 + t.2))));
+                    c.summary.median_ci_ns = Some(sleeplab_stats::Ci(Some(m * (1.0 - t.2)), Some(m * (1.0 + t.2))));
                     crate::report::testdata::resync(&mut c);
                     c
                 })

@@ -8,13 +8,13 @@
 //! holding ×1 it is marked `≈`, indistinguishable in this run.
 
 use super::{FASTER, Matched, Rendered, Run, SLOWER, Tally, View};
-use crate::claim::{Claim, Est, INDISTINGUISHABLE, Order, Sentence, order, with_interval};
 use crate::experiments::{Hint, Wording};
 use crate::report::html::{Badge, Tone};
-use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, num, ratio};
-use crate::stats::units::{geometric_ci, ratio_of_runs};
-use crate::stats::{MIN_RUNS, Stat, Unit};
+use sleeplab_stats::{
+    Cell, Claim, Est, INDISTINGUISHABLE, MIN_RUNS, Order, Sentence, Stat, Table, Unit,
+    geometric_ci, order, ratio_of_runs, with_interval,
+};
 
 /// One measurement both sides hold in at least [`MIN_RUNS`] runs.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,7 @@
 use super::*;
 use crate::model::{ExperimentData, ResultFile};
 use crate::report::testdata::{cell, result, sweep};
-use crate::stats::Ci;
+use sleeplab_stats::Ci;
 
 /// The interval of a ratio: `[low, high]`.
 fn ends(e: &Est) -> (f64, f64) {

@@ -2,10 +2,9 @@
 //! found (the property tests over random sweeps are in `props.rs`).
 
 use super::*;
-use crate::claim::NEVER_BLOCKED;
 use crate::model::ExperimentData;
 use crate::report::testdata::{cell, stored, survey, sweep_1us, sweep_result};
-use crate::stats::Ci;
+use sleeplab_stats::{Ci, NEVER_BLOCKED};
 
 mod runtimes;
 
@@ -436,7 +435,7 @@ fn pace_finding_quotes_one_resolved_statistic_and_the_frame_count() {
 #[test]
 fn newer_waits_are_faster_only_where_the_intervals_separate() {
     let with_ci = |mut c: crate::experiments::sweep::SweepCell, lo: f64, hi: f64| {
-        c.summary.median_ci_ns = Some(crate::stats::Ci(Some(lo), Some(hi)));
+        c.summary.median_ci_ns = Some(sleeplab_stats::Ci(Some(lo), Some(hi)));
         c
     };
     let cells = vec![

@@ -13,14 +13,12 @@
 //! component's median and p99 per cell, and how the kernel was traced.
 
 use super::chart;
-use crate::claim::Sentence;
 use crate::experiments::{Hint, Wording};
 use crate::report::charts::axis::{Axis, Unit};
 use crate::report::charts::css;
 use crate::report::charts::stacked::{Stacked, StackedBar};
 use crate::report::escape;
 use crate::report::html::{Block, Figure, Section};
-use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::{Results, distinct};
 use crate::trace::analysis::explanation::Composition;
@@ -28,6 +26,7 @@ use crate::trace::render::traced_counts;
 use crate::trace::why::{CellAccount, TracedCells, cell_sentence};
 use crate::trace::{Component, Machine, Tracing};
 use plotters::style::RGBColor;
+use sleeplab_stats::{Cell, Sentence, Table};
 
 /// The longest tail bar may be this many times the longest typical bar for both to
 /// share one chart; beyond it each gets its own axis.

@@ -45,7 +45,7 @@ pub fn whole_ns(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::summarize;
+    use sleeplab_stats::summarize;
 
     #[test]
     fn sigma_dividing_by_n_is_hand_computed() {

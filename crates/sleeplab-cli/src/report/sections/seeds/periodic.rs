@@ -5,13 +5,12 @@
 //! setInterval, asyncio, Java, C's timerfd), computed from the tick arrivals the result
 //! keeps.
 
-use crate::claim::{BY_POINT_VALUE, Sentence};
 use crate::experiments::runtimes::{MethodStatus, PeriodicCell, RuntimesData};
 use crate::experiments::timers::TimersData;
 use crate::report::html::{Block, Section};
-use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::Results;
+use sleeplab_stats::{BY_POINT_VALUE, Cell, Sentence, Table};
 
 /// One row of the seed's table.
 #[derive(Debug, Clone, PartialEq)]
@@ -198,7 +197,7 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Summary;
+    use sleeplab_stats::Summary;
 
     #[test]
     fn the_seeds_error_is_hand_computed_from_the_arrivals() {

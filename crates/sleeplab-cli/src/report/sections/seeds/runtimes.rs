@@ -3,14 +3,13 @@
 //! actual total, min, max, avg, median and σ (dividing by n, as the seed's script did).
 
 use super::{SIGMA_N, sigma_n};
-use crate::claim::{BY_POINT_VALUE, Extreme, RankBy, Sentence, extreme_index};
 use crate::experiments::runtimes::{OneshotCell, ProbeQuota, RuntimesData};
 use crate::experiments::{Hint, Wording};
 use crate::report::findings::runtimes::measured;
 use crate::report::html::{Block, Section};
-use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, ratio};
 use crate::report::view::Results;
+use sleeplab_stats::{BY_POINT_VALUE, Cell, Extreme, RankBy, Sentence, Table, extreme_index};
 
 /// actual total / ideal total of a cell (`None` for a request of 0).
 pub fn actual_over_ideal(c: &OneshotCell) -> Option<f64> {
@@ -136,7 +135,7 @@ mod tests {
     use crate::experiments::runtimes::RuntimeStatus;
     use crate::model::ExperimentData;
     use crate::report::testdata::stored;
-    use crate::stats::summarize;
+    use sleeplab_stats::summarize;
 
     #[test]
     fn the_seeds_table_holds_hand_computed_totals_and_sigma() {

@@ -6,9 +6,9 @@
 use super::whole_ns;
 use crate::experiments::short::{FLOOR, RepStats, ShortCell, ShortData};
 use crate::report::html::{Block, Section};
-use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::Results;
+use sleeplab_stats::{Cell, Table};
 
 /// `mean ± half-width ns`, whole nanoseconds (the seed's form); `mean ns (no CI)` when
 /// there is no interval (fewer than two repetitions).

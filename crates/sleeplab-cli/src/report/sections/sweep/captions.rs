@@ -3,14 +3,13 @@
 //! tail under load (ranked by the loaded/idle ratio, each change given the word its sign
 //! calls for) and the timer slack (the largest cut, and the smallest change by size).
 
-use crate::claim::{
-    BY_POINT_VALUE, Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence,
-    Verb, basis_note, direction, interval_text,
-};
 use crate::experiments::sweep::SweepCell;
 use crate::report::findings::judge_change;
 use crate::report::units::{ns, ratio};
-use crate::stats::Stat;
+use sleeplab_stats::{
+    BY_POINT_VALUE, Claim, Direction, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence,
+    Stat, Verb, basis_note, direction, interval_text,
+};
 
 /// A relative change within this is "did not change".
 pub(super) const SAME: f64 = 0.02;
@@ -98,8 +97,8 @@ pub fn load(rows: &[(&str, Est, Est)], d: u64, setting: &str) -> Sentence {
         .map(|r| r.2.value / r.1.value.max(1.0))
         .collect();
     let (Some(hi), Some(lo)) = (
-        crate::claim::extreme_index(&ratios, Extreme::Most, RankBy::Signed),
-        crate::claim::extreme_index(&ratios, Extreme::Least, RankBy::Signed),
+        sleeplab_stats::extreme_index(&ratios, Extreme::Most, RankBy::Signed),
+        sleeplab_stats::extreme_index(&ratios, Extreme::Least, RankBy::Signed),
     ) else {
         s.push("No mechanism's p99 was resolved both idle and under load.");
         return s;
@@ -144,7 +143,7 @@ fn medians_quoted(s: &mut Sentence, h: &SweepCell, l: &SweepCell) -> String {
             n: c.summary.count,
             shown: ns(c.summary.median_ns),
         });
-        if c.summary.count < crate::claim::SMALL_SAMPLE {
+        if c.summary.count < sleeplab_stats::SMALL_SAMPLE {
             small.push(format!("n = {}", c.summary.count));
         }
     }
@@ -165,7 +164,7 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
         .iter()
         .map(|(h, l)| h.summary.median_ns - l.summary.median_ns)
         .collect();
-    let Some(most) = crate::claim::extreme_index(&gains, Extreme::Most, RankBy::Signed) else {
+    let Some(most) = sleeplab_stats::extreme_index(&gains, Extreme::Most, RankBy::Signed) else {
         return s;
     };
     let (h, l) = pairs[most];
@@ -202,7 +201,7 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
             String::new()
         }
     ));
-    let least = crate::claim::extreme_index(&gains, Extreme::Least, RankBy::Size);
+    let least = sleeplab_stats::extreme_index(&gains, Extreme::Least, RankBy::Size);
     if let Some(i) = least.filter(|&i| i != most && pairs.len() >= 2) {
         s.claim(Claim::Rank {
             extreme: Extreme::Least,
@@ -229,8 +228,8 @@ pub fn slack(pairs: &[(&SweepCell, &SweepCell)], high: u64, low: u64, d: u64) ->
 mod tests {
     use super::*;
     use crate::report::testdata::cell;
-    use crate::stats::{Ci, Unit};
     use proptest::prelude::*;
+    use sleeplab_stats::{Ci, Unit};
 
     /// A value with an interval over 10 rounds.
     fn est(v: f64, ci: Option<Ci>) -> Est {

@@ -4,16 +4,15 @@
 //! the caption, never clamped.
 
 use super::highlighted;
-use crate::claim::{BY_POINT_VALUE, Claim, Sentence};
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
 use crate::report::findings::{CPU_NOTE, cpu_pct};
 use crate::report::html::{Block, Section};
 use crate::report::sections::figure;
-use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, pct};
 use crate::report::view::MainSweep;
 use plotters::style::{BLACK, RGBColor};
+use sleeplab_stats::{BY_POINT_VALUE, Cell, Claim, Sentence, Table};
 
 /// CPU per call above this share of the time per call cannot be the call's own.
 const WALL: f64 = 100.0;

@@ -2,18 +2,16 @@
 //! and a long request, exact when every sample was kept, from the histogram otherwise.
 
 use super::{highlighted, honest, quote, small_n};
-use crate::claim::{NEVER_BLOCKED, Sentence, never_blocked_rule};
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::css;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
 use crate::report::findings::{blocked, claim_blocking};
 use crate::report::html::{Block, Section};
 use crate::report::sections::chart;
-use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::MainSweep;
-use crate::stats::Stat;
 use plotters::style::RGBColor;
+use sleeplab_stats::{Cell, NEVER_BLOCKED, Sentence, Stat, Table, never_blocked_rule};
 
 /// (elapsed, cumulative % of calls) of a cell: the exact step function when the result
 /// kept every sample, otherwise from the histogram's buckets (each bucket's upper bound

@@ -10,9 +10,9 @@ use crate::report::charts::color;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
 use crate::report::html::{Block, Section};
 use crate::report::sections::figure;
-use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::distinct;
+use sleeplab_stats::{Cell, Table};
 
 /// Contenders shown beside the strategies when measured (the seed's `sleep` and spin).
 const BESIDE: [&str; 3] = ["std-sleep", "nanosleep", "spin"];

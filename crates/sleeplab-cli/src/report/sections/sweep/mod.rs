@@ -4,7 +4,7 @@
 //! of every kept sample with the 0 request on a strip of its own), [`figure2`] (seed 002
 //! figure 2, when the sweep measured the precise-sleep strategies), [`distributions`],
 //! [`cpu`] (what waiting costs the CPU) and [`slack`] (timer slack's effect). Every
-//! caption is a checked [`Sentence`](crate::claim::Sentence).
+//! caption is a checked [`Sentence`](sleeplab_stats::Sentence).
 
 mod captions;
 mod cpu;
@@ -16,16 +16,15 @@ mod slack;
 mod tests;
 mod timertest;
 
-use crate::claim::{Sentence, n_clause, small_n};
 use crate::experiments::Wording;
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::color;
 use crate::report::html::Section;
 use crate::report::units::ns;
 use crate::report::view::{MainSweep, Results};
-use crate::stats::{Stat, Summary};
 use plotters::style::RGBColor;
 use sleeplab::wait::{self, Family};
+use sleeplab_stats::{Sentence, Stat, Summary, n_clause, small_n};
 
 /// The mechanisms the overview charts show, when measured (one per family, and spin).
 pub const HIGHLIGHT: [&str; 6] = [

@@ -2,10 +2,6 @@
 //! mechanism with its load levels as series, and the table of medians (p99 and n below).
 
 use super::{captions, highlighted, honest, load_color, load_name, n_clause, quote, small_n};
-use crate::claim::{
-    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, NEVER_BLOCKED, RankBy, Sentence,
-    basis_note, never_blocked_rule,
-};
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::css;
 use crate::report::charts::xy::{Axis, Legend, Series, Style, XyChart};
@@ -13,10 +9,12 @@ use crate::report::escape;
 use crate::report::findings::{blocked, claim_blocking};
 use crate::report::html::{Block, Section};
 use crate::report::sections::{chart, figure};
-use crate::report::table::{Cell, Table};
 use crate::report::units::{ns, ratio};
 use crate::report::view::MainSweep;
-use crate::stats::Stat;
+use sleeplab_stats::{
+    BY_POINT_VALUE, Cell, Claim, Est, Extreme, INDISTINGUISHABLE, NEVER_BLOCKED, RankBy, Sentence,
+    Stat, Table, basis_note, never_blocked_rule,
+};
 
 /// Within this share of the request a median counts as accurate (stated in the caption).
 const ACCURATE: f64 = 0.10;

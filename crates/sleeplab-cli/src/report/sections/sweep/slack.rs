@@ -1,16 +1,15 @@
 //! Timer slack: the same waits, interleaved, at the default slack and at 1 ns.
 
 use super::captions;
-use crate::claim::Sentence;
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::color;
 use crate::report::charts::dumbbell::Dumbbell;
 use crate::report::charts::xy::Axis;
 use crate::report::html::{Block, Section};
 use crate::report::sections::figure;
-use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::SlackSweep;
+use sleeplab_stats::{Cell, Sentence, Table};
 
 /// The request the section shows (10 µs, else 1 µs, 100 µs, the first) and its idle
 /// pairs (high slack, low slack).

@@ -4,11 +4,10 @@
 
 use super::*;
 use crate::model::ExperimentData;
-use crate::report::table::Cell;
 use crate::report::testdata::{cell, result, sweep};
 use crate::report::view::Results;
-use crate::stats::summarize;
 use proptest::prelude::*;
+use sleeplab_stats::{Cell, summarize};
 
 /// The html of `sections` rendered on a page.
 fn html(secs: &[Section]) -> String {

@@ -6,7 +6,6 @@
 
 use super::captions::changed;
 use super::{load_color, load_name, n_clause};
-use crate::claim::{Claim, Est, Sentence, Verb};
 use crate::experiments::sweep::SweepCell;
 use crate::report::charts::css;
 use crate::report::charts::scatter::Scatter;
@@ -14,10 +13,9 @@ use crate::report::charts::xy::{Axis, Series, Style};
 use crate::report::html::{Block, Section};
 use crate::report::sections::chart;
 use crate::report::sections::seeds::{SIGMA_N, sigma_n};
-use crate::report::table::{Cell, Table};
 use crate::report::units::ns;
 use crate::report::view::MainSweep;
-use crate::stats::Stat;
+use sleeplab_stats::{Cell, Claim, Est, Sentence, Stat, Table, Verb};
 
 /// The sleep calls, in order of preference: the first measured at two or more requests
 /// is the one the seed's tables show (the seed measured Windows' `Sleep`).

@@ -26,19 +26,17 @@
 //!   other's) or says it orders point values; "no change" needs an equivalence: the
 //!   interval of the difference inside a stated margin ([`Claim::Equivalent`]).
 //!
-//! The claims are a leaf below the experiments and the report, their main user: this
-//! module imports only `stats` and `output`, so the experiments whose own renders state a
-//! verdict (pace's frontier, advise's reason) use it without importing the report
-//! (docs/ARCHITECTURE.md draws its layer; a test here keeps it a leaf).
+//! The claims live in this crate, below every experiment and the report, their main
+//! user: this module imports only `stats` and `output`, so the experiments whose own
+//! renders state a verdict (pace's frontier, advise's reason) use it without importing
+//! the report (docs/ARCHITECTURE.md draws its layer).
 
 mod basis;
 mod verdict;
 
-#[cfg(test)]
-pub(crate) use basis::rests_on_units;
 pub use basis::{
     BY_POINT_VALUE, Basis, Est, INDISTINGUISHABLE, NO_UNITS, Order, WITHIN_RUN, basis_note, order,
-    order_by_point,
+    order_by_point, rests_on_units,
 };
 pub use verdict::{
     difference, equivalent, indistinguishable, interval_text, median_est, with_interval,

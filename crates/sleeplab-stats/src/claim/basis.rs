@@ -279,8 +279,7 @@ pub(super) fn check_deciding(text: &str, e: &Est) -> Result<(), String> {
 /// of `s` rests on intervals over units or on exact thresholds; on another run's units
 /// only where the text says [`WITHIN_RUN`]; on a bare point value only where it says
 /// [`BY_POINT_VALUE`]; never on pooled samples.
-#[cfg(test)]
-pub(crate) fn rests_on_units(s: &super::Sentence) -> Result<(), String> {
+pub fn rests_on_units(s: &super::Sentence) -> Result<(), String> {
     use super::Claim;
     let t = &s.text;
     let ok = |e: &Est, point_allowed: bool| match e.basis {

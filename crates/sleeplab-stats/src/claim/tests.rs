@@ -405,25 +405,3 @@ proptest! {
         prop_assert!(2 * below >= v.len() && 2 * above >= v.len());
     }
 }
-
-/// The claims stay a leaf (docs/ARCHITECTURE.md): the experiments import
-/// them, so they may import nothing above the experiments, only `stats` and `output`.
-#[test]
-fn the_claims_import_only_stats_and_output() {
-    for (file, src) in [
-        ("mod.rs", include_str!("mod.rs")),
-        ("verdict.rs", include_str!("verdict.rs")),
-        ("basis.rs", include_str!("basis.rs")),
-    ] {
-        for (at, _) in src.match_indices("crate::") {
-            let path = &src[at..];
-            assert!(
-                ["crate::stats", "crate::output", "crate::claim"]
-                    .iter()
-                    .any(|ok| path.starts_with(ok)),
-                "claim/{file} imports {}",
-                path.lines().next().unwrap_or_default()
-            );
-        }
-    }
-}
