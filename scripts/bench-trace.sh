@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cost of the tracer (sleeplab_cli::trace::Recording, behind `explain` and
+# The cost of the tracer (sleeplab_account::Recording, behind `explain` and
 # `--trace`): the `trace_cost` example (crates/sleeplab-cli/examples/trace_cost/)
 # runs ROUNDS rounds of {untraced, traced, traced without raw_syscalls:sys_exit} blocks
 # of WAITS waits each (their order rotating by round) on a 1 kHz absolute
@@ -19,7 +19,7 @@
 . "$(dirname "$0")/lib/bench.sh" || exit 2
 # What the figures of the sections this script writes depend on (bench_doc.py stamps
 # them; scripts/doc_freshness.py says when a later commit changed one).
-export BENCH_SOURCES="scripts/bench-trace.sh crates/sleeplab-cli/examples/trace_cost crates/sleeplab-cli/src/trace crates/sleeplab-capture/src"
+export BENCH_SOURCES="scripts/bench-trace.sh crates/sleeplab-cli/examples/trace_cost crates/sleeplab-account/src crates/sleeplab-capture/src"
 ROUNDS=${ROUNDS:-40}
 WAITS=${WAITS:-500}
 REPEAT=${REPEAT:-3}

@@ -20,8 +20,8 @@
   holds`, two spaces of indent a level, a name relative to the line above it one level
   up), or the doc is longer than DOC_MAX_LINES lines or has a line over DOC_MAX_WIDTH
   characters (a map read in ten minutes);
-* a string literal under the CLI's `experiments/`, `trace/` or `report/` names one of
-  the CLI's own flags (`--seconds`: a long flag of a clap `#[arg(long …)]` field in
+* a string literal under the CLI's `experiments/` or `report/`, or in the account or the
+  stats crate, names one of the CLI's own flags (`--seconds`: a long flag of a clap `#[arg(long …)]` field in
   `cli.rs` or `commands/`, `--help`, `--version`): those layers know no flag, a sentence
   there holds a `Hint` that `commands/hints.rs` words. Comments and test code are left
   out, and so is a flag that is not the CLI's (a probe's `--durations-ns`).
@@ -241,9 +241,12 @@ def sccs(nodes, edges):
     return out
 
 
-# The CLI crate, and its folders whose strings name no flag of it.
+# The CLI crate, its folders whose strings name no flag of it, and the crates below it
+# whose strings name none either (every crate but the CLI is flagless: these are the ones
+# that write sentences).
 CLI_SRC = 'crates/sleeplab-cli/src'
-FLAGLESS = ('experiments', 'trace', 'report')
+FLAGLESS = ('experiments', 'report')
+FLAGLESS_CRATES = ('crates/sleeplab-account/src', 'crates/sleeplab-stats/src')
 FLAG = re.compile(r'(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]')
 
 
@@ -315,17 +318,20 @@ def named_flags(repo):
     if not os.path.isdir(src_dir):
         return []
     flags = cli_flags(src_dir)
-    crate = load(src_dir)
     failures = []
-    for rel in sorted(crate.files):
-        if rel.split('/')[0] not in FLAGLESS:
+    for where in (CLI_SRC,) + FLAGLESS_CRATES:
+        if not os.path.isdir(os.path.join(repo, where)):
             continue
-        code = strip_tests(crate.files[rel])
-        for at, text in rust_strings(code):
-            for flag in sorted({m.group(0) for m in FLAG.finditer(text)} & flags):
-                line = code.count('\n', 0, at) + 1
-                failures.append(f'{CLI_SRC}/{rel}:{line}: a string names the CLI flag {flag}: '
-                                f'say it with a Hint, which commands/hints.rs words')
+        crate = load(os.path.join(repo, where))
+        for rel in sorted(crate.files):
+            if where == CLI_SRC and rel.split('/')[0] not in FLAGLESS:
+                continue
+            code = strip_tests(crate.files[rel])
+            for at, text in rust_strings(code):
+                for flag in sorted({m.group(0) for m in FLAG.finditer(text)} & flags):
+                    line = code.count('\n', 0, at) + 1
+                    failures.append(f'{where}/{rel}:{line}: a string names the CLI flag {flag}: '
+                                    f'say it with a Hint, which commands/hints.rs words')
     return failures
 
 
@@ -422,7 +428,7 @@ def index(repo, path):
 # block of re-exports (`pub mod units { pub use … }`), so the re-export list there is the
 # crate's whole interface. The library `sleeplab` is not one: its public modules are the
 # documented API (`sleeplab::precise`, `sleeplab::lab`).
-PRIVATE_CRATES = ('sleeplab-stats',)
+PRIVATE_CRATES = ('sleeplab-account', 'sleeplab-stats')
 
 
 def ranks(layers, where, failures):
@@ -675,6 +681,11 @@ def self_test():
         'crates/sleeplab-cli/src/report/mod.rs:2: a string names the CLI flag --output: '
         'say it with a Hint, which commands/hints.rs words',
     ], f
+    acc = dict(cli)
+    acc['crates/sleeplab-account/src/lib.rs'] = '//! a\npub const W: &str = "run with --seconds";\n'
+    f = tree(acc, cli_doc)
+    assert f == ['crates/sleeplab-account/src/lib.rs:2: a string names the CLI flag --seconds: '
+                 'say it with a Hint, which commands/hints.rs words'], f
     flags = cli_flags(os.path.join(write(cli), CLI_SRC))
     assert flags == {'--help', '--version', '--quiet', '--seconds', '--output'}, flags
     print('module_graph self-test: ok')

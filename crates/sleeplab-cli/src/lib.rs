@@ -20,5 +20,4 @@ pub mod rusage;
 pub mod settings;
 pub mod survey;
 pub mod ticks;
-pub mod trace;
 pub mod tuning;

@@ -10,9 +10,9 @@
 mod common;
 use common::tracing::{AS_NOBODY, nobodys_dir, traceable_alone};
 
+use sleeplab_account::{Component, Explanation};
+use sleeplab_capture::tracefs::Tracefs;
 use sleeplab_cli::experiments::explain::{ExplainCell, ExplainData};
-use sleeplab_cli::trace::capture::tracefs::Tracefs;
-use sleeplab_cli::trace::{Component, Explanation};
 use std::process::{Command, Stdio};
 use std::sync::MutexGuard;
 use tempfile::TempDir;

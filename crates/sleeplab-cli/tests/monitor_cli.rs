@@ -141,7 +141,7 @@ fn a_busy_port_is_exit_2_naming_it() {
 /// up to the latency's, one observation per wake in every component.
 #[test]
 fn traced_wakes_are_split_into_components_that_add_up() {
-    if let Err(e) = sleeplab_cli::trace::available() {
+    if let Err(e) = sleeplab_account::available() {
         assert!(
             std::env::var_os("CI").is_none(),
             "tracing unavailable under CI: {e}"
@@ -177,7 +177,7 @@ fn traced_wakes_are_split_into_components_that_add_up() {
     let of_cell: Vec<_> = parts.iter().filter(|(k, _)| k.starts_with(cell)).collect();
     assert_eq!(
         of_cell.len(),
-        sleeplab_cli::trace::Component::COUNT,
+        sleeplab_account::Component::COUNT,
         "{parts:?}"
     );
     let total: f64 = of_cell.iter().map(|(_, s)| s.sum).sum();

@@ -156,7 +156,7 @@ fn broken_probes_are_reported_and_the_run_goes_on() {
     assert_eq!(good.unavailable.len(), 1);
     assert_eq!(good.unavailable[0].method, "gone");
     // Everything is in the rendering.
-    let text = runtimes::render(&out.data, sleeplab_cli::trace::Machine::Host);
+    let text = runtimes::render(&out.data, sleeplab_account::Machine::Host);
     for needle in [
         "SIGSEGV",
         "hung",

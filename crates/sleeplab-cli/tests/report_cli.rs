@@ -127,7 +127,7 @@ fn report_renders_an_explain_stage() {
     }
     // The components' legend, once per mechanism.
     for (c, _) in explain::TYPICAL {
-        let swatch = format!("</i>{}</span>", c.label(sleeplab_cli::trace::Machine::Host));
+        let swatch = format!("</i>{}</span>", c.label(sleeplab_account::Machine::Host));
         assert_eq!(html.matches(&swatch).count(), 2, "{swatch}");
     }
     // Each cell's sentence is a finding at the top and part of its chart's caption.

@@ -181,7 +181,7 @@ fn a_traced_run_that_traced_no_cell_says_nothing_was_recorded() {
     assert_eq!(data.skipped.len(), 1);
     assert_eq!(
         data.tracing,
-        Some(sleeplab_cli::trace::Tracing::nothing_recorded())
+        Some(sleeplab_account::Tracing::nothing_recorded())
     );
     let tracing = data.tracing.as_ref().unwrap();
     assert!(!tracing.kernel && tracing.lost_events == 0, "{tracing:?}");

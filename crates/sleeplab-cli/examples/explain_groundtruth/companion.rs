@@ -20,7 +20,7 @@ use crate::judge::{fmt_ci, fmt_dur};
 use crate::scenarios::window;
 use sleeplab::clock::monotonic_ns;
 use sleeplab::system::SlackGuard;
-use sleeplab_cli::trace::{Component, Parts, account, this_tid};
+use sleeplab_account::{Component, Parts, account, this_tid};
 use sleeplab_stats::{Ci, ci_sorted, tail_quantile_i64};
 
 /// Where the waits' deadlines sit on the millisecond grid: half-way between two

@@ -7,7 +7,7 @@
 //! them.
 
 use crate::scenarios::{BLOCK_WAKES, Scenario, Scored};
-use sleeplab_cli::trace::{Component, Parts};
+use sleeplab_account::{Component, Parts};
 use sleeplab_stats::{Ci, MIN_UNITS, ratio_ci, tail_quantile};
 
 /// A wake passes when its component holds at least this share of the injected size…

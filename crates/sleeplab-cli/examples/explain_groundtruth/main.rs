@@ -1,4 +1,4 @@
-//! Ground truth for `explain`'s account (`sleeplab_cli::trace::account`): every
+//! Ground truth for `explain`'s account (`sleeplab_account::account`): every
 //! component caused with a size known outside the trace, for `scripts/explain-groundtruth.sh`.
 //!
 //! Each cause runs WAKES wakes of the measuring thread, pinned to CPU 0 (the kernels
@@ -47,7 +47,7 @@ mod scenarios;
 use clap::Parser;
 use judge::{Baseline, Row};
 use scenarios::Scenario;
-use sleeplab_cli::trace::{Follow, Recording};
+use sleeplab_account::{Follow, Recording};
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -7,8 +7,8 @@ use super::*;
 use companion::{Block, Verdict};
 use judge::{Baseline, Booked, Outcome, Row, share_over_blocks, table};
 use scenarios::{Scored, window};
-use sleeplab_cli::trace::event::{Comm, Event, FLAG_HARDIRQ, Kind};
-use sleeplab_cli::trace::{Component, Holder, Timeline, WakeAccount, account};
+use sleeplab_account::{Component, Holder, Timeline, WakeAccount, account};
+use sleeplab_capture::{event::Comm, event::Event, event::FLAG_HARDIRQ, event::Kind};
 
 fn scored(injected_ns: u64, parts: &[(Component, u64)], holder_named: Option<bool>) -> Scored {
     Scored {
@@ -99,7 +99,7 @@ fn deadlines_sit_at_the_offset_past_a_millisecond() {
 fn a_wake_passes_within_bounds_and_with_every_other_component_at_its_baseline() {
     let c = Component::Slack;
     let s = Scenario::Slack(50_000);
-    let mut b = sleeplab_cli::trace::Parts::default();
+    let mut b = sleeplab_account::Parts::default();
     b.add(Component::TimerIrq, 10_000);
     let baseline = Baseline::of([&b]);
     assert_eq!(baseline.bound(Component::TimerIrq), 20_000);
@@ -130,7 +130,7 @@ fn a_wake_passes_within_bounds_and_with_every_other_component_at_its_baseline() 
     assert_eq!(v.above, vec![Component::Unexplained]);
     // The cause's component with nothing injected (3 µs of slack in each uninjected
     // wake) is taken off: 60 µs booked is 57 µs injected's, at the upper bound.
-    let mut b3 = sleeplab_cli::trace::Parts::default();
+    let mut b3 = sleeplab_account::Parts::default();
     b3.add(Component::Slack, 3_000);
     let three = Baseline::of([&b3, &b3]);
     let at = |got| judge::Verdict::of(&scored(50_000, &[(c, got)], None), s, &three).booked;
@@ -167,10 +167,10 @@ fn a_wake_passes_within_bounds_and_with_every_other_component_at_its_baseline() 
 /// smallest; of 10, the largest and the 5th.
 #[test]
 fn the_baseline_is_each_components_p99() {
-    let parts = |n: u64| -> Vec<sleeplab_cli::trace::Parts> {
+    let parts = |n: u64| -> Vec<sleeplab_account::Parts> {
         (1..=n)
             .map(|k| {
-                let mut p = sleeplab_cli::trace::Parts::default();
+                let mut p = sleeplab_account::Parts::default();
                 p.add(Component::TimerIrq, k * 1_000);
                 p
             })
@@ -257,7 +257,7 @@ fn a_run_queue_row_counts_the_holder_named() {
 /// A block of `n` wakes, each late by `late` with `idle` in idle_wakeup and `irq` in
 /// timer_irq.
 fn block(n: usize, late: i64, idle: u64, irq: u64) -> Block {
-    let mut p = sleeplab_cli::trace::Parts::default();
+    let mut p = sleeplab_account::Parts::default();
     p.add(Component::IdleWakeup, idle);
     p.add(Component::TimerIrq, irq);
     Block {
@@ -561,7 +561,7 @@ const OUTSIDE_BOUNDS_AT_MOST: f64 = 0.15;
 /// `None` (skipped) when not, but under `CI`, which runs as root, it fails.
 fn traced_on_cpu0() -> Option<std::sync::MutexGuard<'static, ()>> {
     let guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    match sleeplab_cli::trace::available() {
+    match sleeplab_account::available() {
         Ok(()) => {
             sleeplab::system::pin_to_cpu(0).expect("pinning to CPU 0");
             Some(guard)

@@ -1,4 +1,4 @@
-//! What the tracer (`sleeplab_cli::trace::capture::Tracer`, behind `explain` and `--trace`)
+//! What the tracer (`sleeplab_capture::Tracer`, behind `explain` and `--trace`)
 //! costs, for `scripts/bench-trace.sh`: blocks of WAITS waits without it, with it, and
 //! with it but without the system calls' returns (`Events::NoSyscallExit`: enabling a
 //! system-call tracepoint puts every system call of every thread on the kernel's slow
@@ -32,9 +32,8 @@
 use clap::Parser;
 use sleeplab::clock::{monotonic_ns, process_cpu_ns};
 use sleeplab::wait::ThreadUsage;
-use sleeplab_cli::trace::capture::Tracer;
-use sleeplab_cli::trace::recording::unavailable;
-use sleeplab_cli::trace::{Events, Timeline, Window, account, this_tid};
+use sleeplab_account::{Events, Timeline, Window, account, this_tid, unavailable};
+use sleeplab_capture::Tracer;
 use sleeplab_stats::{Ci, ci_sorted, tail_quantile_i64};
 use std::time::Duration;
 

@@ -86,10 +86,10 @@ pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
     let trace = args.trace
-        && match crate::trace::available() {
+        && match sleeplab_account::available() {
             Ok(()) => true,
             Err(e) => {
-                let note = crate::trace::recording::unavailable(
+                let note = sleeplab_account::unavailable(
                     &e,
                     "serving without the wake component histograms",
                 );

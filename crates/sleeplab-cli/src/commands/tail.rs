@@ -66,7 +66,7 @@ pub fn measure<E: Experiment>(
         "{}",
         E::render(
             &outcome.data,
-            crate::trace::Machine::of(&start.fingerprint),
+            sleeplab_account::Machine::of(&start.fingerprint),
             WORDING
         )
     );

@@ -50,12 +50,12 @@ impl Context {
     /// The context a traced run measures in, and what it says about where: when
     /// `traced`, a run not pinned is pinned to a CPU whose events the kernel records
     /// fully, and a run pinned to one that loses them is warned
-    /// ([`crate::trace::capture::coverage`]); untraced, the same context.
+    /// ([`sleeplab_capture::coverage`]); untraced, the same context.
     pub fn placed_for_trace(&self, traced: bool) -> (Context, Option<String>) {
         if !traced {
             return (self.clone(), None);
         }
-        let p = crate::trace::placement(self.threads.pin);
+        let p = sleeplab_account::placement(self.threads.pin);
         let mut ctx = self.clone();
         ctx.threads.pin = p.cpu;
         (ctx, p.note)

@@ -4,7 +4,7 @@
 
 use super::{Context, Wording};
 use crate::settings::RunSettings;
-use crate::trace::why::TracedCells;
+use sleeplab_account::TracedCells;
 use sleeplab_stats::{Ci, Recorder, Summary, UnitIntervals, units::ns, units::num};
 
 /// What one run of an experiment produced.
@@ -102,9 +102,9 @@ pub trait Experiment: Send + Sync + 'static {
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<Self::Data>>;
 
     /// The terminal tables; a component's words follow `machine`, the result's
-    /// (`trace::Machine`: the host on a virtual machine, the hardware on bare metal), a
+    /// (`sleeplab_account::Machine`: the host on a virtual machine, the hardware on bare metal), a
     /// hint's follow `hints` (the command layer's flags).
-    fn render(data: &Self::Data, machine: crate::trace::Machine, hints: Wording) -> String;
+    fn render(data: &Self::Data, machine: sleeplab_account::Machine, hints: Wording) -> String;
 
     /// The CSV of the raw data (`--csv`); `None` (the default) when the experiment
     /// writes none.

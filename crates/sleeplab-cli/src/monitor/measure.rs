@@ -17,12 +17,12 @@ use super::record::CellRecord;
 use crate::experiments::Stop;
 use crate::settings::ThreadSettings;
 use crate::ticks::{self, Plan, Schedule, Wake};
-use crate::trace::{Follow, Recording, Window};
 use anyhow::Context as _;
 use sleeplab::clock::{monotonic_ns, thread_cpu_ns};
 use sleeplab::precise::PreciseSleeper;
 use sleeplab::wait::Waiter;
 use sleeplab::wait::periodic::{self, Grid};
+use sleeplab_account::{Follow, Recording, Window};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -153,7 +153,7 @@ impl BurstTracing {
         for w in &self.windows {
             let mut w = *w;
             w.tid = self.tid;
-            out.record_components(&crate::trace::account(&timeline, &w));
+            out.record_components(&sleeplab_account::account(&timeline, &w));
         }
         Ok(())
     }

@@ -10,7 +10,6 @@
 
 use super::cells::Cell;
 use super::record::CellRecord;
-use crate::trace::Component;
 use bytes::Bytes;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
@@ -20,6 +19,7 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::{Registry, Unit};
 use sleeplab::system::Fingerprint;
+use sleeplab_account::Component;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,7 @@
 //! copying a record (a burst's merge, a scrape's snapshot) is a memcpy.
 
 use crate::ticks::Account;
-use crate::trace::{Component, WakeAccount};
+use sleeplab_account::{Component, WakeAccount};
 
 /// The upper bounds of the exported latency buckets, ns (`+Inf` follows): 1 µs to
 /// 100 ms in 1-2-5 steps, which covers a busy-wait's sub-microsecond lateness and a

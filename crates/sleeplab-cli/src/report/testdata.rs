@@ -7,8 +7,8 @@ use crate::experiments::runtimes::RuntimeResult;
 use crate::experiments::sweep::{Quota, SweepCell, SweepConfig, SweepData};
 use crate::model::{ExperimentData, ResultFile, RunSettings, SCHEMA_VERSION, ToolInfo};
 use crate::survey::{Level, StageState, StageStatus, SurveyData};
-use crate::trace::{Component, Explanation, Tracing, WakeAccount};
 use sleeplab::system::Fingerprint;
+use sleeplab_account::{Component, Explanation, Tracing, WakeAccount};
 use sleeplab_stats::{Ci, Summary, Unit, UnitIntervals};
 
 /// A cell of 100 samples in 10 rounds with this median (p99 = 1.5 × median, no

@@ -18,8 +18,9 @@ use crate::model::{ExperimentData, ResultFile};
 use proptest::prelude::*;
 use sleeplab_stats::{Ci, Sentence, Unit, UnitIntervals, rests_on_units, summarize};
 
-/// Every file (below `src/`) that builds a verdict, an equivalence or a ranking over
-/// intervals, each walked by [`every_verdict_rests_on_units_or_exact_thresholds`].
+/// Every file (below the CLI's `src/`, or below a crate under it: `sleeplab-account/…`,
+/// `sleeplab-stats/…`) that builds a verdict, an equivalence or a ranking over intervals,
+/// each walked by [`every_verdict_rests_on_units_or_exact_thresholds`].
 const PRODUCERS: [&str; 19] = [
     "experiments/advise/choice.rs",
     "experiments/pace/frontier.rs",
@@ -39,7 +40,7 @@ const PRODUCERS: [&str; 19] = [
     "report/sections/sweep/captions.rs",
     "report/sections/sweep/requested.rs",
     "report/sections/sweep/timertest.rs",
-    "trace/steal.rs",
+    "sleeplab-account/steal.rs",
 ];
 
 /// The source files below `dir`, as paths relative to `root`.
@@ -59,9 +60,21 @@ fn sources(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String,
 /// themselves and tests aside) is in [`PRODUCERS`], and every one listed still builds one.
 #[test]
 fn every_producer_of_a_verdict_is_walked() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = manifest.join("src");
     let mut files = Vec::new();
     sources(&root, &root, &mut files);
+    // The crates below the CLI whose sentences the report says.
+    for krate in ["sleeplab-account", "sleeplab-stats"] {
+        let root = manifest.join("..").join(krate).join("src");
+        let mut below = Vec::new();
+        sources(&root, &root, &mut below);
+        files.extend(
+            below
+                .into_iter()
+                .map(|(p, src)| (format!("{krate}/{p}"), src)),
+        );
+    }
     // A producer builds a verdict or an equivalence, states a change (the captions'
     // `changed`), or ranks values over intervals.
     let produces = |code: &str| {
@@ -78,7 +91,7 @@ fn every_producer_of_a_verdict_is_walked() {
     let mut found: Vec<String> = files
         .iter()
         .filter(|(p, _)| {
-            !p.starts_with("claim/")
+            !p.starts_with("sleeplab-stats/claim/")
                 && !p.ends_with("tests.rs")
                 && !p.contains("/tests/")
                 && *p != "report/verdicts.rs"
@@ -442,9 +455,8 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
     // Steal beside the wakes' host share (1 ms to 1 s each, against a 10 ms tick).
     let steal = (plain * 1e3) as u64;
     let host = (ours * 1e3) as u64;
-    let machine = crate::trace::Machine::Host;
-    if let Some(s) =
-        crate::trace::steal::steal_sentence(steal, host, n % 2 == 0, 10_000_000, machine)
+    let machine = sleeplab_account::Machine::Host;
+    if let Some(s) = sleeplab_account::steal_sentence(steal, host, n % 2 == 0, 10_000_000, machine)
     {
         out.push(("steal", s));
     }

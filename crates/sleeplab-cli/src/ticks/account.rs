@@ -28,8 +28,8 @@
 //! ignored, and a run cut short is accounted up to the deadlines it reached
 //! ([`Schedule::of_run`]).
 
-use crate::trace::Window;
 pub use sleeplab::wait::periodic::{Wake, passed_deadlines, reconcile};
+use sleeplab_account::Window;
 
 /// An absolute periodic schedule: deadline `k` is due at `t0_ns + k·period_ns`,
 /// k = 1..=`ticks`.
@@ -173,7 +173,7 @@ pub fn account(schedule: &Schedule, wakes: &[Wake]) -> Account {
     acc
 }
 
-/// Each wake of thread `tid` as a window for the kernel's account ([`crate::trace`]):
+/// Each wake of thread `tid` as a window for the kernel's account ([`sleeplab_account`]):
 /// from the previous wake (or the origin) to this one, due at the deadline it stands
 /// for last (the one its timer fired for). Wakes for no deadline are left out. A timer
 /// that never `blocks` (a busy wait) has windows whose time is spin.

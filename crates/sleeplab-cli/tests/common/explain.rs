@@ -5,9 +5,9 @@
 //! (2 ms) dwarf its typical wakes and get a chart of their own; timerfd's (150 µs) share
 //! the typical wakes' axis.
 
+use sleeplab_account::{Component, Explanation, Tracing, WakeAccount};
 use sleeplab_cli::experiments::explain::{ExplainCell, ExplainConfig, ExplainData, ExplainItem};
 use sleeplab_cli::model::{ExperimentData, ResultFile, StageState, StageStatus};
-use sleeplab_cli::trace::{Component, Explanation, Tracing, WakeAccount};
 
 /// The mechanisms, and the run-queue time of each one's slowest wake, ns.
 pub const MECHANISMS: [(&str, u64); 2] = [("nanosleep", 2_000_000), ("timerfd", 150_000)];

@@ -4,7 +4,7 @@
 /// Whether the kernel can be traced here; fails under CI when not (CI runs as root on a
 /// kernel that has the tracepoints).
 pub fn traceable() -> bool {
-    match sleeplab_cli::trace::available() {
+    match sleeplab_account::available() {
         Ok(()) => true,
         Err(e) if std::env::var_os("CI").is_some() => panic!("tracing unavailable under CI: {e}"),
         Err(e) => {

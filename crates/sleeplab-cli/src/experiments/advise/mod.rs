@@ -206,7 +206,7 @@ impl Experiment for AdviseConfig {
 
     fn render(
         data: &AdviseData,
-        _machine: crate::trace::Machine,
+        _machine: sleeplab_account::Machine,
         _hints: crate::experiments::Wording,
     ) -> String {
         render(data)

@@ -95,7 +95,7 @@ impl Experiment for CpuConfig {
 
     fn render(
         data: &CpuData,
-        _machine: crate::trace::Machine,
+        _machine: sleeplab_account::Machine,
         _hints: crate::experiments::Wording,
     ) -> String {
         render(data)

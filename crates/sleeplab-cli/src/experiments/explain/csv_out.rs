@@ -3,8 +3,8 @@
 
 use super::ExplainData;
 use crate::experiments::SCHEMA_VERSION;
-use crate::trace::Component;
 use serde::Serialize;
+use sleeplab_account::Component;
 use sleeplab_stats::csv_bytes;
 
 /// The columns, in order. Within one `schema_version` columns are only ever added.

@@ -2,7 +2,7 @@
 //! (a mechanism at a requested duration, under a load and a timer slack) waits
 //! `iterations` times on one measuring thread while the kernel's tracepoints are
 //! recorded for it; each wake's lateness is then split into its components (timer
-//! slack, timer interrupt, run queue, …: [`crate::trace`]) and the cell summarised.
+//! slack, timer interrupt, run queue, …: [`sleeplab_account`]) and the cell summarised.
 //! Cells are interleaved in rounds, as in `sweep`.
 //!
 //! Without tracing (not root, no tracefs, an event missing) it says why in a note and
@@ -17,10 +17,9 @@ pub use render::render;
 pub use run::{WARMUP, run};
 
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
-use crate::trace::why::{CellAccount, TracedCells};
-use crate::trace::{Explanation, Tracing, WakeRecord};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_account::{CellAccount, Explanation, TracedCells, Tracing, WakeRecord};
 use sleeplab_stats::UnitIntervals;
 
 /// The default mechanisms: the common one-shot waits at [`DEFAULT_DURATIONS`], and the
@@ -133,7 +132,7 @@ impl Experiment for ExplainConfig {
 
     fn render(
         data: &ExplainData,
-        machine: crate::trace::Machine,
+        machine: sleeplab_account::Machine,
         _hints: crate::experiments::Wording,
     ) -> String {
         render(data, machine)

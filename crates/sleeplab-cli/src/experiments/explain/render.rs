@@ -2,13 +2,12 @@
 //! in parentheses, the p99 of each component), then a sentence per cell.
 
 use super::ExplainData;
-use crate::trace::render::{CELL_KEYS, cell_key, components_table};
-use crate::trace::why::{CellAccount, why_late};
+use sleeplab_account::{CELL_KEYS, CellAccount, cell_key, components_table, why_late};
 use std::fmt::Write;
 
 /// The table and the findings.
-pub fn render(data: &ExplainData, machine: crate::trace::Machine) -> String {
-    let rows: Vec<(Vec<String>, &crate::trace::Explanation)> = data
+pub fn render(data: &ExplainData, machine: sleeplab_account::Machine) -> String {
+    let rows: Vec<(Vec<String>, &sleeplab_account::Explanation)> = data
         .cells
         .iter()
         .map(|c| {

@@ -8,10 +8,9 @@ use crate::error::UsageError;
 use crate::experiments::rounds::{Grid, Placed, interleave, share};
 use crate::experiments::{Context, Outcome};
 use crate::settings::slack_levels;
-use crate::trace::steal::steal_note;
-use crate::trace::{Follow, Machine, Recording, WakeLog, Window};
 use sleeplab::clock::RealEnv;
 use sleeplab::wait::{self, Waiter};
+use sleeplab_account::{Follow, Machine, Recording, WakeLog, Window, steal_note};
 use sleeplab_stats::{Unit, UnitIntervals, fmt_ns};
 
 /// Calls per cell made before its first measured wake, in the first round.

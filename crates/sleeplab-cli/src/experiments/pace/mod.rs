@@ -24,9 +24,9 @@ pub use run::run;
 use crate::experiments::{
     Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
 };
-use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_account::{Explanation, Tracing};
 use sleeplab_stats::{Ci, Est, Stat, Summary, Unit, UnitIntervals};
 
 /// The default contenders of `pace`: the references (a plain sleep, a pure spin), the
@@ -249,7 +249,7 @@ impl Experiment for PaceConfig {
 
     fn render(
         data: &PaceData,
-        machine: crate::trace::Machine,
+        machine: sleeplab_account::Machine,
         hints: crate::experiments::Wording,
     ) -> String {
         render(data, machine, hints)

@@ -4,12 +4,12 @@
 use super::evidence::LATE_FRAME_NS;
 use super::{PaceData, PaceResult, frontier_sentence, standings};
 use crate::experiments::{Hint, Wording};
-use crate::trace::Component;
+use sleeplab_account::Component;
 use sleeplab_stats::{Cell, Table, fmt_ns, fmt_ns_f, fmt_pct, new_table};
 use std::fmt::Write;
 
 /// Renders the pace result as text (`hints` words the flag that traced it).
-pub fn render(data: &PaceData, machine: crate::trace::Machine, hints: Wording) -> String {
+pub fn render(data: &PaceData, machine: sleeplab_account::Machine, hints: Wording) -> String {
     let c = &data.config;
     let mut out = String::new();
     let _ = writeln!(
@@ -83,7 +83,7 @@ pub fn render(data: &PaceData, machine: crate::trace::Machine, hints: Wording) -
             if let Some(t) = late_causes_table(data, machine) {
                 let _ = writeln!(out, "{}\n{}", late_causes_intro(hints), t.terminal());
             }
-            let rows: Vec<(Vec<String>, &crate::trace::Explanation)> = data
+            let rows: Vec<(Vec<String>, &sleeplab_account::Explanation)> = data
                 .results
                 .iter()
                 .filter_map(|r| {
@@ -91,7 +91,7 @@ pub fn render(data: &PaceData, machine: crate::trace::Machine, hints: Wording) -
                     Some((vec![r.strategy.clone(), r.load.to_string()], x))
                 })
                 .collect();
-            out.push_str(&crate::trace::render::components_table(
+            out.push_str(&sleeplab_account::components_table(
                 &["strategy", "load"],
                 &rows,
                 tracing,
@@ -153,7 +153,7 @@ fn late_causes(data: &PaceData) -> Vec<Component> {
 /// level, its late frames counted once each by their biggest component, and the task
 /// that held the CPU longest in their run-queue time. The terminal and the report draw
 /// this one table; `None` without the account.
-pub fn late_causes_table(data: &PaceData, machine: crate::trace::Machine) -> Option<Table> {
+pub fn late_causes_table(data: &PaceData, machine: sleeplab_account::Machine) -> Option<Table> {
     data.tracing.as_ref()?;
     let causes = late_causes(data);
     let mut header: Vec<String> = ["strategy", "load", "frames (n)", "late"]

@@ -8,9 +8,9 @@ use crate::experiments::{Context, Outcome, histogram};
 use crate::load::LoadThreads;
 use crate::rusage::ThreadUsage;
 use crate::settings::set_slack;
-use crate::trace::{Follow, Recording, WakeLog, Window};
 use sleeplab::clock::{Env, RealEnv};
 use sleeplab::system::timer_slack_ns;
+use sleeplab_account::{Follow, Recording, WakeLog, Window};
 use sleeplab_stats::{Ci, Recorder, RecorderConfig, Unit, UnitIntervals, ratio_ci};
 
 struct State<'a> {

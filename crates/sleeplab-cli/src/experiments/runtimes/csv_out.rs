@@ -254,7 +254,7 @@ mod tests {
     #[test]
     fn the_render_shows_early_returns_prominently() {
         let mut d = data();
-        let text = crate::experiments::runtimes::render(&d, crate::trace::Machine::Host);
+        let text = crate::experiments::runtimes::render(&d, sleeplab_account::Machine::Host);
         assert!(text.contains("1 !"), "{text}");
         assert!(
             !text.contains("PARTIAL") && !text.contains("in force"),
@@ -273,7 +273,7 @@ mod tests {
             locked_kib: Some(12),
             ..InForce::default()
         });
-        let text = crate::experiments::runtimes::render(&d, crate::trace::Machine::Host);
+        let text = crate::experiments::runtimes::render(&d, sleeplab_account::Machine::Host);
         assert!(
             text.contains(
                 "  sleep: PARTIAL: 1 of 2 cells kept (stopped: hung: no exit within 3 s, killed)\n"
@@ -288,7 +288,7 @@ mod tests {
             policy: Some("other".into()),
             ..InForce::default()
         });
-        let text = crate::experiments::runtimes::render(&d, crate::trace::Machine::Host);
+        let text = crate::experiments::runtimes::render(&d, sleeplab_account::Machine::Host);
         assert!(
             text.contains("  in force for sleep: fifo 3, 12 KiB locked\n"),
             "{text}"

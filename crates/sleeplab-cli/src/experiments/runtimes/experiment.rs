@@ -6,7 +6,7 @@ use super::{RuntimeResult, RuntimesConfig, RuntimesData, Target, render, run, sa
 use crate::error::UsageError;
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData, load_note};
 use crate::probe::catalog::{Catalog, CatalogError, RuntimeId};
-use crate::trace::why::{CellAccount, TracedCells};
+use sleeplab_account::{CellAccount, TracedCells};
 use sleeplab_stats::Progress;
 
 /// `sleeplab runtimes`.
@@ -25,7 +25,7 @@ impl Experiment for RuntimesConfig {
         // A traced run places its probes where the kernel records their wakes fully.
         let mut config = self.clone();
         let placed = if self.trace {
-            let p = crate::trace::placement(self.pin_cpu);
+            let p = sleeplab_account::placement(self.pin_cpu);
             config.pin_cpu = p.cpu;
             p.note
         } else {
@@ -52,7 +52,7 @@ impl Experiment for RuntimesConfig {
 
     fn render(
         data: &RuntimesData,
-        machine: crate::trace::Machine,
+        machine: sleeplab_account::Machine,
         _hints: crate::experiments::Wording,
     ) -> String {
         render(data, machine)

@@ -31,10 +31,10 @@ pub use settings::{ProbeSettingError, in_force_notes, in_force_summary};
 use crate::probe::observe::InForce;
 use crate::probe::protocol::{Kind, MethodInfo};
 use crate::probe::runtime::RuntimeId;
-use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::system::Policy;
+use sleeplab_account::{Explanation, Tracing};
 use sleeplab_stats::{Ci, Est, Stat, Summary, UnitIntervals};
 use std::collections::BTreeMap;
 

@@ -6,7 +6,7 @@
 use super::settings::in_force_summary;
 use super::trace::{TRACED_KEYS, traced_cells};
 use super::{MethodResult, MethodStatus, ProbeQuota, RuntimeResult, RuntimeStatus, RuntimesData};
-use crate::trace::render::components_table;
+use sleeplab_account::components_table;
 use sleeplab_stats::{fmt_ns, fmt_ns_f, new_table};
 use std::fmt::Write;
 
@@ -92,7 +92,7 @@ pub fn quota_line(q: ProbeQuota) -> String {
 }
 
 /// Renders the measured data as text.
-pub fn render(data: &RuntimesData, machine: crate::trace::Machine) -> String {
+pub fn render(data: &RuntimesData, machine: sleeplab_account::Machine) -> String {
     let mut out = String::new();
     let multi = multi_level(data);
     let any_oneshot = data

@@ -167,7 +167,7 @@ pub fn run(
         .sum();
     let levels = (config.loads.len() * slacks.len()) as u64;
     progress.restart("measure", jobs_per_level * levels);
-    let mut tracing = crate::trace::Recordings::new(config.trace);
+    let mut tracing = sleeplab_account::Recordings::new(config.trace);
     'levels: for &load in &config.loads {
         let _load = LoadThreads::start(load);
         for &slack in &slacks {

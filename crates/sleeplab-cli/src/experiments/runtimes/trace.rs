@@ -2,10 +2,12 @@
 //! every thread runs beside each method's probe runs (a probe names its measuring
 //! thread only once it runs); afterwards each call — its start on `CLOCK_MONOTONIC`
 //! from the probe's `--timestamps`, its elapsed time, its request — is a window of the
-//! probe's measuring thread, split like any other wake ([`crate::trace`]).
+//! probe's measuring thread, split like any other wake ([`sleeplab_account`]).
 
 use super::{MethodResult, PeriodicCell, RuntimesData};
-use crate::trace::{Explanation, Follow, Recording, Recordings, Timeline, Window, explain_windows};
+use sleeplab_account::{
+    Explanation, Follow, Recording, Recordings, Timeline, Window, explain_windows,
+};
 
 /// The note on a method whose probe names no measuring thread.
 pub const NO_THREAD: &str = "not traced: the probe names no measuring thread (a Go \

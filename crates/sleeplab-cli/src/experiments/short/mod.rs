@@ -322,7 +322,7 @@ impl Experiment for ShortConfig {
 
     fn render(
         data: &ShortData,
-        _machine: crate::trace::Machine,
+        _machine: sleeplab_account::Machine,
         _hints: crate::experiments::Wording,
     ) -> String {
         render(data)

@@ -83,7 +83,7 @@ impl Experiment for SimulateOptions {
 
     fn render(
         data: &SimulateData,
-        _machine: crate::trace::Machine,
+        _machine: sleeplab_account::Machine,
         _hints: crate::experiments::Wording,
     ) -> String {
         render(data)

@@ -19,10 +19,9 @@ use crate::contenders;
 use crate::experiments::{
     Context, Experiment, KeyPart, Metric, Outcome, Point, ResultData, Sample,
 };
-use crate::trace::why::{CellAccount, TracedCells};
-use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_account::{CellAccount, Explanation, TracedCells, Tracing};
 use sleeplab_stats::{Est, Stat, Summary, UnitIntervals};
 
 /// How many samples a cell takes.
@@ -260,7 +259,7 @@ impl Experiment for SweepConfig {
 
     fn render(
         data: &SweepData,
-        machine: crate::trace::Machine,
+        machine: sleeplab_account::Machine,
         _hints: crate::experiments::Wording,
     ) -> String {
         render(data, machine)

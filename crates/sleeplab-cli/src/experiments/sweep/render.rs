@@ -2,12 +2,12 @@
 //! requested duration, columns: load level), then a percentile table per mechanism.
 
 use super::{SweepCell, SweepData};
-use crate::trace::render::{CELL_KEYS, cell_key, components_table};
+use sleeplab_account::{CELL_KEYS, cell_key, components_table};
 use sleeplab_stats::{fmt_ns, fmt_ns_f, new_table, not_measured};
 use std::fmt::Write;
 
 /// Renders the sweep as text.
-pub fn render(data: &SweepData, machine: crate::trace::Machine) -> String {
+pub fn render(data: &SweepData, machine: sleeplab_account::Machine) -> String {
     let mut out = String::new();
     let slacks = distinct(data.cells.iter().map(|c| c.timer_slack_ns));
     let loads = distinct(data.cells.iter().map(|c| c.load as u64));
@@ -112,7 +112,7 @@ pub fn render(data: &SweepData, machine: crate::trace::Machine) -> String {
             .map(|s| (s.mechanism.as_str(), s.requested_ns, s.reason.as_str())),
     ));
     if let Some(tracing) = &data.tracing {
-        let rows: Vec<(Vec<String>, &crate::trace::Explanation)> = data
+        let rows: Vec<(Vec<String>, &sleeplab_account::Explanation)> = data
             .cells
             .iter()
             .filter_map(|c| {

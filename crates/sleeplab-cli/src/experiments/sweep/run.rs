@@ -7,7 +7,7 @@ use crate::experiments::rounds::{Grid, Placed, interleave, share};
 use crate::experiments::{Context, Outcome, histogram};
 use crate::rusage::ThreadUsage;
 use crate::settings::slack_levels;
-use crate::trace::{Follow, Recording, WakeLog, Window};
+use sleeplab_account::{Follow, Recording, WakeLog, Window};
 use sleeplab_stats::{Recorder, RecorderConfig, Unit, UnitIntervals, fmt_ns};
 
 /// One cell's accumulating state.

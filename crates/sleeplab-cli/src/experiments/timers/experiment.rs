@@ -3,7 +3,7 @@
 
 use super::{TimersConfig, TimersData, cell_count, render, run, to_csv};
 use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
-use crate::trace::why::{CellAccount, TracedCells};
+use sleeplab_account::{CellAccount, TracedCells};
 
 /// `sleeplab timers`.
 impl Experiment for TimersConfig {
@@ -29,7 +29,7 @@ impl Experiment for TimersConfig {
 
     fn render(
         data: &TimersData,
-        machine: crate::trace::Machine,
+        machine: sleeplab_account::Machine,
         _hints: crate::experiments::Wording,
     ) -> String {
         render(data, machine)

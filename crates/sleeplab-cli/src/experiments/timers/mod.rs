@@ -23,9 +23,9 @@ pub use render::render;
 pub use run::{cell_count, run};
 pub use summary::TickStats;
 
-use crate::trace::{Explanation, Tracing};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sleeplab_account::{Explanation, Tracing};
 
 /// The seed's periods: 100, 50, 20, 10, 5, 2 and 1 ms.
 pub const DEFAULT_PERIODS_NS: [u64; 7] = [

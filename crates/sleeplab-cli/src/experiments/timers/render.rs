@@ -46,7 +46,7 @@ fn stats_row(label: String, s: &TickStats, cpu_pct: f64, vol: u64, invol: u64) -
 }
 
 /// Renders the result as text.
-pub fn render(data: &TimersData, machine: crate::trace::Machine) -> String {
+pub fn render(data: &TimersData, machine: sleeplab_account::Machine) -> String {
     let mut out = String::new();
     let cfg = &data.config;
     let mut groups: Vec<(usize, Option<u64>)> = Vec::new();
@@ -163,7 +163,7 @@ pub fn render(data: &TimersData, machine: crate::trace::Machine) -> String {
          CPU = thread(s) + helpers / wall.\n",
     );
     if let Some(tracing) = &data.tracing {
-        let rows: Vec<(Vec<String>, &crate::trace::Explanation)> = data
+        let rows: Vec<(Vec<String>, &sleeplab_account::Explanation)> = data
             .cells
             .iter()
             .filter_map(|c| {
@@ -177,7 +177,7 @@ pub fn render(data: &TimersData, machine: crate::trace::Machine) -> String {
             })
             .collect();
         out.push('\n');
-        out.push_str(&crate::trace::render::components_table(
+        out.push_str(&sleeplab_account::components_table(
             &["mechanism", "period", "load", "slack set"],
             &rows,
             tracing,

@@ -9,8 +9,8 @@ use crate::load::LoadThreads;
 use crate::rusage::ThreadUsage;
 use crate::settings::{ThreadSettings, lock_memory, set_slack, slack_levels};
 use crate::ticks::{Wake, account};
-use crate::trace::{Explanation, Follow, Recording, Recordings, Timeline};
 use sleeplab::system::timer_slack_ns;
+use sleeplab_account::{Explanation, Follow, Recording, Recordings, Timeline};
 use sleeplab_stats::fmt_ns;
 use std::sync::{Barrier, mpsc};
 
@@ -169,7 +169,7 @@ fn run_cell(
                 std::thread::Builder::new()
                     .name(format!("sleeplab-timer{i}"))
                     .spawn_scoped(s, move || {
-                        let _ = tid_tx.send(crate::trace::this_tid());
+                        let _ = tid_tx.send(sleeplab_account::this_tid());
                         measure(name, &plan, slack, thread_args, barrier, stop)
                     })
             })
@@ -249,7 +249,7 @@ fn measure(
         wakes,
         usage,
         slack,
-        tid: crate::trace::this_tid(),
+        tid: sleeplab_account::this_tid(),
     }))
 }
 
@@ -338,7 +338,7 @@ fn explain_cell(
     for r in runs {
         let schedule = r.report.schedule(plan, &r.wakes);
         for w in crate::ticks::windows(&schedule, &r.wakes, r.tid, blocks) {
-            accounts.push(crate::trace::account(&timeline, &w));
+            accounts.push(sleeplab_account::account(&timeline, &w));
         }
     }
     Some(Explanation::of(&accounts, lost, false))

@@ -363,7 +363,7 @@ impl Experiment for TuneConfig {
 
     fn render(
         data: &TuneData,
-        _machine: crate::trace::Machine,
+        _machine: sleeplab_account::Machine,
         _hints: crate::experiments::Wording,
     ) -> String {
         render(data)

@@ -3,12 +3,12 @@
 //! held up the tail.
 
 use super::{Finding, Results};
-use crate::trace::Machine;
+use sleeplab_account::Machine;
 
 /// The `why-late` findings of the first traced result with a traced cell (an `explain`
 /// result where there is one, else the first run with `--trace` that traced a cell: one
 /// that recorded nothing would hide the next one's account): its cells' sentences
-/// ([`crate::trace::why::why_late`]), read through `ResultData::traced` as every reader
+/// ([`sleeplab_account::why_late`]), read through `ResultData::traced` as every reader
 /// of traced cells reads them.
 pub fn why_late(r: &Results<'_>) -> Vec<Finding> {
     let traced: Vec<_> = r
@@ -25,7 +25,7 @@ pub fn why_late(r: &Results<'_>) -> Vec<Finding> {
         return Vec::new();
     };
     // Named in the words of the result's own machine, wherever it is read back.
-    crate::trace::why::why_late(&t.cells, Machine::of(&e.result.fingerprint))
+    sleeplab_account::why_late(&t.cells, Machine::of(&e.result.fingerprint))
         .into_iter()
         .map(|s| Finding::new("why-late", s))
         .collect()

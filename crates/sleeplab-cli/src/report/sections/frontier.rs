@@ -25,7 +25,11 @@ const FRONTIER: RGBColor = RGBColor(0x44, 0x44, 0x44);
 
 /// The frontier section of a pace result with at least one loaded level, or `None`
 /// (`hints` words the flag that traced the run).
-pub fn section(p: &PaceData, machine: crate::trace::Machine, hints: Wording) -> Option<Section> {
+pub fn section(
+    p: &PaceData,
+    machine: sleeplab_account::Machine,
+    hints: Wording,
+) -> Option<Section> {
     if !p.results.iter().any(|r| r.load > 0) {
         return None;
     }
@@ -201,7 +205,7 @@ mod tests {
         }
         let s = section(
             &data(vec![0, 2], results),
-            crate::trace::Machine::Host,
+            sleeplab_account::Machine::Host,
             Wording::NAMES,
         )
         .expect("loaded");
@@ -230,7 +234,7 @@ mod tests {
         assert!(
             section(
                 &data(vec![0], vec![result("precise", 0, 1, 1.0)]),
-                crate::trace::Machine::Host,
+                sleeplab_account::Machine::Host,
                 Wording::NAMES,
             )
             .is_none()

@@ -22,7 +22,7 @@ pub fn sections(r: &Results<'_>, hints: Wording) -> Vec<Section> {
     let mut out = Vec::new();
     if let Some((e, p)) = r.pace().filter(|(_, p)| !p.results.is_empty()) {
         out.push(pace(p));
-        let machine = crate::trace::Machine::of(&e.result.fingerprint);
+        let machine = sleeplab_account::Machine::of(&e.result.fingerprint);
         out.extend(super::frontier::section(p, machine, hints));
     }
     if let Some((_, c)) = r.cpu().filter(|(_, c)| !c.points.is_empty()) {

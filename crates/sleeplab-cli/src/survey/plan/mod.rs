@@ -89,7 +89,7 @@ impl PlanEnv {
                 .filter(|n| timer_mechanisms::support(n) == Support::Supported)
                 .map(str::to_string)
                 .collect(),
-            untraceable: crate::trace::available().err().map(|e| e.to_string()),
+            untraceable: sleeplab_account::available().err().map(|e| e.to_string()),
         }
     }
 }

@@ -21,11 +21,11 @@ use crate::report::escape;
 use crate::report::html::{Block, Figure, Section};
 use crate::report::units::ns;
 use crate::report::view::{Results, distinct};
-use crate::trace::analysis::explanation::Composition;
-use crate::trace::render::traced_counts;
-use crate::trace::why::{CellAccount, TracedCells, cell_sentence};
-use crate::trace::{Component, Machine, Tracing};
 use plotters::style::RGBColor;
+use sleeplab_account::{
+    CellAccount, Component, Composition, Machine, TracedCells, Tracing, cell_sentence,
+    traced_counts,
+};
 use sleeplab_stats::{Cell, Sentence, Table};
 
 /// The longest tail bar may be this many times the longest typical bar for both to

@@ -4,9 +4,10 @@ use super::*;
 use crate::experiments::explain::ExplainCell;
 use crate::model::ExperimentData;
 use crate::report::testdata::{self, explain_cell, wakes};
-use crate::trace::Component::{RunQueue, Slack, TimerIrq, Unexplained};
-use crate::trace::Explanation;
 use proptest::prelude::*;
+use sleeplab_account::{
+    Component::RunQueue, Component::Slack, Component::TimerIrq, Component::Unexplained, Explanation,
+};
 
 /// 50 µs of slack, 20 µs of interrupt, 5 µs of run queue; the slowest of `n` wakes
 /// `tail_rq` on a run queue.

@@ -73,7 +73,7 @@ fn agreement_band(steal_ns: u64, host_ns: u64, tick_ns: u64) -> Est {
 
 /// The sentence on a run whose guest kernel accounted `steal_ns` of steal while its
 /// wakes' host component summed to `host_ns` (its word for whoever took the CPU from
-/// the result's `machine`): `None` where they agree ([`disagree`]). Where the host
+/// the result's `machine`): `None` where they agree (`disagree`). Where the host
 /// share is only a lower bound (`complete` false: some cell's share was not told), it
 /// speaks only when that bound already exceeds steal. Its claims: the threshold and the
 /// tick it applies, and the order of the host share against steal's agreement band.
@@ -221,7 +221,7 @@ mod tests {
     /// the sum a lower bound; no steal read, or no cell told, no note.
     #[test]
     fn the_note_sums_the_cells_that_told() {
-        use crate::trace::{Parts, WakeAccount};
+        use crate::{Parts, WakeAccount};
         let cell = |host_ns: u64, told: bool| {
             let mut p = Parts::default();
             // Split between the two stretches with no guest event: summed again.

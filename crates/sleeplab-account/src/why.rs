@@ -212,7 +212,7 @@ fn blocking(s: &mut Sentence, c: &CellAccount<'_>, x: &Explanation) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{Holder, WakeAccount};
+    use crate::{Holder, WakeAccount};
     use proptest::prelude::*;
 
     /// A cell that owns what its account borrows.

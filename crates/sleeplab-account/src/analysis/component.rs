@@ -30,7 +30,7 @@ pub enum Component {
     /// What it measures is a delay between two events; on a VM whose idle loop halts
     /// the vCPU it reads as the host's time to run the vCPU again, on bare metal as the
     /// exit from a sleep state: a reading, not a measurement. Told only where the
-    /// guest's interrupts were recorded ([`crate::trace::Timeline::records_interrupts`]).
+    /// guest's interrupts were recorded ([`crate::Timeline::records_interrupts`]).
     /// Results written before it was told apart call it `host`, and that `host` also
     /// held [`Component::SpinGap`].
     #[serde(alias = "host")]
@@ -221,7 +221,7 @@ impl Component {
         self as usize
     }
 
-    /// Its row of [`COMPONENTS`].
+    /// Its row of `COMPONENTS`.
     pub fn spec(self) -> &'static ComponentSpec {
         &COMPONENTS[self.index()]
     }

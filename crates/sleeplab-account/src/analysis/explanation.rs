@@ -335,7 +335,7 @@ impl Explanation {
     }
 
     /// The same account with its wakes more than `threshold_ns` late set apart
-    /// ([`LateWakes`]); `wakes` are the accounts it was made of.
+    /// (`LateWakes`); `wakes` are the accounts it was made of.
     pub fn with_late(mut self, wakes: &[WakeAccount], threshold_ns: u64) -> Self {
         self.late = Some(LateWakes::of(wakes, threshold_ns));
         self
@@ -406,7 +406,7 @@ fn holders(wakes: &[WakeAccount], from_ns: f64) -> Vec<HolderShare> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::Holder;
+    use crate::Holder;
 
     /// An idle CPU's delivery split off in a wake whose spin's gaps were not logged
     /// (its share not told whole): the delivery stays in the record and the cell, so

@@ -136,7 +136,7 @@ impl WakeLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::Component;
+    use crate::Component;
 
     #[test]
     fn without_the_kernel_the_log_is_the_partial_account() {

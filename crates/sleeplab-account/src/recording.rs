@@ -67,7 +67,7 @@ impl Tracing {
     /// The status of a run that asked for tracing but made no recording: no cell it
     /// measured could be traced (none measured: every cell skipped, or stopped before the
     /// first; or only cells whose wakes the tracer does not follow). Not a kernel trace,
-    /// and no /proc account either: [`NOTHING_RECORDED`] says so.
+    /// and no /proc account either: `NOTHING_RECORDED` says so.
     pub fn nothing_recorded() -> Self {
         Self::partial(NOTHING_RECORDED)
     }

@@ -4,8 +4,8 @@
 //! and neither told without the guest's interrupts recorded.
 
 use super::*;
-use crate::trace::analysis::explanation::{Explanation, WakeRecord};
-use crate::trace::event::Interrupt;
+use crate::analysis::explanation::{Explanation, WakeRecord};
+use crate::event::Interrupt;
 
 fn irq_at(t: u64, pid: i32, entry: bool, what: Interrupt) -> Event {
     let kind = if entry {

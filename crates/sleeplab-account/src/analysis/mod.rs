@@ -1,5 +1,5 @@
 //! Analysis: each wake's lateness split into its components on the events capture
-//! recorded ([`crate::trace::event`], the contract), and a cell's statistics of the
+//! recorded ([`crate::event`], the contract), and a cell's statistics of the
 //! split. Pure: nothing here reads the kernel, so the account runs on a saved trace as
 //! on a live one, and the tests build timelines by hand.
 //!
