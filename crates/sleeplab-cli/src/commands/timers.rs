@@ -10,6 +10,34 @@ use clap::Args;
 use sleeplab_stats::fmt_ns;
 use std::path::PathBuf;
 
+/// The periods `--periods` defaults to.
+const DEFAULT_PERIODS: &str = "100ms,50ms,20ms,10ms,5ms,2ms,1ms";
+
+/// `--mechanisms`' help: every periodic mechanism, from the registry.
+fn mechanisms_help() -> String {
+    let names = mechanisms::names();
+    format!(
+        "Mechanisms, comma-separated (default: all {}): {}.",
+        names.len(),
+        names.join(", ")
+    )
+}
+
+/// `--seconds`' help, with the default run's total from the registry and the default
+/// periods.
+fn seconds_help() -> String {
+    let (m, p) = (
+        mechanisms::names().len(),
+        DEFAULT_PERIODS.split(',').count(),
+    );
+    format!(
+        "How long each mechanism runs at each period (one contiguous run per cell), e.g. 1 \
+         (a plain number is seconds, as in every command), 0.5, 250ms; at most 3600 s. \
+         Total ≈ mechanisms × periods × seconds: {m} × {p} × 1 s ≈ {} s by default.",
+        m * p
+    )
+}
+
 /// Most deadlines one thread may be asked for in one cell (bounded memory).
 const MAX_TICKS_PER_CELL: u64 = 2_000_000;
 
@@ -17,18 +45,15 @@ const MAX_TICKS_PER_CELL: u64 = 2_000_000;
 /// one contiguous run per cell); every wake is accounted against `t0 + k·period`.
 #[derive(Debug, Clone, Args)]
 pub struct TimersArgs {
-    /// Mechanisms, comma-separated (default: all thirteen): timerfd-interval, epoll-timerfd,
-    /// posix-timer-signal, posix-timer-thread, setitimer, clock-nanosleep-abs,
-    /// nanosleep-loop, busy-wait, ticker, tokio-interval-burst, tokio-interval-delay,
-    /// tokio-interval-burst-mt, spin-sleep-interval.
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("mechanism list"))]
+    /// Mechanisms, comma-separated (the help lists the registry's: `mechanisms_help`).
+    #[arg(long, help = mechanisms_help(), allow_hyphen_values = true, value_name = "LIST", value_parser = args::names("mechanism list"))]
     pub mechanisms: Option<List<String>>,
     /// Periods, e.g. 100ms,1ms,500us.
-    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = periods, default_value = "100ms,50ms,20ms,10ms,5ms,2ms,1ms")]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = periods, default_value = DEFAULT_PERIODS)]
     pub periods: List<u64>,
-    /// How long each mechanism runs at each period (one contiguous run per cell), e.g. 1
-    /// (a plain number is seconds, as in every command), 0.5, 250ms; at most 3600 s. Total ≈ mechanisms × periods × seconds: 13 × 7 × 1 s ≈ 91 s by default.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = seconds, default_value = "1")]
+    /// How long each mechanism runs at each period (the help states the default total:
+    /// `seconds_help`).
+    #[arg(long, help = seconds_help(), allow_hyphen_values = true, value_name = "DURATION", value_parser = seconds, default_value = "1")]
     pub seconds: u64,
     /// Measuring threads per cell, each with its own timer (as cyclictest -t N).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = thread_count, default_value = "1")]

@@ -77,19 +77,10 @@ fn request_skip(name: &str, min_ns: u64, takes_duration: bool, ns: u64) -> Optio
 }
 
 /// Whether the measuring thread's timer slack delays the wake of the contender `name`:
-/// not a timerfd's (its expiry takes no slack), nor an io_uring timeout's or
-/// `futex_waitv`'s (the kernel arms their hrtimers without the thread's slack, unlike
-/// `FUTEX_WAIT`'s), nor a wait that never sleeps, nor a multi-thread runtime's (its
-/// worker's timer wakes the measuring thread) or async-io's (a timerfd); a strategy's
-/// native sleeps do take it, and so does a current-thread tokio runtime's `epoll_wait`.
+/// a mechanism's row says ([`sleeplab::wait::Mechanism::slack_applies`]); a strategy's
+/// native sleeps take it.
 pub fn slack_applies(name: &str) -> bool {
-    use wait::oneshot::Family;
-    wait::find(name).is_none_or(|m| match m.family {
-        Family::Timerfd | Family::Busy | Family::Uring => false,
-        Family::Async => m.name.starts_with("tokio-") && !m.name.ends_with("-mt"),
-        Family::Sync => m.name != "futex-waitv",
-        Family::Sleep | Family::Poll => true,
-    })
+    wait::find(name).is_none_or(|m| m.slack_applies)
 }
 
 /// Something that waits for a requested number of nanoseconds.

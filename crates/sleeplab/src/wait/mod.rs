@@ -154,6 +154,23 @@ macro_rules! assert_unique_names {
 }
 pub(crate) use assert_unique_names;
 
+/// Checks a registry's variants, given as (name, variant_of, family) per row: each names a
+/// row of its own (not itself a variant) of the same family, and at least one row is a
+/// variant (the field is in use).
+#[cfg(test)]
+pub(crate) fn assert_variants_name_rows<F: PartialEq + std::fmt::Debug>(
+    rows: &[(&str, Option<&str>, F)],
+) {
+    for (name, of, family) in rows {
+        if let Some(of) = of {
+            let base = rows.iter().find(|r| r.0 == *of);
+            let (_, base_of, base_family) = base.unwrap_or_else(|| panic!("{name}: no row {of}"));
+            assert_eq!((base_of, base_family), (&None, family), "{name}");
+        }
+    }
+    assert!(rows.iter().any(|r| r.1.is_some()));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,21 +43,6 @@ pub const QUICK_RUN_TIME: &str = "about 15 s";
 /// The sum of the quick level's stage estimates never exceeds this (30 s).
 pub const QUICK_BUDGET_MS: u64 = 30_000;
 
-/// One-shot rows the survey leaves to `sweep`, near-copies of rows it keeps: tokio's
-/// `sleep_until` and its multi-thread rows beside `tokio-sleep` (each waits a whole
-/// millisecond or more, so at 100 samples a cell they would add seconds and tell little
-/// more), and the absolute io_uring timeout beside the relative one.
-pub const NOT_SURVEYED: [&str; 4] = [
-    "tokio-sleep-until",
-    "tokio-sleep-mt",
-    "tokio-sleep-until-mt",
-    "io-uring-timeout-abs",
-];
-
-/// Periodic rows the survey leaves to `timers`: variants of `tokio-interval-burst`,
-/// which it keeps.
-pub const TIMERS_NOT_SURVEYED: [&str; 2] = ["tokio-interval-delay", "tokio-interval-burst-mt"];
-
 /// What the plan depends on: the machine.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlanEnv {
@@ -95,16 +80,25 @@ impl PlanEnv {
 }
 
 impl PlanEnv {
-    /// The machine without the rows the survey leaves to `sweep` and `timers`
-    /// ([`NOT_SURVEYED`], [`TIMERS_NOT_SURVEYED`]).
+    /// The machine without the rows the survey leaves to `sweep` and `timers`: those
+    /// whose registry row names another as the row they vary
+    /// ([`sleeplab::wait::Mechanism::variant_of`], and the periodic rows' likewise):
+    /// tokio's `sleep_until` and multi-thread rows beside `tokio-sleep` (each waits a
+    /// whole millisecond or more, so at 100 samples a cell they would add seconds and
+    /// tell little more), the absolute io_uring timeout beside the relative one, and the
+    /// variants of `tokio-interval-burst`.
     fn surveyed(&self) -> Self {
         let mut env = self.clone();
-        env.mechanisms
-            .retain(|m| !NOT_SURVEYED.contains(&m.0.as_str()));
-        env.timer_mechanisms
-            .retain(|m| !TIMERS_NOT_SURVEYED.contains(&m.as_str()));
+        env.mechanisms.retain(|m| !is_variant(&m.0));
+        env.timer_mechanisms.retain(|m| !is_variant(m));
         env
     }
+}
+
+/// Whether the one-shot or periodic row named `name` is a variant of another row.
+fn is_variant(name: &str) -> bool {
+    sleeplab::wait::find(name).is_some_and(|m| m.variant_of.is_some())
+        || sleeplab::wait::periodic::find(name).is_some_and(|m| m.variant_of.is_some())
 }
 
 /// The stages of a survey at `level` on the machine `env`, in running order.
@@ -401,7 +395,12 @@ mod tests {
         ] {
             assert!(sweep.mechanisms.iter().any(|x| x == m), "{m}");
         }
-        for m in NOT_SURVEYED {
+        for m in [
+            "tokio-sleep-until",
+            "tokio-sleep-mt",
+            "tokio-sleep-until-mt",
+            "io-uring-timeout-abs",
+        ] {
             assert!(!sweep.mechanisms.iter().any(|x| x == m), "{m}");
         }
         let timers = p.iter().find(|s| s.name == "timers").unwrap();

@@ -16,7 +16,7 @@ pub(super) const TIMER: Mechanism = Mechanism::ns(
     Family::Async,
     "async_io::Timer::after(d).await in async_io::block_on (smol's timer; polling's epoll + timerfd)",
     imp::new,
-);
+).without_slack();
 
 #[cfg(not(feature = "async-io"))]
 mod imp {

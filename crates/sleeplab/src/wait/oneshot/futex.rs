@@ -70,7 +70,7 @@ pub(super) const FUTEX_WAITV: Mechanism = Mechanism::ns(
         }
         Ok(Box::new(FutexWaitv(word)))
     },
-);
+).without_slack();
 
 /// A mutex and condition variable nobody notifies.
 struct CondvarPair {

@@ -100,6 +100,16 @@ pub struct Mechanism {
     pub min_ns: u64,
     /// False for mechanisms that ignore the duration (`yield`): they are measured at 0 only.
     pub takes_duration: bool,
+    /// Whether the calling thread's timer slack delays its wake: false where the kernel
+    /// arms the timer without the thread's slack (a timerfd's expiry, an io_uring
+    /// timeout, `futex_waitv`, unlike `FUTEX_WAIT`), where the call never sleeps (the
+    /// busy ones), and where another thread's timer wakes it (a multi-thread runtime's
+    /// worker; async-io's timerfd).
+    pub slack_applies: bool,
+    /// The row this one is a near-copy of (the same wait through another entry point or
+    /// runtime flavour: `tokio-sleep-until` of `tokio-sleep`), which a short survey
+    /// measures in its place; `None` for a row of its own.
+    pub variant_of: Option<&'static str>,
     /// Creates the per-thread state.
     pub new: NewOneShot,
 }
@@ -126,7 +136,25 @@ impl Mechanism {
             unit_ns: 1,
             min_ns: 0,
             takes_duration: true,
+            slack_applies: true,
+            variant_of: None,
             new,
+        }
+    }
+
+    /// This row, its wake not delayed by the thread's timer slack.
+    pub(crate) const fn without_slack(self) -> Self {
+        Self {
+            slack_applies: false,
+            ..self
+        }
+    }
+
+    /// This row, a near-copy of the row named `of`.
+    pub(crate) const fn variant_of(self, of: &'static str) -> Self {
+        Self {
+            variant_of: Some(of),
+            ..self
         }
     }
 
@@ -158,6 +186,8 @@ impl fmt::Debug for Mechanism {
             .field("unit_ns", &self.unit_ns)
             .field("min_ns", &self.min_ns)
             .field("takes_duration", &self.takes_duration)
+            .field("slack_applies", &self.slack_applies)
+            .field("variant_of", &self.variant_of)
             .finish_non_exhaustive()
     }
 }
@@ -285,6 +315,28 @@ mod tests {
         }
         assert!(find("nope").is_none());
         assert!(matches!(Waiter::new("nope"), Err(WaitError::Unknown(_))));
+    }
+
+    /// A variant names a row of its own in the registry, of its family; a wait that
+    /// never sleeps has no timer for the slack to delay.
+    #[test]
+    fn variants_name_rows_of_their_own_and_busy_waits_take_no_slack() {
+        for m in mechanisms() {
+            if let Some(of) = m.variant_of {
+                let base = find(of).unwrap_or_else(|| panic!("{}: no row {of}", m.name));
+                assert_eq!(
+                    (base.variant_of, base.family),
+                    (None, m.family),
+                    "{}",
+                    m.name
+                );
+            }
+            if !m.blocks() {
+                assert!(!m.slack_applies, "{}", m.name);
+            }
+        }
+        assert!(mechanisms().iter().any(|m| m.variant_of.is_some()));
+        assert!(mechanisms().iter().any(|m| !m.slack_applies));
     }
 
     #[test]

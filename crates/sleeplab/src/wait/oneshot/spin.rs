@@ -23,6 +23,7 @@ pub(super) const YIELD: Mechanism = Mechanism {
         "sched_yield(2); ignores the duration (measured at 0 only)",
         || Ok(Box::new(Yield)),
     )
+    .without_slack()
 };
 
 /// Spins on CLOCK_MONOTONIC with a `pause` hint until the deadline.
@@ -40,7 +41,8 @@ pub(super) const SPIN: Mechanism = Mechanism::ns(
     Family::Busy,
     "busy-wait reading CLOCK_MONOTONIC until the deadline",
     || Ok(Box::new(Spin)),
-);
+)
+.without_slack();
 
 /// Spins with a `pause` hint until CLOCK_MONOTONIC reaches `deadline`; returns the clock
 /// read that ended the spin. Its gaps go to the [`spin_log`] when installed.

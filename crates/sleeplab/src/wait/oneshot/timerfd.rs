@@ -44,6 +44,7 @@ pub(super) const FRESH: Mechanism = Mechanism {
             Ok(Box::new(Fresh))
         },
     )
+    .without_slack()
 };
 
 /// One timerfd re-armed one-shot on every call and read to expiry.
@@ -64,6 +65,7 @@ pub(super) const REUSE: Mechanism = Mechanism {
         "one timerfd re-armed one-shot on every call and read to expiry",
         || Ok(Box::new(Reuse(new_fd()?))),
     )
+    .without_slack()
 };
 
 /// A timerfd armed once as an interval timer; re-armed only when the period changes.
@@ -107,6 +109,7 @@ pub(super) const INTERVAL: Mechanism = Mechanism {
             }))
         },
     )
+    .without_slack()
 };
 
 #[cfg(test)]

@@ -32,21 +32,26 @@ pub(super) const SLEEP_UNTIL: Mechanism = Mechanism::ns(
     Family::Async,
     "tokio::time::sleep_until(Instant::now() + d).await on a current-thread runtime",
     || imp::new(imp::Flavor::CurrentThread, true),
-);
+)
+.variant_of("tokio-sleep");
 
 pub(super) const SLEEP_MT: Mechanism = Mechanism::ns(
     "tokio-sleep-mt",
     Family::Async,
     "tokio::time::sleep(d).await in block_on of a multi-thread runtime (2 workers drive the timer)",
     || imp::new(imp::Flavor::MultiThread, false),
-);
+)
+.without_slack()
+.variant_of("tokio-sleep");
 
 pub(super) const SLEEP_UNTIL_MT: Mechanism = Mechanism::ns(
     "tokio-sleep-until-mt",
     Family::Async,
     "tokio::time::sleep_until(Instant::now() + d).await in block_on of a multi-thread runtime",
     || imp::new(imp::Flavor::MultiThread, true),
-);
+)
+.without_slack()
+.variant_of("tokio-sleep");
 
 #[cfg(not(feature = "tokio"))]
 mod imp {

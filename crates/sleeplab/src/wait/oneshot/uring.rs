@@ -17,21 +17,24 @@ pub(super) const TIMEOUT: Mechanism = Mechanism::ns(
     Family::Uring,
     "io_uring IORING_OP_TIMEOUT, relative timespec, submitted and waited for with io_uring_enter",
     || imp::new(imp::Kind::Relative),
-);
+)
+.without_slack();
 
 pub(super) const TIMEOUT_ABS: Mechanism = Mechanism::ns(
     "io-uring-timeout-abs",
     Family::Uring,
     "io_uring IORING_OP_TIMEOUT with IORING_TIMEOUT_ABS to now + d (CLOCK_MONOTONIC)",
     || imp::new(imp::Kind::Absolute),
-);
+)
+.without_slack()
+.variant_of("io-uring-timeout");
 
 pub(super) const WAIT: Mechanism = Mechanism::ns(
     "io-uring-wait",
     Family::Uring,
     "io_uring_enter(GETEVENTS | EXT_ARG) for one completion nobody posts, timespec timeout (Linux 5.11+)",
     || imp::new(imp::Kind::EnterTimeout),
-);
+).without_slack();
 
 #[cfg(not(feature = "io-uring"))]
 mod imp {

@@ -137,6 +137,10 @@ pub struct PeriodicMechanism {
     /// Usage so far of a helper thread every timer of this mechanism shares (glibc's
     /// SIGEV_THREAD thread), to read before and after a run.
     pub shared_helper_usage: Option<fn() -> Option<ThreadUsage>>,
+    /// The row this one is a variant of (`tokio-interval-delay` of
+    /// `tokio-interval-burst`), which a short survey measures in its place; `None` for a
+    /// row of its own.
+    pub variant_of: Option<&'static str>,
     /// Creates its state.
     pub new: NewPeriodic,
 }
@@ -165,7 +169,16 @@ impl PeriodicMechanism {
             period_unit_ns: 1,
             exact_counts: true,
             shared_helper_usage: None,
+            variant_of: None,
             new,
+        }
+    }
+
+    /// This row, a variant of the row named `of`.
+    pub(crate) const fn variant_of(self, of: &'static str) -> Self {
+        Self {
+            variant_of: Some(of),
+            ..self
         }
     }
 
@@ -210,6 +223,7 @@ impl fmt::Debug for PeriodicMechanism {
             .field("family", &self.family)
             .field("period_unit_ns", &self.period_unit_ns)
             .field("exact_counts", &self.exact_counts)
+            .field("variant_of", &self.variant_of)
             .finish_non_exhaustive()
     }
 }
@@ -340,6 +354,16 @@ fn buffered(name: &str, ticks: u64) -> Result<usize, WaitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A variant names a row of its own, of its family.
+    #[test]
+    fn variants_name_rows_of_their_own() {
+        let rows: Vec<_> = mechanisms()
+            .iter()
+            .map(|m| (m.name, m.variant_of, m.family))
+            .collect();
+        crate::wait::assert_variants_name_rows(&rows);
+    }
 
     #[test]
     fn rows_are_findable_and_say_what_they_cannot_do() {

@@ -56,7 +56,7 @@ pub(super) const DELAY: PeriodicMechanism = PeriodicMechanism::row(
             burst: false,
         })
     },
-);
+).variant_of("tokio-interval-burst");
 
 pub(super) const BURST_MT: PeriodicMechanism = PeriodicMechanism::row(
     "tokio-interval-burst-mt",
@@ -69,7 +69,8 @@ pub(super) const BURST_MT: PeriodicMechanism = PeriodicMechanism::row(
             burst: true,
         })
     },
-);
+)
+.variant_of("tokio-interval-burst");
 
 #[cfg(not(feature = "tokio"))]
 mod imp {
