@@ -34,7 +34,6 @@ mod steal;
 mod why;
 
 use sleeplab_capture as capture;
-use sleeplab_capture::event;
 
 // The account of one wake, and a cell's.
 pub use analysis::account::{Holder, WakeAccount, Window, account};
@@ -43,9 +42,7 @@ pub use analysis::explanation::{ComponentsNs, Composition, Explanation, WakeReco
 pub use analysis::timeline::Timeline;
 
 // Recording: the harness, its status, a cell's wakes; what capture decides for it.
-pub use capture::coverage::{Placement, placement};
-pub use capture::{TraceError, available, this_tid};
-pub use event::Events;
+pub use capture::{Events, Placement, TraceError, available, placement, this_tid};
 pub use log::{Before, WakeLog};
 pub use recording::{Follow, Recording, Recordings, Tracing, unavailable};
 

@@ -4,13 +4,11 @@
 //! run's [`Tracing`] status, whose notes are worded here and nowhere else.
 
 use super::analysis::timeline::Timeline;
-use super::capture::drain::Drainer;
-use super::capture::{TraceError, Tracer, this_tid};
-use super::event::{Captured, Kind};
 use super::log::Before;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::lab::noise::spin_log;
+use sleeplab_capture::{Captured, Drainer, Kind, TraceError, Tracer, this_tid};
 
 /// Whose events a recording keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]

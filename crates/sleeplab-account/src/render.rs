@@ -128,7 +128,7 @@ pub fn traced_counts<'a>(
 pub const MANY_UNTRACED: (u64, u64) = (1, 10);
 
 /// Why many wakes can be partly unexplained. A traced run already measures where the
-/// kernel records a CPU's idle task ([`crate::capture::coverage`], whose note says so),
+/// kernel records a CPU's idle task ([`sleeplab_capture::placement`], whose note says so),
 /// so what remains is a run pinned elsewhere by request, a full buffer, or a task whose
 /// own events the kernel does not record.
 pub fn many_untraced_hint() -> String {

@@ -2,32 +2,54 @@
 //! (`timer:hrtimer_start`, `timer:hrtimer_expire_entry`, `sched:sched_waking`,
 //! `sched:sched_switch`, `raw_syscalls:sys_exit`; the guest's interrupts and softirqs,
 //! `irq:*` and `irq_vectors:*`, where the kernel has them) recorded in private tracefs instances
-//! and decoded into [`event::Event`]s, the contract with the analysis (in the CLI's
+//! and decoded into [`Event`]s, the contract with the analysis (in the CLI's
 //! `trace`), which splits each wake's lateness into components. Nothing here splits a
 //! wake. A crate of its own, with no dependency beyond `libc`, `thiserror` and the
 //! sleeplab library, so that the decoders of kernel memory layouts are fuzzed cheaply
 //! (`fuzz/`, target `trace_pages`).
 //!
-//! * [`event`]: the decoded events, which tracepoints were recorded, what was captured;
-//! * [`tracefs`], [`mod@format`], [`decode`]: the kernel's event layouts, read at run time;
-//! * [`instance`], [`ring`], [`session`]: the private tracefs instances that record
-//!   them, their ring buffer pages, and the session over both (why instances and not
+//! Its modules are private; the list below is the crate's whole interface:
+//!
+//! * `event`: the decoded events ([`Event`], [`Kind`]), which tracepoints were recorded,
+//!   what was captured ([`Captured`]);
+//! * `tracefs`, `format`, `decode`: the kernel's event layouts, read at run time
+//!   ([`Tracefs`], [`Format`], [`Decoders`]);
+//! * `instance`, `ring`, `session`: the private tracefs instances that record them, their
+//!   ring buffer pages, and the session over both ([`Session`]; why instances and not
 //!   perf events: there);
-//! * [`drain`]: a session drained on a thread of its own;
-//! * [`coverage`]: which CPUs the kernel records fully, and where a traced run measures.
+//! * `drain`: a session drained on a thread of its own ([`Drainer`]);
+//! * `coverage`: which CPUs the kernel records fully, and where a traced run measures
+//!   ([`placement`]).
 
-pub mod coverage;
-pub mod decode;
-pub mod drain;
-pub mod event;
-pub mod format;
-pub mod instance;
-pub mod ring;
-pub mod session;
-pub mod tracefs;
+mod coverage;
+mod decode;
+mod drain;
+mod event;
+mod format;
+mod instance;
+mod ring;
+mod session;
+mod tracefs;
 
-use event::{Captured, Event, Events};
-use session::Session;
+// The decoded events: the contract with the analysis.
+pub use event::{
+    Captured, Comm, Event, Events, FLAG_HARDIRQ, FLAG_NMI, FLAG_SOFTIRQ, IDLE_EXIT_STATE,
+    Interrupt, Kind, SLEEPING_STATES,
+};
+
+// Recording: tracefs, its instances and ring pages, the session and its drain.
+pub use decode::{Decoders, Tracepoint, concerns};
+pub use drain::{DRAIN_EVERY, Drainer};
+pub use format::{BytesField, Field, Format, FormatError, IntField};
+pub use instance::Instance;
+pub use ring::{PageLayout, PageSummary, RingError, read_page};
+pub use session::{Drained, Session, parse_cpu_list};
+pub use tracefs::{MOUNT_POINT, Tracefs};
+
+// Which CPUs the kernel records fully, and where a traced run measures.
+pub use coverage::{
+    Coverage, CpuProbe, MIN_IDLE_SWITCHES, PROBE_SLEEPS, Placement, Recorded, coverage, placement,
+};
 use thiserror::Error;
 
 /// Why tracing is unavailable, or failed.

@@ -11,7 +11,7 @@ mod common;
 use common::tracing::{AS_NOBODY, nobodys_dir, traceable_alone};
 
 use sleeplab_account::{Component, Explanation};
-use sleeplab_capture::tracefs::Tracefs;
+use sleeplab_capture::Tracefs;
 use sleeplab_cli::experiments::explain::{ExplainCell, ExplainData};
 use std::process::{Command, Stdio};
 use std::sync::MutexGuard;

@@ -6,9 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sleeplab_capture::decode::{Decoders, Tracepoint};
-use sleeplab_capture::format::Format;
-use sleeplab_capture::ring::{PageLayout, read_page};
+use sleeplab_capture::{Decoders, Format, PageLayout, Tracepoint, read_page};
 use std::sync::OnceLock;
 
 const HEADER_PAGE: &str = include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/header_page");

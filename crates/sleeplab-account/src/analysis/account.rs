@@ -11,7 +11,7 @@
 //! ```
 //!
 //! (A tracer that does not record the system calls' returns,
-//! [`crate::event::Events::NoSyscallExit`], has `on CPU ─return→ end`.)
+//! [`crate::capture::Events::NoSyscallExit`], has `on CPU ─return→ end`.)
 //!
 //! * The timer is the thread's own: the one it last armed itself (in a system call of
 //!   its own, not in an interrupt) before it blocked, whose expiry on the waking CPU
@@ -46,7 +46,7 @@ use super::component::{Component, Parts};
 use super::no_guest::{Delivery, guest_work, idle_delivery, spin_gaps};
 use super::timeline::{Arming, Timeline};
 pub use super::window::Window;
-use crate::event::{Comm, Event, Kind, SLEEPING_STATES};
+use crate::capture::{Comm, Event, Kind, SLEEPING_STATES};
 
 /// The task that held a CPU while the thread waited for it.
 #[derive(Debug, Clone, PartialEq, Eq)]

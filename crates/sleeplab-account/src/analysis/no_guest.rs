@@ -28,7 +28,7 @@
 //! [`Component::TimerIrq`]: super::component::Component::TimerIrq
 
 use super::timeline::Timeline;
-use crate::event::{Interrupt, Kind};
+use crate::capture::{Interrupt, Kind};
 
 /// The stretches of `[from_ns, to_ns]` in which the guest kernel ran an interrupt or a
 /// softirq that interrupted thread `tid`: entry to exit (nested ones merged; an exit
@@ -41,7 +41,7 @@ pub fn guest_busy(tl: &Timeline, tid: i32, from_ns: u64, to_ns: u64) -> Vec<(u64
 /// [`guest_busy`] of the events `of` picks.
 fn busy_where(
     tl: &Timeline,
-    of: impl Fn(&crate::event::Event) -> bool,
+    of: impl Fn(&crate::capture::Event) -> bool,
     from_ns: u64,
     to_ns: u64,
 ) -> Vec<(u64, u64)> {
@@ -137,7 +137,7 @@ pub fn guest_work(
 ) -> Vec<(u64, u64)> {
     let interrupts = busy_where(tl, |e| e.cpu == cpu && e.pid == 0, from_ns, to_ns);
     let since = idle_since_ns.min(from_ns);
-    let on_cpu: Vec<&crate::event::Event> = tl
+    let on_cpu: Vec<&crate::capture::Event> = tl
         .range(since, to_ns)
         .iter()
         .filter(|e| e.cpu == cpu)

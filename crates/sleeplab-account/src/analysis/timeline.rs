@@ -2,7 +2,7 @@
 //! asks: what happened in a time range, which timer a thread armed itself, when that
 //! timer expired, when a timer was last armed.
 
-use crate::event::{Captured, Event, Events, Kind};
+use crate::capture::{Captured, Event, Events, Kind};
 use std::collections::HashMap;
 
 /// How many of a thread's own timers (the latest first) a wake's account looks through
@@ -293,7 +293,7 @@ mod tests {
     /// is not its own.
     #[test]
     fn own_timers_are_armed_in_the_threads_own_context() {
-        use crate::event::{FLAG_HARDIRQ, FLAG_SOFTIRQ};
+        use crate::capture::{FLAG_HARDIRQ, FLAG_SOFTIRQ};
         let arm = |t: u64, pid: i32, flags: u8, timer: u64| Event {
             time_ns: t,
             cpu: 0,

@@ -1,7 +1,7 @@
 //! The events around a failing wake, one a line, for reading why the account split it
 //! as it did (`--events`).
 
-use sleeplab_capture::{event::Event, event::Kind};
+use sleeplab_capture::{Event, Kind};
 
 /// One event in a line: its time from the wake's deadline, CPU, current task, and what
 /// happened (times of timers also from the deadline).

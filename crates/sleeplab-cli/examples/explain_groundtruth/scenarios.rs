@@ -10,7 +10,7 @@ use crate::inject::{
 use sleeplab::clock::{monotonic_ns, thread_cpu_ns};
 use sleeplab::system::{Policy, SlackGuard, set_policy};
 use sleeplab_account::{Component, Timeline, WakeAccount, Window, account, this_tid};
-use sleeplab_capture::event::Event;
+use sleeplab_capture::Event;
 
 /// The gap between a wake's clock read and its deadline (the wait itself).
 const GAP_NS: u64 = 1_000_000;

@@ -8,7 +8,7 @@ use companion::{Block, Verdict};
 use judge::{Baseline, Booked, Outcome, Row, share_over_blocks, table};
 use scenarios::{Scored, window};
 use sleeplab_account::{Component, Holder, Timeline, WakeAccount, account};
-use sleeplab_capture::{event::Comm, event::Event, event::FLAG_HARDIRQ, event::Kind};
+use sleeplab_capture::{Comm, Event, FLAG_HARDIRQ, Kind};
 
 fn scored(injected_ns: u64, parts: &[(Component, u64)], holder_named: Option<bool>) -> Scored {
     Scored {

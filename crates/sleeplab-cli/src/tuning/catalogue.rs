@@ -310,7 +310,7 @@ fn read(root: &Path, p: &str) -> Option<String> {
 /// this process's affinity or cgroup allows; CPU 0 alone where the file cannot be read.
 fn online_cpus(root: &Path) -> Vec<usize> {
     let list = read(root, "sys/devices/system/cpu/online")
-        .map(|s| sleeplab_capture::session::parse_cpu_list(&s))
+        .map(|s| sleeplab_capture::parse_cpu_list(&s))
         .unwrap_or_default();
     if list.is_empty() {
         return vec![0];

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::analysis::explanation::{Explanation, WakeRecord};
-use crate::event::Interrupt;
+use crate::capture::Interrupt;
 
 fn irq_at(t: u64, pid: i32, entry: bool, what: Interrupt) -> Event {
     let kind = if entry {
