@@ -2,7 +2,7 @@
 //! `Claim::Verdict` or a `Claim::Equivalent` (or ranks values with intervals) is run on
 //! synthetic results whose units vary (none in the result, too few for an interval,
 //! enough, with intervals of any width, open or closed), and every sentence must pass
-//! its own check and the oracle `claim::rests_on_units`: no verdict on pooled samples,
+//! its own check and the oracle `sleeplab_stats::rests_on_units`: no verdict on pooled samples,
 //! none on a bare point value unless the sentence says "by point value", none between
 //! runs on within-run intervals unless it says so.
 
@@ -17,6 +17,7 @@ use crate::experiments::sweep::SweepCell;
 use crate::model::{ExperimentData, ResultFile};
 use proptest::prelude::*;
 use sleeplab_stats::{Ci, Sentence, Unit, UnitIntervals, rests_on_units, summarize};
+use std::path::Path;
 
 /// Every file (below the CLI's `src/`, or below a crate under it: `sleeplab-account/…`,
 /// `sleeplab-stats/…`) that builds a verdict, an equivalence or a ranking over intervals,
@@ -43,15 +44,16 @@ const PRODUCERS: [&str; 19] = [
     "sleeplab-account/steal.rs",
 ];
 
-/// The source files below `dir`, as paths relative to `root`.
-fn sources(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+/// The source files below `dir`, as paths relative to `root` after `prefix`.
+fn sources(root: &Path, dir: &Path, prefix: &str, out: &mut Vec<(String, String)>) {
     for e in std::fs::read_dir(dir).expect("src is readable").flatten() {
         let p = e.path();
         if p.is_dir() {
-            sources(root, &p, out);
+            sources(root, &p, prefix, out);
         } else if p.extension().is_some_and(|x| x == "rs") {
-            let rel = p.strip_prefix(root).unwrap().display().to_string();
-            out.push((rel, std::fs::read_to_string(&p).unwrap()));
+            let rel = p.strip_prefix(root).unwrap().display();
+            let src = std::fs::read_to_string(&p).unwrap();
+            out.push((format!("{prefix}{rel}"), src));
         }
     }
 }
@@ -60,20 +62,16 @@ fn sources(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String,
 /// themselves and tests aside) is in [`PRODUCERS`], and every one listed still builds one.
 #[test]
 fn every_producer_of_a_verdict_is_walked() {
-    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = manifest.join("src");
+    // The CLI's files, then those of the crates below it whose sentences the report says.
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    sources(&root, &root, &mut files);
-    // The crates below the CLI whose sentences the report says.
-    for krate in ["sleeplab-account", "sleeplab-stats"] {
-        let root = manifest.join("..").join(krate).join("src");
-        let mut below = Vec::new();
-        sources(&root, &root, &mut below);
-        files.extend(
-            below
-                .into_iter()
-                .map(|(p, src)| (format!("{krate}/{p}"), src)),
-        );
+    for (krate, prefix) in [
+        ("sleeplab-cli", ""),
+        ("sleeplab-account", "sleeplab-account/"),
+        ("sleeplab-stats", "sleeplab-stats/"),
+    ] {
+        let root = crates.join(krate).join("src");
+        sources(&root, &root, prefix, &mut files);
     }
     // A producer builds a verdict or an equivalence, states a change (the captions'
     // `changed`), or ranks values over intervals.

@@ -1,6 +1,6 @@
 use super::*;
 use crate::Events;
-use crate::capture::FLAG_HARDIRQ;
+use crate::capture::{Comm, FLAG_HARDIRQ};
 use proptest::prelude::*;
 
 /// Fails unless the nonzero parts of the account `a` are these, in order: each a
