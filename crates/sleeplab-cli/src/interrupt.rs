@@ -14,6 +14,7 @@ static STOP_MESSAGE: OnceLock<&'static str> = OnceLock::new();
 
 /// Replaces the first interruption's "saving what was measured" line with `message`
 /// (for a command that saves nothing, e.g. `monitor`). The first call wins.
+#[cfg(feature = "monitor")]
 pub fn say_on_stop(message: &'static str) {
     let _ = STOP_MESSAGE.set(message);
 }
@@ -44,11 +45,6 @@ pub fn install() {
 #[inline]
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
-}
-
-/// Marks the run as interrupted (used by tests and by stages that fail hard).
-pub fn request_stop() {
-    INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
 /// Asks a running measurement (an experiment, the monitor, a periodic run) to stop and

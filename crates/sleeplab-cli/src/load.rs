@@ -41,11 +41,13 @@ impl LoadThreads {
     }
 
     /// Number of busy threads.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.handles.len()
     }
 
     /// Whether there are no busy threads.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.handles.is_empty()
     }

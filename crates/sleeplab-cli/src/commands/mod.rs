@@ -1,32 +1,32 @@
 //! The command layer: one module per subcommand (clap arguments → an experiment's plain
-//! config → [`tail`]), the subcommands' enum and its dispatch ([`Command`]), and the
-//! pieces they share ([`args`], [`outputs`]). Nothing below this layer knows a flag.
+//! config → `tail`), the subcommands' enum and its dispatch ([`Command`]), and the
+//! pieces they share (`args`, `outputs`). Nothing below this layer knows a flag.
 
-pub mod advise;
-pub mod args;
-pub mod compare;
-pub mod cpu;
-pub mod explain;
-pub mod hints;
-pub mod list;
+pub(crate) mod advise;
+pub(crate) mod args;
+pub(crate) mod compare;
+pub(crate) mod cpu;
+pub(crate) mod explain;
+pub(crate) mod hints;
+pub(crate) mod list;
 #[cfg(feature = "monitor")]
-pub mod monitor;
+pub(crate) mod monitor;
 #[cfg(not(feature = "monitor"))]
-pub mod monitor_absent;
+pub(crate) mod monitor_absent;
 #[cfg(not(feature = "monitor"))]
-pub use monitor_absent as monitor;
-pub mod outputs;
-pub mod pace;
-pub mod report;
-pub mod runtimes;
-pub mod schema;
-pub mod short;
-pub mod simulate;
-pub mod survey;
-pub mod sweep;
-pub mod tail;
-pub mod timers;
-pub mod tune;
+pub(crate) use monitor_absent as monitor;
+pub(crate) mod outputs;
+pub(crate) mod pace;
+pub(crate) mod report;
+pub(crate) mod runtimes;
+pub(crate) mod schema;
+pub(crate) mod short;
+pub(crate) mod simulate;
+pub(crate) mod survey;
+pub(crate) mod sweep;
+pub(crate) mod tail;
+pub(crate) mod timers;
+pub(crate) mod tune;
 
 use clap::Subcommand;
 

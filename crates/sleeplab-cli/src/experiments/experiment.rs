@@ -97,8 +97,8 @@ pub trait Experiment: Send + Sync + 'static {
     fn steps(&self) -> u64;
 
     /// Runs the experiment: measures, reporting progress and watching the stop flag of
-    /// `ctx`. Errors that are the user's to fix are [`crate::error::UsageError`]s (or
-    /// [`crate::settings::SettingError`]s); they name values, never command-line flags.
+    /// `ctx`. Errors that are the user's to fix are `crate::error::UsageError`s (or
+    /// `crate::settings::SettingError`s); they name values, never command-line flags.
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<Self::Data>>;
 
     /// The terminal tables; a component's words follow `machine`, the result's

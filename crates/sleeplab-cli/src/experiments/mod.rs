@@ -9,10 +9,10 @@
 mod context;
 mod experiment;
 mod hint;
-pub mod rounds;
+pub(crate) mod rounds;
 
-pub mod advise;
-pub mod cpu;
+pub(crate) mod advise;
+pub(crate) mod cpu;
 pub mod explain;
 pub mod pace;
 pub mod runtimes;
@@ -20,7 +20,7 @@ pub mod short;
 pub mod simulate;
 pub mod sweep;
 pub mod timers;
-pub mod tune;
+pub(crate) mod tune;
 
 /// The experiments, each once: its data's variant in the result file, with the doc line
 /// the result schema shows for it (a new experiment's line goes at the end, its `pub mod`

@@ -3,7 +3,7 @@
 //! committed as `spec/result.schema.json`; `docs/RESULTS.md` explains it.
 
 mod envelope;
-pub mod host_noise;
+pub(crate) mod host_noise;
 mod io;
 mod run;
 mod survey;

@@ -35,7 +35,7 @@ impl RunStart {
     }
 
     /// The same start, the host's noise on `cpus` probed now
-    /// ([`super::host_noise`]); the probe after comes with [`RunStart::probe_after`].
+    /// (`super::host_noise`); the probe after comes with [`RunStart::probe_after`].
     pub fn probing(mut self, cpus: Vec<usize>) -> Self {
         let before = probe_now(&cpus);
         self.noise_before = Some((cpus, before));

@@ -6,11 +6,11 @@
 //! from that shared encoding by one `hyper` thread ([`server`]). The stop flag
 //! (Ctrl-C, SIGTERM) ends both sides within about 250 ms plus one wait.
 
-pub mod cells;
-pub mod measure;
-pub mod metrics;
-pub mod record;
-pub mod server;
+pub(crate) mod cells;
+pub(crate) mod measure;
+pub(crate) mod metrics;
+pub(crate) mod record;
+pub(crate) mod server;
 
 use crate::experiments::Stop;
 use crate::settings::ThreadSettings;

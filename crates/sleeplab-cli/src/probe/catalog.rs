@@ -2,7 +2,7 @@
 //! a cache, and how to launch it.
 //!
 //! Compiled probes are built into `$XDG_CACHE_HOME/sleeplab/probes` (or
-//! `~/.cache/sleeplab/probes`; see [`super::build`]); the others run from source.
+//! `~/.cache/sleeplab/probes`; see `super::build`); the others run from source.
 //!
 //! The probes themselves are found in the repository's `probes/` directory: `$SLEEPLAB_PROBES`,
 //! else next to the executable's ancestors (`target/release/sleeplab` → `probes/`), else

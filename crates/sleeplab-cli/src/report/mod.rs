@@ -14,16 +14,16 @@
 //! The sentences every renderer prints, with the claims they make, are
 //! [`sleeplab_stats`], a crate below the experiments.
 
-pub mod charts;
-pub mod compare;
-pub mod findings;
-pub mod html;
+pub(crate) mod charts;
+pub(crate) mod compare;
+pub(crate) mod findings;
+pub(crate) mod html;
 mod sections;
 #[cfg(test)]
 pub(crate) mod testdata;
 #[cfg(test)]
 mod verdicts;
-pub mod view;
+pub(crate) mod view;
 
 // The report writes through the one units, tables and escaping of `output`.
 pub use sleeplab_stats::{escape, units};

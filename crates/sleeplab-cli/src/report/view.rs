@@ -113,15 +113,6 @@ impl<'a> Results<'a> {
         self.sweeps().into_iter().find_map(SlackSweep::new)
     }
 
-    /// Every result of experiment `name` (e.g. `pace`).
-    pub fn of_experiment(&self, name: &str) -> Vec<Entry<'a>> {
-        self.entries
-            .iter()
-            .copied()
-            .filter(|e| e.result.data.name() == name)
-            .collect()
-    }
-
     /// The first `short` result.
     pub fn short(&self) -> Option<(Entry<'a>, &'a ShortData)> {
         self.first()

@@ -63,8 +63,10 @@ fn call_ns(mechanism: &str, requested_ns: u64) -> u64 {
     requested_ns.div_ceil(unit) * unit + CALL_OVERHEAD_NS
 }
 
-/// The samples a cell takes under `quota` when each call costs `call_ns`.
-pub fn samples(quota: Quota, call_ns: u64) -> u64 {
+/// The samples a cell takes under `quota` when each call costs `call_ns` (the tests' check
+/// of the quotas).
+#[cfg(test)]
+pub(crate) fn samples(quota: Quota, call_ns: u64) -> u64 {
     match quota {
         Quota::Iterations { count } => count,
         Quota::Budget {
@@ -198,7 +200,7 @@ impl Estimate for SimulateOptions {
 }
 
 /// Per runtime: its probe's start, its one-shot methods' cells at every request (a
-/// fixed count: count × (request + [`PROBE_CALL_OVERHEAD_NS`]); a budget: the budget),
+/// fixed count: count × (request + `PROBE_CALL_OVERHEAD_NS`); a budget: the budget),
 /// its periodic ticks; at every load.
 impl Estimate for RuntimesConfig {
     fn estimate_ns(&self, _cpus: usize) -> u64 {

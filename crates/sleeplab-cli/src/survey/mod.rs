@@ -11,7 +11,7 @@
 //! skips the rest.
 
 mod csv_out;
-pub mod estimate;
+pub(crate) mod estimate;
 mod plan;
 mod run;
 mod stage;

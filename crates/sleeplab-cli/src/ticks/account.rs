@@ -8,7 +8,7 @@
 //! re-based on a wake time, so a stall shows up in every tick it delays (no coordinated
 //! omission). Each wake reports how many deadlines it stands for (`expirations`, ≥ 1):
 //! the timerfd expiration count, 1 + `timer_getoverrun()` for a POSIX timer, and for the
-//! loops the deadlines already passed when they woke ([`passed_deadlines`]). Wake `i`
+//! loops the deadlines already passed when they woke ([`sleeplab::wait::periodic::passed_deadlines`]). Wake `i`
 //! therefore stands for deadlines `c_{i-1}+1 ..= c_i` where `c_i` is the running sum of
 //! expirations:
 //!
@@ -28,7 +28,7 @@
 //! ignored, and a run cut short is accounted up to the deadlines it reached
 //! ([`Schedule::of_run`]).
 
-pub use sleeplab::wait::periodic::{Wake, passed_deadlines, reconcile};
+pub use sleeplab::wait::periodic::Wake;
 use sleeplab_account::Window;
 
 /// An absolute periodic schedule: deadline `k` is due at `t0_ns + k·period_ns`,
@@ -200,6 +200,7 @@ pub fn windows(schedule: &Schedule, wakes: &[Wake], tid: i32, blocks: bool) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sleeplab::wait::periodic::{passed_deadlines, reconcile};
 
     #[test]
     fn a_wake_is_due_at_the_deadline_its_timer_fired_for() {

@@ -40,7 +40,7 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// The schedule this run of `plan` is accounted against ([`Schedule::of_run`]).
+    /// The schedule this run of `plan` is accounted against (`Schedule::of_run`).
     pub fn schedule(&self, plan: &Plan, wakes: &[Wake]) -> Schedule {
         Schedule::of_run(
             self.t0_ns,

@@ -9,7 +9,5 @@
 mod account;
 mod drive;
 
-pub use account::{
-    Account, Schedule, TickRecord, Wake, account, passed_deadlines, reconcile, windows,
-};
+pub use account::{Account, Schedule, TickRecord, Wake, account, windows};
 pub use drive::{Plan, RunReport, run};

@@ -103,6 +103,7 @@ impl Journal {
     }
 
     /// Whether no change is in force.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

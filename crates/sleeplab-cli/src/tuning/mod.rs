@@ -8,12 +8,12 @@
 //! * [`journal`]: every system-wide write recorded with the value it replaces before it
 //!   is made, restored on exit, on Ctrl-C, and after a SIGKILL by the next run.
 
-pub mod apply;
-pub mod catalogue;
-pub mod journal;
+pub(crate) mod apply;
+pub(crate) mod catalogue;
+pub(crate) mod journal;
 
-pub use apply::{Applied, apply};
-pub use catalogue::{BootSetting, Catalogue, Change, Scope, Setting, Unavailable, discover};
+pub use apply::apply;
+pub use catalogue::Change;
 pub use journal::Journal;
 
 use std::path::PathBuf;

@@ -15,7 +15,9 @@
 mod choice;
 mod snippet;
 
-pub use choice::{choose, reason, runner_up, runner_up_sentence};
+#[cfg(test)]
+pub(crate) use choice::runner_up_sentence;
+pub use choice::{choose, reason};
 pub use snippet::snippet;
 
 use crate::experiments::cpu::{self, CpuConfig};

@@ -11,7 +11,7 @@ mod csv_out;
 pub mod evidence;
 mod frontier;
 mod render;
-pub mod repeat;
+pub(crate) mod repeat;
 mod run;
 
 pub use csv_out::to_csv;

@@ -25,7 +25,7 @@
 //!   thread around each batch (`getrusage(RUSAGE_THREAD)`), per call.
 
 mod csv_out;
-pub mod findings;
+pub(crate) mod findings;
 mod render;
 mod run;
 

@@ -5,14 +5,14 @@
 //! have (a 7 ms scheduler, old Windows at 15.6 ms, a loaded VM) — deterministically and
 //! in milliseconds.
 //!
-//! * [`models`]: seed 002's fake scheduler ([`SchedulerModel`]) and the replay of a
-//!   measured sweep ([`Empirical`], built in [`empirical`]).
-//! * [`host`]: a virtual machine's host ([`HostModel`]), which interrupts spins (quiet,
+//! * `models`: seed 002's fake scheduler ([`SchedulerModel`]) and the replay of a
+//!   measured sweep ([`Empirical`], built in `empirical`).
+//! * `host`: a virtual machine's host ([`HostModel`]), which interrupts spins (quiet,
 //!   fitted from this VM's noise probe) and may punish long ones (busy).
-//! * [`setup`]: from the plain [`SimulateOptions`] (what a command line or the survey
+//! * `setup`: from the plain [`SimulateOptions`] (what a command line or the survey
 //!   asks for) to the recorded [`SimulateConfig`] and the loaded models, with the notes.
 //! * [`grid`]: strategy × interval × model cells, each a pure function of the config.
-//! * [`data`]: the result value ([`SimulateData`]); [`mod@render`] and [`csv_out`] print it.
+//! * `data`: the result value ([`SimulateData`]); `render` and `csv_out` print it.
 //! * [`rng`]: the seeded PCG streams and integer-only draws that make a seed give the
 //!   same numbers on every machine.
 //!
@@ -20,15 +20,15 @@
 //! [`VirtualCosts`](sleeplab::lab::VirtualCosts) and counts as virtual CPU, which is
 //! how the simulator predicts CPU use too.
 
-pub mod csv_out;
-pub mod data;
-pub mod empirical;
+pub(crate) mod csv_out;
+pub(crate) mod data;
+pub(crate) mod empirical;
 pub mod grid;
-pub mod host;
-pub mod models;
-pub mod render;
+pub(crate) mod host;
+pub(crate) mod models;
+pub(crate) mod render;
 pub mod rng;
-pub mod setup;
+pub(crate) mod setup;
 
 pub use csv_out::{CSV_COLUMNS, to_csv};
 pub use data::{SimCell, SimCosts, SimulateConfig, SimulateData};

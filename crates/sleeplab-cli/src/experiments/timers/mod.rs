@@ -2,7 +2,7 @@
 //!
 //! Each cell runs one mechanism at one period for one contiguous stretch of `seconds`
 //! on `threads` measuring threads at once (each with its own timer), and accounts every
-//! wake against the absolute schedule `t0 + k·P` ([`crate::ticks`]): ticks expected and
+//! wake against the absolute schedule `t0 + k·P` (`crate::ticks`): ticks expected and
 //! received, missed ticks (overruns), the seed's interval error, lateness per scheduled
 //! tick, drift, CPU and context switches. Cells are interleaved period-major (every
 //! mechanism at 100 ms, then every mechanism at 50 ms, …) inside load and timer-slack

@@ -27,12 +27,11 @@
 mod change;
 mod render;
 mod run;
-pub mod sentence;
+pub(crate) mod sentence;
 
-pub use change::{change_est, judge, paired_change, verdict, verdict_of_change};
+pub use change::{change_est, judge, verdict, verdict_of_change};
 pub use render::{csv, render};
 pub use run::{catalogue, plan};
-pub use sentence::{arm_sentence, best_setting};
 
 use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
 use crate::tuning::catalogue::{BootSetting, Scope, SettingInfo, Unavailable};

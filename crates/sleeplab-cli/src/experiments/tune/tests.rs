@@ -1,5 +1,6 @@
 //! Verdicts, changes and sentences on synthetic arms whose rounds vary.
 
+use super::sentence::best_setting;
 use super::*;
 use crate::tuning::catalogue::Scope;
 use rand::{RngExt, SeedableRng};

@@ -19,10 +19,6 @@ pub enum Unit {
     Ns,
     /// Percent (`25 %`).
     Percent,
-    /// Hertz (`60 Hz`).
-    Hz,
-    /// A plain number.
-    Plain,
 }
 
 impl Unit {
@@ -31,8 +27,6 @@ impl Unit {
         match self {
             Unit::Ns => units::ns(v),
             Unit::Percent => units::pct(v),
-            Unit::Hz => format!("{} Hz", units::num(v)),
-            Unit::Plain => units::num(v),
         }
     }
 }

@@ -16,14 +16,14 @@
 //! Text drawn by plotters is escaped by plotters (checked by the report's escaping
 //! test), so names from result files are safe in legends and tick labels.
 
-pub mod axis;
-pub mod bars;
-pub mod dumbbell;
+pub(crate) mod axis;
+pub(crate) mod bars;
+pub(crate) mod dumbbell;
 pub(crate) mod frame;
-pub mod heatmap;
-pub mod scatter;
-pub mod stacked;
-pub mod xy;
+pub(crate) mod heatmap;
+pub(crate) mod scatter;
+pub(crate) mod stacked;
+pub(crate) mod xy;
 
 use super::escape;
 use plotters::coord::Shift;

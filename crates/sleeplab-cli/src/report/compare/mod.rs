@@ -23,15 +23,15 @@
 //! `sweep --timer-slack 1ns` compare cell by cell). A standalone experiment matches the
 //! survey stage of its name (`sweep` the survey's `sweep`).
 
-pub mod fleet;
-pub mod pair;
-pub mod render;
-pub mod runs;
+pub(crate) mod fleet;
+pub(crate) mod pair;
+pub(crate) mod render;
+pub(crate) mod runs;
 
-pub use fleet::{Fleet, FleetCell, Machine, OUTLIER_FACTOR, Outlier};
-pub use pair::{Pair, Row};
+pub use fleet::Fleet;
+pub use pair::Pair;
 pub use render::{Rendered, Run, View};
-pub use runs::{Sides, SidesRow};
+pub use runs::Sides;
 
 use super::view::Results;
 use crate::experiments::{KeyPart, Point};

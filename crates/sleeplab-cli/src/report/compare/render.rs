@@ -43,11 +43,13 @@ pub trait View {
     fn rendered(&self) -> Rendered;
 
     /// The view as terminal text.
+    #[cfg(test)]
     fn terminal(&self) -> String {
         self.rendered().terminal()
     }
 
     /// The view as an HTML page.
+    #[cfg(test)]
     fn page(&self) -> Page {
         self.rendered().page()
     }

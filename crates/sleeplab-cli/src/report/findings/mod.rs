@@ -67,14 +67,6 @@ impl Finding {
             claims: s.claims,
         }
     }
-
-    /// The finding as a [`Sentence`] (to check its claims).
-    pub fn sentence(&self) -> Sentence {
-        Sentence {
-            text: self.text.clone(),
-            claims: self.claims.clone(),
-        }
-    }
 }
 
 /// Every finding the results support, most useful first.
@@ -247,4 +239,15 @@ fn count(n: u64) -> String {
         out.push(ch);
     }
     out
+}
+
+#[cfg(test)]
+impl Finding {
+    /// The finding as a [`Sentence`] (to check its claims).
+    pub fn sentence(&self) -> Sentence {
+        Sentence {
+            text: self.text.clone(),
+            claims: self.claims.clone(),
+        }
+    }
 }

@@ -1,18 +1,18 @@
 //! One module per kind of section. Each returns the sections its data supports, and
 //! nothing when the result holds none of it.
 
-pub mod explain;
-pub mod frontier;
-pub mod notes;
-pub mod precise;
-pub mod runtimes;
-pub mod seeds;
-pub mod short;
-pub mod simulate;
-pub mod stages;
-pub mod sweep;
-pub mod timers;
-pub mod tune;
+pub(crate) mod explain;
+pub(crate) mod frontier;
+pub(crate) mod notes;
+pub(crate) mod precise;
+pub(crate) mod runtimes;
+pub(crate) mod seeds;
+pub(crate) mod short;
+pub(crate) mod simulate;
+pub(crate) mod stages;
+pub(crate) mod sweep;
+pub(crate) mod timers;
+pub(crate) mod tune;
 
 use super::charts::{Chart, render};
 use super::html::Figure;

@@ -1,7 +1,7 @@
 //! Every periodic mechanism `sleeplab timers` compares: the library's
 //! ([`sleeplab::wait::periodic`]) and the `spin_sleep` crate's interval
 //! ([`SPIN_SLEEP_INTERVAL`]), each run through the one loop [`run`] (in
-//! [`crate::ticks`], which the monitor's `tick:` cells run through too).
+//! `crate::ticks`, which the monitor's `tick:` cells run through too).
 //!
 //! A mechanism arms its timer (or starts its loop) on the absolute schedule `t0 + k·P`,
 //! with `t0` read right before arming, and reports one [`Wake`] per wake-up: the clock

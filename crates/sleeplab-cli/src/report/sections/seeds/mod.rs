@@ -5,9 +5,9 @@
 //! timers and the runtimes' periodic timers). Seed 000's tables and scatter are in the
 //! sweep's sections (`sweep/timertest.rs`), seed 002's figure 2 in `sweep/figure2.rs`.
 
-pub mod periodic;
-pub mod runtimes;
-pub mod short;
+pub(crate) mod periodic;
+pub(crate) mod runtimes;
+pub(crate) mod short;
 
 /// The σ convention of seeds 000 and 003, stated in their tables' captions.
 pub const SIGMA_N: &str = "σ divides by n, as the seed's program did (√(nΣx² − (Σx)²)/n); results.json's stddev_ns divides by n − 1, so σ here is stddev_ns × √((n − 1)/n)";
