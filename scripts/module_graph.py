@@ -16,6 +16,8 @@
 * a source file under `crates/*/src` (test-only modules left out) does not open with a
   `//!` doc line (what `--index` lists: the map of every file is generated, never kept
   by hand);
+* a Rust file under `crates/` (sources, tests, examples) holds more than FILE_MAX_LINES
+  lines;
 * a path the doc's `tree` block names does not exist (a line `<indent>name  what it
   holds`, two spaces of indent a level, a name relative to the line above it one level
   up), or the doc is longer than DOC_MAX_LINES lines or has a line over DOC_MAX_WIDTH
@@ -455,6 +457,26 @@ def crate_deps(repo, name):
                   if isinstance(v, dict) and 'path' in v)
 
 
+# No Rust file of a crate (sources, tests, examples, benches) holds more lines than this.
+FILE_MAX_LINES = 600
+
+
+def long_files(repo):
+    """A failure for every .rs file under crates/ longer than FILE_MAX_LINES lines."""
+    failures = []
+    for d, dirs, fs in os.walk(os.path.join(repo, 'crates')):
+        dirs[:] = sorted(x for x in dirs if x != 'target')
+        for f in sorted(fs):
+            if f.endswith('.rs'):
+                path = os.path.join(d, f)
+                with open(path) as fh:
+                    n = sum(1 for _ in fh)
+                if n > FILE_MAX_LINES:
+                    failures.append(f'{os.path.relpath(path, repo)}: {n} lines, more than '
+                                    f'{FILE_MAX_LINES}: split it along what it holds')
+    return failures
+
+
 def crate_checks(repo, doc_path, blocks):
     """The `layers crates` block against the crates' manifests (every crate listed once,
     each dependency a layer below or beside it), and the private crates' lib.rs."""
@@ -534,6 +556,7 @@ def check(repo, doc_path, out=print):
             f'{nfile_cycles} file cycles, {nfolder} folder cycles')
     used_blocks.add('crates')
     failures.extend(crate_checks(repo, doc_path, blocks))
+    failures.extend(long_files(repo))
     for where in sorted(set(blocks) - used_blocks):
         failures.append(f'{doc_path}: a layer diagram for {where}, which is not a source folder')
     failures.extend(named_flags(repo))
@@ -651,6 +674,12 @@ def self_test():
     PRIVATE_CRATES = kept
     assert f == ["crates/y/src/lib.rs:2: a public module; this crate's modules are private "
                  "behind its re-export list"], f
+    # A file over the line limit, wherever it is in a crate.
+    big = dict(good)
+    big['crates/x/tests/t.rs'] = '//! t\n' + '\n' * FILE_MAX_LINES
+    f = tree(big, doc)
+    assert f == [f'crates/x/tests/t.rs: {FILE_MAX_LINES + 1} lines, more than {FILE_MAX_LINES}: '
+                 'split it along what it holds'], f
     # The CLI's flags named in a string below its command layer.
     cli = {
         'crates/sleeplab-cli/src/lib.rs': '//! l\npub mod cli;\npub mod commands;\npub mod experiments;\npub mod report;\n',

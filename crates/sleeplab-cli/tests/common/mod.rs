@@ -1,14 +1,15 @@
 //! Helpers shared by the CLI integration tests: the binary, the repository root,
 //! validation against the committed result schema (and a result file's round trip), the
 //! pandas checks of CSV files, the check of a bad invocation ([`exit2`]), and a synthetic
-//! `explain` stage for the report ([`explain`]), and what the traced tests share
-//! ([`tracing`]).
+//! `explain` stage for the report ([`explain`]), what the traced tests share
+//! ([`tracing`]), and the process table ([`procs`]).
 
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod exit2;
 pub mod explain;
 pub mod monitor;
+pub mod procs;
 pub mod tracing;
 
 use assert_cmd::Command;
