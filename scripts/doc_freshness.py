@@ -33,6 +33,7 @@ fails too.
 Usage: doc_freshness.py [--root DIR]   # exit 1 on a failure, 0 otherwise
        doc_freshness.py --self-test
 """
+import functools
 import glob
 import os
 import subprocess
@@ -73,12 +74,14 @@ def under(path, sources):
     return any(path == s or path.startswith(s.rstrip("/") + "/") for s in sources)
 
 
-def later_commits(root, full):
-    """[(hash, neutral reason or "", [(old path, new path)])] of the commits after `full`,
-    oldest first; a rename's paths differ, any other change's are the same path."""
+@functools.lru_cache(maxsize=None)
+def later_commits(root, full, head):
+    """[(hash, neutral reason or "", [(old path, new path)])] of the commits after `full`
+    up to `head`, oldest first; a rename's paths differ, any other change's are the same
+    path. Cached: the sections measured at one commit share one walk of the history."""
     out = git("log", "--reverse", "-M", "--name-status",
               f"--format=%x02%H%x03%(trailers:key={NEUTRAL},valueonly,separator=%x3B )%x03",
-              f"{full}..HEAD", root=root) or ""
+              f"{full}..{head}", root=root) or ""
     commits = []
     for block in out.split("\x02")[1:]:
         rev, reason, changes = block.split("\x03", 2)
@@ -114,7 +117,8 @@ def judge(root, name, stamp, neutral=None):
     if not git("log", "-1", "--format=%H", f"{full}", "--", *sources, root=root):
         return f"no commit touched its source paths ({', '.join(sources)})"
     paths = list(sources)
-    for commit, reason, changes in later_commits(root, full):
+    head = git("rev-parse", "HEAD", root=root)
+    for commit, reason, changes in later_commits(root, full, head):
         hit = [(old, new) for old, new in changes if under(old, paths) or under(new, paths)]
         if not hit:
             continue
