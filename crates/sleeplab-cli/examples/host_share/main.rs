@@ -19,10 +19,13 @@
 //!
 //!     cargo run --release -p sleeplab-cli --example host_share -- --frames 1200 --block 100
 
+mod noise;
+
 use clap::Parser;
-use serde_json::{Value, json};
+use noise::{loadavg, probe};
+use serde_json::json;
 use sleeplab::clock::{Env, RealEnv, monotonic_ns, thread_cpu_ns};
-use sleeplab::lab::{Noise, NoiseConfig, NoiseSource, ProbeKind, Regime, Schedule, probe_cpus};
+use sleeplab::lab::{NoiseConfig, NoiseSource, Regime};
 use sleeplab::precise::PreciseSleeper;
 use sleeplab::system::{hypervisor, set_timer_slack_ns, timer_slack_ns};
 use std::sync::mpsc;
@@ -145,51 +148,6 @@ fn worker(c: Contender, period_ns: u64, jobs: mpsc::Receiver<u64>, done: mpsc::S
             return;
         }
     }
-}
-
-fn quantile(n: &Noise, q: f64) -> Value {
-    n.gap_quantile(q).map_or(Value::Null, Value::from)
-}
-
-/// A probe's numbers, and the same for its gaps off the run queue.
-fn noise_json(n: &Noise) -> Value {
-    let off = n.off_run_queue();
-    json!({
-        "cpu": n.cpu,
-        "wall_ns": n.wall_ns,
-        "gaps": n.gaps,
-        "lost_ns": n.lost_ns,
-        "max_gap_ns": n.max_gap_ns,
-        "p50_ns": quantile(n, 0.5),
-        "p99_ns": quantile(n, 0.99),
-        "run_queue_ns": n.run_queue_ns,
-        "off_run_queue": off.as_ref().map(|o| json!({
-            "gaps": o.gaps,
-            "lost_ns": o.lost_ns,
-            "max_gap_ns": o.max_gap_ns,
-            "p50_ns": quantile(o, 0.5),
-            "p99_ns": quantile(o, 0.99),
-        })),
-    })
-}
-
-fn probe(config: &NoiseConfig) -> anyhow::Result<Value> {
-    let cpus: Vec<usize> =
-        (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect();
-    let all = probe_cpus(&cpus, config, ProbeKind::Spin, Schedule::InTurn)?;
-    Ok(Value::Array(all.iter().map(noise_json).collect()))
-}
-
-/// The first three fields of /proc/loadavg (the guest's own load: other engineers'
-/// compilers), or `None`.
-fn loadavg() -> Option<String> {
-    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
-    Some(
-        text.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" "),
-    )
 }
 
 fn main() -> anyhow::Result<()> {
