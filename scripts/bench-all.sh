@@ -29,6 +29,7 @@ STEPS=(
   "scripts/bench-experiments.sh|eevdf-lag, host-gaps|EEVDF_RUNS=2,1 HOST_GAPS_RUNS=1,0"
   "scripts/bench-host.sh|host|FRAMES=100 BLOCK=50 REPEAT=1 PROBE=200ms"
   "scripts/bench-doors.sh|doors|MOMENTS=1 FRAMES=100 BLOCK=10 HOST_FRAMES=100 HOST_BLOCK=10 PROBE=200ms"
+  "scripts/bench-precise-why.sh|precise-why|FRAMES=100 BLOCK=10 REPEAT=1 PROBE=200ms"
   "scripts/host-validate.sh|host-validate|ROUNDS=2 ITERATIONS=200 SPIN_SECONDS=0.3"
   "scripts/bench-monitor.sh 60|monitor-cost; README: readme-monitor|LOAD_SECONDS=1 SECONDS_ARG=3"
   "scripts/bench-monitor-agreement.sh 3 60|monitor-agreement|RUNS_ARG=1 SECONDS_ARG=3"

@@ -46,6 +46,7 @@ python3 scripts/explain_crosscheck.py --self-test
 python3 scripts/explain_independent.py --self-test
 python3 scripts/bench_host_report.py --self-test
 python3 scripts/bench_doors_report.py --self-test
+python3 scripts/bench_precise_why.py --self-test
 python3 scripts/host_validate.py --self-test
 # The experiments behind precise's regimes and the benchmarks' noise compile warning-free.
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/eevdf-lag.c -lpthread
