@@ -95,9 +95,7 @@ async fn task(
             "async-io-timer" => {
                 async_io::Timer::at(instant_at(deadline)).await;
             }
-            "tokio-timerfd" => {
-                sleeplab_cli::contenders::timerfd_future::sleep_until(deadline).await
-            }
+            "tokio-timerfd" => sleeplab_cli::contenders::timerfd_sleep_until(deadline).await,
             "tokio-spin-sleep" => {
                 let target = instant_at(deadline);
                 let _ = tokio::task::spawn_blocking(move || {

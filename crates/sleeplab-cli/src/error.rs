@@ -33,3 +33,9 @@ impl From<crate::parse::UnknownName> for UsageError {
         Self(e.to_string())
     }
 }
+
+impl From<sleeplab_results::model::LoadError> for UsageError {
+    fn from(e: sleeplab_results::model::LoadError) -> Self {
+        Self(e.to_string())
+    }
+}

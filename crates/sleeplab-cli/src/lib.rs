@@ -15,7 +15,7 @@ pub mod model;
 pub(crate) mod monitor;
 pub mod parse;
 pub mod probe;
-pub(crate) mod report;
+pub(crate) use sleeplab_report as report;
 pub mod rusage;
 pub(crate) mod settings;
 pub mod survey;

@@ -3,9 +3,8 @@
 //! flags in errors: `commands::args`); experiments apply them in their measuring threads
 //! and record what was in force ([`RunSettings`]).
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use sleeplab::system::{self, Policy, SlackGuard, SystemError};
+pub use sleeplab_results::RunSettings;
 
 /// Settings that change how long waits take, applied to a measuring thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -116,20 +115,4 @@ pub fn slack_levels(slacks: &[u64]) -> Vec<Option<u64>> {
     } else {
         slacks.iter().copied().map(Some).collect()
     }
-}
-
-/// The thread settings a run measured under (each changes the answer).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
-pub struct RunSettings {
-    /// Timer slack of the measuring thread(s), ns, as it was in force. Experiments that
-    /// vary the slack record it per cell as well.
-    pub timer_slack_ns: u64,
-    /// CPU the measuring thread was pinned to.
-    pub pin_cpu: Option<usize>,
-    /// Scheduling policy of the measuring thread.
-    pub policy: Policy,
-    /// Scheduling priority (0 for `other`).
-    pub priority: i32,
-    /// Whether memory was locked with mlockall.
-    pub mlock: bool,
 }

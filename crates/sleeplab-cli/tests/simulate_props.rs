@@ -183,8 +183,8 @@ fn the_thread_count_does_not_change_the_result() {
         host: None,
     };
     let loaded: Vec<Model> = models.into_iter().map(Model::Scheduler).collect();
-    let one = sim::grid::run(&config, &loaded, &Context::hidden(), 1).unwrap();
-    let three = sim::grid::run(&config, &loaded, &Context::hidden(), 3).unwrap();
+    let one = sim::run_grid(&config, &loaded, &Context::hidden(), 1).unwrap();
+    let three = sim::run_grid(&config, &loaded, &Context::hidden(), 3).unwrap();
     assert!(one.complete && three.complete);
     assert_eq!(one.data, three.data);
     assert_eq!(one.data.cells.len(), 12);
@@ -192,7 +192,7 @@ fn the_thread_count_does_not_change_the_result() {
         strategies: vec!["no-such-strategy".into()],
         ..config
     };
-    assert!(sim::grid::run(&unknown, &loaded, &Context::hidden(), 2).is_err());
+    assert!(sim::run_grid(&unknown, &loaded, &Context::hidden(), 2).is_err());
 }
 
 #[test]

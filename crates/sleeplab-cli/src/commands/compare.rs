@@ -8,10 +8,7 @@ use super::hints::WORDING;
 use super::outputs::{check_outputs, prepare_dir};
 use crate::error::UsageError;
 use crate::model::{ResultFile, load_result};
-use crate::report::{
-    self,
-    compare::{Fleet, Matched, Pair, Sides, View},
-};
+use crate::report::{self, Fleet, Matched, Pair, Sides, View};
 use clap::Args;
 use sleeplab_stats::{MIN_RUNS, atomic_write};
 use std::path::PathBuf;
@@ -110,11 +107,7 @@ fn sides(args: &CompareArgs) -> Result<Option<usize>, UsageError> {
 
 /// Prints the results' host `noise` lines and `shown`, and writes its page where `-o`
 /// asks (checked first: a bad `-o` prints nothing).
-fn show(
-    shown: &crate::report::compare::Rendered,
-    noise: &str,
-    args: &CompareArgs,
-) -> anyhow::Result<i32> {
+fn show(shown: &crate::report::Rendered, noise: &str, args: &CompareArgs) -> anyhow::Result<i32> {
     if let Some(dir) = &args.output {
         prepare_dir(dir)?;
     }

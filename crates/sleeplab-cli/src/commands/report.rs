@@ -7,7 +7,7 @@ use super::hints::WORDING;
 use super::outputs::{DEFAULT_DIR, prepare_dir};
 use crate::error::UsageError;
 use crate::model::load_result;
-use crate::report::{self, findings, view::Results};
+use crate::report::{self, Results};
 use clap::Args;
 use sleeplab_stats::atomic_write;
 use std::path::{Path, PathBuf};
@@ -65,7 +65,7 @@ pub fn run(args: &ReportArgs, _quiet: bool) -> anyhow::Result<i32> {
     }
     let index = report::write_index(dir, &report::render(&result, WORDING))?;
     let r = Results::of(&result);
-    for (i, f) in findings::findings(&r).iter().enumerate() {
+    for (i, f) in report::findings(&r).iter().enumerate() {
         println!("{:>2}. {}", i + 1, f.text);
     }
     let shown = std::fs::canonicalize(&index).unwrap_or(index);

@@ -6,8 +6,8 @@ use super::outputs::check_outputs;
 use super::tail;
 use crate::error::UsageError;
 use crate::experiments::runtimes::{
-    self, DEFAULT_DURATIONS_NS, MethodStatus, ProbeQuota, ProbeSettingError, RuntimeStatus,
-    RuntimesConfig, RuntimesData,
+    self, DEFAULT_DURATIONS_NS, MethodStatus, ProbeQuota, ProbeSettingError, ProbeSettings,
+    RuntimeStatus, RuntimesConfig, RuntimesData,
 };
 use crate::experiments::{Context, Experiment};
 use crate::parse::{self, Names, ParseError, dedup};

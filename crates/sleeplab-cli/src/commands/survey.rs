@@ -8,7 +8,7 @@ use crate::error::UsageError;
 use crate::interrupt::EXIT_INTERRUPTED;
 use crate::model::{ResultFile, RunStart, host_noise, write_json};
 use crate::parse::Names;
-use crate::report::{self, findings, units, view::Results};
+use crate::report::{self, Results, units};
 use crate::settings::ThreadSettings;
 use crate::survey::{self, Level, PlanEnv, StagePlan, StageState, StageStatus, SurveyOutcome};
 use clap::Args;
@@ -241,7 +241,7 @@ pub fn summary(result: &ResultFile, index: &Path) -> String {
         }
         let _ = writeln!(out, "\n{t}");
     }
-    let f = findings::findings(&r);
+    let f = report::findings(&r);
     if !f.is_empty() {
         let _ = writeln!(out, "\nWhat this machine says:");
         for (i, finding) in f.iter().enumerate() {

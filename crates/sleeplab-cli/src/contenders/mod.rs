@@ -12,7 +12,7 @@
 
 pub mod asyncs;
 pub mod strategies;
-pub mod timerfd_future;
+mod timerfd_future;
 
 use sleeplab::clock::RealEnv;
 use sleeplab::wait::{self, Support, Waiter};
@@ -53,28 +53,10 @@ impl Info {
     }
 }
 
-/// Why `name` skips a request of `ns` (it ignores durations, or cannot express one that
-/// short), if it does; `None` for names that are not contenders. Unlike [`all`] this
-/// does not probe the machine's support.
-pub fn skip_reason(name: &str, ns: u64) -> Option<String> {
-    match wait::find(name) {
-        Some(m) => request_skip(m.name, m.min_ns, m.takes_duration, ns),
-        None => None,
-    }
-}
-
-/// The one rule behind [`skip_reason`] and [`Info::accepts`].
-fn request_skip(name: &str, min_ns: u64, takes_duration: bool, ns: u64) -> Option<String> {
-    if !takes_duration && ns != 0 {
-        Some(format!("{name} ignores the duration; measured at 0 only"))
-    } else if ns < min_ns {
-        Some(format!(
-            "{name} cannot express {ns} ns (minimum {min_ns} ns)"
-        ))
-    } else {
-        None
-    }
-}
+use sleeplab_results::request_skip;
+pub use sleeplab_results::skip_reason;
+/// An async sleep to an absolute deadline on a timerfd registered with tokio's reactor.
+pub use timerfd_future::sleep_until as timerfd_sleep_until;
 
 /// Whether the measuring thread's timer slack delays the wake of the contender `name`:
 /// a mechanism's row says ([`sleeplab::wait::Mechanism::slack_applies`]); a strategy's
@@ -190,10 +172,7 @@ impl Wait for StrategyWait {
 
 /// The strategies that are not OS mechanisms under another name.
 fn strategy_names() -> Vec<&'static str> {
-    strategies::names()
-        .into_iter()
-        .filter(|n| wait::find(n).is_none())
-        .collect()
+    sleeplab_results::strategy_names()
 }
 
 /// Every contender, with its support on this machine.

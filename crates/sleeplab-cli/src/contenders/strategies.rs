@@ -15,8 +15,7 @@ use sleeplab::lab::{StrategySetting, WaitStrategy, strategies, strategy_by_setti
 use sleeplab::precise::SleepReport;
 use std::time::{Duration, Instant};
 
-/// The `spin_sleep` crate's name here.
-pub const SPIN_SLEEP: &str = "spin-sleep";
+pub use sleeplab_results::SPIN_SLEEP;
 
 /// The `spin_sleep` crate's default native accuracy, ns.
 const SPIN_SLEEP_DEFAULT_NS: u64 = 125_000;
@@ -29,11 +28,7 @@ pub type RealStrategy = Box<dyn WaitStrategy<RealEnv> + Send>;
 
 /// Every contender name, ours (`precise`) last.
 pub fn names() -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = strategies().iter().map(|s| s.name).collect();
-    let precise = v.pop();
-    v.push(SPIN_SLEEP);
-    v.extend(precise);
-    v
+    sleeplab_results::strategy_names_all()
 }
 
 /// One line on what a contender does.

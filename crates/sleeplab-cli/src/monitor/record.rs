@@ -3,8 +3,8 @@
 //! counters beside it ([`CellRecord`]). Recording is a binary search over 16 bounds;
 //! copying a record (a burst's merge, a scrape's snapshot) is a memcpy.
 
-use crate::ticks::Account;
 use sleeplab_account::{Component, WakeAccount};
+use sleeplab_results::Account;
 
 /// The upper bounds of the exported latency buckets, ns (`+Inf` follows): 1 µs to
 /// 100 ms in 1-2-5 steps, which covers a busy-wait's sub-microsecond lateness and a

@@ -7,7 +7,7 @@
 use super::child::ChildSettings;
 use super::command::ProbeCommand;
 use super::runner::{self, Limits, Verdict};
-use super::runtime::RuntimeId;
+use sleeplab_results::RuntimeId;
 use std::hash::Hasher;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -13,7 +13,7 @@ use super::child::ChildSettings;
 use super::command::ProbeCommand;
 use super::own_builds;
 use super::runner::{self, Limits, Verdict};
-pub use super::runtime::RuntimeId;
+pub use sleeplab_results::RuntimeId;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 

@@ -12,6 +12,5 @@ pub mod child;
 pub mod command;
 pub(crate) mod observe;
 pub(crate) mod own_builds;
-pub mod protocol;
+pub use sleeplab_results::protocol;
 pub mod runner;
-pub(crate) mod runtime;

@@ -11,7 +11,7 @@
 //!
 //! Nothing found: nothing is set, and the probe says the methods are unavailable.
 
-use super::runtime::RuntimeId;
+use sleeplab_results::RuntimeId;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 

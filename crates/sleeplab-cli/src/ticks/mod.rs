@@ -6,8 +6,7 @@
 //! sleeper's wakes on its grid the same way, so a lateness or a missed tick means one
 //! thing in both commands.
 
-mod account;
 mod drive;
 
-pub use account::{Account, Schedule, TickRecord, Wake, account, windows};
 pub use drive::{Plan, RunReport, run};
+pub use sleeplab_results::{Schedule, Wake, account, windows};

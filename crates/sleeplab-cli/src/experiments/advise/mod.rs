@@ -12,41 +12,20 @@
 //! ([`reason`], every claim checked). "The lowest CPU" is a verdict too: over the CPU's
 //! intervals across the blocks.
 
-mod choice;
 mod snippet;
 
-#[cfg(test)]
-pub(crate) use choice::runner_up_sentence;
-pub use choice::{choose, reason};
+pub use sleeplab_results::advise::*;
 pub use snippet::snippet;
 
 use crate::experiments::cpu::{self, CpuConfig};
 use crate::experiments::pace::{self, PaceConfig};
 use crate::experiments::tune::sentence::advise_sentence;
-use crate::experiments::tune::{CellSpec, TuneConfig, TuneData};
-use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use crate::experiments::tune::{CellSpec, TuneConfig};
+use crate::experiments::{Context, Experiment, Outcome};
 use sleeplab_stats::{
     Ci, Summary, UnitIntervals, fmt_ns, fmt_ns_f, fmt_pct, interval_text, new_table,
 };
 use std::fmt::Write;
-
-/// What the user needs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Need {
-    /// A periodic loop with this period.
-    Period {
-        /// Period, ns.
-        period_ns: u64,
-    },
-    /// One-shot waits of this duration.
-    Duration {
-        /// Duration, ns.
-        duration_ns: u64,
-    },
-}
 
 /// What to measure and decide.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,40 +41,6 @@ pub struct AdviseConfig {
     pub tune: bool,
 }
 
-/// One candidate's measured behaviour.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Candidate {
-    /// Strategy name (as in `sleeplab pace`).
-    pub strategy: String,
-    /// Timer slack it ran under, ns.
-    pub timer_slack_ns: u64,
-    /// Waits measured.
-    pub waits: u64,
-    /// Median lateness (woke − deadline), ns.
-    pub p50_ns: f64,
-    /// 95 % interval of the median lateness, ns (`stats::quantile_ci`).
-    #[serde(default)]
-    pub p50_ci_ns: Option<Ci>,
-    /// 99th percentile lateness, ns; `null` below 100 waits (the quantile rule): such a
-    /// candidate cannot be shown to meet a p99 tolerance.
-    pub p99_ns: Option<f64>,
-    /// 95 % interval of the p99 lateness, ns; a candidate meets the tolerance only
-    /// where this lies below it (open above under 368 waits: never shown to meet).
-    #[serde(default)]
-    pub p99_ci_ns: Option<Ci>,
-    /// Largest lateness, ns.
-    pub max_ns: u64,
-    /// CPU of one core, %.
-    pub cpu_percent: f64,
-    /// The 95 % intervals of its lateness statistics over its blocks (`stats::units`):
-    /// what "meets" rests on (absent in results written before them).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub units: Option<UnitIntervals>,
-    /// The 95 % interval of its CPU over its blocks, % of one core.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_ci_percent: Option<Ci>,
-}
-
 /// What one candidate's run measured: its lateness, its CPU, and their intervals over
 /// its blocks.
 struct Measured<'a> {
@@ -105,61 +50,21 @@ struct Measured<'a> {
     cpu_ci_percent: Option<Ci>,
 }
 
-impl Candidate {
-    /// A strategy measured under `slack` in `waits` waits.
-    fn of(strategy: &str, slack: u64, waits: u64, m: Measured) -> Self {
-        Self {
-            strategy: strategy.to_string(),
-            timer_slack_ns: slack,
-            waits,
-            p50_ns: m.error.median_ns,
-            p50_ci_ns: m.error.median_ci_ns,
-            p99_ns: m.error.p99_ns,
-            p99_ci_ns: m.error.p99_ci_ns,
-            max_ns: m.error.max_ns,
-            cpu_percent: m.cpu_percent,
-            units: m.units.cloned(),
-            cpu_ci_percent: m.cpu_ci_percent,
-        }
+/// A strategy measured under `slack` in `waits` waits.
+fn candidate_of(strategy: &str, slack: u64, waits: u64, m: Measured) -> Candidate {
+    Candidate {
+        strategy: strategy.to_string(),
+        timer_slack_ns: slack,
+        waits,
+        p50_ns: m.error.median_ns,
+        p50_ci_ns: m.error.median_ci_ns,
+        p99_ns: m.error.p99_ns,
+        p99_ci_ns: m.error.p99_ci_ns,
+        max_ns: m.error.max_ns,
+        cpu_percent: m.cpu_percent,
+        units: m.units.cloned(),
+        cpu_ci_percent: m.cpu_ci_percent,
     }
-}
-
-/// The verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Advice {
-    /// Index into the candidates of the recommendation.
-    pub chosen: usize,
-    /// Whether the recommendation meets the tolerance: its p99's 95 % interval lies
-    /// below it (false: no candidate was shown to; the best p99 is recommended instead).
-    pub meets_tolerance: bool,
-    /// The reasoning in one paragraph, with the numbers.
-    pub reason: String,
-    /// A Rust snippet using the sleeplab library (or std) for the recommendation.
-    pub snippet: String,
-    /// The best machine setting for the recommendation, from `data.tune` (`advise
-    /// --tune`): what it did to its p99 and cost the machine, or that no setting lowered
-    /// it; absent without a tune measurement.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub setting: Option<String>,
-}
-
-/// The result of `advise`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct AdviseData {
-    /// The case.
-    pub need: Need,
-    /// Acceptable p99 lateness, ns.
-    pub tolerance_ns: u64,
-    /// Measurement time per candidate, ns.
-    pub seconds_ns: u64,
-    /// Every candidate, as measured.
-    pub candidates: Vec<Candidate>,
-    /// The recommendation.
-    pub advice: Advice,
-    /// The tune measurement of the recommendation (`advise --tune`): as is against each
-    /// per-process setting that applies, at the case's wait.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tune: Option<TuneData>,
 }
 
 /// The candidates run under 1 ns slack (pure spin last: the reference, at 100 % CPU).
@@ -183,7 +88,7 @@ fn frames(seconds_ns: u64, period_ns: u64) -> u64 {
 
 /// `sleeplab advise`.
 impl Experiment for AdviseConfig {
-    const NAME: &'static str = "advise";
+    const NAME: &'static str = sleeplab_results::advise::NAME;
     type Data = AdviseData;
     const HOST_NOISE_LINE: bool = true;
 
@@ -215,18 +120,6 @@ impl Experiment for AdviseConfig {
     }
 
     // No CSV (the default): the evidence is the candidates' summaries, in the JSON.
-}
-
-impl ResultData for AdviseData {
-    fn experiment(&self) -> &'static str {
-        AdviseConfig::NAME
-    }
-
-    /// None: the candidates are measured for one case only; `pace` and `cpu` results
-    /// compare the same strategies across runs.
-    fn points(&self) -> Vec<Point> {
-        Vec::new()
-    }
 }
 
 /// The most waiting time per setting and round `advise --tune` spends, ns (250 ms:
@@ -304,7 +197,7 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
                         units: r.units.as_ref(),
                         cpu_ci_percent: r.cpu_ci_percent,
                     };
-                    Candidate::of(&r.strategy, slack, r.error.count, m)
+                    candidate_of(&r.strategy, slack, r.error.count, m)
                 }));
             }
             Need::Duration { duration_ns } => {
@@ -325,7 +218,7 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
                         units: p.units.as_ref(),
                         cpu_ci_percent: p.cpu_ci_percent,
                     };
-                    Candidate::of(&p.strategy, slack, p.sleeps, m)
+                    candidate_of(&p.strategy, slack, p.sleeps, m)
                 }));
             }
         }

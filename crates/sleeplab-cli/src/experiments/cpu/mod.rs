@@ -6,82 +6,15 @@
 //! point carries its intervals over the blocks.
 
 mod run;
-
 pub use run::{render, run, to_csv};
 
-use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use sleeplab_stats::{Ci, Summary, UnitIntervals};
+pub use sleeplab_results::cpu::*;
 
-/// The default contenders: the strategies that mix sleeping and spinning.
-pub const HYBRIDS: [&str; 5] = [
-    "seed-hybrid",
-    "sdl-precise",
-    "fixed-margin",
-    "spin-sleep",
-    "precise",
-];
-
-/// What to run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct CpuConfig {
-    /// Contenders.
-    pub strategies: Vec<String>,
-    /// Requested sleeps, ns.
-    pub intervals_ns: Vec<u64>,
-    /// Wall time per (strategy, interval) point, ns.
-    pub seconds_ns: u64,
-    /// Timer slack all contenders run under, ns (None = left as it was).
-    pub timer_slack_ns: Option<u64>,
-    /// Blocks each point's time is split into, the contenders taking turns block by
-    /// block (absent: 1, each point one stretch).
-    #[serde(default = "one", skip_serializing_if = "is_one")]
-    pub blocks: u64,
-}
-
-fn one() -> u64 {
-    1
-}
-
-fn is_one(n: &u64) -> bool {
-    *n == 1
-}
-
-/// One (strategy, interval) point.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct CpuPoint {
-    /// Contender.
-    pub strategy: String,
-    /// Requested sleep, ns.
-    pub interval_ns: u64,
-    /// Thread CPU time as % of one core.
-    pub cpu_percent: f64,
-    /// Sleeps done.
-    pub sleeps: u64,
-    /// Lateness of each sleep (`woke − deadline`), ns.
-    pub error: Summary,
-    /// The 95 % intervals of its lateness statistics over its blocks (`stats::units`;
-    /// absent for one block, below 8 blocks every interval is null).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub units: Option<UnitIntervals>,
-    /// The 95 % interval of its CPU over its blocks, % of one core.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_ci_percent: Option<Ci>,
-}
-
-/// The result of `cpu`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct CpuData {
-    /// What was run.
-    pub config: CpuConfig,
-    /// Points, interval-major in config order.
-    pub points: Vec<CpuPoint>,
-}
+use crate::experiments::{Context, Experiment, Outcome};
 
 /// `sleeplab cpu`.
 impl Experiment for CpuConfig {
-    const NAME: &'static str = "cpu";
+    const NAME: &'static str = sleeplab_results::cpu::NAME;
     type Data = CpuData;
 
     /// One step per (strategy, interval) point.
@@ -103,30 +36,5 @@ impl Experiment for CpuConfig {
 
     fn csv(data: &CpuData) -> Option<anyhow::Result<Vec<u8>>> {
         Some(to_csv(data))
-    }
-}
-
-impl ResultData for CpuData {
-    fn experiment(&self) -> &'static str {
-        CpuConfig::NAME
-    }
-
-    /// Each point's lateness (woke − deadline) at its requested sleep.
-    fn points(&self) -> Vec<Point> {
-        self.points
-            .iter()
-            .filter(|p| p.error.count > 0)
-            .map(|p| {
-                Point::of_summary(
-                    vec![
-                        KeyPart::text(format!("{} sleeping", p.strategy)),
-                        KeyPart::Ns(p.interval_ns),
-                        KeyPart::text("(lateness)"),
-                    ],
-                    &p.error,
-                )
-                .with_units(p.units.as_ref())
-            })
-            .collect()
     }
 }

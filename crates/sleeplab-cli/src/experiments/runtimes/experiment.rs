@@ -4,14 +4,13 @@
 
 use super::{RuntimeResult, RuntimesConfig, RuntimesData, Target, render, run, saved_runtimes};
 use crate::error::UsageError;
-use crate::experiments::{Context, Experiment, KeyPart, Outcome, Point, ResultData, load_note};
+use crate::experiments::{Context, Experiment, Outcome, load_note};
 use crate::probe::catalog::{Catalog, CatalogError, RuntimeId};
-use sleeplab_account::{CellAccount, TracedCells};
 use sleeplab_stats::Progress;
 
 /// `sleeplab runtimes`.
 impl Experiment for RuntimesConfig {
-    const NAME: &'static str = "runtimes";
+    const NAME: &'static str = sleeplab_results::runtimes::NAME;
     type Data = RuntimesData;
 
     /// The first phase's steps (one per runtime prepared); the listing and measuring
@@ -112,67 +111,4 @@ fn prepare_all(config: &RuntimesConfig, progress: &Progress) -> anyhow::Result<V
             t
         })
         .collect())
-}
-
-impl ResultData for RuntimesData {
-    fn experiment(&self) -> &'static str {
-        RuntimesConfig::NAME
-    }
-
-    /// A probe's cells are named "runtime method"; a periodic one by its period.
-    fn traced(&self) -> Option<TracedCells<'_>> {
-        let tracing = self.tracing.as_ref()?;
-        let mut cells = Vec::new();
-        for rt in &self.runtimes {
-            for m in &rt.methods {
-                let slack = m.probe_timer_slack_ns.or(m.timer_slack_ns).unwrap_or(0);
-                let periodic = m
-                    .periodic
-                    .as_ref()
-                    .and_then(|p| Some((p.period_ns, p.explanation.as_ref()?)));
-                let oneshot = m
-                    .cells
-                    .iter()
-                    .filter_map(|c| Some((c.requested_ns, c.explanation.as_ref()?)));
-                for (requested_ns, explanation) in oneshot.chain(periodic) {
-                    cells.push(CellAccount {
-                        mechanism: format!("{} {}", rt.id, m.method).into(),
-                        requested_ns,
-                        load: m.load,
-                        timer_slack_ns: slack,
-                        explanation,
-                    });
-                }
-            }
-        }
-        Some(TracedCells {
-            subject: "the runtimes' sleeps",
-            on_request: true,
-            tracing,
-            cells,
-        })
-    }
-
-    /// Every one-shot cell of every method, by runtime, method, request and load.
-    fn points(&self) -> Vec<Point> {
-        let mut out = Vec::new();
-        for rt in &self.runtimes {
-            for m in &rt.methods {
-                for c in m.cells.iter().filter(|c| c.summary.count > 0) {
-                    out.push(
-                        Point::of_summary(
-                            vec![
-                                KeyPart::text(format!("{} {}", rt.title, m.method)),
-                                KeyPart::Ns(c.requested_ns),
-                                KeyPart::text(format!("load {}", m.load)),
-                            ],
-                            &c.summary,
-                        )
-                        .with_units(c.units.as_ref()),
-                    );
-                }
-            }
-        }
-        out
-    }
 }

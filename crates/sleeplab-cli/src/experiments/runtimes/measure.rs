@@ -3,7 +3,7 @@
 //! finished), and what was in force for the probe while it measured.
 
 use super::analyze::{Request, periodic_stats};
-use super::settings::in_force_notes;
+use super::settings::{ProbeSettings, in_force_notes};
 use super::{
     BATCHES, CellTiming, MethodResult, MethodStatus, OneshotCell, PartialRun, PeriodicCell,
     RuntimesConfig,

@@ -11,7 +11,6 @@ use crate::experiments::{Hint, Wording};
 use crate::probe::child::ChildSettings;
 use crate::probe::observe::InForce;
 use crate::probe::protocol::{Header, OPTION_MLOCK};
-use crate::settings::RunSettings;
 use sleeplab::system::{self, Policy};
 
 /// A setting the probes cannot be given. Each names the values; the command line puts
@@ -52,11 +51,20 @@ pub enum ProbeSettingError {
 /// `CAP_IPC_LOCK`: locking memory beyond `RLIMIT_MEMLOCK`.
 const CAP_IPC_LOCK: u32 = 14;
 
-impl RuntimesConfig {
+/// The checks and child settings of a runtimes run that need this process: what its
+/// probes may be given, and what each forked probe sets before `exec`.
+pub trait ProbeSettings {
     /// Checks, before anything is built or run, that this process may give its probes
     /// the real-time policy and the locked memory asked for (the probes inherit its
     /// privileges). The priority's range is the command line's to check.
-    pub fn validate(&self) -> Result<(), ProbeSettingError> {
+    fn validate(&self) -> Result<(), ProbeSettingError>;
+
+    /// What the forked child sets before `exec`, at timer slack `slack`.
+    fn child_settings(&self, slack: Option<u64>) -> ChildSettings;
+}
+
+impl ProbeSettings for RuntimesConfig {
+    fn validate(&self) -> Result<(), ProbeSettingError> {
         if self.policy != Policy::Other {
             // Tried on a thread that ends at once: nothing here keeps the policy.
             let (policy, priority) = (self.policy, self.priority);
@@ -77,25 +85,7 @@ impl RuntimesConfig {
         Ok(())
     }
 
-    /// The settings recorded in the result's envelope: the probes' timer slack (the
-    /// first one asked for, else the one they inherit from this thread), CPU, policy,
-    /// priority and memory locking.
-    pub fn run_settings(&self) -> RunSettings {
-        RunSettings {
-            timer_slack_ns: self
-                .timer_slacks_ns
-                .first()
-                .copied()
-                .unwrap_or_else(system::timer_slack_ns),
-            pin_cpu: self.pin_cpu,
-            policy: self.policy,
-            priority: self.priority,
-            mlock: self.mlock,
-        }
-    }
-
-    /// What the forked child sets before `exec`, at timer slack `slack`.
-    pub(super) fn child_settings(&self, slack: Option<u64>) -> ChildSettings {
+    fn child_settings(&self, slack: Option<u64>) -> ChildSettings {
         ChildSettings {
             timer_slack_ns: slack,
             pin_cpu: self.pin_cpu,
@@ -258,7 +248,7 @@ mod tests {
     use crate::probe::protocol::parse_list;
 
     fn config() -> RuntimesConfig {
-        crate::experiments::runtimes::analyze::tests::config()
+        sleeplab_results::runtimes_config()
     }
 
     #[test]

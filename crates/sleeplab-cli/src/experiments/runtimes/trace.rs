@@ -35,7 +35,7 @@ pub fn explain_method(res: &mut MethodResult, timeline: &Timeline, lost: u64) {
     let mut unnamed = false;
     // A yield never blocks: its time is spin. Any other call can block, and one whose
     // switch-out is not on record is unexplained (no per-call context switches here).
-    let never = res.kind == super::Kind::Yield;
+    let never = res.kind == crate::probe::protocol::Kind::Yield;
     for (cell, timing) in res.cells.iter_mut().zip(&res.timing) {
         let (Some(tid), Some(starts)) = (timing.tid, timing.starts_ns.as_ref()) else {
             unnamed |= timing.tid.is_none();

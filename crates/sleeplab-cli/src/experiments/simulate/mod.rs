@@ -21,50 +21,21 @@
 //! how the simulator predicts CPU use too.
 
 pub(crate) mod csv_out;
-pub(crate) mod data;
-pub(crate) mod empirical;
-pub mod grid;
-pub(crate) mod host;
-pub(crate) mod models;
+mod grid;
 pub(crate) mod render;
-pub mod rng;
 pub(crate) mod setup;
-
 pub use csv_out::{CSV_COLUMNS, to_csv};
-pub use data::{SimCell, SimCosts, SimulateConfig, SimulateData};
-pub use empirical::{Empirical, ReplayAnchor, ReplayChoice, ReplayError, ReplaySource};
-pub use grid::{run_cell, run_cell_until};
-pub use host::{GapQuantile, HostModel, Punishment};
-pub use models::{Model, ModelSpec, SchedulerModel};
+pub use grid::{run as run_grid, run_cell, run_cell_until};
 pub use render::render;
 pub use setup::{Models, Replay, SimulateOptions};
 
-use crate::experiments::{Context, Experiment, Outcome, Point, ResultData};
+pub use sleeplab_results::simulate::*;
 
-/// The strategies simulated by default: seed 002's hybrid, SDL's, the fixed margin of
-/// the `spin_sleep` crate, the plain sleep, and ours.
-pub const DEFAULT_STRATEGIES: [&str; 5] = [
-    "std-sleep",
-    "fixed-margin",
-    "sdl-precise",
-    "seed-hybrid",
-    "precise",
-];
-
-/// The default requested intervals: 1, 2, 5, 10, 20, 50, 100 ms.
-pub const DEFAULT_INTERVALS_NS: [u64; 7] = sleeplab_stats::one_two_five(1_000_000);
-
-/// The default scheduler periods: 1 to 10 ms in 1 ms steps (the seed's figure 4).
-pub fn default_periods_ns() -> Vec<u64> {
-    (1..=10).map(|ms| ms * 1_000_000).collect()
-}
-
-/// Seed 002's chance that another thread takes one more scheduler period.
-pub const DEFAULT_PREEMPT_PROB: f64 = 0.05;
+use crate::experiments::{Context, Experiment, Outcome};
 
 /// `sleeplab simulate`.
 impl Experiment for SimulateOptions {
-    const NAME: &'static str = "simulate";
+    const NAME: &'static str = sleeplab_results::simulate::NAME;
     type Data = SimulateData;
 
     /// One step per cell.
@@ -91,16 +62,5 @@ impl Experiment for SimulateOptions {
 
     fn csv(data: &SimulateData) -> Option<anyhow::Result<Vec<u8>>> {
         Some(to_csv(data))
-    }
-}
-
-impl ResultData for SimulateData {
-    fn experiment(&self) -> &'static str {
-        SimulateOptions::NAME
-    }
-
-    /// None: virtual time under a model is no measurement of a machine to compare.
-    fn points(&self) -> Vec<Point> {
-        Vec::new()
     }
 }

@@ -129,29 +129,6 @@ pub fn render(data: &SweepData, machine: sleeplab_account::Machine) -> String {
     out
 }
 
-impl SweepCell {
-    /// The headings of [`SweepCell::quantiles`]: the columns the terminal's tables and
-    /// the report's share.
-    pub const QUANTILE_COLUMNS: [&'static str; 7] =
-        ["n", "min", "p50", "p90", "p99", "p99.9", "max"];
-
-    /// Its calls and their spread as a table writes them: the count, then the min, p50,
-    /// p90, p99, p99.9 and max (ns) each by `fmt` (`None`: a quantile the sample cannot
-    /// resolve).
-    pub fn quantiles(&self, fmt: impl Fn(Option<f64>) -> String) -> [String; 7] {
-        let s = &self.summary;
-        [
-            s.count.to_string(),
-            fmt(Some(s.min_ns as f64)),
-            fmt(Some(s.median_ns)),
-            fmt(s.p90_ns),
-            fmt(s.p99_ns),
-            fmt(s.p999_ns),
-            fmt(Some(s.max_ns as f64)),
-        ]
-    }
-}
-
 /// A one-glance matrix: median elapsed per mechanism (rows) and request (columns).
 fn overview(data: &SweepData) -> String {
     let durations = distinct(data.cells.iter().map(|c| c.requested_ns));

@@ -155,7 +155,7 @@ pub fn write_histogram(path: &Path, data: &TimersData, max_us: u64) -> anyhow::R
 mod tests {
     use super::super::{ThreadResult, TickStats, TimersCell, TimersConfig};
     use super::*;
-    use crate::ticks::TickRecord;
+    use sleeplab_results::TickRecord;
 
     fn thread(i: usize, lateness: &[i64]) -> ThreadResult {
         ThreadResult {

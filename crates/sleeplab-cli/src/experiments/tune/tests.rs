@@ -2,8 +2,9 @@
 
 use super::sentence::best_setting;
 use super::*;
-use crate::tuning::catalogue::Scope;
+use crate::tuning::catalogue::{Scope, SettingInfo};
 use rand::{RngExt, SeedableRng};
+use sleeplab_stats::{Ci, Unit, UnitIntervals};
 
 /// A cell of `rounds` rounds of `per` waits around `center` ns, spread `spread`.
 fn cell(rng: &mut rand_pcg::Pcg64, rounds: usize, per: usize, center: f64, spread: f64) -> ArmCell {
