@@ -106,7 +106,9 @@ pub struct Page {
     pub badges: Vec<Badge>,
     /// Facts about the machine and the run: (label, value).
     pub facts: Vec<(String, String)>,
-    /// The findings, in order.
+    /// The answer first (label, sentence): a card above everything else.
+    pub answer: Vec<(String, String)>,
+    /// The findings, in order (folded under the answer).
     pub findings: Vec<String>,
     /// The sections.
     pub sections: Vec<Section>,
@@ -146,12 +148,29 @@ impl Page {
         }
         s.push_str("</header>\n");
 
+        if !self.answer.is_empty() {
+            s.push_str(
+                "<section class=\"card answer\" id=\"answer\">\n<h2>The answer</h2>\n<dl>\n",
+            );
+            for (label, text) in &self.answer {
+                let _ = writeln!(s, "<dt>{}</dt><dd>{}</dd>", esc(label), esc(text));
+            }
+            s.push_str("</dl>\n</section>\n");
+        }
         if !self.findings.is_empty() {
-            s.push_str("<section class=\"card findings\" id=\"findings\">\n<h2>What this machine says</h2>\n<ol>\n");
+            // Folded where an answer opens the page: the answer first, the evidence a
+            // click away.
+            let open = if self.answer.is_empty() { " open" } else { "" };
+            let _ = write!(
+                s,
+                "<section class=\"card findings\" id=\"findings\">\n<details{open}><summary>\
+                 <h2>What this machine says ({} findings)</h2></summary>\n<ol>\n",
+                self.findings.len()
+            );
             for f in &self.findings {
                 let _ = writeln!(s, "<li>{}</li>", esc(f));
             }
-            s.push_str("</ol>\n</section>\n");
+            s.push_str("</ol>\n</details>\n</section>\n");
         }
 
         if self.sections.len() > 1 {
@@ -280,6 +299,7 @@ mod tests {
                 tone: Tone::Bad,
             }],
             facts: vec![(evil.into(), evil.into())],
+            answer: vec![(evil.into(), evil.into())],
             findings: vec![evil.into()],
             sections: vec![
                 Section::new(

@@ -14,6 +14,7 @@
 //! The sentences every renderer prints, with the claims they make, are
 //! [`sleeplab_stats`], a crate below the experiments.
 
+mod answer;
 mod charts;
 mod compare;
 mod findings;
@@ -30,6 +31,7 @@ pub use sleeplab_stats::{escape, units};
 
 // The crate's interface beside `render` and `write_index` below: the findings a
 // terminal prints, the flattened view of a result, and the comparison of results.
+pub use answer::{Answer, AnswerLine};
 pub use compare::{Fleet, Matched, Pair, Rendered, Sides, View};
 pub use findings::{Finding, findings};
 pub use html::Page;
@@ -69,6 +71,11 @@ pub fn page(result: &ResultFile, hints: Wording) -> Page {
         subtitle: subtitle(result),
         badges: badges(result),
         facts: facts(result),
+        answer: answer::Answer::of(&r)
+            .lines
+            .into_iter()
+            .map(|l| (l.label, l.sentence.text))
+            .collect(),
         findings: findings::findings(&r).into_iter().map(|f| f.text).collect(),
         sections,
         footer: footer(result),

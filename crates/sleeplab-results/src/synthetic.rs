@@ -263,6 +263,15 @@ pub fn survey(stages: Vec<(&str, ResultFile)>) -> ResultFile {
     result(ExperimentData::Survey(data))
 }
 
+/// The survey fixture (`tests/fixtures/survey.json`, a real run), whole.
+pub fn survey_fixture() -> ResultFile {
+    crate::result_file::parse_result(
+        include_str!("../../sleeplab-cli/tests/fixtures/survey.json"),
+        "fixture",
+    )
+    .expect("the fixture parses")
+}
+
 /// The stored result of experiment `name` from the survey fixture
 /// (`tests/fixtures/survey.json`, a real run).
 pub fn stored(name: &str) -> ResultFile {

@@ -36,6 +36,10 @@ pub struct SurveyArgs {
     /// Run only these stages, comma-separated (e.g. sweep,sweep-slack).
     #[arg(long, value_name = "LIST", value_parser = args::names("stage list"))]
     pub stages: Option<List<String>>,
+    /// After the answer, print the sweep's table, every finding and the notes too (the
+    /// report holds them either way).
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 /// None: the survey saves a report directory (`-o`), not `--json` (its Ctrl-C test is its own).
@@ -49,6 +53,7 @@ impl Default for SurveyArgs {
             quick: false,
             output: PathBuf::from(DEFAULT_DIR),
             stages: None,
+            verbose: false,
         }
     }
 }
@@ -65,6 +70,8 @@ impl SurveyArgs {
             Some("--quick")
         } else if self.stages.is_some() {
             Some("--stages")
+        } else if self.verbose {
+            Some("--verbose")
         } else if self.output != Path::new(DEFAULT_DIR) {
             Some("--output")
         } else {
@@ -116,18 +123,20 @@ pub fn run(args: &SurveyArgs, quiet: bool) -> anyhow::Result<i32> {
     }
     let stages = select(stages, args.stages.as_ref())?;
     prepare_dir(&args.output)?;
-    execute(start, level, &stages, &args.output, quiet)
+    execute(start, level, &stages, args, quiet)
 }
 
-/// Runs the planned `stages`, writes the report directory, prints the findings and
-/// returns the exit code (0 ok, 1 a stage failed, 130 interrupted).
+/// Runs the planned `stages`, writes the report directory (`args.output`), prints the
+/// answer (and with `args.verbose` the findings) and returns the exit code (0 ok, 1 a
+/// stage failed, 130 interrupted).
 fn execute(
     start: RunStart,
     level: Level,
     stages: &[StagePlan],
-    dir: &Path,
+    args: &SurveyArgs,
     quiet: bool,
 ) -> anyhow::Result<i32> {
+    let dir = args.output.as_path();
     let planned = survey::planned_ms(stages);
     if !quiet {
         eprintln!(
@@ -166,7 +175,7 @@ fn execute(
     let (interrupted, complete) = (outcome.interrupted, outcome.complete);
     let (result, csv) = finish(start, outcome)?;
     let index = write_dir(dir, &result, &csv)?;
-    print!("{}", summary(&result, &index));
+    print!("{}", summary(&result, &index, args.verbose));
     if interrupted {
         eprintln!("sleeplab: interrupted; the report holds what was measured until then");
         return Ok(EXIT_INTERRUPTED);
@@ -222,9 +231,35 @@ pub fn write_dir(dir: &Path, result: &ResultFile, csv: &[u8]) -> anyhow::Result<
     report::write_index(dir, &report::render(result, WORDING))
 }
 
-/// What the terminal shows at the end: an at-a-glance table, the findings, the path.
-pub fn summary(result: &ResultFile, index: &Path) -> String {
+/// What the terminal shows at the end: the answer (one screen: how long a sleep takes
+/// here, the way to wait this machine rewards, the largest causes of lateness), then with
+/// `verbose` the at-a-glance table, every finding and the notes, and the report's path.
+pub fn summary(result: &ResultFile, index: &Path, verbose: bool) -> String {
     let r = Results::of(result);
+    let mut out = String::new();
+    let answer = report::Answer::of(&r).terminal();
+    if !answer.is_empty() {
+        let _ = write!(out, "\n{answer}");
+    }
+    if verbose {
+        out.push_str(&details(&r, result));
+    } else if !result.notes.is_empty() || !report::findings(&r).is_empty() {
+        let _ = writeln!(
+            out,
+            "\n(every finding and note: in the report, or here with --verbose)"
+        );
+    }
+    let shown = std::fs::canonicalize(index).unwrap_or_else(|_| index.to_path_buf());
+    let _ = writeln!(
+        out,
+        "\nReport: {}\n        (results.json and samples.csv next to it)",
+        shown.display()
+    );
+    out
+}
+
+/// The sweep's at-a-glance table, every finding and the notes (`--verbose`).
+fn details(r: &Results<'_>, result: &ResultFile) -> String {
     let mut out = String::new();
     if let Some(m) = r.main_sweep() {
         let reqs = m.requests();
@@ -241,7 +276,7 @@ pub fn summary(result: &ResultFile, index: &Path) -> String {
         }
         let _ = writeln!(out, "\n{t}");
     }
-    let f = report::findings(&r);
+    let f = report::findings(r);
     if !f.is_empty() {
         let _ = writeln!(out, "\nWhat this machine says:");
         for (i, finding) in f.iter().enumerate() {
@@ -258,12 +293,6 @@ pub fn summary(result: &ResultFile, index: &Path) -> String {
             let _ = writeln!(out, "{}", wrap("  • ", n, 100));
         }
     }
-    let shown = std::fs::canonicalize(index).unwrap_or_else(|_| index.to_path_buf());
-    let _ = writeln!(
-        out,
-        "\nReport: {}\n        (results.json and samples.csv next to it)",
-        shown.display()
-    );
     out
 }
 
@@ -292,6 +321,33 @@ fn wrap(lead: &str, text: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The survey's stdout on a real run (the fixture): the answer in one screen of at
+    /// most 24 lines of at most 100 columns; the details only with `--verbose`.
+    #[test]
+    fn the_survey_answers_in_one_screen() {
+        let top = sleeplab_results::testdata::survey_fixture();
+        let out = summary(&top, Path::new("/tmp/sleeplab-report/index.html"), false);
+        println!("{out}");
+        assert!(
+            out.lines().count() <= 24,
+            "{} lines:\n{out}",
+            out.lines().count()
+        );
+        for l in out.lines() {
+            assert!(
+                l.chars().count() <= 100,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+        assert!(out.contains("Sleeping: "), "{out}");
+        assert!(out.contains("Report: "), "{out}");
+        assert!(!out.contains("What this machine says:"), "{out}");
+        let verbose = summary(&top, Path::new("/tmp/sleeplab-report/index.html"), true);
+        assert!(verbose.starts_with(&out[..out.find("\n(every finding").unwrap()]));
+        assert!(verbose.contains("What this machine says:"), "{verbose}");
+    }
 
     #[test]
     fn wraps_with_a_hanging_indent() {

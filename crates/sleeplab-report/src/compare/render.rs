@@ -116,6 +116,7 @@ impl Rendered {
             subtitle: self.subtitle.clone(),
             badges: self.badges.clone(),
             facts: vec![],
+            answer: vec![],
             findings: self.sentences.clone(),
             sections,
             footer: vec![self.footer.clone()],

@@ -205,7 +205,7 @@ const SLEEP_CALLS: [&str; 4] = [
 ];
 
 /// The first of [`SLEEP_CALLS`] the main sweep measured.
-fn sleep_call<'a>(m: &MainSweep<'a>) -> Option<&'a str> {
+pub(crate) fn sleep_call<'a>(m: &MainSweep<'a>) -> Option<&'a str> {
     let mechs = m.mechanisms();
     SLEEP_CALLS
         .iter()
@@ -213,17 +213,17 @@ fn sleep_call<'a>(m: &MainSweep<'a>) -> Option<&'a str> {
 }
 
 /// The smallest non-zero request below 10 µs measured (normally 1 µs).
-fn short_request(m: &MainSweep<'_>) -> Option<u64> {
+pub(crate) fn short_request(m: &MainSweep<'_>) -> Option<u64> {
     m.requests().into_iter().find(|&d| d > 0 && d < 10_000)
 }
 
 /// `stat` of `s` in the terminal's units, quoted ([`Sentence::quote`]).
-fn quote(out: &mut Sentence, s: &Summary, stat: Stat) -> Option<String> {
+pub(crate) fn quote(out: &mut Sentence, s: &Summary, stat: Stat) -> Option<String> {
     out.quote(s, stat, ns)
 }
 
 /// The highest of `prefer` that every sample of `sizes` resolves.
-fn common_stat(prefer: &[Stat], sizes: impl IntoIterator<Item = u64>) -> Option<Stat> {
+pub(crate) fn common_stat(prefer: &[Stat], sizes: impl IntoIterator<Item = u64>) -> Option<Stat> {
     let n = sizes.into_iter().min()?;
     prefer.iter().copied().find(|s| s.resolved_by(n))
 }
