@@ -277,7 +277,13 @@ fn capitalized(text: &str) -> String {
 /// by two spaces.
 fn wrap(lead: &str, text: &str, width: usize) -> Vec<String> {
     let mut out = vec![lead.trim_end().to_string()];
-    for word in text.split_whitespace() {
+    let mut words = text.split_whitespace().peekable();
+    while let Some(first) = words.next() {
+        // A number and its unit (`0.37 %`, `1.08 ms,`) stay on one line.
+        let mut word = first.to_string();
+        if let Some(unit) = words.next_if(|w| is_unit(w)) {
+            word = format!("{word} {unit}");
+        }
         let last = out.last_mut().expect("one line at least");
         let (used, w) = (last.chars().count(), word.chars().count());
         if used + 1 + w > width && used > 2 {
@@ -286,10 +292,16 @@ fn wrap(lead: &str, text: &str, width: usize) -> Vec<String> {
             if !last.is_empty() {
                 last.push(' ');
             }
-            last.push_str(word);
+            last.push_str(&word);
         }
     }
     out
+}
+
+/// Whether `word` is a unit (`%`, `ns`, `µs`, `ms`, `s`), with trailing punctuation.
+fn is_unit(word: &str) -> bool {
+    let bare = word.trim_end_matches([',', '.', ';', ':', ')']);
+    ["%", "ns", "µs", "ms", "s"].contains(&bare)
 }
 
 #[cfg(test)]
@@ -343,6 +355,12 @@ mod tests {
         let lines = wrap("Label: ", "aaa bbb ccc ddd eee", 12);
         assert_eq!(lines, ["Label: aaa", "  bbb ccc", "  ddd eee"]);
         assert_eq!(wrap("L: ", "", 12), ["L:"]);
+        // A unit stays with its number.
+        assert_eq!(wrap("L: ", "at 0.37 %).", 8), ["L: at", "  0.37 %)."]);
+        assert_eq!(
+            wrap("L: ", "took 1.08 ms, a", 12),
+            ["L: took", "  1.08 ms, a"]
+        );
     }
 
     #[test]
