@@ -27,7 +27,8 @@ fn survey_explain(prefix: &[&str], dir: &Path) -> (String, ResultFile) {
         None => Command::new(bin()),
     };
     let out = cmd
-        .args(["-q", "--quick", "--stages", "explain", "-o"])
+        // --verbose: the findings and notes these tests read follow the answer.
+        .args(["-q", "--quick", "--verbose", "--stages", "explain", "-o"])
         .arg(dir)
         .stdin(Stdio::null())
         .output()

@@ -6,6 +6,7 @@
 
 use crate::findings::{common_stat, quote, short_request, sleep_call};
 use crate::view::Results;
+use sleeplab_account::{CellAccount, Component, Machine};
 use sleeplab_results::sweep::SweepCell;
 use sleeplab_stats::{
     BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence, Stat, extreme_index, ratio, small_n,
@@ -21,8 +22,9 @@ pub const MAX_CAUSES: usize = 3;
 /// The widest line the terminal answer prints, columns.
 pub const WIDTH: usize = 100;
 
-/// The most lines the terminal answer prints (one screen with the report's path).
-pub const MAX_LINES: usize = 22;
+/// The most lines the terminal answer prints: a 24-line screen with the survey's six
+/// (blank lines, the hint and the report's path).
+pub const MAX_LINES: usize = 18;
 
 /// One line of the answer: what it answers, and the sentence.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,7 +61,12 @@ impl Answer {
         if let Some(s) = waiting(r) {
             lines.push(line("Waiting precisely", s));
         }
-        let mut causes: Vec<Cause> = [slack(r), rounding(r)].into_iter().flatten().collect();
+        let slack_found = slack(r);
+        let traced = traced_cause(r, slack_found.is_none());
+        let mut causes: Vec<Cause> = [slack_found, rounding(r), traced]
+            .into_iter()
+            .flatten()
+            .collect();
         causes.sort_by(|a, b| b.adds_ns.total_cmp(&a.adds_ns));
         causes.truncate(MAX_CAUSES);
         let adds: Vec<f64> = causes.iter().map(|c| c.adds_ns).collect();
@@ -68,8 +75,7 @@ impl Answer {
                 // The first is the largest: said once, on its line.
                 c.sentence.rank_by_point(Extreme::Most, 0, &adds);
                 c.sentence.push(&format!(
-                    " The largest of the {} causes found here, by the median time it adds \
-                     to a short sleep, {BY_POINT_VALUE}.",
+                    " (The largest of the {} causes by the time each adds, {BY_POINT_VALUE}.)",
                     adds.len()
                 ));
             }
@@ -78,15 +84,19 @@ impl Answer {
         Self { lines }
     }
 
-    /// The answer for a terminal: each line `label: sentence`, wrapped at [`WIDTH`]
-    /// columns with a hanging indent, at most [`MAX_LINES`] lines in all.
+    /// The answer for a terminal: each line `label: sentence`, wrapped at `WIDTH`
+    /// columns with a hanging indent; at most `MAX_LINES` lines in all, the last
+    /// answers left out whole where they would not fit (the report holds every one).
     pub fn terminal(&self) -> String {
         let mut out: Vec<String> = Vec::new();
         for l in &self.lines {
             let lead = format!("{}: ", l.label);
-            out.extend(wrap(&lead, &l.sentence.text, WIDTH));
+            let wrapped = wrap(&lead, &l.sentence.text, WIDTH);
+            if out.len() + wrapped.len() > MAX_LINES {
+                break;
+            }
+            out.extend(wrapped);
         }
-        out.truncate(MAX_LINES);
         let mut s = out.join("\n");
         if !s.is_empty() {
             s.push('\n');
@@ -95,7 +105,8 @@ impl Answer {
     }
 }
 
-fn line(label: &str, sentence: Sentence) -> AnswerLine {
+fn line(label: &str, mut sentence: Sentence) -> AnswerLine {
+    sentence.text = capitalized(&sentence.text);
     AnswerLine {
         label: label.to_string(),
         sentence,
@@ -266,6 +277,111 @@ fn rounding(r: &Results<'_>) -> Option<Cause> {
     })
 }
 
+/// What happened in a component of a wake, in a person's words, and the change that
+/// would remove it (`None`: a component no setting removes, or one the answer says
+/// elsewhere).
+fn happened(c: Component) -> Option<(&'static str, &'static str)> {
+    match c {
+        Component::Entry => Some((
+            "the timer was armed later than asked (a relative wait counts from its own \
+             clock read; a coarse timeout is rounded up)",
+            "an absolute deadline, in a nanosecond API",
+        )),
+        Component::Slack => Some((
+            "the kernel let the timer fire late by the thread's timer slack",
+            "set the timer slack to 1 ns (prctl PR_SET_TIMERSLACK)",
+        )),
+        Component::IdleDelivery | Component::IdleWakeup => Some((
+            "the CPU was idle and took that long to wake (on a VM, the host running the \
+             halted vCPU again)",
+            "end each wait in a short spin (PreciseSleeper), or keep the CPU out of deep \
+             idle (`sleeplab tune` measures it)",
+        )),
+        Component::RunQueue => Some((
+            "another thread held the CPU",
+            "a real-time scheduling policy, or fewer busy threads than CPUs",
+        )),
+        _ => None,
+    }
+}
+
+/// The traced cell the answer reads: the first traced result's cell (as the findings
+/// read it) of the plain sleep at 1 ms at its lowest load, else its first cell with a
+/// typical wake.
+fn traced_cell<'a>(r: &Results<'a>) -> Option<(CellAccount<'a>, Machine)> {
+    let traced: Vec<_> = r
+        .entries
+        .iter()
+        .filter_map(|e| Some((e, e.result.data.as_data().traced()?)))
+        .filter(|(_, t)| !t.cells.is_empty())
+        .collect();
+    let (e, t) = traced
+        .iter()
+        .find(|(_, t)| !t.on_request)
+        .or_else(|| traced.first())?;
+    let machine = Machine::of(&e.result.fingerprint);
+    let with_typical = |c: &&CellAccount<'a>| c.explanation.typical.is_some();
+    let lowest = t.cells.iter().map(|c| c.load).min()?;
+    let cell = t
+        .cells
+        .iter()
+        .filter(with_typical)
+        .find(|c| c.requested_ns == 1_000_000 && c.load == lowest && sleeps(&c.mechanism))
+        .or_else(|| t.cells.iter().find(with_typical))?;
+    Some((cell.clone(), machine))
+}
+
+/// Whether `name` is one of the plain sleeps the findings quote.
+fn sleeps(name: &str) -> bool {
+    [
+        "nanosleep",
+        "clock-nanosleep",
+        "std-sleep",
+        "clock-nanosleep-abs",
+    ]
+    .contains(&name)
+}
+
+/// The largest part of a traced wait's typical wake, where it is one a change removes
+/// (timer slack only where no slack sweep said it already: `with_slack`; else the largest
+/// part but the slack).
+fn traced_cause(r: &Results<'_>, with_slack: bool) -> Option<Cause> {
+    let (c, machine) = traced_cell(r)?;
+    let x = c.explanation;
+    let typical = x.typical.as_ref()?;
+    // The parts ranked, timer slack left out where the slack sweep already said it.
+    let ranked: Vec<(Component, f64)> = typical
+        .ranked()
+        .into_iter()
+        .filter(|&(c, _)| with_slack || c != Component::Slack)
+        .collect();
+    let (biggest, mean) = *ranked.first()?;
+    let (what, fix) = happened(biggest)?;
+    let mut s = Sentence::default();
+    let median = quote(&mut s, &x.lateness, Stat::Median)?;
+    let among: Vec<f64> = ranked.iter().map(|&(_, v)| v).collect();
+    s.rank_by_point(Extreme::Most, 0, &among);
+    let of_any = if with_slack {
+        "the most of any part"
+    } else {
+        "the most but the slack"
+    };
+    s.push(&format!(
+        "a {} `{}` was a median {median} late{}; its typical wakes (p40–p60) spent {} of \
+         it on average in {} ({of_any}, {BY_POINT_VALUE}): {what}. Fix: {fix}.",
+        ns(c.requested_ns as f64),
+        c.mechanism,
+        small_n(x.lateness.count),
+        ns(mean),
+        biggest.label(machine),
+    ));
+    Some(Cause {
+        label: "the kernel's account",
+        adds_ns: mean,
+        sentence: s,
+    })
+}
+
 /// `text` with its first letter upper-case.
 fn capitalized(text: &str) -> String {
     let mut c = text.chars();
@@ -342,12 +458,49 @@ mod tests {
             .copied()
             .filter(|l| l.starts_with("Cause "))
             .collect();
+        // The fixture holds no traced stage: its causes are the sweep's.
         // poll's 1 ms rounding adds about a millisecond, the slack tens of µs.
         assert_eq!(
             causes,
             ["Cause 1, millisecond API", "Cause 2, timer slack"],
             "{labels:?}"
         );
+    }
+
+    /// A traced 1 ms nanosleep whose typical wake is mostly the idle CPU's delivery:
+    /// named in a person's words with its fix, and ranked among the sweep's causes.
+    #[test]
+    fn the_kernels_account_names_the_largest_part_and_its_fix() {
+        use crate::testdata::{explain, explain_cell, result, survey, wakes};
+        use sleeplab_results::model::ExperimentData;
+        let w = wakes(
+            200,
+            &[
+                (Component::IdleDelivery, 120_000),
+                (Component::TimerIrq, 5_000),
+            ],
+            2,
+            &[(Component::RunQueue, 900_000)],
+        );
+        let traced = result(ExperimentData::Explain(explain(
+            vec![explain_cell("nanosleep", 1_000_000, 0, &w)],
+            0,
+        )));
+        let top = survey(vec![("explain", traced)]);
+        let a = Answer::of(&Results::of(&top));
+        let cause = a
+            .lines
+            .iter()
+            .find(|l| l.label.ends_with("the kernel's account"))
+            .unwrap_or_else(|| panic!("{a:#?}"));
+        cause.sentence.check().unwrap();
+        let t = &cause.sentence.text;
+        assert!(
+            t.starts_with("A 1 ms `nanosleep` was a median 125 µs late"),
+            "{t}"
+        );
+        assert!(t.contains("the CPU was idle"), "{t}");
+        assert!(t.contains("Fix: end each wait in a short spin"), "{t}");
     }
 
     #[test]

@@ -65,6 +65,11 @@ pub fn run(args: &ReportArgs, _quiet: bool) -> anyhow::Result<i32> {
     }
     let index = report::write_index(dir, &report::render(&result, WORDING))?;
     let r = Results::of(&result);
+    // The answer first, as the survey prints it; then every finding, numbered.
+    let answer = report::Answer::of(&r).terminal();
+    if !answer.is_empty() {
+        println!("{answer}");
+    }
     for (i, f) in report::findings(&r).iter().enumerate() {
         println!("{:>2}. {}", i + 1, f.text);
     }

@@ -11,7 +11,7 @@
 //!   fitted from this VM's noise probe) and may punish long ones (busy).
 //! * `setup`: from the plain [`SimulateOptions`] (what a command line or the survey
 //!   asks for) to the recorded [`SimulateConfig`] and the loaded models, with the notes.
-//! * [`grid`]: strategy × interval × model cells, each a pure function of the config.
+//! * `grid`: strategy × interval × model cells, each a pure function of the config.
 //! * `data`: the result value ([`SimulateData`]); `render` and `csv_out` print it.
 //! * [`rng`]: the seeded PCG streams and integer-only draws that make a seed give the
 //!   same numbers on every machine.
