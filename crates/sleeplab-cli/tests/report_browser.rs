@@ -195,3 +195,92 @@ fn the_report_loads_in_chromium_with_every_chart() {
     );
     eprintln!("screenshot: {}", png.display());
 }
+
+/// The `top,bottom` pairs a probe page wrote for the report's answer card, the chart in
+/// it and the findings, laid out by Chromium in a 1366×768 frame.
+fn first_screen_boxes(bin: &Path, dir: &Path) -> String {
+    // A probe page beside the report: the report has no script of its own, so the probe
+    // frames it and reads its layout (file pages may read each other with
+    // --allow-file-access-from-files), then writes the boxes into its own DOM.
+    let probe = dir.join("probe.html");
+    std::fs::write(
+        &probe,
+        r#"<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="index.html" style="width:1366px;height:768px;border:0"></iframe>
+<pre id="out">pending</pre>
+<script>
+document.getElementById('f').onload = function () {
+  var d = this.contentDocument;
+  function box(sel) {
+    var e = d.querySelector(sel);
+    if (!e) return 'none';
+    var r = e.getBoundingClientRect();
+    return Math.round(r.top) + ',' + Math.round(r.bottom);
+  }
+  document.getElementById('out').textContent = 'answer=' + box('#answer') +
+    ';chart=' + box('#answer svg[data-chart]') + ';findings=' + box('#findings') + ';';
+};
+</script></body></html>"#,
+    )
+    .unwrap();
+    let (dom, _) = run_chromium(
+        bin,
+        &probe,
+        &[
+            "--allow-file-access-from-files".into(),
+            "--virtual-time-budget=10000".into(),
+            "--window-size=1366,768".into(),
+            "--dump-dom".into(),
+        ],
+    );
+    let at = dom
+        .find("<pre id=\"out\">")
+        .expect("the probe's output in the DOM");
+    let rest = &dom[at + "<pre id=\"out\">".len()..];
+    rest[..rest.find("</pre>").unwrap()].to_string()
+}
+
+/// `(top, bottom)` of `name` in the probe's output.
+fn span(boxes: &str, name: &str) -> Option<(i64, i64)> {
+    let v = boxes
+        .split(';')
+        .find_map(|p| p.strip_prefix(&format!("{name}=")))?;
+    let (t, b) = v.split_once(',')?;
+    Some((t.parse().ok()?, b.parse().ok()?))
+}
+
+/// The report's first screen, as a person opens it on a 1366×768 laptop: the answer card
+/// starts in its upper half, the chart of the machine beside the answer's lines is on
+/// it, and the findings come after the card.
+#[test]
+fn the_reports_first_screen_is_the_answer_and_a_chart() {
+    let Some(bin) = chromium() else {
+        common::missing_dependency("chromium (apt-get install chromium)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/survey.json");
+    common::page(
+        &[std::ffi::OsStr::new("report"), fixture.as_os_str()],
+        dir.path(),
+    );
+    let boxes = first_screen_boxes(&bin, dir.path());
+    let answer = span(&boxes, "answer").unwrap_or_else(|| panic!("no answer card: {boxes}"));
+    let chart = span(&boxes, "chart").unwrap_or_else(|| panic!("no chart in it: {boxes}"));
+    let findings = span(&boxes, "findings").unwrap_or_else(|| panic!("no findings: {boxes}"));
+    assert!(
+        (0..384).contains(&answer.0),
+        "the answer starts below the first half: {boxes}"
+    );
+    // The chart's upper half at least on the first screen (its whole height where the
+    // header is as short as here; fonts differ from machine to machine).
+    assert!(
+        chart.1 > chart.0 && chart.0 + (chart.1 - chart.0) / 2 <= 768,
+        "the chart is not on the first screen: {boxes}"
+    );
+    assert!(
+        findings.0 >= answer.1,
+        "the findings come before the answer: {boxes}"
+    );
+    eprintln!("first screen (top,bottom px): {boxes}");
+}

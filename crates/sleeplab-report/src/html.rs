@@ -108,6 +108,8 @@ pub struct Page {
     pub facts: Vec<(String, String)>,
     /// The answer first (label, sentence): a card above everything else.
     pub answer: Vec<(String, String)>,
+    /// The one picture of the machine the answer card shows under its lines.
+    pub answer_figure: Option<Figure>,
     /// The findings, in order (folded under the answer).
     pub findings: Vec<String>,
     /// The sections.
@@ -155,7 +157,11 @@ impl Page {
             for (label, text) in &self.answer {
                 let _ = writeln!(s, "<dt>{}</dt><dd>{}</dd>", esc(label), esc(text));
             }
-            s.push_str("</dl>\n</section>\n");
+            s.push_str("</dl>\n");
+            if let Some(f) = &self.answer_figure {
+                render_block(&mut s, &Block::Figure(f.clone()));
+            }
+            s.push_str("</section>\n");
         }
         if !self.findings.is_empty() {
             // Folded where an answer opens the page: the answer first, the evidence a
@@ -300,6 +306,7 @@ mod tests {
             }],
             facts: vec![(evil.into(), evil.into())],
             answer: vec![(evil.into(), evil.into())],
+            answer_figure: None,
             findings: vec![evil.into()],
             sections: vec![
                 Section::new(

@@ -76,6 +76,7 @@ pub fn page(result: &ResultFile, hints: Wording) -> Page {
             .into_iter()
             .map(|l| (l.label, l.sentence.text))
             .collect(),
+        answer_figure: sections::sweep::hero(&r),
         findings: findings::findings(&r).into_iter().map(|f| f.text).collect(),
         sections,
         footer: footer(result),

@@ -117,6 +117,7 @@ impl Rendered {
             badges: self.badges.clone(),
             facts: vec![],
             answer: vec![],
+            answer_figure: None,
             findings: self.sentences.clone(),
             sections,
             footer: vec![self.footer.clone()],

@@ -36,6 +36,12 @@ pub const HIGHLIGHT: [&str; 6] = [
     "spin",
 ];
 
+/// The page's one picture of the machine (under the answer): the main sweep's
+/// requested against actual, where there is a main sweep.
+pub fn hero(r: &Results<'_>) -> Option<crate::html::Figure> {
+    r.main_sweep().map(|m| requested::hero(&m))
+}
+
 /// Every sweep section the results support (`hints` words the command that measures
 /// seed 002's figure 2).
 pub fn sections(r: &Results<'_>, hints: Wording) -> Vec<Section> {

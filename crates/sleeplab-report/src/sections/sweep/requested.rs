@@ -6,7 +6,7 @@ use crate::charts::css;
 use crate::charts::xy::{Axis, Legend, Series, Style, XyChart};
 use crate::escape;
 use crate::findings::{blocked, claim_blocking};
-use crate::html::{Block, Section};
+use crate::html::{Block, Figure, Section};
 use crate::sections::{chart, figure};
 use crate::units::{ns, ratio};
 use crate::view::MainSweep;
@@ -33,7 +33,9 @@ fn medians(m: &MainSweep<'_>, mech: &str, load: usize) -> Vec<(f64, f64)> {
 }
 
 /// The requested-vs-actual section.
-pub(super) fn section(m: &MainSweep<'_>, cpus: usize) -> Section {
+/// The page's one picture of the machine, under the answer: requested against median
+/// elapsed for the main mechanisms with no load, log-log, the ideal dashed.
+pub(crate) fn hero(m: &MainSweep<'_>) -> Figure {
     let hl = highlighted(m);
     let hero = XyChart {
         title: None,
@@ -51,16 +53,21 @@ pub(super) fn section(m: &MainSweep<'_>, cpus: usize) -> Section {
         ideal: true,
         legend: Legend::LowerRight,
     };
-    let mut blocks = vec![Block::Text(
-        "Each wait was timed from just before the call to just after it. On the dashed line a wait takes exactly what was asked; above it, longer. Nothing can sit below it except a wake-up that came early.".into(),
-    )];
-    blocks.push(Block::Figure(figure(
+    figure(
         "sweep-requested-actual",
         "requested vs actual duration, main mechanisms, no load",
         (860, 500),
         hero_caption(m).text,
         |a| hero.draw(a),
-    )));
+    )
+}
+
+/// Requested against actual: how the waits were timed (the main mechanisms' chart opens
+/// the page, under the answer), every mechanism by load, and the numbers.
+pub(super) fn section(m: &MainSweep<'_>, cpus: usize) -> Section {
+    let mut blocks = vec![Block::Text(
+        "Each wait was timed from just before the call to just after it. On the dashed line a wait takes exactly what was asked; above it, longer. Nothing can sit below it except a wake-up that came early. The main mechanisms' chart opens the page, under the answer.".into(),
+    )];
 
     // Small multiples: every mechanism, load levels as series.
     let loads = m.loads();
