@@ -437,8 +437,8 @@ def index(repo, path):
 # block of re-exports (`pub mod units { pub use … }`), so the re-export list there is the
 # crate's whole interface. The library `sleeplab` is not one: its public modules are the
 # documented API (`sleeplab::precise`, `sleeplab::lab`).
-PRIVATE_CRATES = ('sleeplab-account', 'sleeplab-capture', 'sleeplab-report', 'sleeplab-results',
-                  'sleeplab-stats')
+PRIVATE_CRATES = ('sleeplab-account', 'sleeplab-capture', 'sleeplab-ffi', 'sleeplab-report',
+                  'sleeplab-results', 'sleeplab-stats')
 
 
 def ranks(layers, where, failures):

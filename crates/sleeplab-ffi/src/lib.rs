@@ -24,12 +24,24 @@
 //! Each module wraps one part of the library's public API; [`options`] is the only place
 //! that maps C values onto `PreciseSleeperBuilder`.
 
-pub mod error;
+mod error;
 mod handle;
-pub mod options;
-pub mod sleeper;
-pub mod ticker;
-pub mod types;
+mod options;
+mod sleeper;
+mod ticker;
+mod types;
+
+// The C ABI is its `#[no_mangle]` functions, exported from whichever module holds them,
+// and these constants, which cbindgen writes into `include/sleeplab.h`.
+pub use options::{
+    SLEEPLAB_BUDGET_AUTO, SLEEPLAB_BUDGET_PERCENT, SLEEPLAB_BUDGET_UNLIMITED,
+    SLEEPLAB_CONTENTION_ADAPT, SLEEPLAB_CONTENTION_IGNORE, SLEEPLAB_HOST_ADAPT,
+    SLEEPLAB_HOST_IGNORE, SLEEPLAB_SLACK_LEAVE_ALONE, SLEEPLAB_SLACK_SET_MINIMAL,
+    SLEEPLAB_SLICE_INHERIT, SLEEPLAB_SLICE_SHORT, SLEEPLAB_SPIN_PAUSE, SLEEPLAB_SPIN_YIELD,
+};
+pub use ticker::{
+    SLEEPLAB_MISSED_BURST, SLEEPLAB_MISSED_DEFAULT, SLEEPLAB_MISSED_DELAY, SLEEPLAB_MISSED_SKIP,
+};
 
 /// The library version (`MAJOR.MINOR.PATCH`), a static NUL-terminated string.
 #[unsafe(no_mangle)]
