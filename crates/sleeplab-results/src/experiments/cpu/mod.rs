@@ -5,13 +5,13 @@
 //! split into that many blocks, the contenders taking turns block by block, and each
 //! point carries its intervals over the blocks.
 
-/// The experiment's name: on the command line, and the `experiment` tag of its result files.
-pub const NAME: &str = "cpu";
-
 use crate::experiments::{KeyPart, Point, ResultData};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab_stats::{Ci, Summary, UnitIntervals};
+
+/// The experiment's name: on the command line, and the `experiment` tag of its result files.
+pub const NAME: &str = "cpu";
 
 /// The default contenders: the strategies that mix sleeping and spinning.
 pub const HYBRIDS: [&str; 5] = [

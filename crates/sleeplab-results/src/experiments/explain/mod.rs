@@ -8,14 +8,14 @@
 //! Without tracing (not root, no tracefs, an event missing) it says why in a note and
 //! gives the partial account `/proc` allows: run-queue time and timer slack.
 
-/// The experiment's name: on the command line, and the `experiment` tag of its result files.
-pub const NAME: &str = "explain";
-
 use crate::experiments::{KeyPart, Point, ResultData};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab_account::{CellAccount, Explanation, TracedCells, Tracing, WakeRecord};
 use sleeplab_stats::UnitIntervals;
+
+/// The experiment's name: on the command line, and the `experiment` tag of its result files.
+pub const NAME: &str = "explain";
 
 /// The default mechanisms: the common one-shot waits at [`DEFAULT_DURATIONS`], and the
 /// precise sleeper at 60 Hz.

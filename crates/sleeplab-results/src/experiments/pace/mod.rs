@@ -7,9 +7,6 @@
 //! thread's CPU time over the wall time of its blocks. With `--load`, each level's busy
 //! threads run while the contenders take their turns at that level.
 
-/// The experiment's name: on the command line, and the `experiment` tag of its result files.
-pub const NAME: &str = "pace";
-
 pub mod evidence;
 mod frontier;
 mod render;
@@ -25,6 +22,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab_account::{Explanation, Tracing};
 use sleeplab_stats::{Ci, Est, Stat, Summary, Unit, UnitIntervals};
+
+/// The experiment's name: on the command line, and the `experiment` tag of its result files.
+pub const NAME: &str = "pace";
 
 /// The default contenders of `pace`: the references (a plain sleep, a pure spin), the
 /// seed's hybrid, SDL's, the spin_sleep crate, and ours.

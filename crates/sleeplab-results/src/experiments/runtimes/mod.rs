@@ -10,9 +10,6 @@
 //! A runtime that is missing is skipped with the command that installs it; a probe that
 //! crashes, hangs, floods or prints garbage is reported as failed and the run goes on.
 
-/// The experiment's name: on the command line, and the `experiment` tag of its result files.
-pub const NAME: &str = "runtimes";
-
 pub mod analyze;
 
 pub use analyze::{PeriodicStats, periodic_stats};
@@ -27,6 +24,9 @@ use sleeplab_account::{CellAccount, TracedCells};
 use sleeplab_account::{Explanation, Tracing};
 use sleeplab_stats::{Ci, Est, Stat, Summary, UnitIntervals};
 use std::collections::BTreeMap;
+
+/// The experiment's name: on the command line, and the `experiment` tag of its result files.
+pub const NAME: &str = "runtimes";
 
 /// Seed 003's requests: 100 ms, 10 ms, 1 ms, 100 µs, 10 µs.
 pub const DEFAULT_DURATIONS_NS: [u64; 5] = [100_000_000, 10_000_000, 1_000_000, 100_000, 10_000];

@@ -24,9 +24,6 @@
 //! * **Costs.** CPU time and voluntary/involuntary context switches of the measuring
 //!   thread around each batch (`getrusage(RUSAGE_THREAD)`), per call.
 
-/// The experiment's name: on the command line, and the `experiment` tag of its result files.
-pub const NAME: &str = "short";
-
 pub mod findings;
 
 pub use findings::{Finding, Outcome, findings};
@@ -37,6 +34,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::wait::Mechanism;
 use sleeplab_stats::{Ci, Unit, UnitIntervals, ci_sorted, mean_ci};
+
+/// The experiment's name: on the command line, and the `experiment` tag of its result files.
+pub const NAME: &str = "short";
 
 /// Calls per batch by default: the seed's 3000.
 pub const DEFAULT_BATCH: u64 = 3000;

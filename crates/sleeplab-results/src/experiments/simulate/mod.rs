@@ -20,9 +20,6 @@
 //! [`VirtualCosts`](sleeplab::lab::VirtualCosts) and counts as virtual CPU, which is
 //! how the simulator predicts CPU use too.
 
-/// The experiment's name: on the command line, and the `experiment` tag of its result files.
-pub const NAME: &str = "simulate";
-
 pub mod data;
 pub mod empirical;
 pub mod host;
@@ -35,6 +32,9 @@ pub use host::{GapQuantile, HostModel, Punishment};
 pub use models::{Model, ModelSpec, SchedulerModel};
 
 use crate::experiments::{Point, ResultData};
+
+/// The experiment's name: on the command line, and the `experiment` tag of its result files.
+pub const NAME: &str = "simulate";
 
 /// The strategies simulated by default: seed 002's hybrid, SDL's, the fixed margin of
 /// the `spin_sleep` crate, the plain sleep, and ours.

@@ -7,14 +7,14 @@
 //! busy threads are started once per level), then timer slack, then mechanism and
 //! duration.
 
-/// The experiment's name: on the command line, and the `experiment` tag of its result files.
-pub const NAME: &str = "sweep";
-
 use crate::{KeyPart, Metric, Point, ResultData, Sample};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab_account::{CellAccount, Explanation, TracedCells, Tracing};
 use sleeplab_stats::{Est, Stat, Summary, UnitIntervals};
+
+/// The experiment's name: on the command line, and the `experiment` tag of its result files.
+pub const NAME: &str = "sweep";
 
 /// How many samples a cell takes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -9,9 +9,6 @@
 //! levels. The result renders as the seed's table per period ([`render`]), as a
 //! cyclictest-style histogram file ([`write_histogram`]), JSON and CSV.
 
-/// The experiment's name: on the command line, and the `experiment` tag of its result files.
-pub const NAME: &str = "timers";
-
 mod summary;
 
 pub use summary::TickStats;
@@ -21,6 +18,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab_account::{CellAccount, TracedCells};
 use sleeplab_account::{Explanation, Tracing};
+
+/// The experiment's name: on the command line, and the `experiment` tag of its result files.
+pub const NAME: &str = "timers";
 
 /// The seed's periods: 100, 50, 20, 10, 5, 2 and 1 ms.
 pub const DEFAULT_PERIODS_NS: [u64; 7] = [

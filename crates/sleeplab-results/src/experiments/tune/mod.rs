@@ -24,9 +24,6 @@
 //! zero, *hurts* where above, *no effect* where it lies within ±[`NO_EFFECT_SHARE`] of
 //! as is's p99, else *undecided* ([`verdict_of_change`]).
 
-/// The experiment's name: on the command line, and the `experiment` tag of its result files.
-pub const NAME: &str = "tune";
-
 mod change;
 pub mod sentence;
 
@@ -37,6 +34,9 @@ use crate::setting_info::{BootSetting, Scope, SettingInfo, Unavailable};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab_stats::{Ci, Est, Unit, UnitIntervals, tail_quantile};
+
+/// The experiment's name: on the command line, and the `experiment` tag of its result files.
+pub const NAME: &str = "tune";
 
 /// One mechanism at one requested duration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
