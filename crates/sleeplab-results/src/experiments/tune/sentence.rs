@@ -72,7 +72,9 @@ fn judged(
     detail: &str,
     undecided: &str,
 ) -> Sentence {
-    let what = format!("{} {}", cell.mechanism, fmt_ns(cell.requested_ns));
+    // The requested length goes before the mechanism, as the wait's own size, so it
+    // cannot be read as the change the sentence states.
+    let what = format!("a {} {} wait", fmt_ns(cell.requested_ns), cell.mechanism);
     let name = &arm.setting.name;
     let mut s = Sentence::default();
     match v {
