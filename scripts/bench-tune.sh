@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib/bench.sh" || exit 2
 # What the figures of the sections this script writes depend on (bench_doc.py stamps
 # them; scripts/doc_freshness.py says when a later commit changed one).
-export BENCH_SOURCES="scripts/bench-tune.sh crates/sleeplab-cli/src/experiments/tune crates/sleeplab-cli/src/tuning crates/sleeplab-cli/src/contenders crates/sleeplab-stats/src crates/sleeplab/src/system"
+export BENCH_SOURCES="scripts/bench-tune.sh crates/sleeplab-cli/src/experiments/tune crates/sleeplab-results/src/experiments/tune crates/sleeplab-results/src/setting_info.rs crates/sleeplab-cli/src/tuning crates/sleeplab-cli/src/contenders crates/sleeplab-stats/src crates/sleeplab/src/system"
 args=(tune -q)
 if [ -n "${QUICK:-}" ]; then args+=(--quick); fi
 if [ -n "${ROUNDS:-}" ]; then args+=(--rounds "$ROUNDS"); fi
