@@ -15,7 +15,7 @@
 # margin in hindsight). Prints the tables and rewrites the "frontier" section of
 # docs/BENCHMARKS.md with the numbers and the verdict on each of its targets.
 #
-#   scripts/bench-frontier.sh                         # the benchmark (about 12 min)
+#   scripts/bench-frontier.sh                         # the benchmark (about 27 min here)
 #   FRAMES=100 FOCUS_FRAMES=200 LOADS=0 FOCUS_LOADS=2 scripts/bench-frontier.sh   # a quicker look
 #   BENCH_DOC=/tmp/b.md FRAMES=10 FOCUS_FRAMES=10 REPEAT=2 LOADS=0 FOCUS_LOADS=1 scripts/bench-frontier.sh   # smoke test, docs untouched
 set -euo pipefail
