@@ -4,13 +4,16 @@
 //! with the change that removes it. Every line is a [`Sentence`] whose claims are checked
 //! against its numbers; the terminal and the page draw the same [`Answer`].
 
-use crate::findings::{common_stat, quote, short_request, sleep_call};
+use crate::findings::{
+    MATTERS_NS, Rounding, SLEEP_CALLS, common_stat, first_traced, quote, rounding, short_request,
+    slack_effect, sleep_call,
+};
 use crate::view::Results;
 use sleeplab_account::{CellAccount, Component, Machine};
-use sleeplab_results::sweep::SweepCell;
 use sleeplab_stats::{
-    BY_POINT_VALUE, Claim, Extreme, RankBy, Sentence, Stat, extreme_index, ratio, small_n,
-    units::ns, units::num, units::pct,
+    BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, Stat,
+    and_list, basis_note, extreme_index, interval_text, order, small_n, units::ns, units::num,
+    units::pct,
 };
 
 /// The most CPU a way of waiting may cost to be the one this machine rewards, % of a core.
@@ -63,7 +66,7 @@ impl Answer {
         }
         let slack_found = slack(r);
         let traced = traced_cause(r, slack_found.is_none());
-        let mut causes: Vec<Cause> = [slack_found, rounding(r), traced]
+        let mut causes: Vec<Cause> = [slack_found, rounding_cause(r), traced]
             .into_iter()
             .flatten()
             .collect();
@@ -91,7 +94,7 @@ impl Answer {
         let mut out: Vec<String> = Vec::new();
         for l in &self.lines {
             let lead = format!("{}: ", l.label);
-            let wrapped = wrap(&lead, &l.sentence.text, WIDTH);
+            let wrapped = wrap(&lead, &l.sentence.text, WIDTH, 2);
             if out.len() + wrapped.len() > MAX_LINES {
                 break;
             }
@@ -141,7 +144,10 @@ fn sleeping(r: &Results<'_>) -> Option<Sentence> {
 }
 
 /// "At 60 Hz, `precise` woke p99 X late at Y % of a core, the least p99 of the N ways
-/// under 5 % of a core, by point value (std-sleep: …)": the pace stage's contenders.
+/// under 5 % of a core (std-sleep: …)": the pace stage's contenders whose CPU is under
+/// the bound by point value, ranked over their intervals over blocks: the least only
+/// where its interval clears every other's, else the least by point value, said to be
+/// indistinguishable from those it does not clear.
 fn waiting(r: &Results<'_>) -> Option<Sentence> {
     let (_, p) = r.pace()?;
     let stat = common_stat(
@@ -151,15 +157,13 @@ fn waiting(r: &Results<'_>) -> Option<Sentence> {
     let cheap: Vec<_> = p
         .results
         .iter()
-        .filter(|x| x.cpu_percent <= CPU_BOUND_PERCENT && x.error.get(stat).is_some())
+        .filter(|x| x.cpu_percent <= CPU_BOUND_PERCENT)
+        .filter_map(|x| Some((x, x.est(stat)?)))
         .collect();
-    let among: Vec<f64> = cheap
-        .iter()
-        .map(|x| x.error.get(stat).unwrap_or(0.0))
-        .collect();
+    let among: Vec<f64> = cheap.iter().map(|(_, e)| e.value).collect();
     let best = extreme_index(&among, Extreme::Least, RankBy::Signed)?;
     let mut s = Sentence::default();
-    let chosen = cheap[best];
+    let (chosen, chosen_est) = cheap[best];
     let v = quote(&mut s, &chosen.error, stat)?;
     let bound = format!("{} of a core", pct(CPU_BOUND_PERCENT));
     s.claim(Claim::Threshold {
@@ -172,12 +176,30 @@ fn waiting(r: &Results<'_>) -> Option<Sentence> {
         pct(chosen.cpu_percent),
         small_n(chosen.error.count)
     );
-    if cheap.len() >= 2 {
-        s.rank_by_point(Extreme::Least, best, &among);
+    if cheap.len() == 1 {
         text.push_str(&format!(
-            ", the least {stat} of the {} ways to wait under {bound}, {BY_POINT_VALUE}",
+            ", the only way to wait under {bound} measured (CPU by point value)"
+        ));
+    } else {
+        let ests: Vec<Est> = cheap.iter().map(|(_, e)| *e).collect();
+        s.rank_over(Extreme::Least, best, among.clone(), ests.clone());
+        let tied: Vec<String> = cheap
+            .iter()
+            .enumerate()
+            .filter(|&(i, (_, e))| i != best && !chosen_est.below(e))
+            .map(|(_, (x, _))| format!("`{}`", x.strategy))
+            .collect();
+        text.push_str(&format!(
+            ", the least {stat} of the {} ways to wait under {bound} (CPU by point value)",
             cheap.len()
         ));
+        if !tied.is_empty() {
+            text.push_str(&format!(
+                ", {BY_POINT_VALUE}: {INDISTINGUISHABLE} from {}{}",
+                and_list(&tied),
+                basis_note(&ests.iter().collect::<Vec<_>>())
+            ));
+        }
     }
     if let Some(plain) = p
         .results
@@ -195,62 +217,64 @@ fn waiting(r: &Results<'_>) -> Option<Sentence> {
     Some(s)
 }
 
-/// Timer slack: the main sweep's plain sleep at its short request under the high and the
-/// low slack of the slack sweep, where the high slack's median is the larger.
+/// Timer slack, where the slack sweep shows it adds to a short sleep
+/// ([`slack_effect`]: the interval of the median difference lies above zero, and the
+/// median is at least the `MATTERS_NS` under which the findings call it noise): the
+/// same estimate the timer-slack finding states.
 fn slack(r: &Results<'_>) -> Option<Cause> {
-    let sw = r.slack_sweep()?;
-    let m = r.main_sweep()?;
-    let call = sleep_call(&m)?;
-    let req = short_request(&m)?;
-    let (hi, lo) = sw
-        .pairs()
-        .into_iter()
-        .find(|(h, _)| h.mechanism == call && h.requested_ns == req && h.load == 0)?;
-    let adds = hi.summary.median_ns - lo.summary.median_ns;
-    if adds <= 0.0 {
+    let e = slack_effect(r)?;
+    let zero = Est::exact(0.0);
+    if order(&zero, &e.added) != Order::Below || e.added.value < MATTERS_NS {
         return None;
     }
     let mut s = Sentence::default();
-    let (a, b) = (
-        quote(&mut s, &hi.summary, Stat::Median)?,
-        quote(&mut s, &lo.summary, Stat::Median)?,
-    );
-    let shown = ratio(hi.summary.median_ns / lo.summary.median_ns);
-    s.claim(Claim::Ratio {
+    s.claim(Claim::Verdict {
         stat: Stat::Median,
-        of: hi.summary.median_ns,
-        to: lo.summary.median_ns,
-        shown: shown.clone(),
+        a: zero,
+        b: e.added,
+        stated: Order::Below,
+    });
+    s.claim(Claim::Median {
+        of: e.diffs.iter().map(|d| d.value).collect(),
+        value: e.added.value,
+    });
+    let threshold = ns(MATTERS_NS);
+    s.claim(Claim::Threshold {
+        shown: threshold.clone(),
     });
     s.push(&format!(
-        "asked for {}, `{call}` took a median {a}{} at the thread's {} timer slack and {b}{} \
-         at {} ({shown} the median at the lower slack). Fix: set the timer slack to 1 ns \
-         (prctl PR_SET_TIMERSLACK); sleeplab's PreciseSleeper does.",
-        ns(req as f64),
-        small_n(hi.summary.count),
-        ns(sw.high as f64),
-        small_n(lo.summary.count),
-        ns(sw.low as f64),
+        "timer slack adds a median {} {} to a sleep of 1–100 µs here (the median of {} \
+         differences between the median sleeps at {} slack and at {}; above {threshold}). \
+         Fix: set the timer slack to 1 ns (prctl PR_SET_TIMERSLACK); sleeplab's \
+         PreciseSleeper does.",
+        ns(e.added.value),
+        interval_text(e.added.ci, ns),
+        e.diffs.len(),
+        ns(e.high as f64),
+        ns(e.low as f64),
     ));
     Some(Cause {
         label: "timer slack",
-        adds_ns: adds,
+        adds_ns: e.added.value,
         sentence: s,
     })
 }
 
-/// A millisecond API: `poll` (or `epoll`) at the short request against its nanosecond
-/// twin (`ppoll`, `epoll-pwait2`), where the first took a millisecond or more.
-fn rounding(r: &Results<'_>) -> Option<Cause> {
-    let m = r.main_sweep()?;
-    let req = short_request(&m)?;
-    let pair = |a: &str, b: &str| -> Option<(&SweepCell, &SweepCell)> {
-        Some((m.cell(a, req, 0)?, m.cell(b, req, 0)?))
+/// A millisecond API rounding a short timeout up ([`rounding`], the rule the
+/// poll-rounding finding states), against its nanosecond twin where that was measured.
+fn rounding_cause(r: &Results<'_>) -> Option<Cause> {
+    let Rounding {
+        request_ns,
+        rounded,
+        fine,
+    } = rounding(r)?;
+    let ms = rounded[0];
+    let twin = if ms.mechanism == "poll" {
+        "ppoll"
+    } else {
+        "epoll-pwait2"
     };
-    let (ms, fine) = pair("poll", "ppoll").or_else(|| pair("epoll", "epoll-pwait2"))?;
-    if ms.summary.median_ns < 1_000_000.0 {
-        return None;
-    }
+    let fine = fine.into_iter().find(|c| c.mechanism == twin)?;
     let adds = ms.summary.median_ns - fine.summary.median_ns;
     let mut s = Sentence::default();
     let (a, b) = (
@@ -264,7 +288,7 @@ fn rounding(r: &Results<'_>) -> Option<Cause> {
         "`{}` rounds a short timeout up to 1 ms: asked for {}, a median {a}{}, where `{}` \
          took {b}{}. Fix: `{}` (a nanosecond timeout).",
         ms.mechanism,
-        ns(req as f64),
+        ns(request_ns as f64),
         small_n(ms.summary.count),
         fine.mechanism,
         small_n(fine.summary.count),
@@ -276,6 +300,10 @@ fn rounding(r: &Results<'_>) -> Option<Cause> {
         sentence: s,
     })
 }
+
+/// The change that removes an idle CPU's part of a wake.
+const IDLE_FIX: &str = "end each wait in a short spin (PreciseSleeper), or keep the CPU out \
+                        of deep idle (`sleeplab tune` measures it)";
 
 /// What happened in a component of a wake, in a person's words, and the change that
 /// would remove it (`None`: a component no setting removes, or one the answer says
@@ -291,11 +319,14 @@ fn happened(c: Component) -> Option<(&'static str, &'static str)> {
             "the kernel let the timer fire late by the thread's timer slack",
             "set the timer slack to 1 ns (prctl PR_SET_TIMERSLACK)",
         )),
-        Component::IdleDelivery | Component::IdleWakeup => Some((
-            "the CPU was idle and took that long to wake (on a VM, the host running the \
-             halted vCPU again)",
-            "end each wait in a short spin (PreciseSleeper), or keep the CPU out of deep \
-             idle (`sleeplab tune` measures it)",
+        Component::IdleDelivery => Some((
+            "the timer fired on an idle CPU and reached the guest that much later (on a \
+             VM, read as the host running the halted vCPU again)",
+            IDLE_FIX,
+        )),
+        Component::IdleWakeup => Some((
+            "the thread was woken on an idle CPU and waited that long for it to run",
+            IDLE_FIX,
         )),
         Component::RunQueue => Some((
             "another thread held the CPU",
@@ -305,41 +336,23 @@ fn happened(c: Component) -> Option<(&'static str, &'static str)> {
     }
 }
 
-/// The traced cell the answer reads: the first traced result's cell (as the findings
-/// read it) of the plain sleep at 1 ms at its lowest load, else its first cell with a
-/// typical wake.
+/// The traced cell the answer reads: the [`first_traced`] result's cell of a plain sleep
+/// at 1 ms at its lowest load, else its first cell with a typical wake.
 fn traced_cell<'a>(r: &Results<'a>) -> Option<(CellAccount<'a>, Machine)> {
-    let traced: Vec<_> = r
-        .entries
-        .iter()
-        .filter_map(|e| Some((e, e.result.data.as_data().traced()?)))
-        .filter(|(_, t)| !t.cells.is_empty())
-        .collect();
-    let (e, t) = traced
-        .iter()
-        .find(|(_, t)| !t.on_request)
-        .or_else(|| traced.first())?;
-    let machine = Machine::of(&e.result.fingerprint);
+    let (t, machine) = first_traced(r)?;
     let with_typical = |c: &&CellAccount<'a>| c.explanation.typical.is_some();
     let lowest = t.cells.iter().map(|c| c.load).min()?;
     let cell = t
         .cells
         .iter()
         .filter(with_typical)
-        .find(|c| c.requested_ns == 1_000_000 && c.load == lowest && sleeps(&c.mechanism))
+        .find(|c| {
+            c.requested_ns == 1_000_000
+                && c.load == lowest
+                && SLEEP_CALLS.contains(&c.mechanism.as_ref())
+        })
         .or_else(|| t.cells.iter().find(with_typical))?;
     Some((cell.clone(), machine))
-}
-
-/// Whether `name` is one of the plain sleeps the findings quote.
-fn sleeps(name: &str) -> bool {
-    [
-        "nanosleep",
-        "clock-nanosleep",
-        "std-sleep",
-        "clock-nanosleep-abs",
-    ]
-    .contains(&name)
 }
 
 /// The largest part of a traced wait's typical wake, where it is one a change removes
@@ -390,8 +403,10 @@ fn capitalized(text: &str) -> String {
 }
 
 /// `text` after `lead`, wrapped at `width` columns, the lines after the first indented
-/// by two spaces.
-fn wrap(lead: &str, text: &str, width: usize) -> Vec<String> {
+/// by `indent` spaces; a number and its unit stay on one line. The terminal's one
+/// wrapping: the answer's lines, and the survey's findings and notes.
+pub fn wrap(lead: &str, text: &str, width: usize, indent: usize) -> Vec<String> {
+    let pad = " ".repeat(indent);
     let mut out = vec![lead.trim_end().to_string()];
     let mut words = text.split_whitespace().peekable();
     while let Some(first) = words.next() {
@@ -402,8 +417,8 @@ fn wrap(lead: &str, text: &str, width: usize) -> Vec<String> {
         }
         let last = out.last_mut().expect("one line at least");
         let (used, w) = (last.chars().count(), word.chars().count());
-        if used + 1 + w > width && used > 2 {
-            out.push(format!("  {word}"));
+        if used + 1 + w > width && used > indent {
+            out.push(format!("{pad}{word}"));
         } else {
             if !last.is_empty() {
                 last.push(' ');
@@ -448,23 +463,64 @@ mod tests {
         );
     }
 
+    /// The fixture's slack sweep leaves slack's effect undecided (the timer-slack
+    /// finding says "unclear"): the answer does not name it as a cause.
     #[test]
-    fn causes_come_largest_first() {
+    fn an_undecided_slack_effect_is_no_cause() {
         let top = survey_fixture();
         let a = Answer::of(&Results::of(&top));
-        let labels: Vec<&str> = a.lines.iter().map(|l| l.label.as_str()).collect();
-        let causes: Vec<&str> = labels
+        let causes: Vec<&str> = a
+            .lines
             .iter()
-            .copied()
+            .map(|l| l.label.as_str())
             .filter(|l| l.starts_with("Cause "))
             .collect();
-        // The fixture holds no traced stage: its causes are the sweep's.
-        // poll's 1 ms rounding adds about a millisecond, the slack tens of µs.
+        assert_eq!(causes, ["Cause 1, millisecond API"], "{a:#?}");
+    }
+
+    /// A slack sweep whose every pair took 50 µs longer at 50 µs slack than at 1 ns, over
+    /// rounds that decide: timer slack is a cause, ranked below poll's millisecond.
+    #[test]
+    fn a_decided_slack_effect_is_a_cause_ranked_by_the_time_it_adds() {
+        use crate::testdata::{cell, result, survey, sweep};
+        use sleeplab_results::model::ExperimentData;
+        // The main sweep (more cells than the slack sweep): poll rounds up to 1 ms.
+        let mut main = Vec::new();
+        for d in [1_000u64, 10_000, 1_000_000] {
+            let poll = d.max(1_000_000) as f64 + 80_000.0;
+            for (m, median) in [
+                ("nanosleep", d as f64 + 60_000.0),
+                ("poll", poll),
+                ("ppoll", d as f64 + 61_000.0),
+            ] {
+                main.push(cell(m, d, 0, 50_000, median));
+            }
+        }
+        let mut slack = Vec::new();
+        for d in [1_000u64, 10_000, 100_000] {
+            slack.push(cell("nanosleep", d, 0, 50_000, d as f64 + 60_000.0));
+            slack.push(cell("nanosleep", d, 0, 1, d as f64 + 10_000.0));
+        }
+        let top = survey(vec![
+            ("sweep", result(ExperimentData::Sweep(sweep(main)))),
+            ("sweep-slack", result(ExperimentData::Sweep(sweep(slack)))),
+        ]);
+        let a = Answer::of(&Results::of(&top));
+        let labels: Vec<&str> = a.lines.iter().map(|l| l.label.as_str()).collect();
         assert_eq!(
-            causes,
-            ["Cause 1, millisecond API", "Cause 2, timer slack"],
-            "{labels:?}"
+            labels,
+            [
+                "Sleeping",
+                "Cause 1, millisecond API",
+                "Cause 2, timer slack"
+            ],
+            "{a:#?}"
         );
+        for l in &a.lines {
+            l.sentence.check().unwrap();
+        }
+        let t = &a.lines[2].sentence.text;
+        assert!(t.starts_with("Timer slack adds a median 50 µs"), "{t}");
     }
 
     /// A traced 1 ms nanosleep whose typical wake is mostly the idle CPU's delivery:
@@ -499,19 +555,19 @@ mod tests {
             t.starts_with("A 1 ms `nanosleep` was a median 125 µs late"),
             "{t}"
         );
-        assert!(t.contains("the CPU was idle"), "{t}");
+        assert!(t.contains("the timer fired on an idle CPU"), "{t}");
         assert!(t.contains("Fix: end each wait in a short spin"), "{t}");
     }
 
     #[test]
     fn wrapping_keeps_every_word_within_the_width() {
-        let lines = wrap("Label: ", "aaa bbb ccc ddd eee", 12);
+        let lines = wrap("Label: ", "aaa bbb ccc ddd eee", 12, 2);
         assert_eq!(lines, ["Label: aaa", "  bbb ccc", "  ddd eee"]);
-        assert_eq!(wrap("L: ", "", 12), ["L:"]);
+        assert_eq!(wrap("L: ", "", 12, 2), ["L:"]);
         // A unit stays with its number.
-        assert_eq!(wrap("L: ", "at 0.37 %).", 8), ["L: at", "  0.37 %)."]);
+        assert_eq!(wrap("L: ", "at 0.37 %).", 8, 2), ["L: at", "  0.37 %)."]);
         assert_eq!(
-            wrap("L: ", "took 1.08 ms, a", 12),
+            wrap("L: ", "took 1.08 ms, a", 12, 2),
             ["L: took", "  1.08 ms, a"]
         );
     }

@@ -297,25 +297,9 @@ fn details(r: &Results<'_>, result: &ResultFile) -> String {
 }
 
 /// `text` wrapped at `width` columns, the first line after `lead`, the others indented
-/// to match.
+/// to match (the report's wrapping: a number keeps its unit).
 fn wrap(lead: &str, text: &str, width: usize) -> String {
-    let indent = " ".repeat(lead.chars().count());
-    let mut out = String::from(lead);
-    let mut col = lead.chars().count();
-    for word in text.split_whitespace() {
-        let w = word.chars().count();
-        if col > indent.len() && col + 1 + w > width {
-            out.push('\n');
-            out.push_str(&indent);
-            col = indent.len();
-        } else if col > indent.len() {
-            out.push(' ');
-            col += 1;
-        }
-        out.push_str(word);
-        col += w;
-    }
-    out
+    report::wrap(lead, text, width, lead.chars().count()).join("\n")
 }
 
 #[cfg(test)]

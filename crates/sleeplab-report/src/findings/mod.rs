@@ -29,13 +29,16 @@ mod tests;
 mod tune;
 
 pub use binding_gain::binding_gain;
+pub(crate) use explain::first_traced;
 pub use explain::why_late;
 pub use load::{load_effect, loaded_faster};
 pub use newer_waits::newer_waits;
 pub use pace::pace_loop;
 pub use runtimes::runtime_floors;
+pub(crate) use short_sleeps::{Rounding, rounding};
 pub use short_sleeps::{cheapest_short_sleep, poll_rounding};
 pub use slack::timer_slack;
+pub(crate) use slack::{MATTERS_NS, slack_effect};
 pub use sweep::{CPU_NOTE, cpu_pct};
 pub use sweep::{early_wakeups, first_calls, long_sleeps, spin_cost};
 pub use tune::{tune_best, tune_none};
@@ -197,7 +200,7 @@ pub(crate) fn claim_blocking(s: &mut Sentence, c: &SweepCell, called_a_sleep: bo
 }
 
 /// Mechanisms that are "a sleep call", in order of preference for examples.
-const SLEEP_CALLS: [&str; 4] = [
+pub(crate) const SLEEP_CALLS: [&str; 4] = [
     "nanosleep",
     "clock-nanosleep",
     "std-sleep",

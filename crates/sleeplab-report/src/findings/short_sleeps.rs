@@ -129,16 +129,45 @@ pub fn cheapest_short_sleep(r: &Results<'_>) -> Option<Finding> {
     Some(Finding::new("cheapest-short-sleep", s))
 }
 
-/// "poll/epoll round up to whole ms": a request under 1 ms whose median took 1 ms or
-/// more.
-pub fn poll_rounding(r: &Results<'_>) -> Option<Finding> {
+/// The millisecond APIs' rounding in the main sweep: at its first request under 1 ms,
+/// idle, the cells of poll and epoll whose median took 1 ms or more, and those of their
+/// nanosecond twins (ppoll, epoll-pwait2) whose median did not.
+pub(crate) struct Rounding<'a> {
+    /// The request, ns.
+    pub request_ns: u64,
+    /// poll's and epoll's cells that rounded up, in that order (at least one).
+    pub rounded: Vec<&'a SweepCell>,
+    /// ppoll's and epoll-pwait2's cells that did not.
+    pub fine: Vec<&'a SweepCell>,
+}
+
+/// The main sweep's [`Rounding`]; `None` where neither poll nor epoll rounded up.
+pub(crate) fn rounding<'a>(r: &Results<'a>) -> Option<Rounding<'a>> {
     let m = r.main_sweep()?;
     let d = m.requests().into_iter().find(|&d| d > 0 && d < 1_000_000)?;
-    let rounded: Vec<&SweepCell> = ["poll", "epoll"]
-        .iter()
-        .filter_map(|n| m.cell(n, d, 0))
-        .filter(|c| c.summary.count > 0 && c.summary.median_ns >= 1_000_000.0)
-        .collect();
+    let at = |names: [&str; 2], ms: bool| -> Vec<&'a SweepCell> {
+        names
+            .iter()
+            .filter_map(|n| m.cell(n, d, 0))
+            .filter(|c| c.summary.count > 0 && (c.summary.median_ns >= 1_000_000.0) == ms)
+            .collect()
+    };
+    let rounded = at(["poll", "epoll"], true);
+    (!rounded.is_empty()).then(|| Rounding {
+        request_ns: d,
+        rounded,
+        fine: at(["ppoll", "epoll-pwait2"], false),
+    })
+}
+
+/// "poll/epoll round up to whole ms": a request under 1 ms whose median took 1 ms or
+/// more ([`rounding`]).
+pub fn poll_rounding(r: &Results<'_>) -> Option<Finding> {
+    let Rounding {
+        request_ns: d,
+        rounded,
+        fine,
+    } = rounding(r)?;
     let first = rounded.first()?;
     let mut s = Sentence::default();
     let v = quote(&mut s, &first.summary, Stat::Median)?;
@@ -156,14 +185,7 @@ pub fn poll_rounding(r: &Results<'_>) -> Option<Finding> {
             small_n(second.summary.count)
         ));
     }
-    let fine: Vec<String> = ["ppoll", "epoll-pwait2"]
-        .iter()
-        .filter(|n| {
-            m.cell(n, d, 0)
-                .is_some_and(|c| c.summary.count > 0 && c.summary.median_ns < 1_000_000.0)
-        })
-        .map(|n| n.to_string())
-        .collect();
+    let fine: Vec<String> = fine.iter().map(|c| c.mechanism.clone()).collect();
     if fine.is_empty() {
         s.push(".");
     } else {

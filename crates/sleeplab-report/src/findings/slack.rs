@@ -1,25 +1,33 @@
 //! Timer slack: how much the default slack adds to a short sleep.
 
 use super::{Finding, Results, SLEEP_CALLS, blocked, count, quote};
+use sleeplab_results::sweep::SweepCell;
 use sleeplab_stats::{
     Claim, Est, INDISTINGUISHABLE, Order, Sentence, Stat, Verb, basis_note, difference, direction,
     equivalent, interval_text, median_est, order, units::ns,
 };
 
 /// Below this a slack's effect "hardly matters".
-const MATTERS_NS: f64 = 2_000.0;
+pub(crate) const MATTERS_NS: f64 = 2_000.0;
 
-/// "Timer slack adds ~X µs to every short sleep here": the median, over the sleep calls
-/// of 1–100 µs measured idle at both slacks, of (median at the high slack − median at
-/// the low). Pairs where either side did not block are left out (the slack delays a
-/// sleeping timer; a call that never slept shows nothing of it). When the effect exceeds
-/// the slack difference itself, the excess is stated, and its likely cause only when the
-/// fingerprint records idle states that the longer wait can reach. Longer or shorter is a
-/// verdict: the interval of the median difference (from the medians' 95 % intervals over
-/// rounds, [`median_est`] of each pair's [`difference`]) must exclude zero; "hardly
-/// matters" is an equivalence: that interval lies within ±2 µs. Where neither holds, the
-/// finding says the difference is indistinguishable from none.
-pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
+/// What the slack sweep measured timer slack to add to a short sleep: the pairs of
+/// sleep calls of 1–100 µs measured idle at both slacks (those that blocked; the plain
+/// sleep calls where there are any), each pair's difference of medians with its
+/// interval, and their median ([`median_est`]), the estimate every sentence on it reads.
+pub(crate) struct SlackEffect<'a> {
+    /// The larger and the smaller slack, ns.
+    pub high: u64,
+    pub low: u64,
+    /// (cell at the high slack, the same cell at the low), the pairs used.
+    pub pairs: Vec<(&'a SweepCell, &'a SweepCell)>,
+    /// Each pair's median difference (high − low).
+    pub diffs: Vec<Est>,
+    /// Their median, with its interval: what slack adds.
+    pub added: Est,
+}
+
+/// The slack sweep's [`SlackEffect`]; `None` without a slack sweep or a usable pair.
+pub(crate) fn slack_effect<'a>(r: &Results<'a>) -> Option<SlackEffect<'a>> {
     let sw = r.slack_sweep()?;
     let pairs: Vec<_> = sw
         .pairs()
@@ -43,7 +51,7 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
     } else {
         sleep_pairs
     };
-    let med = |c: &sleeplab_results::sweep::SweepCell| {
+    let med = |c: &SweepCell| {
         c.est(Stat::Median)
             .unwrap_or(Est::point(c.summary.median_ns))
     };
@@ -51,9 +59,31 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
         .iter()
         .map(|(h, l)| difference(&med(h), &med(l)))
         .collect();
-    let added_est = median_est(&diffs)?;
+    let added = median_est(&diffs)?;
+    Some(SlackEffect {
+        high: sw.high,
+        low: sw.low,
+        pairs: used,
+        diffs,
+        added,
+    })
+}
+
+/// "Timer slack adds ~X µs to every short sleep here": the median, over the sleep calls
+/// of 1–100 µs measured idle at both slacks, of (median at the high slack − median at
+/// the low) ([`slack_effect`]). Pairs where either side did not block are left out (the
+/// slack delays a sleeping timer; a call that never slept shows nothing of it). When the
+/// effect exceeds the slack difference itself, the excess is stated, and its likely cause
+/// only when the fingerprint records idle states that the longer wait can reach. Longer
+/// or shorter is a verdict: the interval of the median difference (from the medians' 95 %
+/// intervals over rounds, [`median_est`] of each pair's [`difference`]) must exclude
+/// zero; "hardly matters" is an equivalence: that interval lies within ±2 µs. Where
+/// neither holds, the finding says the difference is indistinguishable from none.
+pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
+    let e = slack_effect(r)?;
+    let (added_est, used) = (e.added, &e.pairs);
     let added = added_est.value;
-    let diffs: Vec<f64> = diffs.iter().map(|d| d.value).collect();
+    let diffs: Vec<f64> = e.diffs.iter().map(|d| d.value).collect();
     // An example: the 10 µs (or first) pair.
     let (h, l) = used
         .iter()
@@ -92,7 +122,7 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
     });
     // The two slacks and the median difference with its interval, as every wording
     // quotes them.
-    let (high, low) = (ns(sw.high as f64), ns(sw.low as f64));
+    let (high, low) = (ns(e.high as f64), ns(e.low as f64));
     let (added_text, ci) = (ns(added), interval_text(added_est.ci, ns));
     let between = format!(
         "the median difference between sleeps of 1–100 µs at {high} slack and at {low} was {added_text}"
@@ -141,7 +171,7 @@ pub fn timer_slack(r: &Results<'_>) -> Option<Finding> {
         s.push(&format!(
             "Timer slack adds ~{added_text} to every short sleep here: sleeps of 1–100 µs took that much {longer} at the default {high} slack than at {low} ({how}; under {threshold} would count as noise; {example}).",
         ));
-        let slack = (sw.high - sw.low) as f64;
+        let slack = (e.high - e.low) as f64;
         let excess = added - slack;
         if excess > 0.1 * slack {
             s.push(&format!(
