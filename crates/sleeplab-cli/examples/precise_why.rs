@@ -28,11 +28,11 @@
 mod noise;
 
 use clap::Parser;
-use noise::{loadavg, probe};
+use noise::{loadavg, probe, with_machine};
 use serde_json::{Value, json};
 use sleeplab::clock::{RealEnv, monotonic_ns, thread_cpu_ns};
-use sleeplab::lab::{NoiseConfig, NoiseSource, WaitStrategy, strategy_by_setting};
-use sleeplab::system::{hypervisor, set_sched_slice_ns, set_timer_slack_ns};
+use sleeplab::lab::{NoiseConfig, WaitStrategy, strategy_by_setting};
+use sleeplab::system::{set_sched_slice_ns, set_timer_slack_ns};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -193,21 +193,20 @@ fn main() -> anyhow::Result<()> {
         let _ = handle.join();
     }
     let after = probe(&config)?;
-    let doc = json!({
+    let Value::Object(fields) = json!({
         "hz": args.hz,
         "frames": blocks * args.block,
         "block": args.block,
-        "kernel": sleeplab::system::Fingerprint::collect().kernel_release,
-        "cpus": std::thread::available_parallelism().map_or(1, |n| n.get()),
-        "hypervisor": hypervisor(),
-        "source": NoiseSource::detect().name(),
         "probe_ns": config.duration_ns,
         "threshold_ns": config.threshold_ns,
         "lanes": settings,
         "noise": { "before": before, "after": after },
         "loadavg": { "before": load_before, "after": loadavg() },
         "blocks": out_blocks,
-    });
+    }) else {
+        unreachable!("a JSON object literal")
+    };
+    let doc = with_machine(fields);
     println!("{doc}");
     Ok(())
 }

@@ -22,12 +22,12 @@
 mod noise;
 
 use clap::Parser;
-use noise::{loadavg, probe};
-use serde_json::json;
+use noise::{loadavg, probe, with_machine};
+use serde_json::{Value, json};
 use sleeplab::clock::{Env, RealEnv, monotonic_ns, thread_cpu_ns};
-use sleeplab::lab::{NoiseConfig, NoiseSource, Regime};
+use sleeplab::lab::{NoiseConfig, Regime};
 use sleeplab::precise::PreciseSleeper;
-use sleeplab::system::{hypervisor, set_timer_slack_ns, timer_slack_ns};
+use sleeplab::system::{set_timer_slack_ns, timer_slack_ns};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -221,22 +221,21 @@ fn main() -> anyhow::Result<()> {
     }
     let after = probe(&config)?;
     let load_after = loadavg();
-    let doc = json!({
+    let Value::Object(fields) = json!({
         "hz": args.hz,
         "frames": blocks * args.block,
         "block": args.block,
         "timer_slack_ns": timer_slack_ns(),
-        "kernel": sleeplab::system::Fingerprint::collect().kernel_release,
-        "cpus": std::thread::available_parallelism().map_or(1, |n| n.get()),
-        "hypervisor": hypervisor(),
-        "source": NoiseSource::detect().name(),
         "probe_ns": config.duration_ns,
         "threshold_ns": config.threshold_ns,
         "contenders": contenders.iter().map(|c| c.name()).collect::<Vec<_>>(),
         "noise": { "before": before, "after": after },
         "loadavg": { "before": load_before, "after": load_after },
         "blocks": out_blocks,
-    });
+    }) else {
+        unreachable!("a JSON object literal")
+    };
+    let doc = with_machine(fields);
     println!("{doc}");
     Ok(())
 }

@@ -1,10 +1,11 @@
 //! The noise probe's record as the host benchmarks print it (`host_share`, and
 //! `precise_why`, which includes this file): per CPU, the gaps a spinning thread saw and
 //! those of them spent off the guest's run queue (the host's, or the hardware's), and the
-//! guest's load average.
+//! guest's load average, and the machine fields every run's document starts with.
 
 use serde_json::{Value, json};
-use sleeplab::lab::{Noise, NoiseConfig, ProbeKind, Schedule, probe_cpus};
+use sleeplab::lab::{Noise, NoiseConfig, NoiseSource, ProbeKind, Schedule, probe_cpus};
+use sleeplab::system::{Fingerprint, hypervisor};
 
 fn quantile(n: &Noise, q: f64) -> Value {
     n.gap_quantile(q).map_or(Value::Null, Value::from)
@@ -49,4 +50,23 @@ pub fn loadavg() -> Option<String> {
             .collect::<Vec<_>>()
             .join(" "),
     )
+}
+
+/// A run document with the machine's fields added (kernel, CPUs, hypervisor, and who
+/// takes a spinning CPU: the host or the hardware) to `fields`, as the host benchmarks'
+/// reports read them.
+pub fn with_machine(mut fields: serde_json::Map<String, Value>) -> Value {
+    fields.insert(
+        "kernel".into(),
+        Fingerprint::collect().kernel_release.into(),
+    );
+    fields.insert(
+        "cpus".into(),
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .into(),
+    );
+    fields.insert("hypervisor".into(), hypervisor().into());
+    fields.insert("source".into(), NoiseSource::detect().name().into());
+    Value::Object(fields)
 }
