@@ -13,8 +13,8 @@
 //!
 //! Per frame it keeps what the wait reported: the lateness, the margin it planned, the
 //! margin the learned quantile wanted before the budget and the contended regimes cut it,
-//! whether the budget cut it, the native sleep's oversleep, and the longest gap of the
-//! spin (the CPU taken away while spinning). The noise probe (`sleeplab::lab::noise`)
+//! whether the budget cut it, the native sleep's oversleep, how long it spun, and the
+//! longest gap of the spin (the CPU taken away while spinning). The noise probe (`sleeplab::lab::noise`)
 //! runs on each CPU before and after. Prints one JSON document;
 //! `scripts/bench_precise_why.py` turns runs of it into the table and the causes.
 //!
@@ -79,6 +79,7 @@ struct Block {
     budget_limited: Vec<bool>,
     oversleep_ns: Vec<Option<u64>>,
     spin_gap_ns: Vec<u64>,
+    spin_ns: Vec<u64>,
     cpu_ns: u64,
     wall_ns: u64,
 }
@@ -92,6 +93,7 @@ impl Block {
             "budget_limited": self.budget_limited,
             "oversleep_ns": self.oversleep_ns,
             "spin_gap_ns": self.spin_gap_ns,
+            "spin_ns": self.spin_ns,
             "cpu_ns": self.cpu_ns,
             "wall_ns": self.wall_ns,
         })
@@ -124,6 +126,7 @@ fn lane(
             b.budget_limited.push(r.budget_limited);
             b.oversleep_ns.push(r.native_oversleep_ns);
             b.spin_gap_ns.push(r.max_spin_gap_ns);
+            b.spin_ns.push(r.spin_ns);
         }
         b.cpu_ns = thread_cpu_ns() - cpu0 + (strategy.helper_cpu_ns() - helper0);
         b.wall_ns = monotonic_ns() - wall0;
