@@ -112,22 +112,56 @@ def _read(path):
 
 def virtualization(root="/"):
     """The hypervisor as the fingerprint names it (`Fingerprint::virtualization`: DMI
-    vendor and product, /sys/hypervisor/type, the CPU's hypervisor flag), or None."""
+    vendor and product, /sys/hypervisor/type, then the kernel log's "Hypervisor
+    detected" line where Rust reads CPUID's hypervisor leaf, which Python cannot; "unknown
+    hypervisor" where only the CPU's flag says the machine is virtual), or None."""
     both = (_read(os.path.join(root, "sys/class/dmi/id/sys_vendor")) + " "
             + _read(os.path.join(root, "sys/class/dmi/id/product_name"))).lower()
-    for key, name in [("kvm", "kvm"), ("qemu", "qemu"), ("vmware", "vmware"),
-                      ("virtualbox", "virtualbox"), ("xen", "xen"), ("microsoft", "hyperv"),
-                      ("amazon ec2", "aws-nitro"), ("google", "gce"),
-                      ("firecracker", "firecracker")]:
+    for key, name in [("firecracker", "firecracker"), ("amazon ec2", "aws-nitro"),
+                      ("google", "gce"), ("kvm", "kvm"), ("qemu", "qemu"),
+                      ("vmware", "vmware"), ("virtualbox", "virtualbox"), ("xen", "xen"),
+                      ("microsoft", "hyperv")]:
         if key in both:
             return name
     h = _read(os.path.join(root, "sys/hypervisor/type"))
     if h:
         return h
-    for line in _read(os.path.join(root, "proc/cpuinfo")).splitlines():
-        if line.startswith("flags") and "hypervisor" in line.split():
-            return "unknown hypervisor"
-    return None
+    flag = any(line.startswith("flags") and "hypervisor" in line.split()
+               for line in _read(os.path.join(root, "proc/cpuinfo")).splitlines())
+    if not flag:
+        return None
+    line = _kernel_log_hypervisor(os.path.join(root, "dev/kmsg")).lower()
+    for key, name in [("kvm", "kvm"), ("hyper-v", "hyperv"), ("vmware", "vmware"),
+                      ("xen", "xen"), ("acrn", "acrn"), ("jailhouse", "jailhouse"),
+                      ("bhyve", "bhyve")]:
+        if key in line:
+            return name
+    return line or "unknown hypervisor"
+
+
+def _kernel_log_hypervisor(path):
+    """The text after "Hypervisor detected:" in the kernel log at `path` (/dev/kmsg,
+    read without blocking, one record per read), or "" where it is absent or unreadable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return ""
+    try:
+        for _ in range(20000):
+            try:
+                record = os.read(fd, 8192)
+            except BrokenPipeError:
+                continue  # a record was overwritten while reading
+            except OSError:
+                break
+            if not record:
+                break
+            text = record.decode("utf-8", "replace")
+            if "Hypervisor detected:" in text:
+                return text.split("Hypervisor detected:", 1)[1].splitlines()[0].strip()
+    finally:
+        os.close(fd)
+    return ""
 
 
 def machine(root="/", release=None):
@@ -431,6 +465,9 @@ def self_test():
         assert machine(root, "6.1") == "unknown, kernel 6.1, virtualization none"
         w("proc/cpuinfo", "processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu hypervisor\n")
         assert machine(root, "6.1") == "AMD EPYC 7B13, kernel 6.1, virtualization unknown hypervisor"
+        # A guest without DMI (Firecracker) is named by its kernel log's line.
+        w("dev/kmsg", "6,0,0,-;Linux version 6.1\n6,1,0,-;Hypervisor detected: KVM\n")
+        assert virtualization(root) == "kvm", virtualization(root)
         w("sys/class/dmi/id/sys_vendor", "QEMU\n")
         w("sys/class/dmi/id/product_name", "Standard PC (Q35 + ICH9, 2009)\n")
         assert virtualization(root) == "qemu"

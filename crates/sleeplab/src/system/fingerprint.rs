@@ -29,8 +29,9 @@ pub struct Fingerprint {
     pub clocksource: Option<String>,
     /// The timer slack of the thread that took the fingerprint, ns.
     pub timer_slack_ns: u64,
-    /// Hypervisor, when detectable (`kvm`, `vmware`, `xen`, `hyperv`, or `unknown
-    /// hypervisor` when the CPU says it is virtual but not whose).
+    /// Hypervisor, when detectable (`kvm`, `vmware`, `xen`, `hyperv`, …, from DMI,
+    /// /sys/hypervisor, CPUID's hypervisor leaf or the kernel log; `unknown hypervisor`
+    /// when the CPU says it is virtual but none of them says whose).
     pub virtualization: Option<String>,
     /// Preemption model: `full`, `voluntary`, `none`, `dynamic (…)`, `rt`, from
     /// /sys/kernel/debug/sched/preempt or the kernel version string.
@@ -107,38 +108,15 @@ pub fn preemption_from_version(version: &str) -> Option<String> {
 }
 
 /// The hypervisor this machine runs under, as [`Fingerprint::virtualization`] names it
-/// (`kvm`, `vmware`, …, or `unknown hypervisor` when the CPU says it is virtual but not
-/// whose); `None` on bare metal (or where nothing tells). What interrupts a spinning
-/// thread is then the host, else the hardware (the lab's `NoiseSource`).
+/// (`kvm`, `vmware`, …, or `unknown hypervisor` when the CPU says it is virtual but no
+/// source says whose); `None` on bare metal (or where nothing tells). What interrupts a
+/// spinning thread is then the host, else the hardware (the lab's `NoiseSource`).
 pub fn hypervisor() -> Option<String> {
     virtualization(&fs::read_to_string("/proc/cpuinfo").unwrap_or_default())
 }
 
 fn virtualization(cpuinfo: &str) -> Option<String> {
-    let vendor = read_trim("/sys/class/dmi/id/sys_vendor").unwrap_or_default();
-    let product = read_trim("/sys/class/dmi/id/product_name").unwrap_or_default();
-    let both = format!("{vendor} {product}").to_ascii_lowercase();
-    let known = [
-        ("kvm", "kvm"),
-        ("qemu", "qemu"),
-        ("vmware", "vmware"),
-        ("virtualbox", "virtualbox"),
-        ("xen", "xen"),
-        ("microsoft", "hyperv"),
-        ("amazon ec2", "aws-nitro"),
-        ("google", "gce"),
-        ("firecracker", "firecracker"),
-    ];
-    if let Some((_, name)) = known.iter().find(|(k, _)| both.contains(k)) {
-        return Some((*name).to_string());
-    }
-    if let Some(h) = read_trim("/sys/hypervisor/type") {
-        return Some(h);
-    }
-    let hypervisor_flag = cpuinfo
-        .lines()
-        .any(|l| l.starts_with("flags") && l.split_whitespace().any(|f| f == "hypervisor"));
-    hypervisor_flag.then(|| "unknown hypervisor".to_string())
+    super::hypervisor::name(&super::hypervisor::Signs::read(cpuinfo))
 }
 
 fn kernel_config(release: &str) -> Option<String> {

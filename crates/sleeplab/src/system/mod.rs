@@ -3,6 +3,7 @@
 
 mod cpu_times;
 mod fingerprint;
+mod hypervisor;
 mod idle;
 mod run_queue;
 mod sched;
