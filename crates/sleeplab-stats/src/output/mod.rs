@@ -1,5 +1,5 @@
 //! Everything that leaves the process: scaled units (terminal and prose styles), tables
-//! (terminal and HTML), HTML escaping, progress bars, CSV text, and files written whole
+//! (terminal and HTML), text wrapped to the terminal, HTML escaping, progress bars, CSV text, and files written whole
 //! or not at all.
 
 mod atomic;
@@ -8,9 +8,11 @@ pub mod escape;
 mod progress;
 pub mod table;
 pub mod units;
+mod wrap;
 
 pub use atomic::{atomic_write, check_writable};
 pub use csv_text::csv_bytes;
 pub use progress::Progress;
-pub use table::{new_table, not_measured};
+pub use table::{DEFAULT_WIDTH, new_table, not_measured, set_terminal_width, terminal_width};
 pub use units::{fmt_ns, fmt_ns_f, fmt_pct};
+pub use wrap::wrap;

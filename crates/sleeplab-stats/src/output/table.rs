@@ -5,6 +5,29 @@
 use super::{escape, fmt_ns};
 use comfy_table::{CellAlignment, ContentArrangement, LineStyle, TableStyle};
 use std::fmt::Write;
+use std::sync::atomic::{AtomicU16, Ordering};
+
+/// The width a table that has a compact form fits, in columns; 0: no limit (`--wide`).
+/// Set once by the command line before anything is drawn: a process draws for one
+/// terminal. (comfy-table's own wrapping would split numbers across lines, so a table
+/// that can be too wide draws a compact form of itself instead.)
+static WIDTH: AtomicU16 = AtomicU16::new(DEFAULT_WIDTH);
+
+/// The width tables fit by default: an 80–100 column terminal's.
+pub const DEFAULT_WIDTH: u16 = 100;
+
+/// Sets the width tables fit (`None`: each at its full width, as `--wide` asks).
+pub fn set_terminal_width(width: Option<u16>) {
+    WIDTH.store(width.unwrap_or(0), Ordering::Relaxed);
+}
+
+/// The width tables fit (`None`: their full width, as `--wide` asks).
+pub fn terminal_width() -> Option<u16> {
+    match WIDTH.load(Ordering::Relaxed) {
+        0 => None,
+        w => Some(w),
+    }
+}
 
 /// Header underlined, no other rules: compact and easy to copy into a document.
 const STYLE: TableStyle =
