@@ -2,7 +2,7 @@
 # The question "on an idle VM, what makes the tail: the timer interrupt, the run
 # queue, or something else?", answered by `sleeplab explain` itself: the default
 # mechanisms at 1 ms and 100 µs, idle and with one busy thread per CPU, interleaved
-# rounds, each wake split by the kernel's tracepoints. Prints the components table and
+# rounds, each wake split by the kernel's tracepoints. Prints the full components table (`--wide`) and
 # the `why-late` sentences (each names the typical wake's and the tail's biggest parts,
 # checked against the numbers) and writes them into the `explain-tail` section of
 # docs/BENCHMARKS.md. As root; run it on a quiet machine, never beside compilers (about
@@ -25,7 +25,7 @@ PIN=${PIN:-0}
 
 need_root "the kernel's tracepoints"
 cargo build --release -q -p sleeplab-cli
-args=(explain --durations "$DURATIONS" --load "$LOADS" --iterations "$ITERATIONS" --rounds "$ROUNDS" --pin "$PIN" -q)
+args=(explain --durations "$DURATIONS" --load "$LOADS" --iterations "$ITERATIONS" --rounds "$ROUNDS" --pin "$PIN" --wide -q)
 out=$(target/release/sleeplab "${args[@]}")
 body="Run $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -r), $(nproc) CPUs (\`scripts/bench-explain.sh\`, which runs \`sleeplab ${args[*]}\`):
 

@@ -106,7 +106,7 @@ pub fn cell_sentence(c: &CellAccount<'_>, machine: Machine) -> Option<Sentence> 
 }
 
 /// ` (n = 40) spent on average 50 µs in timer slack, 24 µs in the timer interrupt and
-/// 3 µs in the run queue`: the group's biggest components, largest first, the first
+/// 3 µs waiting while another task held the CPU`: the group's biggest components, largest first, the first
 /// ranked as the most.
 fn composition(s: &mut Sentence, c: &Composition, verb: &str, machine: Machine) {
     let ranked = c.ranked();
@@ -143,7 +143,7 @@ fn composition(s: &mut Sentence, c: &Composition, verb: &str, machine: Machine) 
             match k {
                 // Time no recorded event accounts for is not a place the wake was in.
                 Component::Unexplained => format!("{shown} unexplained"),
-                _ => format!("{shown} in the {}", k.label(machine)),
+                _ => format!("{shown} {}", k.phrase(machine)),
             }
         })
         .collect();
@@ -183,7 +183,7 @@ fn runtime_clause(s: &mut Sentence, mechanism: &str, typical: &Composition) {
         shown: shown.clone(),
     });
     s.push(&format!(
-        "; {shown} of it is tokio's own, the timer arming: its wheel rounds the deadline up to a whole millisecond and epoll_wait takes whole milliseconds"
+        "; {shown} of it is tokio's own timer set late: its wheel rounds the deadline up to a whole millisecond and epoll_wait takes whole milliseconds"
     ));
 }
 
@@ -271,9 +271,9 @@ mod tests {
         assert_eq!(
             s.text,
             "nanosleep 1 ms (load 0): 78 µs late at the median; the wakes between its p40 and p60 (n = 42) \
-             spent on average 50 µs in the timer slack, 24 µs in the timer interrupt and 3 µs in the run queue \
+             spent on average 50 µs in timer slack, 24 µs in the timer interrupt and 3 µs waiting while another task held the CPU \
              (largest first, by point value); its slowest wakes (at or above the p99 of 97.7 µs) (n = 2) spent \
-             on average 2 ms in the run queue and 50 µs in the timer slack (largest first, by point value), most \
+             on average 2 ms waiting while another task held the CPU and 50 µs in timer slack (largest first, by point value), most \
              behind cc1."
         );
         s.check().unwrap();
@@ -293,7 +293,7 @@ mod tests {
         let s = cell_sentence(&cell(&w).account(), Machine::Host).unwrap();
         assert!(
             s.text
-                .contains("spent on average 7 µs unexplained and 5 µs in the timer slack"),
+                .contains("spent on average 7 µs unexplained and 5 µs in timer slack"),
             "{}",
             s.text
         );
@@ -314,16 +314,17 @@ mod tests {
             })
             .collect();
         for (m, word) in [
-            (Machine::Host, "read: vCPU not running"),
-            (Machine::Hardware, "read: SMI, firmware"),
+            (
+                Machine::Host,
+                "9 µs with the spinning vCPU not running (no guest event)",
+            ),
+            (
+                Machine::Hardware,
+                "9 µs with the spinning CPU taken by SMI or firmware (no guest event)",
+            ),
         ] {
             let s = cell_sentence(&cell(&w).account(), m).unwrap();
-            assert!(
-                s.text
-                    .contains(&format!("9 µs in the spin gap: no guest event ({word})")),
-                "{}",
-                s.text
-            );
+            assert!(s.text.contains(word), "{}", s.text);
             s.check().unwrap();
         }
     }
@@ -357,7 +358,7 @@ mod tests {
         let s = cell_sentence(&c.account(), Machine::Host).unwrap();
         assert!(
             s.text
-                .contains("; 900 µs of it is tokio's own, the timer arming: its wheel rounds"),
+                .contains("; 900 µs of it is tokio's own timer set late: its wheel rounds"),
             "{}",
             s.text
         );

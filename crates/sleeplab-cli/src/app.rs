@@ -8,6 +8,18 @@ use crate::parse::{ParseError, UnknownName};
 use crate::{commands, interrupt};
 use clap::Parser;
 
+/// The width terminal tables fit: none with `--wide`, else the default, or the
+/// terminal's width where stdout is a narrower terminal (never below 60 columns).
+fn table_width(wide: bool) -> Option<u16> {
+    if wide {
+        return None;
+    }
+    let terminal = console::Term::stdout().size_checked().map(|(_, cols)| cols);
+    Some(terminal.map_or(sleeplab_stats::DEFAULT_WIDTH, |c| {
+        c.clamp(60, sleeplab_stats::DEFAULT_WIDTH)
+    }))
+}
+
 /// Runs sleeplab with the process's arguments and returns the exit code.
 pub fn run() -> i32 {
     let cli = match Cli::try_parse() {
@@ -46,6 +58,7 @@ pub fn run() -> i32 {
         );
         return 2;
     }
+    sleeplab_stats::set_terminal_width(table_width(cli.wide));
     interrupt::install();
     // What a `tune` killed before it could restore left changed, restored first (as
     // the capture crate removes the trace instances of dead runs).

@@ -14,6 +14,10 @@ pub struct Cli {
     /// No progress bars.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Tables at their full width (every column), and a sentence per traced cell; by
+    /// default they fit 100 columns, or the terminal's width when it is narrower.
+    #[arg(long, global = true)]
+    pub wide: bool,
     /// The survey's options, for `sleeplab` without a subcommand (= `sleeplab survey`).
     #[command(flatten)]
     pub survey: SurveyArgs,

@@ -142,7 +142,7 @@ fn the_report_loads_in_chromium_with_every_chart() {
         "too few charts in the source: {expected:?}"
     );
     assert!(
-        expected.iter().any(|id| id == "explain-nanosleep-tail"),
+        expected.iter().any(|id| id == "explain-cells-tail"),
         "the explain stage's charts: {expected:?}"
     );
 

@@ -13,7 +13,7 @@ use sleeplab_account::{CellAccount, Component, Machine};
 use sleeplab_stats::{
     BY_POINT_VALUE, Claim, Est, Extreme, INDISTINGUISHABLE, Order, RankBy, Sentence, Stat,
     and_list, basis_note, extreme_index, interval_text, order, small_n, units::ns, units::num,
-    units::pct,
+    units::pct, wrap,
 };
 
 /// The most CPU a way of waiting may cost to be the one this machine rewards, % of a core.
@@ -381,12 +381,12 @@ fn traced_cause(r: &Results<'_>, with_slack: bool) -> Option<Cause> {
     };
     s.push(&format!(
         "a {} `{}` was a median {median} late{}; its typical wakes (p40–p60) spent {} of \
-         it on average in {} ({of_any}, {BY_POINT_VALUE}): {what}. Fix: {fix}.",
+         it on average {} ({of_any}, {BY_POINT_VALUE}): {what}. Fix: {fix}.",
         ns(c.requested_ns as f64),
         c.mechanism,
         small_n(x.lateness.count),
         ns(mean),
-        biggest.label(machine),
+        biggest.phrase(machine),
     ));
     Some(Cause {
         label: "the kernel's account",
@@ -400,39 +400,6 @@ fn capitalized(text: &str) -> String {
     let mut c = text.chars();
     c.next()
         .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
-}
-
-/// `text` after `lead`, wrapped at `width` columns, the lines after the first indented
-/// by `indent` spaces; a number and its unit stay on one line. The terminal's one
-/// wrapping: the answer's lines, and the survey's findings and notes.
-pub fn wrap(lead: &str, text: &str, width: usize, indent: usize) -> Vec<String> {
-    let pad = " ".repeat(indent);
-    let mut out = vec![lead.trim_end().to_string()];
-    let mut words = text.split_whitespace().peekable();
-    while let Some(first) = words.next() {
-        // A number and its unit (`0.37 %`, `1.08 ms,`) stay on one line.
-        let mut word = first.to_string();
-        if let Some(unit) = words.next_if(|w| is_unit(w)) {
-            word = format!("{word} {unit}");
-        }
-        let last = out.last_mut().expect("one line at least");
-        let (used, w) = (last.chars().count(), word.chars().count());
-        if used + 1 + w > width && used > indent {
-            out.push(format!("{pad}{word}"));
-        } else {
-            if !last.is_empty() {
-                last.push(' ');
-            }
-            last.push_str(&word);
-        }
-    }
-    out
-}
-
-/// Whether `word` is a unit (`%`, `ns`, `µs`, `ms`, `s`), with trailing punctuation.
-fn is_unit(word: &str) -> bool {
-    let bare = word.trim_end_matches([',', '.', ';', ':', ')']);
-    ["%", "ns", "µs", "ms", "s"].contains(&bare)
 }
 
 #[cfg(test)]
@@ -557,19 +524,6 @@ mod tests {
         );
         assert!(t.contains("the timer fired on an idle CPU"), "{t}");
         assert!(t.contains("Fix: end each wait in a short spin"), "{t}");
-    }
-
-    #[test]
-    fn wrapping_keeps_every_word_within_the_width() {
-        let lines = wrap("Label: ", "aaa bbb ccc ddd eee", 12, 2);
-        assert_eq!(lines, ["Label: aaa", "  bbb ccc", "  ddd eee"]);
-        assert_eq!(wrap("L: ", "", 12, 2), ["L:"]);
-        // A unit stays with its number.
-        assert_eq!(wrap("L: ", "at 0.37 %).", 8, 2), ["L: at", "  0.37 %)."]);
-        assert_eq!(
-            wrap("L: ", "took 1.08 ms, a", 12, 2),
-            ["L: took", "  1.08 ms, a"]
-        );
     }
 
     #[test]

@@ -71,6 +71,13 @@ pub enum Block {
     Heading(String),
     /// A bulleted list of plain-text items.
     List(Vec<String>),
+    /// A list folded behind its summary line (`<details>`): the evidence a click away.
+    Folded {
+        /// The line shown while folded.
+        summary: String,
+        /// The items.
+        items: Vec<String>,
+    },
 }
 
 /// A section of the report.
@@ -261,6 +268,20 @@ fn render_block(s: &mut String, b: &Block) {
                 let _ = writeln!(s, "<li>{}</li>", esc(i));
             }
             s.push_str("</ul>\n");
+        }
+        Block::Folded { summary, items } => {
+            if items.is_empty() {
+                return;
+            }
+            let _ = writeln!(
+                s,
+                "<details class=\"folded\"><summary>{}</summary>\n<ul class=\"notes\">",
+                esc(summary)
+            );
+            for i in items {
+                let _ = writeln!(s, "<li>{}</li>", esc(i));
+            }
+            s.push_str("</ul>\n</details>\n");
         }
         Block::Figure(f) => {
             legend_html(s, &f.legend);

@@ -31,10 +31,11 @@ pub use sleeplab_stats::{escape, units};
 
 // The crate's interface beside `render` and `write_index` below: the findings a
 // terminal prints, the flattened view of a result, and the comparison of results.
-pub use answer::{Answer, AnswerLine, wrap};
+pub use answer::{Answer, AnswerLine};
 pub use compare::{Fleet, Matched, Pair, Rendered, Sides, View};
 pub use findings::{Finding, findings};
 pub use html::Page;
+pub use sleeplab_stats::wrap;
 pub use view::{MainSweep, Results};
 
 use html::{Badge, Tone};

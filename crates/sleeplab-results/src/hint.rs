@@ -26,6 +26,8 @@ pub enum Hint {
     Budget,
     /// Name the second side of a comparison.
     Against,
+    /// Draw tables at their full width (every column), with a sentence per traced cell.
+    Wide,
 }
 
 /// How hints are worded: the command layer's wording, with its flags, or

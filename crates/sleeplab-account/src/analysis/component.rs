@@ -72,8 +72,14 @@ pub struct ComponentSpec {
     pub component: Component,
     /// Its name in JSON, CSV column stems and metric labels.
     pub name: &'static str,
-    /// Words for sentences and table headers ("timer slack").
+    /// What happened, in a person's words, for table headers and chart legends ("other
+    /// tasks on the CPU").
     pub label: &'static str,
+    /// The same, as a sentence says it after a duration ("waiting while another task
+    /// held the CPU"): "spent 8 µs waiting while another task held the CPU".
+    pub phrase: &'static str,
+    /// The precise term, beside the label in legends ("run queue").
+    pub term: &'static str,
     /// Short header for terminal tables.
     pub short: &'static str,
     /// One line on what it is (legends, metric help).
@@ -88,7 +94,9 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
     ComponentSpec {
         component: Component::Overrun,
         name: "overrun",
-        label: "overrun",
+        label: "late start",
+        phrase: "starting after its deadline",
+        term: "overrun",
         short: "ovrun",
         help: "the wait began after its deadline (an earlier frame overran)",
         rgb: (0x4e, 0x79, 0xa7),
@@ -96,7 +104,9 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
     ComponentSpec {
         component: Component::Entry,
         name: "entry",
-        label: "timer arming",
+        label: "timer set late",
+        phrase: "on a timer set past the deadline (the kernel counted from its own later clock read, or rounded a timeout up)",
+        term: "timer arming",
         short: "arm",
         help: "deadline to the timer's soft expiry (the kernel's own clock read, a timeout rounded up)",
         rgb: (0xf2, 0x8e, 0x2b),
@@ -105,6 +115,8 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
         component: Component::Slack,
         name: "slack",
         label: "timer slack",
+        phrase: "in timer slack",
+        term: "timer slack",
         short: "slack",
         help: "soft to hard expiry: the thread's timer slack",
         rgb: (0xe1, 0x57, 0x59),
@@ -112,7 +124,9 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
     ComponentSpec {
         component: Component::IdleDelivery,
         name: "idle_delivery",
-        label: "timer delivery to an idle CPU",
+        label: "idle CPU taking the timer",
+        phrase: "waiting for an idle CPU to take the timer",
+        term: "idle delivery",
         short: "deliv",
         help: "hard expiry to the guest's timer-interrupt entry on an idle CPU, less the guest's own work recorded there; read as the host's time only on a VM whose vCPU halted",
         rgb: (0x3d, 0x2b, 0x56),
@@ -121,6 +135,8 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
         component: Component::TimerIrq,
         name: "timer_irq",
         label: "timer interrupt",
+        phrase: "in the timer interrupt",
+        term: "timer interrupt",
         short: "irq",
         help: "hard expiry to the wakeup its interrupt made, less an idle CPU's timer delivery (its guest work kept here)",
         rgb: (0x59, 0xa1, 0x4f),
@@ -128,7 +144,9 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
     ComponentSpec {
         component: Component::IdleWakeup,
         name: "idle_wakeup",
-        label: "idle wakeup",
+        label: "idle CPU waking to run it",
+        phrase: "waiting for an idle CPU to wake and run it",
+        term: "idle wakeup",
         short: "idle",
         help: "woken, waiting for an idle CPU to run it",
         rgb: (0xb0, 0x7a, 0xa1),
@@ -136,7 +154,9 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
     ComponentSpec {
         component: Component::RunQueue,
         name: "run_queue",
-        label: "run queue",
+        label: "other tasks on the CPU",
+        phrase: "waiting while another task held the CPU",
+        term: "run queue",
         short: "runq",
         help: "runnable while another task held the CPU",
         rgb: (0x76, 0xb7, 0xb2),
@@ -144,7 +164,9 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
     ComponentSpec {
         component: Component::KernelExit,
         name: "kernel_exit",
-        label: "kernel exit",
+        label: "kernel's return",
+        phrase: "returning through the kernel",
+        term: "kernel exit",
         short: "kexit",
         help: "on the CPU in the kernel until the system call returned (from the wakeup, or the start of a call that did not sleep)",
         rgb: (0xed, 0xc9, 0x48),
@@ -152,7 +174,9 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
     ComponentSpec {
         component: Component::Return,
         name: "return",
-        label: "return path",
+        label: "caller's code after the wake",
+        phrase: "in the caller's own code after the wake",
+        term: "return path",
         short: "return",
         help: "the system call's return to the caller's clock read",
         rgb: (0x9c, 0x75, 0x5f),
@@ -160,7 +184,9 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
     ComponentSpec {
         component: Component::Spin,
         name: "spin",
-        label: "spin",
+        label: "spinning",
+        phrase: "spinning",
+        term: "spin",
         short: "spin",
         help: "spinning on purpose after the native wake, or a wait that never blocks",
         rgb: (0xff, 0x9d, 0xa7),
@@ -168,7 +194,9 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
     ComponentSpec {
         component: Component::SpinGap,
         name: "spin_gap",
-        label: "spin gap: no guest event (read: vCPU not running)",
+        label: "spin interrupted by the host",
+        phrase: "with the spinning vCPU not running (no guest event)",
+        term: "spin gap",
         short: "gap",
         help: "gaps in a spin with no guest event on the spinner's behalf (on a VM read as the vCPU not running; on bare metal SMIs, firmware)",
         rgb: (0x1f, 0x1f, 0x1f),
@@ -177,6 +205,8 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
         component: Component::Unexplained,
         name: "unexplained",
         label: "unexplained",
+        phrase: "unexplained",
+        term: "unexplained",
         short: "unexpl",
         help: "time no recorded event accounts for",
         rgb: (0x79, 0x70, 0x6e),
@@ -184,7 +214,10 @@ pub const COMPONENTS: [ComponentSpec; 12] = [
 ];
 
 /// [`Component::SpinGap`]'s words on bare metal (no hypervisor in the fingerprint).
-pub const HARDWARE_LABEL: &str = "spin gap: no guest event (read: SMI, firmware)";
+pub const HARDWARE_LABEL: &str = "spin interrupted by SMI or firmware";
+
+/// [`Component::SpinGap`]'s sentence words on bare metal.
+pub const HARDWARE_PHRASE: &str = "with the spinning CPU taken by SMI or firmware (no guest event)";
 
 /// The machine a result was measured on, as far as the words for [`Component::SpinGap`]
 /// go: what a spin's gap with no guest event is read as is a host on a virtual machine
@@ -231,13 +264,37 @@ impl Component {
         self.spec().name
     }
 
-    /// Words for sentences, table headers and chart legends ("timer slack", "run
-    /// queue") on the result's `machine`: on bare metal a spin's gap is read as the
-    /// hardware's, not a host's.
+    /// What happened, for table headers and chart legends ("timer slack", "other tasks
+    /// on the CPU") on the result's `machine`: on bare metal a spin's gap is read as
+    /// the hardware's, not a host's.
     pub fn label(self, machine: Machine) -> &'static str {
         match (self, machine) {
             (Component::SpinGap, Machine::Hardware) => HARDWARE_LABEL,
             (c, _) => c.spec().label,
+        }
+    }
+
+    /// What happened, as a sentence puts it after a duration ("8 µs waiting while
+    /// another task held the CPU") on the result's `machine`.
+    pub fn phrase(self, machine: Machine) -> &'static str {
+        match (self, machine) {
+            (Component::SpinGap, Machine::Hardware) => HARDWARE_PHRASE,
+            (c, _) => c.spec().phrase,
+        }
+    }
+
+    /// The precise term ("run queue"), which legends give beside the label.
+    pub fn term(self) -> &'static str {
+        self.spec().term
+    }
+
+    /// `label (term)`, or the label alone where the two are one: a legend's entry.
+    pub fn legend(self, machine: Machine) -> String {
+        let label = self.label(machine);
+        if label == self.term() {
+            label.to_string()
+        } else {
+            format!("{label} ({})", self.term())
         }
     }
 

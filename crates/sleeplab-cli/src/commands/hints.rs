@@ -23,6 +23,7 @@ fn word(hint: Hint) -> String {
         Hint::Figure2 => "sleeplab sweep --mechanisms std-sleep,spin,seed-hybrid,precise --durations 1ns,10ns,100ns,1us,10us,100us,1ms,10ms,100ms,1s --iterations 100 --rounds 1 --json fig2.json, then sleeplab report fig2.json -o fig2-report".into(),
         Hint::Budget => "--budget".into(),
         Hint::Against => "--against".into(),
+        Hint::Wide => "--wide".into(),
     }
 }
 
@@ -40,7 +41,7 @@ mod tests {
     use clap::{CommandFactory, Parser};
 
     /// Every hint, and the subcommands whose flags its words name.
-    const HINTS: [(Hint, &[&str]); 10] = [
+    const HINTS: [(Hint, &[&str]); 11] = [
         (Hint::LongerRun, &["advise"]),
         (Hint::RealtimePolicy, &["advise"]),
         (Hint::CppZeroSleep, &["runtimes"]),
@@ -51,6 +52,7 @@ mod tests {
         (Hint::Figure2, &["sweep"]),
         (Hint::Budget, &["runtimes"]),
         (Hint::Against, &["compare"]),
+        (Hint::Wide, &["explain", "sweep", "timers"]),
     ];
 
     #[test]

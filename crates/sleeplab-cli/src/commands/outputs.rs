@@ -4,7 +4,7 @@
 use crate::error::UsageError;
 use crate::interrupt::EXIT_INTERRUPTED;
 use crate::model::{ResultFile, write_json};
-use sleeplab_stats::{atomic_write, check_writable};
+use sleeplab_stats::{atomic_write, check_writable, terminal_width, wrap};
 use std::path::{Path, PathBuf};
 
 /// The default report directory.
@@ -18,8 +18,10 @@ pub fn save(
     json: Option<&Path>,
     files: &[(PathBuf, Vec<u8>)],
 ) -> anyhow::Result<i32> {
+    // Wrapped to the tables' width (one line each with `--wide`).
+    let width = terminal_width().map_or(usize::MAX, usize::from);
     for n in &result.notes {
-        println!("note: {n}");
+        println!("{}", wrap("note:", n, width, 2).join("\n"));
     }
     if let Some(p) = json {
         write_json(p, result)?;

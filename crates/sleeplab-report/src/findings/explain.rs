@@ -1,8 +1,7 @@
-//! Why waits were late, from the kernel's account (`sleeplab explain`, or `--trace` on
-//! another experiment): per mechanism, the typical wake's biggest components and what
-//! held up the tail.
+//! Which traced result the answer reads the kernel's account from (`sleeplab explain`,
+//! or `--trace` on another experiment); each traced cell's sentence is its section's.
 
-use super::{Finding, Results};
+use super::Results;
 use sleeplab_account::{Machine, TracedCells};
 
 /// The traced result the findings and the answer read: the first `explain` result with a
@@ -20,17 +19,4 @@ pub(crate) fn first_traced<'a>(r: &Results<'a>) -> Option<(TracedCells<'a>, Mach
     let i = traced.iter().position(|(_, t)| !t.on_request).unwrap_or(0);
     let (e, t) = traced.into_iter().nth(i)?;
     Some((t, Machine::of(&e.result.fingerprint)))
-}
-
-/// The `why-late` findings of the [`first_traced`] result: its cells' sentences
-/// ([`sleeplab_account::why_late`]), named in the words of the result's own machine,
-/// wherever it is read back.
-pub fn why_late(r: &Results<'_>) -> Vec<Finding> {
-    let Some((t, machine)) = first_traced(r) else {
-        return Vec::new();
-    };
-    sleeplab_account::why_late(&t.cells, machine)
-        .into_iter()
-        .map(|s| Finding::new("why-late", s))
-        .collect()
 }

@@ -30,7 +30,6 @@ mod tune;
 
 pub use binding_gain::binding_gain;
 pub(crate) use explain::first_traced;
-pub use explain::why_late;
 pub use load::{load_effect, loaded_faster};
 pub use newer_waits::newer_waits;
 pub use pace::pace_loop;
@@ -91,9 +90,9 @@ pub fn findings(r: &Results<'_>) -> Vec<Finding> {
         tune_best,
         tune_none,
     ];
-    let mut out: Vec<Finding> = all.iter().filter_map(|f| f(r)).collect();
-    out.extend(why_late(r));
-    out
+    // Each traced cell's sentence is its section's, folded under its chart, and the
+    // answer names the largest part: the list stays a page of findings, not one per cell.
+    all.iter().filter_map(|f| f(r)).collect()
 }
 
 /// The family of a mechanism by name (from the library's table; `None` if unknown).

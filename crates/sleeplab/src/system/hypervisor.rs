@@ -21,7 +21,7 @@ pub struct Signs {
     pub cpu_flag: bool,
 }
 
-/// The name for what `signs` show, as [`crate::system::Fingerprint::virtualization`]
+/// The name for what `signs` show, as the fingerprint's `virtualization`
 /// records it: the most specific source first (DMI names the cloud, e.g. `firecracker`
 /// or `aws-nitro`, where CPUID only says `kvm`), then `/sys/hypervisor`, CPUID's leaf, the
 /// kernel log; `unknown hypervisor` where only the CPU flag says the machine is virtual;

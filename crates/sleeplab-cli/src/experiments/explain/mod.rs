@@ -36,9 +36,9 @@ impl Experiment for ExplainConfig {
     fn render(
         data: &ExplainData,
         machine: sleeplab_account::Machine,
-        _hints: crate::experiments::Wording,
+        hints: crate::experiments::Wording,
     ) -> String {
-        render(data, machine)
+        render(data, machine, hints)
     }
 
     fn csv(data: &ExplainData) -> Option<anyhow::Result<Vec<u8>>> {

@@ -2,15 +2,15 @@
 //! result (alone or in a survey) and for a `sweep`, `timers` or `runtimes` run with
 //! `--trace` (pace's traced late frames are in its frontier section).
 //!
-//! Per mechanism, a stacked-bar chart ([`Stacked`]) with a bar per cell (requested ×
+//! One stacked-bar chart ([`Stacked`]) with a bar per cell (requested ×
 //! load, × slack where several were set) split into the components of the lateness:
 //! the typical wake (the mean composition of the wakes between the p40 and p60 of
 //! lateness, whose parts add up to their mean lateness) and, where a cell has 100 wakes,
 //! the tail (the wakes at or above the p99). When the tail is more than
 //! [`SHARED_AXIS_MAX_RATIO`] × the typical wake, the two get a chart each (on one axis
-//! the typical bars would be slivers). Each chart's caption is its cells' checked
-//! sentences, the `why-late` findings' own ([`cell_sentence`]). Then the table of each
-//! component's median and p99 per cell, and how the kernel was traced.
+//! the typical bars would be slivers). Below it, folded, each cell's checked sentence
+//! ([`cell_sentence`]). Then the table of each component's median and p99 per cell, and
+//! how the kernel was traced.
 
 use super::chart;
 use crate::charts::axis::{Axis, Unit};
@@ -137,19 +137,20 @@ fn section(t: &Traced<'_>) -> Option<Section> {
     let show_slack = distinct(cells.iter().map(|c| c.timer_slack_ns)).len() > 1;
     let mut blocks = vec![
         Block::Text(format!(
-            "`{}` split each wake's lateness (woke − deadline) at the kernel's own timestamps into the stretches of its way: timer arming (deadline to soft expiry: the syscall's own clock read, a timeout rounded up), timer slack, timer interrupt, idle wakeup, run queue, kernel exit, return path, spin, and what no recorded event explains. A bar is the mean composition of a group of a cell's wakes, so its segments add up to the group's mean lateness: the typical wake (the wakes ranked between the p40 and p60 of lateness) and the tail (the wakes at or above the p99; a cell needs n ≥ 100 for one). The axis is linear from 0; where a tail is more than {}× the typical wake, the tail has a chart of its own.",
+            "`{}` split each wake's lateness (woke − deadline) at the kernel's own timestamps into the stretches of its way, each named for what happened (the precise term in parentheses in the legend): a timer set late (deadline to soft expiry: the kernel counted from its own clock read, or rounded a timeout up), timer slack, an idle CPU taking the timer, the timer interrupt, an idle CPU waking to run it, other tasks on the CPU, the kernel's return, the caller's code after the wake, spinning, and what no recorded event explains. A bar is the mean composition of a group of a cell's wakes, so its segments add up to the group's mean lateness: the typical wake (the wakes ranked between the p40 and p60 of lateness) and the tail (the wakes at or above the p99; a cell needs n ≥ 100 for one). The axis is linear from 0; where a tail is more than {}× the typical wake, the tail has a chart of its own.",
             t.source, SHARED_AXIS_MAX_RATIO
         )),
         Block::Text(status(t.tracing, &cells)),
     ];
-    for mech in mechanisms(&cells) {
-        let of: Vec<CellAccount<'_>> = cells
-            .iter()
-            .filter(|c| c.mechanism == mech)
-            .cloned()
-            .collect();
-        blocks.push(figures(&t.id, mech, &of, show_slack, t.machine));
-    }
+    // One chart (or pair) for every cell, its sentences folded below it.
+    blocks.push(figures(&t.id, "each cell", &cells, show_slack, t.machine));
+    blocks.push(Block::Folded {
+        summary: format!("Each cell in a sentence ({} cells)", cells.len()),
+        items: sentences(&cells, t.machine)
+            .into_iter()
+            .map(|s| s.text)
+            .collect(),
+    });
     blocks.push(Block::Heading(
         "Where the time went: each component's median (p99 below; – where n < 100 cannot resolve a p99)"
             .into(),
@@ -213,9 +214,13 @@ fn present(cells: &[CellAccount<'_>]) -> Vec<Component> {
         .collect()
 }
 
-/// A cell's row name: `1 ms, load 2` (`, slack 1 ns` when slacks differ).
-fn row_name(c: &CellAccount<'_>, show_slack: bool) -> String {
+/// A cell's row name: `1 ms, load 2` (`, slack 1 ns` when slacks differ), led by its
+/// mechanism when the chart holds several (`with_mechanism`).
+fn row_name(c: &CellAccount<'_>, show_slack: bool, with_mechanism: bool) -> String {
     let mut s = format!("{}, load {}", ns(c.requested_ns as f64), c.load);
+    if with_mechanism {
+        s = format!("{} {s}", c.mechanism);
+    }
     if show_slack {
         s.push_str(&format!(", slack {}", ns(c.timer_slack_ns as f64)));
     }
@@ -232,8 +237,9 @@ fn values(g: Option<&Composition>, comps: &[Component]) -> Option<Vec<f64>> {
     })
 }
 
-/// The charts of one mechanism's cells: typical and tail on one axis, or on two when
-/// the tail dwarfs the typical wake; the typical wake alone when no cell has a tail.
+/// The charts of `cells` (titled `mech`: one mechanism's, or "each cell"): typical and
+/// tail on one axis, or on two when the tail dwarfs the typical wake; the typical wake
+/// alone when no cell has a tail.
 pub(crate) fn stacks(
     mech: &str,
     cells: &[CellAccount<'_>],
@@ -241,9 +247,11 @@ pub(crate) fn stacks(
     machine: Machine,
 ) -> Vec<Stacked> {
     let comps = present(cells);
+    let several = mechanisms(cells).len() > 1;
+    let row_name = |c: &CellAccount<'_>, show_slack| row_name(c, show_slack, several);
     let segments: Vec<(String, RGBColor)> = comps
         .iter()
-        .map(|&k| (k.label(machine).to_string(), component_color(k)))
+        .map(|&k| (k.legend(machine), component_color(k)))
         .collect();
     let bar = |name: String, g: Option<&Composition>| StackedBar {
         name,
@@ -295,7 +303,7 @@ pub(crate) fn stacks(
     )]
 }
 
-/// One mechanism's chart (or pair), its legend of components and its caption.
+/// The chart (or pair) of `cells`, its legend of components and its caption.
 fn figures(
     prefix: &str,
     mech: &str,
@@ -304,13 +312,20 @@ fn figures(
     machine: Machine,
 ) -> Block {
     let specs = stacks(mech, cells, show_slack, machine);
-    let id = format!("{prefix}-{}", escape::ident(mech));
+    let id = format!(
+        "{prefix}-{}",
+        escape::ident(mech).replace("each-cell", "cells")
+    );
     let legend: Vec<(String, String)> = specs[0]
         .segments
         .iter()
         .map(|(name, c)| (name.clone(), css(*c)))
         .collect();
-    let caption = caption(cells, machine).text;
+    let caption = "A bar per cell: the mean lateness of its typical wakes (ranked between \
+                   the p40 and p60), split into what happened, and of its slowest (at or \
+                   above the p99, where n ≥ 100 resolves one); each cell's numbers in a \
+                   sentence below."
+        .to_string();
     let pair = specs.len() > 1;
     let mut charts: Vec<_> = specs
         .iter()
@@ -343,19 +358,13 @@ fn figures(
     }
 }
 
-/// The caption of one mechanism's chart: each cell's sentence, as the `why-late`
-/// findings write it.
-pub(crate) fn caption(cells: &[CellAccount<'_>], machine: Machine) -> Sentence {
-    let mut s = Sentence::default();
-    for c in cells {
-        if let Some(one) = cell_sentence(c, machine) {
-            if !s.text.is_empty() {
-                s.push(" ");
-            }
-            s.append(one);
-        }
-    }
-    s
+/// Each cell's sentence, as the terminal's `explain --wide` writes it: the folded list
+/// below the chart, one item per cell.
+pub(crate) fn sentences(cells: &[CellAccount<'_>], machine: Machine) -> Vec<Sentence> {
+    cells
+        .iter()
+        .filter_map(|c| cell_sentence(c, machine))
+        .collect()
 }
 
 /// The table: per cell, n, the lateness's median and p99, then each component's median

@@ -39,32 +39,30 @@ fn page(data: ExperimentData) -> String {
 }
 
 #[test]
-fn a_chart_per_mechanism_a_bar_per_cell_and_the_components_legend() {
+fn one_chart_for_every_cell_a_bar_per_cell_and_the_components_legend() {
     let cells = grid();
     let html = page(ExperimentData::Explain(testdata::explain(cells.clone(), 3)));
     assert!(html.contains("<section class=\"card\" id=\"explain\">"));
-    // The tails (2 ms) dwarf the typical wakes (75 µs): two charts per mechanism.
-    for id in [
-        "explain-nanosleep",
-        "explain-nanosleep-tail",
-        "explain-timerfd",
-        "explain-timerfd-tail",
-    ] {
+    // The tails (2 ms) dwarf the typical wakes (75 µs): two charts, for every cell.
+    for id in ["explain-cells", "explain-cells-tail"] {
         assert!(html.contains(&format!("data-chart=\"{id}\"")), "{id}");
     }
+    assert!(!html.contains("data-chart=\"explain-nanosleep"));
     assert!(!html.contains("could not be drawn"));
-    // The legend: the components with time, each in its fixed colour; no others.
+    // The legend, once for the one chart: the components with time, each in its fixed
+    // colour and named for what happened, its precise term beside; no others.
     for k in [Slack, TimerIrq, RunQueue] {
         let swatch = format!(
             "<i style=\"background:{}\"></i>{}",
             css(component_color(k)),
-            k.label(Machine::Host)
+            escape::html(&k.legend(Machine::Host))
         );
-        assert_eq!(html.matches(&swatch).count(), 2, "{swatch}");
+        assert_eq!(html.matches(&swatch).count(), 1, "{swatch}");
     }
+    assert!(html.contains("other tasks on the CPU (run queue)"));
     for k in [Component::IdleWakeup, Component::Spin, Unexplained] {
         assert!(
-            !html.contains(&format!("</i>{}</span>", k.label(Machine::Host))),
+            !html.contains(&format!("</i>{}</span>", k.legend(Machine::Host))),
             "{k:?}"
         );
     }
@@ -75,13 +73,14 @@ fn a_chart_per_mechanism_a_bar_per_cell_and_the_components_legend() {
         assert_eq!(s.bars.len(), 4);
         assert!(s.bars.iter().all(|b| b.values.is_some()));
     }
+    // Two mechanisms in one chart: each bar named with its mechanism.
     let svg_names = [
-        "100 µs, load 0",
-        "100 µs, load 2",
-        "1 ms, load 0",
-        "1 ms, load 2",
+        "nanosleep 100 µs, load 0",
+        "nanosleep 100 µs, load 2",
+        "timerfd 1 ms, load 0",
+        "timerfd 1 ms, load 2",
     ];
-    let start = html.find("data-chart=\"explain-nanosleep\"").unwrap();
+    let start = html.find("data-chart=\"explain-cells\"").unwrap();
     let svg = &html[start..start + html[start..].find("</svg>").unwrap()];
     for n in svg_names {
         assert!(svg.contains(n), "{n} not in the chart");
@@ -132,8 +131,8 @@ fn a_tail_close_to_the_typical_wake_shares_its_axis() {
         ]
     );
     let html = page(ExperimentData::Explain(testdata::explain(cells, 0)));
-    assert!(html.contains("data-chart=\"explain-nanosleep\""));
-    assert!(!html.contains("explain-nanosleep-tail"));
+    assert!(html.contains("data-chart=\"explain-cells\""));
+    assert!(!html.contains("explain-cells-tail"));
 }
 
 #[test]
@@ -165,18 +164,27 @@ fn cells_too_small_for_a_p99_have_no_tail_and_say_so() {
 }
 
 #[test]
-fn captions_are_the_cells_checked_sentences() {
+fn the_folded_list_holds_each_cells_checked_sentence_once() {
     let cells = grid();
     let acc = accounts(&cells);
-    let s = caption(&acc[..4], Machine::Host);
-    s.check().unwrap();
-    for c in &acc[..4] {
-        let one = cell_sentence(c, Machine::Host).unwrap();
-        assert!(s.text.contains(&one.text), "{}", one.text);
-    }
-    // In the page, under the nanosleep pair, escaped as every text is.
+    let all = sentences(&acc, Machine::Host);
+    assert_eq!(all.len(), acc.len());
+    // In the page, folded below the one chart, escaped as every text is; once each.
     let html = page(ExperimentData::Explain(testdata::explain(cells.clone(), 0)));
-    assert!(html.contains(&escape::html(&s.text)));
+    assert!(html.contains("<details class=\"folded\"><summary>Each cell in a sentence"));
+    for (c, s) in acc.iter().zip(&all) {
+        s.check().unwrap();
+        assert_eq!(s.text, cell_sentence(c, Machine::Host).unwrap().text);
+        assert_eq!(
+            html.matches(&escape::html(&s.text)).count(),
+            1,
+            "{}",
+            s.text
+        );
+    }
+    // One chart for every cell, not one per mechanism.
+    let charts = html.matches("data-chart=\"explain-").count();
+    assert!((1..=2).contains(&charts), "{charts} charts");
 }
 
 #[test]
@@ -218,7 +226,7 @@ fn a_run_that_recorded_nothing_claims_no_account() {
 }
 
 /// A traced run that recorded nothing, listed first, does not hide the account of a
-/// later traced run in the `why-late` findings.
+/// later traced run from the answer and the findings' readers.
 #[test]
 fn a_run_that_recorded_nothing_does_not_hide_a_later_account() {
     let mut empty = testdata::sweep(vec![]);
@@ -232,17 +240,10 @@ fn a_run_that_recorded_nothing_does_not_hide_a_later_account() {
         ("sweep", testdata::result(ExperimentData::Sweep(empty))),
         ("sweep", testdata::result(ExperimentData::Sweep(traced))),
     ]);
-    let p = crate::page(&survey, Wording::NAMES);
-    let why = p
-        .findings
-        .iter()
-        .filter(|f| f.contains("late at the median"))
-        .count();
-    assert!(
-        why >= 1,
-        "the second run's account is found: {:?}",
-        p.findings
-    );
+    let r = Results::of(&survey);
+    let (t, machine) = crate::findings::first_traced(&r).expect("the second run's account");
+    assert_eq!(t.cells.len(), 1);
+    assert_eq!(sleeplab_account::why_late(&t.cells, machine).len(), 1);
 }
 
 #[test]
@@ -260,24 +261,21 @@ fn a_traced_sweep_gets_its_section_an_untraced_one_none() {
     sweep.tracing = Some(Tracing::kernel(0));
     let html = page(ExperimentData::Sweep(sweep));
     assert!(html.contains("id=\"sweep-trace\""));
-    assert!(html.contains("data-chart=\"sweep-trace-nanosleep\""));
+    assert!(html.contains("data-chart=\"sweep-trace-cells\""));
     // The command that traced it, its flag in the hints' words.
     assert!(html.contains("sleeplab sweep Trace"));
 }
 
 #[test]
-fn a_surveys_explain_stage_is_drawn_and_its_findings_listed() {
+fn a_surveys_explain_stage_is_drawn_and_its_sentences_folded_in_its_section() {
     let explain = testdata::result(ExperimentData::Explain(testdata::explain(grid(), 0)));
     let survey = testdata::survey(vec![("explain", explain)]);
     let p = crate::page(&survey, Wording::NAMES);
     assert!(p.sections.iter().any(|s| s.id == "explain"));
-    // Every cell has a tail: each is a why-late finding at the top of the page.
-    let why: Vec<&String> = p
-        .findings
-        .iter()
-        .filter(|f| f.contains("late at the median"))
-        .collect();
-    assert_eq!(why.len(), 8);
+    // Each cell's sentence is in its section, folded; none in the findings at the top.
+    assert!(!p.findings.iter().any(|f| f.contains("late at the median")));
+    let html = p.render();
+    assert_eq!(html.matches("late at the median").count(), 8);
 }
 
 proptest! {
@@ -312,7 +310,9 @@ proptest! {
                 prop_assert!((bar.total() - mean).abs() <= 1e-6 * mean.max(1.0));
             }
         }
-        prop_assert!(caption(&acc, Machine::Host).check().is_ok(), "{:?}", caption(&acc, Machine::Host).check());
+        for s in sentences(&acc, Machine::Host) {
+            prop_assert!(s.check().is_ok(), "{:?}", s.check());
+        }
     }
 }
 
@@ -331,15 +331,19 @@ fn the_spin_gap_keeps_the_words_of_the_results_machine() {
         vec![explain_cell("nanosleep", 100_000, 0, &w)],
         0,
     ));
-    let hardware = Component::SpinGap.label(Machine::Hardware);
-    let host = Component::SpinGap.label(Machine::Host);
-    for (virt, word, not) in [(None, hardware, host), (Some("kvm"), host, hardware)] {
+    let words = |m: Machine| (Component::SpinGap.label(m), Component::SpinGap.phrase(m));
+    let (hardware, host) = (words(Machine::Hardware), words(Machine::Host));
+    for (virt, (label, phrase), (not_label, not_phrase)) in
+        [(None, hardware, host), (Some("kvm"), host, hardware)]
+    {
         let mut r = testdata::result(data.clone());
         r.fingerprint.virtualization = virt.map(String::from);
         let html = crate::render(&r, Wording::NAMES);
-        let escaped = escape::html(word);
-        // Legend and table header, caption and finding.
-        assert!(html.matches(&escaped).count() >= 4, "{word}");
-        assert!(!html.contains(&escape::html(not)), "{not}");
+        // Legend and table header name it; the finding's sentence says it.
+        assert!(html.matches(&escape::html(label)).count() >= 2, "{label}");
+        assert!(html.contains(&escape::html(phrase)), "{phrase}");
+        for not in [not_label, not_phrase] {
+            assert!(!html.contains(&escape::html(not)), "{not}");
+        }
     }
 }
