@@ -56,9 +56,19 @@ fn three_hosts_one_row_each_and_the_slow_one_named() {
         })
         .collect();
     let json = dir.path().join("fleet.json");
+    // By default the table fits 100 columns (turned, then split); whole with --wide.
+    let fitted = stdout_of(
+        sleeplab()
+            .arg("compare")
+            .args(&files)
+            .arg("-o")
+            .arg(dir.path().join("fitted")),
+    );
+    assert!(fitted.lines().all(|l| l.chars().count() <= 100), "{fitted}");
     let text = stdout_of(
         sleeplab()
             .arg("compare")
+            .arg("--wide")
             .args(&files)
             .arg("--json")
             .arg(&json)

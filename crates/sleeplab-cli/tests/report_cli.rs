@@ -281,9 +281,20 @@ fn compare_two_surveys_shows_ratios_in_the_terminal_and_as_html() {
     let (pa, pb) = (dir.path().join("a.json"), dir.path().join("b.json"));
     write(&pa, &a);
     write(&pb, &b);
+    // Fitted to 100 columns by default; whole rows, as these checks read them, with --wide.
+    let fitted = stdout_of(
+        sleeplab()
+            .arg("compare")
+            .arg(&pa)
+            .arg(&pb)
+            .arg("-o")
+            .arg(dir.path().join("fitted")),
+    );
+    assert!(fitted.lines().all(|l| l.chars().count() <= 100), "{fitted}");
     let text = stdout_of(
         sleeplab()
             .arg("compare")
+            .arg("--wide")
             .arg(&pa)
             .arg(&pb)
             .arg("-o")
@@ -354,6 +365,7 @@ fn compare_sides_of_three_runs_take_the_runs_as_the_units() {
     let text = stdout_of(
         sleeplab()
             .arg("compare")
+            .arg("--wide")
             .args(&paths[..3])
             .arg("--against")
             .args(&paths[3..])

@@ -112,7 +112,10 @@ fn show(shown: &crate::report::Rendered, noise: &str, args: &CompareArgs) -> any
         prepare_dir(dir)?;
     }
     print!("{noise}");
-    print!("{}", shown.terminal());
+    print!(
+        "{}",
+        sleeplab_stats::fit_lines(&shown.terminal(), sleeplab_stats::terminal_width())
+    );
     if let Some(dir) = &args.output {
         let index = report::write_index(dir, &shown.page().render())?;
         let shown = std::fs::canonicalize(&index).unwrap_or(index);

@@ -57,7 +57,9 @@ mod tests {
 
     #[test]
     fn every_flag_a_hint_names_is_a_flag_of_its_commands() {
-        let cli = Cli::command();
+        // Built, so that global flags (`--wide`) reach every subcommand.
+        let mut cli = Cli::command();
+        cli.build();
         for (hint, commands) in HINTS {
             let words = WORDING.word(hint);
             let flags: Vec<&str> = words

@@ -4,7 +4,7 @@ use crate::contenders;
 use crate::experiments::timers::mechanisms;
 use clap::Args;
 use sleeplab::wait::Support;
-use sleeplab_stats::new_table;
+use sleeplab_stats::{TermTable, new_table, terminal_width};
 
 /// `sleeplab list`: no arguments.
 #[derive(Debug, Clone, Args)]
@@ -21,10 +21,15 @@ fn support_text(support: &Support) -> String {
     }
 }
 
-fn table() -> comfy_table::Table {
+fn table() -> TermTable {
     let mut t = new_table(["name", "family", "supported", "what it does"]);
     if let Some(c) = t.column_mut(2) {
         c.set_cell_alignment(comfy_table::CellAlignment::Left);
+    }
+    // Its last column is prose: wrapped at its spaces to fit the terminal.
+    if let Some(w) = terminal_width() {
+        t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
+            .set_width(w);
     }
     t
 }

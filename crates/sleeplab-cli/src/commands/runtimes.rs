@@ -175,7 +175,13 @@ pub fn run(args: &RuntimesArgs, quiet: bool) -> anyhow::Result<i32> {
         );
         let data = runtimes::list(&config, &ctx);
         ctx.progress.finish();
-        print!("{}", runtimes::render_listing(&data?));
+        print!(
+            "{}",
+            sleeplab_stats::fit_lines(
+                &runtimes::render_listing(&data?),
+                sleeplab_stats::terminal_width()
+            )
+        );
         return Ok(0);
     }
     // The settings are the probes' (applied in each forked child): the harness's own

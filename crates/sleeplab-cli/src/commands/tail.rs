@@ -62,18 +62,18 @@ pub fn measure<E: Experiment>(
     ctx.progress.finish();
     start.probe_after();
     let outcome = outcome.map_err(name_flags)?;
-    print!(
-        "{}",
-        E::render(
-            &outcome.data,
-            sleeplab_account::Machine::of(&start.fingerprint),
-            WORDING
-        )
+    // Tables fit the terminal's width themselves; the prose around them is wrapped.
+    let width = sleeplab_stats::terminal_width();
+    let text = E::render(
+        &outcome.data,
+        sleeplab_account::Machine::of(&start.fingerprint),
+        WORDING,
     );
+    print!("{}", sleeplab_stats::fit_lines(&text, width));
     if E::HOST_NOISE_LINE
         && let Some(h) = start.host_noise()
     {
-        println!("{}", host_noise_line(&h));
+        println!("{}", sleeplab_stats::fit_lines(&host_noise_line(&h), width));
     }
     Ok(Measured { start, outcome })
 }

@@ -133,7 +133,10 @@ pub fn config(a: &TuneArgs) -> Result<TuneConfig, UsageError> {
 pub fn run(a: &TuneArgs, quiet: bool) -> anyhow::Result<i32> {
     let config = config(a)?;
     if a.dry_run {
-        print!("{}", tune::plan(&config));
+        print!(
+            "{}",
+            sleeplab_stats::fit_lines(&tune::plan(&config), sleeplab_stats::terminal_width())
+        );
         return Ok(0);
     }
     check_outputs(&[("--json", &a.output.json), ("--csv", &a.output.csv)])?;

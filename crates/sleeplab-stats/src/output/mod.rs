@@ -7,12 +7,14 @@ mod csv_text;
 pub mod escape;
 mod progress;
 pub mod table;
+mod term_table;
 pub mod units;
 mod wrap;
 
 pub use atomic::{atomic_write, check_writable};
 pub use csv_text::csv_bytes;
 pub use progress::Progress;
-pub use table::{DEFAULT_WIDTH, new_table, not_measured, set_terminal_width, terminal_width};
+pub use table::{new_table, not_measured};
+pub use term_table::{DEFAULT_WIDTH, TermTable, set_terminal_width, terminal_width};
 pub use units::{fmt_ns, fmt_ns_f, fmt_pct};
-pub use wrap::wrap;
+pub use wrap::{fit_lines, wrap};

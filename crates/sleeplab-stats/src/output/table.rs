@@ -2,39 +2,18 @@
 //! underlined, numbers right-aligned); [`Table`] of [`Cell`]s is an HTML table, escaped
 //! cell by cell, whose [`Table::terminal`] draws the same rows in the terminal style.
 
+use super::term_table::{TermTable, terminal_width};
 use super::{escape, fmt_ns};
 use comfy_table::{CellAlignment, ContentArrangement, LineStyle, TableStyle};
 use std::fmt::Write;
-use std::sync::atomic::{AtomicU16, Ordering};
-
-/// The width a table that has a compact form fits, in columns; 0: no limit (`--wide`).
-/// Set once by the command line before anything is drawn: a process draws for one
-/// terminal. (comfy-table's own wrapping would split numbers across lines, so a table
-/// that can be too wide draws a compact form of itself instead.)
-static WIDTH: AtomicU16 = AtomicU16::new(DEFAULT_WIDTH);
-
-/// The width tables fit by default: an 80–100 column terminal's.
-pub const DEFAULT_WIDTH: u16 = 100;
-
-/// Sets the width tables fit (`None`: each at its full width, as `--wide` asks).
-pub fn set_terminal_width(width: Option<u16>) {
-    WIDTH.store(width.unwrap_or(0), Ordering::Relaxed);
-}
-
-/// The width tables fit (`None`: their full width, as `--wide` asks).
-pub fn terminal_width() -> Option<u16> {
-    match WIDTH.load(Ordering::Relaxed) {
-        0 => None,
-        w => Some(w),
-    }
-}
 
 /// Header underlined, no other rules: compact and easy to copy into a document.
 const STYLE: TableStyle =
     TableStyle::new().header_separator(LineStyle::none().fill('─').junction('─'));
 
-/// A plain table with a header row; every column but the first right-aligned.
-pub fn new_table<I, S>(header: I) -> comfy_table::Table
+/// A plain table with a header row; every column but the first right-aligned. Displayed,
+/// it fits the terminal's width ([`TermTable`]).
+pub fn new_table<I, S>(header: I) -> TermTable
 where
     I: IntoIterator<Item = S>,
     S: Into<comfy_table::Cell>,
@@ -49,7 +28,7 @@ where
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    t
+    TermTable::new(t)
 }
 
 /// One table cell.
@@ -76,6 +55,9 @@ pub struct Table {
     pub header: Vec<String>,
     /// Rows of cells.
     pub rows: Vec<Vec<Cell>>,
+    /// How many leading columns name a row (0 or 1: the first): a terminal too narrow
+    /// for the table repeats them in each part it splits the table into.
+    pub keys: usize,
 }
 
 impl Table {
@@ -84,7 +66,14 @@ impl Table {
         Self {
             header: header.into_iter().map(Into::into).collect(),
             rows: Vec::new(),
+            keys: 1,
         }
+    }
+
+    /// The same table with its first `keys` columns naming a row ([`Table::keys`]).
+    pub fn with_keys(mut self, keys: usize) -> Self {
+        self.keys = keys;
+        self
     }
 
     /// Adds a row.
@@ -93,17 +82,49 @@ impl Table {
     }
 
     /// The table for the terminal: the same rows through [`new_table`] (a cell's second
-    /// line in parentheses, an empty cell as "–").
+    /// line in parentheses, an empty cell as "–"). A table wider than the terminal with
+    /// fewer rows than columns (a fleet: a few machines, a column per point) is drawn
+    /// turned, a row per column, so that it grows down instead of splitting into many
+    /// narrow parts.
     pub fn terminal(&self) -> String {
+        let text = |c: &Cell| match c {
+            Cell::Text(x) | Cell::Num(x) | Cell::Warn(x) | Cell::Good(x) => x.clone(),
+            Cell::NumSub(a, b) => format!("{a} ({b})"),
+            Cell::Empty => "–".to_string(),
+        };
         let mut t = new_table(self.header.iter().cloned());
+        t.set_keys(self.keys);
         for row in &self.rows {
-            t.add_row(row.iter().map(|c| match c {
-                Cell::Text(x) | Cell::Num(x) | Cell::Warn(x) | Cell::Good(x) => x.clone(),
-                Cell::NumSub(a, b) => format!("{a} ({b})"),
-                Cell::Empty => "–".to_string(),
-            }));
+            t.add_row(row.iter().map(text));
         }
-        t.to_string()
+        let Some(width) = terminal_width() else {
+            return t.to_string();
+        };
+        let whole = t.render_at(None);
+        let fits = whole
+            .lines()
+            .all(|l| l.chars().count() <= usize::from(width));
+        if fits || self.header.len() <= self.rows.len() + 1 {
+            return t.to_string();
+        }
+        // Turned: the first column's cells become the header.
+        let mut header = vec![self.header.first().cloned().unwrap_or_default()];
+        header.extend(
+            self.rows
+                .iter()
+                .map(|r| r.first().map(text).unwrap_or_default()),
+        );
+        let mut turned = new_table(header);
+        for (i, name) in self.header.iter().enumerate().skip(1) {
+            let mut row = vec![name.clone()];
+            row.extend(
+                self.rows
+                    .iter()
+                    .map(|r| r.get(i).map(text).unwrap_or_default()),
+            );
+            turned.add_row(row);
+        }
+        turned.to_string()
     }
 
     /// The table as HTML (in a scrolling wrapper so wide tables never widen the page).
@@ -190,5 +211,29 @@ mod tests {
             text.contains("<script>") && text.contains("1 & 2 (\")"),
             "{text}"
         );
+    }
+
+    /// A short table too wide for the terminal is drawn turned: its first column heads
+    /// the columns, each other column is a row; every cell is still there once.
+    #[test]
+    fn a_short_wide_table_is_turned() {
+        let header: Vec<String> = std::iter::once("file".to_string())
+            .chain((0..30).map(|i| format!("point {i}")))
+            .collect();
+        let mut t = Table::new(header);
+        for m in ["alpha", "beta"] {
+            let mut row = vec![Cell::Text(m.into())];
+            row.extend((0..30).map(|i| Cell::Num(format!("{m}-{i} µs"))));
+            t.row(row);
+        }
+        let text = t.terminal();
+        let head = text.lines().next().unwrap();
+        assert!(head.contains("alpha") && head.contains("beta"), "{text}");
+        for m in ["alpha", "beta"] {
+            for i in 0..30 {
+                assert_eq!(text.matches(&format!("{m}-{i} µs")).count(), 1, "{text}");
+            }
+        }
+        assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
     }
 }

@@ -56,6 +56,8 @@ pub fn render(data: &SweepData, machine: sleeplab_account::Machine) -> String {
             header.extend(SweepCell::QUANTILE_COLUMNS);
             header.extend(["overshoot", "early", "CPU/call", "csw v/i"]);
             let mut t = new_table(header);
+            // A row is a (request, load): both lead each part of a split table.
+            t.set_keys(2);
             for c in &cells {
                 let s = &c.summary;
                 let mut row = vec![fmt_ns(c.requested_ns), c.load.to_string()];

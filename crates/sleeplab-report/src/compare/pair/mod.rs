@@ -236,7 +236,8 @@ impl Pair<'_> {
     /// ratio that is a verdict is marked (slower: warn, faster: good), one beyond
     /// ×0.9–×1.1 whose intervals overlap is written with `≈`.
     pub fn table(&self) -> Table {
-        let mut t = Table::new(COLUMNS);
+        // A row is a (stage, measurement): both lead each part of a split table.
+        let mut t = Table::new(COLUMNS).with_keys(2);
         let tone = |x: f64, o: Order| {
             if !x.is_finite() {
                 Cell::Empty

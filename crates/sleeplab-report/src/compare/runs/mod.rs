@@ -185,7 +185,9 @@ impl Sides {
             "a median (geometric mean)",
             "b median (geometric mean)",
             "b/a",
-        ]);
+        ])
+        // A row is a (stage, measurement): both lead each part of a split table.
+        .with_keys(2);
         for r in &self.rows {
             let q = r.ratio();
             let text = with_interval(&q, ratio);
