@@ -28,7 +28,7 @@ fn evidence_counts_add_up_in_every_result() {
             .arg(&json),
     );
     for needle in [
-        "why frames were late",
+        "Why frames were late",
         "preempted spinning",
         "woken late",
         "Load 1:",

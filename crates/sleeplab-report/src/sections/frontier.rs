@@ -7,14 +7,12 @@ use super::chart;
 use crate::charts::xy::{Axis, Legend, Scale, Series, Style, Unit, XyChart};
 use crate::charts::{color, css};
 use crate::html::{Block, Section};
-use crate::units::ns;
 use plotters::style::RGBColor;
 use sleeplab_results::Wording;
 use sleeplab_results::pace::{
-    PaceData, PaceResult, Standing, frontier_sentence, late_causes_intro, late_causes_table,
-    standings,
+    PaceData, PaceResult, Standing, evidence_intro, evidence_table, frontier_sentence,
+    late_causes_intro, late_causes_table, standings,
 };
-use sleeplab_stats::{Cell, Table};
 
 /// The CPU axis spans these percentages (log scale): a plain sleep's 0.05 % to a spin's
 /// 100 %.
@@ -82,7 +80,10 @@ pub fn section(
         .chain(match late_causes_table(p, machine) {
             // The kernel's account replaces the heuristics where it exists.
             Some(t) => [Block::Text(late_causes_intro(hints)), Block::Table(t)],
-            None => [Block::Text(evidence_intro()), Block::Table(evidence_table(p))],
+            None => [
+                Block::Text(evidence_intro()),
+                Block::Table(evidence_table(p, true)),
+            ],
         })
         .collect()))
 }
@@ -129,56 +130,6 @@ fn level_chart(load: usize, st: &[Standing], paint: &dyn Fn(&str) -> RGBColor) -
         ideal: false,
         legend: Legend::None,
     }
-}
-
-fn evidence_intro() -> String {
-    format!(
-        "A frame more than {} late is counted once, by the first cause that holds: started late (the wait began after its deadline: an earlier frame overran), preempted while spinning (a gap of at least {} between two clock reads of its spin: it lost its CPU), woken late (its native sleep ended after the deadline), else other. Run queue: late frames that spent at least half their lateness runnable but not running (the scheduler kept them waiting). The last columns count every frame.",
-        ns(sleeplab_results::pace::evidence::LATE_FRAME_NS as f64),
-        ns(sleeplab::precise::SleepReport::PREEMPT_GAP_NS as f64)
-    )
-}
-
-fn evidence_table(p: &PaceData) -> Table {
-    let mut t = Table::new([
-        "strategy",
-        "load",
-        "frames (n)",
-        "p99",
-        "p99 95 % interval over blocks",
-        "CPU [95 % interval over blocks]",
-        "late",
-        "started late",
-        "preempted spinning",
-        "woken late",
-        "other",
-        "run queue",
-        "all: preempted spinning",
-        "all: with an involuntary switch",
-        "longest spin gap",
-    ]);
-    for r in &p.results {
-        let e = &r.evidence;
-        let count = |n: u64| Cell::Num(n.to_string());
-        t.row(vec![
-            Cell::Text(r.strategy.clone()),
-            Cell::Num(r.load.to_string()),
-            count(e.frames),
-            Cell::Num(ns(r.error.p99_ns)),
-            Cell::Num(sleeplab_results::pace::p99_interval(r)),
-            Cell::Num(sleeplab_results::pace::cpu_with_interval(r)),
-            count(e.late_frames),
-            count(e.late_started_late),
-            count(e.late_preempted_while_spinning),
-            count(e.late_woken_late),
-            count(e.late_other),
-            e.late_runqueue_wait.map_or(Cell::Empty, count),
-            count(e.preempted_while_spinning),
-            count(e.involuntary_switched),
-            Cell::Num(ns(e.max_spin_gap_ns as f64)),
-        ]);
-    }
-    t
 }
 
 #[cfg(test)]

@@ -79,42 +79,7 @@ fn pace(p: &PaceData) -> Section {
         ideal: false,
         legend: Legend::UpperRight,
     };
-    let mut t = Table::new([
-        "strategy",
-        "frames (n)",
-        "mean",
-        "p50",
-        "p99",
-        "p99 95 % interval over blocks",
-        "max",
-        "missed frames",
-        "CPU",
-        "spinning",
-        "csw/frame",
-    ]);
-    for r in &p.results {
-        let e = &r.error;
-        t.row(vec![
-            Cell::Text(r.label()),
-            Cell::Num(e.count.to_string()),
-            Cell::Num(ns(e.mean_ns)),
-            Cell::Num(ns(e.median_ns)),
-            Cell::Num(ns(e.p99_ns)),
-            Cell::Num(sleeplab_results::pace::p99_interval(r)),
-            Cell::Num(ns(e.max_ns as f64)),
-            if r.missed_frames > 0 {
-                Cell::Warn(r.missed_frames.to_string())
-            } else {
-                Cell::Num("0".into())
-            },
-            Cell::Num(pct(r.cpu_percent)),
-            Cell::Num(pct(r.spin_percent)),
-            Cell::Num(format!(
-                "{:.2}",
-                r.voluntary_csw_per_frame + r.involuntary_csw_per_frame
-            )),
-        ]);
-    }
+    let t = sleeplab_results::pace::main_table(p);
     let height = bars.height();
     Section::new(
         "pace",

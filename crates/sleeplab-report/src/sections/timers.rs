@@ -6,8 +6,8 @@ use crate::charts::xy::{Axis, Legend, Series, Style, Unit, XyChart};
 use crate::html::{Block, Section};
 use crate::units::{ns, pct};
 use crate::view::{Results, distinct};
-use sleeplab_results::timers::{TimersCell, TimersData};
-use sleeplab_stats::{BY_POINT_VALUE, Cell, Sentence, Stat, Table};
+use sleeplab_results::timers::{TimersCell, TimersData, cells_table};
+use sleeplab_stats::{BY_POINT_VALUE, Sentence, Stat};
 
 /// The timers section, when the results hold a `timers` run.
 pub fn section(r: &Results<'_>) -> Option<Section> {
@@ -57,44 +57,18 @@ pub fn section(r: &Results<'_>) -> Option<Section> {
         ideal: false,
         legend: Legend::UpperRight,
     };
-    let mut t = Table::new([
-        "period",
-        "mechanism",
-        "count",
-        "avg error",
-        "σ",
-        "p99 late",
-        "missed",
-        "early",
-        "CPU",
-    ]);
+    // The terminal's table, every period in one: longest period first, mechanisms in
+    // the chart's order.
     let periods = distinct(cells.iter().map(|c| c.period_ns));
+    let mut ordered: Vec<&TimersCell> = Vec::new();
     for &p in periods.iter().rev() {
         for m in &mechs {
             if let Some(c) = cells.iter().find(|c| c.period_ns == p && &c.mechanism == m) {
-                let s = &c.merged;
-                t.row(vec![
-                    Cell::Text(ns(p as f64)),
-                    Cell::Text(m.clone()),
-                    Cell::Num(format!("{}/{}", s.received, s.expected)),
-                    Cell::Num(pct(s.avg_error_pct)),
-                    Cell::Num(pct(s.error_stddev_pct)),
-                    Cell::Num(ns(s.p99_lateness_ns)),
-                    if s.missed > 0 {
-                        Cell::Warn(s.missed.to_string())
-                    } else {
-                        Cell::Num("0".into())
-                    },
-                    if s.early_wakes > 0 {
-                        Cell::Warn(s.early_wakes.to_string())
-                    } else {
-                        Cell::Num("0".into())
-                    },
-                    Cell::Num(pct(c.cpu_pct)),
-                ]);
+                ordered.push(c);
             }
         }
     }
+    let t = cells_table(&ordered, true);
     Some(Section::new(
         "timers",
         "Periodic timers",

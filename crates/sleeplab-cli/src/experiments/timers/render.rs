@@ -2,7 +2,7 @@
 //! σ) with lateness, missed ticks, drift, CPU and context switches beside it; per-thread
 //! rows under each mechanism with `--threads`; then one-glance matrices.
 
-use super::{TickStats, TimersCell, TimersData};
+use super::{TimersCell, TimersData, cells_table, most_common};
 use sleeplab_stats::{fmt_ns, fmt_ns_f, fmt_pct, new_table, not_measured};
 use std::fmt::Write;
 
@@ -14,37 +14,6 @@ fn slack_label(s: Option<u64>) -> &'static str {
 }
 
 /// The most frequent value (the first of equals), 0 when empty.
-fn most_common(values: impl Iterator<Item = u64>) -> u64 {
-    let v: Vec<u64> = values.collect();
-    v.iter()
-        .copied()
-        .max_by_key(|x| {
-            (
-                v.iter().filter(|y| *y == x).count(),
-                std::cmp::Reverse(v.iter().position(|y| y == x)),
-            )
-        })
-        .unwrap_or(0)
-}
-
-fn stats_row(label: String, s: &TickStats, cpu_pct: f64, vol: u64, invol: u64) -> Vec<String> {
-    vec![
-        label,
-        format!("{}/{}", s.received, s.expected),
-        fmt_pct(s.avg_error_pct),
-        fmt_pct(s.error_stddev_pct),
-        fmt_ns_f(s.mean_lateness_ns),
-        fmt_ns_f(s.lateness_stddev_ns),
-        fmt_ns_f(s.p99_lateness_ns),
-        fmt_ns_f(s.max_lateness_ns as f64),
-        s.missed.to_string(),
-        fmt_ns_f(s.end_lateness_ns as f64),
-        fmt_ns_f(s.drift_ns as f64),
-        fmt_pct(cpu_pct),
-        format!("{vol}/{invol}"),
-    ]
-}
-
 /// Renders the result as text.
 pub fn render(data: &TimersData, machine: sleeplab_account::Machine) -> String {
     let mut out = String::new();
@@ -82,49 +51,7 @@ pub fn render(data: &TimersData, machine: sleeplab_account::Machine) -> String {
                 slack_label(slack),
                 fmt_ns(usual),
             );
-            let mut t = new_table([
-                "mechanism",
-                "count",
-                "avg error",
-                "σ",
-                "mean late",
-                "σ late",
-                "p99 late",
-                "max late",
-                "missed",
-                "end late",
-                "drift",
-                "CPU",
-                "csw v/i",
-            ]);
-            let usual_slack = most_common(cells.iter().map(|c| c.timer_slack_ns));
-            for c in &cells {
-                let mut label = c.mechanism.clone();
-                if c.timer_slack_ns != usual_slack {
-                    let _ = write!(label, " (slack {})", fmt_ns(c.timer_slack_ns));
-                }
-                if !c.complete {
-                    label.push_str(" (interrupted)");
-                }
-                t.add_row(stats_row(
-                    label,
-                    &c.merged,
-                    c.cpu_pct,
-                    c.voluntary_csw,
-                    c.involuntary_csw,
-                ));
-                if c.threads.len() > 1 {
-                    for th in &c.threads {
-                        t.add_row(stats_row(
-                            format!("  thread {}", th.thread),
-                            &th.stats,
-                            th.cpu_pct,
-                            th.voluntary_csw,
-                            th.involuntary_csw,
-                        ));
-                    }
-                }
-            }
+            let t = cells_table(&cells, false).terminal();
             let _ = writeln!(out, "{t}");
         }
         if cfg.periods_ns.len() > 1 {

@@ -14,7 +14,10 @@ pub mod repeat;
 
 pub use evidence::{Evidence, LateFrame};
 pub use frontier::{Standing, frontier_sentence, standings};
-pub use render::{cpu_with_interval, late_causes_intro, late_causes_table, p99_interval, render};
+pub use render::{
+    cpu_with_interval, evidence_intro, evidence_table, late_causes_intro, late_causes_table,
+    main_table, p99_interval, render,
+};
 pub use repeat::{PaceRun, RepeatRange};
 
 use crate::{KeyPart, Metric, Point, ResultData, Sample};

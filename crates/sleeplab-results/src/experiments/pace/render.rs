@@ -5,7 +5,7 @@ use super::evidence::LATE_FRAME_NS;
 use super::{PaceData, PaceResult, frontier_sentence, standings};
 use crate::experiments::{Hint, Wording};
 use sleeplab_account::Component;
-use sleeplab_stats::{Cell, Table, fmt_ns, fmt_ns_f, fmt_pct, new_table};
+use sleeplab_stats::{Cell, Table, fmt_ns, fmt_ns_f, fmt_pct};
 use std::fmt::Write;
 
 /// Renders the pace result as text (`hints` words the flag that traced it).
@@ -22,52 +22,7 @@ pub fn render(data: &PaceData, machine: sleeplab_account::Machine, hints: Wordin
         c.timer_slack_ns.map_or("as inherited".into(), fmt_ns)
     );
     let loaded = c.loads.iter().any(|&l| l > 0);
-    let mut header = vec!["strategy"];
-    if loaded {
-        header.push("load");
-    }
-    header.extend([
-        "n",
-        "mean",
-        "min",
-        "p50",
-        "p99",
-        "p99 95 % interval over blocks",
-        "p99.9",
-        "max",
-        "missed",
-        "drift",
-        "CPU",
-        "spin",
-        "csw v/i",
-    ]);
-    let mut t = new_table(header);
-    for r in &data.results {
-        let e = &r.error;
-        let mut row = vec![r.strategy.clone()];
-        if loaded {
-            row.push(r.load.to_string());
-        }
-        row.extend([
-            e.count.to_string(),
-            fmt_ns_f(e.mean_ns),
-            fmt_ns(e.min_ns),
-            fmt_ns_f(e.median_ns),
-            fmt_ns_f(e.p99_ns),
-            p99_interval(r),
-            fmt_ns_f(e.p999_ns),
-            fmt_ns(e.max_ns),
-            r.missed_frames.to_string(),
-            fmt_ns_f(r.actual_total_ns as f64 - r.ideal_total_ns as f64),
-            cpu_with_interval(r),
-            fmt_pct(r.spin_percent),
-            format!(
-                "{:.2}/{:.2}",
-                r.voluntary_csw_per_frame, r.involuntary_csw_per_frame
-            ),
-        ]);
-        t.add_row(row);
-    }
+    let t = main_table(data).terminal();
     let _ = writeln!(
         out,
         "frame error = wake − deadline on an absolute schedule{}\n{t}",
@@ -99,7 +54,12 @@ pub fn render(data: &PaceData, machine: sleeplab_account::Machine, hints: Wordin
             ));
         }
         None => {
-            let _ = writeln!(out, "{}", evidence_table(data, loaded));
+            let _ = writeln!(
+                out,
+                "{}\n{}",
+                evidence_intro(),
+                evidence_table(data, loaded).terminal()
+            );
         }
     }
     for &load in &c.loads {
@@ -116,6 +76,63 @@ pub fn render(data: &PaceData, machine: sleeplab_account::Machine, hints: Wordin
         );
     }
     out
+}
+
+/// The contenders' frame errors and CPU, one row per contender (and load level, where
+/// any is loaded): the one table the terminal and the page both draw.
+pub fn main_table(data: &PaceData) -> Table {
+    let loaded = data.config.loads.iter().any(|&l| l > 0);
+    let mut header = vec!["strategy"];
+    if loaded {
+        header.push("load");
+    }
+    header.extend([
+        "n",
+        "mean",
+        "min",
+        "p50",
+        "p99",
+        "p99 95 % interval over blocks",
+        "p99.9",
+        "max",
+        "missed",
+        "drift",
+        "CPU",
+        "spin",
+        "csw v/i",
+    ]);
+    let mut t = Table::new(header).with_keys(if loaded { 2 } else { 1 });
+    for r in &data.results {
+        let e = &r.error;
+        let mut row = vec![Cell::Text(r.strategy.clone())];
+        if loaded {
+            row.push(Cell::Num(r.load.to_string()));
+        }
+        row.extend([
+            Cell::Num(e.count.to_string()),
+            Cell::Num(fmt_ns_f(e.mean_ns)),
+            Cell::Num(fmt_ns(e.min_ns)),
+            Cell::Num(fmt_ns_f(e.median_ns)),
+            Cell::Num(fmt_ns_f(e.p99_ns)),
+            Cell::Num(p99_interval(r)),
+            Cell::Num(fmt_ns_f(e.p999_ns)),
+            Cell::Num(fmt_ns(e.max_ns)),
+            if r.missed_frames > 0 {
+                Cell::Warn(r.missed_frames.to_string())
+            } else {
+                Cell::Num("0".into())
+            },
+            Cell::Num(fmt_ns_f(r.actual_total_ns as f64 - r.ideal_total_ns as f64)),
+            Cell::Num(cpu_with_interval(r)),
+            Cell::Num(fmt_pct(r.spin_percent)),
+            Cell::Num(format!(
+                "{:.2}/{:.2}",
+                r.voluntary_csw_per_frame, r.involuntary_csw_per_frame
+            )),
+        ]);
+        t.row(row);
+    }
+    t
 }
 
 /// The p99's 95 % interval over the result's blocks as the terminal writes it
@@ -200,8 +217,25 @@ pub fn late_causes_intro(hints: Wording) -> String {
     )
 }
 
-/// Why frames were late: one row per contender (and load level).
-fn evidence_table(data: &PaceData, loaded: bool) -> String {
+/// What the heuristic account of late frames counts, said once for the terminal and the
+/// page: the cause each late frame is booked to, in the order they are tried.
+pub fn evidence_intro() -> String {
+    format!(
+        "Why frames were late: a frame more than {} late is counted once, by the first cause \
+         that holds: started late (the wait began after its deadline: an earlier frame \
+         overran), preempted while spinning (a gap of at least {} between two clock reads of \
+         its spin: it lost its CPU), woken late (its native sleep ended after the deadline), \
+         else other. inv csw: late frames with an involuntary context switch; run queue: late \
+         frames that spent at least half their lateness runnable but not running. The \
+         columns marked all: count every frame.",
+        fmt_ns(LATE_FRAME_NS),
+        fmt_ns(sleeplab::precise::SleepReport::PREEMPT_GAP_NS)
+    )
+}
+
+/// Why frames were late, one row per contender (and load level, `loaded`): the one table
+/// the terminal and the page both draw.
+pub fn evidence_table(data: &PaceData, loaded: bool) -> Table {
     let mut header = vec!["strategy"];
     if loaded {
         header.push("load");
@@ -218,34 +252,33 @@ fn evidence_table(data: &PaceData, loaded: bool) -> String {
         "run queue",
         "all: preempted spinning",
         "all: woken late",
-        "max spin gap",
+        "all: inv csw",
+        "longest spin gap",
     ]);
-    let mut t = new_table(header);
+    let mut t = Table::new(header).with_keys(if loaded { 2 } else { 1 });
+    let count = |n: u64| Cell::Num(n.to_string());
     for r in &data.results {
         let e = &r.evidence;
-        let mut row = vec![r.strategy.clone()];
+        let mut row = vec![Cell::Text(r.strategy.clone())];
         if loaded {
-            row.push(r.load.to_string());
+            row.push(Cell::Num(r.load.to_string()));
         }
         row.extend([
-            e.frames.to_string(),
-            fmt_ns_f(r.error.p99_ns),
-            e.late_frames.to_string(),
-            e.late_started_late.to_string(),
-            e.late_preempted_while_spinning.to_string(),
-            e.late_woken_late.to_string(),
-            e.late_other.to_string(),
-            e.late_involuntary_switched.to_string(),
-            e.late_runqueue_wait.map_or("–".into(), |n| n.to_string()),
-            e.preempted_while_spinning.to_string(),
-            e.woken_late.to_string(),
-            fmt_ns(e.max_spin_gap_ns),
+            count(e.frames),
+            Cell::Num(fmt_ns_f(r.error.p99_ns)),
+            count(e.late_frames),
+            count(e.late_started_late),
+            count(e.late_preempted_while_spinning),
+            count(e.late_woken_late),
+            count(e.late_other),
+            count(e.late_involuntary_switched),
+            e.late_runqueue_wait.map_or(Cell::Empty, count),
+            count(e.preempted_while_spinning),
+            count(e.woken_late),
+            count(e.involuntary_switched),
+            Cell::Num(fmt_ns(e.max_spin_gap_ns)),
         ]);
-        t.add_row(row);
+        t.row(row);
     }
-    format!(
-        "why frames were late (frames more than {} late, counted once each: started late = the wait began after its deadline; else preempted while spinning = a gap of ≥ {} between clock reads of the spin; else woken late = the native sleep ended after the deadline; else other; inv csw = with an involuntary context switch; run queue = waited runnable for ≥ half the lateness; all: = every frame)\n{t}",
-        fmt_ns(LATE_FRAME_NS),
-        fmt_ns(sleeplab::precise::SleepReport::PREEMPT_GAP_NS)
-    )
+    t
 }

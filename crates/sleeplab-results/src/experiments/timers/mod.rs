@@ -10,8 +10,10 @@
 //! cyclictest-style histogram file ([`write_histogram`]), JSON and CSV.
 
 mod summary;
+mod table;
 
 pub use summary::TickStats;
+pub use table::{cells_table, most_common};
 
 use crate::{KeyPart, Point, ResultData};
 use schemars::JsonSchema;
