@@ -79,6 +79,8 @@ pub fn render(data: &TuneData) -> String {
         "machine CPUs",
         "Δ CPUs",
     ]);
+    // A row is a (setting, wait): both lead each part of a split table.
+    t.set_keys(2);
     for arm in &data.arms {
         if let Some(e) = &arm.error {
             t.add_row(vec![arm.setting.name.clone(), format!("not applied: {e}")]);
