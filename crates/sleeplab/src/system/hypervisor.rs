@@ -87,8 +87,9 @@ pub fn name(signs: &Signs) -> Option<String> {
 
 impl Signs {
     /// Reads every source on this machine (`cpuinfo`: `/proc/cpuinfo`'s text). The
-    /// kernel log is read only when the sources before it named nothing, as it may need
-    /// privileges (`dmesg_restrict`) and holds thousands of lines.
+    /// kernel log is read only where the CPU says it is virtual and the sources before it
+    /// named nothing, as it may need privileges (`dmesg_restrict`) and holds thousands of
+    /// lines.
     pub fn read(cpuinfo: &str) -> Self {
         let read = |p: &str| fs::read_to_string(p).ok().map(|s| s.trim().to_string());
         let mut s = Signs {
@@ -104,7 +105,9 @@ impl Signs {
                 .lines()
                 .any(|l| l.starts_with("flags") && l.split_whitespace().any(|f| f == "hypervisor")),
         };
-        if name(&s).is_none_or(|n| n == "unknown hypervisor") {
+        // Only a CPU that says it is virtual can have a hypervisor the log names: bare
+        // metal never reads the log.
+        if s.cpu_flag && name(&s).is_none_or(|n| n == "unknown hypervisor") {
             s.kernel_log = kernel_log_line();
         }
         s
