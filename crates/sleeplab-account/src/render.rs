@@ -184,27 +184,30 @@ fn compact(
             top.join("\n")
         }
     };
-    let mut header: Vec<String> = keys
-        .iter()
-        .zip(&varies)
-        .filter(|&(_, &v)| v)
-        .map(|(k, _)| k.to_string())
-        .collect();
+    // The key cells that vary, of a row's (or of the header's).
+    let varying = |cells: Vec<String>| -> Vec<String> {
+        cells
+            .into_iter()
+            .zip(&varies)
+            .filter(|&(_, &v)| v)
+            .map(|(c, _)| c)
+            .collect()
+    };
+    let mut header = varying(keys.iter().map(|k| k.to_string()).collect());
     header.extend(["n", "late p50", "late p99", "typical", "slowest"].map(String::from));
     let mut t = new_table(header);
     // Wrapping only the headers: a cell's line (a mechanism's name, a part and its
     // value) is never split; a row too wide for `width` stays whole.
     t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
         .set_width(width);
+    let mut never_blocked = false;
     for (key, x) in rows {
-        let mut row: Vec<String> = key
-            .iter()
-            .zip(&varies)
-            .filter(|&(_, &v)| v)
-            .map(|(k, _)| k.clone())
-            .collect();
+        let mut row = varying(key.clone());
+        // A cell whose waits mostly never blocked is no sleep, whatever its name.
+        let slept = crate::why::blocked_share(x).1;
+        never_blocked |= !slept;
         row.extend([
-            x.wakes.to_string(),
+            format!("{}{}", x.wakes, if slept { "" } else { " *" }),
             fmt_ns_f(x.lateness.median_ns),
             fmt_ns_f(x.lateness.p99_ns),
             parts(x.typical.as_ref(), COMPACT_PARTS),
@@ -238,6 +241,17 @@ fn compact(
         }
     }
     let _ = writeln!(out, "{t}");
+    if never_blocked {
+        wrapped(
+            out,
+            &format!(
+                "* returned {}: fewer than {} of its waits blocked (a voluntary switch)",
+                sleeplab_stats::NEVER_BLOCKED,
+                sleeplab_stats::units::pct(sleeplab_stats::BLOCKED_CSW * 100.0)
+            ),
+            w,
+        );
+    }
     named.sort();
     named
 }
@@ -399,6 +413,45 @@ mod tests {
             !t.contains("runq ") && t.contains("idle = idle CPU waking to run it (idle wakeup)"),
             "{t}"
         );
+    }
+
+    /// A cell whose waits never blocked is marked in the compact table, and said so.
+    #[test]
+    fn the_compact_table_marks_a_cell_that_never_blocked() {
+        let mut w = WakeAccount::of_parts(&[(Component::Spin, 40)]);
+        w.blocked = false;
+        let spun = Explanation::of(&vec![w; 10], 0, false);
+        let slept = Explanation::of(
+            &vec![WakeAccount::of_parts(&[(Component::Slack, 50)]); 10],
+            0,
+            false,
+        );
+        let rows = [
+            (vec!["spin".to_string()], &spun),
+            (vec!["nanosleep".to_string()], &slept),
+        ];
+        let t = components_table_at(
+            &["mechanism"],
+            &rows,
+            &Tracing::kernel(0),
+            Machine::Host,
+            Some(100),
+        );
+        let marked: Vec<&str> = t.lines().filter(|l| l.contains("10 *")).collect();
+        assert_eq!(marked.len(), 1, "{t}");
+        assert!(marked[0].contains("spin"), "{t}");
+        assert!(
+            t.contains("* returned without sleeping: fewer than 50"),
+            "{t}"
+        );
+        let t = components_table_at(
+            &["mechanism"],
+            &rows[1..],
+            &Tracing::kernel(0),
+            Machine::Host,
+            Some(100),
+        );
+        assert!(!t.contains('*'), "{t}");
     }
 
     /// A run that recorded nothing claims neither the kernel's tracepoints nor /proc.

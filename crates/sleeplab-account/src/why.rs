@@ -187,14 +187,20 @@ fn runtime_clause(s: &mut Sentence, mechanism: &str, typical: &Composition) {
     ));
 }
 
-/// States a cell whose waits mostly never blocked as such, and records the claim.
-fn blocking(s: &mut Sentence, c: &CellAccount<'_>, x: &Explanation) {
+/// The share of `x`'s waits that blocked, and whether it is enough to call them sleeps
+/// (at least [`BLOCKED_CSW`]): what the sentences and the compact table both say.
+pub(crate) fn blocked_share(x: &Explanation) -> (f64, bool) {
     let blocked = if x.wakes == 0 {
         0.0
     } else {
         (x.wakes - x.never_blocked) as f64 / x.wakes as f64
     };
-    let sleeps = blocked >= BLOCKED_CSW;
+    (blocked, blocked >= BLOCKED_CSW)
+}
+
+/// States a cell whose waits mostly never blocked as such, and records the claim.
+fn blocking(s: &mut Sentence, c: &CellAccount<'_>, x: &Explanation) {
+    let (blocked, sleeps) = blocked_share(x);
     if !sleeps {
         s.push(&format!(
             ", {NEVER_BLOCKED} (it blocked in {} of {} waits)",
