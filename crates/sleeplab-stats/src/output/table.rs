@@ -100,12 +100,17 @@ impl Table {
         let Some(width) = terminal_width() else {
             return t.to_string();
         };
+        // Drawn whole where it fits, split by columns where it is long; turned (below)
+        // where it is short and wide.
         let whole = t.render_at(None);
         let fits = whole
             .lines()
             .all(|l| l.chars().count() <= usize::from(width));
-        if fits || self.header.len() <= self.rows.len() + 1 {
-            return t.to_string();
+        if fits {
+            return whole;
+        }
+        if self.header.len() <= self.rows.len() + 1 {
+            return t.render_at(Some(width));
         }
         // Turned: the first column's cells become the header.
         let mut header = vec![self.header.first().cloned().unwrap_or_default()];

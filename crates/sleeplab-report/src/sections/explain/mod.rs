@@ -16,7 +16,6 @@ use super::chart;
 use crate::charts::axis::{Axis, Unit};
 use crate::charts::css;
 use crate::charts::stacked::{Stacked, StackedBar};
-use crate::escape;
 use crate::html::{Block, Figure, Section};
 use crate::units::ns;
 use crate::view::{Results, distinct};
@@ -143,7 +142,7 @@ fn section(t: &Traced<'_>) -> Option<Section> {
         Block::Text(status(t.tracing, &cells)),
     ];
     // One chart (or pair) for every cell, its sentences folded below it.
-    blocks.push(figures(&t.id, "each cell", &cells, show_slack, t.machine));
+    blocks.push(figures(&t.id, &cells, show_slack, t.machine));
     blocks.push(Block::Folded {
         summary: format!("Each cell in a sentence ({} cells)", cells.len()),
         items: sentences(&cells, t.machine)
@@ -304,18 +303,9 @@ pub(crate) fn stacks(
 }
 
 /// The chart (or pair) of `cells`, its legend of components and its caption.
-fn figures(
-    prefix: &str,
-    mech: &str,
-    cells: &[CellAccount<'_>],
-    show_slack: bool,
-    machine: Machine,
-) -> Block {
-    let specs = stacks(mech, cells, show_slack, machine);
-    let id = format!(
-        "{prefix}-{}",
-        escape::ident(mech).replace("each-cell", "cells")
-    );
+fn figures(prefix: &str, cells: &[CellAccount<'_>], show_slack: bool, machine: Machine) -> Block {
+    let specs = stacks("each cell", cells, show_slack, machine);
+    let id = format!("{prefix}-cells");
     let legend: Vec<(String, String)> = specs[0]
         .segments
         .iter()
@@ -337,9 +327,12 @@ fn figures(
                 (format!("{id}-tail"), "where the lateness of its tail went")
             };
             let width = if pair { WIDTH.1 } else { WIDTH.0 };
-            chart(&id, &format!("{mech}: {what}"), (width, s.height()), |a| {
-                s.draw(a)
-            })
+            chart(
+                &id,
+                &format!("each cell: {what}"),
+                (width, s.height()),
+                |a| s.draw(a),
+            )
         })
         .collect();
     if pair {

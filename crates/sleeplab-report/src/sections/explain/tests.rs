@@ -1,6 +1,7 @@
 //! The explain section on synthetic cells: charts, bars, legend, captions, table, status.
 
 use super::*;
+use crate::escape;
 use crate::testdata::{self, explain_cell, wakes};
 use proptest::prelude::*;
 use sleeplab_account::{
