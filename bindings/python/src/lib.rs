@@ -4,6 +4,7 @@
 //! * `ticker`: `Ticker`, an iterator of `Tick`s.
 //! * `report`: the read-only records (`SleepReport`, `SleepStats`, `Tick`).
 //! * `wait`: how a wait releases the GIL and honours Ctrl-C without returning early.
+//! * `warm`: the way back into Python, warmed just before the deadline.
 //! * `options`: keyword options through the library's option table.
 //! * `owner`: the thread rule of `PreciseSleeper` and `Ticker` (the C library's).
 //! * `duration`: seconds → nanoseconds with Python's errors.
@@ -17,6 +18,7 @@ mod report;
 mod sleeper;
 mod ticker;
 mod wait;
+mod warm;
 
 /// Precise sleep for Python (native module; import `sleeplab`).
 #[pymodule]
@@ -28,6 +30,7 @@ fn _sleeplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sleeper::_duration_ns, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::_deadline_ns, m)?)?;
     m.add_function(wrap_pyfunction!(sleeper::_direct_zero_sleeps_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(warm::_warm_lead_ns, m)?)?;
     m.add_function(wrap_pyfunction!(options::_option_samples, m)?)?;
     m.add_function(wrap_pyfunction!(options::_option_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(options::_stub_options, m)?)?;

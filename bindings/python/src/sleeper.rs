@@ -48,7 +48,8 @@ pub(crate) fn with_thread_sleeper<R>(f: impl FnOnce(&mut Sleeper) -> R) -> R {
             });
             f(&mut t.sleeper)
         }
-        // Not reachable from Python (no Python code runs inside a wait), but never panic.
+        // A signal handler that the wait's warm-up ran (see `warm`) waits on this thread:
+        // it gets a sleeper of its own; never a panic.
         Err(_) => f(&mut default_sleeper()),
     })
 }

@@ -8,13 +8,16 @@
 //! wait). The last stretch (at most one slice) is the library's precise sleep, run on a
 //! [`GilEnv`]: the GIL is released around its native sleep only and held through its
 //! final spin, so taking the GIL back happens inside the margin, before the deadline,
-//! instead of on the way back after it. So a wait either reaches its deadline or raises;
+//! instead of on the way back after it; shortly before the deadline the spin warms the
+//! way back into Python (see [`warm`]). So a wait either reaches its deadline or raises;
 //! it never returns early.
 
 use pyo3::prelude::*;
 
 use sleeplab::clock::{Env, RealEnv, monotonic_ns};
 use sleeplab::precise::{PreciseSleeper, PreciseSleeperBuilder};
+
+use crate::warm;
 
 /// The longest native sleep between two signal checks: Ctrl-C is seen within about
 /// this long. 20 wakeups a second cost nothing measurable, and the precise phase
@@ -34,9 +37,10 @@ pub(crate) const SLICE_NS: u64 = 50_000_000;
 pub(crate) struct GilEnv;
 
 impl Env for GilEnv {
+    /// Warms the way back into Python once the armed instant comes (see [`warm`]).
     #[inline]
     fn now(&mut self) -> u64 {
-        monotonic_ns()
+        warm::on_read(monotonic_ns())
     }
 
     fn sleep_until(&mut self, deadline: u64) {
@@ -94,7 +98,11 @@ where
         py.detach(|| RealEnv.sleep_until(target));
         py.check_signals()?;
     }
+    warm::arm(deadline);
     let out = finish();
+    if let Some(raised) = warm::disarm() {
+        return Err(raised);
+    }
     py.check_signals()?;
     Ok(out)
 }

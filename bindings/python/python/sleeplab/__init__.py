@@ -97,6 +97,13 @@ async def asleep_until(deadline: float, *, guard: float = ASLEEP_GUARD) -> None:
     await _asleep_until_ns(_deadline_ns(deadline), _duration_ns(guard))
 
 
+#: Called by every wait shortly before its deadline, inside its final spin, so that the
+#: way back into the caller is warm when the wait returns (not for direct use). A
+#: builtin, not a Python function: running bytecode there would let the interpreter hand
+#: the GIL to another thread in the middle of the spin.
+_warm_way_back = time.monotonic_ns
+
+
 async def _asleep_until_ns(deadline_ns: int, guard_ns: int) -> None:
     """Await the event loop until `guard_ns` before `deadline_ns` (``time.monotonic_ns()``'s
     clock), then sleep precisely to it."""

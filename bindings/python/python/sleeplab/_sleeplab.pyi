@@ -46,6 +46,10 @@ def _deadline_ns(t: float) -> int:
 def _direct_zero_sleeps_ns(n: int) -> int:
     """Benchmark helper: total ns of `n` zero-length sleeps called directly in Rust."""
 
+def _warm_lead_ns(durations_ns: list[int]) -> int:
+    """Test helper: how long before its deadline a wait warms the way back into Python,
+    ns, after warm-ups that took `durations_ns` (oldest first)."""
+
 def _option_samples() -> list[tuple[str, object, bool]]:
     """Test helper: (option, value, accepted) for each end of every option's range and
     the values beyond them, in Python's forms."""
