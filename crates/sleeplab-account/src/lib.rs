@@ -17,6 +17,8 @@
 //!   analysis;
 //! * `analysis`: each wake's split into [`Component`]s (pure: runs on a saved trace)
 //!   and a cell's statistics ([`Explanation`]);
+//! * `program`: a running program's own waits, found from its system calls
+//!   ([`find_waits`]), per call with the traps they fall into ([`CallSummary`], [`Trap`]);
 //! * `recording`: the one harness every traced run uses ([`Recording`]), and the
 //!   run's status ([`Tracing`]) with its notes worded once; `log`: a cell's wakes
 //!   ([`WakeLog`]);
@@ -28,6 +30,7 @@
 
 mod analysis;
 mod log;
+mod program;
 mod recording;
 mod render;
 mod steal;
@@ -40,6 +43,12 @@ pub use analysis::account::{Holder, WakeAccount, Window, account};
 pub use analysis::component::{Component, Machine, Parts};
 pub use analysis::explanation::{ComponentsNs, Composition, Explanation, WakeRecord};
 pub use analysis::timeline::Timeline;
+
+// A running program's own waits.
+pub use program::{
+    CallSummary, Ending, Found, HeldBy, ProgramWait, SLACK_DEFAULT_NS, Timeout, Trap, WaitCall,
+    accounts, find_waits, summarise, traps,
+};
 
 // Recording: the harness, its status, a cell's wakes; what capture decides for it.
 pub use capture::{Events, Placement, TraceError, available, placement, this_tid};

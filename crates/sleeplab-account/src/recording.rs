@@ -20,6 +20,9 @@ pub enum Follow {
     /// Every thread on the machine (a probe process, whose threads are named only once
     /// it runs).
     EveryThread,
+    /// A running program: these threads and every thread they create from now on,
+    /// their system calls' entries recorded too (what its own waits are found from).
+    Program(Vec<i32>),
 }
 
 /// Whether a run recorded the kernel's tracepoints, as its result keeps it.
@@ -263,7 +266,8 @@ impl Recording {
             followed: match &follow {
                 Follow::ThisThread => Some(vec![this_tid()]),
                 Follow::Threads(tids) => Some(tids.clone()),
-                Follow::EveryThread => None,
+                // A program's threads come and go: the steal of every CPU.
+                Follow::EveryThread | Follow::Program(_) => None,
             },
             steal_before: None,
             _spin_log: None,
@@ -275,6 +279,7 @@ impl Recording {
             Follow::ThisThread => Tracer::start(),
             Follow::Threads(tids) => Tracer::for_threads(tids),
             Follow::EveryThread => Tracer::every_thread(),
+            Follow::Program(tids) => Tracer::for_program(tids),
         };
         let kernel = tracer.and_then(|t| {
             Ok(if drained {

@@ -51,10 +51,12 @@ pub enum Tracepoint {
     IrqWorkExit,
     /// `power:cpu_idle`: where the idle loop stopped the CPU or polled.
     CpuIdle,
+    /// `raw_syscalls:sys_enter`: recorded for a followed program only.
+    SysEnter,
 }
 
 /// How many tracepoints there are.
-const TRACEPOINTS: usize = 20;
+const TRACEPOINTS: usize = 21;
 
 impl Tracepoint {
     /// Every tracepoint, required ones first.
@@ -79,6 +81,7 @@ impl Tracepoint {
         Tracepoint::IrqWorkEntry,
         Tracepoint::IrqWorkExit,
         Tracepoint::CpuIdle,
+        Tracepoint::SysEnter,
     ];
 
     /// The five a session cannot do without, in [`Decoders::from_formats`] order.
@@ -123,7 +126,11 @@ impl Tracepoint {
     /// Whether a session recording `events` records this tracepoint (the kernel
     /// having it).
     pub fn recorded_by(self, events: crate::event::Events) -> bool {
-        events.records_sys_exit() || self != Tracepoint::SysExit
+        match self {
+            Tracepoint::SysExit => events.records_sys_exit(),
+            Tracepoint::SysEnter => events.records_sys_enter(),
+            _ => true,
+        }
     }
 
     /// `(system, event)` in tracefs.
@@ -150,16 +157,17 @@ impl Tracepoint {
             T::IrqWorkEntry => ("irq_vectors", "irq_work_entry"),
             T::IrqWorkExit => ("irq_vectors", "irq_work_exit"),
             T::CpuIdle => ("power", "cpu_idle"),
+            T::SysEnter => ("raw_syscalls", "sys_enter"),
         }
     }
 
     /// Whether the tracepoint is recorded only in the context of the followed threads
     /// (their pids set for the whole instance) rather than behind an event filter:
-    /// `raw_syscalls:sys_exit` fires in the context of the thread whose system call
-    /// returns, and a filter would make every system call on the machine build a
-    /// record only to drop it (see `session.rs`).
+    /// `raw_syscalls:sys_exit` (and `sys_enter`) fire in the context of the thread whose
+    /// system call returns (or begins), and a filter would make every system call on the
+    /// machine build a record only to drop it (see `session.rs`).
     pub fn per_thread(self) -> bool {
-        matches!(self, Tracepoint::SysExit)
+        matches!(self, Tracepoint::SysExit | Tracepoint::SysEnter)
     }
 
     /// Whether every occurrence is kept, whichever thread it concerns: the timer
@@ -183,7 +191,7 @@ pub fn concerns(e: &Event, tids: &[i32]) -> bool {
     match e.kind {
         Kind::TimerStart { .. } | Kind::TimerExpire { .. } | Kind::Switch { .. } => true,
         Kind::Waking { pid, .. } => tids.contains(&pid),
-        Kind::SysExit { .. } => tids.contains(&e.pid),
+        Kind::SysExit { .. } | Kind::SysEnter { .. } => tids.contains(&e.pid),
         Kind::IrqEntry { .. } | Kind::IrqExit { .. } => e.pid == 0 || tids.contains(&e.pid),
         Kind::IdleEnter { .. } | Kind::IdleExit => e.pid == 0,
     }
@@ -206,7 +214,10 @@ pub struct Decoders {
     expire: (IntField, IntField),
     waking: (IntField, IntField),
     switch: (IntField, IntField, BytesField, IntField, BytesField),
-    sys_exit: IntField,
+    /// `raw_syscalls:sys_exit`'s `id` and `ret`.
+    sys_exit: (IntField, IntField),
+    /// `raw_syscalls:sys_enter`'s `id` and `args[0..6]`, where loaded.
+    sys_enter: Option<(IntField, [IntField; 6])>,
     /// Per tracepoint, an interrupt's number field.
     number: [Option<IntField>; TRACEPOINTS],
     /// `power:cpu_idle`'s state, where the kernel has it.
@@ -234,10 +245,16 @@ impl Decoders {
             .collect();
         let (sys, ev) = Tracepoint::CpuIdle.path();
         let idle = fs.format(sys, ev).ok();
+        let (sys, ev) = Tracepoint::SysEnter.path();
+        let enter = fs.format(sys, ev).ok();
         Self::from_formats(&formats)
             .and_then(|d| d.with_interrupts(&interrupts))
             .and_then(|d| match &idle {
                 Some(f) => d.with_idle(f),
+                None => Ok(d),
+            })
+            .and_then(|d| match &enter {
+                Some(f) => d.with_sys_enter(f),
                 None => Ok(d),
             })
             .map_err(|e| TraceError::Format(e.to_string()))
@@ -278,7 +295,8 @@ impl Decoders {
                 switch.int("next_pid")?,
                 switch.bytes("next_comm")?,
             ),
-            sys_exit: sys_exit.int("id")?,
+            sys_exit: (sys_exit.int("id")?, sys_exit.int("ret")?),
+            sys_enter: None,
             number: [None; TRACEPOINTS],
             idle_state: None,
         })
@@ -288,6 +306,20 @@ impl Decoders {
     pub fn with_idle(mut self, format: &Format) -> Result<Self, FormatError> {
         let i = Tracepoint::CpuIdle as usize;
         self.idle_state = Some(format.int("state")?);
+        self.common[i] = Some(Common {
+            flags: format.int("common_flags")?,
+            pid: format.int("common_pid")?,
+        });
+        self.ids[i] = Some(format.id);
+        Ok(self)
+    }
+
+    /// The same decoders, also reading `raw_syscalls:sys_enter` by its layout `format`.
+    pub fn with_sys_enter(mut self, format: &Format) -> Result<Self, FormatError> {
+        let i = Tracepoint::SysEnter as usize;
+        let args = [0, 1, 2, 3, 4, 5].map(|k| format.int_at("args", k, 6));
+        let [a0, a1, a2, a3, a4, a5] = args;
+        self.sys_enter = Some((format.int("id")?, [a0?, a1?, a2?, a3?, a4?, a5?]));
         self.common[i] = Some(Common {
             flags: format.int("common_flags")?,
             pid: format.int("common_pid")?,
@@ -383,8 +415,20 @@ impl Decoders {
                 next_comm: Comm(self.switch.4.read16(raw)?),
             },
             Tracepoint::SysExit => Kind::SysExit {
-                id: self.sys_exit.read(raw)?,
+                id: self.sys_exit.0.read(raw)?,
+                ret: self.sys_exit.1.read(raw)?,
             },
+            Tracepoint::SysEnter => {
+                let (id, fields) = self.sys_enter.as_ref()?;
+                let mut args = [0u64; 6];
+                for (a, f) in args.iter_mut().zip(fields) {
+                    *a = f.read(raw)? as u64;
+                }
+                Kind::SysEnter {
+                    id: id.read(raw)?,
+                    args,
+                }
+            }
             Tracepoint::CpuIdle => match self.idle_state?.read(raw)? as u32 {
                 crate::event::IDLE_EXIT_STATE => Kind::IdleExit,
                 state => Kind::IdleEnter { state },

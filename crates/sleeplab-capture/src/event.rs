@@ -78,10 +78,22 @@ pub enum Kind {
         /// Its name.
         next_comm: Comm,
     },
+    /// `raw_syscalls:sys_enter`: a system call begins (recorded only for a followed
+    /// program, [`Events::Program`]).
+    SysEnter {
+        /// The system call's number.
+        id: i64,
+        /// Its six arguments as the kernel received them (pointers are addresses in the
+        /// caller's memory, not what they point to).
+        args: [u64; 6],
+    },
     /// `raw_syscalls:sys_exit`: a system call returns.
     SysExit {
         /// The system call's number.
         id: i64,
+        /// What it returns (a negative errno on failure; the kernel's own value, before
+        /// a signal's restart rewrites it).
+        ret: i64,
     },
     /// The guest kernel began handling an interrupt or a softirq on `cpu` (its `pid`:
     /// the task it interrupted, 0 for the idle task).
@@ -142,12 +154,21 @@ pub enum Events {
     /// set on all of them, whatever `set_event_pid` says), the measured one included;
     /// this leaves every system call on its fast path.
     NoSyscallExit,
+    /// Everything [`Events::All`] records, and the system calls' entries
+    /// (`raw_syscalls:sys_enter`) of the followed threads: what a program's own waits
+    /// are found from (which call, its arguments, when it began).
+    Program,
 }
 
 impl Events {
     /// Whether the system calls' returns (`raw_syscalls:sys_exit`) are recorded.
     pub fn records_sys_exit(self) -> bool {
-        self == Events::All
+        matches!(self, Events::All | Events::Program)
+    }
+
+    /// Whether the system calls' entries (`raw_syscalls:sys_enter`) are recorded.
+    pub fn records_sys_enter(self) -> bool {
+        self == Events::Program
     }
 }
 

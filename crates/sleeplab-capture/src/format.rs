@@ -93,6 +93,21 @@ impl Format {
         })
     }
 
+    /// A reader of element `index` of the integer array field `name`, whose declared
+    /// length is `len` (`unsigned long args[6]`: each element `size / len` bytes).
+    pub fn int_at(&self, name: &str, index: usize, len: usize) -> Result<IntField, FormatError> {
+        let f = self.field(name)?;
+        let size = f.size / len.max(1);
+        if index >= len || !matches!(size, 1 | 2 | 4 | 8) || size * len != f.size {
+            return Err(FormatError::NotInteger(format!("{name}[{index}]"), size));
+        }
+        Ok(IntField {
+            offset: f.offset + index * size,
+            size,
+            signed: f.signed,
+        })
+    }
+
     /// A reader of the byte-array field `name` (a `char[16]` comm).
     pub fn bytes(&self, name: &str) -> Result<BytesField, FormatError> {
         let f = self.field(name)?;
@@ -236,6 +251,31 @@ print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, REC-
             Format::parse("ID: 1\n\tfield:int x;\toffset:zero;\tsize:4;\n"),
             Err(FormatError::BadLine(_))
         ));
+    }
+
+    #[test]
+    fn an_array_field_reads_element_by_element() {
+        let f = Format::parse(
+            "ID: 1\n\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n",
+        )
+        .unwrap();
+        let mut raw = vec![0u8; 64];
+        for i in 0..6u64 {
+            let at = 16 + 8 * i as usize;
+            raw[at..at + 8].copy_from_slice(&(100 + i).to_ne_bytes());
+        }
+        for i in 0..6 {
+            assert_eq!(
+                f.int_at("args", i, 6).unwrap().read(&raw),
+                Some(100 + i as i64)
+            );
+        }
+        assert!(f.int_at("args", 6, 6).is_err(), "past the end");
+        assert!(
+            f.int_at("args", 0, 5).is_err(),
+            "a length that does not divide the size"
+        );
+        assert_eq!(f.int_at("args", 5, 6).unwrap().read(&raw[..60]), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! sleeplab's capture of the kernel's account of a wake: the tracepoints a wake passes
 //! (`timer:hrtimer_start`, `timer:hrtimer_expire_entry`, `sched:sched_waking`,
-//! `sched:sched_switch`, `raw_syscalls:sys_exit`; the guest's interrupts and softirqs,
+//! `sched:sched_switch`, `raw_syscalls:sys_exit` (and for a followed program
+//! `raw_syscalls:sys_enter`); the guest's interrupts and softirqs,
 //! `irq:*` and `irq_vectors:*`, where the kernel has them) recorded in private tracefs instances
 //! and decoded into [`Event`]s, the contract with the analysis (in the CLI's
 //! `trace`), which splits each wake's lateness into components. Nothing here splits a
@@ -110,6 +111,18 @@ impl Tracer {
     /// Starts tracing the threads `tids`.
     pub fn for_threads(tids: &[i32]) -> Result<Self, TraceError> {
         Ok(Self::new(Session::start(tids)?, Events::All))
+    }
+
+    /// Starts tracing a running program whose threads are `tids` now (see
+    /// [`Session::start_program`]).
+    pub fn for_program(tids: &[i32]) -> Result<Self, TraceError> {
+        Ok(Self::new(Session::start_program(tids)?, Events::Program))
+    }
+
+    /// Follows the threads `tids` from now on (a program's threads as they come and go;
+    /// see [`Session::follow`]).
+    pub fn follow(&mut self, tids: &[i32]) -> Result<(), TraceError> {
+        self.session.follow(tids)
     }
 
     /// Starts tracing every thread on the machine (see [`Session::start_every_thread`]).

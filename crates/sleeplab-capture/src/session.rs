@@ -53,8 +53,10 @@ pub struct Session {
     lost: u64,
     tids: Vec<i32>,
     /// Keep the events of every thread (a probe process, whose threads are named only
-    /// once it runs): `tids` is ignored.
+    /// once it runs; a followed program's): `tids` does not filter the drain.
     every_thread: bool,
+    /// Record the system calls of every thread (`set_event_pid` left empty).
+    every_thread_syscalls: bool,
     /// Events lost before a change of the followed set, for the next drain to report.
     carried_lost: u64,
     /// Events drained when the followed set changed, kept for the next drain.
@@ -74,6 +76,17 @@ impl std::fmt::Debug for Session {
     }
 }
 
+/// Which threads a session records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The followed threads' system calls; the events that concern them.
+    Followed,
+    /// Every thread's system calls and events.
+    EveryThread,
+    /// The followed threads' and their children's system calls; every event.
+    Program,
+}
+
 /// What a drain found besides events.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Drained {
@@ -86,22 +99,31 @@ pub struct Drained {
 impl Session {
     /// Starts recording for the threads `tids` (on every CPU).
     pub fn start(tids: &[i32]) -> Result<Self, TraceError> {
-        Self::open(tids, false, Events::All)
+        Self::open(tids, Mode::Followed, Events::All)
     }
 
     /// Starts recording `recorded` for the threads `tids` (on every CPU).
     pub fn start_with(tids: &[i32], recorded: Events) -> Result<Self, TraceError> {
-        Self::open(tids, false, recorded)
+        Self::open(tids, Mode::Followed, recorded)
     }
 
     /// Starts recording the events of every thread on the machine (their system
     /// calls' returns too), for threads not known yet; the account picks each wake's
     /// thread out of them.
     pub fn start_every_thread() -> Result<Self, TraceError> {
-        Self::open(&[], true, Events::All)
+        Self::open(&[], Mode::EveryThread, Events::All)
     }
 
-    fn open(tids: &[i32], every_thread: bool, recorded: Events) -> Result<Self, TraceError> {
+    /// Starts recording a running program ([`Events::Program`]): the system calls'
+    /// entries and returns of its threads `tids` and of every thread they create from
+    /// now on (tracefs's `event-fork`), and the scheduling and timer events of every
+    /// thread, all kept: the program's threads are known by their system calls, and a
+    /// thread may come and go between two drains.
+    pub fn start_program(tids: &[i32]) -> Result<Self, TraceError> {
+        Self::open(tids, Mode::Program, Events::Program)
+    }
+
+    fn open(tids: &[i32], mode: Mode, recorded: Events) -> Result<Self, TraceError> {
         let fs = Tracefs::find_or_mount()?;
         let decoders = Decoders::load(&fs)?;
         let layout = fs.page_layout()?;
@@ -116,12 +138,20 @@ impl Session {
             page: vec![0; fs.page_size()],
             lost: 0,
             tids: Vec::new(),
-            every_thread,
+            every_thread: mode != Mode::Followed,
+            every_thread_syscalls: mode == Mode::EveryThread,
             carried_lost: 0,
             pending: Vec::new(),
             interrupts: false,
         };
+        if mode == Mode::Program {
+            // Threads the followed ones create are followed too, from their first call.
+            session.syscalls.write("options/event-fork", "1")?;
+        }
         session.follow(tids)?;
+        if recorded.records_sys_enter() && !session.decoders.has(Tracepoint::SysEnter) {
+            return Err(TraceError::NoEvent("raw_syscalls:sys_enter".into()));
+        }
         let mut interrupts = session.decoders.interrupts();
         for tp in Tracepoint::ALL
             .into_iter()
@@ -170,7 +200,7 @@ impl Session {
         } else {
             pids.join(" ")
         };
-        if !self.every_thread {
+        if !self.every_thread_syscalls {
             self.syscalls.write("set_event_pid", &pids)?;
         }
         self.tids = tids.to_vec();

@@ -28,6 +28,9 @@ const INTERRUPTS: [(Tracepoint, &str); 6] = [
     (Tracepoint::LocalTimerExit, include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/local_timer_exit.format")),
 ];
 
+/// The system calls' entries (recorded for a followed program), read too.
+const SYS_ENTER: &str = include_str!("../../../crates/sleeplab-capture/testdata/linux-6.18/sys_enter.format");
+
 fn setup() -> &'static (PageLayout, Decoders) {
     static ONCE: OnceLock<(PageLayout, Decoders)> = OnceLock::new();
     ONCE.get_or_init(|| {
@@ -40,8 +43,10 @@ fn setup() -> &'static (PageLayout, Decoders) {
             .iter()
             .map(|(t, text)| (*t, Format::parse(text).expect("the kernel's format")))
             .collect();
+        let enter = Format::parse(SYS_ENTER).expect("the kernel's format");
         let decoders = Decoders::from_formats(&formats)
             .and_then(|d| d.with_interrupts(&interrupts))
+            .and_then(|d| d.with_sys_enter(&enter))
             .expect("the layouts");
         (layout, decoders)
     })

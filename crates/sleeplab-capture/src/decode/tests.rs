@@ -36,7 +36,7 @@ fn decoders() -> Decoders {
                 ("next_pid", 56, 4, true),
             ],
         ),
-        format(5, &[("id", 8, 8, true)]),
+        format(5, &[("id", 8, 8, true), ("ret", 16, 8, true)]),
     ])
     .unwrap()
 }
@@ -63,7 +63,7 @@ fn decodes_each_event_by_its_layout() {
     );
     assert!(d.decode(Tracepoint::Switch, &raw[..40], 0, 0).is_none());
     let e = d.decode(Tracepoint::SysExit, &raw, 0, 0).unwrap();
-    assert_eq!(e.kind, Kind::SysExit { id: 0xdead });
+    assert_eq!(e.kind, Kind::SysExit { id: 0xdead, ret: 0 });
 }
 
 #[test]
@@ -94,8 +94,14 @@ fn the_followed_threads_events_and_every_switch_are_kept() {
     assert!(concerns(&ev(3, switch(3, 0)), &[3]));
     // Every switch: the tasks that held a CPU are named from them.
     assert!(concerns(&ev(3, switch(4, 5)), &[3]));
-    assert!(concerns(&ev(4, Kind::SysExit { id: 0 }), &[4]));
-    assert!(!concerns(&ev(5, Kind::SysExit { id: 0 }), &[4]));
+    assert!(concerns(&ev(4, Kind::SysExit { id: 0, ret: 0 }), &[4]));
+    assert!(!concerns(&ev(5, Kind::SysExit { id: 0, ret: 0 }), &[4]));
+    let enter = Kind::SysEnter {
+        id: 7,
+        args: [0; 6],
+    };
+    assert!(concerns(&ev(4, enter), &[4]));
+    assert!(!concerns(&ev(5, enter), &[4]));
     // The idle loop's states: the idle task's only.
     assert!(concerns(&ev(0, Kind::IdleEnter { state: 1 }), &[4]));
     assert!(concerns(&ev(0, Kind::IdleExit), &[4]));
@@ -103,7 +109,10 @@ fn the_followed_threads_events_and_every_switch_are_kept() {
     let of = |f: fn(Tracepoint) -> bool| -> Vec<_> {
         Tracepoint::ALL.into_iter().filter(|&t| f(t)).collect()
     };
-    assert_eq!(of(Tracepoint::per_thread), vec![Tracepoint::SysExit]);
+    assert_eq!(
+        of(Tracepoint::per_thread),
+        vec![Tracepoint::SysExit, Tracepoint::SysEnter]
+    );
     assert_eq!(
         of(Tracepoint::of_every_thread),
         vec![Tracepoint::TimerStart, Tracepoint::TimerExpire]
@@ -153,6 +162,42 @@ fn a_real_kernels_layouts_decode_its_records() {
     );
     // Too short for its layout: no event.
     assert_eq!(d.decode_record(&raw[..40], 5, 1), None);
+}
+
+/// A system call's entry decodes by the real kernel's layout, its six arguments in
+/// order; its return carries the value; without the entry's layout, no entry decodes.
+#[test]
+fn a_real_kernels_system_calls_decode() {
+    let base = a_real_kernels_decoders();
+    assert!(!base.has(Tracepoint::SysEnter));
+    let enter = Format::parse(include_str!("../../testdata/linux-6.18/sys_enter.format")).unwrap();
+    let d = base.with_sys_enter(&enter).unwrap();
+    let mut raw = vec![0u8; 64];
+    raw[..2].copy_from_slice(&(enter.id as u16).to_le_bytes());
+    raw[4..8].copy_from_slice(&31i32.to_le_bytes());
+    raw[8..16].copy_from_slice(&232i64.to_le_bytes());
+    for k in 0..6u64 {
+        let at = 16 + 8 * k as usize;
+        raw[at..at + 8].copy_from_slice(&(10 + k).to_le_bytes());
+    }
+    let e = d.decode_record(&raw, 9, 0).unwrap();
+    assert_eq!(e.pid, 31);
+    assert_eq!(
+        e.kind,
+        Kind::SysEnter {
+            id: 232,
+            args: [10, 11, 12, 13, 14, 15]
+        }
+    );
+    assert_eq!(d.decode_record(&raw[..60], 9, 0), None, "short record");
+    let mut exit = vec![0u8; 24];
+    exit[..2].copy_from_slice(&(d.id(Tracepoint::SysExit).unwrap() as u16).to_le_bytes());
+    exit[8..16].copy_from_slice(&232i64.to_le_bytes());
+    exit[16..24].copy_from_slice(&(-4i64).to_le_bytes());
+    assert_eq!(
+        d.decode_record(&exit, 9, 0).unwrap().kind,
+        Kind::SysExit { id: 232, ret: -4 }
+    );
 }
 
 /// The interrupts' layouts of the real kernel load beside the five; an interrupt's
@@ -229,6 +274,8 @@ fn a_real_kernels_interrupts_decode() {
     assert!(!d.has(Tracepoint::CpuIdle));
     let idle = Format::parse(include_str!("../../testdata/linux-6.18/cpu_idle.format")).unwrap();
     let d = d.with_idle(&idle).unwrap();
+    let enter = Format::parse(include_str!("../../testdata/linux-6.18/sys_enter.format")).unwrap();
+    let d = d.with_sys_enter(&enter).unwrap();
     assert!(Tracepoint::ALL.into_iter().all(|t| d.has(t)));
     // Every id is told apart from every other.
     let mut ids: Vec<u64> = Tracepoint::ALL.iter().filter_map(|&t| d.id(t)).collect();

@@ -32,7 +32,8 @@ pub fn line(e: &Event, deadline_ns: u64) -> String {
             prev_comm.as_string(),
             next_comm.as_string()
         ),
-        Kind::SysExit { id } => format!("sys_exit {id}"),
+        Kind::SysExit { id, .. } => format!("sys_exit {id}"),
+        Kind::SysEnter { id, .. } => format!("sys_enter {id}"),
         Kind::IrqEntry { what, number } => format!("{what:?} entry {number}"),
         Kind::IrqExit { what, number } => format!("{what:?} exit {number}"),
         Kind::IdleEnter { state } => format!("idle state {state} entry"),

@@ -85,6 +85,7 @@ impl Mode {
             Mode::Untraced => "untraced",
             Mode::Traced(Events::All) => "traced",
             Mode::Traced(Events::NoSyscallExit) => "traced, no sys_exit",
+            Mode::Traced(Events::Program) => "traced with sys_enter",
         }
     }
 }

@@ -4,6 +4,7 @@ use super::args::{self, List, OutputArgs, ThreadArgs};
 use super::tail;
 use crate::contenders::{self, strategies};
 use crate::error::UsageError;
+use crate::experiments::explain::program::{ProgramConfig, TargetSpec};
 use crate::experiments::explain::{
     DEFAULT_DURATIONS, DEFAULT_ITERATIONS, DEFAULT_MECHANISMS, ExplainConfig, ExplainItem,
 };
@@ -43,6 +44,17 @@ pub struct ExplainArgs {
     /// Do not trace the kernel: the partial account of /proc only (run queue, timer slack).
     #[arg(long)]
     pub no_trace: bool,
+    /// Explain a running program's own waits instead of sleeplab's: follow every thread
+    /// of process PID (threads it starts later too) and find each wait that blocked on
+    /// a timer.
+    #[arg(long, value_name = "PID", allow_hyphen_values = true, value_parser = pid, conflicts_with = "command")]
+    pub pid: Option<i32>,
+    /// How long to follow the program, whole seconds (default: until it exits, or Ctrl-C).
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = seconds)]
+    pub seconds: Option<u64>,
+    /// A command to start and explain the waits of, after `--` (with its arguments).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
     #[command(flatten)]
     pub threads: ThreadArgs,
     #[command(flatten)]
@@ -53,6 +65,14 @@ pub struct ExplainArgs {
 /// ([`super::Command::long_runs`]).
 pub const LONG_RUN: Option<&str> =
     Some("--mechanisms nanosleep,timerfd --durations 1ms --iterations 100000 --load 0,1");
+
+fn pid(s: &str) -> Result<i32, ParseError> {
+    parse::count("pid", s, 1, 4_194_304).map(|p| p as i32)
+}
+
+fn seconds(s: &str) -> Result<u64, ParseError> {
+    parse::count("seconds", s, 1, 86_400)
+}
 
 fn iterations(s: &str) -> Result<u64, ParseError> {
     parse::count("count", s, 1, 10_000_000)
@@ -125,8 +145,36 @@ pub fn config(args: &ExplainArgs) -> Result<ExplainConfig, UsageError> {
     })
 }
 
-/// Runs `explain`, prints its tables and findings, writes the requested files.
+/// The program to follow, when `--pid` or a command names one.
+pub fn program(args: &ExplainArgs) -> Option<ProgramConfig> {
+    let target = match (args.pid, args.command.is_empty()) {
+        (Some(pid), _) => TargetSpec::Pid(pid),
+        (None, false) => TargetSpec::Command(args.command.clone()),
+        (None, true) => return None,
+    };
+    Some(ProgramConfig {
+        target,
+        seconds: args.seconds.map(|s| s as f64),
+        json: args.output.json.clone(),
+        csv: args.output.csv.clone(),
+    })
+}
+
+/// Runs `explain`, prints its tables and findings, writes the requested files; with a
+/// program to follow, explains that program's waits instead.
 pub fn run(args: &ExplainArgs, quiet: bool) -> anyhow::Result<i32> {
+    if let Some(cfg) = program(args) {
+        for path in [&cfg.json, &cfg.csv].into_iter().flatten() {
+            sleeplab_stats::check_writable(path).map_err(UsageError::new)?;
+        }
+        return crate::experiments::explain::program::run(&cfg, quiet);
+    }
+    if args.seconds.is_some() {
+        return Err(UsageError::new(
+            "--seconds follows a program: give --pid PID or a command after --".to_string(),
+        )
+        .into());
+    }
     tail::measure_and_save("explain", quiet, &args.threads, &args.output, || {
         config(args)
     })

@@ -83,7 +83,7 @@ fn the_holder_is_the_task_that_held_the_cpu_longest() {
         switch(800_000, (OTHER, "other"), 0, (HOG, inject::HOG_COMM)),
         switch(2_000_000, (HOG, inject::HOG_COMM), 1, (OTHER, "other")),
         switch(2_040_000, (OTHER, "other"), 1, (TID, "measuring")),
-        ev(2_041_000, TID, 0, Kind::SysExit { id: 230 }),
+        ev(2_041_000, TID, 0, Kind::SysExit { id: 230, ret: 0 }),
     ]);
     let w = window(TID, 0, 1_000_000, 2_042_000);
     let a = account(&Timeline::new(events), &w);
@@ -103,7 +103,7 @@ fn the_holder_is_the_task_that_held_the_cpu_longest() {
 
 fn the_return_path_is_known_without_the_switch_in() {
     let mut events = sleep_and_wake();
-    events.push(ev(1_020_000, TID, 0, Kind::SysExit { id: 230 }));
+    events.push(ev(1_020_000, TID, 0, Kind::SysExit { id: 230, ret: 0 }));
     let w = window(TID, 0, 1_000_000, 1_120_000);
     let a = account(&Timeline::new(events), &w);
     assert_eq!(a.parts.get(Component::Return), 100_000);

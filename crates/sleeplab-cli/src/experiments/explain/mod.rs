@@ -7,8 +7,11 @@
 //!
 //! Without tracing (not root, no tracefs, an event missing) it says why in a note and
 //! gives the partial account `/proc` allows: run-queue time and timer slack.
+//!
+//! `program`: the same account for a program of the user's own, followed while it runs.
 
 mod csv_out;
+pub(crate) mod program;
 mod render;
 mod run;
 pub use csv_out::{CSV_COLUMNS, to_csv};

@@ -92,7 +92,7 @@ fn waking(t: u64) -> Event {
 }
 
 fn exit(t: u64) -> Event {
-    ev(t, 0, TID, Kind::SysExit { id: 230 })
+    ev(t, 0, TID, Kind::SysExit { id: 230, ret: 0 })
 }
 
 /// TID switched in from CPU 0's idle task at `t`.
@@ -347,7 +347,7 @@ fn other_threads_events_are_ignored() {
     let quiet = account(&PLAIN.timeline(), &plain_window());
     let mut events = PLAIN.events();
     events.extend([
-        ev(1_500_000, 1, 77, Kind::SysExit { id: 1 }),
+        ev(1_500_000, 1, 77, Kind::SysExit { id: 1, ret: 0 }),
         switch(1_600_000, 77, 1, "other", 0, "swapper/1"),
         ev(
             1_700_000,
@@ -400,7 +400,7 @@ fn any_event() -> impl Strategy<Value = Event> {
                 next_pid: n,
                 next_comm: Comm::new("b"),
             }),
-        Just(Kind::SysExit { id: 0 }),
+        Just(Kind::SysExit { id: 0, ret: 0 }),
     ];
     (t, 0u32..2, pid, any::<bool>(), kind).prop_map(|(time_ns, cpu, pid, hard, kind)| Event {
         time_ns,

@@ -1,0 +1,150 @@
+//! `explain` for a program of the user's own: follow every thread of a running
+//! process (or of a command started for it), threads created later included, record the
+//! kernel's events with their system calls' entries and returns, then find every wait
+//! that blocked on a timer and split the lateness of each its timer ended
+//! ([`sleeplab_account::find_waits`]). Prints a summary per call with the traps found,
+//! and writes every wait as JSON or CSV on request.
+//!
+//! Without kernel tracing (not root, no tracefs) it says why and what `/proc` still
+//! tells: each thread's voluntary and involuntary context switches over the run and its
+//! wait channel; that is not an error (exit 0).
+//!
+//! * `target`: the process or command followed ([`Target`]);
+//! * `render`: the terminal summary;
+//! * `output`: the JSON document and the CSV of every wait.
+
+mod output;
+mod render;
+mod target;
+
+pub use target::{Target, TargetSpec};
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use sleeplab_account::{Follow, Machine, Recording, find_waits, summarise, traps};
+
+use crate::interrupt::{EXIT_INTERRUPTED, interrupted};
+
+/// What to follow, for how long, and where to write.
+#[derive(Debug, Clone)]
+pub struct ProgramConfig {
+    /// The process or command.
+    pub target: TargetSpec,
+    /// How long to follow it (`None`: until it exits, or Ctrl-C).
+    pub seconds: Option<f64>,
+    /// Where to write the JSON document.
+    pub json: Option<PathBuf>,
+    /// Where to write the CSV of every wait.
+    pub csv: Option<PathBuf>,
+}
+
+/// How often the run checks whether to stop.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Follows the program, then prints and writes its account; returns the exit code
+/// (130 after Ctrl-C, with what was recorded kept).
+pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
+    let mut target = Target::open(&cfg.target)?;
+    let tids = match &target.command {
+        Some(_) => vec![target.pid],
+        None => target.threads(),
+    };
+    let recording = Recording::drained(true, Follow::Program(tids));
+    // Without the kernel: /proc's counts at the start, and the last ones read while the
+    // program ran (a program that exits takes its /proc entries with it).
+    let before = (!recording.kernel()).then(|| target::thread_counts(target.pid));
+    let mut last = before.clone();
+    let started = Instant::now();
+    target.release();
+    let bar = progress(cfg.seconds, &target, quiet);
+    let mut exited_after = None;
+    loop {
+        std::thread::sleep(POLL);
+        let elapsed = started.elapsed().as_secs_f64();
+        if let Some(b) = &bar {
+            b.set_position((elapsed * 10.0) as u64);
+        }
+        if interrupted() || cfg.seconds.is_some_and(|s| elapsed >= s) {
+            break;
+        }
+        if last.is_some() {
+            let now = target::thread_counts(target.pid);
+            if !now.is_empty() {
+                last = Some(now);
+            }
+        }
+        if !target.alive() {
+            exited_after = Some(elapsed);
+            break;
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let after = last;
+    let (timeline, status) = recording.finish();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let ended = target.finish();
+    let run = output::Run {
+        target: &target,
+        seconds,
+        exited_after,
+        ended,
+        lost_events: status.as_ref().map_or(0, |s| s.lost_events),
+        interrupted: interrupted(),
+    };
+    let code = if run.interrupted { EXIT_INTERRUPTED } else { 0 };
+    let Some(tl) = timeline else {
+        // No kernel account: why, and what /proc tells of each thread instead.
+        let note = status.and_then(|s| s.note).unwrap_or_default();
+        let (before, after) = (before.unwrap_or_default(), after.unwrap_or_default());
+        print!("{}", render::proc_only(&note, &run, &before, &after));
+        for path in [&cfg.json, &cfg.csv].into_iter().flatten() {
+            eprintln!(
+                "sleeplab: {} not written: a program's waits need the kernel's account",
+                path.display()
+            );
+        }
+        return Ok(code);
+    };
+    let found = find_waits(&tl, None);
+    let calls = summarise(&tl, &found, run.lost_events);
+    let trapped = traps(&found.waits);
+    let machine = Machine::with_hypervisor(sleeplab::system::hypervisor().is_some());
+    print!(
+        "{}",
+        render::render(&run, &found, &calls, &trapped, machine)
+    );
+    if let Some(path) = &cfg.json {
+        output::write_json(path, &run, &found, &calls, &trapped)?;
+    }
+    if let Some(path) = &cfg.csv {
+        output::write_csv(path, &tl, &found)?;
+    }
+    Ok(code)
+}
+
+/// A bar over the seconds asked for, or a spinner until the program exits; `None` when
+/// quiet.
+fn progress(seconds: Option<f64>, target: &Target, quiet: bool) -> Option<ProgressBar> {
+    if quiet {
+        return None;
+    }
+    let what = format!("following {} (pid {})", target.comm, target.pid);
+    let bar = match seconds {
+        Some(s) => {
+            let b = ProgressBar::new((s * 10.0).ceil() as u64);
+            b.set_style(
+                ProgressStyle::with_template("{msg} [{bar:30}] {elapsed}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            b
+        }
+        None => ProgressBar::new_spinner(),
+    };
+    bar.set_message(what);
+    bar.enable_steady_tick(Duration::from_millis(200));
+    Some(bar)
+}

@@ -1,0 +1,171 @@
+//! A program's waits as files: one JSON document (the run, each call's summary with its
+//! components, the traps, every wait) and a CSV with a row per wait; both written whole
+//! or not at all. Documented in docs/EXPLAIN.md ("A program's own waits").
+
+use std::path::Path;
+
+use anyhow::Context as _;
+use serde::Serialize;
+use serde_json::json;
+use sleeplab_account::{
+    CallSummary, Ending, Found, ProgramWait, Timeline, Timeout, Trap, accounts,
+};
+use sleeplab_stats::atomic_write;
+
+use super::target::Target;
+
+/// The JSON document's `format`.
+pub const FORMAT: &str = "sleeplab program waits";
+/// The JSON document's and the CSV's version (the CSV's `schema_version` column).
+pub const VERSION: u32 = 1;
+
+/// The run, as the outputs tell it.
+#[derive(Debug)]
+pub struct Run<'a> {
+    /// The program followed.
+    pub target: &'a Target,
+    /// How long it was followed, s.
+    pub seconds: f64,
+    /// When it exited during the run, s after the start.
+    pub exited_after: Option<f64>,
+    /// How a command started for the run ended.
+    pub ended: Option<String>,
+    /// Events the kernel could not record.
+    pub lost_events: u64,
+    /// Whether Ctrl-C ended the run.
+    pub interrupted: bool,
+}
+
+/// Writes the JSON document to `path`.
+pub fn write_json(
+    path: &Path,
+    run: &Run<'_>,
+    found: &Found,
+    calls: &[CallSummary],
+    traps: &[Trap],
+) -> anyhow::Result<()> {
+    let doc = document(run, found, calls, traps);
+    let bytes = serde_json::to_vec_pretty(&doc).context("encoding the JSON")?;
+    atomic_write(path, &bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+/// The JSON document.
+pub fn document(
+    run: &Run<'_>,
+    found: &Found,
+    calls: &[CallSummary],
+    traps: &[Trap],
+) -> serde_json::Value {
+    #[derive(Serialize)]
+    struct TrapOut<'a> {
+        #[serde(flatten)]
+        trap: &'a Trap,
+        sentence: String,
+    }
+    let traps: Vec<TrapOut<'_>> = traps
+        .iter()
+        .map(|t| TrapOut {
+            trap: t,
+            sentence: t.sentence().text,
+        })
+        .collect();
+    json!({
+        "format": FORMAT,
+        "version": VERSION,
+        "target": {
+            "pid": run.target.pid,
+            "comm": run.target.comm,
+            "command": run.target.command,
+        },
+        "seconds": run.seconds,
+        "exited_after_seconds": run.exited_after,
+        "ended": run.ended,
+        "interrupted": run.interrupted,
+        "lost_events": run.lost_events,
+        "untimed_calls": found.untimed,
+        "unpaired_calls": found.unpaired,
+        "calls": calls,
+        "traps": traps,
+        "waits": found.waits,
+    })
+}
+
+/// The CSV's columns.
+pub const CSV_COLUMNS: [&str; 16] = [
+    "schema_version",
+    "tid",
+    "comm",
+    "call",
+    "timeout_ms",
+    "enter_ns",
+    "exit_ns",
+    "ret",
+    "deadline_ns",
+    "slack_ns",
+    "ending",
+    "waker_tid",
+    "lateness_ns",
+    "early_ns",
+    "largest_part",
+    "largest_part_ns",
+];
+
+/// Writes the CSV of every wait to `path`.
+pub fn write_csv(path: &Path, tl: &Timeline, found: &Found) -> anyhow::Result<()> {
+    let bytes = csv_bytes(tl, found)?;
+    atomic_write(path, &bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+/// The CSV of every wait: one row each, empty cells where a value does not apply.
+pub fn csv_bytes(tl: &Timeline, found: &Found) -> anyhow::Result<Vec<u8>> {
+    let split = accounts(tl, &found.waits);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(CSV_COLUMNS)?;
+    let opt = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
+    for (i, wait) in found.waits.iter().enumerate() {
+        let largest = split
+            .iter()
+            .find(|(k, _)| *k == i)
+            .and_then(|(_, a)| a.parts.biggest().map(|c| (c, a.parts.get(c))));
+        w.write_record([
+            VERSION.to_string(),
+            wait.tid.to_string(),
+            wait.comm.clone(),
+            wait.call.name().to_string(),
+            timeout_ms(wait),
+            wait.enter_ns.to_string(),
+            wait.exit_ns.to_string(),
+            wait.ret.to_string(),
+            opt(wait.deadline_ns),
+            opt(wait.slack_ns()),
+            ending_name(wait.ending).to_string(),
+            match wait.ending {
+                Ending::Woken { waker } => waker.to_string(),
+                _ => String::new(),
+            },
+            opt(wait.lateness_ns()),
+            opt(wait.early_ns()),
+            largest.map_or_else(String::new, |(c, _)| c.name().to_string()),
+            opt(largest.map(|(_, ns)| ns)),
+        ])?;
+    }
+    Ok(w.into_inner()?)
+}
+
+/// A millisecond timeout as given (empty for the others).
+fn timeout_ms(w: &ProgramWait) -> String {
+    match w.timeout {
+        Timeout::Millis(ms) => ms.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// An ending's name in the CSV (the JSON's `by`).
+pub fn ending_name(e: Ending) -> &'static str {
+    match e {
+        Ending::Timer => "timer",
+        Ending::Woken { .. } => "woken",
+        Ending::Signal => "signal",
+        Ending::NeverBlocked => "never_blocked",
+    }
+}

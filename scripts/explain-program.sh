@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Ground truth for `sleeplab explain -- CMD` (a program's own waits): runs
+# scripts/program-target.c under it, pinned to CPU 0 (the kernels here record nothing
+# CPU 1's idle task emits), ROUNDS rounds of one wait of each kind with a timeout of
+# WAIT_US µs and the thread's timer slack set to SLACK_NS, the program logging each
+# wait's lateness from its own clock reads; scripts/explain_program.py then looks every
+# one of them up among the waits explain found and compares the two latenesses, and
+# writes the `explain-program` section of docs/BENCHMARKS.md. As root (about 10 s).
+#
+#   scripts/explain-program.sh
+#   ROUNDS=20 BENCH_DOC=/tmp/b.md scripts/explain-program.sh   # smoke run
+. "$(dirname "$0")/lib/bench.sh" || exit 2
+export BENCH_SOURCES="scripts/explain-program.sh scripts/explain_program.py scripts/program-target.c crates/sleeplab-account/src crates/sleeplab-capture/src crates/sleeplab-cli/src/experiments/explain/program"
+ROUNDS=${ROUNDS:-400}
+WAIT_US=${WAIT_US:-1000}
+SLACK_NS=${SLACK_NS:-50000}
+PIN=${PIN:-0}
+
+need_root "the kernel's tracepoints"
+python3 scripts/explain_program.py --self-test >/dev/null
+cargo build --release -q -p sleeplab-cli
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cc -O2 -Wall -o "$tmp/program-target" scripts/program-target.c
+"${CARGO_TARGET_DIR:-target}"/release/sleeplab -q explain --json "$tmp/explain.json" -- \
+    taskset -c "$PIN" "$tmp/program-target" "$ROUNDS" "$WAIT_US" "$tmp/truth.csv" "$SLACK_NS" \
+    >"$tmp/explain.txt"
+cat "$tmp/explain.txt"
+python3 scripts/explain_program.py "$DOC" \
+    "scripts/explain-program.sh   # ROUNDS=$ROUNDS WAIT_US=$WAIT_US SLACK_NS=$SLACK_NS PIN=$PIN" \
+    "$tmp/truth.csv" "$tmp/explain.json" "$SLACK_NS"

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Checks `sleeplab explain -- CMD` against a program that knows its own waits
+(scripts/program-target.c): each of the program's waits is looked up among the waits
+explain found (same thread and call, the kernel's entry and return inside the program's
+own clock reads around the call), and their lateness compared: the program's, from its
+clock read after the call to its deadline, against explain's, from the call's return to
+the deadline the kernel kept. The two differ by the way into the kernel (the program's
+deadline counts from its clock read before the call, the kernel's from its own, later)
+and the way back out (the return to the program's clock read), which is why they agree
+within a bound, not exactly.
+
+Writes, per call: the waits the program made, how many explain found (and how they
+ended), how many of those agree within AGREE_NS, and the median and p99 of the
+difference; then the verdicts: every wait found (count equal, or the gap within the
+events the kernel reported lost), and at least 95 % agreeing within AGREE_NS, judged
+over blocks of BLOCK waits (the share's interval over blocks).
+
+Usage: explain_program.py DOC "COMMAND" TRUTH.csv EXPLAIN.json [SLACK_NS]
+       explain_program.py --self-test
+"""
+import csv
+import json
+import sys
+
+import bench_doc
+from quantiles import quantile
+
+AGREE_NS = 2_000      # explain's lateness within this of the program's own
+SHARE = 0.95          # the share of waits that must agree
+BLOCK = 50            # waits per block for the share's interval
+
+
+def load_truth(path):
+    with open(path) as f:
+        return [{"call": r["call"], "tid": int(r["tid"]), "before": int(r["before_ns"]),
+                 "after": int(r["after_ns"]), "deadline": int(r["deadline_ns"])}
+                for r in csv.DictReader(f)]
+
+
+def match(truth, found):
+    """Each truth row with the explain wait inside its clock reads (or None)."""
+    by_tid = {}
+    for w in found:
+        by_tid.setdefault((w["tid"], w["call"]), []).append(w)
+    out = []
+    for t in truth:
+        cands = [w for w in by_tid.get((t["tid"], t["call"]), [])
+                 if t["before"] <= w["enter_ns"] and w["exit_ns"] <= t["after"]]
+        out.append((t, cands[0] if cands else None))
+    return out
+
+
+def lateness(w):
+    """explain's lateness of a wait its timer ended, else None."""
+    if w is None or w["ending"]["by"] != "timer" or w["deadline_ns"] is None:
+        return None
+    return w["exit_ns"] - w["deadline_ns"]
+
+
+def rows(pairs):
+    """Per call: (call, made, found, by timer, agreeing, diffs)."""
+    calls = []
+    for t, _ in pairs:
+        if t["call"] not in calls:
+            calls.append(t["call"])
+    out = []
+    for c in calls:
+        ps = [(t, w) for t, w in pairs if t["call"] == c]
+        found = [w for _, w in ps if w is not None]
+        diffs = [abs((t["after"] - t["deadline"]) - lateness(w)) for t, w in ps
+                 if lateness(w) is not None]
+        agree = sum(1 for d in diffs if d <= AGREE_NS)
+        timer = sum(1 for w in found if w["ending"]["by"] == "timer")
+        out.append((c, len(ps), len(found), timer, agree, diffs))
+    return out
+
+
+def us(ns):
+    return "–" if ns is None else f"{ns / 1000:.2f} µs"
+
+
+def report(command, truth, doc, slack=None):
+    pairs = match(truth, doc["waits"])
+    table = ["| call | waits made | found | ended by timer | agree within "
+             f"{AGREE_NS / 1000:.0f} µs | p50 difference | p99 difference |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for c, made, found, timer, agree, diffs in rows(pairs):
+        table.append(f"| {c} | {made} | {found} | {timer} | {agree} | "
+                     f"{us(quantile(diffs, 0.5))} | {us(quantile(diffs, 0.99))} |")
+    made = len(pairs)
+    found = sum(1 for _, w in pairs if w is not None)
+    lost = doc["lost_events"]
+    # Blocks of BLOCK consecutive waits: k agreeing of the n with a lateness.
+    units = []
+    for i in range(0, made, BLOCK):
+        block = pairs[i:i + BLOCK]
+        ds = [abs((t["after"] - t["deadline"]) - lateness(w)) for t, w in block
+              if lateness(w) is not None]
+        units.append((sum(1 for d in ds if d <= AGREE_NS), len(ds)))
+    share = bench_doc.share_outcome(units, SHARE)
+    counted = "met" if found == made or (lost > 0 and made - found <= lost) else "missed"
+    slack_line = ""
+    if slack is not None:
+        slacks = [w["hard_ns"] - w["deadline_ns"] for _, w in pairs
+                  if w is not None and w["deadline_ns"] is not None and w["hard_ns"] is not None]
+        right = sum(1 for s in slacks if s == slack)
+        slack_line = (f"- {bench_doc.mark('met' if slacks and right == len(slacks) else 'missed')} "
+                      f"the timer slack set ({slack} ns) on every wait's timer: {right} of "
+                      f"{len(slacks)}\n")
+    return (f"Run {doc.get('seconds', 0):.1f} s (`{command}`): the program made {made} waits, "
+            f"explain found {found} ({doc['untimed_calls']} calls without a timeout, "
+            f"{doc['unpaired_calls']} unpaired, {lost} events lost).\n\n"
+            + "\n".join(table) + "\n\n"
+            f"- {bench_doc.mark(counted)} every wait found: {found} of {made}"
+            f"{'' if found == made else f' ({lost} events lost)'}\n"
+            f"- {bench_doc.mark(share)} at least {SHARE:.0%} of the waits agree within "
+            f"{AGREE_NS / 1000:.0f} µs: {bench_doc.share_text(units, 'blocks')}\n"
+            + slack_line)
+
+
+def self_test():
+    truth = [{"call": "nanosleep", "tid": 7, "before": 1000, "after": 1_100_000,
+              "deadline": 1_001_000},
+             {"call": "poll", "tid": 7, "before": 2_000_000, "after": 3_100_000,
+              "deadline": 3_000_000}]
+    found = [{"tid": 7, "call": "nanosleep", "enter_ns": 1500, "exit_ns": 1_099_000,
+              "deadline_ns": 1_001_500, "hard_ns": 1_051_500, "ending": {"by": "timer"}},
+             {"tid": 7, "call": "poll", "enter_ns": 1_000, "exit_ns": 3_000_000,
+              "deadline_ns": None, "hard_ns": None, "ending": {"by": "timer"}}]
+    pairs = match(truth, found)
+    assert pairs[0][1] is found[0] and pairs[1][1] is None, "outside the clock reads"
+    # Program: 99 000 late; explain: 97 500: 1.5 µs apart.
+    (c, made, n, timer, agree, diffs), _ = rows(pairs)
+    assert (c, made, n, timer, agree, diffs) == ("nanosleep", 1, 1, 1, 1, [1500])
+    doc = {"waits": found, "lost_events": 0, "untimed_calls": 0, "unpaired_calls": 0,
+           "seconds": 1.0}
+    text = report("cmd", truth, doc, slack=50_000)
+    assert "❌ every wait found: 1 of 2" in text, text
+    assert "the timer slack set (50000 ns) on every wait's timer: 1 of 1" in text, text
+    print("explain_program: self-test ok")
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    if len(argv) not in (5, 6):
+        bench_doc.die("usage: explain_program.py DOC COMMAND TRUTH.csv EXPLAIN.json [SLACK_NS]")
+    doc_path, command, truth_path, json_path = argv[1:5]
+    slack = int(argv[5]) if len(argv) == 6 else None
+    truth = load_truth(truth_path)
+    with open(json_path) as f:
+        doc = json.load(f)
+    text = report(command, truth, doc, slack)
+    print(text)
+    bench_doc.write_section(doc_path, "explain-program",
+                            bench_doc.wrapped("explain-program", text))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
