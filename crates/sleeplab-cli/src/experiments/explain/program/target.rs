@@ -286,6 +286,11 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(50));
         assert!(t.alive(), "held before its first instruction");
         t.release();
+        // Let it run to its end (finish() ends one that still runs).
+        let start = std::time::Instant::now();
+        while t.alive() && start.elapsed() < std::time::Duration::from_secs(30) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let ended = t.finish().unwrap();
         assert_eq!(ended, "exited with status 7");
     }
