@@ -33,7 +33,8 @@ mod synthetic;
 mod test_support;
 mod tick_account;
 
-pub use experiments::{OLDEST_READABLE_VERSION, SCHEMA_VERSION};
+// Every experiment's namespace (`sweep`, `pace`, …), and the schema's versions.
+pub use experiments::*;
 pub use hint::{Hint, Wording};
 pub use in_force::InForce;
 pub use result_data::{KeyPart, Metric, Point, ResultData, Sample, histogram};
@@ -65,45 +66,4 @@ pub mod testdata {
 /// parser of the `--list` and measurement outputs.
 pub mod protocol {
     pub use crate::probe_protocol::*;
-}
-
-/// `sleeplab advise`: the candidates measured for one case and the recommendation.
-pub mod advise {
-    pub use crate::experiments::advise::*;
-}
-/// `sleeplab cpu`: CPU usage against requested sleep.
-pub mod cpu {
-    pub use crate::experiments::cpu::*;
-}
-/// `sleeplab explain`: why waits were late, from the kernel's own timestamps.
-pub mod explain {
-    pub use crate::experiments::explain::*;
-}
-/// `sleeplab pace`: a fixed-rate loop per precise-sleep contender.
-pub mod pace {
-    pub use crate::experiments::pace::*;
-}
-/// `sleeplab runtimes`: every language runtime's own waits, through probes.
-pub mod runtimes {
-    pub use crate::experiments::runtimes::*;
-}
-/// `sleeplab short`: what zero and minimal sleeps cost, per mechanism.
-pub mod short {
-    pub use crate::experiments::short::*;
-}
-/// `sleeplab simulate`: the precise-sleep strategies under virtual schedulers.
-pub mod simulate {
-    pub use crate::experiments::simulate::*;
-}
-/// `sleeplab sweep`: requested duration × mechanism × load → elapsed.
-pub mod sweep {
-    pub use crate::experiments::sweep::*;
-}
-/// `sleeplab timers`: periodic timers compared.
-pub mod timers {
-    pub use crate::experiments::timers::*;
-}
-/// `sleeplab tune`: what each setting of the machine does to the same waits.
-pub mod tune {
-    pub use crate::experiments::tune::*;
 }

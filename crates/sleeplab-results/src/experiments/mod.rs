@@ -1,16 +1,20 @@
 //! Each experiment's data as its result keeps it, with the pure judgements over it that
 //! the terminal and the report both read. The CLI's `experiments` module runs them.
+//!
+//! Each experiment's module is public here and re-exported whole at the crate's root
+//! (`sleeplab_results::sweep`, …) by one glob: a new experiment is its folder and its
+//! two lines in this file.
 
-pub(crate) mod advise;
-pub(crate) mod cpu;
-pub(crate) mod explain;
-pub(crate) mod pace;
-pub(crate) mod runtimes;
-pub(crate) mod short;
-pub(crate) mod simulate;
-pub(crate) mod sweep;
-pub(crate) mod timers;
-pub(crate) mod tune;
+pub mod advise;
+pub mod cpu;
+pub mod explain;
+pub mod pace;
+pub mod runtimes;
+pub mod short;
+pub mod simulate;
+pub mod sweep;
+pub mod timers;
+pub mod tune;
 
 // The shared shapes, by the paths the experiments' files name them.
 pub(crate) use crate::{Hint, KeyPart, Point, ResultData, Wording};

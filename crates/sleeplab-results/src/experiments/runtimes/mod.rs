@@ -6,7 +6,7 @@
 //! once (`--durations-ns`), a time budget per cell and a warm-up; periodic methods run in
 //! periodic mode. The harness applies the same load (busy threads in this process), timer
 //! slack and CPU pinning (both inherited by the probe process) as `sweep`, parses the
-//! output with [`crate::probe_protocol`] and summarises it with [`sleeplab_stats`].
+//! output with [`crate::protocol`] and summarises it with [`sleeplab_stats`].
 //! A runtime that is missing is skipped with the command that installs it; a probe that
 //! crashes, hangs, floods or prints garbage is reported as failed and the run goes on.
 

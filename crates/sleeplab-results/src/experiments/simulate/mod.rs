@@ -9,9 +9,9 @@
 //!   measured sweep ([`Empirical`], built in `empirical`).
 //! * `host`: a virtual machine's host ([`HostModel`]), which interrupts spins (quiet,
 //!   fitted from this VM's noise probe) and may punish long ones (busy).
-//! * `setup`: from the plain [`SimulateOptions`] (what a command line or the survey
+//! * `setup`: from the plain `SimulateOptions` (the CLI's) (what a command line or the survey
 //!   asks for) to the recorded [`SimulateConfig`] and the loaded models, with the notes.
-//! * [`grid`]: strategy × interval × model cells, each a pure function of the config.
+//! * `grid` (the CLI's): strategy × interval × model cells, each a pure function of the config.
 //! * `data`: the result value ([`SimulateData`]); `render` and `csv_out` print it.
 //! * [`rng`]: the seeded PCG streams and integer-only draws that make a seed give the
 //!   same numbers on every machine.

@@ -6,8 +6,8 @@
 //! received, missed ticks (overruns), the seed's interval error, lateness per scheduled
 //! tick, drift, CPU and context switches. Cells are interleaved period-major (every
 //! mechanism at 100 ms, then every mechanism at 50 ms, …) inside load and timer-slack
-//! levels. The result renders as the seed's table per period ([`render`]), as a
-//! cyclictest-style histogram file ([`write_histogram`]), JSON and CSV.
+//! levels. The result renders as the seed's table per period (the CLI's `render`), as a
+//! cyclictest-style histogram file (the CLI's `write_histogram`), JSON and CSV.
 
 mod summary;
 mod table;

@@ -1,7 +1,7 @@
 //! `sleeplab tune`: what changing a setting of this machine does to the same waits, and
 //! what it costs the whole machine.
 //!
-//! Every setting that applies here ([`crate::tuning::catalogue`]) is an *arm*, beside
+//! Every setting that applies here (the CLI's `tuning::catalogue`) is an *arm*, beside
 //! "as is" (nothing changed). Each round visits every arm once, in an order rotated
 //! round by round: the arm's setting is put in force, every cell (a mechanism at a
 //! requested duration) waits for its share of the round, the setting is undone
