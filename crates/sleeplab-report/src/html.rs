@@ -71,6 +71,13 @@ pub enum Block {
     Heading(String),
     /// A bulleted list of plain-text items.
     List(Vec<String>),
+    /// Code to copy, under the line that says what it is.
+    Code {
+        /// The line above the code ("in Rust").
+        label: String,
+        /// The code, kept as written.
+        code: String,
+    },
     /// A list folded behind its summary line (`<details>`): the evidence a click away.
     Folded {
         /// The line shown while folded.
@@ -262,6 +269,14 @@ fn render_block(s: &mut String, b: &Block) {
         Block::Heading(t) => {
             let _ = writeln!(s, "<h3>{}</h3>", esc(t));
         }
+        Block::Code { label, code } => {
+            let _ = writeln!(
+                s,
+                "<p>{}:</p>\n<pre class=\"code\"><code>{}</code></pre>",
+                esc(label),
+                esc(code)
+            );
+        }
         Block::List(items) => {
             s.push_str("<ul class=\"notes\">\n");
             for i in items {
@@ -336,6 +351,10 @@ mod tests {
                     vec![
                         Block::Text(evil.into()),
                         Block::Heading(evil.into()),
+                        Block::Code {
+                            label: evil.into(),
+                            code: evil.into(),
+                        },
                         Block::List(vec![evil.into()]),
                         Block::Figure(Figure {
                             chart: Err(evil.into()),

@@ -33,7 +33,7 @@ pub use sleeplab_stats::{escape, units};
 // terminal prints, the flattened view of a result, and the comparison of results.
 pub use answer::{Answer, AnswerLine};
 pub use compare::{Fleet, Matched, Pair, Rendered, Sides, View};
-pub use findings::{Finding, findings};
+pub use findings::Finding;
 pub use html::Page;
 pub use sleeplab_stats::wrap;
 pub use view::{MainSweep, Results};
@@ -53,20 +53,10 @@ pub fn render(result: &ResultFile, hints: Wording) -> String {
 /// The report of `result` as a [`Page`] (`hints` as for [`render`]).
 pub fn page(result: &ResultFile, hints: Wording) -> Page {
     let r = Results::of(result);
-    let mut sections = Vec::new();
-    sections.extend(sections::sweep::sections(&r, hints));
-    sections.extend(sections::explain::sections(&r, hints));
-    sections.extend(sections::short::section(&r));
-    sections.extend(sections::seeds::short::section(&r));
-    sections.extend(sections::precise::sections(&r, hints));
-    sections.extend(sections::simulate::section(&r));
-    sections.extend(sections::timers::section(&r));
-    sections.extend(sections::runtimes::section(&r));
-    sections.extend(sections::seeds::runtimes::section(&r, hints));
-    sections.extend(sections::seeds::periodic::section(&r));
-    sections.extend(sections::tune::section(&r));
-    sections.extend(sections::stages::section(&r));
-    sections.extend(sections::notes::section(&r));
+    let sections = sections::SECTIONS
+        .iter()
+        .flat_map(|draw| draw(&r, hints))
+        .collect();
     Page {
         title: format!("sleeplab: waiting on {}", result.fingerprint.hostname),
         subtitle: subtitle(result),
@@ -78,10 +68,27 @@ pub fn page(result: &ResultFile, hints: Wording) -> Page {
             .map(|l| (l.label, l.sentence.text))
             .collect(),
         answer_figure: sections::sweep::hero(&r),
-        findings: findings::findings(&r).into_iter().map(|f| f.text).collect(),
+        findings: findings(&r, hints).into_iter().map(|f| f.text).collect(),
         sections,
         footer: footer(result),
     }
+}
+
+/// Every finding the results support: those across experiments, most useful first (the
+/// page's registry, `sections::FINDINGS`), then what each experiment's data states of
+/// itself (`ResultData::findings`) in the result's order; `hints` words what a
+/// sentence asks the reader to run.
+pub fn findings(r: &Results<'_>, hints: Wording) -> Vec<Finding> {
+    let across = sections::FINDINGS.iter().filter_map(|state| state(r));
+    let own = r.entries.iter().flat_map(|e| {
+        e.result
+            .data
+            .as_data()
+            .findings(hints)
+            .into_iter()
+            .map(|(id, s)| Finding::new(id, s))
+    });
+    across.chain(own).collect()
 }
 
 /// Writes `html` to `dir/index.html` (creating `dir`) and returns the file's path.

@@ -1,9 +1,11 @@
 //! What readers of a saved result ask of an experiment's data, whatever the experiment
 //! ([`ResultData`]): the points `compare` matches ([`Point`]), the raw samples of a
-//! survey's CSV ([`Sample`]), the cells whose wakes were traced.
+//! survey's CSV ([`Sample`]), the cells whose wakes were traced, and what it shows of
+//! itself where no renderer draws it by hand (its [`View`] and its own findings).
 
+use crate::Wording;
 use sleeplab_account::TracedCells;
-use sleeplab_stats::{Ci, Recorder, Summary, UnitIntervals, units::ns, units::num};
+use sleeplab_stats::{Ci, Recorder, Sentence, Summary, UnitIntervals, View, units::ns, units::num};
 
 /// What the readers of a saved result (`compare`, the survey's `samples.csv`, the
 /// report) ask of an experiment's data, whatever the experiment.
@@ -27,6 +29,21 @@ pub trait ResultData {
     /// run not traced, or an experiment that does not trace into cells.
     fn traced(&self) -> Option<TracedCells<'_>> {
         None
+    }
+
+    /// What the experiment shows of its data, built once: the terminal prints it (the
+    /// CLI's default render) and the report draws it as a section of its own; `hints`
+    /// words what a sentence asks its reader to run. `None` by default: the experiments
+    /// whose terminal output and report sections are drawn by hand.
+    fn view(&self, _hints: Wording) -> Option<View> {
+        None
+    }
+
+    /// The findings its data supports on its own, each a stable id (`advise-choice`)
+    /// and its sentence with the claims that sentence makes: the report states them after
+    /// the findings that read several experiments. None by default.
+    fn findings(&self, _hints: Wording) -> Vec<(&'static str, Sentence)> {
+        Vec::new()
     }
 }
 

@@ -32,8 +32,9 @@ pub use claim::{
 // Output: tables, progress, files.
 pub use output::table::{Cell, Table};
 pub use output::{
-    DEFAULT_WIDTH, Progress, TermTable, atomic_write, check_writable, csv_bytes, fit_lines, fmt_ns,
-    fmt_ns_f, fmt_pct, new_table, not_measured, set_terminal_width, terminal_width, wrap,
+    DEFAULT_WIDTH, Progress, TermTable, View, ViewBlock, atomic_write, check_writable, csv_bytes,
+    fit_lines, fmt_ns, fmt_ns_f, fmt_pct, new_table, not_measured, set_terminal_width,
+    terminal_width, wrap,
 };
 
 /// A value as a table cell or a sentence writes it, its unit scaled: `ns` (durations),

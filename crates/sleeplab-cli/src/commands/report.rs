@@ -70,7 +70,7 @@ pub fn run(args: &ReportArgs, _quiet: bool) -> anyhow::Result<i32> {
     if !answer.is_empty() {
         println!("{answer}");
     }
-    for (i, f) in report::findings(&r).iter().enumerate() {
+    for (i, f) in report::findings(&r, WORDING).iter().enumerate() {
         println!("{:>2}. {}", i + 1, f.text);
     }
     let shown = std::fs::canonicalize(&index).unwrap_or(index);

@@ -243,7 +243,7 @@ pub fn summary(result: &ResultFile, index: &Path, verbose: bool) -> String {
     }
     if verbose {
         out.push_str(&details(&r, result));
-    } else if !result.notes.is_empty() || !report::findings(&r).is_empty() {
+    } else if !result.notes.is_empty() || !report::findings(&r, super::hints::WORDING).is_empty() {
         let _ = writeln!(
             out,
             "\n(every finding and note: in the report, or here with --verbose)"
@@ -276,7 +276,7 @@ fn details(r: &Results<'_>, result: &ResultFile) -> String {
         }
         let _ = writeln!(out, "\n{t}");
     }
-    let f = report::findings(r);
+    let f = report::findings(r, super::hints::WORDING);
     if !f.is_empty() {
         let _ = writeln!(out, "\nWhat this machine says:");
         for (i, finding) in f.iter().enumerate() {

@@ -101,9 +101,13 @@ pub trait Experiment: Send + Sync + 'static {
     fn run(&self, ctx: &Context) -> anyhow::Result<Outcome<Self::Data>>;
 
     /// The terminal tables; a component's words follow `machine`, the result's
-    /// (`sleeplab_account::Machine`: the host on a virtual machine, the hardware on bare metal), a
-    /// hint's follow `hints` (the command layer's flags).
-    fn render(data: &Self::Data, machine: sleeplab_account::Machine, hints: Wording) -> String;
+    /// (`sleeplab_account::Machine`: the host on a virtual machine, the hardware on bare
+    /// metal), a hint's follow `hints` (the command layer's flags). By default the data's
+    /// own view (`ResultData::view`), the same the report draws; an experiment whose
+    /// data has none draws its own.
+    fn render(data: &Self::Data, _machine: sleeplab_account::Machine, hints: Wording) -> String {
+        data.view(hints).map(|v| v.terminal()).unwrap_or_default()
+    }
 
     /// The CSV of the raw data (`--csv`); `None` (the default) when the experiment
     /// writes none.

@@ -4,7 +4,8 @@
 //! Every finding is a pure function of the results ([`Results`]) that returns `None`
 //! when the data it needs is absent, so a report of one experiment shows the findings
 //! that experiment supports and a survey shows them all. They are printed at the end of
-//! the survey and at the top of the report. `docs/REPORT.md` lists each one with the
+//! the survey and at the top of the report, in the order of the page's registry
+//! (`sections::FINDINGS`). `docs/REPORT.md` lists each one with the
 //! rule that produces it and the sample it needs.
 //!
 //! One file per topic: `short_sleeps` (the cheapest short sleep, poll's rounding),
@@ -62,37 +63,14 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(id: &'static str, s: Sentence) -> Self {
+    /// The finding `id` stating `s`.
+    pub(crate) fn new(id: &'static str, s: Sentence) -> Self {
         Self {
             id,
             text: s.text,
             claims: s.claims,
         }
     }
-}
-
-/// Every finding the results support, most useful first.
-pub fn findings(r: &Results<'_>) -> Vec<Finding> {
-    let all: [fn(&Results<'_>) -> Option<Finding>; 15] = [
-        cheapest_short_sleep,
-        timer_slack,
-        poll_rounding,
-        newer_waits,
-        pace_loop,
-        runtime_floors,
-        binding_gain,
-        load_effect,
-        loaded_faster,
-        long_sleeps,
-        spin_cost,
-        early_wakeups,
-        first_calls,
-        tune_best,
-        tune_none,
-    ];
-    // Each traced cell's sentence is its section's, folded under its chart, and the
-    // answer names the largest part: the list stays a page of findings, not one per cell.
-    all.iter().filter_map(|f| f(r)).collect()
 }
 
 /// The family of a mechanism by name (from the library's table; `None` if unknown).

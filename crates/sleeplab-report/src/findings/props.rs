@@ -2,6 +2,7 @@
 //! its numbers.
 
 use super::*;
+use crate::findings;
 use crate::testdata::{cell, result, sweep};
 use proptest::prelude::*;
 use sleeplab_results::model::ExperimentData;
@@ -112,7 +113,7 @@ proptest! {
             r.fingerprint.virtualization = Some("kvm".into());
             r.fingerprint.idle = Some(sleeplab::system::Idle { driver: Some("none".into()), ..Default::default() });
         }
-        for f in findings(&Results::of(&r)) {
+        for f in findings(&Results::of(&r), sleeplab_results::Wording::NAMES) {
             prop_assert!(f.sentence().check().is_ok(), "{}: {:?}", f.id, f.sentence().check());
             prop_assert!(!f.text.contains("NaN") && !f.text.contains("inf"), "{}", f.text);
             // A quantile the sample cannot resolve is never printed as "–" in prose.

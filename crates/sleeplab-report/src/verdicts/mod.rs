@@ -133,7 +133,7 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
     let r = sweeps(cells);
     let rs = Results::of(&r);
     out.extend(
-        super::findings::findings(&rs)
+        crate::findings(&rs, Wording::NAMES)
             .into_iter()
             .map(|f| (f.id, f.sentence())),
     );
@@ -248,7 +248,7 @@ fn walk(input: &Input) -> Vec<(&'static str, Sentence)> {
         );
     }
     out.extend(
-        super::findings::findings(&Results::of(&t))
+        crate::findings(&Results::of(&t), Wording::NAMES)
             .into_iter()
             .map(|f| (f.id, f.sentence())),
     );

@@ -22,10 +22,7 @@ use crate::experiments::pace::{self, PaceConfig};
 use crate::experiments::tune::sentence::advise_sentence;
 use crate::experiments::tune::{CellSpec, TuneConfig};
 use crate::experiments::{Context, Experiment, Outcome};
-use sleeplab_stats::{
-    Ci, Summary, UnitIntervals, fmt_ns, fmt_ns_f, fmt_pct, interval_text, new_table,
-};
-use std::fmt::Write;
+use sleeplab_stats::{Ci, Summary, UnitIntervals};
 
 /// What to measure and decide.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,13 +108,7 @@ impl Experiment for AdviseConfig {
         run(self, ctx)
     }
 
-    fn render(
-        data: &AdviseData,
-        _machine: sleeplab_account::Machine,
-        _hints: crate::experiments::Wording,
-    ) -> String {
-        render(data)
-    }
+    // The terminal prints the data's own view (the default render), as the report does.
 
     // No CSV (the default): the evidence is the candidates' summaries, in the JSON.
 }
@@ -265,60 +256,4 @@ pub fn run(config: &AdviseConfig, ctx: &Context) -> anyhow::Result<Outcome<Advis
     let mut out = Outcome::new(data, settings, complete);
     out.notes = notes;
     Ok(out)
-}
-
-/// Renders the evidence table, the recommendation and the snippet.
-pub fn render(data: &AdviseData) -> String {
-    let mut out = String::new();
-    let case = match &data.need {
-        Need::Period { period_ns } => format!("a periodic loop every {}", fmt_ns(*period_ns)),
-        Need::Duration { duration_ns } => format!("one-shot waits of {}", fmt_ns(*duration_ns)),
-    };
-    let _ = writeln!(
-        out,
-        "\nadvice for {case}, tolerance p99 ≤ {} (✓: the p99's 95 % interval over its blocks lies below it)\n",
-        fmt_ns(data.tolerance_ns)
-    );
-    let mut t = new_table([
-        "",
-        "strategy",
-        "slack",
-        "waits",
-        "p50",
-        "p99",
-        "p99 95 % interval",
-        "max",
-        "CPU",
-        "CPU 95 % interval",
-    ]);
-    for (i, c) in data.candidates.iter().enumerate() {
-        let mark = if i == data.advice.chosen {
-            "→"
-        } else if c.meets(data.tolerance_ns) {
-            "✓"
-        } else {
-            ""
-        };
-        t.add_row(vec![
-            mark.to_string(),
-            c.strategy.clone(),
-            fmt_ns(c.timer_slack_ns),
-            c.waits.to_string(),
-            fmt_ns_f(c.p50_ns),
-            fmt_ns_f(c.p99_ns),
-            c.p99()
-                .map_or("–".into(), |p| interval_text(p.ci, fmt_ns_f)),
-            fmt_ns(c.max_ns),
-            fmt_pct(c.cpu_percent),
-            interval_text(c.cpu().ci, fmt_pct),
-        ]);
-    }
-    let _ = writeln!(out, "{t}\n{}\n", data.advice.reason);
-    if let Some(s) = &data.advice.setting {
-        let _ = writeln!(out, "{s}\n");
-    }
-    if !data.advice.snippet.is_empty() {
-        let _ = writeln!(out, "in Rust:\n\n{}", data.advice.snippet);
-    }
-    out
 }

@@ -2,6 +2,7 @@
 //! found (the property tests over random sweeps are in `props.rs`).
 
 use super::*;
+use crate::findings;
 use crate::testdata::{cell, stored, survey, sweep_1us, sweep_result};
 use sleeplab_results::model::ExperimentData;
 use sleeplab_stats::{Ci, NEVER_BLOCKED};
@@ -374,7 +375,7 @@ fn a_survey_combines_its_stages_and_nothing_is_invented() {
         cell("nanosleep", 10_000, 0, 1, 12_000.0),
     ]);
     let s = survey(vec![("sweep", main), ("sweep-slack", slack)]);
-    let f = findings(&Results::of(&s));
+    let f = findings(&Results::of(&s), sleeplab_results::Wording::NAMES);
     assert_eq!(
         ids(&f),
         vec![
@@ -388,7 +389,7 @@ fn a_survey_combines_its_stages_and_nothing_is_invented() {
         x.sentence().check().unwrap();
     }
     let empty = sweep_result(vec![]);
-    assert!(findings(&Results::of(&empty)).is_empty());
+    assert!(findings(&Results::of(&empty), sleeplab_results::Wording::NAMES).is_empty());
 }
 
 #[test]

@@ -1,17 +1,19 @@
 //! What `sleeplab advise` measured and recommends, as its result keeps it: the case
 //! ([`Need`]), every candidate as measured ([`Candidate`]), the recommendation
-//! ([`Advice`]), and the choice, a pure function of the candidates ([`choose`],
-//! [`reason`]).
+//! ([`Advice`]), the choice, a pure function of the candidates ([`choose`],
+//! [`reason`]), and what the terminal and the report show of it ([`view()`]).
 
 mod choice;
+mod view;
 
 pub use choice::{choose, reason, runner_up, runner_up_sentence};
+pub use view::view;
 
 use crate::experiments::tune::TuneData;
-use crate::{Point, ResultData};
+use crate::{Point, ResultData, Wording};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sleeplab_stats::{Ci, UnitIntervals};
+use sleeplab_stats::{Ci, Sentence, UnitIntervals, View};
 
 /// The experiment's name: on the command line, and the `experiment` tag of its result files.
 pub const NAME: &str = "advise";
@@ -113,5 +115,26 @@ impl ResultData for AdviseData {
     /// compare the same strategies across runs.
     fn points(&self) -> Vec<Point> {
         Vec::new()
+    }
+
+    fn view(&self, _hints: Wording) -> Option<View> {
+        Some(view(self))
+    }
+
+    /// The choice, its reasoning recomputed from the candidates with every claim
+    /// (the saved `reason` is its text as the run printed it); none where nothing was
+    /// measured.
+    fn findings(&self, hints: Wording) -> Vec<(&'static str, Sentence)> {
+        if self.candidates.get(self.advice.chosen).is_none() {
+            return Vec::new();
+        }
+        let s = reason(
+            &self.candidates,
+            self.tolerance_ns,
+            self.advice.chosen,
+            self.advice.meets_tolerance,
+            hints,
+        );
+        vec![("advise-choice", s)]
     }
 }
