@@ -26,7 +26,7 @@ STEPS=(
   "scripts/bench-frontier.sh|frontier; README: readme-frontier|FRAMES=10 FOCUS_FRAMES=10 REPEAT=2 LOADS=0 FOCUS_LOADS=1 STRATEGIES=std-sleep,spin,sdl-precise,precise FOCUS=std-sleep,sdl-precise,precise IDLE_FOCUS=std-sleep,spin,precise"
   "scripts/bench-python.sh|python, python-return-path, python-warm-finish|FRAMES=6 BLOCK=3 CALLS=1000 REPEAT=2 RETURN_N=5 WARM_FRAMES=50"
   "scripts/bench-c.sh|c|FRAMES=6 BLOCK=3 REPEAT=2"
-  "scripts/bench-experiments.sh|eevdf-lag, host-gaps|EEVDF_RUNS=2,1 HOST_GAPS_RUNS=1,0"
+  "scripts/bench-experiments.sh|eevdf-lag, host-gaps, wake-gaps|EEVDF_RUNS=2,1 HOST_GAPS_RUNS=1,0 WAKE_GAPS_RUNS=2,0"
   "scripts/bench-host.sh|host|FRAMES=100 BLOCK=50 REPEAT=1 PROBE=200ms"
   "scripts/bench-doors.sh|doors|MOMENTS=1 FRAMES=100 BLOCK=10 HOST_FRAMES=100 HOST_BLOCK=10 PROBE=200ms"
   "scripts/bench-precise-why.sh|precise-why|FRAMES=100 BLOCK=10 REPEAT=1 PROBE=200ms"

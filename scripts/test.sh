@@ -52,6 +52,7 @@ python3 scripts/host_validate.py --self-test
 # The experiments behind precise's regimes and the benchmarks' noise compile warning-free.
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/eevdf-lag.c -lpthread
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/host-gaps.c -lpthread
+cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/wake-gaps.c -lpthread
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/host-spin.c
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/rearm-cost.c
 # The door benchmark's C harness, against the built library.
