@@ -46,6 +46,10 @@ pub enum Ending {
     /// It returned without blocking: its events were ready, or its timeout was zero or
     /// past.
     NeverBlocked,
+    /// It blocked, and neither its timer's expiry nor a wakeup is on record (the tracer
+    /// lost them): how it ended is unknown, and it is counted apart, never as woken or
+    /// late.
+    Unrecorded,
 }
 
 /// One wait of a program's thread.
@@ -247,8 +251,8 @@ fn close(tl: &Timeline, exit: &Event, o: Open, ret: i64, comm: String) -> Progra
                 (_, Some(w)) => Ending::Woken {
                     waker: if w.in_task() { w.pid } else { 0 },
                 },
-                // Woken with the wakeup lost: by whom is not on record.
-                (_, None) => Ending::Woken { waker: 0 },
+                // Blocked, with neither an expiry nor a wakeup on record.
+                (_, None) => Ending::Unrecorded,
             }
         }
     };
@@ -273,12 +277,12 @@ fn is_signal(ret: i64) -> bool {
     matches!(ret, -4 | -512 | -513 | -514 | -516)
 }
 
-/// Each wait its timer ended, with its account (the components of its lateness).
-pub fn accounts(tl: &Timeline, waits: &[ProgramWait]) -> Vec<(usize, WakeAccount)> {
+/// Each wait's account (the components of its lateness), by the wait's index: `None`
+/// for a wait its timer did not end. Computed once, read by the summary and the CSV.
+pub fn accounts(tl: &Timeline, waits: &[ProgramWait]) -> Vec<Option<WakeAccount>> {
     waits
         .iter()
-        .enumerate()
-        .filter_map(|(i, w)| Some((i, account(tl, &w.window()?))))
+        .map(|w| Some(account(tl, &w.window()?)))
         .collect()
 }
 

@@ -7,11 +7,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use sleeplab_stats::{Claim, Sentence, Stat, Summary, summarize, units::ns};
 
-use super::{Ending, Found, ProgramWait, Timeout, WaitCall, accounts};
+use super::{Ending, Found, ProgramWait, Timeout, WaitCall};
 use crate::analysis::account::WakeAccount;
 use crate::analysis::component::Component;
 use crate::analysis::explanation::Explanation;
-use crate::analysis::timeline::Timeline;
 
 /// The timer slack of a normal (`SCHED_OTHER`) thread unless it sets its own, ns.
 pub const SLACK_DEFAULT_NS: u64 = 50_000;
@@ -31,6 +30,9 @@ pub struct CallSummary {
     pub signal: u64,
     /// Returned without blocking.
     pub never_blocked: u64,
+    /// Blocked, with neither their timer's expiry nor a wakeup on record (lost events):
+    /// how they ended is unknown.
+    pub unrecorded: u64,
     /// Ended before their deadline (woken or interrupted): counted apart, never in the
     /// lateness.
     pub early: u64,
@@ -80,9 +82,13 @@ fn holders<'a>(wakes: impl Iterator<Item = &'a WakeAccount>) -> Vec<HeldBy> {
 }
 
 /// Every call's summary, in the order of [`WaitCall::ALL`] (calls with no wait left
-/// out); `lost_events` is what the tracer lost over the run.
-pub fn summarise(tl: &Timeline, found: &Found, lost_events: u64) -> Vec<CallSummary> {
-    let split = accounts(tl, &found.waits);
+/// out), from the waits' accounts (`split`: [`accounts`](super::accounts), by index);
+/// `lost_events` is what the tracer lost over the run.
+pub fn summarise(
+    found: &Found,
+    split: &[Option<WakeAccount>],
+    lost_events: u64,
+) -> Vec<CallSummary> {
     let mut by_call: BTreeMap<WaitCall, Vec<usize>> = BTreeMap::new();
     for (i, w) in found.waits.iter().enumerate() {
         by_call.entry(w.call).or_default().push(i);
@@ -95,11 +101,7 @@ pub fn summarise(tl: &Timeline, found: &Found, lost_events: u64) -> Vec<CallSumm
             let count =
                 |f: fn(&Ending) -> bool| waits.iter().filter(|w| f(&w.ending)).count() as u64;
             let late: Vec<u64> = waits.iter().filter_map(|w| w.lateness_ns()).collect();
-            let wakes: Vec<_> = split
-                .iter()
-                .filter(|(i, _)| found.waits[*i].call == call)
-                .map(|(_, a)| a.clone())
-                .collect();
+            let wakes: Vec<_> = idx.iter().filter_map(|&i| split.get(i)?.clone()).collect();
             Some(CallSummary {
                 call,
                 waits: waits.len() as u64,
@@ -107,6 +109,7 @@ pub fn summarise(tl: &Timeline, found: &Found, lost_events: u64) -> Vec<CallSumm
                 woken: count(|e| matches!(e, Ending::Woken { .. })),
                 signal: count(|e| *e == Ending::Signal),
                 never_blocked: count(|e| *e == Ending::NeverBlocked),
+                unrecorded: count(|e| *e == Ending::Unrecorded),
                 early: waits.iter().filter(|w| w.early_ns().is_some()).count() as u64,
                 lateness: summarize(&late, 0),
                 explanation: (!wakes.is_empty())

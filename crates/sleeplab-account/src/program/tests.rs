@@ -151,9 +151,12 @@ fn a_timer_ended_wait_is_split_whole() {
     let tl = timeline();
     let found = find_waits(&tl, Some(&[T]));
     let split = accounts(&tl, &found.waits);
-    assert_eq!(split.len(), 1, "only the timer-ended wait is split");
-    let (i, a) = &split[0];
-    assert_eq!(*i, 0);
+    assert_eq!(split.len(), found.waits.len(), "one entry a wait, by index");
+    assert!(
+        split[1..].iter().all(Option::is_none),
+        "only the timer-ended wait is split"
+    );
+    let a = split[0].as_ref().expect("the timer-ended wait's account");
     assert_eq!(a.lateness_ns, 65_000);
     assert_eq!(a.parts.total() as i64, a.lateness_ns);
     assert!(a.blocked);
@@ -162,6 +165,37 @@ fn a_timer_ended_wait_is_split_whole() {
         (w.start_ns, w.deadline_ns, w.end_ns),
         (1_000, 1_001_000, 1_066_000)
     );
+}
+
+/// A wait that blocked with neither its timer's expiry nor a wakeup on record (the tracer
+/// lost them) ends `Unrecorded`: not woken (by no one), not late, not early, not split;
+/// the summary counts it apart.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn a_wait_with_no_expiry_or_wakeup_on_record_is_unrecorded() {
+    let tl = Timeline::new(vec![
+        enter(1_000, T, 230, [1, 1, 0x100, 0, 0, 0]),
+        arm(1_100, T, 0xa, 1_001_000, 1_001_000),
+        switch(1_200, T, true, 0),
+        // Lost: the expiry, the wakeup and the switch back.
+        exit(1_070_000, T, 230, 0),
+    ]);
+    let found = find_waits(&tl, Some(&[T]));
+    let [w] = &found.waits[..] else {
+        panic!("{found:?}")
+    };
+    assert_eq!(w.ending, Ending::Unrecorded);
+    assert_eq!(
+        (w.lateness_ns(), w.early_ns(), w.window()),
+        (None, None, None)
+    );
+    let split = accounts(&tl, &found.waits);
+    assert_eq!(split, vec![None]);
+    let calls = summarise(&found, &split, 3);
+    assert_eq!(calls.len(), 1);
+    let c = &calls[0];
+    assert_eq!((c.waits, c.unrecorded, c.woken, c.timer), (1, 1, 0, 0));
+    assert_eq!(c.lateness.count, 0);
 }
 
 /// A timer on another clock (CLOCK_REALTIME's base) gives no deadline: the wait is kept,

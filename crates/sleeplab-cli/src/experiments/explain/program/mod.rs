@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use sleeplab_account::{Follow, Machine, Recording, find_waits, summarise, traps};
+use sleeplab_account::{Follow, Machine, Recording, accounts, find_waits, summarise, traps};
 
 use crate::interrupt::{EXIT_INTERRUPTED, interrupted};
 
@@ -110,7 +110,9 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         return Ok(code);
     };
     let found = find_waits(&tl, None);
-    let calls = summarise(&tl, &found, run.lost_events);
+    // Each wait's account, once: the summary and the CSV both read it.
+    let split = accounts(&tl, &found.waits);
+    let calls = summarise(&found, &split, run.lost_events);
     let trapped = traps(&found.waits);
     let machine = Machine::with_hypervisor(sleeplab::system::hypervisor().is_some());
     print!(
@@ -121,7 +123,7 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         output::write_json(path, &run, &found, &calls, &trapped)?;
     }
     if let Some(path) = &cfg.csv {
-        output::write_csv(path, &tl, &found)?;
+        output::write_csv(path, &found, &split)?;
     }
     Ok(code)
 }

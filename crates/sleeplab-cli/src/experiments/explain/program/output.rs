@@ -7,9 +7,7 @@ use std::path::Path;
 use anyhow::Context as _;
 use serde::Serialize;
 use serde_json::json;
-use sleeplab_account::{
-    CallSummary, Ending, Found, ProgramWait, Timeline, Timeout, Trap, accounts,
-};
+use sleeplab_account::{CallSummary, Ending, Found, ProgramWait, Timeout, Trap, WakeAccount};
 use sleeplab_stats::atomic_write;
 
 use super::target::Target;
@@ -111,22 +109,22 @@ pub const CSV_COLUMNS: [&str; 16] = [
 ];
 
 /// Writes the CSV of every wait to `path`.
-pub fn write_csv(path: &Path, tl: &Timeline, found: &Found) -> anyhow::Result<()> {
-    let bytes = csv_bytes(tl, found)?;
+pub fn write_csv(path: &Path, found: &Found, split: &[Option<WakeAccount>]) -> anyhow::Result<()> {
+    let bytes = csv_bytes(found, split)?;
     atomic_write(path, &bytes).with_context(|| format!("writing {}", path.display()))
 }
 
-/// The CSV of every wait: one row each, empty cells where a value does not apply.
-pub fn csv_bytes(tl: &Timeline, found: &Found) -> anyhow::Result<Vec<u8>> {
-    let split = accounts(tl, &found.waits);
+/// The CSV of every wait: one row each, empty cells where a value does not apply;
+/// `split` is each wait's account by index ([`accounts`](sleeplab_account::accounts)).
+pub fn csv_bytes(found: &Found, split: &[Option<WakeAccount>]) -> anyhow::Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(CSV_COLUMNS)?;
     let opt = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
     for (i, wait) in found.waits.iter().enumerate() {
         let largest = split
-            .iter()
-            .find(|(k, _)| *k == i)
-            .and_then(|(_, a)| a.parts.biggest().map(|c| (c, a.parts.get(c))));
+            .get(i)
+            .and_then(Option::as_ref)
+            .and_then(|a| a.parts.biggest().map(|c| (c, a.parts.get(c))));
         w.write_record([
             VERSION.to_string(),
             wait.tid.to_string(),
@@ -167,5 +165,6 @@ pub fn ending_name(e: Ending) -> &'static str {
         Ending::Woken { .. } => "woken",
         Ending::Signal => "signal",
         Ending::NeverBlocked => "never_blocked",
+        Ending::Unrecorded => "unrecorded",
     }
 }

@@ -57,6 +57,13 @@ pub fn render(
         "\nLateness past the deadline of the waits their timer ended (n of them); waits woken or interrupted early are counted apart:"
     );
     let _ = writeln!(out, "{t}");
+    let unrecorded: u64 = calls.iter().map(|c| c.unrecorded).sum();
+    if unrecorded > 0 {
+        let _ = writeln!(
+            out,
+            "{unrecorded} waits blocked with neither their timer's expiry nor a wakeup on record (lost events): how they ended is unknown, and they are in no column above but `waits`."
+        );
+    }
     let rows: Vec<(Vec<String>, &Explanation)> = calls
         .iter()
         .filter_map(|c| Some((vec![c.call.name().to_string()], c.explanation.as_ref()?)))
