@@ -46,8 +46,8 @@ pub use analysis::timeline::Timeline;
 
 // A running program's own waits.
 pub use program::{
-    CallSummary, Ending, Found, HeldBy, ProgramWait, SLACK_DEFAULT_NS, Timeout, Trap, WaitCall,
-    accounts, find_waits, summarise, traps,
+    CallSummary, Ending, Found, HeldBy, IrqTime, IrqTotal, ProgramWait, SLACK_DEFAULT_NS, Timeout,
+    Trap, WaitCall, accounts, find_waits, irq_name, summarise, traps,
 };
 
 // Recording: the harness, its status, a cell's wakes; what capture decides for it.

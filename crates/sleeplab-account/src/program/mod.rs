@@ -12,12 +12,16 @@
 //! Pure: a function of a timeline, as the rest of the account ([`find_waits`]).
 //!
 //! * `calls`: the wait calls by number, and what their arguments say ([`WaitCall`]);
-//! * `summary`: a call's statistics and the traps its waits fall into ([`CallSummary`]).
+//! * `summary`: a call's statistics and the traps its waits fall into ([`CallSummary`]);
+//! * `interrupts`: what the kernel ran on a late wait's CPU after its deadline, by name
+//!   ([`IrqTime`]).
 
 mod calls;
+mod interrupts;
 mod summary;
 
 pub use calls::{Timeout, WaitCall};
+pub use interrupts::{IrqTime, IrqTotal, irq_name};
 pub use summary::{CallSummary, HeldBy, SLACK_DEFAULT_NS, Trap, summarise, traps};
 
 use std::collections::HashMap;
@@ -76,6 +80,11 @@ pub struct ProgramWait {
     pub hard_ns: Option<u64>,
     /// How it ended.
     pub ending: Ending,
+    /// For a wait its timer ended and that returned after its deadline: the interrupts
+    /// and softirqs the CPU it returned on ran between the deadline and its return, most
+    /// time first (those that interrupted the idle task or the program's threads).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interrupts: Vec<IrqTime>,
 }
 
 impl ProgramWait {
@@ -126,6 +135,23 @@ pub struct Found {
     /// Wait calls whose entry or return was not on record (a lost event, or the run's
     /// edges): counted, not explained.
     pub unpaired: u64,
+}
+
+impl Found {
+    /// Names the device interrupts of every wait (`irq 11` → `irq 11 virtio0`) by
+    /// `names` (the CLI reads `/proc/interrupts`); those it does not know keep their
+    /// number alone.
+    pub fn name_device_irqs(&mut self, names: impl Fn(i32) -> Option<String>) {
+        for i in self.waits.iter_mut().flat_map(|w| w.interrupts.iter_mut()) {
+            let number = i
+                .name
+                .strip_prefix("irq ")
+                .and_then(|n| n.parse::<i32>().ok());
+            if let Some(name) = number.and_then(&names) {
+                i.name = format!("{} {name}", i.name);
+            }
+        }
+    }
 }
 
 /// A deadline further than this from the call's start is on another clock
@@ -256,7 +282,15 @@ fn close(tl: &Timeline, exit: &Event, o: Open, ret: i64, comm: String) -> Progra
             }
         }
     };
+    // What the kernel ran on the CPU it returned on, between its deadline and then.
+    let interrupts = match (ending, deadline_ns) {
+        (Ending::Timer, Some(d)) if exit.time_ns > d => {
+            interrupts::interrupts_on(events, exit.cpu, d, exit.time_ns)
+        }
+        _ => Vec::new(),
+    };
     ProgramWait {
+        interrupts,
         tid,
         comm,
         call: o.call,

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use sleeplab_stats::{Claim, Sentence, Stat, Summary, summarize, units::ns};
 
+use super::interrupts::{IrqTotal, total};
 use super::{Ending, Found, ProgramWait, Timeout, WaitCall};
 use crate::analysis::account::WakeAccount;
 use crate::analysis::component::Component;
@@ -42,6 +43,9 @@ pub struct CallSummary {
     pub explanation: Option<Explanation>,
     /// Who held the CPU while those waits waited on a run queue, most time first.
     pub holders: Vec<HeldBy>,
+    /// The interrupts and softirqs that ran on their CPU between deadline and return,
+    /// summed over those waits by name, most time first.
+    pub interrupts: Vec<IrqTotal>,
 }
 
 /// A task that held the CPU while a call's waits waited for it.
@@ -115,6 +119,7 @@ pub fn summarise(
                 explanation: (!wakes.is_empty())
                     .then(|| Explanation::of(&wakes, lost_events, false)),
                 holders: holders(wakes.iter()),
+                interrupts: total(waits.iter().map(|w| &w.interrupts[..])),
             })
         })
         .collect()
@@ -144,6 +149,8 @@ pub enum Trap {
         waits: u64,
         /// The shortest timeout among them, ms.
         ms: i64,
+        /// The longest, ms (at most the trap's bound, 2).
+        most_ms: i64,
     },
     /// Calls with a zero timeout: each returns at once; in a loop, a busy poll.
     ZeroTimeout {
@@ -189,11 +196,12 @@ pub fn traps(waits: &[ProgramWait]) -> Vec<Trap> {
                     _ => None,
                 })
                 .collect();
-            if let Some(&least) = ms.iter().min() {
+            if let (Some(&least), Some(&most)) = (ms.iter().min(), ms.iter().max()) {
                 out.push(Trap::Millis {
                     call,
                     waits: ms.len() as u64,
                     ms: least,
+                    most_ms: most,
                 });
             }
             let zero = of
@@ -238,14 +246,24 @@ impl Trap {
                 ));
                 s
             }
-            Trap::Millis { call, waits, ms } => {
+            Trap::Millis {
+                call,
+                waits,
+                ms,
+                most_ms,
+            } => {
                 let mut s = Sentence::default();
                 let sibling = call.millisecond_api().unwrap_or("a nanosecond timeout");
                 s.claim(Claim::Threshold {
-                    shown: format!("{ms} ms"),
+                    shown: format!("{MILLIS_TRAP_MS} ms"),
                 });
+                let asked = if most_ms > ms {
+                    format!("{ms}–{most_ms} ms")
+                } else {
+                    format!("{ms} ms")
+                };
                 s.push(&format!(
-                    "millisecond timeouts: {waits} {} waits asked for {ms} ms or a little more; the call takes whole milliseconds, so nothing shorter can be asked for and the kernel rounds up; {sibling} takes nanoseconds.",
+                    "millisecond timeouts: {waits} {} waits asked for {asked} (timeouts of at most {MILLIS_TRAP_MS} ms are named here); the call takes whole milliseconds, so nothing shorter can be asked for and the kernel rounds up; {sibling} takes nanoseconds.",
                     call.name()
                 ));
                 s
@@ -268,6 +286,7 @@ mod tests {
 
     fn wait(call: WaitCall, timeout: Timeout, soft: u64, hard: u64, ending: Ending) -> ProgramWait {
         ProgramWait {
+            interrupts: Vec::new(),
             tid: 5,
             comm: "app".into(),
             call,
@@ -322,7 +341,8 @@ mod tests {
                 Trap::Millis {
                     call: WaitCall::EpollWait,
                     waits: 10,
-                    ms: 1
+                    ms: 1,
+                    most_ms: 1
                 },
                 Trap::ZeroTimeout {
                     call: WaitCall::EpollWait,

@@ -109,7 +109,10 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         }
         return Ok(code);
     };
-    let found = find_waits(&tl, None);
+    let mut found = find_waits(&tl, None);
+    let irq_names =
+        device_irq_names(&std::fs::read_to_string("/proc/interrupts").unwrap_or_default());
+    found.name_device_irqs(|n| irq_names.get(&n).cloned());
     // Each wait's account, once: the summary and the CSV both read it.
     let split = accounts(&tl, &found.waits);
     let calls = summarise(&found, &split, run.lost_events);
@@ -149,4 +152,36 @@ fn progress(seconds: Option<f64>, target: &Target, quiet: bool) -> Option<Progre
     bar.set_message(what);
     bar.enable_steady_tick(Duration::from_millis(200));
     Some(bar)
+}
+
+/// The device interrupts' names by number, from the text of `/proc/interrupts`: the
+/// last word of each numbered line (the handler's name, `virtio0-input.0`); none where
+/// the file is unreadable.
+fn device_irq_names(text: &str) -> std::collections::HashMap<i32, String> {
+    text.lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let number = words.next()?.strip_suffix(':')?.parse::<i32>().ok()?;
+            let name = words.last()?;
+            (name.parse::<u64>().is_err()).then(|| (number, name.to_string()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod irq_names_tests {
+    use super::device_irq_names;
+
+    #[test]
+    fn numbered_lines_give_their_last_word() {
+        let text = "           CPU0       CPU1\n  4:         12          0   IO-APIC   4-edge      ttyS0\n 24:          0          3  PCI-MSI 49152-edge      virtio0-config\nNMI:          0          0   Non-maskable interrupts\n 30:          0          0\n";
+        let n = device_irq_names(text);
+        assert_eq!(n.get(&4).map(String::as_str), Some("ttyS0"));
+        assert_eq!(n.get(&24).map(String::as_str), Some("virtio0-config"));
+        assert_eq!(
+            n.len(),
+            2,
+            "NMI is not numbered; a line of counts alone has no name: {n:?}"
+        );
+    }
 }

@@ -1,6 +1,6 @@
 //! A program's waits as files: one JSON document (the run, each call's summary with its
 //! components, the traps, every wait) and a CSV with a row per wait; both written whole
-//! or not at all. Documented in docs/EXPLAIN.md ("A program's own waits").
+//! or not at all. Documented in docs/RESULTS.md ("A program's own waits").
 
 use std::path::Path;
 
@@ -89,7 +89,7 @@ pub fn document(
 }
 
 /// The CSV's columns.
-pub const CSV_COLUMNS: [&str; 16] = [
+pub const CSV_COLUMNS: [&str; 18] = [
     "schema_version",
     "tid",
     "comm",
@@ -106,6 +106,8 @@ pub const CSV_COLUMNS: [&str; 16] = [
     "early_ns",
     "largest_part",
     "largest_part_ns",
+    "interrupt_ns",
+    "top_interrupt",
 ];
 
 /// Writes the CSV of every wait to `path`.
@@ -145,6 +147,10 @@ pub fn csv_bytes(found: &Found, split: &[Option<WakeAccount>]) -> anyhow::Result
             opt(wait.early_ns()),
             largest.map_or_else(String::new, |(c, _)| c.name().to_string()),
             opt(largest.map(|(_, ns)| ns)),
+            opt((!wait.interrupts.is_empty()).then(|| wait.interrupts.iter().map(|i| i.ns).sum())),
+            wait.interrupts
+                .first()
+                .map_or_else(String::new, |i| i.name.clone()),
         ])?;
     }
     Ok(w.into_inner()?)

@@ -77,35 +77,33 @@ pub fn render(
             machine,
         ));
     }
-    let held: Vec<String> = calls
-        .iter()
-        .filter_map(|c| {
-            let top: Vec<String> = c
-                .holders
+    per_call(
+        &mut out,
+        "Who held the CPU while they waited for it (run-queue time, most first):",
+        calls,
+        |c| {
+            c.holders
                 .iter()
                 .take(3)
                 .map(|h| {
-                    format!(
-                        "{}:{} ({} in {} waits)",
-                        h.comm,
-                        h.pid,
-                        ns(h.run_queue_ns as f64),
-                        h.waits
-                    )
+                    let rq = ns(h.run_queue_ns as f64);
+                    format!("{}:{} ({rq} in {})", h.comm, h.pid, waits(h.waits))
                 })
-                .collect();
-            (!top.is_empty()).then(|| format!("  • {}: {}", c.call.name(), top.join(", ")))
-        })
-        .collect();
-    if !held.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nWho held the CPU while they waited for it (run-queue time, most first):"
-        );
-        for line in held {
-            let _ = writeln!(out, "{line}");
-        }
-    }
+                .collect()
+        },
+    );
+    per_call(
+        &mut out,
+        "What the kernel ran on their CPU between deadline and return (interrupts, softirqs; most time first):",
+        calls,
+        |c| {
+            c.interrupts
+                .iter()
+                .take(3)
+                .map(|i| format!("{} ({} in {})", i.name, ns(i.ns as f64), waits(i.waits)))
+                .collect()
+        },
+    );
     if !traps.is_empty() {
         let _ = writeln!(out, "\nTraps:");
         for trap in traps {
@@ -200,4 +198,32 @@ fn command_line(argv: &[String]) -> String {
 /// The prose fitted to the terminal's width (tables keep their own).
 fn fit(text: &str) -> String {
     fit_lines(text, terminal_width())
+}
+
+/// Under `title`, a line per call of the items `items` gives it (calls with none left
+/// out); nothing at all where no call has any.
+fn per_call(
+    out: &mut String,
+    title: &str,
+    calls: &[CallSummary],
+    items: impl Fn(&CallSummary) -> Vec<String>,
+) {
+    let lines: Vec<String> = calls
+        .iter()
+        .filter_map(|c| {
+            let top = items(c);
+            (!top.is_empty()).then(|| format!("  • {}: {}", c.call.name(), top.join(", ")))
+        })
+        .collect();
+    if !lines.is_empty() {
+        let _ = writeln!(out, "\n{title}");
+        for line in lines {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+}
+
+/// `n` waits, the noun agreeing with the count.
+fn waits(n: u64) -> String {
+    format!("{n} wait{}", if n == 1 { "" } else { "s" })
 }
