@@ -380,4 +380,62 @@ mod tests {
         let c = [cand("a", 900.0, 1.0), cand("b", 500.0, 1.0)];
         assert_eq!(choose(&c, 1_000), Some((1, true)));
     }
+
+    /// The data's own view and finding: a row per candidate with the chosen one marked,
+    /// the reason and the code in order; the finding is the reason the run printed, its
+    /// claims holding; nothing to find where nothing was measured.
+    #[test]
+    fn the_view_and_the_finding_are_the_datas_own() {
+        use crate::ResultData;
+        use crate::experiments::advise::{Advice, AdviseData, Need};
+        use sleeplab_stats::{Cell, ViewBlock};
+        let candidates = field().to_vec();
+        let (chosen, meets) = choose(&candidates, 20_000).unwrap();
+        let reason_text = reason(&candidates, 20_000, chosen, meets, Wording::NAMES).text;
+        let mut data = AdviseData {
+            need: Need::Period {
+                period_ns: 16_666_667,
+            },
+            tolerance_ns: 20_000,
+            seconds_ns: 2_000_000_000,
+            candidates,
+            advice: Advice {
+                chosen,
+                meets_tolerance: meets,
+                reason: reason_text.clone(),
+                snippet: "let x = 1;\n".into(),
+                setting: None,
+            },
+            tune: None,
+        };
+        let v = data.view(Wording::NAMES).unwrap();
+        let [
+            ViewBlock::Text(_),
+            ViewBlock::Table(t),
+            ViewBlock::Text(r),
+            ViewBlock::Code { .. },
+        ] = &v.blocks[..]
+        else {
+            panic!("{:?}", v.blocks)
+        };
+        assert_eq!(t.rows.len(), data.candidates.len());
+        assert_eq!(r, &reason_text);
+        let marked: Vec<usize> = t
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, row)| matches!(&row[0], Cell::Text(s) if s.starts_with('→')))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(marked, vec![chosen]);
+        let f = data.findings(Wording::NAMES);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            (f[0].0, f[0].1.text.as_str()),
+            ("advise-choice", reason_text.as_str())
+        );
+        assert!(f[0].1.check().is_ok(), "{:?}", f[0].1.check());
+        data.candidates.clear();
+        assert!(data.findings(Wording::NAMES).is_empty());
+    }
 }
