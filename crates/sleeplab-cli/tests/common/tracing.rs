@@ -34,11 +34,12 @@ pub const AS_NOBODY: [&str; 5] = [
     "--",
 ];
 
-/// A directory `nobody` may write in, when this test can become `nobody` (as root).
+/// A directory `nobody` may write in, when this test can become `nobody` (as root);
+/// under CI (root) a run that cannot fails, as any missing dependency does.
 pub fn nobodys_dir() -> Option<tempfile::TempDir> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: needs root to become nobody");
+        super::missing_dependency("root (to become nobody)");
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
