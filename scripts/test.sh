@@ -11,6 +11,9 @@ scripts/install-deps.sh
 # Every dependency is installed now: a test that finds one missing fails instead of
 # skipping (each checks `CI`).
 export CI=${CI:-1}
+# Incremental caches only help a build that runs again; on a fresh clone they are
+# gigabytes of disk a small CI machine may not have (Cargo.toml's profiles say the rest).
+export CARGO_INCREMENTAL=0
 
 cargo fmt --all -- --check
 # The module graph of every crate: no cycle at any level, the layer order of
@@ -61,3 +64,5 @@ cc -O2 -std=c11 -Wall -Wextra -Werror -Iinclude -o /dev/null crates/sleeplab-ffi
 
 py=$(scripts/python-env.sh)
 (cd bindings/python && "$py" -m pytest -q)
+# What the run left on disk, for the next machine's budget.
+du -sh "$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')" fuzz/capture/target 2>/dev/null || true
