@@ -19,6 +19,8 @@
 //!   ring buffer pages, and the session over both ([`Session`]; why instances and not
 //!   perf events: there);
 //! * `drain`: a session drained on a thread of its own ([`Drainer`]);
+//! * `saved`: what was captured, as a versioned file ([`SavedTrace`]; fuzzed, target
+//!   `saved_trace`);
 //! * `coverage`: which CPUs the kernel records fully, and where a traced run measures
 //!   ([`placement`]).
 
@@ -29,6 +31,7 @@ mod event;
 mod format;
 mod instance;
 mod ring;
+mod saved;
 mod session;
 mod tracefs;
 
@@ -37,6 +40,8 @@ pub use event::{
     Captured, Comm, Event, Events, FLAG_HARDIRQ, FLAG_NMI, FLAG_SOFTIRQ, IDLE_EXIT_STATE,
     Interrupt, Kind, SLEEPING_STATES,
 };
+// What was captured, saved to a file and read back.
+pub use saved::{SAVED_MAGIC, SAVED_VERSION, SavedTrace, SavedTraceError, SavedWindow};
 
 // Recording: tracefs, its instances and ring pages, the session and its drain.
 pub use decode::{Decoders, Tracepoint, concerns};
