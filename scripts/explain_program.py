@@ -62,8 +62,9 @@ def lateness(w):
     return w["exit_ns"] - w["deadline_ns"]
 
 
-#: Calls whose timer the kernel arms without the thread's timer slack.
-NO_SLACK = ("futex_waitv",)
+#: Calls whose timer the kernel arms without the thread's timer slack (a timerfd's
+#: timer is armed by timerfd_settime with none).
+NO_SLACK = ("futex_waitv", "timerfd_read")
 
 
 def parts(pairs):

@@ -26,6 +26,7 @@
 #include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,11 +88,16 @@ int main(int argc, char **argv) {
         perror("program-target: epoll_create1");
         return 2;
     }
+    int tfd = timerfd_create(CLOCK_MONOTONIC, 0);
+    if (tfd < 0) {
+        perror("program-target: timerfd_create");
+        return 2;
+    }
     uint32_t word = 0;
     int tid = (int)syscall(SYS_gettid);
     fprintf(out, "call,tid,before_ns,after_ns,deadline_ns\n");
     for (long r = 0; r < rounds; r++) {
-        for (int k = 0; k < 12; k++) {
+        for (int k = 0; k < 13; k++) {
             const char *name = NULL;
             uint64_t before = now_ns(), deadline = before + wait;
             struct timespec rel = ts_of(wait);
@@ -161,6 +167,16 @@ int main(int argc, char **argv) {
                 if (syscall(SYS_futex_waitv, &w, 1, 0, &abs, CLOCK_MONOTONIC) < 0 &&
                     errno == ENOSYS)
                     continue;
+                break;
+            }
+            case 12: {
+                /* A one-shot timerfd armed for the deadline, then read: the read waits. */
+                name = "timerfd_read";
+                struct itimerspec its = {{0, 0}, ts_of(deadline)};
+                uint64_t expirations;
+                syscall(SYS_timerfd_settime, tfd, TFD_TIMER_ABSTIME, &its, NULL);
+                before = now_ns();
+                syscall(SYS_read, tfd, &expirations, sizeof expirations);
                 break;
             }
             }

@@ -46,12 +46,16 @@ pub use analysis::timeline::Timeline;
 
 // A running program's own waits.
 pub use program::{
-    CallSummary, Ending, Found, HeldBy, IrqTime, IrqTotal, ProgramWait, SLACK_DEFAULT_NS, Timeout,
-    Trap, WaitCall, accounts, find_waits, irq_name, summarise, traps,
+    CallSummary, Ending, Found, HeldBy, IrqTime, IrqTotal, KEEP_LOOKBACK_MAX_NS, KEEP_LOOKBACK_NS,
+    Keep, Kept, ProgramWait, SLACK_DEFAULT_NS, Timeout, Trap, WaitCall, accounts, find_waits,
+    irq_name, keep, kept_waits, summarise, traps,
 };
 
 // Recording: the harness, its status, a cell's wakes; what capture decides for it.
-pub use capture::{Events, Placement, TraceError, available, placement, this_tid};
+pub use capture::{
+    Events, Placement, SavedTrace, SavedTraceError, SavedWindow, TraceError, available, placement,
+    this_tid,
+};
 pub use log::{Before, WakeLog};
 pub use recording::{Follow, Recording, Recordings, Tracing, unavailable};
 

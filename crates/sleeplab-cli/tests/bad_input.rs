@@ -27,6 +27,27 @@ mod cases;
 
 use cases::CASES;
 
+/// Saved traces for `explain --from`: a good one (the capture crate's test data), cut
+/// in half, of a future version, and with a description that is not the run's JSON.
+fn saved_traces(dir: &Path) {
+    use sleeplab_capture::SavedTrace;
+    let good = std::fs::read(
+        common::repo_root().join("crates/sleeplab-capture/testdata/saved/sleep-2ms.sltrace"),
+    )
+    .unwrap();
+    let trace = SavedTrace::decode(&good).unwrap();
+    std::fs::write(dir.join("good.sltrace"), &good).unwrap();
+    std::fs::write(dir.join("trace-truncated.sltrace"), &good[..good.len() / 2]).unwrap();
+    let mut v2 = good.clone();
+    v2[8..10].copy_from_slice(&2u16.to_le_bytes());
+    std::fs::write(dir.join("trace-v2.sltrace"), v2).unwrap();
+    let badmeta = SavedTrace {
+        meta: "{\"format\": \"sleeplab saved trace\"}".into(),
+        ..trace
+    };
+    std::fs::write(dir.join("trace-badmeta.sltrace"), badmeta.encode()).unwrap();
+}
+
 /// Runs the binary, asserting success; for making fixtures.
 fn make(args: &[&str]) {
     let out = Command::new(bin()).args(args).output().unwrap();
@@ -104,6 +125,7 @@ fn fixtures(dir: &Path) {
     for (name, bytes) in files {
         std::fs::write(dir.join(name), bytes).unwrap();
     }
+    saved_traces(dir);
     std::fs::create_dir(dir.join("dir")).unwrap();
     std::fs::write(dir.join("file"), "x").unwrap();
     std::fs::write(dir.join("hello.json"), "{\"hello\": 1}").unwrap();

@@ -208,3 +208,137 @@ fn bad_targets_get_exit_2() {
         "a pid and a command",
     );
 }
+
+/// A run saved whole (`--save`) reads back (`--from`) to the same JSON and CSV, byte
+/// for byte; one saved by the flight recorder (`--keep-over`) reads back to the same
+/// waits, each as it was live, no more than asked for and each later than the threshold.
+#[test]
+fn a_saved_trace_reads_back_the_same_account() {
+    let Some(_alone) = traceable_alone() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let out = Command::new(bin())
+        .args(["explain", "-q", "--save"])
+        .arg(p("whole.sltrace"))
+        .arg("--json")
+        .arg(p("live.json"))
+        .arg("--csv")
+        .arg(p("live.csv"))
+        .args(["--", "taskset", "-c", "0", "python3", "-c"])
+        .arg("import time\nfor _ in range(30): time.sleep(0.002)")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Saved the whole trace"));
+    let back = Command::new(bin())
+        .args(["explain", "--from"])
+        .arg(p("whole.sltrace"))
+        .arg("--json")
+        .arg(p("from.json"))
+        .arg("--csv")
+        .arg(p("from.csv"))
+        .output()
+        .unwrap();
+    assert!(back.status.success(), "{back:?}");
+    assert!(String::from_utf8_lossy(&back.stdout).contains("the whole run"));
+    assert_eq!(
+        std::fs::read(p("from.json")).unwrap(),
+        std::fs::read(p("live.json")).unwrap(),
+        "the same JSON"
+    );
+    assert_eq!(
+        std::fs::read(p("from.csv")).unwrap(),
+        std::fs::read(p("live.csv")).unwrap(),
+        "the same CSV"
+    );
+
+    let out = Command::new(bin())
+        .args([
+            "explain",
+            "-q",
+            "--keep-over",
+            "1us",
+            "--keep-max",
+            "4",
+            "--save",
+        ])
+        .arg(p("kept.sltrace"))
+        .arg("--json")
+        .arg(p("live2.json"))
+        .args(["--", "taskset", "-c", "0", "python3", "-c"])
+        .arg("import time\nfor _ in range(30): time.sleep(0.002)")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let back = Command::new(bin())
+        .args(["explain", "--from"])
+        .arg(p("kept.sltrace"))
+        .arg("--json")
+        .arg(p("from2.json"))
+        .output()
+        .unwrap();
+    assert!(back.status.success(), "{back:?}");
+    let (live, kept) = (json(&p("live2.json")), json(&p("from2.json")));
+    let late: Vec<&serde_json::Value> = live["waits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["ending"]["by"] == "timer")
+        .filter(|w| w["exit_ns"].as_u64() > w["deadline_ns"].as_u64().map(|d| d + 1_000))
+        .collect();
+    let read = kept["waits"].as_array().unwrap();
+    assert_eq!(read.len(), late.len().min(4), "the latest four: {kept}");
+    for w in read {
+        assert!(late.contains(&w), "a kept wait is the live one: {w}");
+    }
+    let least_kept = read
+        .iter()
+        .map(|w| w["exit_ns"].as_u64().unwrap() - w["deadline_ns"].as_u64().unwrap())
+        .min()
+        .unwrap();
+    let not_kept = late
+        .iter()
+        .filter(|w| !read.contains(w))
+        .map(|w| w["exit_ns"].as_u64().unwrap() - w["deadline_ns"].as_u64().unwrap());
+    for ns in not_kept {
+        assert!(
+            ns <= least_kept,
+            "a later wait was left out: {ns} > {least_kept}"
+        );
+    }
+    assert_eq!(kept["untimed_calls"], live["untimed_calls"]);
+    assert_eq!(kept["target"], live["target"]);
+}
+
+/// The saved trace in the capture crate's test data (two kept windows of a python
+/// loop's 2 ms sleeps) reads anywhere, root or not: both waits, each later than the
+/// 60 µs it was kept over.
+#[test]
+fn a_saved_trace_reads_without_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("w.json");
+    let file = common::repo_root().join("crates/sleeplab-capture/testdata/saved/sleep-2ms.sltrace");
+    let out = Command::new(bin())
+        .args(["explain", "--from"])
+        .arg(&file)
+        .arg("--json")
+        .arg(&j)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("the windows of 2 of the 20 waits later than 60 µs"),
+        "{text}"
+    );
+    let doc = json(&j);
+    let waits = doc["waits"].as_array().unwrap();
+    assert_eq!(waits.len(), 2);
+    for w in waits {
+        assert_eq!(w["ending"]["by"], "timer");
+        let late = w["exit_ns"].as_u64().unwrap() - w["deadline_ns"].as_u64().unwrap();
+        assert!(late > 60_000, "{w}");
+    }
+}

@@ -136,6 +136,23 @@ impl Timeline {
         self.recorded.records_sys_exit()
     }
 
+    /// Which tracepoints were recorded.
+    pub fn recorded(&self) -> Events {
+        self.recorded
+    }
+
+    /// What was captured, again: the events (in time order), what was recorded, and
+    /// `lost` (a timeline does not keep its tracer's lost count); its spin gaps aside.
+    /// `Timeline::of` of it is this timeline.
+    pub fn captured(&self, lost: u64) -> Captured {
+        Captured {
+            events: self.events.clone(),
+            recorded: self.recorded,
+            lost,
+            interrupts: self.interrupts,
+        }
+    }
+
     /// Every event, in time order.
     pub fn events(&self) -> &[Event] {
         &self.events

@@ -31,6 +31,10 @@ pub enum WaitCall {
     FutexWaitv,
     /// `io_uring_enter(fd, submit, min_complete, flags, …)` waiting for completions.
     IoUringEnter,
+    /// `read(fd, buf, 8)` on a timerfd: it waits for the timer `timerfd_settime` armed
+    /// (or, for a periodic one, the read before it re-armed). Known from the program's
+    /// own calls, not from the number alone ([`WaitCall::of`] never returns it).
+    TimerfdRead,
 }
 
 /// What a wait call's arguments say about its timeout.
@@ -44,11 +48,13 @@ pub enum Timeout {
     /// A timeout the call reads from the caller's memory (a `timespec` or `timeval`
     /// pointer): its length is known only from the timer the kernel armed.
     InMemory,
+    /// A timer armed before the call (a timerfd's): its deadline is that timer's.
+    Armed,
 }
 
 impl WaitCall {
     /// Every wait call.
-    pub const ALL: [WaitCall; 12] = [
+    pub const ALL: [WaitCall; 13] = [
         WaitCall::Nanosleep,
         WaitCall::ClockNanosleep,
         WaitCall::Poll,
@@ -61,6 +67,7 @@ impl WaitCall {
         WaitCall::Futex,
         WaitCall::FutexWaitv,
         WaitCall::IoUringEnter,
+        WaitCall::TimerfdRead,
     ];
 
     /// Its name, as the system call is called.
@@ -78,6 +85,7 @@ impl WaitCall {
             WaitCall::Futex => "futex",
             WaitCall::FutexWaitv => "futex_waitv",
             WaitCall::IoUringEnter => "io_uring_enter",
+            WaitCall::TimerfdRead => "timerfd_read",
         }
     }
 
@@ -90,7 +98,10 @@ impl WaitCall {
     /// call, and for the calls that do not wait in this use (a futex wake, an
     /// `io_uring_enter` that only submits).
     pub fn of(id: i64, args: &[u64; 6]) -> Option<WaitCall> {
-        let call = WaitCall::ALL.into_iter().find(|c| c.number() == Some(id))?;
+        let call = WaitCall::ALL
+            .into_iter()
+            .filter(|&c| c != WaitCall::TimerfdRead)
+            .find(|c| c.number() == Some(id))?;
         match call {
             WaitCall::Futex => is_futex_wait(args[1]).then_some(call),
             // IORING_ENTER_GETEVENTS: it waits for min_complete completions.
@@ -123,6 +134,7 @@ impl WaitCall {
             // IORING_ENTER_EXT_ARG: the argument block may carry a timeout; a timeout
             // request in the ring is one too. Known from the timer it arms.
             WaitCall::IoUringEnter => Timeout::InMemory,
+            WaitCall::TimerfdRead => Timeout::Armed,
         }
     }
 
@@ -144,9 +156,57 @@ fn is_futex_wait(op: u64) -> bool {
     matches!(op & 0x7f, 0 | 6 | 9 | 11 | 13)
 }
 
+/// The calls a timerfd is known by: created, armed, closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerfdCall {
+    /// `timerfd_create(clock, flags)`: returns the fd.
+    Create,
+    /// `timerfd_settime(fd, flags, new, old)`: arms (or disarms) its timer.
+    Settime,
+    /// `close(fd)`: the fd may name something else afterwards.
+    Close,
+}
+
+impl TimerfdCall {
+    /// The timerfd call system call `id` is, on this architecture.
+    pub fn of(id: i64) -> Option<TimerfdCall> {
+        [
+            TimerfdCall::Create,
+            TimerfdCall::Settime,
+            TimerfdCall::Close,
+        ]
+        .into_iter()
+        .find(|&c| timerfd_number(c) == Some(id))
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn timerfd_number(call: TimerfdCall) -> Option<i64> {
+    Some(match call {
+        TimerfdCall::Close => 3,
+        TimerfdCall::Create => 283,
+        TimerfdCall::Settime => 286,
+    })
+}
+
+#[cfg(target_arch = "aarch64")]
+fn timerfd_number(call: TimerfdCall) -> Option<i64> {
+    Some(match call {
+        TimerfdCall::Close => 57,
+        TimerfdCall::Create => 85,
+        TimerfdCall::Settime => 86,
+    })
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn timerfd_number(_: TimerfdCall) -> Option<i64> {
+    None
+}
+
 #[cfg(target_arch = "x86_64")]
 fn number(call: WaitCall) -> Option<i64> {
     Some(match call {
+        WaitCall::TimerfdRead => 0,
         WaitCall::Poll => 7,
         WaitCall::Select => 23,
         WaitCall::Nanosleep => 35,
@@ -167,6 +227,7 @@ fn number(call: WaitCall) -> Option<i64> {
     // The generic table: no poll, select or epoll_wait (libc maps them onto the others).
     Some(match call {
         WaitCall::EpollPwait => 22,
+        WaitCall::TimerfdRead => 63,
         WaitCall::Pselect6 => 72,
         WaitCall::Ppoll => 73,
         WaitCall::Futex => 98,
@@ -190,8 +251,10 @@ mod tests {
 
     #[test]
     fn numbers_are_distinct_and_name_their_call() {
+        // A timerfd's read is told from any read by the program's own calls.
         let known: Vec<(WaitCall, i64)> = WaitCall::ALL
             .into_iter()
+            .filter(|&c| c != WaitCall::TimerfdRead)
             .filter_map(|c| Some((c, c.number()?)))
             .collect();
         for (c, n) in &known {

@@ -13,15 +13,20 @@
 //!
 //! * `calls`: the wait calls by number, and what their arguments say ([`WaitCall`]);
 //! * `summary`: a call's statistics and the traps its waits fall into ([`CallSummary`]);
+//! * `kept`: the flight recorder's windows of the late waits, each checked to give the
+//!   same account from its events alone ([`keep`]);
 //! * `interrupts`: what the kernel ran on a late wait's CPU after its deadline, by name
 //!   ([`IrqTime`]).
 
 mod calls;
 mod interrupts;
+mod kept;
 mod summary;
 
+use calls::TimerfdCall;
 pub use calls::{Timeout, WaitCall};
 pub use interrupts::{IrqTime, IrqTotal, irq_name};
+pub use kept::{KEEP_LOOKBACK_MAX_NS, KEEP_LOOKBACK_NS, Keep, Kept, keep, kept_waits};
 pub use summary::{CallSummary, HeldBy, SLACK_DEFAULT_NS, Trap, summarise, traps};
 
 use std::collections::HashMap;
@@ -165,6 +170,87 @@ struct Open {
     id: i64,
     timeout: Timeout,
     enter_ns: u64,
+    /// A timerfd read's fd, and its timer where known.
+    timerfd: Option<(u64, Option<u64>)>,
+}
+
+/// What the program's own calls tell of its timerfds: each fd's timer (its kernel
+/// address, learned from the first arming seen), and the `timerfd_settime` calls open.
+#[derive(Debug, Default)]
+struct Timerfds {
+    timers: HashMap<u64, Option<u64>>,
+    /// Per thread: the fd of its `timerfd_settime` under way, and when it began.
+    settime: HashMap<i32, (u64, u64)>,
+    /// Per thread: the fd of its read of an fd not known as a timerfd, and when it
+    /// began (a periodic timerfd armed before the run shows itself by re-arming its
+    /// timer in the read that its expiry woke).
+    reads: HashMap<i32, (u64, u64)>,
+}
+
+impl Timerfds {
+    /// Thread `tid` began system call `id` with `args` at `at_ns`: for a read of a
+    /// timerfd, its fd and its timer (`None`: never armed while followed).
+    fn enter(
+        &mut self,
+        tid: i32,
+        id: i64,
+        args: &[u64; 6],
+        at_ns: u64,
+    ) -> Option<(u64, Option<u64>)> {
+        match TimerfdCall::of(id) {
+            Some(TimerfdCall::Settime) => {
+                self.settime.insert(tid, (args[0], at_ns));
+            }
+            Some(TimerfdCall::Close) => {
+                self.timers.remove(&args[0]);
+            }
+            _ => {}
+        }
+        if Some(id) != WaitCall::TimerfdRead.number() {
+            return None;
+        }
+        match self.timers.get(&args[0]) {
+            Some(&timer) => Some((args[0], timer)),
+            None => {
+                self.reads.insert(tid, (args[0], at_ns));
+                None
+            }
+        }
+    }
+
+    /// Thread `tid`'s call `id` returned `ret` at `at_ns`: a new timerfd's fd, or the
+    /// timer its `timerfd_settime` armed (the first the thread armed inside the call).
+    fn exit(&mut self, tl: &Timeline, tid: i32, id: i64, ret: i64, at_ns: u64) {
+        match TimerfdCall::of(id) {
+            Some(TimerfdCall::Create) if ret >= 0 => {
+                self.timers.insert(ret as u64, None);
+            }
+            Some(TimerfdCall::Settime) => {
+                if let Some((fd, from)) = self.settime.remove(&tid)
+                    && let Some(timer) = own_arming(tl.range(from, at_ns), tid)
+                {
+                    self.timers.insert(fd, Some(timer));
+                }
+            }
+            _ if Some(id) == WaitCall::TimerfdRead.number() => {
+                if let Some((fd, from)) = self.reads.remove(&tid)
+                    && let Some(timer) = own_arming(tl.range(from, at_ns), tid)
+                    && tl.expiry_of(timer, from, at_ns).is_some()
+                {
+                    self.timers.insert(fd, Some(timer));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The first timer thread `tid` armed itself (in task context) among `events`.
+fn own_arming(events: &[Event], tid: i32) -> Option<u64> {
+    events.iter().find_map(|e| match e.kind {
+        Kind::TimerStart { timer, .. } if e.pid == tid && e.in_task() => Some(timer),
+        _ => None,
+    })
 }
 
 /// Every wait of the threads `tids` (all threads with system calls on record when
@@ -173,6 +259,7 @@ pub fn find_waits(tl: &Timeline, tids: Option<&[i32]>) -> Found {
     let followed = |tid: i32| tid > 0 && tids.is_none_or(|t| t.contains(&tid));
     let mut open: HashMap<i32, Open> = HashMap::new();
     let mut comms: HashMap<i32, String> = HashMap::new();
+    let mut timerfds = Timerfds::default();
     let mut found = Found::default();
     for e in tl.events() {
         match e.kind {
@@ -190,7 +277,26 @@ pub fn find_waits(tl: &Timeline, tids: Option<&[i32]>) -> Found {
                 }
             }
             Kind::SysEnter { id, args } if followed(e.pid) => {
+                let timerfd = timerfds.enter(e.pid, id, &args, e.time_ns);
                 match WaitCall::of(id, &args) {
+                    // A read of a timerfd never armed waits for nothing but an event.
+                    None if matches!(timerfd, Some((_, None))) => {
+                        found.unpaired += u64::from(open.remove(&e.pid).is_some());
+                        found.untimed += 1;
+                    }
+                    None if timerfd.is_some() => {
+                        found.unpaired += u64::from(open.remove(&e.pid).is_some());
+                        open.insert(
+                            e.pid,
+                            Open {
+                                call: WaitCall::TimerfdRead,
+                                id,
+                                timeout: Timeout::Armed,
+                                enter_ns: e.time_ns,
+                                timerfd,
+                            },
+                        );
+                    }
                     Some(call) => {
                         let timeout = call.timeout(&args);
                         if timeout == Timeout::None {
@@ -204,6 +310,7 @@ pub fn find_waits(tl: &Timeline, tids: Option<&[i32]>) -> Found {
                                     id,
                                     timeout,
                                     enter_ns: e.time_ns,
+                                    timerfd: None,
                                 },
                             );
                         }
@@ -215,6 +322,7 @@ pub fn find_waits(tl: &Timeline, tids: Option<&[i32]>) -> Found {
                 }
             }
             Kind::SysExit { id, ret } if followed(e.pid) => {
+                timerfds.exit(tl, e.pid, id, ret, e.time_ns);
                 if let Some(o) = open.remove(&e.pid) {
                     if o.id == id {
                         let comm = comms.get(&e.pid).cloned().unwrap_or_default();
@@ -241,15 +349,23 @@ pub fn find_waits(tl: &Timeline, tids: Option<&[i32]>) -> Found {
 fn close(tl: &Timeline, exit: &Event, o: Open, ret: i64, comm: String) -> ProgramWait {
     let tid = exit.pid;
     let events = tl.range(o.enter_ns, exit.time_ns);
-    // The first timer the thread armed in the call (in task context): the wait's own.
-    let timer = events.iter().find_map(|e| match e.kind {
-        Kind::TimerStart {
-            timer,
-            soft_ns,
-            hard_ns,
-        } if e.pid == tid && e.in_task() => Some((timer, soft_ns, hard_ns)),
-        _ => None,
-    });
+    let timer = match o.timerfd {
+        // A timerfd's read waits for the timer armed before it (by timerfd_settime, or
+        // re-armed by the read before): its last arming before the call began.
+        Some((_, timer)) => timer.and_then(|t| {
+            let a = tl.arming_before(t, o.enter_ns)?;
+            Some((t, a.soft_ns, a.hard_ns))
+        }),
+        // The first timer the thread armed in the call (in task context): the wait's own.
+        None => events.iter().find_map(|e| match e.kind {
+            Kind::TimerStart {
+                timer,
+                soft_ns,
+                hard_ns,
+            } if e.pid == tid && e.in_task() => Some((timer, soft_ns, hard_ns)),
+            _ => None,
+        }),
+    };
     let block = events.iter().find(|e| {
         matches!(e.kind, Kind::Switch { prev_pid, prev_state, .. }
             if prev_pid == tid && prev_state & SLEEPING_STATES != 0)

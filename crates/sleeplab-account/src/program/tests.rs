@@ -226,3 +226,172 @@ fn a_realtime_timer_gives_no_deadline() {
     );
     assert_eq!((w.lateness_ns(), w.window()), (None, None));
 }
+
+/// Two clock_nanosleeps ended by their timers: 65 µs late, then 500 µs late (thread 7
+/// held the CPU after the wakeup).
+#[cfg(target_arch = "x86_64")]
+fn two_late() -> Timeline {
+    // The first: the hand-built timeline's clock_nanosleep.
+    let mut events = timeline().events()[..7].to_vec();
+    events.extend([
+        switch(10_000_000, 0, false, 7),
+        enter(20_000_000, T, 230, [1, 1, 0x100, 0, 0, 0]),
+        arm(20_000_100, T, 0xd, 21_000_000, 21_050_000),
+        switch(20_000_200, T, true, 0),
+        expire(21_050_000, 0xd),
+        waking(21_051_000, 0, FLAG_HARDIRQ, T),
+        switch(21_450_000, 7, false, T),
+        exit(21_500_000, T, 230, 0),
+    ]);
+    Timeline::new(events)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn kept_of(tl: &Timeline, over_ns: u64, max_windows: usize, max_bytes: u64) -> (Found, Kept) {
+    let found = find_waits(tl, Some(&[T]));
+    let split = accounts(tl, &found.waits);
+    let k = keep(
+        tl,
+        &found,
+        &split,
+        &Keep {
+            over_ns,
+            max_windows,
+            max_bytes,
+        },
+    );
+    (found, k)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn kept_windows_give_back_the_live_waits_and_accounts() {
+    let tl = two_late();
+    let (found, k) = kept_of(&tl, 10_000, 10, u64::MAX);
+    assert_eq!(
+        (k.over, k.dropped, k.unequal, k.windows.len()),
+        (2, 0, 0, 2)
+    );
+    assert!(k.events.len() <= tl.len());
+    let read = Timeline::new(k.events.clone());
+    let again = kept_waits(&find_waits(&read, None), &k.windows);
+    assert_eq!(again.waits, found.waits, "the kept waits are the live ones");
+    assert_eq!(
+        accounts(&read, &again.waits),
+        accounts(&tl, &found.waits),
+        "and so are their accounts"
+    );
+    for w in &k.windows {
+        let wait = found.waits.iter().find(|x| x.exit_ns == w.to_ns).unwrap();
+        assert!(
+            w.from_ns <= wait.enter_ns,
+            "a window starts before its wait: {w:?}"
+        );
+        assert_eq!(w.tid, T);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn only_waits_later_than_the_threshold_are_kept_the_latest_first() {
+    let tl = two_late();
+    let (_, k) = kept_of(&tl, 100_000, 10, u64::MAX);
+    assert_eq!((k.over, k.windows.len()), (1, 1));
+    assert_eq!(k.windows[0].to_ns, 21_500_000, "the 500 µs one");
+    // A lateness equal to the threshold is not over it.
+    let (_, k) = kept_of(&tl, 500_000, 10, u64::MAX);
+    assert_eq!((k.over, k.windows.len()), (0, 0));
+    assert!(k.events.is_empty());
+    // One window allowed: the latest is kept, the other counted as dropped.
+    let (_, k) = kept_of(&tl, 10_000, 1, u64::MAX);
+    assert_eq!((k.over, k.dropped, k.windows.len()), (2, 1, 1));
+    assert_eq!(k.windows[0].to_ns, 21_500_000);
+    // No room for any event: both dropped, none kept.
+    let (_, k) = kept_of(&tl, 10_000, 10, 1);
+    assert_eq!((k.over, k.dropped, k.windows.len()), (2, 2, 0));
+}
+
+/// A read of timerfd `fd` from `t`: it blocks, timer `timer` expires at `t + 1_000`,
+/// the read returns at `t + 3_000`, re-arming the timer for `rearm` (a periodic one)
+/// when given.
+#[cfg(target_arch = "x86_64")]
+fn timerfd_read(t: u64, fd: u64, timer: u64, rearm: Option<i64>) -> Vec<Event> {
+    let mut v = vec![
+        enter(t, T, 0, [fd, 0x500, 8, 0, 0, 0]),
+        switch(t + 100, T, true, 0),
+        expire(t + 1_000, timer),
+        waking(t + 1_100, 0, FLAG_HARDIRQ, T),
+        switch(t + 1_200, 0, false, T),
+    ];
+    if let Some(soft) = rearm {
+        v.push(arm(t + 2_000, T, timer, soft, soft + 50_000));
+    }
+    v.push(exit(t + 3_000, T, 0, 8));
+    v
+}
+
+/// timerfd_create (fd 5), timerfd_settime, then reads: each a wait for the timer
+/// armed before it; after close(5) a read of fd 5 is no wait. A periodic timerfd
+/// armed before the run (fd 7) shows itself in its first read, and its later reads
+/// are waits.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn timerfd_reads_wait_for_the_timer_armed_before_them() {
+    let mut events = vec![
+        enter(1_000, T, 283, [1, 0, 0, 0, 0, 0]),
+        exit(1_100, T, 283, 5),
+        enter(2_000, T, 286, [5, 0, 0x600, 0, 0, 0]),
+        arm(2_100, T, 0xf, 10_000, 60_000),
+        exit(2_200, T, 286, 0),
+    ];
+    // Read 1 waits for the settime's arming (soft 10 µs); it re-arms (periodic).
+    events.extend(timerfd_read(9_500, 5, 0xf, Some(20_000)));
+    // Read 2 waits for the re-arming.
+    events.extend(timerfd_read(19_500, 5, 0xf, Some(30_000)));
+    events.extend([
+        enter(25_000, T, 3, [5, 0, 0, 0, 0, 0]),
+        exit(25_100, T, 3, 0),
+    ]);
+    // fd 5 closed: its next read is any read.
+    events.extend(timerfd_read(29_500, 5, 0xf, None));
+    // fd 7, never created or set while followed: its first read shows it re-arming
+    // timer 0x77 after that timer woke it, the second is a wait.
+    events.extend(timerfd_read(40_000, 7, 0x77, Some(50_000)));
+    events.extend(timerfd_read(49_500, 7, 0x77, Some(60_000)));
+    let found = find_waits(&Timeline::new(events), Some(&[T]));
+    let reads: Vec<(u64, Option<u64>, Ending)> = found
+        .waits
+        .iter()
+        .map(|w| {
+            assert_eq!(w.call, WaitCall::TimerfdRead);
+            assert_eq!(w.timeout, Timeout::Armed);
+            (w.enter_ns, w.deadline_ns, w.ending)
+        })
+        .collect();
+    assert_eq!(
+        reads,
+        vec![
+            (9_500, Some(10_000), Ending::Timer),
+            (19_500, Some(20_000), Ending::Timer),
+            (49_500, Some(50_000), Ending::Timer),
+        ]
+    );
+    assert_eq!(found.waits[0].slack_ns(), Some(50_000));
+    assert_eq!(found.waits[0].lateness_ns(), Some(2_500));
+    assert_eq!((found.untimed, found.unpaired), (0, 0));
+}
+
+/// A read of a timerfd created and never armed waits for nothing: counted as a call
+/// with no timeout.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn a_read_of_an_unarmed_timerfd_is_untimed() {
+    let mut events = vec![
+        enter(1_000, T, 283, [1, 0, 0, 0, 0, 0]),
+        exit(1_100, T, 283, 5),
+    ];
+    events.extend(timerfd_read(9_500, 5, 0xf, None));
+    let found = find_waits(&Timeline::new(events), Some(&[T]));
+    assert!(found.waits.is_empty());
+    assert_eq!(found.untimed, 1);
+}

@@ -4,13 +4,14 @@ use super::args::{self, List, OutputArgs, ThreadArgs};
 use super::tail;
 use crate::contenders::{self, strategies};
 use crate::error::UsageError;
-use crate::experiments::explain::program::{ProgramConfig, TargetSpec};
+use crate::experiments::explain::program::{KEEP_MAX_BYTES, ProgramConfig, TargetSpec};
 use crate::experiments::explain::{
     DEFAULT_DURATIONS, DEFAULT_ITERATIONS, DEFAULT_MECHANISMS, ExplainConfig, ExplainItem,
 };
 use crate::parse::{self, Names, ParseError, dedup, duration_or_rate_ns};
 use clap::Args;
 use sleeplab::wait;
+use sleeplab_account::Keep;
 
 /// `sleeplab explain`: why waits are late, from the kernel's own timestamps.
 #[derive(Debug, Clone, Args)]
@@ -55,6 +56,22 @@ pub struct ExplainArgs {
     /// A command to start and explain the waits of, after `--` (with its arguments).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+    /// Save the program's trace to FILE (a sleeplab saved trace): `--from FILE` prints
+    /// the same account from it later, anywhere.
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<std::path::PathBuf>,
+    /// A flight recorder: save only the trace windows of the waits later than DUR past
+    /// their deadline (from a lookback before each wait began to its return), the latest
+    /// first, to the `--save` file.
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true, value_parser = keep_over, requires = "save")]
+    pub keep_over: Option<u64>,
+    /// The most windows `--keep-over` saves (the latest first).
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = keep_max,
+          default_value = "100", requires = "keep_over")]
+    pub keep_max: u64,
+    /// Explain a program's waits from a saved trace (`--save`) instead of a live run.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["pid", "command", "seconds", "save"])]
+    pub from: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub threads: ThreadArgs,
     #[command(flatten)]
@@ -68,6 +85,14 @@ pub const LONG_RUN: Option<&str> =
 
 fn pid(s: &str) -> Result<i32, ParseError> {
     parse::count("pid", s, 1, 4_194_304).map(|p| p as i32)
+}
+
+fn keep_over(s: &str) -> Result<u64, ParseError> {
+    parse::duration_ns(s)
+}
+
+fn keep_max(s: &str) -> Result<u64, ParseError> {
+    parse::count("count", s, 1, 100_000)
 }
 
 fn seconds(s: &str) -> Result<u64, ParseError> {
@@ -157,17 +182,44 @@ pub fn program(args: &ExplainArgs) -> Option<ProgramConfig> {
         seconds: args.seconds.map(|s| s as f64),
         json: args.output.json.clone(),
         csv: args.output.csv.clone(),
+        save: args.save.clone(),
+        keep: args.keep_over.map(|over_ns| Keep {
+            over_ns,
+            max_windows: args.keep_max as usize,
+            max_bytes: KEEP_MAX_BYTES,
+        }),
+        read_back: args.save.as_ref().map_or_else(String::new, |p| {
+            format!("sleeplab explain --from {}", p.display())
+        }),
     })
 }
 
 /// Runs `explain`, prints its tables and findings, writes the requested files; with a
 /// program to follow, explains that program's waits instead.
 pub fn run(args: &ExplainArgs, quiet: bool) -> anyhow::Result<i32> {
+    let program_outputs = [
+        ("--json", &args.output.json),
+        ("--csv", &args.output.csv),
+        ("--save", &args.save),
+    ];
+    if let Some(from) = &args.from {
+        super::outputs::check_outputs(&program_outputs)?;
+        return crate::experiments::explain::program::replay(
+            from,
+            args.output.json.as_deref(),
+            args.output.csv.as_deref(),
+        );
+    }
     if let Some(cfg) = program(args) {
-        for path in [&cfg.json, &cfg.csv].into_iter().flatten() {
-            sleeplab_stats::check_writable(path).map_err(UsageError::new)?;
-        }
+        super::outputs::check_outputs(&program_outputs)?;
         return crate::experiments::explain::program::run(&cfg, quiet);
+    }
+    if args.save.is_some() {
+        super::outputs::check_outputs(&program_outputs[2..])?;
+        return Err(UsageError::new(
+            "--save saves a program's trace: give --pid PID or a command after --".to_string(),
+        )
+        .into());
     }
     if args.seconds.is_some() {
         return Err(UsageError::new(

@@ -11,19 +11,27 @@
 //!
 //! * `target`: the process or command followed ([`Target`]);
 //! * `render`: the terminal summary;
-//! * `output`: the JSON document and the CSV of every wait.
+//! * `output`: the JSON document and the CSV of every wait;
+//! * `saved`: the run as a saved trace (`--save`, `--keep-over`), read back (`--from`).
 
 mod output;
 mod render;
+mod saved;
 mod target;
 
+pub use saved::KEEP_MAX_BYTES;
 pub use target::{Target, TargetSpec};
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use sleeplab_account::{Follow, Machine, Recording, accounts, find_waits, summarise, traps};
+use sleeplab_account::{
+    Follow, Found, Keep, Machine, Recording, Timeline, WakeAccount, accounts, find_waits, keep,
+    kept_waits, summarise, traps,
+};
+use sleeplab_stats::units::ns;
 
 use crate::interrupt::{EXIT_INTERRUPTED, interrupted};
 
@@ -38,6 +46,19 @@ pub struct ProgramConfig {
     pub json: Option<PathBuf>,
     /// Where to write the CSV of every wait.
     pub csv: Option<PathBuf>,
+    /// Where to save the trace (`--save`).
+    pub save: Option<PathBuf>,
+    /// Save only the windows of the waits later than a threshold (`--keep-over`).
+    pub keep: Option<Keep>,
+    /// The command line that reads the saved trace back, as the command layer words it.
+    pub read_back: String,
+}
+
+/// Where the account's outputs go.
+#[derive(Debug, Clone, Copy)]
+struct Outputs<'a> {
+    json: Option<&'a Path>,
+    csv: Option<&'a Path>,
 }
 
 /// How often the run checks whether to stop.
@@ -88,7 +109,7 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
     }
     let ended = target.finish();
     let run = output::Run {
-        target: &target,
+        target: target.followed(),
         seconds,
         exited_after,
         ended,
@@ -101,7 +122,7 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         let note = status.and_then(|s| s.note).unwrap_or_default();
         let (before, after) = (before.unwrap_or_default(), after.unwrap_or_default());
         print!("{}", render::proc_only(&note, &run, &before, &after));
-        for path in [&cfg.json, &cfg.csv].into_iter().flatten() {
+        for path in [&cfg.json, &cfg.csv, &cfg.save].into_iter().flatten() {
             eprintln!(
                 "sleeplab: {} not written: a program's waits need the kernel's account",
                 path.display()
@@ -109,26 +130,142 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         }
         return Ok(code);
     };
-    let mut found = find_waits(&tl, None);
+    let found = find_waits(&tl, None);
     let irq_names =
         device_irq_names(&std::fs::read_to_string("/proc/interrupts").unwrap_or_default());
-    found.name_device_irqs(|n| irq_names.get(&n).cloned());
-    // Each wait's account, once: the summary and the CSV both read it.
+    let hypervisor = sleeplab::system::hypervisor().is_some();
+    // Each wait's account, once: the summary, the CSV and the flight recorder read it.
     let split = accounts(&tl, &found.waits);
-    let calls = summarise(&found, &split, run.lost_events);
-    let trapped = traps(&found.waits);
-    let machine = Machine::with_hypervisor(sleeplab::system::hypervisor().is_some());
-    print!(
-        "{}",
-        render::render(&run, &found, &calls, &trapped, machine)
-    );
-    if let Some(path) = &cfg.json {
-        output::write_json(path, &run, &found, &calls, &trapped)?;
-    }
-    if let Some(path) = &cfg.csv {
-        output::write_csv(path, &found, &split)?;
+    let saved_note = match &cfg.save {
+        Some(path) => Some(save(
+            path, &run, &tl, &found, &split, &irq_names, hypervisor, cfg,
+        )?),
+        None => None,
+    };
+    let outputs = Outputs {
+        json: cfg.json.as_deref(),
+        csv: cfg.csv.as_deref(),
+    };
+    explain(&run, found, &split, &irq_names, hypervisor, outputs)?;
+    if let Some(note) = saved_note {
+        println!("{note}");
     }
     Ok(code)
+}
+
+/// Reads the saved trace at `path` and prints (and writes) the account it holds: the
+/// same as the live run's, for the whole run or for each kept wait.
+pub fn replay(path: &Path, json: Option<&Path>, csv: Option<&Path>) -> anyhow::Result<i32> {
+    let (meta, captured, windows) = saved::read(path)?;
+    let events = captured.events.len();
+    let tl = Timeline::of(captured);
+    let mut found = find_waits(&tl, None);
+    let what = match &meta.kept {
+        None => format!("the whole run, {events} events"),
+        Some(k) => {
+            found = kept_waits(&found, &windows);
+            found.untimed = k.untimed;
+            found.unpaired = k.unpaired;
+            format!(
+                "the windows of {} of the {} waits later than {} past their deadline (of {} waits with a timeout); the account below is of those waits alone",
+                found.waits.len(),
+                k.over,
+                ns(k.over_ns as f64),
+                k.waits
+            )
+        }
+    };
+    println!("From the saved trace {}: {what}.", path.display());
+    let split = accounts(&tl, &found.waits);
+    explain(
+        &meta.run,
+        found,
+        &split,
+        &meta.irq_names,
+        meta.hypervisor,
+        Outputs { json, csv },
+    )?;
+    Ok(0)
+}
+
+/// Prints the account of the waits `found` (each split in `split`, by index) and writes
+/// the files asked for.
+fn explain(
+    run: &output::Run,
+    mut found: Found,
+    split: &[Option<WakeAccount>],
+    irq_names: &BTreeMap<i32, String>,
+    hypervisor: bool,
+    outputs: Outputs<'_>,
+) -> anyhow::Result<()> {
+    found.name_device_irqs(|n| irq_names.get(&n).cloned());
+    let calls = summarise(&found, split, run.lost_events);
+    let trapped = traps(&found.waits);
+    let machine = Machine::with_hypervisor(hypervisor);
+    print!("{}", render::render(run, &found, &calls, &trapped, machine));
+    if let Some(path) = outputs.json {
+        output::write_json(path, run, &found, &calls, &trapped)?;
+    }
+    if let Some(path) = outputs.csv {
+        output::write_csv(path, &found, split)?;
+    }
+    Ok(())
+}
+
+/// Saves the run's trace to `path` (the kept windows only, with `keep`); the line that
+/// says what was saved.
+#[allow(clippy::too_many_arguments)]
+fn save(
+    path: &Path,
+    run: &output::Run,
+    tl: &Timeline,
+    found: &Found,
+    split: &[Option<WakeAccount>],
+    irq_names: &BTreeMap<i32, String>,
+    hypervisor: bool,
+    cfg: &ProgramConfig,
+) -> anyhow::Result<String> {
+    let Some(k) = cfg.keep else {
+        let (events, _) = saved::write(path, run, irq_names, hypervisor, saved::Saving::Whole(tl))?;
+        return Ok(format!(
+            "Saved the whole trace to {} ({events} events): `{}` reads it back.",
+            path.display(),
+            cfg.read_back
+        ));
+    };
+    let kept = keep(tl, found, split, &k);
+    let saving = saved::Saving::Kept {
+        timeline: tl,
+        kept: &kept,
+        keep: k,
+        counts: (found.waits.len(), found.untimed, found.unpaired),
+    };
+    let (events, windows) = saved::write(path, run, irq_names, hypervisor, saving)?;
+    let mut line = format!(
+        "Kept {windows} of the {} waits later than {} past their deadline in {} ({events} events)",
+        kept.over,
+        ns(k.over_ns as f64),
+        path.display()
+    );
+    if kept.dropped > 0 {
+        line.push_str(&format!(
+            "; {} less late ones not kept (at most {} windows of about {} MiB)",
+            kept.dropped,
+            k.max_windows,
+            k.max_bytes >> 20
+        ));
+    }
+    if windows > 0 {
+        line.push_str(&format!(": `{}` reads them back", cfg.read_back));
+    }
+    if kept.unequal > 0 {
+        line.push_str(&format!(
+            "; {} not kept: their account needed events from more than 1 s before the wait",
+            kept.unequal
+        ));
+    }
+    line.push('.');
+    Ok(line)
 }
 
 /// A bar over the seconds asked for, or a spinner until the program exits; `None` when
@@ -157,7 +294,7 @@ fn progress(seconds: Option<f64>, target: &Target, quiet: bool) -> Option<Progre
 /// The device interrupts' names by number, from the text of `/proc/interrupts`: the
 /// last word of each numbered line (the handler's name, `virtio0-input.0`); none where
 /// the file is unreadable.
-fn device_irq_names(text: &str) -> std::collections::HashMap<i32, String> {
+fn device_irq_names(text: &str) -> BTreeMap<i32, String> {
     text.lines()
         .filter_map(|l| {
             let mut words = l.split_whitespace();

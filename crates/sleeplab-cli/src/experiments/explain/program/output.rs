@@ -5,23 +5,32 @@
 use std::path::Path;
 
 use anyhow::Context as _;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sleeplab_account::{CallSummary, Ending, Found, ProgramWait, Timeout, Trap, WakeAccount};
 use sleeplab_stats::atomic_write;
-
-use super::target::Target;
 
 /// The JSON document's `format`.
 pub const FORMAT: &str = "sleeplab program waits";
 /// The JSON document's and the CSV's version (the CSV's `schema_version` column).
 pub const VERSION: u32 = 1;
 
-/// The run, as the outputs tell it.
-#[derive(Debug)]
-pub struct Run<'a> {
+/// The program followed, as the outputs and a saved trace tell it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Followed {
+    /// Its process id.
+    pub pid: i32,
+    /// Its name when it was found.
+    pub comm: String,
+    /// The command line given, for a command started for the run.
+    pub command: Option<Vec<String>>,
+}
+
+/// The run, as the outputs (and a saved trace) tell it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
     /// The program followed.
-    pub target: &'a Target,
+    pub target: Followed,
     /// How long it was followed, s.
     pub seconds: f64,
     /// When it exited during the run, s after the start.
@@ -37,7 +46,7 @@ pub struct Run<'a> {
 /// Writes the JSON document to `path`.
 pub fn write_json(
     path: &Path,
-    run: &Run<'_>,
+    run: &Run,
     found: &Found,
     calls: &[CallSummary],
     traps: &[Trap],
@@ -49,7 +58,7 @@ pub fn write_json(
 
 /// The JSON document.
 pub fn document(
-    run: &Run<'_>,
+    run: &Run,
     found: &Found,
     calls: &[CallSummary],
     traps: &[Trap],

@@ -12,7 +12,7 @@ use super::target::ThreadCounts;
 
 /// The summary of a traced run.
 pub fn render(
-    run: &Run<'_>,
+    run: &Run,
     found: &Found,
     calls: &[CallSummary],
     traps: &[Trap],
@@ -115,12 +115,7 @@ pub fn render(
 
 /// What `/proc` told of each thread, after the note that says why the kernel's
 /// account is missing.
-pub fn proc_only(
-    note: &str,
-    run: &Run<'_>,
-    before: &[ThreadCounts],
-    after: &[ThreadCounts],
-) -> String {
+pub fn proc_only(note: &str, run: &Run, before: &[ThreadCounts], after: &[ThreadCounts]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", headline(run));
     let _ = writeln!(out, "{note}");
@@ -162,8 +157,8 @@ pub fn proc_only(
 }
 
 /// One line on the run: what was followed, for how long, how it ended.
-fn headline(run: &Run<'_>) -> String {
-    let t = run.target;
+fn headline(run: &Run) -> String {
+    let t = &run.target;
     let what = match &t.command {
         Some(argv) => format!("`{}` (pid {})", command_line(argv), t.pid),
         None => format!("{} (pid {})", t.comm, t.pid),

@@ -53,6 +53,15 @@ impl Target {
         }
     }
 
+    /// What the outputs tell of it.
+    pub fn followed(&self) -> super::output::Followed {
+        super::output::Followed {
+            pid: self.pid,
+            comm: self.comm.clone(),
+            command: self.command.clone(),
+        }
+    }
+
     /// Lets a held command run (a process found by its id runs already).
     pub fn release(&mut self) {
         if let Some((_, gate)) = &mut self.child
