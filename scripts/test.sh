@@ -58,6 +58,9 @@ cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/host-gaps.c -lpthread
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/wake-gaps.c -lpthread
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/host-spin.c
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/rearm-cost.c
+# The ground truth of explain for a program: its known waits, and its known cause.
+cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/program-target.c
+cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/program-hog.c
 # The door benchmark's C harness, against the built library.
 cc -O2 -std=c11 -Wall -Wextra -Werror -Iinclude -o /dev/null crates/sleeplab-ffi/bench/doors.c \
     -L"$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release" -lsleeplab -lpthread
