@@ -314,17 +314,21 @@ fn a_saved_trace_reads_back_the_same_account() {
 
 /// The saved trace in the capture crate's test data (two kept windows of a python
 /// loop's 2 ms sleeps) reads anywhere, root or not: both waits, each later than the
-/// 60 µs it was kept over.
+/// 60 µs it was kept over; its report page holds the same table and the account's
+/// chart.
 #[test]
 fn a_saved_trace_reads_without_root() {
     let dir = tempfile::tempdir().unwrap();
     let j = dir.path().join("w.json");
+    let report = dir.path().join("report");
     let file = common::repo_root().join("crates/sleeplab-capture/testdata/saved/sleep-2ms.sltrace");
     let out = Command::new(bin())
         .args(["explain", "--from"])
         .arg(&file)
         .arg("--json")
         .arg(&j)
+        .arg("--report")
+        .arg(&report)
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
@@ -341,4 +345,15 @@ fn a_saved_trace_reads_without_root() {
         let late = w["exit_ns"].as_u64().unwrap() - w["deadline_ns"].as_u64().unwrap();
         assert!(late > 60_000, "{w}");
     }
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    for needle in [
+        "clock_nanosleep",
+        "id=\"program-account\"",
+        "<svg",
+        "Lateness past the deadline",
+        "late p50",
+    ] {
+        assert!(html.contains(needle), "the page holds {needle}");
+    }
+    assert!(text.contains("Report: "), "{text}");
 }

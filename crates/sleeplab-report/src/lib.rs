@@ -35,6 +35,7 @@ pub use answer::{Answer, AnswerLine};
 pub use compare::{Fleet, Matched, Pair, Rendered, Sides, View};
 pub use findings::Finding;
 pub use html::Page;
+pub use sections::program::{ProgramPage, program_page};
 pub use sleeplab_stats::wrap;
 pub use view::{MainSweep, Results};
 

@@ -4,7 +4,7 @@ use super::args::{self, List, OutputArgs, ThreadArgs};
 use super::tail;
 use crate::contenders::{self, strategies};
 use crate::error::UsageError;
-use crate::experiments::explain::program::{KEEP_MAX_BYTES, ProgramConfig, TargetSpec};
+use crate::experiments::explain::program::{KEEP_MAX_BYTES, Outputs, ProgramConfig, TargetSpec};
 use crate::experiments::explain::{
     DEFAULT_DURATIONS, DEFAULT_ITERATIONS, DEFAULT_MECHANISMS, ExplainConfig, ExplainItem,
 };
@@ -69,6 +69,10 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = keep_max,
           default_value = "100", requires = "keep_over")]
     pub keep_max: u64,
+    /// Draw a program's waits as a report page, DIR/index.html (with --pid, a command
+    /// or --from).
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<std::path::PathBuf>,
     /// Explain a program's waits from a saved trace (`--save`) instead of a live run.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["pid", "command", "seconds", "save"])]
     pub from: Option<std::path::PathBuf>,
@@ -182,6 +186,7 @@ pub fn program(args: &ExplainArgs) -> Option<ProgramConfig> {
         seconds: args.seconds.map(|s| s as f64),
         json: args.output.json.clone(),
         csv: args.output.csv.clone(),
+        report: args.report.clone(),
         save: args.save.clone(),
         keep: args.keep_over.map(|over_ns| Keep {
             over_ns,
@@ -202,23 +207,38 @@ pub fn run(args: &ExplainArgs, quiet: bool) -> anyhow::Result<i32> {
         ("--csv", &args.output.csv),
         ("--save", &args.save),
     ];
+    let cfg = program(args);
+    let prepare_report = || match &args.report {
+        Some(dir) => super::outputs::prepare_dir_for("--report", dir),
+        None => Ok(()),
+    };
     if let Some(from) = &args.from {
         super::outputs::check_outputs(&program_outputs)?;
+        // The report directory is made once the saved trace has been read.
         return crate::experiments::explain::program::replay(
             from,
-            args.output.json.as_deref(),
-            args.output.csv.as_deref(),
+            Outputs {
+                json: args.output.json.as_deref(),
+                csv: args.output.csv.as_deref(),
+                report: args.report.as_deref(),
+            },
+            prepare_report,
         );
     }
-    if let Some(cfg) = program(args) {
+    if let Some(cfg) = cfg {
         super::outputs::check_outputs(&program_outputs)?;
+        prepare_report()?;
         return crate::experiments::explain::program::run(&cfg, quiet);
     }
-    if args.save.is_some() {
-        super::outputs::check_outputs(&program_outputs[2..])?;
-        return Err(UsageError::new(
-            "--save saves a program's trace: give --pid PID or a command after --".to_string(),
-        )
+    let only_a_programs = [
+        ("--save", args.save.as_deref()),
+        ("--report", args.report.as_deref()),
+    ];
+    if let Some((flag, path)) = only_a_programs.iter().find_map(|(f, p)| Some((f, (*p)?))) {
+        return Err(UsageError::new(format!(
+            "{flag} {:?} is for a program's waits: give --pid PID or a command after --",
+            path.display().to_string()
+        ))
         .into());
     }
     if args.seconds.is_some() {

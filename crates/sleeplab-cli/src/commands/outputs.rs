@@ -73,8 +73,17 @@ fn same_file_key(p: &Path) -> PathBuf {
 
 /// Checks (and creates) a report directory before anything is measured or written.
 pub fn prepare_dir(dir: &Path) -> Result<(), UsageError> {
-    let bad =
-        |why: String| UsageError::new(format!("invalid -o {:?}: {why}", dir.display().to_string()));
+    prepare_dir_for("-o", dir)
+}
+
+/// [`prepare_dir`] for the directory given by `flag`, which its errors name.
+pub fn prepare_dir_for(flag: &str, dir: &Path) -> Result<(), UsageError> {
+    let bad = |why: String| {
+        UsageError::new(format!(
+            "invalid {flag} {:?}: {why}",
+            dir.display().to_string()
+        ))
+    };
     if dir.as_os_str().is_empty() {
         return Err(bad("empty path".into()));
     }

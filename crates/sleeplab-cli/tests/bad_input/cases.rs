@@ -131,6 +131,9 @@ pub const CASES: &[Case] = &[
     case(&["explain", "--from", "%trace-truncated.sltrace"], "trace-truncated.sltrace: truncated"),
     case(&["explain", "--from", "%trace-v2.sltrace"], "trace-v2.sltrace: saved trace version 2"),
     case(&["explain", "--from", "%trace-badmeta.sltrace"], "trace-badmeta.sltrace: corrupt: the run's description"),
+    case(&["explain", "--from", "%trace-v2.sltrace", "--report", "@O"], "trace-v2.sltrace"),
+    case(&["explain", "--report", "@O"], "--report"),
+    case(&["explain", "--from", "%good.sltrace", "--report", "%file"], "not a directory"),
     case(&["simulate", "--seed", "18446744073709551616", "--json", "@J"], "18446744073709551616"),
     // Unknown names.
     case(&["sweep", "--mechanisms", "nanoslep", "--json", "@J"], "nanoslep"),

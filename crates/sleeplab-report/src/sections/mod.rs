@@ -12,6 +12,7 @@ pub(crate) mod explain;
 pub(crate) mod frontier;
 pub(crate) mod notes;
 pub(crate) mod precise;
+pub(crate) mod program;
 pub(crate) mod runtimes;
 pub(crate) mod seeds;
 pub(crate) mod short;

@@ -21,7 +21,7 @@ use crate::units::ns;
 use crate::view::{Results, distinct};
 use plotters::style::RGBColor;
 use sleeplab_account::{
-    CellAccount, Component, Composition, Machine, TracedCells, Tracing, cell_sentence,
+    CellAccount, Component, Composition, Explanation, Machine, TracedCells, Tracing, cell_sentence,
     traced_counts,
 };
 use sleeplab_results::{Hint, Wording};
@@ -197,13 +197,12 @@ fn mechanisms<'b>(cells: &'b [CellAccount<'_>]) -> Vec<&'b str> {
     out
 }
 
-/// The components with time in any typical or tail bar of `cells`, in the wake's order.
-fn present(cells: &[CellAccount<'_>]) -> Vec<Component> {
+/// The components with time in any typical or tail bar of `xs`, in the wake's order.
+fn present(xs: &[&Explanation]) -> Vec<Component> {
     Component::ALL
         .into_iter()
         .filter(|k| {
-            cells.iter().any(|c| {
-                let x = c.explanation;
+            xs.iter().any(|x| {
                 [&x.typical, &x.tail]
                     .into_iter()
                     .flatten()
@@ -245,9 +244,23 @@ pub(crate) fn stacks(
     show_slack: bool,
     machine: Machine,
 ) -> Vec<Stacked> {
-    let comps = present(cells);
     let several = mechanisms(cells).len() > 1;
-    let row_name = |c: &CellAccount<'_>, show_slack| row_name(c, show_slack, several);
+    let rows: Vec<(String, &Explanation)> = cells
+        .iter()
+        .map(|c| (row_name(c, show_slack, several), c.explanation))
+        .collect();
+    stacks_of(mech, &rows, machine)
+}
+
+/// [`stacks`] of named bars: each row's name and its explanation (a cell's, or a
+/// program's call's).
+pub(crate) fn stacks_of(
+    mech: &str,
+    rows: &[(String, &Explanation)],
+    machine: Machine,
+) -> Vec<Stacked> {
+    let xs: Vec<&Explanation> = rows.iter().map(|(_, x)| *x).collect();
+    let comps = present(&xs);
     let segments: Vec<(String, RGBColor)> = comps
         .iter()
         .map(|&k| (k.legend(machine), component_color(k)))
@@ -264,75 +277,79 @@ pub(crate) fn stacks(
     };
     let typical = chart(
         format!("{mech}: the typical wake (p40–p60)"),
-        cells
-            .iter()
-            .map(|c| bar(row_name(c, show_slack), c.explanation.typical.as_ref()))
+        rows.iter()
+            .map(|(name, x)| bar(name.clone(), x.typical.as_ref()))
             .collect(),
     );
-    if cells.iter().all(|c| c.explanation.tail.is_none()) {
+    if xs.iter().all(|x| x.tail.is_none()) {
         return vec![typical];
     }
-    let tail_bar = |c: &CellAccount<'_>, name: String| match &c.explanation.tail {
+    let tail_bar = |x: &Explanation, name: String| match &x.tail {
         Some(t) => bar(name, Some(t)),
-        None => bar(format!("{name} (n {} < 100)", c.explanation.wakes), None),
+        None => bar(format!("{name} (n {} < 100)", x.wakes), None),
     };
     let tail = chart(
         format!("{mech}: the tail (≥ p99)"),
-        cells
-            .iter()
-            .map(|c| tail_bar(c, row_name(c, show_slack)))
+        rows.iter()
+            .map(|(name, x)| tail_bar(x, name.clone()))
             .collect(),
     );
     if tail.longest() > SHARED_AXIS_MAX_RATIO * typical.longest() {
         return vec![typical, tail];
     }
-    let rows = cells
+    let bars = rows
         .iter()
-        .flat_map(|c| {
-            let name = row_name(c, show_slack);
+        .flat_map(|(name, x)| {
             [
-                bar(format!("{name}: typical"), c.explanation.typical.as_ref()),
-                tail_bar(c, format!("{name}: tail")),
+                bar(format!("{name}: typical"), x.typical.as_ref()),
+                tail_bar(x, format!("{name}: tail")),
             ]
         })
         .collect();
     vec![chart(
         format!("{mech}: the typical wake and the tail"),
-        rows,
+        bars,
     )]
 }
 
 /// The chart (or pair) of `cells`, its legend of components and its caption.
 fn figures(prefix: &str, cells: &[CellAccount<'_>], show_slack: bool, machine: Machine) -> Block {
-    let specs = stacks("each cell", cells, show_slack, machine);
-    let id = format!("{prefix}-cells");
+    let caption = "A bar per cell: the mean lateness of its typical wakes (ranked between \
+                   the p40 and p60), split into what happened, and of its slowest (at or \
+                   above the p99, where n ≥ 100 resolves one); each cell's numbers in a \
+                   sentence below.";
+    figures_of(
+        &format!("{prefix}-cells"),
+        "each cell",
+        stacks("each cell", cells, show_slack, machine),
+        caption,
+    )
+}
+
+/// The chart (or pair) `specs` (of `what`: "each cell"), anchored at `id`, with their
+/// legend of components and `caption`.
+pub(crate) fn figures_of(id: &str, what: &str, specs: Vec<Stacked>, caption: &str) -> Block {
+    let id = id.to_string();
     let legend: Vec<(String, String)> = specs[0]
         .segments
         .iter()
         .map(|(name, c)| (name.clone(), css(*c)))
         .collect();
-    let caption = "A bar per cell: the mean lateness of its typical wakes (ranked between \
-                   the p40 and p60), split into what happened, and of its slowest (at or \
-                   above the p99, where n ≥ 100 resolves one); each cell's numbers in a \
-                   sentence below."
-        .to_string();
+    let caption = caption.to_string();
     let pair = specs.len() > 1;
     let mut charts: Vec<_> = specs
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let (id, what) = if i == 0 {
+            let (id, label) = if i == 0 {
                 (id.clone(), "where the lateness of its wakes went")
             } else {
                 (format!("{id}-tail"), "where the lateness of its tail went")
             };
             let width = if pair { WIDTH.1 } else { WIDTH.0 };
-            chart(
-                &id,
-                &format!("each cell: {what}"),
-                (width, s.height()),
-                |a| s.draw(a),
-            )
+            chart(&id, &format!("{what}: {label}"), (width, s.height()), |a| {
+                s.draw(a)
+            })
         })
         .collect();
     if pair {
@@ -368,36 +385,53 @@ pub(crate) fn table(
     kernel: bool,
     machine: Machine,
 ) -> Table {
-    let comps: Vec<Component> = Component::ALL
-        .into_iter()
-        .filter(|&k| {
-            cells
-                .iter()
-                .any(|c| c.explanation.component(k).is_some_and(|s| s.mean_ns > 0.0))
-        })
-        .collect();
-    let mut header: Vec<String> = ["mechanism", "requested", "load"]
+    let mut keys: Vec<String> = ["mechanism", "requested", "load"]
         .map(String::from)
         .to_vec();
     if show_slack {
-        header.push("slack".into());
+        keys.push("slack".into());
     }
+    let rows: Vec<(Vec<Cell>, &Explanation)> = cells
+        .iter()
+        .map(|c| {
+            let mut key = vec![
+                Cell::Text(c.mechanism.to_string()),
+                Cell::Text(ns(c.requested_ns as f64)),
+                Cell::Num(c.load.to_string()),
+            ];
+            if show_slack {
+                key.push(Cell::Num(ns(c.timer_slack_ns as f64)));
+            }
+            (key, c.explanation)
+        })
+        .collect();
+    table_of(keys, &rows, kernel, machine)
+}
+
+/// [`table`] of any rows: each row's key cells (under `keys`) and its explanation (a
+/// cell's, or a program's call's).
+pub(crate) fn table_of(
+    keys: Vec<String>,
+    rows: &[(Vec<Cell>, &Explanation)],
+    kernel: bool,
+    machine: Machine,
+) -> Table {
+    let comps: Vec<Component> = Component::ALL
+        .into_iter()
+        .filter(|&k| {
+            rows.iter()
+                .any(|(_, x)| x.component(k).is_some_and(|s| s.mean_ns > 0.0))
+        })
+        .collect();
+    let mut header = keys;
     header.extend(["n", "late p50", "late p99"].map(String::from));
     if kernel {
         header.push("untraced".into());
     }
     header.extend(comps.iter().map(|k| k.label(machine).to_string()));
     let mut t = Table::new(header);
-    for c in cells {
-        let x = c.explanation;
-        let mut row = vec![
-            Cell::Text(c.mechanism.to_string()),
-            Cell::Text(ns(c.requested_ns as f64)),
-            Cell::Num(c.load.to_string()),
-        ];
-        if show_slack {
-            row.push(Cell::Num(ns(c.timer_slack_ns as f64)));
-        }
+    for (key, x) in rows {
+        let mut row = key.clone();
         row.extend([
             Cell::Num(x.wakes.to_string()),
             Cell::Num(ns(x.lateness.median_ns)),

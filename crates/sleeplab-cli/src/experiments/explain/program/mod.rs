@@ -11,10 +11,11 @@
 //!
 //! * `target`: the process or command followed ([`Target`]);
 //! * `render`: the terminal summary;
-//! * `output`: the JSON document and the CSV of every wait;
+//! * `output`: the JSON document and the CSV of every wait; `page`: the report page;
 //! * `saved`: the run as a saved trace (`--save`, `--keep-over`), read back (`--from`).
 
 mod output;
+mod page;
 mod render;
 mod saved;
 mod target;
@@ -27,12 +28,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
+use sleeplab::system::Fingerprint;
 use sleeplab_account::{
     Follow, Found, Keep, Machine, Recording, Timeline, WakeAccount, accounts, find_waits, keep,
     kept_waits, summarise, traps,
 };
 use sleeplab_stats::units::ns;
 
+use crate::error::UsageError;
 use crate::interrupt::{EXIT_INTERRUPTED, interrupted};
 
 /// What to follow, for how long, and where to write.
@@ -46,6 +49,8 @@ pub struct ProgramConfig {
     pub json: Option<PathBuf>,
     /// Where to write the CSV of every wait.
     pub csv: Option<PathBuf>,
+    /// The report directory to draw the page in.
+    pub report: Option<PathBuf>,
     /// Where to save the trace (`--save`).
     pub save: Option<PathBuf>,
     /// Save only the windows of the waits later than a threshold (`--keep-over`).
@@ -56,9 +61,13 @@ pub struct ProgramConfig {
 
 /// Where the account's outputs go.
 #[derive(Debug, Clone, Copy)]
-struct Outputs<'a> {
-    json: Option<&'a Path>,
-    csv: Option<&'a Path>,
+pub struct Outputs<'a> {
+    /// The JSON document of every wait.
+    pub json: Option<&'a Path>,
+    /// The CSV of every wait.
+    pub csv: Option<&'a Path>,
+    /// The report directory (its `index.html`).
+    pub report: Option<&'a Path>,
 }
 
 /// How often the run checks whether to stop.
@@ -122,7 +131,10 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         let note = status.and_then(|s| s.note).unwrap_or_default();
         let (before, after) = (before.unwrap_or_default(), after.unwrap_or_default());
         print!("{}", render::proc_only(&note, &run, &before, &after));
-        for path in [&cfg.json, &cfg.csv, &cfg.save].into_iter().flatten() {
+        for path in [&cfg.json, &cfg.csv, &cfg.save, &cfg.report]
+            .into_iter()
+            .flatten()
+        {
             eprintln!(
                 "sleeplab: {} not written: a program's waits need the kernel's account",
                 path.display()
@@ -145,8 +157,10 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
     let outputs = Outputs {
         json: cfg.json.as_deref(),
         csv: cfg.csv.as_deref(),
+        report: cfg.report.as_deref(),
     };
-    explain(&run, found, &split, &irq_names, hypervisor, outputs)?;
+    let machine = Fingerprint::collect();
+    explain(&run, found, &split, &irq_names, &machine, outputs)?;
     if let Some(note) = saved_note {
         println!("{note}");
     }
@@ -154,9 +168,15 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
 }
 
 /// Reads the saved trace at `path` and prints (and writes) the account it holds: the
-/// same as the live run's, for the whole run or for each kept wait.
-pub fn replay(path: &Path, json: Option<&Path>, csv: Option<&Path>) -> anyhow::Result<i32> {
+/// same as the live run's, for the whole run or for each kept wait. `prepare` runs once
+/// the file has been read, before anything is written (it makes the report directory).
+pub fn replay(
+    path: &Path,
+    outputs: Outputs<'_>,
+    prepare: impl FnOnce() -> Result<(), UsageError>,
+) -> anyhow::Result<i32> {
     let (meta, captured, windows) = saved::read(path)?;
+    prepare()?;
     let events = captured.events.len();
     let tl = Timeline::of(captured);
     let mut found = find_waits(&tl, None);
@@ -182,32 +202,36 @@ pub fn replay(path: &Path, json: Option<&Path>, csv: Option<&Path>) -> anyhow::R
         found,
         &split,
         &meta.irq_names,
-        meta.hypervisor,
-        Outputs { json, csv },
+        &meta.fingerprint,
+        outputs,
     )?;
     Ok(0)
 }
 
-/// Prints the account of the waits `found` (each split in `split`, by index) and writes
-/// the files asked for.
+/// Prints the account of the waits `found` (each split in `split`, by index) on
+/// `machine` and writes the files asked for.
 fn explain(
     run: &output::Run,
     mut found: Found,
     split: &[Option<WakeAccount>],
     irq_names: &BTreeMap<i32, String>,
-    hypervisor: bool,
+    machine: &Fingerprint,
     outputs: Outputs<'_>,
 ) -> anyhow::Result<()> {
     found.name_device_irqs(|n| irq_names.get(&n).cloned());
     let calls = summarise(&found, split, run.lost_events);
     let trapped = traps(&found.waits);
-    let machine = Machine::with_hypervisor(hypervisor);
-    print!("{}", render::render(run, &found, &calls, &trapped, machine));
+    let words = Machine::of(machine);
+    print!("{}", render::render(run, &found, &calls, &trapped, words));
     if let Some(path) = outputs.json {
         output::write_json(path, run, &found, &calls, &trapped)?;
     }
     if let Some(path) = outputs.csv {
         output::write_csv(path, &found, split)?;
+    }
+    if let Some(dir) = outputs.report {
+        let index = page::write(dir, run, &found, &calls, &trapped, machine)?;
+        println!("Report: {}", index.display());
     }
     Ok(())
 }

@@ -1,16 +1,18 @@
-//! The terminal summary of a program's waits: one line on the run, a row per call
-//! (how many waits, how they ended, the lateness of those their timer ended), where that
-//! lateness went, and the traps found; without the kernel's account, what `/proc` told.
+//! The summary of a program's waits: one line on the run, a row per call (how many
+//! waits, how they ended, the lateness of those their timer ended), where that lateness
+//! went, who held the CPU, the interrupts and the traps found; without the kernel's
+//! account, what `/proc` told. The parts before and after the account are views
+//! ([`summary`], [`after`]): the terminal prints them and the report page draws them.
 
 use std::fmt::Write;
 
 use sleeplab_account::{CallSummary, Explanation, Found, Machine, Tracing, Trap, components_table};
-use sleeplab_stats::{Stat, fit_lines, new_table, terminal_width, units::ns};
+use sleeplab_stats::{Cell, Stat, Table, View, fit_lines, new_table, terminal_width, units::ns};
 
 use super::output::Run;
 use super::target::ThreadCounts;
 
-/// The summary of a traced run.
+/// The summary of a traced run: [`summary`], where the lateness went, then [`after`].
 pub fn render(
     run: &Run,
     found: &Found,
@@ -18,52 +20,7 @@ pub fn render(
     traps: &[Trap],
     machine: Machine,
 ) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{}", headline(run));
-    let _ = writeln!(
-        out,
-        "{} waits with a timeout; {} calls waiting for an event only; {} whose entry or return was not recorded; {} events lost.",
-        found.waits.len(),
-        found.untimed,
-        found.unpaired,
-        run.lost_events
-    );
-    if calls.is_empty() {
-        let _ = writeln!(out, "No wait with a timeout was recorded.");
-        return fit(&out);
-    }
-    let mut t = new_table([
-        "call", "waits", "timer", "woken", "signal", "no block", "early", "n", "p50", "p99", "max",
-    ]);
-    t.set_keys(1);
-    for c in calls {
-        let q = |s: Stat| c.lateness.get(s).map_or_else(|| "–".to_string(), ns);
-        t.add_row(vec![
-            c.call.name().to_string(),
-            c.waits.to_string(),
-            c.timer.to_string(),
-            c.woken.to_string(),
-            c.signal.to_string(),
-            c.never_blocked.to_string(),
-            c.early.to_string(),
-            c.lateness.count.to_string(),
-            q(Stat::Median),
-            q(Stat::P99),
-            q(Stat::Max),
-        ]);
-    }
-    let _ = writeln!(
-        out,
-        "\nLateness past the deadline of the waits their timer ended (n of them); waits woken or interrupted early are counted apart:"
-    );
-    let _ = writeln!(out, "{t}");
-    let unrecorded: u64 = calls.iter().map(|c| c.unrecorded).sum();
-    if unrecorded > 0 {
-        let _ = writeln!(
-            out,
-            "{unrecorded} waits blocked with neither their timer's expiry nor a wakeup on record (lost events): how they ended is unknown, and they are in no column above but `waits`."
-        );
-    }
+    let mut out = summary(run, found, calls).terminal();
     let rows: Vec<(Vec<String>, &Explanation)> = calls
         .iter()
         .filter_map(|c| Some((vec![c.call.name().to_string()], c.explanation.as_ref()?)))
@@ -77,8 +34,64 @@ pub fn render(
             machine,
         ));
     }
-    per_call(
-        &mut out,
+    out.push_str(&after(calls, traps).terminal());
+    fit(out.trim_start_matches('\n'))
+}
+
+/// What comes before the account of the lateness, for the terminal and the page alike:
+/// the run, the counts, a row per call, the waits whose ending is unknown.
+pub fn summary(run: &Run, found: &Found, calls: &[CallSummary]) -> View {
+    let mut v = View::new("program", "The waits, per call").text(format!(
+        "{}\n{} waits with a timeout; {} calls waiting for an event only; {} whose entry or return was not recorded; {} events lost.",
+        headline(run),
+        found.waits.len(),
+        found.untimed,
+        found.unpaired,
+        run.lost_events
+    ));
+    if calls.is_empty() {
+        return v.text("No wait with a timeout was recorded.");
+    }
+    let mut t = Table::new([
+        "call", "waits", "timer", "woken", "signal", "no block", "early", "n", "p50", "p99", "max",
+    ]);
+    for c in calls {
+        let q = |s: Stat| Cell::Num(c.lateness.get(s).map_or_else(|| "–".to_string(), ns));
+        let n = |v: u64| Cell::Num(v.to_string());
+        t.row(vec![
+            Cell::Text(c.call.name().to_string()),
+            n(c.waits),
+            n(c.timer),
+            n(c.woken),
+            n(c.signal),
+            n(c.never_blocked),
+            n(c.early),
+            n(c.lateness.count),
+            q(Stat::Median),
+            q(Stat::P99),
+            q(Stat::Max),
+        ]);
+    }
+    v = v
+        .text("Lateness past the deadline of the waits their timer ended (n of them); waits woken or interrupted early are counted apart:")
+        .table(t);
+    let unrecorded: u64 = calls.iter().map(|c| c.unrecorded).sum();
+    if unrecorded > 0 {
+        v = v.text(format!(
+            "{unrecorded} waits blocked with neither their timer's expiry nor a wakeup on record (lost events): how they ended is unknown, and they are in no column above but `waits`."
+        ));
+    }
+    v
+}
+
+/// What comes after the account, for the terminal and the page alike: who held the CPU,
+/// what the kernel ran on it, the traps.
+pub fn after(calls: &[CallSummary], traps: &[Trap]) -> View {
+    let mut v = View::new(
+        "program-interferers",
+        "Who and what got in the way, and the traps",
+    );
+    if let Some(text) = per_call(
         "Who held the CPU while they waited for it (run-queue time, most first):",
         calls,
         |c| {
@@ -91,9 +104,10 @@ pub fn render(
                 })
                 .collect()
         },
-    );
-    per_call(
-        &mut out,
+    ) {
+        v = v.text(text);
+    }
+    if let Some(text) = per_call(
         "What the kernel ran on their CPU between deadline and return (interrupts, softirqs; most time first):",
         calls,
         |c| {
@@ -103,14 +117,17 @@ pub fn render(
                 .map(|i| format!("{} ({} in {})", i.name, ns(i.ns as f64), waits(i.waits)))
                 .collect()
         },
-    );
-    if !traps.is_empty() {
-        let _ = writeln!(out, "\nTraps:");
-        for trap in traps {
-            let _ = writeln!(out, "  • {}", trap.sentence().text);
-        }
+    ) {
+        v = v.text(text);
     }
-    fit(&out)
+    if !traps.is_empty() {
+        let lines: Vec<String> = traps
+            .iter()
+            .map(|t| format!("  • {}", t.sentence().text))
+            .collect();
+        v = v.text(format!("Traps:\n{}", lines.join("\n")));
+    }
+    v
 }
 
 /// What `/proc` told of each thread, after the note that says why the kernel's
@@ -195,14 +212,13 @@ fn fit(text: &str) -> String {
     fit_lines(text, terminal_width())
 }
 
-/// Under `title`, a line per call of the items `items` gives it (calls with none left
-/// out); nothing at all where no call has any.
+/// `title`, then a line per call of the items `items` gives it (calls with none left
+/// out); `None` where no call has any.
 fn per_call(
-    out: &mut String,
     title: &str,
     calls: &[CallSummary],
     items: impl Fn(&CallSummary) -> Vec<String>,
-) {
+) -> Option<String> {
     let lines: Vec<String> = calls
         .iter()
         .filter_map(|c| {
@@ -210,12 +226,7 @@ fn per_call(
             (!top.is_empty()).then(|| format!("  • {}: {}", c.call.name(), top.join(", ")))
         })
         .collect();
-    if !lines.is_empty() {
-        let _ = writeln!(out, "\n{title}");
-        for line in lines {
-            let _ = writeln!(out, "{line}");
-        }
-    }
+    (!lines.is_empty()).then(|| format!("{title}\n{}", lines.join("\n")))
 }
 
 /// `n` waits, the noun agreeing with the count.
