@@ -38,7 +38,8 @@ STEPS=(
   "scripts/bench-trace.sh|trace-cost|ROUNDS=2 WAITS=50 REPEAT=1"
   "scripts/bench-explain.sh|explain-tail|ITERATIONS=100 ROUNDS=1"
   "scripts/explain-groundtruth.sh|explain-groundtruth|WAKES=20 ROUNDS=6 BLOCK_WAITS=20"
-  "scripts/explain-program.sh|explain-program|ROUNDS=20"
+  "scripts/explain-program.sh|explain-program|ROUNDS=20 HOG_ROUNDS=20"
+  "scripts/explain-real.sh|explain-real|SLEEPS=20"
   "scripts/bench-tune.sh|tune|QUICK=1 ROUNDS=3"
 )
 

@@ -48,6 +48,7 @@ python3 scripts/bench_async_report.py --self-test
 python3 scripts/explain_crosscheck.py --self-test
 python3 scripts/explain_independent.py --self-test
 python3 scripts/explain_program.py --self-test
+python3 scripts/explain_real.py --self-test
 python3 scripts/bench_host_report.py --self-test
 python3 scripts/bench_doors_report.py --self-test
 python3 scripts/bench_precise_why.py --self-test
