@@ -188,6 +188,24 @@ impl SavedTrace {
     }
 }
 
+impl SavedTrace {
+    /// The bytes `e` takes in a saved trace (its head and its kind's fields): what a
+    /// writer that bounds a file's size counts.
+    pub fn event_len(e: &Event) -> usize {
+        EVENT_HEAD
+            + match e.kind {
+                Kind::TimerStart { .. } => 24,
+                Kind::TimerExpire { .. } | Kind::SysExit { .. } => 16,
+                Kind::Waking { .. } => 8,
+                Kind::Switch { .. } => 48,
+                Kind::SysEnter { .. } => 56,
+                Kind::IrqEntry { .. } | Kind::IrqExit { .. } => 5,
+                Kind::IdleEnter { .. } => 4,
+                Kind::IdleExit => 0,
+            }
+    }
+}
+
 fn invalid(what: &'static str, value: u64) -> SavedTraceError {
     SavedTraceError::Invalid { what, value }
 }

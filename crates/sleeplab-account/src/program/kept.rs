@@ -6,7 +6,7 @@
 
 use crate::analysis::account::{WakeAccount, account};
 use crate::analysis::timeline::Timeline;
-use crate::capture::{Event, SavedWindow};
+use crate::capture::{Event, SavedTrace, SavedWindow};
 
 use super::{Found, ProgramWait, find_waits};
 
@@ -17,9 +17,6 @@ pub const KEEP_LOOKBACK_NS: u64 = 2_000_000;
 /// The widest lookback tried, ns.
 pub const KEEP_LOOKBACK_MAX_NS: u64 = 1_000_000_000;
 
-/// About how many bytes a saved event takes (its fixed head and an average kind).
-pub const SAVED_EVENT_BYTES: u64 = 44;
-
 /// What to keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Keep {
@@ -27,7 +24,7 @@ pub struct Keep {
     pub over_ns: u64,
     /// At most this many windows.
     pub max_windows: usize,
-    /// At most about this many bytes of events.
+    /// At most this many bytes of events.
     pub max_bytes: u64,
 }
 
@@ -40,7 +37,8 @@ pub struct Kept {
     pub events: Vec<Event>,
     /// Waits later than the threshold.
     pub over: usize,
-    /// Of those, not kept: over the count or size bound (the least late ones).
+    /// Of those, not kept: over the count or size bound (the least late ones), or left
+    /// untried once as many waits as windows allowed could not be given back.
     pub dropped: usize,
     /// Of those, not kept because no lookback up to [`KEEP_LOOKBACK_MAX_NS`] gave the
     /// same account from the kept events alone.
@@ -67,7 +65,9 @@ pub fn keep(tl: &Timeline, found: &Found, split: &[Option<WakeAccount>], keep: &
     };
     let mut bytes = 0u64;
     for (_, i) in late {
-        if out.windows.len() >= keep.max_windows {
+        // Each try may rebuild a second of events ten times: after as many failed tries
+        // as windows allowed, the rest are not tried.
+        if out.windows.len() >= keep.max_windows || out.unequal >= keep.max_windows {
             out.dropped += 1;
             continue;
         }
@@ -76,7 +76,11 @@ pub fn keep(tl: &Timeline, found: &Found, split: &[Option<WakeAccount>], keep: &
             out.unequal += 1;
             continue;
         };
-        let added = tl.range(from_ns, wait.exit_ns).len() as u64 * SAVED_EVENT_BYTES;
+        let added: u64 = tl
+            .range(from_ns, wait.exit_ns)
+            .iter()
+            .map(|e| SavedTrace::event_len(e) as u64)
+            .sum();
         if bytes + added > keep.max_bytes {
             out.dropped += 1;
             continue;

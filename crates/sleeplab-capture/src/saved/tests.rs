@@ -105,6 +105,10 @@ proptest! {
     #[test]
     fn what_is_written_reads_back_the_same(t in trace()) {
         let bytes = t.encode();
+        // Every byte is the header's, the description's, the windows' or an event's.
+        let events: usize = t.captured.events.iter().map(SavedTrace::event_len).sum();
+        let fixed = 8 + 2 + 1 + 1 + 8 + 4 + 4 + 8;
+        prop_assert_eq!(bytes.len(), fixed + t.meta.len() + 20 * t.windows.len() + events);
         prop_assert_eq!(SavedTrace::decode(&bytes), Ok(t));
     }
 

@@ -30,8 +30,8 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use sleeplab::system::Fingerprint;
 use sleeplab_account::{
-    Follow, Found, Keep, Machine, Recording, Timeline, WakeAccount, accounts, find_waits, keep,
-    kept_waits, summarise, traps,
+    Follow, Found, KEEP_LOOKBACK_MAX_NS, Keep, Machine, Recording, Timeline, WakeAccount, accounts,
+    find_waits, keep, kept_waits, summarise, traps,
 };
 use sleeplab_stats::units::ns;
 
@@ -145,12 +145,13 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
     let found = find_waits(&tl, None);
     let irq_names =
         device_irq_names(&std::fs::read_to_string("/proc/interrupts").unwrap_or_default());
-    let hypervisor = sleeplab::system::hypervisor().is_some();
+    // The machine, read once: the account's words, the saved trace, the page.
+    let machine = Fingerprint::collect();
     // Each wait's account, once: the summary, the CSV and the flight recorder read it.
     let split = accounts(&tl, &found.waits);
     let saved_note = match &cfg.save {
         Some(path) => Some(save(
-            path, &run, &tl, &found, &split, &irq_names, hypervisor, cfg,
+            path, &run, &tl, &found, &split, &irq_names, &machine, cfg,
         )?),
         None => None,
     };
@@ -159,7 +160,6 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         csv: cfg.csv.as_deref(),
         report: cfg.report.as_deref(),
     };
-    let machine = Fingerprint::collect();
     explain(&run, found, &split, &irq_names, &machine, outputs)?;
     if let Some(note) = saved_note {
         println!("{note}");
@@ -246,11 +246,11 @@ fn save(
     found: &Found,
     split: &[Option<WakeAccount>],
     irq_names: &BTreeMap<i32, String>,
-    hypervisor: bool,
+    machine: &Fingerprint,
     cfg: &ProgramConfig,
 ) -> anyhow::Result<String> {
     let Some(k) = cfg.keep else {
-        let (events, _) = saved::write(path, run, irq_names, hypervisor, saved::Saving::Whole(tl))?;
+        let (events, _) = saved::write(path, run, irq_names, machine, saved::Saving::Whole(tl))?;
         return Ok(format!(
             "Saved the whole trace to {} ({events} events): `{}` reads it back.",
             path.display(),
@@ -262,9 +262,9 @@ fn save(
         timeline: tl,
         kept: &kept,
         keep: k,
-        counts: (found.waits.len(), found.untimed, found.unpaired),
+        found,
     };
-    let (events, windows) = saved::write(path, run, irq_names, hypervisor, saving)?;
+    let (events, windows) = saved::write(path, run, irq_names, machine, saving)?;
     let mut line = format!(
         "Kept {windows} of the {} waits later than {} past their deadline in {} ({events} events)",
         kept.over,
@@ -273,7 +273,7 @@ fn save(
     );
     if kept.dropped > 0 {
         line.push_str(&format!(
-            "; {} less late ones not kept (at most {} windows of about {} MiB)",
+            "; {} less late ones not kept (at most {} windows of {} MiB, or tried)",
             kept.dropped,
             k.max_windows,
             k.max_bytes >> 20
@@ -284,8 +284,9 @@ fn save(
     }
     if kept.unequal > 0 {
         line.push_str(&format!(
-            "; {} not kept: their account needed events from more than 1 s before the wait",
-            kept.unequal
+            "; {} not kept: their account needed events from more than {} before the wait",
+            kept.unequal,
+            ns(KEEP_LOOKBACK_MAX_NS as f64)
         ));
     }
     line.push('.');

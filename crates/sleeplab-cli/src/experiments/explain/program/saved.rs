@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 use sleeplab::system::Fingerprint;
-use sleeplab_account::{Keep, Kept, SavedTrace, SavedWindow, Timeline};
+use sleeplab_account::{Found, Keep, Kept, SavedTrace, SavedWindow, Timeline};
 use sleeplab_capture::Captured;
 use sleeplab_stats::atomic_write;
 
@@ -24,7 +24,7 @@ pub const FORMAT: &str = "sleeplab saved trace";
 /// The description's version.
 pub const VERSION: u32 = 1;
 
-/// The bytes of events a saved trace of kept windows holds at most (about).
+/// The bytes of events a saved trace of kept windows holds at most.
 pub const KEEP_MAX_BYTES: u64 = 256 << 20;
 
 /// The run's description, saved beside its events.
@@ -38,9 +38,7 @@ pub struct SavedRun {
     pub run: Run,
     /// The device interrupts' names by number, from `/proc/interrupts` at the end.
     pub irq_names: BTreeMap<i32, String>,
-    /// Whether the machine is a virtual one (how the account words the host's share).
-    pub hypervisor: bool,
-    /// The machine.
+    /// The machine (its virtualization words the host's share, as a result's does).
     pub fingerprint: Fingerprint,
     /// What was kept, for a trace of late waits' windows (`None`: the whole run).
     pub kept: Option<KeptRun>,
@@ -59,7 +57,8 @@ pub struct KeptRun {
     pub waits: usize,
     /// Waits later than the threshold.
     pub over: usize,
-    /// Of those, not kept: over a bound.
+    /// Of those, not kept: over a bound, or left untried after as many failed tries as
+    /// windows allowed.
     pub dropped: usize,
     /// Of those, not kept: their account needed more than the widest lookback.
     pub unequal: usize,
@@ -81,8 +80,8 @@ pub enum Saving<'a> {
         kept: &'a Kept,
         /// What was asked for.
         keep: Keep,
-        /// Waits found with a timeout, calls waiting for an event only, unpaired calls.
-        counts: (usize, u64, u64),
+        /// What the run found (its counts are the whole run's).
+        found: &'a Found,
     },
 }
 
@@ -92,7 +91,7 @@ pub fn write(
     path: &Path,
     run: &Run,
     irq_names: &BTreeMap<i32, String>,
-    hypervisor: bool,
+    machine: &Fingerprint,
     saving: Saving<'_>,
 ) -> anyhow::Result<(usize, usize)> {
     let (captured, windows, kept) = match saving {
@@ -101,7 +100,7 @@ pub fn write(
             timeline,
             kept,
             keep,
-            counts: (waits, untimed, unpaired),
+            found,
         } => (
             Captured {
                 events: kept.events.clone(),
@@ -114,12 +113,12 @@ pub fn write(
                 over_ns: keep.over_ns,
                 max_windows: keep.max_windows,
                 max_bytes: keep.max_bytes,
-                waits,
+                waits: found.waits.len(),
                 over: kept.over,
                 dropped: kept.dropped,
                 unequal: kept.unequal,
-                untimed,
-                unpaired,
+                untimed: found.untimed,
+                unpaired: found.unpaired,
             }),
         ),
     };
@@ -128,8 +127,7 @@ pub fn write(
         version: VERSION,
         run: run.clone(),
         irq_names: irq_names.clone(),
-        hypervisor,
-        fingerprint: Fingerprint::collect(),
+        fingerprint: machine.clone(),
         kept,
     };
     let counts = (captured.events.len(), windows.len());
