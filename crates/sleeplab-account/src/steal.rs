@@ -231,6 +231,7 @@ mod tests {
                 lateness_ns: host_ns as i64,
                 parts: p,
                 holder: None,
+                run_queue_by: Vec::new(),
                 blocked: true,
                 traced: true,
                 host_told: told,

@@ -25,7 +25,8 @@
 //!   CPU the thread came on (from every switch on that CPU), idle wakeup while none did.
 //!   Preemptions (switched out while runnable, then back in) count as run queue
 //!   wherever they fall. Each run-queue stretch is credited to the task that held the
-//!   CPU; the wake's holder is the one credited most.
+//!   CPU (a preemption's, to each task on the CPU it came back on in turn); the wake's
+//!   holder is the one credited most.
 //! * Only the part of each stretch after the deadline counts: the stretches add up to
 //!   the lateness exactly. A wait that began after its deadline (a paced frame whose
 //!   work overran) was `overrun` from the deadline to its start. A stretch whose events
@@ -69,6 +70,10 @@ pub struct WakeAccount {
     pub parts: Parts,
     /// The task that kept the thread longest on a run queue, if any did.
     pub holder: Option<Holder>,
+    /// Each task that kept the thread on a run queue after the deadline, with its own
+    /// time, ns: the longest first (equal times by thread id). They add up to at most
+    /// the run-queue component (a stretch whose holder is not on record is in it too).
+    pub run_queue_by: Vec<(Holder, u64)>,
     /// Whether the thread blocked (went to sleep) in the window at all.
     pub blocked: bool,
     /// Whether every event of its way was found (false: part of it is unexplained
@@ -92,6 +97,7 @@ impl WakeAccount {
             lateness_ns: p.total() as i64,
             parts: p,
             holder: None,
+            run_queue_by: Vec::new(),
             blocked: true,
             traced: true,
             host_told: true,
@@ -157,7 +163,7 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
     let traced = traced || w.end_ns <= w.start_ns.max(w.deadline_ns);
     // Run queue, each stretch credited to the task that held the CPU: the thread's
     // preemptions, and the stretches of its wakeup's wait another task held the CPU.
-    let mut preemptions = preemptions(events, tid);
+    let mut preemptions = preemptions(tl, events, tid);
     preemptions.extend(held);
     let mut marks = marks;
     if w.spin_ns > 0 {
@@ -199,14 +205,13 @@ pub fn account(tl: &Timeline, w: &Window) -> WakeAccount {
             &mut run_queue_by,
         );
     }
-    let holder = run_queue_by
-        .into_iter()
-        .max_by_key(|(_, ns)| *ns)
-        .map(|(h, _)| h);
+    run_queue_by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.pid.cmp(&b.0.pid)));
+    let holder = run_queue_by.first().map(|(h, _)| h.clone());
     WakeAccount {
         lateness_ns,
         parts,
         holder,
+        run_queue_by,
         blocked,
         traced,
         host_told,

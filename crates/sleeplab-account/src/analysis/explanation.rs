@@ -450,6 +450,7 @@ mod tests {
                 comm: c.into(),
                 pid: 1,
             }),
+            run_queue_by: Vec::new(),
             blocked: true,
             traced: true,
             host_told: true,

@@ -21,6 +21,7 @@ pub fn partial_account(lateness_ns: i64, run_queue_ns: u64, slack_ns: Option<u64
         lateness_ns,
         parts,
         holder: None,
+        run_queue_by: Vec::new(),
         blocked: true,
         traced: false,
         host_told: false,

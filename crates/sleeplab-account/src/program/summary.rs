@@ -10,7 +10,6 @@ use sleeplab_stats::{Claim, Sentence, Stat, Summary, summarize, units::ns};
 use super::interrupts::{IrqTotal, total};
 use super::{Ending, Found, ProgramWait, Timeout, WaitCall};
 use crate::analysis::account::WakeAccount;
-use crate::analysis::component::Component;
 use crate::analysis::explanation::Explanation;
 
 /// The timer slack of a normal (`SCHED_OTHER`) thread unless it sets its own, ns.
@@ -55,21 +54,21 @@ pub struct HeldBy {
     pub comm: String,
     /// Its thread id.
     pub pid: i32,
-    /// The waits it held the CPU in (named as the one that held it longest).
+    /// The waits it kept on a run queue after their deadline (for any part of it).
     pub waits: u64,
-    /// The run-queue time of those waits, ns.
+    /// The run-queue time it held the CPU for in those waits, its own share only, ns.
     pub run_queue_ns: u64,
 }
 
-/// The holders of `wakes`, most run-queue time first.
+/// The holders of `wakes`, most run-queue time first: each task's own share of each
+/// wait's run-queue time (a wait two tasks held shares it between them).
 fn holders<'a>(wakes: impl Iterator<Item = &'a WakeAccount>) -> Vec<HeldBy> {
     let mut by: BTreeMap<(String, i32), (u64, u64)> = BTreeMap::new();
     for w in wakes {
-        let rq = w.parts.get(Component::RunQueue);
-        if let (Some(h), true) = (&w.holder, rq > 0) {
+        for (h, ns) in w.run_queue_by.iter().filter(|(_, ns)| *ns > 0) {
             let e = by.entry((h.comm.clone(), h.pid)).or_default();
             e.0 += 1;
-            e.1 += rq;
+            e.1 += ns;
         }
     }
     let mut out: Vec<HeldBy> = by

@@ -299,6 +299,29 @@ fn a_wait_that_never_blocks_is_spin_and_preemption() {
     assert_eq!(a.holder.unwrap().comm, "busy");
 }
 
+/// Two tasks that preempt a spin in turn each get their own run-queue time: the
+/// shares add up to the run-queue component, the longest first, and the holder is it.
+#[test]
+fn each_task_that_held_the_cpu_gets_its_own_share() {
+    let tl = Timeline::new(vec![
+        switch(1_100_000, TID, 0x100, "x", 9, "busy"),
+        switch(1_130_000, 9, 0, "busy", TID, "x"),
+        switch(1_500_000, TID, 0x100, "x", 12, "kworker/0:1"),
+        switch(1_600_000, 12, 0, "kworker/0:1", 9, "busy"),
+        switch(1_610_000, 9, 0, "busy", TID, "x"),
+    ]);
+    let w = Window::relative(TID, 1_000_000, 0, 2_000_000).never_blocking(true);
+    let a = account(&tl, &w);
+    assert_parts!(a, RunQueue 140_000, Spin 860_000);
+    let shares: Vec<(&str, u64)> = a
+        .run_queue_by
+        .iter()
+        .map(|(h, ns)| (h.comm.as_str(), *ns))
+        .collect();
+    assert_eq!(shares, [("kworker/0:1", 100_000), ("busy", 40_000)]);
+    assert_eq!(a.holder.unwrap().comm, "kworker/0:1");
+}
+
 /// The precise sleeper woke before its deadline and spun past it.
 #[test]
 fn a_timely_native_wake_leaves_only_the_spin_past_the_deadline() {
