@@ -33,6 +33,7 @@ STEPS=(
   "scripts/host-validate.sh|host-validate|ROUNDS=2 ITERATIONS=200 SPIN_SECONDS=0.3"
   "scripts/bench-monitor.sh 60|monitor-cost; README: readme-monitor|LOAD_SECONDS=1 SECONDS_ARG=3"
   "scripts/bench-monitor-agreement.sh 3 60|monitor-agreement|RUNS_ARG=1 SECONDS_ARG=3"
+  "scripts/bench-monitor-keep.sh 30|monitor-keep|ROUNDS=1 KEEP_SECONDS=3 SECONDS_ARG=3"
   "scripts/explain-crosscheck.sh|explain-crosscheck|ITERATIONS=40 ROUNDS=8"
   "scripts/explain-independent.sh|explain-independent|ITERATIONS=40 ROUNDS=8"
   "scripts/bench-trace.sh|trace-cost|ROUNDS=2 WAITS=50 REPEAT=1"

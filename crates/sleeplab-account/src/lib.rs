@@ -48,7 +48,7 @@ pub use analysis::timeline::Timeline;
 pub use program::{
     CallSummary, Ending, Found, HeldBy, IrqTime, IrqTotal, KEEP_LOOKBACK_MAX_NS, KEEP_LOOKBACK_NS,
     Keep, Kept, ProgramWait, SLACK_DEFAULT_NS, Timeout, Trap, WaitCall, accounts, find_waits,
-    irq_name, keep, kept_waits, summarise, traps,
+    irq_name, keep, keep_chosen, kept_waits, summarise, traps,
 };
 
 // Recording: the harness, its status, a cell's wakes; what capture decides for it.

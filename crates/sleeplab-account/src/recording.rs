@@ -360,11 +360,17 @@ impl Recording {
         }
     }
 
-    /// The events recorded so far, taken (the recording goes on); `None` without the
-    /// kernel, or drained on a thread of its own.
-    pub fn take(&mut self) -> Option<Timeline> {
+    /// The events recorded so far, taken (the recording goes on), and the events the
+    /// kernel lost since the last take or drain; `None` without the kernel, or drained
+    /// on a thread of its own.
+    pub fn take(&mut self) -> Option<(Timeline, u64)> {
         match &mut self.kernel {
-            Kernel::Caller(t) => Some(with_spin_gaps(Timeline::of(t.take()), self.tid, false)),
+            Kernel::Caller(t) => {
+                let captured = t.take();
+                let lost = captured.lost;
+                let tl = with_spin_gaps(Timeline::of(captured), self.tid, false);
+                Some((tl, lost))
+            }
             _ => None,
         }
     }

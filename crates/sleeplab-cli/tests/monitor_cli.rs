@@ -141,12 +141,7 @@ fn a_busy_port_is_exit_2_naming_it() {
 /// up to the latency's, one observation per wake in every component.
 #[test]
 fn traced_wakes_are_split_into_components_that_add_up() {
-    if let Err(e) = sleeplab_account::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tracing unavailable under CI: {e}"
-        );
-        eprintln!("skipped: {e}");
+    if !common::tracing::traceable() {
         return;
     }
     let mut m = Monitor::start(&[
@@ -194,4 +189,102 @@ fn traced_wakes_are_split_into_components_that_add_up() {
     assert!(parts.keys().any(|k| k.starts_with(tick)));
     assert!(value(&text, "sleeplab_untraced_wakes_total", cell).is_some());
     m.stop(libc::SIGTERM, Duration::from_secs(10));
+}
+
+/// The flight recorder (as root): each wake later than the threshold is counted kept or
+/// unkept; no more saved traces than the bound, each one on disk and counted; every
+/// exemplar names one of them and lies in its bucket; and a saved trace reads back
+/// (`explain --from`) to the waits of the cell's thread.
+#[test]
+fn the_flight_recorder_keeps_slow_wakes_and_names_them_on_their_buckets() {
+    if !common::tracing::traceable() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kept = dir.path().join("kept");
+    let cell = "mechanism=\"nanosleep\",requested=\"0.0001\"";
+    let mut m = common::monitor::keeping_every_wake("50ms", 3, &kept);
+    let t0 = Instant::now();
+    let text = loop {
+        let (_, text) = m.get("/metrics");
+        let unkept = value(&text, "sleeplab_unkept_wakes_total", cell).unwrap_or(0.0);
+        if value(&text, "sleeplab_kept_traces_total", cell) == Some(3.0) && unkept >= 10.0 {
+            break text;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "never kept three:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let files: Vec<String> = std::fs::read_dir(&kept)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(files.len(), 3, "the bound: {files:?}");
+    let latency = histogram(&text, LATENCY);
+    let over = latency[cell].count
+        - latency[cell]
+            .buckets
+            .iter()
+            .find(|b| b.0 == 1e-6)
+            .map_or(0.0, |b| b.1);
+    let (k, u) = (
+        value(&text, "sleeplab_kept_wakes_total", cell).unwrap(),
+        value(&text, "sleeplab_unkept_wakes_total", cell).unwrap(),
+    );
+    assert!(k >= 1.0, "{text}");
+    // The keeper runs behind the measuring thread by at most its queue's bursts.
+    assert!(
+        k + u <= over && k + u >= over - 5.0 * 6.0,
+        "{k} + {u} vs {over}"
+    );
+    let marks = common::monitor::exemplars(&text, LATENCY);
+    assert!(!marks.is_empty(), "{text}");
+    let bounds: Vec<f64> = latency[cell].buckets.iter().map(|b| b.0).collect();
+    for (labels, ex, v, at) in &marks {
+        let name = ex
+            .strip_prefix("trace=\"")
+            .and_then(|n| n.strip_suffix('"'))
+            .unwrap_or_else(|| panic!("{ex}"));
+        assert!(files.iter().any(|f| f == name), "{name} not in {files:?}");
+        let le: f64 = labels
+            .strip_prefix("le=\"")
+            .and_then(|l| l.split('"').next())
+            .map(|l| {
+                if l == "+Inf" {
+                    f64::INFINITY
+                } else {
+                    l.parse().unwrap()
+                }
+            })
+            .unwrap();
+        let i = bounds.iter().position(|&b| b == le).unwrap();
+        let below = if i == 0 { 0.0 } else { bounds[i - 1] };
+        assert!(*v > below && *v <= le, "{v} not in ({below}, {le}]");
+        assert!(*v > 1e-6, "over the threshold: {v}");
+        assert!(*at > 1.6e9, "a Unix time: {at}");
+    }
+    m.stop(libc::SIGTERM, Duration::from_secs(10));
+    let json = dir.path().join("back.json");
+    let out = common::sleeplab()
+        .args(["explain", "--from"])
+        .arg(kept.join(&files[0]))
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("the monitor's cell nanosleep"), "{said}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let waits = doc["waits"].as_array().unwrap();
+    assert!(!waits.is_empty() && waits.len() <= 5, "{doc}");
+    for w in waits {
+        // glibc's nanosleep makes the clock_nanosleep system call.
+        assert!(
+            w["call"] == "nanosleep" || w["call"] == "clock_nanosleep",
+            "{w}"
+        );
+    }
 }

@@ -56,21 +56,20 @@ fn query(api: SocketAddr, promql: &str) -> Vec<f64> {
         .collect()
 }
 
-#[test]
-fn prometheus_scrapes_the_monitor_and_computes_a_p99() {
-    let Some(bin) = prometheus_binary() else {
-        common::missing_dependency("`prometheus` on PATH");
-        return;
-    };
-    let mut monitor = Monitor::start(&["--interval", "100ms", "--burst", "5"]);
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("prometheus.yml");
+/// Starts Prometheus scraping `target` every second, its files in `dir`, with `extra`
+/// flags; its API's address (not yet ready: poll `/-/ready`).
+fn start_prometheus(
+    bin: &std::path::Path,
+    dir: &std::path::Path,
+    target: SocketAddr,
+    extra: &[&str],
+) -> (Server, SocketAddr) {
+    let config = dir.join("prometheus.yml");
     std::fs::write(
         &config,
         format!(
             "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n\
-             scrape_configs:\n  - job_name: sleeplab\n    static_configs:\n      - targets: ['{}']\n",
-            monitor.addr
+             scrape_configs:\n  - job_name: sleeplab\n    static_configs:\n      - targets: ['{target}']\n"
         ),
     )
     .unwrap();
@@ -79,27 +78,43 @@ fn prometheus_scrapes_the_monitor_and_computes_a_p99() {
         .unwrap()
         .local_addr()
         .unwrap();
-    let _prometheus = Server(
+    let server = Server(
         Command::new(bin)
             .arg(format!("--config.file={}", config.display()))
             .arg(format!(
                 "--storage.tsdb.path={}",
-                dir.path().join("data").display()
+                dir.join("data").display()
             ))
             .arg(format!("--web.listen-address={api}"))
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("prometheus starts"),
     );
+    (server, api)
+}
+
+/// Whether the API at `api` is up (it answers 503 until its storage is).
+fn ready(api: SocketAddr) -> bool {
+    std::net::TcpStream::connect(api).is_ok() && get(api, "/-/ready").0 == 200
+}
+
+#[test]
+fn prometheus_scrapes_the_monitor_and_computes_a_p99() {
+    let Some(bin) = prometheus_binary() else {
+        common::missing_dependency("`prometheus` on PATH");
+        return;
+    };
+    let mut monitor = Monitor::start(&["--interval", "100ms", "--burst", "5"]);
+    let dir = tempfile::tempdir().unwrap();
+    let (_prometheus, api) = start_prometheus(&bin, dir.path(), monitor.addr, &[]);
     let p99 = "histogram_quantile(0.99, \
                rate(sleeplab_wake_latency_seconds_bucket{mechanism=\"tick:clock-nanosleep-abs\"}[10s]))";
     let t0 = Instant::now();
     let values = loop {
-        // Listening is not ready: the API answers 503 until its storage is up.
-        let ready = std::net::TcpStream::connect(api).is_ok() && get(api, "/-/ready").0 == 200;
-        if ready {
+        if ready(api) {
             let v = query(api, p99);
             if v.iter().any(|x| x.is_finite()) {
                 break v;
@@ -124,6 +139,61 @@ fn prometheus_scrapes_the_monitor_and_computes_a_p99() {
     // Prometheus read the info metric and every cell's histogram.
     assert_eq!(query(api, "sleeplab_build_info").len(), 1);
     assert_eq!(query(api, "sleeplab_wake_latency_seconds_count").len(), 4);
+    let (status, _) = monitor.stop(libc::SIGTERM, Duration::from_secs(10));
+    assert_eq!(status.code(), Some(0));
+}
+
+/// With the flight recorder on (as root), Prometheus stores the exemplars of the latency
+/// buckets (`--enable-feature=exemplar-storage`) and its exemplar API answers with the
+/// saved traces' names: each one a file the monitor wrote.
+#[test]
+fn prometheus_stores_the_exemplars_that_name_saved_traces() {
+    let Some(bin) = prometheus_binary() else {
+        common::missing_dependency("`prometheus` on PATH");
+        return;
+    };
+    if !common::tracing::traceable() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kept = dir.path().join("kept");
+    let mut monitor = common::monitor::keeping_every_wake("100ms", 5, &kept);
+    let (_prometheus, api) = start_prometheus(
+        &bin,
+        dir.path(),
+        monitor.addr,
+        &["--enable-feature=exemplar-storage"],
+    );
+    let path = format!(
+        "/api/v1/query_exemplars?query={}&start=0&end=4102444800",
+        encode("sleeplab_wake_latency_seconds_bucket")
+    );
+    let t0 = Instant::now();
+    let traces = loop {
+        if ready(api) {
+            let (status, body) = get(api, &path);
+            assert_eq!(status, 200, "{body}");
+            let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+            let traces: Vec<String> = v["data"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|series| series["exemplars"].as_array().cloned().unwrap_or_default())
+                .filter_map(|e| e["labels"]["trace"].as_str().map(str::to_string))
+                .collect();
+            if !traces.is_empty() {
+                break traces;
+            }
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "Prometheus never stored an exemplar"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    for t in &traces {
+        assert!(kept.join(t).is_file(), "{t} names no saved trace");
+    }
     let (status, _) = monitor.stop(libc::SIGTERM, Duration::from_secs(10));
     assert_eq!(status.code(), Some(0));
 }

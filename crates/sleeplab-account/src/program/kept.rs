@@ -59,19 +59,37 @@ pub fn keep(tl: &Timeline, found: &Found, split: &[Option<WakeAccount>], keep: &
         .collect();
     // The latest first; equal lateness in the order they returned.
     late.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let chosen: Vec<usize> = late.into_iter().map(|(_, i)| i).collect();
+    keep_chosen(tl, found, split, &chosen, keep)
+}
+
+/// The kept windows of the waits of `found` at the indices `chosen` (each once, the
+/// first the most wanted), as [`keep`] keeps them: within `keep`'s count and size bounds
+/// (`keep.over_ns` is not read: the caller chose), each window checked to give the same
+/// account from its events alone. `over` counts the waits chosen.
+pub fn keep_chosen(
+    tl: &Timeline,
+    found: &Found,
+    split: &[Option<WakeAccount>],
+    chosen: &[usize],
+    keep: &Keep,
+) -> Kept {
     let mut out = Kept {
-        over: late.len(),
+        over: chosen.len(),
         ..Kept::default()
     };
     let mut bytes = 0u64;
-    for (_, i) in late {
+    for &i in chosen {
         // Each try may rebuild a second of events ten times: after as many failed tries
         // as windows allowed, the rest are not tried.
         if out.windows.len() >= keep.max_windows || out.unequal >= keep.max_windows {
             out.dropped += 1;
             continue;
         }
-        let wait = &found.waits[i];
+        let Some(wait) = found.waits.get(i) else {
+            out.dropped += 1;
+            continue;
+        };
         let Some(from_ns) = same_account(tl, wait, split.get(i).cloned().flatten()) else {
             out.unequal += 1;
             continue;

@@ -4,6 +4,7 @@ use super::args::{self, List, ThreadArgs};
 use crate::error::UsageError;
 use crate::experiments::Stop;
 use crate::monitor::cells::{self, DEFAULT_MECHANISMS};
+use crate::monitor::keep::{self, KeepConfig};
 use crate::monitor::measure::Pacing;
 use crate::monitor::{self, MonitorConfig};
 use crate::parse::{self, ParseError};
@@ -40,6 +41,20 @@ pub struct MonitorArgs {
     /// (as root; without tracing one line says why and the monitor goes on).
     #[arg(long)]
     pub trace: bool,
+    /// A flight recorder (as root): each wake later than DUR keeps the kernel's trace of
+    /// its wait in a saved trace in --keep-dir, counted in `sleeplab_kept_wakes_total`
+    /// and named by an exemplar on its latency bucket; `sleeplab explain --from FILE`
+    /// reads one back.
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true, value_parser = args::positive_duration)]
+    pub keep_over: Option<u64>,
+    /// Where --keep-over writes its saved traces (made if missing) [default:
+    /// sleeplab-kept].
+    #[arg(long, value_name = "DIR")]
+    pub keep_dir: Option<std::path::PathBuf>,
+    /// The most saved traces --keep-over writes over the run; later slow wakes are
+    /// counted in `sleeplab_unkept_wakes_total` [default: 100].
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = keep_max)]
+    pub keep_max: Option<u64>,
     #[command(flatten)]
     pub threads_args: ThreadArgs,
 }
@@ -71,6 +86,22 @@ fn interval(s: &str) -> Result<u64, ParseError> {
     Ok(ns)
 }
 
+/// Where the flight recorder writes when `--keep-dir` is not given.
+const DEFAULT_KEEP_DIR: &str = "sleeplab-kept";
+
+/// The most saved traces when `--keep-max` is not given.
+const DEFAULT_KEEP_MAX: u64 = 100;
+
+fn keep_dir(args: &MonitorArgs) -> std::path::PathBuf {
+    args.keep_dir
+        .clone()
+        .unwrap_or_else(|| DEFAULT_KEEP_DIR.into())
+}
+
+fn keep_max(s: &str) -> Result<u64, ParseError> {
+    parse::count("count", s, 1, 100_000)
+}
+
 fn burst(s: &str) -> Result<u64, ParseError> {
     parse::count("burst", s, 1, 100_000)
 }
@@ -97,6 +128,35 @@ pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
                 false
             }
         };
+    let keep = match args.keep_over {
+        // The directory is checked first: a bad one is bad input, root or not.
+        Some(over_ns) => match keep::prepare_dir(&keep_dir(args))
+            .map(|()| sleeplab_account::available())?
+        {
+            Ok(()) => Some(KeepConfig {
+                over_ns,
+                dir: keep_dir(args),
+                max_files: args.keep_max.unwrap_or(DEFAULT_KEEP_MAX),
+            }),
+            Err(e) => {
+                let note = sleeplab_account::unavailable(&e, "serving without the flight recorder");
+                eprintln!("sleeplab monitor: {note}");
+                None
+            }
+        },
+        None => {
+            let given = [
+                args.keep_dir
+                    .as_ref()
+                    .map(|d| format!("--keep-dir {}", d.display())),
+                args.keep_max.map(|n| format!("--keep-max {n}")),
+            ];
+            if let Some(flag) = given.into_iter().flatten().next() {
+                return Err(UsageError::new(format!("{flag}: needs --keep-over")).into());
+            }
+            None
+        }
+    };
     let config = MonitorConfig {
         cells: cells::parse_cells(&args.mechanisms.0, &args.durations.0)?,
         pacing: Pacing {
@@ -106,6 +166,7 @@ pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
             trace,
         },
         threads: args.threads_args.settings()?,
+        keep,
     };
     let listener = std::net::TcpListener::bind(args.listen)
         .map_err(|e| UsageError::new(format!("cannot listen on --listen {}: {e}", args.listen)))?;
@@ -118,9 +179,27 @@ pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
             args.burst,
             sleeplab_stats::fmt_ns(args.interval),
         );
+        if let Some(k) = &config.keep {
+            eprintln!(
+                "sleeplab monitor: keeping the trace of each wake later than {} in {} (at most {} files); `sleeplab explain --from FILE` reads one back",
+                sleeplab_stats::fmt_ns(k.over_ns),
+                k.dir.display(),
+                k.max_files
+            );
+        }
     }
     // Nothing is saved: the metrics were served as they were measured.
-    crate::interrupt::say_on_stop("sleeplab monitor: stopping (nothing to save)");
+    match &config.keep {
+        // Said once per process: the message lives as long as it.
+        Some(k) => crate::interrupt::say_on_stop(Box::leak(
+            format!(
+                "sleeplab monitor: stopping (the flight recorder's saved traces are in {})",
+                k.dir.display()
+            )
+            .into_boxed_str(),
+        )),
+        None => crate::interrupt::say_on_stop("sleeplab monitor: stopping (nothing to save)"),
+    }
     monitor::serve(&config, listener, &Stop::on_interrupt()).map_err(args::name_flags)?;
     Ok(0)
 }

@@ -13,6 +13,7 @@
 //! it delayed.
 
 use super::cells::{Cell, Probe};
+use super::keep::{KeepSender, LateWake};
 use super::record::CellRecord;
 use crate::experiments::Stop;
 use crate::settings::ThreadSettings;
@@ -23,6 +24,8 @@ use sleeplab::precise::PreciseSleeper;
 use sleeplab::wait::Waiter;
 use sleeplab::wait::periodic::{self, Grid};
 use sleeplab_account::{Follow, Recording, Window};
+use sleeplab_capture::this_tid;
+use sleeplab_results::Account;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -41,6 +44,60 @@ pub struct Pacing {
     pub trace: bool,
 }
 
+/// What a measuring thread notes of a burst for the kernel's account: each wake's window
+/// (`--trace`) and the wakes over the flight recorder's threshold (`--keep-over`).
+#[derive(Debug, Default)]
+pub struct Marks {
+    /// The burst's wakes, for the component split.
+    windows: Vec<Window>,
+    /// The burst's wakes later than `keep_over`.
+    late: Vec<LateWake>,
+    /// Whether to note windows.
+    split: bool,
+    /// The flight recorder's threshold, ns.
+    keep_over: Option<u64>,
+}
+
+impl Marks {
+    /// Notes a wake at `wake_ns`, `lateness_ns` late, when it crossed the threshold.
+    fn late(&mut self, wake_ns: u64, lateness_ns: i64) {
+        let late = u64::try_from(lateness_ns).unwrap_or(0);
+        if self.keep_over.is_some_and(|over| late > over) {
+            self.late.push(LateWake {
+                wake_ns,
+                lateness_ns: late,
+            });
+        }
+    }
+
+    /// Notes the wakes of an accounted periodic run that crossed the threshold: each
+    /// wake once, with the lateness of the latest tick it delivered.
+    fn late_ticks(&mut self, account: &Account, wakes: &[Wake]) {
+        let Some(over) = self.keep_over else { return };
+        let mut last: Option<u32> = None;
+        for t in &account.ticks {
+            let late = u64::try_from(t.lateness_ns).unwrap_or(0);
+            let Some(wake) = wakes.get(t.wake as usize) else {
+                continue;
+            };
+            if late <= over {
+                continue;
+            }
+            if last == Some(t.wake)
+                && let Some(prev) = self.late.last_mut()
+            {
+                prev.lateness_ns = prev.lateness_ns.max(late);
+                continue;
+            }
+            last = Some(t.wake);
+            self.late.push(LateWake {
+                wake_ns: wake.wake_ns,
+                lateness_ns: late,
+            });
+        }
+    }
+}
+
 /// The longest a measuring thread parks between bursts before it checks the stop flag
 /// by itself (a stop also unparks it: [`wake`]).
 const IDLE_SLICE_NS: u64 = 1_000_000_000;
@@ -52,14 +109,16 @@ pub fn spawn(
     records: &[Arc<Mutex<CellRecord>>],
     pacing: Pacing,
     threads: ThreadSettings,
+    keepers: Vec<Option<KeepSender>>,
     stop: &Stop,
 ) -> anyhow::Result<Vec<JoinHandle<anyhow::Result<()>>>> {
     let n = cells.len() as u64;
     cells
         .iter()
         .zip(records)
+        .zip(keepers.into_iter().chain(std::iter::repeat(None)))
         .enumerate()
-        .map(|(i, (cell, record))| {
+        .map(|(i, ((cell, record), keep))| {
             let (cell, record, stop) = (cell.clone(), Arc::clone(record), stop.clone());
             // Stagger the cells over the interval.
             let offset_ns = pacing.interval_ns / n.max(1) * i as u64;
@@ -67,7 +126,7 @@ pub fn spawn(
                 .name(format!("monitor-{i}"))
                 .spawn(move || {
                     threads.apply()?;
-                    run_cell(&cell, &record, pacing, offset_ns, &stop)
+                    run_cell(&cell, &record, pacing, keep, offset_ns, &stop)
                         .with_context(|| format!("monitor: {}", cell.name))
                 })
                 .context("cannot start a measuring thread")
@@ -80,11 +139,12 @@ fn run_cell(
     cell: &Cell,
     shared: &Mutex<CellRecord>,
     pacing: Pacing,
+    keep: Option<KeepSender>,
     offset_ns: u64,
     stop: &Stop,
 ) -> anyhow::Result<()> {
     let mut probe = ProbeState::new(cell, pacing.burst)?;
-    let mut tracing = BurstTracing::start(pacing)?;
+    let mut tracing = BurstTracing::start(pacing, keep)?;
     let mut next = monotonic_ns() + offset_ns;
     while idle_until(next, stop) {
         let mut burst = CellRecord::default();
@@ -94,9 +154,9 @@ fn run_cell(
             pacing,
             &mut burst,
             stop,
-            &mut tracing.windows,
+            &mut tracing.marks,
         )?;
-        tracing.end(&mut burst)?;
+        tracing.end(&mut burst, cell.requested_ns)?;
         burst.cpu_ns = thread_cpu_ns();
         shared
             .lock()
@@ -112,48 +172,85 @@ fn run_cell(
     Ok(())
 }
 
-/// The kernel's tracing of one measuring thread's bursts (`--trace`): recording only
-/// while a burst runs, its wakes split once it is over.
+/// The kernel's tracing of one measuring thread's bursts (`--trace`, `--keep-over`):
+/// recording only while a burst runs; once it is over, its wakes split and its late
+/// wakes' events handed to the flight recorder.
 struct BurstTracing {
     recording: Recording,
     tid: i32,
-    /// The burst's wakes, reserved once.
-    windows: Vec<Window>,
+    /// The thread's name, for a saved trace.
+    comm: String,
+    marks: Marks,
+    keep: Option<KeepSender>,
+    began_ns: u64,
 }
 
 impl BurstTracing {
-    /// Tracing this thread when `pacing.trace` (paused until a burst begins).
-    fn start(pacing: Pacing) -> anyhow::Result<Self> {
-        let recording = Recording::start(pacing.trace, Follow::ThisThread);
-        recording.pause()?;
-        let cap = if pacing.trace {
-            usize::try_from(pacing.burst).unwrap_or(0).saturating_add(1)
+    /// Tracing this thread when `pacing.trace` or keeping (paused until a burst
+    /// begins). The flight recorder records the thread's system calls too: a saved
+    /// trace is read back by finding its waits.
+    fn start(pacing: Pacing, keep: Option<KeepSender>) -> anyhow::Result<Self> {
+        let follow = if keep.is_some() {
+            Follow::Program(vec![this_tid()])
         } else {
-            0
+            Follow::ThisThread
+        };
+        let recording = Recording::start(pacing.trace || keep.is_some(), follow);
+        recording.pause()?;
+        let cap = usize::try_from(pacing.burst).unwrap_or(0).saturating_add(1);
+        let marks = Marks {
+            windows: Vec::with_capacity(if pacing.trace { cap } else { 0 }),
+            late: Vec::with_capacity(if keep.is_some() { cap } else { 0 }),
+            split: pacing.trace,
+            keep_over: keep.as_ref().map(|k| k.over_ns),
         };
         Ok(Self {
             tid: recording.tid(),
+            comm: std::thread::current()
+                .name()
+                .unwrap_or("monitor")
+                .to_string(),
             recording,
-            windows: Vec::with_capacity(cap),
+            marks,
+            keep,
+            began_ns: 0,
         })
     }
 
     fn begin(&mut self) -> anyhow::Result<()> {
-        self.windows.clear();
+        self.marks.windows.clear();
+        self.marks.late.clear();
+        self.began_ns = monotonic_ns();
         self.recording.resume()?;
         Ok(())
     }
 
-    /// Stops recording and records each wake's components into `out`.
-    fn end(&mut self, out: &mut CellRecord) -> anyhow::Result<()> {
+    /// Stops recording, records each wake's components into `out` (`--trace`) and
+    /// hands a burst with late wakes to the flight recorder.
+    fn end(&mut self, out: &mut CellRecord, requested_ns: u64) -> anyhow::Result<()> {
         self.recording.pause()?;
-        let Some(timeline) = self.recording.take() else {
+        let Some((timeline, lost)) = self.recording.take() else {
             return Ok(());
         };
-        for w in &self.windows {
+        for w in &self.marks.windows {
             let mut w = *w;
             w.tid = self.tid;
             out.record_components(&sleeplab_account::account(&timeline, &w));
+        }
+        if let Some(keep) = &self.keep
+            && !self.marks.late.is_empty()
+        {
+            let seconds = monotonic_ns().saturating_sub(self.began_ns) as f64 / 1e9;
+            let late = std::mem::take(&mut self.marks.late);
+            keep.send(
+                self.tid,
+                &self.comm,
+                seconds,
+                requested_ns,
+                timeline,
+                lost,
+                late,
+            );
         }
         Ok(())
     }
@@ -209,7 +306,7 @@ impl ProbeState {
         pacing: Pacing,
         out: &mut CellRecord,
         stop: &Stop,
-        windows: &mut Vec<Window>,
+        marks: &mut Marks,
     ) -> anyhow::Result<()> {
         let stall = pacing.stall_ns;
         // The thread id is set when the burst's wakes are split (BurstTracing::end).
@@ -220,9 +317,11 @@ impl ProbeState {
                     let t0 = monotonic_ns();
                     waiter.wait(ns);
                     let t1 = monotonic_ns();
-                    out.record(signed(t1 - t0) - signed(ns), stall);
-                    if pacing.trace {
-                        windows.push(
+                    let lateness = signed(t1 - t0) - signed(ns);
+                    out.record(lateness, stall);
+                    marks.late(t1, lateness);
+                    if marks.split {
+                        marks.windows.push(
                             Window::relative(tid, t0, ns, t1)
                                 .never_blocking(!waiter.mechanism().blocks()),
                         );
@@ -241,9 +340,11 @@ impl ProbeState {
                 wakes.clear();
                 let run = ticks::run(timer, &plan, wakes, stop)?;
                 let schedule = run.schedule(&plan, wakes);
-                out.record_ticks(&ticks::account(&schedule, wakes), stall);
-                if pacing.trace {
-                    windows.extend(ticks::windows(
+                let account = ticks::account(&schedule, wakes);
+                out.record_ticks(&account, stall);
+                marks.late_ticks(&account, wakes);
+                if marks.split {
+                    marks.windows.extend(ticks::windows(
                         &schedule,
                         wakes,
                         tid,
@@ -265,13 +366,15 @@ impl ProbeState {
                     grid.advance(wake);
                     wakes.push(wake);
                     out.spin_ns += r.spin_ns;
-                    if pacing.trace {
-                        windows.push(Window::of_report(tid, &r));
+                    if marks.split {
+                        marks.windows.push(Window::of_report(tid, &r));
                     }
                 }
                 let cut = grid.covered() < pacing.burst;
                 let schedule = Schedule::of_run(grid.t0_ns(), ns, pacing.burst, cut, wakes);
-                out.record_ticks(&ticks::account(&schedule, wakes), stall);
+                let account = ticks::account(&schedule, wakes);
+                out.record_ticks(&account, stall);
+                marks.late_ticks(&account, wakes);
                 out.margin_ns = Some(sleeper.margin_ns());
             }
         }
@@ -312,7 +415,15 @@ mod tests {
         let stopped = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stopped);
         let stop = Stop::when(move || flag.load(Ordering::Relaxed));
-        let handles = spawn(&cells, &records, pacing, ThreadSettings::default(), &stop).unwrap();
+        let handles = spawn(
+            &cells,
+            &records,
+            pacing,
+            ThreadSettings::default(),
+            Vec::new(),
+            &stop,
+        )
+        .unwrap();
         // Wait until every cell has two whole bursts, then stop.
         let whole = |r: &Arc<Mutex<CellRecord>>| {
             let r = r.lock().unwrap();
@@ -370,7 +481,13 @@ mod tests {
             for _ in 0..2 {
                 let mut out = CellRecord::default();
                 probe
-                    .burst(cell.requested_ns, pacing, &mut out, &never, &mut Vec::new())
+                    .burst(
+                        cell.requested_ns,
+                        pacing,
+                        &mut out,
+                        &never,
+                        &mut Marks::default(),
+                    )
                     .unwrap_or_else(|e| panic!("{name}: {e}"));
                 let exact = match cell.probe {
                     Probe::Periodic(m) => m.exact_counts,

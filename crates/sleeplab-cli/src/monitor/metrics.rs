@@ -4,11 +4,19 @@
 //! info, and the monitor's own cost (the standard `process_*` metrics and a scrape
 //! counter).
 //!
+//! With the flight recorder on, each latency bucket with a kept wake carries an
+//! OpenMetrics exemplar naming the saved trace of its latest one
+//! (`…_bucket{…} 3 # {trace="precise-1764…sltrace"} 0.0021 1764….123`). The exemplars
+//! are written onto the encoded bucket lines ([`add_exemplars`]): `prometheus-client`
+//! makes an exemplar only inside its own histogram types, which keep their own counts,
+//! while the monitor counts into buckets of its own.
+//!
 //! A scrape is served from one shared encoding, re-encoded at most every [`REFRESH`]:
 //! a hundred concurrent scrapers cost one encoding, not a hundred, and the measuring
 //! threads' locks are taken once per refresh, not once per scrape.
 
 use super::cells::Cell;
+use super::keep::KeepLog;
 use super::record::CellRecord;
 use bytes::Bytes;
 use prometheus_client::collector::Collector;
@@ -36,14 +44,22 @@ pub const REFRESH: Duration = Duration::from_millis(100);
 pub struct Metrics {
     registry: Registry,
     scrapes: Counter,
+    /// Each cell's family labels as encoded, and its flight recorder's log.
+    kept: Vec<(String, Arc<Mutex<KeepLog>>)>,
     /// The last encoding and when it was made (taken by scrapes only, never by a
     /// measuring thread).
     cache: Mutex<Option<(Instant, Bytes)>>,
 }
 
 impl Metrics {
-    /// The metrics of `cells` (reading `records` at each scrape) and of this machine.
-    pub fn new(cells: &[Cell], records: &[Arc<Mutex<CellRecord>>], host: &Fingerprint) -> Self {
+    /// The metrics of `cells` (reading `records` at each scrape, and the flight
+    /// recorder's `kept` logs where it runs) and of this machine.
+    pub fn new(
+        cells: &[Cell],
+        records: &[Arc<Mutex<CellRecord>>],
+        kept: Option<&[Arc<Mutex<KeepLog>>]>,
+        host: &Fingerprint,
+    ) -> Self {
         let mut registry = Registry::default();
         registry.register(
             "sleeplab_build",
@@ -68,10 +84,29 @@ impl Metrics {
                 .map(|(c, r)| (labels(c), Arc::clone(r)))
                 .collect(),
         )));
+        let kept: Vec<(String, Arc<Mutex<KeepLog>>)> = kept
+            .map(|logs| {
+                cells
+                    .iter()
+                    .zip(logs)
+                    .map(|(c, l)| (family_key(c), Arc::clone(l)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !kept.is_empty() {
+            registry.register_collector(Box::new(Kept(
+                cells
+                    .iter()
+                    .zip(&kept)
+                    .map(|(c, (_, l))| (labels(c), Arc::clone(l)))
+                    .collect(),
+            )));
+        }
         registry.register_collector(Box::new(SelfCost));
         Self {
             registry,
             scrapes,
+            kept,
             cache: Mutex::default(),
         }
     }
@@ -101,7 +136,112 @@ impl Metrics {
     pub fn encode(&self) -> Result<String, std::fmt::Error> {
         let mut text = String::with_capacity(16 * 1024);
         prometheus_client::encoding::text::encode(&mut text, &self.registry)?;
-        Ok(text)
+        if self.kept.is_empty() {
+            return Ok(text);
+        }
+        let marks: Vec<(String, KeepLog)> = self
+            .kept
+            .iter()
+            .map(|(k, l)| {
+                (
+                    k.clone(),
+                    l.lock().unwrap_or_else(PoisonError::into_inner).clone(),
+                )
+            })
+            .collect();
+        Ok(add_exemplars(&text, &marks))
+    }
+}
+
+/// The name of the latency histogram's bucket series.
+const LATENCY_BUCKET: &str = "sleeplab_wake_latency_seconds_bucket";
+
+/// A cell's family labels as the encoder writes them (after `le`).
+fn family_key(cell: &Cell) -> String {
+    labels(cell)
+        .iter()
+        .map(|(k, v)| format!("{k}=\"{v}\""))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `text` with each latency bucket line of a cell in `marks` (by its family labels)
+/// carrying the exemplar of that bucket, where the cell's log has one: the bucket lines
+/// of a family come in bucket order, `+Inf` last.
+pub fn add_exemplars(text: &str, marks: &[(String, KeepLog)]) -> String {
+    let mut out = String::with_capacity(text.len() + 128 * marks.len());
+    let mut seen: Vec<usize> = vec![0; marks.len()];
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches('\n');
+        let family = body
+            .strip_prefix(LATENCY_BUCKET)
+            .and_then(|rest| rest.strip_prefix("{le=\""))
+            .and_then(|rest| rest.split_once("\","))
+            .and_then(|(_, rest)| rest.split_once("} "))
+            .map(|(labels, _)| labels);
+        let cell = family.and_then(|f| marks.iter().position(|(k, _)| k == f));
+        let Some(i) = cell else {
+            out.push_str(line);
+            continue;
+        };
+        let bucket = seen[i];
+        seen[i] += 1;
+        out.push_str(body);
+        if let Some(Some(e)) = marks[i].1.exemplars.get(bucket) {
+            let at =
+                e.at.duration_since(std::time::SystemTime::UNIX_EPOCH)
+                    .unwrap_or_default();
+            out.push_str(&format!(
+                " # {{trace=\"{}\"}} {} {}.{:03}",
+                e.trace,
+                e.lateness_ns as f64 / 1e9,
+                at.as_secs(),
+                at.subsec_millis()
+            ));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A counter of the flight recorder: its name, help and value.
+type KeptCounter = (&'static str, &'static str, fn(&KeepLog) -> u64);
+
+/// The flight recorder's counters of every cell.
+#[derive(Debug)]
+struct Kept(Vec<(Labels, Arc<Mutex<KeepLog>>)>);
+
+impl Collector for Kept {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let snapshot: Vec<(&Labels, KeepLog)> = self
+            .0
+            .iter()
+            .map(|(l, r)| (l, r.lock().unwrap_or_else(PoisonError::into_inner).clone()))
+            .collect();
+        let counters: [KeptCounter; 3] = [
+            (
+                "sleeplab_kept_traces",
+                "Saved traces the flight recorder wrote (--keep-over), each named by the exemplar of its wakes' latency buckets",
+                |l| l.traces,
+            ),
+            (
+                "sleeplab_kept_wakes",
+                "Wakes later than the flight recorder's threshold whose wait's trace window was saved",
+                |l| l.kept,
+            ),
+            (
+                "sleeplab_unkept_wakes",
+                "Wakes later than the flight recorder's threshold not saved: no blocking wait returned for them (a spin), their account needed more than the widest lookback, the file bound was reached, the recorder was busy, or the file could not be written",
+                |l| l.unkept,
+            ),
+        ];
+        for (name, help, value) in counters {
+            let mut m = encoder.encode_descriptor(name, help, None, MetricType::Counter)?;
+            for (l, r) in &snapshot {
+                ConstCounter::new(value(r)).encode(m.encode_family(*l)?)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -323,7 +463,7 @@ mod tests {
             kernel_release: "6.1.0-test".into(),
             ..Fingerprint::default()
         };
-        let metrics = Metrics::new(&cells, &records, &host);
+        let metrics = Metrics::new(&cells, &records, None, &host);
         let text = String::from_utf8(metrics.scrape().unwrap().to_vec()).unwrap();
         let line = |prefix: &str| -> f64 {
             text.lines()
@@ -370,11 +510,63 @@ mod tests {
         assert!(text.ends_with("# EOF\n"));
     }
 
+    /// An exemplar goes on its own cell's bucket line, the one its index names, and
+    /// nowhere else; every other line is unchanged.
+    #[test]
+    fn exemplars_go_on_their_cells_bucket_lines() {
+        use crate::monitor::keep::{Exemplar, KeepLog, bucket_of};
+        let cells = parse_cells(&["nanosleep@100us".into(), "timerfd@100us".into()], &[]).unwrap();
+        let records: Vec<Arc<Mutex<CellRecord>>> = cells.iter().map(|_| Arc::default()).collect();
+        let logs: Vec<Arc<Mutex<KeepLog>>> = cells.iter().map(|_| Arc::default()).collect();
+        for r in &records {
+            r.lock().unwrap().record(70_000, u64::MAX);
+        }
+        let at = std::time::SystemTime::UNIX_EPOCH + Duration::from_millis(1_700_000_000_250);
+        {
+            let mut l = logs[1].lock().unwrap();
+            l.traces = 1;
+            l.kept = 1;
+            l.exemplars[bucket_of(70_000)] = Some(Exemplar {
+                trace: "timerfd-1.sltrace".into(),
+                lateness_ns: 70_000,
+                at,
+            });
+        }
+        let plain = Metrics::new(&cells, &records, None, &Fingerprint::default())
+            .encode()
+            .unwrap();
+        let text = Metrics::new(&cells, &records, Some(&logs), &Fingerprint::default())
+            .encode()
+            .unwrap();
+        let marked: Vec<&str> = text.lines().filter(|l| l.contains(" # {")).collect();
+        assert_eq!(
+            marked,
+            [
+                "sleeplab_wake_latency_seconds_bucket{le=\"0.0001\",mechanism=\"timerfd\",requested=\"0.0001\"} 1 # {trace=\"timerfd-1.sltrace\"} 0.00007 1700000000.250"
+            ]
+        );
+        // Without the exemplar and the recorder's counters, the same exposition
+        // (but the monitor's own CPU and memory, which move between the two encodings).
+        let stripped: Vec<&str> = text
+            .lines()
+            .map(|l| l.split_once(" # {").map_or(l, |(s, _)| s))
+            .filter(|l| !l.contains("kept") && !l.starts_with("process_"))
+            .collect();
+        let plain: Vec<&str> = plain
+            .lines()
+            .filter(|l| !l.starts_with("process_"))
+            .collect();
+        assert_eq!(stripped, plain);
+        assert!(text.contains(
+            "sleeplab_kept_traces_total{mechanism=\"timerfd\",requested=\"0.0001\"} 1\n"
+        ));
+    }
+
     #[test]
     fn scrapes_share_one_encoding_until_it_is_older_than_refresh() {
         let cells = parse_cells(&["nanosleep@100us".into()], &[]).unwrap();
         let records: Vec<Arc<Mutex<CellRecord>>> = cells.iter().map(|_| Arc::default()).collect();
-        let metrics = Metrics::new(&cells, &records, &Fingerprint::default());
+        let metrics = Metrics::new(&cells, &records, None, &Fingerprint::default());
         let count = |text: &[u8]| -> f64 {
             let text = std::str::from_utf8(text).unwrap();
             text.lines()

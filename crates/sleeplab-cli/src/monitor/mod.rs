@@ -3,10 +3,13 @@
 //! One measuring thread per cell ([`cells`]) runs a short burst of waits every
 //! interval ([`measure`]) into bounded records ([`record`]); `/metrics` encodes them
 //! with `prometheus-client` ([`metrics`]) at most every [`metrics::REFRESH`], served
-//! from that shared encoding by one `hyper` thread ([`server`]). The stop flag
-//! (Ctrl-C, SIGTERM) ends both sides within about 250 ms plus one wait.
+//! from that shared encoding by one `hyper` thread ([`server`]). With `--keep-over`, a
+//! flight recorder ([`keep`]) saves the kernel's trace of each late wake on a thread of
+//! its own. The stop flag (Ctrl-C, SIGTERM) ends both sides within about 250 ms plus
+//! one wait.
 
 pub(crate) mod cells;
+pub(crate) mod keep;
 pub(crate) mod measure;
 pub(crate) mod metrics;
 pub(crate) mod record;
@@ -16,6 +19,7 @@ use crate::experiments::Stop;
 use crate::settings::ThreadSettings;
 use anyhow::Context as _;
 use cells::Cell;
+use keep::{KeepConfig, Keeper};
 use measure::Pacing;
 use metrics::Metrics;
 use record::CellRecord;
@@ -32,6 +36,8 @@ pub struct MonitorConfig {
     pub pacing: Pacing,
     /// Applied in every measuring thread.
     pub threads: ThreadSettings,
+    /// The flight recorder (`None`: off).
+    pub keep: Option<KeepConfig>,
 }
 
 /// How often the main thread checks the stop flag and the measuring threads (the one
@@ -48,11 +54,26 @@ pub fn serve(
 ) -> anyhow::Result<()> {
     let records: Vec<Arc<Mutex<CellRecord>>> =
         config.cells.iter().map(|_| Arc::default()).collect();
+    let keeper = match &config.keep {
+        Some(k) => Some(Keeper::start(
+            k.clone(),
+            config.cells.iter().map(|c| c.name.clone()).collect(),
+        )?),
+        None => None,
+    };
+    let keep_logs = keeper.as_ref().map(|k| k.logs.clone());
     let metrics = Arc::new(Metrics::new(
         &config.cells,
         &records,
+        keep_logs.as_deref(),
         &Fingerprint::collect(),
     ));
+    let senders = (0..config.cells.len())
+        .map(|i| {
+            let over = config.keep.as_ref()?.over_ns;
+            keeper.as_ref()?.sender(i, over)
+        })
+        .collect();
     // One flag for both sides: the caller's stop, or a measuring thread that ended.
     let ended = Arc::new(AtomicBool::new(false));
     let both = {
@@ -65,6 +86,7 @@ pub fn serve(
         &records,
         config.pacing,
         config.threads,
+        senders,
         &both,
     );
     // A measuring thread ends only when stopped or failed: either way, all stop.
@@ -86,6 +108,10 @@ pub fn serve(
         if let Err(e) = result {
             first_error.get_or_insert(e);
         }
+    }
+    // The measuring threads are gone: the keeper writes what it holds, then ends.
+    if let Some(k) = keeper {
+        k.stop();
     }
     if let Err(e) = serving.stop() {
         first_error.get_or_insert(anyhow::anyhow!(e).context("the HTTP thread failed"));

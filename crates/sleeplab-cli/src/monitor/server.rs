@@ -156,7 +156,7 @@ mod tests {
 
     fn metrics() -> Metrics {
         let cells = parse_cells(&["nanosleep@100us".into()], &[]).unwrap();
-        Metrics::new(&cells, &[Arc::default()], &Fingerprint::default())
+        Metrics::new(&cells, &[Arc::default()], None, &Fingerprint::default())
     }
 
     #[test]

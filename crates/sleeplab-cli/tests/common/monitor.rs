@@ -121,6 +121,8 @@ pub fn samples(text: &str) -> Vec<(String, String, f64)> {
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
+            // An exemplar follows the value: ` # {labels} value timestamp`.
+            let l = l.split_once(" # ").map_or(l, |(sample, _)| sample);
             let (series, value) = l
                 .rsplit_once(' ')
                 .unwrap_or_else(|| panic!("bad line {l:?}"));
@@ -132,6 +134,45 @@ pub fn samples(text: &str) -> Vec<(String, String, f64)> {
                 .parse()
                 .unwrap_or_else(|_| panic!("bad value in {l:?}"));
             (name.to_string(), labels.to_string(), v)
+        })
+        .collect()
+}
+
+/// A monitor of one cell, nanosleep at 100 µs in bursts of 5 every `interval`, whose
+/// flight recorder keeps every wake later than 1 µs (all of them) in `dir`, at most
+/// `keep_max` saved traces, then counts them unkept.
+pub fn keeping_every_wake(interval: &str, keep_max: u32, dir: &std::path::Path) -> Monitor {
+    let keep_max = keep_max.to_string();
+    Monitor::start(&[
+        "--interval",
+        interval,
+        "--burst",
+        "5",
+        "--mechanisms",
+        "nanosleep@100us",
+        "--keep-over",
+        "1us",
+        "--keep-max",
+        &keep_max,
+        "--keep-dir",
+        dir.to_str().unwrap(),
+    ])
+}
+
+/// The exemplars on the bucket lines of histogram `name`: the bucket's labels (with
+/// `le`), the exemplar's labels, its value and its timestamp.
+pub fn exemplars(text: &str, name: &str) -> Vec<(String, String, f64, f64)> {
+    let prefix = format!("{name}_bucket{{");
+    text.lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix(&prefix)?;
+            let (sample, exemplar) = rest.split_once(" # {")?;
+            let (labels, _) = sample.split_once("} ")?;
+            let (ex_labels, tail) = exemplar.split_once("} ")?;
+            let mut words = tail.split(' ');
+            let value: f64 = words.next()?.parse().ok()?;
+            let at: f64 = words.next()?.parse().ok()?;
+            Some((labels.to_string(), ex_labels.to_string(), value, at))
         })
         .collect()
 }

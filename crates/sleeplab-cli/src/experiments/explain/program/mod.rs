@@ -21,6 +21,11 @@ mod saved;
 mod target;
 
 pub use saved::KEEP_MAX_BYTES;
+// What the monitor's flight recorder writes its saved traces with.
+#[cfg(feature = "monitor")]
+pub use output::{Followed, Run};
+#[cfg(feature = "monitor")]
+pub use saved::{Saving, write as write_saved};
 pub use target::{Target, TargetSpec};
 
 use std::collections::BTreeMap;
@@ -143,8 +148,7 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         return Ok(code);
     };
     let found = find_waits(&tl, None);
-    let irq_names =
-        device_irq_names(&std::fs::read_to_string("/proc/interrupts").unwrap_or_default());
+    let irq_names = irq_names_now();
     // The machine, read once: the account's words, the saved trace, the page.
     let machine = Fingerprint::collect();
     // Each wait's account, once: the summary, the CSV and the flight recorder read it.
@@ -186,13 +190,22 @@ pub fn replay(
             found = kept_waits(&found, &windows);
             found.untimed = k.untimed;
             found.unpaired = k.unpaired;
-            format!(
-                "the windows of {} of the {} waits later than {} past their deadline (of {} waits with a timeout); the account below is of those waits alone",
-                found.waits.len(),
-                k.over,
-                ns(k.over_ns as f64),
-                k.waits
-            )
+            match &k.monitor_cell {
+                None => format!(
+                    "the windows of {} of the {} waits later than {} past their deadline (of {} waits with a timeout); the account below is of those waits alone",
+                    found.waits.len(),
+                    k.over,
+                    ns(k.over_ns as f64),
+                    k.waits
+                ),
+                Some(cell) => format!(
+                    "the windows of {} of the {} waits the monitor's cell {cell} woke from later than {} by its own clock (of {} waits with a timeout); the account below is of those waits alone",
+                    found.waits.len(),
+                    k.over,
+                    ns(k.over_ns as f64),
+                    k.waits
+                ),
+            }
         }
     };
     println!("From the saved trace {}: {what}.", path.display());
@@ -263,6 +276,7 @@ fn save(
         kept: &kept,
         keep: k,
         found,
+        monitor_cell: None,
     };
     let (events, windows) = saved::write(path, run, irq_names, machine, saving)?;
     let mut line = format!(
@@ -314,6 +328,12 @@ fn progress(seconds: Option<f64>, target: &Target, quiet: bool) -> Option<Progre
     bar.set_message(what);
     bar.enable_steady_tick(Duration::from_millis(200));
     Some(bar)
+}
+
+/// The device interrupts' names by number, from `/proc/interrupts` now (none where it
+/// cannot be read).
+pub fn irq_names_now() -> BTreeMap<i32, String> {
+    device_irq_names(&std::fs::read_to_string("/proc/interrupts").unwrap_or_default())
 }
 
 /// The device interrupts' names by number, from the text of `/proc/interrupts`: the

@@ -66,6 +66,11 @@ pub struct KeptRun {
     pub untimed: u64,
     /// Wait calls whose entry or return was not recorded, over the whole run.
     pub unpaired: u64,
+    /// For a trace the monitor's flight recorder kept: the cell whose wakes, later than
+    /// `over_ns` by the monitor's own clock, chose the waits (`over` counts those waits;
+    /// their own lateness past the timer's deadline may be less).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monitor_cell: Option<String>,
 }
 
 /// What is saved: the whole run, or the kept windows.
@@ -82,6 +87,9 @@ pub enum Saving<'a> {
         keep: Keep,
         /// What the run found (its counts are the whole run's).
         found: &'a Found,
+        /// The monitor cell whose late wakes chose the waits (`None`: their own
+        /// lateness did).
+        monitor_cell: Option<&'a str>,
     },
 }
 
@@ -101,6 +109,7 @@ pub fn write(
             kept,
             keep,
             found,
+            monitor_cell,
         } => (
             Captured {
                 events: kept.events.clone(),
@@ -119,6 +128,7 @@ pub fn write(
                 unequal: kept.unequal,
                 untimed: found.untimed,
                 unpaired: found.unpaired,
+                monitor_cell: monitor_cell.map(str::to_string),
             }),
         ),
     };
