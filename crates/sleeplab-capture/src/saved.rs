@@ -190,19 +190,32 @@ impl SavedTrace {
 
 impl SavedTrace {
     /// The bytes `e` takes in a saved trace (its head and its kind's fields): what a
-    /// writer that bounds a file's size counts.
+    /// writer that bounds a file's size counts. Counted by the encoder itself, so the
+    /// layout is written once.
     pub fn event_len(e: &Event) -> usize {
-        EVENT_HEAD
-            + match e.kind {
-                Kind::TimerStart { .. } => 24,
-                Kind::TimerExpire { .. } | Kind::SysExit { .. } => 16,
-                Kind::Waking { .. } => 8,
-                Kind::Switch { .. } => 48,
-                Kind::SysEnter { .. } => 56,
-                Kind::IrqEntry { .. } | Kind::IrqExit { .. } => 5,
-                Kind::IdleEnter { .. } => 4,
-                Kind::IdleExit => 0,
-            }
+        let mut n = Counted(0);
+        encode_event(&mut n, e);
+        n.0
+    }
+}
+
+/// Where the encoder puts its bytes: a file's buffer, or a count of them.
+trait Sink {
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// Bytes counted, not kept.
+struct Counted(usize);
+
+impl Sink for Counted {
+    fn put(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
     }
 }
 
@@ -227,31 +240,31 @@ fn interrupt_code(i: Interrupt) -> u8 {
     }
 }
 
-fn encode_event(w: &mut Vec<u8>, e: &Event) {
-    w.extend_from_slice(&e.time_ns.to_le_bytes());
-    w.extend_from_slice(&e.cpu.to_le_bytes());
-    w.extend_from_slice(&e.pid.to_le_bytes());
-    w.push(e.flags);
+fn encode_event(w: &mut impl Sink, e: &Event) {
+    w.put(&e.time_ns.to_le_bytes());
+    w.put(&e.cpu.to_le_bytes());
+    w.put(&e.pid.to_le_bytes());
+    w.put(&[e.flags]);
     match e.kind {
         Kind::TimerStart {
             timer,
             soft_ns,
             hard_ns,
         } => {
-            w.push(0);
-            w.extend_from_slice(&timer.to_le_bytes());
-            w.extend_from_slice(&soft_ns.to_le_bytes());
-            w.extend_from_slice(&hard_ns.to_le_bytes());
+            w.put(&[0]);
+            w.put(&timer.to_le_bytes());
+            w.put(&soft_ns.to_le_bytes());
+            w.put(&hard_ns.to_le_bytes());
         }
         Kind::TimerExpire { timer, now_ns } => {
-            w.push(1);
-            w.extend_from_slice(&timer.to_le_bytes());
-            w.extend_from_slice(&now_ns.to_le_bytes());
+            w.put(&[1]);
+            w.put(&timer.to_le_bytes());
+            w.put(&now_ns.to_le_bytes());
         }
         Kind::Waking { pid, target_cpu } => {
-            w.push(2);
-            w.extend_from_slice(&pid.to_le_bytes());
-            w.extend_from_slice(&target_cpu.to_le_bytes());
+            w.put(&[2]);
+            w.put(&pid.to_le_bytes());
+            w.put(&target_cpu.to_le_bytes());
         }
         Kind::Switch {
             prev_pid,
@@ -260,39 +273,39 @@ fn encode_event(w: &mut Vec<u8>, e: &Event) {
             next_pid,
             next_comm,
         } => {
-            w.push(3);
-            w.extend_from_slice(&prev_pid.to_le_bytes());
-            w.extend_from_slice(&prev_state.to_le_bytes());
-            w.extend_from_slice(&prev_comm.0);
-            w.extend_from_slice(&next_pid.to_le_bytes());
-            w.extend_from_slice(&next_comm.0);
+            w.put(&[3]);
+            w.put(&prev_pid.to_le_bytes());
+            w.put(&prev_state.to_le_bytes());
+            w.put(&prev_comm.0);
+            w.put(&next_pid.to_le_bytes());
+            w.put(&next_comm.0);
         }
         Kind::SysEnter { id, args } => {
-            w.push(4);
-            w.extend_from_slice(&id.to_le_bytes());
+            w.put(&[4]);
+            w.put(&id.to_le_bytes());
             for a in args {
-                w.extend_from_slice(&a.to_le_bytes());
+                w.put(&a.to_le_bytes());
             }
         }
         Kind::SysExit { id, ret } => {
-            w.push(5);
-            w.extend_from_slice(&id.to_le_bytes());
-            w.extend_from_slice(&ret.to_le_bytes());
+            w.put(&[5]);
+            w.put(&id.to_le_bytes());
+            w.put(&ret.to_le_bytes());
         }
         Kind::IrqEntry { what, number } | Kind::IrqExit { what, number } => {
-            w.push(if matches!(e.kind, Kind::IrqEntry { .. }) {
+            w.put(&[if matches!(e.kind, Kind::IrqEntry { .. }) {
                 6
             } else {
                 7
-            });
-            w.push(interrupt_code(what));
-            w.extend_from_slice(&number.to_le_bytes());
+            }]);
+            w.put(&[interrupt_code(what)]);
+            w.put(&number.to_le_bytes());
         }
         Kind::IdleEnter { state } => {
-            w.push(8);
-            w.extend_from_slice(&state.to_le_bytes());
+            w.put(&[8]);
+            w.put(&state.to_le_bytes());
         }
-        Kind::IdleExit => w.push(9),
+        Kind::IdleExit => w.put(&[9]),
     }
 }
 
