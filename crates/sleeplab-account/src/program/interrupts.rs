@@ -24,6 +24,10 @@ pub struct IrqTime {
     pub count: u64,
     /// How long, ns.
     pub ns: u64,
+    /// A device interrupt's number (`None` for the others): what names it from
+    /// `/proc/interrupts`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub irq: Option<i32>,
 }
 
 /// The name of interrupt `number` of kind `what`.
@@ -47,11 +51,12 @@ pub fn interrupts_on(events: &[Event], cpu: u32, from_ns: u64, to_ns: u64) -> Ve
     // Open entries by kind and number (the enum's discriminant: capture's `Interrupt`
     // is not `Hash`), each with its start and its kind.
     let mut open: HashMap<(u8, i32), (u64, Interrupt)> = HashMap::new();
-    let mut by: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut by: BTreeMap<String, (u64, u64, Option<i32>)> = BTreeMap::new();
     let mut add = |what: Interrupt, number: i32, ns: u64| {
         let e = by.entry(irq_name(what, number)).or_default();
         e.0 += 1;
         e.1 += ns;
+        e.2 = (what == Interrupt::Device).then_some(number);
     };
     for e in events.iter().filter(|e| e.cpu == cpu && e.time_ns <= to_ns) {
         match e.kind {
@@ -74,7 +79,12 @@ pub fn interrupts_on(events: &[Event], cpu: u32, from_ns: u64, to_ns: u64) -> Ve
     }
     let mut out: Vec<IrqTime> = by
         .into_iter()
-        .map(|(name, (count, ns))| IrqTime { name, count, ns })
+        .map(|(name, (count, ns, irq))| IrqTime {
+            name,
+            count,
+            ns,
+            irq,
+        })
         .collect();
     out.sort_by(|a, b| b.ns.cmp(&a.ns).then_with(|| a.name.cmp(&b.name)));
     out
@@ -172,16 +182,19 @@ mod tests {
                 name: "irq 24".into(),
                 count: 1,
                 ns: 1_000,
+                irq: Some(24),
             },
             IrqTime {
                 name: "local timer".into(),
                 count: 1,
                 ns: 500,
+                irq: None,
             },
             IrqTime {
                 name: "softirq TIMER".into(),
                 count: 2,
                 ns: 400,
+                irq: None,
             },
         ];
         assert_eq!(got, want);

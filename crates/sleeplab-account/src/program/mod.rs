@@ -148,11 +148,7 @@ impl Found {
     /// number alone.
     pub fn name_device_irqs(&mut self, names: impl Fn(i32) -> Option<String>) {
         for i in self.waits.iter_mut().flat_map(|w| w.interrupts.iter_mut()) {
-            let number = i
-                .name
-                .strip_prefix("irq ")
-                .and_then(|n| n.parse::<i32>().ok());
-            if let Some(name) = number.and_then(&names) {
+            if let Some(name) = i.irq.and_then(&names) {
                 i.name = format!("{} {name}", i.name);
             }
         }
