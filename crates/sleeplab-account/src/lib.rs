@@ -48,13 +48,13 @@ pub use analysis::timeline::Timeline;
 pub use program::{
     CallSummary, Ending, Found, HeldBy, IrqTime, IrqTotal, KEEP_LOOKBACK_MAX_NS, KEEP_LOOKBACK_NS,
     Keep, Kept, ProgramWait, SLACK_DEFAULT_NS, Timeout, Trap, WaitCall, accounts, find_waits,
-    irq_name, keep, keep_chosen, kept_waits, summarise, traps,
+    irq_name, keep, keep_chosen, kept_waits, name_holder_stacks, summarise, traps,
 };
 
 // Recording: the harness, its status, a cell's wakes; what capture decides for it.
 pub use capture::{
-    Events, Placement, SavedTrace, SavedTraceError, SavedWindow, TraceError, available, placement,
-    this_tid,
+    Events, Placement, SavedTrace, SavedTraceError, SavedWindow, Symbols, TraceError, available,
+    placement, this_tid,
 };
 pub use log::{Before, WakeLog};
 pub use recording::{Follow, Recording, Recordings, Tracing, unavailable};

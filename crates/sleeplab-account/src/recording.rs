@@ -23,6 +23,9 @@ pub enum Follow {
     /// A running program: these threads and every thread they create from now on,
     /// their system calls' entries recorded too (what its own waits are found from).
     Program(Vec<i32>),
+    /// A running program, as [`Follow::Program`], and the kernel stack of every task as
+    /// it leaves a CPU (what held a waiting thread's CPU, and where it was).
+    ProgramStacks(Vec<i32>),
 }
 
 /// Whether a run recorded the kernel's tracepoints, as its result keeps it.
@@ -267,7 +270,7 @@ impl Recording {
                 Follow::ThisThread => Some(vec![this_tid()]),
                 Follow::Threads(tids) => Some(tids.clone()),
                 // A program's threads come and go: the steal of every CPU.
-                Follow::EveryThread | Follow::Program(_) => None,
+                Follow::EveryThread | Follow::Program(_) | Follow::ProgramStacks(_) => None,
             },
             steal_before: None,
             _spin_log: None,
@@ -280,6 +283,7 @@ impl Recording {
             Follow::Threads(tids) => Tracer::for_threads(tids),
             Follow::EveryThread => Tracer::every_thread(),
             Follow::Program(tids) => Tracer::for_program(tids),
+            Follow::ProgramStacks(tids) => Tracer::for_program_with_stacks(tids),
         };
         let kernel = tracer.and_then(|t| {
             Ok(if drained {

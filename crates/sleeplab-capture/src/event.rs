@@ -216,6 +216,9 @@ pub struct Captured {
     /// Whether the guest's interrupts and softirqs were recorded ([`Kind::IrqEntry`],
     /// [`Kind::IrqExit`]): without them, no time is told to be the host's.
     pub interrupts: bool,
+    /// The kernel stacks of the tasks that left a CPU, where they were recorded
+    /// (`explain --stacks`; never in a saved trace), in the order drained.
+    pub stacks: Vec<crate::stacks::SwitchStack>,
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ mod instance;
 mod ring;
 mod saved;
 mod session;
+mod stacks;
 mod tracefs;
 
 // The decoded events: the contract with the analysis.
@@ -50,6 +51,7 @@ pub use format::{BytesField, Field, Format, FormatError, IntField};
 pub use instance::Instance;
 pub use ring::{PageLayout, PageSummary, RingError, read_page};
 pub use session::{Drained, Session, parse_cpu_list};
+pub use stacks::{SwitchStack, Symbols};
 pub use tracefs::{MOUNT_POINT, Tracefs};
 
 // Which CPUs the kernel records fully, and where a traced run measures.
@@ -124,6 +126,14 @@ impl Tracer {
         Ok(Self::new(Session::start_program(tids)?, Events::Program))
     }
 
+    /// [`Tracer::for_program`], recording the kernel stack of every task that leaves a
+    /// CPU too (see [`Session::record_stacks`]).
+    pub fn for_program_with_stacks(tids: &[i32]) -> Result<Self, TraceError> {
+        let mut session = Session::start_program(tids)?;
+        session.record_stacks()?;
+        Ok(Self::new(session, Events::Program))
+    }
+
     /// Follows the threads `tids` from now on (a program's threads as they come and go;
     /// see [`Session::follow`]).
     pub fn follow(&mut self, tids: &[i32]) -> Result<(), TraceError> {
@@ -167,6 +177,7 @@ impl Tracer {
             recorded: self.recorded,
             lost,
             interrupts: self.session.interrupts(),
+            stacks: self.session.take_stacks(),
         }
     }
 
@@ -178,6 +189,7 @@ impl Tracer {
             recorded: self.recorded,
             lost: self.session.lost(),
             interrupts: self.session.interrupts(),
+            stacks: self.session.take_stacks(),
         }
     }
 }

@@ -183,6 +183,7 @@ impl SavedTrace {
                 recorded,
                 lost,
                 interrupts,
+                stacks: Vec::new(),
             },
         })
     }

@@ -34,6 +34,7 @@ use crate::decode::{Decoders, Tracepoint, concerns};
 use crate::event::{Event, Events};
 use crate::instance::Instance;
 use crate::ring::{PageLayout, read_page};
+use crate::stacks::{StackDecoder, SwitchStack, TRIGGER};
 use crate::tracefs::Tracefs;
 
 /// Each CPU's buffer in the scheduling instance, KiB: tens of thousands of events
@@ -63,6 +64,10 @@ pub struct Session {
     pending: Vec<Event>,
     /// Whether the guest's interrupts and softirqs are recorded.
     interrupts: bool,
+    /// The kernel stack records' layout, once [`Session::record_stacks`] set them up.
+    stack_decoder: Option<StackDecoder>,
+    /// The stacks drained, each paired with its switch.
+    stacks: Vec<SwitchStack>,
 }
 
 impl std::fmt::Debug for Session {
@@ -143,6 +148,8 @@ impl Session {
             carried_lost: 0,
             pending: Vec::new(),
             interrupts: false,
+            stack_decoder: None,
+            stacks: Vec::new(),
         };
         if mode == Mode::Program {
             // Threads the followed ones create are followed too, from their first call.
@@ -171,6 +178,25 @@ impl Session {
         session.interrupts = interrupts;
         session.resume()?;
         Ok(session)
+    }
+
+    /// Records, from now on, the kernel stack of every task that leaves a CPU (all
+    /// but the idle task), each paired with its switch: a `stacktrace` trigger on
+    /// `sched_switch` ([`SwitchStack`]). An error where the kernel has no stack
+    /// records or refuses the trigger.
+    pub fn record_stacks(&mut self) -> Result<(), TraceError> {
+        let fs = Tracefs::find_or_mount()?;
+        let decoder = StackDecoder::from_format(&fs.format("ftrace", "kernel_stack")?)
+            .ok_or_else(|| TraceError::NoEvent("ftrace:kernel_stack".into()))?;
+        self.sched
+            .write("events/sched/sched_switch/trigger", TRIGGER)?;
+        self.stack_decoder = Some(decoder);
+        Ok(())
+    }
+
+    /// The stacks drained so far, taken.
+    pub fn take_stacks(&mut self) -> Vec<SwitchStack> {
+        std::mem::take(&mut self.stacks)
     }
 
     fn instance_of(&self, tp: Tracepoint) -> &Instance {
@@ -230,6 +256,7 @@ impl Session {
         into.append(&mut self.pending);
         let (decoders, layout, tids) = (&self.decoders, &self.layout, &self.tids);
         let every_thread = self.every_thread;
+        let (stack_decoder, stacks) = (self.stack_decoder, &mut self.stacks);
         // Read up to the first page that reaches past the drain's start; what comes
         // later waits for the next drain.
         let now_ns = sleeplab::clock::monotonic_ns();
@@ -238,9 +265,24 @@ impl Session {
             // never yields shows as partly unexplained wakes.
             let _ = instance.read_pages(&mut self.page, |cpu, page| {
                 let mut last_ns = 0;
+                // The switch a stack record that follows it belongs to.
+                let mut last_switch: Option<u64> = None;
                 let read = read_page(layout, page, |time_ns, record| {
                     last_ns = time_ns;
+                    if let Some(sd) = stack_decoder.filter(|sd| sd.is_stack(record)) {
+                        if let Some(switch_ns) = last_switch.take() {
+                            stacks.push(SwitchStack {
+                                cpu,
+                                time_ns: switch_ns,
+                                frames: sd.frames(record),
+                            });
+                        }
+                        return;
+                    }
                     let e = decoders.decode_record(record, time_ns, cpu);
+                    last_switch = e
+                        .filter(|e| matches!(e.kind, crate::event::Kind::Switch { .. }))
+                        .map(|e| e.time_ns);
                     if let Some(e) = e.filter(|e| every_thread || concerns(e, tids)) {
                         into.push(e);
                         d.events += 1;

@@ -357,3 +357,65 @@ fn a_saved_trace_reads_without_root() {
     }
     assert!(text.contains("Report: "), "{text}");
 }
+
+/// With `--stacks`: a spinning shell pinned beside a sleeping Python holds its CPU, and
+/// its kernel stack as it left the CPU is named, each frame `symbol+0xoffset`, one of
+/// them the scheduler's entry; its run-queue share is its own.
+#[test]
+fn the_holders_kernel_stack_is_named_with_stacks() {
+    let Some(_alone) = traceable_alone() else {
+        return;
+    };
+    let mut spin = Command::new("taskset")
+        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("w.json");
+    let out = Command::new(bin())
+        .args(["explain", "-q", "--stacks", "--json"])
+        .arg(&j)
+        .args(["--", "taskset", "-c", "0", "python3", "-c"])
+        .arg("import time\nfor _ in range(40): time.sleep(0.002)")
+        .output()
+        .unwrap();
+    let _ = spin.kill();
+    let _ = spin.wait();
+    assert!(out.status.success(), "{out:?}");
+    let doc = json(&j);
+    let holders: Vec<&serde_json::Value> = doc["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["holders"].as_array().unwrap())
+        .collect();
+    let stacked: Vec<&serde_json::Value> = holders
+        .iter()
+        .copied()
+        .filter(|h| h.get("kernel_stack").is_some())
+        .collect();
+    assert!(!stacked.is_empty(), "no holder's stack: {holders:?}");
+    for h in &stacked {
+        let frames: Vec<&str> = h["kernel_stack"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap())
+            .collect();
+        assert!(!frames.is_empty(), "{h}");
+        for f in &frames {
+            let (sym, off) = f.split_once("+0x").unwrap_or_else(|| panic!("{f}"));
+            assert!(
+                !sym.is_empty() && u64::from_str_radix(off, 16).is_ok(),
+                "{f}"
+            );
+        }
+        assert!(
+            frames.iter().any(|f| f.contains("schedule")),
+            "the scheduler's entry: {frames:?}"
+        );
+        assert!(h["run_queue_ns"].as_u64().unwrap() > 0, "{h}");
+    }
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("the kernel stack of"), "{said}");
+}

@@ -2,7 +2,7 @@
 //! asks: what happened in a time range, which timer a thread armed itself, when that
 //! timer expired, when a timer was last armed.
 
-use crate::capture::{Captured, Event, Events, Kind};
+use crate::capture::{Captured, Event, Events, Kind, SwitchStack};
 use std::collections::HashMap;
 
 /// How many of a thread's own timers (the latest first) a wake's account looks through
@@ -40,6 +40,9 @@ pub struct Timeline {
     /// Per thread: the gaps of its spins, `(from, to)` in time order, where they were
     /// logged ([`sleeplab::lab::noise::spin_log`]).
     spin_gaps: HashMap<i32, Vec<(u64, u64)>>,
+    /// The kernel stacks of the tasks that left a CPU, by `(cpu, switch time)`, where
+    /// they were recorded.
+    stacks: Vec<SwitchStack>,
 }
 
 impl Timeline {
@@ -81,15 +84,34 @@ impl Timeline {
             recorded: Events::All,
             interrupts: false,
             spin_gaps: HashMap::new(),
+            stacks: Vec::new(),
         }
     }
 
     /// The timeline of what a tracer captured (its lost count aside).
     pub fn of(c: Captured) -> Self {
         let interrupts = c.interrupts;
-        Self::new(c.events)
+        let mut stacks = c.stacks;
+        stacks.sort_by_key(|s| (s.cpu, s.time_ns));
+        let mut tl = Self::new(c.events)
             .recording(c.recorded)
-            .with_interrupts(interrupts)
+            .with_interrupts(interrupts);
+        tl.stacks = stacks;
+        tl
+    }
+
+    /// The kernel stack of the task that the switch on `cpu` at `time_ns` took off
+    /// it, where it was recorded (innermost address first).
+    pub fn stack_at(&self, cpu: u32, time_ns: u64) -> Option<&[u64]> {
+        self.stacks
+            .binary_search_by_key(&(cpu, time_ns), |s| (s.cpu, s.time_ns))
+            .ok()
+            .map(|i| self.stacks[i].frames.as_slice())
+    }
+
+    /// Whether kernel stacks were recorded with it.
+    pub fn records_stacks(&self) -> bool {
+        !self.stacks.is_empty()
     }
 
     /// The same timeline, its guest interrupts and softirqs recorded (`true`) or not
@@ -150,6 +172,7 @@ impl Timeline {
             recorded: self.recorded,
             lost,
             interrupts: self.interrupts,
+            stacks: self.stacks.clone(),
         }
     }
 

@@ -27,7 +27,9 @@ use calls::TimerfdCall;
 pub use calls::{Timeout, WaitCall};
 pub use interrupts::{IrqTime, IrqTotal, irq_name};
 pub use kept::{KEEP_LOOKBACK_MAX_NS, KEEP_LOOKBACK_NS, Keep, Kept, keep, keep_chosen, kept_waits};
-pub use summary::{CallSummary, HeldBy, SLACK_DEFAULT_NS, Trap, summarise, traps};
+pub use summary::{
+    CallSummary, HeldBy, SLACK_DEFAULT_NS, Trap, name_holder_stacks, summarise, traps,
+};
 
 use std::collections::HashMap;
 

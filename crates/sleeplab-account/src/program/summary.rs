@@ -11,6 +11,8 @@ use super::interrupts::{IrqTotal, total};
 use super::{Ending, Found, ProgramWait, Timeout, WaitCall};
 use crate::analysis::account::WakeAccount;
 use crate::analysis::explanation::Explanation;
+use crate::analysis::timeline::Timeline;
+use crate::capture::Kind;
 
 /// The timer slack of a normal (`SCHED_OTHER`) thread unless it sets its own, ns.
 pub const SLACK_DEFAULT_NS: u64 = 50_000;
@@ -58,6 +60,10 @@ pub struct HeldBy {
     pub waits: u64,
     /// The run-queue time it held the CPU for in those waits, its own share only, ns.
     pub run_queue_ns: u64,
+    /// Its kernel stack as it last left the CPU during the wait it held longest, the
+    /// frames worth reading named (where stacks were recorded: `explain --stacks`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kernel_stack: Vec<String>,
 }
 
 /// The holders of `wakes`, most run-queue time first: each task's own share of each
@@ -78,6 +84,7 @@ fn holders<'a>(wakes: impl Iterator<Item = &'a WakeAccount>) -> Vec<HeldBy> {
             pid,
             waits,
             run_queue_ns,
+            kernel_stack: Vec::new(),
         })
         .collect();
     out.sort_by(|a, b| b.run_queue_ns.cmp(&a.run_queue_ns).then(a.pid.cmp(&b.pid)));
@@ -122,6 +129,50 @@ pub fn summarise(
             })
         })
         .collect()
+}
+
+/// Gives each holder of `calls` its kernel stack, where `tl` recorded stacks: of the
+/// call's waits (`found`, each split in `split` by index), the one it held longest;
+/// the last switch in that wait that took the holder off a CPU; that switch's stack,
+/// named by `name`. A holder with none recorded keeps none.
+pub fn name_holder_stacks(
+    calls: &mut [CallSummary],
+    tl: &Timeline,
+    found: &Found,
+    split: &[Option<WakeAccount>],
+    name: impl Fn(&[u64]) -> Vec<String>,
+) {
+    if !tl.records_stacks() {
+        return;
+    }
+    for c in calls.iter_mut() {
+        for h in c.holders.iter_mut() {
+            let longest = found
+                .waits
+                .iter()
+                .zip(split)
+                .filter(|(w, _)| w.call == c.call)
+                .filter_map(|(w, a)| {
+                    let share = a
+                        .as_ref()?
+                        .run_queue_by
+                        .iter()
+                        .find(|(x, _)| x.pid == h.pid)?;
+                    Some((w, share.1))
+                })
+                .max_by_key(|&(w, ns)| (ns, std::cmp::Reverse(w.exit_ns)));
+            let Some((w, _)) = longest else { continue };
+            let frames = tl
+                .range(w.enter_ns, w.exit_ns)
+                .iter()
+                .rev()
+                .filter(|e| matches!(e.kind, Kind::Switch { prev_pid, .. } if prev_pid == h.pid))
+                .find_map(|e| tl.stack_at(e.cpu, e.time_ns));
+            if let Some(frames) = frames {
+                h.kernel_stack = name(frames);
+            }
+        }
+    }
 }
 
 /// A trap a program's waits fell into.

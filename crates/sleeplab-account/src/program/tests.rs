@@ -395,3 +395,45 @@ fn a_read_of_an_unarmed_timerfd_is_untimed() {
     assert!(found.waits.is_empty());
     assert_eq!(found.untimed, 1);
 }
+
+/// The holder's kernel stack is the one recorded at the switch that took it off the CPU
+/// in the wait it held: not another task's, and none where no stacks were recorded.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn a_holders_stack_is_the_one_it_left_the_cpu_with() {
+    use crate::capture::{Captured, Events, SwitchStack};
+    let events = vec![
+        enter(1_000, T, 230, [1, 1, 0x100, 0, 0, 0]),
+        arm(1_100, T, 0xa, 1_001_000, 1_001_000),
+        // The app sleeps; thread 9 runs, and holds the CPU after the app's wakeup.
+        switch(1_200, T, true, 9),
+        expire(1_001_000, 0xa),
+        waking(1_001_100, 9, FLAG_HARDIRQ, T),
+        switch(1_050_000, 9, false, T),
+        exit(1_051_000, T, 230, 0),
+    ];
+    let stack = |time_ns, frame| SwitchStack {
+        cpu: 0,
+        time_ns,
+        frames: vec![frame],
+    };
+    let captured = Captured {
+        events: events.clone(),
+        recorded: Events::Program,
+        stacks: vec![stack(1_050_000, 0xffff_0001), stack(1_200, 0xffff_0002)],
+        ..Captured::default()
+    };
+    let hex = |f: &[u64]| f.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>();
+    for (tl, want) in [
+        (Timeline::of(captured), vec!["0xffff0001".to_string()]),
+        (Timeline::new(events), vec![]),
+    ] {
+        let found = find_waits(&tl, Some(&[T]));
+        let split = accounts(&tl, &found.waits);
+        let mut calls = summarise(&found, &split, 0);
+        name_holder_stacks(&mut calls, &tl, &found, &split, hex);
+        let h = &calls[0].holders[0];
+        assert_eq!((h.pid, h.run_queue_ns), (9, 48_900));
+        assert_eq!(h.kernel_stack, want);
+    }
+}

@@ -96,6 +96,7 @@ fn trace() -> impl Strategy<Value = SavedTrace> {
                     recorded,
                     lost,
                     interrupts,
+                    stacks: Vec::new(),
                 },
             },
         )

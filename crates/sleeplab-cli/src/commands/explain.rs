@@ -73,6 +73,12 @@ pub struct ExplainArgs {
     /// or --from).
     #[arg(long, value_name = "DIR")]
     pub report: Option<std::path::PathBuf>,
+    /// With --pid or a command (as root): record the kernel stack of each task as it
+    /// leaves a CPU, and print, for what held the CPU while the program's waits waited,
+    /// where it was in the kernel (adds a stack walk to every context switch while it
+    /// runs; stacks are not saved).
+    #[arg(long, conflicts_with_all = ["save", "from"])]
+    pub stacks: bool,
     /// Explain a program's waits from a saved trace (`--save`) instead of a live run.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["pid", "command", "seconds", "save"])]
     pub from: Option<std::path::PathBuf>,
@@ -196,6 +202,7 @@ pub fn program(args: &ExplainArgs) -> Option<ProgramConfig> {
         read_back: args.save.as_ref().map_or_else(String::new, |p| {
             format!("sleeplab explain --from {}", p.display())
         }),
+        stacks: args.stacks,
     })
 }
 
@@ -241,11 +248,16 @@ pub fn run(args: &ExplainArgs, quiet: bool) -> anyhow::Result<i32> {
         ))
         .into());
     }
-    if args.seconds.is_some() {
-        return Err(UsageError::new(
-            "--seconds follows a program: give --pid PID or a command after --".to_string(),
-        )
-        .into());
+    for (given, flag) in [
+        (args.seconds.is_some(), "--seconds"),
+        (args.stacks, "--stacks"),
+    ] {
+        if given {
+            return Err(UsageError::new(format!(
+                "{flag} follows a program: give --pid PID or a command after --"
+            ))
+            .into());
+        }
     }
     tail::measure_and_save("explain", quiet, &args.threads, &args.output, || {
         config(args)

@@ -35,8 +35,8 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use sleeplab::system::Fingerprint;
 use sleeplab_account::{
-    Follow, Found, KEEP_LOOKBACK_MAX_NS, Keep, Machine, Recording, Timeline, WakeAccount, accounts,
-    find_waits, keep, kept_waits, summarise, traps,
+    Follow, Found, KEEP_LOOKBACK_MAX_NS, Keep, Machine, Recording, Symbols, Timeline, WakeAccount,
+    accounts, find_waits, keep, kept_waits, name_holder_stacks, summarise, traps,
 };
 use sleeplab_stats::units::ns;
 
@@ -62,6 +62,8 @@ pub struct ProgramConfig {
     pub keep: Option<Keep>,
     /// The command line that reads the saved trace back, as the command layer words it.
     pub read_back: String,
+    /// Record the kernel stack of each task as it leaves a CPU, and name the holders'.
+    pub stacks: bool,
 }
 
 /// Where the account's outputs go.
@@ -86,7 +88,12 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         Some(_) => vec![target.pid],
         None => target.threads(),
     };
-    let recording = Recording::drained(true, Follow::Program(tids));
+    let follow = if cfg.stacks {
+        Follow::ProgramStacks(tids)
+    } else {
+        Follow::Program(tids)
+    };
+    let recording = Recording::drained(true, follow);
     // Without the kernel: /proc's counts at the start, and the last ones read while the
     // program ran (a program that exits takes its /proc entries with it).
     let before = (!recording.kernel()).then(|| target::thread_counts(target.pid));
@@ -164,7 +171,7 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         csv: cfg.csv.as_deref(),
         report: cfg.report.as_deref(),
     };
-    explain(&run, found, &split, &irq_names, &machine, outputs)?;
+    explain(&run, &tl, found, &split, &irq_names, &machine, outputs)?;
     if let Some(note) = saved_note {
         println!("{note}");
     }
@@ -212,6 +219,7 @@ pub fn replay(
     let split = accounts(&tl, &found.waits);
     explain(
         &meta.run,
+        &tl,
         found,
         &split,
         &meta.irq_names,
@@ -221,10 +229,11 @@ pub fn replay(
     Ok(0)
 }
 
-/// Prints the account of the waits `found` (each split in `split`, by index) on
-/// `machine` and writes the files asked for.
+/// Prints the account of the waits `found` on `tl` (each split in `split`, by index)
+/// on `machine` and writes the files asked for.
 fn explain(
     run: &output::Run,
+    tl: &Timeline,
     mut found: Found,
     split: &[Option<WakeAccount>],
     irq_names: &BTreeMap<i32, String>,
@@ -232,7 +241,11 @@ fn explain(
     outputs: Outputs<'_>,
 ) -> anyhow::Result<()> {
     found.name_device_irqs(|n| irq_names.get(&n).cloned());
-    let calls = summarise(&found, split, run.lost_events);
+    let mut calls = summarise(&found, split, run.lost_events);
+    if tl.records_stacks() {
+        let symbols = Symbols::load();
+        name_holder_stacks(&mut calls, tl, &found, split, |f| symbols.shown(f));
+    }
     let trapped = traps(&found.waits);
     let words = Machine::of(machine);
     print!("{}", render::render(run, &found, &calls, &trapped, words));

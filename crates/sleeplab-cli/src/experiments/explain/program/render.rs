@@ -120,6 +120,21 @@ pub fn after(calls: &[CallSummary], traps: &[Trap]) -> View {
     ) {
         v = v.text(text);
     }
+    // Where each call's main holder was in the kernel as it left the CPU (`--stacks`).
+    for c in calls {
+        if let Some(h) = c.holders.iter().find(|h| !h.kernel_stack.is_empty()) {
+            let frames: Vec<String> = h.kernel_stack.iter().map(|f| format!("  => {f}")).collect();
+            v = v.code(
+                format!(
+                    "{}: the kernel stack of {}:{} as it left the CPU, in the wait it held longest",
+                    c.call.name(),
+                    h.comm,
+                    h.pid
+                ),
+                frames.join("\n") + "\n",
+            );
+        }
+    }
     if !traps.is_empty() {
         let lines: Vec<String> = traps
             .iter()

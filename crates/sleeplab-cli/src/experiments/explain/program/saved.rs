@@ -116,6 +116,7 @@ pub fn write(
                 recorded: timeline.recorded(),
                 lost: run.lost_events,
                 interrupts: timeline.records_interrupts(),
+                stacks: Vec::new(),
             },
             kept.windows.clone(),
             Some(KeptRun {
