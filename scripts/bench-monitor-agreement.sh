@@ -9,9 +9,11 @@
 #      two scrapes of its histogram, interpolated as histogram_quantile does, and the
 #      bucket (lo, hi] it falls in;
 #   3. agreement when that bucket overlaps [min, max] (the timers' spread widened by the
-#      histogram's resolution; the monitor exports buckets, not exact quantiles). Also
-#      printed: the buckets its p99 could fall in by sampling alone (95 %), since a 60 s
-#      monitor holds 600 ticks and its p99 rests on the 6 slowest.
+#      histogram's resolution; the monitor exports buckets, not exact quantiles); where
+#      it does not, the buckets its p99 could fall in by sampling alone (95 %) decide: a
+#      60 s monitor holds 600 ticks and its p99 rests on the 6 slowest, so where those
+#      buckets overlap the spread the run cannot tell (undecided), and only where they
+#      do not either does the monitor disagree.
 #
 # Both are the same wait: the clock_nanosleep(TIMER_ABSTIME) loop on the grid t0 + k·1 ms,
 # under the timer slack both inherit from this shell (checked: the script stops if they
@@ -121,19 +123,37 @@ if slacks != {monitor_slack_ns}:
 
 values = [p for p, _, _ in timers if p is not None]
 lines = []
+ci = None
 if n * (1 - 0.99) < 1 or len(values) < runs:
     verdict = f"no verdict: a p99 needs n ≥ 100 (the monitor's n = {n:.0f}; timers runs with a p99: {len(values)} of {runs})"
     p99 = bucket = None
 else:
     p99, bucket = histogram_quantile(0.99, cumulative)
+    # How far the p99 of n ticks may stray by sampling alone: the order statistics of
+    # its 95 % interval (exact binomial ranks, as every sleeplab interval:
+    # scripts/quantiles.py), read off the buckets as histogram_quantile would. An upper
+    # rank that runs off the sample leaves the interval open above.
+    lo_rank, hi_rank = ci_ranks(round(n), 0.99)
+    ci_lo = 0.0 if lo_rank is None else histogram_quantile(lo_rank / n, cumulative)[1][0]
+    ci_hi = math.inf if hi_rank is None else histogram_quantile(hi_rank / n, cumulative)[1][1]
+    ci = (lo_rank, hi_rank, ci_lo, ci_hi)
+    overlaps = lambda lo, hi: lo < max(values) and hi >= min(values)
+    spread = f"the timers runs' p99 range [{us(min(values))}, {us(max(values))}]"
     lo, hi = bucket
-    agrees = lo < max(values) and hi >= min(values)
-    verdict = (
-        f"the monitor's p99 bucket ({us(lo)}, {us(hi)}] "
-        + ("overlaps" if agrees else "does not overlap")
-        + f" the timers runs' p99 range [{us(min(values))}, {us(max(values))}]: "
-        + ("agrees (pass)" if agrees else "does not agree (fail)")
-    )
+    if overlaps(lo, hi):
+        verdict = f"the monitor's p99 bucket ({us(lo)}, {us(hi)}] overlaps {spread}: agrees (pass)"
+    elif overlaps(ci_lo, ci_hi):
+        # The point bucket misses, but the p99 of so few ticks could lie in one that
+        # does not: the run cannot tell.
+        verdict = (
+            f"the monitor's p99 bucket ({us(lo)}, {us(hi)}] does not overlap {spread}, but "
+            f"the buckets its p99 could lie in by sampling alone do: undecided"
+        )
+    else:
+        verdict = (
+            f"not even the buckets the monitor's p99 could lie in by sampling alone overlap "
+            f"{spread}: does not agree (fail)"
+        )
 lines.append(
     f"timers alone, {runs} runs × {seconds} s (clock-nanosleep-abs, 1 ms; "
     + ", ".join(f"{t:.0f}" for _, _, t in timers)
@@ -145,19 +165,13 @@ lines.append(
     f"p99 ≈ {us(p99)} (histogram_quantile), in the bucket "
     + ("–" if bucket is None else f"({us(bucket[0])}, {us(bucket[1])}]")
 )
-if bucket is not None:
-    # How far the p99 of n ticks may stray by sampling alone: the order statistics of
-    # its 95 % interval (exact binomial ranks, as every sleeplab interval:
-    # scripts/quantiles.py), read off the buckets as histogram_quantile would
-    # (information, not part of the verdict). An upper rank that runs off the sample
-    # leaves the interval open above.
-    lo_rank, hi_rank = ci_ranks(round(n), 0.99)
-    ci_lo = None if lo_rank is None else histogram_quantile(lo_rank / n, cumulative)[1][0]
-    ci_hi = math.inf if hi_rank is None else histogram_quantile(hi_rank / n, cumulative)[1][1]
+if ci is not None:
+    lo_rank, hi_rank, ci_lo, ci_hi = ci
     ranks = f"{'–' if lo_rank is None else lo_rank}–{'(none)' if hi_rank is None else hi_rank}"
     lines[-1] += (
         f"; by sampling alone (95 %, ranks {ranks} of {n:.0f}) "
-        f"its p99 could lie anywhere in ({us(ci_lo)}, {us(ci_hi) if not math.isinf(ci_hi) else '∞'}]"
+        f"its p99 could lie anywhere in ({us(ci_lo) if lo_rank is not None else '–'}, "
+        f"{us(ci_hi) if not math.isinf(ci_hi) else '∞'}]"
     )
 lines.append(f"timer slack {monitor_slack_ns} ns in both; {verdict}")
 print("\n".join(lines))
