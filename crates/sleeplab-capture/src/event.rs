@@ -219,6 +219,8 @@ pub struct Captured {
     /// The kernel stacks of the tasks that left a CPU, where they were recorded
     /// (`explain --stacks`; never in a saved trace), in the order drained.
     pub stacks: Vec<crate::stacks::SwitchStack>,
+    /// Stack records that followed no switch on their CPU (a record lost between them).
+    pub unpaired_stacks: u64,
 }
 
 #[cfg(test)]

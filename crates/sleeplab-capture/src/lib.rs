@@ -178,6 +178,7 @@ impl Tracer {
             lost,
             interrupts: self.session.interrupts(),
             stacks: self.session.take_stacks(),
+            unpaired_stacks: self.session.unpaired_stacks(),
         }
     }
 
@@ -190,6 +191,7 @@ impl Tracer {
             lost: self.session.lost(),
             interrupts: self.session.interrupts(),
             stacks: self.session.take_stacks(),
+            unpaired_stacks: self.session.unpaired_stacks(),
         }
     }
 }

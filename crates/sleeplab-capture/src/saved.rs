@@ -184,6 +184,7 @@ impl SavedTrace {
                 lost,
                 interrupts,
                 stacks: Vec::new(),
+                unpaired_stacks: 0,
             },
         })
     }

@@ -34,7 +34,7 @@ use crate::decode::{Decoders, Tracepoint, concerns};
 use crate::event::{Event, Events};
 use crate::instance::Instance;
 use crate::ring::{PageLayout, read_page};
-use crate::stacks::{StackDecoder, SwitchStack, TRIGGER};
+use crate::stacks::{Pairing, StackDecoder, SwitchStack, TRIGGER};
 use crate::tracefs::Tracefs;
 
 /// Each CPU's buffer in the scheduling instance, KiB: tens of thousands of events
@@ -68,6 +68,8 @@ pub struct Session {
     stack_decoder: Option<StackDecoder>,
     /// The stacks drained, each paired with its switch.
     stacks: Vec<SwitchStack>,
+    /// Which switch the next stack record of each CPU belongs to.
+    pairing: Pairing,
 }
 
 impl std::fmt::Debug for Session {
@@ -150,6 +152,7 @@ impl Session {
             interrupts: false,
             stack_decoder: None,
             stacks: Vec::new(),
+            pairing: Pairing::default(),
         };
         if mode == Mode::Program {
             // Threads the followed ones create are followed too, from their first call.
@@ -197,6 +200,12 @@ impl Session {
     /// The stacks drained so far, taken.
     pub fn take_stacks(&mut self) -> Vec<SwitchStack> {
         std::mem::take(&mut self.stacks)
+    }
+
+    /// Stack records that followed no switch on their CPU (a record lost between
+    /// them): dropped, not paired with another switch.
+    pub fn unpaired_stacks(&self) -> u64 {
+        self.pairing.unpaired
     }
 
     fn instance_of(&self, tp: Tracepoint) -> &Instance {
@@ -256,7 +265,8 @@ impl Session {
         into.append(&mut self.pending);
         let (decoders, layout, tids) = (&self.decoders, &self.layout, &self.tids);
         let every_thread = self.every_thread;
-        let (stack_decoder, stacks) = (self.stack_decoder, &mut self.stacks);
+        let (stack_decoder, stacks, pairing) =
+            (self.stack_decoder, &mut self.stacks, &mut self.pairing);
         // Read up to the first page that reaches past the drain's start; what comes
         // later waits for the next drain.
         let now_ns = sleeplab::clock::monotonic_ns();
@@ -265,12 +275,10 @@ impl Session {
             // never yields shows as partly unexplained wakes.
             let _ = instance.read_pages(&mut self.page, |cpu, page| {
                 let mut last_ns = 0;
-                // The switch a stack record that follows it belongs to.
-                let mut last_switch: Option<u64> = None;
                 let read = read_page(layout, page, |time_ns, record| {
                     last_ns = time_ns;
                     if let Some(sd) = stack_decoder.filter(|sd| sd.is_stack(record)) {
-                        if let Some(switch_ns) = last_switch.take() {
+                        if let Some(switch_ns) = pairing.stack(cpu) {
                             stacks.push(SwitchStack {
                                 cpu,
                                 time_ns: switch_ns,
@@ -280,9 +288,12 @@ impl Session {
                         return;
                     }
                     let e = decoders.decode_record(record, time_ns, cpu);
-                    last_switch = e
-                        .filter(|e| matches!(e.kind, crate::event::Kind::Switch { .. }))
-                        .map(|e| e.time_ns);
+                    if stack_decoder.is_some() {
+                        let switch = e
+                            .filter(|e| matches!(e.kind, crate::event::Kind::Switch { .. }))
+                            .map(|e| e.time_ns);
+                        pairing.record(cpu, switch);
+                    }
                     if let Some(e) = e.filter(|e| every_thread || concerns(e, tids)) {
                         into.push(e);
                         d.events += 1;

@@ -28,6 +28,39 @@ pub struct SwitchStack {
     pub frames: Vec<u64>,
 }
 
+/// Pairs each stack record with the switch recorded just before it on the same CPU,
+/// across the pages and drains of a session (a CPU's records are read in order): a
+/// stack whose switch is not the record before it (a lost record between them) is
+/// counted, not paired.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Pairing {
+    /// Per CPU, the time of its last record when that record was a switch.
+    last_switch: Vec<Option<u64>>,
+    /// Stacks with no switch just before them.
+    pub(crate) unpaired: u64,
+}
+
+impl Pairing {
+    /// Notes a record on `cpu` other than a stack: a switch at `switch_ns`, or not.
+    pub(crate) fn record(&mut self, cpu: u32, switch_ns: Option<u64>) {
+        let i = cpu as usize;
+        if self.last_switch.len() <= i {
+            self.last_switch.resize(i + 1, None);
+        }
+        self.last_switch[i] = switch_ns;
+    }
+
+    /// A stack on `cpu`: the time of the switch it belongs to, or `None` (counted).
+    pub(crate) fn stack(&mut self, cpu: u32) -> Option<u64> {
+        let paired = self
+            .last_switch
+            .get_mut(cpu as usize)
+            .and_then(Option::take);
+        self.unpaired += u64::from(paired.is_none());
+        paired
+    }
+}
+
 /// Reads `ftrace:kernel_stack` records by the running kernel's layout: the record
 /// holds `size` addresses from `caller` on (the format declares a fixed array, but the
 /// record is as long as the stack).
@@ -142,6 +175,24 @@ mod tests {
         ffffffff81300000 T worker_thread\n\
         ffffffff81300400 d some_data\n\
         0000000000000000 T hidden\n";
+
+    /// A stack goes with the switch just before it on its own CPU, however the CPUs'
+    /// records interleave; one after another record, or a second after one switch, is
+    /// counted unpaired.
+    #[test]
+    fn a_stack_pairs_with_the_switch_just_before_it_on_its_cpu() {
+        let mut p = Pairing::default();
+        p.record(1, Some(100));
+        p.record(0, Some(200));
+        assert_eq!(p.stack(1), Some(100));
+        assert_eq!(p.stack(1), None, "one stack a switch");
+        p.record(0, None);
+        assert_eq!(p.stack(0), None, "another record came between");
+        assert_eq!(p.stack(7), None, "a CPU never seen");
+        p.record(0, Some(300));
+        assert_eq!(p.stack(0), Some(300));
+        assert_eq!(p.unpaired, 3);
+    }
 
     #[test]
     fn addresses_are_named_by_the_symbol_that_holds_them() {

@@ -43,6 +43,8 @@ pub struct Timeline {
     /// The kernel stacks of the tasks that left a CPU, by `(cpu, switch time)`, where
     /// they were recorded.
     stacks: Vec<SwitchStack>,
+    /// Stack records the tracer could not pair with their switch.
+    unpaired_stacks: u64,
 }
 
 impl Timeline {
@@ -85,6 +87,7 @@ impl Timeline {
             interrupts: false,
             spin_gaps: HashMap::new(),
             stacks: Vec::new(),
+            unpaired_stacks: 0,
         }
     }
 
@@ -97,6 +100,7 @@ impl Timeline {
             .recording(c.recorded)
             .with_interrupts(interrupts);
         tl.stacks = stacks;
+        tl.unpaired_stacks = c.unpaired_stacks;
         tl
     }
 
@@ -112,6 +116,11 @@ impl Timeline {
     /// Whether kernel stacks were recorded with it.
     pub fn records_stacks(&self) -> bool {
         !self.stacks.is_empty()
+    }
+
+    /// Stack records the tracer dropped: no switch just before them on their CPU.
+    pub fn unpaired_stacks(&self) -> u64 {
+        self.unpaired_stacks
     }
 
     /// The same timeline, its guest interrupts and softirqs recorded (`true`) or not
@@ -173,6 +182,7 @@ impl Timeline {
             lost,
             interrupts: self.interrupts,
             stacks: self.stacks.clone(),
+            unpaired_stacks: self.unpaired_stacks,
         }
     }
 

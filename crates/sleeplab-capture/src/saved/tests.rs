@@ -97,6 +97,7 @@ fn trace() -> impl Strategy<Value = SavedTrace> {
                     lost,
                     interrupts,
                     stacks: Vec::new(),
+                    unpaired_stacks: 0,
                 },
             },
         )

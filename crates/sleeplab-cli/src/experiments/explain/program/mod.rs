@@ -249,6 +249,13 @@ fn explain(
     let trapped = traps(&found.waits);
     let words = Machine::of(machine);
     print!("{}", render::render(run, &found, &calls, &trapped, words));
+    if tl.unpaired_stacks() > 0 {
+        println!(
+            "{} kernel stacks followed no switch on their CPU (a record lost between them) and were dropped.",
+            tl.unpaired_stacks()
+        );
+    }
+
     if let Some(path) = outputs.json {
         output::write_json(path, run, &found, &calls, &trapped)?;
     }

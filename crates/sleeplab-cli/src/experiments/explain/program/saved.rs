@@ -117,6 +117,7 @@ pub fn write(
                 lost: run.lost_events,
                 interrupts: timeline.records_interrupts(),
                 stacks: Vec::new(),
+                unpaired_stacks: 0,
             },
             kept.windows.clone(),
             Some(KeptRun {
