@@ -296,8 +296,10 @@ impl Recording {
             Ok(k) => {
                 r.kernel = k;
                 r.steal_before = super::steal::read_steal_ns();
-                // The measuring thread's spins log their gaps for the host's share.
-                if follow == Follow::ThisThread {
+                // The measuring thread's spins log their gaps for the host's share (a
+                // thread that follows itself as a program, the monitor's flight
+                // recorder, too).
+                if follow == Follow::ThisThread || follow == Follow::Program(vec![r.tid]) {
                     spin_log::install(SPIN_GAP_NS, SPIN_GAPS_KEPT);
                     r._spin_log = Some(SpinLogInstalled { tid: r.tid });
                 }
