@@ -296,10 +296,8 @@ impl Recording {
             Ok(k) => {
                 r.kernel = k;
                 r.steal_before = super::steal::read_steal_ns();
-                // The measuring thread's spins log their gaps for the host's share (a
-                // thread that follows itself as a program, the monitor's flight
-                // recorder, too).
-                if follow == Follow::ThisThread || follow == Follow::Program(vec![r.tid]) {
+                // The measuring thread's spins log their gaps for the host's share.
+                if follow == Follow::ThisThread {
                     spin_log::install(SPIN_GAP_NS, SPIN_GAPS_KEPT);
                     r._spin_log = Some(SpinLogInstalled { tid: r.tid });
                 }
@@ -307,6 +305,18 @@ impl Recording {
             Err(e) => r.note = Some(unavailable_note(&e, fallback)),
         }
         r
+    }
+
+    /// Logs the gaps of the calling thread's spins for the host's share, as a
+    /// recording of [`Follow::ThisThread`] does by itself: for a thread that follows
+    /// itself otherwise (the monitor's flight recorder records its own thread as a
+    /// program) and splits its wakes too. Nothing without the kernel's events, or from
+    /// another thread than the one that started the recording.
+    pub fn log_spins(&mut self) {
+        if self.kernel() && self._spin_log.is_none() && this_tid() == self.tid {
+            spin_log::install(SPIN_GAP_NS, SPIN_GAPS_KEPT);
+            self._spin_log = Some(SpinLogInstalled { tid: self.tid });
+        }
     }
 
     /// Logs the calling thread's wakes for the partial /proc account only: the kernel

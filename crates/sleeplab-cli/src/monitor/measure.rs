@@ -195,7 +195,11 @@ impl BurstTracing {
         } else {
             Follow::ThisThread
         };
-        let recording = Recording::start(pacing.trace || keep.is_some(), follow);
+        let mut recording = Recording::start(pacing.trace || keep.is_some(), follow);
+        if pacing.trace && keep.is_some() {
+            // The split reads the spins' gaps; only the split does.
+            recording.log_spins();
+        }
         recording.pause()?;
         let cap = usize::try_from(pacing.burst).unwrap_or(0).saturating_add(1);
         let marks = Marks {
