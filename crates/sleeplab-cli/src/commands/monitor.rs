@@ -4,7 +4,7 @@ use super::args::{self, List, ThreadArgs};
 use crate::error::UsageError;
 use crate::experiments::Stop;
 use crate::monitor::cells::{self, DEFAULT_MECHANISMS};
-use crate::monitor::keep::{self, KeepConfig};
+use crate::monitor::keep::KeepConfig;
 use crate::monitor::measure::Pacing;
 use crate::monitor::{self, MonitorConfig};
 use crate::parse::{self, ParseError};
@@ -130,7 +130,7 @@ pub fn run(args: &MonitorArgs, quiet: bool) -> anyhow::Result<i32> {
         };
     let keep = match args.keep_over {
         // The directory is checked first: a bad one is bad input, root or not.
-        Some(over_ns) => match keep::prepare_dir(&keep_dir(args))
+        Some(over_ns) => match super::outputs::prepare_dir_for("--keep-dir", &keep_dir(args))
             .map(|()| sleeplab_account::available())?
         {
             Ok(()) => Some(KeepConfig {

@@ -12,7 +12,7 @@
 //! recording only. The keeper's queue is short: a burst it has no room for is counted
 //! as unkept, never waited for.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
@@ -346,14 +346,6 @@ pub fn file_name(cell: &str, at: SystemTime) -> String {
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
     format!("{safe}-{ms}.sltrace")
-}
-
-/// Makes the keep directory; a usage error naming it when it cannot be made or is not
-/// a directory.
-pub fn prepare_dir(dir: &Path) -> Result<(), crate::error::UsageError> {
-    std::fs::create_dir_all(dir).map_err(|e| {
-        crate::error::UsageError::new(format!("cannot make the directory {}: {e}", dir.display()))
-    })
 }
 
 #[cfg(test)]
