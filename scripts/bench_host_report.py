@@ -121,31 +121,39 @@ def noise_text(run):
     return f"{src} noise off the run queue {' | '.join(parts)}"
 
 
-def run_verdicts(run):
-    """[(target, outcome, line)] of one run (targets not judged at its moment: None)."""
-    m = moment(run)
-    noise = f"(moment: {m}; {noise_text(run)})"
+def quiet_lines(ours, spin, cpus, noise):
+    """[(target, outcome, line)] of the quiet-host targets on blocks: `ours` and `spin` the
+    blocks' p99s (paired by index), `cpus` the precise sleeper's CPU per block, in %;
+    `noise` the text every line ends with."""
     out = []
-    ours, spin, plain = block_p99s(run, OURS), block_p99s(run, SPIN), block_p99s(run, PLAIN)
-    # Quiet host: against the spin, block by block.
     d = [o - max(QUIET_RATIO * s, s + QUIET_PLUS_NS)
          for o, s in zip(ours, spin) if o is not None and s is not None]
     med, c = median_ci(d)
     label = "quiet host: precise p99 − max(1.5 × spin's, spin's + 10 µs)"
-    if m != "quiet":
-        out.append(("quiet-p99", None, f"- – {label}: not judged, the host was not quiet {noise}"))
-    else:
-        o = bench_doc.at_most(c, 0.0)
-        detail = f"{us(med)} {fmt_ci(c, us)} (per block, the blocks' median); target ≤ 0 {noise}"
-        out.append(("quiet-p99", o, bench_doc.verdict_line(label, o, detail, "the interval straddles 0")))
-    med, c = median_ci(block_cpus(run, OURS))
+    o = bench_doc.at_most(c, 0.0)
+    detail = f"{us(med)} {fmt_ci(c, us)} (per block, the blocks' median); target ≤ 0 {noise}"
+    out.append(("quiet-p99", o, bench_doc.verdict_line(label, o, detail, "the interval straddles 0")))
+    med, c = median_ci(cpus)
     label = "quiet host: precise CPU, % of a core"
+    o = bench_doc.at_most(c, CPU_TARGET_PCT)
+    detail = f"{pct(med)} {fmt_ci(c, pct)} (the blocks' median); target ≤ {CPU_TARGET_PCT} % {noise}"
+    out.append(("quiet-cpu", o, bench_doc.verdict_line(label, o, detail, "the interval straddles the target")))
+    return out
+
+
+def run_verdicts(run):
+    """[(target, outcome, line)] of one run (targets not judged at its moment: None)."""
+    m = moment(run)
+    noise = f"(moment: {m}; {noise_text(run)})"
+    ours, spin, plain = block_p99s(run, OURS), block_p99s(run, SPIN), block_p99s(run, PLAIN)
+    # Quiet host: against the spin, block by block.
     if m != "quiet":
-        out.append(("quiet-cpu", None, f"- – {label}: not judged, the host was not quiet {noise}"))
+        out = [("quiet-p99", None, "- – quiet host: precise p99 − max(1.5 × spin's, spin's + "
+                f"10 µs): not judged, the host was not quiet {noise}"),
+               ("quiet-cpu", None, "- – quiet host: precise CPU, % of a core: not judged, the "
+                f"host was not quiet {noise}")]
     else:
-        o = bench_doc.at_most(c, CPU_TARGET_PCT)
-        detail = f"{pct(med)} {fmt_ci(c, pct)} (the blocks' median); target ≤ {CPU_TARGET_PCT} % {noise}"
-        out.append(("quiet-cpu", o, bench_doc.verdict_line(label, o, detail, "the interval straddles the target")))
+        out = quiet_lines(ours, spin, block_cpus(run, OURS), noise)
     # Any moment: against the plain sleep.
     d = [o - p for o, p in zip(ours, plain) if o is not None and p is not None]
     med, c = median_ci(d)
