@@ -9,13 +9,17 @@
 #     (crates/sleeplab-ffi/bench/doors.c) and Python (bindings/python/bench/doors.py): every
 #     way into the library, used as a user would, against the plain sleep of the same
 #     language, each contender on a thread of its own and timed from its first frame;
-# then scripts/bench_doors_report.py judges each moment and writes the `doors` section of
-# docs/BENCHMARKS.md, the verdicts counted per class of moment. The host's noise changes
-# within minutes: the moments spread the runs over about an hour. Run it on a quiet
-# machine, never beside compilers (about 10 min a moment by default).
+# then the moments join those kept in docs/bench-data/doors (scripts/moment_store.py: from
+# a clean tree only, and only while no commit changes the code they measured), and
+# scripts/bench_doors_report.py judges every kept moment and writes the `doors` section of
+# docs/BENCHMARKS.md, the verdicts counted per class of moment and judged again on the
+# class's blocks pooled. The host's noise changes within minutes and from machine to
+# machine: each run adds moments to the others'. Run it on a quiet machine, never beside
+# compilers (about 10 min a moment by default).
 #
 #   scripts/bench-doors.sh
 #   MOMENTS=3 GAP=600 scripts/bench-doors.sh            # 10 min between moments
+#   MOMENTS=0 scripts/bench-doors.sh                    # rewrite the section from the store
 #   MOMENTS=1 FRAMES=100 BLOCK=10 HOST_FRAMES=100 HOST_BLOCK=10 PROBE=200ms \
 #       BENCH_DOC=/tmp/b.md scripts/bench-doors.sh         # smoke run
 . "$(dirname "$0")/lib/bench.sh" || exit 2
@@ -27,7 +31,11 @@ HOST_FRAMES=${HOST_FRAMES:-1800}
 HOST_BLOCK=${HOST_BLOCK:-100}
 PROBE=${PROBE:-1s}
 MARGINS=${MARGINS:-300us,500us,700us,1ms}
-for v in MOMENTS FRAMES BLOCK HOST_FRAMES HOST_BLOCK; do
+if ! [[ $MOMENTS =~ ^[0-9]+$ ]]; then
+    echo "bench-doors: MOMENTS=$MOMENTS: a count (0 rewrites the section from the stored moments)" >&2
+    exit 2
+fi
+for v in FRAMES BLOCK HOST_FRAMES HOST_BLOCK; do
     if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
         echo "bench-doors: $v=${!v}: a count of at least 1" >&2
         exit 2
@@ -38,17 +46,39 @@ if ! [[ $GAP =~ ^[0-9]+$ ]]; then
     exit 2
 fi
 
-export BENCH_SOURCES="scripts/bench-doors.sh scripts/bench_doors_report.py scripts/bench_host_report.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab/src crates/sleeplab/examples/doors.rs crates/sleeplab-ffi/src crates/sleeplab-ffi/bench/doors.c include bindings/python/src bindings/python/python bindings/python/bench/doors.py crates/sleeplab-cli/examples/host_share"
+# What the moments measured (a stored moment counts while no commit changes these), and
+# what the section also depends on (how the moments are judged and written).
+MEASURED="scripts/bench-doors.sh scripts/install-c.sh crates/sleeplab/src crates/sleeplab/examples/doors.rs crates/sleeplab-ffi/src crates/sleeplab-ffi/bench/doors.c include bindings/python/src bindings/python/python bindings/python/bench/doors.py crates/sleeplab-cli/examples/host_share"
+export BENCH_SOURCES="$MEASURED scripts/bench_doors_report.py scripts/bench_host_report.py scripts/bench_doc.py scripts/quantiles.py scripts/moment_store.py"
+# The store lives beside the document it feeds: a smoke run into another document keeps
+# its moments out of the published ones.
+if [ "$DOC" = docs/BENCHMARKS.md ]; then
+    STORE=docs/bench-data/doors
+else
+    STORE=${DOC%.md}.doors-moments
+fi
+report() {
+    python3 scripts/bench_doors_report.py --store "$STORE" --measured-by "${MEASURED// /,}" "$DOC" \
+        "scripts/bench-doors.sh   # MOMENTS=$MOMENTS GAP=$GAP FRAMES=$FRAMES BLOCK=$BLOCK HOST_FRAMES=$HOST_FRAMES HOST_BLOCK=$HOST_BLOCK PROBE=$PROBE MARGINS=$MARGINS" \
+        "$@"
+}
 
 python3 scripts/bench_doors_report.py --self-test >/dev/null
+python3 scripts/moment_store.py --self-test >/dev/null
+if ((MOMENTS == 0)); then
+    report
+    exit
+fi
 target=${CARGO_TARGET_DIR:-target}
 cargo build --release -q -p sleeplab-cli --example host_share
 cargo build --release -q -p sleeplab --features tokio --example doors
-cargo build --release -q -p sleeplab-ffi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cc -O2 -std=c11 -Wall -Wextra -Iinclude -o "$tmp/doors-c" crates/sleeplab-ffi/bench/doors.c \
-    -L"$target/release" -Wl,-rpath,"$PWD/$target/release" -lsleeplab -lpthread
+# The C door as a user builds it: the library installed (SONAME links, pkg-config), then
+# the program compiled against that install.
+scripts/install-c.sh "$tmp/prefix" >/dev/null
+cc -O2 -std=c11 -Wall -Wextra -o "$tmp/doors-c" crates/sleeplab-ffi/bench/doors.c \
+    $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs sleeplab) -lpthread
 py=$(scripts/python-env.sh)
 
 door_args=(--frames "$FRAMES" --block "$BLOCK")
@@ -57,6 +87,7 @@ dirs=()
 for k in $(seq 1 "$MOMENTS"); do
     dir=$tmp/moment-$k
     mkdir -p "$dir"
+    date -u +%Y-%m-%dT%H:%M:%SZ >"$dir/when"
     echo "bench-doors: moment $k of $MOMENTS ($(date -u +%H:%M:%S), load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
     "$target/release/examples/host_share" "${host_args[@]}" >"$dir/host.json" 2>"$dir/host.err" || {
         tail -n 3 "$dir/host.err" >&2
@@ -70,6 +101,4 @@ for k in $(seq 1 "$MOMENTS"); do
         sleep "$GAP"
     fi
 done
-python3 scripts/bench_doors_report.py "$DOC" \
-    "scripts/bench-doors.sh   # MOMENTS=$MOMENTS GAP=$GAP FRAMES=$FRAMES BLOCK=$BLOCK HOST_FRAMES=$HOST_FRAMES HOST_BLOCK=$HOST_BLOCK PROBE=$PROBE MARGINS=$MARGINS" \
-    "${dirs[@]}"
+report "${dirs[@]}"

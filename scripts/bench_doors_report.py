@@ -6,8 +6,12 @@ the doors of each language (crates/sleeplab/examples/doors.rs, crates/sleeplab-f
 doors.c, bindings/python/bench/doors.py: every way into the library, used as a user would,
 against the plain sleep of the same language, each on a thread of its own).
 
-Usage: bench_doors_report.py DOC "COMMAND" MOMENT_DIR…     (each holds host.json and
-       rust.json, c.json, python.json where that language ran)
+Usage: bench_doors_report.py [--store DIR] DOC "COMMAND" MOMENT_DIR…     (each holds
+       host.json and rust.json, c.json, python.json where that language ran, and `when`,
+       the UTC time the moment began)
+       With --store, the moments are added to the store DIR (scripts/moment_store.py: only
+       from a clean tree) and the section is written over every stored moment that still
+       measures the current code; without it, or from a dirty tree, over these only.
        bench_doors_report.py --self-test
 
 A moment is noisy or quiet by its noise probe (`bench_host_report.moment`: busy where a
@@ -39,6 +43,7 @@ from datetime import datetime, timezone
 
 import bench_doc
 import bench_host_report as host
+import moment_store
 from quantiles import INDISTINGUISHABLE, MIN_UNITS, fmt_ci, quantile, ratio_ci, units_ci
 
 SHARE = 1 / 3          # a door's p99 at most a third of its plain sleep's
@@ -244,6 +249,62 @@ def door_verdicts(language, lanes, moment):
     return out
 
 
+def precise_noisy_verdicts(ours, plain):
+    """[(key, label, outcome, line)] of the precise sleeper's noisy-moment targets against
+    the plain absolute sleep: p99 ≤ 1/3, CPU ≤ 3 %, and both at once."""
+    label = f"precise p99 ≤ 1/3 of {HOST_PLAIN}'s"
+    detail = f"{ours.p99_text()} against {plain.p99_text()}, {ratio_text(ours, plain)}"
+    o = share_outcome(ours, plain)
+    out = [(label, label, o, bench_doc.verdict_line(
+        label, o, detail, "the intervals leave the ratio on both sides of 1/3"))]
+    cl = f"precise at ≤ {CPU_NOISY_PCT:g} % of a core"
+    co = bench_doc.at_most(ours.cpu_ci(), CPU_NOISY_PCT)
+    out.append((cl, cl, co, bench_doc.verdict_line(cl, co, ours.cpu_text(),
+                                                   "the interval straddles the bound")))
+    bl = f"precise p99 ≤ 1/3 of {HOST_PLAIN}'s at ≤ {CPU_NOISY_PCT:g} % of a core"
+    bo = both_outcome(o, co)
+    out.append((label + " both", bl, bo, bench_doc.verdict_line(
+        bl, bo, "by the p99 and CPU lines above", "one of the two is undecided")))
+    return out
+
+
+def pooled_lane(lanes):
+    """One contender's lanes of several moments as one: their blocks and CPU, in order."""
+    return Lane(lanes[0].name, [b for lane in lanes for b in lane.blocks],
+                [c for lane in lanes for c in lane.cpu_ns],
+                [w for lane in lanes for w in lane.wall_ns], lanes[0].slack_ns)
+
+
+def pooled_verdicts(moments, cls):
+    """The lines of the targets of class `cls` ("busy" or "quiet"), each judged once on the
+    blocks of all `moments` pooled (each contender over the moments it ran in): in noisy
+    moments the precise sleeper's and every door's p99 ≤ 1/3 and CPU; in quiet ones
+    `bench_host_report`'s two, block by block. [] without moments."""
+    if not moments:
+        return []
+    runs = [m["host"] for m in moments]
+    out = []
+    if cls == "busy":
+        if all({HOST_OURS, HOST_PLAIN} <= set(r["contenders"]) for r in runs):
+            ours = pooled_lane([Lane.of_host(r, HOST_OURS) for r in runs])
+            plain = pooled_lane([Lane.of_host(r, HOST_PLAIN) for r in runs])
+            out += [line for *_, line in precise_noisy_verdicts(ours, plain)]
+        for language in LANGUAGES:
+            by_name = {}
+            for m in moments:
+                for c in m.get(language, {}).get("contenders", []):
+                    by_name.setdefault(c["name"], []).append(Lane.of_door(c))
+            lanes = {name: pooled_lane(ls) for name, ls in by_name.items()}
+            out += [line for *_, line in door_verdicts(language, lanes, "busy")]
+    elif cls == "quiet":
+        noise = f"(pooled over {plural(len(runs), 'quiet moment')})"
+        ours = [p for r in runs for p in host.block_p99s(r, host.OURS)]
+        spin = [p for r in runs for p in host.block_p99s(r, host.SPIN)]
+        cpus = [c for r in runs for c in host.block_cpus(r, host.OURS)]
+        out += [line for *_, line in host.quiet_lines(ours, spin, cpus, noise)]
+    return out
+
+
 def host_verdicts(run):
     """[(key, label, outcome, line)] of the host_share run: the noisy-moment target for the
     precise sleeper, the frontier of the fixed margins, and bench_host_report's own."""
@@ -254,17 +315,7 @@ def host_verdicts(run):
     label = f"precise p99 ≤ 1/3 of {HOST_PLAIN}'s"
     detail = f"{ours.p99_text()} against {plain.p99_text()}, {ratio_text(ours, plain)}"
     if m == "busy":
-        o = share_outcome(ours, plain)
-        out.append((label, label, o, bench_doc.verdict_line(
-            label, o, detail, "the intervals leave the ratio on both sides of 1/3")))
-        cl = f"precise at ≤ {CPU_NOISY_PCT:g} % of a core"
-        co = bench_doc.at_most(ours.cpu_ci(), CPU_NOISY_PCT)
-        out.append((cl, cl, co, bench_doc.verdict_line(cl, co, ours.cpu_text(),
-                                                       "the interval straddles the bound")))
-        bl = f"precise p99 ≤ 1/3 of {HOST_PLAIN}'s at ≤ {CPU_NOISY_PCT:g} % of a core"
-        bo = both_outcome(o, co)
-        out.append((label + " both", bl, bo, bench_doc.verdict_line(
-            bl, bo, "by the p99 and CPU lines above", "one of the two is undecided")))
+        out += precise_noisy_verdicts(ours, plain)
     else:
         out.append((label, label, None, f"- {label}: {detail} (quiet moment: not judged)"))
     for f in fixed_names(run["contenders"]):
@@ -321,6 +372,12 @@ def load_moment(path):
     if "host" not in out:
         raise SystemExit(f"bench_doors_report: {path}: no host.json")
     out["host"].setdefault("index", os.path.basename(path.rstrip("/")))
+    try:
+        with open(os.path.join(path, "when")) as f:
+            out["measured"] = f.read().strip()
+    except FileNotFoundError:
+        out["measured"] = datetime.fromtimestamp(os.path.getmtime(os.path.join(path, "host.json")),
+                                                 timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return out
 
 
@@ -335,17 +392,47 @@ def moment_verdicts(m):
     return moment, vs
 
 
-def section(moments, command, when=None):
+def machines(moments):
+    """`6.18.44-fc-v657, 2 CPUs, hypervisor: kvm`, one per distinct machine, in order."""
+    seen = []
+    for m in moments:
+        h = m["host"]
+        name = f"{h['kernel']}, {h['cpus']} CPUs, hypervisor: {h.get('hypervisor') or 'none'}"
+        if name not in seen:
+            seen.append(name)
+    return "; ".join(seen)
+
+
+def plural(n, noun):
+    """`1 moment`, `3 moments`."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def section(moments, command, when=None, store=None):
+    """The section's text over `moments` (oldest first; each may carry the `commit` and
+    `measured` time it was stored with), the latest run's `command` named; `store`: the
+    folder the moments were kept in, None where they were not."""
     when = when or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    first = moments[0]["host"]
     classes = [host.moment(m["host"]) for m in moments]
-    head = (f"Run {when} on {first['kernel']}, {first['cpus']} CPUs, hypervisor: "
-            f"{first.get('hypervisor') or 'none'} (`{command}`): {len(moments)} moments, "
-            f"{classes.count('busy')} noisy and {classes.count('quiet')} quiet. A moment is noisy "
-            f"where its noise probe lost at least {100 * host.BUSY_SHARE:g} % of a CPU off the "
-            f"guest's run queue or saw a gap there of at least {us(host.BUSY_GAP_NS)}. Each door "
-            f"runs on a thread of its own, built at the start and timed from its first frame; "
-            f"p99 intervals are over blocks (at least {MIN_UNITS}).")
+    times = [m["measured"] for m in moments if m.get("measured")]
+    commits = sorted({m["commit"] for m in moments if m.get("commit")})
+    if not times:
+        span = f"run {when}"
+    elif times[0] == times[-1]:
+        span = f"measured at {times[0]}"
+    else:
+        span = f"measured from {times[0]} to {times[-1]}"
+    at = f" at {', '.join(commits)}" if commits else ""
+    kept = (f"The moments are kept in `{store}` while no commit changes the code they "
+            f"measured, and every run of the benchmark adds its own; the latest run: "
+            f"`{command}`." if store else f"`{command}`.")
+    head = (f"{plural(len(moments), 'moment')}, {span}{at}, on {machines(moments)}: "
+            f"{classes.count('busy')} noisy and {classes.count('quiet')} quiet. {kept} A moment is "
+            f"noisy where its noise probe lost at least {100 * host.BUSY_SHARE:g} % of a CPU "
+            f"off the guest's run queue or saw a gap there of at least "
+            f"{us(host.BUSY_GAP_NS)}. Each door runs on a thread of its own, built at the start "
+            f"and timed from its first frame; p99 intervals are over blocks (at least "
+            f"{MIN_UNITS}).")
     per = []
     tally = {}
     labels = {}
@@ -358,7 +445,10 @@ def section(moments, command, when=None):
             labels[key] = label
             tally.setdefault((moment, key), []).append(o)
             others.setdefault((moment, key), []).append(reached)
-        body = [f"### Moment {i} of {len(moments)}: {'noisy' if moment == 'busy' else moment}",
+        where = ", ".join(x for x in (m.get("measured"), m.get("commit") and f"commit {m['commit']}",
+                                      m["host"].get("kernel")) if x)
+        body = [f"### Moment {i} of {len(moments)}: {'noisy' if moment == 'busy' else moment}"
+                + (f" ({where})" if where else ""),
                 "", host.noise_text(m["host"]), "", host_table(m["host"])]
         for language in LANGUAGES:
             if language in m:
@@ -386,6 +476,11 @@ def section(moments, command, when=None):
             summary += [f"In the {name} moments:"] + lines
         else:
             summary.append(f"No target judged in a {name} moment ({classes.count(cls)} seen).")
+        pooled = pooled_verdicts([m for m, c in zip(moments, classes) if c == cls], cls)
+        if pooled:
+            n = classes.count(cls)
+            summary += ["", f"Pooled over the {plural(n, name + ' moment')} (every block of "
+                        f"those moments one unit; intervals over blocks):"] + pooled
     return head + "\n\n" + "\n".join(summary) + "\n\n" + "\n\n".join(per)
 
 
@@ -447,6 +542,48 @@ def self_test():
     line = summary("t", ["missed"] * 3, "u")
     assert line.endswith("not called out of reach (no other contender was judged against it)")
     assert "out of reach" not in summary("t", ["missed", "met", "missed"], "u", [[]] * 3)
+    # Pooled over moments: each moment's blocks count once, so two moments too short to
+    # judge alone are judged together.
+    a, b = lane("x", 50_000, blocks=5), lane("x", 60_000, blocks=5)
+    pooled = pooled_lane([a, b])
+    assert len(pooled.blocks) == 10 and pooled.p(0.99) == 60_000 and pooled.cpu_ns == [1e7] * 10
+    assert share_outcome(a, plain) is None and share_outcome(pooled, plain) == "met"
+
+    def moment(lost, values, blocks=5, per=100):
+        """A synthetic moment: its probe lost `lost` of each CPU; `values` by contender."""
+        probe = [{"cpu": c, "wall_ns": 10**9, "run_queue_ns": 0,
+                  "off_run_queue": {"lost_ns": lost * 10**9, "max_gap_ns": 50_000}}
+                 for c in (0, 1)]
+        run = {"kernel": "k", "cpus": 2, "hypervisor": "kvm", "noise": {"before": probe,
+               "after": probe}, "contenders": [n for n in values if "::" not in n],
+               "blocks": [{"results": {n: {"lateness_ns": [v] * per, "cpu_ns": 10**7,
+                                           "wall_ns": 10**9} for n, v in values.items()}}
+                          for _ in range(blocks)]}
+        rust = {"contenders": [{"name": n, "timer_slack_ns": 1, "blocks": [
+            {"lateness_ns": [v] * per, "cpu_ns": 10**7, "wall_ns": 10**9}] * blocks}
+            for n, v in values.items() if "::" in n]}
+        return {"host": run, "rust": rust}
+
+    values = {HOST_OURS: 40_000, HOST_PLAIN: 300_000, "spin": 1_000,
+              "PreciseSleeper::sleep": 20_000, "std::thread::sleep": 300_000}
+    noisy = [moment(0.02, values), moment(0.03, values)]
+    lines = pooled_verdicts(noisy, "busy")
+    assert lines[0].startswith("- ✅ precise p99 ≤ 1/3 of clock-nanosleep-abs's: 40.0 µs"), lines
+    assert any(x.startswith("- ✅ rust: PreciseSleeper::sleep p99 ≤ 1/3 of std::thread::sleep's")
+               for x in lines), lines
+    alone = precise_noisy_verdicts(*(Lane.of_host(noisy[0]["host"], n)
+                                     for n in (HOST_OURS, HOST_PLAIN)))
+    assert alone[0][2] is None, "one moment's 5 blocks are too few to judge"
+    quiet = [moment(0.001, values), moment(0.001, values)]
+    lines = pooled_verdicts(quiet, "quiet")
+    # 40 µs against max(1.5 × 1 µs, 1 µs + 10 µs) = 11 µs: 29 µs above, missed; CPU 1 %: met.
+    assert lines[0].startswith("- ❌ quiet host: precise p99 − max(1.5 × spin's, spin's + 10 µs): 29.0 µs"), lines
+    assert lines[1].startswith("- ✅ quiet host: precise CPU"), lines
+    assert pooled_verdicts([], "busy") == []
+    text = section(noisy + quiet, "cmd", when="2026-11-29T00:00:00Z")
+    assert text.startswith("4 moments, run 2026-11-29T00:00:00Z, on k, 2 CPUs, hypervisor: kvm: "
+                           "2 noisy and 2 quiet. `cmd`. A moment is noisy"), text[:300]
+    assert "Pooled over the 2 noisy moments" in text and "Pooled over the 2 quiet moments" in text
     print("bench_doors_report: self-test passed")
 
 
@@ -454,13 +591,40 @@ def main(argv):
     if argv[1:] == ["--self-test"]:
         self_test()
         return 0
-    if len(argv) < 4:
-        print("usage: bench_doors_report.py DOC \"COMMAND\" MOMENT_DIR… | --self-test",
-              file=sys.stderr)
+    args = argv[1:]
+    store, measured_by = None, None
+    while len(args) >= 2 and args[0] in ("--store", "--measured-by"):
+        if args[0] == "--store":
+            store = args[1]
+        else:
+            measured_by = [p for p in args[1].split(",") if p]
+        args = args[2:]
+    if len(args) < 2 or (store is None and len(args) < 3):
+        print("usage: bench_doors_report.py [--store DIR [--measured-by PATHS]] DOC "
+              "\"COMMAND\" MOMENT_DIR… | --self-test", file=sys.stderr)
         return 2
-    doc, command, dirs = argv[1], argv[2], argv[3:]
+    doc, command, dirs = args[0], args[1], args[2:]
     moments = [load_moment(d) for d in dirs]
-    text = section(moments, command)
+    stored = None
+    if store is not None:
+        rev = bench_doc.commit() or "unknown"
+        for m in moments:
+            m["commit"] = rev
+            if moment_store.save(store, "doors", rev, m["measured"], m) is None:
+                print(f"bench_doors_report: measured at {rev}: not stored (no commit holds "
+                      "that code); the section shows this run's moments only", file=sys.stderr)
+        if rev != "unknown" and not rev.endswith("-dirty"):
+            kept, dropped = moment_store.load(store, "doors",
+                                              measured_by or bench_doc.declared_sources())
+            for line in dropped:
+                print(f"bench_doors_report: {line}", file=sys.stderr)
+            moments = [d["moment"] for d in kept]
+            stored = store
+    if not moments:
+        print(f"bench_doors_report: no moments to report (store {store}: none that measure "
+              "the current code)", file=sys.stderr)
+        return 2
+    text = section(moments, command, store=stored)
     bench_doc.write_section(doc, "doors", bench_doc.wrapped("doors", text))
     print(text)
     return 0

@@ -51,6 +51,7 @@ python3 scripts/explain_program.py --self-test
 python3 scripts/explain_real.py --self-test
 python3 scripts/bench_host_report.py --self-test
 python3 scripts/bench_doors_report.py --self-test
+python3 scripts/moment_store.py --self-test
 python3 scripts/bench_precise_why.py --self-test
 python3 scripts/host_validate.py --self-test
 # The experiments behind precise's regimes and the benchmarks' noise compile warning-free.
