@@ -422,10 +422,17 @@ def section(moments, command, when=None, store=None):
         span = f"measured at {times[0]}"
     else:
         span = f"measured from {times[0]} to {times[-1]}"
-    at = f" at {', '.join(commits)}" if commits else ""
+    at = (f" (commit{'' if len(commits) == 1 else 's'} {', '.join(commits)})"
+          if commits else "")
+    commands = []
+    for m in moments:
+        if m.get("command", command) not in commands:
+            commands.append(m.get("command", command))
+    by = "; ".join(f"`{c}`" for c in commands)
     kept = (f"The moments are kept in `{store}` while no commit changes the code they "
-            f"measured, and every run of the benchmark adds its own; the latest run: "
-            f"`{command}`." if store else f"`{command}`.")
+            f"measured, and every run of the benchmark adds its own. Measured by {by}"
+            + ("." if command in commands else f"; this section written by `{command}`.")
+            if store else f"Measured by {by}.")
     head = (f"{plural(len(moments), 'moment')}, {span}{at}, on {machines(moments)}: "
             f"{classes.count('busy')} noisy and {classes.count('quiet')} quiet. {kept} A moment is "
             f"noisy where its noise probe lost at least {100 * host.BUSY_SHARE:g} % of a CPU "
@@ -582,7 +589,7 @@ def self_test():
     assert pooled_verdicts([], "busy") == []
     text = section(noisy + quiet, "cmd", when="2026-11-29T00:00:00Z")
     assert text.startswith("4 moments, run 2026-11-29T00:00:00Z, on k, 2 CPUs, hypervisor: kvm: "
-                           "2 noisy and 2 quiet. `cmd`. A moment is noisy"), text[:300]
+                           "2 noisy and 2 quiet. Measured by `cmd`. A moment is noisy"), text[:300]
     assert "Pooled over the 2 noisy moments" in text and "Pooled over the 2 quiet moments" in text
     print("bench_doors_report: self-test passed")
 
@@ -609,7 +616,7 @@ def main(argv):
     if store is not None:
         rev = bench_doc.commit() or "unknown"
         for m in moments:
-            m["commit"] = rev
+            m["commit"], m["command"] = rev, command
             if moment_store.save(store, "doors", rev, m["measured"], m) is None:
                 print(f"bench_doors_report: measured at {rev}: not stored (no commit holds "
                       "that code); the section shows this run's moments only", file=sys.stderr)

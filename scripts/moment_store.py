@@ -53,6 +53,7 @@ def save(store: str, benchmark: str, commit: str, when: str, moment: dict) -> st
     try:
         with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
             f.write(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode())
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would be committed as is
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
@@ -130,6 +131,7 @@ def self_test() -> None:
         assert save(store, "doors", rev + "-dirty", when, {"x": 1}) is None
         path = save(store, "doors", rev, when, {"x": [1, 2]})
         assert os.path.basename(path) == f"20261129T230102Z-{rev}.json.gz", path
+        assert os.stat(path).st_mode & 0o777 == 0o644
         with open(path, "rb") as f:
             first = f.read()
         assert save(store, "doors", rev, when, {"x": [1, 2]}) == path
