@@ -139,12 +139,23 @@ impl Instance {
     /// Events the buffers could not keep so far (`overrun` + `dropped events` of every
     /// CPU's `stats`).
     pub fn lost(&self) -> u64 {
+        self.stats_sum(&["overrun:", "dropped events:"])
+    }
+
+    /// Events in the buffers, not yet read (`entries` of every CPU's `stats`): with
+    /// nothing read since recording began, what was recorded and kept.
+    pub fn entries(&self) -> u64 {
+        self.stats_sum(&["entries:"])
+    }
+
+    /// The sum of the values after `keys` in every CPU's `stats`.
+    fn stats_sum(&self, keys: &[&str]) -> u64 {
         self.pipes
             .iter()
             .map(|p| {
                 let stats =
                     std::fs::read_to_string(self.cpu_dir(p.cpu).join("stats")).unwrap_or_default();
-                stat(&stats, "overrun:") + stat(&stats, "dropped events:")
+                keys.iter().map(|k| stat(&stats, k)).sum::<u64>()
             })
             .sum()
     }
