@@ -1,11 +1,13 @@
 //! What the tracer (`sleeplab_capture::Tracer`, behind `explain` and `--trace`)
-//! costs, for `scripts/bench-trace.sh`: blocks of WAITS waits without it, with it, and
-//! with it but without the system calls' returns (`Events::NoSyscallExit`: enabling a
+//! costs, for `scripts/bench-trace.sh`: blocks of WAITS waits without it, with it, with
+//! it but without the system calls' returns (`Events::NoSyscallExit`: enabling a
 //! system-call tracepoint puts every system call of every thread on the kernel's slow
-//! path), interleaved in one run (ROUNDS × each loop × the three, their order rotating
-//! from round to round so none always runs first), on two loops: an absolute
-//! `clock_nanosleep` on a PERIOD grid (1 kHz by default) and a relative `nanosleep` of
-//! PERIOD.
+//! path), and under a bare ftrace instance that records only `sched_waking` and
+//! `sched_switch` (the least any tracer of wakes records: who woke the thread and when
+//! it ran; the floor the tracer's cost is read against), interleaved in one run
+//! (ROUNDS × each loop × the four, their order rotating from round to round so none
+//! always runs first), on two loops: an absolute `clock_nanosleep` on a PERIOD grid
+//! (1 kHz by default) and a relative `nanosleep` of PERIOD.
 //!
 //! Per loop it prints a Markdown table: the median lateness of each side with its
 //! distribution-free 95 % interval (order statistics: binomial ranks) and p99, the
@@ -33,7 +35,7 @@ use clap::Parser;
 use sleeplab::clock::{monotonic_ns, process_cpu_ns};
 use sleeplab::wait::ThreadUsage;
 use sleeplab_account::{Events, Timeline, Window, account, this_tid, unavailable};
-use sleeplab_capture::Tracer;
+use sleeplab_capture::{Instance, Tracefs, Tracer, parse_cpu_list};
 use sleeplab_stats::{Ci, ci_sorted, tail_quantile_i64};
 use std::time::Duration;
 
@@ -52,6 +54,37 @@ struct Args {
     /// CPU 1's idle task emits (a switch onto an idle CPU 1 goes unrecorded).
     #[arg(long, default_value_t = 0)]
     pin: usize,
+    /// The events the bare ftrace side records, `system:event` comma-separated: by
+    /// default the two any tracer of wakes records (another list asks what a group of
+    /// events adds to that floor).
+    #[arg(long, default_value = "sched:sched_waking,sched:sched_switch", value_parser = parse_events)]
+    bare_events: EventList,
+}
+
+/// Tracepoints by `(system, event)`.
+#[derive(Debug, Clone)]
+struct EventList(Vec<(String, String)>);
+
+impl std::fmt::Display for EventList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<String> = self.0.iter().map(|(s, e)| format!("{s}:{e}")).collect();
+        f.write_str(&names.join(", "))
+    }
+}
+
+/// `sched:sched_waking,sched:sched_switch` as an [`EventList`].
+fn parse_events(text: &str) -> Result<EventList, String> {
+    text.split(',')
+        .map(|item| {
+            let (system, event) = item
+                .trim()
+                .split_once(':')
+                .filter(|(s, e)| !s.is_empty() && !e.is_empty())
+                .ok_or_else(|| format!("{item:?}: not system:event"))?;
+            Ok((system.to_string(), event.to_string()))
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map(EventList)
 }
 
 /// A way of waiting that is measured with and without the tracer.
@@ -70,14 +103,22 @@ enum Mode {
     Untraced,
     /// By a tracer recording these events.
     Traced(Events),
+    /// By a bare ftrace instance recording `--bare-events` of every task, read after the
+    /// block: by default `sched:sched_waking` and `sched:sched_switch`, the least a
+    /// tracer of wakes records.
+    Bare,
 }
+
+/// How many modes a round runs.
+const MODES: usize = 4;
 
 impl Mode {
     /// Every mode, untraced first (the baseline of the differences).
-    const ALL: [Mode; 3] = [
+    const ALL: [Mode; MODES] = [
         Mode::Untraced,
         Mode::Traced(Events::All),
         Mode::Traced(Events::NoSyscallExit),
+        Mode::Bare,
     ];
 
     fn label(self) -> &'static str {
@@ -86,6 +127,7 @@ impl Mode {
             Mode::Traced(Events::All) => "traced",
             Mode::Traced(Events::NoSyscallExit) => "traced, no sys_exit",
             Mode::Traced(Events::Program) => "traced with sys_enter",
+            Mode::Bare => "bare ftrace",
         }
     }
 }
@@ -185,14 +227,25 @@ impl Block {
 }
 
 /// Runs one block of `waits` waits of `lp`, traced as `mode` says.
-fn block(lp: Loop, mode: Mode, waits: u64, period_ns: u64, tick_ns: u64) -> anyhow::Result<Block> {
+fn block(
+    lp: Loop,
+    mode: Mode,
+    waits: u64,
+    period_ns: u64,
+    tick_ns: u64,
+    bare_events: &EventList,
+) -> anyhow::Result<Block> {
     let tid = this_tid();
     let mut tracer = match mode {
-        Mode::Untraced => None,
         Mode::Traced(events) => Some(
             Tracer::start_with(events)
                 .map_err(|e| anyhow::anyhow!("{}", unavailable(&e, "nothing measured")))?,
         ),
+        Mode::Untraced | Mode::Bare => None,
+    };
+    let mut bare = match mode {
+        Mode::Bare => Some(bare_instance(bare_events)?),
+        Mode::Untraced | Mode::Traced(_) => None,
     };
     let mut windows = Vec::with_capacity(waits as usize);
     let before = Snapshot::now(tick_ns)?;
@@ -224,6 +277,16 @@ fn block(lp: Loop, mode: Mode, waits: u64, period_ns: u64, tick_ns: u64) -> anyh
         b.drain_ns = monotonic_ns() - d0;
         b.events = drained.events as u64;
     }
+    if let Some((fs, instance)) = bare.as_mut() {
+        instance.set_on(false)?;
+        b.events = instance.entries();
+        b.lost = instance.lost();
+        // Read (and dropped) inside the block's accounting, as the tracer's drain is.
+        let d0 = monotonic_ns();
+        let mut page = vec![0u8; fs.page_size()];
+        instance.read_pages(&mut page, |_, _| true)?;
+        b.drain_ns = monotonic_ns() - d0;
+    }
     let after = Snapshot::now(tick_ns)?;
     b.wall_ns = after.wall_ns - before.wall_ns;
     b.busy_ns = (u64::from(after.cpus) * b.wall_ns).saturating_sub(after.idle_ns - before.idle_ns);
@@ -245,6 +308,18 @@ fn block(lp: Loop, mode: Mode, waits: u64, period_ns: u64, tick_ns: u64) -> anyh
             .count() as u64;
     }
     Ok(b)
+}
+
+/// A bare ftrace instance of every online CPU, recording `events`.
+fn bare_instance(events: &EventList) -> anyhow::Result<(Tracefs, Instance)> {
+    let fs = Tracefs::find_or_mount()?;
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online")?;
+    let instance = Instance::create(&fs, &parse_cpu_list(online.trim()), 1024)?;
+    for (system, event) in &events.0 {
+        instance.enable_event(system, event)?;
+    }
+    instance.set_on(true)?;
+    Ok((fs, instance))
 }
 
 /// The target on the median: at most this much added by tracing.
@@ -357,7 +432,7 @@ fn fmt_ci(c: Option<Ci>, f: impl Fn(f64) -> String) -> String {
 
 /// The report's lines for one loop: `rounds` holds each round's blocks, one per
 /// [`Mode`] in [`Mode::ALL`] order.
-fn report(label: &str, rounds: &[[Block; 3]], period_ns: u64) -> Vec<String> {
+fn report(label: &str, rounds: &[[Block; MODES]], period_ns: u64) -> Vec<String> {
     let sides: Vec<Side> = (0..Mode::ALL.len())
         .map(|m| Side::of(&rounds.iter().map(|r| &r[m]).collect::<Vec<_>>()))
         .collect();
@@ -370,7 +445,7 @@ fn report(label: &str, rounds: &[[Block; 3]], period_ns: u64) -> Vec<String> {
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|".into(),
     ];
     for (mode, s) in Mode::ALL.iter().zip(&sides) {
-        let traced = if *mode == Mode::Untraced {
+        let traced = if matches!(*mode, Mode::Untraced | Mode::Bare) {
             "–".into()
         } else {
             format!("{} of {}", s.traced_wakes, s.n)
@@ -411,7 +486,7 @@ fn verdicts(
     name: &str,
     off: &Side,
     on: &Side,
-    rounds: &[[Block; 3]],
+    rounds: &[[Block; MODES]],
     m: usize,
     period_ns: u64,
 ) -> Vec<String> {
@@ -487,15 +562,22 @@ fn main() -> anyhow::Result<()> {
         eprintln!("trace_cost: {}", unavailable(&e, "nothing measured"));
         std::process::exit(1);
     }
-    let mut rounds: Vec<Vec<[Block; 3]>> = vec![Vec::new(); Loop::ALL.len()];
+    let mut rounds: Vec<Vec<[Block; MODES]>> = vec![Vec::new(); Loop::ALL.len()];
     for round in 0..args.rounds {
         for (i, &lp) in Loop::ALL.iter().enumerate() {
-            // The modes in an order rotated by the round: each runs first, second and
-            // third equally often.
-            let mut blocks: [Block; 3] = Default::default();
+            // The modes in an order rotated by the round: each runs in every place of
+            // the order equally often.
+            let mut blocks: [Block; MODES] = Default::default();
             for k in 0..Mode::ALL.len() {
                 let m = (k + round as usize) % Mode::ALL.len();
-                blocks[m] = block(lp, Mode::ALL[m], args.waits, period_ns, tick_ns)?;
+                blocks[m] = block(
+                    lp,
+                    Mode::ALL[m],
+                    args.waits,
+                    period_ns,
+                    tick_ns,
+                    &args.bare_events,
+                )?;
             }
             rounds[i].push(blocks);
             eprintln!(
@@ -509,9 +591,11 @@ fn main() -> anyhow::Result<()> {
     let slack = sleeplab::system::timer_slack_ns();
     println!(
         "{} waits a block, timer slack {}; the median's interval from order statistics, \
-         p99 where n ≥ 100; the machine's busy time from /proc/stat ({hz} ticks/s).\n",
+         p99 where n ≥ 100; the machine's busy time from /proc/stat ({hz} ticks/s); the \
+         bare ftrace side records {}.\n",
         args.waits,
         fmt_us(slack as f64),
+        args.bare_events,
     );
     for (i, &lp) in Loop::ALL.iter().enumerate() {
         println!(

@@ -43,9 +43,10 @@ fn the_report_judges_each_traced_side_on_intervals() {
         ..Block::default()
     };
     // Six rounds; full tracing adds `late` − 50 µs to every wake and `extra` busy time
-    // a second, tracing without sys_exit 1 µs and 1 ms.
+    // a second, tracing without sys_exit 1 µs and 1 ms, the bare instance 0.5 µs and
+    // 0.5 ms.
     let ms = 1_000_000;
-    let rounds = |late: i64, extra: [u64; 6]| -> Vec<[Block; 3]> {
+    let rounds = |late: i64, extra: [u64; 6]| -> Vec<[Block; MODES]> {
         extra
             .iter()
             .map(|&e| {
@@ -53,6 +54,7 @@ fn the_report_judges_each_traced_side_on_intervals() {
                     blk(50_000, 10 * ms),
                     blk(late, 10 * ms + e),
                     blk(51_000, 11 * ms),
+                    blk(50_500, 10 * ms + ms / 2),
                 ]
             })
             .collect()
@@ -96,10 +98,17 @@ fn the_report_judges_each_traced_side_on_intervals() {
     assert!(lines.contains("- ⚪ traced: machine CPU at"), "{lines}");
     // The table has a row per mode, the untraced one first.
     let rows: Vec<&str> = lines.lines().filter(|l| l.starts_with("| ")).collect();
-    assert_eq!(rows.len(), 4, "{lines}");
+    assert_eq!(rows.len(), 5, "{lines}");
     assert!(rows[1].starts_with("| untraced | 60 |"), "{lines}");
     assert!(
         rows[3].starts_with("| traced, no sys_exit | 60 |"),
+        "{lines}"
+    );
+    // The bare instance is judged as the tracers are, and its wakes are not accounted.
+    assert!(rows[4].starts_with("| bare ftrace | 60 |"), "{lines}");
+    assert!(rows[4].ends_with("| – |"), "{lines}");
+    assert!(
+        lines.contains("- ✅ bare ftrace: median lateness, traced − untraced: 0.50 µs"),
         "{lines}"
     );
     // Two rounds give the rounds' median no interval; a saturated machine no verdict.
@@ -109,6 +118,7 @@ fn the_report_judges_each_traced_side_on_intervals() {
     let busy = vec![
         [
             blk(50_000, 1_950 * ms),
+            blk(50_000, 2_000 * ms),
             blk(50_000, 2_000 * ms),
             blk(50_000, 2_000 * ms)
         ];
@@ -142,4 +152,19 @@ fn outcomes_of_intervals() {
         "[≥ 1]"
     );
     assert_eq!(fmt_ci(None, |v| format!("{v}")), "[–]");
+}
+
+#[test]
+fn event_lists_parse_or_name_the_bad_item() {
+    let l = parse_events("sched:sched_waking, irq_vectors:local_timer_entry").unwrap();
+    assert_eq!(
+        l.to_string(),
+        "sched:sched_waking, irq_vectors:local_timer_entry"
+    );
+    assert_eq!(
+        parse_events("sched").unwrap_err(),
+        "\"sched\": not system:event"
+    );
+    assert!(parse_events("sched:").is_err());
+    assert!(parse_events(":x").is_err());
 }
