@@ -31,11 +31,12 @@
 //!
 //!     cargo run --release -p sleeplab-cli --example trace_cost -- --rounds 40 --waits 500
 
+use bare::{EventList, bare_instance, parse_events};
 use clap::Parser;
 use sleeplab::clock::{monotonic_ns, process_cpu_ns};
 use sleeplab::wait::ThreadUsage;
 use sleeplab_account::{Events, Timeline, Window, account, this_tid, unavailable};
-use sleeplab_capture::{Instance, Tracefs, Tracer, parse_cpu_list};
+use sleeplab_capture::Tracer;
 use sleeplab_stats::{Ci, ci_sorted, tail_quantile_i64};
 use std::time::Duration;
 
@@ -59,32 +60,6 @@ struct Args {
     /// events adds to that floor).
     #[arg(long, default_value = "sched:sched_waking,sched:sched_switch", value_parser = parse_events)]
     bare_events: EventList,
-}
-
-/// Tracepoints by `(system, event)`.
-#[derive(Debug, Clone)]
-struct EventList(Vec<(String, String)>);
-
-impl std::fmt::Display for EventList {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names: Vec<String> = self.0.iter().map(|(s, e)| format!("{s}:{e}")).collect();
-        f.write_str(&names.join(", "))
-    }
-}
-
-/// `sched:sched_waking,sched:sched_switch` as an [`EventList`].
-fn parse_events(text: &str) -> Result<EventList, String> {
-    text.split(',')
-        .map(|item| {
-            let (system, event) = item
-                .trim()
-                .split_once(':')
-                .filter(|(s, e)| !s.is_empty() && !e.is_empty())
-                .ok_or_else(|| format!("{item:?}: not system:event"))?;
-            Ok((system.to_string(), event.to_string()))
-        })
-        .collect::<Result<Vec<_>, String>>()
-        .map(EventList)
 }
 
 /// A way of waiting that is measured with and without the tracer.
@@ -308,18 +283,6 @@ fn block(
             .count() as u64;
     }
     Ok(b)
-}
-
-/// A bare ftrace instance of every online CPU, recording `events`.
-fn bare_instance(events: &EventList) -> anyhow::Result<(Tracefs, Instance)> {
-    let fs = Tracefs::find_or_mount()?;
-    let online = std::fs::read_to_string("/sys/devices/system/cpu/online")?;
-    let instance = Instance::create(&fs, &parse_cpu_list(online.trim()), 1024)?;
-    for (system, event) in &events.0 {
-        instance.enable_event(system, event)?;
-    }
-    instance.set_on(true)?;
-    Ok((fs, instance))
 }
 
 /// The target on the median: at most this much added by tracing.
@@ -606,5 +569,6 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
+mod bare;
 #[cfg(test)]
 mod tests;
