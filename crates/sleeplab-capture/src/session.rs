@@ -377,6 +377,16 @@ mod tests {
             .count()
     }
 
+    /// Sleeps 1 ms twice. The message that woke this thread may have preempted the
+    /// other test thread on its way to `recv` (then the first sleep hands the CPU back
+    /// to it); by the second, the other has blocked, and this thread's switch out names
+    /// a third task.
+    fn sleep_after_the_other_blocked() {
+        for _ in 0..2 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     fn getppids(n: usize) {
         for _ in 0..n {
             // SAFETY: no preconditions.
@@ -405,7 +415,7 @@ mod tests {
                 // Blocks while the test thread waits in `recv`: the helper leaves its CPU
                 // to a task other than the test thread (idle or another), a switch that
                 // concerns no followed thread.
-                std::thread::sleep(std::time::Duration::from_millis(1));
+                sleep_after_the_other_blocked();
                 to_main.send(0).unwrap();
             }
         });
@@ -427,7 +437,7 @@ mod tests {
         getppids(10);
         // Blocks while the helper waits in `recv`: this thread leaves its CPU to a task
         // other than the helper, a switch kept now although this thread is not followed.
-        std::thread::sleep(std::time::Duration::from_millis(1));
+        sleep_after_the_other_blocked();
         to_helper.send(10).unwrap();
         done.recv().unwrap();
         s.drain(&mut events);
