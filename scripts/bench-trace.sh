@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The cost of the tracer (sleeplab_account::Recording, behind `explain` and
 # `--trace`): the `trace_cost` example (crates/sleeplab-cli/examples/trace_cost/)
-# runs ROUNDS rounds of {untraced, traced, traced without raw_syscalls:sys_exit, under a
-# bare ftrace instance of sched_waking and sched_switch only (the least a tracer of wakes
-# records: the floor)} blocks of WAITS waits each (their order rotating by round) on a
-# 1 kHz absolute
+# runs ROUNDS rounds of {untraced, traced, traced light (`explain --light`: without the
+# machine's interrupts and idle states), under a bare ftrace instance of sched_waking and
+# sched_switch only (the least a tracer of wakes records: the floor)} blocks of WAITS
+# waits each (their order rotating by round) on a 1 kHz absolute
 # clock_nanosleep grid and a 1 ms nanosleep, and reports per loop the median lateness of
 # each side with its 95 % interval (order statistics), and per round the difference
 # traced − untraced of the median (target ≤ 2 µs) and of the whole machine's busy time
@@ -53,7 +53,7 @@ for line in os.environ["RUNS_TEXT"].splitlines():
     if m:
         loop = m.group(1)
         continue
-    m = re.match(r"^- (✅|❌|⚪|–).*? (traced, no sys_exit|traced|bare ftrace): "
+    m = re.match(r"^- (✅|❌|⚪|–).*? (traced, light|traced|bare ftrace): "
                  r"(median lateness, traced − untraced|machine CPU)", line)
     if m and loop:
         key = (loop, m.group(2), m.group(3))

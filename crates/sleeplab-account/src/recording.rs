@@ -8,7 +8,7 @@ use super::log::Before;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::lab::noise::spin_log;
-use sleeplab_capture::{Captured, Drainer, Kind, TraceError, Tracer, this_tid};
+use sleeplab_capture::{Captured, Detail, Drainer, Kind, TraceError, Tracer, this_tid};
 
 /// Whose events a recording keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,11 +21,12 @@ pub enum Follow {
     /// it runs).
     EveryThread,
     /// A running program: these threads and every thread they create from now on,
-    /// their system calls' entries recorded too (what its own waits are found from).
-    Program(Vec<i32>),
+    /// their system calls' entries recorded too (what its own waits are found from),
+    /// the machine's own work in the given detail.
+    Program(Vec<i32>, Detail),
     /// A running program, as [`Follow::Program`], and the kernel stack of every task as
     /// it leaves a CPU (what held a waiting thread's CPU, and where it was).
-    ProgramStacks(Vec<i32>),
+    ProgramStacks(Vec<i32>, Detail),
 }
 
 /// Whether a run recorded the kernel's tracepoints, as its result keeps it.
@@ -270,7 +271,7 @@ impl Recording {
                 Follow::ThisThread => Some(vec![this_tid()]),
                 Follow::Threads(tids) => Some(tids.clone()),
                 // A program's threads come and go: the steal of every CPU.
-                Follow::EveryThread | Follow::Program(_) | Follow::ProgramStacks(_) => None,
+                Follow::EveryThread | Follow::Program(..) | Follow::ProgramStacks(..) => None,
             },
             steal_before: None,
             _spin_log: None,
@@ -282,8 +283,8 @@ impl Recording {
             Follow::ThisThread => Tracer::start(),
             Follow::Threads(tids) => Tracer::for_threads(tids),
             Follow::EveryThread => Tracer::every_thread(),
-            Follow::Program(tids) => Tracer::for_program(tids),
-            Follow::ProgramStacks(tids) => Tracer::for_program_with_stacks(tids),
+            Follow::Program(tids, detail) => Tracer::for_program(tids, *detail),
+            Follow::ProgramStacks(tids, detail) => Tracer::for_program_with_stacks(tids, *detail),
         };
         let kernel = tracer.and_then(|t| {
             Ok(if drained {

@@ -123,12 +123,14 @@ impl Tracepoint {
         })
     }
 
-    /// Whether a session recording `events` records this tracepoint (the kernel
-    /// having it).
-    pub fn recorded_by(self, events: crate::event::Events) -> bool {
+    /// Whether a session recording `events` in `detail` records this tracepoint (the
+    /// kernel having it).
+    pub fn recorded_by(self, events: crate::event::Events, detail: crate::event::Detail) -> bool {
         match self {
             Tracepoint::SysExit => events.records_sys_exit(),
             Tracepoint::SysEnter => events.records_sys_enter(),
+            Tracepoint::CpuIdle => detail.records_interrupts(),
+            _ if self.interrupt().is_some() => detail.records_interrupts(),
             _ => true,
         }
     }

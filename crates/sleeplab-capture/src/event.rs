@@ -141,6 +141,29 @@ pub enum Interrupt {
     Softirq,
 }
 
+/// How much of the machine's own work a session records beside the timers, the
+/// scheduler and the system calls of [`Events`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Detail {
+    /// The guest's interrupts, softirqs and idle states too, where the kernel has them:
+    /// a wake's account then tells the host's share of a timer's delivery from the
+    /// guest's own work, and names the interrupts that held a CPU.
+    #[default]
+    Full,
+    /// Without them. A wake from an idle CPU passes five of their tracepoints on its way
+    /// (the local timer's entry and exit, the idle state's exit among them), and each
+    /// adds to its lateness (docs/BENCHMARKS.md, "What the tracer costs"); the account then
+    /// tells no host share and names no interrupt.
+    Light,
+}
+
+impl Detail {
+    /// Whether the guest's interrupts, softirqs and idle states are recorded.
+    pub fn records_interrupts(self) -> bool {
+        self == Detail::Full
+    }
+}
+
 /// Which tracepoints a session records.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Events {

@@ -38,7 +38,7 @@ mod tracefs;
 
 // The decoded events: the contract with the analysis.
 pub use event::{
-    Captured, Comm, Event, Events, FLAG_HARDIRQ, FLAG_NMI, FLAG_SOFTIRQ, IDLE_EXIT_STATE,
+    Captured, Comm, Detail, Event, Events, FLAG_HARDIRQ, FLAG_NMI, FLAG_SOFTIRQ, IDLE_EXIT_STATE,
     Interrupt, Kind, SLEEPING_STATES,
 };
 // What was captured, saved to a file and read back.
@@ -107,10 +107,10 @@ impl Tracer {
         Self::for_threads(&[this_tid()])
     }
 
-    /// Starts tracing the calling thread, recording `recorded`.
-    pub fn start_with(recorded: Events) -> Result<Self, TraceError> {
+    /// Starts tracing the calling thread, recording `recorded` in `detail`.
+    pub fn start_with(recorded: Events, detail: Detail) -> Result<Self, TraceError> {
         Ok(Self::new(
-            Session::start_with(&[this_tid()], recorded)?,
+            Session::start_with(&[this_tid()], recorded, detail)?,
             recorded,
         ))
     }
@@ -121,15 +121,18 @@ impl Tracer {
     }
 
     /// Starts tracing a running program whose threads are `tids` now (see
-    /// [`Session::start_program`]).
-    pub fn for_program(tids: &[i32]) -> Result<Self, TraceError> {
-        Ok(Self::new(Session::start_program(tids)?, Events::Program))
+    /// [`Session::start_program`]), the machine's own work in `detail`.
+    pub fn for_program(tids: &[i32], detail: Detail) -> Result<Self, TraceError> {
+        Ok(Self::new(
+            Session::start_program(tids, detail)?,
+            Events::Program,
+        ))
     }
 
     /// [`Tracer::for_program`], recording the kernel stack of every task that leaves a
     /// CPU too (see [`Session::record_stacks`]).
-    pub fn for_program_with_stacks(tids: &[i32]) -> Result<Self, TraceError> {
-        let mut session = Session::start_program(tids)?;
+    pub fn for_program_with_stacks(tids: &[i32], detail: Detail) -> Result<Self, TraceError> {
+        let mut session = Session::start_program(tids, detail)?;
         session.record_stacks()?;
         Ok(Self::new(session, Events::Program))
     }

@@ -31,7 +31,7 @@
 
 use crate::TraceError;
 use crate::decode::{Decoders, Tracepoint, concerns};
-use crate::event::{Event, Events};
+use crate::event::{Detail, Event, Events};
 use crate::instance::Instance;
 use crate::ring::{PageLayout, read_page};
 use crate::stacks::{Pairing, StackDecoder, SwitchStack, TRIGGER};
@@ -106,31 +106,36 @@ pub struct Drained {
 impl Session {
     /// Starts recording for the threads `tids` (on every CPU).
     pub fn start(tids: &[i32]) -> Result<Self, TraceError> {
-        Self::open(tids, Mode::Followed, Events::All)
+        Self::open(tids, Mode::Followed, Events::All, Detail::Full)
     }
 
-    /// Starts recording `recorded` for the threads `tids` (on every CPU).
-    pub fn start_with(tids: &[i32], recorded: Events) -> Result<Self, TraceError> {
-        Self::open(tids, Mode::Followed, recorded)
+    /// Starts recording `recorded` in `detail` for the threads `tids` (on every CPU).
+    pub fn start_with(tids: &[i32], recorded: Events, detail: Detail) -> Result<Self, TraceError> {
+        Self::open(tids, Mode::Followed, recorded, detail)
     }
 
     /// Starts recording the events of every thread on the machine (their system
     /// calls' returns too), for threads not known yet; the account picks each wake's
     /// thread out of them.
     pub fn start_every_thread() -> Result<Self, TraceError> {
-        Self::open(&[], Mode::EveryThread, Events::All)
+        Self::open(&[], Mode::EveryThread, Events::All, Detail::Full)
     }
 
     /// Starts recording a running program ([`Events::Program`]): the system calls'
     /// entries and returns of its threads `tids` and of every thread they create from
     /// now on (tracefs's `event-fork`), and the scheduling and timer events of every
     /// thread, all kept: the program's threads are known by their system calls, and a
-    /// thread may come and go between two drains.
-    pub fn start_program(tids: &[i32]) -> Result<Self, TraceError> {
-        Self::open(tids, Mode::Program, Events::Program)
+    /// thread may come and go between two drains. The machine's own work in `detail`.
+    pub fn start_program(tids: &[i32], detail: Detail) -> Result<Self, TraceError> {
+        Self::open(tids, Mode::Program, Events::Program, detail)
     }
 
-    fn open(tids: &[i32], mode: Mode, recorded: Events) -> Result<Self, TraceError> {
+    fn open(
+        tids: &[i32],
+        mode: Mode,
+        recorded: Events,
+        detail: Detail,
+    ) -> Result<Self, TraceError> {
         let fs = Tracefs::find_or_mount()?;
         let decoders = Decoders::load(&fs)?;
         let layout = fs.page_layout()?;
@@ -162,10 +167,10 @@ impl Session {
         if recorded.records_sys_enter() && !session.decoders.has(Tracepoint::SysEnter) {
             return Err(TraceError::NoEvent("raw_syscalls:sys_enter".into()));
         }
-        let mut interrupts = session.decoders.interrupts();
+        let mut interrupts = detail.records_interrupts() && session.decoders.interrupts();
         for tp in Tracepoint::ALL
             .into_iter()
-            .filter(|&tp| tp.recorded_by(recorded) && session.decoders.has(tp))
+            .filter(|&tp| tp.recorded_by(recorded, detail) && session.decoders.has(tp))
         {
             let (sys, ev) = tp.path();
             match session.instance_of(tp).enable_event(sys, ev) {
@@ -456,7 +461,7 @@ mod tests {
     #[test]
     fn no_syscall_exit_records_the_rest() {
         let me = crate::this_tid();
-        let mut s = match Session::start_with(&[me], Events::NoSyscallExit) {
+        let mut s = match Session::start_with(&[me], Events::NoSyscallExit, Detail::Full) {
             Ok(s) => s,
             Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
             Err(e) => panic!("tracing unavailable under CI: {e}"),
@@ -514,6 +519,41 @@ mod tests {
             Kind::IrqEntry { .. } | Kind::IrqExit { .. } => e.pid == me || e.pid == 0,
             _ => true,
         }));
+    }
+
+    /// A light session records a spinner's timer ticks and an idle CPU's states not at
+    /// all, its sleeps' switches and system calls still (as root; elsewhere skipped,
+    /// but not under CI).
+    #[test]
+    fn a_light_session_records_no_interrupt_and_no_idle_state() {
+        let me = crate::this_tid();
+        let mut s = match Session::start_with(&[me], Events::All, Detail::Light) {
+            Ok(s) => s,
+            Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
+            Err(e) => panic!("tracing unavailable under CI: {e}"),
+        };
+        assert!(!s.interrupts());
+        let until = sleeplab::clock::monotonic_ns() + 30_000_000;
+        while sleeplab::clock::monotonic_ns() < until {
+            std::hint::spin_loop();
+        }
+        for _ in 0..5 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let mut events = Vec::new();
+        s.drain(&mut events);
+        assert!(switches(&events, me, -1, 0) >= 5, "{events:?}");
+        assert!(sys_exits(&events, me, 0) >= 5, "{events:?}");
+        let machine = |e: &&Event| {
+            matches!(
+                e.kind,
+                Kind::IrqEntry { .. }
+                    | Kind::IrqExit { .. }
+                    | Kind::IdleEnter { .. }
+                    | Kind::IdleExit
+            )
+        };
+        assert_eq!(events.iter().filter(machine).count(), 0, "{events:?}");
     }
 
     #[test]

@@ -21,8 +21,40 @@ fn sleeplab(args: &[&str]) -> Output {
     Command::new(bin()).args(args).output().unwrap()
 }
 
-fn json(path: &std::path::Path) -> serde_json::Value {
+fn json(path: impl AsRef<std::path::Path>) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// `sleeplab explain -q ARGS -- taskset -c 0 python3` sleeping 2 ms `n` times (on the
+/// CPU whose idle task the kernel records), asserted to succeed.
+fn explain_sleeps(args: &[&str], n: usize) -> Output {
+    let out = Command::new(bin())
+        .args(["explain", "-q"])
+        .args(args)
+        .args(["--", "taskset", "-c", "0", "python3", "-c"])
+        .arg(format!(
+            "import time\nfor _ in range({n}): time.sleep(0.002)"
+        ))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    out
+}
+
+/// `sleeplab explain --from SAVED ARGS`, asserted to succeed.
+fn read_back(saved: &str, args: &[&str]) -> Output {
+    let out = sleeplab(&[&["explain", "--from", saved], args].concat());
+    assert!(out.status.success(), "{out:?}");
+    out
+}
+
+/// Asserts that the files `a` and `b` hold the same bytes.
+fn same_bytes(a: &str, b: &str) {
+    assert_eq!(
+        std::fs::read(a).unwrap(),
+        std::fs::read(b).unwrap(),
+        "{a} and {b}"
+    );
 }
 
 /// The waits of `doc` whose call is `call` and whose thread is named `comm`.
@@ -44,22 +76,18 @@ fn a_commands_sleeps_are_found_and_split() {
     };
     let dir = tempfile::tempdir().unwrap();
     let (j, c) = (dir.path().join("w.json"), dir.path().join("w.csv"));
-    let out = Command::new(bin())
-        .args(["explain", "-q", "--json"])
-        .arg(&j)
-        .arg("--csv")
-        .arg(&c)
-        .args(["--", "taskset", "-c", "0", "python3", "-c"])
-        .arg("import time\nfor _ in range(20): time.sleep(0.002)")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    let (js, cs) = (j.display().to_string(), c.display().to_string());
+    let out = explain_sleeps(&["--json", &js, "--csv", &cs], 20);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("clock_nanosleep"), "{text}");
     assert!(text.contains("exited with status 0"), "{text}");
     let doc = json(&j);
     assert_eq!(doc["format"], "sleeplab program waits");
     assert_eq!(doc["version"], 1);
+    assert_eq!(
+        doc["interrupts_recorded"], true,
+        "the kernels here record them"
+    );
     let sleeps = waits(&doc, "clock_nanosleep");
     assert!(sleeps.len() >= 20, "{} sleeps: {doc}", sleeps.len());
     let timer: Vec<_> = sleeps
@@ -117,6 +145,37 @@ fn a_commands_sleeps_are_found_and_split() {
             .starts_with("schema_version,tid,comm,call")
     );
     assert_eq!(lines.count(), doc["waits"].as_array().unwrap().len());
+}
+
+/// `--light` records no interrupt and no idle state: the run says so, no wait names an
+/// interrupt, every sleep is still found and ended by its timer, and the saved trace
+/// reads back to the same JSON.
+#[test]
+fn a_light_run_names_no_interrupt_and_reads_back_the_same() {
+    let Some(_alone) = traceable_alone() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    let (saved, live) = (p("light.sltrace"), p("live.json"));
+    let out = explain_sleeps(&["--light", "--save", &saved, "--json", &live], 20);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("interrupts and idle states were not recorded"),
+        "{text}"
+    );
+    let doc = json(&live);
+    assert_eq!(doc["interrupts_recorded"], false);
+    let sleeps = waits(&doc, "clock_nanosleep");
+    assert!(sleeps.len() >= 20, "{} sleeps: {doc}", sleeps.len());
+    let timer = sleeps.iter().filter(|w| w["ending"]["by"] == "timer");
+    assert!(timer.count() >= 18, "{doc}");
+    assert!(
+        sleeps.iter().all(|w| w.get("interrupts").is_none()),
+        "{doc}"
+    );
+    read_back(&saved, &["--json", &p("from.json")]);
+    same_bytes(&p("from.json"), &live);
 }
 
 /// A running process followed by its id, whose second thread starts after the
@@ -203,6 +262,11 @@ fn bad_targets_get_exit_2() {
         "seconds without a program",
     );
     assert_exit_2(
+        &sleeplab(&["explain", "--light"]),
+        "--light follows a program",
+        "light without a program",
+    );
+    assert_exit_2(
         &sleeplab(&["explain", "--pid", "1", "--", "true"]),
         "--pid",
         "a pid and a command",
@@ -218,69 +282,32 @@ fn a_saved_trace_reads_back_the_same_account() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let p = |name: &str| dir.path().join(name);
-    let out = Command::new(bin())
-        .args(["explain", "-q", "--save"])
-        .arg(p("whole.sltrace"))
-        .arg("--json")
-        .arg(p("live.json"))
-        .arg("--csv")
-        .arg(p("live.csv"))
-        .args(["--", "taskset", "-c", "0", "python3", "-c"])
-        .arg("import time\nfor _ in range(30): time.sleep(0.002)")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    let whole = p("whole.sltrace");
+    let (live_json, live_csv) = (p("live.json"), p("live.csv"));
+    let out = explain_sleeps(
+        &["--save", &whole, "--json", &live_json, "--csv", &live_csv],
+        30,
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("Saved the whole trace"));
-    let back = Command::new(bin())
-        .args(["explain", "--from"])
-        .arg(p("whole.sltrace"))
-        .arg("--json")
-        .arg(p("from.json"))
-        .arg("--csv")
-        .arg(p("from.csv"))
-        .output()
-        .unwrap();
-    assert!(back.status.success(), "{back:?}");
+    let (from_json, from_csv) = (p("from.json"), p("from.csv"));
+    let back = read_back(&whole, &["--json", &from_json, "--csv", &from_csv]);
     assert!(String::from_utf8_lossy(&back.stdout).contains("the whole run"));
-    assert_eq!(
-        std::fs::read(p("from.json")).unwrap(),
-        std::fs::read(p("live.json")).unwrap(),
-        "the same JSON"
-    );
-    assert_eq!(
-        std::fs::read(p("from.csv")).unwrap(),
-        std::fs::read(p("live.csv")).unwrap(),
-        "the same CSV"
-    );
+    same_bytes(&from_json, &live_json);
+    same_bytes(&from_csv, &live_csv);
 
-    let out = Command::new(bin())
-        .args([
-            "explain",
-            "-q",
-            "--keep-over",
-            "1us",
-            "--keep-max",
-            "4",
-            "--save",
-        ])
-        .arg(p("kept.sltrace"))
-        .arg("--json")
-        .arg(p("live2.json"))
-        .args(["--", "taskset", "-c", "0", "python3", "-c"])
-        .arg("import time\nfor _ in range(30): time.sleep(0.002)")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let back = Command::new(bin())
-        .args(["explain", "--from"])
-        .arg(p("kept.sltrace"))
-        .arg("--json")
-        .arg(p("from2.json"))
-        .output()
-        .unwrap();
-    assert!(back.status.success(), "{back:?}");
-    let (live, kept) = (json(&p("live2.json")), json(&p("from2.json")));
+    let kept_trace = p("kept.sltrace");
+    let keep = [
+        "--keep-over",
+        "1us",
+        "--keep-max",
+        "4",
+        "--save",
+        &kept_trace,
+    ];
+    explain_sleeps(&[&keep[..], &["--json", &p("live2.json")]].concat(), 30);
+    read_back(&kept_trace, &["--json", &p("from2.json")]);
+    let (live, kept) = (json(p("live2.json")), json(p("from2.json")));
     let late: Vec<&serde_json::Value> = live["waits"]
         .as_array()
         .unwrap()

@@ -1,8 +1,8 @@
 //! What the tracer (`sleeplab_capture::Tracer`, behind `explain` and `--trace`)
 //! costs, for `scripts/bench-trace.sh`: blocks of WAITS waits without it, with it, with
-//! it but without the system calls' returns (`Events::NoSyscallExit`: enabling a
-//! system-call tracepoint puts every system call of every thread on the kernel's slow
-//! path), and under a bare ftrace instance that records only `sched_waking` and
+//! it light (`Detail::Light`, `explain --light`: without the machine's interrupts and
+//! idle states, five of whose tracepoints lie on the way of a wake from idle), and under
+//! a bare ftrace instance that records only `sched_waking` and
 //! `sched_switch` (the least any tracer of wakes records: who woke the thread and when
 //! it ran; the floor the tracer's cost is read against), interleaved in one run
 //! (ROUNDS × each loop × the four, their order rotating from round to round so none
@@ -35,7 +35,7 @@ use bare::{EventList, bare_instance, parse_events};
 use clap::Parser;
 use sleeplab::clock::{monotonic_ns, process_cpu_ns};
 use sleeplab::wait::ThreadUsage;
-use sleeplab_account::{Events, Timeline, Window, account, this_tid, unavailable};
+use sleeplab_account::{Detail, Events, Timeline, Window, account, this_tid, unavailable};
 use sleeplab_capture::Tracer;
 use sleeplab_stats::{Ci, ci_sorted, tail_quantile_i64};
 use std::time::Duration;
@@ -76,8 +76,8 @@ enum Loop {
 enum Mode {
     /// Not at all.
     Untraced,
-    /// By a tracer recording these events.
-    Traced(Events),
+    /// By a tracer recording these events in this detail.
+    Traced(Events, Detail),
     /// By a bare ftrace instance recording `--bare-events` of every task, read after the
     /// block: by default `sched:sched_waking` and `sched:sched_switch`, the least a
     /// tracer of wakes records.
@@ -91,17 +91,18 @@ impl Mode {
     /// Every mode, untraced first (the baseline of the differences).
     const ALL: [Mode; MODES] = [
         Mode::Untraced,
-        Mode::Traced(Events::All),
-        Mode::Traced(Events::NoSyscallExit),
+        Mode::Traced(Events::All, Detail::Full),
+        Mode::Traced(Events::All, Detail::Light),
         Mode::Bare,
     ];
 
     fn label(self) -> &'static str {
         match self {
             Mode::Untraced => "untraced",
-            Mode::Traced(Events::All) => "traced",
-            Mode::Traced(Events::NoSyscallExit) => "traced, no sys_exit",
-            Mode::Traced(Events::Program) => "traced with sys_enter",
+            Mode::Traced(Events::All, Detail::Full) => "traced",
+            Mode::Traced(Events::All, Detail::Light) => "traced, light",
+            Mode::Traced(Events::NoSyscallExit, _) => "traced, no sys_exit",
+            Mode::Traced(Events::Program, _) => "traced with sys_enter",
             Mode::Bare => "bare ftrace",
         }
     }
@@ -212,15 +213,15 @@ fn block(
 ) -> anyhow::Result<Block> {
     let tid = this_tid();
     let mut tracer = match mode {
-        Mode::Traced(events) => Some(
-            Tracer::start_with(events)
+        Mode::Traced(events, detail) => Some(
+            Tracer::start_with(events, detail)
                 .map_err(|e| anyhow::anyhow!("{}", unavailable(&e, "nothing measured")))?,
         ),
         Mode::Untraced | Mode::Bare => None,
     };
     let mut bare = match mode {
         Mode::Bare => Some(bare_instance(bare_events)?),
-        Mode::Untraced | Mode::Traced(_) => None,
+        Mode::Untraced | Mode::Traced(..) => None,
     };
     let mut windows = Vec::with_capacity(waits as usize);
     let before = Snapshot::now(tick_ns)?;

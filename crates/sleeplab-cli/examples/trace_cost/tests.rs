@@ -43,7 +43,7 @@ fn the_report_judges_each_traced_side_on_intervals() {
         ..Block::default()
     };
     // Six rounds; full tracing adds `late` − 50 µs to every wake and `extra` busy time
-    // a second, tracing without sys_exit 1 µs and 1 ms, the bare instance 0.5 µs and
+    // a second, light tracing 1 µs and 1 ms, the bare instance 0.5 µs and
     // 0.5 ms.
     let ms = 1_000_000;
     let rounds = |late: i64, extra: [u64; 6]| -> Vec<[Block; MODES]> {
@@ -77,9 +77,7 @@ fn the_report_judges_each_traced_side_on_intervals() {
     );
     assert!(lines.contains("target ≤ 1 %;"), "{lines}");
     assert!(
-        lines.contains(
-            "- ✅ traced, no sys_exit: machine CPU at 1000 Hz, traced − untraced: 0.100 "
-        ),
+        lines.contains("- ✅ traced, light: machine CPU at 1000 Hz, traced − untraced: 0.100 "),
         "{lines}"
     );
     // 3 µs and 2 % of a core: both missed, for the full tracer only; 0.5–1.5 %: undecided.
@@ -90,7 +88,7 @@ fn the_report_judges_each_traced_side_on_intervals() {
     );
     assert!(lines.contains("- ❌ traced: machine CPU at"), "{lines}");
     assert!(
-        lines.contains("- ✅ traced, no sys_exit: median lateness, traced − untraced: 1.00 µs"),
+        lines.contains("- ✅ traced, light: median lateness, traced − untraced: 1.00 µs"),
         "{lines}"
     );
     let spread = [5 * ms, 15 * ms, 8 * ms, 12 * ms, 6 * ms, 14 * ms];
@@ -100,10 +98,7 @@ fn the_report_judges_each_traced_side_on_intervals() {
     let rows: Vec<&str> = lines.lines().filter(|l| l.starts_with("| ")).collect();
     assert_eq!(rows.len(), 5, "{lines}");
     assert!(rows[1].starts_with("| untraced | 60 |"), "{lines}");
-    assert!(
-        rows[3].starts_with("| traced, no sys_exit | 60 |"),
-        "{lines}"
-    );
+    assert!(rows[3].starts_with("| traced, light | 60 |"), "{lines}");
     // The bare instance is judged as the tracers are, and its wakes are not accounted.
     assert!(rows[4].starts_with("| bare ftrace | 60 |"), "{lines}");
     assert!(rows[4].ends_with("| – |"), "{lines}");

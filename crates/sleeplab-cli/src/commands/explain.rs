@@ -11,7 +11,7 @@ use crate::experiments::explain::{
 use crate::parse::{self, Names, ParseError, dedup, duration_or_rate_ns};
 use clap::Args;
 use sleeplab::wait;
-use sleeplab_account::Keep;
+use sleeplab_account::{Detail, Keep};
 
 /// `sleeplab explain`: why waits are late, from the kernel's own timestamps.
 #[derive(Debug, Clone, Args)]
@@ -79,6 +79,12 @@ pub struct ExplainArgs {
     /// runs; stacks are not saved).
     #[arg(long, conflicts_with_all = ["save", "from"])]
     pub stacks: bool,
+    /// With --pid or a command: record the program's timers, switches and system calls
+    /// but not the machine's interrupts and idle states, for less added to each of its
+    /// wakes (docs/BENCHMARKS.md, "What the tracer costs"); the account then names no
+    /// interrupt and does not tell the host's share of a timer's delivery.
+    #[arg(long, conflicts_with = "from")]
+    pub light: bool,
     /// Explain a program's waits from a saved trace (`--save`) instead of a live run.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["pid", "command", "seconds", "save"])]
     pub from: Option<std::path::PathBuf>,
@@ -203,6 +209,11 @@ pub fn program(args: &ExplainArgs) -> Option<ProgramConfig> {
             format!("sleeplab explain --from {}", p.display())
         }),
         stacks: args.stacks,
+        detail: if args.light {
+            Detail::Light
+        } else {
+            Detail::Full
+        },
     })
 }
 
@@ -251,6 +262,7 @@ pub fn run(args: &ExplainArgs, quiet: bool) -> anyhow::Result<i32> {
     for (given, flag) in [
         (args.seconds.is_some(), "--seconds"),
         (args.stacks, "--stacks"),
+        (args.light, "--light"),
     ] {
         if given {
             return Err(UsageError::new(format!(

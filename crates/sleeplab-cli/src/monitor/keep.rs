@@ -288,6 +288,7 @@ fn keep_burst(
         ended: None,
         lost_events: job.lost,
         interrupted: false,
+        interrupts: tl.records_interrupts(),
     };
     let saving = Saving::Kept {
         timeline: tl,

@@ -35,8 +35,8 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use sleeplab::system::Fingerprint;
 use sleeplab_account::{
-    Follow, Found, KEEP_LOOKBACK_MAX_NS, Keep, Machine, Recording, Symbols, Timeline, WakeAccount,
-    accounts, find_waits, keep, kept_waits, name_holder_stacks, summarise, traps,
+    Detail, Follow, Found, KEEP_LOOKBACK_MAX_NS, Keep, Machine, Recording, Symbols, Timeline,
+    WakeAccount, accounts, find_waits, keep, kept_waits, name_holder_stacks, summarise, traps,
 };
 use sleeplab_stats::units::ns;
 
@@ -64,6 +64,8 @@ pub struct ProgramConfig {
     pub read_back: String,
     /// Record the kernel stack of each task as it leaves a CPU, and name the holders'.
     pub stacks: bool,
+    /// Whether the machine's interrupts and idle states are recorded too (`--light`: not).
+    pub detail: Detail,
 }
 
 /// Where the account's outputs go.
@@ -89,9 +91,9 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         None => target.threads(),
     };
     let follow = if cfg.stacks {
-        Follow::ProgramStacks(tids)
+        Follow::ProgramStacks(tids, cfg.detail)
     } else {
-        Follow::Program(tids)
+        Follow::Program(tids, cfg.detail)
     };
     let recording = Recording::drained(true, follow);
     // Without the kernel: /proc's counts at the start, and the last ones read while the
@@ -136,6 +138,7 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         ended,
         lost_events: status.as_ref().map_or(0, |s| s.lost_events),
         interrupted: interrupted(),
+        interrupts: timeline.as_ref().is_some_and(Timeline::records_interrupts),
     };
     let code = if run.interrupted { EXIT_INTERRUPTED } else { 0 };
     let Some(tl) = timeline else {
@@ -189,6 +192,12 @@ pub fn replay(
     let (meta, captured, windows) = saved::read(path)?;
     prepare()?;
     let events = captured.events.len();
+    // The file's header says what was recorded (a description written before the
+    // field existed leaves it out).
+    let run = output::Run {
+        interrupts: captured.interrupts,
+        ..meta.run.clone()
+    };
     let tl = Timeline::of(captured);
     let mut found = find_waits(&tl, None);
     let what = match &meta.kept {
@@ -218,7 +227,7 @@ pub fn replay(
     println!("From the saved trace {}: {what}.", path.display());
     let split = accounts(&tl, &found.waits);
     explain(
-        &meta.run,
+        &run,
         &tl,
         found,
         &split,

@@ -41,6 +41,11 @@ pub struct Run {
     pub lost_events: u64,
     /// Whether Ctrl-C ended the run.
     pub interrupted: bool,
+    /// Whether the machine's interrupts, softirqs and idle states were recorded: not with
+    /// `--light`, nor where the kernel lacks their tracepoints. Only then does the
+    /// account name interrupts and tell the host's share of a timer's delivery.
+    #[serde(default)]
+    pub interrupts: bool,
 }
 
 /// Writes the JSON document to `path`.
@@ -88,6 +93,7 @@ pub fn document(
         "exited_after_seconds": run.exited_after,
         "ended": run.ended,
         "interrupted": run.interrupted,
+        "interrupts_recorded": run.interrupts,
         "lost_events": run.lost_events,
         "untimed_calls": found.untimed,
         "unpaired_calls": found.unpaired,

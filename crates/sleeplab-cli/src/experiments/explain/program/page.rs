@@ -127,6 +127,7 @@ mod tests {
             ended: None,
             lost_events: 0,
             interrupted: false,
+            interrupts: true,
         };
         let p = page(&run, &Found::default(), &[], &[], &Fingerprint::default());
         assert_eq!(p.title, "sleeplab: why app's waits were late");

@@ -49,6 +49,11 @@ pub fn summary(run: &Run, found: &Found, calls: &[CallSummary]) -> View {
         found.unpaired,
         run.lost_events
     ));
+    if !run.interrupts {
+        v = v.text(
+            "The machine's interrupts and idle states were not recorded (a light run, or this kernel lacks their tracepoints): no interrupt is named, and a timer's delivery is not split into the host's share.",
+        );
+    }
     if calls.is_empty() {
         return v.text("No wait with a timeout was recorded.");
     }
