@@ -22,7 +22,7 @@ use anyhow::Context as _;
 use sleeplab::system::Fingerprint;
 use sleeplab_account::{Found, Keep, Timeline, accounts, find_waits, keep_chosen};
 
-use super::record::BUCKETS_NS;
+use super::record::{BUCKETS_NS, Buckets};
 use crate::experiments::explain::program::{self as explain_program, Followed, Run, Saving};
 
 /// What the flight recorder keeps, and where.
@@ -79,22 +79,28 @@ impl KeepLog {
     }
 }
 
-/// The latency bucket a lateness is counted in (as [`super::record::Buckets`] counts).
-pub fn bucket_of(lateness_ns: u64) -> usize {
-    BUCKETS_NS.partition_point(|&b| b < lateness_ns)
+/// One burst with late wakes, as its measuring thread hands it to the keeper.
+pub struct Burst {
+    /// The measuring thread.
+    pub tid: i32,
+    /// Its name.
+    pub comm: String,
+    /// The burst's span, s.
+    pub seconds: f64,
+    /// The cell's requested wait, ns.
+    pub requested_ns: u64,
+    /// What the tracer recorded over the burst.
+    pub timeline: Timeline,
+    /// Events the kernel could not record.
+    pub lost: u64,
+    /// The wakes that crossed the threshold.
+    pub late: Vec<LateWake>,
 }
 
-/// One burst with late wakes, handed to the keeper.
+/// A burst and the cell it is of, queued for the keeper.
 struct Job {
     cell: usize,
-    /// The measuring thread, its name and the burst's span.
-    tid: i32,
-    comm: String,
-    seconds: f64,
-    requested_ns: u64,
-    timeline: Timeline,
-    lost: u64,
-    late: Vec<LateWake>,
+    burst: Burst,
 }
 
 /// A measuring thread's way to the keeper.
@@ -111,7 +117,7 @@ impl std::fmt::Debug for Job {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Job")
             .field("cell", &self.cell)
-            .field("late", &self.late.len())
+            .field("late", &self.burst.late.len())
             .finish_non_exhaustive()
     }
 }
@@ -119,27 +125,11 @@ impl std::fmt::Debug for Job {
 impl KeepSender {
     /// Hands a burst's events and its late wakes to the keeper; a burst it has no room
     /// for counts its late wakes as unkept.
-    #[allow(clippy::too_many_arguments)]
-    pub fn send(
-        &self,
-        tid: i32,
-        comm: &str,
-        seconds: f64,
-        requested_ns: u64,
-        timeline: Timeline,
-        lost: u64,
-        late: Vec<LateWake>,
-    ) {
-        let n = late.len() as u64;
+    pub fn send(&self, burst: Burst) {
+        let n = burst.late.len() as u64;
         let job = Job {
             cell: self.cell,
-            tid,
-            comm: comm.to_string(),
-            seconds,
-            requested_ns,
-            timeline,
-            lost,
-            late,
+            burst,
         };
         if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) = self.tx.try_send(job) {
             KeepLog::add(&self.log, |l| l.unkept += n);
@@ -204,13 +194,13 @@ fn run(rx: &Receiver<Job>, config: &KeepConfig, cells: &[String], logs: &[Arc<Mu
         let Some(log) = logs.get(job.cell) else {
             continue;
         };
-        let late = job.late.len() as u64;
+        let late = job.burst.late.len() as u64;
         if files >= config.max_files {
             KeepLog::add(log, |l| l.unkept += late);
             continue;
         }
         let cell = cells.get(job.cell).map_or("cell", String::as_str);
-        match keep_burst(&job, cell, config, &machine) {
+        match keep_burst(&job.burst, cell, config, &machine) {
             Ok(Some((trace, kept))) => {
                 files += 1;
                 KeepLog::add(log, |l| {
@@ -219,7 +209,7 @@ fn run(rx: &Receiver<Job>, config: &KeepConfig, cells: &[String], logs: &[Arc<Mu
                     l.unkept += late - kept.len() as u64;
                     let at = SystemTime::now();
                     for w in &kept {
-                        l.exemplars[bucket_of(w.lateness_ns)] = Some(Exemplar {
+                        l.exemplars[Buckets::index_of(w.lateness_ns)] = Some(Exemplar {
                             trace: trace.clone(),
                             lateness_ns: w.lateness_ns,
                             at,
@@ -236,17 +226,17 @@ fn run(rx: &Receiver<Job>, config: &KeepConfig, cells: &[String], logs: &[Arc<Mu
     }
 }
 
-/// Keeps the windows of `job`'s late wakes in a saved trace of their own: its file name
+/// Keeps the windows of `burst`'s late wakes in a saved trace of their own: its file name
 /// and the late wakes kept; `None` when none could be.
 fn keep_burst(
-    job: &Job,
+    burst: &Burst,
     cell: &str,
     config: &KeepConfig,
     machine: &Fingerprint,
 ) -> anyhow::Result<Option<(String, Vec<LateWake>)>> {
-    let tl = &job.timeline;
+    let tl = &burst.timeline;
     let found = find_waits(tl, None);
-    let picks = choose(&found, job.tid, job.requested_ns, &job.late);
+    let picks = choose(&found, burst.tid, burst.requested_ns, &burst.late);
     let mut chosen: Vec<usize> = picks.iter().flatten().copied().collect();
     chosen.sort_unstable();
     chosen.dedup();
@@ -266,7 +256,7 @@ fn keep_burst(
             .iter()
             .any(|k| k.tid == w.tid && k.to_ns == w.exit_ns)
     };
-    let kept_wakes: Vec<LateWake> = job
+    let kept_wakes: Vec<LateWake> = burst
         .late
         .iter()
         .zip(&picks)
@@ -280,13 +270,13 @@ fn keep_burst(
     let run = Run {
         target: Followed {
             pid: std::process::id() as i32,
-            comm: job.comm.clone(),
+            comm: burst.comm.clone(),
             command: None,
         },
-        seconds: job.seconds,
+        seconds: burst.seconds,
         exited_after: None,
         ended: None,
-        lost_events: job.lost,
+        lost_events: burst.lost,
         interrupted: false,
         interrupts: tl.records_interrupts(),
     };
@@ -412,26 +402,5 @@ mod tests {
         assert_eq!(picks, vec![Some(2), Some(2), None]);
         // The same wakes on a thread with no waits: none.
         assert_eq!(choose(&found, 9, 1_000, &[late(2_060, 60)]), vec![None]);
-    }
-
-    #[test]
-    fn a_lateness_falls_in_the_bucket_the_record_counts_it_in() {
-        let mut b = super::super::record::Buckets::default();
-        for ns in [
-            0,
-            1_000,
-            1_001,
-            2_000_000,
-            100_000_000,
-            100_000_001,
-            u64::MAX,
-        ] {
-            let mut one = super::super::record::Buckets::default();
-            one.place(ns);
-            let i = one.buckets().iter().position(|&(_, c)| c == 1).unwrap();
-            assert_eq!(bucket_of(ns), i, "{ns}");
-            b.place(ns);
-        }
-        assert_eq!(b.count(), 7);
     }
 }

@@ -13,7 +13,7 @@
 //! it delayed.
 
 use super::cells::{Cell, Probe};
-use super::keep::{KeepSender, LateWake};
+use super::keep::{Burst, KeepSender, LateWake};
 use super::record::CellRecord;
 use crate::experiments::Stop;
 use crate::settings::ThreadSettings;
@@ -246,15 +246,15 @@ impl BurstTracing {
         {
             let seconds = monotonic_ns().saturating_sub(self.began_ns) as f64 / 1e9;
             let late = std::mem::take(&mut self.marks.late);
-            keep.send(
-                self.tid,
-                &self.comm,
+            keep.send(Burst {
+                tid: self.tid,
+                comm: self.comm.clone(),
                 seconds,
                 requested_ns,
                 timeline,
                 lost,
                 late,
-            );
+            });
         }
         Ok(())
     }

@@ -514,7 +514,8 @@ mod tests {
     /// nowhere else; every other line is unchanged.
     #[test]
     fn exemplars_go_on_their_cells_bucket_lines() {
-        use crate::monitor::keep::{Exemplar, KeepLog, bucket_of};
+        use crate::monitor::keep::{Exemplar, KeepLog};
+        use crate::monitor::record::Buckets;
         let cells = parse_cells(&["nanosleep@100us".into(), "timerfd@100us".into()], &[]).unwrap();
         let records: Vec<Arc<Mutex<CellRecord>>> = cells.iter().map(|_| Arc::default()).collect();
         let logs: Vec<Arc<Mutex<KeepLog>>> = cells.iter().map(|_| Arc::default()).collect();
@@ -526,7 +527,7 @@ mod tests {
             let mut l = logs[1].lock().unwrap();
             l.traces = 1;
             l.kept = 1;
-            l.exemplars[bucket_of(70_000)] = Some(Exemplar {
+            l.exemplars[Buckets::index_of(70_000)] = Some(Exemplar {
                 trace: "timerfd-1.sltrace".into(),
                 lateness_ns: 70_000,
                 at,

@@ -34,11 +34,17 @@ pub struct Buckets {
 }
 
 impl Buckets {
+    /// The bucket a latency of `ns` is counted in: the first whose bound is ≥ `ns`
+    /// (Prometheus buckets are `le`); past the last bound, `+Inf` (`BUCKETS_NS.len()`).
+    #[inline]
+    pub fn index_of(ns: u64) -> usize {
+        BUCKETS_NS.partition_point(|&b| b < ns)
+    }
+
     /// Counts one latency of `ns` into its bucket and the sum.
     #[inline]
     pub fn place(&mut self, ns: u64) {
-        // The first bound ≥ ns (Prometheus buckets are `le`); past the last: +Inf.
-        self.counts[BUCKETS_NS.partition_point(|&b| b < ns)] += 1;
+        self.counts[Self::index_of(ns)] += 1;
         self.sum_ns = self.sum_ns.saturating_add(ns);
     }
 
@@ -168,6 +174,28 @@ impl CellRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_latency_falls_in_the_bucket_it_is_counted_in() {
+        let mut b = Buckets::default();
+        for ns in [
+            0,
+            1_000,
+            1_001,
+            2_000_000,
+            100_000_000,
+            100_000_001,
+            u64::MAX,
+        ] {
+            let mut one = Buckets::default();
+            one.place(ns);
+            let i = one.buckets().iter().position(|&(_, c)| c == 1).unwrap();
+            assert_eq!(Buckets::index_of(ns), i, "{ns}");
+            b.place(ns);
+        }
+        assert_eq!(b.count(), 7);
+        assert_eq!(Buckets::index_of(u64::MAX), BUCKETS_NS.len());
+    }
 
     #[test]
     fn buckets_add_up_and_hold_each_value_at_or_below_their_bound() {
