@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# The cost of the tracer (sleeplab_account::Recording, behind `explain` and
-# `--trace`): the `trace_cost` example (crates/sleeplab-cli/examples/trace_cost/)
-# runs ROUNDS rounds of {untraced, traced, traced light (`explain --light`: without the
-# machine's interrupts and idle states), under a bare ftrace instance of sched_waking and
-# sched_switch only (the least a tracer of wakes records: the floor)} blocks of WAITS
-# waits each (their order rotating by round) on a 1 kHz absolute
-# clock_nanosleep grid and a 1 ms nanosleep, and reports per loop the median lateness of
-# each side with its 95 % interval (order statistics), and per round the difference
-# traced − untraced of the median (target ≤ 2 µs) and of the whole machine's busy time
-# per second from /proc/stat (target ≤ 1 % of a core at 1 kHz), each judged on the
-# rounds' median and its interval, with the measuring process's own CPU beside it. Prints the tables and writes them into the `trace-cost`
-# section of docs/BENCHMARKS.md, REPEAT (3) times, with how often each verdict held. As
-# root; run it on a quiet machine, never beside compilers (about 8 min by default: 3 runs
-# of 40 rounds × 2 loops × 4 blocks of 0.5 s; many short rounds, because the judged
-# interval is the rounds' median's and blocks differ by more than the tracer costs).
+# The cost of the tracer (sleeplab_capture::Tracer, behind `explain` and `--trace`):
+# the `trace_cost` example (crates/sleeplab-cli/examples/trace_cost/) runs ROUNDS rounds
+# of {untraced; traced as `explain` follows its own cells; traced as `explain --pid`
+# follows a program, full and light (`--light`: without the machine's interrupts and idle
+# states); under a bare ftrace instance of the five events a wake's account cannot do
+# without (sched_waking, sched_switch, hrtimer_start, hrtimer_expire_entry, sys_exit of
+# every task, in one instance: the floor)} blocks of WAITS waits each (their order
+# rotating by round) on a 1 kHz absolute clock_nanosleep grid and a 1 ms nanosleep, and
+# reports per loop the median lateness of each side with its 95 % interval (order
+# statistics), and per round the difference traced − untraced of the median (target
+# ≤ 2 µs) and of the whole machine's busy time per second from /proc/stat (target ≤ 1 %
+# of a core at 1 kHz), each judged on the rounds' median and its interval, with the
+# measuring process's own CPU beside it. Prints the tables and writes them into the
+# `trace-cost` section of docs/BENCHMARKS.md, REPEAT (3) times, with how often each
+# verdict held. As root; run it on a quiet machine, never beside compilers (about 10 min
+# by default: 3 runs of 40 rounds × 2 loops × 5 blocks of 0.5 s; many short rounds,
+# because the judged interval is the rounds' median's and blocks differ by more than the
+# tracer costs).
 #
 #   scripts/bench-trace.sh
 #   ROUNDS=80 WAITS=500 scripts/bench-trace.sh
@@ -41,7 +44,7 @@ $tables
 done
 # How often each verdict held across the runs (a target is called out of reach only
 # when it was missed in every one of at least three runs, and the bare instance, the
-# least a tracer of wakes records, missed it too).
+# events a wake's account cannot do without and nothing else, missed it too).
 summary=$(RUNS_TEXT="$runs" python3 - "$REPEAT" <<'PY'
 import os, re, sys
 from collections import OrderedDict
@@ -53,7 +56,7 @@ for line in os.environ["RUNS_TEXT"].splitlines():
     if m:
         loop = m.group(1)
         continue
-    m = re.match(r"^- (✅|❌|⚪|–).*? (traced, light|traced|bare ftrace): "
+    m = re.match(r"^- (✅|❌|⚪|–)(?: \(not judged[^)]*\))? (.+?): "
                  r"(median lateness, traced − untraced|machine CPU)", line)
     if m and loop:
         key = (loop, m.group(2), m.group(3))
@@ -74,12 +77,13 @@ if runs >= 3 and missed:
         if bare is None:
             print(f"{head}; {BARE} was not measured: not called out of reach")
         elif bare["❌"] == runs:
-            print(f"{head}, and so did {BARE} (sched_waking and sched_switch only, the least "
-                  "a tracer of wakes records): out of reach here for any tracer of wakes")
+            print(f"{head}, and so did {BARE} (the events a wake's account cannot do "
+                  "without, and nothing else): out of reach here for a tracer that explains "
+                  "wakes")
         else:
             print(f"{head}, while {BARE} met it in {bare['✅']}, missed it in {bare['❌']} and "
                   f"left it undecided in {bare['⚪']}: not out of reach; what costs is what "
-                  "this tracer records beyond those two events")
+                  "this tracer records beyond those events, or how")
 PY
 )
 body="Run $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -r), $(nproc) CPUs (\`scripts/bench-trace.sh\`, which runs \`trace_cost ${args[*]}\` $REPEAT times):

@@ -1,6 +1,9 @@
 //! The bare ftrace side of trace_cost: an instance of its own that records only the
-//! events it is given (by default `sched_waking` and `sched_switch`, the least a tracer
-//! of wakes records), and the `--bare-events` list that names them.
+//! events it is given (by default the five a wake's account cannot do without), and the
+//! `--bare-events` list that names them; and, to ask what
+//! the tracer's layout costs, `--bare-own` events recorded for the measuring thread
+//! only, either the tracer's way (a second instance whose `set_event_pid` names the
+//! thread) or behind an event filter on `common_pid` in the one instance.
 
 use sleeplab_capture::{Instance, Tracefs, parse_cpu_list};
 
@@ -30,14 +33,56 @@ pub fn parse_events(text: &str) -> Result<EventList, String> {
         .map(EventList)
 }
 
-/// A bare ftrace instance of every online CPU, recording `events`.
-pub fn bare_instance(events: &EventList) -> anyhow::Result<(Tracefs, Instance)> {
+/// How the `--bare-own` events are kept to the measuring thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OwnBy {
+    /// A second instance whose `set_event_pid` names the thread (the tracer's layout:
+    /// the kernel hooks every switch and wakeup to know whether the CPU's task is
+    /// followed).
+    Pid,
+    /// An event filter `common_pid == TID` on each event, in the one instance (every
+    /// task's event is built and then dropped unless it is the thread's).
+    Filter,
+}
+
+/// The bare side's instances, read and counted together.
+pub struct Bare {
+    pub fs: Tracefs,
+    pub instances: Vec<Instance>,
+}
+
+/// A bare ftrace instance of every online CPU, recording `events` of every task, and
+/// `own` of the thread `tid` only, kept to it as `by` says.
+pub fn bare_instance(
+    events: &EventList,
+    own: Option<&EventList>,
+    by: OwnBy,
+    tid: i32,
+) -> anyhow::Result<Bare> {
     let fs = Tracefs::find_or_mount()?;
     let online = std::fs::read_to_string("/sys/devices/system/cpu/online")?;
-    let instance = Instance::create(&fs, &parse_cpu_list(online.trim()), 1024)?;
+    let cpus = parse_cpu_list(online.trim());
+    let mut instances = vec![Instance::create(&fs, &cpus, 1024)?];
     for (system, event) in &events.0 {
-        instance.enable_event(system, event)?;
+        instances[0].enable_event(system, event)?;
     }
-    instance.set_on(true)?;
-    Ok((fs, instance))
+    if let Some(own) = own {
+        if by == OwnBy::Pid {
+            let second = Instance::create(&fs, &cpus, 1024)?;
+            second.write("set_event_pid", &tid.to_string())?;
+            instances.push(second);
+        }
+        let instance = instances.last().expect("one instance at least");
+        for (system, event) in &own.0 {
+            if by == OwnBy::Filter {
+                let filter = format!("common_pid == {tid}");
+                instance.write(&format!("events/{system}/{event}/filter"), &filter)?;
+            }
+            instance.enable_event(system, event)?;
+        }
+    }
+    for instance in &instances {
+        instance.set_on(true)?;
+    }
+    Ok(Bare { fs, instances })
 }

@@ -1,13 +1,17 @@
 //! What the tracer (`sleeplab_capture::Tracer`, behind `explain` and `--trace`)
-//! costs, for `scripts/bench-trace.sh`: blocks of WAITS waits without it, with it, with
-//! it light (`Detail::Light`, `explain --light`: without the machine's interrupts and
-//! idle states, five of whose tracepoints lie on the way of a wake from idle), and under
-//! a bare ftrace instance that records only `sched_waking` and
-//! `sched_switch` (the least any tracer of wakes records: who woke the thread and when
-//! it ran; the floor the tracer's cost is read against), interleaved in one run
-//! (ROUNDS × each loop × the four, their order rotating from round to round so none
-//! always runs first), on two loops: an absolute `clock_nanosleep` on a PERIOD grid
-//! (1 kHz by default) and a relative `nanosleep` of PERIOD.
+//! costs, for `scripts/bench-trace.sh`: blocks of WAITS waits without it; with it as
+//! `explain` follows its own cells (`Tracer::start`); with it as `explain --pid` follows
+//! a program (`Tracer::for_program` on the measuring thread: the system calls' entries
+//! too, every thread it creates followed), full and light (`explain --pid --light`:
+//! without the machine's interrupts and idle states, five of whose tracepoints lie on
+//! the way of a wake from idle); and under a bare ftrace instance that records only the
+//! `--bare-events` (by default the five events a wake's account cannot do without:
+//! `sched_waking`, `sched_switch`, `hrtimer_start`, `hrtimer_expire_entry` and
+//! `sys_exit`, every task's, in one instance: the floor the tracer's cost is read
+//! against). All interleaved in one run (ROUNDS × each loop × the five, their order
+//! rotating from round to round so none always runs first), on two loops: an absolute
+//! `clock_nanosleep` on a PERIOD grid (1 kHz by default) and a relative `nanosleep` of
+//! PERIOD.
 //!
 //! Per loop it prints a Markdown table: the median lateness of each side with its
 //! distribution-free 95 % interval (order statistics: binomial ranks) and p99, the
@@ -31,11 +35,11 @@
 //!
 //!     cargo run --release -p sleeplab-cli --example trace_cost -- --rounds 40 --waits 500
 
-use bare::{EventList, bare_instance, parse_events};
+use bare::{EventList, OwnBy, bare_instance, parse_events};
 use clap::Parser;
 use sleeplab::clock::{monotonic_ns, process_cpu_ns};
 use sleeplab::wait::ThreadUsage;
-use sleeplab_account::{Detail, Events, Timeline, Window, account, this_tid, unavailable};
+use sleeplab_account::{Detail, Timeline, Window, account, this_tid, unavailable};
 use sleeplab_capture::Tracer;
 use sleeplab_stats::{Ci, ci_sorted, tail_quantile_i64};
 use std::time::Duration;
@@ -56,11 +60,25 @@ struct Args {
     #[arg(long, default_value_t = 0)]
     pin: usize,
     /// The events the bare ftrace side records, `system:event` comma-separated: by
-    /// default the two any tracer of wakes records (another list asks what a group of
-    /// events adds to that floor).
-    #[arg(long, default_value = "sched:sched_waking,sched:sched_switch", value_parser = parse_events)]
+    /// default the five a wake's account cannot do without (another list asks what a
+    /// group of events costs: `sched:sched_waking,sched:sched_switch` alone is the
+    /// least any tracer of wakes records).
+    #[arg(long, default_value = BARE_EVENTS, value_parser = parse_events)]
     bare_events: EventList,
+    /// Events the bare side records for the measuring thread only (none by default),
+    /// kept to it as `--bare-own-by` says: what the tracer's layout adds to the same
+    /// events.
+    #[arg(long, value_parser = parse_events)]
+    bare_own: Option<EventList>,
+    /// How the `--bare-own` events are kept to the thread.
+    #[arg(long, value_enum, default_value_t = OwnBy::Pid)]
+    bare_own_by: OwnBy,
 }
+
+/// The bare side's events by default: those a wake's account cannot do without (who
+/// woke the thread and when it ran, the timer armed and its expiry, the call's return).
+const BARE_EVENTS: &str = "sched:sched_waking,sched:sched_switch,timer:hrtimer_start,\
+                           timer:hrtimer_expire_entry,raw_syscalls:sys_exit";
 
 /// A way of waiting that is measured with and without the tracer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,33 +94,37 @@ enum Loop {
 enum Mode {
     /// Not at all.
     Untraced,
-    /// By a tracer recording these events in this detail.
-    Traced(Events, Detail),
-    /// By a bare ftrace instance recording `--bare-events` of every task, read after the
-    /// block: by default `sched:sched_waking` and `sched:sched_switch`, the least a
-    /// tracer of wakes records.
+    /// By a tracer following the measuring thread, as `explain` follows its own cells
+    /// and `--trace` its waits (`Tracer::start`).
+    Traced,
+    /// By a tracer following the measuring thread as a program, in this detail, as
+    /// `explain --pid` follows one (`Tracer::for_program`: the system calls' entries
+    /// too, the threads it creates followed from their first call).
+    Program(Detail),
+    /// By a bare ftrace instance recording `--bare-events` of every task (and
+    /// `--bare-own` of the measuring thread), read after the block.
     Bare,
 }
 
 /// How many modes a round runs.
-const MODES: usize = 4;
+const MODES: usize = 5;
 
 impl Mode {
     /// Every mode, untraced first (the baseline of the differences).
     const ALL: [Mode; MODES] = [
         Mode::Untraced,
-        Mode::Traced(Events::All, Detail::Full),
-        Mode::Traced(Events::All, Detail::Light),
+        Mode::Traced,
+        Mode::Program(Detail::Full),
+        Mode::Program(Detail::Light),
         Mode::Bare,
     ];
 
     fn label(self) -> &'static str {
         match self {
             Mode::Untraced => "untraced",
-            Mode::Traced(Events::All, Detail::Full) => "traced",
-            Mode::Traced(Events::All, Detail::Light) => "traced, light",
-            Mode::Traced(Events::NoSyscallExit, _) => "traced, no sys_exit",
-            Mode::Traced(Events::Program, _) => "traced with sys_enter",
+            Mode::Traced => "traced",
+            Mode::Program(Detail::Full) => "program",
+            Mode::Program(Detail::Light) => "program, light",
             Mode::Bare => "bare ftrace",
         }
     }
@@ -209,19 +231,24 @@ fn block(
     waits: u64,
     period_ns: u64,
     tick_ns: u64,
-    bare_events: &EventList,
+    args: &Args,
 ) -> anyhow::Result<Block> {
     let tid = this_tid();
     let mut tracer = match mode {
-        Mode::Traced(events, detail) => Some(
-            Tracer::start_with(events, detail)
-                .map_err(|e| anyhow::anyhow!("{}", unavailable(&e, "nothing measured")))?,
-        ),
+        Mode::Traced => Some(Tracer::start()),
+        Mode::Program(detail) => Some(Tracer::for_program(&[tid], detail)),
         Mode::Untraced | Mode::Bare => None,
-    };
+    }
+    .transpose()
+    .map_err(|e| anyhow::anyhow!("{}", unavailable(&e, "nothing measured")))?;
     let mut bare = match mode {
-        Mode::Bare => Some(bare_instance(bare_events)?),
-        Mode::Untraced | Mode::Traced(..) => None,
+        Mode::Bare => Some(bare_instance(
+            &args.bare_events,
+            args.bare_own.as_ref(),
+            args.bare_own_by,
+            tid,
+        )?),
+        Mode::Untraced | Mode::Traced | Mode::Program(_) => None,
     };
     let mut windows = Vec::with_capacity(waits as usize);
     let before = Snapshot::now(tick_ns)?;
@@ -253,14 +280,18 @@ fn block(
         b.drain_ns = monotonic_ns() - d0;
         b.events = drained.events as u64;
     }
-    if let Some((fs, instance)) = bare.as_mut() {
-        instance.set_on(false)?;
-        b.events = instance.entries();
-        b.lost = instance.lost();
+    if let Some(bare) = bare.as_mut() {
+        for instance in &bare.instances {
+            instance.set_on(false)?;
+            b.events += instance.entries();
+            b.lost += instance.lost();
+        }
         // Read (and dropped) inside the block's accounting, as the tracer's drain is.
         let d0 = monotonic_ns();
-        let mut page = vec![0u8; fs.page_size()];
-        instance.read_pages(&mut page, |_, _| true)?;
+        let mut page = vec![0u8; bare.fs.page_size()];
+        for instance in &mut bare.instances {
+            instance.read_pages(&mut page, |_, _| true)?;
+        }
         b.drain_ns = monotonic_ns() - d0;
     }
     let after = Snapshot::now(tick_ns)?;
@@ -534,14 +565,7 @@ fn main() -> anyhow::Result<()> {
             let mut blocks: [Block; MODES] = Default::default();
             for k in 0..Mode::ALL.len() {
                 let m = (k + round as usize) % Mode::ALL.len();
-                blocks[m] = block(
-                    lp,
-                    Mode::ALL[m],
-                    args.waits,
-                    period_ns,
-                    tick_ns,
-                    &args.bare_events,
-                )?;
+                blocks[m] = block(lp, Mode::ALL[m], args.waits, period_ns, tick_ns, &args)?;
             }
             rounds[i].push(blocks);
             eprintln!(
@@ -556,10 +580,20 @@ fn main() -> anyhow::Result<()> {
     println!(
         "{} waits a block, timer slack {}; the median's interval from order statistics, \
          p99 where n ≥ 100; the machine's busy time from /proc/stat ({hz} ticks/s); the \
-         bare ftrace side records {}.\n",
+         bare ftrace side records {}{}.\n",
         args.waits,
         fmt_us(slack as f64),
         args.bare_events,
+        match &args.bare_own {
+            Some(own) => format!(
+                ", and {own} of the measuring thread only (kept to it by {})",
+                match args.bare_own_by {
+                    OwnBy::Pid => "a second instance's set_event_pid",
+                    OwnBy::Filter => "an event filter on common_pid",
+                }
+            ),
+            None => String::new(),
+        },
     );
     for (i, &lp) in Loop::ALL.iter().enumerate() {
         println!(

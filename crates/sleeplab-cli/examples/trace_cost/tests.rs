@@ -42,9 +42,9 @@ fn the_report_judges_each_traced_side_on_intervals() {
         cpus: 2,
         ..Block::default()
     };
-    // Six rounds; full tracing adds `late` − 50 µs to every wake and `extra` busy time
-    // a second, light tracing 1 µs and 1 ms, the bare instance 0.5 µs and
-    // 0.5 ms.
+    // Six rounds; the cells' tracing adds `late` − 50 µs to every wake and `extra`
+    // busy time a second, the program's 2 µs and 1.5 ms, the program's light 1 µs and
+    // 1 ms, the bare instance 0.5 µs and 0.5 ms.
     let ms = 1_000_000;
     let rounds = |late: i64, extra: [u64; 6]| -> Vec<[Block; MODES]> {
         extra
@@ -53,6 +53,7 @@ fn the_report_judges_each_traced_side_on_intervals() {
                 [
                     blk(50_000, 10 * ms),
                     blk(late, 10 * ms + e),
+                    blk(52_000, 11 * ms + ms / 2),
                     blk(51_000, 11 * ms),
                     blk(50_500, 10 * ms + ms / 2),
                 ]
@@ -77,7 +78,16 @@ fn the_report_judges_each_traced_side_on_intervals() {
     );
     assert!(lines.contains("target ≤ 1 %;"), "{lines}");
     assert!(
-        lines.contains("- ✅ traced, light: machine CPU at 1000 Hz, traced − untraced: 0.100 "),
+        lines.contains("- ✅ program, light: machine CPU at 1000 Hz, traced − untraced: 0.100 "),
+        "{lines}"
+    );
+    assert!(
+        lines.contains("- ✅ program: machine CPU at 1000 Hz, traced − untraced: 0.150 "),
+        "{lines}"
+    );
+    // 2 µs on a 2 µs target: the interval [2, 2] lies at it, met.
+    assert!(
+        lines.contains("- ✅ program: median lateness, traced − untraced: 2.00 µs"),
         "{lines}"
     );
     // 3 µs and 2 % of a core: both missed, for the full tracer only; 0.5–1.5 %: undecided.
@@ -88,7 +98,7 @@ fn the_report_judges_each_traced_side_on_intervals() {
     );
     assert!(lines.contains("- ❌ traced: machine CPU at"), "{lines}");
     assert!(
-        lines.contains("- ✅ traced, light: median lateness, traced − untraced: 1.00 µs"),
+        lines.contains("- ✅ program, light: median lateness, traced − untraced: 1.00 µs"),
         "{lines}"
     );
     let spread = [5 * ms, 15 * ms, 8 * ms, 12 * ms, 6 * ms, 14 * ms];
@@ -96,12 +106,13 @@ fn the_report_judges_each_traced_side_on_intervals() {
     assert!(lines.contains("- ⚪ traced: machine CPU at"), "{lines}");
     // The table has a row per mode, the untraced one first.
     let rows: Vec<&str> = lines.lines().filter(|l| l.starts_with("| ")).collect();
-    assert_eq!(rows.len(), 5, "{lines}");
+    assert_eq!(rows.len(), 6, "{lines}");
     assert!(rows[1].starts_with("| untraced | 60 |"), "{lines}");
-    assert!(rows[3].starts_with("| traced, light | 60 |"), "{lines}");
+    assert!(rows[3].starts_with("| program | 60 |"), "{lines}");
+    assert!(rows[4].starts_with("| program, light | 60 |"), "{lines}");
     // The bare instance is judged as the tracers are, and its wakes are not accounted.
-    assert!(rows[4].starts_with("| bare ftrace | 60 |"), "{lines}");
-    assert!(rows[4].ends_with("| – |"), "{lines}");
+    assert!(rows[5].starts_with("| bare ftrace | 60 |"), "{lines}");
+    assert!(rows[5].ends_with("| – |"), "{lines}");
     assert!(
         lines.contains("- ✅ bare ftrace: median lateness, traced − untraced: 0.50 µs"),
         "{lines}"
@@ -113,6 +124,7 @@ fn the_report_judges_each_traced_side_on_intervals() {
     let busy = vec![
         [
             blk(50_000, 1_950 * ms),
+            blk(50_000, 2_000 * ms),
             blk(50_000, 2_000 * ms),
             blk(50_000, 2_000 * ms),
             blk(50_000, 2_000 * ms)
