@@ -1,9 +1,9 @@
 //! The bare ftrace side of trace_cost: an instance of its own that records only the
 //! events it is given (by default the five a wake's account cannot do without), and the
-//! `--bare-events` list that names them; and, to ask what
-//! the tracer's layout costs, `--bare-own` events recorded for the measuring thread
-//! only, either the tracer's way (a second instance whose `set_event_pid` names the
-//! thread) or behind an event filter on `common_pid` in the one instance.
+//! `--bare-events` list that names them; and, to ask what the tracer's layout costs,
+//! `--bare-own` events recorded for the measuring thread only, either the tracer's way
+//! (a second instance whose `set_event_pid` names the thread) or behind an event filter
+//! on `common_pid` in the one instance.
 
 use sleeplab_capture::{Instance, Tracefs, parse_cpu_list};
 
@@ -47,7 +47,9 @@ pub enum OwnBy {
 
 /// The bare side's instances, read and counted together.
 pub struct Bare {
+    /// The tracefs the instances live in (its page size sizes the reads).
     pub fs: Tracefs,
+    /// The one instance, and the second that `OwnBy::Pid` adds.
     pub instances: Vec<Instance>,
 }
 
