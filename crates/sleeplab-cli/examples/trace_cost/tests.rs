@@ -1,6 +1,8 @@
 //! The trace_cost example's tests: its arithmetic, on numbers given by hand.
 
+use super::report::{Outcome, Side, fmt_ci};
 use super::*;
+use sleeplab_stats::Ci;
 
 #[test]
 fn a_side_pools_its_blocks() {
