@@ -3,7 +3,8 @@
 # the `trace_cost` example (crates/sleeplab-cli/examples/trace_cost/) runs ROUNDS rounds
 # of {untraced; traced as `explain` follows its own cells; traced as `explain --pid`
 # follows a program, full and light (`--light`: without the machine's interrupts and idle
-# states); under a bare ftrace instance of the five events a wake's account cannot do
+# states), and full with its system calls kept by the kernel's pid list (`--pid-list`)
+# rather than an event filter; under a bare ftrace instance of the five events a wake's account cannot do
 # without (sched_waking, sched_switch, hrtimer_start, hrtimer_expire_entry, sys_exit of
 # every task, in one instance: the floor)} blocks of WAITS waits each (their order
 # rotating by round) on a 1 kHz absolute clock_nanosleep grid and a 1 ms nanosleep, and
@@ -11,10 +12,12 @@
 # statistics), and per round the difference traced − untraced of the median (target
 # ≤ 2 µs) and of the whole machine's busy time per second from /proc/stat (target ≤ 1 %
 # of a core at 1 kHz), each judged on the rounds' median and its interval, with the
-# measuring process's own CPU beside it. Prints the tables and writes them into the
+# measuring process's own CPU beside it; then what each way of following a program costs
+# a thread on the other CPU that it does not follow (getppid calls, pipe round trips).
+# Prints the tables and writes them into the
 # `trace-cost` section of docs/BENCHMARKS.md, REPEAT (3) times, with how often each
-# verdict held. As root; run it on a quiet machine, never beside compilers (about 10 min
-# by default: 3 runs of 40 rounds × 2 loops × 5 blocks of 0.5 s; many short rounds,
+# verdict held. As root; run it on a quiet machine, never beside compilers (about 13 min
+# by default: 3 runs of 40 rounds × 2 loops × 6 blocks of 0.5 s; many short rounds,
 # because the judged interval is the rounds' median's and blocks differ by more than the
 # tracer costs).
 #

@@ -8,7 +8,7 @@ use super::log::Before;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sleeplab::lab::noise::spin_log;
-use sleeplab_capture::{Captured, Detail, Drainer, Kind, TraceError, Tracer, this_tid};
+use sleeplab_capture::{Captured, Detail, Drainer, Kind, SyscallsBy, TraceError, Tracer, this_tid};
 
 /// Whose events a recording keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,12 +21,13 @@ pub enum Follow {
     /// it runs).
     EveryThread,
     /// A running program: these threads and every thread they create from now on,
-    /// their system calls' entries recorded too (what its own waits are found from),
-    /// the machine's own work in the given detail.
-    Program(Vec<i32>, Detail),
+    /// their system calls' entries recorded too (what its own waits are found from) and
+    /// kept to them as the [`SyscallsBy`] says, the machine's own work in the given
+    /// detail.
+    Program(Vec<i32>, Detail, SyscallsBy),
     /// A running program, as [`Follow::Program`], and the kernel stack of every task as
     /// it leaves a CPU (what held a waiting thread's CPU, and where it was).
-    ProgramStacks(Vec<i32>, Detail),
+    ProgramStacks(Vec<i32>, Detail, SyscallsBy),
 }
 
 /// Whether a run recorded the kernel's tracepoints, as its result keeps it.
@@ -283,8 +284,10 @@ impl Recording {
             Follow::ThisThread => Tracer::start(),
             Follow::Threads(tids) => Tracer::for_threads(tids),
             Follow::EveryThread => Tracer::every_thread(),
-            Follow::Program(tids, detail) => Tracer::for_program(tids, *detail),
-            Follow::ProgramStacks(tids, detail) => Tracer::for_program_with_stacks(tids, *detail),
+            Follow::Program(tids, detail, by) => Tracer::for_program(tids, *detail, *by),
+            Follow::ProgramStacks(tids, detail, by) => {
+                Tracer::for_program_with_stacks(tids, *detail, *by)
+            }
         };
         let kernel = tracer.and_then(|t| {
             Ok(if drained {

@@ -163,11 +163,11 @@ impl Tracepoint {
         }
     }
 
-    /// Whether the tracepoint is recorded only in the context of the followed threads
-    /// (their pids set for the whole instance) rather than behind an event filter:
+    /// Whether the tracepoint is recorded only in the context of the followed threads:
     /// `raw_syscalls:sys_exit` (and `sys_enter`) fire in the context of the thread whose
-    /// system call returns (or begins), and a filter would make every system call on the
-    /// machine build a record only to drop it (see `session.rs`).
+    /// system call returns (or begins), and are kept to the followed threads by the
+    /// kernel's pid list of an instance of their own or, for a program, by an event
+    /// filter (see `session.rs`).
     pub fn per_thread(self) -> bool {
         matches!(self, Tracepoint::SysExit | Tracepoint::SysEnter)
     }

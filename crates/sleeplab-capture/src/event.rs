@@ -141,6 +141,22 @@ pub enum Interrupt {
     Softirq,
 }
 
+/// How a followed program's system calls are kept to its threads (the kernel fires
+/// `raw_syscalls` events for every process's calls).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SyscallsBy {
+    /// An event filter on `common_pid` naming the program's threads and the pids not
+    /// handed out yet, moved on as the drains see it fork (`lineage.rs`): nothing is
+    /// added to the machine's switches and wakeups, and every other process's system
+    /// calls cost more (each builds its records before the filter drops them).
+    #[default]
+    Filter,
+    /// The kernel's pid list (`set_event_pid` with `event-fork`): other processes'
+    /// system calls are skipped before a record is built, and every switch and wakeup
+    /// on the machine passes its hooks, the program's wakes among them.
+    PidList,
+}
+
 /// How much of the machine's own work a session records beside the timers, the
 /// scheduler and the system calls of [`Events`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -244,6 +260,9 @@ pub struct Captured {
     pub stacks: Vec<crate::stacks::SwitchStack>,
     /// Stack records that followed no switch on their CPU (a record lost between them).
     pub unpaired_stacks: u64,
+    /// Threads of a followed program born where its filter did not reach: their first
+    /// system calls may be missing (never in a saved trace).
+    pub late_threads: u64,
 }
 
 #[cfg(test)]

@@ -18,6 +18,8 @@
 //! * `instance`, `ring`, `session`: the private tracefs instances that record them, their
 //!   ring buffer pages, and the session over both ([`Session`]; why instances and not
 //!   perf events: there);
+//! * `lineage`: a followed program's threads from the kernel's forks and exits, and the
+//!   event filter that keeps its system calls to them;
 //! * `drain`: a session drained on a thread of its own ([`Drainer`]);
 //! * `saved`: what was captured, as a versioned file ([`SavedTrace`]; fuzzed, target
 //!   `saved_trace`);
@@ -30,6 +32,7 @@ mod drain;
 mod event;
 mod format;
 mod instance;
+mod lineage;
 mod ring;
 mod saved;
 mod session;
@@ -39,7 +42,7 @@ mod tracefs;
 // The decoded events: the contract with the analysis.
 pub use event::{
     Captured, Comm, Detail, Event, Events, FLAG_HARDIRQ, FLAG_NMI, FLAG_SOFTIRQ, IDLE_EXIT_STATE,
-    Interrupt, Kind, SLEEPING_STATES,
+    Interrupt, Kind, SLEEPING_STATES, SyscallsBy,
 };
 // What was captured, saved to a file and read back.
 pub use saved::{SAVED_MAGIC, SAVED_VERSION, SavedTrace, SavedTraceError, SavedWindow};
@@ -121,18 +124,23 @@ impl Tracer {
     }
 
     /// Starts tracing a running program whose threads are `tids` now (see
-    /// [`Session::start_program`]), the machine's own work in `detail`.
-    pub fn for_program(tids: &[i32], detail: Detail) -> Result<Self, TraceError> {
+    /// [`Session::start_program`]), the machine's own work in `detail`, its system
+    /// calls kept to it `by`.
+    pub fn for_program(tids: &[i32], detail: Detail, by: SyscallsBy) -> Result<Self, TraceError> {
         Ok(Self::new(
-            Session::start_program(tids, detail)?,
+            Session::start_program(tids, detail, by)?,
             Events::Program,
         ))
     }
 
     /// [`Tracer::for_program`], recording the kernel stack of every task that leaves a
     /// CPU too (see [`Session::record_stacks`]).
-    pub fn for_program_with_stacks(tids: &[i32], detail: Detail) -> Result<Self, TraceError> {
-        let mut session = Session::start_program(tids, detail)?;
+    pub fn for_program_with_stacks(
+        tids: &[i32],
+        detail: Detail,
+        by: SyscallsBy,
+    ) -> Result<Self, TraceError> {
+        let mut session = Session::start_program(tids, detail, by)?;
         session.record_stacks()?;
         Ok(Self::new(session, Events::Program))
     }
@@ -182,6 +190,7 @@ impl Tracer {
             interrupts: self.session.interrupts(),
             stacks: self.session.take_stacks(),
             unpaired_stacks: self.session.unpaired_stacks(),
+            late_threads: self.session.late_threads(),
         }
     }
 
@@ -195,6 +204,7 @@ impl Tracer {
             interrupts: self.session.interrupts(),
             stacks: self.session.take_stacks(),
             unpaired_stacks: self.session.unpaired_stacks(),
+            late_threads: self.session.late_threads(),
         }
     }
 }

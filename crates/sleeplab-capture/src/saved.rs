@@ -185,6 +185,7 @@ impl SavedTrace {
                 interrupts,
                 stacks: Vec::new(),
                 unpaired_stacks: 0,
+                late_threads: 0,
             },
         })
     }

@@ -15,6 +15,12 @@
 //!   before it builds a record, where an event filter would build each one only to
 //!   drop it (on the 2-core VM a filtered per-CPU event doubled a `getppid` of every
 //!   other process, ≈ 420 → 820 ns).
+//! * A followed program's system calls share the scheduling instance instead, behind
+//!   an event filter that follows its forks ([`SyscallsBy::Filter`], `lineage.rs`),
+//!   unless the kernel's pid list is asked for: the list's hooks on every switch and
+//!   wakeup are gone, which took about 1 µs off each of the program's wakes, and every
+//!   other process's system calls cost more (each builds its records before the filter
+//!   drops them: about 0.1 µs more than the list's on a `getppid`).
 //!
 //! Why tracefs instances and not `perf_event_open` on the same tracepoints: on the
 //! kernels here (6.18 under a VM) perf loses the tracepoints that fire in a hard
@@ -31,8 +37,9 @@
 
 use crate::TraceError;
 use crate::decode::{Decoders, Tracepoint, concerns};
-use crate::event::{Detail, Event, Events};
+use crate::event::{Detail, Event, Events, Kind, SyscallsBy};
 use crate::instance::Instance;
+use crate::lineage::{Lineage, LineageDecoders};
 use crate::ring::{PageLayout, read_page};
 use crate::stacks::{Pairing, StackDecoder, SwitchStack, TRIGGER};
 use crate::tracefs::Tracefs;
@@ -73,6 +80,11 @@ pub struct Session {
     stacks: Vec<SwitchStack>,
     /// Which switch the next stack record of each CPU belongs to.
     pairing: Pairing,
+    /// A followed program's threads, where its system calls are kept to them by an
+    /// event filter (`lineage.rs`) rather than by `set_event_pid`.
+    lineage: Option<Lineage>,
+    /// The newest pid the last drain saw handed out: the next window's floor.
+    floor: i32,
 }
 
 impl std::fmt::Debug for Session {
@@ -93,8 +105,9 @@ enum Mode {
     Followed,
     /// Every thread's system calls and events.
     EveryThread,
-    /// The followed threads' and their children's system calls; every event.
-    Program,
+    /// The followed threads' and their children's system calls, kept to them as
+    /// said; every event.
+    Program(SyscallsBy),
 }
 
 /// What a drain found besides events.
@@ -126,11 +139,13 @@ impl Session {
 
     /// Starts recording a running program ([`Events::Program`]): the system calls'
     /// entries and returns of its threads `tids` and of every thread they create from
-    /// now on (tracefs's `event-fork`), and the scheduling and timer events of every
-    /// thread, all kept: the program's threads are known by their system calls, and a
-    /// thread may come and go between two drains. The machine's own work in `detail`.
-    pub fn start_program(tids: &[i32], detail: Detail) -> Result<Self, TraceError> {
-        Self::open(tids, Mode::Program, Events::Program, detail)
+    /// now on, kept to them `by` [`SyscallsBy`], and the scheduling and timer events
+    /// of every thread, all kept: the program's threads are known by their system
+    /// calls, and a thread may come and go between two drains. The machine's own work
+    /// in `detail`. `TraceError::NoEvent` where a filter is asked for and the kernel
+    /// lacks the fork and exit events it follows the program by.
+    pub fn start_program(tids: &[i32], detail: Detail, by: SyscallsBy) -> Result<Self, TraceError> {
+        Self::open(tids, Mode::Program(by), Events::Program, detail)
     }
 
     fn open(
@@ -143,7 +158,18 @@ impl Session {
         let decoders = Decoders::load(&fs)?;
         let layout = fs.page_layout()?;
         let cpus = online_cpus();
-        let sched = Instance::create(&fs, &cpus, SCHED_BUFFER_KB)?;
+        let lineage = match mode {
+            Mode::Program(SyscallsBy::Filter) => {
+                let d = lineage_decoders(&fs)
+                    .ok_or_else(|| TraceError::NoEvent("sched:sched_process_fork".into()))?;
+                let (pid_max, newest, tasks) = crate::lineage::machine_pids();
+                Some(Lineage::new(d, tids, newest, tasks, pid_max))
+            }
+            _ => None,
+        };
+        // A program's system calls share the scheduling instance, behind the filter.
+        let sched_kb = SCHED_BUFFER_KB + lineage.as_ref().map_or(0, |_| SYSCALL_BUFFER_KB);
+        let sched = Instance::create(&fs, &cpus, sched_kb)?;
         let syscalls = Instance::create(&fs, &cpus, SYSCALL_BUFFER_KB)?;
         let mut session = Self {
             decoders,
@@ -161,8 +187,14 @@ impl Session {
             stack_decoder: None,
             stacks: Vec::new(),
             pairing: Pairing::default(),
+            floor: lineage.as_ref().map_or(0, Lineage::newest),
+            lineage,
         };
-        if mode == Mode::Program {
+        if session.lineage.is_some() {
+            for ev in ["sched_process_fork", "sched_process_exit"] {
+                session.sched.enable_event("sched", ev)?;
+            }
+        } else if mode == Mode::Program(SyscallsBy::PidList) {
             // Threads the followed ones create are followed too, from their first call.
             session.syscalls.write("options/event-fork", "1")?;
         }
@@ -217,7 +249,7 @@ impl Session {
     }
 
     fn instance_of(&self, tp: Tracepoint) -> &Instance {
-        if tp.per_thread() {
+        if tp.per_thread() && self.lineage.is_none() {
             &self.syscalls
         } else {
             &self.sched
@@ -243,11 +275,34 @@ impl Session {
         } else {
             pids.join(" ")
         };
-        if !self.every_thread_syscalls {
+        if let Some(lineage) = self.lineage.as_mut() {
+            lineage.set_known(tids);
+            let filter = lineage.initial_filter();
+            self.write_syscall_filter(&filter)?;
+        } else if !self.every_thread_syscalls {
             self.syscalls.write("set_event_pid", &pids)?;
         }
         self.tids = tids.to_vec();
         Ok(())
+    }
+
+    /// Keeps the system calls recorded to `filter` (a followed program's, [`Lineage`]).
+    fn write_syscall_filter(&self, filter: &str) -> Result<(), TraceError> {
+        for tp in [Tracepoint::SysEnter, Tracepoint::SysExit] {
+            if self.decoders.has(tp) {
+                let (sys, ev) = tp.path();
+                self.sched
+                    .write(&format!("events/{sys}/{ev}/filter"), filter)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Children of a followed program born where its filter did not reach (the machine
+    /// created tasks faster than the drains moved it on): their first system calls may
+    /// be missing, and their waits with them.
+    pub fn late_threads(&self) -> u64 {
+        self.lineage.as_ref().map_or(0, Lineage::late)
     }
 
     /// Stops recording until [`Session::resume`] (a long-running caller traces only
@@ -271,7 +326,9 @@ impl Session {
             lost: std::mem::take(&mut self.carried_lost),
         };
         into.append(&mut self.pending);
+        let start = into.len();
         let (decoders, layout, tids) = (&self.decoders, &self.layout, &self.tids);
+        let lineage = &mut self.lineage;
         let every_thread = self.every_thread;
         let (stack_decoder, stacks, pairing) =
             (self.stack_decoder, &mut self.stacks, &mut self.pairing);
@@ -285,6 +342,9 @@ impl Session {
                 let mut last_ns = 0;
                 let read = read_page(layout, page, |time_ns, record| {
                     last_ns = time_ns;
+                    if lineage.as_mut().is_some_and(|l| l.take(record, time_ns)) {
+                        return;
+                    }
                     if let Some(sd) = stack_decoder.filter(|sd| sd.is_stack(record)) {
                         if let Some(switch_ns) = pairing.stack(cpu) {
                             stacks.push(SwitchStack {
@@ -310,10 +370,35 @@ impl Session {
                 read.is_ok() && last_ns < now_ns
             });
         }
+        self.follow_lineage(into, start, &mut d);
         let lost = self.sched.lost() + self.syscalls.lost();
         d.lost += lost.saturating_sub(self.lost);
         self.lost = self.lost.max(lost);
         d
+    }
+
+    /// A followed program's forks and exits drained: its system calls among `into[start..]`
+    /// kept (other tasks' in the filter's window dropped), and the filter moved on.
+    fn follow_lineage(&mut self, into: &mut Vec<Event>, start: usize, d: &mut Drained) {
+        let Some(lineage) = self.lineage.as_mut() else {
+            return;
+        };
+        let kept = lineage.apply();
+        let before = into.len();
+        let mut index = 0;
+        into.retain(|e| {
+            let keep = index < start
+                || !matches!(e.kind, Kind::SysEnter { .. } | Kind::SysExit { .. })
+                || kept.contains(&e.pid);
+            index += 1;
+            keep
+        });
+        d.events -= before - into.len();
+        let floor = std::mem::replace(&mut self.floor, lineage.newest());
+        if let Some(filter) = lineage.filter(floor, crate::lineage::tasks()) {
+            // Refused, the filter in force stays: children it misses are counted late.
+            let _ = self.write_syscall_filter(&filter);
+        }
     }
 
     /// Whether the guest's interrupts and softirqs are recorded (the kernel has their
@@ -326,6 +411,13 @@ impl Session {
     pub fn lost(&self) -> u64 {
         self.lost
     }
+}
+
+/// The layouts of the fork and exit events, where the kernel has both.
+fn lineage_decoders(fs: &Tracefs) -> Option<LineageDecoders> {
+    let fork = fs.format("sched", "sched_process_fork").ok()?;
+    let exit = fs.format("sched", "sched_process_exit").ok()?;
+    LineageDecoders::from_formats(&fork, &exit).ok()
 }
 
 /// The online CPUs, from `/sys/devices/system/cpu/online` ("0-1,4").
@@ -357,214 +449,4 @@ pub fn parse_cpu_list(s: &str) -> Vec<u32> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::event::Kind;
-    use std::sync::mpsc;
-
-    /// The system calls' returns of `tid` among `events`, at or after `from_ns`.
-    fn sys_exits(events: &[Event], tid: i32, from_ns: u64) -> usize {
-        events
-            .iter()
-            .filter(|e| matches!(e.kind, Kind::SysExit { .. }))
-            .filter(|e| e.pid == tid && e.time_ns >= from_ns)
-            .count()
-    }
-
-    /// The switches of `tid` (in or out) among `events`, at or after `from_ns`, but
-    /// for those from or to `apart` (recorded for `apart` when it is followed).
-    fn switches(events: &[Event], tid: i32, apart: i32, from_ns: u64) -> usize {
-        events
-            .iter()
-            .filter(|e| e.time_ns >= from_ns)
-            .filter(|e| {
-                matches!(e.kind, Kind::Switch { prev_pid, next_pid, .. }
-                    if (prev_pid == tid || next_pid == tid)
-                        && prev_pid != apart && next_pid != apart)
-            })
-            .count()
-    }
-
-    /// Sleeps 1 ms twice. The message that woke this thread may have preempted the
-    /// other test thread on its way to `recv` (then the first sleep hands the CPU back
-    /// to it); by the second, the other has blocked, and this thread's switch out names
-    /// a third task.
-    fn sleep_after_the_other_blocked() {
-        for _ in 0..2 {
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-    }
-
-    fn getppids(n: usize) {
-        for _ in 0..n {
-            // SAFETY: no preconditions.
-            unsafe { libc::getppid() };
-        }
-    }
-
-    /// The session records the followed thread's system calls and no other's (and every
-    /// task's switches: who held a CPU is named from them), and a new set replaces the
-    /// old one: the new thread's system calls are recorded, the dropped thread's no more
-    /// (as root; elsewhere skipped, but not under CI, which runs as root).
-    #[test]
-    fn events_follow_exactly_the_followed_threads() {
-        let me = crate::this_tid();
-        let mut s = match Session::start(&[me]) {
-            Ok(s) => s,
-            Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
-            Err(e) => panic!("tracing unavailable under CI: {e}"),
-        };
-        let (to_helper, orders) = mpsc::channel::<usize>();
-        let (to_main, done) = mpsc::channel::<i32>();
-        let helper = std::thread::spawn(move || {
-            to_main.send(crate::this_tid()).unwrap();
-            for n in orders {
-                getppids(n);
-                // Blocks while the test thread waits in `recv`: the helper leaves its CPU
-                // to a task other than the test thread (idle or another), a switch that
-                // concerns no followed thread.
-                sleep_after_the_other_blocked();
-                to_main.send(0).unwrap();
-            }
-        });
-        let other = done.recv().unwrap();
-        let mut events = Vec::new();
-        getppids(10);
-        to_helper.send(10).unwrap();
-        done.recv().unwrap();
-        s.drain(&mut events);
-        assert!(sys_exits(&events, me, 0) >= 10, "{events:?}");
-        assert_eq!(sys_exits(&events, other, 0), 0);
-        // Every task's switches are kept (who held a CPU is named from them): the
-        // helper blocked in its sleep while the test thread waited.
-        assert!(switches(&events, other, me, 0) >= 1, "{events:?}");
-
-        s.follow(&[other]).unwrap();
-        let followed = sleeplab::clock::monotonic_ns();
-        events.clear();
-        getppids(10);
-        // Blocks while the helper waits in `recv`: this thread leaves its CPU to a task
-        // other than the helper, a switch kept now although this thread is not followed.
-        sleep_after_the_other_blocked();
-        to_helper.send(10).unwrap();
-        done.recv().unwrap();
-        s.drain(&mut events);
-        assert_eq!(sys_exits(&events, me, followed), 0);
-        assert!(sys_exits(&events, other, followed) >= 10, "{events:?}");
-        assert!(switches(&events, me, other, followed) >= 1, "{events:?}");
-        // The helper was asleep in `recv` when its order came: it was switched in (from
-        // this thread or another, which the filter keeps now for the helper's sake).
-        assert!(switches(&events, other, -1, followed) >= 1, "{events:?}");
-        drop(to_helper);
-        helper.join().unwrap();
-    }
-
-    /// Without the system calls' returns, none is recorded, and the followed thread's
-    /// switches still are (as root; elsewhere skipped, but not under CI).
-    #[test]
-    fn no_syscall_exit_records_the_rest() {
-        let me = crate::this_tid();
-        let mut s = match Session::start_with(&[me], Events::NoSyscallExit, Detail::Full) {
-            Ok(s) => s,
-            Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
-            Err(e) => panic!("tracing unavailable under CI: {e}"),
-        };
-        let from = sleeplab::clock::monotonic_ns();
-        for _ in 0..5 {
-            getppids(10);
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        let mut events = Vec::new();
-        s.drain(&mut events);
-        assert_eq!(sys_exits(&events, me, 0), 0, "{events:?}");
-        assert!(switches(&events, me, -1, from) >= 5, "{events:?}");
-    }
-
-    /// A thread that spins 30 ms is interrupted by its CPU's timer at least once (the
-    /// tick runs while a CPU is busy), and the session records that interrupt's entry
-    /// and exit with the spinner as the interrupted task, where the kernel has the
-    /// interrupts' tracepoints (as root; elsewhere skipped, but not under CI).
-    #[test]
-    fn a_spinners_interrupts_are_recorded() {
-        let me = crate::this_tid();
-        let mut s = match Session::start(&[me]) {
-            Ok(s) => s,
-            Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
-            Err(e) => panic!("tracing unavailable under CI: {e}"),
-        };
-        if !s.interrupts() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "under CI the kernel's interrupt tracepoints must be recorded"
-            );
-            return eprintln!("skipped: this kernel records no interrupts");
-        }
-        let until = sleeplab::clock::monotonic_ns() + 30_000_000;
-        while sleeplab::clock::monotonic_ns() < until {
-            std::hint::spin_loop();
-        }
-        let mut events = Vec::new();
-        s.drain(&mut events);
-        let mine = |entry: bool| {
-            events
-                .iter()
-                .filter(|e| e.pid == me && e.in_hardirq())
-                .filter(|e| match e.kind {
-                    Kind::IrqEntry { .. } => entry,
-                    Kind::IrqExit { .. } => !entry,
-                    _ => false,
-                })
-                .count()
-        };
-        assert!(mine(true) >= 1 && mine(false) >= 1, "{events:?}");
-        // Other threads' interrupts (not of an idle CPU) are not kept.
-        assert!(events.iter().all(|e| match e.kind {
-            Kind::IrqEntry { .. } | Kind::IrqExit { .. } => e.pid == me || e.pid == 0,
-            _ => true,
-        }));
-    }
-
-    /// A light session records a spinner's timer ticks and an idle CPU's states not at
-    /// all, its sleeps' switches and system calls still (as root; elsewhere skipped,
-    /// but not under CI).
-    #[test]
-    fn a_light_session_records_no_interrupt_and_no_idle_state() {
-        let me = crate::this_tid();
-        let mut s = match Session::start_with(&[me], Events::All, Detail::Light) {
-            Ok(s) => s,
-            Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
-            Err(e) => panic!("tracing unavailable under CI: {e}"),
-        };
-        assert!(!s.interrupts());
-        let until = sleeplab::clock::monotonic_ns() + 30_000_000;
-        while sleeplab::clock::monotonic_ns() < until {
-            std::hint::spin_loop();
-        }
-        for _ in 0..5 {
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        let mut events = Vec::new();
-        s.drain(&mut events);
-        assert!(switches(&events, me, -1, 0) >= 5, "{events:?}");
-        assert!(sys_exits(&events, me, 0) >= 5, "{events:?}");
-        let machine = |e: &&Event| {
-            matches!(
-                e.kind,
-                Kind::IrqEntry { .. }
-                    | Kind::IrqExit { .. }
-                    | Kind::IdleEnter { .. }
-                    | Kind::IdleExit
-            )
-        };
-        assert_eq!(events.iter().filter(machine).count(), 0, "{events:?}");
-    }
-
-    #[test]
-    fn cpu_lists() {
-        assert_eq!(parse_cpu_list("0-1"), vec![0, 1]);
-        assert_eq!(parse_cpu_list("0-1,4,6-7"), vec![0, 1, 4, 6, 7]);
-        assert_eq!(parse_cpu_list("3"), vec![3]);
-        assert!(parse_cpu_list("").is_empty());
-        assert!(parse_cpu_list("x").is_empty());
-    }
-}
+mod tests;

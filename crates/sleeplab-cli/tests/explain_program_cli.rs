@@ -84,6 +84,7 @@ fn a_commands_sleeps_are_found_and_split() {
     let doc = json(&j);
     assert_eq!(doc["format"], "sleeplab program waits");
     assert_eq!(doc["version"], 1);
+    assert_eq!(doc["syscalls_kept_by"], "filter");
     if std::env::var_os("CI").is_some() {
         // CI's kernels record them (the capture crate's tests require it there too).
         assert_eq!(doc["interrupts_recorded"], true);
@@ -178,6 +179,28 @@ fn a_light_run_names_no_interrupt_and_reads_back_the_same() {
     same_bytes(&p("from.json"), &live);
 }
 
+/// `--pid-list` keeps the program's system calls by the kernel's pid list: every sleep
+/// is still found and ended by its timer, the run says how it was kept, and the saved
+/// trace reads back to the same JSON.
+#[test]
+fn a_pid_list_run_finds_the_same_sleeps_and_says_so() {
+    let Some(_alone) = traceable_alone() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    let (saved, live) = (p("list.sltrace"), p("live.json"));
+    explain_sleeps(&["--pid-list", "--save", &saved, "--json", &live], 20);
+    let doc = json(&live);
+    assert_eq!(doc["syscalls_kept_by"], "pid_list");
+    let sleeps = waits(&doc, "clock_nanosleep");
+    assert!(sleeps.len() >= 20, "{} sleeps: {doc}", sleeps.len());
+    let timer = sleeps.iter().filter(|w| w["ending"]["by"] == "timer");
+    assert!(timer.count() >= 18, "{doc}");
+    read_back(&saved, &["--json", &p("from.json")]);
+    same_bytes(&p("from.json"), &live);
+}
+
 /// A running process followed by its id, whose second thread starts after the
 /// recording began and which exits before the time asked for: both threads' sleeps are
 /// found, and the run says it exited.
@@ -265,6 +288,11 @@ fn bad_targets_get_exit_2() {
         &sleeplab(&["explain", "--light"]),
         "--light follows a program",
         "light without a program",
+    );
+    assert_exit_2(
+        &sleeplab(&["explain", "--pid-list"]),
+        "--pid-list follows a program",
+        "pid list without a program",
     );
     assert_exit_2(
         &sleeplab(&["explain", "--pid", "1", "--", "true"]),

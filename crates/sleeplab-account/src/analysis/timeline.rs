@@ -45,6 +45,8 @@ pub struct Timeline {
     stacks: Vec<SwitchStack>,
     /// Stack records the tracer could not pair with their switch.
     unpaired_stacks: u64,
+    /// Threads of a followed program whose first calls may be missing.
+    late_threads: u64,
 }
 
 impl Timeline {
@@ -88,6 +90,7 @@ impl Timeline {
             spin_gaps: HashMap::new(),
             stacks: Vec::new(),
             unpaired_stacks: 0,
+            late_threads: 0,
         }
     }
 
@@ -101,6 +104,7 @@ impl Timeline {
             .with_interrupts(interrupts);
         tl.stacks = stacks;
         tl.unpaired_stacks = c.unpaired_stacks;
+        tl.late_threads = c.late_threads;
         tl
     }
 
@@ -167,6 +171,13 @@ impl Timeline {
         self.recorded.records_sys_exit()
     }
 
+    /// Threads of a followed program born where the tracer's filter did not reach
+    /// (the machine created tasks faster than its drains moved it on): their first
+    /// system calls, and the waits among them, may be missing.
+    pub fn late_threads(&self) -> u64 {
+        self.late_threads
+    }
+
     /// Which tracepoints were recorded.
     pub fn recorded(&self) -> Events {
         self.recorded
@@ -183,6 +194,7 @@ impl Timeline {
             interrupts: self.interrupts,
             stacks: self.stacks.clone(),
             unpaired_stacks: self.unpaired_stacks,
+            late_threads: self.late_threads,
         }
     }
 

@@ -98,6 +98,7 @@ fn trace() -> impl Strategy<Value = SavedTrace> {
                     interrupts,
                     stacks: Vec::new(),
                     unpaired_stacks: 0,
+                    late_threads: 0,
                 },
             },
         )

@@ -4,11 +4,12 @@
 //! a program (`Tracer::for_program` on the measuring thread: the system calls' entries
 //! too, every thread it creates followed), full and light (`explain --pid --light`:
 //! without the machine's interrupts and idle states, five of whose tracepoints lie on
-//! the way of a wake from idle); and under a bare ftrace instance that records only the
+//! the way of a wake from idle), and full with the system calls kept by the kernel's
+//! pid list (`explain --pid --pid-list`) rather than an event filter; and under a bare ftrace instance that records only the
 //! `--bare-events` (by default the five events a wake's account cannot do without:
 //! `sched_waking`, `sched_switch`, `hrtimer_start`, `hrtimer_expire_entry` and
 //! `sys_exit`, every task's, in one instance: the floor the tracer's cost is read
-//! against). All interleaved in one run (ROUNDS × each loop × the five, their order
+//! against). All interleaved in one run (ROUNDS × each loop × the six, their order
 //! rotating from round to round so none always runs first), on two loops: an absolute
 //! `clock_nanosleep` on a PERIOD grid (1 kHz by default) and a relative `nanosleep` of
 //! PERIOD.
@@ -31,17 +32,18 @@
 //! A traced block opens a fresh session (outside the timed span) and is split with the
 //! account `explain` uses afterwards, so the table also says how many of its wakes were
 //! fully traced (blocked, with every event of its way on record): a tracer that
-//! recorded nothing would cost nothing. Runs as root.
+//! recorded nothing would cost nothing. Then what each way of following a program
+//! costs the work it does not follow (`others.rs`). Runs as root.
 //!
 //!     cargo run --release -p sleeplab-cli --example trace_cost -- --rounds 40 --waits 500
 
-use bare::{EventList, OwnBy, bare_instance, parse_events};
+use bare::{Bare, EventList, OwnBy, bare_instance, parse_events};
 use clap::Parser;
 use report::{fmt_us, report};
 use sleeplab::clock::{monotonic_ns, process_cpu_ns};
 use sleeplab::wait::ThreadUsage;
 use sleeplab_account::{Detail, Timeline, Window, account, this_tid, unavailable};
-use sleeplab_capture::Tracer;
+use sleeplab_capture::{SyscallsBy, Tracer};
 use sleeplab_stats::tail_quantile_i64;
 use std::time::Duration;
 
@@ -74,6 +76,10 @@ struct Args {
     /// How the `--bare-own` events are kept to the thread.
     #[arg(long, value_enum, default_value_t = OwnBy::Pid)]
     bare_own_by: OwnBy,
+    /// Rounds of what each side costs a thread it does not follow, on another CPU
+    /// (its `getppid` calls and its pipe round trips; 0: not measured).
+    #[arg(long, default_value_t = 10)]
+    others_rounds: u32,
 }
 
 /// The bare side's events by default: those a wake's account cannot do without (who
@@ -98,25 +104,27 @@ enum Mode {
     /// By a tracer following the measuring thread, as `explain` follows its own cells
     /// and `--trace` its waits (`Tracer::start`).
     Traced,
-    /// By a tracer following the measuring thread as a program, in this detail, as
-    /// `explain --pid` follows one (`Tracer::for_program`: the system calls' entries
-    /// too, the threads it creates followed from their first call).
-    Program(Detail),
+    /// By a tracer following the measuring thread as a program, in this detail, its
+    /// system calls kept to it this way, as `explain --pid` follows one
+    /// (`Tracer::for_program`: the system calls' entries too, the threads it creates
+    /// followed from their first call).
+    Program(Detail, SyscallsBy),
     /// By a bare ftrace instance recording `--bare-events` of every task (and
     /// `--bare-own` of the measuring thread), read after the block.
     Bare,
 }
 
 /// How many modes a round runs.
-const MODES: usize = 5;
+const MODES: usize = 6;
 
 impl Mode {
     /// Every mode, untraced first (the baseline of the differences).
     const ALL: [Mode; MODES] = [
         Mode::Untraced,
         Mode::Traced,
-        Mode::Program(Detail::Full),
-        Mode::Program(Detail::Light),
+        Mode::Program(Detail::Full, SyscallsBy::Filter),
+        Mode::Program(Detail::Light, SyscallsBy::Filter),
+        Mode::Program(Detail::Full, SyscallsBy::PidList),
         Mode::Bare,
     ];
 
@@ -124,8 +132,10 @@ impl Mode {
         match self {
             Mode::Untraced => "untraced",
             Mode::Traced => "traced",
-            Mode::Program(Detail::Full) => "program",
-            Mode::Program(Detail::Light) => "program, light",
+            Mode::Program(Detail::Full, SyscallsBy::Filter) => "program",
+            Mode::Program(Detail::Light, SyscallsBy::Filter) => "program, light",
+            Mode::Program(Detail::Full, SyscallsBy::PidList) => "program, pid list",
+            Mode::Program(Detail::Light, SyscallsBy::PidList) => "program, light, pid list",
             Mode::Bare => "bare ftrace",
         }
     }
@@ -225,6 +235,27 @@ impl Block {
     }
 }
 
+/// The tracer or bare instance of side `mode`, recording for the thread `tid`.
+fn open_side(mode: Mode, args: &Args, tid: i32) -> anyhow::Result<(Option<Tracer>, Option<Bare>)> {
+    let tracer = match mode {
+        Mode::Traced => Some(Tracer::start()),
+        Mode::Program(detail, by) => Some(Tracer::for_program(&[tid], detail, by)),
+        Mode::Untraced | Mode::Bare => None,
+    }
+    .transpose()
+    .map_err(|e| anyhow::anyhow!("{}", unavailable(&e, "nothing measured")))?;
+    let bare = match mode {
+        Mode::Bare => Some(bare_instance(
+            &args.bare_events,
+            args.bare_own.as_ref(),
+            args.bare_own_by,
+            tid,
+        )?),
+        Mode::Untraced | Mode::Traced | Mode::Program(..) => None,
+    };
+    Ok((tracer, bare))
+}
+
 /// Runs one block of `waits` waits of `lp`, traced as `mode` says.
 fn block(
     lp: Loop,
@@ -235,22 +266,7 @@ fn block(
     args: &Args,
 ) -> anyhow::Result<Block> {
     let tid = this_tid();
-    let mut tracer = match mode {
-        Mode::Traced => Some(Tracer::start()),
-        Mode::Program(detail) => Some(Tracer::for_program(&[tid], detail)),
-        Mode::Untraced | Mode::Bare => None,
-    }
-    .transpose()
-    .map_err(|e| anyhow::anyhow!("{}", unavailable(&e, "nothing measured")))?;
-    let mut bare = match mode {
-        Mode::Bare => Some(bare_instance(
-            &args.bare_events,
-            args.bare_own.as_ref(),
-            args.bare_own_by,
-            tid,
-        )?),
-        Mode::Untraced | Mode::Traced | Mode::Program(_) => None,
-    };
+    let (mut tracer, mut bare) = open_side(mode, args, tid)?;
     let mut windows = Vec::with_capacity(waits as usize);
     let before = Snapshot::now(tick_ns)?;
     let t0 = monotonic_ns() + period_ns;
@@ -379,10 +395,22 @@ fn main() -> anyhow::Result<()> {
             report(&lp.label(period_ns), &rounds[i], period_ns).join("\n")
         );
     }
+    if args.others_rounds > 0 {
+        // The machine's CPUs (this thread's affinity is its one CPU now).
+        // SAFETY: sysconf has no preconditions.
+        let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as usize;
+        let other_cpu = (args.pin + 1) % cpus;
+        let tid = this_tid();
+        let rows = others::measure(args.others_rounds, other_cpu, |mode| {
+            open_side(mode, &args, tid).map(|(tracer, _)| tracer)
+        })?;
+        println!("{}", others::report(&rows, other_cpu).join("\n"));
+    }
     Ok(())
 }
 
 mod bare;
+mod others;
 mod report;
 #[cfg(test)]
 mod tests;

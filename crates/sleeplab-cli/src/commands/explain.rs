@@ -11,7 +11,7 @@ use crate::experiments::explain::{
 use crate::parse::{self, Names, ParseError, dedup, duration_or_rate_ns};
 use clap::Args;
 use sleeplab::wait;
-use sleeplab_account::{Detail, Keep};
+use sleeplab_account::{Detail, Keep, SyscallsBy};
 
 /// `sleeplab explain`: why waits are late, from the kernel's own timestamps.
 #[derive(Debug, Clone, Args)]
@@ -85,6 +85,12 @@ pub struct ExplainArgs {
     /// interrupt and does not tell the host's share of a timer's delivery.
     #[arg(long, conflicts_with = "from")]
     pub light: bool,
+    /// With --pid or a command: keep the program's system calls to it by the kernel's
+    /// pid list rather than by an event filter. Every other process's system calls then
+    /// cost less while it runs, and each of the program's wakes more: the list's hooks
+    /// run on every switch and wakeup (docs/BENCHMARKS.md, "What the tracer costs").
+    #[arg(long, conflicts_with = "from")]
+    pub pid_list: bool,
     /// Explain a program's waits from a saved trace (`--save`) instead of a live run.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["pid", "command", "seconds", "save"])]
     pub from: Option<std::path::PathBuf>,
@@ -214,6 +220,11 @@ pub fn program(args: &ExplainArgs) -> Option<ProgramConfig> {
         } else {
             Detail::Full
         },
+        syscalls_by: if args.pid_list {
+            SyscallsBy::PidList
+        } else {
+            SyscallsBy::Filter
+        },
     })
 }
 
@@ -263,6 +274,7 @@ pub fn run(args: &ExplainArgs, quiet: bool) -> anyhow::Result<i32> {
         (args.seconds.is_some(), "--seconds"),
         (args.stacks, "--stacks"),
         (args.light, "--light"),
+        (args.pid_list, "--pid-list"),
     ] {
         if given {
             return Err(UsageError::new(format!(

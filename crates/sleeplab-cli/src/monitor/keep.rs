@@ -23,7 +23,9 @@ use sleeplab::system::Fingerprint;
 use sleeplab_account::{Found, Keep, Timeline, accounts, find_waits, keep_chosen};
 
 use super::record::{BUCKETS_NS, Buckets};
-use crate::experiments::explain::program::{self as explain_program, Followed, Run, Saving};
+use crate::experiments::explain::program::{
+    self as explain_program, Followed, KeptBy, Run, Saving,
+};
 
 /// What the flight recorder keeps, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -279,6 +281,8 @@ fn keep_burst(
         lost_events: burst.lost,
         interrupted: false,
         interrupts: tl.records_interrupts(),
+        // The monitor's recorder keeps its thread's calls by the pid list.
+        kept_by: KeptBy::PidList,
     };
     let saving = Saving::Kept {
         timeline: tl,

@@ -23,7 +23,7 @@ use sleeplab::clock::{monotonic_ns, thread_cpu_ns};
 use sleeplab::precise::PreciseSleeper;
 use sleeplab::wait::Waiter;
 use sleeplab::wait::periodic::{self, Grid};
-use sleeplab_account::{Detail, Follow, Recording, Window};
+use sleeplab_account::{Detail, Follow, Recording, SyscallsBy, Window};
 use sleeplab_capture::this_tid;
 use sleeplab_results::Account;
 use std::sync::{Arc, Mutex};
@@ -191,7 +191,9 @@ impl BurstTracing {
     /// trace is read back by finding its waits.
     fn start(pacing: Pacing, keep: Option<KeepSender>) -> anyhow::Result<Self> {
         let follow = if keep.is_some() {
-            Follow::Program(vec![this_tid()], Detail::Full)
+            // A daemon's recorder: the kernel's pid list spares the machine's other
+            // processes the filter's cost on each of their system calls.
+            Follow::Program(vec![this_tid()], Detail::Full, SyscallsBy::PidList)
         } else {
             Follow::ThisThread
         };

@@ -23,7 +23,7 @@ mod target;
 pub use saved::KEEP_MAX_BYTES;
 // What the monitor's flight recorder writes its saved traces with.
 #[cfg(feature = "monitor")]
-pub use output::{Followed, Run};
+pub use output::{Followed, KeptBy, Run};
 #[cfg(feature = "monitor")]
 pub use saved::{Saving, write as write_saved};
 pub use target::{Target, TargetSpec};
@@ -35,8 +35,9 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use sleeplab::system::Fingerprint;
 use sleeplab_account::{
-    Detail, Follow, Found, KEEP_LOOKBACK_MAX_NS, Keep, Machine, Recording, Symbols, Timeline,
-    WakeAccount, accounts, find_waits, keep, kept_waits, name_holder_stacks, summarise, traps,
+    Detail, Follow, Found, KEEP_LOOKBACK_MAX_NS, Keep, Machine, Recording, Symbols, SyscallsBy,
+    Timeline, WakeAccount, accounts, find_waits, keep, kept_waits, name_holder_stacks, summarise,
+    traps,
 };
 use sleeplab_stats::units::ns;
 
@@ -66,6 +67,8 @@ pub struct ProgramConfig {
     pub stacks: bool,
     /// Whether the machine's interrupts and idle states are recorded too (`--light`: not).
     pub detail: Detail,
+    /// How the program's system calls are kept to it (`--pid-list`: the kernel's).
+    pub syscalls_by: SyscallsBy,
 }
 
 /// Where the account's outputs go.
@@ -91,9 +94,9 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         None => target.threads(),
     };
     let follow = if cfg.stacks {
-        Follow::ProgramStacks(tids, cfg.detail)
+        Follow::ProgramStacks(tids, cfg.detail, cfg.syscalls_by)
     } else {
-        Follow::Program(tids, cfg.detail)
+        Follow::Program(tids, cfg.detail, cfg.syscalls_by)
     };
     let recording = Recording::drained(true, follow);
     // Without the kernel: /proc's counts at the start, and the last ones read while the
@@ -139,6 +142,7 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         lost_events: status.as_ref().map_or(0, |s| s.lost_events),
         interrupted: interrupted(),
         interrupts: timeline.as_ref().is_some_and(Timeline::records_interrupts),
+        kept_by: output::KeptBy::of(cfg.syscalls_by),
     };
     let code = if run.interrupted { EXIT_INTERRUPTED } else { 0 };
     let Some(tl) = timeline else {
@@ -262,6 +266,12 @@ fn explain(
         println!(
             "{} kernel stacks followed no switch on their CPU (a record lost between them) and were dropped.",
             tl.unpaired_stacks()
+        );
+    }
+    if tl.late_threads() > 0 {
+        println!(
+            "{} threads of the program were born faster than the tracer could follow: their first system calls, and any wait among them, may be missing.",
+            tl.late_threads()
         );
     }
 

@@ -46,6 +46,35 @@ pub struct Run {
     /// account name interrupts and tell the host's share of a timer's delivery.
     #[serde(default)]
     pub interrupts: bool,
+    /// How the program's system calls were kept to it (a trace saved before the field
+    /// existed was kept by the pid list).
+    #[serde(default = "KeptBy::pid_list")]
+    pub kept_by: KeptBy,
+}
+
+/// How a followed program's system calls were kept to it, as the outputs name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeptBy {
+    /// An event filter that follows the program's forks.
+    Filter,
+    /// The kernel's pid list (`--pid-list`).
+    PidList,
+}
+
+impl KeptBy {
+    /// The kernel's pid list.
+    fn pid_list() -> Self {
+        KeptBy::PidList
+    }
+
+    /// How the run was asked to keep them.
+    pub fn of(by: sleeplab_account::SyscallsBy) -> Self {
+        match by {
+            sleeplab_account::SyscallsBy::Filter => KeptBy::Filter,
+            sleeplab_account::SyscallsBy::PidList => KeptBy::PidList,
+        }
+    }
 }
 
 /// Writes the JSON document to `path`.
@@ -94,6 +123,7 @@ pub fn document(
         "ended": run.ended,
         "interrupted": run.interrupted,
         "interrupts_recorded": run.interrupts,
+        "syscalls_kept_by": run.kept_by,
         "lost_events": run.lost_events,
         "untimed_calls": found.untimed,
         "unpaired_calls": found.unpaired,

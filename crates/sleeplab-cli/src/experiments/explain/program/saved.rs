@@ -118,6 +118,7 @@ pub fn write(
                 interrupts: timeline.records_interrupts(),
                 stacks: Vec::new(),
                 unpaired_stacks: 0,
+                late_threads: 0,
             },
             kept.windows.clone(),
             Some(KeptRun {
