@@ -146,7 +146,7 @@ pub enum Interrupt {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum SyscallsBy {
     /// An event filter on `common_pid` naming the program's threads and the pids not
-    /// handed out yet, moved on as the drains see it fork (`lineage.rs`): nothing is
+    /// handed out yet, moved on as the drains see it fork (`lineage.rs`): no hook is
     /// added to the machine's switches and wakeups, and every other process's system
     /// calls cost more (each builds its records before the filter drops them).
     #[default]

@@ -2,6 +2,29 @@
 use super::*;
 use std::sync::mpsc;
 
+/// The session `opened`, or `None` where tracing is unavailable (not root), said on
+/// stderr; under CI, which runs as root, unavailable tracing fails the test.
+fn started(opened: Result<Session, TraceError>) -> Option<Session> {
+    match opened {
+        Ok(s) => Some(s),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("skipped: {e}");
+            None
+        }
+        Err(e) => panic!("tracing unavailable under CI: {e}"),
+    }
+}
+
+/// A thread of this one's, making 10 `getppid`s as it starts: its id once it ended.
+fn a_child_making_getppids() -> i32 {
+    std::thread::spawn(|| {
+        getppids(10);
+        crate::this_tid()
+    })
+    .join()
+    .unwrap()
+}
+
 /// The system calls' returns of `tid` among `events`, at or after `from_ns`.
 fn sys_exits(events: &[Event], tid: i32, from_ns: u64) -> usize {
     events
@@ -49,10 +72,8 @@ fn getppids(n: usize) {
 #[test]
 fn events_follow_exactly_the_followed_threads() {
     let me = crate::this_tid();
-    let mut s = match Session::start(&[me]) {
-        Ok(s) => s,
-        Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
-        Err(e) => panic!("tracing unavailable under CI: {e}"),
+    let Some(mut s) = started(Session::start(&[me])) else {
+        return;
     };
     let (to_helper, orders) = mpsc::channel::<usize>();
     let (to_main, done) = mpsc::channel::<i32>();
@@ -123,18 +144,11 @@ fn new_threads_recorded_from_their_first_call(by: SyscallsBy) {
     });
     let other_tid = done.recv().unwrap();
     let me = crate::this_tid();
-    let mut s = match Session::start_program(&[me], Detail::Light, by) {
-        Ok(s) => s,
-        Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
-        Err(e) => panic!("tracing unavailable under CI: {e}"),
+    let Some(mut s) = started(Session::start_program(&[me], Detail::Light, by)) else {
+        return;
     };
     assert_eq!(s.lineage.is_some(), by == SyscallsBy::Filter);
-    let child = std::thread::spawn(|| {
-        getppids(10);
-        crate::this_tid()
-    })
-    .join()
-    .unwrap();
+    let child = a_child_making_getppids();
     to_other.send(10).unwrap();
     done.recv().unwrap();
     let mut events = Vec::new();
@@ -143,12 +157,7 @@ fn new_threads_recorded_from_their_first_call(by: SyscallsBy) {
     assert_eq!(sys_exits(&events, other_tid, 0), 0, "{by:?}");
     assert_eq!(s.late_threads(), 0);
     // The child exited and its parent is still followed: a second child is too.
-    let second = std::thread::spawn(|| {
-        getppids(10);
-        crate::this_tid()
-    })
-    .join()
-    .unwrap();
+    let second = a_child_making_getppids();
     events.clear();
     s.drain(&mut events);
     assert!(sys_exits(&events, second, 0) >= 10, "{by:?} {events:?}");
@@ -161,10 +170,12 @@ fn new_threads_recorded_from_their_first_call(by: SyscallsBy) {
 #[test]
 fn no_syscall_exit_records_the_rest() {
     let me = crate::this_tid();
-    let mut s = match Session::start_with(&[me], Events::NoSyscallExit, Detail::Full) {
-        Ok(s) => s,
-        Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
-        Err(e) => panic!("tracing unavailable under CI: {e}"),
+    let Some(mut s) = started(Session::start_with(
+        &[me],
+        Events::NoSyscallExit,
+        Detail::Full,
+    )) else {
+        return;
     };
     let from = sleeplab::clock::monotonic_ns();
     for _ in 0..5 {
@@ -184,10 +195,8 @@ fn no_syscall_exit_records_the_rest() {
 #[test]
 fn a_spinners_interrupts_are_recorded() {
     let me = crate::this_tid();
-    let mut s = match Session::start(&[me]) {
-        Ok(s) => s,
-        Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
-        Err(e) => panic!("tracing unavailable under CI: {e}"),
+    let Some(mut s) = started(Session::start(&[me])) else {
+        return;
     };
     if !s.interrupts() {
         assert!(
@@ -227,10 +236,8 @@ fn a_spinners_interrupts_are_recorded() {
 #[test]
 fn a_light_session_records_no_interrupt_and_no_idle_state() {
     let me = crate::this_tid();
-    let mut s = match Session::start_with(&[me], Events::All, Detail::Light) {
-        Ok(s) => s,
-        Err(e) if std::env::var_os("CI").is_none() => return eprintln!("skipped: {e}"),
-        Err(e) => panic!("tracing unavailable under CI: {e}"),
+    let Some(mut s) = started(Session::start_with(&[me], Events::All, Detail::Light)) else {
+        return;
     };
     assert!(!s.interrupts());
     let until = sleeplab::clock::monotonic_ns() + 30_000_000;
