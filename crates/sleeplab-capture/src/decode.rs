@@ -129,7 +129,9 @@ impl Tracepoint {
         match self {
             Tracepoint::SysExit => events.records_sys_exit(),
             Tracepoint::SysEnter => events.records_sys_enter(),
-            Tracepoint::CpuIdle => detail.records_interrupts(),
+            Tracepoint::CpuIdle | Tracepoint::LocalTimerEntry | Tracepoint::LocalTimerExit => {
+                detail.records_idle_path()
+            }
             _ if self.interrupt().is_some() => detail.records_interrupts(),
             _ => true,
         }

@@ -161,21 +161,33 @@ pub enum SyscallsBy {
 /// scheduler and the system calls of [`Events`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Detail {
-    /// The guest's interrupts, softirqs and idle states too, where the kernel has them:
-    /// a wake's account then tells the host's share of a timer's delivery from the
-    /// guest's own work, and names the interrupts that held a CPU.
+    /// The guest's interrupts, softirqs and idle states, where the kernel has them: a
+    /// wake's account then tells the host's share of a timer's delivery from the guest's
+    /// own work (its interrupt entry, its polling before the CPU halted), and names the
+    /// interrupts that held a CPU.
     #[default]
     Full,
-    /// Without them. A wake from an idle CPU passes five of their tracepoints on its way
-    /// (the local timer's entry and exit, the idle state's exit among them), and each
-    /// adds to its lateness (docs/BENCHMARKS.md, "What the tracer costs"); the account then
-    /// tells no host share and names no interrupt.
+    /// The guest's interrupts and softirqs but the local timer's, and no idle states:
+    /// those three tracepoints (the local timer's entry and exit, the idle state's exit)
+    /// lie on the way of every wake from an idle CPU, and each adds to its lateness
+    /// (docs/BENCHMARKS.md, "What the tracer costs"). The account still names the
+    /// interrupts that held a CPU, and tells an idle CPU's timer delivery up to the
+    /// timer handler's own clock read; a CPU that polled is not told from one that
+    /// halted, nor the interrupt's entry from its delivery.
+    Interrupts,
+    /// No interrupts, softirqs or idle states: the account tells no host share and names
+    /// no interrupt.
     Light,
 }
 
 impl Detail {
-    /// Whether the guest's interrupts, softirqs and idle states are recorded.
+    /// Whether the guest's interrupts and softirqs are recorded.
     pub fn records_interrupts(self) -> bool {
+        self != Detail::Light
+    }
+
+    /// Whether the local timer's interrupt and the idle loop's states are recorded.
+    pub fn records_idle_path(self) -> bool {
         self == Detail::Full
     }
 }
@@ -255,6 +267,10 @@ pub struct Captured {
     /// Whether the guest's interrupts and softirqs were recorded ([`Kind::IrqEntry`],
     /// [`Kind::IrqExit`]): without them, no time is told to be the host's.
     pub interrupts: bool,
+    /// Whether the local timer's interrupt was recorded with them
+    /// ([`Interrupt::LocalTimer`]): without it an idle CPU's timer delivery ends at the
+    /// timer handler's own clock read ([`Kind::TimerExpire`]'s `now_ns`).
+    pub local_timer: bool,
     /// The kernel stacks of the tasks that left a CPU, where they were recorded
     /// (`explain --stacks`; never in a saved trace), in the order drained.
     pub stacks: Vec<crate::stacks::SwitchStack>,

@@ -9,7 +9,8 @@
 //! magic      8 bytes  "SLPTRACE"
 //! version    u16      1
 //! recorded   u8       0 all, 1 all but sys_exit, 2 a program's (sys_enter too)
-//! interrupts u8       0 or 1: the guest's interrupts and softirqs were recorded
+//! interrupts u8       the guest's interrupts and softirqs: 0 not recorded, 1 recorded,
+//!                     2 recorded but the local timer's
 //! lost       u64      events the kernel could not record
 //! meta       u32 length, then that many bytes of UTF-8 (the writer's JSON)
 //! windows    u32 count, then per window: tid i32, from_ns u64, to_ns u64
@@ -111,7 +112,7 @@ impl SavedTrace {
         w.extend_from_slice(SAVED_MAGIC);
         w.extend_from_slice(&SAVED_VERSION.to_le_bytes());
         w.push(recorded_code(self.captured.recorded));
-        w.push(u8::from(self.captured.interrupts));
+        w.push(interrupts_code(&self.captured));
         w.extend_from_slice(&self.captured.lost.to_le_bytes());
         // A description over 4 GiB cannot be written; none comes near it.
         let meta = &self.meta.as_bytes()[..self.meta.len().min(u32::MAX as usize)];
@@ -148,9 +149,10 @@ impl SavedTrace {
             2 => Events::Program,
             v => return Err(invalid("the recorded events", v.into())),
         };
-        let interrupts = match r.u8("the header")? {
-            0 => false,
-            1 => true,
+        let (interrupts, local_timer) = match r.u8("the header")? {
+            0 => (false, false),
+            1 => (true, true),
+            2 => (true, false),
             v => return Err(invalid("the interrupts flag", v.into())),
         };
         let lost = r.u64("the header")?;
@@ -183,6 +185,7 @@ impl SavedTrace {
                 recorded,
                 lost,
                 interrupts,
+                local_timer,
                 stacks: Vec::new(),
                 unpaired_stacks: 0,
                 late_threads: 0,
@@ -231,6 +234,15 @@ fn recorded_code(e: Events) -> u8 {
         Events::All => 0,
         Events::NoSyscallExit => 1,
         Events::Program => 2,
+    }
+}
+
+/// The header's interrupts flag (the local timer counts only with the others).
+fn interrupts_code(c: &Captured) -> u8 {
+    match (c.interrupts, c.local_timer) {
+        (false, _) => 0,
+        (true, true) => 1,
+        (true, false) => 2,
     }
 }
 

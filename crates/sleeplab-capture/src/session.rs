@@ -9,7 +9,9 @@
 //!   The guest's interrupts and softirqs (`irq:*`, `irq_vectors:*`), where the
 //!   kernel has them, are recorded there too; the drain keeps those that interrupted a
 //!   followed thread or an idle CPU. So are the idle loop's states (`power:cpu_idle`:
-//!   where it stopped the CPU, where it polled), where the kernel has them.
+//!   where it stopped the CPU, where it polled), where the kernel has them. A program's
+//!   default detail ([`Detail::Interrupts`]) leaves out the local timer's interrupt and
+//!   the idle states, whose tracepoints lie on the way of every wake from an idle CPU.
 //! * The system-call instance records `raw_syscalls:sys_exit` for the followed threads
 //!   only, by `set_event_pid`: the kernel then skips other threads' system calls
 //!   before it builds a record, where an event filter would build each one only to
@@ -75,6 +77,8 @@ pub struct Session {
     pending: Vec<Event>,
     /// Whether the guest's interrupts and softirqs are recorded.
     interrupts: bool,
+    /// Whether the local timer's interrupt is recorded with them.
+    local_timer: bool,
     /// The kernel stack records' layout, once [`Session::record_stacks`] set them up.
     stack_decoder: Option<StackDecoder>,
     /// The stacks drained, each paired with its switch.
@@ -185,6 +189,7 @@ impl Session {
             carried_lost: 0,
             pending: Vec::new(),
             interrupts: false,
+            local_timer: false,
             stack_decoder: None,
             stacks: Vec::new(),
             pairing: Pairing::default(),
@@ -220,6 +225,11 @@ impl Session {
             }
         }
         session.interrupts = interrupts;
+        session.local_timer = interrupts
+            && detail.records_idle_path()
+            && [Tracepoint::LocalTimerEntry, Tracepoint::LocalTimerExit]
+                .into_iter()
+                .all(|tp| session.decoders.has(tp));
         session.resume()?;
         Ok(session)
     }
@@ -406,6 +416,12 @@ impl Session {
     /// tracepoints and enabled them).
     pub fn interrupts(&self) -> bool {
         self.interrupts
+    }
+
+    /// Whether the local timer's interrupt is recorded with the others (x86 kernels,
+    /// [`Detail::Full`]).
+    pub fn local_timer(&self) -> bool {
+        self.local_timer
     }
 
     /// Events lost since the start.

@@ -201,6 +201,31 @@ fn a_pid_list_run_finds_the_same_sleeps_and_says_so() {
     same_bytes(&p("from.json"), &live);
 }
 
+/// By default the machine's interrupts are recorded but not the local timer's nor the
+/// idle states; `--idle-states` records those too. Each run says which, finds its
+/// sleeps ended by their timers, and its saved trace reads back to the same JSON.
+#[test]
+fn the_idle_states_are_recorded_only_when_asked_for() {
+    let Some(_alone) = traceable_alone() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    for (flags, idle_states) in [(&[][..], false), (&["--idle-states"][..], true)] {
+        let (saved, live) = (p("run.sltrace"), p("live.json"));
+        explain_sleeps(&[flags, &["--save", &saved, "--json", &live]].concat(), 20);
+        let doc = json(&live);
+        // Where the kernel records interrupts (x86, whose local timer has its own).
+        let recorded = idle_states && doc["interrupts_recorded"] == true;
+        assert_eq!(doc["idle_states_recorded"], recorded, "{doc}");
+        let sleeps = waits(&doc, "clock_nanosleep");
+        let timer = sleeps.iter().filter(|w| w["ending"]["by"] == "timer");
+        assert!(timer.count() >= 18, "{doc}");
+        read_back(&saved, &["--json", &p("from.json")]);
+        same_bytes(&p("from.json"), &live);
+    }
+}
+
 /// A running process followed by its id, whose second thread starts after the
 /// recording began and which exits before the time asked for: both threads' sleeps are
 /// found, and the run says it exited.
@@ -293,6 +318,16 @@ fn bad_targets_get_exit_2() {
         &sleeplab(&["explain", "--pid-list"]),
         "--pid-list follows a program",
         "pid list without a program",
+    );
+    assert_exit_2(
+        &sleeplab(&["explain", "--idle-states"]),
+        "--idle-states follows a program",
+        "idle states without a program",
+    );
+    assert_exit_2(
+        &sleeplab(&["explain", "--light", "--idle-states", "--", "true"]),
+        "--idle-states",
+        "light and idle states",
     );
     assert_exit_2(
         &sleeplab(&["explain", "--pid", "1", "--", "true"]),

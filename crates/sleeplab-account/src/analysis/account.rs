@@ -266,7 +266,7 @@ fn unblocked_marks(tl: &Timeline, w: &Window, events: &[Event]) -> (Vec<Mark>, b
         Some(((arm, ran, expired), expired_at)) => {
             marks.push(mark(arm.soft_ns.max(0) as u64, Component::Slack));
             let from = ran.min(arm.hard_ns.max(0) as u64);
-            delivered = push_interrupt(&mut marks, tl, w, from, expired);
+            delivered = push_interrupt(&mut marks, tl, w, (from, ran), expired);
             // Woken where it ran: from there in the kernel; with no wakeup (it had not
             // begun to sleep), from the expiry.
             let woken = events.iter().find(|e| {
@@ -368,7 +368,7 @@ fn wake_marks(
             let soft = arm.soft_ns.max(0) as u64;
             let hard = arm.hard_ns.max(0) as u64;
             marks.push(mark(soft, Component::Slack));
-            delivered = push_interrupt(&mut marks, tl, w, ran.min(hard), expired);
+            delivered = push_interrupt(&mut marks, tl, w, (ran.min(hard), ran), expired);
         }
         None => marks.push(mark(blocked_at, Component::Unexplained)),
     }
@@ -434,8 +434,9 @@ fn timer_marks(
 
 /// The marks of the timer's interrupt from `from_ns` (the hard expiry, or an earlier
 /// interrupt that ran it) on the CPU it expired on, before `until_ns`: on an idle CPU
-/// whose interrupt entry is recorded, the delivery until that entry (less the guest's
-/// work recorded there, returned to be booked as the interrupt's), then the guest's
+/// whose interrupt entry is recorded (or, the local timer not recorded, from the
+/// handler's clock read `handler_ns`), the delivery until then (less the guest's work
+/// recorded there, returned to be booked as the interrupt's), then the guest's
 /// handling; otherwise all of it the timer interrupt's. Returns how it was delivered:
 /// not told where the CPU's state is not on record (the delivery, if any, is then
 /// unknown, not 0).
@@ -443,10 +444,10 @@ fn push_interrupt(
     marks: &mut Vec<Mark>,
     tl: &Timeline,
     w: &Window,
-    from_ns: u64,
+    (from_ns, handler_ns): (u64, u64),
     (cpu, until_ns): (u32, u64),
 ) -> Delivered {
-    match idle_delivery(tl, cpu, w.start_ns, from_ns, until_ns) {
+    match idle_delivery(tl, cpu, w.start_ns, (from_ns, handler_ns), until_ns) {
         Delivery::Idle {
             entry_ns,
             idle_since_ns,

@@ -12,7 +12,9 @@
 //!   is run queue.
 //! * **In the timer interrupt** ([`Component::IdleDelivery`]): from the hard expiry to
 //!   the guest's local-timer entry on a CPU that was idle (its last switch was to the
-//!   idle task), less the guest's own work recorded there ([`guest_work`]): the
+//!   idle task), or, where the local timer is not recorded (`Detail::Interrupts`), to
+//!   the timer handler's own clock read, less the guest's own work recorded there
+//!   ([`guest_work`]): the
 //!   interrupts and softirqs that ran on that CPU, and, where the idle loop's states
 //!   are recorded (`power:cpu_idle`), every moment the CPU was not stopped in one (the
 //!   idle loop before it halted, after an interrupt, or polling). That work is the
@@ -102,11 +104,12 @@ pub fn subtract(gap: (u64, u64), busy: &[(u64, u64)]) -> Vec<(u64, u64)> {
 /// The stretches of thread `tid`'s spins in `[from_ns, to_ns]` with no guest event
 /// ([`Component::SpinGap`]): its logged gaps there, clipped, without the guest's
 /// interrupts of it. `None` where they cannot be told: the guest's interrupts not
-/// recorded, or the thread's gaps not logged.
+/// recorded (the local timer's among them: its ticks interrupt a spin), or the
+/// thread's gaps not logged.
 ///
 /// [`Component::SpinGap`]: super::component::Component::SpinGap
 pub fn spin_gaps(tl: &Timeline, tid: i32, from_ns: u64, to_ns: u64) -> Option<Vec<(u64, u64)>> {
-    if !tl.records_interrupts() {
+    if !tl.records_local_timer() {
         return None;
     }
     let gaps = tl.spin_gaps(tid, from_ns, to_ns)?;
@@ -172,12 +175,12 @@ pub fn guest_work(
 /// How a timer interrupt reached the CPU its timer expired on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Delivery {
-    /// The CPU was idle (its last switch was to the idle task) and the guest's
-    /// local-timer entry is on record: from the expiry to that entry the timer's
-    /// interrupt was being delivered, and the guest ran only what it recorded there
-    /// ([`guest_work`]).
+    /// The CPU was idle (its last switch was to the idle task): from the expiry to the
+    /// guest's local-timer entry, or where the local timer is not recorded to the
+    /// timer handler's clock read, the timer's interrupt was being delivered, and the
+    /// guest ran only what it recorded there ([`guest_work`]).
     Idle {
-        /// The guest's interrupt entry, ns.
+        /// The guest's interrupt entry (or its handler's clock read), ns.
         entry_ns: u64,
         /// The CPU's switch to the idle task, ns.
         idle_since_ns: u64,
@@ -191,20 +194,60 @@ pub enum Delivery {
 }
 
 /// How the timer interrupt that ran a timer expiring at `expired_ns` on `cpu` was
-/// delivered: the last local-timer entry on `cpu` in `[since_ns, expired_ns]` (one
-/// before `from_ns`, the hard expiry, and not exited by then was already running when
+/// delivered, from `from_ns` (its hard expiry, or the earlier clock read of the
+/// handler that ran it): the last local-timer entry on `cpu` in `[since_ns,
+/// expired_ns]` (one before `from_ns` and not exited by then was already running when
 /// the timer came due: nothing to deliver), and the CPU's state from its last switch
-/// since `since_ns`.
+/// since `since_ns`. Where the local timer is not recorded, the delivery ends at
+/// `handler_ns`, the handler's own clock read: the interrupt's entry, and an interrupt
+/// already running when the timer came due, are then not told from the delivery.
 pub fn idle_delivery(
     tl: &Timeline,
     cpu: u32,
     since_ns: u64,
-    from_ns: u64,
+    (from_ns, handler_ns): (u64, u64),
     expired_ns: u64,
 ) -> Delivery {
     if !tl.records_interrupts() || from_ns > expired_ns {
         return Delivery::Unknown;
     }
+    let entry_ns = if tl.records_local_timer() {
+        match local_timer_entry(tl, cpu, since_ns, from_ns, expired_ns) {
+            Ok(at) => at,
+            Err(delivery) => return delivery,
+        }
+    } else {
+        handler_ns.clamp(from_ns, expired_ns)
+    };
+    let last_switch = tl
+        .range(since_ns, entry_ns)
+        .iter()
+        .rev()
+        .find_map(|e| match e.kind {
+            Kind::Switch { next_pid, .. } if e.cpu == cpu => Some((next_pid, e.time_ns)),
+            _ => None,
+        });
+    match last_switch {
+        Some((0, at)) => Delivery::Idle {
+            entry_ns,
+            idle_since_ns: at,
+        },
+        Some(_) => Delivery::Running,
+        None => Delivery::Unknown,
+    }
+}
+
+/// The last local-timer entry on `cpu` in `[since_ns, expired_ns]`, or the delivery
+/// it tells without one: none on record (unknown), or one before `from_ns` still
+/// running then (it ran the timer: running) or exited by then (the interrupt that ran
+/// it is not on record: unknown).
+fn local_timer_entry(
+    tl: &Timeline,
+    cpu: u32,
+    since_ns: u64,
+    from_ns: u64,
+    expired_ns: u64,
+) -> Result<u64, Delivery> {
     let entry = tl.range(since_ns, expired_ns).iter().rev().find(|e| {
         e.cpu == cpu
             && matches!(
@@ -216,43 +259,26 @@ pub fn idle_delivery(
             )
     });
     let Some(entry) = entry else {
-        return Delivery::Unknown;
+        return Err(Delivery::Unknown);
     };
-    if entry.time_ns < from_ns {
-        // Still in that interrupt when the timer came due: it ran the timer. Exited by
-        // then: the interrupt that ran it is not on record.
-        let exited = tl.range(entry.time_ns, from_ns).iter().any(|e| {
-            e.cpu == cpu
-                && matches!(
-                    e.kind,
-                    Kind::IrqExit {
-                        what: Interrupt::LocalTimer,
-                        ..
-                    }
-                )
-        });
-        return if exited {
-            Delivery::Unknown
-        } else {
-            Delivery::Running
-        };
+    if entry.time_ns >= from_ns {
+        return Ok(entry.time_ns);
     }
-    let last_switch = tl
-        .range(since_ns, entry.time_ns)
-        .iter()
-        .rev()
-        .find_map(|e| match e.kind {
-            Kind::Switch { next_pid, .. } if e.cpu == cpu => Some((next_pid, e.time_ns)),
-            _ => None,
-        });
-    match last_switch {
-        Some((0, at)) => Delivery::Idle {
-            entry_ns: entry.time_ns,
-            idle_since_ns: at,
-        },
-        Some(_) => Delivery::Running,
-        None => Delivery::Unknown,
-    }
+    let exited = tl.range(entry.time_ns, from_ns).iter().any(|e| {
+        e.cpu == cpu
+            && matches!(
+                e.kind,
+                Kind::IrqExit {
+                    what: Interrupt::LocalTimer,
+                    ..
+                }
+            )
+    });
+    Err(if exited {
+        Delivery::Unknown
+    } else {
+        Delivery::Running
+    })
 }
 
 #[cfg(test)]

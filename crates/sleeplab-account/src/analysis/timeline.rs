@@ -37,6 +37,8 @@ pub struct Timeline {
     recorded: Events,
     /// Whether the guest's interrupts and softirqs were recorded.
     interrupts: bool,
+    /// Whether the local timer's interrupt was recorded with them.
+    local_timer: bool,
     /// Per thread: the gaps of its spins, `(from, to)` in time order, where they were
     /// logged ([`sleeplab::lab::noise::spin_log`]).
     spin_gaps: HashMap<i32, Vec<(u64, u64)>>,
@@ -87,6 +89,7 @@ impl Timeline {
             expiries,
             recorded: Events::All,
             interrupts: false,
+            local_timer: false,
             spin_gaps: HashMap::new(),
             stacks: Vec::new(),
             unpaired_stacks: 0,
@@ -96,12 +99,13 @@ impl Timeline {
 
     /// The timeline of what a tracer captured (its lost count aside).
     pub fn of(c: Captured) -> Self {
-        let interrupts = c.interrupts;
+        let (interrupts, local_timer) = (c.interrupts, c.local_timer);
         let mut stacks = c.stacks;
         stacks.sort_by_key(|s| (s.cpu, s.time_ns));
         let mut tl = Self::new(c.events)
             .recording(c.recorded)
-            .with_interrupts(interrupts);
+            .with_interrupts(interrupts)
+            .with_local_timer(interrupts && local_timer);
         tl.stacks = stacks;
         tl.unpaired_stacks = c.unpaired_stacks;
         tl.late_threads = c.late_threads;
@@ -127,11 +131,25 @@ impl Timeline {
         self.unpaired_stacks
     }
 
-    /// The same timeline, its guest interrupts and softirqs recorded (`true`) or not
-    /// (a timeline records none until told).
+    /// The same timeline, its guest interrupts and softirqs recorded (`true`, the local
+    /// timer's among them) or not (a timeline records none until told).
     pub fn with_interrupts(mut self, recorded: bool) -> Self {
         self.interrupts = recorded;
+        self.local_timer = recorded;
         self
+    }
+
+    /// The same timeline, the local timer's interrupt recorded with the others (`true`,
+    /// as [`Timeline::with_interrupts`] leaves it) or left out (`false`: an idle CPU's
+    /// timer delivery then ends at the timer handler's clock read).
+    pub fn with_local_timer(mut self, recorded: bool) -> Self {
+        self.local_timer = recorded && self.interrupts;
+        self
+    }
+
+    /// Whether the local timer's interrupt was recorded with the others.
+    pub fn records_local_timer(&self) -> bool {
+        self.local_timer
     }
 
     /// Whether the guest's interrupts and softirqs were recorded: only then is any time
@@ -165,6 +183,14 @@ impl Timeline {
         self
     }
 
+    /// The same timeline, said to have recorded what `other` did (its tracepoints, its
+    /// interrupts, its local timer): a window of `other`'s events read on its own.
+    pub fn recorded_as(self, other: &Timeline) -> Self {
+        self.recording(other.recorded)
+            .with_interrupts(other.interrupts)
+            .with_local_timer(other.local_timer)
+    }
+
     /// Whether the system calls' returns were recorded: without them, the kernel's way
     /// out of the call is counted in the return path.
     pub fn records_sys_exit(&self) -> bool {
@@ -192,6 +218,7 @@ impl Timeline {
             recorded: self.recorded,
             lost,
             interrupts: self.interrupts,
+            local_timer: self.local_timer,
             stacks: self.stacks.clone(),
             unpaired_stacks: self.unpaired_stacks,
             late_threads: self.late_threads,

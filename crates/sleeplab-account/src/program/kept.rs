@@ -115,9 +115,7 @@ pub fn keep_chosen(
     // would change is not kept (none has been seen to; the check makes it so).
     loop {
         out.events = events_of(tl, out.windows.iter().map(|w| (w.from_ns, w.to_ns)));
-        let together = Timeline::new(out.events.clone())
-            .recording(tl.recorded())
-            .with_interrupts(tl.records_interrupts());
+        let together = Timeline::new(out.events.clone()).recorded_as(tl);
         let again = find_waits(&together, None);
         let before = out.windows.len();
         out.windows.retain(|k| {
@@ -170,9 +168,7 @@ fn same_account(tl: &Timeline, wait: &ProgramWait, live: Option<WakeAccount>) ->
     let mut lookback = KEEP_LOOKBACK_NS;
     loop {
         let from_ns = wait.enter_ns.saturating_sub(lookback);
-        let alone = Timeline::new(tl.range(from_ns, wait.exit_ns).to_vec())
-            .recording(tl.recorded())
-            .with_interrupts(tl.records_interrupts());
+        let alone = Timeline::new(tl.range(from_ns, wait.exit_ns).to_vec()).recorded_as(tl);
         let again = find_waits(&alone, None)
             .waits
             .into_iter()

@@ -342,3 +342,41 @@ fn a_real_kernels_interrupts_decode() {
     .unwrap();
     assert!(base.with_interrupts(&[(Tracepoint::Switch, sw)]).is_err());
 }
+
+/// Each detail records what its documentation says: the default program detail all of
+/// the full one but the local timer's entry and exit and the idle states; the light one
+/// no interrupt and no idle state; the timers, the scheduler and the calls all three.
+#[test]
+fn each_detail_records_its_tracepoints() {
+    use crate::event::{Detail, Events};
+    use Tracepoint as T;
+    let by = |d| -> Vec<T> {
+        T::ALL
+            .into_iter()
+            .filter(|t| t.recorded_by(Events::Program, d))
+            .collect()
+    };
+    let (full, interrupts, light) = (by(Detail::Full), by(Detail::Interrupts), by(Detail::Light));
+    assert_eq!(full.len(), T::ALL.len());
+    let left_out: Vec<T> = full
+        .iter()
+        .filter(|t| !interrupts.contains(t))
+        .copied()
+        .collect();
+    assert_eq!(
+        left_out,
+        [T::LocalTimerEntry, T::LocalTimerExit, T::CpuIdle]
+    );
+    assert!(interrupts.contains(&T::IrqHandlerEntry) && interrupts.contains(&T::SoftirqEntry));
+    let (without, with): (Vec<T>, Vec<T>) = full.iter().partition(|t| light.contains(t));
+    assert!(
+        with.iter()
+            .all(|t| t.interrupt().is_some() || *t == T::CpuIdle)
+    );
+    assert!(
+        without
+            .iter()
+            .all(|t| t.interrupt().is_none() && *t != T::CpuIdle)
+    );
+    assert!(light.contains(&T::TimerExpire) && light.contains(&T::SysExit));
+}

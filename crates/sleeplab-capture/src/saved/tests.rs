@@ -85,10 +85,15 @@ fn trace() -> impl Strategy<Value = SavedTrace> {
             Just(Events::Program)
         ],
         any::<u64>(),
-        any::<bool>(),
+        // Interrupts and the local timer: none, all, all but the local timer's.
+        prop_oneof![
+            Just((false, false)),
+            Just((true, true)),
+            Just((true, false))
+        ],
     )
         .prop_map(
-            |(meta, windows, events, recorded, lost, interrupts)| SavedTrace {
+            |(meta, windows, events, recorded, lost, (interrupts, local_timer))| SavedTrace {
                 meta,
                 windows,
                 captured: Captured {
@@ -96,6 +101,7 @@ fn trace() -> impl Strategy<Value = SavedTrace> {
                     recorded,
                     lost,
                     interrupts,
+                    local_timer,
                     stacks: Vec::new(),
                     unpaired_stacks: 0,
                     late_threads: 0,
@@ -193,14 +199,27 @@ fn an_unknown_event_kind_and_bad_flags_are_corrupt() {
         })
     );
     let mut b = one_event();
-    b[11] = 2;
+    b[11] = 3;
     assert_eq!(
         SavedTrace::decode(&b),
         Err(SavedTraceError::Invalid {
             what: "the interrupts flag",
-            value: 2
+            value: 3
         })
     );
+}
+
+#[test]
+fn the_interrupts_flag_says_whether_the_local_timer_was_recorded() {
+    let flags: Vec<(bool, bool)> = (0u8..3)
+        .map(|flag| {
+            let mut b = one_event();
+            b[11] = flag;
+            let c = SavedTrace::decode(&b).unwrap().captured;
+            (c.interrupts, c.local_timer)
+        })
+        .collect();
+    assert_eq!(flags, [(false, false), (true, true), (true, false)]);
 }
 
 #[test]

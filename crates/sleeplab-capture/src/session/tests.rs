@@ -198,12 +198,8 @@ fn a_spinners_interrupts_are_recorded() {
     let Some(mut s) = started(Session::start(&[me])) else {
         return;
     };
-    if !s.interrupts() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "under CI the kernel's interrupt tracepoints must be recorded"
-        );
-        return eprintln!("skipped: this kernel records no interrupts");
+    if !records_interrupts(&s) {
+        return;
     }
     let until = sleeplab::clock::monotonic_ns() + 30_000_000;
     while sleeplab::clock::monotonic_ns() < until {
@@ -230,6 +226,34 @@ fn a_spinners_interrupts_are_recorded() {
     }));
 }
 
+/// Whether `s` records the machine's interrupts: a kernel without their tracepoints is
+/// skipped with a note, but not under CI.
+fn records_interrupts(s: &Session) -> bool {
+    if !s.interrupts() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "under CI the kernel's interrupt tracepoints must be recorded"
+        );
+        eprintln!("skipped: this kernel records no interrupts");
+    }
+    s.interrupts()
+}
+
+/// Spins 30 ms (the CPU's timer interrupts the spinner), then sleeps 1 ms five times
+/// (each sleep a switch out and back), and drains `s`.
+fn spin_then_sleep(s: &mut Session) -> Vec<Event> {
+    let until = sleeplab::clock::monotonic_ns() + 30_000_000;
+    while sleeplab::clock::monotonic_ns() < until {
+        std::hint::spin_loop();
+    }
+    for _ in 0..5 {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let mut events = Vec::new();
+    s.drain(&mut events);
+    events
+}
+
 /// A light session records a spinner's timer ticks and an idle CPU's states not at
 /// all, its sleeps' switches and system calls still (as root; elsewhere skipped,
 /// but not under CI).
@@ -240,15 +264,7 @@ fn a_light_session_records_no_interrupt_and_no_idle_state() {
         return;
     };
     assert!(!s.interrupts());
-    let until = sleeplab::clock::monotonic_ns() + 30_000_000;
-    while sleeplab::clock::monotonic_ns() < until {
-        std::hint::spin_loop();
-    }
-    for _ in 0..5 {
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-    let mut events = Vec::new();
-    s.drain(&mut events);
+    let events = spin_then_sleep(&mut s);
     assert!(switches(&events, me, -1, 0) >= 5, "{events:?}");
     assert!(sys_exits(&events, me, 0) >= 5, "{events:?}");
     let machine = |e: &&Event| {
@@ -258,6 +274,41 @@ fn a_light_session_records_no_interrupt_and_no_idle_state() {
         )
     };
     assert_eq!(events.iter().filter(machine).count(), 0, "{events:?}");
+}
+
+/// A program's default session records the machine's interrupts but never the local
+/// timer's nor an idle state, where a full one records the local timer's (as root;
+/// elsewhere skipped, but not under CI).
+#[test]
+fn the_default_program_detail_leaves_out_the_local_timer_and_the_idle_states() {
+    let me = crate::this_tid();
+    let Some(mut s) = started(Session::start_program(
+        &[me],
+        Detail::Interrupts,
+        SyscallsBy::Filter,
+    )) else {
+        return;
+    };
+    if !records_interrupts(&s) {
+        return;
+    }
+    assert!(!s.local_timer());
+    let events = spin_then_sleep(&mut s);
+    assert!(switches(&events, me, -1, 0) >= 5, "{events:?}");
+    let idle_path = |e: &&Event| match e.kind {
+        Kind::IrqEntry { what, .. } | Kind::IrqExit { what, .. } => {
+            what == crate::event::Interrupt::LocalTimer
+        }
+        Kind::IdleEnter { .. } | Kind::IdleExit => true,
+        _ => false,
+    };
+    assert_eq!(events.iter().filter(idle_path).count(), 0, "{events:?}");
+    drop(s);
+    let full = Session::start_program(&[me], Detail::Full, SyscallsBy::Filter).unwrap();
+    assert_eq!(
+        full.local_timer(),
+        full.decoders.has(Tracepoint::LocalTimerEntry)
+    );
 }
 
 #[test]

@@ -22,9 +22,9 @@ const TRIPS: u32 = 10_000;
 /// The sides compared: no tracer, and each way `explain --pid` follows a program.
 pub(crate) const SIDES: [Mode; 4] = [
     Mode::Untraced,
-    Mode::Program(Detail::Full, SyscallsBy::Filter),
+    Mode::Program(Detail::Interrupts, SyscallsBy::Filter),
     Mode::Program(Detail::Light, SyscallsBy::Filter),
-    Mode::Program(Detail::Full, SyscallsBy::PidList),
+    Mode::Program(Detail::Interrupts, SyscallsBy::PidList),
 ];
 
 /// One round's figures of a side: ns per `getppid`, ns per pipe round trip.

@@ -45,9 +45,9 @@ fn the_report_judges_each_traced_side_on_intervals() {
         ..Block::default()
     };
     // Six rounds; the cells' tracing adds `late` − 50 µs to every wake and `extra`
-    // busy time a second, the program's 2 µs and 1.5 ms, the program's light 1 µs and
-    // 1 ms, the program's by the pid list 3 µs and 1.5 ms, the bare instance 0.5 µs
-    // and 0.5 ms.
+    // busy time a second, the program's 2 µs and 1.5 ms, with the idle states 2.5 µs
+    // and 2 ms, the program's light 1 µs and 1 ms, the program's by the pid list 3 µs
+    // and 1.5 ms, the bare instance 0.5 µs and 0.5 ms.
     let ms = 1_000_000;
     let rounds = |late: i64, extra: [u64; 6]| -> Vec<[Block; MODES]> {
         extra
@@ -57,6 +57,7 @@ fn the_report_judges_each_traced_side_on_intervals() {
                     blk(50_000, 10 * ms),
                     blk(late, 10 * ms + e),
                     blk(52_000, 11 * ms + ms / 2),
+                    blk(52_500, 12 * ms),
                     blk(51_000, 11 * ms),
                     blk(53_000, 11 * ms + ms / 2),
                     blk(50_500, 10 * ms + ms / 2),
@@ -110,18 +111,26 @@ fn the_report_judges_each_traced_side_on_intervals() {
     assert!(lines.contains("- ⚪ traced: machine CPU at"), "{lines}");
     // The table has a row per mode, the untraced one first.
     let rows: Vec<&str> = lines.lines().filter(|l| l.starts_with("| ")).collect();
-    assert_eq!(rows.len(), 7, "{lines}");
+    assert_eq!(rows.len(), 8, "{lines}");
     assert!(rows[1].starts_with("| untraced | 60 |"), "{lines}");
     assert!(rows[3].starts_with("| program | 60 |"), "{lines}");
-    assert!(rows[4].starts_with("| program, light | 60 |"), "{lines}");
-    assert!(rows[5].starts_with("| program, pid list | 60 |"), "{lines}");
+    assert!(
+        rows[4].starts_with("| program, idle states | 60 |"),
+        "{lines}"
+    );
+    assert!(rows[5].starts_with("| program, light | 60 |"), "{lines}");
+    assert!(rows[6].starts_with("| program, pid list | 60 |"), "{lines}");
+    assert!(
+        lines.contains("- ❌ program, idle states: median lateness, traced − untraced: 2.50 µs"),
+        "{lines}"
+    );
     assert!(
         lines.contains("- ❌ program, pid list: median lateness, traced − untraced: 3.00 µs"),
         "{lines}"
     );
     // The bare instance is judged as the tracers are, and its wakes are not accounted.
-    assert!(rows[6].starts_with("| bare ftrace | 60 |"), "{lines}");
-    assert!(rows[6].ends_with("| – |"), "{lines}");
+    assert!(rows[7].starts_with("| bare ftrace | 60 |"), "{lines}");
+    assert!(rows[7].ends_with("| – |"), "{lines}");
     assert!(
         lines.contains("- ✅ bare ftrace: median lateness, traced − untraced: 0.50 µs"),
         "{lines}"

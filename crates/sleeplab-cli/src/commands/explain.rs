@@ -80,11 +80,18 @@ pub struct ExplainArgs {
     #[arg(long, conflicts_with_all = ["save", "from"])]
     pub stacks: bool,
     /// With --pid or a command: record the program's timers, switches and system calls
-    /// but not the machine's interrupts and idle states, for less added to each of its
-    /// wakes (docs/BENCHMARKS.md, "What the tracer costs"); the account then names no
+    /// but not the machine's interrupts, for less added to each of its wakes
+    /// (docs/BENCHMARKS.md, "What the tracer costs"); the account then names no
     /// interrupt and does not tell the host's share of a timer's delivery.
-    #[arg(long, conflicts_with = "from")]
+    #[arg(long, conflicts_with_all = ["from", "idle_states"])]
     pub light: bool,
+    /// With --pid or a command: record the local timer's interrupt and the idle loop's
+    /// states too, which lie on the way of every wake from an idle CPU: the account
+    /// then tells a timer's delivery to an idle CPU from the guest's polling and its
+    /// interrupt entry, for more added to each of the program's wakes
+    /// (docs/BENCHMARKS.md, "What the tracer costs").
+    #[arg(long, conflicts_with = "from")]
+    pub idle_states: bool,
     /// With --pid or a command: keep the program's system calls to it by the kernel's
     /// pid list rather than by an event filter. Every other process's system calls then
     /// cost less while it runs, and each of the program's wakes more: the list's hooks
@@ -215,10 +222,10 @@ pub fn program(args: &ExplainArgs) -> Option<ProgramConfig> {
             format!("sleeplab explain --from {}", p.display())
         }),
         stacks: args.stacks,
-        detail: if args.light {
-            Detail::Light
-        } else {
-            Detail::Full
+        detail: match (args.light, args.idle_states) {
+            (true, _) => Detail::Light,
+            (false, true) => Detail::Full,
+            (false, false) => Detail::Interrupts,
         },
         syscalls_by: if args.pid_list {
             SyscallsBy::PidList
@@ -274,6 +281,7 @@ pub fn run(args: &ExplainArgs, quiet: bool) -> anyhow::Result<i32> {
         (args.seconds.is_some(), "--seconds"),
         (args.stacks, "--stacks"),
         (args.light, "--light"),
+        (args.idle_states, "--idle-states"),
         (args.pid_list, "--pid-list"),
     ] {
         if given {

@@ -281,6 +281,7 @@ fn keep_burst(
         lost_events: burst.lost,
         interrupted: false,
         interrupts: tl.records_interrupts(),
+        idle_states: tl.records_local_timer(),
         // The monitor's recorder keeps its thread's calls by the pid list.
         kept_by: KeptBy::PidList,
     };

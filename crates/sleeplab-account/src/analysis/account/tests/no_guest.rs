@@ -137,6 +137,47 @@ fn an_idle_cpus_timer_delivery_is_told_from_its_handling() {
     }
 }
 
+/// Without the local timer on record (a program's default detail), an idle CPU's
+/// delivery runs from the hard expiry to the timer handler's own clock read (2 055 500),
+/// less the guest's other interrupts recorded inside it; a CPU that was not idle has
+/// none; a spin's gaps are not told (the ticks that interrupt it are not on record).
+#[test]
+fn without_the_local_timer_the_delivery_runs_to_the_handlers_clock() {
+    let sleep = |more: &[Event]| {
+        let mut events = PLAIN.events();
+        events.extend_from_slice(more);
+        let tl = Timeline::new(events)
+            .with_interrupts(true)
+            .with_local_timer(false);
+        account(&tl, &plain_window())
+    };
+    let a = sleep(&[]);
+    assert_parts!(
+        a, Entry 300, Slack 50_000, IdleDelivery 5_200, TimerIrq 1_000, IdleWakeup 3_000,
+        KernelExit 1_000, Return 500
+    );
+    assert!(a.host_told && a.traced);
+    let b = sleep(&[
+        irq_at(2_051_000, 0, true, Interrupt::Device),
+        irq_at(2_051_400, 0, false, Interrupt::Device),
+    ]);
+    assert_eq!(b.parts.get(Component::IdleDelivery), 5_200 - 400);
+    assert_eq!(b.parts.get(Component::TimerIrq), 1_000 + 400);
+    let c = sleep(&[switch(1_000_600, 0, 0, "swapper/0", 7, "cc1")]);
+    assert_eq!(c.parts.get(Component::IdleDelivery), 0);
+    assert!(c.host_told);
+    for x in [a, b, c] {
+        assert_eq!(x.parts.total(), 61_000);
+    }
+    let spin = Timeline::new(vec![])
+        .with_interrupts(true)
+        .with_local_timer(false)
+        .with_spin_gaps(TID, [(20_000, 28_000)]);
+    let d = account(&spin, &spin_window());
+    assert_eq!(d.parts.get(Component::SpinGap), 0);
+    assert!(!d.host_told);
+}
+
 /// An idle-state event on the idle CPU at `t` (`None`: the state's exit).
 fn idle_state(t: u64, state: Option<u32>) -> Event {
     let kind = state.map_or(Kind::IdleExit, |state| Kind::IdleEnter { state });

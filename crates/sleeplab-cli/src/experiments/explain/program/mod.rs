@@ -65,7 +65,9 @@ pub struct ProgramConfig {
     pub read_back: String,
     /// Record the kernel stack of each task as it leaves a CPU, and name the holders'.
     pub stacks: bool,
-    /// Whether the machine's interrupts and idle states are recorded too (`--light`: not).
+    /// What of the machine's own work is recorded too: its interrupts but the local
+    /// timer's (the default), none (`--light`), or all and the idle states
+    /// (`--idle-states`).
     pub detail: Detail,
     /// How the program's system calls are kept to it (`--pid-list`: the kernel's).
     pub syscalls_by: SyscallsBy,
@@ -142,6 +144,7 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         lost_events: status.as_ref().map_or(0, |s| s.lost_events),
         interrupted: interrupted(),
         interrupts: timeline.as_ref().is_some_and(Timeline::records_interrupts),
+        idle_states: timeline.as_ref().is_some_and(Timeline::records_local_timer),
         kept_by: output::KeptBy::of(cfg.syscalls_by),
     };
     let code = if run.interrupted { EXIT_INTERRUPTED } else { 0 };
@@ -200,6 +203,7 @@ pub fn replay(
     // field existed leaves it out).
     let run = output::Run {
         interrupts: captured.interrupts,
+        idle_states: captured.interrupts && captured.local_timer,
         ..meta.run.clone()
     };
     let tl = Timeline::of(captured);

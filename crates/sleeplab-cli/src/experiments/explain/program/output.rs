@@ -46,6 +46,12 @@ pub struct Run {
     /// account name interrupts and tell the host's share of a timer's delivery.
     #[serde(default)]
     pub interrupts: bool,
+    /// Whether the local timer's interrupt and the idle loop's states were recorded
+    /// with them (`--idle-states`, and traces saved before the default left them out):
+    /// only then is an idle CPU's timer delivery told from the guest's polling and its
+    /// interrupt entry.
+    #[serde(default)]
+    pub idle_states: bool,
     /// How the program's system calls were kept to it (a trace saved before the field
     /// existed was kept by the pid list).
     #[serde(default = "KeptBy::pid_list")]
@@ -123,6 +129,7 @@ pub fn document(
         "ended": run.ended,
         "interrupted": run.interrupted,
         "interrupts_recorded": run.interrupts,
+        "idle_states_recorded": run.idle_states,
         "syscalls_kept_by": run.kept_by,
         "lost_events": run.lost_events,
         "untimed_calls": found.untimed,

@@ -128,6 +128,7 @@ mod tests {
             lost_events: 0,
             interrupted: false,
             interrupts: true,
+            idle_states: false,
             kept_by: super::super::output::KeptBy::Filter,
         };
         let p = page(&run, &Found::default(), &[], &[], &Fingerprint::default());

@@ -53,6 +53,10 @@ pub fn summary(run: &Run, found: &Found, calls: &[CallSummary]) -> View {
         v = v.text(
             "The machine's interrupts and idle states were not recorded (a light run, or this kernel lacks their tracepoints): no interrupt is named, and a timer's delivery is not split into the host's share.",
         );
+    } else if !run.idle_states {
+        v = v.text(
+            "The local timer's interrupt and the idle states were not recorded (the default, which spares each wake their tracepoints; a run with the idle states records them): a timer's delivery to an idle CPU runs to its handler's clock read, the guest's polling and interrupt entry in it.",
+        );
     }
     if calls.is_empty() {
         return v.text("No wait with a timeout was recorded.");

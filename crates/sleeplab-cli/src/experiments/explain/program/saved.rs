@@ -116,6 +116,7 @@ pub fn write(
                 recorded: timeline.recorded(),
                 lost: run.lost_events,
                 interrupts: timeline.records_interrupts(),
+                local_timer: timeline.records_local_timer(),
                 stacks: Vec::new(),
                 unpaired_stacks: 0,
                 late_threads: 0,
