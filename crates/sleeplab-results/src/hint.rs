@@ -28,6 +28,10 @@ pub enum Hint {
     Against,
     /// Draw tables at their full width (every column), with a sentence per traced cell.
     Wide,
+    /// Follow a program without the machine's interrupts (the least added to its wakes).
+    Light,
+    /// Follow a program with the local timer's interrupt and the idle states recorded.
+    IdleStates,
 }
 
 /// How hints are worded: the command layer's wording, with its flags, or

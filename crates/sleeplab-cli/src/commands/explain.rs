@@ -232,6 +232,7 @@ pub fn program(args: &ExplainArgs) -> Option<ProgramConfig> {
         } else {
             SyscallsBy::Filter
         },
+        hints: super::hints::WORDING,
     })
 }
 
@@ -257,6 +258,7 @@ pub fn run(args: &ExplainArgs, quiet: bool) -> anyhow::Result<i32> {
                 json: args.output.json.as_deref(),
                 csv: args.output.csv.as_deref(),
                 report: args.report.as_deref(),
+                hints: super::hints::WORDING,
             },
             prepare_report,
         );

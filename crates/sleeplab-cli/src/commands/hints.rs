@@ -24,6 +24,8 @@ fn word(hint: Hint) -> String {
         Hint::Budget => "--budget".into(),
         Hint::Against => "--against".into(),
         Hint::Wide => "--wide".into(),
+        Hint::Light => "--light".into(),
+        Hint::IdleStates => "--idle-states".into(),
     }
 }
 
@@ -41,7 +43,7 @@ mod tests {
     use clap::{CommandFactory, Parser};
 
     /// Every hint, and the subcommands whose flags its words name.
-    const HINTS: [(Hint, &[&str]); 11] = [
+    const HINTS: [(Hint, &[&str]); 13] = [
         (Hint::LongerRun, &["advise"]),
         (Hint::RealtimePolicy, &["advise"]),
         (Hint::CppZeroSleep, &["runtimes"]),
@@ -53,6 +55,8 @@ mod tests {
         (Hint::Budget, &["runtimes"]),
         (Hint::Against, &["compare"]),
         (Hint::Wide, &["explain", "sweep", "timers"]),
+        (Hint::Light, &["explain"]),
+        (Hint::IdleStates, &["explain"]),
     ];
 
     #[test]

@@ -42,6 +42,7 @@ use sleeplab_account::{
 use sleeplab_stats::units::ns;
 
 use crate::error::UsageError;
+use crate::experiments::Wording;
 use crate::interrupt::{EXIT_INTERRUPTED, interrupted};
 
 /// What to follow, for how long, and where to write.
@@ -71,6 +72,8 @@ pub struct ProgramConfig {
     pub detail: Detail,
     /// How the program's system calls are kept to it (`--pid-list`: the kernel's).
     pub syscalls_by: SyscallsBy,
+    /// How the summary's sentences name the command line's flags.
+    pub hints: Wording,
 }
 
 /// Where the account's outputs go.
@@ -82,6 +85,9 @@ pub struct Outputs<'a> {
     pub csv: Option<&'a Path>,
     /// The report directory (its `index.html`).
     pub report: Option<&'a Path>,
+    /// How the summary's sentences, on the terminal and the page, name the command
+    /// line's flags.
+    pub hints: Wording,
 }
 
 /// How often the run checks whether to stop.
@@ -180,6 +186,7 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
         json: cfg.json.as_deref(),
         csv: cfg.csv.as_deref(),
         report: cfg.report.as_deref(),
+        hints: cfg.hints,
     };
     explain(&run, &tl, found, &split, &irq_names, &machine, outputs)?;
     if let Some(note) = saved_note {
@@ -265,7 +272,10 @@ fn explain(
     }
     let trapped = traps(&found.waits);
     let words = Machine::of(machine);
-    print!("{}", render::render(run, &found, &calls, &trapped, words));
+    print!(
+        "{}",
+        render::render(run, &found, &calls, &trapped, words, outputs.hints)
+    );
     if tl.unpaired_stacks() > 0 {
         println!(
             "{} kernel stacks followed no switch on their CPU (a record lost between them) and were dropped.",
@@ -286,7 +296,7 @@ fn explain(
         output::write_csv(path, &found, split)?;
     }
     if let Some(dir) = outputs.report {
-        let index = page::write(dir, run, &found, &calls, &trapped, machine)?;
+        let index = page::write(dir, run, &found, &calls, &trapped, machine, outputs.hints)?;
         println!("Report: {}", index.display());
     }
     Ok(())

@@ -11,6 +11,7 @@ use sleeplab_report::{ProgramPage, program_page, write_index};
 
 use super::output::Run;
 use super::render;
+use crate::experiments::Wording;
 
 /// Writes the page of the run to `dir/index.html` (creating `dir`); returns its path.
 pub fn write(
@@ -20,8 +21,9 @@ pub fn write(
     calls: &[CallSummary],
     traps: &[Trap],
     machine: &Fingerprint,
+    hints: Wording,
 ) -> anyhow::Result<PathBuf> {
-    let html = program_page(page(run, found, calls, traps, machine)).render();
+    let html = program_page(page(run, found, calls, traps, machine, hints)).render();
     write_index(dir, &html)
 }
 
@@ -32,6 +34,7 @@ fn page<'a>(
     calls: &'a [CallSummary],
     traps: &[Trap],
     machine: &Fingerprint,
+    hints: Wording,
 ) -> ProgramPage<'a> {
     let t = &run.target;
     // A command's first word may be a launcher (`taskset`, `sudo`): the name its
@@ -73,7 +76,7 @@ fn page<'a>(
             machine.hostname
         ),
         facts,
-        summary: render::summary(run, found, calls),
+        summary: render::summary(run, found, calls, hints),
         calls: with_account,
         machine: Machine::of(machine),
         after: render::after(calls, traps),
@@ -114,9 +117,32 @@ mod tests {
         assert_eq!(most_common(std::iter::empty()), None);
     }
 
+    /// The note on what the run did not record names the flag that records it (here
+    /// by the hint's name); a run that recorded everything has none.
     #[test]
-    fn a_run_with_no_wait_still_gets_its_page() {
-        let run = Run {
+    fn the_summary_says_what_was_not_recorded_and_the_flag_that_records_it() {
+        let note = |interrupts, idle_states| {
+            let run = Run {
+                interrupts,
+                idle_states,
+                ..a_run()
+            };
+            render::summary(&run, &Found::default(), &[], Wording::NAMES).terminal()
+        };
+        let light = note(false, false);
+        assert!(
+            light.contains("were not recorded (Light, or this kernel"),
+            "{light}"
+        );
+        let default = note(true, false);
+        assert!(default.contains("; IdleStates records them)"), "{default}");
+        let full = note(true, true);
+        assert!(!full.contains("were not recorded"), "{full}");
+    }
+
+    /// A run of `app --fast` (pid 7) that recorded the interrupts but not the idle states.
+    fn a_run() -> Run {
+        Run {
             target: Followed {
                 pid: 7,
                 comm: "app".into(),
@@ -130,8 +156,20 @@ mod tests {
             interrupts: true,
             idle_states: false,
             kept_by: super::super::output::KeptBy::Filter,
-        };
-        let p = page(&run, &Found::default(), &[], &[], &Fingerprint::default());
+        }
+    }
+
+    #[test]
+    fn a_run_with_no_wait_still_gets_its_page() {
+        let run = a_run();
+        let p = page(
+            &run,
+            &Found::default(),
+            &[],
+            &[],
+            &Fingerprint::default(),
+            Wording::NAMES,
+        );
         assert_eq!(p.title, "sleeplab: why app's waits were late");
         assert!(p.calls.is_empty());
         assert!(

@@ -11,6 +11,7 @@ use sleeplab_stats::{Cell, Stat, Table, View, fit_lines, new_table, terminal_wid
 
 use super::output::Run;
 use super::target::ThreadCounts;
+use crate::experiments::{Hint, Wording};
 
 /// The summary of a traced run: [`summary`], where the lateness went, then [`after`].
 pub fn render(
@@ -19,8 +20,9 @@ pub fn render(
     calls: &[CallSummary],
     traps: &[Trap],
     machine: Machine,
+    hints: Wording,
 ) -> String {
-    let mut out = summary(run, found, calls).terminal();
+    let mut out = summary(run, found, calls, hints).terminal();
     let rows: Vec<(Vec<String>, &Explanation)> = calls
         .iter()
         .filter_map(|c| Some((vec![c.call.name().to_string()], c.explanation.as_ref()?)))
@@ -38,9 +40,24 @@ pub fn render(
     fit(out.trim_start_matches('\n'))
 }
 
+/// What the run did not record of the machine's own work, and what the account then
+/// cannot say, with the flag that changes it; `None` where everything was recorded.
+fn recorded_note(run: &Run, hints: Wording) -> Option<String> {
+    if !run.interrupts {
+        return Some(format!(
+            "The machine's interrupts and idle states were not recorded ({}, or this kernel lacks their tracepoints): no interrupt is named, and a timer's delivery is not split into the host's share.",
+            hints.word(Hint::Light)
+        ));
+    }
+    (!run.idle_states).then(|| format!(
+        "The local timer's interrupt and the idle states were not recorded (the default, which spares each wake their tracepoints; {} records them): a timer's delivery to an idle CPU runs to its handler's clock read, the guest's polling and interrupt entry in it.",
+        hints.word(Hint::IdleStates)
+    ))
+}
+
 /// What comes before the account of the lateness, for the terminal and the page alike:
 /// the run, the counts, a row per call, the waits whose ending is unknown.
-pub fn summary(run: &Run, found: &Found, calls: &[CallSummary]) -> View {
+pub fn summary(run: &Run, found: &Found, calls: &[CallSummary], hints: Wording) -> View {
     let mut v = View::new("program", "The waits, per call").text(format!(
         "{}\n{} waits with a timeout; {} calls waiting for an event only; {} whose entry or return was not recorded; {} events lost.",
         headline(run),
@@ -49,14 +66,8 @@ pub fn summary(run: &Run, found: &Found, calls: &[CallSummary]) -> View {
         found.unpaired,
         run.lost_events
     ));
-    if !run.interrupts {
-        v = v.text(
-            "The machine's interrupts and idle states were not recorded (a light run, or this kernel lacks their tracepoints): no interrupt is named, and a timer's delivery is not split into the host's share.",
-        );
-    } else if !run.idle_states {
-        v = v.text(
-            "The local timer's interrupt and the idle states were not recorded (the default, which spares each wake their tracepoints; a run with the idle states records them): a timer's delivery to an idle CPU runs to its handler's clock read, the guest's polling and interrupt entry in it.",
-        );
+    if let Some(note) = recorded_note(run, hints) {
+        v = v.text(note);
     }
     if calls.is_empty() {
         return v.text("No wait with a timeout was recorded.");
