@@ -8,8 +8,8 @@
 # they started; then checks that every sleep of every thread was found (4 per thread
 # created), that the threads' ids span the wrap, and that no thread was born outside the
 # filter. As root, on a machine whose pid_max is small enough to wrap in a minute or so
-# (MAX_PIDS, default 100000; 32768 takes about 30 s here). Not a benchmark: it prints a
-# pass or a fail and exits 0 or 1.
+# (MAX_PIDS, default 100000; 32768 takes about 30 s here; above it the check says it is
+# skipped and exits 0). Not a benchmark: it prints a pass or a fail and exits 0 or 1.
 #
 #   scripts/explain-pid-wrap.sh
 set -euo pipefail
@@ -20,8 +20,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 pid_max=$(cat /proc/sys/kernel/pid_max)
 if [ "$pid_max" -gt "${MAX_PIDS:-100000}" ]; then
-    echo "explain-pid-wrap: pid_max is $pid_max: wrapping it takes too long (MAX_PIDS=N allows it)" >&2
-    exit 2
+    echo "explain-pid-wrap: skipped, pid_max $pid_max takes too long to wrap (MAX_PIDS=N allows it)"
+    exit 0
 fi
 cargo build --release -q -p sleeplab-cli
 tmp=$(mktemp -d)
@@ -75,6 +75,8 @@ if not m:
 n = int(m.group(1))
 sleeps = [w for w in doc["waits"] if w["call"] == "clock_nanosleep"]
 tids = sorted({w["tid"] for w in sleeps})
+if not tids:
+    sys.exit(f"explain-pid-wrap: FAIL: no sleep found:\n{text}")
 late = re.search(r"(\d+) threads of the program were born faster", text)
 checks = [
     (len(sleeps) == 4 * n, f"{len(sleeps)} sleeps found of the {4 * n} made"),

@@ -169,8 +169,9 @@ pub enum Detail {
     Full,
     /// The guest's interrupts and softirqs but the local timer's, and no idle states:
     /// those three tracepoints (the local timer's entry and exit, the idle state's exit)
-    /// lie on the way of every wake from an idle CPU, and each adds to its lateness
-    /// (docs/BENCHMARKS.md, "What the tracer costs"). The account still names the
+    /// lie on the way of every wake from an idle CPU, and together they add to its
+    /// lateness (docs/BENCHMARKS.md, "What the tracer costs": the side with the idle
+    /// states). The account still names the
     /// interrupts that held a CPU, and tells an idle CPU's timer delivery up to the
     /// timer handler's own clock read; a CPU that polled is not told from one that
     /// halted, nor the interrupt's entry from its delivery.

@@ -3,7 +3,7 @@
 //!
 //! The kernel can follow a program itself (`set_event_pid` with `event-fork`), but
 //! its pid list hooks every switch and wakeup on the machine, and on the 2-core VM
-//! the list added about 0.6 µs more to each wake of the followed thread than this
+//! the list added about 0.5–1 µs more to each wake of the followed thread than this
 //! filter does (docs/BENCHMARKS.md, "What the tracer costs"). An event filter on
 //! `common_pid` costs the followed thread nothing beyond the records, but it
 //! names pids, and the kernel has no filter field for a thread's process: a thread

@@ -20,7 +20,7 @@
 //! * A followed program's system calls share the scheduling instance instead, behind
 //!   an event filter that follows its forks ([`SyscallsBy::Filter`], `lineage.rs`),
 //!   unless the kernel's pid list is asked for: the list's hooks on every switch and
-//!   wakeup are gone, which took about 0.6 µs off each of the program's wakes, and
+//!   wakeup are gone, which took about 0.5–1 µs off each of the program's wakes, and
 //!   every other process's system calls cost more (each builds its records before the
 //!   filter drops them: about 0.1 µs more than the list's on a `getppid`; a pipe round
 //!   trip, two switches and two wakeups, cost about as much either way).

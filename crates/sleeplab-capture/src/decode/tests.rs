@@ -368,13 +368,14 @@ fn each_detail_records_its_tracepoints() {
         [T::LocalTimerEntry, T::LocalTimerExit, T::CpuIdle]
     );
     assert!(interrupts.contains(&T::IrqHandlerEntry) && interrupts.contains(&T::SoftirqEntry));
-    let (without, with): (Vec<T>, Vec<T>) = full.iter().partition(|t| light.contains(t));
+    let (in_light, beyond_light): (Vec<T>, Vec<T>) = full.iter().partition(|t| light.contains(t));
     assert!(
-        with.iter()
+        beyond_light
+            .iter()
             .all(|t| t.interrupt().is_some() || *t == T::CpuIdle)
     );
     assert!(
-        without
+        in_light
             .iter()
             .all(|t| t.interrupt().is_none() && *t != T::CpuIdle)
     );
