@@ -8,8 +8,9 @@
 # scripts/explain_crosscheck.py matches to explain's wakes and compares with their
 # idle_wakeup + run_queue, per wake (within 2 µs: timehist prints µs) and in
 # distribution (p50/p90/p99); and the run queue alone, explain's rule "another task held
-# the CPU" against timehist's own lines of the other tasks on that CPU inside each
-# switch-in's sch delay. Prints the table and writes it into the
+# the CPU" against perf's own switches on that CPU (`perf script --ns`: to the ns, where
+# timehist's lines are truncated to µs at both ends of each run), from each wake-up to
+# the thread's switch-in. Prints the table and writes it into the
 # `explain-crosscheck` section of docs/BENCHMARKS.md. As root; run it on a quiet
 # machine, never beside compilers (about 30 s with the defaults).
 #
@@ -45,13 +46,15 @@ record=(perf sched record -k CLOCK_MONOTONIC -o "$work/perf.data")
     { cat "$work/record.err" "$work/explain.txt" >&2; exit 1; }
 perf sched timehist -i "$work/perf.data" >"$work/timehist.txt" 2>"$work/timehist.err" ||
     { cat "$work/timehist.err" >&2; exit 1; }
+perf script -i "$work/perf.data" --ns -F cpu,tid,time,event,trace >"$work/switches.txt" \
+    2>"$work/script.err" || { cat "$work/script.err" >&2; exit 1; }
 # What perf says about the recording: its sample count, and any events it lost.
 notes=$( (grep -ohE "[0-9]+ samples" "$work/record.err"; grep -hi "lost" "$work/record.err" "$work/timehist.err") |
     paste -sd ';' - | sed 's/;/; /g' || true)
 
-command="scripts/explain-crosscheck.sh   # runs: ${record[*]:0:5} -- sleeplab ${explain[*]}; perf sched timehist"
+command="scripts/explain-crosscheck.sh   # runs: ${record[*]:0:5} -- sleeplab ${explain[*]}; perf sched timehist; perf script --ns"
 python3 scripts/explain_crosscheck.py "$work/explain.csv" "$work/timehist.txt" \
-    "$command" "$notes" >"$work/section.md"
+    "$work/switches.txt" "$command" "$notes" >"$work/section.md"
 body="Run $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -r), $(perf version).
 
 $(cat "$work/section.md")"

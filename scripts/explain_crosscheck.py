@@ -17,12 +17,14 @@ explain's rounds (the wakes of one round share its moment), lies at or above AGR
 and their intervals (over rounds too): scripts/quantiles.py.
 
 The run queue alone is explain's rule "another task held the CPU, for so long": perf's
-own record of it is timehist's lines of the other tasks on the CPU the thread came on
-(each printed when that task left the CPU, with its run time since it came on), so per
-switch-in the run time of every task but the idle task inside its sch delay (from the
-deadline on) is perf's run queue, compared with explain's `run_queue` the same way.
+own record of it is its `sched_switch` records of the CPU the thread came on, read to
+the ns (`perf script --ns`: timehist's µs, truncated at both ends of every other task's
+run, could put perf's figure beyond 2 µs of a correct one), so per switch-in the time
+every task but the thread and the idle task held that CPU, from the thread's
+`sched_waking` before it (after a preemption, from its switch-out) and from the
+deadline on, is perf's run queue, compared with explain's `run_queue` the same way.
 
-    python3 scripts/explain_crosscheck.py EXPLAIN.csv TIMEHIST.txt COMMAND [PERF_NOTES]
+    python3 scripts/explain_crosscheck.py EXPLAIN.csv TIMEHIST.txt SWITCHES.txt COMMAND [PERF_NOTES]
     python3 scripts/explain_crosscheck.py --self-test
 
 Prints the section's body (Markdown) on stdout; scripts/bench_doc.py puts it in
@@ -39,7 +41,8 @@ from quantiles import INDISTINGUISHABLE, by_unit, counted_by_unit, fmt_ci, quant
 
 # The measuring thread's name as the kernel keeps it (15 bytes of "sleeplab-explain").
 THREAD = "sleeplab-explai"
-# Per-wake agreement: within this many ns (timehist's µs truncation, twice).
+# Per-wake agreement: within this many ns (timehist's µs truncation, twice; the run
+# queue alone, read to the ns, is held to the same).
 AGREE_NS = 2_000
 # A cell agrees per wake when at least this share of its wakes agree.
 AGREE_SHARE = 0.95
@@ -54,39 +57,77 @@ def ns_of(text, scale):
     return int(Decimal(text) * scale)
 
 
-def runs(timehist):
-    """(cpu, task, on ns, off ns, sch delay ns) of every line of timehist's output, in
-    its order: a line is printed when its task leaves the CPU, with its run time."""
-    out = []
-    for line in timehist.splitlines():
-        m = LINE.match(line)
-        if not m:
+SWITCH = re.compile(
+    r"^\s*\d+\s+\[(\d+)\]\s+(\d+)\.(\d{9}):\s+sched:sched_switch:\s+prev_comm=(.*?) "
+    r"prev_pid=(\d+) .*==> next_comm=(.*?) next_pid=(\d+)")
+WAKING = re.compile(
+    r"^\s*\d+\s+\[(\d+)\]\s+(\d+)\.(\d{9}):\s+sched:sched_waking:\s+comm=(.*?) pid=(\d+)")
+
+
+def switches(script, thread=THREAD):
+    """perf's switches at ns (`perf script --ns -F cpu,tid,time,event,trace`): per CPU,
+    the sorted (time, whether the task that came on is another task than `thread` and
+    the idle task); and `thread`'s own (time, cpu) switch-ins, its switch-out times and
+    its wake-up (`sched_waking`) times, each sorted."""
+    held = {}
+    ins, outs, wakings = [], [], []
+    for line in script.splitlines():
+        m = SWITCH.match(line)
+        if m:
+            cpu, t = int(m.group(1)), int(m.group(2)) * 1_000_000_000 + int(m.group(3))
+            nxt, nxt_pid = m.group(6), int(m.group(7))
+            held.setdefault(cpu, []).append((t, nxt != thread and nxt_pid != 0))
+            if nxt == thread:
+                ins.append((t, cpu))
+            if m.group(4) == thread:
+                outs.append(t)
             continue
-        t_out = ns_of(m.group(1), 1_000_000_000)
-        run = ns_of(m.group(8), 1_000_000)
-        out.append((int(m.group(2)), m.group(3).strip(), t_out - run, t_out,
-                    ns_of(m.group(7), 1_000_000)))
-    return out
+        m = WAKING.match(line)
+        if m and m.group(4) == thread:
+            wakings.append(int(m.group(2)) * 1_000_000_000 + int(m.group(3)))
+    for seq in held.values():
+        seq.sort()
+    return {"held": held, "ins": sorted(ins), "outs": sorted(outs), "wakings": sorted(wakings)}
 
 
-def run_queue_pairs(wakes, lines, thread=THREAD):
-    """For each wake (deadline, end, explain run_queue ns, round) with switch-ins of
-    `thread` in (deadline, end]: (perf ns, explain ns, round), perf's being the run time
-    of every other task but the idle task on the switch-in's CPU inside its sch delay,
-    from the deadline on; also the number of wakes with none."""
-    mine = [(cpu, on, delay) for cpu, task, on, _, delay in lines if task == thread]
-    others = [(cpu, on, off) for cpu, task, on, off, _ in lines
-              if task != thread and not task.startswith("<idle>")]
+def held_between(seq, lo, hi):
+    """The time in [lo, hi] that `seq` (a CPU's sorted (time, another task holds it))
+    says another task held the CPU."""
+    i = bisect.bisect_right(seq, (lo, True)) - 1
+    holding, since, total = i >= 0 and seq[i][1], lo, 0
+    for t, other in seq[i + 1:]:
+        if t >= hi:
+            break
+        total += (t - since) if holding else 0
+        holding, since = other, t
+    return total + ((hi - since) if holding else 0)
+
+
+def last_before(times, t):
+    """The last of the sorted `times` before `t`, or None."""
+    i = bisect.bisect_left(times, t)
+    return times[i - 1] if i else None
+
+
+def run_queue_pairs(wakes, sw):
+    """For each wake (deadline, end, explain run_queue ns, round) with switch-ins of the
+    thread in (deadline, end]: (perf ns, explain ns, round), perf's being the time
+    another task than the thread and the idle task held the CPU of each switch-in, from
+    the thread's wake-up before it (after a preemption, from its switch-out), and from
+    the deadline on, by perf's switches `sw` (`switches`); also the number of wakes with
+    none."""
+    times = [t for t, _ in sw["ins"]]
     pairs, unmatched = [], 0
     for deadline, end, explain, rnd in wakes:
-        ins = [(cpu, on, delay) for cpu, on, delay in mine if deadline < on <= end]
+        ins = sw["ins"][bisect.bisect_right(times, deadline):bisect.bisect_right(times, end)]
         if not ins:
             unmatched += 1
             continue
         held = 0
-        for cpu, on, delay in ins:
-            lo = max(on - delay, deadline)
-            held += sum(max(0, min(b, on) - max(a, lo)) for c, a, b in others if c == cpu)
+        for k, (on, cpu) in enumerate(ins):
+            since = last_before(sw["wakings"] if k == 0 else sw["outs"], on)
+            lo = deadline if since is None else max(since, deadline)
+            held += held_between(sw["held"].get(cpu, []), lo, on)
         pairs.append((held, explain, rnd))
     return pairs, unmatched
 
@@ -190,10 +231,10 @@ def cell_row(key, cell, ins):
     return row, outcome
 
 
-def rq_row(key, cell, lines):
+def rq_row(key, cell, sw):
     """The run-queue table's row of one cell, and its per-wake agreement."""
     mech, req, load = key
-    pairs, unmatched = run_queue_pairs(cell["rq"], lines)
+    pairs, unmatched = run_queue_pairs(cell["rq"], sw)
     units = agreeing(pairs)
     outcome = agreement(units)
     dist = lambda v: " / ".join(us(quantile(v, q)) for q in (0.5, 0.99))
@@ -203,10 +244,10 @@ def rq_row(key, cell, lines):
     return row, outcome
 
 
-def section(csv_text, timehist, command, perf_notes=""):
+def section(csv_text, timehist, script, command, perf_notes=""):
     """The section's body: the command, the tables, the verdicts."""
     ins = switch_ins(timehist)
-    lines_ = runs(timehist)
+    sw = switches(script)
     by_cell = cells(csv.DictReader(csv_text.splitlines()))
     lines = [
         f"Command: `{command}`",
@@ -228,15 +269,16 @@ def section(csv_text, timehist, command, perf_notes=""):
     lines += [
         "",
         "The run queue alone, against perf's own record of who held the CPU: per switch-in "
-        "of the thread, the run time timehist gives every other task but the idle task on "
-        "that CPU inside the switch-in's sch delay (from the deadline on), against "
+        "of the thread, the time every other task but the idle task held that CPU from the "
+        "thread's wake-up (`sched_waking`; after a preemption, from its switch-out; from the "
+        "deadline on), read from perf's switches to the ns (`perf script --ns`), against "
         f"explain's run_queue; within {us(AGREE_NS)} as above, and p50 / p99 of each.",
         "",
         f"| mechanism | requested | load | wakes compared | within {us(AGREE_NS)} | "
         "perf: other tasks' run time p50 / p99 | explain run_queue p50 / p99 |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    rq_outcomes = table_rows(lines, by_cell, lambda key, cell: rq_row(key, cell, lines_))
+    rq_outcomes = table_rows(lines, by_cell, lambda key, cell: rq_row(key, cell, sw))
     lines.append("")
     lines.append(f"- {mark(overall_outcome(outcomes))} per wake (a cell agrees when at least "
                  f"{100 * AGREE_SHARE:.0f} % of its wakes lie within {us(AGREE_NS)}): "
@@ -291,20 +333,54 @@ def self_test():
     assert agreement([(100, 100)] * 10) == "met"
     assert agreement([(90, 100)] * 10) == "missed"
     assert agreement([(100, 100)] * 9 + [(60, 100)]) == INDISTINGUISHABLE
-    # The run queue alone: the first wake's switch-in at 752.606 waited 12 µs (from
-    # 752.594), and kworker held CPU 1 from 752.598 to 752.606: 8 µs, where explain says
-    # 8.3 µs. The second wake's switch-ins are on CPU 0, where no other task ran: 0 and
-    # 0. cc1 ran on CPU 1 after the first switch-in: not counted.
-    rq_wakes = [(6917752500000, 6917752611000, 8_300, 0), (6917753600000, 6917753745000, 0, 0),
-                (6917754000000, 6917754100000, 0, 1)]
-    rq_pairs, rq_unmatched = run_queue_pairs(rq_wakes, runs(th))
-    assert rq_pairs == [(8000, 8300, 0), (0, 0, 0)] and rq_unmatched == 1, rq_pairs
-    idle = th.replace("kworker/1:0[55]   ", "<idle>           ")
-    assert run_queue_pairs(rq_wakes, runs(idle))[0][0] == (0, 8300, 0), "the idle task holds nothing"
+    # The run queue alone, from perf's switches to the ns. CPU 1: the thread woke at
+    # 752.594, the CPU idle until kworker came on at 752.598 and held it until the
+    # thread came on at 752.606: 8 µs, where explain says 8.3; cc1 ran after the thread
+    # left. CPU 0: the second wake's thread, woken at 753.692, came on at 753.705 after
+    # the hog held the CPU from 753.695 (10 µs), was preempted at 753.720 by the hog and
+    # came back at 753.730 (10 µs more: from its switch-out, not again from its wake-up). The fourth woke at 754.900 while the hog held CPU 0, but its
+    # deadline was 754.904: 6 µs to its switch-in at 754.910. The third has none.
+    def sw_line(cpu, t, prev, prev_pid, nxt, nxt_pid):
+        return (f" {prev_pid} [{cpu:03}] {t}:       sched:sched_switch: prev_comm={prev} "
+                f"prev_pid={prev_pid} prev_prio=120 prev_state=R ==> next_comm={nxt} "
+                f"next_pid={nxt_pid} next_prio=120")
+
+    def wk_line(cpu, t):
+        return (f" 0 [{cpu:03}] {t}:       sched:sched_waking: comm={THREAD} pid=8994 "
+                f"prio=120 target_cpu={cpu:03}")
+    me = (THREAD, 8994)
+    script = "\n".join([
+        sw_line(1, "6917.752500000", "cc1", 77, "swapper/1", 0),
+        wk_line(1, "6917.752594000"),
+        sw_line(1, "6917.752598000", "swapper/1", 0, "kworker/1:0", 55),
+        sw_line(1, "6917.752606000", "kworker/1:0", 55, *me),
+        sw_line(1, "6917.752625000", *me, "cc1", 77),
+        wk_line(0, "6917.753692000"),
+        sw_line(0, "6917.753695000", "swapper/0", 0, "hog", 99),
+        sw_line(0, "6917.753705000", "hog", 99, *me),
+        sw_line(0, "6917.753720000", *me, "hog", 99),
+        sw_line(0, "6917.753730000", "hog", 99, *me),
+        sw_line(0, "6917.753740000", *me, "swapper/0", 0),
+        sw_line(0, "6917.754890000", "swapper/0", 0, "hog", 99),
+        wk_line(0, "6917.754900000"),
+        sw_line(0, "6917.754910000", "hog", 99, *me),
+    ])
+    sw = switches(script)
+    assert sw["ins"][:2] == [(6917752606000, 1), (6917753705000, 0)], sw["ins"]
+    assert sw["outs"] == [6917752625000, 6917753720000, 6917753740000], sw["outs"]
+    rq_wakes = [(6917752500000, 6917752611000, 8_300, 0),
+                (6917753600000, 6917753745000, 20_500, 0),
+                (6917754000000, 6917754100000, 0, 1),
+                (6917754904000, 6917754950000, 6_000, 1)]
+    rq_pairs, rq_unmatched = run_queue_pairs(rq_wakes, sw)
+    assert rq_pairs == [(8000, 8300, 0), (20000, 20500, 0), (6000, 6000, 1)], rq_pairs
+    assert rq_unmatched == 1
+    assert held_between([], 0, 10) == 0 and held_between([(5, True)], 0, 10) == 5
     csv_head = ("mechanism,requested_ns,load,deadline_ns,end_ns,idle_wakeup_ns,run_queue_ns,"
                 "traced,blocked,round\n")
     body = section(csv_head + "nanosleep,1000000,0,6917752500000,6917752611000,12849,0,true,true,0\n",
-                   th, "scripts/explain-crosscheck.sh", "lost 0 chunks")
+                   th, script,
+                   "scripts/explain-crosscheck.sh", "lost 0 chunks")
     # One wake within, in one round: not judged, and the summary says none decided.
     assert "- – per wake (a cell agrees when at least 95 % of its wakes lie within 2.00 µs): 0 of 1 cells agree, 0 disagree, 0 undecided (indistinguishable in this run), 1 not judged (fewer than 8 rounds)" in body and "- perf: lost 0 chunks" in body, body
     # That wake's CSV books its 12.8 µs all to idle_wakeup: perf's 8 µs of kworker
@@ -320,14 +396,14 @@ def main(argv):
     if argv == ["--self-test"]:
         self_test()
         return 0
-    if len(argv) not in (3, 4):
+    if len(argv) not in (4, 5):
         print(__doc__, file=sys.stderr)
         return 2
-    with open(argv[0]) as f:
-        csv_text = f.read()
-    with open(argv[1]) as f:
-        timehist = f.read()
-    print(section(csv_text, timehist, argv[2], argv[3] if len(argv) == 4 else ""))
+    texts = []
+    for path in argv[:3]:
+        with open(path) as f:
+            texts.append(f.read())
+    print(section(*texts, argv[3], argv[4] if len(argv) == 5 else ""))
     return 0
 
 
