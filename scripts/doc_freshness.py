@@ -22,6 +22,14 @@ as the section's source at its new path, so a later ordinary commit there stales
 section as before. Every section kept fresh across such a commit is listed with the
 commit and its reason, so the declaration stays in sight.
 
+**Undeclared Python.** A benchmark script's BENCH_SOURCES must list every Python file it
+runs (`python3 PATH.py`) and every module beside it that one imports, transitively, so
+that a change to any of them stales the sections it writes. Exempt are this check itself
+(`doc_freshness`: it measures nothing) and `bench_doc` where it is run or only its
+section writer (`markers`, `write_section`) is imported: those place the text and make no
+figure. A
+missing one fails, naming the script, the file and who imports it.
+
 **Known-stale sections** (docs/stale-sections.txt: one line per section, `ID REASON`,
 `#` comments): sections written before stamps existed, whose commit nobody recorded.
 The check reports them as stale, with their reason, without failing. The list only
@@ -33,9 +41,11 @@ fails too.
 Usage: doc_freshness.py [--root DIR]   # exit 1 on a failure, 0 otherwise
        doc_freshness.py --self-test
 """
+import ast
 import functools
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -67,6 +77,75 @@ def known_stale(root):
 
 
 NEUTRAL = "Bench-neutral"
+
+
+# Imports that need no declaring (see the module's doc): the check itself, and the names
+# of bench_doc that only write a section.
+UNDECLARED_MODULES = {"doc_freshness"}
+WRITER_NAMES = {"bench_doc": {"markers", "write_section"}}
+# `export BENCH_SOURCES="…"` in a benchmark script, a variable's assignment there, and
+# the Python files it runs.
+DECLARED = re.compile(r'export BENCH_SOURCES="([^"]*)"')
+ASSIGNED = re.compile(r'^(\w+)="([^"$]*)"', re.M)
+RUNS = re.compile(r'(?:python3|"\$py")\s+((?:[\w.-]+/)*[\w.-]+\.py)\b')
+
+
+def local_imports(root, path):
+    """The files beside `path` (relative to `root`) that it imports, but the exempt."""
+    try:
+        with open(os.path.join(root, path)) as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(a.name, None) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append((node.module, {a.name for a in node.names}))
+    out = []
+    for module, names in found:
+        dep = os.path.join(os.path.dirname(path), module + ".py")
+        writer_only = names is not None and names <= WRITER_NAMES.get(module, set())
+        if module in UNDECLARED_MODULES or writer_only:
+            continue
+        if os.path.exists(os.path.join(root, dep)):
+            out.append(dep)
+    return out
+
+
+def undeclared(root):
+    """For every benchmark script of `root`'s scripts/ that declares BENCH_SOURCES, the
+    Python files its figures come from that the declaration lacks, as failure lines."""
+    failures = []
+    for script in sorted(glob.glob(os.path.join(root, "scripts", "*.sh"))):
+        with open(script) as f:
+            text = f.read()
+        m = DECLARED.search(text)
+        if not m:
+            continue
+        # The script's own plain variables filled in; one set otherwise is not read.
+        assigned = dict(reversed(ASSIGNED.findall(text)))
+        declared = re.sub(r"\$\{?(\w+)\}?", lambda v: assigned.get(v.group(1), v.group(0)),
+                          m.group(1))
+        if "$" in declared:
+            continue
+        sources, name = declared.split(), os.path.relpath(script, root)
+        # bench_doc.py and this check, run as scripts, write and judge the sections.
+        ran = [p for p in dict.fromkeys(RUNS.findall(text))
+               if os.path.basename(p)[:-3] not in UNDECLARED_MODULES | set(WRITER_NAMES)]
+        todo = [(p, None) for p in ran]
+        seen = set()
+        while todo:
+            path, importer = todo.pop(0)
+            if path in seen or not os.path.exists(os.path.join(root, path)):
+                continue
+            seen.add(path)
+            if not under(path, sources):
+                by = f", which {importer} imports" if importer else ", which it runs"
+                failures.append(f"{name}: BENCH_SOURCES lacks {path}{by}")
+            todo += [(dep, path) for dep in local_imports(root, path)]
+    return failures
 
 
 def under(path, sources):
@@ -163,6 +242,7 @@ def check(root):
                 fresh += 1
     for name in sorted(set(listed) - seen):
         failures.append(f"{STALE_LIST}: {name} names no section: remove its line")
+    failures += undeclared(root)
     notes = [f"fresh across {commit[:12]}, declared neutral ({reason}): {', '.join(names)}"
              for (commit, reason), names in neutral.items()]
     return failures, stale, fresh, notes
@@ -276,6 +356,35 @@ def self_test():
         failures = check(root)[0]
         assert any("section t is stamped" in f for f in failures), failures
         assert any("gone names no section" in f for f in failures), failures
+        # A benchmark script must declare the Python it runs and what that imports (its
+        # section writer and this check aside).
+        write("scripts/bench_doc.py", "def markers(): pass\n")
+        write("scripts/helper.py", "import os\n")
+        write("scripts/report.py", "import helper\nimport doc_freshness\n"
+                                   "from bench_doc import markers\n")
+        write("scripts/bench-x.sh", 'export BENCH_SOURCES="scripts/bench-x.sh '
+                                    'scripts/report.py"\npython3 scripts/report.py\n'
+                                    "python3 scripts/bench_doc.py\n")
+        assert undeclared(root) == [
+            "scripts/bench-x.sh: BENCH_SOURCES lacks scripts/helper.py, which "
+            "scripts/report.py imports"], undeclared(root)
+        write("scripts/bench-x.sh", 'export BENCH_SOURCES="scripts/bench-x.sh scripts/report.py '
+                                    'scripts/helper.py"\npython3 scripts/report.py\n'
+                                    "python3 scripts/bench_doc.py\n")
+        assert undeclared(root) == [], undeclared(root)
+        # bench_doc's other names make figures (its verdicts): then it must be declared.
+        write("scripts/report.py", "import helper\nfrom bench_doc import markers, mark\n")
+        assert undeclared(root) == [
+            "scripts/bench-x.sh: BENCH_SOURCES lacks scripts/bench_doc.py, which "
+            "scripts/report.py imports"], undeclared(root)
+        write("scripts/bench-x.sh", 'export BENCH_SOURCES="scripts"\npython3 scripts/report.py\n')
+        assert undeclared(root) == [], "a folder declares what lies in it"
+        # The script's plain variables are filled in; a list it cannot read is left alone.
+        write("scripts/bench-x.sh", 'M="scripts/helper.py"\nexport BENCH_SOURCES="scripts/report.py '
+                                    '$M"\npython3 scripts/report.py\n')
+        assert len(undeclared(root)) == 1 and "bench_doc.py" in undeclared(root)[0], undeclared(root)
+        write("scripts/bench-x.sh", 'export BENCH_SOURCES="$ELSEWHERE"\npython3 scripts/report.py\n')
+        assert undeclared(root) == [], undeclared(root)
         # An unbalanced section fails with its name.
         write("README.md", "<!-- u:begin -->\nx\n")
         write(STALE_LIST, "")
