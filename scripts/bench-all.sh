@@ -37,6 +37,7 @@ STEPS=(
   "scripts/explain-crosscheck.sh|explain-crosscheck|ITERATIONS=40 ROUNDS=8"
   "scripts/explain-independent.sh|explain-independent|ITERATIONS=40 ROUNDS=8"
   "scripts/bench-trace.sh|trace-cost|ROUNDS=2 WAITS=50 REPEAT=1"
+  "scripts/bench-floor.sh|floor-recorders|ROUNDS=2 WAITS=50 REPEAT=1"
   "scripts/bench-explain.sh|explain-tail|ITERATIONS=100 ROUNDS=1"
   "scripts/explain-groundtruth.sh|explain-groundtruth|WAKES=20 ROUNDS=6 BLOCK_WAITS=20"
   "scripts/explain-program.sh|explain-program|ROUNDS=20 HOG_ROUNDS=20"

@@ -33,6 +33,11 @@ have go || need+=(golang-go)
 have python3 || need+=(python3)
 have javac || need+=(default-jdk-headless)
 have node || need+=(nodejs)
+# The BPF side of the recorders' floor (scripts/bench-floor.sh): built against the
+# running kernel's BTF.
+have clang || need+=(clang)
+[ -r /usr/include/bpf/libbpf.h ] || need+=(libbpf-dev)
+have bpftool || need+=(bpftool)
 
 if ((${#need[@]})); then
     if [[ $(id -u) -ne 0 ]]; then

@@ -54,12 +54,22 @@ python3 scripts/bench_doors_report.py --self-test
 python3 scripts/moment_store.py --self-test
 python3 scripts/bench_precise_why.py --self-test
 python3 scripts/host_validate.py --self-test
+python3 scripts/bench_floor_report.py --self-test
 # The experiments behind precise's regimes and the benchmarks' noise compile warning-free.
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/eevdf-lag.c -lpthread
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/host-gaps.c -lpthread
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/wake-gaps.c -lpthread
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/host-spin.c
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/rearm-cost.c
+# The recorders' floor: its timed waits, and its BPF recorder built, loaded and reading
+# the waits' wakes beside the ftrace instance (as root, on a kernel with BTF).
+cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/floor-waits.c
+cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/wake-recorder.c -lbpf
+if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ]; then
+    scripts/bench-floor.sh --check
+else
+    echo "bench-floor --check: skipped (needs root and the kernel's BTF)"
+fi
 # The ground truth of explain for a program: its known waits, and its known cause.
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/program-target.c
 cc -O2 -Wall -Wextra -Werror -o /dev/null scripts/program-hog.c
