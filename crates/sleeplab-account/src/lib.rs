@@ -53,8 +53,8 @@ pub use program::{
 
 // Recording: the harness, its status, a cell's wakes; what capture decides for it.
 pub use capture::{
-    Detail, Events, Placement, SavedTrace, SavedTraceError, SavedWindow, Symbols, SyscallsBy,
-    TraceError, available, placement, this_tid,
+    Detail, Events, InterruptsRecorded, Placement, SavedTrace, SavedTraceError, SavedWindow,
+    Symbols, SyscallsBy, TraceError, available, placement, this_tid,
 };
 pub use log::{Before, WakeLog};
 pub use recording::{Follow, Recording, Recordings, Tracing, unavailable};

@@ -193,6 +193,41 @@ impl Detail {
     }
 }
 
+/// Which of the machine's interrupts a recording holds (a session's, a saved trace's,
+/// a timeline's): the local timer's is only ever recorded with the others.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum InterruptsRecorded {
+    /// None: a light session, or a kernel without their tracepoints.
+    #[default]
+    None,
+    /// Every interrupt and softirq but the local timer's ([`Detail::Interrupts`]).
+    ButLocalTimer,
+    /// Every one, the local timer's too ([`Detail::Full`] where the kernel has its
+    /// tracepoints).
+    All,
+}
+
+impl InterruptsRecorded {
+    /// Whether the interrupts and softirqs are recorded (all, or all but one).
+    pub fn any(self) -> bool {
+        self != InterruptsRecorded::None
+    }
+
+    /// Whether the local timer's interrupt is recorded (with the others).
+    pub fn local_timer(self) -> bool {
+        self == InterruptsRecorded::All
+    }
+
+    /// All of them where `recorded`, else none.
+    pub fn all_or_none(recorded: bool) -> Self {
+        if recorded {
+            InterruptsRecorded::All
+        } else {
+            InterruptsRecorded::None
+        }
+    }
+}
+
 /// Which tracepoints a session records.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Events {
@@ -265,13 +300,11 @@ pub struct Captured {
     pub recorded: Events,
     /// Events the kernel could not record (a full buffer).
     pub lost: u64,
-    /// Whether the guest's interrupts and softirqs were recorded ([`Kind::IrqEntry`],
-    /// [`Kind::IrqExit`]): without them, no time is told to be the host's.
-    pub interrupts: bool,
-    /// Whether the local timer's interrupt was recorded with them
-    /// ([`Interrupt::LocalTimer`]): without it an idle CPU's timer delivery ends at the
-    /// timer handler's own clock read ([`Kind::TimerExpire`]'s `now_ns`).
-    pub local_timer: bool,
+    /// Which of the guest's interrupts and softirqs were recorded ([`Kind::IrqEntry`],
+    /// [`Kind::IrqExit`]): without any, no time is told to be the host's; without the
+    /// local timer's ([`Interrupt::LocalTimer`]), an idle CPU's timer delivery ends at
+    /// the timer handler's own clock read ([`Kind::TimerExpire`]'s `now_ns`).
+    pub interrupts: InterruptsRecorded,
     /// The kernel stacks of the tasks that left a CPU, where they were recorded
     /// (`explain --stacks`; never in a saved trace), in the order drained.
     pub stacks: Vec<crate::stacks::SwitchStack>,

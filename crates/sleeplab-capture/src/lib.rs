@@ -42,7 +42,7 @@ mod tracefs;
 // The decoded events: the contract with the analysis.
 pub use event::{
     Captured, Comm, Detail, Event, Events, FLAG_HARDIRQ, FLAG_NMI, FLAG_SOFTIRQ, IDLE_EXIT_STATE,
-    Interrupt, Kind, SLEEPING_STATES, SyscallsBy,
+    Interrupt, InterruptsRecorded, Kind, SLEEPING_STATES, SyscallsBy,
 };
 // What was captured, saved to a file and read back.
 pub use saved::{SAVED_MAGIC, SAVED_VERSION, SavedTrace, SavedTraceError, SavedWindow};
@@ -108,14 +108,6 @@ impl Tracer {
     /// Starts tracing the calling thread.
     pub fn start() -> Result<Self, TraceError> {
         Self::for_threads(&[this_tid()])
-    }
-
-    /// Starts tracing the calling thread, recording `recorded` in `detail`.
-    pub fn start_with(recorded: Events, detail: Detail) -> Result<Self, TraceError> {
-        Ok(Self::new(
-            Session::start_with(&[this_tid()], recorded, detail)?,
-            recorded,
-        ))
     }
 
     /// Starts tracing the threads `tids`.
@@ -188,7 +180,6 @@ impl Tracer {
             recorded: self.recorded,
             lost,
             interrupts: self.session.interrupts(),
-            local_timer: self.session.local_timer(),
             stacks: self.session.take_stacks(),
             unpaired_stacks: self.session.unpaired_stacks(),
             late_threads: self.session.late_threads(),
@@ -203,7 +194,6 @@ impl Tracer {
             recorded: self.recorded,
             lost: self.session.lost(),
             interrupts: self.session.interrupts(),
-            local_timer: self.session.local_timer(),
             stacks: self.session.take_stacks(),
             unpaired_stacks: self.session.unpaired_stacks(),
             late_threads: self.session.late_threads(),

@@ -162,6 +162,8 @@ pub struct Lineage {
     changes: Vec<(u64, Change)>,
     /// The newest pid a fork handed out, as of the last drain.
     newest: i32,
+    /// The newest as of the drain before: the next window's floor.
+    floor: i32,
     /// The window written last, the one before it, and the known threads named.
     window: Window,
     previous: Window,
@@ -185,6 +187,7 @@ impl Lineage {
             known: tids.iter().copied().filter(|&t| t > 0).collect(),
             changes: Vec::new(),
             newest,
+            floor: newest,
             window: Window::after(newest, tasks, pid_max),
             previous: Window::after(newest, tasks, pid_max),
             written_known: BTreeSet::new(),
@@ -273,6 +276,13 @@ impl Lineage {
         Some(filter_text(&self.written_known, self.window))
     }
 
+    /// The filter to write after a drain, if it changed: its window past the newest pid
+    /// the drain before saw ([`Lineage::filter`]), on a machine of `tasks` tasks.
+    pub fn next_filter(&mut self, tasks: i32) -> Option<String> {
+        let floor = std::mem::replace(&mut self.floor, self.newest);
+        self.filter(floor, tasks)
+    }
+
     /// The filter for the threads known at the start.
     pub fn initial_filter(&mut self) -> String {
         self.written_known = self.known.clone();
@@ -280,6 +290,7 @@ impl Lineage {
     }
 
     /// The newest pid a fork handed out, as of the last [`Lineage::apply`].
+    #[cfg(test)]
     pub fn newest(&self) -> i32 {
         self.newest
     }

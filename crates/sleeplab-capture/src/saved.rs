@@ -35,7 +35,7 @@
 //! allocates more than the file could hold: fuzzed, target `saved_trace`); a file it
 //! accepts encodes back to the same bytes.
 
-use crate::event::{Captured, Comm, Event, Events, Interrupt, Kind};
+use crate::event::{Captured, Comm, Event, Events, Interrupt, InterruptsRecorded, Kind};
 use thiserror::Error;
 
 /// The file's first bytes.
@@ -149,10 +149,10 @@ impl SavedTrace {
             2 => Events::Program,
             v => return Err(invalid("the recorded events", v.into())),
         };
-        let (interrupts, local_timer) = match r.u8("the header")? {
-            0 => (false, false),
-            1 => (true, true),
-            2 => (true, false),
+        let interrupts = match r.u8("the header")? {
+            0 => InterruptsRecorded::None,
+            1 => InterruptsRecorded::All,
+            2 => InterruptsRecorded::ButLocalTimer,
             v => return Err(invalid("the interrupts flag", v.into())),
         };
         let lost = r.u64("the header")?;
@@ -185,7 +185,6 @@ impl SavedTrace {
                 recorded,
                 lost,
                 interrupts,
-                local_timer,
                 stacks: Vec::new(),
                 unpaired_stacks: 0,
                 late_threads: 0,
@@ -237,12 +236,12 @@ fn recorded_code(e: Events) -> u8 {
     }
 }
 
-/// The header's interrupts flag (the local timer counts only with the others).
+/// The header's interrupts flag.
 fn interrupts_code(c: &Captured) -> u8 {
-    match (c.interrupts, c.local_timer) {
-        (false, _) => 0,
-        (true, true) => 1,
-        (true, false) => 2,
+    match c.interrupts {
+        InterruptsRecorded::None => 0,
+        InterruptsRecorded::All => 1,
+        InterruptsRecorded::ButLocalTimer => 2,
     }
 }
 

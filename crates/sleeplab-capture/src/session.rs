@@ -40,7 +40,7 @@
 
 use crate::TraceError;
 use crate::decode::{Decoders, Tracepoint, concerns};
-use crate::event::{Detail, Event, Events, Kind, SyscallsBy};
+use crate::event::{Detail, Event, Events, InterruptsRecorded, Kind, SyscallsBy};
 use crate::instance::Instance;
 use crate::lineage::{Lineage, LineageDecoders};
 use crate::ring::{PageLayout, read_page};
@@ -75,10 +75,8 @@ pub struct Session {
     carried_lost: u64,
     /// Events drained when the followed set changed, kept for the next drain.
     pending: Vec<Event>,
-    /// Whether the guest's interrupts and softirqs are recorded.
-    interrupts: bool,
-    /// Whether the local timer's interrupt is recorded with them.
-    local_timer: bool,
+    /// Which of the guest's interrupts and softirqs are recorded.
+    interrupts: InterruptsRecorded,
     /// The kernel stack records' layout, once [`Session::record_stacks`] set them up.
     stack_decoder: Option<StackDecoder>,
     /// The stacks drained, each paired with its switch.
@@ -88,8 +86,6 @@ pub struct Session {
     /// A followed program's threads, where its system calls are kept to them by an
     /// event filter (`lineage.rs`) rather than by `set_event_pid`.
     lineage: Option<Lineage>,
-    /// The newest pid the last drain saw handed out: the next window's floor.
-    floor: i32,
 }
 
 impl std::fmt::Debug for Session {
@@ -188,12 +184,10 @@ impl Session {
             every_thread_syscalls: mode == Mode::EveryThread,
             carried_lost: 0,
             pending: Vec::new(),
-            interrupts: false,
-            local_timer: false,
+            interrupts: InterruptsRecorded::None,
             stack_decoder: None,
             stacks: Vec::new(),
             pairing: Pairing::default(),
-            floor: lineage.as_ref().map_or(0, Lineage::newest),
             lineage,
         };
         if session.lineage.is_some() {
@@ -224,12 +218,15 @@ impl Session {
                 Err(_) => {}
             }
         }
-        session.interrupts = interrupts;
-        session.local_timer = interrupts
-            && detail.records_idle_path()
+        let local_timer = detail.records_idle_path()
             && [Tracepoint::LocalTimerEntry, Tracepoint::LocalTimerExit]
                 .into_iter()
                 .all(|tp| session.decoders.has(tp));
+        session.interrupts = match (interrupts, local_timer) {
+            (false, _) => InterruptsRecorded::None,
+            (true, false) => InterruptsRecorded::ButLocalTimer,
+            (true, true) => InterruptsRecorded::All,
+        };
         session.resume()?;
         Ok(session)
     }
@@ -405,23 +402,17 @@ impl Session {
             keep
         });
         d.events -= before - into.len();
-        let floor = std::mem::replace(&mut self.floor, lineage.newest());
-        if let Some(filter) = lineage.filter(floor, crate::lineage::tasks()) {
+        if let Some(filter) = lineage.next_filter(crate::lineage::tasks()) {
             // Refused, the filter in force stays: children it misses are counted late.
             let _ = self.write_syscall_filter(&filter);
         }
     }
 
-    /// Whether the guest's interrupts and softirqs are recorded (the kernel has their
-    /// tracepoints and enabled them).
-    pub fn interrupts(&self) -> bool {
-        self.interrupts
-    }
-
-    /// Whether the local timer's interrupt is recorded with the others (x86 kernels,
+    /// Which of the guest's interrupts and softirqs are recorded (those whose
+    /// tracepoints the kernel has and enabled; the local timer's on x86 kernels, in
     /// [`Detail::Full`]).
-    pub fn local_timer(&self) -> bool {
-        self.local_timer
+    pub fn interrupts(&self) -> InterruptsRecorded {
+        self.interrupts
     }
 
     /// Events lost since the start.

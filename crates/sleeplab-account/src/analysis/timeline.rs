@@ -2,7 +2,7 @@
 //! asks: what happened in a time range, which timer a thread armed itself, when that
 //! timer expired, when a timer was last armed.
 
-use crate::capture::{Captured, Event, Events, Kind, SwitchStack};
+use crate::capture::{Captured, Event, Events, InterruptsRecorded, Kind, SwitchStack};
 use std::collections::HashMap;
 
 /// How many of a thread's own timers (the latest first) a wake's account looks through
@@ -35,10 +35,8 @@ pub struct Timeline {
     expiries: HashMap<u64, Vec<usize>>,
     /// What the tracer recorded: an event it did not record is not missing.
     recorded: Events,
-    /// Whether the guest's interrupts and softirqs were recorded.
-    interrupts: bool,
-    /// Whether the local timer's interrupt was recorded with them.
-    local_timer: bool,
+    /// Which of the guest's interrupts and softirqs were recorded.
+    interrupts: InterruptsRecorded,
     /// Per thread: the gaps of its spins, `(from, to)` in time order, where they were
     /// logged ([`sleeplab::lab::noise::spin_log`]).
     spin_gaps: HashMap<i32, Vec<(u64, u64)>>,
@@ -88,8 +86,7 @@ impl Timeline {
             own_armings,
             expiries,
             recorded: Events::All,
-            interrupts: false,
-            local_timer: false,
+            interrupts: InterruptsRecorded::None,
             spin_gaps: HashMap::new(),
             stacks: Vec::new(),
             unpaired_stacks: 0,
@@ -99,13 +96,11 @@ impl Timeline {
 
     /// The timeline of what a tracer captured (its lost count aside).
     pub fn of(c: Captured) -> Self {
-        let (interrupts, local_timer) = (c.interrupts, c.local_timer);
         let mut stacks = c.stacks;
         stacks.sort_by_key(|s| (s.cpu, s.time_ns));
         let mut tl = Self::new(c.events)
             .recording(c.recorded)
-            .with_interrupts(interrupts)
-            .with_local_timer(interrupts && local_timer);
+            .with_interrupts_recorded(c.interrupts);
         tl.stacks = stacks;
         tl.unpaired_stacks = c.unpaired_stacks;
         tl.late_threads = c.late_threads;
@@ -131,31 +126,33 @@ impl Timeline {
         self.unpaired_stacks
     }
 
-    /// The same timeline, its guest interrupts and softirqs recorded (`true`, the local
-    /// timer's among them) or not (a timeline records none until told).
-    pub fn with_interrupts(mut self, recorded: bool) -> Self {
+    /// The same timeline, its guest interrupts and softirqs all recorded (`true`, the
+    /// local timer's among them) or none (a timeline records none until told).
+    pub fn with_interrupts(self, recorded: bool) -> Self {
+        self.with_interrupts_recorded(InterruptsRecorded::all_or_none(recorded))
+    }
+
+    /// The same timeline, recording `recorded` of the guest's interrupts: without the
+    /// local timer's, an idle CPU's timer delivery ends at the timer handler's clock read.
+    pub fn with_interrupts_recorded(mut self, recorded: InterruptsRecorded) -> Self {
         self.interrupts = recorded;
-        self.local_timer = recorded;
         self
     }
 
-    /// The same timeline, the local timer's interrupt recorded with the others (`true`,
-    /// as [`Timeline::with_interrupts`] leaves it) or left out (`false`: an idle CPU's
-    /// timer delivery then ends at the timer handler's clock read).
-    pub fn with_local_timer(mut self, recorded: bool) -> Self {
-        self.local_timer = recorded && self.interrupts;
-        self
+    /// Which of the guest's interrupts and softirqs were recorded.
+    pub fn interrupts_recorded(&self) -> InterruptsRecorded {
+        self.interrupts
     }
 
     /// Whether the local timer's interrupt was recorded with the others.
     pub fn records_local_timer(&self) -> bool {
-        self.local_timer
+        self.interrupts.local_timer()
     }
 
     /// Whether the guest's interrupts and softirqs were recorded: only then is any time
     /// told to be the host's.
     pub fn records_interrupts(&self) -> bool {
-        self.interrupts
+        self.interrupts.any()
     }
 
     /// The same timeline with the gaps of thread `tid`'s spins, `(from, to)` ns (any
@@ -187,8 +184,7 @@ impl Timeline {
     /// interrupts, its local timer): a window of `other`'s events read on its own.
     pub fn recorded_as(self, other: &Timeline) -> Self {
         self.recording(other.recorded)
-            .with_interrupts(other.interrupts)
-            .with_local_timer(other.local_timer)
+            .with_interrupts_recorded(other.interrupts)
     }
 
     /// Whether the system calls' returns were recorded: without them, the kernel's way
@@ -218,7 +214,6 @@ impl Timeline {
             recorded: self.recorded,
             lost,
             interrupts: self.interrupts,
-            local_timer: self.local_timer,
             stacks: self.stacks.clone(),
             unpaired_stacks: self.unpaired_stacks,
             late_threads: self.late_threads,

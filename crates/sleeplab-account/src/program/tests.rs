@@ -269,10 +269,9 @@ fn kept_windows_give_back_the_live_waits_and_accounts() {
     // Recorded without interrupts, with all, and with all but the local timer's (an
     // idle CPU's delivery then runs to the handler's clock: a window read back on
     // its own must be read the same way).
-    for (interrupts, local_timer) in [(false, false), (true, true), (true, false)] {
-        let tl = two_late()
-            .with_interrupts(interrupts)
-            .with_local_timer(local_timer);
+    use crate::InterruptsRecorded as Recorded;
+    for recorded in [Recorded::None, Recorded::All, Recorded::ButLocalTimer] {
+        let tl = two_late().with_interrupts_recorded(recorded);
         let (found, k) = kept_of(&tl, 10_000, 10, u64::MAX);
         assert_eq!(
             (k.over, k.dropped, k.unequal, k.windows.len()),
@@ -280,7 +279,7 @@ fn kept_windows_give_back_the_live_waits_and_accounts() {
         );
         assert!(k.events.len() <= tl.len());
         let read = Timeline::new(k.events.clone()).recorded_as(&tl);
-        assert_eq!(read.records_local_timer(), local_timer);
+        assert_eq!(read.interrupts_recorded(), recorded);
         let again = kept_waits(&find_waits(&read, None), &k.windows);
         assert_eq!(again.waits, found.waits, "the kept waits are the live ones");
         assert_eq!(

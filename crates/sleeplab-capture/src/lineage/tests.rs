@@ -166,3 +166,27 @@ fn the_filter_is_rewritten_when_the_program_grows_or_the_window_moves() {
     let wrapped = l.filter(400, 100).unwrap();
     assert!(admits(&wrapped, 401) && !admits(&wrapped, 30_000) && admits(&wrapped, 1_011));
 }
+
+/// After each drain the window moves past the newest pid the drain before saw: a child
+/// born since that drain, but before this one's, is still inside it.
+#[test]
+fn each_drains_filter_starts_past_the_drain_before() {
+    let mut l = lineage(&[100], 1_000);
+    l.initial_filter();
+    l.take(&fork(100, 1_001), 10);
+    l.take(&fork(555, 1_020), 20);
+    l.apply();
+    // First drain: the floor is the start's newest pid; the new thread is named.
+    let first = l.next_filter(100).unwrap();
+    assert!(admits(&first, 1_001) && admits(&first, 1_005));
+    l.take(&fork(556, 1_030), 30);
+    l.apply();
+    // Second: past 1_020 (the first drain's newest), not yet past 1_030.
+    let second = l.next_filter(100).unwrap();
+    assert!(!admits(&second, 1_020) && admits(&second, 1_021) && admits(&second, 1_031));
+    assert!(admits(&second, 1_001), "a known thread stays named");
+    // Third, nothing new: past 1_030.
+    let third = l.next_filter(100).unwrap();
+    assert!(!admits(&third, 1_030) && admits(&third, 1_031));
+    assert_eq!(l.next_filter(100), None, "nothing moved since");
+}

@@ -85,15 +85,14 @@ fn trace() -> impl Strategy<Value = SavedTrace> {
             Just(Events::Program)
         ],
         any::<u64>(),
-        // Interrupts and the local timer: none, all, all but the local timer's.
         prop_oneof![
-            Just((false, false)),
-            Just((true, true)),
-            Just((true, false))
+            Just(InterruptsRecorded::None),
+            Just(InterruptsRecorded::All),
+            Just(InterruptsRecorded::ButLocalTimer)
         ],
     )
         .prop_map(
-            |(meta, windows, events, recorded, lost, (interrupts, local_timer))| SavedTrace {
+            |(meta, windows, events, recorded, lost, interrupts)| SavedTrace {
                 meta,
                 windows,
                 captured: Captured {
@@ -101,7 +100,6 @@ fn trace() -> impl Strategy<Value = SavedTrace> {
                     recorded,
                     lost,
                     interrupts,
-                    local_timer,
                     stacks: Vec::new(),
                     unpaired_stacks: 0,
                     late_threads: 0,
@@ -211,15 +209,15 @@ fn an_unknown_event_kind_and_bad_flags_are_corrupt() {
 
 #[test]
 fn the_interrupts_flag_says_whether_the_local_timer_was_recorded() {
-    let flags: Vec<(bool, bool)> = (0u8..3)
+    let flags: Vec<InterruptsRecorded> = (0u8..3)
         .map(|flag| {
             let mut b = one_event();
             b[11] = flag;
-            let c = SavedTrace::decode(&b).unwrap().captured;
-            (c.interrupts, c.local_timer)
+            SavedTrace::decode(&b).unwrap().captured.interrupts
         })
         .collect();
-    assert_eq!(flags, [(false, false), (true, true), (true, false)]);
+    use InterruptsRecorded as R;
+    assert_eq!(flags, [R::None, R::All, R::ButLocalTimer]);
 }
 
 #[test]

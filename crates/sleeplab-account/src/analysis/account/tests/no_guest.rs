@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::analysis::explanation::{Explanation, WakeRecord};
-use crate::capture::Interrupt;
+use crate::capture::{Interrupt, InterruptsRecorded};
 
 fn irq_at(t: u64, pid: i32, entry: bool, what: Interrupt) -> Event {
     let kind = if entry {
@@ -146,9 +146,7 @@ fn without_the_local_timer_the_delivery_runs_to_the_handlers_clock() {
     let sleep = |more: &[Event]| {
         let mut events = PLAIN.events();
         events.extend_from_slice(more);
-        let tl = Timeline::new(events)
-            .with_interrupts(true)
-            .with_local_timer(false);
+        let tl = Timeline::new(events).with_interrupts_recorded(InterruptsRecorded::ButLocalTimer);
         account(&tl, &plain_window())
     };
     let a = sleep(&[]);
@@ -170,8 +168,7 @@ fn without_the_local_timer_the_delivery_runs_to_the_handlers_clock() {
         assert_eq!(x.parts.total(), 61_000);
     }
     let spin = Timeline::new(vec![])
-        .with_interrupts(true)
-        .with_local_timer(false)
+        .with_interrupts_recorded(InterruptsRecorded::ButLocalTimer)
         .with_spin_gaps(TID, [(20_000, 28_000)]);
     let d = account(&spin, &spin_window());
     assert_eq!(d.parts.get(Component::SpinGap), 0);

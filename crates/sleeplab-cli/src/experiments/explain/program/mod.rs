@@ -209,8 +209,8 @@ pub fn replay(
     // The file's header says what was recorded (a description written before the
     // field existed leaves it out).
     let run = output::Run {
-        interrupts: captured.interrupts,
-        idle_states: captured.interrupts && captured.local_timer,
+        interrupts: captured.interrupts.any(),
+        idle_states: captured.interrupts.local_timer(),
         ..meta.run.clone()
     };
     let tl = Timeline::of(captured);
