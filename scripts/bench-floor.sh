@@ -14,7 +14,8 @@
 # by round. scripts/bench_floor_report.py judges, per run and loop, the rounds' median
 # of each side's block median less the untraced block's against the target, and BPF
 # against ftrace, each on the interval of the rounds' median. Installs clang, libbpf-dev
-# and bpftool when missing (the BPF side is built against the running kernel's BTF).
+# and bpftool when missing (the BPF side is built against the running kernel's BTF, for
+# x86: it reads the system call's number from x86's registers).
 # Writes the `floor-recorders` section of docs/BENCHMARKS.md. As root, on a quiet
 # machine, never beside compilers (about 8 min by default).
 #
@@ -62,7 +63,8 @@ clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$work" -c scripts/wake-recorder.
 cc -O2 -Wall -Wextra -o "$work/wake-recorder" scripts/wake-recorder.c -lbpf
 cc -O2 -Wall -Wextra -o "$work/floor-waits" scripts/floor-waits.c
 
-# side LOOP NAME: one block; prints "median_ns events lost switch_ins".
+# untraced|ftrace|bpf LOOP: one block of LOOP (grid or relative); prints
+# "median_ns events lost switch_ins".
 untraced() { echo "$("$work/floor-waits" "$1" "$WAITS" "$PERIOD_NS") 0 0 -"; }
 ftrace() {
     mkdir "$instance"
