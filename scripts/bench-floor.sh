@@ -51,7 +51,9 @@ fi
 tracefs=/sys/kernel/tracing
 [ -d "$tracefs/instances" ] || tracefs=/sys/kernel/debug/tracing
 work=$(mktemp -d)
-instance="$tracefs/instances/sleeplab-floor-$$"
+# Named as sleeplab's own instances are (sleeplab-PID-…), so that where this script is
+# killed before its trap runs, the next sleeplab tracer removes the instance it left.
+instance="$tracefs/instances/sleeplab-$$-floor"
 cleanup() {
     [ -d "$instance" ] && { echo 0 >"$instance/tracing_on"; rmdir "$instance"; }
     rm -rf "$work"

@@ -1,7 +1,8 @@
 // The reader of scripts/wake-recorder.bpf.c, for scripts/bench-floor.sh: loads the BPF
 // object, attaches every program, says "ready" on stdout, then drains the ring buffer
-// every 100 ms (as the ftrace side is read once its block ends, the drain runs on the
-// other CPU's time) until SIGINT or SIGTERM, and prints "records N dropped D switch-ins
+// every 100 ms until SIGINT or SIGTERM (during the block, on whichever CPU the scheduler
+// gives it: a cost the BPF side pays inside its block, where the ftrace side is read
+// after its block ends), and prints "records N dropped D switch-ins
 // K": K of the switches it read brought a task named COMM onto a CPU (each record's
 // fields read back, so a side that recorded nothing or garbage shows it).
 //
