@@ -155,6 +155,12 @@ pub enum SyscallsBy {
     /// system calls are skipped before a record is built, and every switch and wakeup
     /// on the machine passes its hooks, the program's wakes among them.
     PidList,
+    /// The BPF recorder (`bpf/`): every event recorded by BPF programs rather than
+    /// tracefs, and the system calls kept to the program's threads in the kernel by a
+    /// map of their ids that follows its forks as they happen. Each event costs the
+    /// traced tasks less than ftrace's; it needs the kernel's BTF and a build with the
+    /// `bpf` feature.
+    Bpf,
 }
 
 /// How much of the machine's own work a session records beside the timers, the

@@ -21,11 +21,14 @@
 //! * `lineage`: a followed program's threads from the kernel's forks and exits, and the
 //!   event filter that keeps its system calls to them;
 //! * `drain`: a session drained on a thread of its own ([`Drainer`]);
+//! * `bpf`: a followed program recorded by BPF programs instead ([`BpfSession`],
+//!   [`SyscallsBy::Bpf`]; the crate's `bpf` feature);
 //! * `saved`: what was captured, as a versioned file ([`SavedTrace`]; fuzzed, target
 //!   `saved_trace`);
 //! * `coverage`: which CPUs the kernel records fully, and where a traced run measures
 //!   ([`placement`]).
 
+mod bpf;
 mod coverage;
 mod decode;
 mod drain;
@@ -37,6 +40,8 @@ mod ring;
 mod saved;
 mod session;
 mod stacks;
+#[cfg(test)]
+mod test_support;
 mod tracefs;
 
 // The decoded events: the contract with the analysis.
@@ -47,7 +52,8 @@ pub use event::{
 // What was captured, saved to a file and read back.
 pub use saved::{SAVED_MAGIC, SAVED_VERSION, SavedTrace, SavedTraceError, SavedWindow};
 
-// Recording: tracefs, its instances and ring pages, the session and its drain.
+// Recording: tracefs, its instances and ring pages, the session and its drain; or BPF.
+pub use bpf::BpfSession;
 pub use decode::{Decoders, Tracepoint, concerns};
 pub use drain::{DRAIN_EVERY, Drainer};
 pub use format::{BytesField, Field, Format, FormatError, IntField};
@@ -99,9 +105,18 @@ pub fn this_tid() -> i32 {
 /// measurements keeps the ring buffers from filling.
 #[derive(Debug)]
 pub struct Tracer {
-    session: Session,
+    recorder: Recorder,
     events: Vec<Event>,
     recorded: Events,
+}
+
+/// What records a tracer's events.
+#[derive(Debug)]
+enum Recorder {
+    /// Private tracefs instances.
+    Ftrace(Box<Session>),
+    /// BPF programs (a followed program's, [`SyscallsBy::Bpf`]).
+    Bpf(Box<BpfSession>),
 }
 
 impl Tracer {
@@ -112,45 +127,65 @@ impl Tracer {
 
     /// Starts tracing the threads `tids`.
     pub fn for_threads(tids: &[i32]) -> Result<Self, TraceError> {
-        Ok(Self::new(Session::start(tids)?, Events::All))
-    }
-
-    /// Starts tracing a running program whose threads are `tids` now (see
-    /// [`Session::start_program`]), the machine's own work in `detail`, its system
-    /// calls kept to it `by`.
-    pub fn for_program(tids: &[i32], detail: Detail, by: SyscallsBy) -> Result<Self, TraceError> {
         Ok(Self::new(
-            Session::start_program(tids, detail, by)?,
-            Events::Program,
+            Recorder::Ftrace(Box::new(Session::start(tids)?)),
+            Events::All,
         ))
     }
 
+    /// Starts tracing a running program whose threads are `tids` now (see
+    /// [`Session::start_program`], or [`BpfSession::start_program`] where `by` is
+    /// [`SyscallsBy::Bpf`]), the machine's own work in `detail`, its system calls kept
+    /// to it `by`.
+    pub fn for_program(tids: &[i32], detail: Detail, by: SyscallsBy) -> Result<Self, TraceError> {
+        let recorder = match by {
+            SyscallsBy::Bpf => Recorder::Bpf(Box::new(BpfSession::start_program(tids, detail)?)),
+            _ => Recorder::Ftrace(Box::new(Session::start_program(tids, detail, by)?)),
+        };
+        Ok(Self::new(recorder, Events::Program))
+    }
+
     /// [`Tracer::for_program`], recording the kernel stack of every task that leaves a
-    /// CPU too (see [`Session::record_stacks`]).
+    /// CPU too (see [`Session::record_stacks`]): with ftrace only, so an error where
+    /// `by` is [`SyscallsBy::Bpf`].
     pub fn for_program_with_stacks(
         tids: &[i32],
         detail: Detail,
         by: SyscallsBy,
     ) -> Result<Self, TraceError> {
+        if by == SyscallsBy::Bpf {
+            return Err(TraceError::Io(
+                "kernel stacks are recorded with ftrace only, not by the BPF recorder".into(),
+            ));
+        }
         let mut session = Session::start_program(tids, detail, by)?;
         session.record_stacks()?;
-        Ok(Self::new(session, Events::Program))
+        Ok(Self::new(
+            Recorder::Ftrace(Box::new(session)),
+            Events::Program,
+        ))
     }
 
     /// Follows the threads `tids` from now on (a program's threads as they come and go;
     /// see [`Session::follow`]).
     pub fn follow(&mut self, tids: &[i32]) -> Result<(), TraceError> {
-        self.session.follow(tids)
+        match &mut self.recorder {
+            Recorder::Ftrace(s) => s.follow(tids),
+            Recorder::Bpf(s) => s.follow(tids),
+        }
     }
 
     /// Starts tracing every thread on the machine (see [`Session::start_every_thread`]).
     pub fn every_thread() -> Result<Self, TraceError> {
-        Ok(Self::new(Session::start_every_thread()?, Events::All))
+        Ok(Self::new(
+            Recorder::Ftrace(Box::new(Session::start_every_thread()?)),
+            Events::All,
+        ))
     }
 
-    fn new(session: Session, recorded: Events) -> Self {
+    fn new(recorder: Recorder, recorded: Events) -> Self {
         Self {
-            session,
+            recorder,
             events: Vec::new(),
             recorded,
         }
@@ -158,45 +193,68 @@ impl Tracer {
 
     /// Moves the recorded events out of the kernel's buffers (outside measurements).
     pub fn drain(&mut self) -> session::Drained {
-        self.session.drain(&mut self.events)
+        match &mut self.recorder {
+            Recorder::Ftrace(s) => s.drain(&mut self.events),
+            Recorder::Bpf(s) => s.drain(&mut self.events),
+        }
     }
 
     /// Stops recording until [`Tracer::resume`].
     pub fn pause(&self) -> Result<(), TraceError> {
-        self.session.pause()
+        match &self.recorder {
+            Recorder::Ftrace(s) => s.pause(),
+            Recorder::Bpf(s) => s.pause(),
+        }
     }
 
     /// Records again after [`Tracer::pause`].
     pub fn resume(&self) -> Result<(), TraceError> {
-        self.session.resume()
+        match &self.recorder {
+            Recorder::Ftrace(s) => s.resume(),
+            Recorder::Bpf(s) => s.resume(),
+        }
     }
 
     /// The recorded events so far, emptying the tracer (it goes on recording); its
     /// `lost` counts the events lost since the last take.
     pub fn take(&mut self) -> Captured {
         let lost = self.drain().lost;
-        Captured {
-            events: std::mem::take(&mut self.events),
-            recorded: self.recorded,
-            lost,
-            interrupts: self.session.interrupts(),
-            stacks: self.session.take_stacks(),
-            unpaired_stacks: self.session.unpaired_stacks(),
-            late_threads: self.session.late_threads(),
-        }
+        self.captured(lost)
     }
 
     /// Stops tracing: everything recorded, and the events lost over the whole session.
     pub fn finish(mut self) -> Captured {
         self.drain();
-        Captured {
-            events: std::mem::take(&mut self.events),
-            recorded: self.recorded,
-            lost: self.session.lost(),
-            interrupts: self.session.interrupts(),
-            stacks: self.session.take_stacks(),
-            unpaired_stacks: self.session.unpaired_stacks(),
-            late_threads: self.session.late_threads(),
+        let lost = match &self.recorder {
+            Recorder::Ftrace(s) => s.lost(),
+            Recorder::Bpf(s) => s.lost(),
+        };
+        self.captured(lost)
+    }
+
+    /// What was drained, taken, with `lost` events lost.
+    fn captured(&mut self, lost: u64) -> Captured {
+        let events = std::mem::take(&mut self.events);
+        let recorded = self.recorded;
+        match &mut self.recorder {
+            Recorder::Ftrace(s) => Captured {
+                events,
+                recorded,
+                lost,
+                interrupts: s.interrupts(),
+                stacks: s.take_stacks(),
+                unpaired_stacks: s.unpaired_stacks(),
+                late_threads: s.late_threads(),
+            },
+            Recorder::Bpf(s) => Captured {
+                events,
+                recorded,
+                lost,
+                interrupts: s.interrupts(),
+                stacks: Vec::new(),
+                unpaired_stacks: 0,
+                late_threads: s.late_threads(),
+            },
         }
     }
 }

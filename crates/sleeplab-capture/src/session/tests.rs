@@ -1,19 +1,7 @@
 //! Sessions on the live kernel (as root), and the CPU lists.
 use super::*;
+use crate::test_support::started;
 use std::sync::mpsc;
-
-/// The session `opened`, or `None` where tracing is unavailable (not root), said on
-/// stderr; under CI, which runs as root, unavailable tracing fails the test.
-fn started(opened: Result<Session, TraceError>) -> Option<Session> {
-    match opened {
-        Ok(s) => Some(s),
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("tracing unavailable under CI: {e}"),
-    }
-}
 
 /// A thread of this one's, making 10 `getppid`s as it starts: its id once it ended.
 fn a_child_making_getppids() -> i32 {

@@ -96,8 +96,15 @@ pub struct ExplainArgs {
     /// pid list rather than by an event filter. Every other process's system calls then
     /// cost less while it runs, and each of the program's wakes more: the list's hooks
     /// run on every switch and wakeup (docs/BENCHMARKS.md, "What the tracer costs").
-    #[arg(long, conflicts_with = "from")]
+    #[arg(long, conflicts_with_all = ["from", "ftrace"])]
     pub pid_list: bool,
+    /// With --pid or a command: record with ftrace (private tracefs instances, the
+    /// program's system calls kept to it by an event filter) rather than the BPF
+    /// recorder, the default where this build has it and the kernel has BTF. Each
+    /// recorded event costs the program's wakes more under ftrace (docs/BENCHMARKS.md,
+    /// "The floor under two recorders"); --stacks records with ftrace always.
+    #[arg(long, conflicts_with = "from")]
+    pub ftrace: bool,
     /// Explain a program's waits from a saved trace (`--save`) instead of a live run.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["pid", "command", "seconds", "save"])]
     pub from: Option<std::path::PathBuf>,
@@ -227,13 +234,22 @@ pub fn program(args: &ExplainArgs) -> Option<ProgramConfig> {
             (false, true) => Detail::Full,
             (false, false) => Detail::Interrupts,
         },
-        syscalls_by: if args.pid_list {
-            SyscallsBy::PidList
-        } else {
-            SyscallsBy::Filter
-        },
+        syscalls_by: recorder(args),
         hints: super::hints::WORDING,
     })
+}
+
+/// What records a program: the kernel's pid list or ftrace's filter where asked for (or
+/// where kernel stacks are, which only ftrace records), else the BPF recorder where it
+/// can run here, else ftrace's filter.
+fn recorder(args: &ExplainArgs) -> SyscallsBy {
+    if args.pid_list {
+        SyscallsBy::PidList
+    } else if args.ftrace || args.stacks || sleeplab_capture::BpfSession::usable().is_err() {
+        SyscallsBy::Filter
+    } else {
+        SyscallsBy::Bpf
+    }
 }
 
 /// Runs `explain`, prints its tables and findings, writes the requested files; with a
@@ -285,6 +301,7 @@ pub fn run(args: &ExplainArgs, quiet: bool) -> anyhow::Result<i32> {
         (args.light, "--light"),
         (args.idle_states, "--idle-states"),
         (args.pid_list, "--pid-list"),
+        (args.ftrace, "--ftrace"),
     ] {
         if given {
             return Err(UsageError::new(format!(

@@ -66,6 +66,9 @@ pub enum KeptBy {
     Filter,
     /// The kernel's pid list (`--pid-list`).
     PidList,
+    /// The BPF recorder's map of the program's threads, which follows its forks in the
+    /// kernel (the default where the build and the kernel allow it).
+    Bpf,
 }
 
 impl KeptBy {
@@ -79,6 +82,7 @@ impl KeptBy {
         match by {
             sleeplab_account::SyscallsBy::Filter => KeptBy::Filter,
             sleeplab_account::SyscallsBy::PidList => KeptBy::PidList,
+            sleeplab_account::SyscallsBy::Bpf => KeptBy::Bpf,
         }
     }
 }
