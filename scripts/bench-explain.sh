@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib/bench.sh" || exit 2
 # What the figures of the sections this script writes depend on (bench_doc.py stamps
 # them; scripts/doc_freshness.py says when a later commit changed one).
-export BENCH_SOURCES="scripts/bench-explain.sh crates/sleeplab-account/src crates/sleeplab-cli/src/experiments/explain crates/sleeplab-capture/src crates/sleeplab/src"
+export BENCH_SOURCES="scripts/bench-explain.sh crates/sleeplab-account/src crates/sleeplab-cli/src/experiments/explain crates/sleeplab-capture crates/sleeplab/src"
 ITERATIONS=${ITERATIONS:-1000}
 ROUNDS=${ROUNDS:-10}
 DURATIONS=${DURATIONS:-100us,1ms}

@@ -16,7 +16,7 @@
 #   scripts/bench-monitor-keep.sh          # 3 rounds of 30 s, then 20 s kept
 #   ROUNDS=1 KEEP_SECONDS=5 BENCH_DOC=/tmp/b.md scripts/bench-monitor-keep.sh 5   # smoke run
 set -euo pipefail
-export BENCH_SOURCES="scripts/bench-monitor-keep.sh crates/sleeplab-cli/src/monitor crates/sleeplab-cli/src/commands/monitor.rs crates/sleeplab-cli/src/experiments/explain/program crates/sleeplab-account/src/program crates/sleeplab-account/src/recording.rs crates/sleeplab-capture/src"
+export BENCH_SOURCES="scripts/bench-monitor-keep.sh crates/sleeplab-cli/src/monitor crates/sleeplab-cli/src/commands/monitor.rs crates/sleeplab-cli/src/experiments/explain/program crates/sleeplab-account/src/program crates/sleeplab-account/src/recording.rs crates/sleeplab-capture"
 
 seconds="${1:-30}"
 rounds="${ROUNDS:-3}"

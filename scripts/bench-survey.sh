@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib/bench.sh" || exit 2
 # What the figures of the sections this script writes depend on (bench_doc.py stamps
 # them; scripts/doc_freshness.py says when a later commit changed one).
-export BENCH_SOURCES="scripts/bench-survey.sh scripts/bench_survey_report.py crates/sleeplab-cli/src crates/sleeplab-report/src crates/sleeplab-results/src crates/sleeplab-account/src crates/sleeplab-stats/src crates/sleeplab/src crates/sleeplab-capture/src"
+export BENCH_SOURCES="scripts/bench-survey.sh scripts/bench_survey_report.py crates/sleeplab-cli/src crates/sleeplab-report/src crates/sleeplab-results/src crates/sleeplab-account/src crates/sleeplab-stats/src crates/sleeplab/src crates/sleeplab-capture"
 cargo build --release -q -p sleeplab-cli
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -2,9 +2,10 @@
 # The cost of the tracer (sleeplab_capture::Tracer, behind `explain` and `--trace`):
 # the `trace_cost` example (crates/sleeplab-cli/examples/trace_cost/) runs ROUNDS rounds
 # of {untraced; traced as `explain` follows its own cells; traced as `explain --pid`
-# follows a program, full and light (`--light`: without the machine's interrupts and idle
-# states), and full with its system calls kept by the kernel's pid list (`--pid-list`)
-# rather than an event filter; under a bare ftrace instance of the five events a wake's account cannot do
+# follows a program: by default (the BPF recorder), and with ftrace (`--ftrace`) by
+# default, with the idle states (`--idle-states`) and light (`--light`: without the
+# machine's interrupts and idle states), and with its system calls kept by the kernel's
+# pid list (`--pid-list`) rather than an event filter; under a bare ftrace instance of the five events a wake's account cannot do
 # without (sched_waking, sched_switch, hrtimer_start, hrtimer_expire_entry, sys_exit of
 # every task, in one instance: the floor)} blocks of WAITS waits each (their order
 # rotating by round) on a 1 kHz absolute clock_nanosleep grid and a 1 ms nanosleep, and
@@ -16,8 +17,8 @@
 # a thread on the other CPU that it does not follow (getppid calls, pipe round trips).
 # Prints the tables and writes them into the
 # `trace-cost` section of docs/BENCHMARKS.md, REPEAT (3) times, with how often each
-# verdict held. As root; run it on a quiet machine, never beside compilers (about 13 min
-# by default: 3 runs of 40 rounds × 2 loops × 6 blocks of 0.5 s; many short rounds,
+# verdict held. As root; run it on a quiet machine, never beside compilers (about 20 min
+# by default: 3 runs of 40 rounds × 2 loops × 8 blocks of 0.5 s; many short rounds,
 # because the judged interval is the rounds' median's and blocks differ by more than the
 # tracer costs).
 #
@@ -27,7 +28,7 @@
 . "$(dirname "$0")/lib/bench.sh" || exit 2
 # What the figures of the sections this script writes depend on (bench_doc.py stamps
 # them; scripts/doc_freshness.py says when a later commit changed one).
-export BENCH_SOURCES="scripts/bench-trace.sh crates/sleeplab-cli/examples/trace_cost crates/sleeplab-account/src crates/sleeplab-capture/src"
+export BENCH_SOURCES="scripts/bench-trace.sh crates/sleeplab-cli/examples/trace_cost crates/sleeplab-account/src crates/sleeplab-capture"
 ROUNDS=${ROUNDS:-40}
 WAITS=${WAITS:-500}
 REPEAT=${REPEAT:-3}

@@ -20,7 +20,7 @@
 . "$(dirname "$0")/lib/bench.sh" || exit 2
 # What the figures of the sections this script writes depend on (bench_doc.py stamps
 # them; scripts/doc_freshness.py says when a later commit changed one).
-export BENCH_SOURCES="scripts/explain-crosscheck.sh scripts/explain_crosscheck.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab-account/src crates/sleeplab-cli/src/experiments/explain crates/sleeplab-capture/src"
+export BENCH_SOURCES="scripts/explain-crosscheck.sh scripts/explain_crosscheck.py scripts/bench_doc.py scripts/quantiles.py crates/sleeplab-account/src crates/sleeplab-cli/src/experiments/explain crates/sleeplab-capture"
 ITERATIONS=${ITERATIONS:-1000}
 ROUNDS=${ROUNDS:-10}
 MECHANISMS=${MECHANISMS:-nanosleep,timerfd}

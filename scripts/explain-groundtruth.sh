@@ -26,7 +26,7 @@
 . "$(dirname "$0")/lib/bench.sh" || exit 2
 # What the figures of the sections this script writes depend on (bench_doc.py stamps
 # them; scripts/doc_freshness.py says when a later commit changed one).
-export BENCH_SOURCES="scripts/explain-groundtruth.sh crates/sleeplab-cli/examples/explain_groundtruth crates/sleeplab-account/src crates/sleeplab-capture/src"
+export BENCH_SOURCES="scripts/explain-groundtruth.sh crates/sleeplab-cli/examples/explain_groundtruth crates/sleeplab-account/src crates/sleeplab-capture"
 WAKES=${WAKES:-500}
 ROUNDS=${ROUNDS:-40}
 BLOCK_WAITS=${BLOCK_WAITS:-100}

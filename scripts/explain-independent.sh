@@ -22,7 +22,7 @@
 . "$(dirname "$0")/lib/tracefs.sh" || exit 2
 # What the figures of the sections this script writes depend on (bench_doc.py stamps
 # them; scripts/doc_freshness.py says when a later commit changed one).
-export BENCH_SOURCES="scripts/explain-independent.sh scripts/explain_independent.py scripts/explain_crosscheck.py scripts/text_trace.py scripts/lib/tracefs.sh scripts/bench_doc.py scripts/quantiles.py crates/sleeplab-account/src crates/sleeplab-cli/src/experiments/explain crates/sleeplab-capture/src"
+export BENCH_SOURCES="scripts/explain-independent.sh scripts/explain_independent.py scripts/explain_crosscheck.py scripts/text_trace.py scripts/lib/tracefs.sh scripts/bench_doc.py scripts/quantiles.py crates/sleeplab-account/src crates/sleeplab-cli/src/experiments/explain crates/sleeplab-capture"
 # The settings given in the environment, for the command the section names.
 given=$(for v in ITERATIONS ROUNDS MECHANISMS DURATIONS LOADS PIN BUFFER_KB SYS_BUFFER_KB; do
     [ -z "${!v:-}" ] || printf '%s=%s ' "$v" "${!v}"

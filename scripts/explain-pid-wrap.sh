@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `explain -- CMD` across a wrap of the machine's process ids: the filter that keeps a
 # program's system calls to it names its known threads and a window of pids not handed
-# out yet, which wraps to the lowest free pids near pid_max (crates/sleeplab-capture/src/
+# out yet, which wraps to the lowest free pids near pid_max (crates/sleeplab-capture/
 # lineage.rs). This runs a Python program that creates a short-lived thread every 10 ms
 # (each sleeps 2 ms three times; the main thread sleeps 10 ms between them) under
 # `sleeplab explain`, while another process forks until the pids have wrapped past where

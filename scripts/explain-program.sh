@@ -14,7 +14,7 @@
 #   scripts/explain-program.sh
 #   ROUNDS=20 BENCH_DOC=/tmp/b.md scripts/explain-program.sh   # smoke run
 . "$(dirname "$0")/lib/bench.sh" || exit 2
-export BENCH_SOURCES="scripts/explain-program.sh scripts/explain_program.py scripts/bench_doc.py scripts/quantiles.py scripts/program-target.c scripts/program-hog.c crates/sleeplab-account/src crates/sleeplab-capture/src crates/sleeplab-cli/src/experiments/explain/program"
+export BENCH_SOURCES="scripts/explain-program.sh scripts/explain_program.py scripts/bench_doc.py scripts/quantiles.py scripts/program-target.c scripts/program-hog.c crates/sleeplab-account/src crates/sleeplab-capture crates/sleeplab-cli/src/experiments/explain/program"
 ROUNDS=${ROUNDS:-400}
 WAIT_US=${WAIT_US:-1000}
 SLACK_NS=${SLACK_NS:-50000}

@@ -11,7 +11,7 @@
 #   scripts/explain-real.sh
 #   SLEEPS=20 BENCH_DOC=/tmp/b.md scripts/explain-real.sh   # smoke run
 . "$(dirname "$0")/lib/bench.sh" || exit 2
-export BENCH_SOURCES="scripts/explain-real.sh scripts/explain_real.py scripts/explain_program.py scripts/bench_doc.py scripts/quantiles.py scripts/real-sleep.go scripts/real-sleep.mjs scripts/real-sleep.py crates/sleeplab-account/src crates/sleeplab-capture/src crates/sleeplab-cli/src/experiments/explain/program"
+export BENCH_SOURCES="scripts/explain-real.sh scripts/explain_real.py scripts/explain_program.py scripts/bench_doc.py scripts/quantiles.py scripts/real-sleep.go scripts/real-sleep.mjs scripts/real-sleep.py crates/sleeplab-account/src crates/sleeplab-capture crates/sleeplab-cli/src/experiments/explain/program"
 SLEEPS=${SLEEPS:-200}
 REQUEST_US=${REQUEST_US:-2000}
 PIN=${PIN:-0}

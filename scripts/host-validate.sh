@@ -27,7 +27,7 @@
 . "$(dirname "$0")/lib/tracefs.sh" || exit 2
 # What the figures of the sections this script writes depend on (bench_doc.py stamps
 # them; scripts/doc_freshness.py says when a later commit changed one).
-export BENCH_SOURCES="scripts/host-validate.sh scripts/host_validate.py scripts/host-spin.c scripts/text_trace.py scripts/explain_crosscheck.py scripts/lib/tracefs.sh scripts/bench_doc.py scripts/quantiles.py crates/sleeplab-account/src crates/sleeplab-cli/src/experiments/explain crates/sleeplab-capture/src"
+export BENCH_SOURCES="scripts/host-validate.sh scripts/host_validate.py scripts/host-spin.c scripts/text_trace.py scripts/explain_crosscheck.py scripts/lib/tracefs.sh scripts/bench_doc.py scripts/quantiles.py crates/sleeplab-account/src crates/sleeplab-cli/src/experiments/explain crates/sleeplab-capture"
 given=$(for v in ROUNDS ITERATIONS SPIN_SECONDS PIN; do
     [ -z "${!v:-}" ] || printf '%s=%s ' "$v" "${!v}"
 done)
