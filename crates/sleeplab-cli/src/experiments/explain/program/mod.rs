@@ -97,16 +97,34 @@ const POLL: Duration = Duration::from_millis(50);
 /// (130 after Ctrl-C, with what was recorded kept).
 pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
     let mut target = Target::open(&cfg.target)?;
-    let tids = match &target.command {
+    let mut tids = match &target.command {
         Some(_) => vec![target.pid],
         None => target.threads(),
     };
-    let follow = if cfg.stacks {
-        Follow::ProgramStacks(tids, cfg.detail, cfg.syscalls_by)
-    } else {
-        Follow::Program(tids, cfg.detail, cfg.syscalls_by)
+    let follow = |tids: &[i32]| {
+        if cfg.stacks {
+            Follow::ProgramStacks(tids.to_vec(), cfg.detail, cfg.syscalls_by)
+        } else {
+            Follow::Program(tids.to_vec(), cfg.detail, cfg.syscalls_by)
+        }
     };
-    let recording = Recording::drained(true, follow);
+    let mut recording = Recording::drained(true, follow(&tids));
+    // A running process may create a thread between the reading of its threads and the
+    // moment the recorder follows their forks (the kernel's pid list and the BPF
+    // recorder follow forks from then on only): start again with it, a few times at
+    // most. A held command has not run yet.
+    for _ in 0..3 {
+        if target.command.is_some() || !recording.kernel() {
+            break;
+        }
+        let now = target.threads();
+        if now.iter().all(|t| tids.contains(t)) {
+            break;
+        }
+        drop(recording.finish());
+        tids = now;
+        recording = Recording::drained(true, follow(&tids));
+    }
     // Without the kernel: /proc's counts at the start, and the last ones read while the
     // program ran (a program that exits takes its /proc entries with it).
     let before = (!recording.kernel()).then(|| target::thread_counts(target.pid));
