@@ -2,10 +2,10 @@
 # The cost of the tracer (sleeplab_capture::Tracer, behind `explain` and `--trace`):
 # the `trace_cost` example (crates/sleeplab-cli/examples/trace_cost/) runs ROUNDS rounds
 # of {untraced; traced as `explain` follows its own cells; traced as `explain --pid`
-# follows a program: by default (the BPF recorder), and with ftrace (`--ftrace`) by
-# default, with the idle states (`--idle-states`) and light (`--light`: without the
-# machine's interrupts and idle states), and with its system calls kept by the kernel's
-# pid list (`--pid-list`) rather than an event filter; under a bare ftrace instance of the five events a wake's account cannot do
+# follows a program: by default, by the BPF recorder (`--bpf`), with the idle states
+# (`--idle-states`), light (`--light`: without the machine's interrupts and idle
+# states), and with its system calls kept by the kernel's pid list (`--pid-list`)
+# rather than an event filter; under a bare ftrace instance of the five events a wake's account cannot do
 # without (sched_waking, sched_switch, hrtimer_start, hrtimer_expire_entry, sys_exit of
 # every task, in one instance: the floor)} blocks of WAITS waits each (their order
 # rotating by round) on a 1 kHz absolute clock_nanosleep grid and a 1 ms nanosleep, and

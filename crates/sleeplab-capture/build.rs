@@ -1,6 +1,6 @@
 //! Builds the BPF recorder (`bpf/recorder.bpf.c`, which needs no header) with clang
 //! when the `bpf` feature is on. Without clang the crate builds without the recorder
-//! (`cfg(sleeplab_bpf)` unset) and says so: `explain` then records with ftrace. A
+//! (`cfg(sleeplab_bpf)` unset) and says so: `explain --bpf` then says it has none. A
 //! source clang rejects fails the build.
 
 use std::env;
@@ -28,7 +28,7 @@ fn main() {
         Ok(s) => panic!("{clang} could not build bpf/recorder.bpf.c ({s})"),
         Err(e) => println!(
             "cargo::warning=no BPF recorder in this build: {clang} did not run ({e}); \
-             `explain` records with ftrace (install clang to have it)"
+             `explain --bpf` will say so (install clang to have it)"
         ),
     }
 }

@@ -157,9 +157,9 @@ pub enum SyscallsBy {
     PidList,
     /// The BPF recorder (`bpf/`): every event recorded by BPF programs rather than
     /// tracefs, and the system calls kept to the program's threads in the kernel by a
-    /// map of their ids that follows its forks as they happen. Each event costs the
-    /// traced tasks less than ftrace's; it needs the kernel's BTF and a build with the
-    /// `bpf` feature.
+    /// map of their ids that follows its forks as they happen (`explain --pid --bpf`).
+    /// It needs the kernel's BTF and a build with the `bpf` feature; see `bpf/mod.rs`
+    /// for what it was measured to cost and to miss.
     Bpf,
 }
 

@@ -1,5 +1,5 @@
 //! The BPF recorder of a build without it (the `bpf` feature off, or no clang when the
-//! crate was built): every start says so, and the caller records with ftrace.
+//! crate was built): every start says so.
 
 use crate::TraceError;
 use crate::event::{Detail, Event, InterruptsRecorded};

@@ -2,12 +2,12 @@
 //! costs, for `scripts/bench-trace.sh`: blocks of WAITS waits without it; with it as
 //! `explain` follows its own cells (`Tracer::start`); with it as `explain --pid` follows
 //! a program (`Tracer::for_program` on the measuring thread: the system calls' entries
-//! too, every thread it creates followed): by default (the BPF recorder, the machine's
-//! interrupts but the local timer's, no idle states); with ftrace (`--ftrace`: tracefs
-//! instances, the system calls kept by an event filter), by default, with the idle
-//! states (`--idle-states`: the local timer and the idle states too, three of whose
-//! tracepoints lie on the way of a wake from idle) and light (`--light`: no
-//! interrupts); with the system calls kept by the kernel's pid list (`--pid-list`); and under
+//! too, every thread it creates followed): by default (ftrace, the system calls kept by
+//! an event filter, the machine's interrupts but the local timer's, no idle states); by
+//! the BPF recorder (`--bpf`); with the idle states (`--idle-states`: the local timer
+//! and the idle states too, three of whose tracepoints lie on the way of a wake from
+//! idle); light (`--light`: no interrupts); with the system calls kept by the kernel's
+//! pid list (`--pid-list`); and under
 //! a bare ftrace instance that records only the
 //! `--bare-events` (by default the five events a wake's account cannot do without:
 //! `sched_waking`, `sched_switch`, `hrtimer_start`, `hrtimer_expire_entry` and
@@ -125,8 +125,8 @@ impl Mode {
     const ALL: [Mode; MODES] = [
         Mode::Untraced,
         Mode::Traced,
-        Mode::Program(Detail::Interrupts, SyscallsBy::Bpf),
         Mode::Program(Detail::Interrupts, SyscallsBy::Filter),
+        Mode::Program(Detail::Interrupts, SyscallsBy::Bpf),
         Mode::Program(Detail::Full, SyscallsBy::Filter),
         Mode::Program(Detail::Light, SyscallsBy::Filter),
         Mode::Program(Detail::Interrupts, SyscallsBy::PidList),
@@ -138,12 +138,12 @@ impl Mode {
             Mode::Untraced => "untraced",
             Mode::Traced => "traced",
             Mode::Program(detail, by) => match (detail, by) {
-                (Detail::Interrupts, SyscallsBy::Bpf) => "program",
-                (Detail::Full, SyscallsBy::Bpf) => "program, idle states",
-                (Detail::Light, SyscallsBy::Bpf) => "program, light",
-                (Detail::Interrupts, SyscallsBy::Filter) => "program, ftrace",
-                (Detail::Full, SyscallsBy::Filter) => "program, ftrace, idle states",
-                (Detail::Light, SyscallsBy::Filter) => "program, ftrace, light",
+                (Detail::Interrupts, SyscallsBy::Filter) => "program",
+                (Detail::Full, SyscallsBy::Filter) => "program, idle states",
+                (Detail::Light, SyscallsBy::Filter) => "program, light",
+                (Detail::Interrupts, SyscallsBy::Bpf) => "program, BPF",
+                (Detail::Full, SyscallsBy::Bpf) => "program, BPF, idle states",
+                (Detail::Light, SyscallsBy::Bpf) => "program, BPF, light",
                 (Detail::Interrupts, SyscallsBy::PidList) => "program, pid list",
                 (Detail::Full, SyscallsBy::PidList) => "program, idle states, pid list",
                 (Detail::Light, SyscallsBy::PidList) => "program, light, pid list",

@@ -22,8 +22,8 @@ const TRIPS: u32 = 10_000;
 /// The sides compared: no tracer, and each way `explain --pid` follows a program.
 pub(crate) const SIDES: [Mode; 5] = [
     Mode::Untraced,
-    Mode::Program(Detail::Interrupts, SyscallsBy::Bpf),
     Mode::Program(Detail::Interrupts, SyscallsBy::Filter),
+    Mode::Program(Detail::Interrupts, SyscallsBy::Bpf),
     Mode::Program(Detail::Light, SyscallsBy::Filter),
     Mode::Program(Detail::Interrupts, SyscallsBy::PidList),
 ];
@@ -182,8 +182,8 @@ mod tests {
         };
         let rows = vec![
             vec![f(100.0, 4_000.0), f(120.0, 4_200.0), f(110.0, 4_100.0)],
-            vec![f(150.0, 5_000.0); 3],
             vec![f(500.0, 7_000.0), f(540.0, 7_600.0), f(530.0, 7_300.0)],
+            vec![f(150.0, 5_000.0); 3],
             vec![f(400.0, 6_000.0); 3],
             vec![f(200.0, 6_700.0); 3],
         ];
@@ -191,10 +191,13 @@ mod tests {
         assert_eq!(lines.len(), 3 + SIDES.len(), "{lines:?}");
         assert_eq!(lines[3], "| untraced | 110 ns | – | 4.10 µs | – |");
         // Per round: 400, 420, 420 and 3.0, 3.4, 3.2 µs: the medians 420 ns and 3.2 µs.
-        assert_eq!(lines[4], "| program | 150 ns | 40 ns | 5.00 µs | 0.90 µs |");
+        assert_eq!(
+            lines[4],
+            "| program | 530 ns | 420 ns | 7.30 µs | 3.20 µs |"
+        );
         assert_eq!(
             lines[5],
-            "| program, ftrace | 530 ns | 420 ns | 7.30 µs | 3.20 µs |"
+            "| program, BPF | 150 ns | 40 ns | 5.00 µs | 0.90 µs |"
         );
         assert_eq!(
             lines[7],

@@ -45,9 +45,9 @@ fn the_report_judges_each_traced_side_on_intervals() {
         ..Block::default()
     };
     // Six rounds; the cells' tracing adds `late` − 50 µs to every wake and `extra`
-    // busy time a second, the program's (BPF) 1.5 µs and 1 ms, its ftrace's 2 µs and
-    // 1.5 ms, with the idle states 2.5 µs and 2 ms, light 1 µs and 1 ms, the program's
-    // by the pid list 3 µs and 1.5 ms, the bare instance 0.5 µs and 0.5 ms.
+    // busy time a second, the program's 2 µs and 1.5 ms, by BPF 1.5 µs and 1 ms, with
+    // the idle states 2.5 µs and 2 ms, light 1 µs and 1 ms, the program's by the pid
+    // list 3 µs and 1.5 ms, the bare instance 0.5 µs and 0.5 ms.
     let ms = 1_000_000;
     let rounds = |late: i64, extra: [u64; 6]| -> Vec<[Block; MODES]> {
         extra
@@ -56,8 +56,8 @@ fn the_report_judges_each_traced_side_on_intervals() {
                 [
                     blk(50_000, 10 * ms),
                     blk(late, 10 * ms + e),
-                    blk(51_500, 11 * ms),
                     blk(52_000, 11 * ms + ms / 2),
+                    blk(51_500, 11 * ms),
                     blk(52_500, 12 * ms),
                     blk(51_000, 11 * ms),
                     blk(53_000, 11 * ms + ms / 2),
@@ -84,26 +84,24 @@ fn the_report_judges_each_traced_side_on_intervals() {
     );
     assert!(lines.contains("target ≤ 1 %;"), "{lines}");
     assert!(
-        lines.contains(
-            "- ✅ program, ftrace, light: machine CPU at 1000 Hz, traced − untraced: 0.100 "
-        ),
+        lines.contains("- ✅ program, light: machine CPU at 1000 Hz, traced − untraced: 0.100 "),
         "{lines}"
     );
     assert!(
-        lines.contains("- ✅ program, ftrace: machine CPU at 1000 Hz, traced − untraced: 0.150 "),
+        lines.contains("- ✅ program: machine CPU at 1000 Hz, traced − untraced: 0.150 "),
         "{lines}"
     );
     assert!(
-        lines.contains("- ✅ program: machine CPU at 1000 Hz, traced − untraced: 0.100 "),
+        lines.contains("- ✅ program, BPF: machine CPU at 1000 Hz, traced − untraced: 0.100 "),
         "{lines}"
     );
     // 2 µs on a 2 µs target: the interval [2, 2] lies at it, met.
     assert!(
-        lines.contains("- ✅ program, ftrace: median lateness, traced − untraced: 2.00 µs"),
+        lines.contains("- ✅ program: median lateness, traced − untraced: 2.00 µs"),
         "{lines}"
     );
     assert!(
-        lines.contains("- ✅ program: median lateness, traced − untraced: 1.50 µs"),
+        lines.contains("- ✅ program, BPF: median lateness, traced − untraced: 1.50 µs"),
         "{lines}"
     );
     // 3 µs and 2 % of a core: both missed, for the full tracer only; 0.5–1.5 %: undecided.
@@ -114,7 +112,7 @@ fn the_report_judges_each_traced_side_on_intervals() {
     );
     assert!(lines.contains("- ❌ traced: machine CPU at"), "{lines}");
     assert!(
-        lines.contains("- ✅ program, ftrace, light: median lateness, traced − untraced: 1.00 µs"),
+        lines.contains("- ✅ program, light: median lateness, traced − untraced: 1.00 µs"),
         "{lines}"
     );
     let spread = [5 * ms, 15 * ms, 8 * ms, 12 * ms, 6 * ms, 14 * ms];
@@ -125,20 +123,15 @@ fn the_report_judges_each_traced_side_on_intervals() {
     assert_eq!(rows.len(), 9, "{lines}");
     assert!(rows[1].starts_with("| untraced | 60 |"), "{lines}");
     assert!(rows[3].starts_with("| program | 60 |"), "{lines}");
-    assert!(rows[4].starts_with("| program, ftrace | 60 |"), "{lines}");
+    assert!(rows[4].starts_with("| program, BPF | 60 |"), "{lines}");
     assert!(
-        rows[5].starts_with("| program, ftrace, idle states | 60 |"),
+        rows[5].starts_with("| program, idle states | 60 |"),
         "{lines}"
     );
-    assert!(
-        rows[6].starts_with("| program, ftrace, light | 60 |"),
-        "{lines}"
-    );
+    assert!(rows[6].starts_with("| program, light | 60 |"), "{lines}");
     assert!(rows[7].starts_with("| program, pid list | 60 |"), "{lines}");
     assert!(
-        lines.contains(
-            "- ❌ program, ftrace, idle states: median lateness, traced − untraced: 2.50 µs"
-        ),
+        lines.contains("- ❌ program, idle states: median lateness, traced − untraced: 2.50 µs"),
         "{lines}"
     );
     assert!(

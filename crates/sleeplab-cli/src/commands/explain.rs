@@ -96,15 +96,17 @@ pub struct ExplainArgs {
     /// pid list rather than by an event filter. Every other process's system calls then
     /// cost less while it runs, and each of the program's wakes more: the list's hooks
     /// run on every switch and wakeup (docs/BENCHMARKS.md, "What the tracer costs").
-    #[arg(long, conflicts_with_all = ["from", "ftrace"])]
+    #[arg(long, conflicts_with_all = ["from", "bpf"])]
     pub pid_list: bool,
-    /// With --pid or a command: record with ftrace (private tracefs instances, the
-    /// program's system calls kept to it by an event filter) rather than the BPF
-    /// recorder, the default where this build has it and the kernel has BTF. Each
-    /// recorded event costs the program's wakes more under ftrace (docs/BENCHMARKS.md,
-    /// "The floor under two recorders"); --stacks records with ftrace always.
-    #[arg(long, conflicts_with = "from")]
-    pub ftrace: bool,
+    /// With --pid or a command: record with the BPF recorder (BTF-typed raw tracepoints
+    /// into one ring buffer, the program's system calls kept to it in the kernel) rather
+    /// than ftrace. It needs root, a kernel with BTF and a build that had clang. On the
+    /// 2-core VM it cost each wake what ftrace costs, and it missed every event of a
+    /// CPU while some tasks ran there, which ftrace recorded (docs/BENCHMARKS.md, "What
+    /// the tracer costs"): a wait whose expiry and wakeup fell in such a stretch reads
+    /// as unrecorded. Not with --stacks or --pid-list, which are ftrace's.
+    #[arg(long, conflicts_with_all = ["from", "stacks"])]
+    pub bpf: bool,
     /// Explain a program's waits from a saved trace (`--save`) instead of a live run.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["pid", "command", "seconds", "save"])]
     pub from: Option<std::path::PathBuf>,
@@ -239,16 +241,15 @@ pub fn program(args: &ExplainArgs) -> Option<ProgramConfig> {
     })
 }
 
-/// What records a program: the kernel's pid list or ftrace's filter where asked for (or
-/// where kernel stacks are, which only ftrace records), else the BPF recorder where it
-/// can run here, else ftrace's filter.
+/// What records a program and keeps its system calls to it: ftrace's event filter by
+/// default, the kernel's pid list or the BPF recorder where asked for.
 fn recorder(args: &ExplainArgs) -> SyscallsBy {
     if args.pid_list {
         SyscallsBy::PidList
-    } else if args.ftrace || args.stacks || sleeplab_capture::BpfSession::usable().is_err() {
-        SyscallsBy::Filter
-    } else {
+    } else if args.bpf {
         SyscallsBy::Bpf
+    } else {
+        SyscallsBy::Filter
     }
 }
 
@@ -301,7 +302,7 @@ pub fn run(args: &ExplainArgs, quiet: bool) -> anyhow::Result<i32> {
         (args.light, "--light"),
         (args.idle_states, "--idle-states"),
         (args.pid_list, "--pid-list"),
-        (args.ftrace, "--ftrace"),
+        (args.bpf, "--bpf"),
     ] {
         if given {
             return Err(UsageError::new(format!(

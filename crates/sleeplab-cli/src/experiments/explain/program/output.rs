@@ -67,7 +67,7 @@ pub enum KeptBy {
     /// The kernel's pid list (`--pid-list`).
     PidList,
     /// The BPF recorder's map of the program's threads, which follows its forks in the
-    /// kernel (the default where the build and the kernel allow it).
+    /// kernel (`--bpf`).
     Bpf,
 }
 
