@@ -2,8 +2,19 @@
 //! the same waits.
 use super::BpfSession;
 use crate::event::{Detail, Event, Kind, SyscallsBy};
-use crate::test_support::started;
-use crate::{Session, this_tid};
+use crate::test_support;
+use crate::{Session, TraceError, this_tid};
+
+/// The BPF session `opened`, or `None` where it cannot run here: not root, or a kernel
+/// without BTF (whatever CI says: a kernel may lack BTF); else as
+/// [`test_support::started`].
+fn started<T>(opened: Result<T, TraceError>) -> Option<T> {
+    if let Err(why) = BpfSession::usable() {
+        eprintln!("skipped: {why}");
+        return None;
+    }
+    test_support::started(opened)
+}
 
 /// `tid`'s system calls among `events`: (entry or return, number).
 fn calls(events: &[Event], tid: i32) -> Vec<(bool, i64)> {
