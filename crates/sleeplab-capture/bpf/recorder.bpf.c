@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// sleeplab's BPF recorder of a followed program (`explain --pid`, `explain -- CMD`):
+// sleeplab's BPF recorder of a followed program (`explain --pid PID --bpf`):
 // the tracepoints a wake's account reads, as BTF-typed raw tracepoints writing records
 // into one ring buffer, which the session drains on a period (no wakeup per record).
 //
@@ -19,8 +19,8 @@
 // are read by `src/bpf/record.rs`; change both together.
 //
 // No vmlinux.h: the few kernel structures read are declared below with
-// `preserve_access_index`, so that libbpf relocates each field to where the running
-// kernel's BTF puts it (CO-RE).
+// `preserve_access_index`, so that the loader (aya) relocates each field to where the
+// running kernel's BTF puts it (CO-RE).
 
 typedef unsigned char u8;
 typedef unsigned short u16;

@@ -234,27 +234,24 @@ impl Tracer {
 
     /// What was drained, taken, with `lost` events lost.
     fn captured(&mut self, lost: u64) -> Captured {
-        let events = std::mem::take(&mut self.events);
-        let recorded = self.recorded;
-        match &mut self.recorder {
-            Recorder::Ftrace(s) => Captured {
-                events,
-                recorded,
-                lost,
-                interrupts: s.interrupts(),
-                stacks: s.take_stacks(),
-                unpaired_stacks: s.unpaired_stacks(),
-                late_threads: s.late_threads(),
-            },
-            Recorder::Bpf(s) => Captured {
-                events,
-                recorded,
-                lost,
-                interrupts: s.interrupts(),
-                stacks: Vec::new(),
-                unpaired_stacks: 0,
-                late_threads: s.late_threads(),
-            },
+        // Only ftrace records kernel stacks and follows a program by a pid window.
+        let (interrupts, stacks, unpaired_stacks, late_threads) = match &mut self.recorder {
+            Recorder::Ftrace(s) => (
+                s.interrupts(),
+                s.take_stacks(),
+                s.unpaired_stacks(),
+                s.late_threads(),
+            ),
+            Recorder::Bpf(s) => (s.interrupts(), Vec::new(), 0, s.late_threads()),
+        };
+        Captured {
+            events: std::mem::take(&mut self.events),
+            recorded: self.recorded,
+            lost,
+            interrupts,
+            stacks,
+            unpaired_stacks,
+            late_threads,
         }
     }
 }

@@ -5,13 +5,13 @@
 //! kernel's BTF (`btf.rs` reads what the loader does not say).
 //!
 //! Why a second recorder: each event costs the traced task less. On the 2-core VM,
-//! ftrace's five tracepoints a wake's account needs added 1.4–2.2 µs to a timed wait's
-//! median wake, the same five under BPF about 0.7–2 µs less (docs/BENCHMARKS.md, "The
+//! ftrace's five tracepoints a wake's account needs added 1.37–1.75 µs to a timed wait's
+//! median wake, the same five under BPF 0.70–1.95 µs less (docs/BENCHMARKS.md, "The
 //! floor under two recorders"). Measured whole, beside everything else a program's
 //! session records, it cost each wake what ftrace's session costs; and on that VM it
 //! recorded none of a CPU's events while some tasks ran there (the VM agent's threads),
-//! which ftrace recorded, with nothing counted lost ("What the tracer costs"). So it is
-//! `explain --pid --bpf`, not the default. What else differs:
+//! which ftrace recorded, with nothing counted lost (the counts are in the message of
+//! commit 424f5e1). So it is `explain --pid --bpf`, not the default. What else differs:
 //! * The program's system calls are kept to its threads in the kernel: a map of their
 //!   ids, to which a thread a followed thread creates is added as it is born (so its
 //!   first call is kept, whatever the machine forks meanwhile), and from which a thread

@@ -145,7 +145,11 @@ impl BpfSession {
     /// own work in `detail`. `TraceError::NoEvent` where the kernel has no BTF or lacks
     /// a tracepoint the account needs.
     pub fn start_program(tids: &[i32], detail: Detail) -> Result<Self, TraceError> {
-        let kernel = KernelTypes::of_running_kernel(VMLINUX_BTF)
+        // Read once: this walk finds the tracepoints and per-CPU offsets, aya's parse
+        // relocates the programs' field reads.
+        let vmlinux = std::fs::read(VMLINUX_BTF)
+            .map_err(|e| TraceError::NoEvent(format!("the kernel's BTF ({VMLINUX_BTF}: {e})")))?;
+        let kernel = KernelTypes::parse(&vmlinux)
             .ok_or_else(|| TraceError::NoEvent(format!("the kernel's BTF ({VMLINUX_BTF})")))?;
         if let Some((_, tp, _)) = PROGRAMS
             .iter()
@@ -185,7 +189,7 @@ impl BpfSession {
                 ));
             }
         };
-        let btf = Btf::from_sys_fs()
+        let btf = Btf::parse(&vmlinux, aya::Endianness::default())
             .map_err(|e| TraceError::NoEvent(format!("the kernel's BTF ({e})")))?;
         // The loader parses the ELF in place: a copy on the heap is aligned as it
         // expects, which `include_bytes!` does not promise.

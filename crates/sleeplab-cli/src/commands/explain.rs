@@ -101,10 +101,10 @@ pub struct ExplainArgs {
     /// With --pid or a command: record with the BPF recorder (BTF-typed raw tracepoints
     /// into one ring buffer, the program's system calls kept to it in the kernel) rather
     /// than ftrace. It needs root, a kernel with BTF and a build that had clang. On the
-    /// 2-core VM it cost each wake what ftrace costs, and it missed every event of a
-    /// CPU while some tasks ran there, which ftrace recorded (docs/BENCHMARKS.md, "What
-    /// the tracer costs"): a wait whose expiry and wakeup fell in such a stretch reads
-    /// as unrecorded. Not with --stacks or --pid-list, which are ftrace's.
+    /// 2-core VM it cost each wake what ftrace costs (docs/BENCHMARKS.md, "What the
+    /// tracer costs"), and it missed every event of a CPU while some tasks ran there,
+    /// which ftrace recorded: a wait whose expiry and wakeup fell in such a stretch
+    /// reads as unrecorded. Not with --stacks or --pid-list, which are ftrace's.
     #[arg(long, conflicts_with_all = ["from", "stacks"])]
     pub bpf: bool,
     /// Explain a program's waits from a saved trace (`--save`) instead of a live run.

@@ -110,11 +110,14 @@ pub fn run(cfg: &ProgramConfig, quiet: bool) -> anyhow::Result<i32> {
     };
     let mut recording = Recording::drained(true, follow(&tids));
     // A running process may create a thread between the reading of its threads and the
-    // moment the recorder follows their forks (the kernel's pid list and the BPF
-    // recorder follow forks from then on only): start again with it, a few times at
-    // most. A held command has not run yet.
+    // moment the recorder follows their forks. The kernel's pid list and the BPF
+    // recorder follow forks from then on only: start again with it, a few times at
+    // most. Ftrace's filter names the pids not handed out yet, so it has the thread
+    // already; a held command has not run yet.
+    let follows_forks_from_attach =
+        matches!(cfg.syscalls_by, SyscallsBy::PidList | SyscallsBy::Bpf);
     for _ in 0..3 {
-        if target.command.is_some() || !recording.kernel() {
+        if target.command.is_some() || !follows_forks_from_attach || !recording.kernel() {
             break;
         }
         let now = target.threads();
