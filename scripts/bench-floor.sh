@@ -2,11 +2,12 @@
 # The floor under two recorders: what recording the five tracepoints a wake's account
 # cannot do without (sched_waking, sched_switch, hrtimer_start, hrtimer_expire_entry,
 # sys_exit, every task's) adds to a timed wait's median lateness, when ftrace records
-# them (one tracefs instance, trace clock mono, as the trace-cost section's bare side)
-# and when BPF does (scripts/wake-recorder.bpf.c: BTF-typed raw tracepoints, each
-# writing the fields the account reads into a ring buffer that scripts/wake-recorder.c
-# drains every 100 ms). Whether explain's tracer could meet the target of adding at most
-# 2 µs to a program's median wake (trace-cost) turns on this floor.
+# them (one tracefs instance, trace clock mono, no saved comms, as the trace-cost
+# section's bare side) and when BPF does (scripts/wake-recorder.bpf.c: BTF-typed raw
+# tracepoints, each writing the fields the account reads into a ring buffer that
+# scripts/wake-recorder.c drains every 100 ms). Whether explain's tracer could meet the
+# target of adding at most 2 µs to a program's median wake (trace-cost) turns on this
+# floor.
 #
 # REPEAT runs (3) of ROUNDS rounds (20); each round runs, per loop (an absolute
 # clock_nanosleep grid of 1 ms and a 1 ms nanosleep, scripts/floor-waits.c on CPU 0),
@@ -69,7 +70,13 @@ cc -O2 -Wall -Wextra -o "$work/floor-waits" scripts/floor-waits.c
 # "median_ns events lost switch_ins".
 untraced() { echo "$("$work/floor-waits" "$1" "$WAITS" "$PERIOD_NS") 0 0 -"; }
 ftrace() {
-    mkdir "$instance"
+    # Made as the tracer makes its instances: while the machine's record-cmd is off, so
+    # that its events keep no saved comms (a lock all CPUs share, on every wake's way).
+    local cmd
+    cmd=$(cat "$tracefs/options/record-cmd")
+    echo 0 >"$tracefs/options/record-cmd"
+    mkdir "$instance" || { echo "$cmd" >"$tracefs/options/record-cmd"; exit 1; }
+    echo "$cmd" >"$tracefs/options/record-cmd"
     echo mono >"$instance/trace_clock"
     echo 0 >"$instance/options/overwrite"
     echo 1024 >"$instance/buffer_size_kb"

@@ -4,6 +4,14 @@
 //! clock the measuring code reads), not recording until asked; removed when dropped.
 //! An instance whose process is gone (killed before it could remove it) is removed by
 //! the next one created.
+//!
+//! An instance is created while the machine's `options/record-cmd` is off, and the
+//! option is put back at once. An instance takes that top-level option as it stands
+//! when it is made, and with it on, every event enabled in it hooks `sched_switch` and
+//! `sched_wakeup` to copy the tasks' names into the kernel's saved-comm table, under a
+//! lock all CPUs share, on the way of every wake. The events kept here carry in their
+//! own fields the names the account reads; the table would serve only the text `trace`
+//! file, which nothing here reads.
 
 use crate::TraceError;
 use crate::tracefs::Tracefs;
@@ -12,12 +20,38 @@ use std::io::{ErrorKind, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// The name every instance of ours starts with.
 const PREFIX: &str = "sleeplab-";
 
 /// Instances created by this process so far (their names' last part).
 static CREATED: AtomicU32 = AtomicU32::new(0);
+
+/// Held while this process turns the machine's comm recording off around an
+/// instance's creation, so that two threads creating instances at once never leave it
+/// off.
+static COMM_RECORDING: Mutex<()> = Mutex::new(());
+
+/// Creates the instance directory `dir` under tracefs `root` while the machine's
+/// `options/record-cmd` is off (see the module's comment), then puts the option back
+/// as it was. Where the option cannot be read or turned off, the instance is created
+/// as it stands.
+fn create_without_comms(root: &Path, dir: &Path) -> std::io::Result<()> {
+    let option = root.join("options/record-cmd");
+    let _held = COMM_RECORDING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let turned_off = std::fs::read_to_string(&option).is_ok_and(|v| v.trim() == "1")
+        && std::fs::write(&option, "0").is_ok();
+    let made = std::fs::create_dir(dir);
+    if turned_off {
+        // Root that could turn it off can turn it on; nothing is left to report a
+        // failure to but the machine's setting itself.
+        let _ = std::fs::write(&option, "1");
+    }
+    made
+}
 
 /// One CPU's buffer, read page by page.
 struct CpuPipe {
@@ -50,13 +84,14 @@ fn write_error(path: &Path, value: &str, e: &std::io::Error) -> TraceError {
 
 impl Instance {
     /// Creates an instance of `buffer_kb` KiB per CPU, trace clock `mono`, recording
-    /// off; first removes the instances of processes that no longer run.
+    /// off, keeping no saved comms; first removes the instances of processes that no
+    /// longer run.
     pub fn create(fs: &Tracefs, cpus: &[u32], buffer_kb: u32) -> Result<Self, TraceError> {
         let instances = fs.root().join("instances");
         remove_stale(&instances);
         let n = CREATED.fetch_add(1, Ordering::Relaxed);
         let dir = instances.join(format!("{PREFIX}{}-{n}", std::process::id()));
-        std::fs::create_dir(&dir).map_err(|e| match e.kind() {
+        create_without_comms(fs.root(), &dir).map_err(|e| match e.kind() {
             ErrorKind::PermissionDenied => TraceError::NotPermitted(format!(
                 "not allowed to create {} (tracing needs root)",
                 dir.display()
@@ -202,6 +237,7 @@ fn remove_stale(instances: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::started;
 
     #[test]
     fn instance_names_carry_their_owner() {
@@ -234,5 +270,47 @@ mod tests {
         assert!(!gone.exists());
         assert!(alive.exists());
         assert!(other.exists());
+    }
+
+    /// An instance's events save no comms (a thread named for this test, switching
+    /// while the instance records, stays out of `saved_cmdlines`), and the machine's
+    /// `options/record-cmd` is as it was.
+    #[test]
+    fn instances_keep_no_saved_comms() {
+        let Some(fs) = started(Tracefs::find_or_mount()) else {
+            return;
+        };
+        let option = fs.root().join("options/record-cmd");
+        let setting = || std::fs::read_to_string(&option).unwrap_or_default();
+        let before = setting();
+        let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+        let cpus = crate::parse_cpu_list(online.trim());
+        let Some(instance) = started(Instance::create(&fs, &cpus, 64)) else {
+            return;
+        };
+        assert_eq!(setting(), before, "the machine's record-cmd changed");
+        instance.enable_event("sched", "sched_switch").unwrap();
+        instance.set_on(true).unwrap();
+        let name = format!("nocomm{}", std::process::id());
+        std::thread::Builder::new()
+            .name(name.clone())
+            .spawn(|| {
+                for _ in 0..5 {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        instance.set_on(false).unwrap();
+        assert!(
+            instance.entries() >= 5,
+            "the thread's switches were not recorded"
+        );
+        let saved = std::fs::read_to_string(fs.root().join("saved_cmdlines")).unwrap();
+        assert!(
+            !saved.split_whitespace().any(|comm| comm == name),
+            "{name} was saved"
+        );
     }
 }

@@ -86,16 +86,23 @@ impl Tracefs {
     }
 
     /// The top-level buffer's settings a tracer must never change, as text
-    /// (`tracing_on`, `current_tracer`, `trace_clock`, `set_event`): tests compare
-    /// them before and after a traced run.
+    /// (`tracing_on`, `current_tracer`, `trace_clock`, `set_event`, and
+    /// `options/record-cmd`, which an instance's creation turns off for a moment):
+    /// tests compare them before and after a traced run.
     pub fn top_level_settings(&self) -> Vec<(String, String)> {
-        ["tracing_on", "current_tracer", "trace_clock", "set_event"]
-            .iter()
-            .map(|f| {
-                let v = std::fs::read_to_string(self.root.join(f)).unwrap_or_default();
-                (f.to_string(), v)
-            })
-            .collect()
+        [
+            "tracing_on",
+            "current_tracer",
+            "trace_clock",
+            "set_event",
+            "options/record-cmd",
+        ]
+        .iter()
+        .map(|f| {
+            let v = std::fs::read_to_string(self.root.join(f)).unwrap_or_default();
+            (f.to_string(), v)
+        })
+        .collect()
     }
 }
 
