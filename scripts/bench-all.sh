@@ -41,6 +41,7 @@ STEPS=(
   "scripts/bench-explain.sh|explain-tail|ITERATIONS=100 ROUNDS=1"
   "scripts/explain-groundtruth.sh|explain-groundtruth|WAKES=20 ROUNDS=6 BLOCK_WAITS=20"
   "scripts/explain-program.sh|explain-program|ROUNDS=20 HOG_ROUNDS=20"
+  "scripts/explain-rate.sh|explain-rate|WAITS=2000 REPEAT=1"
   "scripts/explain-real.sh|explain-real|SLEEPS=20"
   "scripts/bench-tune.sh|tune|QUICK=1 ROUNDS=3"
 )

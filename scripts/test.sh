@@ -49,6 +49,7 @@ python3 scripts/explain_crosscheck.py --self-test
 python3 scripts/explain_independent.py --self-test
 python3 scripts/explain_program.py --self-test
 python3 scripts/explain_real.py --self-test
+python3 scripts/explain_rate.py --self-test
 python3 scripts/bench_host_report.py --self-test
 python3 scripts/bench_doors_report.py --self-test
 python3 scripts/moment_store.py --self-test
