@@ -10,7 +10,7 @@
 #   scripts/explain-rate.sh
 #   WAITS=2000 REPEAT=1 BENCH_DOC=/tmp/b.md scripts/explain-rate.sh   # smoke run
 . "$(dirname "$0")/lib/bench.sh" || exit 2
-export BENCH_SOURCES="scripts/explain-rate.sh scripts/explain_rate.py scripts/floor-waits.c scripts/bench_doc.py crates/sleeplab-account/src crates/sleeplab-capture crates/sleeplab-cli/src/experiments/explain/program"
+export BENCH_SOURCES="scripts/explain-rate.sh scripts/explain_rate.py scripts/floor-waits.c scripts/bench_doc.py scripts/quantiles.py crates/sleeplab-account/src crates/sleeplab-capture crates/sleeplab-cli/src/experiments/explain/program"
 WAITS=${WAITS:-50000}
 PERIOD_NS=${PERIOD_NS:-100000}
 REPEAT=${REPEAT:-3}
