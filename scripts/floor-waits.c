@@ -1,8 +1,9 @@
-// The timed waits of scripts/bench-floor.sh: WAITS waits of PERIOD ns on CPU 0 (the
-// kernels here record nothing CPU 1's idle task emits), each's lateness read from
-// CLOCK_MONOTONIC (the clock both recorders stamp with) right after it returns, then the
-// median lateness in ns. `grid`: clock_nanosleep to t0 + k·PERIOD (TIMER_ABSTIME);
-// `relative`: nanosleep(PERIOD), late past its start plus PERIOD.
+// The timed waits of scripts/bench-floor.sh (and the program scripts/explain-rate.sh
+// follows): WAITS waits of PERIOD ns on CPU 0 (the kernels here record nothing CPU 1's
+// idle task emits), each's lateness read from CLOCK_MONOTONIC (the clock both recorders
+// stamp with) right after it returns, then the median lateness in ns. `grid`:
+// clock_nanosleep to t0 + k·PERIOD (TIMER_ABSTIME); `relative`: nanosleep(PERIOD), late
+// past its start plus PERIOD.
 //
 //   floor-waits grid|relative WAITS PERIOD_NS
 #define _GNU_SOURCE

@@ -46,8 +46,8 @@ fn create_without_comms(root: &Path, dir: &Path) -> std::io::Result<()> {
         && std::fs::write(&option, "0").is_ok();
     let made = std::fs::create_dir(dir);
     if turned_off {
-        // Root that could turn it off can turn it on; nothing is left to report a
-        // failure to but the machine's setting itself.
+        // Where turning it off just succeeded, turning it back on does too; `create`
+        // has no channel for a warning, so a failure would leave it off unsaid.
         let _ = std::fs::write(&option, "1");
     }
     made
@@ -281,7 +281,13 @@ mod tests {
             return;
         };
         let option = fs.root().join("options/record-cmd");
-        let setting = || std::fs::read_to_string(&option).unwrap_or_default();
+        // Read while no other thread of this process has the option turned off.
+        let setting = || {
+            let _held = COMM_RECORDING
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            std::fs::read_to_string(&option).unwrap_or_default()
+        };
         let before = setting();
         let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
         let cpus = crate::parse_cpu_list(online.trim());
