@@ -55,7 +55,16 @@ work=$(mktemp -d)
 # Named as sleeplab's own instances are (sleeplab-PID-…), so that where this script is
 # killed before its trap runs, the next sleeplab tracer removes the instance it left.
 instance="$tracefs/instances/sleeplab-$$-floor"
+# The journal of the record-cmd change (named and written as the tracer's; field 22 of
+# /proc/PID/stat is the start time that tells this script from a later owner of its pid).
+run_dir=${SLEEPLAB_RUN_DIR:-/run/sleeplab}
+journal="$run_dir/trace-$$-$(awk '{print $22}' /proc/$$/stat).jsonl"
 cleanup() {
+    # Interrupted between the record-cmd change and its undoing: undone from the journal.
+    if [ -f "$journal" ]; then
+        sed -n 's/.*"value":"\([^"]*\)".*/\1/p' "$journal" >"$tracefs/options/record-cmd"
+        rm -f "$journal"
+    fi
     [ -d "$instance" ] && { echo 0 >"$instance/tracing_on"; rmdir "$instance"; }
     rm -rf "$work"
 }
@@ -71,12 +80,17 @@ cc -O2 -Wall -Wextra -o "$work/floor-waits" scripts/floor-waits.c
 untraced() { echo "$("$work/floor-waits" "$1" "$WAITS" "$PERIOD_NS") 0 0 -"; }
 ftrace() {
     # Made as the tracer makes its instances: while the machine's record-cmd is off, so
-    # that its events keep no saved comms (a lock all CPUs share, on every wake's way).
-    local cmd
-    cmd=$(cat "$tracefs/options/record-cmd")
-    echo 0 >"$tracefs/options/record-cmd"
-    mkdir "$instance" || { echo "$cmd" >"$tracefs/options/record-cmd"; exit 1; }
-    echo "$cmd" >"$tracefs/options/record-cmd"
+    # that its events keep no saved comms (a lock all CPUs share, on every wake's way),
+    # the change journaled as the tracer journals it (sleeplab_capture's instance.rs:
+    # the next sleeplab run puts the option back where this script is killed between).
+    local cmd option="$tracefs/options/record-cmd"
+    cmd=$(cat "$option")
+    mkdir -p "$run_dir"
+    printf '{"path":"%s","value":"%s"}\n' "$option" "$cmd" >"$journal"
+    echo 0 >"$option"
+    mkdir "$instance" || { echo "$cmd" >"$option"; rm -f "$journal"; exit 1; }
+    echo "$cmd" >"$option"
+    rm -f "$journal"
     echo mono >"$instance/trace_clock"
     echo 0 >"$instance/options/overwrite"
     echo 1024 >"$instance/buffer_size_kb"

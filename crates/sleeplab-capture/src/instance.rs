@@ -6,7 +6,7 @@
 //! the next one created.
 //!
 //! An instance is created while the machine's `options/record-cmd` is off, and the
-//! option is put back at once. An instance takes that top-level option as it stands
+//! option is put back at once (journaled in between: `CommJournal`). An instance takes that top-level option as it stands
 //! when it is made, and with it on, every event enabled in it hooks `sched_switch` and
 //! `sched_wakeup` to copy the tasks' names into the kernel's saved-comm table, under a
 //! lock all CPUs share, on the way of every wake. The events kept here carry in their
@@ -33,22 +33,58 @@ static CREATED: AtomicU32 = AtomicU32::new(0);
 /// off.
 static COMM_RECORDING: Mutex<()> = Mutex::new(());
 
+/// The journal of the one system change this module makes: a file, written before the
+/// machine's `options/record-cmd` is turned off, that holds the value to put back, in
+/// the format and directory of sleeplab's journal of system changes
+/// (`sleeplab-cli`'s `tuning::journal`, which every start of sleeplab replays for a
+/// process that is gone), so a run killed between the two writes (SIGKILL included)
+/// has the option put back by the next. Removed when dropped.
+struct CommJournal(PathBuf);
+
+impl CommJournal {
+    /// Journals that `option` is to be set back to 1, in `run_dir` (the CLI's
+    /// `SLEEPLAB_RUN_DIR`, else `/run/sleeplab`); `None` where it cannot be written.
+    fn write(run_dir: &Path, option: &Path) -> Option<Self> {
+        let pid = std::process::id();
+        let start = sleeplab::system::start_ticks(pid)?;
+        std::fs::create_dir_all(run_dir).ok()?;
+        let file = run_dir.join(format!("trace-{pid}-{start}.jsonl"));
+        let line = serde_json::json!({ "path": option, "value": "1" });
+        std::fs::write(&file, format!("{line}\n")).ok()?;
+        Some(Self(file))
+    }
+
+    /// The run directory journals live in.
+    fn run_dir() -> PathBuf {
+        std::env::var_os("SLEEPLAB_RUN_DIR").map_or_else(|| "/run/sleeplab".into(), PathBuf::from)
+    }
+}
+
+impl Drop for CommJournal {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// Creates the instance directory `dir` under tracefs `root` while the machine's
 /// `options/record-cmd` is off (see the module's comment), then puts the option back
-/// as it was. Where the option cannot be read or turned off, the instance is created
-/// as it stands.
-fn create_without_comms(root: &Path, dir: &Path) -> std::io::Result<()> {
+/// as it was, the change journaled in `run_dir` until it is. Where the option cannot
+/// be read, the journal written or the option turned off, the instance is created as
+/// it stands.
+fn create_without_comms(root: &Path, dir: &Path, run_dir: &Path) -> std::io::Result<()> {
     let option = root.join("options/record-cmd");
     let _held = COMM_RECORDING
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
-    let turned_off = std::fs::read_to_string(&option).is_ok_and(|v| v.trim() == "1")
-        && std::fs::write(&option, "0").is_ok();
+    let journal = std::fs::read_to_string(&option)
+        .is_ok_and(|v| v.trim() == "1")
+        .then(|| CommJournal::write(run_dir, &option))
+        .flatten();
+    let turned_off = journal.is_some() && std::fs::write(&option, "0").is_ok();
     let made = std::fs::create_dir(dir);
-    if turned_off {
-        // Where turning it off just succeeded, turning it back on does too; `create`
-        // has no channel for a warning, so a failure would leave it off unsaid.
-        let _ = std::fs::write(&option, "1");
+    if turned_off && std::fs::write(&option, "1").is_err() {
+        // Left for the next sleeplab run to replay.
+        std::mem::forget(journal);
     }
     made
 }
@@ -91,15 +127,17 @@ impl Instance {
         remove_stale(&instances);
         let n = CREATED.fetch_add(1, Ordering::Relaxed);
         let dir = instances.join(format!("{PREFIX}{}-{n}", std::process::id()));
-        create_without_comms(fs.root(), &dir).map_err(|e| match e.kind() {
-            ErrorKind::PermissionDenied => TraceError::NotPermitted(format!(
-                "not allowed to create {} (tracing needs root)",
-                dir.display()
-            )),
-            ErrorKind::NotFound => {
-                TraceError::NoTracefs(format!("{} does not exist", instances.display()))
+        create_without_comms(fs.root(), &dir, &CommJournal::run_dir()).map_err(|e| {
+            match e.kind() {
+                ErrorKind::PermissionDenied => TraceError::NotPermitted(format!(
+                    "not allowed to create {} (tracing needs root)",
+                    dir.display()
+                )),
+                ErrorKind::NotFound => {
+                    TraceError::NoTracefs(format!("{} does not exist", instances.display()))
+                }
+                _ => TraceError::Io(format!("creating {}: {e}", dir.display())),
             }
-            _ => TraceError::Io(format!("creating {}: {e}", dir.display())),
         })?;
         // From here on, dropping `instance` removes the directory again.
         let mut instance = Self {
@@ -317,6 +355,38 @@ mod tests {
         assert!(
             !saved.split_whitespace().any(|comm| comm == name),
             "{name} was saved"
+        );
+    }
+
+    /// Around the creation, the option is off and journaled; after it, back on with no
+    /// journal left (a directory laid out as tracefs' root is, and a run directory).
+    #[test]
+    fn record_cmd_is_journaled_while_off_and_put_back() {
+        let root = tempfile::tempdir().unwrap();
+        let run = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("options")).unwrap();
+        let option = root.path().join("options/record-cmd");
+        std::fs::write(&option, "1").unwrap();
+        let dir = root.path().join("instance");
+        create_without_comms(root.path(), &dir, run.path()).unwrap();
+        assert!(dir.is_dir());
+        assert_eq!(std::fs::read_to_string(&option).unwrap(), "1");
+        assert_eq!(std::fs::read_dir(run.path()).unwrap().count(), 0);
+
+        // What a run killed between the writes leaves: the option off, the journal
+        // naming it with the value to put back.
+        std::fs::write(&option, "1").unwrap();
+        let journal = CommJournal::write(run.path(), &option).unwrap();
+        let file = journal.0.clone();
+        std::mem::forget(journal);
+        let text = std::fs::read_to_string(&file).unwrap();
+        let entry: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+        assert_eq!(entry["path"], option.to_string_lossy().as_ref());
+        assert_eq!(entry["value"], "1");
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with(&format!("trace-{}-", std::process::id())),
+            "{name}"
         );
     }
 }

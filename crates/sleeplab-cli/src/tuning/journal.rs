@@ -15,7 +15,8 @@
 //! file refuses the write) keeps its line, in the live run's journal and in a replayed
 //! one (rewritten with the lines that failed alone), so the next run tries it again.
 //!
-//! A journal is named `tune-<pid>-<start time>.jsonl`; it is stale when no process of
+//! A journal is named `tune-<pid>-<start time>.jsonl` (`trace-…` for the tracer's,
+//! written by `sleeplab_capture` in the same format); it is stale when no process of
 //! that pid started at that time (a reused pid is not the owner).
 
 use serde::{Deserialize, Serialize};
@@ -84,7 +85,7 @@ impl Journal {
         let name = format!(
             "tune-{}-{}.jsonl",
             std::process::id(),
-            start_time(std::process::id()).unwrap_or(0)
+            sleeplab::system::start_ticks(std::process::id()).unwrap_or(0)
         );
         Self {
             file: dir.join(name),
@@ -283,19 +284,21 @@ fn rewrite<'a>(file: &Path, entries: impl Iterator<Item = &'a Entry>) -> std::io
     Ok(())
 }
 
-/// The owner of a journal named `tune-<pid>-<start>.jsonl`.
-fn owner(name: &str) -> Option<(u32, u64)> {
-    let rest = name.strip_prefix("tune-")?.strip_suffix(".jsonl")?;
-    let (pid, start) = rest.split_once('-')?;
-    Some((pid.parse().ok()?, start.parse().ok()?))
-}
+/// The run that writes journals of each kind, by the prefix of their names: `tune`'s
+/// settings, and the tracer's (`sleeplab_capture`'s instances turn the machine's
+/// `options/record-cmd` off for a moment, journaled as `trace-<pid>-<start>.jsonl`).
+const KINDS: [(&str, &str); 2] = [
+    ("tune-", "a `sleeplab tune`"),
+    ("trace-", "a traced sleeplab run"),
+];
 
-/// When process `pid` started (field 22 of `/proc/<pid>/stat`, clock ticks since boot).
-fn start_time(pid: u32) -> Option<u64> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may hold spaces and parentheses: fields follow the last ')'.
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(19)?.parse().ok()
+/// The owner of a journal named `<kind>-<pid>-<start>.jsonl`: its run's words (from
+/// [`KINDS`]), pid and start time.
+fn owner(name: &str) -> Option<(&'static str, u32, u64)> {
+    let (prefix, run) = KINDS.iter().find(|(p, _)| name.starts_with(p))?;
+    let rest = name.strip_prefix(prefix)?.strip_suffix(".jsonl")?;
+    let (pid, start) = rest.split_once('-')?;
+    Some((run, pid.parse().ok()?, start.parse().ok()?))
 }
 
 /// Replays every journal in `dir` whose run is gone (killed before it could restore, or
@@ -308,18 +311,18 @@ pub fn replay_stale(dir: &Path) -> Vec<String> {
     let mut notes = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some((pid, start)) = owner(&name) else {
+        let Some((run, pid, start)) = owner(&name) else {
             continue;
         };
-        if start_time(pid) == Some(start) {
+        if sleeplab::system::start_ticks(pid) == Some(start) {
             continue; // its run is alive and restores its own changes
         }
         let failures = replay_file(&entry.path());
         notes.push(if failures.is_empty() {
-            format!("restored the system settings a `sleeplab tune` (pid {pid}) left changed")
+            format!("restored the system settings {run} (pid {pid}) left changed")
         } else {
             format!(
-                "could not restore what a `sleeplab tune` (pid {pid}) left changed: {}; its journal {} keeps them for the next run",
+                "could not restore what {run} (pid {pid}) left changed: {}; its journal {} keeps them for the next run",
                 failures.join("; "),
                 entry.path().display()
             )

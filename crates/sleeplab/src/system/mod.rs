@@ -5,6 +5,7 @@ mod cpu_times;
 mod fingerprint;
 mod hypervisor;
 mod idle;
+mod process;
 mod run_queue;
 mod sched;
 mod slack;
@@ -15,6 +16,7 @@ pub use fingerprint::{Fingerprint, cpu_model_from_cpuinfo, hypervisor, preemptio
 pub use idle::{
     Idle, IdleCounters, IdleState, POLL_STATE, QOS_DEFAULT_US, StateCounter, parse_qos,
 };
+pub use process::start_ticks;
 pub use run_queue::{parse_run_delay, run_queue_ns};
 pub use sched::{Policy, lock_memory, pin_to_cpu, set_policy};
 pub use slack::{SlackGuard, reset_timer_slack, set_timer_slack_ns, timer_slack_ns};

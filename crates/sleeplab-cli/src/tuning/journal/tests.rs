@@ -96,6 +96,25 @@ fn replay_restores_the_original_of_a_file_changed_twice() {
     assert!(!journal.exists());
 }
 
+/// A tracer's journal (`trace-…`, the line `sleeplab_capture` writes before it turns
+/// `record-cmd` off) left by a run that is gone is replayed too, and named as such.
+#[test]
+fn a_stale_tracers_journal_is_replayed() {
+    let sys = tempfile::tempdir().unwrap();
+    let run = tempfile::tempdir().unwrap();
+    let option = file(sys.path(), "record-cmd", "0");
+    let journal = run
+        .path()
+        .join(format!("trace-{}-12345.jsonl", u32::MAX - 1));
+    let line = serde_json::json!({ "path": option, "value": "1" });
+    fs::write(&journal, format!("{line}\n")).unwrap();
+    let notes = replay_stale(run.path());
+    assert_eq!(notes.len(), 1);
+    assert!(notes[0].contains("a traced sleeplab run"), "{notes:?}");
+    assert_eq!(read(&option), "1");
+    assert!(!journal.exists());
+}
+
 /// A torn last line (the process killed mid-write by other means) is skipped; the
 /// complete lines before it are restored.
 #[test]
@@ -178,10 +197,18 @@ fn no_change_without_a_journal() {
 
 #[test]
 fn owners_are_read_from_names() {
-    assert_eq!(owner("tune-42-777.jsonl"), Some((42, 777)));
+    assert_eq!(
+        owner("tune-42-777.jsonl"),
+        Some(("a `sleeplab tune`", 42, 777))
+    );
+    assert_eq!(
+        owner("trace-42-777.jsonl"),
+        Some(("a traced sleeplab run", 42, 777))
+    );
     assert_eq!(owner("tune-42.jsonl"), None);
     assert_eq!(owner(".tune-abc"), None);
-    assert!(start_time(std::process::id()).is_some());
+    assert_eq!(owner("other-42-777.jsonl"), None);
+    assert!(sleeplab::system::start_ticks(std::process::id()).is_some());
 }
 
 /// A system file that refuses writes while it lives: read-only by its mode, and where
